@@ -1,0 +1,20 @@
+/**
+ * `npm run bench`: runs every benchmark in this folder in turn and prints figures and ratios.
+ * Each benchmark module exports `run(): Promise<void>` and prints its own section.
+ */
+const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }> }[] = [];
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2);
+  for (const b of BENCHES) {
+    if (only.length > 0 && !only.includes(b.name)) continue;
+    process.stdout.write(`\n=== ${b.name} ===\n`);
+    const mod = await b.load();
+    await mod.run();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.exitCode = 1;
+});

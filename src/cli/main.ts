@@ -1,0 +1,43 @@
+/**
+ * The CLI entry: parse options, call the library, pick a renderer, set the exit code
+ * (DESIGN.md §1, STYLE.md §6). Only this file decides how an error reaches the user.
+ */
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { UserError } from '../model/errors.js';
+import { registerEmulatorCommand } from './commands/emulator.js';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../../../package.json') as { version: string };
+
+export function buildProgram(): Command {
+  const program = new Command('platform-sync')
+    .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
+    .version(version, '-V, --version')
+    .showHelpAfterError()
+    .exitOverride();
+  registerEmulatorCommand(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exitCode = exitCodeFor(err);
+  }
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // help and version exit 0; usage errors were already printed by commander.
+    return err.exitCode;
+  }
+  if (err instanceof UserError) {
+    process.stderr.write(`Error: ${err.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`platform-sync: internal error (this is a bug, please report it):\n${(err as Error)?.stack ?? String(err)}\n`);
+  return 1;
+}

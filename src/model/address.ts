@@ -1,0 +1,107 @@
+/**
+ * Addresses name every resource in plans, `--target`, `ignore` and `protect` (DESIGN.md §3).
+ * They are computed here and nowhere else, so that a desired resource from a manifest and a
+ * live resource from the API land on the same string exactly when they are the same thing.
+ *
+ * Group paths are relative to the org root: '' is the org itself, 'engineering/platform' a
+ * grandchild. Every function here is pure.
+ */
+import type { Kind } from './kinds.js';
+
+export const ORG_ADDRESS = 'org';
+
+/** Joins a group path and a child segment: ('', 'x') → 'x', ('a/b', 'x') → 'a/b/x'. */
+export function joinPath(groupPath: string, segment: string): string {
+  return groupPath === '' ? segment : `${groupPath}/${segment}`;
+}
+
+/** Parent group path of a group path: 'a/b' → 'a', 'a' → ''. The org ('') has none. */
+export function parentPath(groupPath: string): string {
+  const i = groupPath.lastIndexOf('/');
+  return i < 0 ? '' : groupPath.slice(0, i);
+}
+
+/** Number of segments in a group path: '' → 0, 'a/b' → 2. */
+export function pathDepth(groupPath: string): number {
+  return groupPath === '' ? 0 : groupPath.split('/').length;
+}
+
+/** Address of a group; the org root is `org`. */
+export function groupAddress(groupPath: string): string {
+  return groupPath === '' ? ORG_ADDRESS : `group:${groupPath}`;
+}
+
+/** Address of a named resource (identity, role, repo) owned by a group. */
+export function namedAddress(kind: 'identity' | 'role' | 'repo', groupPath: string, name: string): string {
+  return `${kind}:${joinPath(groupPath, name)}`;
+}
+
+/** Address of a subscription: `subscription:<group path>/<sink>` (no leading '/' at the root). */
+export function subscriptionAddress(groupPath: string, sink: string): string {
+  return `subscription:${joinPath(groupPath, sink)}`;
+}
+
+/** Address of a tag: `tag:<repo path>:<tag name>`, the repo path being the repo's group path + name. */
+export function tagAddress(repoPath: string, tagName: string): string {
+  return `tag:${repoPath}:${tagName}`;
+}
+
+/**
+ * How a role binding names its identity, canonically:
+ * - `{path}` an identity inside the org, by its path from the root ('engineering/ci-bot');
+ * - `{uid}` an identity the org does not contain (a person, or something outside the org).
+ */
+export type IdentityKey = { path: string } | { uid: string };
+/**
+ * How a role binding names its role, canonically:
+ * - `{builtin}` a built-in role by name;
+ * - `{path}` a custom role inside the org, by its path ('release-manager', 'engineering/deployer');
+ * - `{uid}` a custom role the org does not contain.
+ */
+export type RoleKey = { builtin: string } | { path: string } | { uid: string };
+
+/**
+ * The reference text of an identity or role as seen from the binding's group: a sibling is its
+ * bare name, another path in the org starts with '/', an outside resource is `uid:<uid>`.
+ * This is the form a user would write in the manifest, so addresses read naturally.
+ */
+export function referenceText(bindingGroupPath: string, key: IdentityKey | RoleKey): string {
+  if ('builtin' in key) return key.builtin;
+  if ('uid' in key) return `uid:${key.uid}`;
+  return parentPath(key.path) === bindingGroupPath && pathDepth(key.path) === pathDepth(bindingGroupPath) + 1
+    ? key.path.slice(key.path.lastIndexOf('/') + 1)
+    : `/${key.path}`;
+}
+
+/**
+ * Address of a role binding: `roleBinding:<group path>/<identity>=<role>`, identity and role
+ * written as {@link referenceText}. Unambiguous: a non-sibling reference starts with '/'.
+ */
+export function roleBindingAddress(groupPath: string, identity: IdentityKey, role: RoleKey): string {
+  return `roleBinding:${joinPath(groupPath, referenceText(groupPath, identity))}=${referenceText(groupPath, role)}`;
+}
+
+/** The kind named by an address (`org` is a group). */
+export function kindOfAddress(address: string): Kind {
+  if (address === ORG_ADDRESS) return 'group';
+  return address.slice(0, address.indexOf(':')) as Kind;
+}
+
+/**
+ * Compiles an address glob (`identity:engineering/human-*`, `repo:*`) to a RegExp.
+ * `*` matches any run of characters (including '/'), `?` one character; nothing else is special.
+ */
+export function compileAddressGlob(glob: string): RegExp {
+  let source = '';
+  for (const ch of glob) {
+    if (ch === '*') source += '.*';
+    else if (ch === '?') source += '.';
+    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`);
+}
+
+/** True when the address matches any of the globs. */
+export function matchesAnyGlob(address: string, globs: readonly RegExp[]): boolean {
+  return globs.some((g) => g.test(address));
+}

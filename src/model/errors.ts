@@ -1,0 +1,65 @@
+/**
+ * The few error classes platform-sync raises on purpose (STYLE.md §5). Each has a stable
+ * `code`; the CLI prints a UserError as one clear line and any other error as a bug with a stack.
+ * No error message ever contains the API token.
+ */
+import type { SourceLocation } from './resources.js';
+import type { PlanRefusal } from './plan.js';
+
+/** Base for errors caused by input or by the world, not by a bug in platform-sync. */
+export class UserError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** One problem found in the manifests. */
+export interface Diagnostic {
+  location: SourceLocation;
+  /** JSON path inside the document, e.g. `/org/groups/0/name`. */
+  path: string;
+  message: string;
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.location.file}:${d.location.line}:${d.location.column}: ${d.message}${d.path ? ` (at ${d.path})` : ''}`;
+}
+
+/** The manifests are invalid: carries every diagnostic found, never only the first. */
+export class ManifestError extends UserError {
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic[]) {
+    super(
+      'MANIFEST_INVALID',
+      `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in the manifests:\n` +
+        diagnostics.map(formatDiagnostic).join('\n'),
+    );
+    this.diagnostics = diagnostics;
+  }
+}
+
+/** The planner refuses to produce a plan (protected delete, mass delete, not-empty group, …). */
+export class UnsafePlanError extends UserError {
+  readonly refusals: PlanRefusal[];
+  constructor(refusals: PlanRefusal[]) {
+    super('PLAN_UNSAFE', `the plan is refused:\n${refusals.map((r) => `  - ${r.message}`).join('\n')}`);
+    this.refusals = refusals;
+  }
+}
+
+/** A saved plan no longer matches live state. */
+export class StalePlanError extends UserError {
+  readonly changed: { address: string; reason: string }[];
+  constructor(changed: { address: string; reason: string }[]) {
+    super(
+      'PLAN_STALE',
+      `the saved plan is stale; live state changed since it was made:\n` +
+        changed.map((c) => `  - ${c.address}: ${c.reason}`).join('\n') +
+        `\nRun plan again.`,
+    );
+    this.changed = changed;
+  }
+}

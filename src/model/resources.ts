@@ -1,0 +1,156 @@
+/**
+ * The resource model shared by both sides of the planner: manifests produce a DesiredState,
+ * the API produces a LiveState, and both speak in the same Resource shape so that `plan()`
+ * compares like with like (DESIGN.md §1).
+ */
+import type { IdentityKey, RoleKey } from './address.js';
+import type { Kind } from './kinds.js';
+
+/** Where a desired resource (or a setting) was written: 1-based line and column. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export interface ClaimMatch {
+  issuer: string;
+  subject: string;
+}
+
+/**
+ * Managed fields per kind. On the desired side a field that is absent is *not managed*
+ * (the live value is kept); `description: ''` is managed and clears it.
+ * On the live side every field the API returned is present.
+ */
+export interface GroupFields {
+  name: string;
+  description?: string;
+}
+export interface IdentityFields {
+  name: string;
+  description?: string;
+  claimMatch?: ClaimMatch;
+}
+export interface RoleFields {
+  name: string;
+  description?: string;
+  capabilities?: string[];
+}
+export interface RepoFields {
+  name: string;
+  description?: string;
+  /** Markdown readme; a sub-resource on the API (`/registry/v2/repos/{uid}/readme`). */
+  readme?: string;
+}
+export interface SubscriptionFields {
+  sink: string;
+}
+export interface TagFields {
+  name: string;
+  digest: string;
+  deprecated: boolean;
+}
+export interface RoleBindingFields {
+  identity: IdentityKey;
+  role: RoleKey;
+}
+
+export interface FieldsByKind {
+  group: GroupFields;
+  identity: IdentityFields;
+  role: RoleFields;
+  repo: RepoFields;
+  subscription: SubscriptionFields;
+  tag: TagFields;
+  roleBinding: RoleBindingFields;
+}
+
+interface ResourceOf<K extends Kind> {
+  kind: K;
+  /** Canonical address (see address.ts); unique within one state. */
+  address: string;
+  /**
+   * Path of the group that owns the resource ('' = org root). For a group, its own path.
+   * For a tag, the group path of its repo.
+   */
+  groupPath: string;
+  /** Address of the parent: the owning group (`org`, `group:a/b`) or, for a tag, its repo. */
+  parentAddress: string | null;
+  fields: FieldsByKind[K];
+}
+
+export type ResourceUnion = { [K in Kind]: ResourceOf<K> }[Kind];
+
+/** A resource as the manifests want it. */
+export type DesiredResource = ResourceUnion & {
+  /** Where it was declared. */
+  source: SourceLocation;
+  /** A pinned uid (`org.uid`); wins over address matching. */
+  uid?: string;
+};
+
+/** A resource as the API reports it. */
+export type LiveResource = ResourceUnion & {
+  uid: string;
+  /** Uid of the parent group (or repo for tags); null for the org root. */
+  parentUid: string | null;
+  createTime?: string;
+  updateTime?: string;
+};
+
+/** `settings.prune`: true/false for every kind, or per kind (absent kinds default to true). */
+export type PruneSetting = boolean | Partial<Record<Kind, boolean>>;
+
+export interface Settings {
+  prune: PruneSetting;
+  /** Address globs left alone entirely (never created, updated or deleted). */
+  ignore: string[];
+  /** Address globs that may never be deleted. */
+  protect: string[];
+}
+
+/** Everything the manifests say, validated and resolved. */
+export interface DesiredState {
+  org: {
+    name: string;
+    /** Pinned root group uid, when the manifest gives one. */
+    uid?: string;
+    source: SourceLocation;
+  };
+  /** Every resource, including the org root group itself (address `org`, groupPath ''). */
+  resources: DesiredResource[];
+  settings: Settings;
+  /** Files the state was read from, sorted. */
+  files: string[];
+}
+
+/**
+ * A List that did not read back consistently (a restarted cursor, a count that never matched
+ * `totalCount`): the planner must not delete resources of that kind.
+ */
+export interface IncompleteRead {
+  kind: Kind;
+  reason: string;
+}
+
+/** Two live siblings of one kind with the same natural key: reported, never guessed at. */
+export interface LiveAmbiguity {
+  address: string;
+  uids: string[];
+}
+
+/** What the API holds for one org. */
+export interface LiveState {
+  /** The org root group, or null when it does not exist yet (bootstrap). */
+  org: { uid: string; name: string } | null;
+  /** Every resource under the org, including the root group (address `org`). */
+  resources: LiveResource[];
+  incomplete: IncompleteRead[];
+  ambiguities: LiveAmbiguity[];
+  /**
+   * Built-in roles by name → uid; the planner needs them to fill `roleUid` on bindings.
+   * Always read, even for an empty org.
+   */
+  builtinRoles: Record<string, string>;
+}
