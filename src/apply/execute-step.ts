@@ -1,0 +1,113 @@
+/**
+ * What one plan step sends to the API (DESIGN.md §2, §4). The scheduler in index.ts decides
+ * when a step runs; this file decides which requests it makes, and nothing else.
+ */
+import type { ApiClient } from '../api/types.js';
+import { KIND_INFO } from '../model/kinds.js';
+import { UserError } from '../model/errors.js';
+import type { PlanStep, UidReference } from '../model/plan.js';
+
+/** The readme is a sub-resource with its own PATCH, never a field of the repo's body. */
+const README_FIELD = 'readme';
+
+/** A step names a uid that is neither in the plan nor produced by an earlier step. */
+export class UnresolvedUidError extends UserError {
+  constructor(message: string) {
+    super('APPLY_UNRESOLVED_UID', message);
+  }
+}
+
+/** Uids of resources created so far in this apply, by address. */
+export type CreatedUids = ReadonlyMap<string, string>;
+
+/**
+ * Runs one step and returns the uid of the resource it acted on (the new uid for a create).
+ * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
+ * exactly-once guarantee of create live in the client, so this is called once per step.
+ */
+export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
+  switch (step.action) {
+    case 'create':
+      return createResource(step, client, created);
+    case 'update':
+      return updateResource(step, client, created);
+    case 'delete':
+      return deleteResource(step, client);
+  }
+}
+
+async function createResource(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
+  const parentUid = step.parent === null ? null : resolveParentUid(step, created);
+  const after = step.after ?? {};
+  const body: Record<string, unknown> = {};
+  for (const field of KIND_INFO[step.kind].createFields) {
+    if (after[field] !== undefined) body[field] = after[field];
+  }
+  Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
+  const resource = await client.create(step.kind, parentUid, body);
+  // The create response is trusted: its uid is what later steps use, nothing is re-listed.
+  if (step.kind === 'repo' && typeof after[README_FIELD] === 'string') {
+    await client.updateReadme(resource.uid, after[README_FIELD] as string);
+  }
+  return resource.uid;
+}
+
+async function updateResource(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
+  const uid = requireLiveUid(step);
+  const after = step.after ?? {};
+  const mask = step.updateMask ?? Object.keys(after);
+  const fieldMask = mask.filter((f) => f !== README_FIELD);
+  if (fieldMask.length > 0) {
+    const body: Record<string, unknown> = {};
+    for (const field of fieldMask) {
+      if (after[field] !== undefined) body[field] = after[field];
+    }
+    // A role binding's role change is this one PATCH with updateMask=roleUid.
+    Object.assign(body, resolveRefs(step, created, fieldMask));
+    await client.update(step.kind, uid, body, fieldMask);
+  }
+  if (mask.includes(README_FIELD)) {
+    const readme = after[README_FIELD];
+    await client.updateReadme(uid, typeof readme === 'string' ? readme : '');
+  }
+  return uid;
+}
+
+async function deleteResource(step: PlanStep, client: ApiClient): Promise<string> {
+  const uid = requireLiveUid(step);
+  // Already gone (e.g. deleted by a run that crashed before reporting) counts as done, so a
+  // re-run after an interruption converges instead of failing on its own earlier work.
+  await client.delete(step.kind, uid, { ignoreMissing: true });
+  return uid;
+}
+
+function resolveParentUid(step: PlanStep, created: CreatedUids): string {
+  const uid = step.parentUid ?? (step.parent ? created.get(step.parent) : undefined);
+  if (uid) return uid;
+  throw new UnresolvedUidError(
+    step.parent
+      ? `${step.address}: the uid of its parent ${step.parent} is unknown (the parent neither exists nor was created by this apply)`
+      : `${step.address}: the step names no parent to create it under`,
+  );
+}
+
+/** Body fields (among `fields`) that carry the uid of another resource. */
+function resolveRefs(step: PlanStep, created: CreatedUids, fields: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, ref] of Object.entries(step.refs ?? {}) as [string, UidReference | undefined][]) {
+    if (!ref || !fields.includes(field)) continue;
+    const uid = ref.uid ?? created.get(ref.address);
+    if (!uid) {
+      throw new UnresolvedUidError(
+        `${step.address}: the uid of ${ref.address} (for ${field}) is unknown (it neither exists nor was created by this apply)`,
+      );
+    }
+    out[field] = uid;
+  }
+  return out;
+}
+
+function requireLiveUid(step: PlanStep): string {
+  if (step.uid) return step.uid;
+  throw new UnresolvedUidError(`${step.address}: a ${step.action} step needs the resource's uid, and the plan gives none`);
+}

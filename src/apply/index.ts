@@ -1,0 +1,159 @@
+/**
+ * The executor (DESIGN.md §1, §4): runs a plan's steps against the API as a dependency graph
+ * with bounded concurrency. It emits events (STYLE.md §7) and returns a result; it never prints
+ * and never throws because a step failed — a failure is data in the result.
+ */
+import pLimit from 'p-limit';
+import type { ApiClient } from '../api/types.js';
+import type { Plan, PlanStep } from '../model/plan.js';
+import { executeStep } from './execute-step.js';
+import { buildStepGraph } from './graph.js';
+
+export { buildStepGraph, measureCriticalPath, InvalidPlanError, type StepGraph } from './graph.js';
+export { UnresolvedUidError } from './execute-step.js';
+
+export const DEFAULT_CONCURRENCY = 8;
+
+/** `because` of a step skipped since the apply was aborted (not a failed dependency). */
+export const ABORTED = 'aborted';
+
+/**
+ * What the executor reports while it runs, in order for each step:
+ * `step-start` then `step-done` | `step-failed`; or only `step-skipped` for a step that never
+ * started. `start` comes first and `end` last, exactly once each.
+ */
+export type ApplyEvent =
+  | { type: 'start'; total: number }
+  | { type: 'step-start'; step: PlanStep }
+  | { type: 'step-done'; step: PlanStep; uid?: string; ms: number }
+  | { type: 'step-failed'; step: PlanStep; error: Error }
+  /** `because`: address of the failed step it (transitively) depends on, or {@link ABORTED}. */
+  | { type: 'step-skipped'; step: PlanStep; because: string }
+  | { type: 'end'; result: ApplyResult };
+
+export interface ApplyOptions {
+  /** Steps in flight at most (default 8); a positive integer. */
+  concurrency?: number;
+  onEvent?: (e: ApplyEvent) => void;
+  /** When aborted, steps in flight finish; no new step starts; the rest are skipped. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The outcome of an apply. Invariant: every step of the plan is in exactly one of done, failed
+ * and skipped; `ok` is true exactly when failed and skipped are both empty.
+ */
+export interface ApplyResult {
+  /** Addresses, in the order they finished. */
+  done: string[];
+  /** With the API's reason (the error message). */
+  failed: { address: string; error: string }[];
+  skipped: { address: string; because: string }[];
+  ok: boolean;
+  /** HTTP requests the apply sent, retries included. */
+  requests: number;
+  ms: number;
+}
+
+/**
+ * Applies `plan` through `client`. A step starts as soon as every step it depends on is done,
+ * never before; ready steps start in plan order. A failed step's transitive dependents are
+ * skipped and every independent step still runs. Throws only for a plan that cannot be run at
+ * all (InvalidPlanError, before any request) or an invalid `concurrency`.
+ */
+export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions = {}): Promise<ApplyResult> {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
+  const graph = buildStepGraph(plan.steps);
+  const limit = pLimit(concurrency);
+  const startedAt = performance.now();
+  const requestsBefore = client.requestCount;
+
+  const result: ApplyResult = { done: [], failed: [], skipped: [], ok: true, requests: 0, ms: 0 };
+  const created = new Map<string, string>();
+  const unmet = new Map<string, number>();
+  const settled = new Set<string>();
+  for (const [address, deps] of graph.waitsFor) unmet.set(address, deps.length);
+
+  // A listener that throws is a bug in the caller: it must not turn a good step into a failed
+  // one, so it is caught here and rethrown once everything has settled.
+  let listenerError: unknown;
+  const emit = (e: ApplyEvent): void => {
+    if (!options.onEvent) return;
+    try {
+      options.onEvent(e);
+    } catch (err) {
+      listenerError ??= err;
+    }
+  };
+
+  let finish!: () => void;
+  const allSettled = new Promise<void>((resolve) => (finish = resolve));
+  const settle = (address: string): void => {
+    settled.add(address);
+    if (settled.size === graph.steps.length) finish();
+  };
+
+  const skipDependents = (root: string, because: string): void => {
+    const queue = [...graph.dependents.get(root)!];
+    while (queue.length > 0) {
+      const address = queue.shift()!;
+      if (settled.has(address)) continue;
+      result.skipped.push({ address, because });
+      emit({ type: 'step-skipped', step: graph.byAddress.get(address)!, because });
+      settle(address);
+      queue.push(...graph.dependents.get(address)!);
+    }
+  };
+
+  const schedule = (step: PlanStep): void => {
+    void limit(() => runStep(step));
+  };
+
+  const runStep = async (step: PlanStep): Promise<void> => {
+    if (settled.has(step.address)) return;
+    if (options.signal?.aborted) {
+      result.skipped.push({ address: step.address, because: ABORTED });
+      emit({ type: 'step-skipped', step, because: ABORTED });
+      settle(step.address);
+      skipDependents(step.address, ABORTED);
+      return;
+    }
+    emit({ type: 'step-start', step });
+    const t0 = performance.now();
+    let uid: string;
+    try {
+      uid = await executeStep(step, client, created);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      result.failed.push({ address: step.address, error: error.message });
+      emit({ type: 'step-failed', step, error });
+      settle(step.address);
+      skipDependents(step.address, step.address);
+      return;
+    }
+    if (step.action === 'create') created.set(step.address, uid);
+    result.done.push(step.address);
+    emit({ type: 'step-done', step, uid, ms: Math.round(performance.now() - t0) });
+    settle(step.address);
+    for (const dependent of graph.dependents.get(step.address)!) {
+      const left = unmet.get(dependent)! - 1;
+      unmet.set(dependent, left);
+      if (left === 0 && !settled.has(dependent)) schedule(graph.byAddress.get(dependent)!);
+    }
+  };
+
+  emit({ type: 'start', total: graph.steps.length });
+  if (graph.steps.length === 0) finish();
+  for (const step of graph.steps) if (unmet.get(step.address) === 0) schedule(step);
+  await allSettled;
+
+  result.ok = result.failed.length === 0 && result.skipped.length === 0;
+  result.requests = client.requestCount - requestsBefore;
+  result.ms = Math.round(performance.now() - startedAt);
+  emit({ type: 'end', result });
+  if (listenerError !== undefined) throw listenerError;
+  return result;
+}
