@@ -1,0 +1,374 @@
+/**
+ * Live state → manifests (DESIGN.md §5 `export`): the way to adopt an org that already exists.
+ * Pure: takes a LiveState, returns file names and their text; the CLI writes them.
+ *
+ * The invariant everything here serves: loading the returned files and planning them against
+ * the same live state yields zero steps. So every managed field the API returned is written
+ * (an empty description is written as `""`, which manages it), references are written in the
+ * form the manifest loader resolves back to the same key, and tags — which manifests do not
+ * describe — are left out.
+ */
+import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
+import { UserError } from '../model/errors.js';
+import type { LiveResource, LiveState } from '../model/resources.js';
+
+/** One manifest file: a path relative to the output directory, and its whole text. */
+export interface ExportedFile {
+  file: string;
+  text: string;
+}
+
+export interface ExportOptions {
+  /**
+   * What the `# yaml-language-server: $schema=` comment points at. The CLI passes the path of
+   * the installed `schemas/manifest.schema.json` relative to the output directory.
+   */
+  schemaRef?: string;
+}
+
+export const MANIFEST_API_VERSION = 'platform-sync/v1';
+/**
+ * Default `$schema` reference, relative to the exported files: right when they are written to
+ * the root of a project that has platform-sync installed as a dependency. The CLI computes the
+ * exact relative path to the installed schema instead.
+ */
+export const DEFAULT_SCHEMA_REF = 'node_modules/platform-sync/schemas/manifest.schema.json';
+/** The file that carries the org itself: its own lists, its pinned uid and the settings. */
+export const ORG_FILE = 'org.yaml';
+
+type LiveOf<K extends LiveResource['kind']> = Extract<LiveResource, { kind: K }>;
+
+/** Live resources indexed by the group that owns them, for a walk from the root down. */
+interface GroupIndex {
+  groups: Map<string, LiveOf<'group'>>;
+  childGroups: Map<string, LiveOf<'group'>[]>;
+  identities: Map<string, LiveOf<'identity'>[]>;
+  roles: Map<string, LiveOf<'role'>[]>;
+  roleBindings: Map<string, LiveOf<'roleBinding'>[]>;
+  repos: Map<string, LiveOf<'repo'>[]>;
+  subscriptions: Map<string, LiveOf<'subscription'>[]>;
+  /** Custom role names per group path, to know when a built-in name would be shadowed. */
+  roleNames: Map<string, Set<string>>;
+  builtinRoles: Record<string, string>;
+}
+
+/**
+ * Writes the live org as manifests: `org.yaml` for the org (its uid pinned, its own lists,
+ * the settings) and one file per top-level group with everything beneath it.
+ * Refuses (UserError) when there is no org, or when live state is ambiguous (two siblings
+ * with one name cannot both be written as manifests).
+ */
+export function exportManifests(live: LiveState, options: ExportOptions = {}): ExportedFile[] {
+  if (!live.org) throw new UserError('EXPORT_NO_ORG', 'there is no org to export: the root group was not found');
+  if (live.ambiguities.length > 0) {
+    throw new UserError(
+      'EXPORT_AMBIGUOUS',
+      `cannot export org ${live.org.name}: live state has siblings sharing one name, which manifests cannot tell apart:\n` +
+        live.ambiguities.map((a) => `  - ${a.address}: uids ${a.uids.join(', ')}`).join('\n') +
+        '\nRename or delete one of each pair, then export again.',
+    );
+  }
+  if (live.incomplete.length > 0) {
+    throw new UserError(
+      'EXPORT_INCOMPLETE',
+      `cannot export org ${live.org.name}: some listings did not read back consistently, so the export could miss resources:\n` +
+        live.incomplete.map((i) => `  - ${i.kind}: ${i.reason}`).join('\n') +
+        '\nRun export again.',
+    );
+  }
+  const index = indexLiveState(live);
+  const org = index.groups.get('');
+  if (!org) throw new UserError('EXPORT_NO_ORG', `live state for org ${live.org.name} does not contain its root group`);
+  const schemaRef = options.schemaRef ?? DEFAULT_SCHEMA_REF;
+  const orgName = live.org.name;
+
+  const files: ExportedFile[] = [];
+  const orgDoc = newManifestDocument(schemaRef, `Org "${orgName}": the root group's own resources and the settings.`);
+  const orgMap = orgDoc.createNode({ name: orgName, uid: live.org.uid }) as YAMLMap;
+  (orgMap.get('uid', true) as Scalar).comment =
+    ` pinned: plan matches this exact root group, even if another root group is named "${orgName}"`;
+  addGroupBody(orgDoc, orgMap, org, index, { withName: false, withChildGroups: false });
+  orgDoc.set('org', orgMap);
+  const settings = orgDoc.createNode({ prune: true, ignore: [], protect: [] }) as YAMLMap;
+  commentKey(settings, 'prune', 'live resources these files do not describe are deleted by apply');
+  commentKey(settings, 'ignore', 'address globs left alone entirely, e.g. "identity:*/human-*"');
+  commentKey(settings, 'protect', 'address globs never deleted, e.g. "repo:*"');
+  orgDoc.set('settings', settings);
+  files.push({ file: ORG_FILE, text: stringify(orgDoc) });
+
+  const taken = new Set([ORG_FILE]);
+  for (const top of index.childGroups.get('') ?? []) {
+    const doc = newManifestDocument(
+      schemaRef,
+      `Group "${top.fields.name}" of org "${orgName}" and everything beneath it.`,
+    );
+    const topMap = doc.createNode({}) as YAMLMap;
+    addGroupBody(doc, topMap, top, index, FULL_GROUP);
+    const orgRef = doc.createNode({ name: orgName, groups: [] }) as YAMLMap;
+    (orgRef.get('groups') as YAMLSeq).items.push(topMap);
+    doc.set('org', orgRef);
+    const file = fileNameForGroup(top.fields.name, taken);
+    taken.add(file);
+    files.push({ file, text: stringify(doc) });
+  }
+  return files;
+}
+
+/**
+ * A file name for a top-level group: its name made safe for every file system (spaces and
+ * leading dots replaced), unique among the files already taken (`-2`, `-3`, … on a clash).
+ */
+export function fileNameForGroup(name: string, taken: ReadonlySet<string>): string {
+  const slug = name.replace(/ /g, '_').replace(/^\./, '_');
+  let file = `${slug}.yaml`;
+  for (let n = 2; taken.has(file); n++) file = `${slug}-${n}.yaml`;
+  return file;
+}
+
+function newManifestDocument(schemaRef: string, what: string): Document {
+  const doc = new Document({ apiVersion: MANIFEST_API_VERSION });
+  doc.commentBefore = ` yaml-language-server: $schema=${schemaRef}\n ${what}\n Written by \`platform-sync export\`; \`platform-sync plan\` on these files shows no changes.`;
+  return doc;
+}
+
+function stringify(doc: Document): string {
+  // lineWidth 0: never fold long descriptions or sinks, so a diff of the file stays one line.
+  return doc.toString({ lineWidth: 0 });
+}
+
+const FULL_GROUP = { withName: true, withChildGroups: true } as const;
+
+/**
+ * Fills a group's map: its own fields and its lists, recursively for child groups. For the org
+ * in org.yaml the name is already there and the child groups go to files of their own.
+ */
+function addGroupBody(
+  doc: Document,
+  map: YAMLMap,
+  group: LiveOf<'group'>,
+  index: GroupIndex,
+  parts: { withName: boolean; withChildGroups: boolean },
+): void {
+  const path = group.groupPath;
+  if (parts.withName) map.set('name', group.fields.name);
+  if (group.fields.description !== undefined) map.set('description', group.fields.description);
+
+  const identities = index.identities.get(path) ?? [];
+  if (identities.length > 0) {
+    map.set(
+      'identities',
+      doc.createNode(
+        identities.map((i) => {
+          const out: Record<string, unknown> = { name: i.fields.name };
+          if (i.fields.description !== undefined) out.description = i.fields.description;
+          if (i.fields.claimMatch !== undefined) out.claimMatch = { issuer: i.fields.claimMatch.issuer, subject: i.fields.claimMatch.subject };
+          return out;
+        }),
+      ),
+    );
+    forEachMap(map.get('identities') as YAMLSeq, (m) => setFlow(m, 'claimMatch'));
+  }
+
+  const roles = index.roles.get(path) ?? [];
+  if (roles.length > 0) {
+    map.set(
+      'roles',
+      doc.createNode(
+        roles.map((r) => {
+          const out: Record<string, unknown> = { name: r.fields.name };
+          if (r.fields.description !== undefined) out.description = r.fields.description;
+          if (r.fields.capabilities !== undefined) out.capabilities = [...r.fields.capabilities];
+          return out;
+        }),
+      ),
+    );
+    forEachMap(map.get('roles') as YAMLSeq, (m) => setFlow(m, 'capabilities'));
+  }
+
+  const bindings = index.roleBindings.get(path) ?? [];
+  if (bindings.length > 0) {
+    const written = bindings.map((b) => writeBinding(path, b.fields.identity, b.fields.role, index));
+    written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
+    const seq = doc.createNode(written.map((w) => w.fields)) as YAMLSeq;
+    seq.items.forEach((item, i) => {
+      const w = written[i]!;
+      if (!isMap(item)) return;
+      for (const [key, comment] of Object.entries(w.comments)) {
+        const node = item.get(key, true);
+        if (isScalar(node)) node.comment = ` ${comment}`;
+      }
+    });
+    map.set('roleBindings', seq);
+  }
+
+  const repos = index.repos.get(path) ?? [];
+  if (repos.length > 0) {
+    map.set(
+      'repos',
+      doc.createNode(
+        repos.map((r) => {
+          const out: Record<string, unknown> = { name: r.fields.name };
+          if (r.fields.description !== undefined) out.description = r.fields.description;
+          if (r.fields.readme !== undefined) out.readme = r.fields.readme;
+          return out;
+        }),
+      ),
+    );
+    forEachMap(map.get('repos') as YAMLSeq, (m) => {
+      const readme = m.get('readme', true);
+      // A block scalar keeps a markdown readme readable and diffable; an empty one stays "".
+      if (isScalar(readme) && typeof readme.value === 'string' && readme.value !== '') readme.type = 'BLOCK_LITERAL';
+    });
+  }
+
+  const subscriptions = index.subscriptions.get(path) ?? [];
+  if (subscriptions.length > 0) {
+    map.set('subscriptions', doc.createNode(subscriptions.map((s) => ({ sink: s.fields.sink }))));
+  }
+
+  const children = parts.withChildGroups ? (index.childGroups.get(path) ?? []) : [];
+  if (children.length > 0) {
+    const seq = doc.createNode([]) as YAMLSeq;
+    for (const child of children) {
+      const childMap = doc.createNode({}) as YAMLMap;
+      addGroupBody(doc, childMap, child, index, FULL_GROUP);
+      seq.items.push(childMap);
+    }
+    map.set('groups', seq);
+  }
+}
+
+interface WrittenBinding {
+  fields: Record<string, string>;
+  /** Trailing comments by field name. */
+  comments: Record<string, string>;
+  sortKey: string;
+}
+
+/**
+ * A role binding as a manifest writes it: a sibling by bare name, anything else in the org by
+ * `/path` from the root, anything outside the org by `identityUid:`/`roleUid:` with a comment.
+ */
+function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey, index: GroupIndex): WrittenBinding {
+  const fields: Record<string, string> = {};
+  const comments: Record<string, string> = {};
+  if ('uid' in identity) {
+    fields.identityUid = identity.uid;
+    comments.identityUid = 'an identity outside this org (a person?): referenced, not managed';
+  } else {
+    fields.identity = referenceInOrg(groupPath, identity.path);
+  }
+  if ('builtin' in role) {
+    if (isBuiltinShadowed(groupPath, role.builtin, index)) {
+      const uid = index.builtinRoles[role.builtin];
+      if (uid === undefined) {
+        throw new UserError(
+          'EXPORT_UNKNOWN_ROLE',
+          `cannot export a role binding in ${groupPath || 'the org root'}: built-in role ${role.builtin} has no known uid`,
+        );
+      }
+      fields.roleUid = uid;
+      comments.roleUid = `built-in role "${role.builtin}" by uid: a custom role of that name in this group or above would take the bare name`;
+    } else {
+      fields.role = role.builtin;
+    }
+  } else if ('uid' in role) {
+    fields.roleUid = role.uid;
+    comments.roleUid = 'a custom role outside this org: referenced, not managed';
+  } else {
+    fields.role = referenceInOrg(groupPath, role.path);
+  }
+  const sortKey = `${fields.identity ?? `~${fields.identityUid}`}\u0000${fields.role ?? `~${fields.roleUid}`}`;
+  return { fields, comments, sortKey };
+}
+
+/** Bare name for a sibling of the binding's group, `/path` from the org root otherwise. */
+function referenceInOrg(groupPath: string, path: string): string {
+  const isSibling = parentPath(path) === groupPath && pathDepth(path) === pathDepth(groupPath) + 1;
+  return isSibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`;
+}
+
+/** A bare role name resolves to a custom role in the group or an ancestor before a built-in. */
+function isBuiltinShadowed(groupPath: string, name: string, index: GroupIndex): boolean {
+  for (let p = groupPath; ; p = parentPath(p)) {
+    if (index.roleNames.get(p)?.has(name)) return true;
+    if (p === '') return false;
+  }
+}
+
+function indexLiveState(live: LiveState): GroupIndex {
+  const index: GroupIndex = {
+    groups: new Map(),
+    childGroups: new Map(),
+    identities: new Map(),
+    roles: new Map(),
+    roleBindings: new Map(),
+    repos: new Map(),
+    subscriptions: new Map(),
+    roleNames: new Map(),
+    builtinRoles: live.builtinRoles,
+  };
+  const push = <T>(m: Map<string, T[]>, key: string, value: T): void => {
+    const list = m.get(key);
+    if (list) list.push(value);
+    else m.set(key, [value]);
+  };
+  for (const r of live.resources) {
+    switch (r.kind) {
+      case 'group':
+        index.groups.set(r.groupPath, r);
+        if (r.groupPath !== '') push(index.childGroups, parentPath(r.groupPath), r);
+        break;
+      case 'identity':
+        push(index.identities, r.groupPath, r);
+        break;
+      case 'role': {
+        push(index.roles, r.groupPath, r);
+        const names = index.roleNames.get(r.groupPath) ?? new Set<string>();
+        names.add(r.fields.name);
+        index.roleNames.set(r.groupPath, names);
+        break;
+      }
+      case 'roleBinding':
+        push(index.roleBindings, r.groupPath, r);
+        break;
+      case 'repo':
+        push(index.repos, r.groupPath, r);
+        break;
+      case 'subscription':
+        push(index.subscriptions, r.groupPath, r);
+        break;
+      case 'tag':
+        // Tags are published by CI, not declared in manifests.
+        break;
+    }
+  }
+  // Stable output whatever order the API listed things in: a re-export diffs only on change.
+  const byName = (a: { fields: { name: string } }, b: { fields: { name: string } }): number => compareStrings(a.fields.name, b.fields.name);
+  for (const list of index.childGroups.values()) list.sort(byName);
+  for (const list of index.identities.values()) list.sort(byName);
+  for (const list of index.roles.values()) list.sort(byName);
+  for (const list of index.repos.values()) list.sort(byName);
+  for (const list of index.subscriptions.values()) list.sort((a, b) => compareStrings(a.fields.sink, b.fields.sink));
+  return index;
+}
+
+/** A comment on the line above a key of a map. */
+function commentKey(map: YAMLMap, key: string, comment: string): void {
+  const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
+  if (pair && isScalar(pair.key)) pair.key.commentBefore = ` ${comment}`;
+}
+
+function forEachMap(seq: YAMLSeq, fn: (m: YAMLMap) => void): void {
+  for (const item of seq.items) if (isMap(item)) fn(item);
+}
+
+function setFlow(m: YAMLMap, key: string): void {
+  const node = m.get(key, true) as Node | undefined;
+  if (node && (isMap(node) || (node as YAMLSeq).items)) (node as YAMLMap | YAMLSeq).flow = true;
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
