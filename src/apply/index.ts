@@ -108,8 +108,21 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     }
   };
 
+  // Ready steps wait in plan order (a sorted list of plan indexes); each free slot of the
+  // limiter takes the earliest, so the planner's order is kept wherever the graph allows.
+  const indexOf = new Map(graph.steps.map((s, i) => [s.address, i]));
+  const ready: number[] = [];
   const schedule = (step: PlanStep): void => {
-    void limit(() => runStep(step));
+    const index = indexOf.get(step.address)!;
+    let lo = 0;
+    let hi = ready.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ready[mid]! < index) lo = mid + 1;
+      else hi = mid;
+    }
+    ready.splice(lo, 0, index);
+    void limit(() => runStep(graph.steps[ready.shift()!]!));
   };
 
   const runStep = async (step: PlanStep): Promise<void> => {

@@ -13,7 +13,8 @@ export type ProgressFormat = 'text' | 'json';
 export type Paint = (style: 'green' | 'red' | 'yellow' | 'dim' | 'bold', text: string) => string;
 
 export const plainPaint: Paint = (_style, text) => text;
-export const colorPaint: Paint = (style, text) => styleText(style, text);
+// The view decides when to color (shouldUseColor), so styleText must not second-guess the stream.
+export const colorPaint: Paint = (style, text) => styleText(style, text, { validateStream: false });
 
 /** Colors only on a terminal, and never when NO_COLOR is set to anything non-empty. */
 export function shouldUseColor(isTTY: boolean, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -1,0 +1,139 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ApplyEvent, ApplyResult } from '../../src/apply/index.js';
+import {
+  colorPaint,
+  createProgressView,
+  formatApplySummary,
+  formatLiveLine,
+  formatStepOutcome,
+  serializeApplyEvent,
+  shouldUseColor,
+} from '../../src/apply/progress.js';
+import type { PlanStep } from '../../src/model/plan.js';
+
+const bot: PlanStep = { action: 'create', kind: 'identity', address: 'identity:ci-bot', parent: 'org', after: { name: 'ci-bot' } };
+const binding: PlanStep = { action: 'create', kind: 'roleBinding', address: 'roleBinding:ci-bot=viewer', parent: 'org' };
+const repo: PlanStep = { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u/1', updateMask: ['description'] };
+
+const failedResult: ApplyResult = {
+  done: ['repo:nginx'],
+  failed: [{ address: 'identity:ci-bot', error: 'POST /iam/v2/identities/x failed: HTTP 403 PERMISSION_DENIED (7): read-only token' }],
+  skipped: [{ address: 'roleBinding:ci-bot=viewer', because: 'identity:ci-bot' }],
+  ok: false,
+  requests: 3,
+  ms: 40,
+};
+const okResult: ApplyResult = { done: ['a', 'b'], failed: [], skipped: [], ok: true, requests: 2, ms: 5 };
+
+const events: ApplyEvent[] = [
+  { type: 'start', total: 3 },
+  { type: 'step-start', step: repo },
+  { type: 'step-start', step: bot },
+  { type: 'step-done', step: repo, uid: 'u/1', ms: 123 },
+  { type: 'step-failed', step: bot, error: new Error(failedResult.failed[0]!.error) },
+  { type: 'step-skipped', step: binding, because: 'identity:ci-bot' },
+  { type: 'end', result: failedResult },
+];
+
+/** A writable that keeps what it was given, standing in for stdout. */
+function captureStream(columns?: number): Writable & { text: () => string; columns?: number } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(String(chunk));
+      cb();
+    },
+  }) as Writable & { text: () => string; columns?: number };
+  stream.text = () => chunks.join('');
+  if (columns !== undefined) stream.columns = columns;
+  return stream;
+}
+
+describe('progress formatting', () => {
+  it('writes one plain line per finished step', () => {
+    expect(formatStepOutcome(events[3]!)).toBe('✓ update repo:nginx (123 ms)');
+    expect(formatStepOutcome(events[4]!)).toBe(`✗ create identity:ci-bot: ${failedResult.failed[0]!.error}`);
+    expect(formatStepOutcome(events[5]!)).toBe('- skipped create roleBinding:ci-bot=viewer (depends on failed identity:ci-bot)');
+    expect(formatStepOutcome({ type: 'step-skipped', step: binding, because: 'aborted' })).toBe(
+      '- skipped create roleBinding:ci-bot=viewer (apply was interrupted)',
+    );
+    expect(formatStepOutcome(events[1]!)).toBeNull();
+  });
+
+  it('summarises success and failure with every reason', () => {
+    expect(formatApplySummary(okResult)).toBe('Apply complete: 2 done.');
+    expect(formatApplySummary(failedResult)).toBe(
+      [
+        'Apply failed: 1 done, 1 failed, 1 skipped.',
+        `  ✗ identity:ci-bot: ${failedResult.failed[0]!.error}`,
+        'Run the same apply again (or plan) to finish what is left.',
+      ].join('\n'),
+    );
+  });
+
+  it('serialises events as one JSON object each, steps reduced to action/kind/address', () => {
+    const lines = events.map(serializeApplyEvent);
+    expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+    expect(JSON.parse(lines[4]!)).toEqual({
+      type: 'step-failed',
+      step: { action: 'create', kind: 'identity', address: 'identity:ci-bot' },
+      error: failedResult.failed[0]!.error,
+    });
+    expect(JSON.parse(lines[3]!)).toEqual({ type: 'step-done', step: { action: 'update', kind: 'repo', address: 'repo:nginx' }, uid: 'u/1', ms: 123 });
+    expect(JSON.parse(lines[6]!)).toEqual({ type: 'end', result: failedResult });
+  });
+
+  it('cuts the live line to the terminal width', () => {
+    expect(formatLiveLine(1, 3, [bot, binding], 200)).toBe('Applying 1/3 · create identity:ci-bot, create roleBinding:ci-bot=viewer');
+    expect(formatLiveLine(0, 9, [bot, binding, repo, bot], 200)).toMatch(/, update repo:nginx \+1$/);
+    const cut = formatLiveLine(1, 3, [bot, binding], 30);
+    expect(cut).toHaveLength(29);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+
+  it('colors only on a terminal without NO_COLOR', () => {
+    expect(shouldUseColor(true, {})).toBe(true);
+    expect(shouldUseColor(true, { NO_COLOR: '1' })).toBe(false);
+    expect(shouldUseColor(false, {})).toBe(false);
+    expect(formatStepOutcome(events[3]!, colorPaint)).toContain('\x1b[32m✓\x1b[39m');
+  });
+});
+
+describe('createProgressView', () => {
+  it('without a TTY prints one line per outcome and the summary, with no escape codes', () => {
+    const out = captureStream();
+    const view = createProgressView({ out, format: 'text', tty: false, color: false });
+    events.forEach(view);
+    expect(out.text()).toBe(
+      [
+        '✓ update repo:nginx (123 ms)',
+        `✗ create identity:ci-bot: ${failedResult.failed[0]!.error}`,
+        '- skipped create roleBinding:ci-bot=viewer (depends on failed identity:ci-bot)',
+        formatApplySummary(failedResult),
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('on a TTY redraws one live line in place and keeps failures on screen', () => {
+    const out = captureStream(80);
+    const view = createProgressView({ out, format: 'text', tty: true, color: false });
+    events.forEach(view);
+    const text = out.text();
+    expect(text.startsWith('\r\x1b[2KApplying 0/3')).toBe(true);
+    // Successes are not printed as their own lines; the failure and skip are.
+    expect(text).not.toContain('✓ update repo:nginx');
+    expect(text).toContain(`\r\x1b[2K✗ create identity:ci-bot: ${failedResult.failed[0]!.error}\n`);
+    expect(text).toContain('Applying 2/3');
+    expect(text.endsWith(`\r\x1b[2K${formatApplySummary(failedResult)}\n`)).toBe(true);
+  });
+
+  it('with --format json streams exactly one JSON line per event', () => {
+    const out = captureStream();
+    const view = createProgressView({ out, format: 'json', tty: true, color: true });
+    events.forEach(view);
+    const lines = out.text().trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual(events.map((e) => e.type));
+  });
+});
