@@ -1,0 +1,171 @@
+/**
+ * A plan, read as drift (DESIGN.md §5 `drift`). The planner already knows every difference
+ * between the manifests and live state; drift says the same thing the other way round, in the
+ * words a reviewer of a nightly report uses: what changed outside platform-sync, what exists
+ * live that nobody declared, what is declared but gone. Pure: a Plan in, a report out.
+ */
+import type { Kind } from '../model/kinds.js';
+import type { Plan, PlanStep } from '../model/plan.js';
+import type { SourceLocation } from '../model/resources.js';
+
+export const DRIFT_FORMAT_VERSION = 1;
+
+/**
+ * - `changed`: exists on both sides, a managed field differs (someone edited it live);
+ * - `unmanaged`: exists live, not in the manifests (created by hand?);
+ * - `missing`: in the manifests, not live (deleted by hand, or never applied).
+ */
+export type DriftCategory = 'changed' | 'unmanaged' | 'missing';
+
+/** One managed field that differs: the live value and what the manifests say. */
+export interface DriftField {
+  field: string;
+  live: unknown;
+  manifest: unknown;
+}
+
+export interface DriftItem {
+  category: DriftCategory;
+  kind: Kind;
+  address: string;
+  /** Live uid (changed, unmanaged). */
+  uid?: string;
+  /** The whole finding in one sentence, for a reviewer. */
+  message: string;
+  /** `changed`: the fields that differ. */
+  fields?: DriftField[];
+  /** Where the manifests declare it (changed, missing). */
+  source?: SourceLocation;
+  /**
+   * Resources beneath this one with the same finding, folded into it so that one group
+   * deleted by hand reads as one line (tags of an unmanaged repo land here too).
+   */
+  beneath?: string[];
+}
+
+/**
+ * The drift of one org. Invariants: `inSync` ⇔ `items` is empty; `summary` counts `items` by
+ * category; items keep the plan's order within a category (parents before children).
+ */
+export interface DriftReport {
+  formatVersion: typeof DRIFT_FORMAT_VERSION;
+  org: { name: string; uid?: string };
+  inSync: boolean;
+  summary: Record<DriftCategory, number>;
+  items: DriftItem[];
+  /** The plan's warnings: differences platform-sync leaves alone (pruning off, …). */
+  notes: string[];
+}
+
+export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
+  changed: 'Changed outside platform-sync',
+  unmanaged: 'Exists live but not in the manifests — created by hand?',
+  missing: 'In the manifests but missing live — deleted by hand, or never applied',
+};
+
+const CATEGORY_OF_ACTION = { update: 'changed', delete: 'unmanaged', create: 'missing' } as const;
+
+/** Turns a plan into the drift it reveals. A plan with no steps is an org in sync. */
+export function describeDrift(plan: Plan): DriftReport {
+  const stepByAddress = new Map(plan.steps.map((s) => [s.address, s]));
+  const rootOf = (step: PlanStep): string => findFindingRoot(step, stepByAddress);
+  const itemByRoot = new Map<string, DriftItem>();
+  for (const step of plan.steps) {
+    if (rootOf(step) === step.address) itemByRoot.set(step.address, describeStep(step, CATEGORY_OF_ACTION[step.action]));
+  }
+  for (const step of plan.steps) {
+    const root = rootOf(step);
+    if (root !== step.address) (itemByRoot.get(root)!.beneath ??= []).push(step.address);
+  }
+  const order: DriftCategory[] = ['changed', 'unmanaged', 'missing'];
+  // Stable sort: within a category the plan's order stays.
+  const items = [...itemByRoot.values()].sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
+  const summary = { changed: 0, unmanaged: 0, missing: 0 };
+  for (const item of items) summary[item.category]++;
+  return {
+    formatVersion: DRIFT_FORMAT_VERSION,
+    org: { ...plan.org },
+    inSync: items.length === 0,
+    summary,
+    items,
+    notes: [...plan.warnings],
+  };
+}
+
+/**
+ * The address a step's finding is reported under: the topmost ancestor whose step has the same
+ * action (a repo created by hand carries its tags; a group deleted by hand carries everything
+ * beneath it), else the step itself. Updates are never folded: each edit is its own finding.
+ */
+function findFindingRoot(step: PlanStep, stepByAddress: ReadonlyMap<string, PlanStep>): string {
+  if (step.action === 'update') return step.address;
+  let root = step.address;
+  for (let parent = step.parent; parent; ) {
+    const parentStep = stepByAddress.get(parent);
+    if (!parentStep || parentStep.action !== step.action) break;
+    root = parent;
+    parent = parentStep.parent;
+  }
+  return root;
+}
+
+function describeStep(step: PlanStep, category: DriftCategory): DriftItem {
+  const item: DriftItem = { category, kind: step.kind, address: step.address, message: '' };
+  if (step.uid !== undefined) item.uid = step.uid;
+  if (step.source !== undefined) item.source = step.source;
+  switch (category) {
+    case 'changed': {
+      const before = step.before ?? {};
+      const after = step.after ?? {};
+      const fields = (step.updateMask ?? Object.keys(after)).map((field) => ({
+        field,
+        live: before[field],
+        manifest: after[field],
+      }));
+      item.fields = fields;
+      item.message =
+        `changed outside platform-sync: ` +
+        fields.map((f) => `${f.field} is ${describeValue(f.live)} live, the manifests say ${describeValue(f.manifest)}`).join('; ');
+      break;
+    }
+    case 'unmanaged':
+      item.message =
+        step.address === 'org'
+          ? 'the org exists live but the manifests do not describe it'
+          : 'exists live but not in the manifests — created by hand?';
+      break;
+    case 'missing':
+      item.message =
+        step.address === 'org'
+          ? 'the org does not exist live — never applied?'
+          : 'in the manifests but missing live — deleted by hand, or never applied';
+      break;
+  }
+  return item;
+}
+
+/**
+ * A value as a reviewer reads it in one line: strings quoted, a multi-line text by its first
+ * line and line count, long text cut, objects as compact JSON.
+ */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return '(not set)';
+  if (typeof value === 'string') {
+    if (value === '') return 'empty';
+    const lines = value.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const first = truncate(lines[0] ?? '', 60);
+    return lines.length > 1 ? `${JSON.stringify(first)}… (${lines.length} lines)` : JSON.stringify(truncate(value, 60));
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(', ')}}`;
+  }
+  return String(value);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,116 @@
+/**
+ * Views of a drift report (STYLE.md: views chosen per output format): text for a terminal or
+ * a CI log, JSON for programs, markdown for a job summary or an issue. Pure string builders.
+ */
+import { formatSourceLocation } from './format.js';
+import { CATEGORY_HEADINGS, describeValue, type DriftCategory, type DriftItem, type DriftReport } from './drift-report.js';
+
+const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
+const MARKERS: Readonly<Record<DriftCategory, string>> = { changed: '~', unmanaged: '?', missing: '!' };
+const COLORS: Readonly<Record<DriftCategory, string>> = { changed: '\x1b[33m', unmanaged: '\x1b[35m', missing: '\x1b[31m' };
+const BOLD = '\x1b[1m';
+const RESET = '\x1b[0m';
+
+/** One line that sums a report up: "in sync", or counts per category. */
+export function summarizeDrift(report: DriftReport): string {
+  const org = `org ${report.org.name}`;
+  if (report.inSync) return `No drift: ${org} matches the manifests.`;
+  const n = report.items.length;
+  const parts = [
+    report.summary.changed ? `${report.summary.changed} changed outside platform-sync` : '',
+    report.summary.unmanaged ? `${report.summary.unmanaged} only live` : '',
+    report.summary.missing ? `${report.summary.missing} missing live` : '',
+  ].filter(Boolean);
+  return `Drift in ${org}: ${n} finding${n === 1 ? '' : 's'} (${parts.join(', ')}).`;
+}
+
+export interface TextDriftOptions {
+  /** ANSI colors (the CLI turns them off with --no-color or when stdout is not a TTY). */
+  color?: boolean;
+}
+
+export function renderTextDrift(report: DriftReport, options: TextDriftOptions = {}): string {
+  const paint = (code: string, text: string): string => (options.color ? `${code}${text}${RESET}` : text);
+  const lines: string[] = [paint(BOLD, summarizeDrift(report))];
+  for (const category of CATEGORIES) {
+    const items = report.items.filter((i) => i.category === category);
+    if (items.length === 0) continue;
+    lines.push('', paint(BOLD, `${CATEGORY_HEADINGS[category]} (${items.length}):`));
+    for (const item of items) {
+      const where = [item.source ? `declared at ${formatSourceLocation(item.source)}` : '', item.uid && category === 'unmanaged' ? `uid ${item.uid}` : '']
+        .filter(Boolean)
+        .join(', ');
+      lines.push(`  ${paint(COLORS[category], `${MARKERS[category]} ${item.address}`)}${where ? `  (${where})` : ''}`);
+      for (const f of item.fields ?? []) {
+        lines.push(`      ${f.field}: live ${describeValue(f.live)}, manifests ${describeValue(f.manifest)}`);
+      }
+      if (item.beneath?.length) lines.push(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${item.beneath.join(', ')}`);
+    }
+  }
+  if (report.notes.length > 0) {
+    lines.push('', 'Notes:');
+    for (const note of report.notes) lines.push(`  - ${note}`);
+  }
+  if (!report.inSync) {
+    lines.push('', 'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.');
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function renderJsonDrift(report: DriftReport): string {
+  return JSON.stringify(report, null, 2) + '\n';
+}
+
+export interface MarkdownDriftOptions {
+  /** The plan that would restore the manifests, already rendered as markdown; shown folded. */
+  planMarkdown?: string;
+}
+
+/** Markdown for `$GITHUB_STEP_SUMMARY` or an issue: a heading, one section per category. */
+export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftOptions = {}): string {
+  const lines: string[] = [`### platform-sync drift: org \`${report.org.name}\``, '', summarizeDrift(report)];
+  const changed = report.items.filter((i) => i.category === 'changed');
+  if (changed.length > 0) {
+    lines.push('', `#### ${CATEGORY_HEADINGS.changed} (${changed.length})`, '', '| Resource | Field | Live | Manifests |', '|---|---|---|---|');
+    for (const item of changed) {
+      for (const f of item.fields ?? []) {
+        lines.push(`| ${code(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeValue(f.live))} | ${escapeCell(describeValue(f.manifest))} |`);
+      }
+    }
+  }
+  for (const category of ['unmanaged', 'missing'] as const) {
+    const items = report.items.filter((i) => i.category === category);
+    if (items.length === 0) continue;
+    lines.push('', `#### ${CATEGORY_HEADINGS[category]} (${items.length})`, '');
+    for (const item of items) lines.push(`- ${describeItemMarkdown(item)}`);
+  }
+  if (report.notes.length > 0) {
+    lines.push('', '#### Notes', '');
+    for (const note of report.notes) lines.push(`- ${note}`);
+  }
+  if (options.planMarkdown && !report.inSync) {
+    lines.push('', '<details><summary>The plan that would restore the manifests</summary>', '', options.planMarkdown.trimEnd(), '', '</details>');
+  }
+  return lines.join('\n') + '\n';
+}
+
+function describeItemMarkdown(item: DriftItem): string {
+  const parts = [code(item.address)];
+  if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${code(item.uid)})`);
+  if (item.source) parts.push(`— declared at ${code(formatSourceLocation(item.source))}`);
+  if (item.beneath?.length) parts.push(`and ${countOf(item.beneath.length, 'resource')} beneath it`);
+  return parts.join(' ');
+}
+
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** Inline code that survives backticks in the text. */
+function code(text: string): string {
+  return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}

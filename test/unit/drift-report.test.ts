@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { describeDrift, describeValue } from '../../src/drift/drift-report.js';
+import { renderJsonDrift, renderMarkdownDrift, renderTextDrift } from '../../src/drift/render-drift.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
+
+const ORG = 'a'.repeat(40);
+
+function planOf(steps: PlanStep[], warnings: string[] = []): Plan {
+  const summary = { create: 0, update: 0, delete: 0 };
+  for (const s of steps) summary[s.action]++;
+  return { formatVersion: PLAN_FORMAT_VERSION, org: { name: 'acme', uid: ORG }, summary, steps, warnings, fingerprints: [] };
+}
+
+const source = { file: 'manifests/org.yaml', line: 12, column: 7 };
+
+/** A plan with one of each: an edit made live, a repo (with tags) made by hand, a group deleted by hand. */
+const mixedPlan = planOf([
+  { action: 'create', kind: 'group', address: 'group:ops', parent: 'org', parentUid: ORG, after: { name: 'ops' }, source },
+  { action: 'create', kind: 'repo', address: 'repo:ops/tools', parent: 'group:ops', after: { name: 'tools' }, dependsOn: ['group:ops'], source },
+  { action: 'update', kind: 'repo', address: 'repo:nginx', uid: `${ORG}/0000000000000001`, parent: 'org', before: { description: 'Patched by hand' }, after: { description: 'Hardened nginx' }, updateMask: ['description'], source },
+  { action: 'delete', kind: 'tag', address: 'tag:scratch:1.0', uid: `${ORG}/0000000000000002/0000000000000003`, parent: 'repo:scratch', before: { name: '1.0' }, reason: 'tag of deleted repo scratch' },
+  { action: 'delete', kind: 'repo', address: 'repo:scratch', uid: `${ORG}/0000000000000002`, parent: 'org', before: { name: 'scratch' }, dependsOn: ['tag:scratch:1.0'] },
+  { action: 'delete', kind: 'identity', address: 'identity:intruder', uid: `${ORG}/0000000000000004`, parent: 'org', before: { name: 'intruder' } },
+]);
+
+describe('describeDrift', () => {
+  it('reports an empty plan as in sync', () => {
+    const report = describeDrift(planOf([], ['2 role bindings exist live but not in the manifests; pruning is off for roleBinding']));
+    expect(report.inSync).toBe(true);
+    expect(report.items).toEqual([]);
+    expect(report.summary).toEqual({ changed: 0, unmanaged: 0, missing: 0 });
+    expect(report.notes).toHaveLength(1);
+  });
+
+  it('turns updates, deletes and creates into changed, unmanaged and missing, in reviewer words', () => {
+    const report = describeDrift(mixedPlan);
+    expect(report.inSync).toBe(false);
+    expect(report.summary).toEqual({ changed: 1, unmanaged: 2, missing: 1 });
+    expect(report.items.map((i) => [i.category, i.address])).toEqual([
+      ['changed', 'repo:nginx'],
+      ['unmanaged', 'repo:scratch'],
+      ['unmanaged', 'identity:intruder'],
+      ['missing', 'group:ops'],
+    ]);
+    const [changed, scratch, intruder, ops] = report.items;
+    expect(changed!.message).toBe('changed outside platform-sync: description is "Patched by hand" live, the manifests say "Hardened nginx"');
+    expect(changed!.fields).toEqual([{ field: 'description', live: 'Patched by hand', manifest: 'Hardened nginx' }]);
+    expect(changed!.source).toEqual(source);
+    expect(intruder!.message).toBe('exists live but not in the manifests — created by hand?');
+    expect(intruder!.uid).toBe(`${ORG}/0000000000000004`);
+    expect(ops!.message).toBe('in the manifests but missing live — deleted by hand, or never applied');
+    // What lies beneath a finding is part of it: the tags of the hand-made repo, the repo of the missing group.
+    expect(scratch!.beneath).toEqual(['tag:scratch:1.0']);
+    expect(ops!.beneath).toEqual(['repo:ops/tools']);
+  });
+
+  it('never folds an edit into its parent, and names a missing org as never applied', () => {
+    const report = describeDrift(
+      planOf([
+        { action: 'create', kind: 'group', address: 'org', parent: null, after: { name: 'acme' } },
+        { action: 'create', kind: 'repo', address: 'repo:nginx', parent: 'org', after: { name: 'nginx' } },
+      ]),
+    );
+    expect(report.items).toHaveLength(1);
+    expect(report.items[0]!.message).toBe('the org does not exist live — never applied?');
+    expect(report.items[0]!.beneath).toEqual(['repo:nginx']);
+
+    const edits = describeDrift(
+      planOf([
+        { action: 'update', kind: 'group', address: 'group:eng', uid: 'u1', parent: 'org', before: { description: 'a' }, after: { description: 'b' }, updateMask: ['description'] },
+        { action: 'update', kind: 'repo', address: 'repo:eng/x', uid: 'u2', parent: 'group:eng', before: { description: 'c' }, after: { description: 'd' }, updateMask: ['description'] },
+      ]),
+    );
+    expect(edits.items.map((i) => i.address)).toEqual(['group:eng', 'repo:eng/x']);
+  });
+});
+
+describe('describeValue', () => {
+  it('shows a value in one readable line', () => {
+    expect(describeValue('')).toBe('empty');
+    expect(describeValue(undefined)).toBe('(not set)');
+    expect(describeValue('x')).toBe('"x"');
+    expect(describeValue('# nginx\n\nHardened.\n')).toBe('"# nginx"… (3 lines)');
+    expect(describeValue(['repo.list', 'tag.create'])).toBe('[repo.list, tag.create]');
+    expect(describeValue({ issuer: 'https://i', subject: 's' })).toBe('{issuer: https://i, subject: s}');
+    expect(describeValue('y'.repeat(100))).toHaveLength(62);
+  });
+});
+
+describe('drift renderers', () => {
+  it('text: headings per category, fields, locations, and no color unless asked', () => {
+    const text = renderTextDrift(describeDrift(mixedPlan));
+    expect(text).toContain('Drift in org acme: 4 findings (1 changed outside platform-sync, 2 only live, 1 missing live).');
+    expect(text).toContain('Changed outside platform-sync (1):\n  ~ repo:nginx  (declared at manifests/org.yaml:12:7)\n      description: live "Patched by hand", manifests "Hardened nginx"');
+    expect(text).toContain('Exists live but not in the manifests — created by hand? (2):');
+    expect(text).toContain(`  ? identity:intruder  (uid ${ORG}/0000000000000004)`);
+    expect(text).toContain('In the manifests but missing live — deleted by hand, or never applied (1):');
+    expect(text).toContain('and 1 resource beneath it: repo:ops/tools');
+    expect(text).not.toContain('\x1b[');
+    expect(renderTextDrift(describeDrift(mixedPlan), { color: true })).toContain('\x1b[33m~ repo:nginx\x1b[0m');
+    expect(renderTextDrift(describeDrift(planOf([])))).toBe('No drift: org acme matches the manifests.\n');
+  });
+
+  it('json: the report itself, versioned', () => {
+    const parsed = JSON.parse(renderJsonDrift(describeDrift(mixedPlan)));
+    expect(parsed.formatVersion).toBe(1);
+    expect(parsed.inSync).toBe(false);
+    expect(parsed.summary).toEqual({ changed: 1, unmanaged: 2, missing: 1 });
+    expect(parsed.items[0].address).toBe('repo:nginx');
+  });
+
+  it('markdown: a table of edits, lists of the rest, the restoring plan folded, cells escaped', () => {
+    const plan = planOf([
+      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u', parent: 'org', before: { description: 'a | b' }, after: { description: 'c' }, updateMask: ['description'] },
+      { action: 'delete', kind: 'identity', address: 'identity:intruder', uid: 'u2', parent: 'org', before: { name: 'intruder' } },
+    ]);
+    const md = renderMarkdownDrift(describeDrift(plan), { planMarkdown: '#### Plan\n- delete identity:intruder\n' });
+    expect(md).toContain('### platform-sync drift: org `acme`');
+    expect(md).toContain('| `repo:nginx` | description | "a \\| b" | "c" |');
+    expect(md).toContain('- `identity:intruder` (uid `u2`)');
+    expect(md).toContain('<details><summary>The plan that would restore the manifests</summary>\n\n#### Plan\n- delete identity:intruder\n\n</details>');
+    const inSync = renderMarkdownDrift(describeDrift(planOf([])), { planMarkdown: 'x' });
+    expect(inSync).toContain('No drift: org acme matches the manifests.');
+    expect(inSync).not.toContain('<details>');
+  });
+});
