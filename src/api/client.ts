@@ -1,0 +1,540 @@
+/**
+ * The Platform API v2 client (DESIGN.md §2, §4): the only code that speaks HTTP to the API.
+ * One pooled keep-alive undici dispatcher per client; every call goes through one retrying
+ * `send`, so timeouts, retries, redaction and request counting are written once.
+ */
+import { setTimeout as sleepMs } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
+import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
+import {
+  AttemptFailedError,
+  isOutcomeUnknownStatus,
+  isRetryableStatus,
+  parseRetryAfter,
+  resolveRetryPolicy,
+  runWithRetry,
+  type AttemptFailure,
+  type RetryEvent,
+  type RetryPolicy,
+} from './retry.js';
+import { paginateItems, readListing, type FetchPage, type ListStrategy, type Page, type PageRequest } from './paginate.js';
+import { redactDeep, redactSecret } from './redact.js';
+import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
+import { UserError } from '../model/errors.js';
+
+export interface ClientOptions {
+  /** `http(s)://host[:port][/prefix]`; paths of DESIGN.md §2 are appended to it. */
+  baseUrl: string;
+  /** Bearer token; sent only in the Authorization header, redacted from everything else. */
+  token?: string;
+  /** Whole-request timeout (connect, headers and body), default 30 s. */
+  timeoutMs?: number;
+  /** TCP connect timeout, default 10 s. */
+  connectTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Pages fetched at once by one listing after its first page (default 8). */
+  listConcurrency?: number;
+  /** Pool size (default 32). */
+  connections?: number;
+  /** Called after every HTTP attempt (for `--verbose`); never sees headers. */
+  onRequest?: (e: RequestEvent) => void;
+  /** Called before every retry wait. */
+  onRetry?: (e: ClientRetryEvent) => void;
+  /** Source of jitter, uniform in [0, 1); injectable for deterministic tests. */
+  random?: () => number;
+  /** Requested page size of listings (default 200; the server may serve fewer). */
+  pageSize?: number;
+  /** How listings read pages after the first (default `skip`). */
+  listStrategy?: ListStrategy;
+  /** Whole re-reads of an inconsistent listing before it is reported inconsistent (default 3). */
+  maxListReads?: number;
+}
+
+/** A retry about to happen, with the request it repeats (path redacted like RequestEvent). */
+export interface ClientRetryEvent extends RetryEvent {
+  method: string;
+  path: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECTIONS = 32;
+const KEEP_ALIVE_MS = 30_000;
+
+/** Transport error codes after which the server may or may not have processed the request. */
+const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNABORTED']);
+/** undici's own header/body timeouts (set just above ours, as a backstop). */
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** Transport error codes that mean the request never reached the server. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN']);
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Query = Record<string, string | number | undefined>;
+
+interface SendRequest<T> {
+  method: Method;
+  /** Path below the base URL, already built from escaped segments. */
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** What was being done, for error messages: `create identity "ci-bot" under <uid>`. */
+  resource: string;
+  /** Counts HTTP attempts of this call (listings report their own request count). */
+  onAttempt?: () => void;
+  /** After an outcome-unknown attempt: did it take effect? (exactly-once create) */
+  findEarlierEffect?: () => Promise<{ done: T } | undefined>;
+  /** Set to true when any attempt had an unknown outcome. */
+  trace?: { outcomeUnknown: boolean };
+}
+
+/** Creates a client; call `close()` when done so the pool's sockets are released. */
+export function createClient(options: ClientOptions): ApiClient {
+  return new HttpApiClient(options);
+}
+
+/** Escapes each segment of a uid but keeps its `/` separators (uids are sent unescaped, §2). */
+function uidPath(uid: string): string {
+  return uid.split('/').map(encodeURIComponent).join('/');
+}
+
+function buildQueryString(query: Query | undefined): string {
+  if (!query) return '';
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined) continue;
+    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** The gRPC code implied by an HTTP status when the body carries none. */
+function grpcCodeForStatus(status: number): number {
+  for (const v of Object.values(GRPC_CODES)) if (v.http === status && v.code !== 0) return v.code;
+  return status >= 500 ? GRPC_CODES.INTERNAL.code : 2; // 2 = gRPC UNKNOWN
+}
+
+function parseErrorBody(text: string): ErrorBody | undefined {
+  try {
+    const parsed = JSON.parse(text) as Partial<ErrorBody>;
+    if (parsed && typeof parsed === 'object' && typeof parsed.code === 'number') {
+      return {
+        code: parsed.code,
+        message: typeof parsed.message === 'string' ? parsed.message : '',
+        details: Array.isArray(parsed.details) ? (parsed.details as ErrorDetail[]) : [],
+      };
+    }
+  } catch {
+    // not AIP-193: fall through to a status-only error
+  }
+  return undefined;
+}
+
+/** Describes what a create is making, by its natural key, for messages. */
+function describeCreate(kind: Kind, parentUid: string | null, body: Record<string, unknown>): string {
+  const key =
+    kind === 'roleBinding'
+      ? `(identity ${String(body.identityUid)}, role ${String(body.roleUid)})`
+      : kind === 'subscription'
+        ? `"${String(body.sink)}"`
+        : `"${String(body.name)}"`;
+  return parentUid === null ? `create root ${kind} ${key}` : `create ${kind} ${key} under ${parentUid}`;
+}
+
+function describeList(kind: ApiKind, query: ListQuery): string {
+  const scope = [
+    query.descendantsOf !== undefined ? `under ${query.descendantsOf}` : '',
+    query.childrenOf !== undefined ? `children of ${query.childrenOf}` : '',
+    query.name !== undefined ? `named "${query.name}"` : '',
+  ].filter(Boolean);
+  return `list ${KIND_INFO[kind].plural}${scope.length ? ` ${scope.join(' ')}` : ''}`;
+}
+
+/** Uid of a hydrated reference (`identity: {uid}`) or of its flat `…Uid` field. */
+function referencedUid(item: ApiObject, field: 'identity' | 'role'): unknown {
+  const hydrated = item[field];
+  if (hydrated && typeof hydrated === 'object' && 'uid' in hydrated) return (hydrated as { uid: unknown }).uid;
+  return item[`${field}Uid`];
+}
+
+class HttpApiClient implements ApiClient {
+  readonly baseUrl: string;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly token: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly policy: RetryPolicy;
+  private readonly random: () => number;
+  private readonly options: ClientOptions;
+  private count = 0;
+
+  constructor(options: ClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.baseUrl);
+    } catch {
+      throw new UserError('CONNECTION_INVALID', `the API base URL "${options.baseUrl}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UserError('CONNECTION_INVALID', `the API base URL "${options.baseUrl}" must start with http:// or https://`);
+    }
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.token = options.token || undefined;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.policy = resolveRetryPolicy(options.retry);
+    this.random = options.random ?? Math.random;
+    this.pool = new Pool(url.origin, {
+      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      connect: { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS },
+      headersTimeout: this.timeoutMs + 1_000,
+      bodyTimeout: this.timeoutMs + 1_000,
+    });
+  }
+
+  get requestCount(): number {
+    return this.count;
+  }
+
+  private redact(text: string): string {
+    return redactSecret(text, this.token);
+  }
+
+  /** One HTTP exchange; throws AttemptFailedError for every failure the retry loop judges. */
+  private async attempt(req: SendRequest<unknown>, target: string, attempt: number): Promise<unknown> {
+    this.count++;
+    req.onAttempt?.();
+    const started = performance.now();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const emit = (status: number): void =>
+      this.options.onRequest?.({ method: req.method, path: this.redact(target), status, ms: Math.round(performance.now() - started), attempt });
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let payload: string | undefined;
+    if (req.body !== undefined) {
+      payload = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    let status: number;
+    let text: string;
+    let retryAfter: string | string[] | undefined;
+    try {
+      const res = await this.pool.request({
+        path: this.basePath + target,
+        method: req.method,
+        headers,
+        body: payload ?? null,
+        signal: controller.signal,
+      });
+      status = res.statusCode;
+      retryAfter = res.headers['retry-after'];
+      text = await res.body.text();
+    } catch (err) {
+      emit(0);
+      throw new AttemptFailedError(this.classifyTransportError(req, target, err, timedOut));
+    } finally {
+      clearTimeout(timer);
+    }
+    emit(status);
+    if (status < 400) {
+      if (text.trim() === '') return {};
+      try {
+        return JSON.parse(text);
+      } catch (err) {
+        throw new AttemptFailedError({
+          retryable: false,
+          outcomeUnknown: false,
+          reason: 'response is not JSON',
+          error: this.makeError(req, target, status, GRPC_CODES.INTERNAL.code, 'the response body is not JSON', [], err),
+        });
+      }
+    }
+    const body = parseErrorBody(text);
+    const reason = body?.message || `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}`;
+    throw new AttemptFailedError({
+      retryable: isRetryableStatus(status),
+      outcomeUnknown: isOutcomeUnknownStatus(status),
+      retryAfterMs: parseRetryAfter(retryAfter),
+      reason: `HTTP ${status}`,
+      error: this.makeError(req, target, status, body?.code ?? grpcCodeForStatus(status), reason, body?.details ?? []),
+    });
+  }
+
+  private classifyTransportError(req: SendRequest<unknown>, target: string, err: unknown, timedOut: boolean): AttemptFailure {
+    const code = (err as { code?: string })?.code ?? '';
+    const unavailable = GRPC_CODES.UNAVAILABLE.code;
+    if (timedOut || TIMEOUT_CODES.has(code)) {
+      return {
+        retryable: true,
+        outcomeUnknown: true,
+        reason: 'timeout',
+        error: this.makeError(req, target, 0, unavailable, `no response within ${this.timeoutMs} ms`, [], err),
+      };
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (RESET_CODES.has(code) || NOT_SENT_CODES.has(code)) {
+      const notSent = NOT_SENT_CODES.has(code);
+      return {
+        retryable: true,
+        outcomeUnknown: !notSent,
+        reason: notSent ? `connection failed (${code})` : 'connection reset',
+        error: this.makeError(req, target, 0, unavailable, `${notSent ? 'could not connect' : 'connection reset'} (${code}: ${message})`, [], err),
+      };
+    }
+    return {
+      retryable: false,
+      outcomeUnknown: false,
+      reason: `transport error ${code}`,
+      error: this.makeError(req, target, 0, unavailable, `transport error (${code || 'unknown'}: ${message})`, [], err),
+    };
+  }
+
+  private makeError(
+    req: SendRequest<unknown>,
+    target: string,
+    status: number,
+    grpcCode: number,
+    reason: string,
+    details: ErrorDetail[],
+    cause?: unknown,
+  ): ApiError {
+    return new ApiError({
+      method: req.method,
+      path: this.redact(target),
+      status,
+      grpcCode,
+      reason: this.redact(reason),
+      details: redactDeep(details, this.token),
+      resource: this.redact(req.resource),
+      cause,
+    });
+  }
+
+  /** Sends one logical request with retries; resolves to the parsed JSON body. */
+  private async send<T>(req: SendRequest<T>): Promise<T> {
+    const target = req.path + buildQueryString(req.query);
+    return runWithRetry<T>(
+      async (attempt) => {
+        try {
+          return (await this.attempt(req as SendRequest<unknown>, target, attempt)) as T;
+        } catch (err) {
+          if (err instanceof AttemptFailedError && err.failure.outcomeUnknown && req.trace) req.trace.outcomeUnknown = true;
+          throw err;
+        }
+      },
+      this.policy,
+      {
+        sleep: (ms) => sleepMs(ms),
+        now: () => performance.now(),
+        random: this.random,
+        onRetry: (e) => this.options.onRetry?.({ ...e, method: req.method, path: this.redact(target) }),
+        beforeRetryAfterUnknown: req.findEarlierEffect,
+      },
+      (failure, attempts, elapsedMs) => {
+        const e = failure.error as ApiError;
+        if (attempts <= 1) return e;
+        return new ApiError({
+          method: e.method,
+          path: e.path,
+          status: e.status,
+          grpcCode: e.grpcCode,
+          reason: `${e.reason} (gave up after ${attempts} attempts in ${Math.round(elapsedMs)} ms)`,
+          details: e.details,
+          resource: this.redact(req.resource),
+          cause: e,
+        });
+      },
+    );
+  }
+
+  private fetchPageFor<T extends ApiObject>(kind: ApiKind, query: ListQuery, onAttempt?: () => void): FetchPage<T> {
+    const info = KIND_INFO[kind];
+    const resource = describeList(kind, query);
+    return async (page: PageRequest): Promise<Page<T>> => {
+      const envelope = await this.send<Record<string, unknown>>({
+        method: 'GET',
+        path: info.collection,
+        query: {
+          'uidp.descendants_of': query.descendantsOf,
+          'uidp.children_of': query.childrenOf,
+          name: query.name,
+          ...query.filters,
+          page_size: page.pageSize,
+          order_by: page.orderBy,
+          skip: page.skip,
+          page_token: page.pageToken,
+        },
+        resource,
+        onAttempt,
+      });
+      const items = envelope[info.plural] ?? [];
+      if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
+        throw new ApiError({
+          method: 'GET',
+          path: info.collection,
+          status: 200,
+          grpcCode: GRPC_CODES.INTERNAL.code,
+          reason: `the list envelope has no array "${info.plural}" of objects with a uid`,
+          resource: this.redact(resource),
+        });
+      }
+      const total = envelope.totalCount;
+      const token = envelope.nextPageToken;
+      return {
+        items: items as T[],
+        totalCount: total === undefined || total === null || total === '' ? undefined : Number(total),
+        nextPageToken: typeof token === 'string' && token !== '' ? token : undefined,
+      };
+    };
+  }
+
+  private listOptions(query: ListQuery) {
+    return {
+      pageSize: this.options.pageSize,
+      concurrency: this.options.listConcurrency,
+      orderBy: query.orderBy,
+      strategy: this.options.listStrategy,
+      maxReads: this.options.maxListReads,
+    };
+  }
+
+  async list<T extends ApiObject = ApiObject>(kind: ApiKind, query: ListQuery = {}): Promise<ListResult<T>> {
+    let requests = 0;
+    const result = await readListing(this.fetchPageFor<T>(kind, query, () => requests++), this.listOptions(query));
+    return { items: result.items, consistent: result.consistent, problem: result.problem, requests };
+  }
+
+  paginate<T extends ApiObject = ApiObject>(kind: ApiKind, query: ListQuery = {}): AsyncIterable<T> {
+    return paginateItems(this.fetchPageFor<T>(kind, query), describeList(kind, query), this.listOptions(query));
+  }
+
+  async get<T extends ApiObject = ApiObject>(kind: ApiKind, uid: string): Promise<T> {
+    return this.send<T>({ method: 'GET', path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`, resource: `get ${kind} ${uid}` });
+  }
+
+  async create<T extends ApiObject = ApiObject>(kind: Kind, parentUid: string | null, body: Record<string, unknown>): Promise<T> {
+    if (parentUid === null && kind !== 'group') {
+      throw new UserError('CREATE_WITHOUT_PARENT', `create ${kind}: only a root group can be created without a parent`);
+    }
+    const resource = describeCreate(kind, parentUid, body);
+    const collection = KIND_INFO[kind].collection;
+    // Root groups need not have unique names, so "is it there?" must mean "is there a new one".
+    const rootsBefore = parentUid === null ? new Set((await this.findRootGroups(String(body.name))).map((g) => g.uid)) : undefined;
+    const findCreated = async (): Promise<{ done: T } | undefined> => {
+      const found = await this.findCreated<T>(kind, parentUid, body, rootsBefore);
+      return found ? { done: found } : undefined;
+    };
+    const trace = { outcomeUnknown: false };
+    try {
+      return await this.send<T>({
+        method: 'POST',
+        path: parentUid === null ? collection : `${collection}/${uidPath(parentUid)}`,
+        body,
+        resource,
+        findEarlierEffect: findCreated,
+        trace,
+      });
+    } catch (err) {
+      // A retry after a lost response can collide with our own earlier create.
+      if (err instanceof ApiError && err.grpcName === 'ALREADY_EXISTS' && trace.outcomeUnknown) {
+        const found = await findCreated();
+        if (found) return found.done;
+      }
+      throw err;
+    }
+  }
+
+  private async findRootGroups(name: string): Promise<ApiObject[]> {
+    const result = await this.list('group', { name });
+    return result.items.filter((g) => !g.uid.includes('/') && g.name === name);
+  }
+
+  /** Looks under the parent for the resource a create with `body` would have made. */
+  private async findCreated<T extends ApiObject>(
+    kind: Kind,
+    parentUid: string | null,
+    body: Record<string, unknown>,
+    rootsBefore: Set<string> | undefined,
+  ): Promise<T | undefined> {
+    if (parentUid === null) {
+      const roots = await this.findRootGroups(String(body.name));
+      return roots.find((g) => !rootsBefore?.has(g.uid)) as T | undefined;
+    }
+    const info = KIND_INFO[kind];
+    const query: ListQuery = { childrenOf: parentUid };
+    if (info.nameFilter) query.name = String(body.name);
+    const { items } = await this.list<T>(kind, query);
+    if (kind === 'roleBinding') {
+      return items.find((b) => referencedUid(b, 'identity') === body.identityUid && referencedUid(b, 'role') === body.roleUid);
+    }
+    const key = info.keyField ?? 'name';
+    return items.find((i) => i[key] === body[key]);
+  }
+
+  async update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T> {
+    return this.send<T>({
+      method: 'PATCH',
+      path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`,
+      query: { updateMask: updateMask.join(',') },
+      body,
+      resource: `update ${kind} ${uid} (${updateMask.join(', ')})`,
+    });
+  }
+
+  async delete(kind: Kind, uid: string, options: { ignoreMissing?: boolean } = {}): Promise<void> {
+    const trace = { outcomeUnknown: false };
+    try {
+      await this.send({ method: 'DELETE', path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`, resource: `delete ${kind} ${uid}`, trace });
+    } catch (err) {
+      // After a lost response, NOT_FOUND means our earlier attempt deleted it.
+      if (err instanceof ApiError && err.grpcName === 'NOT_FOUND' && (options.ignoreMissing || trace.outcomeUnknown)) return;
+      throw err;
+    }
+  }
+
+  async getReadme(repoUid: string): Promise<string> {
+    const readme = await this.send<{ content?: unknown }>({
+      method: 'GET',
+      path: `${KIND_INFO.repo.collection}/${uidPath(repoUid)}/readme`,
+      resource: `get readme of repo ${repoUid}`,
+    });
+    return typeof readme.content === 'string' ? readme.content : '';
+  }
+
+  async updateReadme(repoUid: string, content: string): Promise<void> {
+    await this.send({
+      method: 'PATCH',
+      path: `${KIND_INFO.repo.collection}/${uidPath(repoUid)}/readme`,
+      query: { updateMask: 'content' },
+      body: { content },
+      resource: `update readme of repo ${repoUid}`,
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      const res = await this.send<{ response?: unknown }>({ method: 'GET', path: '/ping/v2/ping', resource: 'ping' });
+      return res.response === 'pong';
+    } catch (err) {
+      if (err instanceof ApiError) return false;
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** One line per request for `--verbose`: method, redacted path, status, time, attempt. */
+export function formatRequestEvent(e: RequestEvent): string {
+  const status = e.status === 0 ? 'no response' : String(e.status);
+  return `${e.method} ${e.path} → ${status} (${e.ms} ms${e.attempt > 1 ? `, attempt ${e.attempt}` : ''})`;
+}

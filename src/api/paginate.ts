@@ -1,0 +1,256 @@
+/**
+ * Reading whole List endpoints (DESIGN.md §4, STYLE.md §8), independent of HTTP: the client
+ * hands in a `FetchPage` function and gets back either a stream of items or a checked result.
+ *
+ * Strategy `skip` (the default): read the first page, learn `totalCount` and the page length
+ * the server really serves, then fetch every remaining page at once (bounded) with `skip`
+ * under the same `order_by`. Strategy `cursor`: follow `nextPageToken` one page at a time.
+ *
+ * Either way items are de-duplicated by uid and the count is checked against `totalCount`. An
+ * expired page token makes the server restart the listing without an error (spec, Limits): a
+ * cursor read then sees uids it already has. Any such sign — a repeated uid, a count that does
+ * not match, a `totalCount` that changed between pages — makes the read inconsistent; the
+ * listing is read again (bounded) and, if it never settles, reported as inconsistent so the
+ * planner refuses deletes of that kind.
+ */
+import pLimit from 'p-limit';
+import { UserError } from '../model/errors.js';
+
+export const DEFAULT_PAGE_SIZE = 200;
+/** A total order every kind supports, so that `skip` offsets mean the same thing on every page. */
+export const DEFAULT_ORDER_BY = 'uid';
+export const DEFAULT_LIST_CONCURRENCY = 8;
+/** Reads of one listing before it is declared inconsistent. */
+export const DEFAULT_MAX_READS = 3;
+/** Empty pages that still carry a `nextPageToken` before a cursor read gives up on the server. */
+const MAX_EMPTY_PAGES = 3;
+
+/** One page request; exactly one of `skip` / `pageToken` is set after the first page. */
+export interface PageRequest {
+  pageSize: number;
+  orderBy: string;
+  skip?: number;
+  pageToken?: string;
+}
+
+/** One page as the envelope says: items, the cursor, and `totalCount` parsed to a number. */
+export interface Page<T> {
+  items: T[];
+  nextPageToken?: string;
+  totalCount?: number;
+}
+
+export type FetchPage<T> = (request: PageRequest) => Promise<Page<T>>;
+
+export type ListStrategy = 'skip' | 'cursor';
+
+export interface PaginateOptions {
+  /** Requested page size (default 200). The server may serve fewer; that is handled. */
+  pageSize?: number;
+  /** Pages fetched at once after the first (skip strategy). */
+  concurrency?: number;
+  orderBy?: string;
+  strategy?: ListStrategy;
+  /** Whole reads before giving up on consistency (checked result only). */
+  maxReads?: number;
+}
+
+/** The outcome of `readListing`: items plus whether they are a consistent snapshot. */
+export interface CheckedListing<T> {
+  items: T[];
+  consistent: boolean;
+  problem?: string;
+  /** Whole reads made (1 when the first read was consistent). */
+  reads: number;
+  /** Pages fetched over all reads. */
+  pages: number;
+}
+
+/** A streamed listing (`paginate`) turned out inconsistent after items were already yielded. */
+export class InconsistentListingError extends UserError {
+  constructor(what: string, problem: string) {
+    super('LIST_INCONSISTENT', `${what}: the listing did not read back consistently: ${problem}`);
+  }
+}
+
+interface ResolvedOptions {
+  pageSize: number;
+  concurrency: number;
+  orderBy: string;
+  strategy: ListStrategy;
+  maxReads: number;
+}
+
+function resolveOptions(options: PaginateOptions): ResolvedOptions {
+  return {
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    concurrency: Math.max(1, options.concurrency ?? DEFAULT_LIST_CONCURRENCY),
+    orderBy: options.orderBy ?? DEFAULT_ORDER_BY,
+    strategy: options.strategy ?? 'skip',
+    maxReads: Math.max(1, options.maxReads ?? DEFAULT_MAX_READS),
+  };
+}
+
+/** Tracks uids seen in one read, the first repeat, and every `totalCount` reported. */
+class ReadLedger<T extends { uid: string }> {
+  readonly seen = new Set<string>();
+  firstRepeat: string | undefined;
+  readonly totals = new Set<number>();
+  pages = 0;
+
+  /** Records a page and returns its items not seen before, in order. */
+  accept(page: Page<T>): T[] {
+    this.pages++;
+    if (page.totalCount !== undefined) this.totals.add(page.totalCount);
+    const fresh: T[] = [];
+    for (const item of page.items) {
+      if (this.seen.has(item.uid)) {
+        this.firstRepeat ??= item.uid;
+        continue;
+      }
+      this.seen.add(item.uid);
+      fresh.push(item);
+    }
+    return fresh;
+  }
+
+  /** Why this read is not a consistent snapshot, or undefined when it is. */
+  findProblem(): string | undefined {
+    if (this.firstRepeat !== undefined) {
+      return `uid ${this.firstRepeat} was returned twice (the listing restarted or shifted while it was read)`;
+    }
+    if (this.totals.size > 1) return `totalCount changed while the listing was read (${[...this.totals].join(' → ')})`;
+    const [total] = this.totals;
+    if (total !== undefined && this.seen.size !== total) return `read ${this.seen.size} items but totalCount is ${total}`;
+    return undefined;
+  }
+}
+
+/**
+ * One read of a listing: yields batches of new items in listing order, returns the problem
+ * that makes it inconsistent (undefined when it is consistent).
+ */
+async function* readPagesOnce<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  opts: ResolvedOptions,
+  ledger: ReadLedger<T>,
+): AsyncGenerator<T[], string | undefined> {
+  const first = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy });
+  yield ledger.accept(first);
+  const total = first.totalCount;
+  const served = first.items.length;
+  if (total !== undefined && served >= total) return ledger.findProblem();
+
+  if (opts.strategy === 'skip' && total !== undefined && served > 0) {
+    yield* readRemainingBySkip(fetchPage, opts, ledger, served, total);
+    return ledger.findProblem();
+  }
+  // Cursor: also the fallback when the server gives no totalCount to plan skips with.
+  let token = first.nextPageToken;
+  let emptyPages = 0;
+  while (token) {
+    const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, pageToken: token });
+    const fresh = ledger.accept(page);
+    // A repeated uid means the token expired and the server started over: stop at once,
+    // or a listing longer than the token lifetime would loop forever.
+    if (ledger.firstRepeat !== undefined) {
+      return `page ${ledger.pages} repeated uid ${ledger.firstRepeat}: the page token expired and the listing restarted`;
+    }
+    yield fresh;
+    emptyPages = page.items.length === 0 ? emptyPages + 1 : 0;
+    if (emptyPages >= MAX_EMPTY_PAGES) return `the server returned ${emptyPages} empty pages in a row with a page token`;
+    token = page.nextPageToken;
+  }
+  return ledger.findProblem();
+}
+
+/**
+ * Fetches offsets [served, total) concurrently, `served` items per slot (the length the
+ * server actually serves, which may be below the requested page size). A slot that comes back
+ * short is topped up from where it stopped, so variable page lengths leave no gaps.
+ */
+async function* readRemainingBySkip<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  opts: ResolvedOptions,
+  ledger: ReadLedger<T>,
+  served: number,
+  total: number,
+): AsyncGenerator<T[], void> {
+  const limit = pLimit(opts.concurrency);
+  const fetchSlot = async (offset: number, want: number): Promise<Page<T>[]> => {
+    const pages: Page<T>[] = [];
+    let got = 0;
+    while (got < want) {
+      const page = await fetchPage({ pageSize: Math.min(opts.pageSize, want - got), orderBy: opts.orderBy, skip: offset + got });
+      // Never take more than the slot covers: the surplus belongs to the next slot.
+      const items = page.items.slice(0, want - got);
+      pages.push({ ...page, items });
+      got += items.length;
+      if (page.items.length === 0) break; // the listing shrank; the count check reports it
+    }
+    return pages;
+  };
+  const slots: Promise<Page<T>[]>[] = [];
+  for (let offset = served; offset < total; offset += served) {
+    const slot = limit(() => fetchSlot(offset, Math.min(served, total - offset)));
+    // Awaited in order below; this keeps a failure of a later slot from being "unhandled"
+    // while an earlier one is still awaited, or after the consumer stopped early.
+    slot.catch(() => undefined);
+    slots.push(slot);
+  }
+  try {
+    for (const slot of slots) {
+      for (const page of await slot) yield ledger.accept(page);
+    }
+  } finally {
+    limit.clearQueue();
+  }
+}
+
+/**
+ * Reads a whole listing and checks it, re-reading (up to `maxReads` times) while it is
+ * inconsistent. Never throws for inconsistency: the result says so.
+ */
+export async function readListing<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  options: PaginateOptions = {},
+): Promise<CheckedListing<T>> {
+  const opts = resolveOptions(options);
+  let pages = 0;
+  let items: T[] = [];
+  let problem: string | undefined;
+  for (let read = 1; read <= opts.maxReads; read++) {
+    const ledger = new ReadLedger<T>();
+    const batches = readPagesOnce(fetchPage, opts, ledger);
+    items = [];
+    let step = await batches.next();
+    while (!step.done) {
+      items.push(...step.value);
+      step = await batches.next();
+    }
+    problem = step.value;
+    pages += ledger.pages;
+    if (problem === undefined) return { items, consistent: true, reads: read, pages };
+  }
+  return { items, consistent: false, problem: `${problem} (read ${opts.maxReads} times)`, reads: opts.maxReads, pages };
+}
+
+/**
+ * Streams the items of a listing, de-duplicated, in listing order. Items already yielded
+ * cannot be taken back, so an inconsistent read is not retried: it ends the stream with an
+ * InconsistentListingError. Use `readListing` when a checked snapshot is needed.
+ */
+export async function* paginateItems<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  what: string,
+  options: PaginateOptions = {},
+): AsyncGenerator<T, void> {
+  const opts = resolveOptions(options);
+  const batches = readPagesOnce(fetchPage, opts, new ReadLedger<T>());
+  let step = await batches.next();
+  while (!step.done) {
+    yield* step.value;
+    step = await batches.next();
+  }
+  if (step.value !== undefined) throw new InconsistentListingError(what, step.value);
+}

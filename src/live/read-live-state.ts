@@ -1,0 +1,132 @@
+/**
+ * Reads what the API holds for one org (DESIGN.md §1, §4): finds the org root group, lists
+ * every kind under it in parallel (`uidp.descendants_of`), reads the built-in roles, and
+ * fetches the readmes the manifest manages. The model is built by build-live-state.ts.
+ */
+import pLimit from 'p-limit';
+import { ApiError } from '../api/errors.js';
+import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
+import { UserError } from '../model/errors.js';
+import { BUILTIN_ROLE_NAMES, KIND_INFO, type Kind } from '../model/kinds.js';
+import type { IncompleteRead, LiveState } from '../model/resources.js';
+import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
+
+export interface ReadLiveStateOptions {
+  org: { name: string; uid?: string };
+  /** Addresses of repos (`repo:team/nginx`) whose readme the manifest manages; only these are fetched. */
+  readmeRepos?: ReadonlySet<string>;
+  /** Readmes fetched at once (default 8). */
+  readmeConcurrency?: number;
+}
+
+/** Reads the live state of one org; `org: null` when it does not exist yet. */
+export async function readLiveState(client: ApiClient, options: ReadLiveStateOptions): Promise<LiveState> {
+  // Built-ins are needed even for an empty org (bootstrap binds them), so start at once.
+  const builtinRead = readBuiltinRoles(client);
+  builtinRead.catch(() => undefined); // awaited below; keeps an early org error from leaving it unhandled
+  const org = await findOrg(client, options.org);
+  if (org === null) {
+    const builtin = await builtinRead;
+    return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles };
+  }
+
+  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, { descendantsOf: org.uid })));
+  const builtin = await builtinRead;
+  const items = {} as Record<Kind, ApiObject[]>;
+  const incomplete: IncompleteRead[] = [...builtin.incomplete];
+  LISTED_KINDS.forEach((kind, i) => {
+    const listing: ListResult<ApiObject> = listings[i]!;
+    items[kind] = listing.items;
+    if (!listing.consistent) incomplete.push({ kind, reason: `${KIND_INFO[kind].plural}: ${listing.problem ?? 'inconsistent listing'}` });
+  });
+
+  const built = buildLiveResources({ org, items, builtinRoles: builtin.roles });
+  incomplete.push(...built.unplaced);
+  await fetchManagedReadmes(client, built.resources, options.readmeRepos, options.readmeConcurrency ?? 8);
+  return {
+    org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
+    resources: built.resources,
+    incomplete,
+    ambiguities: built.ambiguities,
+    builtinRoles: builtin.roles,
+  };
+}
+
+/**
+ * The org root group: by pinned uid, else the one root group with that name. Several root
+ * groups of one name are an error (never guessed at); none means the org is to be created.
+ */
+export async function findOrg(client: ApiClient, org: { name: string; uid?: string }): Promise<ApiObject | null> {
+  if (org.uid !== undefined) {
+    try {
+      return await client.get('group', org.uid);
+    } catch (err) {
+      if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') {
+        throw new UserError(
+          'ORG_NOT_FOUND',
+          `org "${org.name}": the pinned org.uid ${org.uid} does not exist or this token cannot see it`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+  const listing = await client.list('group', { name: org.name });
+  if (!listing.consistent) {
+    // Concluding "no such org" from a bad read would bootstrap a duplicate org.
+    throw new UserError('ORG_LOOKUP_INCONSISTENT', `org "${org.name}": the root groups did not read back consistently: ${listing.problem}`);
+  }
+  const roots = listing.items.filter((g) => !g.uid.includes('/') && g.name === org.name);
+  if (roots.length > 1) {
+    const candidates = roots.map((g) => `  - ${g.uid}${typeof g.createTime === 'string' ? ` (created ${g.createTime})` : ''}`);
+    throw new UserError(
+      'ORG_AMBIGUOUS',
+      `org "${org.name}" is ambiguous: ${roots.length} root groups have this name:\n${candidates.join('\n')}\n` +
+        `Pin the one to manage with org.uid in the manifest.`,
+    );
+  }
+  return roots[0] ?? null;
+}
+
+/** Built-in roles (flat uids, no parent) by name, from an unscoped role listing. */
+async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; incomplete: IncompleteRead[] }> {
+  const listing = await client.list('role');
+  const roles: Record<string, string> = {};
+  for (const r of listing.items) {
+    if (!r.uid.includes('/') && typeof r.name === 'string') roles[r.name] = r.uid;
+  }
+  const missing = BUILTIN_ROLE_NAMES.filter((n) => roles[n] === undefined);
+  const incomplete: IncompleteRead[] = [];
+  if (!listing.consistent || missing.length > 0) {
+    incomplete.push({
+      kind: 'role',
+      reason: `built-in roles: ${listing.problem ?? `not all were listed (missing ${missing.join(', ')})`}`,
+    });
+  }
+  return { roles, incomplete };
+}
+
+/** Fills `fields.readme` of the repos the manifest manages a readme for, concurrently. */
+async function fetchManagedReadmes(
+  client: ApiClient,
+  resources: LiveState['resources'],
+  readmeRepos: ReadonlySet<string> | undefined,
+  concurrency: number,
+): Promise<void> {
+  if (!readmeRepos || readmeRepos.size === 0) return;
+  const limit = pLimit(Math.max(1, concurrency));
+  await Promise.all(
+    resources.map((r) => {
+      if (r.kind !== 'repo' || !readmeRepos.has(r.address)) return undefined;
+      return limit(async () => {
+        try {
+          r.fields.readme = await client.getReadme(r.uid);
+        } catch (err) {
+          // No readme yet reads as an empty one: setting it is then an update, as it should be.
+          if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') r.fields.readme = '';
+          else throw err;
+        }
+      });
+    }),
+  );
+}
