@@ -1,0 +1,100 @@
+/**
+ * Fingerprints let `apply plan.json` refuse a plan that live state has moved away from
+ * (DESIGN.md §4). Pure: hashing is computation, not I/O.
+ */
+import { createHash } from 'node:crypto';
+import type { Fingerprint, Plan } from '../model/plan.js';
+import type { LiveResource, LiveState } from '../model/resources.js';
+import { displayFields } from './fields.js';
+
+/** JSON with object keys sorted, so that equal content always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The version of a live resource: its `updateTime` when the API gives one, else a hash of
+ * its fields. The readme is left out on purpose: it is read only for repos whose readme the
+ * manifests manage, so a re-read for a saved plan (which has no manifests) could not see it.
+ */
+export function versionOf(resource: LiveResource): string {
+  if (resource.updateTime) return resource.updateTime;
+  const { readme: _readme, ...fields } = displayFields(resource);
+  const hash = createHash('sha256').update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields })).digest('hex');
+  return `sha256:${hash}`;
+}
+
+/** One fingerprint for every live resource, sorted by address then uid. */
+export function fingerprintLive(live: LiveState): Fingerprint[] {
+  return live.resources
+    .map((r) => ({ address: r.address, uid: r.uid, version: versionOf(r) }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+}
+
+/** A way in which live state no longer matches what a saved plan read. */
+export interface StaleEntry {
+  address: string;
+  reason: string;
+}
+
+/**
+ * Compares a saved plan's fingerprints with a fresh read. Reports: a different org, a
+ * resource gone, a resource changed (new `updateTime` or content), a resource that now sits
+ * at an address the plan creates, and a new child under a resource the plan deletes (its
+ * delete would fail). Empty when the plan is still good to apply.
+ */
+export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
+  const stale: StaleEntry[] = [];
+  if ((saved.org.uid ?? null) !== (live.org?.uid ?? null)) {
+    stale.push({
+      address: 'org',
+      reason: saved.org.uid
+        ? live.org
+          ? `the org is now ${live.org.uid}, the plan was made for ${saved.org.uid}`
+          : `the org ${saved.org.uid} no longer exists`
+        : `the org was created (${live.org?.uid}) after the plan, which creates it`,
+    });
+  }
+  const liveByUid = new Map<string, LiveResource>();
+  const liveByAddress = new Map<string, LiveResource[]>();
+  for (const r of live.resources) {
+    liveByUid.set(r.uid, r);
+    const list = liveByAddress.get(r.address);
+    if (list) list.push(r);
+    else liveByAddress.set(r.address, [r]);
+  }
+  const known = new Set<string>();
+  for (const fp of saved.fingerprints) {
+    known.add(fp.uid);
+    const now = liveByUid.get(fp.uid);
+    if (!now) {
+      stale.push({ address: fp.address, reason: `gone (uid ${fp.uid})` });
+      continue;
+    }
+    const version = versionOf(now);
+    if (version !== fp.version) stale.push({ address: fp.address, reason: `changed (${fp.version} → ${version})` });
+    else if (now.address !== fp.address) stale.push({ address: fp.address, reason: `now at ${now.address}` });
+  }
+  const deleted = new Set<string>();
+  for (const step of saved.steps) {
+    if (step.action === 'delete') deleted.add(step.address);
+  }
+  for (const step of saved.steps) {
+    if (step.action !== 'create') continue;
+    for (const r of liveByAddress.get(step.address) ?? []) {
+      if (!known.has(r.uid)) stale.push({ address: step.address, reason: `created by someone else since the plan (uid ${r.uid})` });
+    }
+  }
+  for (const r of live.resources) {
+    if (known.has(r.uid) || r.parentAddress === null || !deleted.has(r.parentAddress)) continue;
+    stale.push({ address: r.address, reason: `new inside ${r.parentAddress}, which the plan deletes` });
+  }
+  return stale.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}

@@ -1,0 +1,402 @@
+/**
+ * The planner (DESIGN.md §4, STYLE.md §1): `plan(desired, live, options) → Plan`.
+ *
+ * Pure — no I/O, no clock, no randomness — and deterministic: the same inputs give the same
+ * plan, step for step. It matches desired and live resources by address, decides creates,
+ * updates and deletes, wires `dependsOn` edges, orders the steps once, and refuses (collecting
+ * every reason) a plan that would be unsafe or that the server would reject.
+ */
+import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
+import { UnsafePlanError } from '../model/errors.js';
+import type { Kind } from '../model/kinds.js';
+import { PLAN_FORMAT_VERSION } from '../model/plan.js';
+import type { Plan, PlanRefusal, PlanStep, PlanSummary, UidReference } from '../model/plan.js';
+import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import { createFields, diffManagedFields, displayFields } from './fields.js';
+import { fingerprintLive } from './fingerprint.js';
+import { orderSteps, type OrderedStep } from './order.js';
+import { buildReferenceLookup, describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
+import { indexLive, pushTo, type LiveIndex } from './live-index.js';
+import { findRefusals } from './safety.js';
+import { countLabel, isPruned } from './settings.js';
+
+export { checkFingerprints, fingerprintLive, type StaleEntry } from './fingerprint.js';
+export { countLabel, isPruned } from './settings.js';
+
+export interface PlanOptions {
+  /**
+   * `--target` addresses or address globs. Only matching steps are planned, plus every step
+   * they depend on (the parents a create needs, the identity/role a binding references, the
+   * children a delete must remove first).
+   */
+  targets?: string[];
+  /** Largest share of a kind's managed live resources one plan may delete (default 0.25). */
+  maxDeleteRatio?: number;
+  /** Lift the mass-delete refusal. */
+  allowMassDelete?: boolean;
+  /** Fill `Plan.fingerprints` (for saved plans). */
+  fingerprints?: boolean;
+}
+
+export const DEFAULT_MAX_DELETE_RATIO = 0.25;
+
+interface Planning {
+  desired: DesiredState;
+  live: LiveState;
+  index: LiveIndex;
+  ignore: RegExp[];
+  warnings: string[];
+  /** Step address → step and its group path (for ordering). */
+  steps: Map<string, OrderedStep>;
+}
+
+function isIgnored(p: Planning, address: string): boolean {
+  return matchesAnyGlob(address, p.ignore);
+}
+
+function addStep(p: Planning, step: PlanStep, groupPath: string): void {
+  p.steps.set(step.address, { step, groupPath });
+}
+
+/** Desired resources in address order, bindings normalised, duplicates dropped with a warning. */
+function normaliseDesired(p: Planning): DesiredResource[] {
+  const lookup = buildReferenceLookup(p.live);
+  const seen = new Map<string, DesiredResource>();
+  for (const raw of p.desired.resources) {
+    const r = normaliseBinding(raw, lookup);
+    const first = seen.get(r.address);
+    if (first) {
+      p.warnings.push(
+        `${r.address} is declared twice (${first.source.file}:${first.source.line} and ${r.source.file}:${r.source.line}); the first is used`,
+      );
+      continue;
+    }
+    seen.set(r.address, r);
+  }
+  return [...seen.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+interface Matching {
+  pairs: [DesiredResource, LiveResource][];
+  /** Bindings whose only change is their role: desired, and the live binding it replaces. */
+  roleChanges: [DesiredResource & { kind: 'roleBinding' }, LiveResource & { kind: 'roleBinding' }][];
+  creates: DesiredResource[];
+  /** Live resources nothing desired matched (ambiguous ones excluded). */
+  unmatchedLive: LiveResource[];
+}
+
+function matchResources(p: Planning, desired: DesiredResource[]): Matching {
+  const pairs: Matching['pairs'] = [];
+  const unmatchedDesired: DesiredResource[] = [];
+  const matchedUids = new Set<string>();
+  for (const d of desired) {
+    if (p.index.ambiguous.has(d.address)) continue; // refused in safety
+    const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
+    if (l && l.kind === d.kind && !matchedUids.has(l.uid)) {
+      pairs.push([d, l]);
+      matchedUids.add(l.uid);
+    } else {
+      unmatchedDesired.push(d);
+    }
+  }
+  const unmatchedLive = [...p.index.byAddress.values()].filter((l) => !matchedUids.has(l.uid));
+
+  // A binding is keyed by (group, identity, role); when exactly one desired and one live
+  // binding remain for a (group, identity) and neither is ignored, the role changed.
+  type Binding<S> = S & { kind: 'roleBinding' };
+  const bindingKey = (r: Binding<DesiredResource> | Binding<LiveResource>) =>
+    `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
+  const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
+  const liveByKey = new Map<string, Binding<LiveResource>[]>();
+  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnored(p, d.address)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnored(p, l.address)) pushTo(liveByKey, bindingKey(l), l);
+  const roleChanges: Matching['roleChanges'] = [];
+  const paired = new Set<string>();
+  for (const [key, ds] of desiredByKey) {
+    const ls = liveByKey.get(key);
+    if (ds.length !== 1 || ls?.length !== 1) continue;
+    roleChanges.push([ds[0]!, ls[0]!]);
+    paired.add(ds[0]!.address);
+    paired.add(ls[0]!.uid);
+  }
+  return {
+    pairs,
+    roleChanges,
+    creates: unmatchedDesired.filter((d) => !paired.has(d.address)),
+    unmatchedLive: unmatchedLive.filter((l) => !paired.has(l.uid)),
+  };
+}
+
+/**
+ * The uid a binding body field needs: known now when the target exists live (or is a
+ * built-in), else the address of the create step that will make it. `missing` when neither.
+ */
+function resolveReference(
+  p: Planning,
+  key: IdentityKey | RoleKey,
+  refAddress: string,
+  creating: Set<string>,
+): { ref: UidReference; dependsOn?: string } | 'missing' {
+  if ('uid' in key) return { ref: { address: refAddress, uid: key.uid } };
+  if ('builtin' in key) {
+    const uid = p.live.builtinRoles[key.builtin];
+    return uid === undefined ? 'missing' : { ref: { address: refAddress, uid } };
+  }
+  const existing = p.index.byAddress.get(refAddress);
+  if (existing) return { ref: { address: refAddress, uid: existing.uid } };
+  if (creating.has(refAddress)) return { ref: { address: refAddress }, dependsOn: refAddress };
+  return 'missing';
+}
+
+/** The parent a create hangs under: live (uid known), being created (dependsOn), or missing. */
+function resolveParent(p: Planning, parent: string, creating: Set<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
+  const existing = p.index.byAddress.get(parent);
+  if (existing) return { parentUid: existing.uid };
+  if (creating.has(parent)) return { dependsOn: parent };
+  return 'missing';
+}
+
+function planCreates(p: Planning, creates: DesiredResource[]): void {
+  const candidates: OrderedStep[] = creates
+    .filter((d) => !isIgnored(p, d.address))
+    .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address }, groupPath: d.groupPath }));
+  const byAddress = new Map(creates.map((d) => [d.address, d]));
+  // In execution order a parent (and a referenced identity/role) is decided before what
+  // needs it, so one pass knows whether each prerequisite will really be created.
+  const creating = new Set<string>();
+  for (const candidate of orderSteps(candidates)) {
+    const d = byAddress.get(candidate.address)!;
+    const dependsOn: string[] = [];
+    const step: PlanStep = { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress };
+    if (d.parentAddress !== null) {
+      const parent = resolveParent(p, d.parentAddress, creating);
+      if (parent === 'missing') {
+        p.warnings.push(`${d.address} is not created: its parent ${d.parentAddress} neither exists nor is created (ignored?)`);
+        continue;
+      }
+      if (parent.parentUid !== undefined) step.parentUid = parent.parentUid;
+      if (parent.dependsOn !== undefined) dependsOn.push(parent.dependsOn);
+    }
+    step.after = createFields(d);
+    if (d.kind === 'roleBinding') {
+      const identity = resolveReference(p, d.fields.identity, identityRefAddress(d.fields.identity), creating);
+      const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
+      if (identity === 'missing' || role === 'missing') {
+        const what = identity === 'missing' ? identityRefAddress(d.fields.identity) : roleRefAddress(d.fields.role);
+        p.warnings.push(`${d.address} is not created: ${what} neither exists nor is created (ignored?)`);
+        continue;
+      }
+      step.refs = { identityUid: identity.ref, roleUid: role.ref };
+      if (identity.ref.uid !== undefined) step.after.identityUid = identity.ref.uid;
+      if (role.ref.uid !== undefined) step.after.roleUid = role.ref.uid;
+      if (identity.dependsOn) dependsOn.push(identity.dependsOn);
+      if (role.dependsOn) dependsOn.push(role.dependsOn);
+    }
+    if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
+    step.source = d.source;
+    if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} exists`;
+    creating.add(d.address);
+    addStep(p, step, d.groupPath);
+  }
+}
+
+function planUpdates(p: Planning, pairs: Matching['pairs']): void {
+  for (const [d, l] of pairs) {
+    if (isIgnored(p, d.address) || isIgnored(p, l.address)) continue;
+    const changes = diffManagedFields(d, l);
+    if (changes.length === 0) continue;
+    if (d.kind === 'tag') {
+      // Tags are immutable and a replace would need two steps at one address.
+      p.warnings.push(
+        `${d.address} points at ${String(changes.find((c) => c.field === 'digest')?.before)} but the manifests say ` +
+          `${String(changes.find((c) => c.field === 'digest')?.after)}; tags cannot be changed, delete it to recreate`,
+      );
+      continue;
+    }
+    const step: PlanStep = {
+      action: 'update',
+      kind: d.kind,
+      address: d.address,
+      uid: l.uid,
+      parent: l.parentAddress,
+      updateMask: changes.map((c) => c.field),
+      before: Object.fromEntries(changes.map((c) => [c.field, c.before])),
+      after: Object.fromEntries(changes.map((c) => [c.field, c.after])),
+      source: d.source,
+    };
+    if (l.parentUid !== null) step.parentUid = l.parentUid;
+    addStep(p, step, d.groupPath);
+  }
+}
+
+/** The uid a live binding's role has now (for `before.roleUid`). */
+function liveRoleUid(p: Planning, role: RoleKey): string | undefined {
+  if ('uid' in role) return role.uid;
+  if ('builtin' in role) return p.live.builtinRoles[role.builtin];
+  return p.index.byAddress.get(roleRefAddress(role))?.uid;
+}
+
+function planRoleChanges(p: Planning, roleChanges: Matching['roleChanges']): void {
+  const creating = new Set([...p.steps.values()].filter((s) => s.step.action === 'create').map((s) => s.step.address));
+  for (const [d, l] of roleChanges) {
+    const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
+    if (role === 'missing') {
+      p.warnings.push(`${d.address} is not planned: ${roleRefAddress(d.fields.role)} neither exists nor is created (ignored?)`);
+      continue;
+    }
+    const before: Record<string, unknown> = {};
+    const beforeUid = liveRoleUid(p, l.fields.role);
+    if (beforeUid !== undefined) before.roleUid = beforeUid;
+    const after: Record<string, unknown> = {};
+    if (role.ref.uid !== undefined) after.roleUid = role.ref.uid;
+    const step: PlanStep = {
+      action: 'update',
+      kind: 'roleBinding',
+      address: d.address,
+      uid: l.uid,
+      parent: l.parentAddress,
+      updateMask: ['roleUid'],
+      before,
+      after,
+      refs: { roleUid: role.ref },
+      source: d.source,
+      reason: `role ${describeRoleKey(l.fields.role)} → ${describeRoleKey(d.fields.role)} (was ${l.address})`,
+    };
+    if (l.parentUid !== null) step.parentUid = l.parentUid;
+    if (role.dependsOn) step.dependsOn = [role.dependsOn];
+    addStep(p, step, d.groupPath);
+  }
+}
+
+/**
+ * Which unmatched live resources to delete: those of a pruned kind, not ignored, not the org.
+ * Tags are not declared in manifests as a rule, so a live tag is pruned on its own only when
+ * the manifests declare tags for its repo; the tags of a deleted repo go with it.
+ */
+function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+  const prune = p.desired.settings.prune;
+  const reposWithDeclaredTags = new Set(desired.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
+  const deletes = new Map<string, LiveResource>();
+  const keptByKind = new Map<Kind, number>();
+  const tags: LiveResource[] = [];
+  for (const l of unmatchedLive) {
+    if (l.address === ORG_ADDRESS || isIgnored(p, l.address)) continue;
+    if (l.kind === 'tag') tags.push(l);
+    else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
+    else keptByKind.set(l.kind, (keptByKind.get(l.kind) ?? 0) + 1);
+  }
+  for (const t of tags) {
+    const repoDeleted = t.parentAddress !== null && deletes.has(t.parentAddress);
+    if (!isPruned(prune, 'tag')) {
+      if (repoDeleted) keptByKind.set('tag', (keptByKind.get('tag') ?? 0) + 1);
+    } else if (repoDeleted || reposWithDeclaredTags.has(t.parentAddress)) {
+      deletes.set(t.address, t);
+    }
+  }
+  for (const [kind, n] of [...keptByKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    p.warnings.push(`${countLabel(kind, n)} not in the manifests ${n === 1 ? 'is' : 'are'} kept: pruning of ${kind} is off`);
+  }
+  return deletes;
+}
+
+function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
+  // A binding PATCHed away from a role stops referencing it, like a deleted binding.
+  const updatedAway = new Map<string, string[]>();
+  for (const { step } of p.steps.values()) {
+    if (step.action !== 'update' || step.kind !== 'roleBinding' || step.uid === undefined) continue;
+    const l = p.index.byUid.get(step.uid);
+    if (l?.kind === 'roleBinding') pushTo(updatedAway, roleRefAddress(l.fields.role), step.address);
+  }
+  for (const l of deletes.values()) {
+    const dependsOn: string[] = [];
+    for (const child of p.index.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
+    if (l.kind === 'identity' || l.kind === 'role') {
+      for (const b of p.index.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
+      dependsOn.push(...(updatedAway.get(l.address) ?? []));
+    }
+    const step: PlanStep = {
+      action: 'delete',
+      kind: l.kind,
+      address: l.address,
+      uid: l.uid,
+      parent: l.parentAddress,
+      before: displayFields(l),
+    };
+    if (l.parentUid !== null) step.parentUid = l.parentUid;
+    if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
+    if (l.kind === 'tag' && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `tag of deleted ${l.parentAddress}`;
+    addStep(p, step, l.groupPath);
+  }
+}
+
+/** Keeps the steps a target names and, transitively, every step they depend on. */
+function selectTargets(p: Planning, targets: string[]): void {
+  const globs = targets.map(compileAddressGlob);
+  const keep = new Set<string>();
+  const pending: string[] = [];
+  for (const address of p.steps.keys()) if (matchesAnyGlob(address, globs)) pending.push(address);
+  for (let i = 0; i < targets.length; i++) {
+    if (![...p.steps.keys()].some((a) => globs[i]!.test(a))) p.warnings.push(`--target ${targets[i]} matches no change`);
+  }
+  while (pending.length > 0) {
+    const address = pending.pop()!;
+    if (keep.has(address)) continue;
+    keep.add(address);
+    for (const dep of p.steps.get(address)?.step.dependsOn ?? []) pending.push(dep);
+  }
+  for (const address of [...p.steps.keys()]) if (!keep.has(address)) p.steps.delete(address);
+}
+
+function summarise(steps: PlanStep[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0 };
+  for (const s of steps) summary[s.action]++;
+  return summary;
+}
+
+/**
+ * Plans the steps that take `live` to `desired`. Throws UnsafePlanError listing every
+ * refusal when the plan would delete what it must not (see safety.ts).
+ */
+export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
+  const p: Planning = {
+    desired,
+    live,
+    index: indexLive(live),
+    ignore: desired.settings.ignore.map(compileAddressGlob),
+    warnings: [],
+    steps: new Map(),
+  };
+  const resources = normaliseDesired(p);
+  const matching = matchResources(p, resources);
+  planCreates(p, matching.creates);
+  planUpdates(p, matching.pairs);
+  planRoleChanges(p, matching.roleChanges);
+  planDeletes(p, chooseDeletes(p, matching.unmatchedLive, resources));
+  if (options.targets && options.targets.length > 0) selectTargets(p, options.targets);
+
+  const steps = orderSteps([...p.steps.values()]);
+  const refusals: PlanRefusal[] = findRefusals({
+    steps,
+    live,
+    index: p.index,
+    desiredAddresses: new Set(resources.map((r) => r.address)),
+    prune: desired.settings.prune,
+    protect: desired.settings.protect.map(compileAddressGlob),
+    ignore: p.ignore,
+    maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
+    allowMassDelete: options.allowMassDelete ?? false,
+  });
+  if (refusals.length > 0) throw new UnsafePlanError(refusals);
+
+  const org: Plan['org'] = { name: desired.org.name };
+  if (live.org) org.uid = live.org.uid;
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    org,
+    summary: summarise(steps),
+    steps,
+    warnings: p.warnings,
+    fingerprints: options.fingerprints ? fingerprintLive(live) : [],
+  };
+}

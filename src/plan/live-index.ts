@@ -1,0 +1,44 @@
+/** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
+import type { LiveResource, LiveState } from '../model/resources.js';
+import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
+
+/** The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. */
+export interface LiveIndex {
+  byAddress: Map<string, LiveResource>;
+  byUid: Map<string, LiveResource>;
+  /** Addresses that more than one live resource claims, or that the reader reported ambiguous. */
+  ambiguous: Set<string>;
+  /** Parent address → live children (ambiguous ones included: they block a delete too). */
+  childrenOf: Map<string, LiveResource[]>;
+  /** Identity/role address → live bindings that reference it. */
+  bindingsByRef: Map<string, LiveResource[]>;
+}
+
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function indexLive(live: LiveState): LiveIndex {
+  const lookup = buildReferenceLookup(live);
+  const byAddress = new Map<string, LiveResource>();
+  const byUid = new Map<string, LiveResource>();
+  const ambiguous = new Set<string>(live.ambiguities.map((a) => a.address));
+  const childrenOf = new Map<string, LiveResource[]>();
+  const bindingsByRef = new Map<string, LiveResource[]>();
+  for (const raw of live.resources) {
+    const r = normaliseBinding(raw, lookup);
+    byUid.set(r.uid, r);
+    if (byAddress.has(r.address)) ambiguous.add(r.address);
+    else byAddress.set(r.address, r);
+    if (r.parentAddress !== null) pushTo(childrenOf, r.parentAddress, r);
+    if (r.kind === 'roleBinding') {
+      pushTo(bindingsByRef, identityRefAddress(r.fields.identity), r);
+      pushTo(bindingsByRef, roleRefAddress(r.fields.role), r);
+    }
+  }
+  for (const address of ambiguous) byAddress.delete(address);
+  return { byAddress, byUid, ambiguous, childrenOf, bindingsByRef };
+}
+

@@ -1,0 +1,82 @@
+/**
+ * Role-binding references: bringing the desired and live sides to one canonical form, and
+ * naming the resource a reference points at. Pure.
+ */
+import { joinPath, roleBindingAddress } from '../model/address.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import type { DesiredResource, LiveResource, LiveState } from '../model/resources.js';
+
+/** What is needed to turn a `{uid}` reference into a path when the uid lies inside the org. */
+export interface ReferenceLookup {
+  /** Live identity/role uid → its path from the org root. */
+  identityPathByUid: Map<string, string>;
+  rolePathByUid: Map<string, string>;
+  /** Built-in role uid → name. */
+  builtinNameByUid: Map<string, string>;
+}
+
+export function buildReferenceLookup(live: LiveState): ReferenceLookup {
+  const identityPathByUid = new Map<string, string>();
+  const rolePathByUid = new Map<string, string>();
+  for (const r of live.resources) {
+    if (r.kind === 'identity') identityPathByUid.set(r.uid, joinPath(r.groupPath, r.fields.name));
+    else if (r.kind === 'role') rolePathByUid.set(r.uid, joinPath(r.groupPath, r.fields.name));
+  }
+  const builtinNameByUid = new Map<string, string>();
+  for (const [name, uid] of Object.entries(live.builtinRoles)) builtinNameByUid.set(uid, name);
+  return { identityPathByUid, rolePathByUid, builtinNameByUid };
+}
+
+export function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup): IdentityKey {
+  if ('uid' in key) {
+    const path = lookup.identityPathByUid.get(key.uid);
+    if (path !== undefined) return { path };
+  }
+  return key;
+}
+
+export function normaliseRoleKey(key: RoleKey, lookup: ReferenceLookup): RoleKey {
+  if ('uid' in key) {
+    const builtin = lookup.builtinNameByUid.get(key.uid);
+    if (builtin !== undefined) return { builtin };
+    const path = lookup.rolePathByUid.get(key.uid);
+    if (path !== undefined) return { path };
+  }
+  return key;
+}
+
+/**
+ * A binding written with `identityUid`/`roleUid` that name something inside the org is the
+ * same binding as one written by path: rewrite it (and its address) so the two match.
+ * Other resources are returned unchanged.
+ */
+export function normaliseBinding<R extends DesiredResource | LiveResource>(resource: R, lookup: ReferenceLookup): R {
+  if (resource.kind !== 'roleBinding') return resource;
+  const identity = normaliseIdentityKey(resource.fields.identity, lookup);
+  const role = normaliseRoleKey(resource.fields.role, lookup);
+  if (identity === resource.fields.identity && role === resource.fields.role) return resource;
+  return {
+    ...resource,
+    address: roleBindingAddress(resource.groupPath, identity, role),
+    fields: { identity, role },
+  };
+}
+
+/**
+ * The address a reference points at. Identities and roles in the org have their own address;
+ * outside uids and built-ins get a form no real address can take (names never contain ':').
+ */
+export function identityRefAddress(key: IdentityKey): string {
+  return 'uid' in key ? `identity:uid:${key.uid}` : `identity:${key.path}`;
+}
+
+export function roleRefAddress(key: RoleKey): string {
+  if ('builtin' in key) return `role:builtin:${key.builtin}`;
+  return 'uid' in key ? `role:uid:${key.uid}` : `role:${key.path}`;
+}
+
+/** The role's name or path as a manifest writes it, for messages. */
+export function describeRoleKey(key: RoleKey): string {
+  if ('builtin' in key) return key.builtin;
+  return 'uid' in key ? `uid:${key.uid}` : key.path;
+}

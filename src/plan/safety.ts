@@ -1,0 +1,147 @@
+/**
+ * Why a plan is refused (DESIGN.md §4). Every rule is checked and every refusal returned, so
+ * a user fixes them all in one round (like Terraform's diagnostics, octoDNS's
+ * `raise_if_unsafe`). Pure.
+ */
+import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
+import { KINDS, type Kind } from '../model/kinds.js';
+import type { PlanRefusal, PlanStep } from '../model/plan.js';
+import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
+import type { LiveIndex } from './live-index.js';
+import { countLabel, isPruned } from './settings.js';
+
+export interface SafetyInput {
+  /** The steps as planned (after --target selection). */
+  steps: readonly PlanStep[];
+  live: LiveState;
+  index: LiveIndex;
+  desiredAddresses: ReadonlySet<string>;
+  prune: PruneSetting;
+  protect: RegExp[];
+  ignore: RegExp[];
+  maxDeleteRatio: number;
+  allowMassDelete: boolean;
+}
+
+/** At most this many names in one message; `addresses` always lists all of them. */
+const NAMES_IN_MESSAGE = 10;
+
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, NAMES_IN_MESSAGE).join(', ');
+  return names.length > NAMES_IN_MESSAGE ? `${shown} and ${names.length - NAMES_IN_MESSAGE} more` : shown;
+}
+
+function findAmbiguities(input: SafetyInput): PlanRefusal[] {
+  const refusals: PlanRefusal[] = [];
+  for (const address of [...input.index.ambiguous].sort()) {
+    if (!input.desiredAddresses.has(address)) continue;
+    const reported = input.live.ambiguities.find((a) => a.address === address)?.uids;
+    const uids = reported ?? input.live.resources.filter((r) => r.address === address).map((r) => r.uid);
+    refusals.push({
+      rule: 'ambiguous-live',
+      message: `${address} matches ${uids.length} live resources (${uids.join(', ')}); rename or remove the duplicates, the plan will not guess`,
+      addresses: [address],
+    });
+  }
+  return refusals;
+}
+
+function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+  const refusals: PlanRefusal[] = [];
+  for (const kind of KINDS) {
+    const reads = input.live.incomplete.filter((i) => i.kind === kind);
+    if (reads.length === 0) continue;
+    const ofKind = deletes.filter((s) => s.kind === kind).map((s) => s.address);
+    if (ofKind.length === 0) continue;
+    refusals.push({
+      rule: 'incomplete-read',
+      message:
+        `cannot delete ${countLabel(kind, ofKind.length)} (${listNames(ofKind)}): the live read of ${kind} was incomplete ` +
+        `(${reads.map((r) => r.reason).join('; ')}); run plan again`,
+      addresses: ofKind,
+    });
+  }
+  return refusals;
+}
+
+function findProtected(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+  return deletes
+    .filter((s) => matchesAnyGlob(s.address, input.protect))
+    .map((s) => ({
+      rule: 'protected' as const,
+      message: `${s.address} is protected (settings.protect) and may not be deleted${s.reason ? ` (${s.reason})` : ''}`,
+      addresses: [s.address],
+    }));
+}
+
+function whyKept(input: SafetyInput, r: LiveResource): string {
+  if (matchesAnyGlob(r.address, input.ignore)) return 'ignored';
+  if (input.index.ambiguous.has(r.address)) return 'ambiguous';
+  if (!isPruned(input.prune, r.kind)) return `pruning of ${r.kind} is off`;
+  return 'not deleted by this plan';
+}
+
+/**
+ * A delete the server would answer with RESOURCE_NOT_EMPTY: a group or repo that keeps a
+ * child, an identity or role that a kept binding still references.
+ */
+function findNotEmpty(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+  const deletedUids = new Set(deletes.map((s) => s.uid));
+  const updatedUids = new Set(input.steps.filter((s) => s.action === 'update' && s.kind === 'roleBinding').map((s) => s.uid));
+  const refusals: PlanRefusal[] = [];
+  for (const s of deletes) {
+    const blockers = (input.index.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
+    if (s.kind === 'identity' || s.kind === 'role') {
+      for (const b of input.index.bindingsByRef.get(s.address) ?? []) {
+        if (deletedUids.has(b.uid)) continue;
+        // A binding PATCHed to another role no longer references this role (it keeps its identity).
+        if (s.kind === 'role' && updatedUids.has(b.uid)) continue;
+        blockers.push(b);
+      }
+    }
+    if (blockers.length === 0) continue;
+    const names = blockers.map((b) => `${b.address} (${whyKept(input, b)})`);
+    const verb = s.kind === 'identity' || s.kind === 'role' ? 'is still referenced by' : 'still holds';
+    refusals.push({
+      rule: 'not-empty',
+      message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY`,
+      addresses: [s.address, ...blockers.map((b) => b.address)],
+    });
+  }
+  return refusals;
+}
+
+function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+  if (input.allowMassDelete) return [];
+  const managed = new Map<Kind, number>();
+  for (const r of input.live.resources) {
+    if (r.address === ORG_ADDRESS || matchesAnyGlob(r.address, input.ignore)) continue;
+    managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
+  }
+  const refusals: PlanRefusal[] = [];
+  for (const kind of KINDS) {
+    const total = managed.get(kind) ?? 0;
+    const ofKind = deletes.filter((s) => s.kind === kind);
+    if (total < 10 || ofKind.length / total <= input.maxDeleteRatio) continue;
+    refusals.push({
+      rule: 'mass-delete',
+      message:
+        `the plan deletes ${ofKind.length} of ${countLabel(kind, total)} (${Math.round((100 * ofKind.length) / total)}%), ` +
+        `more than --max-delete-ratio ${input.maxDeleteRatio}; pass --allow-mass-delete if that is intended`,
+      addresses: ofKind.map((s) => s.address),
+    });
+  }
+  return refusals;
+}
+
+/** Every reason to refuse the plan, grouped by rule in a fixed order. */
+export function findRefusals(input: SafetyInput): PlanRefusal[] {
+  const deletes = input.steps.filter((s) => s.action === 'delete');
+  return [
+    ...findAmbiguities(input),
+    ...findIncompleteReads(input, deletes),
+    ...findProtected(input, deletes),
+    ...findNotEmpty(input, deletes),
+    ...findMassDeletes(input, deletes),
+  ];
+}

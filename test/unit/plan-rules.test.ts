@@ -1,0 +1,427 @@
+import { describe, expect, it } from 'vitest';
+import { UnsafePlanError } from '../../src/model/errors.js';
+import type { Plan, PlanRefusal, PlanStep } from '../../src/model/plan.js';
+import { plan, type PlanOptions } from '../../src/plan/index.js';
+import type { DesiredState, LiveState } from '../../src/model/resources.js';
+import { BUILTIN_ROLES, desiredState, emptyLive, liveState, ORG_UID, r, uidOf } from './plan-builders.js';
+
+function step(p: Plan, address: string): PlanStep {
+  const found = p.steps.find((s) => s.address === address);
+  if (!found) throw new Error(`no step ${address} in ${p.steps.map((s) => `${s.action} ${s.address}`).join(', ')}`);
+  return found;
+}
+
+function outline(p: Plan): string[] {
+  return p.steps.map((s) => `${s.action} ${s.address}`);
+}
+
+function refusalsOf(desired: DesiredState, live: LiveState, options?: PlanOptions): PlanRefusal[] {
+  try {
+    plan(desired, live, options);
+  } catch (err) {
+    if (err instanceof UnsafePlanError) return err.refusals;
+    throw err;
+  }
+  throw new Error('expected the plan to be refused');
+}
+
+const ISSUER = 'https://token.actions.githubusercontent.com';
+
+describe('plan: matching and updates', () => {
+  it('plans nothing when live matches desired', () => {
+    const shapes = [r.group('eng'), r.identity('eng', 'bot', { description: 'x' }), r.repo('', 'nginx', { description: 'd' })];
+    const p = plan(desiredState(shapes), liveState(shapes));
+    expect(p.steps).toEqual([]);
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 0 });
+    expect(p.org).toEqual({ name: 'acme', uid: ORG_UID });
+  });
+
+  it('leaves fields absent from the manifest alone, and clears a description set to ""', () => {
+    const live = liveState([r.identity('', 'bot', { description: 'kept', claimMatch: { issuer: ISSUER, subject: 's' } }), r.repo('', 'app', { description: 'old' })]);
+    const p = plan(desiredState([r.identity('', 'bot'), r.repo('', 'app', { description: '' })]), live);
+    expect(outline(p)).toEqual(['update repo:app']);
+    expect(step(p, 'repo:app')).toMatchObject({ updateMask: ['description'], before: { description: 'old' }, after: { description: '' } });
+  });
+
+  it('puts exactly the changed fields in updateMask, before and after', () => {
+    const live = liveState([r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'old' } })]);
+    const desired = desiredState([r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'new' } })]);
+    const s = step(plan(desired, live), 'identity:bot');
+    expect(s).toMatchObject({
+      action: 'update',
+      uid: uidOf(live, 'identity:bot'),
+      parent: 'org',
+      parentUid: ORG_UID,
+      updateMask: ['claimMatch'],
+      before: { claimMatch: { issuer: ISSUER, subject: 'old' } },
+      after: { claimMatch: { issuer: ISSUER, subject: 'new' } },
+      source: { file: 'manifest.yaml', line: 2, column: 1 },
+    });
+    expect(Object.keys(s.before!)).toEqual(['claimMatch']);
+  });
+
+  it('compares claimMatch structurally and capabilities as a set, sending the desired order', () => {
+    const live = liveState([
+      r.identity('', 'bot', { claimMatch: { subject: 's', issuer: ISSUER } as never }),
+      r.role('', 'deployer', { capabilities: ['tag.create', 'repo.list'] }),
+      r.role('', 'reader', { capabilities: ['repo.list'] }),
+    ]);
+    const desired = desiredState([
+      r.identity('', 'bot', { claimMatch: { issuer: ISSUER, subject: 's' } }),
+      r.role('', 'deployer', { capabilities: ['repo.list', 'tag.create'] }),
+      r.role('', 'reader', { capabilities: ['tag.list', 'repo.list'] }),
+    ]);
+    const p = plan(desired, live);
+    expect(outline(p)).toEqual(['update role:reader']);
+    expect(step(p, 'role:reader')).toMatchObject({ updateMask: ['capabilities'], after: { capabilities: ['tag.list', 'repo.list'] } });
+  });
+
+  it('sends a changed readme in the repo update with "readme" in the mask', () => {
+    const live = liveState([r.repo('', 'nginx', { description: 'd', readme: '# old\n' })]);
+    const p = plan(desiredState([r.repo('', 'nginx', { description: 'e', readme: '# new\n' })]), live);
+    expect(step(p, 'repo:nginx')).toMatchObject({
+      updateMask: ['description', 'readme'],
+      before: { description: 'd', readme: '# old\n' },
+      after: { description: 'e', readme: '# new\n' },
+    });
+  });
+
+  it('treats a readme never set as empty', () => {
+    const live = liveState([r.repo('', 'nginx')]);
+    expect(plan(desiredState([r.repo('', 'nginx', { readme: '' })]), live).steps).toEqual([]);
+    expect(outline(plan(desiredState([r.repo('', 'nginx', { readme: 'x' })]), live))).toEqual(['update repo:nginx']);
+  });
+
+  it('renames the org when its uid is pinned', () => {
+    const live = liveState([r.identity('', 'bot')], { orgUid: 'f'.repeat(40) });
+    const desired = desiredState([r.org({ name: 'acme-corp' }), r.identity('', 'bot')], { orgUid: 'f'.repeat(40) });
+    const p = plan(desired, live);
+    expect(outline(p)).toEqual(['update org']);
+    expect(step(p, 'org')).toMatchObject({ uid: 'f'.repeat(40), updateMask: ['name'], before: { name: 'acme' }, after: { name: 'acme-corp' } });
+    expect(p.org).toEqual({ name: 'acme-corp', uid: 'f'.repeat(40) });
+  });
+
+  it('warns instead of replacing a tag whose digest changed (tags are immutable)', () => {
+    const live = liveState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:aa')]);
+    const p = plan(desiredState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:bb')]), live);
+    expect(p.steps).toEqual([]);
+    expect(p.warnings).toEqual([expect.stringContaining('tag:app:1.0 points at sha256:aa but the manifests say sha256:bb')]);
+  });
+});
+
+describe('plan: role bindings', () => {
+  const base = [r.group('eng'), r.identity('', 'bot'), r.role('', 'deployer', { capabilities: ['repo.list'] })];
+
+  it('turns a changed role into one PATCH of roleUid', () => {
+    const live = liveState([...base, r.binding('eng', '/bot', 'viewer')]);
+    const p = plan(desiredState([...base, r.binding('eng', { path: 'bot' }, { path: 'deployer' })]), live);
+    expect(outline(p)).toEqual(['update roleBinding:eng//bot=/deployer']);
+    expect(step(p, 'roleBinding:eng//bot=/deployer')).toMatchObject({
+      kind: 'roleBinding',
+      uid: uidOf(live, 'roleBinding:eng//bot=viewer'),
+      updateMask: ['roleUid'],
+      before: { roleUid: BUILTIN_ROLES.viewer },
+      after: { roleUid: uidOf(live, 'role:deployer') },
+      refs: { roleUid: { address: 'role:deployer', uid: uidOf(live, 'role:deployer') } },
+      reason: 'role viewer → deployer (was roleBinding:eng//bot=viewer)',
+    });
+  });
+
+  it('a role change to a role being created depends on that create and carries no uid yet', () => {
+    const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]);
+    const p = plan(desiredState([r.identity('', 'bot'), r.role('', 'new-role', { capabilities: ['repo.list'] }), r.binding('', 'bot', 'new-role')]), live);
+    expect(outline(p)).toEqual(['create role:new-role', 'update roleBinding:bot=new-role']);
+    const s = step(p, 'roleBinding:bot=new-role');
+    expect(s.refs).toEqual({ roleUid: { address: 'role:new-role' } });
+    expect(s.after).toEqual({});
+    expect(s.dependsOn).toEqual(['role:new-role']);
+  });
+
+  it('matches by full address when an identity has more than one binding in a group', () => {
+    const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]);
+    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'editor'), r.binding('', 'bot', 'owner')]), live);
+    expect(outline(p)).toEqual(['create roleBinding:bot=editor', 'create roleBinding:bot=owner', 'delete roleBinding:bot=viewer']);
+  });
+
+  it('normalises identityUid/roleUid that point inside the org to paths before matching', () => {
+    const live = liveState([r.identity('', 'bot'), r.role('', 'deployer'), r.binding('', 'bot', 'deployer'), r.binding('', 'bot', 'viewer')]);
+    const desired = desiredState([
+      r.identity('', 'bot'),
+      r.role('', 'deployer'),
+      r.binding('', { uid: uidOf(live, 'identity:bot') }, { uid: uidOf(live, 'role:deployer') }),
+      r.binding('', 'bot', { uid: BUILTIN_ROLES.viewer }),
+    ]);
+    expect(plan(desired, live).steps).toEqual([]);
+  });
+
+  it('keeps an identity outside the org as {uid}, resolved to that uid in refs', () => {
+    const outsider = 'b'.repeat(40) + '/0000000000000001';
+    const p = plan(desiredState([r.binding('', { uid: outsider }, 'viewer')]), liveState([]));
+    expect(step(p, `roleBinding:uid:${outsider}=viewer`)).toMatchObject({
+      action: 'create',
+      parent: 'org',
+      parentUid: ORG_UID,
+      after: { identityUid: outsider, roleUid: BUILTIN_ROLES.viewer },
+      refs: { identityUid: { address: `identity:uid:${outsider}`, uid: outsider }, roleUid: { address: 'role:builtin:viewer', uid: BUILTIN_ROLES.viewer } },
+    });
+  });
+});
+
+describe('plan: creates', () => {
+  it('bootstraps a missing org: the org first (parent null), everything under it', () => {
+    const desired = desiredState([
+      r.group('eng'),
+      r.group('eng/platform'),
+      r.identity('eng', 'ci'),
+      r.role('eng/platform', 'deployer', { capabilities: ['repo.list'] }),
+      r.binding('eng/platform', '/eng/ci', 'deployer'),
+      r.repo('', 'nginx', { readme: '# nginx\n' }),
+    ]);
+    const p = plan(desired, emptyLive());
+    expect(outline(p)).toEqual([
+      'create org',
+      'create group:eng',
+      'create group:eng/platform',
+      'create identity:eng/ci',
+      'create role:eng/platform/deployer',
+      'create repo:nginx',
+      'create roleBinding:eng/platform//eng/ci=deployer',
+    ]);
+    expect(step(p, 'org')).toMatchObject({ parent: null, after: { name: 'acme' }, reason: 'bootstrap: no root group named acme exists' });
+    expect(step(p, 'org').parentUid).toBeUndefined();
+    expect(step(p, 'org').dependsOn).toBeUndefined();
+    expect(step(p, 'group:eng/platform')).toMatchObject({ parent: 'group:eng', dependsOn: ['group:eng'] });
+    expect(step(p, 'repo:nginx').after).toEqual({ name: 'nginx', readme: '# nginx\n' });
+    const binding = step(p, 'roleBinding:eng/platform//eng/ci=deployer');
+    expect(binding.dependsOn).toEqual(['group:eng/platform', 'identity:eng/ci', 'role:eng/platform/deployer']);
+    expect(binding.refs).toEqual({ identityUid: { address: 'identity:eng/ci' }, roleUid: { address: 'role:eng/platform/deployer' } });
+    expect(p.org).toEqual({ name: 'acme' });
+  });
+
+  it('fills parentUid and reference uids from live when they exist', () => {
+    const live = liveState([r.group('eng'), r.identity('eng', 'ci')]);
+    const p = plan(desiredState([r.group('eng'), r.identity('eng', 'ci'), r.binding('eng', 'ci', 'registry.push')]), live);
+    const s = step(p, 'roleBinding:eng/ci=registry.push');
+    expect(s).toMatchObject({
+      parent: 'group:eng',
+      parentUid: uidOf(live, 'group:eng'),
+      refs: { identityUid: { address: 'identity:eng/ci', uid: uidOf(live, 'identity:eng/ci') } },
+      after: { identityUid: uidOf(live, 'identity:eng/ci'), roleUid: BUILTIN_ROLES['registry.push'] },
+    });
+    expect(s.dependsOn).toBeUndefined();
+  });
+
+  it('creates a subscription and a declared tag under their parents', () => {
+    const p = plan(desiredState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:ab'), r.subscription('', 'https://h.example/x')]), liveState([]));
+    expect(outline(p)).toEqual(['create repo:app', 'create subscription:https://h.example/x', 'create tag:app:1.0']);
+    expect(step(p, 'tag:app:1.0')).toMatchObject({ parent: 'repo:app', dependsOn: ['repo:app'], after: { name: '1.0', digest: 'sha256:ab' } });
+  });
+});
+
+describe('plan: deletes', () => {
+  it('deletes children first: bindings, tags (with a reason), identities/repos/roles, groups; deepest first within a kind', () => {
+    const live = liveState([
+      r.group('eng'),
+      r.group('eng/platform'),
+      r.identity('eng', 'ci'),
+      r.role('eng/platform', 'deployer'),
+      r.binding('eng/platform', '/eng/ci', 'deployer'),
+      r.binding('', '/eng/ci', 'viewer'),
+      r.repo('eng/platform', 'app'),
+      r.tag('eng/platform', 'app', '1.0'),
+      r.subscription('eng', 'https://h.example/x'),
+    ]);
+    const p = plan(desiredState([]), live);
+    expect(outline(p)).toEqual([
+      'delete roleBinding:eng/platform//eng/ci=deployer',
+      'delete roleBinding:/eng/ci=viewer',
+      'delete tag:eng/platform/app:1.0',
+      'delete identity:eng/ci',
+      'delete repo:eng/platform/app',
+      'delete subscription:eng/https://h.example/x',
+      'delete role:eng/platform/deployer',
+      'delete group:eng/platform',
+      'delete group:eng',
+    ]);
+    expect(step(p, 'tag:eng/platform/app:1.0').reason).toBe('tag of deleted repo:eng/platform/app');
+    expect(step(p, 'repo:eng/platform/app').dependsOn).toEqual(['tag:eng/platform/app:1.0']);
+    expect(step(p, 'identity:eng/ci').dependsOn).toEqual(['roleBinding:/eng/ci=viewer', 'roleBinding:eng/platform//eng/ci=deployer']);
+    expect(step(p, 'role:eng/platform/deployer').dependsOn).toEqual(['roleBinding:eng/platform//eng/ci=deployer']);
+    expect(step(p, 'group:eng/platform').dependsOn).toEqual([
+      'repo:eng/platform/app',
+      'role:eng/platform/deployer',
+      'roleBinding:eng/platform//eng/ci=deployer',
+    ]);
+    expect(step(p, 'group:eng').dependsOn).toEqual(['group:eng/platform', 'identity:eng/ci', 'subscription:eng/https://h.example/x']);
+    expect(step(p, 'group:eng')).toMatchObject({ uid: uidOf(live, 'group:eng'), parent: 'org', before: { name: 'eng' } });
+    expect(step(p, 'roleBinding:/eng/ci=viewer').before).toEqual({ identity: '/eng/ci', role: 'viewer' });
+  });
+
+  it('deletes a role only after the bindings are PATCHed away from it', () => {
+    const live = liveState([r.identity('', 'bot'), r.role('', 'old'), r.binding('', 'bot', 'old')]);
+    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]), live);
+    expect(outline(p)).toEqual(['update roleBinding:bot=viewer', 'delete role:old']);
+    expect(step(p, 'role:old').dependsOn).toEqual(['roleBinding:bot=viewer']);
+  });
+
+  it('leaves live tags alone unless their repo goes or the manifests declare that repo\'s tags', () => {
+    const live = liveState([r.repo('', 'a'), r.tag('', 'a', '1'), r.repo('', 'b'), r.tag('', 'b', '1'), r.tag('', 'b', '2')]);
+    const p = plan(desiredState([r.repo('', 'a'), r.repo('', 'b'), r.tag('', 'b', '2')]), live);
+    expect(outline(p)).toEqual(['delete tag:b:1']);
+    expect(step(p, 'tag:b:1').reason).toBeUndefined();
+  });
+
+  it('keeps what a kind with pruning off has, and says so', () => {
+    const live = liveState([r.identity('', 'a'), r.identity('', 'b'), r.repo('', 'x')]);
+    const p = plan(desiredState([], { settings: { prune: { identity: false } } }), live);
+    expect(outline(p)).toEqual(['delete repo:x']);
+    expect(p.warnings).toEqual(['2 identities not in the manifests are kept: pruning of identity is off']);
+    expect(plan(desiredState([], { settings: { prune: false } }), live).steps).toEqual([]);
+  });
+
+  it('never creates, updates or deletes an ignored address', () => {
+    const live = liveState([r.identity('', 'human-ann', { description: 'x' }), r.identity('', 'bot', { description: 'x' })]);
+    const desired = desiredState([r.identity('', 'bot', { description: 'y' }), r.identity('', 'human-bob')], {
+      settings: { ignore: ['identity:human-*'] },
+    });
+    expect(outline(plan(desired, live))).toEqual(['update identity:bot']);
+  });
+});
+
+describe('plan: refusals', () => {
+  it('refuses to delete a protected resource', () => {
+    const live = liveState([r.repo('', 'nginx'), r.repo('', 'tmp')]);
+    const refusals = refusalsOf(desiredState([], { settings: { protect: ['repo:ng*'] } }), live);
+    expect(refusals).toEqual([
+      { rule: 'protected', message: 'repo:nginx is protected (settings.protect) and may not be deleted', addresses: ['repo:nginx'] },
+    ]);
+  });
+
+  it('refuses to delete a group that keeps an ignored child, naming it', () => {
+    const live = liveState([r.group('eng'), r.identity('eng', 'human-ann'), r.repo('eng', 'app')]);
+    const refusals = refusalsOf(desiredState([], { settings: { ignore: ['identity:eng/human-*'] } }), live);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatchObject({ rule: 'not-empty', addresses: ['group:eng', 'identity:eng/human-ann'] });
+    expect(refusals[0]!.message).toBe(
+      'cannot delete group:eng: it still holds identity:eng/human-ann (ignored); the API would refuse with RESOURCE_NOT_EMPTY',
+    );
+  });
+
+  it('refuses to delete an identity that a kept binding references', () => {
+    const live = liveState([r.group('eng'), r.identity('', 'bot'), r.binding('eng', '/bot', 'viewer')]);
+    const refusals = refusalsOf(desiredState([r.group('eng')], { settings: { prune: { roleBinding: false } } }), live);
+    expect(refusals.map((x) => x.message)).toEqual([
+      'cannot delete identity:bot: it is still referenced by roleBinding:eng//bot=viewer (pruning of roleBinding is off); the API would refuse with RESOURCE_NOT_EMPTY',
+    ]);
+  });
+
+  it('refuses deleting more than the ratio of a kind with at least 10, unless allowed', () => {
+    const ids = Array.from({ length: 10 }, (_, i) => r.identity('', `id-${i}`));
+    const live = liveState(ids);
+    const keep7 = desiredState(ids.slice(0, 7));
+    const [refusal] = refusalsOf(keep7, live);
+    expect(refusal).toMatchObject({ rule: 'mass-delete', addresses: ['identity:id-7', 'identity:id-8', 'identity:id-9'] });
+    expect(refusal!.message).toBe(
+      'the plan deletes 3 of 10 identities (30%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended',
+    );
+    expect(plan(keep7, live, { allowMassDelete: true }).summary.delete).toBe(3);
+    expect(plan(keep7, live, { maxDeleteRatio: 0.3 }).summary.delete).toBe(3);
+    // Below 10 of a kind, any share may go.
+    expect(plan(desiredState([]), liveState(ids.slice(0, 9))).summary.delete).toBe(9);
+  });
+
+  it('refuses deletes of a kind whose live read was incomplete, but not other changes', () => {
+    const live = liveState([r.identity('', 'gone'), r.repo('', 'old')], { incomplete: [{ kind: 'identity', reason: 'page token restarted twice' }] });
+    const refusals = refusalsOf(desiredState([r.repo('', 'old')]), live);
+    expect(refusals).toEqual([
+      {
+        rule: 'incomplete-read',
+        message: 'cannot delete 1 identity (identity:gone): the live read of identity was incomplete (page token restarted twice); run plan again',
+        addresses: ['identity:gone'],
+      },
+    ]);
+    expect(outline(plan(desiredState([r.repo('', 'old'), r.identity('', 'gone'), r.identity('', 'new')]), live))).toEqual([
+      'create identity:new',
+    ]);
+  });
+
+  it('refuses when a desired address matches two live resources', () => {
+    const live = liveState([r.repo('', 'dup'), r.repo('', 'dup'), r.repo('', 'other'), r.repo('', 'other')]);
+    const refusals = refusalsOf(desiredState([r.repo('', 'dup')]), live);
+    expect(refusals).toEqual([
+      {
+        rule: 'ambiguous-live',
+        message: `repo:dup matches 2 live resources (${ORG_UID}/0000000000000001, ${ORG_UID}/0000000000000002); rename or remove the duplicates, the plan will not guess`,
+        addresses: ['repo:dup'],
+      },
+    ]);
+  });
+
+  it('collects every refusal before throwing', () => {
+    const ids = Array.from({ length: 10 }, (_, i) => r.identity('', `id-${i}`));
+    const live = liveState([...ids, r.repo('', 'keep'), r.group('g'), r.identity('g', 'human')]);
+    const err = (() => {
+      try {
+        plan(desiredState([], { settings: { protect: ['repo:*'], ignore: ['identity:g/*'] } }), live);
+      } catch (e) {
+        return e as UnsafePlanError;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(err).toBeInstanceOf(UnsafePlanError);
+    expect(err.code).toBe('PLAN_UNSAFE');
+    expect(err.refusals.map((x) => x.rule)).toEqual(['protected', 'not-empty', 'mass-delete']);
+    expect(err.message).toContain('repo:keep is protected');
+  });
+});
+
+describe('plan: targets', () => {
+  const desired = desiredState([r.group('eng'), r.identity('eng', 'ci'), r.binding('eng', 'ci', 'viewer'), r.repo('', 'app'), r.repo('', 'web')]);
+
+  it('keeps the targeted steps and what they depend on', () => {
+    const p = plan(desired, liveState([]), { targets: ['roleBinding:eng/ci=viewer'] });
+    expect(outline(p)).toEqual(['create group:eng', 'create identity:eng/ci', 'create roleBinding:eng/ci=viewer']);
+    expect(p.summary).toEqual({ create: 3, update: 0, delete: 0 });
+  });
+
+  it('accepts globs, and says when a target matches nothing', () => {
+    const p = plan(desired, liveState([]), { targets: ['repo:*', 'group:nope'] });
+    expect(outline(p)).toEqual(['create repo:app', 'create repo:web']);
+    expect(p.warnings).toEqual(['--target group:nope matches no change']);
+  });
+
+  it('pulls the deletes of its children into a targeted group delete', () => {
+    const live = liveState([r.group('old'), r.identity('old', 'x'), r.repo('', 'gone')]);
+    const p = plan(desiredState([]), live, { targets: ['group:old'] });
+    expect(outline(p)).toEqual(['delete identity:old/x', 'delete group:old']);
+  });
+});
+
+describe('plan: purity', () => {
+  it('gives the same plan for the same states in any input order', () => {
+    const shapes = [r.group('eng'), r.group('eng/a'), r.identity('eng', 'ci'), r.binding('eng/a', '/eng/ci', 'viewer'), r.repo('eng', 'x')];
+    const live = liveState([r.group('old'), r.identity('old', 'y'), r.repo('', 'z')]);
+    const a = plan(desiredState(shapes), live);
+    const b = plan(desiredState([...shapes].reverse().filter((s) => s.address !== 'org')), { ...live, resources: [...live.resources].reverse() });
+    expect(b.steps.map(({ source: _s, ...rest }) => rest)).toEqual(a.steps.map(({ source: _s, ...rest }) => rest));
+  });
+
+  it('does not modify its inputs', () => {
+    const desired = desiredState([r.role('', 'r', { capabilities: ['repo.list'] })]);
+    const live = liveState([r.role('', 'r', { capabilities: ['tag.list'] })]);
+    const before = JSON.stringify([desired, live]);
+    const p = plan(desired, live);
+    (p.steps[0]!.after!.capabilities as string[]).push('mutated');
+    expect(JSON.stringify([desired, live])).toBe(before);
+  });
+
+  it('adds fingerprints only when asked', () => {
+    const live = liveState([{ shape: r.repo('', 'x'), updateTime: '2026-01-01T00:00:00.000Z' }]);
+    expect(plan(desiredState([r.repo('', 'x')]), live).fingerprints).toEqual([]);
+    const fps = plan(desiredState([r.repo('', 'x')]), live, { fingerprints: true }).fingerprints;
+    expect(fps.map((f) => [f.address, f.version.slice(0, 7)])).toEqual([
+      ['org', 'sha256:'],
+      ['repo:x', '2026-01'],
+    ]);
+  });
+});
