@@ -1,0 +1,133 @@
+/**
+ * The paginator's checks, over an in-memory listing: page-length variations and the ways a
+ * read goes wrong that the emulator cannot produce on demand (a listing that changes between
+ * pages). The same code is exercised over HTTP in test/integration/client-pagination.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from '../../src/api/paginate.js';
+
+type Item = { uid: string };
+
+function items(n: number, prefix = 'u'): Item[] {
+  return Array.from({ length: n }, (_, i) => ({ uid: `${prefix}${String(i).padStart(5, '0')}` }));
+}
+
+/**
+ * A listing served from an array: `maxPage` caps what a page holds; `pageLength` may vary it
+ * per request; cursors are offsets.
+ */
+function arrayListing(data: () => Item[], opts: { maxPage?: number; pageLength?: (req: PageRequest, n: number) => number } = {}) {
+  const requests: PageRequest[] = [];
+  const fetchPage: FetchPage<Item> = async (req) => {
+    requests.push(req);
+    const all = data();
+    const start = req.pageToken !== undefined ? Number(req.pageToken) : (req.skip ?? 0);
+    let len = Math.min(req.pageSize, opts.maxPage ?? 200);
+    if (opts.pageLength) len = opts.pageLength(req, requests.length);
+    const slice = all.slice(start, start + len);
+    const next = start + slice.length;
+    const page: Page<Item> = { items: slice, totalCount: all.length };
+    if (next < all.length) page.nextPageToken = String(next);
+    return page;
+  };
+  return { fetchPage, requests };
+}
+
+describe('readListing', () => {
+  it('reads the first page, then the rest concurrently by skip, in order', async () => {
+    const data = items(1000);
+    const { fetchPage, requests } = arrayListing(() => data);
+    const result = await readListing(fetchPage);
+    expect(result.consistent).toBe(true);
+    expect(result.items).toEqual(data);
+    expect(requests.map((r) => r.skip)).toEqual([undefined, 200, 400, 600, 800]);
+    expect(new Set(requests.map((r) => r.orderBy))).toEqual(new Set(['uid']));
+  });
+
+  it('uses the page length the server really serves when it is below page_size', async () => {
+    const data = items(450);
+    const { fetchPage, requests } = arrayListing(() => data, { maxPage: 100 });
+    const result = await readListing(fetchPage, { pageSize: 500 });
+    expect(result.consistent).toBe(true);
+    expect(result.items).toEqual(data);
+    expect(requests.map((r) => r.skip)).toEqual([undefined, 100, 200, 300, 400]);
+  });
+
+  it('tops up a slot that came back short, leaving no gap', async () => {
+    const data = items(600);
+    // Every second request serves only 50 items.
+    const { fetchPage } = arrayListing(() => data, { pageLength: (req, n) => (n % 2 === 0 ? 50 : req.pageSize) });
+    const result = await readListing(fetchPage);
+    expect(result.consistent).toBe(true);
+    expect(result.items).toEqual(data);
+  });
+
+  it('re-reads a listing whose totalCount changed mid-read and accepts the settled read', async () => {
+    let data = items(500);
+    let calls = 0;
+    const { fetchPage } = arrayListing(() => {
+      calls++;
+      if (calls === 2) data = [...data, ...items(1, 'z')]; // something was created during the first read
+      return data;
+    });
+    const result = await readListing(fetchPage);
+    expect(result.consistent).toBe(true);
+    expect(result.reads).toBe(2);
+    expect(result.items).toHaveLength(501);
+  });
+
+  it('reports a listing that never settles, with the reason', async () => {
+    let n = 400;
+    const { fetchPage } = arrayListing(() => items(n++));
+    const result = await readListing(fetchPage, { maxReads: 2 });
+    expect(result.consistent).toBe(false);
+    expect(result.problem).toMatch(/totalCount changed .*read 2 times/);
+  });
+
+  it('detects a cursor that restarted (a repeated uid) and stops following it', async () => {
+    const data = items(1000);
+    let restarts = 1;
+    const requests: PageRequest[] = [];
+    const fetchPage: FetchPage<Item> = async (req) => {
+      requests.push(req);
+      let start = req.pageToken !== undefined ? Number(req.pageToken) : 0;
+      if (start === 400 && restarts-- > 0) start = 0; // the token "expired"
+      const slice = data.slice(start, start + 200);
+      return { items: slice, totalCount: data.length, nextPageToken: start + 200 < data.length ? String(start + 200) : undefined };
+    };
+    const result = await readListing(fetchPage, { strategy: 'cursor' });
+    expect(result.consistent).toBe(true);
+    expect(result.reads).toBe(2);
+    expect(result.items).toEqual(data);
+    expect(requests).toHaveLength(3 + 5);
+  });
+});
+
+describe('paginateItems', () => {
+  it('streams every item once, in listing order', async () => {
+    const data = items(730);
+    const { fetchPage } = arrayListing(() => data);
+    const seen: string[] = [];
+    for await (const item of paginateItems(fetchPage, 'list things')) seen.push(item.uid);
+    expect(seen).toEqual(data.map((d) => d.uid));
+  });
+
+  it('stops fetching when the consumer stops early', async () => {
+    const data = items(2000);
+    const { fetchPage, requests } = arrayListing(() => data);
+    for await (const item of paginateItems(fetchPage, 'list things', { concurrency: 2 })) {
+      if (item.uid === 'u00010') break;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+    expect(requests.length).toBeLessThan(10);
+  });
+
+  it('ends with an error naming the listing when the read is inconsistent', async () => {
+    let n = 300;
+    const { fetchPage } = arrayListing(() => items(n++));
+    const consume = async () => {
+      for await (const _ of paginateItems(fetchPage, 'list repos under X')) void _;
+    };
+    await expect(consume()).rejects.toThrow(/list repos under X: the listing did not read back consistently: totalCount changed/);
+  });
+});
