@@ -14,6 +14,7 @@ export const GRPC_CODES = {
   RESOURCE_EXHAUSTED: { code: 8, http: 429 },
   FAILED_PRECONDITION: { code: 9, http: 400 },
   INTERNAL: { code: 13, http: 500 },
+  UNIMPLEMENTED: { code: 12, http: 501 },
   UNAVAILABLE: { code: 14, http: 503 },
   UNAUTHENTICATED: { code: 16, http: 401 },
 } as const;

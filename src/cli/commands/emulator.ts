@@ -1,6 +1,108 @@
-import type { Command } from 'commander';
+/**
+ * `platform-sync emulator`: runs the Platform API v2 emulator until SIGINT/SIGTERM, then
+ * closes it (writing `--state`). Prints the URL, never a token.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { UserError } from '../../model/errors.js';
+import { startEmulator, type EmulatorToken, type FaultOptions } from '../../emulator/index.js';
 
-/** `platform-sync emulator`: owned by the emulator work (issue 2). */
+interface EmulatorCliOptions {
+  port: number;
+  host: string;
+  state?: string;
+  seed?: string;
+  token?: string;
+  viewerToken?: string;
+  latency?: number;
+  jitter?: number;
+  errorRate?: number;
+  rateLimit?: number;
+  resetRate?: number;
+  retryAfter?: number;
+  pageTokenTtl?: number;
+  faultSeed?: number;
+}
+
+function parseNumber(kind: 'integer' | 'number' | 'rate') {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative ${kind === 'rate' ? 'number between 0 and 1' : kind}, got ${JSON.stringify(raw)}`);
+    if (kind === 'integer' && !Number.isInteger(n)) throw new InvalidArgumentError(`expected an integer, got ${JSON.stringify(raw)}`);
+    if (kind === 'rate' && n > 1) throw new InvalidArgumentError(`expected a number between 0 and 1, got ${raw}`);
+    return n;
+  };
+}
+
+/** The tokens the command line configures; PLATFORM_TOKEN stands in for --token. */
+export function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
+  const tokens: EmulatorToken[] = [];
+  const owner = opts.token ?? env.PLATFORM_TOKEN;
+  if (owner) tokens.push({ token: owner, role: 'owner' });
+  if (opts.viewerToken) {
+    if (opts.viewerToken === owner) throw new UserError('EMULATOR_OPTIONS', '--viewer-token must differ from the owner token');
+    tokens.push({ token: opts.viewerToken, role: 'viewer' });
+  }
+  return tokens;
+}
+
+/** Fault options from flags; absent flags stay absent. */
+export function faultsFromOptions(opts: EmulatorCliOptions): FaultOptions {
+  const f: FaultOptions = {};
+  if (opts.faultSeed !== undefined) f.seed = opts.faultSeed;
+  if (opts.latency !== undefined) f.latencyMs = opts.latency;
+  if (opts.jitter !== undefined) f.jitterMs = opts.jitter;
+  if (opts.errorRate !== undefined) f.errorRate = opts.errorRate;
+  if (opts.rateLimit !== undefined) f.rateLimit = opts.rateLimit;
+  if (opts.resetRate !== undefined) f.resetRate = opts.resetRate;
+  if (opts.retryAfter !== undefined) f.retryAfterSeconds = opts.retryAfter;
+  if (opts.pageTokenTtl !== undefined) f.pageTokenTtlSeconds = opts.pageTokenTtl;
+  return f;
+}
+
 export function registerEmulatorCommand(program: Command): void {
-  program.command('emulator').description('Run the Platform API v2 emulator (not yet built)');
+  program
+    .command('emulator')
+    .description('Run the Platform API v2 emulator (a real HTTP server) until interrupted')
+    .option('--port <port>', 'port to listen on (0 = any free port)', parseNumber('integer'), 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--state <file>', 'load state from FILE if it exists; write it atomically after every change')
+    .option('--seed <file>', 'YAML/JSON seed loaded at start (ignored when --state FILE exists)')
+    .option('--token <token>', 'owner bearer token (default: $PLATFORM_TOKEN)')
+    .option('--viewer-token <token>', 'read-only bearer token (writes get 403)')
+    .option('--latency <ms>', 'added latency per request', parseNumber('number'))
+    .option('--jitter <ms>', 'up to this much more latency, random per request', parseNumber('number'))
+    .option('--error-rate <r>', 'share of requests answered 503 with Retry-After (0..1)', parseNumber('rate'))
+    .option('--rate-limit <rps>', 'requests per second before 429 with Retry-After', parseNumber('number'))
+    .option('--reset-rate <r>', 'share of connections reset, half after applying the request (0..1)', parseNumber('rate'))
+    .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
+    .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
+    .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
+    .action(async (opts: EmulatorCliOptions) => {
+      const tokens = tokensFromOptions(opts);
+      const emulator = await startEmulator({
+        port: opts.port,
+        host: opts.host,
+        tokens,
+        ...(opts.seed ? { seed: opts.seed } : {}),
+        ...(opts.state ? { statePath: opts.state } : {}),
+        faults: faultsFromOptions(opts),
+      });
+      process.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
+      if (tokens.length === 0)
+        process.stderr.write('No token configured (--token or PLATFORM_TOKEN): every request except ping will get 401.\n');
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          process.stderr.write(`Received ${signal}, shutting down${opts.state ? ` and writing ${opts.state}` : ''}.\n`);
+          emulator.close().then(resolve, (err: unknown) => {
+            process.stderr.write(`Error: could not write emulator state: ${(err as Error).message}\n`);
+            process.exitCode = 1;
+            resolve();
+          });
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
 }

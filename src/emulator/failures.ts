@@ -1,0 +1,97 @@
+/**
+ * Errors the emulator answers with: AIP-193 bodies built from the shared table in
+ * src/api/errors.ts, so the client reads exactly what the emulator writes.
+ */
+import {
+  GRPC_CODES,
+  TYPE_PREFIX,
+  type ErrorBody,
+  type ErrorDetail,
+  type GrpcCodeName,
+} from '../api/errors.js';
+
+/** A request the emulator refuses. Thrown inside handlers, turned into a reply at the edge. */
+export class ApiFailure extends Error {
+  readonly codeName: GrpcCodeName;
+  readonly details: ErrorDetail[];
+  /** Extra response headers (Retry-After). */
+  readonly headers: Record<string, string>;
+  constructor(codeName: GrpcCodeName, message: string, details: ErrorDetail[], headers: Record<string, string> = {}) {
+    super(message);
+    this.codeName = codeName;
+    this.details = [errorInfo(codeName), ...details];
+    this.headers = headers;
+  }
+  get status(): number {
+    return GRPC_CODES[this.codeName].http;
+  }
+  toBody(): ErrorBody {
+    return { code: GRPC_CODES[this.codeName].code, message: this.message, details: this.details };
+  }
+}
+
+/** The ErrorInfo domain; the spec says IAM errors carry the IAM domain name of the service. */
+const ERROR_DOMAIN = 'platform.emulator';
+
+function errorInfo(reason: GrpcCodeName): ErrorDetail {
+  return { '@type': `${TYPE_PREFIX}ErrorInfo`, reason, domain: ERROR_DOMAIN };
+}
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** Code 3 with a BadRequest naming every offending field; the message names the first. */
+export function invalidArgument(violations: FieldViolation[]): ApiFailure {
+  const [first] = violations;
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
+  return new ApiFailure('INVALID_ARGUMENT', `Invalid argument: ${first!.field}: ${first!.description}${more}`, [
+    { '@type': `${TYPE_PREFIX}BadRequest`, fieldViolations: violations },
+  ]);
+}
+
+/** Code 5, HTTP 404, with a ResourceInfo naming what was looked for. */
+export function notFound(resourceType: string, resourceName: string, description?: string): ApiFailure {
+  const text = description ?? `${resourceType} ${resourceName} does not exist (or is not visible to this token)`;
+  return new ApiFailure('NOT_FOUND', `Not found: ${text}`, [
+    { '@type': `${TYPE_PREFIX}ResourceInfo`, resourceType, resourceName, description: text },
+  ]);
+}
+
+/** Code 6, HTTP 409: a sibling with the same natural key exists. */
+export function alreadyExists(resourceType: string, resourceName: string, description: string): ApiFailure {
+  return new ApiFailure('ALREADY_EXISTS', `Already exists: ${description}`, [
+    { '@type': `${TYPE_PREFIX}ResourceInfo`, resourceType, resourceName, description },
+  ]);
+}
+
+/** Code 9 with a PreconditionFailure of type RESOURCE_NOT_EMPTY. */
+export function resourceNotEmpty(subject: string, description: string): ApiFailure {
+  return new ApiFailure('FAILED_PRECONDITION', `Precondition failed: ${description}`, [
+    { '@type': `${TYPE_PREFIX}PreconditionFailure`, violations: [{ type: 'RESOURCE_NOT_EMPTY', subject, description }] },
+  ]);
+}
+
+export function permissionDenied(description: string): ApiFailure {
+  return new ApiFailure('PERMISSION_DENIED', `Permission denied: ${description}`, []);
+}
+
+export function unauthenticated(description: string): ApiFailure {
+  return new ApiFailure('UNAUTHENTICATED', `Unauthenticated: ${description}`, []);
+}
+
+export function unimplemented(description: string): ApiFailure {
+  return new ApiFailure('UNIMPLEMENTED', `Unimplemented: ${description}`, []);
+}
+
+/** 503 or 429 from the fault injector, with Retry-After in whole seconds. */
+export function transientFailure(codeName: 'UNAVAILABLE' | 'RESOURCE_EXHAUSTED', retryAfterSeconds: number): ApiFailure {
+  const text =
+    codeName === 'UNAVAILABLE'
+      ? 'the service is temporarily unavailable (injected fault)'
+      : 'rate limit exceeded (injected fault)';
+  return new ApiFailure(codeName, `${codeName === 'UNAVAILABLE' ? 'Unavailable' : 'Resource exhausted'}: ${text}`, [], {
+    'retry-after': String(retryAfterSeconds),
+  });
+}

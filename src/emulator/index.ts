@@ -1,0 +1,284 @@
+/**
+ * The Platform API v2 emulator (DESIGN.md §6): a real HTTP server that tests, demos and
+ * users' CI run against. `startEmulator()` is the library API; `platform-sync emulator` wraps it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { UserError } from '../model/errors.js';
+import { ApiFailure, invalidArgument, transientFailure } from './failures.js';
+import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions, type FaultAction } from './faults.js';
+import { loadState, serializeState, writeFileAtomic } from './persist.js';
+import { createSeededRandom } from './prng.js';
+import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
+import { EmulatorService, type ApiReply, type EmulatorToken } from './service.js';
+
+export type { EmulatorToken } from './service.js';
+export type { FaultOptions } from './faults.js';
+export type {
+  SeedDocument,
+  SeedResult,
+  SeedOrg,
+  SeedGroup,
+  SeedIdentity,
+  SeedRole,
+  SeedRepo,
+  SeedTag,
+  SeedSubscription,
+  SeedRoleBinding,
+  SeedAdvisory,
+} from './seed.js';
+export { SeedError } from './seed.js';
+export { builtinRoleUid } from './service.js';
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Accepted bearer tokens. None → every request that needs auth gets 401. */
+  tokens?: EmulatorToken[];
+  /** Initial state (a document, or the path of a YAML/JSON file). Ignored when `statePath` exists. */
+  seed?: SeedDocument | string;
+  /** Loaded when it exists; written atomically shortly after every change and on flush()/close(). */
+  statePath?: string;
+  faults?: FaultOptions;
+  /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
+  clock?: () => number;
+}
+
+/** One request as the emulator saw it (never its headers, so never a token). */
+export interface RequestLogEntry {
+  seq: number;
+  method: string;
+  /** Percent-decoded path without the query. */
+  path: string;
+  query: Record<string, string>;
+  /** HTTP status sent; 0 when the connection was reset instead. */
+  status: number;
+  faulted?: 'reset' | 'error' | 'ratelimit';
+}
+
+export interface Emulator {
+  /** `http://host:port`, no trailing slash. */
+  url: string;
+  port: number;
+  /** Stops listening, drops open connections, writes the state file. */
+  close(): Promise<void>;
+  /** Writes the state file now (no-op without `statePath`). */
+  flush(): Promise<void>;
+  /** Replaces the fault settings (a new seed restarts the fault sequence). */
+  setFaults(f: FaultOptions): void;
+  /** Bulk insert in-process, with the same checks as the API. */
+  seed(doc: SeedDocument): SeedResult;
+  /** Requests in arrival order (the oldest are dropped past 100 000 entries). */
+  requestLog: RequestLogEntry[];
+  clearRequestLog(): void;
+  /** Stored resources, built-in roles excluded. */
+  resourceCount(): number;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_LOG_ENTRIES = 100_000;
+const PERSIST_DEBOUNCE_MS = 50;
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const clock = options.clock ?? Date.now;
+  let faults = new FaultInjector(options.faults ?? {}, clock);
+  const ttlMs = (f: FaultOptions): number => (f.pageTokenTtlSeconds ?? DEFAULT_PAGE_TOKEN_TTL_SECONDS) * 1000;
+  const uidRandom = (f: FaultOptions) => (f.seed === undefined ? undefined : createSeededRandom((f.seed ^ 0x5bd1e995) >>> 0));
+  for (const t of options.tokens ?? []) {
+    if (typeof t.token !== 'string' || t.token === '') throw new UserError('EMULATOR_OPTIONS', 'emulator tokens must be non-empty strings');
+    if (t.role !== 'owner' && t.role !== 'viewer') throw new UserError('EMULATOR_OPTIONS', `emulator token role must be owner or viewer, got ${JSON.stringify(t.role)}`);
+  }
+  const service = new EmulatorService({
+    tokens: options.tokens ?? [],
+    clock,
+    random: uidRandom(options.faults ?? {}),
+    pageTokenTtlMs: ttlMs(options.faults ?? {}),
+  });
+
+  const loaded = options.statePath ? loadState(options.statePath, service.store) : false;
+  if (!loaded && options.seed !== undefined) {
+    const doc = typeof options.seed === 'string' ? readSeedFile(options.seed) : options.seed;
+    applySeed(service, doc, typeof options.seed === 'string' ? options.seed : '(seed option)');
+  }
+
+  // Persistence: debounced after changes, serialized so two writes never race.
+  let dirty = !loaded && options.statePath !== undefined && options.seed !== undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const flush = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!options.statePath || !dirty) return writing;
+    dirty = false;
+    const content = serializeState(service.store);
+    writing = writing.then(() => writeFileAtomic(options.statePath!, content));
+    return writing;
+  };
+  const markDirty = (): void => {
+    if (!options.statePath) return;
+    dirty = true;
+    if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        flush().catch((err) => process.stderr.write(`emulator: cannot write state ${options.statePath}: ${(err as Error).message}\n`));
+      }, PERSIST_DEBOUNCE_MS);
+      timer.unref();
+    }
+  };
+
+  const requestLog: RequestLogEntry[] = [];
+  let seq = 0;
+  const log = (entry: RequestLogEntry): void => {
+    requestLog.push(entry);
+    if (requestLog.length > MAX_LOG_ENTRIES) requestLog.splice(0, requestLog.length - MAX_LOG_ENTRIES / 2);
+  };
+
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((err) => {
+      // A bug in the emulator: answer 500 with an AIP-193 body rather than hang the client.
+      process.stderr.write(`emulator: internal error: ${(err as Error)?.stack ?? err}\n`);
+      if (!res.headersSent) sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const entrySeq = ++seq;
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const query: Record<string, string> = Object.fromEntries(url.searchParams);
+    // uids may arrive with raw '/' or as %2F: both decode to the same path.
+    const path = isDecodable(url.pathname) ? decodeURIComponent(url.pathname) : url.pathname;
+    const entry: RequestLogEntry = { seq: entrySeq, method, path, query, status: 0 };
+    const decision = faults.decide();
+    if (decision.delayMs > 0) await sleep(decision.delayMs);
+    const finish = (reply: ApiReply, faulted?: RequestLogEntry['faulted']): void => {
+      entry.status = reply.status;
+      if (faulted) entry.faulted = faulted;
+      log(entry);
+      if (reply.body === undefined) {
+        res.writeHead(reply.status, { 'content-length': '0', ...reply.headers });
+        res.end();
+      } else sendJson(res, reply.status, reply.body, reply.headers);
+    };
+    const reset = (): void => {
+      entry.faulted = 'reset';
+      log(entry);
+      resetSocket(req.socket);
+    };
+    if (decision.action === 'ratelimit' || decision.action === 'error') {
+      const failure = transientFailure(decision.action === 'error' ? 'UNAVAILABLE' : 'RESOURCE_EXHAUSTED', faults.retryAfterSeconds);
+      return finish(failureReply(failure), decision.action);
+    }
+    if (decision.action === 'reset-before') return reset();
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (err) {
+      if (err instanceof ApiFailure) return finish(failureReply(err));
+      throw err;
+    }
+    if (!isDecodable(url.pathname)) {
+      return finish(failureReply(invalidArgument([{ field: 'path', description: 'is not valid percent-encoding' }])));
+    }
+    const reply = service.handle({ method, path, query: url.searchParams, body, authorization: req.headers.authorization });
+    if (reply.mutated && reply.status < 300) markDirty();
+    if ((decision.action as FaultAction) === 'reset-after') return reset();
+    finish(reply);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new UserError('EMULATOR_LISTEN', `emulator cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}`)));
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    port: address.port,
+    requestLog,
+    flush,
+    close() {
+      closed ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const s of sockets) s.destroy();
+        });
+        await flush();
+      })();
+      return closed;
+    },
+    setFaults(f: FaultOptions) {
+      const problem = checkFaultOptions(f);
+      if (problem) throw new RangeError(`emulator faults: ${problem}`);
+      faults = new FaultInjector(f, clock);
+      service.pageTokenTtlMs = ttlMs(f);
+      if (f.seed !== undefined) service.random = uidRandom(f);
+    },
+    seed(doc: SeedDocument) {
+      const result = applySeed(service, doc);
+      markDirty();
+      return result;
+    },
+    clearRequestLog() {
+      requestLog.length = 0;
+    },
+    resourceCount() {
+      return service.store.count();
+    },
+  };
+}
+
+function failureReply(f: ApiFailure): ApiReply {
+  return { status: f.status, body: f.toBody(), headers: f.headers };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+/** A TCP reset where the platform supports it, else an abrupt close. */
+function resetSocket(socket: Socket): void {
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+function isDecodable(s: string): boolean {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw invalidArgument([{ field: '(body)', description: `is larger than ${MAX_BODY_BYTES} bytes` }]);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw invalidArgument([{ field: '(body)', description: `is not valid JSON: ${(err as Error).message}` }]);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,54 @@
+/** Stored resources → the JSON the API returns (camelCase, ms-precision Z timestamps). */
+import type { Store, StoredResource } from './store.js';
+
+/** `2026-11-20T10:00:00.123Z`: always milliseconds, always Z. */
+export function formatTimestamp(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The JSON of one resource; role bindings are hydrated from the store on every call. */
+export function renderResource(store: Store, r: StoredResource): Record<string, unknown> {
+  const d = r.data;
+  const times = { createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
+  switch (r.kind) {
+    case 'group':
+    case 'repo':
+      return { uid: r.uid, name: d.name, description: d.description ?? '', ...times };
+    case 'identity':
+      return {
+        uid: r.uid,
+        name: d.name,
+        description: d.description ?? '',
+        ...(d.claimMatch ? { claimMatch: { ...d.claimMatch } } : {}),
+        lastSeenTime: formatTimestamp(d.lastSeenMs ?? r.createMs),
+        ...times,
+      };
+    case 'role':
+      return { uid: r.uid, name: d.name, description: d.description ?? '', capabilities: [...(d.capabilities ?? [])], ...times };
+    case 'roleBinding':
+      return { uid: r.uid, ...hydrateBinding(store, r), ...times };
+    case 'tag':
+      return { uid: r.uid, name: d.name, digest: d.digest, deprecated: d.deprecated ?? false, ...times };
+    case 'subscription':
+      return { uid: r.uid, sink: d.sink, ...times };
+    case 'advisory':
+      return { uid: r.uid, advisoryId: d.advisoryId, artifactName: d.artifactName, ...times };
+  }
+}
+
+function hydrateBinding(store: Store, r: StoredResource): Record<string, unknown> {
+  const identity = store.get('identity', r.data.identityUid ?? '');
+  const group = r.parent === null ? undefined : store.get('group', r.parent);
+  const role = store.get('role', r.data.roleUid ?? '');
+  return {
+    identity: {
+      uid: r.data.identityUid,
+      name: identity?.data.name ?? '',
+      description: identity?.data.description ?? '',
+      subject: identity?.data.claimMatch?.subject ?? '',
+      issuer: identity?.data.claimMatch?.issuer ?? '',
+    },
+    group: { uid: r.parent, name: group?.data.name ?? '', description: group?.data.description ?? '' },
+    role: { uid: r.data.roleUid, name: role?.data.name ?? '', description: role?.data.description ?? '' },
+  };
+}

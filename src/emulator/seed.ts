@@ -1,0 +1,365 @@
+/**
+ * Seed documents: the emulator's starting state, nested like a manifest so a demo reads
+ * naturally. A seed is checked completely before anything is inserted (every problem named
+ * with its location), and inserted through the same `createResource` the HTTP API uses, so it
+ * can only hold what the API would accept.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { BUILTIN_ROLE_NAMES, type Kind } from '../model/kinds.js';
+import { UserError } from '../model/errors.js';
+import { ApiFailure } from './failures.js';
+import type { EmulatorService } from './service.js';
+import type { BadRequestDetail } from '../api/errors.js';
+import { checkSeedField, validateCreate } from './validate.js';
+import type { ResourceData } from './store.js';
+
+export interface SeedTag {
+  name: string;
+  digest: string;
+  deprecated?: boolean;
+}
+export interface SeedRepo {
+  name: string;
+  description?: string;
+  readme?: string;
+  tags?: SeedTag[];
+}
+export interface SeedIdentity {
+  name: string;
+  description?: string;
+  claimMatch?: { issuer: string; subject: string };
+}
+export interface SeedRole {
+  name: string;
+  description?: string;
+  capabilities: string[];
+}
+/**
+ * `identity`: a sibling's name, or a path from the org root (`engineering/ci-bot`, `/ci-bot`).
+ * `role`: a custom role of this group or an ancestor (nearest wins), else a built-in.
+ */
+export interface SeedRoleBinding {
+  identity: string;
+  role: string;
+}
+export interface SeedSubscription {
+  sink: string;
+}
+export interface SeedGroup {
+  name: string;
+  description?: string;
+  identities?: SeedIdentity[];
+  roles?: SeedRole[];
+  repos?: SeedRepo[];
+  subscriptions?: SeedSubscription[];
+  roleBindings?: SeedRoleBinding[];
+  groups?: SeedGroup[];
+}
+/** A root group; `uid` (40 lowercase hex) pins its uid. */
+export interface SeedOrg extends SeedGroup {
+  uid?: string;
+}
+/** An advisory; with `org` it lives under that org, else it is global (every token sees it). */
+export interface SeedAdvisory {
+  advisoryId: string;
+  artifactName: string;
+  org?: string;
+}
+export interface SeedDocument {
+  orgs?: SeedOrg[];
+  advisories?: SeedAdvisory[];
+}
+
+export interface SeedResult {
+  /** Org name → root group uid. */
+  orgUids: Record<string, string>;
+  /**
+   * Every created resource by a readable key: `group:acme/engineering`, `identity:acme/ci-bot`,
+   * `role:acme/deployer`, `repo:acme/nginx`, `tag:acme/nginx:1.0`, `subscription:acme/<sink>`,
+   * `roleBinding:acme/<identity path>=<role>`, `advisory:<advisoryId>`; orgs are `group:acme`.
+   */
+  uids: Record<string, string>;
+  /** Number of resources created. */
+  count: number;
+}
+
+/** A seed file is invalid; the message lists every problem with its location. */
+export class SeedError extends UserError {
+  constructor(source: string, problems: string[]) {
+    super('EMULATOR_SEED_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in emulator seed ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Reads a YAML or JSON seed file. */
+export function readSeedFile(path: string): SeedDocument {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UserError('EMULATOR_SEED_UNREADABLE', `cannot read emulator seed ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return (parseYaml(text) ?? {}) as SeedDocument;
+  } catch (err) {
+    throw new SeedError(path, [`not valid YAML/JSON: ${(err as Error).message}`]);
+  }
+}
+
+const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'groups'];
+const KEYS: Record<string, readonly string[]> = {
+  org: ['uid', ...GROUP_KEYS],
+  group: GROUP_KEYS,
+  identity: ['name', 'description', 'claimMatch'],
+  role: ['name', 'description', 'capabilities'],
+  repo: ['name', 'description', 'readme', 'tags'],
+  tag: ['name', 'digest', 'deprecated'],
+  subscription: ['sink'],
+  roleBinding: ['identity', 'role'],
+  advisory: ['advisoryId', 'artifactName', 'org'],
+  document: ['orgs', 'advisories'],
+};
+
+/** One insertion, in order: a parent always precedes its children. */
+interface PlannedInsert {
+  key: string;
+  kind: Kind | 'advisory';
+  /** Key of the parent insert, or null (root / global). */
+  parentKey: string | null;
+  /** Fixed parent uid (advisories under an org resolved later use parentKey). */
+  data: ResourceData;
+  uid?: string;
+  /** For role bindings: keys of the identity and the role (a built-in role is `builtin:<name>`). */
+  identityKey?: string;
+  roleKey?: string;
+  location: string;
+}
+
+interface GroupScope {
+  path: string; // org/engineering
+  identities: Set<string>;
+  roles: Set<string>;
+  parent: GroupScope | null;
+}
+
+/** Checks the whole document and lays out the inserts; throws SeedError with every problem. */
+export function planSeed(doc: unknown, source: string): PlannedInsert[] {
+  const problems: string[] = [];
+  const inserts: PlannedInsert[] = [];
+  const bindings: { binding: SeedRoleBinding; scope: GroupScope; orgPath: string; location: string }[] = [];
+  const scopes = new Map<string, GroupScope>();
+
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const checkKeys = (v: Record<string, unknown>, what: string, location: string): void => {
+    for (const k of Object.keys(v))
+      if (!KEYS[what]!.includes(k)) problems.push(`${location}: unknown field ${JSON.stringify(k)} (allowed: ${KEYS[what]!.join(', ')})`);
+  };
+  const listAt = (v: unknown, location: string): unknown[] => {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      problems.push(`${location}: must be a list`);
+      return [];
+    }
+    return v;
+  };
+  /** Runs the API's own create validation and records its field violations here. */
+  const apiCheck = (kind: Kind, body: Record<string, unknown>, location: string): ResourceData | undefined => {
+    try {
+      return validateCreate(kind, body);
+    } catch (err) {
+      if (!(err instanceof ApiFailure)) throw err;
+      const br = err.details.find((d) => d['@type'].endsWith('BadRequest')) as BadRequestDetail | undefined;
+      for (const v of br?.fieldViolations ?? [{ field: '', description: err.message }]) problems.push(`${location}.${v.field}: ${v.description}`);
+      return undefined;
+    }
+  };
+  const pick = (v: Record<string, unknown>, keys: string[]): Record<string, unknown> =>
+    Object.fromEntries(keys.filter((k) => v[k] !== undefined).map((k) => [k, v[k]]));
+  const unique = (seen: Set<string>, key: string, what: string, location: string): void => {
+    if (seen.has(key)) problems.push(`${location}: ${what} ${JSON.stringify(key)} is declared twice in the same place`);
+    seen.add(key);
+  };
+
+  const walkGroup = (g: unknown, location: string, path: string, parentKey: string | null, parentScope: GroupScope | null, isOrg: boolean): void => {
+    if (!isObject(g)) {
+      problems.push(`${location}: must be an object with at least a name`);
+      return;
+    }
+    checkKeys(g, isOrg ? 'org' : 'group', location);
+    const data = apiCheck('group', pick(g, ['name', 'description']), location);
+    const name = typeof g.name === 'string' ? g.name : '?';
+    const myPath = parentScope ? `${path}/${name}` : name;
+    const key = `group:${myPath}`;
+    let uid: string | undefined;
+    if (isOrg && g.uid !== undefined) {
+      if (typeof g.uid !== 'string' || !/^[0-9a-f]{40}$/.test(g.uid)) problems.push(`${location}.uid: must be 40 lowercase hex characters`);
+      else uid = g.uid;
+    }
+    if (data) inserts.push({ key, kind: 'group', parentKey, data, location, ...(uid ? { uid } : {}) });
+    const scope: GroupScope = { path: myPath, identities: new Set(), roles: new Set(), parent: parentScope };
+    scopes.set(myPath, scope);
+
+    const children = (field: string, kind: Kind, fn: (item: Record<string, unknown>, loc: string) => void): void => {
+      listAt(g[field], `${location}.${field}`).forEach((item, i) => {
+        const loc = `${location}.${field}[${i}]`;
+        if (!isObject(item)) problems.push(`${loc}: must be an object`);
+        else {
+          checkKeys(item, kind, loc);
+          fn(item, loc);
+        }
+      });
+    };
+    const seenIdentities = new Set<string>();
+    children('identities', 'identity', (item, loc) => {
+      const d = apiCheck('identity', pick(item, ['name', 'description', 'claimMatch']), loc);
+      if (!d) return;
+      unique(seenIdentities, d.name!, 'identity', loc);
+      scope.identities.add(d.name!);
+      inserts.push({ key: `identity:${myPath}/${d.name}`, kind: 'identity', parentKey: key, data: d, location: loc });
+    });
+    const seenRoles = new Set<string>();
+    children('roles', 'role', (item, loc) => {
+      const d = apiCheck('role', pick(item, ['name', 'description', 'capabilities']), loc);
+      if (!d) return;
+      unique(seenRoles, d.name!, 'role', loc);
+      scope.roles.add(d.name!);
+      inserts.push({ key: `role:${myPath}/${d.name}`, kind: 'role', parentKey: key, data: d, location: loc });
+    });
+    const seenRepos = new Set<string>();
+    children('repos', 'repo', (item, loc) => {
+      const d = apiCheck('repo', pick(item, ['name', 'description']), loc);
+      if (item.readme !== undefined) {
+        const p = checkSeedField('repo', 'content', item.readme);
+        if (p) problems.push(`${loc}.readme: ${p}`);
+      }
+      if (!d) return;
+      unique(seenRepos, d.name!, 'repo', loc);
+      const repoKey = `repo:${myPath}/${d.name}`;
+      inserts.push({ key: repoKey, kind: 'repo', parentKey: key, data: { ...d, readme: typeof item.readme === 'string' ? item.readme : '' }, location: loc });
+      const seenTags = new Set<string>();
+      listAt(item.tags, `${loc}.tags`).forEach((t, i) => {
+        const tloc = `${loc}.tags[${i}]`;
+        if (!isObject(t)) return void problems.push(`${tloc}: must be an object {name, digest}`);
+        checkKeys(t, 'tag', tloc);
+        const td = apiCheck('tag', pick(t, ['name', 'digest']), tloc);
+        if (t.deprecated !== undefined) {
+          const p = checkSeedField('tag', 'deprecated', t.deprecated);
+          if (p) problems.push(`${tloc}.deprecated: ${p}`);
+        }
+        if (!td) return;
+        unique(seenTags, td.name!, 'tag', tloc);
+        inserts.push({ key: `tag:${myPath}/${d.name}:${td.name}`, kind: 'tag', parentKey: repoKey, data: { ...td, deprecated: t.deprecated === true }, location: tloc });
+      });
+    });
+    const seenSinks = new Set<string>();
+    children('subscriptions', 'subscription', (item, loc) => {
+      const d = apiCheck('subscription', pick(item, ['sink']), loc);
+      if (!d) return;
+      unique(seenSinks, d.sink!, 'subscription', loc);
+      inserts.push({ key: `subscription:${myPath}/${d.sink}`, kind: 'subscription', parentKey: key, data: d, location: loc });
+    });
+    children('roleBindings', 'roleBinding', (item, loc) => {
+      if (typeof item.identity !== 'string' || item.identity === '') problems.push(`${loc}.identity: must name an identity (sibling name or path from the org root)`);
+      if (typeof item.role !== 'string' || item.role === '') problems.push(`${loc}.role: must name a role (custom role of this group or an ancestor, or a built-in)`);
+      else bindings.push({ binding: item as unknown as SeedRoleBinding, scope, orgPath: myPath.split('/')[0]!, location: loc });
+    });
+    const seenGroups = new Set<string>();
+    listAt(g.groups, `${location}.groups`).forEach((child, i) => {
+      if (isObject(child) && typeof child.name === 'string') unique(seenGroups, child.name, 'group', `${location}.groups[${i}]`);
+      walkGroup(child, `${location}.groups[${i}]`, myPath, key, scope, false);
+    });
+  };
+
+  if (!isObject(doc)) throw new SeedError(source, ['the document must be an object with `orgs` and/or `advisories`']);
+  checkKeys(doc, 'document', '(document)');
+  const seenOrgs = new Set<string>();
+  listAt(doc.orgs, 'orgs').forEach((org, i) => {
+    if (isObject(org) && typeof org.name === 'string') unique(seenOrgs, org.name, 'org', `orgs[${i}]`);
+    walkGroup(org, `orgs[${i}]`, '', null, null, true);
+  });
+
+  // Bindings last: they may point anywhere in the org.
+  const seenBindings = new Set<string>();
+  for (const { binding, scope, orgPath, location } of bindings) {
+    const identityKey = resolveIdentity(binding.identity, scope, orgPath, scopes);
+    if (!identityKey && typeof binding.identity === 'string')
+      problems.push(`${location}.identity: no identity ${JSON.stringify(binding.identity)} ${binding.identity.includes('/') ? `at that path from org ${orgPath}` : `in group ${scope.path}`}`);
+    const roleKey = resolveRole(binding.role, scope);
+    if (!roleKey) problems.push(`${location}.role: no custom role ${JSON.stringify(binding.role)} in group ${scope.path} or its ancestors, and no built-in of that name (built-ins: ${BUILTIN_ROLE_NAMES.join(', ')})`);
+    if (!identityKey || !roleKey) continue;
+    const key = `roleBinding:${scope.path}/${identityKey.slice('identity:'.length)}=${binding.role}`;
+    unique(seenBindings, `${identityKey}=${roleKey}`, 'role binding', location);
+    inserts.push({ key, kind: 'roleBinding', parentKey: `group:${scope.path}`, data: {}, identityKey, roleKey, location });
+  }
+
+  listAt(doc.advisories, 'advisories').forEach((a, i) => {
+    const loc = `advisories[${i}]`;
+    if (!isObject(a)) return void problems.push(`${loc}: must be an object {advisoryId, artifactName, org?}`);
+    checkKeys(a, 'advisory', loc);
+    for (const f of ['advisoryId', 'artifactName'] as const)
+      if (typeof a[f] !== 'string' || a[f] === '') problems.push(`${loc}.${f}: must be a non-empty string`);
+    if (a.org !== undefined && (typeof a.org !== 'string' || !seenOrgs.has(a.org)))
+      problems.push(`${loc}.org: must name an org declared in this seed (${[...seenOrgs].join(', ') || 'none'})`);
+    inserts.push({
+      key: `advisory:${a.advisoryId}`,
+      kind: 'advisory',
+      parentKey: typeof a.org === 'string' ? `group:${a.org}` : null,
+      data: { advisoryId: a.advisoryId as string, artifactName: a.artifactName as string },
+      location: loc,
+    });
+  });
+
+  if (problems.length > 0) throw new SeedError(source, problems);
+  return inserts;
+}
+
+function resolveIdentity(ref: string, scope: GroupScope, orgPath: string, scopes: Map<string, GroupScope>): string | undefined {
+  if (!ref.includes('/')) return scope.identities.has(ref) ? `identity:${scope.path}/${ref}` : undefined;
+  const rel = ref.replace(/^\//, '');
+  const i = rel.lastIndexOf('/');
+  const groupPath = i < 0 ? orgPath : `${orgPath}/${rel.slice(0, i)}`;
+  const name = rel.slice(i + 1);
+  return scopes.get(groupPath)?.identities.has(name) ? `identity:${groupPath}/${name}` : undefined;
+}
+
+function resolveRole(name: string, scope: GroupScope): string | undefined {
+  for (let s: GroupScope | null = scope; s; s = s.parent) if (s.roles.has(name)) return `role:${s.path}/${name}`;
+  return (BUILTIN_ROLE_NAMES as readonly string[]).includes(name) ? `builtin:${name}` : undefined;
+}
+
+/**
+ * Checks `doc` completely, then inserts it into `service`. An org whose name (or pinned uid)
+ * already exists is refused before anything is inserted.
+ */
+export function applySeed(service: EmulatorService, doc: unknown, source = '(in-process seed)'): SeedResult {
+  const inserts = planSeed(doc, source);
+  const clashes: string[] = [];
+  for (const ins of inserts) {
+    if (ins.kind !== 'group' || ins.parentKey !== null) continue;
+    const existing = service.store.findSibling('group', null, ins.data);
+    if (existing) clashes.push(`${ins.location}: a root group named ${JSON.stringify(ins.data.name)} already exists (uid ${existing})`);
+    if (ins.uid && service.store.hasUid(ins.uid)) clashes.push(`${ins.location}.uid: ${ins.uid} is already in use`);
+  }
+  if (clashes.length > 0) throw new SeedError(source, clashes);
+  const uids: Record<string, string> = {};
+  const builtins = service.builtinRoleUids();
+  const uidOf = (key: string): string => (key.startsWith('builtin:') ? builtins[key.slice('builtin:'.length)]! : uids[key]!);
+  const orgUids: Record<string, string> = {};
+  // Bulk insert: the uid-sorted views are rebuilt once at the end, not kept sorted per insert.
+  service.store.invalidateSortedViews();
+  for (const ins of inserts) {
+    const parentUid = ins.parentKey === null ? null : uidOf(ins.parentKey);
+    const data = ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
+    let created;
+    try {
+      created = service.createResource(ins.kind, parentUid, data, undefined, ins.uid);
+    } catch (err) {
+      if (err instanceof ApiFailure) throw new SeedError(source, [`${ins.location}: ${err.message}`]);
+      throw err;
+    }
+    uids[ins.key] = created.uid;
+    if (ins.kind === 'group' && parentUid === null) orgUids[ins.data.name!] = created.uid;
+  }
+  service.store.invalidateSortedViews();
+  return { orgUids, uids, count: inserts.length };
+}

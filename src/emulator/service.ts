@@ -1,0 +1,386 @@
+/**
+ * The Platform API v2 behaviour, independent of sockets: one `handle()` call per request,
+ * from method, decoded path, query, body and bearer token to a status and a JSON body.
+ * Faults, latency and the socket live in server.ts; this file is deterministic given its
+ * clock and uid source.
+ */
+import { createHash } from 'node:crypto';
+import {
+  BUILTIN_ROLE_NAMES,
+  CAPABILITIES,
+  KIND_INFO,
+  type ApiKind,
+  type Kind,
+} from '../model/kinds.js';
+import {
+  ApiFailure,
+  alreadyExists,
+  invalidArgument,
+  notFound,
+  permissionDenied,
+  resourceNotEmpty,
+  unauthenticated,
+  unimplemented,
+} from './failures.js';
+import { parseListRequest, slicePage } from './list.js';
+import { generateHex, type Random } from './prng.js';
+import { renderResource } from './render.js';
+import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
+import { validateCreate, validatePatch } from './validate.js';
+
+/** A bearer token the emulator accepts. */
+export interface EmulatorToken {
+  token: string;
+  /** `owner`: reads and writes; `viewer`: reads only (writes → 403, code 7). */
+  role: 'owner' | 'viewer';
+  /** Group uid: only that group and its subtree are visible or writable. */
+  scope?: string;
+}
+
+export interface ApiRequest {
+  method: string;
+  /** Percent-decoded path, without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** Parsed JSON body, undefined when empty. */
+  body: unknown;
+  /** Value of the Authorization header, if any. */
+  authorization: string | undefined;
+}
+
+export interface ApiReply {
+  status: number;
+  /** JSON body; undefined → empty body (DELETE). */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** True when the request changed state (persistence is scheduled). */
+  mutated?: boolean;
+}
+
+/** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
+const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);
+
+const LIST_CAPABILITIES = CAPABILITIES.filter((c) => c.endsWith('.list'));
+const BUILTIN_ROLES: Readonly<Record<(typeof BUILTIN_ROLE_NAMES)[number], { description: string; capabilities: readonly string[] }>> = {
+  viewer: { description: 'Read access to everything in the group', capabilities: LIST_CAPABILITIES },
+  editor: { description: 'Read and write access, without managing role bindings', capabilities: CAPABILITIES.filter((c) => !c.startsWith('role_bindings.') || c.endsWith('.list')) },
+  owner: { description: 'Full access, including role bindings', capabilities: CAPABILITIES },
+  'registry.pull': { description: 'Pull images from the registry', capabilities: ['repo.list', 'tag.list'] },
+  'registry.push': { description: 'Push images to the registry', capabilities: ['repo.list', 'tag.list', 'tag.create'] },
+};
+
+/** The flat 40-hex uid of a built-in role: sha1 of its name, the same in every emulator. */
+export function builtinRoleUid(name: string): string {
+  return createHash('sha1').update(`platform-builtin-role:${name}`).digest('hex');
+}
+
+/** Which collection a path belongs to, and what follows it. */
+interface Route {
+  kind: ApiKind;
+  /** Remainder after the collection: '' for the collection itself, else the uid/parent. */
+  rest: string;
+}
+
+const ROUTES: { prefix: string; kind: ApiKind }[] = (Object.keys(KIND_INFO) as ApiKind[]).map((kind) => ({
+  prefix: KIND_INFO[kind].collection,
+  kind,
+}));
+
+export const PING_PATH = '/ping/v2/ping';
+const README_SUFFIX = '/readme';
+
+function matchRoute(path: string): Route | undefined {
+  for (const { prefix, kind } of ROUTES) {
+    if (path === prefix) return { kind, rest: '' };
+    if (path.startsWith(`${prefix}/`)) return { kind, rest: path.slice(prefix.length + 1) };
+  }
+  return undefined;
+}
+
+interface Caller {
+  role: 'owner' | 'viewer';
+  scope?: string;
+}
+
+export interface ServiceOptions {
+  tokens: EmulatorToken[];
+  clock: () => number;
+  /** Uid randomness; crypto when absent. */
+  random?: Random;
+  pageTokenTtlMs: number;
+}
+
+export class EmulatorService {
+  readonly store = new Store();
+  private readonly tokens = new Map<string, Caller>();
+  private readonly clock: () => number;
+  random: Random | undefined;
+  pageTokenTtlMs: number;
+
+  constructor(options: ServiceOptions) {
+    for (const t of options.tokens) this.tokens.set(t.token, { role: t.role, ...(t.scope ? { scope: t.scope } : {}) });
+    this.clock = options.clock;
+    this.random = options.random;
+    this.pageTokenTtlMs = options.pageTokenTtlMs;
+    this.insertBuiltinRoles();
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  private insertBuiltinRoles(): void {
+    for (const name of BUILTIN_ROLE_NAMES) {
+      const def = BUILTIN_ROLES[name];
+      this.store.insert({
+        kind: 'role',
+        uid: builtinRoleUid(name),
+        parent: null,
+        seq: 0,
+        createMs: BUILTIN_TIME_MS,
+        updateMs: BUILTIN_TIME_MS,
+        data: { name, description: def.description, capabilities: [...def.capabilities] },
+        builtin: true,
+      });
+    }
+  }
+
+  /** Built-in role name → uid. */
+  builtinRoleUids(): Record<string, string> {
+    return Object.fromEntries(BUILTIN_ROLE_NAMES.map((n) => [n, builtinRoleUid(n)]));
+  }
+
+  /** Answers one request. Never throws for a client mistake: those become error replies. */
+  handle(req: ApiRequest): ApiReply {
+    try {
+      return this.dispatch(req);
+    } catch (err) {
+      if (err instanceof ApiFailure) return { status: err.status, body: err.toBody(), headers: err.headers };
+      throw err;
+    }
+  }
+
+  private dispatch(req: ApiRequest): ApiReply {
+    if (req.path === PING_PATH) {
+      if (req.method !== 'GET') throw unimplemented(`${req.method} ${PING_PATH} is not supported; use GET`);
+      return { status: 200, body: { response: 'pong' } };
+    }
+    const route = matchRoute(req.path);
+    if (!route) throw notFound('endpoint', req.path, `no endpoint ${req.method} ${req.path} in the Platform API v2`);
+    const caller = this.authenticate(req.authorization);
+    const { kind, rest } = route;
+    const method = req.method;
+    if (method !== 'GET') {
+      if (caller.role !== 'owner') throw permissionDenied(`this token is read-only (viewer); ${method} ${req.path} needs an owner token`);
+    }
+    if (kind === 'repo' && rest.endsWith(README_SUFFIX)) {
+      const repoUid = rest.slice(0, -README_SUFFIX.length);
+      if (method === 'GET') return this.getReadme(caller, repoUid, req.query);
+      if (method === 'PATCH') return this.patchReadme(caller, repoUid, req);
+      throw unimplemented(`${method} is not supported on a readme; use GET or PATCH`);
+    }
+    if (rest === '') {
+      if (method === 'GET') return this.list(caller, kind, req.query);
+      if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
+      if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${KIND_INFO[kind].collection}/{parent}` }]);
+      throw unimplemented(`${method} ${req.path} is not supported`);
+    }
+    switch (method) {
+      case 'GET':
+        rejectQuery(req.query, []);
+        return { status: 200, body: renderResource(this.store, this.findVisible(caller, kind, rest)) };
+      case 'POST':
+        if (kind === 'advisory') throw unimplemented('advisories are read-only');
+        return this.create(caller, kind, rest, req);
+      case 'PATCH':
+        return this.patch(caller, kind, rest, req);
+      case 'DELETE':
+        return this.remove(caller, kind, rest, req.query);
+      default:
+        throw unimplemented(`${method} ${req.path} is not supported`);
+    }
+  }
+
+  private authenticate(header: string | undefined): Caller {
+    if (header === undefined) throw unauthenticated('missing Authorization header; send "Authorization: Bearer <token>"');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+    const caller = this.tokens.get(m[1]!);
+    // Never echo the token back.
+    if (!caller) throw unauthenticated('the bearer token is not valid');
+    return caller;
+  }
+
+  private visible(caller: Caller, r: StoredResource): boolean {
+    return caller.scope === undefined || r.builtin === true || (r.kind === 'advisory' && r.parent === null) || isWithin(r.uid, caller.scope);
+  }
+
+  /** A resource the caller can see, else 404 with ResourceInfo (outside a scope is "not there"). */
+  private findVisible(caller: Caller, kind: ApiKind, uid: string): StoredResource {
+    const r = this.store.get(kind, uid);
+    if (!r || !this.visible(caller, r)) throw notFound(kind, uid);
+    return r;
+  }
+
+  private list(caller: Caller, kind: ApiKind, query: URLSearchParams): ApiReply {
+    const req = parseListRequest(kind, query);
+    if (caller.scope !== undefined) req.filter.scope = caller.scope;
+    const sorted = this.store.query(kind, req.filter, req.order.field);
+    const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs);
+    const body: Record<string, unknown> = {
+      [KIND_INFO[kind].plural]: page.items.map((r) => renderResource(this.store, r)),
+      totalCount: String(page.totalCount),
+      skipped: req.skip,
+    };
+    if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
+    return { status: 200, body };
+  }
+
+  /** A strictly later updateTime than `r` had, so every change is visible in it. */
+  private nextUpdateMs(r: StoredResource): number {
+    return Math.max(this.clock(), r.updateMs + 1);
+  }
+
+  private create(caller: Caller, kind: ApiKind, parentUid: string | null, req: ApiRequest): ApiReply {
+    rejectQuery(req.query, []);
+    if (kind === 'advisory') throw unimplemented('advisories are read-only');
+    if (parentUid === null && caller.scope !== undefined)
+      throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
+    const data = validateCreate(kind, req.body ?? {});
+    const r = this.createResource(kind, parentUid, data, caller);
+    return { status: 200, body: renderResource(this.store, r), mutated: true };
+  }
+
+  /**
+   * Creates one resource after every API check (parent, references, uniqueness). Shared by
+   * HTTP creates and the seed loader, so a seed holds only what the API would accept.
+   * `data` must already have passed validateCreate (or the seed's equivalent).
+   */
+  createResource(kind: Kind | 'advisory', parentUid: string | null, data: ResourceData, caller: Caller = { role: 'owner' }, uid?: string): StoredResource {
+    const parentKind = KIND_INFO[kind].parentKind;
+    if (parentUid !== null) {
+      const parent = this.store.get(parentKind, parentUid);
+      if (!parent || !this.visible(caller, parent))
+        throw notFound(parentKind, parentUid, `parent ${parentKind} ${parentUid} does not exist (or is not visible to this token)`);
+    }
+    if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
+    const clash = this.store.findSibling(kind, parentUid, data);
+    if (clash !== undefined) throw alreadyExists(kind, clash, `${describeKey(kind, data)} already exists under ${parentUid ?? 'the root'} (uid ${clash})`);
+    const now = this.clock();
+    const resource: StoredResource = {
+      kind,
+      uid: uid ?? this.newUid(parentUid),
+      parent: parentUid,
+      seq: this.store.allocateSeq(),
+      createMs: now,
+      updateMs: now,
+      data: kind === 'identity' ? { ...data, lastSeenMs: now } : kind === 'repo' ? { readme: '', ...data } : data,
+    };
+    this.store.insert(resource);
+    return resource;
+  }
+
+  private newUid(parentUid: string | null): string {
+    for (;;) {
+      const uid = parentUid === null ? generateHex(40, this.random) : `${parentUid}/${generateHex(16, this.random)}`;
+      if (!this.store.hasUid(uid)) return uid;
+    }
+  }
+
+  /** A binding's identity must be visible; its role built-in or custom in the group or an ancestor. */
+  private checkBindingRefs(caller: Caller, groupUid: string, identityUid: string, roleUid: string): void {
+    const violations = [];
+    const identity = this.store.get('identity', identityUid);
+    if (!identity || !this.visible(caller, identity))
+      violations.push({ field: 'identityUid', description: `identity ${identityUid} does not exist (or is not visible to this token)` });
+    const role = this.store.get('role', roleUid);
+    if (!role || !this.visible(caller, role)) {
+      violations.push({ field: 'roleUid', description: `role ${roleUid} does not exist (or is not visible to this token)` });
+    } else if (!role.builtin && !isWithin(groupUid, role.parent!)) {
+      violations.push({
+        field: 'roleUid',
+        description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; a binding on group ${groupUid} may use built-in roles or custom roles of that group or its ancestors`,
+      });
+    }
+    if (violations.length > 0) throw invalidArgument(violations);
+  }
+
+  private patch(caller: Caller, kind: ApiKind, uid: string, req: ApiRequest): ApiReply {
+    const mask = updateMaskOf(req.query);
+    const r = this.findVisible(caller, kind, uid);
+    if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
+    if (kind === 'advisory' || KIND_INFO[kind].updatableFields.length === 0)
+      throw unimplemented(`${KIND_INFO[kind].plural} cannot be updated; delete and create instead`);
+    const change = validatePatch(kind as Kind, req.body ?? {}, mask);
+    const merged: ResourceData = { ...r.data, ...change };
+    if (kind === 'roleBinding' && change.roleUid !== undefined) this.checkBindingRefs(caller, r.parent!, r.data.identityUid!, change.roleUid);
+    const clash = this.store.findSibling(kind, r.parent, merged);
+    if (clash !== undefined && clash !== r.uid)
+      throw alreadyExists(kind, clash, `${describeKey(kind, merged)} already exists under ${r.parent ?? 'the root'} (uid ${clash})`);
+    if (changes(r.data, change)) this.store.update(r, change, this.nextUpdateMs(r));
+    return { status: 200, body: renderResource(this.store, r), mutated: true };
+  }
+
+  private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
+    rejectQuery(query, []);
+    if (kind === 'advisory') throw unimplemented('advisories are read-only');
+    const r = this.findVisible(caller, kind, uid);
+    if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be deleted`);
+    if (kind === 'identity' || kind === 'role') {
+      const n = this.store.bindingCount(kind, uid);
+      if (n > 0) throw resourceNotEmpty(uid, `${kind} ${r.data.name} (${uid}) is still referenced by ${n} role binding${n === 1 ? '' : 's'}; delete them first`);
+    }
+    const counts = this.store.childCounts(uid);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (total > 0) {
+      const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : KIND_INFO[k as ApiKind].plural}`).join(', ');
+      throw resourceNotEmpty(uid, `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`);
+    }
+    this.store.remove(r);
+    return { status: 200, mutated: true };
+  }
+
+  private readmeRepo(caller: Caller, repoUid: string): StoredResource {
+    return this.findVisible(caller, 'repo', repoUid);
+  }
+
+  private getReadme(caller: Caller, repoUid: string, query: URLSearchParams): ApiReply {
+    rejectQuery(query, []);
+    const repo = this.readmeRepo(caller, repoUid);
+    return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' } };
+  }
+
+  private patchReadme(caller: Caller, repoUid: string, req: ApiRequest): ApiReply {
+    const mask = updateMaskOf(req.query);
+    const repo = this.readmeRepo(caller, repoUid);
+    const change = validatePatch('readme', req.body ?? {}, mask);
+    if (change.content !== undefined && change.content !== repo.data.readme) {
+      this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
+    }
+    return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated: true };
+  }
+}
+
+function describeKey(kind: ApiKind, data: ResourceData): string {
+  if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
+  if (kind === 'subscription') return `a subscription to ${data.sink}`;
+  return `a ${kind} named ${JSON.stringify(data.name)}`;
+}
+
+function changes(before: ResourceData, change: Partial<ResourceData>): boolean {
+  return Object.entries(change).some(([k, v]) => JSON.stringify(before[k as keyof ResourceData]) !== JSON.stringify(v));
+}
+
+/** `updateMask` (or `update_mask`) from a PATCH query; any other parameter is code 3. */
+function updateMaskOf(query: URLSearchParams): string | undefined {
+  rejectQuery(query, ['updateMask', 'update_mask']);
+  return query.get('updateMask') ?? query.get('update_mask') ?? undefined;
+}
+
+function rejectQuery(query: URLSearchParams, allowed: readonly string[]): void {
+  const bad = [...query.keys()].filter((k) => !allowed.includes(k));
+  if (bad.length > 0)
+    throw invalidArgument(
+      bad.map((k) => ({ field: k, description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` })),
+    );
+}

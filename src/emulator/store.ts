@@ -1,0 +1,370 @@
+/**
+ * The emulator's indexed storage: a pure in-memory data structure, no HTTP, no clock, no I/O.
+ *
+ * Indexes (all kept in step by insert/update/remove):
+ * - per kind, a map uid → resource and an array sorted by uid (rebuilt lazily after bulk
+ *   loads, kept sorted by binary insertion otherwise), so `uidp.descendants_of` and token
+ *   scopes are a binary-searched range, never a scan;
+ * - children by parent and kind, sibling natural keys (uniqueness), names per kind,
+ *   role-binding references per identity and per role;
+ * - a small cache of sorted result sets per (kind, filter, order), valid while the kind's
+ *   version counter is unchanged, so paging through a listing costs O(page) per request.
+ */
+import type { ApiKind } from '../model/kinds.js';
+import { KIND_INFO } from '../model/kinds.js';
+
+export interface ClaimMatchData {
+  issuer: string;
+  subject: string;
+}
+
+/** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
+export interface ResourceData {
+  name?: string;
+  description?: string;
+  claimMatch?: ClaimMatchData;
+  lastSeenMs?: number;
+  capabilities?: string[];
+  identityUid?: string;
+  roleUid?: string;
+  readme?: string;
+  digest?: string;
+  deprecated?: boolean;
+  sink?: string;
+  advisoryId?: string;
+  artifactName?: string;
+}
+
+/**
+ * One stored resource. Invariants: `uid` is unique across all kinds; a child's uid starts with
+ * `parent + '/'`; `updateMs >= createMs` and strictly increases on every change.
+ */
+export interface StoredResource {
+  readonly kind: ApiKind;
+  readonly uid: string;
+  /** Parent uid (group, or repo for tags); null for root groups, built-in roles and global advisories. */
+  readonly parent: string | null;
+  /** Insertion sequence number. */
+  readonly seq: number;
+  createMs: number;
+  updateMs: number;
+  data: ResourceData;
+  /** Built-in roles: visible to every token, read-only, never persisted. */
+  readonly builtin?: boolean;
+}
+
+export type OrderField = 'uid' | 'name' | 'createTime' | 'updateTime';
+
+/** List constraints; every one given must hold. */
+export interface ListFilter {
+  childrenOf?: string;
+  descendantsOf?: string;
+  name?: string;
+  /** Token scope: the group and its subtree, plus global resources (built-in roles). */
+  scope?: string;
+  artifactNames?: string[];
+  advisoryIds?: string[];
+}
+
+/** Resources every token sees and no `uidp.*` filter matches. */
+export function isGlobal(r: StoredResource): boolean {
+  return r.builtin === true || (r.kind === 'advisory' && r.parent === null);
+}
+
+/** Whether `uid` is `scope` itself or below it. */
+export function isWithin(uid: string, scope: string): boolean {
+  return uid === scope || (uid.length > scope.length && uid.startsWith(scope) && uid[scope.length] === '/');
+}
+
+/** The value a list is ordered by (ties broken by uid). */
+export function sortKey(r: StoredResource, field: OrderField): string | number {
+  switch (field) {
+    case 'uid':
+      return r.uid;
+    case 'name':
+      return r.data.name ?? '';
+    case 'createTime':
+      return r.createMs;
+    case 'updateTime':
+      return r.updateMs;
+  }
+}
+
+/** Compares a (key, uid) pair with a resource under `field`, ascending. */
+export function compareKey(key: string | number, uid: string, r: StoredResource, field: OrderField): number {
+  const other = sortKey(r, field);
+  if (key < other) return -1;
+  if (key > other) return 1;
+  return uid < r.uid ? -1 : uid > r.uid ? 1 : 0;
+}
+
+function compareResources(a: StoredResource, b: StoredResource, field: OrderField): number {
+  return compareKey(sortKey(a, field), a.uid, b, field);
+}
+
+/** The natural key among siblings of one kind, or null when the kind has none. */
+function naturalKey(r: StoredResource): string | null {
+  switch (r.kind) {
+    case 'roleBinding':
+      return `${r.data.identityUid}\u0000${r.data.roleUid}`;
+    case 'subscription':
+      return r.data.sink ?? null;
+    case 'advisory':
+      return null;
+    default:
+      return r.data.name ?? null;
+  }
+}
+
+const MAX_CACHED_LISTS = 64;
+
+export class Store {
+  private readonly byKind = new Map<ApiKind, Map<string, StoredResource>>();
+  private readonly uidSorted = new Map<ApiKind, StoredResource[] | null>();
+  private readonly kindOfUid = new Map<string, ApiKind>();
+  /** parent uid → kind → child uids */
+  private readonly children = new Map<string, Map<ApiKind, Set<string>>>();
+  /** kind \0 parent \0 natural key → uid */
+  private readonly siblingKeys = new Map<string, string>();
+  /** kind → name → uids */
+  private readonly names = new Map<ApiKind, Map<string, Set<string>>>();
+  private readonly bindingsByIdentity = new Map<string, number>();
+  private readonly bindingsByRole = new Map<string, number>();
+  private readonly versions = new Map<ApiKind, number>();
+  private readonly listCache = new Map<string, { version: number; items: StoredResource[] }>();
+  private nextSeq = 1;
+
+  /** Next insertion sequence number (persisted so that order survives a restart). */
+  get seq(): number {
+    return this.nextSeq;
+  }
+  set seq(value: number) {
+    this.nextSeq = Math.max(this.nextSeq, value);
+  }
+
+  allocateSeq(): number {
+    return this.nextSeq++;
+  }
+
+  get(kind: ApiKind, uid: string): StoredResource | undefined {
+    return this.byKind.get(kind)?.get(uid);
+  }
+
+  hasUid(uid: string): boolean {
+    return this.kindOfUid.has(uid);
+  }
+
+  /** Every resource of every kind (for persistence), in no particular order. */
+  *all(): IterableIterator<StoredResource> {
+    for (const m of this.byKind.values()) yield* m.values();
+  }
+
+  /** Number of stored resources, built-ins excluded. */
+  count(): number {
+    let n = 0;
+    for (const m of this.byKind.values()) for (const r of m.values()) if (!r.builtin) n++;
+    return n;
+  }
+
+  /** The uid of the sibling of `kind` under `parent` with the same natural key as `probe`, if any. */
+  findSibling(kind: ApiKind, parent: string | null, data: ResourceData): string | undefined {
+    const key = naturalKey({ kind, uid: '', parent, seq: 0, createMs: 0, updateMs: 0, data });
+    return key === null ? undefined : this.siblingKeys.get(`${kind}\u0000${parent ?? ''}\u0000${key}`);
+  }
+
+  /** Number of direct children of `uid`, all kinds together. */
+  childCount(uid: string): number {
+    let n = 0;
+    for (const s of this.children.get(uid)?.values() ?? []) n += s.size;
+    return n;
+  }
+
+  /** Children counts of `uid` per kind (for RESOURCE_NOT_EMPTY messages). */
+  childCounts(uid: string): Partial<Record<ApiKind, number>> {
+    const out: Partial<Record<ApiKind, number>> = {};
+    for (const [k, s] of this.children.get(uid) ?? []) if (s.size > 0) out[k] = s.size;
+    return out;
+  }
+
+  bindingCount(kind: 'identity' | 'role', uid: string): number {
+    return (kind === 'identity' ? this.bindingsByIdentity : this.bindingsByRole).get(uid) ?? 0;
+  }
+
+  /** Inserts a resource; the caller has checked uniqueness and the parent. */
+  insert(r: StoredResource): void {
+    let m = this.byKind.get(r.kind);
+    if (!m) this.byKind.set(r.kind, (m = new Map()));
+    m.set(r.uid, r);
+    this.kindOfUid.set(r.uid, r.kind);
+    if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
+    const sorted = this.uidSorted.get(r.kind);
+    if (sorted) {
+      // Appending is the common case for seeded (monotonic) uids; otherwise binary insertion.
+      if (sorted.length === 0 || sorted[sorted.length - 1]!.uid < r.uid) sorted.push(r);
+      else sorted.splice(this.lowerBoundUid(sorted, r.uid), 0, r);
+    }
+    if (r.parent !== null) {
+      let byKind = this.children.get(r.parent);
+      if (!byKind) this.children.set(r.parent, (byKind = new Map()));
+      let set = byKind.get(r.kind);
+      if (!set) byKind.set(r.kind, (set = new Set()));
+      set.add(r.uid);
+    }
+    this.indexFields(r, +1);
+    this.bump(r.kind);
+  }
+
+  /** Applies `change` to `r`'s data, keeping the indexes in step. */
+  update(r: StoredResource, change: Partial<ResourceData>, updateMs: number): void {
+    this.indexFields(r, -1);
+    const next: ResourceData = { ...r.data, ...change };
+    for (const [k, v] of Object.entries(change)) if (v === undefined) delete next[k as keyof ResourceData];
+    r.data = next;
+    r.updateMs = updateMs;
+    this.indexFields(r, +1);
+    this.bump(r.kind);
+  }
+
+  /** Touches updateMs only (a readme change bumps its repo). */
+  touch(r: StoredResource, updateMs: number): void {
+    r.updateMs = updateMs;
+    this.bump(r.kind);
+  }
+
+  remove(r: StoredResource): void {
+    this.byKind.get(r.kind)?.delete(r.uid);
+    this.kindOfUid.delete(r.uid);
+    const sorted = this.uidSorted.get(r.kind);
+    if (sorted) {
+      const i = this.lowerBoundUid(sorted, r.uid);
+      if (sorted[i]?.uid === r.uid) sorted.splice(i, 1);
+    }
+    if (r.parent !== null) this.children.get(r.parent)?.get(r.kind)?.delete(r.uid);
+    this.children.delete(r.uid);
+    this.indexFields(r, -1);
+    this.bump(r.kind);
+  }
+
+  /** Forgets the uid-sorted array of every kind; it is rebuilt on next use (after bulk loads). */
+  invalidateSortedViews(): void {
+    for (const k of this.uidSorted.keys()) this.uidSorted.set(k, null);
+  }
+
+  /**
+   * The resources of `kind` matching `filter`, sorted ascending by `field` then uid.
+   * The array is shared with the cache: callers must not mutate it.
+   */
+  query(kind: ApiKind, filter: ListFilter, field: OrderField): readonly StoredResource[] {
+    const version = this.versions.get(kind) ?? 0;
+    const cacheKey = `${kind}\u0000${field}\u0000${JSON.stringify(filter)}`;
+    const cached = this.listCache.get(cacheKey);
+    if (cached && cached.version === version) return cached.items;
+    const { candidates, sortedByUid } = this.candidates(kind, filter);
+    const items = candidates.filter((r) => matches(r, filter));
+    if (!(sortedByUid && field === 'uid')) items.sort((a, b) => compareResources(a, b, field));
+    this.listCache.delete(cacheKey);
+    this.listCache.set(cacheKey, { version, items });
+    if (this.listCache.size > MAX_CACHED_LISTS) this.listCache.delete(this.listCache.keys().next().value!);
+    return items;
+  }
+
+  /** Picks the most selective index for a filter. */
+  private candidates(kind: ApiKind, f: ListFilter): { candidates: StoredResource[]; sortedByUid: boolean } {
+    const m = this.byKind.get(kind);
+    if (!m) return { candidates: [], sortedByUid: true };
+    const resolve = (uids: Iterable<string>): StoredResource[] => {
+      const out: StoredResource[] = [];
+      for (const u of uids) {
+        const r = m.get(u);
+        if (r) out.push(r);
+      }
+      return out;
+    };
+    if (f.name !== undefined) return { candidates: resolve(this.names.get(kind)?.get(f.name) ?? []), sortedByUid: false };
+    if (f.childrenOf !== undefined)
+      return { candidates: resolve(this.children.get(f.childrenOf)?.get(kind) ?? []), sortedByUid: false };
+    if (f.descendantsOf !== undefined) return { candidates: this.uidRange(kind, `${f.descendantsOf}/`, `${f.descendantsOf}/\uffff`), sortedByUid: true };
+    if (f.scope !== undefined) {
+      const within = this.uidRange(kind, f.scope, `${f.scope}/\uffff`);
+      const globals = kind === 'role' || kind === 'advisory' ? [...m.values()].filter((r) => isGlobal(r)) : [];
+      return { candidates: globals.length > 0 ? [...within, ...globals] : within, sortedByUid: globals.length === 0 };
+    }
+    return { candidates: this.sortedView(kind), sortedByUid: true };
+  }
+
+  private sortedView(kind: ApiKind): StoredResource[] {
+    let sorted = this.uidSorted.get(kind);
+    if (!sorted) {
+      sorted = [...(this.byKind.get(kind)?.values() ?? [])];
+      sorted.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+      this.uidSorted.set(kind, sorted);
+    }
+    return sorted;
+  }
+
+  /** Resources whose uid is in [from, to), by binary search on the uid-sorted view. */
+  private uidRange(kind: ApiKind, from: string, to: string): StoredResource[] {
+    const sorted = this.sortedView(kind);
+    return sorted.slice(this.lowerBoundUid(sorted, from), this.lowerBoundUid(sorted, to));
+  }
+
+  private lowerBoundUid(sorted: readonly StoredResource[], uid: string): number {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]!.uid < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private indexFields(r: StoredResource, delta: 1 | -1): void {
+    const key = naturalKey(r);
+    if (key !== null) {
+      const k = `${r.kind}\u0000${r.parent ?? ''}\u0000${key}`;
+      // Built-in roles have no parent; they must not block a root-level name.
+      if (!r.builtin) {
+        if (delta > 0) this.siblingKeys.set(k, r.uid);
+        else if (this.siblingKeys.get(k) === r.uid) this.siblingKeys.delete(k);
+      }
+    }
+    if (r.data.name !== undefined && KIND_INFO[r.kind].keyField === 'name') {
+      let byName = this.names.get(r.kind);
+      if (!byName) this.names.set(r.kind, (byName = new Map()));
+      let set = byName.get(r.data.name);
+      if (delta > 0) {
+        if (!set) byName.set(r.data.name, (set = new Set()));
+        set.add(r.uid);
+      } else if (set) {
+        set.delete(r.uid);
+        if (set.size === 0) byName.delete(r.data.name);
+      }
+    }
+    if (r.kind === 'roleBinding') {
+      for (const [map, uid] of [
+        [this.bindingsByIdentity, r.data.identityUid],
+        [this.bindingsByRole, r.data.roleUid],
+      ] as const) {
+        if (uid === undefined) continue;
+        const n = (map.get(uid) ?? 0) + delta;
+        if (n > 0) map.set(uid, n);
+        else map.delete(uid);
+      }
+    }
+  }
+
+  private bump(kind: ApiKind): void {
+    this.versions.set(kind, (this.versions.get(kind) ?? 0) + 1);
+  }
+}
+
+function matches(r: StoredResource, f: ListFilter): boolean {
+  if (f.childrenOf !== undefined && r.parent !== f.childrenOf) return false;
+  if (f.descendantsOf !== undefined && (isGlobal(r) || !r.uid.startsWith(`${f.descendantsOf}/`))) return false;
+  if (f.name !== undefined && r.data.name !== f.name) return false;
+  if (f.scope !== undefined && !isGlobal(r) && !isWithin(r.uid, f.scope)) return false;
+  if (f.artifactNames !== undefined && !f.artifactNames.includes(r.data.artifactName ?? '')) return false;
+  if (f.advisoryIds !== undefined && !f.advisoryIds.includes(r.data.advisoryId ?? '')) return false;
+  return true;
+}

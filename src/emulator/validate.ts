@@ -1,0 +1,225 @@
+/**
+ * Request-body rules per kind (DESIGN.md §2): which fields exist, which are writable, what
+ * each must look like, and the PATCH mask rules of the spec. Pure: no store, no clock.
+ * The seed loader uses the same checks, so a seed file can hold only what the API accepts.
+ */
+import { CAPABILITIES, KIND_INFO, NAME_PATTERN, NAME_PATTERN_SOURCE, type ApiKind, type Kind } from '../model/kinds.js';
+import { invalidArgument, type FieldViolation } from './failures.js';
+import type { ResourceData } from './store.js';
+
+/** Fields a response carries that a request may echo back but never set. */
+const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
+  group: ['uid', 'createTime', 'updateTime'],
+  identity: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
+  role: ['uid', 'createTime', 'updateTime'],
+  roleBinding: ['uid', 'createTime', 'updateTime', 'identity', 'group', 'role', 'identityUid'],
+  repo: ['uid', 'createTime', 'updateTime'],
+  tag: ['uid', 'createTime', 'updateTime', 'deprecated'],
+  subscription: ['uid', 'createTime', 'updateTime'],
+  advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
+};
+
+const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
+  group: ['name'],
+  identity: ['name'],
+  role: ['name', 'capabilities'],
+  roleBinding: ['identityUid', 'roleUid'],
+  repo: ['name'],
+  tag: ['name', 'digest'],
+  subscription: ['sink'],
+};
+
+/** Docker-style tag names. */
+const TAG_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const MAX_TEXT = 4096;
+const MAX_README = 256 * 1024;
+
+/** Checks one field's value; returns a description of what is wrong, or null. */
+function checkField(kind: ApiKind, field: string, value: unknown): string | null {
+  switch (field) {
+    case 'name':
+      if (kind === 'tag')
+        return typeof value === 'string' && TAG_NAME_PATTERN.test(value)
+          ? null
+          : `is required and must match ${TAG_NAME_PATTERN.source}`;
+      return typeof value === 'string' && NAME_PATTERN.test(value) ? null : `is required and must match ${NAME_PATTERN_SOURCE}`;
+    case 'description':
+      if (typeof value !== 'string') return 'must be a string';
+      return value.length > MAX_TEXT ? `must be at most ${MAX_TEXT} characters` : null;
+    case 'claimMatch':
+      return checkClaimMatch(value);
+    case 'capabilities':
+      return checkCapabilities(value);
+    case 'identityUid':
+    case 'roleUid':
+      return typeof value === 'string' && value !== '' ? null : 'is required and must be a resource uid';
+    case 'digest':
+      return typeof value === 'string' && DIGEST_PATTERN.test(value) ? null : 'is required and must look like sha256:<64 lowercase hex>';
+    case 'deprecated':
+      return typeof value === 'boolean' ? null : 'must be a boolean';
+    case 'sink':
+      return checkHttpsUrl(value, 'is required and must be an https:// URL');
+    case 'content':
+      if (typeof value !== 'string') return 'must be a string';
+      return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
+    default:
+      return 'is not a field of this resource';
+  }
+}
+
+function checkHttpsUrl(value: unknown, message: string): string | null {
+  if (typeof value !== 'string') return message;
+  try {
+    const u = new URL(value);
+    return u.protocol === 'https:' && u.hostname !== '' ? null : message;
+  } catch {
+    return message;
+  }
+}
+
+function checkClaimMatch(value: unknown): string | null {
+  if (value === null) return null; // clears it
+  if (typeof value !== 'object' || Array.isArray(value)) return 'must be an object {issuer, subject}';
+  const o = value as Record<string, unknown>;
+  const extra = Object.keys(o).filter((k) => k !== 'issuer' && k !== 'subject');
+  if (extra.length > 0) return `has unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: issuer, subject)`;
+  let issuerOk = false;
+  try {
+    issuerOk = typeof o.issuer === 'string' && /^https?:$/.test(new URL(o.issuer).protocol);
+  } catch {
+    issuerOk = false;
+  }
+  if (!issuerOk) return 'issuer must be the URL of the token issuer';
+  if (typeof o.subject !== 'string' || o.subject === '') return 'subject must be a non-empty string';
+  return null;
+}
+
+function checkCapabilities(value: unknown): string | null {
+  if (!Array.isArray(value) || value.length === 0) return 'is required: a non-empty list of capabilities';
+  const known = new Set<string>(CAPABILITIES);
+  const bad = value.filter((c) => typeof c !== 'string' || !known.has(c));
+  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; allowed: ${CAPABILITIES.join(', ')}`;
+  if (new Set(value).size !== value.length) return 'lists a capability more than once';
+  return null;
+}
+
+/** Turns a validated body value into stored data (copies arrays/objects). */
+function toData(field: string, value: unknown): Partial<ResourceData> {
+  switch (field) {
+    case 'claimMatch':
+      return {
+        claimMatch:
+          value === null || value === undefined
+            ? undefined
+            : { issuer: (value as { issuer: string }).issuer, subject: (value as { subject: string }).subject },
+      };
+    case 'capabilities':
+      return { capabilities: value === undefined ? undefined : [...(value as string[])] };
+    default:
+      return { [field]: value } as Partial<ResourceData>;
+  }
+}
+
+/** The value a field takes when a full replacement (`updateMask=*`) leaves it out. */
+function defaultValue(field: string): unknown {
+  return field === 'description' || field === 'content' ? '' : undefined;
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw invalidArgument([{ field: '(body)', description: 'must be a JSON object' }]);
+  return body as Record<string, unknown>;
+}
+
+function unknownFieldViolations(body: Record<string, unknown>, known: ReadonlySet<string>): FieldViolation[] {
+  return Object.keys(body)
+    .filter((k) => !known.has(k))
+    .map((k) => ({ field: k, description: `is not a field of this resource (known: ${[...known].sort().join(', ')})` }));
+}
+
+/**
+ * Validates a create body for `kind`; returns the stored data. Throws code 3 naming every
+ * bad field at once (an empty identity body names `name` and its pattern).
+ */
+export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
+  const body = requireObject(rawBody);
+  const allowed = new Set(KIND_INFO[kind].createFields);
+  const violations = unknownFieldViolations(body, allowed);
+  for (const f of REQUIRED_ON_CREATE[kind]) {
+    if (body[f] === undefined) violations.push({ field: f, description: checkField(kind, f, undefined) ?? 'is required' });
+  }
+  let data: ResourceData = {};
+  for (const [f, v] of Object.entries(body)) {
+    if (!allowed.has(f)) continue;
+    if (v === undefined) continue;
+    const problem = checkField(kind, f, v);
+    if (problem) violations.push({ field: f, description: problem });
+    else data = { ...data, ...toData(f, v) };
+  }
+  if (violations.length > 0) throw invalidArgument(violations);
+  return data;
+}
+
+/** A field a PATCH may change, for the readme sub-resource too. */
+export type PatchTarget = Kind | 'readme';
+
+const README_FIELDS = { updatable: ['content'], readOnly: ['uid'] } as const;
+
+/**
+ * Applies the spec's PATCH rules: no mask → the fields present in the body; `a,b` → exactly
+ * those (other body fields ignored); `*` → full replacement (absent fields reset). Unknown body
+ * fields, unknown or read-only mask fields, and read-only body fields without a mask are code 3.
+ * Returns the change to store (undefined values clear a field).
+ */
+export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask: string | undefined): Partial<ResourceData> & { content?: string } {
+  const body = requireObject(rawBody);
+  const updatable: readonly string[] = target === 'readme' ? README_FIELDS.updatable : KIND_INFO[target].updatableFields;
+  const readOnly: readonly string[] = target === 'readme' ? README_FIELDS.readOnly : READ_ONLY_FIELDS[target];
+  const kindForChecks: ApiKind = target === 'readme' ? 'repo' : target;
+  const known = new Set([...updatable, ...readOnly, ...(target === 'readme' ? [] : KIND_INFO[target].createFields)]);
+  const violations = unknownFieldViolations(body, known);
+  const describeNonUpdatable = (f: string): string =>
+    known.has(f) ? `is read-only and cannot be changed (updatable: ${updatable.join(', ')})` : `is not a field of this resource (updatable: ${updatable.join(', ')})`;
+
+  let fields: string[];
+  let replace = false;
+  if (updateMask === undefined) {
+    fields = Object.keys(body).filter((k) => known.has(k));
+    for (const f of fields) if (!updatable.includes(f)) violations.push({ field: f, description: describeNonUpdatable(f) });
+    fields = fields.filter((f) => updatable.includes(f));
+  } else {
+    const parts = updateMask.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    if (parts.length === 0) violations.push({ field: 'updateMask', description: 'must name at least one field, or be *' });
+    if (parts.includes('*')) {
+      if (parts.length > 1) violations.push({ field: 'updateMask', description: '* must be the only entry' });
+      replace = true;
+      fields = [...updatable];
+    } else {
+      fields = [];
+      for (const p of parts) {
+        if (updatable.includes(p)) fields.push(p);
+        else violations.push({ field: `updateMask.${p}`, description: describeNonUpdatable(p) });
+      }
+    }
+  }
+  let change: Partial<ResourceData> & { content?: string } = {};
+  for (const f of fields) {
+    let v = body[f];
+    if (v === undefined && (replace || updateMask !== undefined)) v = defaultValue(f);
+    if (v === undefined && f !== 'claimMatch') {
+      violations.push({ field: f, description: checkField(kindForChecks, f, undefined) ?? 'is required' });
+      continue;
+    }
+    const problem = v === undefined ? null : checkField(kindForChecks, f, v);
+    if (problem) violations.push({ field: f, description: problem });
+    else change = { ...change, ...toData(f, v) };
+  }
+  if (violations.length > 0) throw invalidArgument(violations);
+  return change;
+}
+
+/** Seeds may also set what only the service sets (a tag's `deprecated`). */
+export function checkSeedField(kind: ApiKind, field: string, value: unknown): string | null {
+  return checkField(kind, field, value);
+}
