@@ -1,0 +1,74 @@
+/**
+ * Manifests → DesiredState (DESIGN.md §3): read files, parse YAML with positions, check the
+ * schema, check and resolve meaning, and report every problem at once. Never touches the network.
+ */
+import { ManifestError, type Diagnostic } from '../model/errors.js';
+import type { DesiredState } from '../model/resources.js';
+import { sortDiagnostics } from './diagnostics.js';
+import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument } from './parse-documents.js';
+import { listManifestFiles, readManifestFiles } from './read-files.js';
+import { resolveDesiredState } from './resolve.js';
+import { checkDocumentSchema } from './schema.js';
+
+export { DEFAULT_MAX_FILE_BYTES, MAX_ALIAS_COUNT } from './parse-documents.js';
+export { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from './schema.js';
+
+export interface LoadOptions {
+  /** Largest manifest file accepted, in bytes (default 1 MiB). */
+  maxFileBytes?: number;
+}
+
+/** What validation found: a state only when there is no diagnostic. */
+export interface ValidationResult {
+  state?: DesiredState;
+  /** Every problem, sorted by file (in `files` order), line and column. */
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Validates in-memory documents `{file, text}` (file is the name shown in messages) and resolves
+ * them into a DesiredState. Pure: no file system, no network.
+ */
+export function validateManifestTexts(docs: { file: string; text: string }[], options: LoadOptions = {}): ValidationResult {
+  const files = [...new Set(docs.map((d) => d.file))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const rank = new Map(files.map((f, i) => [f, i]));
+  const ordered = [...docs].sort((a, b) => rank.get(a.file)! - rank.get(b.file)!);
+  return checkTexts(ordered, files, [], options);
+}
+
+/** Reads files and directories, validates everything and resolves; never throws for bad input. */
+export async function validateManifests(paths: string[], options: LoadOptions = {}): Promise<ValidationResult & { files: string[] }> {
+  const listed = await listManifestFiles(paths);
+  const read = await readManifestFiles(listed.files, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const result = checkTexts(read.texts, listed.files, [...listed.diagnostics, ...read.diagnostics], options);
+  return { ...result, files: listed.files };
+}
+
+/** Like validateManifests, but throws a ManifestError carrying every diagnostic. */
+export async function loadManifests(paths: string[], options: LoadOptions = {}): Promise<DesiredState> {
+  const { state, diagnostics } = await validateManifests(paths, options);
+  if (!state || diagnostics.length > 0) throw new ManifestError(diagnostics);
+  return state;
+}
+
+function checkTexts(texts: readonly { file: string; text: string }[], files: string[], earlier: Diagnostic[], options: LoadOptions): ValidationResult {
+  const diagnostics = [...earlier];
+  const documents: ManifestDocument[] = [];
+  let complete = earlier.length === 0;
+  for (const { file, text } of texts) {
+    const parsed = parseManifestText(file, text, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    diagnostics.push(...parsed.diagnostics);
+    complete &&= parsed.complete;
+    for (const doc of parsed.documents) {
+      diagnostics.push(...checkDocumentSchema(doc));
+      documents.push(doc);
+    }
+  }
+  if (documents.length === 0 && diagnostics.length === 0) {
+    diagnostics.push({ location: { file: files[0] ?? '(no files)', line: 1, column: 1 }, path: '', message: 'no manifest documents found; expected at least one document with apiVersion and org' });
+  }
+  const resolved = resolveDesiredState(documents, { files, complete });
+  diagnostics.push(...resolved.diagnostics);
+  if (diagnostics.length > 0) return { diagnostics: sortDiagnostics(diagnostics, files) };
+  return { state: resolved.state!, diagnostics: [] };
+}

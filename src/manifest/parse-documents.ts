@@ -1,0 +1,226 @@
+/**
+ * The YAML layer: text → documents with source positions, or diagnostics. Everything here is
+ * about YAML itself (syntax, tabs, duplicate keys, aliases, dangerous keys, empty documents);
+ * what the documents mean is checked later by the schema and the resolver. Pure.
+ */
+import {
+  LineCounter,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  visit,
+  type Document,
+  type YAMLError,
+} from 'yaml';
+import type { Diagnostic } from '../model/errors.js';
+import type { SourceLocation } from '../model/resources.js';
+import { countNoun, fileDiagnostic, type Pointer } from './diagnostics.js';
+
+/** Default limit on one manifest file (1 MiB): manifests are small, a huge file is a mistake or an attack. */
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+/**
+ * Alias expansions allowed while building one document's value. Honest manifests rarely use
+ * aliases at all; a "billion laughs" document needs thousands.
+ */
+export const MAX_ALIAS_COUNT = 100;
+/** Keys that could alter object prototypes in programs that read the manifest as plain objects. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+const EXPECTED_DOCUMENT = 'expected a manifest document with "apiVersion: platform-sync/v1" and "org"';
+
+/**
+ * One YAML document of a manifest file, parsed.
+ * Invariant: `value` is the plain data of a document that had no YAML error (duplicate keys aside,
+ * which are reported and resolved last-wins); it is never null.
+ */
+export interface ManifestDocument {
+  /** File name as shown to the user. */
+  file: string;
+  /** 0-based position of the document in its file. */
+  index: number;
+  value: unknown;
+  /**
+   * Source position of the node at `pointer`: of its key when `target` is 'key' (a misspelt
+   * field name), else of its value. A pointer that goes past what exists stops at the deepest
+   * node that does, so a "missing field" points at the mapping that lacks it.
+   */
+  locate(pointer: Pointer, target?: 'key' | 'value'): SourceLocation;
+}
+
+export interface ParsedFile {
+  documents: ManifestDocument[];
+  diagnostics: Diagnostic[];
+  /**
+   * False when some content could not be read (too large, syntax error, alias failure): what it
+   * declares is unknown, so references into it cannot be judged.
+   */
+  complete: boolean;
+}
+
+/** "file is 1.5 MiB (1572864 bytes), over the limit of 1 MiB (1048576 bytes)…" */
+export function formatOversizeMessage(bytes: number, limit: number): string {
+  return `file is ${formatBytes(bytes)} (${bytes} bytes), over the limit of ${formatBytes(limit)} (${limit} bytes); split it into several manifest files`;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(2)} MiB`;
+  if (n >= 1024) return `${+(n / 1024).toFixed(2)} KiB`;
+  return `${n} bytes`;
+}
+
+/** Parses one file's text into documents; every YAML problem becomes a diagnostic. */
+export function parseManifestText(file: string, text: string, maxFileBytes = DEFAULT_MAX_FILE_BYTES): ParsedFile {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
+
+  const lineCounter = new LineCounter();
+  // Duplicate keys are found by checkMappings (it can name the first occurrence), so yaml's own check is off.
+  const yamlDocs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  if (yamlDocs.length === 0) {
+    return { documents: [], diagnostics: [fileDiagnostic(file, `empty file (no YAML document); ${EXPECTED_DOCUMENT}`)], complete: true };
+  }
+
+  const at = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, column: col };
+  };
+  const documents: ManifestDocument[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let complete = true;
+  yamlDocs.forEach((doc, index) => {
+    const before = diagnostics.length;
+    for (const problem of [...doc.errors, ...doc.warnings]) diagnostics.push(describeYamlProblem(problem, text, at));
+    const fatal = diagnostics.length > before;
+    diagnostics.push(...checkMappings(doc, at));
+    if (fatal) {
+      complete = false;
+      return;
+    }
+
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+      diagnostics.push(describeAliasFailure(doc, err, at));
+      complete = false;
+      return;
+    }
+    if (value === null || value === undefined) {
+      const what = yamlDocs.length === 1 ? 'empty file (its only document is empty)' : `empty document (document ${index + 1} of ${yamlDocs.length})`;
+      diagnostics.push({ location: at(doc.contents?.range?.[0] ?? doc.range[0]), path: '', message: `${what}; ${EXPECTED_DOCUMENT}` });
+      return;
+    }
+    documents.push({ file, index, value, locate: (pointer, target = 'value') => at(findOffset(doc, pointer, target)) });
+  });
+  return { documents, diagnostics, complete };
+}
+
+/** Rewrites yaml's problem codes as messages that say what was expected. */
+function describeYamlProblem(problem: YAMLError, text: string, at: (offset: number) => SourceLocation): Diagnostic {
+  const location = at(problem.pos[0]);
+  switch (problem.code) {
+    case 'TAB_AS_INDENT':
+      return { location, path: '', message: 'tab character in indentation; YAML indentation must use spaces only' };
+    case 'TAG_RESOLVE_FAILED':
+      return { location, path: '', message: `unknown YAML tag ${JSON.stringify(text.slice(problem.pos[0], problem.pos[1]))}; manifests use plain strings, numbers, booleans, lists and mappings` };
+    default: {
+      // With prettyErrors off yaml's messages are one plain sentence; keep it and name the code's meaning.
+      const sentence = problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      return { location, path: '', message: `YAML syntax error: ${sentence}` };
+    }
+  }
+}
+
+/** Duplicate keys (naming the first) and prototype-altering keys, anywhere in the document. */
+function checkMappings(doc: Document, at: (offset: number) => SourceLocation): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Map<string, number>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key) || !pair.key.range) continue;
+        const key = String(pair.key.value);
+        const offset = pair.key.range[0];
+        if (FORBIDDEN_KEYS.has(key)) {
+          diagnostics.push({
+            location: at(offset),
+            path: '',
+            message: `key ${JSON.stringify(key)} is not allowed (it could alter object prototypes in programs that read the manifest); remove it`,
+          });
+        }
+        const first = seen.get(key);
+        if (first !== undefined) {
+          const f = at(first);
+          diagnostics.push({
+            location: at(offset),
+            path: '',
+            message: `duplicate key ${JSON.stringify(key)} in one mapping (first at line ${f.line}, column ${f.column}); each key may appear only once`,
+          });
+        } else seen.set(key, offset);
+      }
+    },
+  });
+  return diagnostics;
+}
+
+/** toJS threw: an alias bomb or an alias without its anchor. Points at the first alias. */
+function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) => SourceLocation): Diagnostic {
+  let firstAlias: number | undefined;
+  let aliasCount = 0;
+  visit(doc, {
+    Alias(_, alias) {
+      aliasCount++;
+      firstAlias ??= alias.range?.[0];
+    },
+  });
+  const location = at(firstAlias ?? doc.contents?.range?.[0] ?? 0);
+  const text = err instanceof Error ? err.message : String(err);
+  if (/excessive alias count/i.test(text)) {
+    return {
+      location,
+      path: '',
+      message: `YAML aliases expand too much (${countNoun(aliasCount, 'alias', 'aliases')} that expand past the limit of ${MAX_ALIAS_COUNT} expansions, like an "alias bomb"); write the values out instead of using aliases`,
+    };
+  }
+  const unresolved = /Unresolved alias.*?: (.*)$/.exec(text);
+  if (unresolved) {
+    return { location, path: '', message: `alias *${unresolved[1]} has no anchor &${unresolved[1]} before it; define the anchor first or write the value out` };
+  }
+  return { location, path: '', message: `YAML error: ${text}` };
+}
+
+/** Offset of the node a pointer names (see ManifestDocument.locate). */
+function findOffset(doc: Document, pointer: Pointer, target: 'key' | 'value'): number {
+  let node: unknown = doc.contents;
+  let keyOffset: number | undefined;
+  let lastOffset = doc.contents?.range?.[0] ?? 0;
+  for (const segment of pointer) {
+    if (isAlias(node)) node = node.resolve(doc);
+    if (isNode(node) && node.range) lastOffset = node.range[0];
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+      if (!pair) return lastOffset;
+      keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
+      node = pair.value;
+    } else if (isSeq(node)) {
+      node = node.items[Number(segment)];
+      keyOffset = undefined;
+      if (node === undefined) return lastOffset;
+    } else {
+      return lastOffset;
+    }
+  }
+  if (target === 'key' && keyOffset !== undefined) return keyOffset;
+  if (isAlias(node)) return node.range?.[0] ?? keyOffset ?? lastOffset;
+  // An empty value (`description:`) has a zero-width range at the end of its line: point at the key.
+  if (isScalar(node) && node.range && node.range[0] === node.range[1] && keyOffset !== undefined) return keyOffset;
+  const own = isNode(node) ? node.range?.[0] : undefined;
+  return own ?? keyOffset ?? lastOffset;
+}
+
+function isNode(node: unknown): node is { range?: [number, number, number] | null } {
+  return typeof node === 'object' && node !== null && 'range' in node;
+}

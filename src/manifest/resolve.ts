@@ -1,0 +1,460 @@
+/**
+ * Semantic validation and resolution: parsed documents → one DesiredState.
+ *
+ * Runs on every document the YAML layer could read, schema-valid or not, reading values
+ * defensively, so that one run reports the semantic problems of all files alongside the schema
+ * ones. Documents describing the same group are merged (lists add up, scalars must agree); a
+ * group may appear only once per document. Pure.
+ */
+import {
+  compileAddressGlob,
+  groupAddress,
+  joinPath,
+  namedAddress,
+  parentPath,
+  roleBindingAddress,
+  subscriptionAddress,
+  type IdentityKey,
+  type RoleKey,
+} from '../model/address.js';
+import type { Diagnostic } from '../model/errors.js';
+import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
+import type { DesiredResource, DesiredState, PruneSetting, SourceLocation } from '../model/resources.js';
+import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
+import type { ManifestDocument } from './parse-documents.js';
+import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
+import { didYouMean, formatList } from './suggest.js';
+
+export interface ResolveOptions {
+  /** Files read, sorted (becomes DesiredState.files). */
+  files: string[];
+  /**
+   * False when some document could not be read (YAML errors): references that do not resolve
+   * may then point into the unreadable part, so they are not reported.
+   */
+  complete: boolean;
+}
+
+export interface ResolveResult {
+  /** Present only when there are no diagnostics. */
+  state?: DesiredState;
+  diagnostics: Diagnostic[];
+}
+
+/** Where something was written: a document and a path inside it. */
+interface Site {
+  doc: ManifestDocument;
+  pointer: Pointer;
+}
+
+interface ScalarRecord {
+  value: unknown;
+  location: SourceLocation;
+}
+
+interface GroupRecord {
+  resource: DesiredResource & { kind: 'group' };
+  /** Scalars set so far (description; uid for the org), for "set twice differently". */
+  scalars: Map<string, ScalarRecord>;
+  /** Documents that described this group, to refuse a group twice in one document. */
+  documents: Map<ManifestDocument, SourceLocation>;
+  /** Whether `resource.source` is a place that sets a scalar of the group (its "main" declaration). */
+  sourceSetsScalars: boolean;
+}
+
+interface PendingBinding {
+  site: Site;
+  groupPath: string;
+  value: Record<string, unknown>;
+}
+
+type Obj = Record<string, unknown>;
+
+function asObject(v: unknown): Obj | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+function asString(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
+
+/** Merges, checks and resolves documents (in file order) into one DesiredState. */
+export function resolveDesiredState(documents: readonly ManifestDocument[], options: ResolveOptions): ResolveResult {
+  const resolver = new Resolver(options);
+  for (const doc of documents) resolver.addDocument(doc);
+  return resolver.finish();
+}
+
+class Resolver {
+  private readonly diagnostics: Diagnostic[] = [];
+  private readonly resources: DesiredResource[] = [];
+  private readonly declared = new Map<string, SourceLocation>();
+  private readonly groups = new Map<string, GroupRecord>();
+  /** Identity and custom role paths ('engineering/ci-bot'), and names per group, for references. */
+  private readonly identityPaths = new Set<string>();
+  private readonly rolePaths = new Set<string>();
+  private readonly identityNamesByGroup = new Map<string, string[]>();
+  private readonly roleNamesByGroup = new Map<string, string[]>();
+  private readonly identityPathsByName = new Map<string, string[]>();
+  private readonly bindings: PendingBinding[] = [];
+  private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
+  private prune: { value: PruneSetting; location: SourceLocation } | undefined;
+  private readonly globs = { ignore: new Map<string, SourceLocation>(), protect: new Map<string, SourceLocation>() };
+
+  constructor(private readonly options: ResolveOptions) {}
+
+  addDocument(doc: ManifestDocument): void {
+    const root = asObject(doc.value);
+    const org = asObject(root?.org);
+    const name = asString(org?.name);
+    if (!root || !org || name === undefined) return; // the schema reports what is missing
+    const nameLocation = doc.locate(['org', 'name']);
+    if (!this.org) {
+      this.org = { name, nameLocation, source: doc.locate(['org']) };
+    } else if (name !== this.org.name) {
+      this.report({ doc, pointer: ['org', 'name'] }, `org ${JSON.stringify(name)} differs from org ${JSON.stringify(this.org.name)} declared at ${formatLocation(this.org.nameLocation)}; all manifests of one set must describe the same org`);
+      return;
+    }
+    this.addGroup({ doc, pointer: ['org'] }, '', org);
+    this.addSettings(doc, asObject(root.settings));
+  }
+
+  finish(): ResolveResult {
+    for (const binding of this.bindings) this.resolveBinding(binding);
+    this.checkIgnoredDeclarations();
+    if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
+    const orgRecord = this.groups.get('')!;
+    const uid = orgRecord.scalars.get('uid')?.value as string | undefined;
+    const state: DesiredState = {
+      org: { name: this.org.name, ...(uid !== undefined ? { uid } : {}), source: this.org.source },
+      resources: this.resources,
+      settings: {
+        prune: this.prune?.value ?? true,
+        ignore: [...this.globs.ignore.keys()],
+        protect: [...this.globs.protect.keys()],
+      },
+      files: this.options.files,
+    };
+    return { state, diagnostics: [] };
+  }
+
+  private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {
+    this.diagnostics.push({ location: site.doc.locate(site.pointer, target), path: formatPointer(site.pointer), message });
+  }
+
+  private groupLabel(path: string): string {
+    return path === '' ? `org ${JSON.stringify(this.org?.name ?? '')}` : `group ${JSON.stringify(path)}`;
+  }
+
+  // ---- groups and what they hold -------------------------------------------------------
+
+  private addGroup(site: Site, path: string, value: Obj): void {
+    const source = site.doc.locate(site.pointer);
+    let record = this.groups.get(path);
+    if (!record) {
+      const resource: DesiredResource & { kind: 'group' } = {
+        kind: 'group',
+        address: groupAddress(path),
+        groupPath: path,
+        parentAddress: path === '' ? null : groupAddress(parentPath(path)),
+        fields: { name: path === '' ? this.org!.name : path.slice(path.lastIndexOf('/') + 1) },
+        source,
+      };
+      record = { resource, scalars: new Map(), documents: new Map(), sourceSetsScalars: false };
+      this.groups.set(path, record);
+      this.resources.push(resource);
+    } else {
+      const earlier = record.documents.get(site.doc);
+      if (earlier) {
+        this.report(site, `${this.groupLabel(path)} is described twice in one document (also at ${formatLocation(earlier)}); describe a group once per document (several files may each describe it)`);
+        return;
+      }
+    }
+    record.documents.set(site.doc, source);
+    // A group merged from several files points back at the place that describes it (sets its
+    // description or uid), not at a file that only adds to its lists.
+    if (!record.sourceSetsScalars && (value.description !== undefined || (path === '' && value.uid !== undefined))) {
+      record.resource.source = source;
+      record.sourceSetsScalars = true;
+      if (path === '' && this.org) this.org.source = source;
+    }
+
+    const description = asString(value.description);
+    if (description !== undefined && this.setScalar(record, 'description', description, { doc: site.doc, pointer: [...site.pointer, 'description'] })) {
+      record.resource.fields.description = description;
+    }
+    if (path === '') {
+      const uid = asString(value.uid);
+      if (uid !== undefined && this.setScalar(record, 'uid', uid, { doc: site.doc, pointer: [...site.pointer, 'uid'] })) record.resource.uid = uid;
+    }
+
+    this.eachItem(site, value, 'identities', (item, itemSite) => this.addIdentity(itemSite, path, item));
+    this.eachItem(site, value, 'roles', (item, itemSite) => this.addRole(itemSite, path, item));
+    this.eachItem(site, value, 'repos', (item, itemSite) => this.addRepo(itemSite, path, item));
+    this.eachItem(site, value, 'subscriptions', (item, itemSite) => this.addSubscription(itemSite, path, item));
+    this.eachItem(site, value, 'roleBindings', (item, itemSite) => this.bindings.push({ site: itemSite, groupPath: path, value: item }));
+    this.eachItem(site, value, 'groups', (item, itemSite) => {
+      const name = asString(item.name);
+      if (name !== undefined) this.addGroup(itemSite, joinPath(path, name), item);
+    });
+  }
+
+  private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {
+    asArray(group[list]).forEach((raw, i) => {
+      const item = asObject(raw);
+      if (item) visit(item, { doc: site.doc, pointer: [...site.pointer, list, i] });
+    });
+  }
+
+  /** Records a scalar of a group; false (and a diagnostic naming both places) when it conflicts. */
+  private setScalar(record: GroupRecord, field: string, value: unknown, site: Site): boolean {
+    const location = site.doc.locate(site.pointer);
+    const earlier = record.scalars.get(field);
+    if (!earlier) {
+      record.scalars.set(field, { value, location });
+      return true;
+    }
+    if (earlier.value === value) return true;
+    this.report(
+      site,
+      `conflicting ${field} for ${this.groupLabel(record.resource.groupPath)}: ${JSON.stringify(value)} here, but ${JSON.stringify(earlier.value)} at ${formatLocation(earlier.location)}; set it in one place only, or to the same value`,
+    );
+    return false;
+  }
+
+  /** Adds a resource unless its address is taken; a duplicate is reported with both places. */
+  private declare(site: Site, resource: DesiredResource, what: string): boolean {
+    const earlier = this.declared.get(resource.address);
+    if (earlier) {
+      this.report(site, `${what} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`);
+      return false;
+    }
+    this.declared.set(resource.address, resource.source);
+    this.resources.push(resource);
+    return true;
+  }
+
+  private base(site: Site, groupPath: string) {
+    return { groupPath, parentAddress: groupAddress(groupPath), source: site.doc.locate(site.pointer) };
+  }
+
+  private addIdentity(site: Site, groupPath: string, item: Obj): void {
+    const name = asString(item.name);
+    if (name === undefined) return;
+    const fields: Extract<DesiredResource, { kind: 'identity' }>['fields'] = { name };
+    const description = asString(item.description);
+    if (description !== undefined) fields.description = description;
+    const claim = asObject(item.claimMatch);
+    const issuer = asString(claim?.issuer);
+    const subject = asString(claim?.subject);
+    if (issuer !== undefined && subject !== undefined) fields.claimMatch = { issuer, subject };
+    const resource: DesiredResource = { kind: 'identity', address: namedAddress('identity', groupPath, name), ...this.base(site, groupPath), fields };
+    if (!this.declare(site, resource, `identity ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
+    const path = joinPath(groupPath, name);
+    this.identityPaths.add(path);
+    pushTo(this.identityNamesByGroup, groupPath, name);
+    pushTo(this.identityPathsByName, name, path);
+  }
+
+  private addRole(site: Site, groupPath: string, item: Obj): void {
+    const name = asString(item.name);
+    if (name === undefined) return;
+    if (BUILTIN_ROLES.has(name)) {
+      this.report(
+        { doc: site.doc, pointer: [...site.pointer, 'name'] },
+        `custom role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)} has the name of a built-in role and would shadow it; expected a name other than ${BUILTIN_ROLE_NAMES.join(', ')}`,
+      );
+      return;
+    }
+    const fields: Extract<DesiredResource, { kind: 'role' }>['fields'] = { name };
+    const description = asString(item.description);
+    if (description !== undefined) fields.description = description;
+    if (Array.isArray(item.capabilities)) fields.capabilities = item.capabilities.filter((c): c is string => typeof c === 'string');
+    const resource: DesiredResource = { kind: 'role', address: namedAddress('role', groupPath, name), ...this.base(site, groupPath), fields };
+    if (!this.declare(site, resource, `role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
+    this.rolePaths.add(joinPath(groupPath, name));
+    pushTo(this.roleNamesByGroup, groupPath, name);
+  }
+
+  private addRepo(site: Site, groupPath: string, item: Obj): void {
+    const name = asString(item.name);
+    if (name === undefined) return;
+    const fields: Extract<DesiredResource, { kind: 'repo' }>['fields'] = { name };
+    const description = asString(item.description);
+    if (description !== undefined) fields.description = description;
+    const readme = asString(item.readme);
+    if (readme !== undefined) fields.readme = readme;
+    const resource: DesiredResource = { kind: 'repo', address: namedAddress('repo', groupPath, name), ...this.base(site, groupPath), fields };
+    this.declare(site, resource, `repo ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`);
+  }
+
+  private addSubscription(site: Site, groupPath: string, item: Obj): void {
+    const sink = asString(item.sink);
+    if (sink === undefined) return;
+    // The schema checks the https:// prefix; here the rest of the URL must parse too.
+    if (sink.startsWith('https://') && !isHttpsUrl(sink)) {
+      this.report({ doc: site.doc, pointer: [...site.pointer, 'sink'] }, `sink ${JSON.stringify(sink)} of a subscription in ${this.groupLabel(groupPath)} is not a valid URL; expected https://<host>/<path>`);
+      return;
+    }
+    const resource: DesiredResource = { kind: 'subscription', address: subscriptionAddress(groupPath, sink), ...this.base(site, groupPath), fields: { sink } };
+    this.declare(site, resource, `subscription to ${sink} in ${this.groupLabel(groupPath)}`);
+  }
+
+  // ---- role bindings --------------------------------------------------------------------
+
+  private resolveBinding({ site, groupPath, value }: PendingBinding): void {
+    const identity = this.resolveIdentityOf(site, groupPath, value);
+    const role = this.resolveRoleOf(site, groupPath, value);
+    if (!identity || !role) return;
+    const resource: DesiredResource = {
+      kind: 'roleBinding',
+      address: roleBindingAddress(groupPath, identity, role),
+      ...this.base(site, groupPath),
+      fields: { identity, role },
+    };
+    this.declare(site, resource, `role binding in ${this.groupLabel(groupPath)}`);
+  }
+
+  /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
+  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string } | { uid: string } | undefined {
+    const ref = asString(value[field]);
+    const uid = asString(value[`${field}Uid`]);
+    if (ref !== undefined && uid !== undefined) {
+      this.report(
+        site,
+        `ambiguous ${field} in role binding of ${this.groupLabel(groupPath)}: both ${field} ${JSON.stringify(ref)} and ${field}Uid ${JSON.stringify(uid)} are given; expected exactly one of ${field}, ${field}Uid`,
+      );
+      return undefined;
+    }
+    if (ref === undefined && uid === undefined) {
+      if (value[field] === undefined && value[`${field}Uid`] === undefined) {
+        const how = field === 'identity' ? 'identity (a name, or a /path from the org root)' : 'role (a custom or built-in role name)';
+        this.report(site, `role binding in ${this.groupLabel(groupPath)} has no ${field}; expected ${how} or ${field}Uid`);
+      }
+      return undefined; // a wrong type is the schema's to report
+    }
+    return ref !== undefined ? { ref } : { uid: uid! };
+  }
+
+  private resolveIdentityOf(site: Site, groupPath: string, value: Obj): IdentityKey | undefined {
+    const picked = this.pickReference(site, groupPath, value, 'identity');
+    if (!picked) return undefined;
+    if ('uid' in picked) return { uid: picked.uid };
+    const ref = picked.ref;
+    const refSite = { doc: site.doc, pointer: [...site.pointer, 'identity'] };
+    if (ref.includes('/')) {
+      const path = ref.replace(/^\/+/, '');
+      if (this.identityPaths.has(path)) return { path };
+      if (this.options.complete) {
+        const candidates = [...this.identityPaths].map((p) => `/${p}`);
+        this.report(refSite, `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: no identity is declared at path ${JSON.stringify(path)} from the org root; expected the path of a declared identity, or identityUid for one the manifests do not manage${didYouMean(`/${path}`, candidates)}`);
+      }
+      return undefined;
+    }
+    const path = joinPath(groupPath, ref);
+    if (this.identityPaths.has(path)) return { path };
+    if (this.options.complete) {
+      const elsewhere = (this.identityPathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
+      const siblings = this.identityNamesByGroup.get(groupPath) ?? [];
+      const hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
+      this.report(
+        refSite,
+        `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; expected one of ${formatList(siblings)}${hint}`,
+      );
+    }
+    return undefined;
+  }
+
+  private resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
+    const picked = this.pickReference(site, groupPath, value, 'role');
+    if (!picked) return undefined;
+    if ('uid' in picked) return { uid: picked.uid };
+    const ref = picked.ref;
+    const refSite = { doc: site.doc, pointer: [...site.pointer, 'role'] };
+    if (ref.includes('/')) {
+      const path = ref.replace(/^\/+/, '');
+      if (this.rolePaths.has(path)) return { path };
+      if (this.options.complete) {
+        const candidates = [...this.rolePaths].map((p) => `/${p}`);
+        this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: no custom role is declared at path ${JSON.stringify(path)} from the org root; expected the path of a declared custom role, or roleUid${didYouMean(`/${path}`, candidates)}`);
+      }
+      return undefined;
+    }
+    // Nearest first: the binding's own group, then each ancestor up to the org.
+    const visible: string[] = [];
+    for (let g = groupPath; ; g = parentPath(g)) {
+      const path = joinPath(g, ref);
+      if (this.rolePaths.has(path)) return { path };
+      visible.push(...(this.roleNamesByGroup.get(g) ?? []));
+      if (g === '') break;
+    }
+    if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
+    if (this.options.complete) {
+      this.report(
+        refSite,
+        `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}; expected a custom role of this group or its ancestors (${formatList(visible)}) or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES])}`,
+      );
+    }
+    return undefined;
+  }
+
+  // ---- settings -------------------------------------------------------------------------
+
+  private addSettings(doc: ManifestDocument, settings: Obj | undefined): void {
+    if (!settings) return;
+    const prune = toPruneSetting(settings.prune);
+    if (prune !== undefined) {
+      const site = { doc, pointer: ['settings', 'prune'] };
+      const location = doc.locate(site.pointer);
+      if (!this.prune) this.prune = { value: prune, location };
+      else if (pruneKey(this.prune.value) !== pruneKey(prune)) {
+        this.report(site, `conflicting settings.prune: ${JSON.stringify(prune)} here, but ${JSON.stringify(this.prune.value)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`);
+      }
+    }
+    for (const list of ['ignore', 'protect'] as const) {
+      asArray(settings[list]).forEach((raw, i) => {
+        const glob = asString(raw);
+        if (glob === undefined || glob === '') return; // the schema reports the type
+        const site = { doc, pointer: ['settings', list, i] };
+        const problem = checkAddressGlob(glob, list);
+        if (problem) this.report(site, problem);
+        else if (!this.globs[list].has(glob)) this.globs[list].set(glob, doc.locate(site.pointer));
+      });
+    }
+  }
+
+  /** A resource both declared and ignored is a contradiction: ignore means "never touch". */
+  private checkIgnoredDeclarations(): void {
+    if (this.globs.ignore.size === 0) return;
+    const globs = [...this.globs.ignore].map(([glob, location]) => ({ glob, location, re: compileAddressGlob(glob) }));
+    for (const resource of this.resources) {
+      const hit = globs.find((g) => g.re.test(resource.address));
+      if (hit) {
+        this.diagnostics.push({
+          location: resource.source,
+          path: '',
+          message: `${resource.address} is declared here but matches ignore glob ${JSON.stringify(hit.glob)} at ${formatLocation(hit.location)}, which leaves it alone entirely; remove the declaration or narrow the glob`,
+        });
+      }
+    }
+  }
+}
+
+function pushTo(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function isHttpsUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return url.protocol === 'https:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

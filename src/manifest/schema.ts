@@ -1,0 +1,235 @@
+/**
+ * The JSON Schema of one manifest document (schemas/manifest.schema.json), compiled once with
+ * ajv, and the translation of ajv's errors into messages a user understands, placed on the
+ * YAML node they are about.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Diagnostic } from '../model/errors.js';
+import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
+import { parsePointer } from './diagnostics.js';
+import { didYouMean, formatList } from './suggest.js';
+
+export const MANIFEST_API_VERSION = 'platform-sync/v1';
+const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
+
+/** Manifest list field → what one item of it is called in messages. */
+export const LIST_ITEM_NAMES: Readonly<Record<string, string>> = {
+  identities: 'identity',
+  roles: 'role',
+  roleBindings: 'role binding',
+  repos: 'repo',
+  subscriptions: 'subscription',
+  groups: 'group',
+};
+
+/**
+ * Finds the schema file by walking up from this module: it sits at the package root both when
+ * running from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
+ */
+export function findManifestSchemaPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, SCHEMA_RELATIVE_PATH);
+    if (existsSync(candidate)) return candidate;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`${SCHEMA_RELATIVE_PATH} not found above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+}
+
+let schemaCache: Record<string, unknown> | undefined;
+let validatorCache: ValidateFunction | undefined;
+
+/** The manifest JSON Schema as an object (read once). */
+export function readManifestSchema(): Record<string, unknown> {
+  schemaCache ??= JSON.parse(readFileSync(findManifestSchemaPath(), 'utf8')) as Record<string, unknown>;
+  return schemaCache;
+}
+
+/** The compiled validator; compiled on first use and reused for every document after. */
+function getValidator(): ValidateFunction {
+  if (!validatorCache) {
+    // verbose: errors carry the data and the schema they are about, which the messages need.
+    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    validatorCache = ajv.compile(readManifestSchema());
+  }
+  return validatorCache;
+}
+
+/** Checks one document against the schema; returns every problem, translated and located. */
+export function checkDocumentSchema(doc: ManifestDocument): Diagnostic[] {
+  const validate = getValidator();
+  if (validate(doc.value)) return [];
+  const errors = validate.errors ?? [];
+  // A foreign apiVersion means the rest of the document follows other rules: report only that.
+  const version = errors.find((e) => e.instancePath === '/apiVersion');
+  const relevant = version ? [version] : errors;
+  const diagnostics: Diagnostic[] = [];
+  for (const error of relevant) {
+    const d = describeSchemaError(doc, error);
+    if (d) diagnostics.push(d);
+  }
+  return diagnostics;
+}
+
+function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnostic | undefined {
+  // The "exactly one of identity/identityUid, role/roleUid" combinators give unreadable ajv
+  // errors; the resolver reports those cases itself (checkBindingReferences).
+  if (/\/(anyOf|not|oneOf)(\/|$)/.test(error.schemaPath)) return undefined;
+  const segments = parsePointer(error.instancePath);
+  const place = (pointer: readonly string[], target: 'key' | 'value' = 'value'): Diagnostic['location'] => doc.locate(pointer, target);
+  const path = error.instancePath;
+  const field = segments[segments.length - 1];
+  const owner = describeObject(doc.value, segments.slice(0, -1));
+  const label = field === undefined ? 'the document' : isIndex(field) ? `item ${Number(field) + 1} of ${segments[segments.length - 2]}` : `${field} of ${owner}`;
+  const params = error.params as Record<string, unknown>;
+
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params.missingProperty);
+      if (segments.length === 0 && missing === 'apiVersion') {
+        return { location: place(segments), path, message: `missing apiVersion; expected "apiVersion: ${MANIFEST_API_VERSION}" at the top of the document` };
+      }
+      const what = describeObject(doc.value, segments);
+      const hint = propertyHint(error.parentSchema, missing);
+      return { location: place(segments), path, message: `missing required field ${JSON.stringify(missing)} in ${what}${hint ? `; expected ${missing}: ${hint}` : ''}` };
+    }
+    case 'additionalProperties': {
+      const extra = String(params.additionalProperty);
+      if (FORBIDDEN_KEYS.has(extra)) return undefined; // already reported by the YAML layer
+      const allowed = Object.keys((error.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+      const what = describeObject(doc.value, segments);
+      const note = extra === 'tags' && segments[segments.length - 2] === 'repos' ? '; tags are published by CI and never declared in manifests' : didYouMean(extra, allowed);
+      return {
+        location: place([...segments, extra], 'key'),
+        path: `${path}/${extra}`,
+        message: `unknown field ${JSON.stringify(extra)} in ${what}; expected one of ${allowed.join(', ')}${note}`,
+      };
+    }
+    case 'type': {
+      const expected = describeType(params.type);
+      if (segments.length === 0) {
+        return { location: place(segments), path, message: `the document must be a mapping with apiVersion and org, got ${describeValue(error.data)}` };
+      }
+      return { location: place(segments), path, message: `${label} must be ${expected}, got ${describeValue(error.data)}` };
+    }
+    case 'const':
+      return {
+        location: place(segments),
+        path,
+        message: `unsupported ${field} ${JSON.stringify(error.data)}; expected ${JSON.stringify(error.schema)}`,
+      };
+    case 'enum': {
+      const allowed = (error.schema as unknown[]).map(String);
+      const value = String(error.data);
+      const what = segments[segments.length - 2] === 'capabilities' ? `capability ${JSON.stringify(value)} in ${describeObject(doc.value, segments.slice(0, -2))}` : `value ${JSON.stringify(value)} for ${label}`;
+      return { location: place(segments), path, message: `unknown ${what}; expected one of ${formatList(allowed, allowed.length)}${didYouMean(value, allowed)}` };
+    }
+    case 'pattern':
+      return { location: place(segments), path, message: describePatternError(field ?? '', owner, error.data) };
+    case 'minItems':
+      if (field === 'capabilities') {
+        return { location: place(segments), path, message: `${owner} has no capabilities; expected at least one, e.g. [repo.list]` };
+      }
+      return { location: place(segments), path, message: `${label} must have at least ${String(params.limit)} item(s)` };
+    case 'uniqueItems': {
+      const later = Math.max(Number(params.i), Number(params.j));
+      return {
+        location: place([...segments, String(later)]),
+        path: `${path}/${later}`,
+        message: `${JSON.stringify((error.data as unknown[])[later])} is listed twice in ${label}; list each value once`,
+      };
+    }
+    case 'minLength':
+      return { location: place(segments), path, message: `${label} must not be empty` };
+    default:
+      return { location: place(segments), path, message: `${label} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+/** "repo \"nginx\"", "group \"platform\"", "org \"acme\"", "settings", "claimMatch of identity \"x\"". */
+export function describeObject(root: unknown, segments: readonly string[]): string {
+  if (segments.length === 0) return 'the document';
+  const last = segments[segments.length - 1]!;
+  const parent = segments[segments.length - 2];
+  const node = valueAt(root, segments);
+  const named = (kind: string) => {
+    const name = typeof node === 'object' && node !== null ? (node as Record<string, unknown>).name : undefined;
+    return typeof name === 'string' ? `${kind} ${JSON.stringify(name)}` : kind;
+  };
+  if (isIndex(last) && parent !== undefined && LIST_ITEM_NAMES[parent]) {
+    if (parent === 'subscriptions' || parent === 'roleBindings') return `${LIST_ITEM_NAMES[parent]} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
+    return named(LIST_ITEM_NAMES[parent]!);
+  }
+  if (last === 'org' && segments.length === 1) return named('org');
+  if (last === 'settings' && segments.length === 1) return 'settings';
+  if (last === 'prune' && parent === 'settings') return 'settings.prune';
+  return `${last} of ${describeObject(root, segments.slice(0, -1))}`;
+}
+
+function describePatternError(field: string, owner: string, data: unknown): string {
+  const value = JSON.stringify(data);
+  switch (field) {
+    case 'name':
+      return `invalid name ${value} for ${owner}; expected lowercase letters, digits, spaces, ".", "_" and "-" only (^[a-z0-9 ._-]{1,}$)`;
+    case 'sink':
+      return `sink ${value} of ${owner} is not an https URL; expected "https://…" (events are only delivered over TLS)`;
+    case 'uid':
+      return `invalid uid ${value} for ${owner}; expected the root group's uid, 40 lowercase hex digits`;
+    case 'identityUid':
+      return `invalid identityUid ${value} in ${owner}; expected an identity uid: 40 lowercase hex digits, then "/" and 16 hex digits per level`;
+    case 'roleUid':
+      return `invalid roleUid ${value} in ${owner}; expected a role uid: 40 lowercase hex digits (built-in), or followed by "/" and 16 hex digits per level`;
+    default:
+      return `invalid ${field} ${value} for ${owner}`;
+  }
+}
+
+function propertyHint(parentSchema: unknown, property: string): string | undefined {
+  const properties = (parentSchema as { properties?: Record<string, { description?: string; $ref?: string }> } | undefined)?.properties;
+  const description = properties?.[property]?.description;
+  if (description) return lowerFirst(description.replace(/\.$/, ''));
+  return undefined;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+function describeType(type: unknown): string {
+  const names: Record<string, string> = { string: 'a string', array: 'a list', object: 'a mapping', boolean: 'true or false', number: 'a number', integer: 'an integer', null: 'empty' };
+  const types = Array.isArray(type) ? type : String(type).split(',');
+  return types.map((t) => names[String(t)] ?? String(t)).join(' or ');
+}
+
+/** What a YAML value is, for "got …": `a number (42)`, `a list`, `a mapping`, `nothing`. */
+export function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return 'nothing (an empty value)';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string':
+      return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+    case 'number':
+      return `a number (${value})`;
+    case 'boolean':
+      return `a boolean (${value})`;
+    default:
+      return 'a mapping';
+  }
+}
+
+function valueAt(root: unknown, segments: readonly string[]): unknown {
+  let node = root;
+  for (const s of segments) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = Array.isArray(node) ? node[Number(s)] : (node as Record<string, unknown>)[s];
+  }
+  return node;
+}
+
+function isIndex(segment: string): boolean {
+  return /^\d+$/.test(segment);
+}
