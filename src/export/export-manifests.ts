@@ -10,7 +10,9 @@
  */
 import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
+import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
+import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 
 /** One manifest file: a path relative to the output directory, and its whole text. */
@@ -27,7 +29,6 @@ export interface ExportOptions {
   schemaRef?: string;
 }
 
-export const MANIFEST_API_VERSION = 'platform-sync/v1';
 /**
  * Default `$schema` reference, relative to the exported files: right when they are written to
  * the root of a project that has platform-sync installed as a dependency. The CLI computes the
@@ -48,9 +49,6 @@ interface GroupIndex {
   roleBindings: Map<string, LiveOf<'roleBinding'>[]>;
   repos: Map<string, LiveOf<'repo'>[]>;
   subscriptions: Map<string, LiveOf<'subscription'>[]>;
-  /** Custom role names per group path, to know when a built-in name would be shadowed. */
-  roleNames: Map<string, Set<string>>;
-  builtinRoles: Record<string, string>;
 }
 
 /**
@@ -75,6 +73,17 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
       `cannot export org ${live.org.name}: some listings did not read back consistently, so the export could miss resources:\n` +
         live.incomplete.map((i) => `  - ${i.kind}: ${i.reason}`).join('\n') +
         '\nRun export again.',
+    );
+  }
+  // The manifest format forbids a custom role named like a built-in (a bare name could not
+  // say which one a binding means), so such an org cannot be written down as it is.
+  const shadowing = live.resources.filter((r) => r.kind === 'role' && (BUILTIN_ROLE_NAMES as readonly string[]).includes(r.fields.name));
+  if (shadowing.length > 0) {
+    throw new UserError(
+      'EXPORT_UNREPRESENTABLE',
+      `cannot export org ${live.org.name}: custom roles named like built-in roles cannot be written as manifests:\n` +
+        shadowing.map((r) => `  - ${r.address} (uid ${(r as LiveResource).uid})`).join('\n') +
+        '\nRename them (and update their bindings), then export again.',
     );
   }
   const index = indexLiveState(live);
@@ -188,7 +197,7 @@ function addGroupBody(
 
   const bindings = index.roleBindings.get(path) ?? [];
   if (bindings.length > 0) {
-    const written = bindings.map((b) => writeBinding(path, b.fields.identity, b.fields.role, index));
+    const written = bindings.map((b) => writeBinding(path, b.fields.identity, b.fields.role));
     written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
     const seq = doc.createNode(written.map((w) => w.fields)) as YAMLSeq;
     seq.items.forEach((item, i) => {
@@ -250,7 +259,7 @@ interface WrittenBinding {
  * A role binding as a manifest writes it: a sibling by bare name, anything else in the org by
  * `/path` from the root, anything outside the org by `identityUid:`/`roleUid:` with a comment.
  */
-function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey, index: GroupIndex): WrittenBinding {
+function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey): WrittenBinding {
   const fields: Record<string, string> = {};
   const comments: Record<string, string> = {};
   if ('uid' in identity) {
@@ -260,19 +269,7 @@ function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey, i
     fields.identity = referenceInOrg(groupPath, identity.path);
   }
   if ('builtin' in role) {
-    if (isBuiltinShadowed(groupPath, role.builtin, index)) {
-      const uid = index.builtinRoles[role.builtin];
-      if (uid === undefined) {
-        throw new UserError(
-          'EXPORT_UNKNOWN_ROLE',
-          `cannot export a role binding in ${groupPath || 'the org root'}: built-in role ${role.builtin} has no known uid`,
-        );
-      }
-      fields.roleUid = uid;
-      comments.roleUid = `built-in role "${role.builtin}" by uid: a custom role of that name in this group or above would take the bare name`;
-    } else {
-      fields.role = role.builtin;
-    }
+    fields.role = role.builtin;
   } else if ('uid' in role) {
     fields.roleUid = role.uid;
     comments.roleUid = 'a custom role outside this org: referenced, not managed';
@@ -289,14 +286,6 @@ function referenceInOrg(groupPath: string, path: string): string {
   return isSibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`;
 }
 
-/** A bare role name resolves to a custom role in the group or an ancestor before a built-in. */
-function isBuiltinShadowed(groupPath: string, name: string, index: GroupIndex): boolean {
-  for (let p = groupPath; ; p = parentPath(p)) {
-    if (index.roleNames.get(p)?.has(name)) return true;
-    if (p === '') return false;
-  }
-}
-
 function indexLiveState(live: LiveState): GroupIndex {
   const index: GroupIndex = {
     groups: new Map(),
@@ -306,8 +295,6 @@ function indexLiveState(live: LiveState): GroupIndex {
     roleBindings: new Map(),
     repos: new Map(),
     subscriptions: new Map(),
-    roleNames: new Map(),
-    builtinRoles: live.builtinRoles,
   };
   const push = <T>(m: Map<string, T[]>, key: string, value: T): void => {
     const list = m.get(key);
@@ -323,13 +310,9 @@ function indexLiveState(live: LiveState): GroupIndex {
       case 'identity':
         push(index.identities, r.groupPath, r);
         break;
-      case 'role': {
+      case 'role':
         push(index.roles, r.groupPath, r);
-        const names = index.roleNames.get(r.groupPath) ?? new Set<string>();
-        names.add(r.fields.name);
-        index.roleNames.set(r.groupPath, names);
         break;
-      }
       case 'roleBinding':
         push(index.roleBindings, r.groupPath, r);
         break;

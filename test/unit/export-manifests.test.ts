@@ -13,6 +13,8 @@ import {
   type RoleKey,
 } from '../../src/model/address.js';
 import { UserError } from '../../src/model/errors.js';
+import { validateManifestTexts } from '../../src/manifest/index.js';
+import { plan } from '../../src/plan/index.js';
 import type { LiveResource, LiveState } from '../../src/model/resources.js';
 
 const ORG_UID = 'a'.repeat(40);
@@ -156,14 +158,11 @@ describe('exportManifests', () => {
     expect(text).toMatch(/roleUid: e{40} # a custom role outside this org/);
   });
 
-  it('names a built-in role by uid where a custom role of the same name would take the bare name', () => {
+  it('refuses custom roles named like built-ins, which manifests cannot describe', () => {
     const { state, add } = liveOrg();
-    add(named('role', '', { name: 'viewer', description: '', capabilities: ['repo.list'] }));
-    add(named('identity', '', { name: 'bot', description: '' }));
-    add(binding('', { path: 'bot' }, { builtin: 'viewer' }));
-    const text = fileText(exportManifests(state), ORG_FILE);
-    expect(parse(text).org.roleBindings).toEqual([{ identity: 'bot', roleUid: VIEWER_UID }]);
-    expect(text).toContain('# built-in role "viewer" by uid');
+    add(group('x'));
+    add(named('role', 'x', { name: 'viewer', description: '', capabilities: ['repo.list'] }));
+    expect(() => exportManifests(state)).toThrow(/custom roles named like built-in roles[\s\S]*role:x\/viewer/);
   });
 
   it('leaves tags out and keeps fields the API did not return out too', () => {
@@ -216,5 +215,45 @@ describe('fileNameForGroup', () => {
     expect(fileNameForGroup('org', new Set([ORG_FILE]))).toBe('org-2.yaml');
     expect(fileNameForGroup('a b', new Set(['a_b.yaml', 'a_b-2.yaml']))).toBe('a_b-3.yaml');
     expect(joinPath('', 'x')).toBe('x');
+  });
+});
+
+/** Export, load the files back as manifests, plan against the same live state: nothing to do. */
+function planExport(state: LiveState) {
+  const files = exportManifests(state);
+  const result = validateManifestTexts(files.map((f) => ({ file: `export/${f.file}`, text: f.text })));
+  expect(result.diagnostics.map((d) => `${d.location.file}:${d.location.line}: ${d.message}`)).toEqual([]);
+  return plan(result.state!, state);
+}
+
+describe('export round trip', () => {
+  it('plans to zero steps for an org with every kind and every form of reference', () => {
+    const { state, add } = liveOrg();
+    add(named('identity', '', { name: 'release-bot', description: 'GitHub release workflow', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' } }));
+    add(named('role', '', { name: 'release-manager', description: 'Cuts releases', capabilities: ['tag.create', 'repo.list'] }));
+    add(named('repo', '', { name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\n  indented\n' }));
+    add(named('repo', '', { name: '1.10', description: '', readme: '' }));
+    add({ kind: 'subscription', address: subscriptionAddress('', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
+    add(binding('', { path: 'release-bot' }, { builtin: 'registry.push' }));
+    add(binding('', { path: 'release-bot' }, { path: 'release-manager' }));
+    add(group('engineering', 'Engineering'));
+    add(group('engineering/platform', ''));
+    add(group('data science', 'spaces in a name'));
+    add(named('identity', 'engineering', { name: 'ci-bot', description: '' }));
+    add(named('role', 'engineering/platform', { name: 'deployer', description: '', capabilities: ['repo.update'] }));
+    add(binding('engineering', { path: 'release-bot' }, { builtin: 'viewer' }));
+    add(binding('engineering', { path: 'engineering/ci-bot' }, { path: 'release-manager' }));
+    add(binding('engineering/platform', { path: 'engineering/ci-bot' }, { path: 'engineering/platform/deployer' }));
+    add(binding('engineering/platform', { uid: 'f'.repeat(40) + '/0000000000000001' }, { builtin: 'viewer' }));
+    add(named('repo', 'engineering/platform', { name: 'tools', description: 'x' }));
+    add(named('identity', 'data science', { name: 'notebook', description: 'd' }));
+
+    const result = planExport(state);
+    expect(result.steps).toEqual([]);
+    expect(result.summary).toEqual({ create: 0, update: 0, delete: 0 });
+  });
+
+  it('plans to zero steps for an empty org', () => {
+    expect(planExport(liveOrg('empty').state).steps).toEqual([]);
   });
 });

@@ -1,0 +1,46 @@
+/**
+ * `--emulator` (DESIGN.md §5): plan, apply, drift and export against an emulator started
+ * in-process on a loopback port for the length of one command, its state kept in
+ * `.platform-sync/emulator.json` under the working directory — so `plan → apply → plan` works
+ * across processes on a machine with nothing else installed.
+ *
+ * The emulator accepts one owner token generated here for this process only; it is handed to
+ * the client and never printed or written anywhere (the state file holds resources, not tokens).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { startEmulator, type Emulator } from '../emulator/index.js';
+
+/** Where the embedded emulator keeps its state, relative to the working directory. */
+export const EMBEDDED_STATE_PATH = '.platform-sync/emulator.json';
+
+export interface EmbeddedEmulator {
+  /** `http://127.0.0.1:<port>`. */
+  baseUrl: string;
+  /** The generated owner token: give it to the client, nothing else. */
+  token: string;
+  /** Absolute path of the state file. */
+  statePath: string;
+  /** Writes the state and stops the server. */
+  close(): Promise<void>;
+}
+
+/** Starts the embedded emulator with its state under `cwd` (default: the working directory). */
+export async function startEmbeddedEmulator(options: { cwd?: string } = {}): Promise<EmbeddedEmulator> {
+  const statePath = resolve(options.cwd ?? process.cwd(), EMBEDDED_STATE_PATH);
+  mkdirSync(dirname(statePath), { recursive: true });
+  const token = `embedded-${randomBytes(24).toString('hex')}`;
+  const emulator: Emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    tokens: [{ token, role: 'owner' }],
+    statePath,
+  });
+  return {
+    baseUrl: emulator.url,
+    token,
+    statePath,
+    close: () => emulator.close(),
+  };
+}
