@@ -6,3 +6,4 @@ export * from './model/plan.js';
 export * from './model/errors.js';
 export * from './api/errors.js';
 export type * from './api/types.js';
+export * from './manifest/index.js';

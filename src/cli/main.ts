@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerValidateCommand } from './commands/validate.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerEmulatorCommand(program);
+  registerValidateCommand(program);
   return program;
 }
 
