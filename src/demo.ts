@@ -1,0 +1,163 @@
+/**
+ * `npm run demo`: a guided tour of platform-sync on a fresh emulator, with nothing installed
+ * but Node. Every step runs the real CLI (`bin/platform-sync … --emulator`) in a temporary
+ * directory, so what you see is what you would type. The tour checks its own expectations
+ * (exit codes and key lines) and exits non-zero when any step misbehaves.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from './api/client.js';
+import type { ApiClient } from './api/types.js';
+import { EMBEDDED_STATE_PATH } from './cli/embedded.js';
+import { startEmulator } from './emulator/index.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BIN = join(ROOT, 'bin', 'platform-sync');
+const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
+const paint = (code: string, text: string): string => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A step that did not do what the tour expected. */
+class DemoFailure extends Error {}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'platform-sync-demo-'));
+  try {
+    cpSync(join(ROOT, 'examples', 'acme'), join(dir, 'acme'), { recursive: true });
+    say(
+      paint('1', 'platform-sync demo'),
+      `Working in ${dir}: a copy of examples/acme as acme/, and an empty emulator that`,
+      `--emulator keeps in ${EMBEDDED_STATE_PATH}. Every command below is the real CLI.`,
+    );
+
+    heading(1, 'Validate the manifests (offline: schema, references, duplicates)');
+    await cli(dir, ['validate', 'acme'], 0);
+
+    heading(2, 'Plan: the org does not exist yet, so everything is created');
+    const first = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'exit 2 = there are changes');
+    expectText(first.stdout, /create/i, 'the first plan creates resources');
+
+    heading(3, 'Apply it');
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0);
+
+    heading(4, 'Plan again: nothing left to do');
+    await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'exit 0 = no changes');
+
+    heading(5, 'Someone changes the org by hand, through the API, behind platform-sync\'s back');
+    await changeOutOfBand(dir);
+
+    heading(6, 'Drift: what changed outside platform-sync');
+    const drift = await cli(dir, ['drift', 'acme', '--emulator'], 2, 'exit 2 = drift (a nightly CI job fails here)');
+    expectText(drift.stdout, /repo:app/, 'drift names the edited repo');
+    expectText(drift.stdout, /identity:intruder/, 'drift names the identity created by hand');
+    expectText(drift.stdout, /subscription:/, 'drift names the deleted subscription');
+
+    heading(7, 'Export the live org as manifests (the way to adopt an existing org)');
+    await cli(dir, ['export', '--org', 'acme', '--emulator', '--out', 'exported'], 0);
+    const files = readdirSync(join(dir, 'exported')).sort();
+    say(`exported/: ${files.join(', ')}`, '', paint('2', '--- exported/org.yaml (first lines) ---'));
+    say(...readFileSync(join(dir, 'exported', 'org.yaml'), 'utf8').split('\n').slice(0, 16).map((l) => `  ${l}`));
+
+    heading(8, 'Plan on the export: it describes live state exactly, so no changes');
+    await cli(dir, ['plan', 'exported', '--emulator', '--detailed-exitcode'], 0, 'exit 0 = no changes');
+
+    heading(9, 'Apply the original manifests again: the hand edits are undone');
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0);
+    await cli(dir, ['drift', 'acme', '--emulator'], 0, 'exit 0 = in sync');
+
+    say('', paint('1;32', `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
+    say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Changes made the way a person in a console would: straight through the API. The tour runs
+ * its own emulator on the same state file (with a token of its own) while no command runs.
+ */
+async function changeOutOfBand(dir: string): Promise<void> {
+  const token = 'demo-console-user';
+  const emulator = await startEmulator({ port: 0, tokens: [{ token, role: 'owner' }], statePath: join(dir, EMBEDDED_STATE_PATH) });
+  const client = createClient({ baseUrl: emulator.url, token });
+  try {
+    const org = await findOne(client, 'group', { name: 'acme' }, 'the acme org');
+    const app = await findOne(client, 'repo', { childrenOf: org.uid, name: 'app' }, 'repo app');
+    await client.update('repo', app.uid, { description: 'Edited in the console' }, ['description']);
+    say('  edited      repo app: description "Edited in the console"');
+    await client.create('identity', org.uid, { name: 'intruder', description: 'Created by hand in the console' });
+    say('  created     identity intruder');
+    const subscriptions = await client.list('subscription', { childrenOf: org.uid });
+    const audit = subscriptions.items[0];
+    if (!audit) throw new DemoFailure('the acme org has no subscription to delete');
+    await client.delete('subscription', audit.uid);
+    say(`  deleted     subscription ${String(audit.sink)}`);
+  } finally {
+    await client.close();
+    await emulator.close();
+  }
+}
+
+async function findOne(client: ApiClient, kind: 'group' | 'repo', query: { name: string; childrenOf?: string }, what: string) {
+  const found = await client.list(kind, query);
+  const item = found.items.find((i) => !query.childrenOf || i.uid.startsWith(`${query.childrenOf}/`));
+  if (!item) throw new DemoFailure(`${what} is not in the emulator after apply`);
+  return item;
+}
+
+/** Runs the CLI in `dir`, shows the command and its output, and checks the exit code. */
+async function cli(dir: string, args: string[], expectedCode: number, meaning?: string): Promise<CliRun> {
+  say(paint('36', `$ platform-sync ${args.join(' ')}`));
+  const run = await runCli(dir, args);
+  const output = (run.stdout + run.stderr).trimEnd();
+  if (output) say(...output.split('\n').map((l) => `  ${l}`));
+  if (run.code !== expectedCode) {
+    throw new DemoFailure(`\`platform-sync ${args.join(' ')}\` exited ${run.code}, expected ${expectedCode}`);
+  }
+  say(paint('32', `✓ exit ${run.code}${meaning ? ` (${meaning})` : ''}`));
+  return run;
+}
+
+function runCli(dir: string, args: string[]): Promise<CliRun> {
+  // A clean environment for the CLI: no real API settings leak into the tour.
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.PLATFORM_TOKEN;
+  delete env.PLATFORM_API_URL;
+  delete env.GITHUB_STEP_SUMMARY;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+function expectText(text: string, pattern: RegExp, what: string): void {
+  if (!pattern.test(text)) throw new DemoFailure(`expected ${what} (${pattern}), but the output does not show it`);
+}
+
+function heading(n: number, title: string): void {
+  say('', paint('1', `── ${n}. ${title}`));
+}
+
+function say(...lines: string[]): void {
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof DemoFailure) process.stderr.write(`\ndemo failed: ${err.message}\n`);
+  else process.stderr.write(`\ndemo failed with an unexpected error (a bug):\n${(err as Error)?.stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});
