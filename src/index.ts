@@ -7,3 +7,29 @@ export * from './model/errors.js';
 export * from './api/errors.js';
 export type * from './api/types.js';
 export * from './manifest/index.js';
+
+// Manifests → DesiredState
+export { loadManifests, validateManifests, validateManifestTexts, MANIFEST_API_VERSION } from './manifest/index.js';
+export type { LoadOptions, ValidationResult } from './manifest/index.js';
+// The API client and how to connect
+export { createClient } from './api/client.js';
+export type { ClientOptions } from './api/client.js';
+export { resolveConnection } from './api/connection.js';
+export type { Connection, ConnectionInput } from './api/connection.js';
+// Live state
+export { readLiveState } from './live/index.js';
+export type { ReadLiveStateOptions } from './live/index.js';
+// The planner (pure)
+export { plan, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
+export type { PlanOptions } from './plan/index.js';
+// The executor
+export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
+export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
+// Drift and export
+export { describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
+export type { DriftCategory, DriftField, DriftItem, DriftReport } from './drift/index.js';
+export { exportManifests, ORG_FILE } from './export/index.js';
+export type { ExportedFile, ExportOptions } from './export/index.js';
+// The emulator
+export { startEmulator, SeedError } from './emulator/index.js';
+export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';
