@@ -91,9 +91,11 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   const diagnostics: Diagnostic[] = [];
   let complete = true;
   yamlDocs.forEach((doc, index) => {
-    const before = diagnostics.length;
-    for (const problem of [...doc.errors, ...doc.warnings]) diagnostics.push(describeYamlProblem(problem, text, at));
-    const fatal = diagnostics.length > before;
+    const problems = [...doc.errors, ...doc.warnings];
+    // A tab in indentation derails the parser: the errors that follow it are its echoes.
+    const tabs = problems.filter((p) => p.code === 'TAB_AS_INDENT');
+    for (const problem of tabs.length > 0 ? tabs : problems) diagnostics.push(describeYamlProblem(problem, text, at));
+    const fatal = problems.length > 0;
     diagnostics.push(...checkMappings(doc, at));
     if (fatal) {
       complete = false;
@@ -110,7 +112,7 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
     }
     if (value === null || value === undefined) {
       const what = yamlDocs.length === 1 ? 'empty file (its only document is empty)' : `empty document (document ${index + 1} of ${yamlDocs.length})`;
-      diagnostics.push({ location: at(doc.contents?.range?.[0] ?? doc.range[0]), path: '', message: `${what}; ${EXPECTED_DOCUMENT}` });
+      diagnostics.push({ location: at(doc.range[0]), path: '', message: `${what}; ${EXPECTED_DOCUMENT}` });
       return;
     }
     documents.push({ file, index, value, locate: (pointer, target = 'value') => at(findOffset(doc, pointer, target)) });
@@ -182,7 +184,7 @@ function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) 
     return {
       location,
       path: '',
-      message: `YAML aliases expand too much (${countNoun(aliasCount, 'alias', 'aliases')} that expand past the limit of ${MAX_ALIAS_COUNT} expansions, like an "alias bomb"); write the values out instead of using aliases`,
+      message: `YAML aliases expand too much: the document's ${countNoun(aliasCount, 'alias', 'aliases')} expand past the limit of ${MAX_ALIAS_COUNT} alias expansions (an "alias bomb"); write the values out instead of using aliases`,
     };
   }
   const unresolved = /Unresolved alias.*?: (.*)$/.exec(text);

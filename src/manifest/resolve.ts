@@ -361,9 +361,10 @@ class Resolver {
       const elsewhere = (this.identityPathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
       const siblings = this.identityNamesByGroup.get(groupPath) ?? [];
       const hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
+      const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
       this.report(
         refSite,
-        `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; expected one of ${formatList(siblings)}${hint}`,
+        `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; ${expected}${hint}`,
       );
     }
     return undefined;

@@ -128,8 +128,11 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
       const what = segments[segments.length - 2] === 'capabilities' ? `capability ${JSON.stringify(value)} in ${describeObject(doc.value, segments.slice(0, -2))}` : `value ${JSON.stringify(value)} for ${label}`;
       return { location: place(segments), path, message: `unknown ${what}; expected one of ${formatList(allowed, allowed.length)}${didYouMean(value, allowed)}` };
     }
-    case 'pattern':
-      return { location: place(segments), path, message: describePatternError(field ?? '', owner, error.data) };
+    case 'pattern': {
+      // A bad name is the owner's only name: "for identity" reads better than repeating it.
+      const what = field === 'name' ? describeObject(doc.value, segments.slice(0, -1), false) : owner;
+      return { location: place(segments), path, message: describePatternError(field ?? '', what, error.data) };
+    }
     case 'minItems':
       if (field === 'capabilities') {
         return { location: place(segments), path, message: `${owner} has no capabilities; expected at least one, e.g. [repo.list]` };
@@ -151,14 +154,14 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
 }
 
 /** "repo \"nginx\"", "group \"platform\"", "org \"acme\"", "settings", "claimMatch of identity \"x\"". */
-export function describeObject(root: unknown, segments: readonly string[]): string {
+export function describeObject(root: unknown, segments: readonly string[], withName = true): string {
   if (segments.length === 0) return 'the document';
   const last = segments[segments.length - 1]!;
   const parent = segments[segments.length - 2];
   const node = valueAt(root, segments);
   const named = (kind: string) => {
     const name = typeof node === 'object' && node !== null ? (node as Record<string, unknown>).name : undefined;
-    return typeof name === 'string' ? `${kind} ${JSON.stringify(name)}` : kind;
+    return typeof name === 'string' && withName ? `${kind} ${JSON.stringify(name)}` : kind;
   };
   if (isIndex(last) && parent !== undefined && LIST_ITEM_NAMES[parent]) {
     if (parent === 'subscriptions' || parent === 'roleBindings') return `${LIST_ITEM_NAMES[parent]} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
@@ -174,7 +177,7 @@ function describePatternError(field: string, owner: string, data: unknown): stri
   const value = JSON.stringify(data);
   switch (field) {
     case 'name':
-      return `invalid name ${value} for ${owner}; expected lowercase letters, digits, spaces, ".", "_" and "-" only (^[a-z0-9 ._-]{1,}$)`;
+      return `invalid ${owner} name ${value}; expected lowercase letters, digits, spaces, ".", "_" and "-" only (^[a-z0-9 ._-]{1,}$)`;
     case 'sink':
       return `sink ${value} of ${owner} is not an https URL; expected "https://…" (events are only delivered over TLS)`;
     case 'uid':
