@@ -181,7 +181,7 @@ async function* readRemainingBySkip<T extends { uid: string }>(
     const pages: Page<T>[] = [];
     let got = 0;
     while (got < want) {
-      const page = await fetchPage({ pageSize: Math.min(opts.pageSize, want - got), orderBy: opts.orderBy, skip: offset + got });
+      const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got });
       // Never take more than the slot covers: the surplus belongs to the next slot.
       const items = page.items.slice(0, want - got);
       pages.push({ ...page, items });

@@ -1,0 +1,45 @@
+/**
+ * Shared set-up of the client and live-state integration tests: a real emulator on
+ * 127.0.0.1 port 0 and a client with small retry delays and seeded jitter.
+ */
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { createClient, type ClientOptions } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/types.js';
+
+/** Lowercase so that it is also a valid resource name: tests put it into names and paths. */
+export const OWNER_TOKEN = 'tok-owner-5ecret-8a1f';
+export const VIEWER_TOKEN = 'tok-viewer-5ecret-33c2';
+
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  return startEmulator({
+    port: 0,
+    tokens: [
+      { token: OWNER_TOKEN, role: 'owner' },
+      { token: VIEWER_TOKEN, role: 'viewer' },
+    ],
+    ...options,
+  });
+}
+
+/** mulberry32: a seeded uniform source for jitter, so retry waits repeat exactly. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A client with millisecond backoff so fault tests stay fast. */
+export function createTestClient(emulator: Emulator, options: Partial<ClientOptions> = {}): ApiClient {
+  return createClient({
+    baseUrl: emulator.url,
+    token: OWNER_TOKEN,
+    retry: { baseDelayMs: 1, maxDelayMs: 20, maxAttempts: 10, maxElapsedMs: 20_000 },
+    random: seededRandom(7),
+    ...options,
+  });
+}
