@@ -1,0 +1,116 @@
+/** Emulator over HTTP: seeded, reproducible faults (issue 2, point 10). Page-token TTL is in emulator-lists. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Emulator, FaultOptions } from '../../src/emulator/index.js';
+import { OWNER, get, post, startTestEmulator } from './emulator-helpers.js';
+
+const started: Emulator[] = [];
+async function start(faults: FaultOptions, clock?: () => number): Promise<Emulator> {
+  const emu = await startTestEmulator({ faults, ...(clock ? { clock } : {}) });
+  started.push(emu);
+  return emu;
+}
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((e) => e.close()));
+});
+
+/** Sends `n` sequential requests; each outcome is its status, or 'reset' when the connection died. */
+async function outcomes(emu: Emulator, n: number, send: (i: number) => Promise<{ status: number }>): Promise<(number | 'reset')[]> {
+  const out: (number | 'reset')[] = [];
+  for (let i = 0; i < n; i++) {
+    try {
+      out.push((await send(i)).status);
+    } catch {
+      out.push('reset');
+    }
+  }
+  return out;
+}
+
+describe('faults', () => {
+  it('error rate answers 503 UNAVAILABLE with Retry-After', async () => {
+    const emu = await start({ errorRate: 1, retryAfterSeconds: 3 });
+    const r = await get(emu, '/iam/v2/groups');
+    expect(r.status).toBe(503);
+    expect(r.body.code).toBe(14);
+    expect(r.headers.get('retry-after')).toBe('3');
+    emu.setFaults({ errorRate: 1 });
+    expect((await get(emu, '/iam/v2/groups')).headers.get('retry-after')).toBe('1');
+    emu.setFaults({ errorRate: 1, retryAfterSeconds: 0 });
+    expect((await get(emu, '/iam/v2/groups')).headers.get('retry-after')).toBe('0');
+    emu.setFaults({});
+    expect((await get(emu, '/iam/v2/groups')).status).toBe(200);
+    expect(emu.requestLog.map((e) => e.faulted ?? null)).toEqual(['error', 'error', 'error', null]);
+  });
+
+  it('rate limit is a token bucket in requests/second: 429 RESOURCE_EXHAUSTED with Retry-After', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const emu = await start({ rateLimit: 4 }, () => now);
+    const first = await outcomes(emu, 6, () => get(emu, '/ping/v2/ping', null));
+    expect(first).toEqual([200, 200, 200, 200, 429, 429]);
+    const limited = await get(emu, '/iam/v2/groups');
+    expect(limited.body.code).toBe(8);
+    expect(limited.headers.get('retry-after')).toBe('1');
+    now += 500; // half a second refills two requests
+    expect(await outcomes(emu, 3, () => get(emu, '/ping/v2/ping', null))).toEqual([200, 200, 429]);
+    expect(emu.requestLog.filter((e) => e.faulted === 'ratelimit')).toHaveLength(4);
+  });
+
+  it('adds latency (with jitter) to every request', async () => {
+    const emu = await start({ latencyMs: 40, jitterMs: 20, seed: 1 });
+    const t0 = performance.now();
+    expect((await get(emu, '/ping/v2/ping', null)).status).toBe(200);
+    // Lower bound only: the delay is at least the configured latency.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(39);
+  });
+
+  it('resets connections, half of them after applying the request (a create may have happened)', async () => {
+    const emu = await start({});
+    const org = (await post(emu, '/iam/v2/groups', { name: 'acme' })).body.uid;
+    emu.clearRequestLog();
+    emu.setFaults({ resetRate: 1, seed: 11 });
+    const results = await outcomes(emu, 20, (i) => post(emu, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+    expect(results.every((r) => r === 'reset')).toBe(true);
+    emu.setFaults({});
+    const applied = (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).body.repos.length;
+    // Both kinds of reset happen: some creates were applied before the reset, some never were.
+    expect(applied).toBeGreaterThan(0);
+    expect(applied).toBeLessThan(20);
+    expect(emu.requestLog.filter((e) => e.faulted === 'reset')).toHaveLength(20);
+    expect(emu.requestLog.find((e) => e.faulted === 'reset')!.status).toBe(0);
+  });
+
+  it('same seed → same sequence of faults and the same uids; another seed → another sequence', async () => {
+    const faults: FaultOptions = { seed: 2026, errorRate: 0.25, resetRate: 0.25 };
+    const run = async (f: FaultOptions) => {
+      const emu = await start(f);
+      const created = await outcomes(emu, 30, (i) => post(emu, '/iam/v2/groups', { name: `org-${i}` }));
+      emu.setFaults({});
+      const uids = (await get(emu, '/iam/v2/groups?page_size=200&order_by=name')).body.groups.map((g: { name: string; uid: string }) => `${g.name}=${g.uid}`);
+      return { created, uids, log: emu.requestLog.slice(0, 30).map((e) => e.faulted ?? e.status) };
+    };
+    const a = await run(faults);
+    const b = await run(faults);
+    expect(b.created).toEqual(a.created);
+    expect(b.log).toEqual(a.log);
+    expect(b.uids).toEqual(a.uids);
+    expect(new Set(a.created)).toEqual(new Set([200, 503, 'reset']));
+    const c = await run({ ...faults, seed: 7 });
+    expect(c.log).not.toEqual(a.log);
+  });
+
+  it('logs every request without its headers (so never a token)', async () => {
+    const emu = await start({});
+    await get(emu, '/registry/v2/repos?page_size=5&order_by=name%20desc');
+    const [entry] = emu.requestLog;
+    expect(entry).toEqual({ seq: 1, method: 'GET', path: '/registry/v2/repos', query: { page_size: '5', order_by: 'name desc' }, status: 200 });
+    expect(JSON.stringify(emu.requestLog)).not.toContain(OWNER);
+    emu.clearRequestLog();
+    expect(emu.requestLog).toHaveLength(0);
+  });
+
+  it('rejects nonsensical fault settings with a clear error', async () => {
+    const emu = await start({});
+    expect(() => emu.setFaults({ errorRate: 2 })).toThrow(/errorRate must be between 0 and 1/);
+    expect(() => emu.setFaults({ retryAfterSeconds: 1.5 })).toThrow(/retryAfterSeconds/);
+  });
+});
