@@ -1,0 +1,96 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ACME, makeTempDir, runCli } from './cli-harness.js';
+
+describe('--emulator: an embedded emulator whose state persists across processes', () => {
+  const temp = makeTempDir('embedded');
+  afterAll(() => temp.remove());
+
+  it('plan → apply → plan in three processes: the last plan is empty', async () => {
+    const cwd = temp.dir;
+    const first = await runCli(['plan', ACME, '--emulator', '--detailed-exitcode'], { cwd });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(2);
+
+    const applied = await runCli(['apply', ACME, '--emulator', '--auto-approve'], { cwd });
+    expect(applied.code).toBe(0);
+    const statePath = join(cwd, '.platform-sync', 'emulator.json');
+    expect(existsSync(statePath)).toBe(true);
+    expect(readFileSync(statePath, 'utf8')).toContain('release-bot');
+
+    const last = await runCli(['plan', ACME, '--emulator', '--detailed-exitcode', '--format', 'json'], { cwd });
+    expect(last.stderr).toBe('');
+    expect(last.code).toBe(0);
+    expect(JSON.parse(last.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
+
+    const drift = await runCli(['drift', ACME, '--emulator'], { cwd });
+    expect(drift.code).toBe(0);
+  });
+
+  it('never writes a token to the state file or the output', async () => {
+    const cwd = temp.dir;
+    const run = await runCli(['plan', ACME, '--emulator', '--verbose'], { cwd });
+    expect(run.code).toBe(0);
+    // --verbose shows requests against the embedded emulator…
+    expect(run.stderr).toMatch(/GET \/iam\/v2\/groups/);
+    // …and the generated token nowhere, nor in the state file.
+    const state = readFileSync(join(cwd, '.platform-sync', 'emulator.json'), 'utf8');
+    expect(`${run.stdout}${run.stderr}${state}`).not.toMatch(/embedded-[0-9a-f]{48}/);
+    expect(state).not.toMatch(/token/i);
+  });
+});
+
+describe('--verbose never shows the token', () => {
+  const TOKEN = 'tok-VERBOSE-e2e-7d3f09c1b2';
+  let emulator: Emulator;
+  const temp = makeTempDir('verbose');
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('logs requests and timings on stderr for plan, apply, drift and export, token redacted', async () => {
+    const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+    const runs = [
+      await runCli(['plan', ACME, '--verbose'], { env }),
+      await runCli(['apply', ACME, '--auto-approve', '--verbose'], { env }),
+      await runCli(['drift', ACME, '--verbose'], { env }),
+      await runCli(['export', '--org', 'acme', '--verbose', '--out', join(temp.dir, 'out')], { env }),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(/GET \/iam\/v2\/groups\S* 200 \d+ ms/);
+      expect(run.stdout + run.stderr).not.toContain(TOKEN);
+    }
+    expect(runs[1]!.stderr).toMatch(/POST \/iam\/v2\/identities\/\S+ 200 \d+ ms/);
+  });
+
+  it('keeps the token out of errors, also from --token-file and with a rejected token', async () => {
+    const tokenFile = join(temp.dir, 'token');
+    writeFileSync(tokenFile, `${TOKEN}-wrong\n`);
+    const rejected = await runCli(['drift', ACME, '--verbose', '--token-file', tokenFile], { env: { PLATFORM_API_URL: emulator.url } });
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toMatch(/401|UNAUTHENTICATED/);
+    expect(rejected.stdout + rejected.stderr).not.toContain(TOKEN);
+
+    // A token given as an argument is refused: there is no such option.
+    const asArgument = await runCli(['plan', ACME, '--token', TOKEN], { env: { PLATFORM_API_URL: emulator.url } });
+    expect(asArgument.code).toBe(1);
+  });
+
+  it('has help with examples on every command', async () => {
+    for (const command of ['plan', 'apply', 'drift', 'export', 'validate']) {
+      const help = await runCli([command, '--help']);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toContain('Examples:');
+    }
+    const top = await runCli(['--help']);
+    expect(top.stdout).toContain('--verbose');
+    expect(top.stdout).toContain('--no-color');
+  });
+});

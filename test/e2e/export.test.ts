@@ -1,0 +1,152 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinRoleUid, startEmulator, type Emulator, type SeedDocument } from '../../src/emulator/index.js';
+import { ACME, applyManifests, makeTempDir, openClient, runCli } from './cli-harness.js';
+
+const TOKEN = 'export-e2e-token-3f9b71';
+const VIEWER = 'export-e2e-viewer-token-a4c2';
+
+/** An org with every kind the manifests describe, nested three deep, odd names included. */
+const GENERATED: SeedDocument = {
+  orgs: [
+    {
+      name: 'gen',
+      description: 'Generated org',
+      identities: [
+        { name: 'release-bot', description: 'root bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:gen/app:ref:refs/heads/main' } },
+        { name: 'no-claim', description: '' },
+      ],
+      roles: [{ name: 'publisher', description: 'pushes tags', capabilities: ['tag.create', 'repo.list'] }],
+      repos: [
+        { name: 'app', description: 'the app', readme: '# app\n\n  indented line\n\nlast line without newline', tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }] },
+        { name: '1.10', description: 'a name YAML would read as a number' },
+      ],
+      subscriptions: [{ sink: 'https://hooks.gen.example/audit' }],
+      roleBindings: [
+        { identity: 'release-bot', role: 'publisher' },
+        { identity: 'release-bot', role: 'registry.push' },
+      ],
+      groups: [
+        {
+          name: 'engineering',
+          description: 'Engineering',
+          identities: [{ name: 'ci-bot', description: 'ci' }],
+          roles: [{ name: 'builder', description: '', capabilities: ['repo.update'] }],
+          roleBindings: [
+            { identity: 'ci-bot', role: 'builder' },
+            { identity: '/release-bot', role: 'viewer' },
+            { identity: 'ci-bot', role: 'publisher' },
+          ],
+          groups: [
+            {
+              name: 'platform',
+              repos: [{ name: 'tools', description: 'tools', readme: '' }],
+              subscriptions: [{ sink: 'https://hooks.gen.example/platform?team=1' }],
+              roleBindings: [{ identity: '/engineering/ci-bot', role: 'builder' }],
+              groups: [{ name: 'edge', description: 'deepest' }],
+            },
+          ],
+        },
+        { name: 'data science', description: 'a name with a space', identities: [{ name: 'notebook', description: 'n' }] },
+      ],
+    },
+    { name: 'elsewhere', identities: [{ name: 'person', description: 'a human' }], roles: [{ name: 'auditor', capabilities: ['repo.list'] }] },
+  ],
+};
+
+describe('platform-sync export', () => {
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  const temp = makeTempDir('export');
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    const seeded = emulator.seed(GENERATED);
+    // Bindings to resources outside the org are made through the API, as a person would.
+    const client = openClient(emulator.url, TOKEN);
+    try {
+      const engineering = seeded.uids['group:gen/engineering']!;
+      await client.create('roleBinding', engineering, { identityUid: seeded.uids['identity:elsewhere/person'], roleUid: builtinRoleUid('viewer') });
+      await client.create('roleBinding', engineering, { identityUid: seeded.uids['identity:gen/engineering/ci-bot'], roleUid: seeded.uids['role:elsewhere/auditor'] });
+    } finally {
+      await client.close();
+    }
+    await applyManifests(emulator.url, TOKEN, [ACME]);
+    // Export only reads: a read-only token is all it needs.
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER };
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('exports examples/acme as manifests that plan to zero changes', async () => {
+    const out = join(temp.dir, 'acme');
+    const run = await runCli(['export', '--org', 'acme', '--out', out], { env });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['engineering.yaml', 'org.yaml', 'security.yaml']);
+    expect(run.stdout).toContain('org.yaml');
+
+    const orgYaml = readFileSync(join(out, 'org.yaml'), 'utf8');
+    expect(orgYaml).toMatch(/^# yaml-language-server: \$schema=\S*schemas\/manifest\.schema\.json$/m);
+    expect(orgYaml).toMatch(/uid: [0-9a-f]{40} # pinned: /);
+    expect(orgYaml).toContain('readme: |');
+
+    const plan = await runCli(['plan', out, '--detailed-exitcode'], { env });
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+  });
+
+  it('exports a generated org of every kind, by uid, and plans it to zero changes', async () => {
+    const client = openClient(emulator.url, TOKEN);
+    const orgUid = (await client.list('group', { name: 'gen' })).items[0]!.uid;
+    await client.close();
+    const out = join(temp.dir, 'gen');
+    const run = await runCli(['export', '--org', orgUid, '--out', out], { env });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['data_science.yaml', 'engineering.yaml', 'org.yaml']);
+
+    const engineering = readFileSync(join(out, 'engineering.yaml'), 'utf8');
+    expect(engineering).toMatch(/identityUid: \S+ # an identity outside this org/);
+    expect(engineering).toMatch(/roleUid: \S+ # a custom role outside this org/);
+    expect(engineering).toContain('identity: /release-bot');
+    expect(engineering).toContain('role: /publisher');
+    // Tags are published by CI, not declared: they are not exported.
+    expect(readFileSync(join(out, 'org.yaml'), 'utf8')).not.toContain('sha256:');
+
+    const plan = await runCli(['plan', out, '--detailed-exitcode', '--format', 'json'], { env });
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(plan.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
+  });
+
+  it('without --out writes one multi-document stream that loads as the same manifests', async () => {
+    const run = await runCli(['export', '--org', 'gen'], { env });
+    expect(run.code).toBe(0);
+    const file = join(temp.dir, 'gen-stream.yaml');
+    writeFileSync(file, run.stdout);
+    const plan = await runCli(['plan', file, '--detailed-exitcode'], { env });
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+  });
+
+  it('does not overwrite existing files unless --force', async () => {
+    const out = join(temp.dir, 'acme');
+    const again = await runCli(['export', '--org', 'acme', '--out', out], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/org\.yaml.*already exists.*--force/s);
+    const forced = await runCli(['export', '--org', 'acme', '--out', out, '--force'], { env });
+    expect(forced.code).toBe(0);
+  });
+
+  it('exits 1 naming the org when it does not exist', async () => {
+    const out = join(temp.dir, 'nothing');
+    const run = await runCli(['export', '--org', 'no-such-org', '--out', out], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('no-such-org');
+    expect(existsSync(out)).toBe(false);
+  });
+});
