@@ -1,0 +1,218 @@
+/**
+ * readLiveState against the emulator: a 3-level org of every kind read back into the shared
+ * model (addresses, fields, binding keys), org lookup (missing, ambiguous, pinned), readmes
+ * fetched only where managed, and inconsistent listings reported as incomplete.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator, SeedDocument } from '../../src/emulator/index.js';
+import type { ApiClient } from '../../src/api/types.js';
+import { UserError } from '../../src/model/errors.js';
+import type { LiveResource } from '../../src/model/resources.js';
+import { readLiveState } from '../../src/live/index.js';
+import { createTestClient, startTestEmulator } from './client-harness.js';
+
+const D1 = `sha256:${'1'.repeat(64)}`;
+const D2 = `sha256:${'2'.repeat(64)}`;
+const CLAIM = { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' };
+const HOOK = 'https://hooks.acme.dev/platform';
+
+const seed: SeedDocument = {
+  orgs: [
+    {
+      name: 'acme',
+      description: 'Acme Corp',
+      identities: [{ name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM }],
+      roles: [{ name: 'release-manager', description: 'Releases', capabilities: ['repo.list', 'tag.create'] }],
+      repos: [
+        {
+          name: 'nginx',
+          description: 'Hardened nginx',
+          readme: '# nginx\n',
+          tags: [
+            { name: '1.25', digest: D1 },
+            { name: '1.24', digest: D2, deprecated: true },
+          ],
+        },
+      ],
+      subscriptions: [{ sink: HOOK }],
+      roleBindings: [
+        { identity: 'release-bot', role: 'registry.push' },
+        { identity: 'release-bot', role: 'release-manager' },
+      ],
+      groups: [
+        {
+          name: 'engineering',
+          description: 'Eng',
+          identities: [{ name: 'ci-bot' }],
+          roles: [{ name: 'deployer', capabilities: ['repo.list'] }],
+          roleBindings: [
+            { identity: '/release-bot', role: 'viewer' },
+            { identity: 'ci-bot', role: 'release-manager' },
+          ],
+          groups: [
+            {
+              name: 'platform',
+              repos: [{ name: 'base', readme: '# base image\n' }],
+              subscriptions: [{ sink: HOOK }],
+              roleBindings: [{ identity: 'engineering/ci-bot', role: 'deployer' }],
+            },
+          ],
+        },
+      ],
+    },
+    { name: 'people', identities: [{ name: 'alice' }] },
+  ],
+};
+
+let emulator: Emulator;
+let client: ApiClient;
+let aliceUid: string;
+let platformUid: string;
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ seed });
+  client = createTestClient(emulator);
+  const people = (await client.list('group', { name: 'people' })).items[0]!;
+  aliceUid = (await client.list('identity', { childrenOf: people.uid })).items[0]!.uid;
+  platformUid = (await client.list('group', { name: 'platform' })).items[0]!.uid;
+  const viewer = (await client.list('role', { name: 'viewer' })).items.find((r) => !r.uid.includes('/'))!;
+  // A person from outside the org bound inside it: keyed by uid.
+  await client.create('roleBinding', platformUid, { identityUid: aliceUid, roleUid: viewer.uid });
+});
+afterAll(async () => {
+  await client.close();
+  await emulator.close();
+});
+
+function byAddress(resources: LiveResource[]): Record<string, LiveResource> {
+  return Object.fromEntries(resources.map((r) => [r.address, r]));
+}
+
+describe('readLiveState', () => {
+  it('reads a 3-level org of every kind into addresses, fields and binding keys', async () => {
+    emulator.clearRequestLog();
+    const live = await readLiveState(client, { org: { name: 'acme' }, readmeRepos: new Set(['repo:engineering/platform/base']) });
+    expect(live.incomplete).toEqual([]);
+    expect(live.ambiguities).toEqual([]);
+    expect(Object.keys(live.builtinRoles).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.push', 'viewer']);
+    const r = byAddress(live.resources);
+    expect(Object.keys(r).sort()).toEqual(
+      [
+        'org',
+        'group:engineering',
+        'group:engineering/platform',
+        'identity:release-bot',
+        'identity:engineering/ci-bot',
+        'role:release-manager',
+        'role:engineering/deployer',
+        'repo:nginx',
+        'repo:engineering/platform/base',
+        'tag:nginx:1.25',
+        'tag:nginx:1.24',
+        `subscription:${HOOK}`,
+        `subscription:engineering/platform/${HOOK}`,
+        'roleBinding:release-bot=registry.push',
+        'roleBinding:release-bot=release-manager',
+        'roleBinding:engineering//release-bot=viewer',
+        'roleBinding:engineering/ci-bot=/release-manager',
+        'roleBinding:engineering/platform//engineering/ci-bot=/engineering/deployer',
+        `roleBinding:engineering/platform/uid:${aliceUid}=viewer`,
+      ].sort(),
+    );
+
+    expect(live.org).toEqual({ uid: r['org']!.uid, name: 'acme' });
+    expect(r['org']).toMatchObject({ kind: 'group', groupPath: '', parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme Corp' } });
+    expect(r['group:engineering/platform']).toMatchObject({ groupPath: 'engineering/platform', parentAddress: 'group:engineering', uid: platformUid, parentUid: r['group:engineering']!.uid });
+    expect(r['identity:release-bot']).toMatchObject({ groupPath: '', parentAddress: 'org', fields: { name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM } });
+    expect(r['role:release-manager']!.fields).toEqual({ name: 'release-manager', description: 'Releases', capabilities: ['repo.list', 'tag.create'] });
+    expect(r['repo:nginx']!.fields).toEqual({ name: 'nginx', description: 'Hardened nginx' }); // readme not managed → not read
+    expect(r['repo:engineering/platform/base']!.fields).toEqual({ name: 'base', description: '', readme: '# base image\n' });
+    expect(r['tag:nginx:1.24']).toMatchObject({ groupPath: '', parentAddress: 'repo:nginx', parentUid: r['repo:nginx']!.uid, fields: { name: '1.24', digest: D2, deprecated: true } });
+    expect(r['tag:nginx:1.25']!.fields).toEqual({ name: '1.25', digest: D1, deprecated: false });
+    expect(r[`subscription:engineering/platform/${HOOK}`]).toMatchObject({ groupPath: 'engineering/platform', fields: { sink: HOOK } });
+    expect(r['roleBinding:release-bot=registry.push']!.fields).toEqual({ identity: { path: 'release-bot' }, role: { builtin: 'registry.push' } });
+    expect(r['roleBinding:release-bot=release-manager']!.fields).toEqual({ identity: { path: 'release-bot' }, role: { path: 'release-manager' } });
+    expect(r['roleBinding:engineering/platform//engineering/ci-bot=/engineering/deployer']!.fields).toEqual({
+      identity: { path: 'engineering/ci-bot' },
+      role: { path: 'engineering/deployer' },
+    });
+    expect(r[`roleBinding:engineering/platform/uid:${aliceUid}=viewer`]).toMatchObject({ groupPath: 'engineering/platform', parentUid: platformUid, fields: { identity: { uid: aliceUid }, role: { builtin: 'viewer' } } });
+    for (const res of live.resources) {
+      expect(res.createTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      if (res.kind !== 'tag' && res.kind !== 'roleBinding') expect(res.updateTime).toMatch(/Z$/);
+    }
+
+    // Every kind was listed once under the org; one readme was fetched.
+    const log = emulator.requestLog;
+    const scoped = log.filter((e) => e.query['uidp.descendants_of'] === live.org!.uid);
+    expect(new Set(scoped.map((e) => e.path)).size).toBe(7);
+    expect(log.filter((e) => e.path.endsWith('/readme')).map((e) => e.path)).toEqual([`/registry/v2/repos/${r['repo:engineering/platform/base']!.uid}/readme`]);
+    expect(log.length).toBeLessThanOrEqual(11);
+  });
+
+  it('returns org: null (and still the built-in roles) when the org does not exist', async () => {
+    const live = await readLiveState(client, { org: { name: 'newco' } });
+    expect(live).toMatchObject({ org: null, resources: [], incomplete: [], ambiguities: [] });
+    expect(Object.keys(live.builtinRoles)).toHaveLength(5);
+  });
+
+  it('refuses an ambiguous org name, listing the candidates, and accepts a pinned uid', async () => {
+    // The emulator keeps root names unique, the real service need not: make a state with two
+    // roots named "twin" through the emulator's own state file.
+    const statePath = join(mkdtempSync(join(tmpdir(), 'ps-live-')), 'state.json');
+    const first = await startTestEmulator({ seed: { orgs: [{ name: 'twin' }] }, statePath });
+    await first.close();
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { resources: { uid: string; data: { name: string }; seq: number }[]; nextSeq: number };
+    const twin = state.resources.find((r) => r.data.name === 'twin')!;
+    state.resources.push({ ...twin, uid: 'e'.repeat(40), seq: state.nextSeq++ });
+    writeFileSync(statePath, JSON.stringify(state));
+    const twinEmulator = await startTestEmulator({ statePath });
+    const twinClient = createTestClient(twinEmulator);
+    try {
+      await expectAmbiguousTwins(twinClient);
+    } finally {
+      await twinClient.close();
+      await twinEmulator.close();
+    }
+  });
+
+  async function expectAmbiguousTwins(client: ApiClient): Promise<void> {
+    const twins = (await client.list('group', { name: 'twin' })).items.map((g) => g.uid);
+    expect(twins).toHaveLength(2);
+    const err = await readLiveState(client, { org: { name: 'twin' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err).toMatchObject({ code: 'ORG_AMBIGUOUS' });
+    for (const uid of twins) expect((err as Error).message).toContain(uid);
+    expect((err as Error).message).toMatch(/org\.uid/);
+    const pinned = await readLiveState(client, { org: { name: 'twin', uid: twins[1]! } });
+    expect(pinned.org).toEqual({ uid: twins[1], name: 'twin' });
+    expect(pinned.resources.map((x) => x.address)).toEqual(['org']);
+  }
+
+  it('says so when a pinned org uid does not exist', async () => {
+    const err = await readLiveState(client, { org: { name: 'acme', uid: 'f'.repeat(40) } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ORG_NOT_FOUND' });
+    expect((err as Error).message).toContain('f'.repeat(40));
+  });
+
+  it('reports kinds whose listing never read back consistently as incomplete', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const emu = await startTestEmulator({ seed, clock: () => now, faults: { pageTokenTtlSeconds: 1 } });
+    // Two items per page and a token that has always expired by the next page.
+    const c = createTestClient(emu, { listStrategy: 'cursor', pageSize: 2, onRequest: () => (now += 5_000) });
+    try {
+      const live = await readLiveState(c, { org: { name: 'acme' } });
+      // Only listings longer than one page can restart: role bindings (7) and the unscoped
+      // role list the built-ins come from; every other kind fits in one page of two.
+      expect(live.incomplete.map((i) => i.kind).sort()).toEqual(['role', 'roleBinding']);
+      expect(live.incomplete.find((i) => i.kind === 'role')!.reason).toMatch(/^built-in roles: .*page token expired/);
+      expect(live.incomplete.find((i) => i.kind === 'roleBinding')!.reason).toMatch(/page token expired/);
+    } finally {
+      await c.close();
+      await emu.close();
+    }
+  });
+});
