@@ -1,0 +1,67 @@
+/**
+ * `platform-sync validate` end to end: spawns bin/platform-sync (built by `npm test` via
+ * `npm run build`; run `npm run build` first when running this file alone).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = 'bin/platform-sync';
+let dir: string;
+let noNetwork: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ps-validate-e2e-'));
+  // Preloaded into the CLI: any attempt to open a socket fails the run loudly.
+  noNetwork = join(dir, 'no-network.cjs');
+  await writeFile(
+    noNetwork,
+    `const net = require('node:net');
+net.Socket.prototype.connect = function () { process.stderr.write('NETWORK CONNECTION ATTEMPTED\\n'); process.exit(99); };`,
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function validate(...paths: string[]) {
+  const r = spawnSync(process.execPath, ['--require', noNetwork, BIN, 'validate', ...paths], { encoding: 'utf8', env: { ...process.env, PLATFORM_API_URL: 'http://127.0.0.1:9' } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('platform-sync validate', () => {
+  it('accepts examples/acme: exit 0 and a summary', () => {
+    const r = validate('examples/acme');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('ok: 3 files, 36 resources, org acme\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('prints every diagnostic of every file, then the count; exit 1', () => {
+    const r = validate('test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-tab-indent.yaml');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(
+      [
+        'test/fixtures/bad-duplicate-b.yaml:6:7: repo "nginx" in org "acme" is declared twice (address repo:nginx); also declared at test/fixtures/bad-duplicate-a.yaml:5:7 (at /org/repos/1)',
+        'test/fixtures/bad-tab-indent.yaml:5:1: tab character in indentation; YAML indentation must use spaces only',
+        '2 problems in 3 files',
+        '',
+      ].join('\n'),
+    );
+    expect(r.code).toBe(1);
+  });
+
+  it('shows files as given and reports a missing one', () => {
+    const r = validate('./test/fixtures/good-minimal.yaml', 'missing.yaml');
+    expect(r.stdout).toBe('missing.yaml:1:1: cannot read: no such file or directory\n1 problem in 1 file\n');
+    expect(r.code).toBe(1);
+  });
+
+  it('asks for at least one path', () => {
+    const r = validate();
+    expect(r.stderr).toMatch(/missing required argument 'paths'/);
+    expect(r.code).toBe(1);
+  });
+});
