@@ -1,0 +1,71 @@
+/**
+ * Saved plans (`plan --out plan.json`, `apply plan.json`): the steps plus a fingerprint of
+ * every live resource the plan read (DESIGN.md §4). The file holds no token and nothing
+ * secret: only what the plan shows. This module does the file I/O; checking a saved plan
+ * against live state is pure (`checkFingerprints` in fingerprint.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { UserError } from '../model/errors.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../model/plan.js';
+import { renderJsonPlan } from '../render/json.js';
+import { validatePlanDocument } from './plan-schema.js';
+
+/** A file given as a saved plan is not one (or not one this version reads). */
+export class PlanFileError extends UserError {
+  constructor(path: string, problem: string) {
+    super('PLAN_FILE_INVALID', `${path} is not a usable platform-sync plan: ${problem}`);
+  }
+}
+
+/** Writes the plan with its fingerprints; atomically, so a crash never leaves half a plan. */
+export async function savePlan(path: string, plan: Plan): Promise<void> {
+  const text = `${JSON.stringify(renderJsonPlan(plan, { fingerprints: true }), null, 2)}\n`;
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temp, text, { encoding: 'utf8', mode: 0o644 });
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw new UserError('PLAN_FILE_WRITE', `cannot write the plan to ${path}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Reads a saved plan back, checking its version and shape; every problem is named. */
+export async function loadSavedPlan(path: string): Promise<Plan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UserError('PLAN_FILE_READ', `cannot read the plan file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+      cause: err,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new PlanFileError(path, `it is not JSON (${(err as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new PlanFileError(path, 'it is not a JSON object');
+  const version = (value as { formatVersion?: unknown }).formatVersion;
+  if (version === undefined) throw new PlanFileError(path, 'it has no formatVersion (is it a plan saved with `plan --out`?)');
+  if (version !== PLAN_FORMAT_VERSION) {
+    throw new PlanFileError(path, `formatVersion ${JSON.stringify(version)} is not supported (this version reads ${PLAN_FORMAT_VERSION})`);
+  }
+  const problems = validatePlanDocument(value);
+  if (problems.length > 0) throw new PlanFileError(path, problems.slice(0, 10).join('; '));
+  const doc = value as Plan & { fingerprints?: Plan['fingerprints'] };
+  if (!Array.isArray(doc.fingerprints)) {
+    throw new PlanFileError(path, 'it has no fingerprints: save plans with `plan --out`, not by redirecting `--format json`');
+  }
+  if (!doc.org || typeof doc.org.name !== 'string') throw new PlanFileError(path, 'it does not name its org');
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    org: doc.org,
+    summary: doc.summary,
+    steps: doc.steps,
+    warnings: doc.warnings ?? [],
+    fingerprints: doc.fingerprints,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * The JSON view of a plan (DESIGN.md §5): versioned, described by schemas/plan.schema.json.
+ * It is the plan's own data — the plan is plain data already — so a consumer reads exactly
+ * what the executor will do. Saved plans use the same format, with fingerprints.
+ */
+import type { Fingerprint, Plan, PlanStep, PlanSummary } from '../model/plan.js';
+
+/** What `plan --format json` prints and `plan --out` writes. */
+export interface JsonPlan {
+  formatVersion: Plan['formatVersion'];
+  org: Plan['org'];
+  summary: PlanSummary;
+  steps: PlanStep[];
+  warnings: string[];
+  /** Present in saved plans only. */
+  fingerprints?: Fingerprint[];
+}
+
+export interface JsonPlanOptions {
+  /** Include the fingerprints (saved plans); left out of printed output, where they are noise. */
+  fingerprints?: boolean;
+}
+
+export function renderJsonPlan(plan: Plan, options: JsonPlanOptions = {}): JsonPlan {
+  const out: JsonPlan = {
+    formatVersion: plan.formatVersion,
+    org: plan.org,
+    summary: plan.summary,
+    steps: plan.steps,
+    warnings: plan.warnings,
+  };
+  if (options.fingerprints) out.fingerprints = plan.fingerprints;
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * The plan as a pull-request comment (like octoDNS's PlanMarkdown): the summary first, every
+ * delete called out by name, then the steps in `<details>` blocks grouped by kind as ```diff
+ * code. Cut to fit a comment (60,000 characters; GitHub's limit is 65,536) with a note that
+ * says what was left out.
+ */
+import { KINDS, type Kind } from '../model/kinds.js';
+import type { Plan, PlanStep } from '../model/plan.js';
+import { countLabel } from '../plan/settings.js';
+import { renderStepLines, summaryLine } from './step-lines.js';
+
+export const MARKDOWN_MAX_CHARS = 60_000;
+/** Deletes named in the call-out before "and N more". */
+const DELETES_NAMED = 50;
+/** Room kept for closing a block and for the note about what was cut. */
+const RESERVE = 600;
+
+export interface MarkdownPlanOptions {
+  /** Largest output, in characters (default 60,000). */
+  maxChars?: number;
+}
+
+/** A code fence longer than any run of backticks inside, so a readme cannot break out of it. */
+function fenceFor(text: string): string {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+function stepBlock(step: PlanStep): string {
+  return renderStepLines(step)
+    .map((l) => l.text)
+    .join('\n');
+}
+
+function kindSummary(steps: readonly PlanStep[]): string {
+  const counts = { create: 0, update: 0, delete: 0 };
+  for (const s of steps) counts[s.action]++;
+  return (['create', 'update', 'delete'] as const)
+    .filter((a) => counts[a] > 0)
+    .map((a) => `${counts[a]} to ${a}`)
+    .join(', ');
+}
+
+function inlineCode(text: string): string {
+  return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
+}
+
+export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
+  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary)}**`, ''];
+  const deletes = plan.steps.filter((s) => s.action === 'delete');
+  if (deletes.length > 0) {
+    const named = deletes.slice(0, DELETES_NAMED).map((s) => inlineCode(s.address));
+    const more = deletes.length > DELETES_NAMED ? ` and ${deletes.length - DELETES_NAMED} more` : '';
+    head.push(`> ⚠️ **This plan deletes ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:** ${named.join(', ')}${more}`, '');
+  }
+  if (plan.warnings.length > 0) {
+    head.push('**Warnings**', '', ...plan.warnings.map((w) => `- ${w}`), '');
+  }
+  let out = head.join('\n');
+  let shown = 0;
+  const cutKinds = new Set<Kind>();
+  for (const kind of KINDS) {
+    const steps = plan.steps.filter((s) => s.kind === kind);
+    if (steps.length === 0) continue;
+    const blocks = steps.map(stepBlock);
+    const fence = fenceFor(blocks.join('\n'));
+    const open = `<details><summary>${countLabel(kind, steps.length)}: ${kindSummary(steps)}</summary>\n\n${fence}diff\n`;
+    const close = `${fence}\n\n</details>\n\n`;
+    let section = '';
+    let fitted = 0;
+    for (const block of blocks) {
+      if (out.length + open.length + section.length + block.length + 1 + close.length > maxChars - RESERVE) break;
+      section += `${block}\n`;
+      fitted++;
+    }
+    shown += fitted;
+    if (fitted > 0) out += open + section + close;
+    if (fitted < blocks.length) {
+      // Whatever did not fit of this kind, and every later kind, is cut.
+      for (const later of KINDS.slice(KINDS.indexOf(kind))) if (plan.steps.some((s) => s.kind === later)) cutKinds.add(later);
+      break;
+    }
+  }
+  if (shown < plan.steps.length) {
+    const cut = plan.steps.length - shown;
+    out +=
+      `> ✂️ **${cut} of ${plan.steps.length} steps are not shown** (${[...cutKinds].join(', ')}): this comment is cut to fit ` +
+      `${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync plan\` to see the whole plan.\n`;
+  }
+  return out.endsWith('\n') ? out : `${out}\n`;
+}

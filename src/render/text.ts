@@ -1,0 +1,45 @@
+/**
+ * The plan for a terminal, like Terraform's: `+ create`, `~ update`, `- delete`, changed
+ * fields as `old → new`, multi-line fields as a unified diff, and a summary line. Colours are
+ * the caller's choice (`color`: a TTY and no NO_COLOR), never guessed here.
+ */
+import { styleText } from 'node:util';
+import type { Plan } from '../model/plan.js';
+import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
+
+export interface TextPlanOptions {
+  color: boolean;
+}
+
+type Format = Parameters<typeof styleText>[0];
+const TONE_FORMAT: Record<LineTone, Format | null> = {
+  add: 'green',
+  remove: 'red',
+  change: 'yellow',
+  context: null,
+  header: 'bold',
+};
+
+export function renderTextPlan(plan: Plan, options: TextPlanOptions): string {
+  // validateStream: false — whether to colour was decided by the caller, not by stdout.
+  const paint = (tone: LineTone, text: string): string => {
+    const format = TONE_FORMAT[tone];
+    return options.color && format ? styleText(format, text, { validateStream: false }) : text;
+  };
+  const out: string[] = [];
+  if (plan.steps.length > 0) {
+    const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
+    out.push(paint('header', `platform-sync will make these changes to org ${org}:`), '');
+    for (const step of plan.steps) {
+      for (const line of renderStepLines(step)) out.push(`  ${paint(line.tone, line.text)}`);
+      out.push('');
+    }
+  }
+  if (plan.warnings.length > 0) {
+    out.push(paint('header', 'Warnings:'));
+    for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${w}`);
+    out.push('');
+  }
+  out.push(paint('header', summaryLine(plan.summary)));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,128 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkFingerprints, fingerprintLive, plan } from '../../src/plan/index.js';
+import { loadSavedPlan, savePlan } from '../../src/plan/saved.js';
+import type { LiveState } from '../../src/model/resources.js';
+import { desiredState, emptyLive, liveState, r, uidOf } from './plan-builders.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'platform-sync-saved-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const T1 = '2026-01-01T10:00:00.000Z';
+const T2 = '2026-01-02T10:00:00.000Z';
+
+function scenario() {
+  const live = liveState([
+    { shape: r.group('old'), updateTime: T1 },
+    { shape: r.identity('', 'bot', { description: 'a' }), updateTime: T1 },
+    r.subscription('', 'https://h.example/x'),
+  ]);
+  const desired = desiredState([r.identity('', 'bot', { description: 'b' }), r.subscription('', 'https://h.example/x'), r.repo('', 'new')]);
+  return { live, desired, plan: plan(desired, live, { fingerprints: true }) };
+}
+
+function withResource(live: LiveState, extra: LiveState['resources'][number]): LiveState {
+  return { ...live, resources: [...live.resources, extra] };
+}
+
+describe('saved plans', () => {
+  it('round-trips through a file with its fingerprints and nothing else', async () => {
+    const { plan: p } = scenario();
+    const path = join(dir, 'plan.json');
+    await savePlan(path, p);
+    const text = await readFile(path, 'utf8');
+    expect(Object.keys(JSON.parse(text))).toEqual(['formatVersion', 'org', 'summary', 'steps', 'warnings', 'fingerprints']);
+    expect(await loadSavedPlan(path)).toEqual(p);
+    expect(p.fingerprints.map((f) => f.address)).toEqual(['group:old', 'identity:bot', 'org', 'subscription:https://h.example/x']);
+  });
+
+  it('refuses files that are not saved plans, saying why', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['missing.json', '', /cannot read the plan file .*missing\.json: ENOENT/],
+      ['text.json', 'hello', /text\.json is not a usable platform-sync plan: it is not JSON/],
+      ['array.json', '[]', /it is not a JSON object/],
+      ['manifest.json', '{"apiVersion":"platform-sync/v1"}', /it has no formatVersion/],
+      ['future.json', '{"formatVersion":9,"summary":{},"steps":[]}', /formatVersion 9 is not supported \(this version reads 1\)/],
+      [
+        'bad-step.json',
+        '{"formatVersion":1,"org":{"name":"a"},"summary":{"create":0,"update":0,"delete":1},"steps":[{"action":"remove","kind":"repo","address":"repo:x"}],"fingerprints":[]}',
+        /\/steps\/0\/action: must be equal to one of the allowed values/,
+      ],
+      [
+        'printed.json',
+        '{"formatVersion":1,"org":{"name":"a"},"summary":{"create":0,"update":0,"delete":0},"steps":[],"warnings":[]}',
+        /it has no fingerprints: save plans with `plan --out`/,
+      ],
+    ];
+    for (const [name, content, message] of cases) {
+      const path = join(dir, name);
+      if (content) await writeFile(path, content);
+      await expect(loadSavedPlan(path), name).rejects.toThrow(message);
+    }
+  });
+});
+
+describe('checkFingerprints', () => {
+  it('accepts an unchanged org', () => {
+    const { live, plan: p } = scenario();
+    expect(checkFingerprints(p, live)).toEqual([]);
+  });
+
+  it('names a changed updateTime, a changed hash, and a resource gone', () => {
+    const { live, plan: p } = scenario();
+    const changed: LiveState = {
+      ...live,
+      resources: live.resources
+        .filter((x) => x.address !== 'group:old')
+        .map((x) => (x.address === 'identity:bot' ? { ...x, updateTime: T2 } : x))
+        .map((x) => (x.address === 'org' ? { ...x, fields: { name: 'acme', description: 'changed' } } : x)) as LiveState['resources'],
+    };
+    const stale = checkFingerprints(p, changed);
+    expect(stale.map((s) => s.address)).toEqual(['group:old', 'identity:bot', 'org']);
+    expect(stale[0]!.reason).toBe(`gone (uid ${uidOf(live, 'group:old')})`);
+    expect(stale[1]!.reason).toBe(`changed (${T1} → ${T2})`);
+    expect(stale[2]!.reason).toMatch(/^changed \(sha256:[0-9a-f]{64} → sha256:[0-9a-f]{64}\)$/);
+  });
+
+  it('names a resource made since at an address the plan creates, and a new child of a deleted group', () => {
+    const { live, plan: p } = scenario();
+    const orgUid = uidOf(live, 'org');
+    let moved = withResource(live, { ...r.repo('', 'new'), uid: `${orgUid}/00000000000000aa`, parentUid: orgUid } as never);
+    moved = withResource(moved, { ...r.identity('old', 'late'), uid: `${uidOf(live, 'group:old')}/00000000000000bb`, parentUid: uidOf(live, 'group:old') } as never);
+    expect(checkFingerprints(p, moved)).toEqual([
+      { address: 'identity:old/late', reason: 'new inside group:old, which the plan deletes' },
+      { address: 'repo:new', reason: `created by someone else since the plan (uid ${orgUid}/00000000000000aa)` },
+    ]);
+  });
+
+  it('notices when the org of a bootstrap plan appeared, or the org is another one', () => {
+    const bootstrap = plan(desiredState([r.repo('', 'x')]), emptyLive(), { fingerprints: true });
+    expect(bootstrap.fingerprints).toEqual([]);
+    expect(checkFingerprints(bootstrap, emptyLive())).toEqual([]);
+    const appeared = liveState([]);
+    expect(checkFingerprints(bootstrap, appeared)).toEqual([
+      { address: 'org', reason: `the org was created (${uidOf(appeared, 'org')}) after the plan, which creates it` },
+      { address: 'org', reason: `created by someone else since the plan (uid ${uidOf(appeared, 'org')})` },
+    ]);
+    const { plan: p } = scenario();
+    const other = liveState([], { orgUid: 'e'.repeat(40) });
+    expect(checkFingerprints(p, other)[0]).toEqual({
+      address: 'org',
+      reason: `the org is now ${'e'.repeat(40)}, the plan was made for ${uidOf(scenario().live, 'org')}`,
+    });
+  });
+
+  it('fingerprints every live resource, readme excluded from the hash', () => {
+    const a = liveState([r.repo('', 'x', { description: 'd', readme: 'one' })]);
+    const b = liveState([r.repo('', 'x', { description: 'd' })]);
+    expect(fingerprintLive(a)).toEqual(fingerprintLive(b));
+    expect(fingerprintLive(a)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/plan/index.js';
+import { MARKDOWN_MAX_CHARS, renderMarkdownPlan, renderPlan } from '../../src/render/index.js';
+import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
+import { scenarioPlan } from './render-scenario.js';
+
+describe('renderMarkdownPlan', () => {
+  it('puts the summary first, calls out every delete, and groups steps by kind in <details>', () => {
+    const md = renderMarkdownPlan(scenarioPlan());
+    const lines = md.split('\n');
+    expect(lines.slice(0, 5)).toEqual([
+      '### platform-sync plan for `acme`',
+      '',
+      '**Plan: 3 to create, 3 to update, 2 to delete.**',
+      '',
+      '> ⚠️ **This plan deletes 2 resources:** `tag:legacy:1.0`, `repo:legacy`',
+    ]);
+    expect(md).toContain('<details><summary>1 group: 1 to create</summary>\n\n```diff\n+ create group:eng/platform\n');
+    expect(md).toContain('<details><summary>2 role bindings: 1 to create, 1 to update</summary>');
+    expect(md).toContain('<details><summary>2 repos: 1 to update, 1 to delete</summary>');
+    expect(md).toContain('-Old text.\n      +New text.\n');
+    expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
+    expect(md).not.toContain('not shown');
+    expect(renderPlan(scenarioPlan(), 'markdown')).toBe(md);
+  });
+
+  it('says there is nothing to do for an empty plan', () => {
+    const shapes = [r.repo('', 'x')];
+    expect(renderMarkdownPlan(plan(desiredState(shapes), liveState(shapes)))).toBe(
+      '### platform-sync plan for `acme`\n\n**No changes. The org matches the manifests.**\n',
+    );
+  });
+
+  it('fences code so that a readme holding ``` cannot break out', () => {
+    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive()));
+    expect(md).toContain('````diff\n');
+    expect(md).toContain('\n````\n\n</details>');
+  });
+
+  it('cuts to fit 60,000 characters and says what was cut', () => {
+    const shapes = Array.from({ length: 1500 }, (_, i) => r.repo('', `repo-${String(i).padStart(4, '0')}`, { description: 'x'.repeat(40) }));
+    const identities = Array.from({ length: 50 }, (_, i) => r.identity('', `id-${i}`));
+    const p = plan(desiredState([...shapes, ...identities]), emptyLive());
+    const md = renderMarkdownPlan(p);
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
+    expect(md.startsWith('### platform-sync plan for `acme`\n\n**Plan: 1551 to create, 0 to update, 0 to delete.**')).toBe(true);
+    const shown = md.match(/^\+ create /gm)!.length;
+    expect(shown).toBeGreaterThan(100);
+    expect(md).toContain(`> ✂️ **${1551 - shown} of 1551 steps are not shown** (repo): this comment is cut to fit 60,000 characters.`);
+    expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
+    // Identities come before repos in create order, so they all made it in.
+    expect(md).toContain('<details><summary>50 identities: 50 to create</summary>');
+  });
+
+  it('names at most 50 deletes in the call-out', () => {
+    const live = liveState(Array.from({ length: 60 }, (_, i) => r.repo('', `r${String(i).padStart(2, '0')}`)));
+    const md = renderMarkdownPlan(plan(desiredState([]), live, { allowMassDelete: true }));
+    expect(md).toContain('`repo:r49` and 10 more\n');
+    expect(md).not.toContain('`repo:r50`,');
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { renderPlan, renderTextPlan } from '../../src/render/index.js';
+import { plan } from '../../src/plan/index.js';
+import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
+import { scenarioPlan } from './render-scenario.js';
+
+describe('renderTextPlan', () => {
+  it('shows + ~ - lines, old → new, a unified diff for the readme, and the summary', () => {
+    const text = renderTextPlan(scenarioPlan(), { color: false });
+    expect(text).toMatchInlineSnapshot(`
+      "platform-sync will make these changes to org acme (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa):
+
+        + create group:eng/platform
+            name: "platform"
+            description: "Platform team"
+
+        + create identity:eng/platform/deploy-bot
+            name: "deploy-bot"
+
+        + create roleBinding:eng/platform/deploy-bot=/deployer
+            identityUid: (known after apply: identity:eng/platform/deploy-bot)
+            roleUid: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
+
+        ~ update identity:eng/ci
+            description: "old bot" → "CI bot"
+
+        ~ update repo:nginx
+            readme:
+              @@ -1,3 +1,4 @@
+               # nginx
+               
+              -Old text.
+              +New text.
+              +More.
+
+        ~ update roleBinding:eng/ci=/deployer  (role viewer → deployer (was roleBinding:eng/ci=viewer))
+            roleUid: "1111111111111111111111111111111111111111" → "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003"
+
+        - delete tag:legacy:1.0  (tag of deleted repo:legacy)
+
+        - delete repo:legacy
+
+      Plan: 3 to create, 3 to update, 2 to delete.
+      "
+    `);
+  });
+
+  it('says so when there is nothing to do', () => {
+    const shapes = [r.repo('', 'x')];
+    expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes)), { color: false })).toBe(
+      'No changes. The org matches the manifests.\n',
+    );
+  });
+
+  it('colours only when asked', () => {
+    const p = scenarioPlan();
+    const plain = renderTextPlan(p, { color: false });
+    const coloured = renderTextPlan(p, { color: true });
+    expect(plain).not.toContain('\u001b[');
+    expect(coloured).toContain('\u001b[32m+ create group:eng/platform\u001b[39m');
+    expect(coloured).toContain('\u001b[31m- delete repo:legacy\u001b[39m');
+    expect(coloured).toContain('\u001b[33m~ update identity:eng/ci\u001b[39m');
+    // Removing the escapes gives the plain text back: colour adds nothing else.
+    expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(plain);
+    expect(renderPlan(p, 'text')).toBe(plain);
+  });
+
+  it('lists warnings and shows a bootstrap org as to be created', () => {
+    const p = plan(desiredState([r.repo('', 'x')], { settings: { prune: { identity: false } } }), {
+      ...liveState([r.identity('', 'kept')]),
+    });
+    expect(renderTextPlan(p, { color: false })).toContain('Warnings:\n  ! 1 identity not in the manifests is kept: pruning of identity is off\n');
+    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x')]), emptyLive()), { color: false });
+    expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme exists)\n      name: "acme"\n');
+    expect(bootstrap).toContain('+ create repo:x\n      name: "x"\n');
+  });
+});
