@@ -113,7 +113,7 @@ describe('checkFingerprints', () => {
     ]);
     const { plan: p } = scenario();
     const other = liveState([], { orgUid: 'e'.repeat(40) });
-    expect(checkFingerprints(p, other)[0]).toEqual({
+    expect(checkFingerprints(p, other).find((x) => x.address === 'org')).toEqual({
       address: 'org',
       reason: `the org is now ${'e'.repeat(40)}, the plan was made for ${uidOf(scenario().live, 'org')}`,
     });
