@@ -2,7 +2,11 @@
  * `npm run bench`: runs every benchmark in this folder in turn and prints figures and ratios.
  * Each benchmark module exports `run(): Promise<void>` and prints its own section.
  */
-const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }> }[] = [];
+const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }> }[] = [
+  { name: 'emulator', load: () => import('./emulator.js') },
+  { name: 'live-read', load: () => import('./live-read.js') },
+  { name: 'validate', load: () => import('./validate.js') },
+];
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
