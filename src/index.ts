@@ -14,6 +14,7 @@ export type { LoadOptions, ValidationResult } from './manifest/index.js';
 // The API client and how to connect
 export { createClient } from './api/client.js';
 export type { ClientOptions } from './api/client.js';
+export { formatRequestEvent, type ClientRetryEvent } from './api/client.js';
 export { resolveConnection } from './api/connection.js';
 export type { Connection, ConnectionInput } from './api/connection.js';
 // Live state
