@@ -7,8 +7,9 @@
  *   scopes are a binary-searched range, never a scan;
  * - children by parent and kind, sibling natural keys (uniqueness), names per kind,
  *   role-binding references per identity and per role;
- * - a small cache of sorted result sets per (kind, filter, order), valid while the kind's
- *   version counter is unchanged, so paging through a listing costs O(page) per request.
+ * - a small cache of sorted result sets per (kind, filter, order). Each cached set is kept
+ *   up to date on every insert, update and remove (binary insertion / removal), so neither
+ *   paging nor the first page after a change re-sorts: a page costs O(log n + page size).
  */
 import type { ApiKind } from '../model/kinds.js';
 import { KIND_INFO } from '../model/kinds.js';
@@ -130,8 +131,9 @@ export class Store {
   private readonly names = new Map<ApiKind, Map<string, Set<string>>>();
   private readonly bindingsByIdentity = new Map<string, number>();
   private readonly bindingsByRole = new Map<string, number>();
-  private readonly versions = new Map<ApiKind, number>();
-  private readonly listCache = new Map<string, { version: number; items: StoredResource[] }>();
+  /** Cached sorted result sets: kind → cache key → set. Insertion order is LRU order. */
+  private readonly listCache = new Map<ApiKind, Map<string, CachedList>>();
+  private cachedLists = 0;
   private nextSeq = 1;
 
   /** Next insertion sequence number (persisted so that order survives a restart). */
@@ -211,24 +213,19 @@ export class Store {
       set.add(r.uid);
     }
     this.indexFields(r, +1);
-    this.bump(r.kind);
+    this.addToCachedLists(r);
   }
 
   /** Applies `change` to `r`'s data, keeping the indexes in step. */
   update(r: StoredResource, change: Partial<ResourceData>, updateMs: number): void {
     this.indexFields(r, -1);
+    this.removeFromCachedLists(r);
     const next: ResourceData = { ...r.data, ...change };
     for (const [k, v] of Object.entries(change)) if (v === undefined) delete next[k as keyof ResourceData];
     r.data = next;
     r.updateMs = updateMs;
     this.indexFields(r, +1);
-    this.bump(r.kind);
-  }
-
-  /** Touches updateMs only (a readme change bumps its repo). */
-  touch(r: StoredResource, updateMs: number): void {
-    r.updateMs = updateMs;
-    this.bump(r.kind);
+    this.addToCachedLists(r);
   }
 
   remove(r: StoredResource): void {
@@ -242,12 +239,17 @@ export class Store {
     if (r.parent !== null) this.children.get(r.parent)?.get(r.kind)?.delete(r.uid);
     this.children.delete(r.uid);
     this.indexFields(r, -1);
-    this.bump(r.kind);
+    this.removeFromCachedLists(r);
   }
 
-  /** Forgets the uid-sorted array of every kind; it is rebuilt on next use (after bulk loads). */
+  /**
+   * Forgets every sorted view and cached list; they are rebuilt on next use. Called before a
+   * bulk load, so that each insert is O(1) instead of a binary insertion into big arrays.
+   */
   invalidateSortedViews(): void {
     for (const k of this.uidSorted.keys()) this.uidSorted.set(k, null);
+    this.listCache.clear();
+    this.cachedLists = 0;
   }
 
   /**
@@ -255,17 +257,53 @@ export class Store {
    * The array is shared with the cache: callers must not mutate it.
    */
   query(kind: ApiKind, filter: ListFilter, field: OrderField): readonly StoredResource[] {
-    const version = this.versions.get(kind) ?? 0;
-    const cacheKey = `${kind}\u0000${field}\u0000${JSON.stringify(filter)}`;
-    const cached = this.listCache.get(cacheKey);
-    if (cached && cached.version === version) return cached.items;
+    let lists = this.listCache.get(kind);
+    if (!lists) this.listCache.set(kind, (lists = new Map()));
+    const cacheKey = `${field}\u0000${JSON.stringify(filter)}`;
+    const cached = lists.get(cacheKey);
+    if (cached) {
+      // Refresh its LRU position.
+      lists.delete(cacheKey);
+      lists.set(cacheKey, cached);
+      return cached.items;
+    }
     const { candidates, sortedByUid } = this.candidates(kind, filter);
     const items = candidates.filter((r) => matches(r, filter));
     if (!(sortedByUid && field === 'uid')) items.sort((a, b) => compareResources(a, b, field));
-    this.listCache.delete(cacheKey);
-    this.listCache.set(cacheKey, { version, items });
-    if (this.listCache.size > MAX_CACHED_LISTS) this.listCache.delete(this.listCache.keys().next().value!);
+    lists.set(cacheKey, { filter, field, items });
+    if (++this.cachedLists > MAX_CACHED_LISTS) this.evictOldestList();
     return items;
+  }
+
+  private evictOldestList(): void {
+    // Evict from the kind with the most cached lists: cheap and keeps every kind served.
+    let victim: Map<string, CachedList> | undefined;
+    for (const lists of this.listCache.values()) if (!victim || lists.size > victim.size) victim = lists;
+    const key = victim?.keys().next().value;
+    if (victim && key !== undefined) {
+      victim.delete(key);
+      this.cachedLists--;
+    }
+  }
+
+  private addToCachedLists(r: StoredResource): void {
+    for (const list of this.listCache.get(r.kind)?.values() ?? []) {
+      if (!matches(r, list.filter)) continue;
+      const items = list.items;
+      const key = sortKey(r, list.field);
+      // Appending is the common case (new resources sort last by uid-less time orders).
+      if (items.length === 0 || compareKey(key, r.uid, items[items.length - 1]!, list.field) > 0) items.push(r);
+      else items.splice(boundOf(items, key, r.uid, list.field), 0, r);
+    }
+  }
+
+  /** Must run while `r` still has the sort keys it was cached under. */
+  private removeFromCachedLists(r: StoredResource): void {
+    for (const list of this.listCache.get(r.kind)?.values() ?? []) {
+      const items = list.items;
+      const i = boundOf(items, sortKey(r, list.field), r.uid, list.field);
+      if (items[i] === r) items.splice(i, 1);
+    }
   }
 
   /** Picks the most selective index for a filter. */
@@ -354,9 +392,25 @@ export class Store {
     }
   }
 
-  private bump(kind: ApiKind): void {
-    this.versions.set(kind, (this.versions.get(kind) ?? 0) + 1);
+}
+
+interface CachedList {
+  filter: ListFilter;
+  field: OrderField;
+  /** Sorted ascending by (field, uid); always equal to a fresh query. */
+  items: StoredResource[];
+}
+
+/** Index of the first item not below (key, uid). */
+function boundOf(items: readonly StoredResource[], key: string | number, uid: string, field: OrderField): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKey(key, uid, items[mid]!, field) > 0) lo = mid + 1;
+    else hi = mid;
   }
+  return lo;
 }
 
 function matches(r: StoredResource, f: ListFilter): boolean {
