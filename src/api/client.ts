@@ -20,6 +20,8 @@ import {
 } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type ListStrategy, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from './redact.js';
+import { referencedUid } from './hydrated.js';
+import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 
@@ -150,13 +152,6 @@ function describeList(kind: ApiKind, query: ListQuery): string {
   return `list ${KIND_INFO[kind].plural}${scope.length ? ` ${scope.join(' ')}` : ''}`;
 }
 
-/** Uid of a hydrated reference (`identity: {uid}`) or of its flat `…Uid` field. */
-function referencedUid(item: ApiObject, field: 'identity' | 'role'): unknown {
-  const hydrated = item[field];
-  if (hydrated && typeof hydrated === 'object' && 'uid' in hydrated) return (hydrated as { uid: unknown }).uid;
-  return item[`${field}Uid`];
-}
-
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
   private readonly pool: Pool;
@@ -169,15 +164,7 @@ class HttpApiClient implements ApiClient {
   private count = 0;
 
   constructor(options: ClientOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.baseUrl);
-    } catch {
-      throw new UserError('CONNECTION_INVALID', `the API base URL "${options.baseUrl}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UserError('CONNECTION_INVALID', `the API base URL "${options.baseUrl}" must start with http:// or https://`);
-    }
+    const url = parseBaseUrl(options.baseUrl);
     this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.basePath = url.pathname.replace(/\/+$/, '');

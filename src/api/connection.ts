@@ -27,6 +27,12 @@ export function resolveConnection(input: ConnectionInput = {}): Connection {
   if (baseUrl === '') {
     throw new UserError('CONNECTION_MISSING', 'no API base URL: pass --base-url or set PLATFORM_API_URL (or use --emulator)');
   }
+  parseBaseUrl(baseUrl);
+  return { baseUrl, token: readToken(input.tokenFile, env) };
+}
+
+/** Parses an API base URL, or throws a UserError saying what is wrong with it. */
+export function parseBaseUrl(baseUrl: string): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -36,7 +42,7 @@ export function resolveConnection(input: ConnectionInput = {}): Connection {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UserError('CONNECTION_INVALID', `the API base URL "${baseUrl}" must start with http:// or https://`);
   }
-  return { baseUrl, token: readToken(input.tokenFile, env) };
+  return url;
 }
 
 function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string {

@@ -17,6 +17,7 @@ import {
 import { KIND_INFO, type Kind } from '../model/kinds.js';
 import type { ClaimMatch, IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
 import type { ApiObject } from '../api/types.js';
+import { referencedUid } from '../api/hydrated.js';
 
 /** Kinds listed under an org (everything but the org root itself, which is found first). */
 export const LISTED_KINDS = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'] as const satisfies readonly Kind[];
@@ -59,15 +60,6 @@ function readClaimMatch(value: unknown): ClaimMatch | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const c = value as Record<string, unknown>;
   return { issuer: text(c.issuer), subject: text(c.subject) };
-}
-
-/** Uid of a hydrated reference (`identity: {uid}`) or of the flat `…Uid` field. */
-function referenceUid(obj: ApiObject, field: 'identity' | 'role'): string {
-  const hydrated = obj[field];
-  if (hydrated && typeof hydrated === 'object' && typeof (hydrated as { uid?: unknown }).uid === 'string') {
-    return (hydrated as { uid: string }).uid;
-  }
-  return text(obj[`${field}Uid`]);
 }
 
 /** Sorted by uid so that "the first of two ambiguous siblings" is the same on every run. */
@@ -240,8 +232,8 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
   for (const b of byUid(raw.items.roleBinding)) {
     const place = placeInGroup('roleBinding', b);
     if (!place) continue;
-    const identity = identityKey(referenceUid(b, 'identity'));
-    const role = roleKey(referenceUid(b, 'role'));
+    const identity = identityKey(referencedUid(b, 'identity'));
+    const role = roleKey(referencedUid(b, 'role'));
     built.push({
       kind: 'roleBinding',
       address: roleBindingAddress(place.groupPath, identity, role),
