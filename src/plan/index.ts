@@ -16,7 +16,7 @@ import type { IdentityKey, RoleKey } from '../model/address.js';
 import { createFields, diffManagedFields, displayFields } from './fields.js';
 import { fingerprintLive } from './fingerprint.js';
 import { orderSteps, type OrderedStep } from './order.js';
-import { buildReferenceLookup, describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
+import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
 import { indexLive, pushTo, type LiveIndex } from './live-index.js';
 import { findRefusals } from './safety.js';
 import { countLabel, isPruned } from './settings.js';
@@ -59,12 +59,14 @@ function addStep(p: Planning, step: PlanStep, groupPath: string): void {
   p.steps.set(step.address, { step, groupPath });
 }
 
-/** Desired resources in address order, bindings normalised, duplicates dropped with a warning. */
+/**
+ * Desired resources with bindings normalised and duplicates dropped with a warning. Input
+ * order is kept (it is the loader's, deterministic); the steps are sorted at the end anyway.
+ */
 function normaliseDesired(p: Planning): DesiredResource[] {
-  const lookup = buildReferenceLookup(p.live);
   const seen = new Map<string, DesiredResource>();
   for (const raw of p.desired.resources) {
-    const r = normaliseBinding(raw, lookup);
+    const r = normaliseBinding(raw, p.index.lookup);
     const first = seen.get(r.address);
     if (first) {
       p.warnings.push(
@@ -74,7 +76,7 @@ function normaliseDesired(p: Planning): DesiredResource[] {
     }
     seen.set(r.address, r);
   }
-  return [...seen.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return [...seen.values()];
 }
 
 interface Matching {
@@ -89,18 +91,20 @@ interface Matching {
 function matchResources(p: Planning, desired: DesiredResource[]): Matching {
   const pairs: Matching['pairs'] = [];
   const unmatchedDesired: DesiredResource[] = [];
-  const matchedUids = new Set<string>();
+  const matched = new Set<LiveResource>();
+  const checkAmbiguous = p.index.ambiguous.size > 0;
   for (const d of desired) {
-    if (p.index.ambiguous.has(d.address)) continue; // refused in safety
+    if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
     const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
-    if (l && l.kind === d.kind && !matchedUids.has(l.uid)) {
+    if (l && l.kind === d.kind && !matched.has(l)) {
       pairs.push([d, l]);
-      matchedUids.add(l.uid);
+      matched.add(l);
     } else {
       unmatchedDesired.push(d);
     }
   }
-  const unmatchedLive = [...p.index.byAddress.values()].filter((l) => !matchedUids.has(l.uid));
+  const unmatchedLive: LiveResource[] = [];
+  for (const l of p.index.byAddress.values()) if (!matched.has(l)) unmatchedLive.push(l);
 
   // A binding is keyed by (group, identity, role); when exactly one desired and one live
   // binding remain for a (group, identity) and neither is ignored, the role changed.
@@ -380,7 +384,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     steps,
     live,
     index: p.index,
-    desiredAddresses: new Set(resources.map((r) => r.address)),
+    desiredAddresses: p.index.ambiguous.size > 0 ? new Set(resources.map((r) => r.address)) : new Set(),
     prune: desired.settings.prune,
     protect: desired.settings.protect.map(compileAddressGlob),
     ignore: p.ignore,

@@ -1,6 +1,6 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
-import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
+import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress, type ReferenceLookup } from './references.js';
 
 /** The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. */
 export interface LiveIndex {
@@ -12,6 +12,8 @@ export interface LiveIndex {
   childrenOf: Map<string, LiveResource[]>;
   /** Identity/role address → live bindings that reference it. */
   bindingsByRef: Map<string, LiveResource[]>;
+  /** For normalising `{uid}` binding references on both sides. */
+  lookup: ReferenceLookup;
 }
 
 export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -39,6 +41,6 @@ export function indexLive(live: LiveState): LiveIndex {
     }
   }
   for (const address of ambiguous) byAddress.delete(address);
-  return { byAddress, byUid, ambiguous, childrenOf, bindingsByRef };
+  return { byAddress, byUid, ambiguous, childrenOf, bindingsByRef, lookup };
 }
 

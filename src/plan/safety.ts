@@ -114,8 +114,9 @@ function findNotEmpty(input: SafetyInput, deletes: readonly PlanStep[]): PlanRef
 function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.allowMassDelete) return [];
   const managed = new Map<Kind, number>();
+  if (deletes.length === 0) return [];
   for (const r of input.live.resources) {
-    if (r.address === ORG_ADDRESS || matchesAnyGlob(r.address, input.ignore)) continue;
+    if (r.address === ORG_ADDRESS || (input.ignore.length > 0 && matchesAnyGlob(r.address, input.ignore))) continue;
     managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
   }
   const refusals: PlanRefusal[] = [];

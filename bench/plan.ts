@@ -1,0 +1,139 @@
+/**
+ * `plan()` on 50,000 resources, no I/O (issue: under 500 ms of CPU, and a memory figure).
+ * Desired and live are built in memory with a realistic mix — mostly identities, role
+ * bindings and repos under ~250 groups — where live differs by ~5% updated fields, ~1%
+ * resources missing (creates), ~1% extra (deletes) and a few role changes.
+ */
+import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, subscriptionAddress } from '../src/model/address.js';
+import type { Kind } from '../src/model/kinds.js';
+import type { DesiredResource, DesiredState, LiveResource, LiveState, ResourceUnion } from '../src/model/resources.js';
+import { plan } from '../src/plan/index.js';
+
+const BUILTINS: Record<string, string> = { viewer: '1'.repeat(40), editor: '2'.repeat(40), owner: '3'.repeat(40) };
+
+/** Deterministic xorshift so every run plans the same states. */
+function createRng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
+/** The same org on both sides as plain shapes, parents first. */
+function generateShapes(total: number): ResourceUnion[] {
+  const rng = createRng(42);
+  const shapes: ResourceUnion[] = [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme', description: 'Acme' } }];
+  const groups: string[] = [''];
+  for (let i = 0; groups.length < 250; i++) {
+    const parent = groups[Math.floor(rng() * groups.length)]!;
+    if (parent.split('/').length >= 3) continue;
+    const path = joinPath(parent, `team-${i}`);
+    groups.push(path);
+    shapes.push({ kind: 'group', address: groupAddress(path), groupPath: path, parentAddress: groupAddress(parentPath(path)), fields: { name: `team-${i}`, description: `Team ${i}` } });
+  }
+  const identities: string[] = [];
+  const roles: string[] = [];
+  const add = (kind: Kind, groupPath: string, fields: Record<string, unknown>, address: string) =>
+    shapes.push(({ kind, address, groupPath, parentAddress: groupAddress(groupPath), fields }) as unknown as ResourceUnion);
+  for (let i = 0; shapes.length < total; i++) {
+    const g = groups[i % groups.length]!;
+    const roll = rng();
+    if (roll < 0.25) {
+      const name = `id-${i}`;
+      identities.push(joinPath(g, name));
+      add('identity', g, { name, description: 'CI bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: `repo:acme/${i}` } }, namedAddress('identity', g, name));
+    } else if (roll < 0.27) {
+      const name = `role-${i}`;
+      roles.push(joinPath(g, name));
+      add('role', g, { name, description: '', capabilities: ['repo.list', 'tag.create'] }, namedAddress('role', g, name));
+    } else if (roll < 0.65 && identities.length > 0) {
+      const identity = { path: identities[Math.floor(rng() * identities.length)]! };
+      const role = roles.length > 0 && rng() < 0.3 ? { path: roles[Math.floor(rng() * roles.length)]! } : { builtin: ['viewer', 'editor', 'owner'][Math.floor(rng() * 3)]! };
+      const address = roleBindingAddress(g, identity, role);
+      add('roleBinding', g, { identity, role }, address);
+    } else if (roll < 0.97) {
+      const name = `repo-${i}`;
+      add('repo', g, { name, description: `Repo ${i}`, ...(i % 10 === 0 ? { readme: `# repo-${i}\n\nText.\n` } : {}) }, namedAddress('repo', g, name));
+    } else {
+      const sink = `https://hooks.example/${i}`;
+      add('subscription', g, { sink }, subscriptionAddress(g, sink));
+    }
+  }
+  // Bindings drawn at random may repeat an address: keep the first of each.
+  const seen = new Set<string>();
+  return shapes.filter((s) => (seen.has(s.address) ? false : (seen.add(s.address), true)));
+}
+
+function buildStates(total: number): { desired: DesiredState; live: LiveState } {
+  const shapes = generateShapes(total);
+  const rng = createRng(7);
+  const desiredResources: DesiredResource[] = [];
+  const liveResources: LiveResource[] = [];
+  const uidByAddress = new Map<string, string>();
+  let counter = 0;
+  for (const s of shapes) {
+    const roll = rng();
+    const isRoot = s.address === 'org';
+    const leaf = s.kind !== 'group' && s.kind !== 'identity' && s.kind !== 'role';
+    if (isRoot || !leaf || roll >= 0.01) desiredResources.push({ ...s, source: { file: 'acme.yaml', line: 1, column: 1 } } as DesiredResource);
+    if (!isRoot && leaf && roll >= 0.01 && roll < 0.02) continue; // in desired only: a create
+    const parentUid = s.parentAddress === null ? null : uidByAddress.get(s.parentAddress)!;
+    const uid = parentUid === null ? 'a'.repeat(40) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`;
+    uidByAddress.set(s.address, uid);
+    let fields = s.fields as unknown as Record<string, unknown>;
+    if (roll >= 0.02 && roll < 0.07 && 'description' in fields) fields = { ...fields, description: 'changed out of band' };
+    liveResources.push({ ...s, fields, uid, parentUid, updateTime: '2026-01-01T00:00:00.000Z' } as unknown as LiveResource);
+  }
+  // Bindings reference identities/roles by path; the live side needs no uids for that.
+  return {
+    desired: { org: { name: 'acme', source: { file: 'acme.yaml', line: 1, column: 1 } }, resources: desiredResources, settings: { prune: true, ignore: [], protect: [] }, files: ['acme.yaml'] },
+    live: { org: { uid: 'a'.repeat(40), name: 'acme' }, resources: liveResources, incomplete: [], ambiguities: [], builtinRoles: BUILTINS },
+  };
+}
+
+function cpuMs(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+export async function run(): Promise<void> {
+  const TOTAL = 50_000;
+  const { desired, live } = buildStates(TOTAL);
+  process.stdout.write(`states: ${desired.resources.length} desired, ${live.resources.length} live resources\n`);
+
+  gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const cold = process.cpuUsage();
+  const first = plan(desired, live);
+  const coldMs = cpuMs(cold);
+  const heapAfter = process.memoryUsage().heapUsed;
+  gc?.();
+  const retained = process.memoryUsage().heapUsed - heapBefore;
+  process.stdout.write(
+    `plan: ${first.summary.create} to create, ${first.summary.update} to update, ${first.summary.delete} to delete (${first.steps.length} steps)\n`,
+  );
+
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const start = process.cpuUsage();
+    plan(desired, live);
+    runs.push(cpuMs(start));
+  }
+  runs.sort((a, b) => a - b);
+  const median = runs[Math.floor(runs.length / 2)]!;
+  const withFingerprints = process.cpuUsage();
+  plan(desired, live, { fingerprints: true });
+  const fingerprintMs = cpuMs(withFingerprints);
+
+  process.stdout.write(`CPU, first run:       ${coldMs.toFixed(0)} ms\n`);
+  process.stdout.write(`CPU, median of 5:     ${median.toFixed(0)} ms (target < 500 ms: ${median < 500 ? 'met' : 'MISSED'}, ${(500 / median).toFixed(1)}x headroom)\n`);
+  process.stdout.write(`CPU, with fingerprints (saved plan): ${fingerprintMs.toFixed(0)} ms\n`);
+  process.stdout.write(`heap: +${mb(heapAfter - heapBefore)} during the first plan, ${mb(retained)} retained by the plan${gc ? '' : ' (run node --expose-gc for exact figures)'}\n`);
+  process.stdout.write(`per resource: ${((median * 1000) / TOTAL).toFixed(2)} µs CPU\n`);
+}
