@@ -104,7 +104,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   // Persistence: debounced after changes, serialized so two writes never race.
-  let dirty = !loaded && options.statePath !== undefined && options.seed !== undefined;
+  let dirty = false;
   let timer: NodeJS.Timeout | undefined;
   let writing: Promise<void> = Promise.resolve();
   const flush = (): Promise<void> => {
@@ -127,6 +127,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       timer.unref();
     }
   };
+
+  // A freshly seeded state is written at once, so the file exists from the start.
+  if (!loaded && options.seed !== undefined) markDirty();
 
   const requestLog: RequestLogEntry[] = [];
   let seq = 0;

@@ -1,0 +1,88 @@
+/**
+ * `platform-sync emulator` as a user runs it: the built bin, a real port, a seed, a state file,
+ * SIGTERM. Needs `npm run build` (npm test builds first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin/platform-sync');
+const dir = mkdtempSync(join(tmpdir(), 'emulator-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts the emulator command and waits for its "listening on" line. */
+function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', ...args], {
+    cwd: root,
+    env: { ...process.env, PLATFORM_TOKEN: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1]!, output: () => out, exit });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exit.then((code) => reject(new Error(`emulator exited (${code}) before listening:\n${out}`)));
+  });
+}
+
+const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe.skipIf(!existsSync(join(root, 'dist/src/cli/main.js')))('platform-sync emulator', () => {
+  it('serves a seed, never prints the token, and writes --state on SIGTERM', async () => {
+    const state = join(dir, 'state.json');
+    const run = await startCli(['--token', 'cli-secret-token', '--viewer-token', 'cli-viewer', '--seed', 'examples/emulator-seed.yaml', '--state', state]);
+    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const groups = await (await fetch(`${run.url}/iam/v2/groups?order_by=name`, auth('cli-secret-token'))).json();
+    expect(groups.groups.map((g: { name: string }) => g.name)).toEqual(['acme', 'engineering', 'platform']);
+    const created = await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer cli-secret-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'from-cli' }),
+    });
+    expect(created.status).toBe(200);
+    expect((await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, { method: 'DELETE', ...auth('cli-viewer') })).status).toBe(403);
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+    expect(run.output()).not.toContain('cli-secret-token');
+    expect(run.output()).not.toContain('cli-viewer');
+    const saved = JSON.parse(readFileSync(state, 'utf8'));
+    expect(saved.resources.map((r: { data: { name?: string } }) => r.data.name)).toContain('from-cli');
+  });
+
+  it('takes the owner token from PLATFORM_TOKEN and fault flags from the command line', async () => {
+    const run = await startCli(['--error-rate', '1', '--retry-after', '2', '--fault-seed', '3'], { PLATFORM_TOKEN: 'env-token' });
+    const r = await fetch(`${run.url}/iam/v2/groups`, auth('env-token'));
+    expect(r.status).toBe(503);
+    expect(r.headers.get('retry-after')).toBe('2');
+    run.child.kill('SIGINT');
+    expect(await run.exit).toBe(0);
+    expect(run.output()).not.toContain('env-token');
+  });
+
+  it('refuses bad flag values with a clear message', async () => {
+    const child = spawn(process.execPath, [bin, 'emulator', '--error-rate', '1.5'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(err).toContain('--error-rate');
+    expect(err).toContain('between 0 and 1');
+  });
+});
