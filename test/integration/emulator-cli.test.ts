@@ -49,7 +49,7 @@ describe.skipIf(!existsSync(join(root, 'dist/src/cli/main.js')))('platform-sync 
     const state = join(dir, 'state.json');
     const run = await startCli(['--token', 'cli-secret-token', '--viewer-token', 'cli-viewer', '--seed', 'examples/emulator-seed.yaml', '--state', state]);
     expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const groups = await (await fetch(`${run.url}/iam/v2/groups?order_by=name`, auth('cli-secret-token'))).json();
+    const groups = (await (await fetch(`${run.url}/iam/v2/groups?order_by=name`, auth('cli-secret-token'))).json()) as { groups: { uid: string; name: string }[] };
     expect(groups.groups.map((g: { name: string }) => g.name)).toEqual(['acme', 'engineering', 'platform']);
     const created = await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, {
       method: 'POST',
