@@ -252,6 +252,12 @@ class Resolver {
     const issuer = asString(claim?.issuer);
     const subject = asString(claim?.subject);
     if (issuer !== undefined && subject !== undefined) fields.claimMatch = { issuer, subject };
+    if (issuer !== undefined && issuer !== '' && !isUrl(issuer)) {
+      this.report(
+        { doc: site.doc, pointer: [...site.pointer, 'claimMatch', 'issuer'] },
+        `issuer ${JSON.stringify(issuer)} of identity ${JSON.stringify(name)} is not a URL; expected the token issuer's URL, e.g. https://token.actions.githubusercontent.com`,
+      );
+    }
     const resource: DesiredResource = { kind: 'identity', address: namedAddress('identity', groupPath, name), ...this.base(site, groupPath), fields };
     if (!this.declare(site, resource, `identity ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
     const path = joinPath(groupPath, name);
@@ -451,11 +457,19 @@ function pushTo(map: Map<string, string[]>, key: string, value: string): void {
   else map.set(key, [value]);
 }
 
-function isHttpsUrl(s: string): boolean {
+function parseUrl(s: string): URL | undefined {
   try {
-    const url = new URL(s);
-    return url.protocol === 'https:' && url.hostname !== '';
+    return new URL(s);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isUrl(s: string): boolean {
+  const url = parseUrl(s);
+  return url !== undefined && url.hostname !== '';
+}
+
+function isHttpsUrl(s: string): boolean {
+  return isUrl(s) && parseUrl(s)!.protocol === 'https:';
 }

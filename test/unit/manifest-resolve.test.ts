@@ -331,3 +331,27 @@ describe('YAML details', () => {
     ]);
   });
 });
+
+describe('field checks beyond the schema', () => {
+  it('wants claimMatch.issuer to be a URL and capabilities listed once', () => {
+    const { diagnostics } = validateOne(`org:
+  name: acme
+  identities:
+    - name: bot
+      claimMatch: {issuer: github, subject: "repo:acme/app:ref:refs/heads/main"}
+  roles:
+    - {name: r, capabilities: [repo.list, repo.list]}
+`);
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'm.yaml:6:28: issuer "github" of identity "bot" is not a URL; expected the token issuer\'s URL, e.g. https://token.actions.githubusercontent.com (at /org/identities/0/claimMatch/issuer)',
+      'm.yaml:8:43: "repo.list" is listed twice in capabilities of role "r"; list each value once (at /org/roles/0/capabilities/1)',
+    ]);
+  });
+
+  it('wants a sink that is a whole https URL', () => {
+    const { diagnostics } = validateOne('org:\n  name: acme\n  subscriptions: [{sink: "https://"}]\n');
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'm.yaml:4:26: sink "https://" of a subscription in org "acme" is not a valid URL; expected https://<host>/<path> (at /org/subscriptions/0/sink)',
+    ]);
+  });
+});
