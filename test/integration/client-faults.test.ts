@@ -138,7 +138,9 @@ describe('exactly-once create', () => {
     emu.setFaults({ seed: 21, resetRate: 0.35 });
     emu.clearRequestLog();
     const names = Array.from({ length: 40 }, (_, i) => `bot-${i}`);
-    const created = await Promise.all(names.map((name) => client!.create('identity', orgUid, { name, description: 'ci' })));
+    // One after another, so the seeded faults fall on the same requests on every run.
+    const created = [];
+    for (const name of names) created.push(await client.create('identity', orgUid, { name, description: 'ci' }));
     expect(created.map((c) => c.name)).toEqual(names);
     emu.setFaults({});
     const { items, consistent } = await client.list('identity', { childrenOf: orgUid });
@@ -164,13 +166,15 @@ describe('exactly-once create', () => {
     const viewer = (await client.list('role', { name: 'viewer' })).items.find((r) => !r.uid.includes('/'))!;
     emu.setFaults({ seed: 9, resetRate: 0.3, errorRate: 0.2, retryAfterSeconds: 0 });
     const sinks = Array.from({ length: 10 }, (_, i) => `https://hooks.example/${i}`);
-    await Promise.all(sinks.map((sink) => client!.create('subscription', orgUid, { sink })));
+    const c = client;
+    for (const sink of sinks) await c.create('subscription', orgUid, { sink });
     const tags = Array.from({ length: 10 }, (_, i) => `1.${i}`);
-    await Promise.all(tags.map((name, i) => client!.create('tag', repo.uid, { name, digest: `sha256:${String(i).repeat(64)}` })));
-    const groups = Array.from({ length: 6 }, (_, i) => `team-${i}`);
-    const groupUids = await Promise.all(groups.map(async (name) => (await client!.create('group', orgUid, { name })).uid));
-    await Promise.all(groupUids.map((g) => client!.create('roleBinding', g, { identityUid: identity.uid, roleUid: viewer.uid })));
-    const roots = await Promise.all(['beta', 'gamma', 'delta'].map((name) => client!.create('group', null, { name })));
+    for (const [i, name] of tags.entries()) await c.create('tag', repo.uid, { name, digest: `sha256:${String(i).repeat(64)}` });
+    const groupUids: string[] = [];
+    for (let i = 0; i < 6; i++) groupUids.push((await c.create('group', orgUid, { name: `team-${i}` })).uid);
+    for (const g of groupUids) await c.create('roleBinding', g, { identityUid: identity.uid, roleUid: viewer.uid });
+    const roots = [];
+    for (const name of ['beta', 'gamma', 'delta']) roots.push(await c.create('group', null, { name }));
     emu.setFaults({});
     expect((await client.list('subscription', { childrenOf: orgUid })).items.map((s) => s.sink).sort()).toEqual([...sinks].sort());
     expect((await client.list('tag', { childrenOf: repo.uid })).items.map((t) => t.name).sort()).toEqual(tags);
