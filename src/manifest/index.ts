@@ -8,7 +8,7 @@ import { sortDiagnostics } from './diagnostics.js';
 import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument } from './parse-documents.js';
 import { listManifestFiles, readManifestFiles } from './read-files.js';
 import { resolveDesiredState } from './resolve.js';
-import { checkDocumentSchema } from './schema.js';
+import { checkDocumentSchema, hasForeignApiVersion } from './schema.js';
 
 export { DEFAULT_MAX_FILE_BYTES, MAX_ALIAS_COUNT } from './parse-documents.js';
 export { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from './schema.js';
@@ -61,7 +61,8 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
     complete &&= parsed.complete;
     for (const doc of parsed.documents) {
       diagnostics.push(...checkDocumentSchema(doc));
-      documents.push(doc);
+      if (hasForeignApiVersion(doc.value)) complete = false;
+      else documents.push(doc);
     }
   }
   if (documents.length === 0 && diagnostics.length === 0) {

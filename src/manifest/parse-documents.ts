@@ -95,12 +95,12 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
     // A tab in indentation derails the parser: the errors that follow it are its echoes.
     const tabs = problems.filter((p) => p.code === 'TAB_AS_INDENT');
     for (const problem of tabs.length > 0 ? tabs : problems) diagnostics.push(describeYamlProblem(problem, text, at));
-    const fatal = problems.length > 0;
-    diagnostics.push(...checkMappings(doc, at));
-    if (fatal) {
+    if (problems.length > 0) {
+      // The document is unreadable; key checks on its half-parsed tree would only add noise.
       complete = false;
       return;
     }
+    diagnostics.push(...checkMappings(doc, at));
 
     let value: unknown;
     try {
@@ -129,7 +129,7 @@ function describeYamlProblem(problem: YAMLError, text: string, at: (offset: numb
     case 'TAG_RESOLVE_FAILED':
       return { location, path: '', message: `unknown YAML tag ${JSON.stringify(text.slice(problem.pos[0], problem.pos[1]))}; manifests use plain strings, numbers, booleans, lists and mappings` };
     default: {
-      // With prettyErrors off yaml's messages are one plain sentence; keep it and name the code's meaning.
+      // With prettyErrors off, yaml's message is one plain sentence that already says what was expected.
       const sentence = problem.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       return { location, path: '', message: `YAML syntax error: ${sentence}` };
     }

@@ -59,6 +59,16 @@ function getValidator(): ValidateFunction {
   return validatorCache;
 }
 
+/**
+ * True when a document names an apiVersion other than ours: it follows other rules, so only
+ * that is reported and the document takes no part in resolution.
+ */
+export function hasForeignApiVersion(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const version = (value as Record<string, unknown>).apiVersion;
+  return version !== undefined && version !== MANIFEST_API_VERSION;
+}
+
 /** Checks one document against the schema; returns every problem, translated and located. */
 export function checkDocumentSchema(doc: ManifestDocument): Diagnostic[] {
   const validate = getValidator();
