@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerPlanCommand } from './commands/plan.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerEmulatorCommand(program);
   registerValidateCommand(program);
+  registerPlanCommand(program);
   return program;
 }
 

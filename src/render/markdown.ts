@@ -58,7 +58,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (plan.warnings.length > 0) {
     head.push('**Warnings**', '', ...plan.warnings.map((w) => `- ${w}`), '');
   }
-  let out = head.join('\n');
+  let out = `${head.join('\n')}\n`;
   let shown = 0;
   const cutKinds = new Set<Kind>();
   for (const kind of KINDS) {
@@ -89,5 +89,5 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
       `> ✂️ **${cut} of ${plan.steps.length} steps are not shown** (${[...cutKinds].join(', ')}): this comment is cut to fit ` +
       `${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync plan\` to see the whole plan.\n`;
   }
-  return out.endsWith('\n') ? out : `${out}\n`;
+  return `${out.replace(/\n+$/, '')}\n`;
 }

@@ -63,8 +63,9 @@ function fieldLines(step: PlanStep): StepLine[] {
       const ref = field === 'identityUid' || field === 'roleUid' ? step.refs?.[field] : undefined;
       if (ref) continue; // shown below with its address
       if (isMultiline(value)) {
+        // All lines are new: a hunk header would say nothing.
         push('add', `${field}:`);
-        for (const l of diffLines('', value)) push(l.tone, `  ${l.text}`);
+        for (const l of diffLines('', value)) if (l.tone === 'add') push('add', `  ${l.text}`);
       } else push('add', `${field}: ${formatValue(value)}`);
     }
     for (const field of ['identityUid', 'roleUid'] as const) {

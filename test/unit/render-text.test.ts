@@ -70,7 +70,10 @@ describe('renderTextPlan', () => {
       ...liveState([r.identity('', 'kept')]),
     });
     expect(renderTextPlan(p, { color: false })).toContain('Warnings:\n  ! 1 identity not in the manifests is kept: pruning of identity is off\n');
-    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x')]), emptyLive()), { color: false });
+    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive()), {
+      color: false,
+    });
+    expect(bootstrap).toContain('+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n');
     expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme exists)\n      name: "acme"\n');
     expect(bootstrap).toContain('+ create repo:x\n      name: "x"\n');
   });

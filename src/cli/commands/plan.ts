@@ -1,0 +1,53 @@
+/**
+ * `platform-sync plan <paths…>` (DESIGN.md §5): read live state, print the plan, optionally
+ * save it for `apply plan.json`. Exit 0; with --detailed-exitcode 0 = no changes, 2 = changes;
+ * 1 on any error (set by main.ts).
+ */
+import { Option, type Command } from 'commander';
+import { savePlan } from '../../plan/saved.js';
+import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
+import {
+  addConnectionOptions,
+  addPlanningOptions,
+  planFromManifests,
+  planOptionsFrom,
+  shouldColor,
+  withSession,
+  type ConnectionOptions,
+} from '../shared.js';
+
+interface PlanCommandOptions extends ConnectionOptions {
+  out?: string;
+  format: PlanFormat;
+  detailedExitcode?: boolean;
+  target?: string[];
+  maxDeleteRatio?: string;
+  allowMassDelete?: boolean;
+}
+
+/** Exit code of a successful plan: 2 means "there are changes" when the caller asked. */
+export function planExitCode(steps: number, detailed: boolean | undefined): number {
+  return detailed && steps > 0 ? 2 : 0;
+}
+
+export function registerPlanCommand(program: Command): void {
+  const command = program
+    .command('plan')
+    .description('Show what apply would change to make the org match the manifests')
+    .argument('<paths...>', 'manifest files or directories')
+    .option('--out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
+    .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
+    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none');
+  addPlanningOptions(command);
+  addConnectionOptions(command);
+  command.action(async (paths: string[], options: PlanCommandOptions) => {
+    const planOptions = { ...planOptionsFrom(options), fingerprints: options.out !== undefined };
+    const { plan } = await withSession(options, (session) => planFromManifests(paths, session.client, planOptions));
+    process.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options) }));
+    if (options.out !== undefined) {
+      await savePlan(options.out, plan);
+      process.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
+    }
+    process.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
+  });
+}

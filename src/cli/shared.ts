@@ -1,0 +1,134 @@
+/**
+ * What every command that talks to the API shares (DESIGN.md §5): the connection and global
+ * options, opening a session (a client, and whatever must be closed with it), and the
+ * "load manifests → read live → plan" sequence that plan, apply, and drift all start with.
+ *
+ * The token comes from PLATFORM_TOKEN or --token-file only; it is handed to the client and
+ * appears in no message, log line or file (the client redacts it from its own errors).
+ */
+import type { Command } from 'commander';
+import { createClient, formatRequestEvent } from '../api/client.js';
+import { resolveConnection } from '../api/connection.js';
+import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
+import type { ApiClient } from '../api/types.js';
+import { readLiveState } from '../live/index.js';
+import { loadManifests } from '../manifest/index.js';
+import { UserError } from '../model/errors.js';
+import type { Plan } from '../model/plan.js';
+import type { DesiredState, LiveState } from '../model/resources.js';
+import { plan, type PlanOptions } from '../plan/index.js';
+
+/** Options every API-talking command accepts (as commander parses them). */
+export interface ConnectionOptions {
+  /** `--base-url`; else PLATFORM_API_URL. */
+  baseUrl?: string;
+  /** `--token-file`; else PLATFORM_TOKEN. */
+  tokenFile?: string;
+  /** `--verbose`: one line per HTTP request on stderr (method, path, status, time; never headers). */
+  verbose?: boolean;
+  /** `--no-color` sets this to false. */
+  color?: boolean;
+  /** `--emulator`: an embedded emulator, state in .platform-sync/emulator.json (embedded.ts). */
+  emulator?: boolean;
+}
+
+/** Adds --base-url, --token-file, --verbose and --no-color to a command. */
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', 'Platform API base URL (default: $PLATFORM_API_URL)')
+    .option('--token-file <file>', 'read the API token from this file (default: $PLATFORM_TOKEN)')
+    .option('--verbose', 'log every HTTP request to stderr (the token is never shown)')
+    .option('--no-color', 'plain output without ANSI colours')
+    .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`);
+}
+
+/** An open connection to the API; `close()` releases it (and anything started for it). */
+export interface Session {
+  client: ApiClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the session a command works in. This is the one place that decides where the API is:
+ * today a remote API from --base-url/--token-file; an `--emulator` mode (an embedded emulator
+ * whose close() also stops it, see embedded.ts) plugs in here and nowhere else.
+ */
+export async function openSession(options: ConnectionOptions, stderr: NodeJS.WritableStream = process.stderr): Promise<Session> {
+  const embedded = options.emulator ? await startEmbeddedEmulator({ baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
+  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile });
+  const client = createClient({
+    baseUrl: connection.baseUrl,
+    token: connection.token,
+    onRequest: options.verbose ? (e) => stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
+  });
+  return { client, close: async () => { await client.close(); await embedded?.close(); } };
+}
+
+/** Runs `work` in a session and always closes it. */
+export async function withSession<T>(options: ConnectionOptions, work: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(options);
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * Colour for a stream: only on a TTY, never with NO_COLOR set (https://no-color.org), never
+ * with --no-color.
+ */
+export function shouldColor(options: ConnectionOptions, stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (options.color === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return stream.isTTY === true;
+}
+
+/** What a plan was made from, for commands that need more than the plan. */
+export interface PlanningResult {
+  desired: DesiredState;
+  live: LiveState;
+  plan: Plan;
+}
+
+/** Addresses of the repos whose readme the manifests manage: only those readmes are read. */
+export function managedReadmeRepos(desired: DesiredState): Set<string> {
+  const repos = new Set<string>();
+  for (const r of desired.resources) if (r.kind === 'repo' && r.fields.readme !== undefined) repos.add(r.address);
+  return repos;
+}
+
+/** Loads the manifests (offline, all problems at once), reads the live org, plans. */
+export async function planFromManifests(paths: string[], client: ApiClient, options: PlanOptions = {}): Promise<PlanningResult> {
+  const desired = await loadManifests(paths);
+  const org: { name: string; uid?: string } = { name: desired.org.name };
+  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
+  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired) });
+  return { desired, live, plan: plan(desired, live, options) };
+}
+
+/** Parses `--max-delete-ratio`: a number from 0 to 1. */
+export function parseDeleteRatio(value: string): number {
+  const ratio = Number(value);
+  if (value.trim() === '' || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
+    throw new UserError('OPTION_INVALID', `--max-delete-ratio must be a number from 0 to 1, got "${value}"`);
+  }
+  return ratio;
+}
+
+/** Adds the planning options (--target, --max-delete-ratio, --allow-mass-delete) to a command. */
+export function addPlanningOptions(command: Command): Command {
+  return command
+    .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on)')
+    .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
+    .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal');
+}
+
+/** The planner's options from the parsed command-line options. */
+export function planOptionsFrom(options: { target?: string[]; maxDeleteRatio?: string; allowMassDelete?: boolean }): PlanOptions {
+  const out: PlanOptions = {};
+  if (options.target && options.target.length > 0) out.targets = options.target;
+  if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);
+  if (options.allowMassDelete) out.allowMassDelete = true;
+  return out;
+}
