@@ -1,0 +1,66 @@
+/**
+ * Shared setup of the apply integration tests: a real emulator on 127.0.0.1 port 0, a real
+ * client over HTTP, and the real pipeline (load manifests → read live → plan).
+ */
+import { join, resolve } from 'node:path';
+import { createClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/types.js';
+import { startEmulator, type Emulator, type FaultOptions, type RequestLogEntry } from '../../src/emulator/index.js';
+import { readLiveState } from '../../src/live/index.js';
+import { loadManifests } from '../../src/manifest/index.js';
+import { plan, type PlanOptions } from '../../src/plan/index.js';
+import type { Plan } from '../../src/model/plan.js';
+import type { DesiredState, LiveState } from '../../src/model/resources.js';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const ACME = join(REPO_ROOT, 'examples', 'acme');
+export const CHANGE_SET = join(REPO_ROOT, 'test', 'fixtures', 'apply-change-set');
+
+export const OWNER_TOKEN = 'apply-test-owner-token-5f3a';
+export const VIEWER_TOKEN = 'apply-test-viewer-token-91c2';
+
+export function startApplyEmulator(faults?: FaultOptions): Promise<Emulator> {
+  return startEmulator({
+    port: 0,
+    tokens: [
+      { token: OWNER_TOKEN, role: 'owner' },
+      { token: VIEWER_TOKEN, role: 'viewer' },
+    ],
+    faults: { seed: 1, ...faults },
+  });
+}
+
+/** A client with short, seeded retry waits so fault tests stay fast and reproducible. */
+export function openClient(emulator: Emulator, token = OWNER_TOKEN): ApiClient {
+  let state = 0x9e3779b9;
+  const random = (): number => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  return createClient({
+    baseUrl: emulator.url,
+    token,
+    retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 50 },
+    timeoutMs: 5_000,
+    random,
+  });
+}
+
+export interface Planned {
+  desired: DesiredState;
+  live: LiveState;
+  plan: Plan;
+}
+
+/** What `platform-sync plan <paths>` computes, through the library. */
+export async function planManifests(client: ApiClient, paths: string[], options: PlanOptions = {}): Promise<Planned> {
+  const desired = await loadManifests(paths);
+  const readmeRepos = new Set(desired.resources.filter((r) => r.kind === 'repo' && r.fields.readme !== undefined).map((r) => r.address));
+  const live = await readLiveState(client, { org: { name: desired.org.name, uid: desired.org.uid }, readmeRepos });
+  return { desired, live, plan: plan(desired, live, options) };
+}
+
+/** Requests that change state (anything but GET). */
+export function writesIn(log: readonly RequestLogEntry[]): RequestLogEntry[] {
+  return log.filter((e) => e.method !== 'GET');
+}
