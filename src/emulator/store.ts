@@ -129,6 +129,8 @@ export class Store {
   private readonly siblingKeys = new Map<string, string>();
   /** kind → name → uids */
   private readonly names = new Map<ApiKind, Map<string, Set<string>>>();
+  /** kind → uids of global resources (built-in roles, advisories without an org). */
+  private readonly globals = new Map<ApiKind, Set<string>>();
   private readonly bindingsByIdentity = new Map<string, number>();
   private readonly bindingsByRole = new Map<string, number>();
   /** Cached sorted result sets: kind → cache key → set. Insertion order is LRU order. */
@@ -205,6 +207,11 @@ export class Store {
       if (sorted.length === 0 || sorted[sorted.length - 1]!.uid < r.uid) sorted.push(r);
       else sorted.splice(this.lowerBoundUid(sorted, r.uid), 0, r);
     }
+    if (isGlobal(r)) {
+      let set = this.globals.get(r.kind);
+      if (!set) this.globals.set(r.kind, (set = new Set()));
+      set.add(r.uid);
+    }
     if (r.parent !== null) {
       let byKind = this.children.get(r.parent);
       if (!byKind) this.children.set(r.parent, (byKind = new Map()));
@@ -237,6 +244,7 @@ export class Store {
       if (sorted[i]?.uid === r.uid) sorted.splice(i, 1);
     }
     if (r.parent !== null) this.children.get(r.parent)?.get(r.kind)?.delete(r.uid);
+    this.globals.get(r.kind)?.delete(r.uid);
     this.children.delete(r.uid);
     this.indexFields(r, -1);
     this.removeFromCachedLists(r);
@@ -324,7 +332,7 @@ export class Store {
     if (f.descendantsOf !== undefined) return { candidates: this.uidRange(kind, `${f.descendantsOf}/`, `${f.descendantsOf}/\uffff`), sortedByUid: true };
     if (f.scope !== undefined) {
       const within = this.uidRange(kind, f.scope, `${f.scope}/\uffff`);
-      const globals = kind === 'role' || kind === 'advisory' ? [...m.values()].filter((r) => isGlobal(r)) : [];
+      const globals = resolve(this.globals.get(kind) ?? []);
       return { candidates: globals.length > 0 ? [...within, ...globals] : within, sortedByUid: globals.length === 0 };
     }
     return { candidates: this.sortedView(kind), sortedByUid: true };
