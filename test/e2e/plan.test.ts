@@ -1,0 +1,163 @@
+/**
+ * `platform-sync plan` end to end: the built CLI (bin/platform-sync) against a real emulator
+ * over HTTP, for examples/acme — bootstrap, in sync, out-of-band change, saved plans, refusals,
+ * errors — checking exit codes and that the token never appears in any output or file.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { loadManifests } from '../../src/manifest/index.js';
+import { readLiveState } from '../../src/live/index.js';
+import { checkFingerprints } from '../../src/plan/index.js';
+import { loadSavedPlan } from '../../src/plan/saved.js';
+import { validatePlanDocument } from '../../src/plan/plan-schema.js';
+import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
+
+const TOKEN = 'plan-e2e-owner-token-7f3a9c';
+
+function expectNoToken(run: CliRun): void {
+  expect(run.stdout).not.toContain(TOKEN);
+  expect(run.stderr).not.toContain(TOKEN);
+}
+
+describe('platform-sync plan', () => {
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  let acmeCount: number;
+  const temp = makeTempDir('plan');
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+    acmeCount = (await loadManifests([ACME])).resources.length;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('bootstraps: an org that does not exist is created with everything under it', async () => {
+    const run = await runCli(['plan', ACME], { env });
+    expectNoToken(run);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('platform-sync will make these changes to org acme (to be created):');
+    expect(run.stdout).toContain('  + create org  (bootstrap: no root group named acme exists)');
+    expect(run.stdout.trimEnd().endsWith(`Plan: ${acmeCount} to create, 0 to update, 0 to delete.`)).toBe(true);
+    // Colour only on a TTY: the harness pipes stdout.
+    expect(run.stdout).not.toContain('\u001b[');
+
+    const detailed = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    expect(detailed.code).toBe(2);
+  });
+
+  it('prints versioned JSON that matches schemas/plan.schema.json, and markdown for a PR', async () => {
+    const json = await runCli(['plan', ACME, '--format', 'json'], { env });
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout);
+    expect(validatePlanDocument(doc)).toEqual([]);
+    expect(doc).toMatchObject({ formatVersion: 1, summary: { create: acmeCount, update: 0, delete: 0 } });
+    expect(doc.steps[0]).toMatchObject({ action: 'create', kind: 'group', address: 'org', parent: null });
+
+    const md = await runCli(['plan', ACME, '--format', 'markdown'], { env });
+    expect(md.code).toBe(0);
+    expect(md.stdout.startsWith(`### platform-sync plan for \`acme\`\n\n**Plan: ${acmeCount} to create, 0 to update, 0 to delete.**\n`)).toBe(true);
+    expect(md.stdout).toContain('<details><summary>');
+  });
+
+  it('says there is nothing to do once applied (exit 0 even with --detailed-exitcode)', async () => {
+    await applyManifests(emulator.url, TOKEN, [ACME]);
+    const run = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    expectNoToken(run);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('No changes. The org matches the manifests.\n');
+  });
+
+  it('shows an out-of-band change as an update, saves the plan with fingerprints and no token', async () => {
+    const client = openClient(emulator.url, TOKEN);
+    try {
+      const org = (await client.list('group', { name: 'acme' })).items[0]!;
+      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { description: 'Edited in the console' }, ['description']);
+      await client.create('identity', org.uid, { name: 'stray', description: 'made by hand' });
+    } finally {
+      await client.close();
+    }
+    const out = join(temp.dir, 'plan.json');
+    const run = await runCli(['plan', ACME, '--detailed-exitcode', '--out', out, '--verbose'], { env });
+    expectNoToken(run);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('  ~ update repo:app\n      description: "Edited in the console" → "The Acme customer-facing application"\n');
+    expect(run.stdout).toContain('  - delete identity:stray\n');
+    expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 1 to delete.');
+    // --verbose: one line per request on stderr, paths only.
+    expect(run.stderr).toMatch(/^GET \/iam\/v2\/groups\?\S* → 200 \(\d+ ms\)$/m);
+    expect(run.stderr).toContain(`Saved the plan to ${out}; apply exactly this plan with: platform-sync apply ${out}`);
+
+    const text = readFileSync(out, 'utf8');
+    expect(text).not.toContain(TOKEN);
+    const saved = await loadSavedPlan(out);
+    expect(saved.summary).toEqual({ create: 0, update: 1, delete: 1 });
+    expect(saved.fingerprints.length).toBe(acmeCount + 1);
+    expect(saved.fingerprints.find((f) => f.address === 'repo:app')?.version).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    // The fingerprints hold against a fresh read, and name what changes after it.
+    const reader = openClient(emulator.url, TOKEN);
+    try {
+      const read = () => readLiveState(reader, { org: { name: 'acme' } });
+      expect(checkFingerprints(saved, await read())).toEqual([]);
+      const app = (await read()).resources.find((r) => r.address === 'repo:app')!;
+      await reader.update('repo', app.uid, { description: 'Edited again' }, ['description']);
+      expect(checkFingerprints(saved, await read()).map((s) => s.address)).toEqual(['repo:app']);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('--target narrows the plan to an address and what it needs', async () => {
+    const run = await runCli(['plan', ACME, '--target', 'repo:app'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('~ update repo:app');
+    expect(run.stdout).not.toContain('identity:stray');
+    expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
+  });
+
+  it('refuses an unsafe plan with exit 1, naming the protected resource', async () => {
+    const manifests = join(temp.dir, 'protected');
+    mkdirSync(manifests, { recursive: true });
+    for (const file of ['org.yaml', 'engineering.yaml', 'security.yaml']) {
+      writeFileSync(join(manifests, file), readFileSync(join(ACME, file), 'utf8'));
+    }
+    writeFileSync(
+      join(manifests, 'settings.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  protect: ["identity:str*"]\n',
+    );
+    const run = await runCli(['plan', manifests], { env });
+    expectNoToken(run);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('Error: the plan is refused:\n  - identity:stray is protected (settings.protect) and may not be deleted\n');
+  });
+
+  it('fails with exit 1 and one clear line on bad input, never printing the token', async () => {
+    const noToken = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: emulator.url } });
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toBe('Error: no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)\n');
+
+    const wrongToken = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
+    expect(wrongToken.code).toBe(1);
+    expect(wrongToken.stderr).toMatch(/^Error: .*401.*UNAUTHENTICATED/);
+    expect(wrongToken.stderr).not.toContain(TOKEN);
+
+    const badRatio = await runCli(['plan', ACME, '--max-delete-ratio', '2'], { env });
+    expect(badRatio.code).toBe(1);
+    expect(badRatio.stderr).toBe('Error: --max-delete-ratio must be a number from 0 to 1, got "2"\n');
+
+    const badManifest = join(temp.dir, 'bad.yaml');
+    writeFileSync(badManifest, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - name: Bad Name\n');
+    const invalid = await runCli(['plan', badManifest], { env });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain(`${badManifest}:5:`);
+  });
+});
