@@ -23,6 +23,10 @@ export type { ReadLiveStateOptions } from './live/index.js';
 // The planner (pure)
 export { plan, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
 export type { PlanOptions } from './plan/index.js';
+export { checkFingerprints, fingerprintLive, type StaleEntry } from './plan/index.js';
+export { savePlan, loadSavedPlan, PlanFileError } from './plan/saved.js';
+export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './render/index.js';
+export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './render/index.js';
 // The executor
 export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
 export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
