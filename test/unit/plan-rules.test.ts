@@ -425,3 +425,23 @@ describe('plan: purity', () => {
     ]);
   });
 });
+
+describe('plan: no I/O in the planner', () => {
+  it('imports nothing that does I/O and reads no clock or randomness', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { dirname, join, resolve } = await import('node:path');
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?from '([^']+)'/gms)) {
+        if (spec!.startsWith('.')) visit(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
+        else expect(['node:crypto'], `${file} imports ${spec}`).toContain(spec);
+      }
+      expect(text, file).not.toMatch(/Date\.now|new Date\(|Math\.random|process\./);
+    };
+    visit(join(import.meta.dirname, '..', '..', 'src', 'plan', 'index.ts'));
+    expect([...seen].map((f) => f.slice(f.indexOf('src/')))).toContain('src/plan/safety.ts');
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { shouldColor } from '../../src/cli/shared.js';
 import { renderPlan, renderTextPlan } from '../../src/render/index.js';
 import { plan } from '../../src/plan/index.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
@@ -76,5 +77,17 @@ describe('renderTextPlan', () => {
     expect(bootstrap).toContain('+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n');
     expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme exists)\n      name: "acme"\n');
     expect(bootstrap).toContain('+ create repo:x\n      name: "x"\n');
+  });
+});
+
+describe('shouldColor', () => {
+  const tty = { isTTY: true } as NodeJS.WriteStream;
+  const pipe = { isTTY: false } as NodeJS.WriteStream;
+  it('colours a TTY unless NO_COLOR or --no-color says otherwise', () => {
+    expect(shouldColor({}, tty, {})).toBe(true);
+    expect(shouldColor({}, pipe, {})).toBe(false);
+    expect(shouldColor({}, tty, { NO_COLOR: '1' })).toBe(false);
+    expect(shouldColor({}, tty, { NO_COLOR: '' })).toBe(true);
+    expect(shouldColor({ color: false }, tty, {})).toBe(false);
   });
 });
