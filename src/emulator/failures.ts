@@ -22,6 +22,11 @@ export class ApiFailure extends Error {
     this.details = [errorInfo(codeName), ...details];
     this.headers = headers;
   }
+  /** Sets the ErrorInfo domain (the service that answered). */
+  inDomain(domain: string): this {
+    for (const d of this.details) if (d['@type'].endsWith('ErrorInfo')) (d as { domain: string }).domain = domain;
+    return this;
+  }
   get status(): number {
     return GRPC_CODES[this.codeName].http;
   }
@@ -30,8 +35,14 @@ export class ApiFailure extends Error {
   }
 }
 
-/** The ErrorInfo domain; the spec says IAM errors carry the IAM domain name of the service. */
+/** The ErrorInfo domain when no service is known (the spec: IAM errors carry the IAM domain). */
 const ERROR_DOMAIN = 'platform.emulator';
+
+/** The ErrorInfo domain of the service a path belongs to: `/iam/v2/...` → `iam.platform.emulator`. */
+export function errorDomainFor(path: string): string {
+  const service = /^\/([a-z]+)\/v2\//.exec(path)?.[1];
+  return service ? `${service}.${ERROR_DOMAIN}` : ERROR_DOMAIN;
+}
 
 function errorInfo(reason: GrpcCodeName): ErrorDetail {
   return { '@type': `${TYPE_PREFIX}ErrorInfo`, reason, domain: ERROR_DOMAIN };

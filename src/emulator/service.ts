@@ -15,6 +15,7 @@ import {
 import {
   ApiFailure,
   alreadyExists,
+  errorDomainFor,
   invalidArgument,
   notFound,
   permissionDenied,
@@ -155,7 +156,10 @@ export class EmulatorService {
     try {
       return this.dispatch(req);
     } catch (err) {
-      if (err instanceof ApiFailure) return { status: err.status, body: err.toBody(), headers: err.headers };
+      if (err instanceof ApiFailure) {
+        err.inDomain(errorDomainFor(req.path));
+        return { status: err.status, body: err.toBody(), headers: err.headers };
+      }
       throw err;
     }
   }

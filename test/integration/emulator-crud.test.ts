@@ -41,7 +41,7 @@ describe('create (6)', () => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(3);
     expect(r.body.message).toMatch(/^Invalid argument: name: /);
-    expect(detail(r.body, 'ErrorInfo').reason).toBe('INVALID_ARGUMENT');
+    expect(detail(r.body, 'ErrorInfo')).toEqual(expect.objectContaining({ reason: 'INVALID_ARGUMENT', domain: 'iam.platform.emulator' }));
     expect(detail(r.body, 'BadRequest').fieldViolations).toEqual([{ field: 'name', description: expect.stringContaining('^[a-z0-9 ._-]{1,}$') }]);
     // No body at all behaves the same.
     expect((await post(emu, `/iam/v2/identities/${org}`, '')).body.code).toBe(3);
