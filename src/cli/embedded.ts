@@ -11,23 +11,29 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { startEmulator, type Emulator } from '../emulator/index.js';
+import { UserError } from '../model/errors.js';
 
 /** Where the embedded emulator keeps its state, relative to the working directory. */
 export const EMBEDDED_STATE_PATH = '.platform-sync/emulator.json';
 
 export interface EmbeddedEmulator {
-  /** `http://127.0.0.1:<port>`. */
-  baseUrl: string;
-  /** The generated owner token: give it to the client, nothing else. */
-  token: string;
+  /** Where the client connects: `http://127.0.0.1:<port>` and the generated owner token (give it to the client, nothing else). */
+  connection: { baseUrl: string; token: string };
   /** Absolute path of the state file. */
   statePath: string;
   /** Writes the state and stops the server. */
   close(): Promise<void>;
 }
 
-/** Starts the embedded emulator with its state under `cwd` (default: the working directory). */
-export async function startEmbeddedEmulator(options: { cwd?: string } = {}): Promise<EmbeddedEmulator> {
+/**
+ * Starts the embedded emulator with its state under `cwd` (default: the working directory).
+ * `--emulator` is a connection of its own, so a base URL or token file beside it is a mistake
+ * worth saying out loud rather than silently ignoring one of them.
+ */
+export async function startEmbeddedEmulator(options: { cwd?: string; baseUrl?: string; tokenFile?: string } = {}): Promise<EmbeddedEmulator> {
+  if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
+    throw new UserError('OPTION_CONFLICT', '--emulator runs against an embedded emulator; it cannot be combined with --base-url or --token-file');
+  }
   const statePath = resolve(options.cwd ?? process.cwd(), EMBEDDED_STATE_PATH);
   mkdirSync(dirname(statePath), { recursive: true });
   const token = `embedded-${randomBytes(24).toString('hex')}`;
@@ -38,8 +44,7 @@ export async function startEmbeddedEmulator(options: { cwd?: string } = {}): Pro
     statePath,
   });
   return {
-    baseUrl: emulator.url,
-    token,
+    connection: { baseUrl: emulator.url, token },
     statePath,
     close: () => emulator.close(),
   };

@@ -6,6 +6,9 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerDriftCommand } from './commands/drift.js';
+import { registerExportCommand } from './commands/export.js';
+import { addHelpExamples } from './help-examples.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
 
@@ -19,8 +22,11 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerEmulatorCommand(program);
+  registerDriftCommand(program);
+  registerExportCommand(program);
   registerValidateCommand(program);
   registerPlanCommand(program);
+  addHelpExamples(program); // last: it attaches examples to every command registered above
   return program;
 }
 

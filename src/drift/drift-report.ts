@@ -5,7 +5,8 @@
  * live that nobody declared, what is declared but gone. Pure: a Plan in, a report out.
  */
 import type { Kind } from '../model/kinds.js';
-import type { Plan, PlanStep } from '../model/plan.js';
+import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
+import { kindOfAddress } from '../model/address.js';
 import type { SourceLocation } from '../model/resources.js';
 
 export const DRIFT_FORMAT_VERSION = 1;
@@ -32,6 +33,8 @@ export interface DriftItem {
   uid?: string;
   /** The whole finding in one sentence, for a reviewer. */
   message: string;
+  /** More to say than the category does (why apply would refuse to fix it). */
+  detail?: string;
   /** `changed`: the fields that differ. */
   fields?: DriftField[];
   /** Where the manifests declare it (changed, missing). */
@@ -89,6 +92,40 @@ export function describeDrift(plan: Plan): DriftReport {
     summary,
     items,
     notes: [...plan.warnings],
+  };
+}
+
+/**
+ * Rules under which the planner refuses a plan *because of* drift: a live resource the
+ * manifests do not describe is protected, or blocks the delete of its group. Drift still
+ * reports those (exit 2); other refusals (an inconsistent read, ambiguous live state) mean
+ * live state could not be read reliably and stay errors.
+ */
+export const DRIFT_REFUSAL_RULES: ReadonlySet<PlanRefusal['rule']> = new Set(['protected', 'not-empty']);
+
+/**
+ * Drift when the planner refused to plan (see {@link DRIFT_REFUSAL_RULES}): each refusal is a
+ * finding about the first address it names; the other differences are not known then, which
+ * a note says.
+ */
+export function describeRefusedDrift(org: DriftReport['org'], refusals: readonly PlanRefusal[]): DriftReport {
+  const items: DriftItem[] = refusals.map((r) => {
+    const address = r.addresses[0] ?? 'org';
+    return {
+      category: 'unmanaged',
+      kind: kindOfAddress(address),
+      address,
+      message: 'exists live but not in the manifests, and apply refuses to delete it',
+      detail: r.message,
+    };
+  });
+  return {
+    formatVersion: DRIFT_FORMAT_VERSION,
+    org: { ...org },
+    inSync: items.length === 0,
+    summary: { changed: 0, unmanaged: items.length, missing: 0 },
+    items,
+    notes: ['The plan was refused, so only the refused differences are listed; fix them (declare, ignore or delete by hand) and run drift again for the rest.'],
   };
 }
 

@@ -41,10 +41,11 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
         .filter(Boolean)
         .join(', ');
       lines.push(`  ${paint(COLORS[category], `${MARKERS[category]} ${item.address}`)}${where ? `  (${where})` : ''}`);
+      if (item.detail) lines.push(`      ${item.detail}`);
       for (const f of item.fields ?? []) {
         lines.push(`      ${f.field}: live ${describeValue(f.live)}, manifests ${describeValue(f.manifest)}`);
       }
-      if (item.beneath?.length) lines.push(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${item.beneath.join(', ')}`);
+      if (item.beneath?.length) lines.push(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`);
     }
   }
   if (report.notes.length > 0) {
@@ -99,7 +100,16 @@ function describeItemMarkdown(item: DriftItem): string {
   if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${code(item.uid)})`);
   if (item.source) parts.push(`— declared at ${code(formatSourceLocation(item.source))}`);
   if (item.beneath?.length) parts.push(`and ${countOf(item.beneath.length, 'resource')} beneath it`);
+  if (item.detail) parts.push(`— ${item.detail}`);
   return parts.join(' ');
+}
+
+/** Names in a "beneath it" line before "and N more": enough to recognise, short enough to read. */
+const BENEATH_NAMED = 5;
+
+function listSome(addresses: readonly string[]): string {
+  const shown = addresses.slice(0, BENEATH_NAMED).join(', ');
+  return addresses.length > BENEATH_NAMED ? `${shown}, and ${addresses.length - BENEATH_NAMED} more` : shown;
 }
 
 function countOf(n: number, noun: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDrift, describeValue } from '../../src/drift/drift-report.js';
+import { describeDrift, describeRefusedDrift, describeValue } from '../../src/drift/drift-report.js';
 import { renderJsonDrift, renderMarkdownDrift, renderTextDrift } from '../../src/drift/render-drift.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
 
@@ -75,6 +75,19 @@ describe('describeDrift', () => {
   });
 });
 
+describe('describeRefusedDrift', () => {
+  it('reports refusals caused by drift as findings with their reason, and says the rest is unknown', () => {
+    const report = describeRefusedDrift({ name: 'acme' }, [
+      { rule: 'protected', message: 'identity:keeper is protected and would be deleted', addresses: ['identity:keeper'] },
+    ]);
+    expect(report.inSync).toBe(false);
+    expect(report.summary).toEqual({ changed: 0, unmanaged: 1, missing: 0 });
+    expect(report.items[0]).toMatchObject({ category: 'unmanaged', kind: 'identity', address: 'identity:keeper', detail: 'identity:keeper is protected and would be deleted' });
+    expect(renderTextDrift(report)).toContain('  ? identity:keeper\n      identity:keeper is protected and would be deleted');
+    expect(report.notes[0]).toMatch(/only the refused differences are listed/);
+  });
+});
+
 describe('describeValue', () => {
   it('shows a value in one readable line', () => {
     expect(describeValue('')).toBe('empty');
@@ -99,6 +112,12 @@ describe('drift renderers', () => {
     expect(text).not.toContain('\x1b[');
     expect(renderTextDrift(describeDrift(mixedPlan), { color: true })).toContain('\x1b[33m~ repo:nginx\x1b[0m');
     expect(renderTextDrift(describeDrift(planOf([])))).toBe('No drift: org acme matches the manifests.\n');
+  });
+
+  it('text: names a few resources beneath a finding, then counts the rest', () => {
+    const children = Array.from({ length: 7 }, (_, i): PlanStep => ({ action: 'create', kind: 'repo', address: `repo:ops/r${i}`, parent: 'group:ops', after: { name: `r${i}` } }));
+    const text = renderTextDrift(describeDrift(planOf([{ action: 'create', kind: 'group', address: 'group:ops', parent: 'org', after: { name: 'ops' } }, ...children])));
+    expect(text).toContain('and 7 resources beneath it: repo:ops/r0, repo:ops/r1, repo:ops/r2, repo:ops/r3, repo:ops/r4, and 2 more');
   });
 
   it('json: the report itself, versioned', () => {

@@ -1,0 +1,71 @@
+/**
+ * `platform-sync drift <paths…>` (DESIGN.md §5): plan, reported as drift. Exit 0 in sync,
+ * 2 drift, 1 error (set by main.ts). In GitHub Actions the markdown report is also appended
+ * to `$GITHUB_STEP_SUMMARY`, so a nightly job shows it on its summary page.
+ */
+import { appendFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { describeDrift, describeRefusedDrift, DRIFT_REFUSAL_RULES, renderJsonDrift, renderMarkdownDrift, renderTextDrift, type DriftReport } from '../../drift/index.js';
+import { loadManifests } from '../../manifest/index.js';
+import { UnsafePlanError, UserError } from '../../model/errors.js';
+import { renderMarkdownPlan } from '../../render/index.js';
+import { addConnectionOptions, planFromManifests, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
+
+export const DRIFT_FORMATS = ['text', 'json', 'markdown'] as const;
+type DriftFormat = (typeof DRIFT_FORMATS)[number];
+
+interface DriftCommandOptions extends ConnectionOptions {
+  format: DriftFormat;
+}
+
+export const DRIFT_EXIT = { inSync: 0, drift: 2 } as const;
+
+export function registerDriftCommand(program: Command): void {
+  const command = program
+    .command('drift')
+    .description('Report how live state drifted from the manifests (exit 0 in sync, 2 drift, 1 error)')
+    .argument('<paths...>', 'manifest files or directories')
+    .addOption(new Option('--format <format>', 'output format').choices([...DRIFT_FORMATS]).default('text'));
+  addConnectionOptions(command);
+  command.action(async (paths: string[], options: DriftCommandOptions) => {
+    const { report, planMarkdown } = await withSession(options, (session) => readDrift(paths, session.client));
+    const rendered =
+      options.format === 'json'
+        ? renderJsonDrift(report)
+        : options.format === 'markdown'
+          ? renderMarkdownDrift(report, { planMarkdown })
+          : renderTextDrift(report, { color: shouldColor(options) });
+    process.stdout.write(rendered);
+    appendStepSummary(report, planMarkdown);
+    process.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
+  });
+}
+
+/**
+ * Plans and reads the plan as drift. Drift never applies, so the mass-delete rail is lifted
+ * (a hundred identities created by hand is drift to report, not a plan to refuse); refusals
+ * caused by the drift itself are reported as drift, the others stay errors.
+ */
+async function readDrift(paths: string[], client: Parameters<typeof planFromManifests>[1]): Promise<{ report: DriftReport; planMarkdown?: string }> {
+  try {
+    const { plan } = await planFromManifests(paths, client, { allowMassDelete: true });
+    return { report: describeDrift(plan), planMarkdown: renderMarkdownPlan(plan) };
+  } catch (err) {
+    if (err instanceof UnsafePlanError && err.refusals.every((r) => DRIFT_REFUSAL_RULES.has(r.rule))) {
+      const desired = await loadManifests(paths);
+      return { report: describeRefusedDrift({ name: desired.org.name }, err.refusals) };
+    }
+    throw err;
+  }
+}
+
+/** Appends the markdown report to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it. */
+function appendStepSummary(report: DriftReport, planMarkdown: string | undefined): void {
+  const summaryPath = process.env.GITHUB_STEP_SUMMARY;
+  if (!summaryPath) return;
+  try {
+    appendFileSync(summaryPath, `${renderMarkdownDrift(report, { planMarkdown })}\n`);
+  } catch (err) {
+    throw new UserError('STEP_SUMMARY_UNWRITABLE', `cannot append the drift report to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `platform-sync export --org NAME|UID [--out DIR]` (DESIGN.md §5): the live org written as
+ * manifests that plan to zero changes — how an existing org is adopted. Exit 0, or 1 on any
+ * error (set by main.ts). Without --out the files go to stdout as one multi-document stream.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import type { Command } from 'commander';
+import { exportManifests, type ExportedFile } from '../../export/index.js';
+import { readLiveState } from '../../live/index.js';
+import { findManifestSchemaPath } from '../../manifest/index.js';
+import { UserError } from '../../model/errors.js';
+import type { LiveState } from '../../model/resources.js';
+import type { ApiClient } from '../../api/types.js';
+import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
+
+interface ExportCommandOptions extends ConnectionOptions {
+  org: string;
+  out?: string;
+  force?: boolean;
+}
+
+/** A root group uid: 40 lowercase hex (DESIGN.md §2). Anything else is a name. */
+const ROOT_UID = /^[0-9a-f]{40}$/;
+
+export function registerExportCommand(program: Command): void {
+  const command = program
+    .command('export')
+    .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
+    .requiredOption('--org <name|uid>', 'the org: its root group name, or its 40-hex uid')
+    .option('--out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
+    .option('--force', 'overwrite files that already exist in --out');
+  addConnectionOptions(command);
+  command.action(async (options: ExportCommandOptions) => {
+    const live = await withSession(options, (session) => readWholeOrg(session.client, options.org));
+    const outDir = options.out === undefined ? undefined : resolve(options.out);
+    const schemaRef = schemaReferenceFrom(outDir ?? process.cwd());
+    const files = exportManifests(live, { schemaRef });
+    if (outDir === undefined) {
+      process.stdout.write(joinAsStream(files));
+      return;
+    }
+    writeExport(outDir, files, options.force === true);
+    for (const f of files) process.stdout.write(`Wrote ${join(options.out!, f.file)}\n`);
+    process.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
+  });
+}
+
+/** Reads the org with every readme: an export manages all of them. */
+async function readWholeOrg(client: ApiClient, org: string): Promise<LiveState> {
+  const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
+  const live = await readLiveState(client, { org: ref, readmeRepos: new EveryAddress() });
+  if (live.org === null) {
+    throw new UserError('EXPORT_NO_ORG', `cannot export org "${org}": no root group of that name is visible to this token`);
+  }
+  return live;
+}
+
+/** The set of every address: `readLiveState` then fetches the readme of every repo. */
+class EveryAddress extends Set<string> {
+  override has(): boolean {
+    return true;
+  }
+  override get size(): number {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
+
+/** `$schema` of the exported files: the installed schema, relative to where the files go. */
+function schemaReferenceFrom(dir: string): string {
+  return relative(dir, findManifestSchemaPath()).split(sep).join('/');
+}
+
+/** Several files as one YAML stream; the manifest loader reads multi-document files. */
+function joinAsStream(files: readonly ExportedFile[]): string {
+  return files.map((f, i) => (i === 0 ? f.text : `---\n${f.text}`)).join('');
+}
+
+/** Writes the files; refuses, naming them, to overwrite existing ones unless forced. */
+function writeExport(outDir: string, files: readonly ExportedFile[], force: boolean): void {
+  if (!force) {
+    const existing = files.map((f) => join(outDir, f.file)).filter((p) => existsSync(p));
+    if (existing.length > 0) {
+      throw new UserError(
+        'EXPORT_WOULD_OVERWRITE',
+        `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}; export does not overwrite files unless --force`,
+      );
+    }
+  }
+  mkdirSync(outDir, { recursive: true });
+  for (const f of files) writeFileSync(join(outDir, f.file), f.text);
+}
