@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
+import type { RetryPolicy } from '../../src/api/retry.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { startEmulator, type Emulator, type FaultOptions, type RequestLogEntry } from '../../src/emulator/index.js';
 import { readLiveState } from '../../src/live/index.js';
@@ -31,7 +32,7 @@ export function startApplyEmulator(faults?: FaultOptions): Promise<Emulator> {
 }
 
 /** A client with short, seeded retry waits so fault tests stay fast and reproducible. */
-export function openClient(emulator: Emulator, token = OWNER_TOKEN): ApiClient {
+export function openClient(emulator: Emulator, token = OWNER_TOKEN, retry: Partial<RetryPolicy> = {}): ApiClient {
   let state = 0x9e3779b9;
   const random = (): number => {
     state = (state * 1664525 + 1013904223) >>> 0;
@@ -40,7 +41,7 @@ export function openClient(emulator: Emulator, token = OWNER_TOKEN): ApiClient {
   return createClient({
     baseUrl: emulator.url,
     token,
-    retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 50 },
+    retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 50, ...retry },
     timeoutMs: 5_000,
     random,
   });
