@@ -4,9 +4,9 @@
  * YAML node they are about.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findPackageFile } from '../util/package-file.js';
 import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
 import { parsePointer } from './diagnostics.js';
@@ -25,19 +25,9 @@ export const LIST_ITEM_NAMES: Readonly<Record<string, string>> = {
   groups: 'group',
 };
 
-/**
- * Finds the schema file by walking up from this module: it sits at the package root both when
- * running from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
- */
+/** Path of schemas/manifest.schema.json in this package. */
 export function findManifestSchemaPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, SCHEMA_RELATIVE_PATH);
-    if (existsSync(candidate)) return candidate;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`${SCHEMA_RELATIVE_PATH} not found above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
+  return findPackageFile(SCHEMA_RELATIVE_PATH);
 }
 
 let schemaCache: Record<string, unknown> | undefined;

@@ -3,25 +3,15 @@
  * hold real planner output against the published contract).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findPackageFile } from '../util/package-file.js';
 
 const SCHEMA_RELATIVE_PATH = join('schemas', 'plan.schema.json');
 
-/**
- * The schema file sits at the package root, reached by walking up from this module both
- * from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
- */
+/** Path of schemas/plan.schema.json in this package. */
 export function findPlanSchemaPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, SCHEMA_RELATIVE_PATH);
-    if (existsSync(candidate)) return candidate;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`${SCHEMA_RELATIVE_PATH} not found above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
+  return findPackageFile(SCHEMA_RELATIVE_PATH);
 }
 
 let validator: ValidateFunction | undefined;

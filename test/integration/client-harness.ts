@@ -4,6 +4,7 @@
  */
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { createClient, type ClientOptions } from '../../src/api/client.js';
+import { createSeededRandom } from '../../src/emulator/prng.js';
 import type { ApiClient } from '../../src/api/types.js';
 
 /** Lowercase so that it is also a valid resource name: tests put it into names and paths. */
@@ -21,17 +22,8 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
   });
 }
 
-/** mulberry32: a seeded uniform source for jitter, so retry waits repeat exactly. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded uniform source for jitter, so retry waits repeat exactly. */
+export const seededRandom = createSeededRandom;
 
 /** A client with millisecond backoff so fault tests stay fast. */
 export function createTestClient(emulator: Emulator, options: Partial<ClientOptions> = {}): ApiClient {

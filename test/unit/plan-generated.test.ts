@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { joinPath, ORG_ADDRESS } from '../../src/model/address.js';
 import type { IdentityKey, RoleKey } from '../../src/model/address.js';
 import { UnsafePlanError } from '../../src/model/errors.js';
+import { createSeededRandom } from '../../src/emulator/prng.js';
 import type { Kind } from '../../src/model/kinds.js';
 import type { Plan, PlanStep } from '../../src/model/plan.js';
 import type { DesiredState, LiveResource, LiveState, Settings } from '../../src/model/resources.js';
@@ -19,17 +20,7 @@ import { plan } from '../../src/plan/index.js';
 import { normaliseBinding, buildReferenceLookup } from '../../src/plan/references.js';
 import { BUILTIN_ROLES, desiredState, ORG_UID, r, type Shape } from './plan-builders.js';
 
-/** mulberry32: small, seeded, good enough to vary the cases. */
-function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const createRng = createSeededRandom;
 
 type Rng = () => number;
 const chance = (rng: Rng, p: number) => rng() < p;
