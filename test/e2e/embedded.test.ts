@@ -64,10 +64,10 @@ describe('--verbose never shows the token', () => {
     ];
     for (const run of runs) {
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/GET \/iam\/v2\/groups\S* 200 \d+ ms/);
+      expect(run.stderr).toMatch(/GET \/iam\/v2\/groups\S* → 200 \(\d+ ms/);
       expect(run.stdout + run.stderr).not.toContain(TOKEN);
     }
-    expect(runs[1]!.stderr).toMatch(/POST \/iam\/v2\/identities\/\S+ 200 \d+ ms/);
+    expect(runs[1]!.stderr).toMatch(/POST \/iam\/v2\/identities\/\S+ → 20\d \(\d+ ms/);
   });
 
   it('keeps the token out of errors, also from --token-file and with a rejected token', async () => {
