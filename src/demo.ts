@@ -40,39 +40,39 @@ async function main(): Promise<void> {
     );
 
     heading(1, 'Validate the manifests (offline: schema, references, duplicates)');
-    await cli(dir, ['validate', 'acme'], 0);
+    await cli(dir, ['validate', 'acme'], 0, 'valid');
 
     heading(2, 'Plan: the org does not exist yet, so everything is created');
-    const first = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'exit 2 = there are changes');
+    const first = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'there are changes', { maxLines: 14 });
     expectText(first.stdout, /create/i, 'the first plan creates resources');
 
     heading(3, 'Apply it');
-    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0);
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'applied', { maxLines: 10 });
 
     heading(4, 'Plan again: nothing left to do');
-    await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'exit 0 = no changes');
+    await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'no changes');
 
     heading(5, 'Someone changes the org by hand, through the API, behind platform-sync\'s back');
     await changeOutOfBand(dir);
 
     heading(6, 'Drift: what changed outside platform-sync');
-    const drift = await cli(dir, ['drift', 'acme', '--emulator'], 2, 'exit 2 = drift (a nightly CI job fails here)');
+    const drift = await cli(dir, ['drift', 'acme', '--emulator'], 2, 'drift (a nightly CI job fails here)');
     expectText(drift.stdout, /repo:app/, 'drift names the edited repo');
     expectText(drift.stdout, /identity:intruder/, 'drift names the identity created by hand');
     expectText(drift.stdout, /subscription:/, 'drift names the deleted subscription');
 
     heading(7, 'Export the live org as manifests (the way to adopt an existing org)');
-    await cli(dir, ['export', '--org', 'acme', '--emulator', '--out', 'exported'], 0);
+    await cli(dir, ['export', '--org', 'acme', '--emulator', '--out', 'exported'], 0, 'written');
     const files = readdirSync(join(dir, 'exported')).sort();
     say(`exported/: ${files.join(', ')}`, '', paint('2', '--- exported/org.yaml (first lines) ---'));
     say(...readFileSync(join(dir, 'exported', 'org.yaml'), 'utf8').split('\n').slice(0, 16).map((l) => `  ${l}`));
 
     heading(8, 'Plan on the export: it describes live state exactly, so no changes');
-    await cli(dir, ['plan', 'exported', '--emulator', '--detailed-exitcode'], 0, 'exit 0 = no changes');
+    await cli(dir, ['plan', 'exported', '--emulator', '--detailed-exitcode'], 0, 'no changes');
 
     heading(9, 'Apply the original manifests again: the hand edits are undone');
-    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0);
-    await cli(dir, ['drift', 'acme', '--emulator'], 0, 'exit 0 = in sync');
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'applied');
+    await cli(dir, ['drift', 'acme', '--emulator'], 0, 'in sync');
 
     say('', paint('1;32', `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
@@ -114,17 +114,28 @@ async function findOne(client: ApiClient, kind: 'group' | 'repo', query: { name:
   return item;
 }
 
-/** Runs the CLI in `dir`, shows the command and its output, and checks the exit code. */
-async function cli(dir: string, args: string[], expectedCode: number, meaning?: string): Promise<CliRun> {
+/**
+ * Runs the CLI in `dir`, shows the command and its output (long output cut in the middle, so
+ * the tour stays readable), and checks the exit code.
+ */
+async function cli(dir: string, args: string[], expectedCode: number, meaning: string, options: { maxLines?: number } = {}): Promise<CliRun> {
   say(paint('36', `$ platform-sync ${args.join(' ')}`));
   const run = await runCli(dir, args);
   const output = (run.stdout + run.stderr).trimEnd();
-  if (output) say(...output.split('\n').map((l) => `  ${l}`));
+  if (output) say(...shorten(output.split('\n'), options.maxLines).map((l) => `  ${l}`));
   if (run.code !== expectedCode) {
-    throw new DemoFailure(`\`platform-sync ${args.join(' ')}\` exited ${run.code}, expected ${expectedCode}`);
+    throw new DemoFailure(`\`platform-sync ${args.join(' ')}\` exited ${run.code}, expected ${expectedCode} (${meaning})`);
   }
-  say(paint('32', `✓ exit ${run.code}${meaning ? ` (${meaning})` : ''}`));
+  say(paint('32', `✓ exit ${run.code}: ${meaning}`));
   return run;
+}
+
+/** The first lines and the last three, with a note of how many were left out between. */
+function shorten(lines: string[], maxLines: number | undefined): string[] {
+  if (maxLines === undefined || lines.length <= maxLines) return lines;
+  const tail = 3;
+  const head = lines.slice(0, maxLines - tail);
+  return [...head, paint('2', `… ${lines.length - head.length - tail} more lines …`), ...lines.slice(-tail)];
 }
 
 function runCli(dir: string, args: string[]): Promise<CliRun> {

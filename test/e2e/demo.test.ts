@@ -21,7 +21,8 @@ describe('npm run demo', () => {
     for (const step of ['1. Validate', '2. Plan', '3. Apply', '4. Plan again', '6. Drift', '7. Export', '8. Plan on the export']) {
       expect(stdout).toContain(step);
     }
-    expect(stdout).toContain('✓ exit 2 (exit 2 = drift');
+    expect(stdout).toContain('✓ exit 2: drift');
+    expect(stdout).toContain('✓ exit 0: in sync');
     expect(stdout).toContain('Demo finished: every step behaved as expected');
   }, 60_000);
 });
