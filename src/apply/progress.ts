@@ -13,13 +13,8 @@ export type ProgressFormat = 'text' | 'json';
 export type Paint = (style: 'green' | 'red' | 'yellow' | 'dim' | 'bold', text: string) => string;
 
 export const plainPaint: Paint = (_style, text) => text;
-// The view decides when to color (shouldUseColor), so styleText must not second-guess the stream.
+// The caller decides when to color (ProgressViewOptions.color), so styleText must not second-guess the stream.
 export const colorPaint: Paint = (style, text) => styleText(style, text, { validateStream: false });
-
-/** Colors only on a terminal, and never when NO_COLOR is set to anything non-empty. */
-export function shouldUseColor(isTTY: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
-  return isTTY && !env.NO_COLOR;
-}
 
 /** `create identity:ci-bot`, the way every line names a step. */
 export function describeStep(step: Pick<PlanStep, 'action' | 'address'>): string {
@@ -88,6 +83,7 @@ export function formatLiveLine(finished: number, total: number, running: readonl
 }
 
 export interface ProgressViewOptions {
+  /** Where the view writes; `columns` (a terminal's width) cuts the live line, 80 when unknown. */
   out: NodeJS.WritableStream & { columns?: number };
   format: ProgressFormat;
   /** A terminal: one live line redrawn in place. Otherwise one plain line per finished step. */
@@ -123,7 +119,7 @@ export function createProgressView(options: ProgressViewOptions): (e: ApplyEvent
     const now = performance.now();
     if (!force && now - lastDraw < REDRAW_INTERVAL_MS) return;
     lastDraw = now;
-    out.write(`\r\x1b[2K${formatLiveLine(finished, total, [...running.values()], out.columns ?? 80, paint)}`);
+    out.write(`\r\x1b[2K${formatLiveLine(finished, total, [...running.values()], out.columns || 80, paint)}`);
     drawn = true;
   };
   return (e) => {

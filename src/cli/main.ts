@@ -11,6 +11,7 @@ import { registerExportCommand } from './commands/export.js';
 import { addHelpExamples } from './help-examples.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
+import { registerApplyCommand } from './commands/apply.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerExportCommand(program);
   registerValidateCommand(program);
   registerPlanCommand(program);
+  registerApplyCommand(program);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   return program;
 }

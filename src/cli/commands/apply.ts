@@ -1,0 +1,152 @@
+/**
+ * `platform-sync apply <paths…> | apply <plan.json>` (DESIGN.md §4, §5): plan (or check a saved
+ * plan against live state), show it, get approval, run it, report. Exit 0 when every step was
+ * applied (or there was nothing to do); 1 on any error, refusal, cancellation or partial apply
+ * (set here or by main.ts).
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { extname } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
+import { createProgressView, type ProgressFormat } from '../../apply/progress.js';
+import type { ApiClient } from '../../api/types.js';
+import { readLiveState } from '../../live/index.js';
+import { StalePlanError, UserError } from '../../model/errors.js';
+import type { Plan } from '../../model/plan.js';
+import { checkFingerprints } from '../../plan/index.js';
+import { loadSavedPlan } from '../../plan/saved.js';
+import { renderJsonPlan, renderPlan } from '../../render/index.js';
+import {
+  addConnectionOptions,
+  addPlanningOptions,
+  planFromManifests,
+  planOptionsFrom,
+  shouldColor,
+  withSession,
+  type ConnectionOptions,
+} from '../shared.js';
+
+interface ApplyCommandOptions extends ConnectionOptions {
+  autoApprove?: boolean;
+  concurrency: number;
+  format: ProgressFormat;
+  target?: string[];
+  maxDeleteRatio?: string;
+  allowMassDelete?: boolean;
+}
+
+const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
+
+export function registerApplyCommand(program: Command): void {
+  const command = program
+    .command('apply')
+    .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
+    .argument('<paths...>', 'manifest files or directories, or one saved plan file (.json)')
+    .option('--auto-approve', 'apply without asking (required when not on a terminal)')
+    .option('--concurrency <n>', `steps sent to the API at once (default ${DEFAULT_CONCURRENCY})`, parseConcurrency, DEFAULT_CONCURRENCY)
+    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));
+  addPlanningOptions(command);
+  addConnectionOptions(command);
+  command.action(async (paths: string[], options: ApplyCommandOptions) => {
+    process.exitCode = await runApply(paths, options);
+  });
+}
+
+/** Parses `--concurrency`: a whole number from 1 to 256. */
+export function parseConcurrency(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 1 || n > 256) {
+    throw new InvalidArgumentError('expected a whole number from 1 to 256.');
+  }
+  return n;
+}
+
+async function runApply(paths: string[], options: ApplyCommandOptions): Promise<number> {
+  const planFile = savedPlanPath(paths, options);
+  // A saved plan is read before connecting: a bad file fails offline, naming the problem.
+  const saved = planFile === undefined ? undefined : await loadSavedPlan(planFile);
+  return withSession(options, async ({ client }) => {
+    const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
+    const out = process.stdout;
+    if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
+    else out.write(renderPlan(plan, 'text', { color: shouldColor(options) }));
+    if (plan.steps.length === 0) return 0;
+
+    if (!(await confirmApply(plan.steps.length, options))) {
+      process.stderr.write('Apply cancelled: nothing was changed.\n');
+      return 1;
+    }
+    const result = await applyWithInterrupt(plan, client, options);
+    return result.ok ? 0 : 1;
+  });
+}
+
+/** The saved plan's path when `paths` is one `.json` file; manifests are YAML. */
+function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | undefined {
+  const plans = paths.filter((p) => extname(p).toLowerCase() === '.json');
+  if (plans.length === 0) return undefined;
+  if (paths.length > 1) {
+    throw new UserError('APPLY_USAGE', `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`);
+  }
+  const planning = [options.target?.length ? '--target' : '', options.maxDeleteRatio !== undefined ? '--max-delete-ratio' : '', options.allowMassDelete ? '--allow-mass-delete' : ''].filter(Boolean);
+  if (planning.length > 0) {
+    throw new UserError('APPLY_USAGE', `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`);
+  }
+  return plans[0];
+}
+
+/**
+ * Re-reads the org and compares it with the fingerprints the plan recorded; a plan made
+ * against a world that has since changed is refused before anything is sent.
+ */
+async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
+  const live = await readLiveState(client, { org: saved.org });
+  const changed = checkFingerprints(saved, live);
+  if (changed.length > 0) throw new StalePlanError(changed);
+  return saved;
+}
+
+/** Approval: --auto-approve, or 'yes' typed on a terminal. Without a terminal, refused. */
+async function confirmApply(count: number, options: ApplyCommandOptions): Promise<boolean> {
+  if (options.autoApprove) return true;
+  const prompt = options.format === 'json' ? process.stderr : process.stdout;
+  if (!process.stdin.isTTY || !prompt.isTTY) {
+    throw new UserError(
+      'APPLY_NOT_APPROVED',
+      `refusing to apply ${changes(count)} without approval: there is no terminal to ask on. Review the plan above and pass --auto-approve to apply it.`,
+    );
+  }
+  const rl = createInterface({ input: process.stdin, output: prompt });
+  try {
+    const answer = await rl.question(`\nApply these ${changes(count)}? Only 'yes' will be accepted: `);
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+function changes(count: number): string {
+  return count === 1 ? '1 change' : `${count} changes`;
+}
+
+/**
+ * Runs the apply with the progress view. The first Ctrl-C stops new steps from starting and
+ * lets the ones in flight finish (so the report is true); a second one exits at once. Either
+ * way, running the same apply again finishes the job.
+ */
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions): Promise<ApplyResult> {
+  const controller = new AbortController();
+  const onSigint = (): void => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+    process.stderr.write('\nInterrupted: no new step starts; waiting for the steps in flight. Press Ctrl-C again to quit at once.\n');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    const tty = process.stdout.isTTY === true;
+    const view = createProgressView({ out: process.stdout, format: options.format, tty, color: shouldColor(options) });
+    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
