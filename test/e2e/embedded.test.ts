@@ -81,6 +81,8 @@ describe('--verbose never shows the token', () => {
     // A token given as an argument is refused: there is no such option.
     const asArgument = await runCli(['plan', ACME, '--token', TOKEN], { env: { PLATFORM_API_URL: emulator.url } });
     expect(asArgument.code).toBe(1);
+    expect(asArgument.stderr).toContain("unknown option '--token'");
+    expect(asArgument.stdout + asArgument.stderr).not.toContain(TOKEN);
   });
 
   it('has help with examples on every command', async () => {
