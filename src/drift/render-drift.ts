@@ -2,7 +2,7 @@
  * Views of a drift report (STYLE.md: views chosen per output format): text for a terminal or
  * a CI log, JSON for programs, markdown for a job summary or an issue. Pure string builders.
  */
-import { formatSourceLocation } from './format.js';
+import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
 import { CATEGORY_HEADINGS, describeValue, type DriftCategory, type DriftItem, type DriftReport } from './drift-report.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
