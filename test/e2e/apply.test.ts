@@ -1,0 +1,173 @@
+/**
+ * `platform-sync apply` end to end: the built CLI (bin/platform-sync, needs `npm run build`)
+ * against an emulator this test runs on 127.0.0.1.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/api/client.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ACME, BIN, makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+
+const CHANGE_SET = join(REPO_ROOT, 'test', 'fixtures', 'apply-change-set');
+const OWNER = 'e2e-apply-owner-token-7d1f0c';
+const VIEWER = 'e2e-apply-viewer-token-2b8e44';
+/** Resources examples/acme declares, the org included. */
+const ACME_RESOURCES = 36;
+
+let emulator: Emulator;
+let temp: { dir: string; remove: () => void };
+
+beforeAll(() => {
+  temp = makeTempDir('apply');
+});
+afterAll(() => temp.remove());
+beforeEach(async () => {
+  emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+const env = (token = OWNER): Record<string, string> => ({ PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: token });
+const writes = () => emulator.requestLog.filter((e) => e.method !== 'GET');
+
+/** Spawns the CLI with a pipe for stdin, under `script` when a real terminal is wanted. */
+function spawnCli(args: string[], options: { tty?: boolean; env: Record<string, string> }) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env };
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = options.tty
+    ? spawn('script', ['-qec', command, '/dev/null'], { cwd: temp.dir, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, ...args], { cwd: temp.dir, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { test: (s: string) => boolean; resolve: () => void }[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+    for (const w of waiters.splice(0)) (w.test(stdout) ? w.resolve : () => waiters.push(w))();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    exited,
+    output: () => ({ stdout, stderr }),
+    /** Resolves once stdout satisfies `test` (checked on every chunk). */
+    waitForOutput: (test: (s: string) => boolean) =>
+      new Promise<void>((resolve) => (test(stdout) ? resolve() : waiters.push({ test, resolve }))),
+  };
+}
+
+describe('platform-sync apply', () => {
+  it('refuses without a terminal unless --auto-approve, changing nothing', async () => {
+    const run = await runCli(['apply', ACME], { env: env(), cwd: temp.dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Plan: 36 to create, 0 to update, 0 to delete.');
+    expect(run.stderr).toContain('pass --auto-approve');
+    expect(writes()).toEqual([]);
+  });
+
+  it('applies with --auto-approve, one plain line per step, then finds nothing to do', async () => {
+    const run = await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines.filter((l) => l.startsWith('✓ create '))).toHaveLength(ACME_RESOURCES);
+    expect(lines).toContainEqual(expect.stringMatching(/^✓ create identity:engineering\/ci-bot \(\d+ ms\)$/));
+    expect(run.stdout).not.toContain('\x1b'); // no colour and no cursor movement in a log
+    expect(run.stdout.trimEnd().endsWith(`Apply complete: ${ACME_RESOURCES} done.`)).toBe(true);
+    expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
+
+    const again = await runCli(['apply', ACME], { env: env(), cwd: temp.dir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('No changes. The org matches the manifests.');
+  });
+
+  it('streams one JSON event per line with --format json', async () => {
+    const run = await runCli(['apply', ACME, '--auto-approve', '--format', 'json', '--concurrency', '4'], { env: env(), cwd: temp.dir });
+    expect(run.code).toBe(0);
+    const events = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    expect(events[0]!.type).toBe('plan');
+    expect(events[1]).toEqual({ type: 'start', total: ACME_RESOURCES });
+    expect(events.filter((e) => e.type === 'step-done')).toHaveLength(ACME_RESOURCES);
+    expect(events.find((e) => e.type === 'step-start')).toEqual({ type: 'step-start', step: { action: 'create', kind: 'group', address: 'org' } });
+    expect(events.at(-1)).toMatchObject({ type: 'end', result: { ok: true, failed: [], skipped: [] } });
+  });
+
+  it('fails cleanly with a read-only token: the reason, the skipped steps, exit 1', async () => {
+    const run = await runCli(['apply', ACME, '--auto-approve'], { env: env(VIEWER), cwd: temp.dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^✗ create org: .*POST \/iam\/v2\/groups failed: HTTP 403 PERMISSION_DENIED \(7\)/m);
+    expect(run.stdout).toContain('- skipped create identity:release-bot (depends on failed org)');
+    expect(run.stdout).toContain(`Apply failed: 0 done, 1 failed, ${ACME_RESOURCES - 1} skipped.`);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(VIEWER);
+    expect(writes()).toHaveLength(1);
+    expect(emulator.resourceCount()).toBe(0);
+  });
+
+  it('applies a saved plan exactly, and refuses a stale one without writing anything', async () => {
+    expect((await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir })).code).toBe(0);
+    const planFile = join(temp.dir, 'change.plan.json');
+    expect((await runCli(['plan', CHANGE_SET, '--out', planFile], { env: env(), cwd: temp.dir })).code).toBe(0);
+
+    // Someone changes nginx after the plan was saved.
+    const client = createClient({ baseUrl: emulator.url, token: OWNER });
+    const nginx = (await client.list('repo', { name: 'nginx' })).items[0]!;
+    await client.update('repo', nginx.uid, { description: 'changed by hand' }, ['description']);
+    await client.close();
+
+    emulator.clearRequestLog();
+    const stale = await runCli(['apply', planFile, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('the saved plan is stale');
+    expect(stale.stderr).toMatch(/repo:engineering\/platform\/nginx: changed/);
+    expect(writes()).toEqual([]);
+
+    // A fresh plan applies exactly its steps and leaves nothing to do.
+    expect((await runCli(['plan', CHANGE_SET, '--out', planFile], { env: env(), cwd: temp.dir })).code).toBe(0);
+    const fresh = await runCli(['apply', planFile, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toMatch(/Apply complete: \d+ done\./);
+    const after = await runCli(['plan', CHANGE_SET, '--detailed-exitcode'], { env: env(), cwd: temp.dir });
+    expect(after.code).toBe(0);
+  });
+
+  it('finishes on a re-run after the process is killed (SIGKILL) in the middle of an apply', async () => {
+    emulator.setFaults({ latencyMs: 40 });
+    const first = spawnCli(['apply', ACME, '--auto-approve', '--concurrency', '2'], { env: env() });
+    await first.waitForOutput((s) => (s.match(/^✓ /gm) ?? []).length >= 6);
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    const doneBeforeKill = (first.output().stdout.match(/^✓ /gm) ?? []).length;
+    expect(doneBeforeKill).toBeLessThan(ACME_RESOURCES);
+
+    emulator.setFaults({});
+    const rerun = await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stdout).not.toContain('create org'); // made by the killed run, not again
+    const created = (rerun.stdout.match(/^✓ create /gm) ?? []).length;
+    expect(created).toBeLessThanOrEqual(ACME_RESOURCES - doneBeforeKill);
+    expect(emulator.resourceCount()).toBe(ACME_RESOURCES); // nothing made twice
+    const check = await runCli(['plan', ACME, '--detailed-exitcode'], { env: env(), cwd: temp.dir });
+    expect(check.code, check.stderr).toBe(0);
+  });
+
+  it.runIf(existsSync('/usr/bin/script'))('on a terminal asks first and applies only after "yes"', async () => {
+    const declined = spawnCli(['apply', ACME], { tty: true, env: env() });
+    await declined.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+    declined.child.stdin!.write('y\n');
+    await declined.exited;
+    expect(declined.output().stdout).toContain('Apply cancelled: nothing was changed.');
+    expect(writes()).toEqual([]);
+
+    const accepted = spawnCli(['apply', ACME], { tty: true, env: env() });
+    await accepted.waitForOutput((s) => s.includes(`Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`));
+    accepted.child.stdin!.write('yes\n');
+    await accepted.exited;
+    const out = accepted.output().stdout;
+    expect(out).toContain('\r\x1b[2KApplying '); // the live line, redrawn in place
+    expect(out).toContain(`Apply complete: ${ACME_RESOURCES} done.`);
+    expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
+  });
+});
