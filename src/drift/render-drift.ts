@@ -4,6 +4,7 @@
  */
 import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
 import { CATEGORY_HEADINGS, describeValue, type DriftCategory, type DriftItem, type DriftReport } from './drift-report.js';
+import { inlineCode } from '../render/markdown.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
 const MARKERS: Readonly<Record<DriftCategory, string>> = { changed: '~', unmanaged: '?', missing: '!' };
@@ -75,7 +76,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     lines.push('', `#### ${CATEGORY_HEADINGS.changed} (${changed.length})`, '', '| Resource | Field | Live | Manifests |', '|---|---|---|---|');
     for (const item of changed) {
       for (const f of item.fields ?? []) {
-        lines.push(`| ${code(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeValue(f.live))} | ${escapeCell(describeValue(f.manifest))} |`);
+        lines.push(`| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeValue(f.live))} | ${escapeCell(describeValue(f.manifest))} |`);
       }
     }
   }
@@ -96,9 +97,9 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
 }
 
 function describeItemMarkdown(item: DriftItem): string {
-  const parts = [code(item.address)];
-  if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${code(item.uid)})`);
-  if (item.source) parts.push(`— declared at ${code(formatSourceLocation(item.source))}`);
+  const parts = [inlineCode(item.address)];
+  if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${inlineCode(item.uid)})`);
+  if (item.source) parts.push(`— declared at ${inlineCode(formatSourceLocation(item.source))}`);
   if (item.beneath?.length) parts.push(`and ${countOf(item.beneath.length, 'resource')} beneath it`);
   if (item.detail) parts.push(`— ${item.detail}`);
   return parts.join(' ');
@@ -114,11 +115,6 @@ function listSome(addresses: readonly string[]): string {
 
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** Inline code that survives backticks in the text. */
-function code(text: string): string {
-  return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
 }
 
 function escapeCell(text: string): string {

@@ -288,7 +288,8 @@ export function planSeed(doc: unknown, source: string): PlannedInsert[] {
     if (!roleKey) problems.push(`${location}.role: no custom role ${JSON.stringify(binding.role)} in group ${scope.path} or its ancestors, and no built-in of that name (built-ins: ${BUILTIN_ROLE_NAMES.join(', ')})`);
     if (!identityKey || !roleKey) continue;
     const key = `roleBinding:${scope.path}/${identityKey.slice('identity:'.length)}=${binding.role}`;
-    unique(seenBindings, `${identityKey}=${roleKey}`, 'role binding', location);
+    // A binding is unique per group: the same identity may hold one role in several groups.
+    unique(seenBindings, `${scope.path}:${identityKey}=${roleKey}`, 'role binding', location);
     inserts.push({ key, kind: 'roleBinding', parentKey: `group:${scope.path}`, data: {}, identityKey, roleKey, location });
   }
 

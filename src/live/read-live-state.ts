@@ -13,8 +13,11 @@ import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
 
 export interface ReadLiveStateOptions {
   org: { name: string; uid?: string };
-  /** Addresses of repos (`repo:team/nginx`) whose readme the manifest manages; only these are fetched. */
-  readmeRepos?: ReadonlySet<string>;
+  /**
+   * Addresses of repos (`repo:team/nginx`) whose readme the manifest manages; only these are
+   * fetched. `'all'` fetches every readme (export manages them all).
+   */
+  readmeRepos?: ReadonlySet<string> | 'all';
   /** Readmes fetched at once (default 8). */
   readmeConcurrency?: number;
 }
@@ -110,14 +113,15 @@ async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<stri
 async function fetchManagedReadmes(
   client: ApiClient,
   resources: LiveState['resources'],
-  readmeRepos: ReadonlySet<string> | undefined,
+  readmeRepos: ReadonlySet<string> | 'all' | undefined,
   concurrency: number,
 ): Promise<void> {
-  if (!readmeRepos || readmeRepos.size === 0) return;
+  if (!readmeRepos || (readmeRepos !== 'all' && readmeRepos.size === 0)) return;
+  const wanted = (address: string): boolean => readmeRepos === 'all' || readmeRepos.has(address);
   const limit = pLimit(Math.max(1, concurrency));
   await Promise.all(
     resources.map((r) => {
-      if (r.kind !== 'repo' || !readmeRepos.has(r.address)) return undefined;
+      if (r.kind !== 'repo' || !wanted(r.address)) return undefined;
       return limit(async () => {
         try {
           r.fields.readme = await client.getReadme(r.uid);

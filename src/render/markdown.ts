@@ -42,7 +42,8 @@ function kindSummary(steps: readonly PlanStep[]): string {
     .join(', ');
 }
 
-function inlineCode(text: string): string {
+/** Inline code that survives backticks in the text. */
+export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
 }
 

@@ -20,7 +20,7 @@ const TONE_FORMAT: Record<LineTone, Format | null> = {
   header: 'bold',
 };
 
-export function renderTextPlan(plan: Plan, options: TextPlanOptions): string {
+export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: false }): string {
   // validateStream: false — whether to colour was decided by the caller, not by stdout.
   const paint = (tone: LineTone, text: string): string => {
     const format = TONE_FORMAT[tone];

@@ -60,6 +60,27 @@ describe('seed files (11)', () => {
       expect(message).toContain(fragment);
   });
 
+  it('seeds one identity holding the same role in two groups as two bindings', async () => {
+    const emu = await startTestEmulator({
+      seed: {
+        orgs: [
+          {
+            name: 'acme',
+            identities: [{ name: 'bot' }],
+            roleBindings: [{ identity: 'bot', role: 'viewer' }],
+            groups: [{ name: 'eng', roleBindings: [{ identity: '/bot', role: 'viewer' }] }],
+          },
+        ],
+      },
+    });
+    try {
+      const bindings = (await get(emu, '/iam/v2/roleBindings')).body.roleBindings as { group: { name: string } }[];
+      expect(bindings.map((b) => b.group.name).sort()).toEqual(['acme', 'eng']);
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('refuses to seed an org that already exists, inserting nothing', async () => {
     const emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] } });
     try {

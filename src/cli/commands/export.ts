@@ -49,21 +49,11 @@ export function registerExportCommand(program: Command): void {
 /** Reads the org with every readme: an export manages all of them. */
 async function readWholeOrg(client: ApiClient, org: string): Promise<LiveState> {
   const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
-  const live = await readLiveState(client, { org: ref, readmeRepos: new EveryAddress() });
+  const live = await readLiveState(client, { org: ref, readmeRepos: 'all' });
   if (live.org === null) {
     throw new UserError('EXPORT_NO_ORG', `cannot export org "${org}": no root group of that name is visible to this token`);
   }
   return live;
-}
-
-/** The set of every address: `readLiveState` then fetches the readme of every repo. */
-class EveryAddress extends Set<string> {
-  override has(): boolean {
-    return true;
-  }
-  override get size(): number {
-    return Number.MAX_SAFE_INTEGER;
-  }
 }
 
 /** `$schema` of the exported files: the installed schema, relative to where the files go. */
