@@ -7,6 +7,7 @@ const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }>
   { name: 'live-read', load: () => import('./live-read.js') },
   { name: 'validate', load: () => import('./validate.js') },
   { name: 'plan', load: () => import('./plan.js') },
+  { name: 'apply', load: () => import('./apply.js') },
 ];
 
 async function main(): Promise<void> {
