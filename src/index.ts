@@ -30,6 +30,7 @@ export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlan
 // The executor
 export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
 export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
+export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './apply/progress.js';
 // Drift and export
 export { describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
 export type { DriftCategory, DriftField, DriftItem, DriftReport } from './drift/index.js';
