@@ -7,11 +7,8 @@ import { createClient } from '../../src/api/client.js';
 import type { RetryPolicy } from '../../src/api/retry.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { startEmulator, type Emulator, type FaultOptions, type RequestLogEntry } from '../../src/emulator/index.js';
-import { readLiveState } from '../../src/live/index.js';
-import { loadManifests } from '../../src/manifest/index.js';
-import { plan, type PlanOptions } from '../../src/plan/index.js';
-import type { Plan } from '../../src/model/plan.js';
-import type { DesiredState, LiveState } from '../../src/model/resources.js';
+import { planFromManifests, type PlanningResult } from '../../src/cli/shared.js';
+import type { PlanOptions } from '../../src/plan/index.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const ACME = join(REPO_ROOT, 'examples', 'acme');
@@ -47,18 +44,9 @@ export function openClient(emulator: Emulator, token = OWNER_TOKEN, retry: Parti
   });
 }
 
-export interface Planned {
-  desired: DesiredState;
-  live: LiveState;
-  plan: Plan;
-}
-
-/** What `platform-sync plan <paths>` computes, through the library. */
-export async function planManifests(client: ApiClient, paths: string[], options: PlanOptions = {}): Promise<Planned> {
-  const desired = await loadManifests(paths);
-  const readmeRepos = new Set(desired.resources.filter((r) => r.kind === 'repo' && r.fields.readme !== undefined).map((r) => r.address));
-  const live = await readLiveState(client, { org: { name: desired.org.name, uid: desired.org.uid }, readmeRepos });
-  return { desired, live, plan: plan(desired, live, options) };
+/** What `platform-sync plan <paths>` computes (load manifests → read live → plan), through the library. */
+export function planManifests(client: ApiClient, paths: string[], options: PlanOptions = {}): Promise<PlanningResult> {
+  return planFromManifests(paths, client, options);
 }
 
 /** Requests that change state (anything but GET). */
