@@ -89,6 +89,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     }
   };
 
+  let internalError: unknown;
   let finish!: () => void;
   const allSettled = new Promise<void>((resolve) => (finish = resolve));
   const settle = (address: string): void => {
@@ -122,7 +123,12 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
       else hi = mid;
     }
     ready.splice(lo, 0, index);
-    void limit(() => runStep(graph.steps[ready.shift()!]!));
+    limit(() => runStep(graph.steps[ready.shift()!]!)).catch((err: unknown) => {
+      // Step failures are caught in runStep; anything reaching here is a bug in the scheduler.
+      // Stop waiting rather than hang, and report it.
+      internalError ??= err;
+      finish();
+    });
   };
 
   const runStep = async (step: PlanStep): Promise<void> => {
@@ -162,6 +168,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   if (graph.steps.length === 0) finish();
   for (const step of graph.steps) if (unmet.get(step.address) === 0) schedule(step);
   await allSettled;
+  if (internalError !== undefined) throw internalError;
 
   result.ok = result.failed.length === 0 && result.skipped.length === 0;
   result.requests = client.requestCount - requestsBefore;
