@@ -61,7 +61,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
 export function addHelpExamples(program: Command): void {
   program.addHelpText(
     'after',
-    '\nOptions of plan, apply, drift and export (after the command name):\n' +
+    '\nOptions of plan, apply, drift and export (before or after the command name):\n' +
       '  --base-url <url>      Platform API base URL (default: $PLATFORM_API_URL)\n' +
       '  --token-file <file>   read the API token from a file (default: $PLATFORM_TOKEN; never an argument)\n' +
       '  --emulator            use an embedded emulator, state in .platform-sync/emulator.json\n' +

@@ -2,7 +2,7 @@
  * The CLI entry: parse options, call the library, pick a renderer, set the exit code
  * (DESIGN.md §1, STYLE.md §6). Only this file decides how an error reaches the user.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
@@ -22,6 +22,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version')
     .showHelpAfterError()
     .exitOverride();
+  addGlobalOptions(program);
   registerEmulatorCommand(program);
   registerDriftCommand(program);
   registerExportCommand(program);
@@ -30,6 +31,29 @@ export function buildProgram(): Command {
   registerApplyCommand(program);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   return program;
+}
+
+/**
+ * --base-url, --token-file, --emulator, --verbose and --no-color are global: accepted before
+ * the command name as well as after it (`platform-sync --verbose plan …`). Commander reads the
+ * program's options anywhere on the line, so each is copied onto the command that runs when
+ * the user gave it. They stay hidden here: the top-level help lists them in its own section.
+ */
+const GLOBAL_OPTIONS: readonly [flags: string, key: string][] = [
+  ['--base-url <url>', 'baseUrl'],
+  ['--token-file <file>', 'tokenFile'],
+  ['--emulator', 'emulator'],
+  ['--verbose', 'verbose'],
+  ['--no-color', 'color'],
+];
+
+function addGlobalOptions(program: Command): void {
+  for (const [flags] of GLOBAL_OPTIONS) program.addOption(new Option(flags).hideHelp());
+  program.hook('preAction', (root, command) => {
+    for (const [, key] of GLOBAL_OPTIONS) {
+      if (root.getOptionValueSource(key) === 'cli') command.setOptionValueWithSource(key, root.getOptionValue(key), 'cli');
+    }
+  });
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -10,9 +10,7 @@ import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { apply } from '../../src/apply/index.js';
-import { readLiveState } from '../../src/live/index.js';
-import { loadManifests } from '../../src/manifest/index.js';
-import { plan } from '../../src/plan/index.js';
+import { planFromManifests } from '../../src/cli/shared.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'platform-sync');
@@ -53,10 +51,8 @@ export function makeTempDir(prefix: string): { dir: string; remove: () => void }
 export async function applyManifests(baseUrl: string, token: string, paths: string[]): Promise<void> {
   const client = createClient({ baseUrl, token });
   try {
-    const desired = await loadManifests(paths);
-    const readmeRepos = new Set(desired.resources.filter((r) => r.kind === 'repo' && r.fields.readme !== undefined).map((r) => r.address));
-    const live = await readLiveState(client, { org: { name: desired.org.name, uid: desired.org.uid }, readmeRepos });
-    const result = await apply(plan(desired, live), client, { concurrency: 8 });
+    const { plan } = await planFromManifests(paths, client);
+    const result = await apply(plan, client, { concurrency: 8 });
     if (!result.ok) throw new Error(`setup apply failed: ${JSON.stringify(result.failed)}`);
   } finally {
     await client.close();

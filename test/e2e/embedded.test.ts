@@ -20,7 +20,8 @@ describe('--emulator: an embedded emulator whose state persists across processes
     expect(existsSync(statePath)).toBe(true);
     expect(readFileSync(statePath, 'utf8')).toContain('release-bot');
 
-    const last = await runCli(['plan', ACME, '--emulator', '--detailed-exitcode', '--format', 'json'], { cwd });
+    // Global options are accepted before the command name too.
+    const last = await runCli(['--emulator', '--no-color', 'plan', ACME, '--detailed-exitcode', '--format', 'json'], { cwd });
     expect(last.stderr).toBe('');
     expect(last.code).toBe(0);
     expect(JSON.parse(last.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
