@@ -4,26 +4,21 @@
  * directory, so what you see is what you would type. The tour checks its own expectations
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { styleText } from 'node:util';
 import { createClient } from './api/client.js';
 import type { ApiClient } from './api/types.js';
 import { EMBEDDED_STATE_PATH } from './cli/embedded.js';
+import { runCli, type CliRun } from './cli/run-cli.js';
 import { startEmulator } from './emulator/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(ROOT, 'bin', 'platform-sync');
 const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
-const paint = (code: string, text: string): string => (useColor ? `\x1b[${code}m${text}\x1b[0m` : text);
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Style = Parameters<typeof styleText>[0];
+const paint = (style: Style, text: string): string => (useColor ? styleText(style, text, { validateStream: false }) : text);
 
 /** A step that did not do what the tour expected. */
 class DemoFailure extends Error {}
@@ -34,7 +29,7 @@ async function main(): Promise<void> {
   try {
     cpSync(join(ROOT, 'examples', 'acme'), join(dir, 'acme'), { recursive: true });
     say(
-      paint('1', 'platform-sync demo'),
+      paint('bold', 'platform-sync demo'),
       `Working in ${dir}: a copy of examples/acme as acme/, and an empty emulator that`,
       `--emulator keeps in ${EMBEDDED_STATE_PATH}. Every command below is the real CLI.`,
     );
@@ -64,7 +59,7 @@ async function main(): Promise<void> {
     heading(7, 'Export the live org as manifests (the way to adopt an existing org)');
     await cli(dir, ['export', '--org', 'acme', '--emulator', '--out', 'exported'], 0, 'written');
     const files = readdirSync(join(dir, 'exported')).sort();
-    say(`exported/: ${files.join(', ')}`, '', paint('2', '--- exported/org.yaml (first lines) ---'));
+    say(`exported/: ${files.join(', ')}`, '', paint('dim', '--- exported/org.yaml (first lines) ---'));
     say(...readFileSync(join(dir, 'exported', 'org.yaml'), 'utf8').split('\n').slice(0, 16).map((l) => `  ${l}`));
 
     heading(8, 'Plan on the export: it describes live state exactly, so no changes');
@@ -74,7 +69,7 @@ async function main(): Promise<void> {
     await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'applied');
     await cli(dir, ['drift', 'acme', '--emulator'], 0, 'in sync');
 
-    say('', paint('1;32', `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
+    say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -119,14 +114,14 @@ async function findOne(client: ApiClient, kind: 'group' | 'repo', query: { name:
  * the tour stays readable), and checks the exit code.
  */
 async function cli(dir: string, args: string[], expectedCode: number, meaning: string, options: { maxLines?: number } = {}): Promise<CliRun> {
-  say(paint('36', `$ platform-sync ${args.join(' ')}`));
-  const run = await runCli(dir, args);
+  say(paint('cyan', `$ platform-sync ${args.join(' ')}`));
+  const run = await runCli(args, { cwd: dir });
   const output = (run.stdout + run.stderr).trimEnd();
   if (output) say(...shorten(output.split('\n'), options.maxLines).map((l) => `  ${l}`));
   if (run.code !== expectedCode) {
     throw new DemoFailure(`\`platform-sync ${args.join(' ')}\` exited ${run.code}, expected ${expectedCode} (${meaning})`);
   }
-  say(paint('32', `✓ exit ${run.code}: ${meaning}`));
+  say(paint('green', `✓ exit ${run.code}: ${meaning}`));
   return run;
 }
 
@@ -135,24 +130,7 @@ function shorten(lines: string[], maxLines: number | undefined): string[] {
   if (maxLines === undefined || lines.length <= maxLines) return lines;
   const tail = 3;
   const head = lines.slice(0, maxLines - tail);
-  return [...head, paint('2', `… ${lines.length - head.length - tail} more lines …`), ...lines.slice(-tail)];
-}
-
-function runCli(dir: string, args: string[]): Promise<CliRun> {
-  // A clean environment for the CLI: no real API settings leak into the tour.
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.PLATFORM_TOKEN;
-  delete env.PLATFORM_API_URL;
-  delete env.GITHUB_STEP_SUMMARY;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code: code ?? 1, stdout, stderr }));
-  });
+  return [...head, paint('dim', `… ${lines.length - head.length - tail} more lines …`), ...lines.slice(-tail)];
 }
 
 function expectText(text: string, pattern: RegExp, what: string): void {
@@ -160,7 +138,7 @@ function expectText(text: string, pattern: RegExp, what: string): void {
 }
 
 function heading(n: number, title: string): void {
-  say('', paint('1', `── ${n}. ${title}`));
+  say('', paint('bold', `── ${n}. ${title}`));
 }
 
 function say(...lines: string[]): void {

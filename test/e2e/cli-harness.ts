@@ -3,42 +3,24 @@
  * process, and put an org into a real emulator through the library, the way a previous
  * `apply` would have.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { apply } from '../../src/apply/index.js';
+import { runCli as runBuiltCli, type CliRun } from '../../src/cli/run-cli.js';
 import { planFromManifests } from '../../src/cli/shared.js';
+
+export type { CliRun };
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'platform-sync');
 export const ACME = join(REPO_ROOT, 'examples', 'acme');
 
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs `platform-sync args…` with a clean environment: nothing from the caller's PLATFORM_*
- * or GITHUB_STEP_SUMMARY leaks in; `env` adds what the test wants.
- */
+/** Runs `platform-sync args…` from the repo root unless `cwd` says otherwise (clean environment). */
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  for (const name of ['PLATFORM_TOKEN', 'PLATFORM_API_URL', 'GITHUB_STEP_SUMMARY']) delete env[name];
-  Object.assign(env, options.env);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code: code ?? 1, stdout, stderr }));
-  });
+  return runBuiltCli(args, { cwd: REPO_ROOT, ...options });
 }
 
 /** A fresh temporary directory and a function that removes it. */
