@@ -35,7 +35,11 @@ export interface BuiltLiveResources {
   /** Sorted by address; for an ambiguous address only the first (lowest uid) is kept. */
   resources: LiveResource[];
   ambiguities: LiveAmbiguity[];
-  /** Kinds with resources whose parent is missing from the listings (never silently dropped). */
+  /**
+   * Listings shown incomplete by what was built: resources whose parent is missing (never
+   * silently dropped), and identities/roles inside the org that a binding names but their
+   * listing did not return.
+   */
   unplaced: IncompleteRead[];
 }
 
@@ -89,6 +93,13 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
     const entry = unplacedCount.get(kind) ?? { count: 0, example: uid };
     entry.count++;
     unplacedCount.set(kind, entry);
+  };
+
+  const unlistedCount = new Map<Kind, { count: number; example: string; binding: string }>();
+  const noteUnlisted = (kind: Kind, uid: string, bindingUid: string): void => {
+    const entry = unlistedCount.get(kind) ?? { count: 0, example: uid, binding: bindingUid };
+    entry.count++;
+    unlistedCount.set(kind, entry);
   };
 
   // Group paths, parents before children: a child's uid is longer than its parent's.
@@ -229,11 +240,19 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
     const path = rolePaths.get(uid);
     return path !== undefined ? { path } : { uid };
   };
+  // A binding may name an identity or role outside the org (kept as `{uid}`), but one whose
+  // uid lies inside the org must have been listed: if not, that listing missed it, and the
+  // binding's address (`uid:…` instead of a path) would not match the manifests.
+  const insideOrg = (uid: string): boolean => uid.startsWith(`${raw.org.uid}/`);
   for (const b of byUid(raw.items.roleBinding)) {
     const place = placeInGroup('roleBinding', b);
     if (!place) continue;
-    const identity = identityKey(referencedUid(b, 'identity'));
-    const role = roleKey(referencedUid(b, 'role'));
+    const identityUid = referencedUid(b, 'identity');
+    const roleUid = referencedUid(b, 'role');
+    if (insideOrg(identityUid) && !identityPaths.has(identityUid)) noteUnlisted('identity', identityUid, b.uid);
+    if (insideOrg(roleUid) && !rolePaths.has(roleUid)) noteUnlisted('role', roleUid, b.uid);
+    const identity = identityKey(identityUid);
+    const role = roleKey(roleUid);
     built.push({
       kind: 'roleBinding',
       address: roleBindingAddress(place.groupPath, identity, role),
@@ -246,7 +265,7 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
     });
   }
 
-  return { ...separateAmbiguities(built), unplaced: describeUnplaced(unplacedCount) };
+  return { ...separateAmbiguities(built), unplaced: [...describeUnplaced(unplacedCount), ...describeUnlisted(unlistedCount)] };
 }
 
 /** Keeps the first resource per address and reports every address held by more than one. */
@@ -270,5 +289,12 @@ function describeUnplaced(counts: Map<Kind, { count: number; example: string }>)
   return [...counts].map(([kind, { count, example }]) => ({
     kind,
     reason: `${count} ${KIND_INFO[kind].plural} (e.g. ${example}) belong to a parent missing from the listings`,
+  }));
+}
+
+function describeUnlisted(counts: Map<Kind, { count: number; example: string; binding: string }>): IncompleteRead[] {
+  return [...counts].map(([kind, { count, example, binding }]) => ({
+    kind,
+    reason: `${count} role binding reference${count === 1 ? '' : 's'} to ${KIND_INFO[kind].plural} inside the org missing from the listing (e.g. ${example}, bound by ${binding})`,
   }));
 }

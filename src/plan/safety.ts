@@ -46,17 +46,36 @@ function findAmbiguities(input: SafetyInput): PlanRefusal[] {
   return refusals;
 }
 
+/**
+ * The kinds whose complete listing a delete of each kind relies on: its own (else it may be
+ * deleted for not being seen), the kinds that can block it with RESOURCE_NOT_EMPTY (children,
+ * referencing bindings — an unseen one makes the delete fail half-way through an apply), and,
+ * for bindings, the identities and roles their addresses are built from (an unseen identity
+ * turns a binding's address into `uid:…`, which no manifest matches).
+ */
+const DELETE_RELIES_ON: Readonly<Record<Kind, readonly Kind[]>> = {
+  group: KINDS,
+  identity: ['identity', 'roleBinding'],
+  role: ['role', 'roleBinding'],
+  roleBinding: ['roleBinding', 'identity', 'role'],
+  repo: ['repo', 'tag'],
+  tag: ['tag'],
+  subscription: ['subscription'],
+};
+
 function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+  if (input.live.incomplete.length === 0) return [];
   const refusals: PlanRefusal[] = [];
   for (const kind of KINDS) {
-    const reads = input.live.incomplete.filter((i) => i.kind === kind);
+    const reads = input.live.incomplete.filter((i) => DELETE_RELIES_ON[kind].includes(i.kind));
     if (reads.length === 0) continue;
     const ofKind = deletes.filter((s) => s.kind === kind).map((s) => s.address);
     if (ofKind.length === 0) continue;
+    const kindsRead = [...new Set(reads.map((r) => r.kind))].join(', ');
     refusals.push({
       rule: 'incomplete-read',
       message:
-        `cannot delete ${countLabel(kind, ofKind.length)} (${listNames(ofKind)}): the live read of ${kind} was incomplete ` +
+        `cannot delete ${countLabel(kind, ofKind.length)} (${listNames(ofKind)}): the live read of ${kindsRead} was incomplete ` +
         `(${reads.map((r) => r.reason).join('; ')}); run plan again`,
       addresses: ofKind,
     });

@@ -78,6 +78,24 @@ describe('buildLiveResources', () => {
     expect(built.unplaced).toEqual([{ kind: 'repo', reason: expect.stringContaining(`${ENG}/7000000000000001`) }]);
   });
 
+  it('reports an identity or role inside the org that a binding names but the listing missed', () => {
+    const built = buildLiveResources(
+      raw({
+        identity: [{ uid: `${ORG}/4000000000000001`, name: 'seen' }],
+        roleBinding: [
+          { uid: `${ORG}/6000000000000001`, identity: { uid: `${ORG}/4000000000000009` }, role: { uid: VIEWER } },
+          { uid: `${ORG}/6000000000000002`, identity: { uid: `${ORG}/4000000000000001` }, role: { uid: `${ORG}/5000000000000009` } },
+          // Outside the org: kept as a uid reference, not a sign of a missed listing.
+          { uid: `${ORG}/6000000000000003`, identity: { uid: OUTSIDE_ID }, role: { uid: VIEWER } },
+        ],
+      }),
+    );
+    expect(built.unplaced).toEqual([
+      { kind: 'identity', reason: expect.stringContaining(`${ORG}/4000000000000009, bound by ${ORG}/6000000000000001`) },
+      { kind: 'role', reason: expect.stringContaining(`${ORG}/5000000000000009, bound by ${ORG}/6000000000000002`) },
+    ]);
+  });
+
   it('finds the parent uid of a child uid', () => {
     expect(parentUidOf(PLAT)).toBe(ENG);
     expect(parentUidOf(ORG)).toBeNull();

@@ -345,6 +345,21 @@ describe('plan: refusals', () => {
     ]);
   });
 
+  it('refuses deletes that rely on an incomplete read of another kind: children, referencing bindings, binding keys', () => {
+    const shapes = [r.group('old'), r.repo('old', 'app'), r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.repo('', 'web')];
+    const refusedFor = (kind: LiveState['incomplete'][number]['kind']) =>
+      refusalsOf(desiredState([]), liveState(shapes, { incomplete: [{ kind, reason: 'restarted' }] })).flatMap((x) => x.addresses);
+    // An unseen child of any kind would make the group delete fail with RESOURCE_NOT_EMPTY.
+    expect(refusedFor('subscription')).toEqual(['group:old']);
+    // An unseen tag blocks its repo (and so the group); unseen bindings block what they reference.
+    expect(refusedFor('tag')).toEqual(['group:old', 'repo:old/app', 'repo:web']);
+    expect(refusedFor('roleBinding')).toEqual(['group:old', 'identity:bot', 'roleBinding:bot=viewer']);
+    // A binding's address is built from the identity listing: an incomplete one may misname it.
+    expect(refusedFor('identity')).toEqual(['group:old', 'identity:bot', 'roleBinding:bot=viewer']);
+    const [refusal] = refusalsOf(desiredState([r.group('old'), r.repo('old', 'app')]), liveState(shapes, { incomplete: [{ kind: 'tag', reason: 'restarted' }] }));
+    expect(refusal!.message).toBe('cannot delete 1 repo (repo:web): the live read of tag was incomplete (restarted); run plan again');
+  });
+
   it('refuses when a desired address matches two live resources', () => {
     const live = liveState([r.repo('', 'dup'), r.repo('', 'dup'), r.repo('', 'other'), r.repo('', 'other')]);
     const refusals = refusalsOf(desiredState([r.repo('', 'dup')]), live);
