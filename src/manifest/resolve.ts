@@ -23,7 +23,8 @@ import type { DesiredResource, DesiredState, PruneSetting, SourceLocation } from
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
-import { didYouMean, formatList } from './suggest.js';
+import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
+import { readDefinitionFields } from './schema.js';
 
 export interface ResolveOptions {
   /** Files read, sorted (becomes DesiredState.files). */
@@ -70,6 +71,17 @@ interface PendingBinding {
 
 type Obj = Record<string, unknown>;
 
+/**
+ * The key that holds `field` in `obj`: the field itself, or when it is absent, a key misspelt
+ * for it ("nmae", "identites"). The schema reports the typo once, with its "did you mean"; the
+ * checks here then judge what was meant instead of echoing the typo as a missing name or an
+ * unknown reference. `definition` names the schema definition whose fields are the known keys.
+ */
+function fieldKey(obj: Obj, field: string, definition: string): string {
+  if (obj[field] !== undefined) return field;
+  return findMisspeltKey(obj, field, readDefinitionFields(definition)) ?? field;
+}
+
 function asObject(v: unknown): Obj | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 }
@@ -100,6 +112,7 @@ class Resolver {
   private readonly identityNamesByGroup = new Map<string, string[]>();
   private readonly roleNamesByGroup = new Map<string, string[]>();
   private readonly identityPathsByName = new Map<string, string[]>();
+  private readonly rolePathsByName = new Map<string, string[]>();
   private readonly bindings: PendingBinding[] = [];
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
   private prune: { value: PruneSetting; location: SourceLocation } | undefined;
@@ -110,7 +123,7 @@ class Resolver {
   addDocument(doc: ManifestDocument): void {
     const root = asObject(doc.value);
     const org = asObject(root?.org);
-    const name = asString(org?.name);
+    const name = asString(org && org[fieldKey(org, 'name', 'org')]);
     if (!root || !org || name === undefined) return; // the schema reports what is missing
     const nameLocation = doc.locate(['org', 'name']);
     if (!this.org) {
@@ -198,15 +211,16 @@ class Resolver {
     this.eachItem(site, value, 'subscriptions', (item, itemSite) => this.addSubscription(itemSite, path, item));
     this.eachItem(site, value, 'roleBindings', (item, itemSite) => this.bindings.push({ site: itemSite, groupPath: path, value: item }));
     this.eachItem(site, value, 'groups', (item, itemSite) => {
-      const name = asString(item.name);
+      const name = asString(item[fieldKey(item, 'name', 'group')]);
       if (name !== undefined) this.addGroup(itemSite, joinPath(path, name), item);
     });
   }
 
   private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {
-    asArray(group[list]).forEach((raw, i) => {
+    const key = fieldKey(group, list, site.pointer.length === 1 ? 'org' : 'group');
+    asArray(group[key]).forEach((raw, i) => {
       const item = asObject(raw);
-      if (item) visit(item, { doc: site.doc, pointer: [...site.pointer, list, i] });
+      if (item) visit(item, { doc: site.doc, pointer: [...site.pointer, key, i] });
     });
   }
 
@@ -243,7 +257,7 @@ class Resolver {
   }
 
   private addIdentity(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item.name);
+    const name = asString(item[fieldKey(item, 'name', 'identity')]);
     if (name === undefined) return;
     const fields: Extract<DesiredResource, { kind: 'identity' }>['fields'] = { name };
     const description = asString(item.description);
@@ -267,7 +281,7 @@ class Resolver {
   }
 
   private addRole(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item.name);
+    const name = asString(item[fieldKey(item, 'name', 'role')]);
     if (name === undefined) return;
     if (BUILTIN_ROLES.has(name)) {
       this.report(
@@ -284,10 +298,11 @@ class Resolver {
     if (!this.declare(site, resource, `role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
     this.rolePaths.add(joinPath(groupPath, name));
     pushTo(this.roleNamesByGroup, groupPath, name);
+    pushTo(this.rolePathsByName, name, joinPath(groupPath, name));
   }
 
   private addRepo(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item.name);
+    const name = asString(item[fieldKey(item, 'name', 'repo')]);
     if (name === undefined) return;
     const fields: Extract<DesiredResource, { kind: 'repo' }>['fields'] = { name };
     const description = asString(item.description);
@@ -299,7 +314,7 @@ class Resolver {
   }
 
   private addSubscription(site: Site, groupPath: string, item: Obj): void {
-    const sink = asString(item.sink);
+    const sink = asString(item[fieldKey(item, 'sink', 'subscription')]);
     if (sink === undefined) return;
     // The schema checks the https:// prefix; here the rest of the URL must parse too.
     if (sink.startsWith('https://') && !isHttpsUrl(sink)) {
@@ -326,9 +341,11 @@ class Resolver {
   }
 
   /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
-  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string } | { uid: string } | undefined {
-    const ref = asString(value[field]);
-    const uid = asString(value[`${field}Uid`]);
+  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; key: string } | { uid: string } | undefined {
+    const refKey = fieldKey(value, field, 'roleBinding');
+    const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
+    const ref = asString(value[refKey]);
+    const uid = asString(value[uidKey]);
     if (ref !== undefined && uid !== undefined) {
       this.report(
         site,
@@ -337,13 +354,13 @@ class Resolver {
       return undefined;
     }
     if (ref === undefined && uid === undefined) {
-      if (value[field] === undefined && value[`${field}Uid`] === undefined) {
+      if (value[refKey] === undefined && value[uidKey] === undefined) {
         const how = field === 'identity' ? 'identity (a name, or a /path from the org root)' : 'role (a custom or built-in role name)';
         this.report(site, `role binding in ${this.groupLabel(groupPath)} has no ${field}; expected ${how} or ${field}Uid`);
       }
       return undefined; // a wrong type is the schema's to report
     }
-    return ref !== undefined ? { ref } : { uid: uid! };
+    return ref !== undefined ? { ref, key: refKey } : { uid: uid! };
   }
 
   private resolveIdentityOf(site: Site, groupPath: string, value: Obj): IdentityKey | undefined {
@@ -351,13 +368,12 @@ class Resolver {
     if (!picked) return undefined;
     if ('uid' in picked) return { uid: picked.uid };
     const ref = picked.ref;
-    const refSite = { doc: site.doc, pointer: [...site.pointer, 'identity'] };
+    const refSite = { doc: site.doc, pointer: [...site.pointer, picked.key] };
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.identityPaths.has(path)) return { path };
       if (this.options.complete) {
-        const candidates = [...this.identityPaths].map((p) => `/${p}`);
-        this.report(refSite, `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: no identity is declared at path ${JSON.stringify(path)} from the org root; expected the path of a declared identity, or identityUid for one the manifests do not manage${didYouMean(`/${path}`, candidates)}`);
+        this.report(refSite, `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
       }
       return undefined;
     }
@@ -381,13 +397,20 @@ class Resolver {
     if (!picked) return undefined;
     if ('uid' in picked) return { uid: picked.uid };
     const ref = picked.ref;
-    const refSite = { doc: site.doc, pointer: [...site.pointer, 'role'] };
+    const refSite = { doc: site.doc, pointer: [...site.pointer, picked.key] };
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
-      if (this.rolePaths.has(path)) return { path };
+      if (this.rolePaths.has(path)) {
+        if (isGroupOrAncestor(parentPath(path), groupPath)) return { path };
+        // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
+        this.report(
+          refSite,
+          `role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)} belongs to ${this.groupLabel(parentPath(path))}, which is not this group or one of its ancestors; a binding may use the custom roles of its own group and its ancestors, or a built-in role`,
+        );
+        return undefined;
+      }
       if (this.options.complete) {
-        const candidates = [...this.rolePaths].map((p) => `/${p}`);
-        this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: no custom role is declared at path ${JSON.stringify(path)} from the org root; expected the path of a declared custom role, or roleUid${didYouMean(`/${path}`, candidates)}`);
+        this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
       }
       return undefined;
     }
@@ -401,12 +424,28 @@ class Resolver {
     }
     if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
     if (this.options.complete) {
-      this.report(
-        refSite,
-        `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}; expected a custom role of this group or its ancestors (${formatList(visible)}) or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES])}`,
-      );
+      const custom = visible.length > 0 ? `a custom role of this group or its ancestors (${formatList(visible)})` : 'a custom role of this group or its ancestors (none are declared)';
+      const elsewhere = (this.rolePathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
+      const note =
+        elsewhere.length > 0
+          ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but a binding may only use custom roles of its own group and its ancestors`
+          : didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES]);
+      this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
     }
     return undefined;
+  }
+
+  /** Why a path from the org root names nothing: its group is not declared, or lacks the name. */
+  private explainMissingPath(kind: 'identity' | 'role', path: string): string {
+    const group = parentPath(path);
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (!this.groups.has(group)) {
+      return `there is no group ${JSON.stringify(group)}${didYouMean(group, [...this.groups.keys()].filter((g) => g !== ''))}`;
+    }
+    const names = (kind === 'identity' ? this.identityNamesByGroup : this.roleNamesByGroup).get(group) ?? [];
+    const what = kind === 'identity' ? 'identity' : 'custom role';
+    const hint = didYouMean(name, names) || (names.length > 0 ? ` (it declares ${formatList(names)})` : '');
+    return `${this.groupLabel(group)} declares no ${what} ${JSON.stringify(name)}${hint}`;
   }
 
   // ---- settings -------------------------------------------------------------------------
@@ -449,6 +488,11 @@ class Resolver {
       }
     }
   }
+}
+
+/** True when `owner` is `group` itself or one of its ancestors (the org '' is everyone's). */
+function isGroupOrAncestor(owner: string, group: string): boolean {
+  return owner === '' || owner === group || group.startsWith(`${owner}/`);
 }
 
 function pushTo(map: Map<string, string[]>, key: string, value: string): void {

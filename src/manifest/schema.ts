@@ -10,7 +10,7 @@ import { findPackageFile } from '../util/package-file.js';
 import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
 import { parsePointer } from './diagnostics.js';
-import { didYouMean, formatList } from './suggest.js';
+import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
 
 export const MANIFEST_API_VERSION = 'platform-sync/v1';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
@@ -90,6 +90,8 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
   switch (error.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
+      // "nmae: x" is one mistake: the unknown-field message already says "did you mean name".
+      if (findMisspeltKey(error.data, missing, propertyNames(error.parentSchema))) return undefined;
       if (segments.length === 0 && missing === 'apiVersion') {
         return { location: place(segments), path, message: `missing apiVersion; expected "apiVersion: ${MANIFEST_API_VERSION}" at the top of the document` };
       }
@@ -100,13 +102,13 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       if (FORBIDDEN_KEYS.has(extra)) return undefined; // already reported by the YAML layer
-      const allowed = Object.keys((error.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+      const allowed = propertyNames(error.parentSchema);
       const what = describeObject(doc.value, segments);
       const note = extra === 'tags' && segments[segments.length - 2] === 'repos' ? '; tags are published by CI and never declared in manifests' : didYouMean(extra, allowed);
       return {
         location: place([...segments, extra], 'key'),
         path: `${path}/${extra}`,
-        message: `unknown field ${JSON.stringify(extra)} in ${what}; expected one of ${allowed.join(', ')}${note}`,
+        message: `unknown field ${JSON.stringify(extra)} in ${what}; expected ${allowed.length === 1 ? '' : 'one of '}${allowed.join(', ')}${note}`,
       };
     }
     case 'type': {
@@ -164,8 +166,11 @@ export function describeObject(root: unknown, segments: readonly string[], withN
     return typeof name === 'string' && withName ? `${kind} ${JSON.stringify(name)}` : kind;
   };
   if (isIndex(last) && parent !== undefined && LIST_ITEM_NAMES[parent]) {
-    if (parent === 'subscriptions' || parent === 'roleBindings') return `${LIST_ITEM_NAMES[parent]} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
-    return named(LIST_ITEM_NAMES[parent]!);
+    const kind = LIST_ITEM_NAMES[parent]!;
+    const name = (node as Record<string, unknown> | undefined)?.name;
+    // Items without a usable name (bindings, subscriptions, or a name that is missing or wrong) go by position.
+    if (typeof name !== 'string') return `${kind} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
+    return named(kind);
   }
   if (last === 'org' && segments.length === 1) return named('org');
   if (last === 'settings' && segments.length === 1) return 'settings';
@@ -189,6 +194,16 @@ function describePatternError(field: string, owner: string, data: unknown): stri
     default:
       return `invalid ${field} ${value} for ${owner}`;
   }
+}
+
+function propertyNames(schema: unknown): string[] {
+  return Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+}
+
+/** Field names of one definition of the schema (`roleBinding` → identity, identityUid, …). */
+export function readDefinitionFields(definition: string): string[] {
+  const defs = readManifestSchema().$defs as Record<string, unknown>;
+  return propertyNames(defs[definition]);
 }
 
 function propertyHint(parentSchema: unknown, property: string): string | undefined {

@@ -2,21 +2,28 @@
  * "Did you mean" hints for misspelt field names, references and globs. Pure.
  */
 
-/** Levenshtein distance, with an early exit once every cell of a row exceeds `limit`. */
+/**
+ * Edit distance counting an insertion, deletion, substitution or swap of two adjacent characters
+ * as one edit (optimal string alignment), since a swap ("nmae", "prnue") is the commonest typo.
+ * Returns `limit + 1` as soon as the distance is known to exceed `limit`.
+ */
 export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
   if (a === b) return 0;
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
       current.push(value);
       if (value < rowMin) rowMin = value;
     }
     if (rowMin > limit) return limit + 1;
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;
@@ -54,4 +61,14 @@ export function formatList(items: readonly string[], max = 12): string {
   if (items.length === 0) return '(none)';
   if (items.length <= max) return items.join(', ');
   return `${items.slice(0, max).join(', ')}, … (${items.length} in all)`;
+}
+
+/**
+ * The key of `object` that is not one of `known` but reads as a typo of `wanted` ("rol" for
+ * "role"), if any. A field that is "missing" because it was misspelt is then reported once, as
+ * the unknown key with its "did you mean", not a second time as missing.
+ */
+export function findMisspeltKey(object: unknown, wanted: string, known: readonly string[]): string | undefined {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;
+  return Object.keys(object).find((key) => !known.includes(key) && suggestClosest(key, known) === wanted);
 }

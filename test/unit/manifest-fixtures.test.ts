@@ -165,7 +165,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'unknown role path',
     files: ['bad-role-path.yaml'],
     expected: [
-      `${F}/bad-role-path.yaml:8:13: unknown role "/engineering/deployer" in role binding of org "acme": no custom role is declared at path "engineering/deployer" from the org root; expected the path of a declared custom role, or roleUid (at /org/roleBindings/0/role)`,
+      `${F}/bad-role-path.yaml:8:13: unknown role "/engineering/deployer" in role binding of org "acme": a path is from the org root, and there is no group "engineering"; expected the path of a declared custom role of this group or its ancestors, or roleUid (at /org/roleBindings/0/role)`,
     ],
   },
   {
@@ -205,7 +205,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'missing required name',
     files: ['bad-missing-name.yaml'],
     expected: [
-      `${F}/bad-missing-name.yaml:5:7: missing required field "name" in group; expected name: name of the group, unique among its siblings: lowercase letters, digits, spaces, ".", "_" and "-" (^[a-z0-9 ._-]{1,}$) (at /org/groups/0)`,
+      `${F}/bad-missing-name.yaml:5:7: missing required field "name" in group 1 of org "acme"; expected name: name of the group, unique among its siblings: lowercase letters, digits, spaces, ".", "_" and "-" (^[a-z0-9 ._-]{1,}$) (at /org/groups/0)`,
     ],
   },
   {
@@ -226,6 +226,33 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     expected: [
       `${F}/bad-bad-uid.yaml:4:8: invalid uid "ACME" for org "acme"; expected the root group's uid, 40 lowercase hex digits (at /org/uid)`,
       `${F}/bad-bad-uid.yaml:6:20: invalid identityUid "not-a-uid" in role binding 1 of org "acme"; expected an identity uid: 40 lowercase hex digits, then "/" and 16 hex digits per level (at /org/roleBindings/0/identityUid)`,
+    ],
+  },
+  {
+    name: "misspelt keys: one message each, with a suggestion, and no echo as missing",
+    files: ['bad-misspelt-keys.yaml'],
+    expected: [
+      `${F}/bad-misspelt-keys.yaml:1:1: unknown field "apiVersoin" in the document; expected one of apiVersion, org, settings (did you mean "apiVersion"?) (at /apiVersoin)`,
+      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, subscriptions, groups, uid (did you mean "identities"?) (at /org/identites)`,
+      `${F}/bad-misspelt-keys.yaml:7:7: unknown field "nmae" in repo 1 of org "acme"; expected one of name, description, readme (did you mean "name"?) (at /org/repos/0/nmae)`,
+      `${F}/bad-misspelt-keys.yaml:10:7: unknown field "rol" in role binding 1 of org "acme"; expected one of identity, identityUid, role, roleUid (did you mean "role"?) (at /org/roleBindings/0/rol)`,
+      `${F}/bad-misspelt-keys.yaml:12:3: unknown field "prnue" in settings; expected one of prune, ignore, protect (did you mean "prune"?) (at /settings/prnue)`,
+    ],
+  },
+  {
+    name: "custom role of another subtree, by name and by path",
+    files: ['bad-role-other-subtree.yaml'],
+    expected: [
+      `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push); a custom role "deployer" exists in group "engineering", but a binding may only use custom roles of its own group and its ancestors (at /org/groups/1/roleBindings/0/role)`,
+      `${F}/bad-role-other-subtree.yaml:16:17: role "/engineering/deployer" in role binding of group "security" belongs to group "engineering", which is not this group or one of its ancestors; a binding may use the custom roles of its own group and its ancestors, or a built-in role (at /org/groups/1/roleBindings/1/role)`,
+    ],
+  },
+  {
+    name: "identity path through a missing group, and a near miss",
+    files: ['bad-missing-group-path.yaml'],
+    expected: [
+      `${F}/bad-missing-group-path.yaml:9:17: unknown identity "enginering/ci-bot" in role binding of org "acme": a path is from the org root, and there is no group "enginering" (did you mean "engineering"?); expected the path of a declared identity, or identityUid for one the manifests do not manage (at /org/roleBindings/0/identity)`,
+      `${F}/bad-missing-group-path.yaml:11:17: unknown identity "engineering/ci-bots" in role binding of org "acme": a path is from the org root, and group "engineering" declares no identity "ci-bots" (did you mean "ci-bot"?); expected the path of a declared identity, or identityUid for one the manifests do not manage (at /org/roleBindings/1/identity)`,
     ],
   },
 ];
