@@ -334,6 +334,50 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
   }
 }
 
+/** Kinds an address names by a `name` that PATCH could change, but that matching keys on. */
+const RENAMEABLE: ReadonlySet<Kind> = new Set(['group', 'identity', 'role', 'repo']);
+
+/** Addresses of the steps `address` waits for, transitively (what it takes down with it). */
+function collectDependencies(p: Planning, address: string): Set<string> {
+  const found = new Set<string>();
+  const pending = [...(p.steps.get(address)?.step.dependsOn ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (found.has(next)) continue;
+    found.add(next);
+    pending.push(...(p.steps.get(next)?.step.dependsOn ?? []));
+  }
+  return found;
+}
+
+/**
+ * Resources are matched by name, so a rename is planned as a delete and a create: the new
+ * resource gets a new uid, and what the old one held (children, tags, bindings to it) is
+ * deleted with it. When one delete and one create of a kind sit under the same parent, say so
+ * on both steps and in a warning, so a reader does not take it for two unrelated changes.
+ */
+function explainRenames(p: Planning): void {
+  const byParent = new Map<string, { creates: PlanStep[]; deletes: PlanStep[] }>();
+  for (const { step } of p.steps.values()) {
+    if (!RENAMEABLE.has(step.kind) || step.action === 'update' || step.parent == null) continue;
+    const key = `${step.kind}\u0000${step.parent}`;
+    const entry = byParent.get(key) ?? { creates: [], deletes: [] };
+    (step.action === 'create' ? entry.creates : entry.deletes).push(step);
+    byParent.set(key, entry);
+  }
+  for (const { creates, deletes } of byParent.values()) {
+    if (creates.length !== 1 || deletes.length !== 1) continue;
+    const [created, deleted] = [creates[0]!, deletes[0]!];
+    const lost = collectDependencies(p, deleted.address).size;
+    created.reason ??= `looks like a rename of ${deleted.address}`;
+    deleted.reason ??= `looks like a rename to ${created.address}`;
+    p.warnings.push(
+      `${deleted.address} → ${created.address} looks like a rename: resources are matched by name, so this is a delete ` +
+        `and a create; the new one gets a new uid${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}`,
+    );
+  }
+}
+
 /** Keeps the steps a target names and, transitively, every step they depend on. */
 function selectTargets(p: Planning, targets: string[]): void {
   const globs = targets.map(compileAddressGlob);
@@ -377,6 +421,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   planUpdates(p, matching.pairs);
   planRoleChanges(p, matching.roleChanges);
   planDeletes(p, chooseDeletes(p, matching.unmatchedLive, resources));
+  explainRenames(p);
   if (options.targets && options.targets.length > 0) selectTargets(p, options.targets);
 
   const steps = orderSteps([...p.steps.values()]);

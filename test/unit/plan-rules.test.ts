@@ -257,6 +257,24 @@ describe('plan: deletes', () => {
     expect(step(p, 'roleBinding:/eng/ci=viewer').before).toEqual({ identity: '/eng/ci', role: 'viewer' });
   });
 
+  it('shows a rename as a delete and a create of one kind under one parent, and says what goes with it', () => {
+    const live = liveState([r.group('backend'), r.identity('backend', 'ci'), r.binding('backend', 'ci', 'viewer'), r.repo('', 'web')]);
+    const p = plan(desiredState([r.group('services'), r.identity('services', 'ci'), r.binding('services', 'ci', 'viewer'), r.repo('', 'web')]), live);
+    expect(step(p, 'group:services').reason).toBe('looks like a rename of group:backend');
+    expect(step(p, 'group:backend').reason).toBe('looks like a rename to group:services');
+    expect(step(p, 'group:backend').dependsOn).toEqual(['identity:backend/ci', 'roleBinding:backend/ci=viewer']);
+    expect(p.warnings).toEqual([
+      'group:backend → group:services looks like a rename: resources are matched by name, so this is a delete and a create; ' +
+        'the new one gets a new uid, and 2 other deletes come with it',
+    ]);
+    // The identity moved with its group: its own delete/create pair is under different parents.
+    expect(step(p, 'identity:services/ci').reason).toBeUndefined();
+    // Two creates and one delete under one parent are not guessed at.
+    const two = plan(desiredState([r.repo('', 'a'), r.repo('', 'b')]), liveState([r.repo('', 'old')]));
+    expect(two.warnings).toEqual([]);
+    expect(two.steps.every((s) => s.reason === undefined)).toBe(true);
+  });
+
   it('deletes a role only after the bindings are PATCHed away from it', () => {
     const live = liveState([r.identity('', 'bot'), r.role('', 'old'), r.binding('', 'bot', 'old')]);
     const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]), live);
