@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Fingerprint, Plan } from '../model/plan.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { displayFields } from './fields.js';
+import { identityRefAddress, roleRefAddress } from './references.js';
 
 /** JSON with object keys sorted, so that equal content always hashes the same. */
 function canonicalJson(value: unknown): string {
@@ -47,8 +48,9 @@ export interface StaleEntry {
 /**
  * Compares a saved plan's fingerprints with a fresh read. Reports: a different org, a
  * resource gone, a resource changed (new `updateTime` or content), a resource that now sits
- * at an address the plan creates, and a new child under a resource the plan deletes (its
- * delete would fail). Empty when the plan is still good to apply.
+ * at an address the plan creates, a new child under a resource the plan deletes or a new
+ * binding to an identity or role it deletes (either delete would fail), and a live read too
+ * incomplete to check against. Empty when the plan is still good to apply.
  */
 export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   const stale: StaleEntry[] = [];
@@ -93,8 +95,19 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     }
   }
   for (const r of live.resources) {
-    if (known.has(r.uid) || r.parentAddress === null || !deleted.has(r.parentAddress)) continue;
-    stale.push({ address: r.address, reason: `new inside ${r.parentAddress}, which the plan deletes` });
+    if (known.has(r.uid)) continue;
+    if (r.parentAddress !== null && deleted.has(r.parentAddress)) {
+      stale.push({ address: r.address, reason: `new inside ${r.parentAddress}, which the plan deletes` });
+    }
+    if (r.kind !== 'roleBinding') continue;
+    // A new binding to an identity or role the plan deletes would make that delete fail.
+    for (const target of [identityRefAddress(r.fields.identity), roleRefAddress(r.fields.role)]) {
+      if (deleted.has(target)) stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });
+    }
+  }
+  // What a read could not see cannot be checked: a missing resource would read as "gone".
+  for (const read of live.incomplete) {
+    stale.push({ address: read.kind, reason: `the live read was incomplete, so the plan cannot be checked (${read.reason})` });
   }
   return stale.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }

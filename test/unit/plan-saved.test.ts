@@ -102,6 +102,21 @@ describe('checkFingerprints', () => {
     ]);
   });
 
+  it('names a new binding to an identity the plan deletes, and refuses to judge from an incomplete read', () => {
+    const live = liveState([r.identity('', 'keep'), r.identity('', 'gone')]);
+    const p = plan(desiredState([r.identity('', 'keep')]), live, { fingerprints: true });
+    expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete identity:gone']);
+    const orgUid = uidOf(live, 'org');
+    const bound = withResource(live, { ...r.binding('', 'gone', 'viewer'), uid: `${orgUid}/00000000000000cc`, parentUid: orgUid } as never);
+    expect(checkFingerprints(p, bound)).toEqual([
+      { address: 'roleBinding:gone=viewer', reason: 'new, and references identity:gone, which the plan deletes' },
+    ]);
+    const incomplete: LiveState = { ...live, incomplete: [{ kind: 'identity', reason: 'identities: uid x was returned twice' }] };
+    expect(checkFingerprints(p, incomplete)).toEqual([
+      { address: 'identity', reason: 'the live read was incomplete, so the plan cannot be checked (identities: uid x was returned twice)' },
+    ]);
+  });
+
   it('notices when the org of a bootstrap plan appeared, or the org is another one', () => {
     const bootstrap = plan(desiredState([r.repo('', 'x')]), emptyLive(), { fingerprints: true });
     expect(bootstrap.fingerprints).toEqual([]);
