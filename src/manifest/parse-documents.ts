@@ -62,7 +62,8 @@ export interface ParsedFile {
 
 /** "file is 1.5 MiB (1572864 bytes), over the limit of 1 MiB (1048576 bytes)…" */
 export function formatOversizeMessage(bytes: number, limit: number): string {
-  return `file is ${formatBytes(bytes)} (${bytes} bytes), over the limit of ${formatBytes(limit)} (${limit} bytes); split it into several manifest files`;
+  const exact = (n: number) => (n < 1024 ? formatBytes(n) : `${formatBytes(n)} (${n} bytes)`);
+  return `file is ${exact(bytes)}, over the limit of ${exact(limit)}; split it into several manifest files`;
 }
 
 function formatBytes(n: number): string {

@@ -3,7 +3,7 @@
  * Directories are read recursively for `.yaml`/`.yml` files (hidden entries skipped, symlinked
  * directories followed once); a file named explicitly is read whatever its extension.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Diagnostic } from '../model/errors.js';
 import { fileDiagnostic } from './diagnostics.js';
@@ -36,11 +36,16 @@ export async function listManifestFiles(paths: readonly string[]): Promise<{ fil
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const full = join(dir, entry.name);
-      const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(full).then((s) => s.isDirectory(), () => false)));
-      if (isDir) found += await walk(full);
-      else if (MANIFEST_EXTENSION.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
-        await addFile(full);
-        found++;
+      // One bad entry (a broken link, a link loop, no permission) is reported on its own; the rest of the directory is still read.
+      try {
+        const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(full).then((s) => s.isDirectory(), () => false)));
+        if (isDir) found += await walk(full);
+        else if (MANIFEST_EXTENSION.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
+          await addFile(full);
+          found++;
+        }
+      } catch (err) {
+        diagnostics.push(fileDiagnostic(full, `cannot read: ${describeFsError(err, entry.isSymbolicLink())}`));
       }
     }
     return found;
@@ -53,7 +58,7 @@ export async function listManifestFiles(paths: readonly string[]): Promise<{ fil
         if ((await walk(path)) === 0) diagnostics.push(fileDiagnostic(path, 'no .yaml or .yml files in this directory; expected manifest files'));
       } else await addFile(path);
     } catch (err) {
-      diagnostics.push(fileDiagnostic(path, `cannot read: ${describeFsError(err)}`));
+      diagnostics.push(fileDiagnostic(path, `cannot read: ${describeFsError(err, await isSymbolicLink(path))}`));
     }
   }
   const files = [...byRealPath.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -74,7 +79,9 @@ export async function readManifestFiles(files: readonly string[], maxFileBytes: 
         diagnostics.push(fileDiagnostic(file, formatOversizeMessage(size, maxFileBytes)));
         continue;
       }
-      texts.push({ file, text: await readFile(file, 'utf8') });
+      const decoded = decodeManifestBytes(file, await readFile(file));
+      if ('text' in decoded) texts.push({ file, text: decoded.text });
+      else diagnostics.push(decoded.diagnostic);
     } catch (err) {
       diagnostics.push(fileDiagnostic(file, `cannot read: ${describeFsError(err)}`));
     }
@@ -82,11 +89,60 @@ export async function readManifestFiles(files: readonly string[], maxFileBytes: 
   return { texts, diagnostics };
 }
 
-function describeFsError(err: unknown): string {
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A file's bytes as text, or a diagnostic at the first byte that is not UTF-8 (read loosely, a
+ * Latin-1 "é" would become "\uFFFD" and surface later as a baffling "invalid name"). A leading
+ * byte order mark is dropped. Pure.
+ */
+export function decodeManifestBytes(file: string, bytes: Uint8Array): { text: string } | { diagnostic: Diagnostic } {
+  try {
+    return { text: UTF8.decode(bytes) };
+  } catch {
+    const offset = Math.min(findInvalidUtf8(bytes), bytes.length - 1);
+    const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+    const line = bytes.subarray(0, lineStart).filter((b) => b === 0x0a).length + 1;
+    const column = [...new TextDecoder('utf-8').decode(bytes.subarray(lineStart, offset))].length + 1;
+    const byte = bytes[offset]!.toString(16).toUpperCase().padStart(2, '0');
+    return {
+      diagnostic: {
+        location: { file, line, column },
+        path: '',
+        message: `file is not valid UTF-8 (byte 0x${byte} here is not part of a UTF-8 character; is it Latin-1 or UTF-16?); save it as UTF-8`,
+      },
+    };
+  }
+}
+
+/** Index of the first byte that does not start a well-formed UTF-8 sequence (a cut-off sequence at the end included); bytes.length when there is none. */
+function findInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (length === 0) return i;
+    try {
+      UTF8.decode(bytes.subarray(i, i + length));
+    } catch {
+      return i;
+    }
+    i += length;
+  }
+  return bytes.length;
+}
+
+async function isSymbolicLink(path: string): Promise<boolean> {
+  return lstat(path).then((s) => s.isSymbolicLink(), () => false);
+}
+
+function describeFsError(err: unknown, isLink = false): string {
   const code = (err as NodeJS.ErrnoException)?.code;
   switch (code) {
     case 'ENOENT':
-      return 'no such file or directory';
+      return isLink ? 'broken symbolic link (its target does not exist)' : 'no such file or directory';
+    case 'ELOOP':
+      return 'symbolic link loop (the link leads back to itself)';
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';

@@ -255,6 +255,13 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
       `${F}/bad-missing-group-path.yaml:11:17: unknown identity "engineering/ci-bots" in role binding of org "acme": a path is from the org root, and group "engineering" declares no identity "ci-bots" (did you mean "ci-bot"?); expected the path of a declared identity, or identityUid for one the manifests do not manage (at /org/roleBindings/1/identity)`,
     ],
   },
+  {
+    name: "not UTF-8 (Latin-1)",
+    files: ['bad-not-utf8.yaml'],
+    expected: [
+      `${F}/bad-not-utf8.yaml:4:19: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character; is it Latin-1 or UTF-16?); save it as UTF-8`,
+    ],
+  },
 ];
 
 describe('bad manifest fixtures', () => {

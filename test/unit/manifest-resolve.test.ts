@@ -279,7 +279,7 @@ describe('file handling', () => {
 
   it('applies the same limit to in-memory texts', () => {
     const { diagnostics } = validateManifestTexts([{ file: 'm.yaml', text: `${HEAD}org: {name: acme}\n` }], { maxFileBytes: 10 });
-    expect(diagnostics.map(formatDiagnostic)).toEqual(['m.yaml:1:1: file is 47 bytes (47 bytes), over the limit of 10 bytes (10 bytes); split it into several manifest files']);
+    expect(diagnostics.map(formatDiagnostic)).toEqual(['m.yaml:1:1: file is 47 bytes, over the limit of 10 bytes; split it into several manifest files']);
   });
 
   it('reads directories recursively (.yaml and .yml, hidden entries skipped), sorted, each file once', async () => {
