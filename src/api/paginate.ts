@@ -4,7 +4,9 @@
  *
  * Strategy `skip` (the default): read the first page, learn `totalCount` and the page length
  * the server really serves, then fetch every remaining page at once (bounded) with `skip`
- * under the same `order_by`. Strategy `cursor`: follow `nextPageToken` one page at a time.
+ * under the same `order_by`, each page overlapping the one before by an item so that offsets
+ * that moved under the read are noticed. Strategy `cursor`: follow `nextPageToken` one page
+ * at a time.
  *
  * Either way items are de-duplicated by uid and the count is checked against `totalCount`. An
  * expired page token makes the server restart the listing without an error (spec, Limits): a
@@ -96,7 +98,15 @@ class ReadLedger<T extends { uid: string }> {
   readonly seen = new Set<string>();
   firstRepeat: string | undefined;
   readonly totals = new Set<number>();
+  /** The first place where a skip page did not continue where the page before it ended. */
+  shift: string | undefined;
   pages = 0;
+
+  noteShift(offset: number, expected: string | undefined, found: string | undefined): void {
+    this.shift ??=
+      `the items before offset ${offset} changed while the listing was read ` +
+      `(expected ${expected ?? 'an item'} there, found ${found ?? 'none'}), so a page may have been skipped`;
+  }
 
   /** Records a page and returns its items not seen before, in order. */
   accept(page: Page<T>): T[] {
@@ -119,6 +129,7 @@ class ReadLedger<T extends { uid: string }> {
     if (this.firstRepeat !== undefined) {
       return `uid ${this.firstRepeat} was returned twice (the listing restarted or shifted while it was read)`;
     }
+    if (this.shift !== undefined) return this.shift;
     if (this.totals.size > 1) return `totalCount changed while the listing was read (${[...this.totals].join(' → ')})`;
     const [total] = this.totals;
     if (total !== undefined && this.seen.size !== total) return `read ${this.seen.size} items but totalCount is ${total}`;
@@ -142,7 +153,7 @@ async function* readPagesOnce<T extends { uid: string }>(
   if (total !== undefined && served >= total) return ledger.findProblem();
 
   if (opts.strategy === 'skip' && total !== undefined && served > 0) {
-    yield* readRemainingBySkip(fetchPage, opts, ledger, served, total);
+    yield* readRemainingBySkip(fetchPage, opts, ledger, first, total);
     return ledger.findProblem();
   }
   // Cursor: also the fallback when the server gives no totalCount to plan skips with.
@@ -164,43 +175,73 @@ async function* readPagesOnce<T extends { uid: string }>(
   return ledger.findProblem();
 }
 
+/** What one skip slot read: its pages, and the uid it found just before its first offset. */
+interface SlotRead<T> {
+  pages: Page<T>[];
+  /** Uid at `offset - 1` when the slot was read (the overlap), or undefined if none came back. */
+  overlapUid: string | undefined;
+  /** Uid of the last item the slot kept. */
+  lastUid: string | undefined;
+}
+
 /**
- * Fetches offsets [served, total) concurrently, `served` items per slot (the length the
- * server actually serves, which may be below the requested page size). A slot that comes back
- * short is topped up from where it stopped, so variable page lengths leave no gaps.
+ * Fetches offsets [served, total) concurrently (bounded), every request starting one item
+ * early. That overlap item must be the one the previous page ended with: if it is not, items
+ * were deleted or inserted before this offset between the two requests, and the offsets moved.
+ * A shift is not always visible otherwise — a delete before the offset plus an insert after it
+ * keeps `totalCount` and the item count right while one item slides into a page already read
+ * and is never seen. Each request yields `served - 1` new items (the page length the server
+ * really serves, which may be below the requested page size); a short page is topped up from
+ * where it stopped, with the same overlap check.
  */
 async function* readRemainingBySkip<T extends { uid: string }>(
   fetchPage: FetchPage<T>,
   opts: ResolvedOptions,
   ledger: ReadLedger<T>,
-  served: number,
+  firstPage: Page<T>,
   total: number,
 ): AsyncGenerator<T[], void> {
+  const served = firstPage.items.length;
   const limit = pLimit(opts.concurrency);
-  const fetchSlot = async (offset: number, want: number): Promise<Page<T>[]> => {
-    const pages: Page<T>[] = [];
+  // With one item per page an overlap leaves nothing new: read without it (no shift check).
+  const overlap = served > 1 ? 1 : 0;
+  const stride = served - overlap;
+  const fetchSlot = async (offset: number, want: number): Promise<SlotRead<T>> => {
+    const slot: SlotRead<T> = { pages: [], overlapUid: undefined, lastUid: undefined };
     let got = 0;
     while (got < want) {
-      const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got });
+      const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got - overlap });
+      const [head, ...rest] = page.items;
+      let fresh = page.items;
+      if (overlap === 1) {
+        if (got === 0) slot.overlapUid = head?.uid;
+        else if (head?.uid !== slot.lastUid) ledger.noteShift(offset + got, slot.lastUid, head?.uid);
+        fresh = rest;
+      }
       // Never take more than the slot covers: the surplus belongs to the next slot.
-      const items = page.items.slice(0, want - got);
-      pages.push({ ...page, items });
+      const items = fresh.slice(0, want - got);
+      slot.pages.push({ ...page, items });
       got += items.length;
-      if (page.items.length === 0) break; // the listing shrank; the count check reports it
+      if (items.length > 0) slot.lastUid = items[items.length - 1]!.uid;
+      if (items.length === 0) break; // the listing shrank; the count check reports it
     }
-    return pages;
+    return slot;
   };
-  const slots: Promise<Page<T>[]>[] = [];
-  for (let offset = served; offset < total; offset += served) {
-    const slot = limit(() => fetchSlot(offset, Math.min(served, total - offset)));
+  const slots: { offset: number; read: Promise<SlotRead<T>> }[] = [];
+  for (let offset = served; offset < total; offset += stride) {
+    const read = limit(() => fetchSlot(offset, Math.min(stride, total - offset)));
     // Awaited in order below; this keeps a failure of a later slot from being "unhandled"
     // while an earlier one is still awaited, or after the consumer stopped early.
-    slot.catch(() => undefined);
-    slots.push(slot);
+    read.catch(() => undefined);
+    slots.push({ offset, read });
   }
+  let previousUid = firstPage.items[served - 1]?.uid;
   try {
-    for (const slot of slots) {
-      for (const page of await slot) yield ledger.accept(page);
+    for (const { offset, read } of slots) {
+      const slot = await read;
+      if (overlap === 1 && slot.overlapUid !== previousUid) ledger.noteShift(offset, previousUid, slot.overlapUid);
+      for (const page of slot.pages) yield ledger.accept(page);
+      previousUid = slot.lastUid;
     }
   } finally {
     limit.clearQueue();
@@ -232,7 +273,7 @@ export async function readListing<T extends { uid: string }>(
     pages += ledger.pages;
     if (problem === undefined) return { items, consistent: true, reads: read, pages };
   }
-  return { items, consistent: false, problem: `${problem} (read ${opts.maxReads} times)`, reads: opts.maxReads, pages };
+  return { items, consistent: false, problem: `${problem} (read ${opts.maxReads} time${opts.maxReads === 1 ? '' : 's'})`, reads: opts.maxReads, pages };
 }
 
 /**

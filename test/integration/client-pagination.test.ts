@@ -53,7 +53,8 @@ describe('list', () => {
     expectAllIdentities(result.items);
     expect(result.requests).toBe(6);
     const reqs = listRequests();
-    expect(reqs.map((r) => r.query.skip)).toEqual([undefined, '200', '400', '600', '800', '1000']);
+    // Each page starts one item early, on the last item of the page before (the shift check).
+    expect(reqs.map((r) => r.query.skip)).toEqual([undefined, '199', '398', '597', '796', '995']);
     expect(reqs.every((r) => r.query.page_size === '200' && r.query.order_by === 'uid' && r.query['uidp.descendants_of'] === orgUid)).toBe(true);
     expect(reqs.some((r) => r.query.page_token !== undefined)).toBe(false);
   });
@@ -63,7 +64,7 @@ describe('list', () => {
     const result = await client({ pageSize: 500 }).list('identity', { descendantsOf: orgUid });
     expect(result.consistent).toBe(true);
     expectAllIdentities(result.items);
-    expect(listRequests().map((r) => r.query.skip)).toEqual([undefined, '200', '400', '600', '800', '1000']);
+    expect(listRequests().map((r) => r.query.skip)).toEqual([undefined, '199', '398', '597', '796', '995']);
   });
 
   it('reads small listings in one request', async () => {

@@ -40,7 +40,8 @@ describe('readListing', () => {
     const result = await readListing(fetchPage);
     expect(result.consistent).toBe(true);
     expect(result.items).toEqual(data);
-    expect(requests.map((r) => r.skip)).toEqual([undefined, 200, 400, 600, 800]);
+    // Each page starts one item early, on the last item of the page before (the shift check).
+    expect(requests.map((r) => r.skip)).toEqual([undefined, 199, 398, 597, 796, 995]);
     expect(new Set(requests.map((r) => r.orderBy))).toEqual(new Set(['uid']));
   });
 
@@ -50,7 +51,38 @@ describe('readListing', () => {
     const result = await readListing(fetchPage, { pageSize: 500 });
     expect(result.consistent).toBe(true);
     expect(result.items).toEqual(data);
-    expect(requests.map((r) => r.skip)).toEqual([undefined, 100, 200, 300, 400]);
+    expect(requests.map((r) => r.skip)).toEqual([undefined, 99, 198, 297, 396]);
+  });
+
+  it('notices offsets that moved under the read even when the counts still add up', async () => {
+    // After the first page, an item already read is deleted and a new one sorts last: the
+    // total stays 1000, but every later offset moves down one and u00200 slides into page 1.
+    const shifting = () => {
+      let data = items(1000);
+      let changed = false;
+      const listing = arrayListing(() => data);
+      const fetchPage: FetchPage<Item> = async (req) => {
+        const page = await listing.fetchPage(req);
+        if (!changed) {
+          changed = true;
+          data = [...data.filter((i) => i.uid !== 'u00005'), { uid: 'v00000' }];
+        }
+        return page;
+      };
+      return { fetchPage, requests: listing.requests, current: () => data };
+    };
+    const twice = shifting();
+    const result = await readListing(twice.fetchPage, { concurrency: 1 });
+    expect(result).toMatchObject({ consistent: true, reads: 2 });
+    expect(result.items).toEqual(twice.current());
+    expect(result.items.some((i) => i.uid === 'u00200')).toBe(true);
+    expect(twice.requests.filter((r) => r.skip === undefined)).toHaveLength(2);
+    // Without a re-read, the first read's problem is named.
+    const once = await readListing(shifting().fetchPage, { maxReads: 1 });
+    expect(once.consistent).toBe(false);
+    expect(once.problem).toBe(
+      'the items before offset 200 changed while the listing was read (expected u00199 there, found u00200), so a page may have been skipped (read 1 time)',
+    );
   });
 
   it('tops up a slot that came back short, leaving no gap', async () => {
