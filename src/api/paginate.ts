@@ -235,7 +235,7 @@ async function* readRemainingBySkip<T extends { uid: string }>(
     read.catch(() => undefined);
     slots.push({ offset, read });
   }
-  let previousUid = firstPage.items[served - 1]?.uid;
+  let previousUid: string | undefined = firstPage.items[served - 1]?.uid;
   try {
     for (const { offset, read } of slots) {
       const slot = await read;
