@@ -71,6 +71,9 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** Transport error codes that mean the request never reached the server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN']);
 
+/** Visible ASCII only: what a bearer token (RFC 6750 b64token) and an HTTP header value allow. */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Query = Record<string, string | number | undefined>;
 
@@ -169,6 +172,14 @@ class HttpApiClient implements ApiClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.token = options.token || undefined;
+    // undici would refuse the header on every request as a "transport error"; say what is wrong
+    // once, up front, without showing the token.
+    if (this.token !== undefined && !TOKEN_PATTERN.test(this.token)) {
+      throw new UserError(
+        'TOKEN_INVALID',
+        'the API token contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters): check PLATFORM_TOKEN or the token file',
+      );
+    }
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.policy = resolveRetryPolicy(options.retry);
     this.random = options.random ?? Math.random;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveConnection } from '../../src/api/connection.js';
+import { createClient } from '../../src/api/client.js';
 import { UserError } from '../../src/model/errors.js';
 
 const TOKEN = 'tok-connection-secret-91';
@@ -47,5 +48,16 @@ describe('resolveConnection', () => {
     const empty = join(dir, 'empty');
     writeFileSync(empty, '  \n');
     expect(caught(() => resolveConnection({ tokenFile: empty, env: { PLATFORM_API_URL: 'http://x' } })).message).toMatch(/is empty/);
+  });
+});
+
+describe('createClient', () => {
+  it('refuses a token no HTTP header can carry, without showing it', () => {
+    for (const token of ['tok-sec\u0001ret-91', 'tok secret 91', 'tok-sécret-91', 'tok-secret\r\nx-evil: 1']) {
+      const err = caught(() => createClient({ baseUrl: 'http://127.0.0.1:9', token }));
+      expect(err.code).toBe('TOKEN_INVALID');
+      expect(err.message).not.toContain('sec');
+    }
+    expect(() => createClient({ baseUrl: 'http://127.0.0.1:9', token: TOKEN }).close()).not.toThrow();
   });
 });
