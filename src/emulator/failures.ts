@@ -96,13 +96,16 @@ export function unimplemented(description: string): ApiFailure {
   return new ApiFailure('UNIMPLEMENTED', `Unimplemented: ${description}`, []);
 }
 
-/** 503 or 429 from the fault injector, with Retry-After in whole seconds. */
-export function transientFailure(codeName: 'UNAVAILABLE' | 'RESOURCE_EXHAUSTED', retryAfterSeconds: number): ApiFailure {
-  const text =
-    codeName === 'UNAVAILABLE'
-      ? 'the service is temporarily unavailable (injected fault)'
-      : 'rate limit exceeded (injected fault)';
-  return new ApiFailure(codeName, `${codeName === 'UNAVAILABLE' ? 'Unavailable' : 'Resource exhausted'}: ${text}`, [], {
-    'retry-after': String(retryAfterSeconds),
-  });
+const INJECTED_FAULT_TEXT = {
+  UNAVAILABLE: 'Unavailable: the service is temporarily unavailable (injected fault)',
+  RESOURCE_EXHAUSTED: 'Resource exhausted: rate limit exceeded (injected fault)',
+  INTERNAL: 'Internal: an internal error occurred (injected fault)',
+} as const;
+
+/**
+ * An injected fault: 503 or 429 with Retry-After in whole seconds, or a 500 INTERNAL, which,
+ * like a real server bug, says nothing about when to retry.
+ */
+export function injectedFailure(codeName: keyof typeof INJECTED_FAULT_TEXT, retryAfterSeconds: number): ApiFailure {
+  return new ApiFailure(codeName, INJECTED_FAULT_TEXT[codeName], [], codeName === 'INTERNAL' ? {} : { 'retry-after': String(retryAfterSeconds) });
 }

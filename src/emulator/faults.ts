@@ -1,8 +1,10 @@
 /**
- * Fault injection (DESIGN.md §6): latency with jitter, 503s, a token-bucket rate limit, and
- * connection resets, some of them after the request was applied. Every request draws the same
- * number of values from one seeded stream whatever happens to it, so the same seed and the
- * same sequence of requests give the same faults.
+ * Fault injection (DESIGN.md §6): latency with jitter, 503s, 500s, a token-bucket rate limit,
+ * connection resets (500s and resets sometimes after the request was applied), and short list
+ * pages. Every request draws the same number of values from two seeded streams whatever happens
+ * to it, so the same seed and the same sequence of requests give the same faults. The second
+ * stream holds the draws of the faults added later (500s, short pages), so that adding them
+ * did not change the sequence an existing seed gives for the original ones.
  */
 import { createRandom, type Random } from './prng.js';
 
@@ -25,15 +27,31 @@ export interface FaultOptions {
    * and reset instead of answered, so a client cannot tell whether a create happened.
    */
   resetRate?: number;
+  /**
+   * Share of requests (0..1) answered 500 INTERNAL (no Retry-After). Half of them (drawn) are
+   * applied first, so a client cannot tell whether a create happened.
+   */
+  internalErrorRate?: number;
+  /**
+   * Share of List responses (0..1) that hold fewer items than `page_size` although more remain
+   * (`nextPageToken` set), as AIP-158 allows: between 1 and (full page − 1) items, drawn.
+   * Following the token loses nothing; a client that stops at a short page does.
+   */
+  shortPageRate?: number;
   /** Page-token lifetime in seconds (default 3 days). */
   pageTokenTtlSeconds?: number;
 }
 
-export type FaultAction = 'none' | 'error' | 'ratelimit' | 'reset-before' | 'reset-after';
+export type FaultAction = 'none' | 'error' | 'ratelimit' | 'internal-before' | 'internal-after' | 'reset-before' | 'reset-after';
 
 export interface FaultDecision {
   delayMs: number;
   action: FaultAction;
+  /**
+   * Set when this request, if it is a List, gets a short page: the share in [0, 1) of the
+   * items between 1 and (full page − 1) to serve. Absent otherwise.
+   */
+  shortPage?: number;
 }
 
 export const DEFAULT_PAGE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
@@ -52,6 +70,8 @@ export function checkFaultOptions(f: FaultOptions): string | null {
   return (
     rate('errorRate') ??
     rate('resetRate') ??
+    rate('internalErrorRate') ??
+    rate('shortPageRate') ??
     nonNegative('latencyMs') ??
     nonNegative('jitterMs') ??
     nonNegative('rateLimit') ??
@@ -64,6 +84,8 @@ export function checkFaultOptions(f: FaultOptions): string | null {
 export class FaultInjector {
   readonly options: FaultOptions;
   private readonly random: Random;
+  /** Draws of the faults added after the first four (see the file comment). */
+  private readonly laterRandom: Random;
   private readonly now: () => number;
   private tokens: number;
   private lastRefill: number;
@@ -73,6 +95,7 @@ export class FaultInjector {
     if (problem) throw new RangeError(`emulator faults: ${problem}`);
     this.options = { ...options };
     this.random = createRandom(options.seed);
+    this.laterRandom = createRandom(options.seed === undefined ? undefined : (options.seed ^ 0x9e3779b9) >>> 0);
     this.now = now;
     this.tokens = Math.max(1, options.rateLimit ?? 0);
     this.lastRefill = now();
@@ -82,19 +105,23 @@ export class FaultInjector {
     return this.options.retryAfterSeconds ?? 1;
   }
 
-  /** Decides the fate of the next request. Always draws four values, in the same order. */
+  /** Decides the fate of the next request. Always draws the same values, in the same order. */
   decide(): FaultDecision {
     const o = this.options;
     const uJitter = this.random();
     const uError = this.random();
     const uReset = this.random();
     const uPhase = this.random();
+    const uInternal = this.laterRandom();
+    const uShort = this.laterRandom();
+    const uShortSize = this.laterRandom();
     const delayMs = (o.latencyMs ?? 0) + (o.jitterMs ?? 0) * uJitter;
     let action: FaultAction = 'none';
     if (o.rateLimit !== undefined && o.rateLimit > 0 && !this.takeToken(o.rateLimit)) action = 'ratelimit';
     else if (uError < (o.errorRate ?? 0)) action = 'error';
+    else if (uInternal < (o.internalErrorRate ?? 0)) action = uPhase < 0.5 ? 'internal-after' : 'internal-before';
     else if (uReset < (o.resetRate ?? 0)) action = uPhase < 0.5 ? 'reset-after' : 'reset-before';
-    return { delayMs, action };
+    return uShort < (o.shortPageRate ?? 0) ? { delayMs, action, shortPage: uShortSize } : { delayMs, action };
   }
 
   private takeToken(rate: number): boolean {

@@ -5,12 +5,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { UserError } from '../model/errors.js';
-import { ApiFailure, invalidArgument, transientFailure } from './failures.js';
-import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions, type FaultAction } from './faults.js';
+import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument } from './failures.js';
+import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
 import { loadState, serializeState, writeFileAtomic } from './persist.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
 import { EmulatorService, type ApiReply, type EmulatorToken } from './service.js';
+import { checkTokens } from './tokens.js';
 
 export type { EmulatorToken } from './service.js';
 export type { FaultOptions } from './faults.js';
@@ -28,6 +29,7 @@ export type {
   SeedAdvisory,
 } from './seed.js';
 export { SeedError } from './seed.js';
+export { readTokensFile } from './tokens.js';
 export { builtinRoleUid } from './service.js';
 
 export interface EmulatorOptions {
@@ -55,7 +57,13 @@ export interface RequestLogEntry {
   query: Record<string, string>;
   /** HTTP status sent; 0 when the connection was reset instead. */
   status: number;
-  faulted?: 'reset' | 'error' | 'ratelimit';
+  /**
+   * The injected fault: `error` (503), `ratelimit` (429), `internal` (500), `reset`, or
+   * `short-page` (a List answered with fewer items than a full page, token set). `applied` is
+   * true when a 500 or reset came after the request had changed state.
+   */
+  faulted?: 'reset' | 'error' | 'ratelimit' | 'internal' | 'short-page';
+  applied?: boolean;
 }
 
 export interface Emulator {
@@ -86,12 +94,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let faults = new FaultInjector(options.faults ?? {}, clock);
   const ttlMs = (f: FaultOptions): number => (f.pageTokenTtlSeconds ?? DEFAULT_PAGE_TOKEN_TTL_SECONDS) * 1000;
   const uidRandom = (f: FaultOptions) => (f.seed === undefined ? undefined : createSeededRandom((f.seed ^ 0x5bd1e995) >>> 0));
-  for (const t of options.tokens ?? []) {
-    if (typeof t.token !== 'string' || t.token === '') throw new UserError('EMULATOR_OPTIONS', 'emulator tokens must be non-empty strings');
-    if (t.role !== 'owner' && t.role !== 'viewer') throw new UserError('EMULATOR_OPTIONS', `emulator token role must be owner or viewer, got ${JSON.stringify(t.role)}`);
-  }
+  const tokens = checkTokens(options.tokens ?? []);
   const service = new EmulatorService({
-    tokens: options.tokens ?? [],
+    tokens,
     clock,
     random: uidRandom(options.faults ?? {}),
     pageTokenTtlMs: ttlMs(options.faults ?? {}),
@@ -170,30 +175,44 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         res.end();
       } else sendJson(res, reply.status, reply.body, reply.headers);
     };
-    const reset = (): void => {
+    const reset = (applied: boolean): void => {
       entry.faulted = 'reset';
+      if (applied) entry.applied = true;
       log(entry);
       resetSocket(req.socket);
     };
-    if (decision.action === 'ratelimit' || decision.action === 'error') {
-      const failure = transientFailure(decision.action === 'error' ? 'UNAVAILABLE' : 'RESOURCE_EXHAUSTED', faults.retryAfterSeconds);
-      return finish(failureReply(failure), decision.action);
-    }
-    if (decision.action === 'reset-before') return reset();
+    const injected = (codeName: 'UNAVAILABLE' | 'RESOURCE_EXHAUSTED' | 'INTERNAL'): ApiReply =>
+      failureReply(injectedFailure(codeName, faults.retryAfterSeconds).inDomain(errorDomainFor(path)));
+    if (decision.action === 'ratelimit') return finish(injected('RESOURCE_EXHAUSTED'), 'ratelimit');
+    if (decision.action === 'error') return finish(injected('UNAVAILABLE'), 'error');
+    if (decision.action === 'internal-before') return finish(injected('INTERNAL'), 'internal');
+    if (decision.action === 'reset-before') return reset(false);
     let body: unknown;
     try {
       body = await readJsonBody(req);
     } catch (err) {
-      if (err instanceof ApiFailure) return finish(failureReply(err));
+      if (err instanceof ApiFailure) return finish(failureReply(err.inDomain(errorDomainFor(path))));
       throw err;
     }
     if (!isDecodable(url.pathname)) {
       return finish(failureReply(invalidArgument([{ field: 'path', description: 'is not valid percent-encoding' }])));
     }
-    const reply = service.handle({ method, path, query: url.searchParams, body, authorization: req.headers.authorization });
-    if (reply.mutated && reply.status < 300) markDirty();
-    if ((decision.action as FaultAction) === 'reset-after') return reset();
-    finish(reply);
+    const reply = service.handle({
+      method,
+      path,
+      query: url.searchParams,
+      body,
+      authorization: req.headers.authorization,
+      ...(decision.shortPage !== undefined ? { shortPage: decision.shortPage } : {}),
+    });
+    const applied = reply.mutated === true && reply.status < 300;
+    if (applied) markDirty();
+    if (decision.action === 'reset-after') return reset(applied);
+    if (decision.action === 'internal-after') {
+      if (applied) entry.applied = true;
+      return finish(injected('INTERNAL'), 'internal');
+    }
+    finish(reply, reply.shortened ? 'short-page' : undefined);
   }
 
   await new Promise<void>((resolve, reject) => {

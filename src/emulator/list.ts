@@ -167,13 +167,17 @@ export interface Page {
   items: StoredResource[];
   totalCount: number;
   nextPageToken?: string;
+  /** True when an injected short-page fault served fewer items than a full page. */
+  shortened?: boolean;
 }
 
 /**
  * Cuts one page out of `sorted` (ascending by the request's order field, then uid) for `req`.
- * `now` and `ttlMs` decide whether the page token has expired.
+ * `now` and `ttlMs` decide whether the page token has expired. `shortPage` (a share in [0, 1),
+ * from the fault injector) cuts a page that is full and not the last one down to between 1 and
+ * (full − 1) items; the next token then continues right after the last item served.
  */
-export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly StoredResource[], now: number, ttlMs: number): Page {
+export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly StoredResource[], now: number, ttlMs: number, shortPage?: number): Page {
   const n = sorted.length;
   const hash = hashQuery(kind, req);
   const { field, desc } = req.order;
@@ -195,10 +199,12 @@ export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly Stor
     }
   }
   start += req.skip;
-  const end = Math.min(n, start + req.pageSize);
+  let end = Math.min(n, start + req.pageSize);
+  const shortened = shortPage !== undefined && end < n && end - start >= 2;
+  if (shortened) end = start + 1 + Math.floor(shortPage * (end - start - 1));
   const items: StoredResource[] = [];
   for (let i = start; i < end; i++) items.push(desc ? sorted[n - 1 - i]! : sorted[i]!);
-  const page: Page = { items, totalCount: n };
+  const page: Page = { items, totalCount: n, ...(shortened ? { shortened } : {}) };
   if (end < n && items.length > 0) {
     const last = items[items.length - 1]!;
     page.nextPageToken = encodeCursor({ q: hash, k: sortKey(last, field), u: last.uid, t: now });

@@ -47,6 +47,8 @@ export interface ApiRequest {
   body: unknown;
   /** Value of the Authorization header, if any. */
   authorization: string | undefined;
+  /** Injected fault: a List serves a short page (see FaultDecision.shortPage). */
+  shortPage?: number;
 }
 
 export interface ApiReply {
@@ -56,6 +58,8 @@ export interface ApiReply {
   headers?: Record<string, string>;
   /** True when the request changed state (persistence is scheduled). */
   mutated?: boolean;
+  /** True when a List page was cut short by an injected fault. */
+  shortened?: boolean;
 }
 
 /** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
@@ -184,7 +188,7 @@ export class EmulatorService {
       throw unimplemented(`${method} is not supported on a readme; use GET or PATCH`);
     }
     if (rest === '') {
-      if (method === 'GET') return this.list(caller, kind, req.query);
+      if (method === 'GET') return this.list(caller, kind, req.query, req.shortPage);
       if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
       if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${KIND_INFO[kind].collection}/{parent}` }]);
       throw unimplemented(`${method} ${req.path} is not supported`);
@@ -226,18 +230,18 @@ export class EmulatorService {
     return r;
   }
 
-  private list(caller: Caller, kind: ApiKind, query: URLSearchParams): ApiReply {
+  private list(caller: Caller, kind: ApiKind, query: URLSearchParams, shortPage: number | undefined): ApiReply {
     const req = parseListRequest(kind, query);
     if (caller.scope !== undefined) req.filter.scope = caller.scope;
     const sorted = this.store.query(kind, req.filter, req.order.field);
-    const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs);
+    const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs, shortPage);
     const body: Record<string, unknown> = {
       [KIND_INFO[kind].plural]: page.items.map((r) => renderResource(this.store, r)),
       totalCount: String(page.totalCount),
       skipped: req.skip,
     };
     if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
-    return { status: 200, body };
+    return { status: 200, body, ...(page.shortened ? { shortened: true } : {}) };
   }
 
   /** A strictly later updateTime than `r` had, so every change is visible in it. */
@@ -334,12 +338,15 @@ export class EmulatorService {
       const n = this.store.bindingCount(kind, uid);
       if (n > 0) throw resourceNotEmpty(uid, `${kind} ${r.data.name} (${uid}) is still referenced by ${n} role binding${n === 1 ? '' : 's'}; delete them first`);
     }
-    const counts = this.store.childCounts(uid);
+    // Advisories are the service's read-only data, not the caller's: they never block a
+    // delete (the caller could not delete them) and go with their group.
+    const { advisory: _advisories, ...counts } = this.store.childCounts(uid);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) {
       const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : KIND_INFO[k as ApiKind].plural}`).join(', ');
       throw resourceNotEmpty(uid, `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`);
     }
+    for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
     this.store.remove(r);
     return { status: 200, mutated: true };
   }

@@ -190,6 +190,11 @@ export class Store {
     return out;
   }
 
+  /** Direct children of `uid` of one kind, in no particular order (a copy: safe to remove from). */
+  childrenOf(uid: string, kind: ApiKind): StoredResource[] {
+    return [...(this.children.get(uid)?.get(kind) ?? [])].map((u) => this.get(kind, u)!);
+  }
+
   bindingCount(kind: 'identity' | 'role', uid: string): number {
     return (kind === 'identity' ? this.bindingsByIdentity : this.bindingsByRole).get(uid) ?? 0;
   }

@@ -3,7 +3,7 @@
  * SIGTERM. Needs `npm run build` (npm test builds first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,39 @@ describe.skipIf(!existsSync(join(root, 'dist/src/cli/main.js')))('platform-sync 
     run.child.kill('SIGINT');
     expect(await run.exit).toBe(0);
     expect(run.output()).not.toContain('env-token');
+  });
+
+  it('takes several tokens, one scoped, from --tokens FILE without any token on the command line', async () => {
+    const acme = '00000000000000000000000000000000000ac3e1'; // pinned in examples/emulator-seed.yaml
+    const tokens = join(dir, 'tokens.yaml');
+    writeFileSync(tokens, `- {token: file-owner, role: owner}\n- {token: file-viewer, role: viewer}\n- {token: file-scoped, role: owner, scope: "${acme}"}\n`);
+    const run = await startCli(['--tokens', tokens, '--seed', 'examples/emulator-seed.yaml', '--internal-error-rate', '0', '--short-page-rate', '1']);
+    const groups = async (token: string) => (await (await fetch(`${run.url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
+    expect((await groups('file-owner')).groups).toHaveLength(3);
+    const scoped = await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', headers: { authorization: 'Bearer file-scoped' }, body: '{"name":"another-org"}' });
+    expect(scoped.status).toBe(403); // a scoped token cannot create a root org
+    const viewer = await fetch(`${run.url}/iam/v2/groups/${acme}`, { method: 'DELETE', ...auth('file-viewer') });
+    expect(viewer.status).toBe(403);
+    // --short-page-rate 1: a first page of 2 (3 groups) holds 1 item and a token.
+    const short = (await (await fetch(`${run.url}/iam/v2/groups?page_size=2`, auth('file-owner'))).json()) as { groups: unknown[]; nextPageToken?: string };
+    expect(short.groups).toHaveLength(1);
+    expect(short.nextPageToken).toBeTruthy();
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toBe(0);
+    expect(run.output()).not.toMatch(/file-(owner|viewer|scoped)/);
+  });
+
+  it('refuses a token given both in --tokens and PLATFORM_TOKEN, without printing it', async () => {
+    const tokens = join(dir, 'dup-tokens.yaml');
+    writeFileSync(tokens, '- {token: dup-secret, role: viewer}\n');
+    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--tokens', tokens], { cwd: root, env: { ...process.env, PLATFORM_TOKEN: 'dup-secret' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).toContain('PLATFORM_TOKEN repeats a token already configured (entry [0] of --tokens');
+    expect(out).not.toContain('dup-secret');
   });
 
   it('refuses bad flag values with a clear message', async () => {

@@ -214,6 +214,18 @@ describe('not found and delete (8)', () => {
   });
 });
 
+describe('advisories under a group', () => {
+  it('do not block deleting the group (nobody can delete them) and go with it', async () => {
+    const seeded = emu.seed({ orgs: [{ name: 'with-advisory' }], advisories: [{ advisoryId: 'CVE-2026-9999', artifactName: 'zlib', org: 'with-advisory' }] });
+    const uid = seeded.uids['advisory:CVE-2026-9999']!;
+    expect((await del(emu, `/vulnerabilities/v2/advisories/${uid}`)).status).toBe(501);
+    const r = await del(emu, `/iam/v2/groups/${seeded.orgUids['with-advisory']}`);
+    expect(r.status).toBe(200);
+    expect((await get(emu, `/vulnerabilities/v2/advisories/${uid}`)).status).toBe(404);
+    expect((await get(emu, '/vulnerabilities/v2/advisories?advisoryIds=CVE-2026-9999')).body.totalCount).toBe('0');
+  });
+});
+
 describe('role bindings and built-in roles', () => {
   let team: string;
   let sub: string;

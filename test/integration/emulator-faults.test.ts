@@ -79,8 +79,50 @@ describe('faults', () => {
     expect(emu.requestLog.find((e) => e.faulted === 'reset')!.status).toBe(0);
   });
 
+  it('internal error rate answers 500 INTERNAL without Retry-After, half of them after applying the request', async () => {
+    const emu = await start({});
+    const org = (await post(emu, '/iam/v2/groups', { name: 'acme' })).body.uid;
+    emu.clearRequestLog();
+    emu.setFaults({ internalErrorRate: 1, seed: 4 });
+    const replies = [];
+    for (let i = 0; i < 20; i++) replies.push(await post(emu, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+    for (const r of replies) {
+      expect(r.status).toBe(500);
+      expect(r.body).toMatchObject({ code: 13, message: expect.stringMatching(/^Internal: /) });
+      expect(r.body.details[0]).toMatchObject({ reason: 'INTERNAL', domain: 'registry.platform.emulator' });
+      expect(r.headers.get('retry-after')).toBeNull();
+    }
+    emu.setFaults({});
+    const applied = (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).body.repos.map((r: { name: string }) => r.name);
+    const loggedApplied = emu.requestLog.filter((e) => e.faulted === 'internal' && e.applied).map((e) => e.seq - emu.requestLog[0]!.seq);
+    // Exactly the creates the log marks as applied exist: some, not all.
+    expect(applied.sort()).toEqual(loggedApplied.map((i) => `r${i}`).sort());
+    expect(applied.length).toBeGreaterThan(0);
+    expect(applied.length).toBeLessThan(20);
+  });
+
+  it('short pages hold fewer items than page_size while nextPageToken is set; following the tokens loses nothing', async () => {
+    const emu = await start({});
+    const seeded = emu.seed({ orgs: [{ name: 'acme', repos: Array.from({ length: 45 }, (_, i) => ({ name: `repo-${String(i).padStart(2, '0')}` })) }] });
+    emu.setFaults({ shortPageRate: 1, seed: 3 });
+    const pageSizes: number[] = [];
+    const names: string[] = [];
+    let token: string | undefined;
+    do {
+      const r = await get(emu, `/registry/v2/repos?uidp.children_of=${seeded.orgUids.acme}&order_by=name%20desc&page_size=10${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      expect(r.body.totalCount).toBe('45');
+      pageSizes.push(r.body.repos.length);
+      names.push(...r.body.repos.map((x: { name: string }) => x.name));
+      token = r.body.nextPageToken || undefined;
+      if (token) expect(r.body.repos.length).toBeLessThan(10);
+    } while (token);
+    expect(names).toEqual(Array.from({ length: 45 }, (_, i) => `repo-${String(44 - i).padStart(2, '0')}`));
+    expect(pageSizes.every((n) => n >= 1)).toBe(true);
+    expect(emu.requestLog.filter((e) => e.faulted === 'short-page')).toHaveLength(pageSizes.length - 1);
+  });
+
   it('same seed → same sequence of faults and the same uids; another seed → another sequence', async () => {
-    const faults: FaultOptions = { seed: 2026, errorRate: 0.25, resetRate: 0.25 };
+    const faults: FaultOptions = { seed: 2026, errorRate: 0.2, internalErrorRate: 0.15, resetRate: 0.25 };
     const run = async (f: FaultOptions) => {
       const emu = await start(f);
       const created = await outcomes(emu, 30, (i) => post(emu, '/iam/v2/groups', { name: `org-${i}` }));
@@ -93,7 +135,7 @@ describe('faults', () => {
     expect(b.created).toEqual(a.created);
     expect(b.log).toEqual(a.log);
     expect(b.uids).toEqual(a.uids);
-    expect(new Set(a.created)).toEqual(new Set([200, 503, 'reset']));
+    expect(new Set(a.created)).toEqual(new Set([200, 500, 503, 'reset']));
     const c = await run({ ...faults, seed: 7 });
     expect(c.log).not.toEqual(a.log);
   });
@@ -112,5 +154,6 @@ describe('faults', () => {
     const emu = await start({});
     expect(() => emu.setFaults({ errorRate: 2 })).toThrow(/errorRate must be between 0 and 1/);
     expect(() => emu.setFaults({ retryAfterSeconds: 1.5 })).toThrow(/retryAfterSeconds/);
+    expect(() => emu.setFaults({ shortPageRate: 2 })).toThrow(/shortPageRate must be between 0 and 1/);
   });
 });

@@ -62,7 +62,9 @@ describe('list envelope and page_size (1)', () => {
     const r = await get(emu, `/registry/v2/repos?uidp.children_of=${big}&page_size=1000`);
     expect(r.body.repos).toHaveLength(200);
     expect(r.body.totalCount).toBe('260');
-    for (const bad of ['-1', 'ten']) {
+    // AIP-158: 0 (like an absent page_size) means the default.
+    expect((await get(emu, `/registry/v2/repos?uidp.children_of=${big}&page_size=0`)).body.repos).toHaveLength(50);
+    for (const bad of ['-1', 'ten', '2.5', '', '1e3']) {
       const e = await get(emu, `/registry/v2/repos?page_size=${bad}`);
       expect(e.status).toBe(400);
       expect(e.body.code).toBe(3);
@@ -112,6 +114,21 @@ describe('order_by and skip (2)', () => {
     const byUpdated = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=updateTime&page_size=200`);
     const updated = byUpdated.body.repos.map((i: { updateTime: string }) => i.updateTime);
     expect(updated).toEqual([...updated].sort());
+  });
+
+  it('keeps every order, ascending and descending, across cursors and with skip', async () => {
+    const base = `/registry/v2/repos?uidp.children_of=${org}`;
+    for (const field of ['uid', 'name', 'createTime', 'created_at', 'updateTime']) {
+      const asc = (await listAll(emu, `${base}&order_by=${field}&page_size=7`, 'repos')).items.map((r) => r.uid);
+      expect(asc, field).toHaveLength(120);
+      expect(new Set(asc).size, field).toBe(120);
+      const desc = (await listAll(emu, `${base}&order_by=${field}%20desc&page_size=9`, 'repos')).items.map((r) => r.uid);
+      expect(desc, `${field} desc`).toEqual([...asc].reverse());
+      // skip on the first request only: with a token it counts from the token's position.
+      const first = await get(emu, `${base}&order_by=${field}%20desc&page_size=9&skip=100`);
+      const rest = await listAll(emu, `${base}&order_by=${field}%20desc&page_size=9`, 'repos', first.body.nextPageToken);
+      expect([...first.body.repos, ...rest.items].map((r) => r.uid), `${field} desc skip`).toEqual(desc.slice(100));
+    }
   });
 
   it('combines skip with order_by, page_size and a cursor', async () => {
@@ -264,6 +281,13 @@ describe('uids and timestamps (5)', () => {
     expect(raw.status).toBe(200);
     expect(encoded.body).toEqual(raw.body);
     expect(encodeURIComponent(platform)).toContain('%2F');
+    // Create under an encoded parent, then the readme of the new repo through an encoded uid.
+    const created = await post(emu, `/registry/v2/repos/${encodeURIComponent(platform)}`, { name: 'encoded-parent' });
+    expect(created.body.uid).toMatch(new RegExp(`^${platform}/[0-9a-f]{16}$`));
+    expect((await get(emu, `/registry/v2/repos/${encodeURIComponent(created.body.uid)}/readme`)).body).toEqual({ uid: created.body.uid, content: '' });
+    const bad = await get(emu, '/iam/v2/groups/%E0%A4%A');
+    expect(bad.status).toBe(400);
+    expect(detail(bad.body, 'BadRequest').fieldViolations[0].field).toBe('path');
   });
 
   it('formats timestamps with milliseconds and Z, and changes updateTime on every change', async () => {

@@ -21,6 +21,24 @@ describe('FaultInjector', () => {
     expect(errors(0.5)).toEqual(errors(0));
   });
 
+  it('adds 500s (before or after applying) and short pages without changing what a seed gave before', () => {
+    const base = { seed: 9, errorRate: 0.2, resetRate: 0.2 };
+    const withNew = sequence(new FaultInjector({ ...base, internalErrorRate: 0.3, shortPageRate: 0.5 }, () => 0), 300);
+    const without = sequence(new FaultInjector(base, () => 0), 300);
+    // 503s and delays are exactly the same requests as without the new faults.
+    expect(withNew.map((d) => d.action === 'error')).toEqual(without.map((d) => d.action === 'error'));
+    expect(withNew.map((d) => d.delayMs)).toEqual(without.map((d) => d.delayMs));
+    expect(without.every((d) => d.shortPage === undefined)).toBe(true);
+    const actions = new Set(withNew.map((d) => d.action));
+    expect(actions).toContain('internal-before');
+    expect(actions).toContain('internal-after');
+    const short = withNew.filter((d) => d.shortPage !== undefined);
+    expect(short.length).toBeGreaterThan(100);
+    expect(short.length).toBeLessThan(200);
+    expect(short.every((d) => d.shortPage! >= 0 && d.shortPage! < 1)).toBe(true);
+    expect(sequence(new FaultInjector({ ...base, internalErrorRate: 0.3, shortPageRate: 0.5 }, () => 0), 300)).toEqual(withNew);
+  });
+
   it('limits to the configured rate with a one-second burst', () => {
     let now = 0;
     const f = new FaultInjector({ rateLimit: 2 }, () => now);
@@ -34,6 +52,8 @@ describe('FaultInjector', () => {
   it('rejects out-of-range settings', () => {
     expect(() => new FaultInjector({ resetRate: -0.1 }, () => 0)).toThrow(/resetRate/);
     expect(() => new FaultInjector({ latencyMs: Number.NaN }, () => 0)).toThrow(/latencyMs/);
+    expect(() => new FaultInjector({ internalErrorRate: 1.5 }, () => 0)).toThrow(/internalErrorRate must be between 0 and 1/);
+    expect(() => new FaultInjector({ shortPageRate: -1 }, () => 0)).toThrow(/shortPageRate must be between 0 and 1/);
   });
 });
 

@@ -61,4 +61,25 @@ describe('slicePage', () => {
     const next = slicePage('repo', { filter: {}, order: { field: 'name', desc: false }, pageSize: 2, skip: 1, pageToken: first.nextPageToken! }, items, 0, 1000);
     expect(next.items.map((r) => r.data.name)).toEqual(['r4', 'r5']);
   });
+
+  it('cuts a short page to between 1 and full − 1 items and continues after it, never on the last page', () => {
+    const req: ListRequest = { filter: {}, order: { field: 'name', desc: true }, pageSize: 4, skip: 0 };
+    const served: string[] = [];
+    let token: string | undefined;
+    const sizes: number[] = [];
+    for (const share of [0, 0.99, 0.5, 0.5]) {
+      const page = slicePage('repo', { ...req, ...(token ? { pageToken: token } : {}) }, items, 0, 1000, share);
+      sizes.push(page.items.length);
+      served.push(...page.items.map((r) => r.data.name!));
+      expect(page.shortened ?? false).toBe(page.nextPageToken !== undefined);
+      token = page.nextPageToken;
+    }
+    // share 0 → 1 item, 0.99 → 3 (full − 1), 0.5 → 2; then 4 items remain, a full last page.
+    expect(sizes).toEqual([1, 3, 2, 4]);
+    expect(token).toBeUndefined();
+    expect(served).toEqual(['r9', 'r8', 'r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+    // A page of one item cannot be shorter; the last page is never cut.
+    expect(slicePage('repo', { ...req, pageSize: 1 }, items, 0, 1000, 0.5).items).toHaveLength(1);
+    expect(slicePage('repo', { ...req, pageSize: 10 }, items, 0, 1000, 0.5).items).toHaveLength(10);
+  });
 });

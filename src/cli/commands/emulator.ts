@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { UserError } from '../../model/errors.js';
-import { startEmulator, type EmulatorToken, type FaultOptions } from '../../emulator/index.js';
+import { readTokensFile, startEmulator, type EmulatorToken, type FaultOptions } from '../../emulator/index.js';
 
 interface EmulatorCliOptions {
   port: number;
@@ -13,11 +13,14 @@ interface EmulatorCliOptions {
   seed?: string;
   token?: string;
   viewerToken?: string;
+  tokens?: string;
   latency?: number;
   jitter?: number;
   errorRate?: number;
   rateLimit?: number;
   resetRate?: number;
+  internalErrorRate?: number;
+  shortPageRate?: number;
   retryAfter?: number;
   pageTokenTtl?: number;
   faultSeed?: number;
@@ -33,15 +36,24 @@ function parseNumber(kind: 'integer' | 'number' | 'rate') {
   };
 }
 
-/** The tokens the command line configures; PLATFORM_TOKEN stands in for --token. */
-export function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
-  const tokens: EmulatorToken[] = [];
+/**
+ * The tokens the command line configures: `--tokens FILE` entries, then the owner token
+ * (`--token`, else PLATFORM_TOKEN) and `--viewer-token`. A token given twice is an error.
+ */
+export function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
+  const tokens: EmulatorToken[] = opts.tokens ? readTokensFile(opts.tokens) : [];
+  const fromFile = tokens.length;
+  const add = (token: string, role: EmulatorToken['role'], flag: string): void => {
+    const clash = tokens.findIndex((t) => t.token === token);
+    if (clash >= 0) {
+      const where = clash < fromFile ? `entry [${clash}] of --tokens ${opts.tokens}` : 'the owner token';
+      throw new UserError('EMULATOR_OPTIONS', `${flag} repeats a token already configured (${where}); each token has one role`);
+    }
+    tokens.push({ token, role });
+  };
   const owner = opts.token ?? env.PLATFORM_TOKEN;
-  if (owner) tokens.push({ token: owner, role: 'owner' });
-  if (opts.viewerToken) {
-    if (opts.viewerToken === owner) throw new UserError('EMULATOR_OPTIONS', '--viewer-token must differ from the owner token');
-    tokens.push({ token: opts.viewerToken, role: 'viewer' });
-  }
+  if (owner) add(owner, 'owner', opts.token ? '--token' : 'PLATFORM_TOKEN');
+  if (opts.viewerToken) add(opts.viewerToken, 'viewer', '--viewer-token');
   return tokens;
 }
 
@@ -54,6 +66,8 @@ export function faultsFromOptions(opts: EmulatorCliOptions): FaultOptions {
   if (opts.errorRate !== undefined) f.errorRate = opts.errorRate;
   if (opts.rateLimit !== undefined) f.rateLimit = opts.rateLimit;
   if (opts.resetRate !== undefined) f.resetRate = opts.resetRate;
+  if (opts.internalErrorRate !== undefined) f.internalErrorRate = opts.internalErrorRate;
+  if (opts.shortPageRate !== undefined) f.shortPageRate = opts.shortPageRate;
   if (opts.retryAfter !== undefined) f.retryAfterSeconds = opts.retryAfter;
   if (opts.pageTokenTtl !== undefined) f.pageTokenTtlSeconds = opts.pageTokenTtl;
   return f;
@@ -69,11 +83,14 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--seed <file>', 'YAML/JSON seed loaded at start (ignored when --state FILE exists)')
     .option('--token <token>', 'owner bearer token (default: $PLATFORM_TOKEN)')
     .option('--viewer-token <token>', 'read-only bearer token (writes get 403)')
+    .option('--tokens <file>', 'YAML/JSON list of {token, role: owner|viewer, scope?: <group uid>}; keeps tokens out of the command line')
     .option('--latency <ms>', 'added latency per request', parseNumber('number'))
     .option('--jitter <ms>', 'up to this much more latency, random per request', parseNumber('number'))
     .option('--error-rate <r>', 'share of requests answered 503 with Retry-After (0..1)', parseNumber('rate'))
     .option('--rate-limit <rps>', 'requests per second before 429 with Retry-After', parseNumber('number'))
     .option('--reset-rate <r>', 'share of connections reset, half after applying the request (0..1)', parseNumber('rate'))
+    .option('--internal-error-rate <r>', 'share of requests answered 500 INTERNAL, half after applying the request (0..1)', parseNumber('rate'))
+    .option('--short-page-rate <r>', 'share of list pages cut short while nextPageToken is set (0..1)', parseNumber('rate'))
     .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
@@ -89,7 +106,7 @@ export function registerEmulatorCommand(program: Command): void {
       });
       process.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
       if (tokens.length === 0)
-        process.stderr.write('No token configured (--token or PLATFORM_TOKEN): every request except ping will get 401.\n');
+        process.stderr.write('No token configured (--tokens, --token or PLATFORM_TOKEN): every request except ping will get 401.\n');
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {
           process.off('SIGINT', stop);
