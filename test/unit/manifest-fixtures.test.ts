@@ -262,6 +262,41 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
       `${F}/bad-not-utf8.yaml:4:19: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character; is it Latin-1 or UTF-16?); save it as UTF-8`,
     ],
   },
+  {
+    name: "a line indented deeper than the key above (one message, on that line)",
+    files: ['bad-over-indent.yaml'],
+    expected: [
+      `${F}/bad-over-indent.yaml:6:9: bad indentation: this line starts at column 9, deeper than the key above it (column 7), so it cannot start a new key there; align it with the key above, or write the key above with nothing after its ":" to nest under it (YAML: Nested mappings are not allowed in compact mappings)`,
+    ],
+  },
+  {
+    name: "a line indented one space short inside a list item",
+    files: ['bad-under-indent.yaml'],
+    expected: [
+      `${F}/bad-under-indent.yaml:6:6: bad indentation: this line starts at column 6, but the key above it starts at column 7; keys of one mapping must start at the same column, and a new list item starts with "- " (YAML: Sequence item without - indicator)`,
+    ],
+  },
+  {
+    name: "a list item out of line with the item above",
+    files: ['bad-list-item-indent.yaml'],
+    expected: [
+      `${F}/bad-list-item-indent.yaml:6:3: bad indentation: this list item starts at column 3, but the item above it starts at column 5; items of one list must start at the same column (YAML: A block sequence may not be used as an implicit map key)`,
+    ],
+  },
+  {
+    name: "a key without its colon",
+    files: ['bad-missing-colon.yaml'],
+    expected: [
+      `${F}/bad-missing-colon.yaml:6:7: YAML syntax error: expected "key: value", but this line has no ":" (a key needs ": " before its value)`,
+    ],
+  },
+  {
+    name: "an unclosed quote, pointed at where it opens",
+    files: ['bad-unclosed-quote.yaml'],
+    expected: [
+      `${F}/bad-unclosed-quote.yaml:4:16: YAML syntax error: the quoted string that starts here has no closing "; close it on the line where it ends`,
+    ],
+  },
 ];
 
 describe('bad manifest fixtures', () => {
