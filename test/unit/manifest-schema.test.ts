@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST_API_VERSION, readManifestSchema } from '../../src/manifest/index.js';
+import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from '../../src/manifest/index.js';
+import { dirname, resolve } from 'node:path';
 import { PRUNE_KEYS } from '../../src/manifest/settings.js';
 import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/kinds.js';
 
@@ -58,6 +59,32 @@ describe('manifest JSON Schema', () => {
     }
     expect((schema.properties as Record<string, SchemaNode>).apiVersion!.const).toBe(MANIFEST_API_VERSION);
     expect(Object.keys(defs.settings!.properties.prune!.properties as SchemaNode)).toEqual(Object.keys(PRUNE_KEYS));
+  });
+
+  it('gives editors examples for names, references, sinks, claims, capabilities and settings, each valid where it stands', () => {
+    const withExamples = objectSchemas(schema).flatMap(({ pointer, schema: object }) =>
+      Object.entries(object.properties as Record<string, SchemaNode>)
+        .filter(([, property]) => Array.isArray(property.examples))
+        .map(([name, property]) => ({ at: `${pointer}/properties/${name}`, property })),
+    );
+    const at = withExamples.map((e) => e.at.replace('#/$defs/', '').replace(/\/properties\//g, '.'));
+    for (const expected of ['org.name', 'group.name', 'identity.name', 'role.name', 'repo.name', 'subscription.sink', 'roleBinding.identity', 'roleBinding.role', 'role.capabilities', 'identity.claimMatch.issuer', 'settings.prune', 'settings.ignore']) {
+      expect(at).toContain(expected);
+    }
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    for (const { at: pointer, property } of withExamples) {
+      const validate = ajv.compile(property);
+      for (const example of property.examples as unknown[]) expect(validate(example), `${pointer}: ${JSON.stringify(example)}`).toBe(true);
+    }
+  });
+
+  it('is found by editors from the examples through the relative $schema path', async () => {
+    for (const file of ['org.yaml', 'engineering.yaml', 'security.yaml']) {
+      const first = (await readFile(`examples/acme/${file}`, 'utf8')).split('\n')[0]!;
+      const relative = /^# yaml-language-server: \$schema=(.+)$/.exec(first)?.[1];
+      expect(relative, file).toBeDefined();
+      expect(resolve(dirname(resolve('examples/acme', file)), relative!)).toBe(findManifestSchemaPath());
+    }
   });
 
   it('accepts the acme example documents as they are', async () => {
