@@ -20,8 +20,12 @@ export interface RetryPolicy {
   maxElapsedMs: number;
 }
 
+/**
+ * Ten attempts: a read of a large org makes hundreds of requests, and with six a service that
+ * fails one request in three would fail a plan now and then. The time budget is the real bound.
+ */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 6,
+  maxAttempts: 10,
   baseDelayMs: 200,
   maxDelayMs: 10_000,
   maxElapsedMs: 60_000,
