@@ -421,8 +421,8 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   planUpdates(p, matching.pairs);
   planRoleChanges(p, matching.roleChanges);
   planDeletes(p, chooseDeletes(p, matching.unmatchedLive, resources));
-  explainRenames(p);
   if (options.targets && options.targets.length > 0) selectTargets(p, options.targets);
+  explainRenames(p);
 
   const steps = orderSteps([...p.steps.values()]);
   const refusals: PlanRefusal[] = findRefusals({
