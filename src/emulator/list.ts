@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { KIND_INFO, type ApiKind } from '../model/kinds.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
-import { compareKey, sortKey, type ListFilter, type OrderField, type StoredResource } from './store.js';
+import { boundOf, sortKey, type ListFilter, type OrderField, type StoredResource } from './store.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -195,7 +195,7 @@ export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly Stor
     if (now - c.t <= ttlMs) {
       // Ascending: first item after the cursor. Descending (reading the array backwards):
       // the items strictly below the cursor, which begin after the n - lowerBound larger ones.
-      start = desc ? n - lowerBound(sorted, c, field) : upperBound(sorted, c, field);
+      start = desc ? n - boundOf(sorted, c.k, c.u, field) : boundOf(sorted, c.k, c.u, field, true);
     }
   }
   start += req.skip;
@@ -210,28 +210,4 @@ export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly Stor
     page.nextPageToken = encodeCursor({ q: hash, k: sortKey(last, field), u: last.uid, t: now });
   }
   return page;
-}
-
-/** Number of items strictly below the cursor. */
-function lowerBound(sorted: readonly StoredResource[], c: Cursor, field: OrderField): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareKey(c.k, c.u, sorted[mid]!, field) > 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Number of items at or below the cursor. */
-function upperBound(sorted: readonly StoredResource[], c: Cursor, field: OrderField): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareKey(c.k, c.u, sorted[mid]!, field) >= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -325,8 +325,9 @@ export class EmulatorService {
     const clash = this.store.findSibling(kind, r.parent, merged);
     if (clash !== undefined && clash !== r.uid)
       throw alreadyExists(kind, clash, `${describeKey(kind, merged)} already exists under ${r.parent ?? 'the root'} (uid ${clash})`);
-    if (changes(r.data, change)) this.store.update(r, change, this.nextUpdateMs(r));
-    return { status: 200, body: renderResource(this.store, r), mutated: true };
+    const mutated = changes(r.data, change);
+    if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
+    return { status: 200, body: renderResource(this.store, r), mutated };
   }
 
   private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
@@ -365,10 +366,9 @@ export class EmulatorService {
     const mask = updateMaskOf(req.query);
     const repo = this.readmeRepo(caller, repoUid);
     const change = validatePatch('readme', req.body ?? {}, mask);
-    if (change.content !== undefined && change.content !== repo.data.readme) {
-      this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
-    }
-    return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated: true };
+    const mutated = change.content !== undefined && change.content !== repo.data.readme;
+    if (mutated) this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
+    return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated };
   }
 }
 

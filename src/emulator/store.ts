@@ -210,7 +210,7 @@ export class Store {
     if (sorted) {
       // Appending is the common case for seeded (monotonic) uids; otherwise binary insertion.
       if (sorted.length === 0 || sorted[sorted.length - 1]!.uid < r.uid) sorted.push(r);
-      else sorted.splice(this.lowerBoundUid(sorted, r.uid), 0, r);
+      else sorted.splice(boundOf(sorted, r.uid, r.uid, 'uid'), 0, r);
     }
     if (isGlobal(r)) {
       let set = this.globals.get(r.kind);
@@ -245,7 +245,7 @@ export class Store {
     this.kindOfUid.delete(r.uid);
     const sorted = this.uidSorted.get(r.kind);
     if (sorted) {
-      const i = this.lowerBoundUid(sorted, r.uid);
+      const i = boundOf(sorted, r.uid, r.uid, 'uid');
       if (sorted[i]?.uid === r.uid) sorted.splice(i, 1);
     }
     if (r.parent !== null) this.children.get(r.parent)?.get(r.kind)?.delete(r.uid);
@@ -356,18 +356,7 @@ export class Store {
   /** Resources whose uid is in [from, to), by binary search on the uid-sorted view. */
   private uidRange(kind: ApiKind, from: string, to: string): StoredResource[] {
     const sorted = this.sortedView(kind);
-    return sorted.slice(this.lowerBoundUid(sorted, from), this.lowerBoundUid(sorted, to));
-  }
-
-  private lowerBoundUid(sorted: readonly StoredResource[], uid: string): number {
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]!.uid < uid) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return sorted.slice(boundOf(sorted, from, from, 'uid'), boundOf(sorted, to, to, 'uid'));
   }
 
   private indexFields(r: StoredResource, delta: 1 | -1): void {
@@ -414,13 +403,17 @@ interface CachedList {
   items: StoredResource[];
 }
 
-/** Index of the first item not below (key, uid). */
-function boundOf(items: readonly StoredResource[], key: string | number, uid: string, field: OrderField): number {
+/**
+ * Binary search in items sorted ascending by (field, uid): the index of the first item not
+ * below (key, uid), or with `after` the first item above it.
+ */
+export function boundOf(items: readonly StoredResource[], key: string | number, uid: string, field: OrderField, after = false): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKey(key, uid, items[mid]!, field) > 0) lo = mid + 1;
+    const c = compareKey(key, uid, items[mid]!, field);
+    if (c > 0 || (after && c === 0)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
