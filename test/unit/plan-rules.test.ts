@@ -348,6 +348,22 @@ describe('plan: refusals', () => {
     expect(plan(desiredState([]), liveState(ids.slice(0, 9))).summary.delete).toBe(9);
   });
 
+  it('counts the managed live resources of the kind for the ratio: ignored ones and other kinds do not count', () => {
+    const ids = Array.from({ length: 12 }, (_, i) => r.identity('', `id-${i}`));
+    const humans = Array.from({ length: 4 }, (_, i) => r.identity('', `human-${i}`));
+    const repos = Array.from({ length: 20 }, (_, i) => r.repo('', `repo-${i}`));
+    const settings = { ignore: ['identity:human-*'] };
+    const live = liveState([...ids, ...humans, ...repos]);
+    expect(plan(desiredState([...ids.slice(0, 9), ...repos], { settings }), live).summary.delete).toBe(3);
+    // 4 of 16 identities would be 25%; but 4 ignored ones are not managed: 4 of 12 is refused.
+    const [refusal] = refusalsOf(desiredState([...ids.slice(0, 8), ...repos], { settings }), live);
+    expect(refusal!.message).toBe(
+      'the plan deletes 4 of 12 identities (33%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended',
+    );
+    // With only 9 managed (the ignored ones do not make it 13), any share may go.
+    expect(plan(desiredState([...repos], { settings }), liveState([...ids.slice(0, 9), ...humans, ...repos])).summary.delete).toBe(9);
+  });
+
   it('refuses deletes of a kind whose live read was incomplete, but not other changes', () => {
     const live = liveState([r.identity('', 'gone'), r.repo('', 'old')], { incomplete: [{ kind: 'identity', reason: 'page token restarted twice' }] });
     const refusals = refusalsOf(desiredState([r.repo('', 'old')]), live);
