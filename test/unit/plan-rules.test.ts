@@ -282,6 +282,37 @@ describe('plan: deletes', () => {
     expect(step(p, 'role:old').dependsOn).toEqual(['roleBinding:bot=viewer']);
   });
 
+  it('moves a role between groups: create the new role, PATCH the binding to it, then delete the old role', () => {
+    const live = liveState([r.group('a'), r.group('a/x'), r.identity('', 'bot'), r.role('a', 'deployer'), r.binding('a/x', '/bot', '/a/deployer')]);
+    const p = plan(desiredState([r.group('a'), r.group('a/x'), r.identity('', 'bot'), r.role('', 'deployer'), r.binding('a/x', '/bot', '/deployer')]), live);
+    expect(outline(p)).toEqual(['create role:deployer', 'update roleBinding:a/x//bot=/deployer', 'delete role:a/deployer']);
+    expect(step(p, 'roleBinding:a/x//bot=/deployer')).toMatchObject({ uid: uidOf(live, 'roleBinding:a/x//bot=/a/deployer'), dependsOn: ['role:deployer'] });
+    expect(step(p, 'role:a/deployer').dependsOn).toEqual(['roleBinding:a/x//bot=/deployer']);
+  });
+
+  it('replaces a binding whose identity is deleted: the old binding goes before the identity, the new one after its identity', () => {
+    const live = liveState([r.group('g'), r.identity('', 'old-bot'), r.binding('g', '/old-bot', 'viewer')]);
+    const p = plan(desiredState([r.group('g'), r.identity('', 'new-bot'), r.binding('g', '/new-bot', 'viewer')]), live);
+    expect(outline(p)).toEqual([
+      'create identity:new-bot',
+      'create roleBinding:g//new-bot=viewer',
+      'delete roleBinding:g//old-bot=viewer',
+      'delete identity:old-bot',
+    ]);
+    expect(step(p, 'roleBinding:g//new-bot=viewer').dependsOn).toEqual(['identity:new-bot']);
+    expect(step(p, 'identity:old-bot').dependsOn).toEqual(['roleBinding:g//old-bot=viewer']);
+  });
+
+  it('two live bindings of one identity in a group and one desired with another role: no guess, create and delete', () => {
+    const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', 'bot', 'editor')]);
+    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'owner')]), live);
+    expect(outline(p)).toEqual(['create roleBinding:bot=owner', 'delete roleBinding:bot=editor', 'delete roleBinding:bot=viewer']);
+    // One of the two kept: the other pairs with the new role as one PATCH.
+    const kept = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', 'bot', 'owner')]), live);
+    expect(outline(kept)).toEqual(['update roleBinding:bot=owner']);
+    expect(step(kept, 'roleBinding:bot=owner').uid).toBe(uidOf(live, 'roleBinding:bot=editor'));
+  });
+
   it('leaves live tags alone unless their repo goes or the manifests declare that repo\'s tags', () => {
     const live = liveState([r.repo('', 'a'), r.tag('', 'a', '1'), r.repo('', 'b'), r.tag('', 'b', '1'), r.tag('', 'b', '2')]);
     const p = plan(desiredState([r.repo('', 'a'), r.repo('', 'b'), r.tag('', 'b', '2')]), live);
