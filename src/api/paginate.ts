@@ -24,7 +24,7 @@ export const DEFAULT_ORDER_BY = 'uid';
 export const DEFAULT_LIST_CONCURRENCY = 8;
 /** Reads of one listing before it is declared inconsistent. */
 export const DEFAULT_MAX_READS = 3;
-/** Empty pages that still carry a `nextPageToken` before a cursor read gives up on the server. */
+/** Pages in a row that bring nothing new while the server says more remain, before a read gives up on it. */
 const MAX_EMPTY_PAGES = 3;
 
 /** One page request; exactly one of `skip` / `pageToken` is set after the first page. */
@@ -209,21 +209,31 @@ async function* readRemainingBySkip<T extends { uid: string }>(
   const fetchSlot = async (offset: number, want: number): Promise<SlotRead<T>> => {
     const slot: SlotRead<T> = { pages: [], overlapUid: undefined, lastUid: undefined };
     let got = 0;
+    let stalled = 0;
     while (got < want) {
       const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got - overlap });
-      const [head, ...rest] = page.items;
       let fresh = page.items;
       if (overlap === 1) {
-        if (got === 0) slot.overlapUid = head?.uid;
-        else if (head?.uid !== slot.lastUid) ledger.noteShift(offset + got, slot.lastUid, head?.uid);
-        fresh = rest;
+        const head = page.items[0]?.uid;
+        // The slot's first overlap is checked against the slot before it, once both are read;
+        // a top-up's overlap must be where this slot stopped.
+        const anchor = got === 0 ? slot.overlapUid : slot.lastUid;
+        if (slot.pages.length === 0) slot.overlapUid = head;
+        else if (head !== anchor) ledger.noteShift(offset + got, anchor, head);
+        fresh = page.items.slice(1);
       }
       // Never take more than the slot covers: the surplus belongs to the next slot.
       const items = fresh.slice(0, want - got);
       slot.pages.push({ ...page, items });
       got += items.length;
-      if (items.length > 0) slot.lastUid = items[items.length - 1]!.uid;
-      if (items.length === 0) break; // the listing shrank; the count check reports it
+      if (items.length > 0) {
+        slot.lastUid = items[items.length - 1]!.uid;
+        stalled = 0;
+        continue;
+      }
+      // Nothing new: the listing ends here (it shrank; the count check reports it), or the
+      // server served a short page that held only the overlap item, which is worth a retry.
+      if (page.items.length === 0 || page.nextPageToken === undefined || ++stalled >= MAX_EMPTY_PAGES) break;
     }
     return slot;
   };

@@ -157,14 +157,32 @@ describe('exactly-once create', () => {
     expect(lookups.length).toBeGreaterThanOrEqual(posts.filter((e) => e.faulted === 'reset').length);
   });
 
-  it('makes subscriptions, tags, role bindings and a root org exactly once under resets and 503s', async () => {
+  it('makes every resource exactly once when 500s come after the create was applied', async () => {
+    const emu = await setUp([{ name: 'acme' }]);
+    client = createTestClient(emu);
+    const orgUid = await orgUidOf(client);
+    emu.setFaults({ seed: 31, internalErrorRate: 0.4 });
+    emu.clearRequestLog();
+    const names = Array.from({ length: 20 }, (_, i) => `svc-${i}`);
+    const created = [];
+    for (const name of names) created.push(await client.create('repo', orgUid, { name }));
+    emu.setFaults({});
+    const { items } = await client.list('repo', { childrenOf: orgUid });
+    expect(items.map((i) => i.name).sort()).toEqual([...names].sort());
+    expect(new Set(created.map((c) => c.uid))).toEqual(new Set(items.map((i) => i.uid)));
+    const failedPosts = emu.requestLog.filter((e) => e.method === 'POST' && e.faulted === 'internal');
+    expect(failedPosts.filter((e) => e.status === 500 && e.applied).length).toBeGreaterThan(1);
+    expect(failedPosts.filter((e) => !e.applied).length).toBeGreaterThan(1);
+  });
+
+  it('makes subscriptions, tags, role bindings and a root org exactly once under resets, 503s and 500s', async () => {
     const emu = await setUp([{ name: 'acme', identities: [{ name: 'ci' }], repos: [{ name: 'nginx' }] }]);
     client = createTestClient(emu);
     const orgUid = await orgUidOf(client);
     const identity = (await client.list('identity', { childrenOf: orgUid })).items[0]!;
     const repo = (await client.list('repo', { childrenOf: orgUid })).items[0]!;
     const viewer = (await client.list('role', { name: 'viewer' })).items.find((r) => !r.uid.includes('/'))!;
-    emu.setFaults({ seed: 9, resetRate: 0.3, errorRate: 0.2, retryAfterSeconds: 0 });
+    emu.setFaults({ seed: 9, resetRate: 0.3, errorRate: 0.2, internalErrorRate: 0.2, retryAfterSeconds: 0 });
     const sinks = Array.from({ length: 10 }, (_, i) => `https://hooks.example/${i}`);
     const c = client;
     for (const sink of sinks) await c.create('subscription', orgUid, { sink });
@@ -184,5 +202,6 @@ describe('exactly-once create', () => {
       expect(same.map((g) => g.uid)).toEqual([r.uid]);
     }
     expect(emu.requestLog.filter((e) => e.method === 'POST' && e.faulted).length).toBeGreaterThan(5);
+    expect(emu.requestLog.filter((e) => e.method === 'POST' && e.faulted === 'internal' && e.applied).length).toBeGreaterThan(0);
   });
 });

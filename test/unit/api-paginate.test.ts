@@ -85,6 +85,16 @@ describe('readListing', () => {
     );
   });
 
+  it('follows up a short page that held only the overlap item instead of taking it for the end', async () => {
+    const data = items(600);
+    // The second request serves a single item: the one the page before ended with.
+    const { fetchPage, requests } = arrayListing(() => data, { pageLength: (req, n) => (n === 2 ? 1 : req.pageSize) });
+    const result = await readListing(fetchPage, { concurrency: 1 });
+    expect(result).toMatchObject({ consistent: true, reads: 1 });
+    expect(result.items).toEqual(data);
+    expect(requests.map((r) => r.skip)).toEqual([undefined, 199, 199, 398, 597]);
+  });
+
   it('tops up a slot that came back short, leaving no gap', async () => {
     const data = items(600);
     // Every second request serves only 50 items.
