@@ -46,8 +46,11 @@ export interface ApplyOptions {
 export interface ApplyResult {
   /** Addresses, in the order they finished. */
   done: string[];
-  /** With the API's reason (the error message). */
-  failed: { address: string; error: string }[];
+  /**
+   * With the API's reason (the error message) and, for errors platform-sync knows, their
+   * stable code (`API_PERMISSION_DENIED`, `API_UNAVAILABLE`, `APPLY_UNRESOLVED_UID`, …).
+   */
+  failed: { address: string; error: string; code?: string }[];
   skipped: { address: string; because: string }[];
   ok: boolean;
   /** HTTP requests the apply sent, retries included. */
@@ -147,7 +150,8 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
       uid = await executeStep(step, client, created);
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
-      result.failed.push({ address: step.address, error: error.message });
+      const code = (error as { code?: unknown }).code;
+      result.failed.push({ address: step.address, error: error.message, ...(typeof code === 'string' ? { code } : {}) });
       emit({ type: 'step-failed', step, error });
       settle(step.address);
       skipDependents(step.address, step.address);

@@ -39,14 +39,60 @@ function skipReason(because: string): string {
   return because === ABORTED ? '(apply was interrupted)' : `(depends on failed ${because})`;
 }
 
-/** "Apply complete: 12 done." or "Apply failed: 10 done, 1 failed, 1 skipped." and each failure. */
+/** Steps named in a summary line before "and N more": enough to recognise, short enough to read. */
+const SUMMARY_NAMED = 5;
+
+/** Codes of failures that another run may well not hit: the API was down, slow or busy. */
+const TRANSIENT_CODES = new Set(['API_UNAVAILABLE', 'API_RESOURCE_EXHAUSTED', 'API_INTERNAL', 'API_UNKNOWN']);
+/** Codes of failures of the token itself: no re-run helps until the token does. */
+const TOKEN_CODES = new Set(['API_PERMISSION_DENIED', 'API_UNAUTHENTICATED']);
+
+/**
+ * The end of an apply, for a person deciding what to do next: "Apply complete: 12 done.", or
+ * the counts, every failure with the API's reason, the skipped steps (named, not only counted),
+ * and what to do now — which depends on why the steps failed.
+ */
 export function formatApplySummary(result: ApplyResult, paint: Paint = plainPaint): string {
   if (result.ok) return `${paint('green', 'Apply complete:')} ${result.done.length} done.`;
-  const interrupted = result.skipped.some((s) => s.because === ABORTED);
+  const aborted = result.skipped.filter((s) => s.because === ABORTED);
+  const blocked = result.skipped.filter((s) => s.because !== ABORTED);
+  const interrupted = aborted.length > 0;
   const head = `${paint('red', interrupted ? 'Apply interrupted:' : 'Apply failed:')} ${result.done.length} done, ${result.failed.length} failed, ${result.skipped.length} skipped.`;
-  const failures = result.failed.map((f) => `  ${paint('red', '✗')} ${f.address}: ${f.error}`);
-  const tail = 'Run the same apply again (or plan) to finish what is left.';
-  return [head, ...failures, tail].join('\n');
+  const lines = [head, ...result.failed.map((f) => `  ${paint('red', '✗')} ${f.address}: ${f.error}`)];
+  if (blocked.length > 0) {
+    lines.push(`  ${paint('yellow', '-')} ${countSteps(blocked.length)} skipped because ${blocked.length === 1 ? 'it depends' : 'they depend'} on a failed step: ${nameSome(blocked.map((s) => s.address))}`);
+  }
+  if (aborted.length > 0) {
+    lines.push(`  ${paint('yellow', '-')} ${countSteps(aborted.length)} not started because the apply was interrupted: ${nameSome(aborted.map((s) => s.address))}`);
+  }
+  lines.push(`${paint('bold', 'Next:')} ${adviseNextStep(result)}`);
+  return lines.join('\n');
+}
+
+/**
+ * What to do after an apply that did not finish. Every step either happened or did not (a
+ * re-run plans from live state), so the advice is about the cause, not about cleaning up.
+ */
+function adviseNextStep(result: ApplyResult): string {
+  const rerun = 'run the same apply again: it does only what is left (`platform-sync plan` shows it)';
+  const codes = result.failed.map((f) => f.code ?? '');
+  if (codes.some((c) => TOKEN_CODES.has(c))) {
+    return `the API refused the token; apply needs one that may write to this org (plan and drift can use a read-only one). Then ${rerun}.`;
+  }
+  if (codes.length > 0 && codes.every((c) => TRANSIENT_CODES.has(c))) {
+    return `the API kept failing after retries; once it answers, ${rerun}.`;
+  }
+  if (codes.length > 0) return `fix the cause named above (in the manifests, or live), then ${rerun}.`;
+  return `${rerun}.`;
+}
+
+function countSteps(n: number): string {
+  return n === 1 ? '1 step' : `${n} steps`;
+}
+
+function nameSome(addresses: readonly string[]): string {
+  const shown = addresses.slice(0, SUMMARY_NAMED).join(', ');
+  return addresses.length > SUMMARY_NAMED ? `${shown} and ${addresses.length - SUMMARY_NAMED} more` : shown;
 }
 
 /** One event as one JSON line: steps as {action, kind, address}, errors as their messages. */
@@ -77,7 +123,9 @@ export function formatLiveLine(finished: number, total: number, running: readonl
     const more = running.length > 3 ? ` +${running.length - 3}` : '';
     line = `${head} · ${shown}${more}`;
   }
-  const max = Math.max(10, columns - 1);
+  // Two columns spare: the terminal echoes "^C" after the line, and a wrapped line could not
+  // be redrawn in place.
+  const max = Math.max(10, columns - 3);
   if (line.length > max) line = `${line.slice(0, max - 1)}…`;
   return line.startsWith(head) ? paint('bold', head) + line.slice(head.length) : line;
 }
@@ -94,16 +142,26 @@ export interface ProgressViewOptions {
 /** Minimum time between two redraws of the live line, so thousands of steps do not flood a terminal. */
 const REDRAW_INTERVAL_MS = 50;
 
+/**
+ * The `onEvent` callback of an apply, plus `notice(text)` for a message from outside the
+ * executor (Ctrl-C was pressed) that must not be drawn over by the live line.
+ */
+export type ProgressView = ((e: ApplyEvent) => void) & { notice(text: string): void };
+
 /** Returns the `onEvent` callback that renders an apply for the chosen audience. */
-export function createProgressView(options: ProgressViewOptions): (e: ApplyEvent) => void {
+export function createProgressView(options: ProgressViewOptions): ProgressView {
   const { out } = options;
-  if (options.format === 'json') return (e) => out.write(`${serializeApplyEvent(e)}\n`);
   const paint = options.color ? colorPaint : plainPaint;
+  if (options.format === 'json') {
+    // stdout carries only events; a notice is for people and a program has the events.
+    return Object.assign((e: ApplyEvent) => void out.write(`${serializeApplyEvent(e)}\n`), { notice: () => {} });
+  }
   if (!options.tty) {
-    return (e) => {
+    const onEvent = (e: ApplyEvent): void => {
       const line = e.type === 'end' ? formatApplySummary(e.result, paint) : formatStepOutcome(e, paint);
       if (line !== null) out.write(`${line}\n`);
     };
+    return Object.assign(onEvent, { notice: (text: string) => void out.write(`${text}\n`) });
   }
 
   const running = new Map<string, PlanStep>();
@@ -111,6 +169,7 @@ export function createProgressView(options: ProgressViewOptions): (e: ApplyEvent
   let finished = 0;
   let lastDraw = -Infinity;
   let drawn = false;
+  let ended = false;
   const clear = (): void => {
     if (drawn) out.write('\r\x1b[2K');
     drawn = false;
@@ -122,7 +181,7 @@ export function createProgressView(options: ProgressViewOptions): (e: ApplyEvent
     out.write(`\r\x1b[2K${formatLiveLine(finished, total, [...running.values()], out.columns || 80, paint)}`);
     drawn = true;
   };
-  return (e) => {
+  const onEvent = (e: ApplyEvent): void => {
     switch (e.type) {
       case 'start':
         total = e.total;
@@ -138,18 +197,30 @@ export function createProgressView(options: ProgressViewOptions): (e: ApplyEvent
         draw(false);
         return;
       case 'step-failed':
-      case 'step-skipped':
-        // Problems stay on screen above the live line; successes only advance the counter.
+        // Failures stay on screen above the live line; successes only advance the counter.
         running.delete(e.step.address);
         finished++;
         clear();
         out.write(`${formatStepOutcome(e, paint)}\n`);
         draw(true);
         return;
+      case 'step-skipped':
+        // One failure (or Ctrl-C) can skip thousands of steps: count them here, and let the
+        // summary name them, rather than scroll the failure off the screen.
+        finished++;
+        draw(false);
+        return;
       case 'end':
         clear();
+        ended = true;
         out.write(`${formatApplySummary(e.result, paint)}\n`);
         return;
     }
   };
+  const notice = (text: string): void => {
+    clear();
+    out.write(`${text}\n`);
+    if (total > 0 && !ended) draw(true);
+  };
+  return Object.assign(onEvent, { notice });
 }

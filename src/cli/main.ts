@@ -20,7 +20,7 @@ export function buildProgram(): Command {
   const program = new Command('platform-sync')
     .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
     .version(version, '-V, --version')
-    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(redactArgumentValues(text)) })
     .exitOverride();
   addGlobalOptions(program);
   registerEmulatorCommand(program);
@@ -30,7 +30,21 @@ export function buildProgram(): Command {
   registerPlanCommand(program);
   registerApplyCommand(program);
   addHelpExamples(program); // last: it attaches examples to every command registered above
+  // A usage error is one line and a pointer to the help, not fifty lines of help that push the
+  // error itself off the screen.
+  program.showHelpAfterError("Run 'platform-sync --help' for the commands and examples.");
+  for (const command of program.commands) {
+    command.showHelpAfterError(`Run 'platform-sync ${command.name()} --help' for its options and examples.`);
+  }
   return program;
+}
+
+/**
+ * Commander quotes a rejected argument whole (`unknown option '--token=s3cr3t'`), and such an
+ * argument may hold a secret typed in the wrong place: the value after `=` is never repeated.
+ */
+export function redactArgumentValues(message: string): string {
+  return message.replace(/'(--?[\w-]+)=[^']*'/g, "'$1=…'");
 }
 
 /**
@@ -57,6 +71,11 @@ function addGlobalOptions(program: Command): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `platform-sync apply … | tee log`, then Ctrl-C: the reader dies first. What we still print
+  // has nowhere to go, but the steps in flight must still finish rather than crash on EPIPE.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -6,7 +6,7 @@
  * The token comes from PLATFORM_TOKEN or --token-file only; it is handed to the client and
  * appears in no message, log line or file (the client redacts it from its own errors).
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { createClient, formatRequestEvent } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
@@ -32,14 +32,26 @@ export interface ConnectionOptions {
   emulator?: boolean;
 }
 
-/** Adds --base-url, --token-file, --verbose and --no-color to a command. */
+/**
+ * Adds --base-url, --token-file, --verbose, --no-color and --emulator to a command, and a
+ * hidden --token that refuses, without repeating it, a token typed as an argument (where shell
+ * history and process listings would keep it).
+ */
 export function addConnectionOptions(command: Command): Command {
   return command
     .option('--base-url <url>', 'Platform API base URL (default: $PLATFORM_API_URL)')
     .option('--token-file <file>', 'read the API token from this file (default: $PLATFORM_TOKEN)')
     .option('--verbose', 'log every HTTP request to stderr (the token is never shown)')
     .option('--no-color', 'plain output without ANSI colours')
-    .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`);
+    .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`)
+    .addOption(new Option('--token <token>').hideHelp().argParser(refuseTokenArgument));
+}
+
+function refuseTokenArgument(): never {
+  throw new UserError(
+    'TOKEN_AS_ARGUMENT',
+    'a token is never taken as a command-line argument (shell history and process listings keep it): set PLATFORM_TOKEN or pass --token-file FILE',
+  );
 }
 
 /** An open connection to the API; `close()` releases it (and anything started for it). */

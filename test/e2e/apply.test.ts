@@ -101,6 +101,8 @@ describe('platform-sync apply', () => {
     expect(run.stdout).toMatch(/^✗ create org: .*POST \/iam\/v2\/groups failed: HTTP 403 PERMISSION_DENIED \(7\)/m);
     expect(run.stdout).toContain('- skipped create identity:release-bot (depends on failed org)');
     expect(run.stdout).toContain(`Apply failed: 0 done, 1 failed, ${ACME_RESOURCES - 1} skipped.`);
+    expect(run.stdout).toContain(`  - ${ACME_RESOURCES - 1} steps skipped because they depend on a failed step: `);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Next: the API refused the token; apply needs one that may write to this org/);
     expect(`${run.stdout}${run.stderr}`).not.toContain(VIEWER);
     expect(writes()).toHaveLength(1);
     expect(emulator.resourceCount()).toBe(0);
@@ -124,9 +126,11 @@ describe('platform-sync apply', () => {
     expect(stale.stderr).toMatch(/repo:engineering\/platform\/nginx: changed/);
     expect(writes()).toEqual([]);
 
-    // A fresh plan applies exactly its steps and leaves nothing to do.
-    expect((await runCli(['plan', CHANGE_SET, '--out', planFile], { env: env(), cwd: temp.dir })).code).toBe(0);
-    const fresh = await runCli(['apply', planFile, '--auto-approve'], { env: env(), cwd: temp.dir });
+    // A fresh plan applies exactly its steps and leaves nothing to do; a plan file is
+    // recognised by what it is, not by its name (Terraform users write `plan.out`).
+    const outFile = join(temp.dir, 'change.out');
+    expect((await runCli(['plan', CHANGE_SET, '--out', outFile], { env: env(), cwd: temp.dir })).code).toBe(0);
+    const fresh = await runCli(['apply', outFile, '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toMatch(/Apply complete: \d+ done\./);
     const after = await runCli(['plan', CHANGE_SET, '--detailed-exitcode'], { env: env(), cwd: temp.dir });
@@ -159,6 +163,16 @@ describe('platform-sync apply', () => {
     declined.child.stdin!.write('y\n');
     await declined.exited;
     expect(declined.output().stdout).toContain('Apply cancelled: nothing was changed.');
+    expect(writes()).toEqual([]);
+
+    // Ctrl-C at the question is a "no" too: no stack trace, exit 1, nothing sent.
+    const interrupted = spawnCli(['apply', ACME], { tty: true, env: env() });
+    await interrupted.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+    interrupted.child.stdin!.write('\x03');
+    const { code } = await interrupted.exited;
+    expect(code).toBe(1);
+    expect(interrupted.output().stdout).toContain('Apply cancelled: nothing was changed.');
+    expect(interrupted.output().stdout).not.toMatch(/internal error|AbortError/);
     expect(writes()).toEqual([]);
 
     const accepted = spawnCli(['apply', ACME], { tty: true, env: env() });

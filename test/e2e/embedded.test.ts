@@ -79,11 +79,40 @@ describe('--verbose never shows the token', () => {
     expect(rejected.stderr).toMatch(/401|UNAUTHENTICATED/);
     expect(rejected.stdout + rejected.stderr).not.toContain(TOKEN);
 
-    // A token given as an argument is refused: there is no such option.
-    const asArgument = await runCli(['plan', ACME, '--token', TOKEN], { env: { PLATFORM_API_URL: emulator.url } });
-    expect(asArgument.code).toBe(1);
-    expect(asArgument.stderr).toContain("unknown option '--token'");
-    expect(asArgument.stdout + asArgument.stderr).not.toContain(TOKEN);
+    // A token given as an argument is refused, saying where a token goes, and never repeated:
+    // not as `--token T`, `--token=T`, before the command, nor under a mistyped option name.
+    emulator.clearRequestLog();
+    for (const args of [
+      ['plan', ACME, '--token', TOKEN],
+      ['apply', ACME, `--token=${TOKEN}`],
+      ['drift', ACME, '--token', TOKEN],
+      ['export', '--org', 'acme', `--token=${TOKEN}`],
+    ]) {
+      const asArgument = await runCli(args, { env: { PLATFORM_API_URL: emulator.url } });
+      expect(asArgument.code, args.join(' ')).toBe(1);
+      expect(asArgument.stderr).toBe(
+        'Error: a token is never taken as a command-line argument (shell history and process listings keep it): set PLATFORM_TOKEN or pass --token-file FILE\n',
+      );
+      expect(emulator.requestLog).toEqual([]); // refused before connecting
+    }
+    for (const args of [[`--token=${TOKEN}`, 'plan', ACME], ['plan', ACME, `--tokn=${TOKEN}`]]) {
+      const mistyped = await runCli(args, { env: { PLATFORM_API_URL: emulator.url } });
+      expect(mistyped.code, args.join(' ')).toBe(1);
+      expect(mistyped.stderr).toMatch(/^error: unknown option '--toke?n=…'\nRun 'platform-sync (plan )?--help' for/);
+      expect(mistyped.stdout + mistyped.stderr).not.toContain(TOKEN);
+    }
+  });
+
+  it('answers a usage error with one line and where the help is, not the whole help', async () => {
+    const run = await runCli(['plan', ACME, '--format', 'yaml']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, markdown.\n" +
+        "Run 'platform-sync plan --help' for its options and examples.\n",
+    );
+    const unknown = await runCli(['bogus']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("error: unknown command 'bogus'\nRun 'platform-sync --help' for the commands and examples.\n");
   });
 
   it('has help with examples on every command', async () => {

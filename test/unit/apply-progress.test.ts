@@ -60,13 +60,37 @@ describe('progress formatting', () => {
     expect(formatStepOutcome(events[1]!)).toBeNull();
   });
 
-  it('summarises success and failure with every reason', () => {
+  it('summarises success and failure with every reason, the skipped steps by name, and what to do next', () => {
     expect(formatApplySummary(okResult)).toBe('Apply complete: 2 done.');
     expect(formatApplySummary(failedResult)).toBe(
       [
         'Apply failed: 1 done, 1 failed, 1 skipped.',
         `  ✗ identity:ci-bot: ${failedResult.failed[0]!.error}`,
-        'Run the same apply again (or plan) to finish what is left.',
+        '  - 1 step skipped because it depends on a failed step: roleBinding:ci-bot=viewer',
+        'Next: fix the cause named above (in the manifests, or live), then run the same apply again: it does only what is left (`platform-sync plan` shows it).',
+      ].join('\n'),
+    );
+  });
+
+  it('advises by the cause of the failures: the token, a failing API, an interruption', () => {
+    const failing = (...codes: string[]): ApplyResult => ({
+      ...failedResult,
+      failed: codes.map((code, i) => ({ address: `repo:r${i}`, error: `${code} happened`, code })),
+      skipped: [],
+    });
+    const next = (r: ApplyResult) => formatApplySummary(r).split('\n').at(-1);
+    expect(next(failing('API_PERMISSION_DENIED', 'API_UNAVAILABLE'))).toMatch(/^Next: the API refused the token; apply needs one that may write/);
+    expect(next(failing('API_UNAUTHENTICATED'))).toMatch(/^Next: the API refused the token/);
+    expect(next(failing('API_UNAVAILABLE', 'API_RESOURCE_EXHAUSTED'))).toMatch(/^Next: the API kept failing after retries; once it answers, run the same apply again/);
+    expect(next(failing('API_UNAVAILABLE', 'API_FAILED_PRECONDITION'))).toMatch(/^Next: fix the cause named above/);
+
+    const skipped = Array.from({ length: 7 }, (_, i) => ({ address: `repo:r${i}`, because: 'aborted' }));
+    const interrupted = formatApplySummary({ done: ['a'], failed: [], skipped, ok: false, requests: 1, ms: 1 });
+    expect(interrupted).toBe(
+      [
+        'Apply interrupted: 1 done, 0 failed, 7 skipped.',
+        '  - 7 steps not started because the apply was interrupted: repo:r0, repo:r1, repo:r2, repo:r3, repo:r4 and 2 more',
+        'Next: run the same apply again: it does only what is left (`platform-sync plan` shows it).',
       ].join('\n'),
     );
   });
@@ -86,8 +110,9 @@ describe('progress formatting', () => {
   it('cuts the live line to the terminal width', () => {
     expect(formatLiveLine(1, 3, [bot, binding], 200)).toBe('Applying 1/3 · create identity:ci-bot, create roleBinding:ci-bot=viewer');
     expect(formatLiveLine(0, 9, [bot, binding, repo, bot], 200)).toMatch(/, update repo:nginx \+1$/);
+    // Two columns spare, for the "^C" a terminal echoes after the line.
     const cut = formatLiveLine(1, 3, [bot, binding], 30);
-    expect(cut).toHaveLength(29);
+    expect(cut).toHaveLength(27);
     expect(cut.endsWith('…')).toBe(true);
   });
 
@@ -112,17 +137,36 @@ describe('createProgressView', () => {
     );
   });
 
-  it('on a TTY redraws one live line in place and keeps failures on screen', () => {
+  it('on a TTY redraws one live line in place and keeps failures on screen; skips are counted, and named by the summary', () => {
     const out = captureStream(80);
     const view = createProgressView({ out, format: 'text', tty: true, color: false });
     events.forEach(view);
     const text = out.text();
     expect(text.startsWith('\r\x1b[2KApplying 0/3')).toBe(true);
-    // Successes are not printed as their own lines; the failure and skip are.
+    // Successes and skips are not printed as their own lines; the failure is.
     expect(text).not.toContain('✓ update repo:nginx');
+    expect(text).not.toContain('- skipped');
     expect(text).toContain(`\r\x1b[2K✗ create identity:ci-bot: ${failedResult.failed[0]!.error}\n`);
-    expect(text).toContain('Applying 2/3');
     expect(text.endsWith(`\r\x1b[2K${formatApplySummary(failedResult)}\n`)).toBe(true);
+    expect(formatApplySummary(failedResult)).toContain('roleBinding:ci-bot=viewer');
+  });
+
+  it('prints a notice (Ctrl-C) on a line of its own, then redraws the live line under it', () => {
+    const out = captureStream(80);
+    const view = createProgressView({ out, format: 'text', tty: true, color: false });
+    view(events[0]!);
+    view(events[1]!);
+    const before = out.text().length;
+    view.notice('Interrupted.');
+    expect(out.text().slice(before)).toBe('\r\x1b[2KInterrupted.\n\r\x1b[2KApplying 0/3 · update repo:nginx');
+
+    const log = captureStream();
+    const plain = createProgressView({ out: log, format: 'text', tty: false, color: false });
+    plain.notice('Interrupted.');
+    expect(log.text()).toBe('Interrupted.\n');
+    const json = captureStream();
+    createProgressView({ out: json, format: 'json', tty: false, color: false }).notice('Interrupted.');
+    expect(json.text()).toBe(''); // stdout carries only JSON events
   });
 
   it('with --format json streams exactly one JSON line per event', () => {

@@ -237,7 +237,7 @@ describe('apply (scheduler)', () => {
 
     expect(result.ok).toBe(false);
     expect(result.failed).toEqual([
-      { address: 'group:eng', error: expect.stringMatching(/PERMISSION_DENIED \(7\): the token may not create here/) },
+      { address: 'group:eng', error: expect.stringMatching(/PERMISSION_DENIED \(7\): the token may not create here/), code: 'API_PERMISSION_DENIED' },
     ]);
     const engSteps = steps.filter((s) => s.address.includes(':eng/')).map((s) => s.address);
     expect(result.skipped.map((s) => s.address).sort()).toEqual([...engSteps, 'subscription:https://hooks.acme.dev/x'].sort());
@@ -314,7 +314,11 @@ describe('apply (scheduler)', () => {
     const api = new MemoryApi();
     const result = await apply(planOf([{ action: 'create', kind: 'repo', address: 'repo:x/r', parent: 'group:x', after: { name: 'r' } }]), api);
     expect(result.failed).toEqual([
-      { address: 'repo:x/r', error: 'repo:x/r: the uid of its parent group:x is unknown (the parent neither exists nor was created by this apply)' },
+      {
+        address: 'repo:x/r',
+        error: 'repo:x/r: the uid of its parent group:x is unknown (the parent neither exists nor was created by this apply)',
+        code: 'APPLY_UNRESOLVED_UID',
+      },
     ]);
     expect(api.requestCount).toBe(0);
   });

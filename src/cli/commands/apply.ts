@@ -5,6 +5,7 @@
  * (set here or by main.ts).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
@@ -81,9 +82,15 @@ async function runApply(paths: string[], options: ApplyCommandOptions): Promise<
   });
 }
 
-/** The saved plan's path when `paths` is one `.json` file; manifests are YAML. */
+/**
+ * The saved plan's path, when `paths` names one: a `.json` file, or the only path given and a
+ * file that is not `.yaml`/`.yml` (Terraform users name plans `plan.out`, `tfplan`, …).
+ * Manifests are YAML files or directories.
+ */
 function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | undefined {
-  const plans = paths.filter((p) => extname(p).toLowerCase() === '.json');
+  const isManifestFile = (p: string): boolean => /\.ya?ml$/i.test(p);
+  const isFile = (p: string): boolean => statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+  const plans = paths.filter((p) => extname(p).toLowerCase() === '.json' || (paths.length === 1 && !isManifestFile(p) && isFile(p)));
   if (plans.length === 0) return undefined;
   if (paths.length > 1) {
     throw new UserError('APPLY_USAGE', `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`);
@@ -106,10 +113,15 @@ async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
   return saved;
 }
 
-/** Approval: --auto-approve, or 'yes' typed on a terminal. Without a terminal, refused. */
+/**
+ * Approval: --auto-approve, or 'yes' typed on a terminal. The answer is read from stdin; the
+ * question goes to stdout, or to stderr when stdout is piped (`apply … | tee apply.log`) or
+ * carries JSON events. Without a terminal to ask on, refused. Ctrl-C or Ctrl-D at the question
+ * cancels, like any answer but 'yes'.
+ */
 async function confirmApply(count: number, options: ApplyCommandOptions): Promise<boolean> {
   if (options.autoApprove) return true;
-  const prompt = options.format === 'json' ? process.stderr : process.stdout;
+  const prompt = options.format !== 'json' && process.stdout.isTTY ? process.stdout : process.stderr;
   if (!process.stdin.isTTY || !prompt.isTTY) {
     throw new UserError(
       'APPLY_NOT_APPROVED',
@@ -117,9 +129,16 @@ async function confirmApply(count: number, options: ApplyCommandOptions): Promis
     );
   }
   const rl = createInterface({ input: process.stdin, output: prompt });
+  // Ctrl-D (end of input) and Ctrl-C close the interface without an answer: no approval.
+  const closed = new Promise<null>((resolve) => rl.once('close', () => resolve(null)));
+  const asked = rl.question(`\nApply these ${changes(count)}? Only 'yes' will be accepted: `).catch((err: unknown) => {
+    if ((err as { code?: unknown }).code === 'ABORT_ERR') return null;
+    throw err;
+  });
   try {
-    const answer = await rl.question(`\nApply these ${changes(count)}? Only 'yes' will be accepted: `);
-    return answer.trim() === 'yes';
+    const answer = await Promise.race([asked, closed]);
+    if (answer === null) prompt.write('\n');
+    return answer?.trim() === 'yes';
   } finally {
     rl.close();
   }
@@ -136,15 +155,18 @@ function changes(count: number): string {
  */
 async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions): Promise<ApplyResult> {
   const controller = new AbortController();
+  const tty = process.stdout.isTTY === true;
+  const view = createProgressView({ out: process.stdout, format: options.format, tty, color: shouldColor(options) });
   const onSigint = (): void => {
     if (controller.signal.aborted) process.exit(130);
     controller.abort();
-    process.stderr.write('\nInterrupted: no new step starts; waiting for the steps in flight. Press Ctrl-C again to quit at once.\n');
+    const message = 'Interrupted: no new step starts; waiting for the steps in flight. Press Ctrl-C again to quit at once.';
+    // JSON events own stdout; people read stderr then.
+    if (options.format === 'json') process.stderr.write(`${message}\n`);
+    else view.notice(message);
   };
   process.on('SIGINT', onSigint);
   try {
-    const tty = process.stdout.isTTY === true;
-    const view = createProgressView({ out: process.stdout, format: options.format, tty, color: shouldColor(options) });
     return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal });
   } finally {
     process.off('SIGINT', onSigint);
