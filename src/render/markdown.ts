@@ -7,7 +7,7 @@
 import { KINDS, type Kind } from '../model/kinds.js';
 import type { Plan, PlanStep } from '../model/plan.js';
 import { countLabel } from '../plan/settings.js';
-import { renderStepLines, summaryLine } from './step-lines.js';
+import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 
 export const MARKDOWN_MAX_CHARS = 60_000;
 /** Deletes named in the call-out before "and N more". */
@@ -27,9 +27,15 @@ function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
+/**
+ * The first column of a line in a ```diff block is what GitHub colours by: `+` green, `-` red,
+ * `!` orange (Terraform's `~` would stay grey, so an update reads `! update`, as Atlantis does).
+ */
+const DIFF_MARKER: Readonly<Record<LineTone, string>> = { add: '+', remove: '-', change: '!', context: ' ', header: ' ' };
+
 function stepBlock(step: PlanStep): string {
   return renderStepLines(step)
-    .map((l) => l.text)
+    .map((l, i) => (i === 0 ? l.text.replace(/^~/, '!') : `${DIFF_MARKER[l.tone]}${l.text.slice(1)}`))
     .join('\n');
 }
 
@@ -52,9 +58,12 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary)}**`, ''];
   const deletes = plan.steps.filter((s) => s.action === 'delete');
   if (deletes.length > 0) {
-    const named = deletes.slice(0, DELETES_NAMED).map((s) => inlineCode(s.address));
-    const more = deletes.length > DELETES_NAMED ? ` and ${deletes.length - DELETES_NAMED} more` : '';
-    head.push(`> ⚠️ **This plan deletes ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:** ${named.join(', ')}${more}`, '');
+    // A list, one per line: a reviewer scans deletes, and a comma-joined paragraph of long
+    // addresses is where one slips by.
+    head.push(`> [!WARNING]`, `> **This plan deletes ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:**`, '>');
+    for (const s of deletes.slice(0, DELETES_NAMED)) head.push(`> - ${inlineCode(s.address)}${s.reason ? ` (${s.reason})` : ''}`);
+    if (deletes.length > DELETES_NAMED) head.push(`> - … and ${deletes.length - DELETES_NAMED} more (in the details below)`);
+    head.push('');
   }
   if (plan.warnings.length > 0) {
     head.push('**Warnings**', '', ...plan.warnings.map((w) => `- ${w}`), '');

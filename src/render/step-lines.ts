@@ -49,40 +49,65 @@ export function diffLines(before: string, after: string): StepLine[] {
 }
 
 function referenceText(ref: UidReference): string {
-  return ref.uid !== undefined ? formatValue(ref.uid) : `(known after apply: ${ref.address})`;
+  return ref.uid !== undefined ? `${formatValue(ref.uid)} (${ref.address})` : `(known after apply: ${ref.address})`;
 }
 
 const INDENT = '    ';
 
-/** The field lines of a step (not its header line). */
-function fieldLines(step: PlanStep): StepLine[] {
-  const lines: StepLine[] = [];
-  const push = (tone: LineTone, text: string) => lines.push({ tone, text: `${INDENT}${text}` });
+/**
+ * One field of a step before layout: a one-line value, or a block of lines (a multi-line
+ * text as a diff). One-line values of a step are aligned on their labels, like Terraform's `=`.
+ */
+type FieldEntry = { tone: LineTone; field: string; value: string } | { tone: LineTone; field: string; block: StepLine[] };
+
+function fieldEntries(step: PlanStep): FieldEntry[] {
+  const entries: FieldEntry[] = [];
   if (step.action === 'create') {
     for (const [field, value] of Object.entries(step.after ?? {})) {
-      const ref = field === 'identityUid' || field === 'roleUid' ? step.refs?.[field] : undefined;
-      if (ref) continue; // shown below with its address
+      if (field === 'identityUid' || field === 'roleUid') continue; // shown below with its address
       if (isMultiline(value)) {
         // All lines are new: a hunk header would say nothing.
-        push('add', `${field}:`);
-        for (const l of diffLines('', value)) if (l.tone === 'add') push('add', `  ${l.text}`);
-      } else push('add', `${field}: ${formatValue(value)}`);
+        const block = diffLines('', value).filter((l) => l.tone === 'add');
+        entries.push({ tone: 'add', field, block });
+      } else entries.push({ tone: 'add', field, value: formatValue(value) });
     }
     for (const field of ['identityUid', 'roleUid'] as const) {
       const ref = step.refs?.[field];
-      if (ref) push('add', `${field}: ${referenceText(ref)}${ref.uid ? ` (${ref.address})` : ''}`);
+      if (ref) entries.push({ tone: 'add', field, value: referenceText(ref) });
+      else if (step.after?.[field] !== undefined) entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });
     }
   } else if (step.action === 'update') {
     for (const field of step.updateMask ?? []) {
       const before = step.before?.[field];
       const after = step.after?.[field];
       if (isMultiline(before) || isMultiline(after)) {
-        push('change', `${field}:`);
-        for (const l of diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : '')) push(l.tone, `  ${l.text}`);
+        entries.push({ tone: 'change', field, block: diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : '') });
       } else {
-        const ref = field === 'roleUid' ? step.refs?.roleUid : undefined;
-        push('change', `${field}: ${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}`);
+        const ref = field === 'roleUid' || field === 'identityUid' ? step.refs?.[field] : undefined;
+        entries.push({ tone: 'change', field, value: `${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}` });
       }
+    }
+  } else {
+    // What is about to go, so a reviewer recognises it; a long text by its size only.
+    for (const [field, value] of Object.entries(step.before ?? {})) {
+      const lines = isMultiline(value) ? value.replace(/\n$/, '').split('\n').length : 0;
+      entries.push({ tone: 'remove', field, value: lines > 0 ? `(${lines} lines)` : formatValue(value) });
+    }
+  }
+  return entries;
+}
+
+/** The field lines of a step (not its header line): labels aligned, blocks indented under theirs. */
+function fieldLines(step: PlanStep): StepLine[] {
+  const entries = fieldEntries(step);
+  const width = Math.max(0, ...entries.map((e) => ('value' in e ? e.field.length + 1 : 0)));
+  const lines: StepLine[] = [];
+  for (const e of entries) {
+    if ('value' in e) {
+      lines.push({ tone: e.tone, text: `${INDENT}${`${e.field}:`.padEnd(width)} ${e.value}` });
+    } else {
+      lines.push({ tone: e.tone, text: `${INDENT}${e.field}:` });
+      for (const l of e.block) lines.push({ tone: l.tone, text: `${INDENT}  ${l.text}` });
     }
   }
   return lines;

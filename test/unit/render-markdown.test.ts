@@ -8,17 +8,25 @@ describe('renderMarkdownPlan', () => {
   it('puts the summary first, calls out every delete, and groups steps by kind in <details>', () => {
     const md = renderMarkdownPlan(scenarioPlan());
     const lines = md.split('\n');
-    expect(lines.slice(0, 5)).toEqual([
+    expect(lines.slice(0, 10)).toEqual([
       '### platform-sync plan for `acme`',
       '',
       '**Plan: 3 to create, 3 to update, 2 to delete.**',
       '',
-      '> ⚠️ **This plan deletes 2 resources:** `tag:legacy:1.0`, `repo:legacy`',
+      '> [!WARNING]',
+      '> **This plan deletes 2 resources:**',
+      '>',
+      '> - `tag:legacy:1.0` (tag of deleted repo:legacy)',
+      '> - `repo:legacy`',
+      '',
     ]);
     expect(md).toContain('<details><summary>1 group: 1 to create</summary>\n\n```diff\n+ create group:eng/platform\n');
     expect(md).toContain('<details><summary>2 role bindings: 1 to create, 1 to update</summary>');
     expect(md).toContain('<details><summary>2 repos: 1 to update, 1 to delete</summary>');
-    expect(md).toContain('-Old text.\n      +New text.\n');
+    // Every line starts with the marker GitHub colours by: + green, - red, ! orange.
+    expect(md).toContain('! update repo:nginx\n!   readme:\n      @@ -1,3 +1,4 @@\n       # nginx\n       \n-     -Old text.\n+     +New text.\n+     +More.\n');
+    expect(md).toContain('+ create group:eng/platform\n+   name:        "platform"\n+   description: "Platform team"\n');
+    expect(md).toContain('- delete repo:legacy\n-   name: "legacy"\n');
     expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
     expect(md).not.toContain('not shown');
     expect(renderPlan(scenarioPlan(), 'markdown')).toBe(md);
@@ -55,7 +63,7 @@ describe('renderMarkdownPlan', () => {
   it('names at most 50 deletes in the call-out', () => {
     const live = liveState(Array.from({ length: 60 }, (_, i) => r.repo('', `r${String(i).padStart(2, '0')}`)));
     const md = renderMarkdownPlan(plan(desiredState([]), live, { allowMassDelete: true }));
-    expect(md).toContain('`repo:r49` and 10 more\n');
-    expect(md).not.toContain('`repo:r50`,');
+    expect(md).toContain('> - `repo:r49`\n> - … and 10 more (in the details below)\n');
+    expect(md).not.toContain('> - `repo:r50`');
   });
 });

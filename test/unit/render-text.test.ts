@@ -12,7 +12,7 @@ describe('renderTextPlan', () => {
       "platform-sync will make these changes to org acme (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa):
 
         + create group:eng/platform
-            name: "platform"
+            name:        "platform"
             description: "Platform team"
 
         + create identity:eng/platform/deploy-bot
@@ -20,7 +20,7 @@ describe('renderTextPlan', () => {
 
         + create roleBinding:eng/platform/deploy-bot=/deployer
             identityUid: (known after apply: identity:eng/platform/deploy-bot)
-            roleUid: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
+            roleUid:     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
 
         ~ update identity:eng/ci
             description: "old bot" → "CI bot"
@@ -35,11 +35,15 @@ describe('renderTextPlan', () => {
               +More.
 
         ~ update roleBinding:eng/ci=/deployer  (role viewer → deployer (was roleBinding:eng/ci=viewer))
-            roleUid: "1111111111111111111111111111111111111111" → "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003"
+            roleUid: "1111111111111111111111111111111111111111" → "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
 
         - delete tag:legacy:1.0  (tag of deleted repo:legacy)
+            name:       "1.0"
+            digest:     "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+            deprecated: false
 
         - delete repo:legacy
+            name: "legacy"
 
       Plan: 3 to create, 3 to update, 2 to delete.
       "
@@ -51,6 +55,21 @@ describe('renderTextPlan', () => {
     expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes)), { color: false })).toBe(
       'No changes. The org matches the manifests.\n',
     );
+  });
+
+  it('aligns one-line fields of a step on their labels and shows what a delete removes', () => {
+    const live = liveState([r.identity('', 'old-bot', { description: 'Gone soon', claimMatch: { issuer: 'https://iss', subject: 's' } }), r.repo('', 'docs', { readme: '# docs\n\nOne.\nTwo.\n' })]);
+    const text = renderTextPlan(plan(desiredState([], { settings: { prune: true } }), live, { allowMassDelete: true }), { color: false });
+    expect(text).toContain(
+      [
+        '  - delete identity:old-bot',
+        '      name:        "old-bot"',
+        '      description: "Gone soon"',
+        '      claimMatch:  {issuer: "https://iss", subject: "s"}',
+      ].join('\n'),
+    );
+    // A long text is shown by its size: the reviewer needs to know what goes, not to read it.
+    expect(text).toMatch(/- delete repo:docs\n {6}name: +"docs"\n {6}readme: \(4 lines\)\n/);
   });
 
   it('colours only when asked', () => {
