@@ -13,6 +13,7 @@ import {
   parseAllDocuments,
   visit,
   type Document,
+  type Pair,
   type YAMLError,
 } from 'yaml';
 import type { Diagnostic } from '../model/errors.js';
@@ -229,33 +230,46 @@ function describeIndentation(problem: YAMLError, text: string, at: (offset: numb
 /** Duplicate keys (naming the first) and prototype-altering keys, anywhere in the document. */
 function checkMappings(doc: Document, at: (offset: number) => SourceLocation): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  visit(doc, {
-    Map(_, map) {
-      const seen = new Map<string, number>();
-      for (const pair of map.items) {
-        if (!isScalar(pair.key) || !pair.key.range) continue;
-        const key = String(pair.key.value);
-        const offset = pair.key.range[0];
-        if (FORBIDDEN_KEYS.has(key)) {
-          diagnostics.push({
-            location: at(offset),
-            path: '',
-            message: `key ${JSON.stringify(key)} is not allowed (it could alter object prototypes in programs that read the manifest); remove it`,
-          });
-        }
-        const first = seen.get(key);
-        if (first !== undefined) {
-          const f = at(first);
-          diagnostics.push({
-            location: at(offset),
-            path: '',
-            message: `duplicate key ${JSON.stringify(key)} in one mapping (first at line ${f.line}, column ${f.column}); each key may appear only once`,
-          });
-        } else seen.set(key, offset);
+  // A plain walk over collections: yaml's visit() builds a path for every node, which costs more
+  // than the check itself on a large manifest. Aliases are not followed (their target is walked where it stands).
+  const walk = (node: unknown): void => {
+    if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    } else if (isMap(node)) {
+      checkMapKeys(node.items, at, diagnostics);
+      for (const pair of node.items) {
+        walk(pair.key);
+        walk(pair.value);
       }
-    },
-  });
+    }
+  };
+  walk(doc.contents);
   return diagnostics;
+}
+
+function checkMapKeys(pairs: readonly Pair[], at: (offset: number) => SourceLocation, diagnostics: Diagnostic[]): void {
+  const seen = new Map<string, number>();
+  for (const pair of pairs) {
+    if (!isScalar(pair.key) || !pair.key.range) continue;
+    const key = String(pair.key.value);
+    const offset = pair.key.range[0];
+    if (FORBIDDEN_KEYS.has(key)) {
+      diagnostics.push({
+        location: at(offset),
+        path: '',
+        message: `key ${JSON.stringify(key)} is not allowed (it could alter object prototypes in programs that read the manifest); remove it`,
+      });
+    }
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const f = at(first);
+      diagnostics.push({
+        location: at(offset),
+        path: '',
+        message: `duplicate key ${JSON.stringify(key)} in one mapping (first at line ${f.line}, column ${f.column}); each key may appear only once`,
+      });
+    } else seen.set(key, offset);
+  }
 }
 
 /** toJS threw: an alias bomb or an alias without its anchor. Points at the first alias. */

@@ -240,11 +240,14 @@ class Resolver {
     return false;
   }
 
-  /** Adds a resource unless its address is taken; a duplicate is reported with both places. */
-  private declare(site: Site, resource: DesiredResource, what: string): boolean {
+  /**
+   * Adds a resource unless its address is taken; a duplicate is reported with both places.
+   * `what` names the resource in that message; it is built only then (this runs per resource).
+   */
+  private declare(site: Site, resource: DesiredResource, what: () => string): boolean {
     const earlier = this.declared.get(resource.address);
     if (earlier) {
-      this.report(site, `${what} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`);
+      this.report(site, `${what()} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`);
       return false;
     }
     this.declared.set(resource.address, resource.source);
@@ -273,7 +276,7 @@ class Resolver {
       );
     }
     const resource: DesiredResource = { kind: 'identity', address: namedAddress('identity', groupPath, name), ...this.base(site, groupPath), fields };
-    if (!this.declare(site, resource, `identity ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
+    if (!this.declare(site, resource, () => `identity ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
     const path = joinPath(groupPath, name);
     this.identityPaths.add(path);
     pushTo(this.identityNamesByGroup, groupPath, name);
@@ -295,7 +298,7 @@ class Resolver {
     if (description !== undefined) fields.description = description;
     if (Array.isArray(item.capabilities)) fields.capabilities = item.capabilities.filter((c): c is string => typeof c === 'string');
     const resource: DesiredResource = { kind: 'role', address: namedAddress('role', groupPath, name), ...this.base(site, groupPath), fields };
-    if (!this.declare(site, resource, `role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
+    if (!this.declare(site, resource, () => `role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
     this.rolePaths.add(joinPath(groupPath, name));
     pushTo(this.roleNamesByGroup, groupPath, name);
     pushTo(this.rolePathsByName, name, joinPath(groupPath, name));
@@ -310,7 +313,7 @@ class Resolver {
     const readme = asString(item.readme);
     if (readme !== undefined) fields.readme = readme;
     const resource: DesiredResource = { kind: 'repo', address: namedAddress('repo', groupPath, name), ...this.base(site, groupPath), fields };
-    this.declare(site, resource, `repo ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`);
+    this.declare(site, resource, () => `repo ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`);
   }
 
   private addSubscription(site: Site, groupPath: string, item: Obj): void {
@@ -322,7 +325,7 @@ class Resolver {
       return;
     }
     const resource: DesiredResource = { kind: 'subscription', address: subscriptionAddress(groupPath, sink), ...this.base(site, groupPath), fields: { sink } };
-    this.declare(site, resource, `subscription to ${sink} in ${this.groupLabel(groupPath)}`);
+    this.declare(site, resource, () => `subscription to ${sink} in ${this.groupLabel(groupPath)}`);
   }
 
   // ---- role bindings --------------------------------------------------------------------
@@ -337,7 +340,7 @@ class Resolver {
       ...this.base(site, groupPath),
       fields: { identity, role },
     };
-    this.declare(site, resource, `role binding in ${this.groupLabel(groupPath)}`);
+    this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
   }
 
   /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */

@@ -3,7 +3,7 @@
  * ajv, and the translation of ajv's errors into messages a user understands, placed on the
  * YAML node they are about.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPackageFile } from '../util/package-file.js';
@@ -11,6 +11,7 @@ import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
 import { parsePointer } from './diagnostics.js';
 import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
+import { validate as precompiledValidator } from './schema-validator.js';
 
 export const MANIFEST_API_VERSION = 'platform-sync/v1';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
@@ -31,7 +32,6 @@ export function findManifestSchemaPath(): string {
 }
 
 let schemaCache: Record<string, unknown> | undefined;
-let validatorCache: ValidateFunction | undefined;
 
 /** The manifest JSON Schema as an object (read once). */
 export function readManifestSchema(): Record<string, unknown> {
@@ -39,15 +39,11 @@ export function readManifestSchema(): Record<string, unknown> {
   return schemaCache;
 }
 
-/** The compiled validator; compiled on first use and reused for every document after. */
-function getValidator(): ValidateFunction {
-  if (!validatorCache) {
-    // verbose: errors carry the data and the schema they are about, which the messages need.
-    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    validatorCache = ajv.compile(readManifestSchema());
-  }
-  return validatorCache;
-}
+/**
+ * The schema's validator, compiled ahead of time by generate-schema-validator.ts (ajv standalone
+ * code, options allErrors and verbose): no compile cost at run time.
+ */
+const validateDocument = precompiledValidator as unknown as ValidateFunction;
 
 /**
  * True when a document names an apiVersion other than ours: it follows other rules, so only
@@ -61,9 +57,8 @@ export function hasForeignApiVersion(value: unknown): boolean {
 
 /** Checks one document against the schema; returns every problem, translated and located. */
 export function checkDocumentSchema(doc: ManifestDocument): Diagnostic[] {
-  const validate = getValidator();
-  if (validate(doc.value)) return [];
-  const errors = validate.errors ?? [];
+  if (validateDocument(doc.value)) return [];
+  const errors = validateDocument.errors ?? [];
   // A foreign apiVersion means the rest of the document follows other rules: report only that.
   const version = errors.find((e) => e.instancePath === '/apiVersion');
   const relevant = version ? [version] : errors;

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from '../../src/manifest/index.js';
 import { dirname, resolve } from 'node:path';
+import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schema-validator.js';
 import { PRUNE_KEYS } from '../../src/manifest/settings.js';
 import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/kinds.js';
 
@@ -34,6 +35,11 @@ describe('manifest JSON Schema', () => {
     expect(typeof schema.$id).toBe('string');
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     expect(() => ajv.compile(schema)).not.toThrow();
+  });
+
+  it('is checked by the precompiled validator generated from this very schema', async () => {
+    const committed = await readFile(SCHEMA_VALIDATOR_MODULE, 'utf8');
+    expect(committed === renderSchemaValidatorModule(schema), `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run build && node dist/src/manifest/generate-schema-validator.js`).toBe(true);
   });
 
   it('closes every object and documents every property with a title and a description', () => {
