@@ -111,7 +111,7 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
       if (segments.length === 0) {
         return { location: place(segments), path, message: `the document must be a mapping with apiVersion and org, got ${describeValue(error.data)}` };
       }
-      return { location: place(segments), path, message: `${label} must be ${expected}, got ${describeValue(error.data)}` };
+      return { location: place(segments), path, message: `${label} must be ${expected}, got ${describeValue(error.data)}${suggestTypeFix(error.parentSchema, error.data)}` };
     }
     case 'const':
       return {
@@ -189,6 +189,20 @@ function describePatternError(field: string, owner: string, data: unknown): stri
     default:
       return `invalid ${field} ${value} for ${owner}`;
   }
+}
+
+/** The fix for the usual type slips: a quoted or YAML 1.1 boolean, one string where a list of strings belongs. */
+function suggestTypeFix(schema: unknown, data: unknown): string {
+  const { type, items } = (schema ?? {}) as { type?: unknown; items?: { type?: unknown } };
+  const types = Array.isArray(type) ? type.map(String) : [String(type)];
+  if (typeof data !== 'string') return '';
+  const word = data.toLowerCase();
+  if (types.includes('boolean') && ['true', 'false', 'yes', 'no', 'on', 'off', 'y', 'n'].includes(word)) {
+    const meant = ['true', 'yes', 'on', 'y'].includes(word);
+    return `; write ${meant}, unquoted (in YAML 1.2, ${JSON.stringify(data)} is a string, not a boolean)`;
+  }
+  if (types.includes('array') && items?.type === 'string') return `; write it as a list: [${JSON.stringify(data)}]`;
+  return '';
 }
 
 function propertyNames(schema: unknown): string[] {

@@ -32,7 +32,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     files: ['bad-wrong-type.yaml'],
     expected: [
       `${F}/bad-wrong-type.yaml:4:16: description of org "acme" must be a string, got a number (42) (at /org/description)`,
-      `${F}/bad-wrong-type.yaml:7:21: capabilities of role "deployer" must be a list, got a string ("repo.list") (at /org/roles/0/capabilities)`,
+      `${F}/bad-wrong-type.yaml:7:21: capabilities of role "deployer" must be a list, got a string ("repo.list"); write it as a list: ["repo.list"] (at /org/roles/0/capabilities)`,
     ],
   },
   {
@@ -295,6 +295,14 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     files: ['bad-unclosed-quote.yaml'],
     expected: [
       `${F}/bad-unclosed-quote.yaml:4:16: YAML syntax error: the quoted string that starts here has no closing "; close it on the line where it ends`,
+    ],
+  },
+  {
+    name: "settings with a YAML 1.1 boolean and a string for a list",
+    files: ['bad-settings-types.yaml'],
+    expected: [
+      `${F}/bad-settings-types.yaml:5:10: prune of settings must be true or false or a mapping, got a string ("yes"); write true, unquoted (in YAML 1.2, "yes" is a string, not a boolean) (at /settings/prune)`,
+      `${F}/bad-settings-types.yaml:6:11: ignore of settings must be a list, got a string ("identity:human-*"); write it as a list: ["identity:human-*"] (at /settings/ignore)`,
     ],
   },
 ];
