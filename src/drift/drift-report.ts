@@ -23,6 +23,17 @@ export interface DriftField {
   field: string;
   live: unknown;
   manifest: unknown;
+  /**
+   * For a field that holds another resource's uid (a binding's `roleUid`): the addresses of
+   * the live and the declared resource, which a reviewer can read where a uid says nothing.
+   */
+  liveRef?: string;
+  manifestRef?: string;
+}
+
+export interface DescribeDriftOptions {
+  /** The address of a live resource by uid (built-in roles too), to name what a uid points at. */
+  addressOfUid?: (uid: string) => string | undefined;
 }
 
 export interface DriftItem {
@@ -69,12 +80,12 @@ export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
 const CATEGORY_OF_ACTION = { update: 'changed', delete: 'unmanaged', create: 'missing' } as const;
 
 /** Turns a plan into the drift it reveals. A plan with no steps is an org in sync. */
-export function describeDrift(plan: Plan): DriftReport {
+export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): DriftReport {
   const stepByAddress = new Map(plan.steps.map((s) => [s.address, s]));
   const rootOf = (step: PlanStep): string => findFindingRoot(step, stepByAddress);
   const itemByRoot = new Map<string, DriftItem>();
   for (const step of plan.steps) {
-    if (rootOf(step) === step.address) itemByRoot.set(step.address, describeStep(step, CATEGORY_OF_ACTION[step.action]));
+    if (rootOf(step) === step.address) itemByRoot.set(step.address, describeStep(step, CATEGORY_OF_ACTION[step.action], options));
   }
   for (const step of plan.steps) {
     const root = rootOf(step);
@@ -146,7 +157,7 @@ function findFindingRoot(step: PlanStep, stepByAddress: ReadonlyMap<string, Plan
   return root;
 }
 
-function describeStep(step: PlanStep, category: DriftCategory): DriftItem {
+function describeStep(step: PlanStep, category: DriftCategory, options: DescribeDriftOptions): DriftItem {
   const item: DriftItem = { category, kind: step.kind, address: step.address, message: '' };
   if (step.uid !== undefined) item.uid = step.uid;
   if (step.source !== undefined) item.source = step.source;
@@ -154,15 +165,20 @@ function describeStep(step: PlanStep, category: DriftCategory): DriftItem {
     case 'changed': {
       const before = step.before ?? {};
       const after = step.after ?? {};
-      const fields = (step.updateMask ?? Object.keys(after)).map((field) => ({
-        field,
-        live: before[field],
-        manifest: after[field],
-      }));
+      const fields = (step.updateMask ?? Object.keys(after)).map((field) => {
+        const f: DriftField = { field, live: before[field], manifest: after[field] };
+        const ref = step.refs?.[field as 'roleUid' | 'identityUid'];
+        if (ref) {
+          f.manifestRef = ref.address;
+          const liveRef = typeof f.live === 'string' ? options.addressOfUid?.(f.live) : undefined;
+          if (liveRef !== undefined) f.liveRef = liveRef;
+        }
+        return f;
+      });
       item.fields = fields;
       item.message =
         `changed outside platform-sync: ` +
-        fields.map((f) => `${f.field} is ${describeValue(f.live)} live, the manifests say ${describeValue(f.manifest)}`).join('; ');
+        fields.map((f) => `${f.field} is ${describeLive(f)} live, the manifests say ${describeManifest(f)}`).join('; ');
       break;
     }
     case 'unmanaged':
@@ -179,6 +195,16 @@ function describeStep(step: PlanStep, category: DriftCategory): DriftItem {
       break;
   }
   return item;
+}
+
+/** The live side of a changed field in one line: the resource a uid points at, when known. */
+export function describeLive(f: DriftField): string {
+  return f.liveRef ?? describeValue(f.live);
+}
+
+/** The manifests' side of a changed field in one line. */
+export function describeManifest(f: DriftField): string {
+  return f.manifestRef ?? describeValue(f.manifest);
 }
 
 /**

@@ -3,7 +3,8 @@
  * a CI log, JSON for programs, markdown for a job summary or an issue. Pure string builders.
  */
 import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
-import { CATEGORY_HEADINGS, describeValue, type DriftCategory, type DriftItem, type DriftReport } from './drift-report.js';
+import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from './drift-report.js';
+import { diffLines } from '../render/step-lines.js';
 import { inlineCode } from '../render/markdown.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
@@ -44,7 +45,8 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
       lines.push(`  ${paint(COLORS[category], `${MARKERS[category]} ${item.address}`)}${where ? `  (${where})` : ''}`);
       if (item.detail) lines.push(`      ${item.detail}`);
       for (const f of item.fields ?? []) {
-        lines.push(`      ${f.field}: live ${describeValue(f.live)}, manifests ${describeValue(f.manifest)}`);
+        lines.push(`      ${f.field}: live ${describeLive(f)}, manifests ${describeManifest(f)}`);
+        for (const l of textDiff(f)) lines.push(`        ${l}`);
       }
       if (item.beneath?.length) lines.push(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`);
     }
@@ -57,6 +59,22 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     lines.push('', 'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.');
   }
   return lines.join('\n') + '\n';
+}
+
+/** Lines of a text diff shown under a changed field before "… N more lines". */
+const DIFF_LINES_SHOWN = 20;
+
+/**
+ * A multi-line text (a readme) that changed, as the unified diff from live to manifests: its
+ * first line and line count alone do not tell a reviewer what was edited.
+ */
+function textDiff(f: DriftField): string[] {
+  const isText = (v: unknown): boolean => typeof v === 'string' || v === undefined;
+  const multiline = [f.live, f.manifest].some((v) => typeof v === 'string' && v.includes('\n'));
+  if (!multiline || !isText(f.live) || !isText(f.manifest)) return [];
+  const lines = ['--- live', '+++ manifests', ...diffLines((f.live as string | undefined) ?? '', (f.manifest as string | undefined) ?? '').map((l) => l.text)];
+  if (lines.length <= DIFF_LINES_SHOWN) return lines;
+  return [...lines.slice(0, DIFF_LINES_SHOWN), `… ${lines.length - DIFF_LINES_SHOWN} more lines`];
 }
 
 export function renderJsonDrift(report: DriftReport): string {
@@ -76,7 +94,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     lines.push('', `#### ${CATEGORY_HEADINGS.changed} (${changed.length})`, '', '| Resource | Field | Live | Manifests |', '|---|---|---|---|');
     for (const item of changed) {
       for (const f of item.fields ?? []) {
-        lines.push(`| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeValue(f.live))} | ${escapeCell(describeValue(f.manifest))} |`);
+        lines.push(`| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeLive(f))} | ${escapeCell(describeManifest(f))} |`);
       }
     }
   }

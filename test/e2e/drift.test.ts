@@ -81,6 +81,22 @@ describe('platform-sync drift', () => {
     expect(written).toContain('`identity:intruder`');
   });
 
+  it('names the roles of a binding whose role was changed by hand, not their uids', async () => {
+    const client = openClient(emulator.url, OWNER);
+    try {
+      const org = (await client.list('group', { name: 'acme' })).items[0]!;
+      const viewer = (await client.list('role', { name: 'viewer' })).items.find((r) => !r.uid.includes('/'))!;
+      const bindings = (await client.list('roleBinding', { childrenOf: org.uid })).items;
+      const push = bindings.find((b) => (b.role as { name?: string } | undefined)?.name === 'registry.push')!;
+      await client.update('roleBinding', push.uid, { roleUid: viewer.uid }, ['roleUid']);
+    } finally {
+      await client.close();
+    }
+    const run = await runCli(['drift', ACME], { env });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/~ roleBinding:release-bot=registry\.push .*\n {6}roleUid: live role:builtin:viewer, manifests role:builtin:registry\.push\n/);
+  });
+
   it('exits 1 with one clear line for invalid manifests, a missing token or an unreachable API', async () => {
     const bad = join(temp.dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');

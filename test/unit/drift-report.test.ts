@@ -143,3 +143,57 @@ describe('drift renderers', () => {
     expect(inSync).not.toContain('<details>');
   });
 });
+
+describe('drift of a binding\'s role and of a readme', () => {
+  const binding: PlanStep = {
+    action: 'update',
+    kind: 'roleBinding',
+    address: 'roleBinding:ci=viewer',
+    uid: `${ORG}/0000000000000009`,
+    parent: 'org',
+    before: { roleUid: 'e'.repeat(40) },
+    after: { roleUid: 'v'.repeat(40) },
+    updateMask: ['roleUid'],
+    refs: { roleUid: { address: 'role:builtin:viewer', uid: 'v'.repeat(40) } },
+    source,
+  };
+  const readme: PlanStep = {
+    action: 'update',
+    kind: 'repo',
+    address: 'repo:nginx',
+    uid: `${ORG}/0000000000000001`,
+    parent: 'org',
+    before: { readme: '# nginx\n\nOld text.\n' },
+    after: { readme: '# nginx\n\nNew text.\n' },
+    updateMask: ['readme'],
+    source,
+  };
+
+  it('names the roles a binding points at, not their uids, when live state knows them', () => {
+    const known = describeDrift(planOf([binding]), { addressOfUid: (uid) => (uid === 'e'.repeat(40) ? 'role:builtin:editor' : undefined) });
+    expect(known.items[0]!.fields).toEqual([
+      { field: 'roleUid', live: 'e'.repeat(40), manifest: 'v'.repeat(40), liveRef: 'role:builtin:editor', manifestRef: 'role:builtin:viewer' },
+    ]);
+    expect(known.items[0]!.message).toBe('changed outside platform-sync: roleUid is role:builtin:editor live, the manifests say role:builtin:viewer');
+    expect(renderTextDrift(known)).toContain('      roleUid: live role:builtin:editor, manifests role:builtin:viewer\n');
+    expect(renderMarkdownDrift(known)).toContain('| `roleBinding:ci=viewer` | roleUid | role:builtin:editor | role:builtin:viewer |');
+    // Without a lookup the uid is all there is to show.
+    expect(renderTextDrift(describeDrift(planOf([binding])))).toContain(`roleUid: live "${'e'.repeat(40)}", manifests role:builtin:viewer`);
+  });
+
+  it('shows how a readme was edited as a diff from live to the manifests', () => {
+    const text = renderTextDrift(describeDrift(planOf([readme])));
+    expect(text).toContain(
+      [
+        '      readme: live "# nginx"… (3 lines), manifests "# nginx"… (3 lines)',
+        '        --- live',
+        '        +++ manifests',
+        '        @@ -1,3 +1,3 @@',
+        '         # nginx',
+        '         ',
+        '        -Old text.',
+        '        +New text.',
+      ].join('\n'),
+    );
+  });
+});

@@ -8,6 +8,8 @@ import { Option, type Command } from 'commander';
 import { describeDrift, describeRefusedDrift, DRIFT_REFUSAL_RULES, renderJsonDrift, renderMarkdownDrift, renderTextDrift, type DriftReport } from '../../drift/index.js';
 import { loadManifests } from '../../manifest/index.js';
 import { UnsafePlanError, UserError } from '../../model/errors.js';
+import type { LiveState } from '../../model/resources.js';
+import { roleRefAddress } from '../../plan/references.js';
 import { renderMarkdownPlan } from '../../render/index.js';
 import { addConnectionOptions, planFromManifests, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 
@@ -48,8 +50,8 @@ export function registerDriftCommand(program: Command): void {
  */
 async function readDrift(paths: string[], client: Parameters<typeof planFromManifests>[1]): Promise<{ report: DriftReport; planMarkdown?: string }> {
   try {
-    const { plan } = await planFromManifests(paths, client, { allowMassDelete: true });
-    return { report: describeDrift(plan), planMarkdown: renderMarkdownPlan(plan) };
+    const { plan, live } = await planFromManifests(paths, client, { allowMassDelete: true });
+    return { report: describeDrift(plan, { addressOfUid: indexAddressesByUid(live) }), planMarkdown: renderMarkdownPlan(plan) };
   } catch (err) {
     if (err instanceof UnsafePlanError && err.refusals.every((r) => DRIFT_REFUSAL_RULES.has(r.rule))) {
       const desired = await loadManifests(paths);
@@ -57,6 +59,13 @@ async function readDrift(paths: string[], client: Parameters<typeof planFromMani
     }
     throw err;
   }
+}
+
+/** Names what a uid in live state is: a resource of the org, or a built-in role. */
+function indexAddressesByUid(live: LiveState): (uid: string) => string | undefined {
+  const byUid = new Map(live.resources.map((r) => [r.uid, r.address]));
+  for (const [name, uid] of Object.entries(live.builtinRoles)) byUid.set(uid, roleRefAddress({ builtin: name }));
+  return (uid) => byUid.get(uid);
 }
 
 /** Appends the markdown report to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it. */
