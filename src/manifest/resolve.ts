@@ -344,15 +344,19 @@ class Resolver {
   }
 
   /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
-  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; key: string } | { uid: string } | undefined {
+  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; refSite: Site } | { uid: string } | undefined {
     const refKey = fieldKey(value, field, 'roleBinding');
     const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
     const ref = asString(value[refKey]);
     const uid = asString(value[uidKey]);
     if (ref !== undefined && uid !== undefined) {
+      // Points at whichever of the two keys comes second: that is where the contradiction appears.
+      const [first, second] = [refKey, uidKey].map((key) => site.doc.locate([...site.pointer, key], 'key'));
+      const later = first!.line > second!.line || (first!.line === second!.line && first!.column > second!.column) ? refKey : uidKey;
       this.report(
-        site,
+        { doc: site.doc, pointer: [...site.pointer, later] },
         `ambiguous ${field} in role binding of ${this.groupLabel(groupPath)}: both ${field} ${JSON.stringify(ref)} and ${field}Uid ${JSON.stringify(uid)} are given; expected exactly one of ${field}, ${field}Uid`,
+        'key',
       );
       return undefined;
     }
@@ -363,15 +367,13 @@ class Resolver {
       }
       return undefined; // a wrong type is the schema's to report
     }
-    return ref !== undefined ? { ref, key: refKey } : { uid: uid! };
+    return ref !== undefined ? { ref, refSite: { doc: site.doc, pointer: [...site.pointer, refKey] } } : { uid: uid! };
   }
 
   private resolveIdentityOf(site: Site, groupPath: string, value: Obj): IdentityKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'identity');
-    if (!picked) return undefined;
-    if ('uid' in picked) return { uid: picked.uid };
-    const ref = picked.ref;
-    const refSite = { doc: site.doc, pointer: [...site.pointer, picked.key] };
+    if (!picked || 'uid' in picked) return picked;
+    const { ref, refSite } = picked;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.identityPaths.has(path)) return { path };
@@ -397,10 +399,8 @@ class Resolver {
 
   private resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'role');
-    if (!picked) return undefined;
-    if ('uid' in picked) return { uid: picked.uid };
-    const ref = picked.ref;
-    const refSite = { doc: site.doc, pointer: [...site.pointer, picked.key] };
+    if (!picked || 'uid' in picked) return picked;
+    const { ref, refSite } = picked;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.rolePaths.has(path)) {

@@ -60,7 +60,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'ambiguous reference (identity and identityUid)',
     files: ['bad-ambiguous-ref.yaml'],
     expected: [
-      `${F}/bad-ambiguous-ref.yaml:7:7: ambiguous identity in role binding of org "acme": both identity "release-bot" and identityUid "0123456789abcdef0123456789abcdef01234567/0123456789abcdef" are given; expected exactly one of identity, identityUid (at /org/roleBindings/0)`,
+      `${F}/bad-ambiguous-ref.yaml:8:7: ambiguous identity in role binding of org "acme": both identity "release-bot" and identityUid "0123456789abcdef0123456789abcdef01234567/0123456789abcdef" are given; expected exactly one of identity, identityUid (at /org/roleBindings/0/identityUid)`,
     ],
   },
   {
