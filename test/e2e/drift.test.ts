@@ -79,6 +79,11 @@ describe('platform-sync drift', () => {
     expect(written.startsWith('## earlier step\n')).toBe(true);
     expect(written).toContain('### platform-sync drift: org `acme`');
     expect(written).toContain('`identity:intruder`');
+
+    // The summary is a copy: when it cannot be written, drift warns and still exits 2.
+    const unwritable = await runCli(['drift', ACME], { env: { ...env, GITHUB_STEP_SUMMARY: join(summary, 'not-a-dir') } });
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toMatch(/^Warning: cannot append the drift report to \$GITHUB_STEP_SUMMARY .*ENOTDIR; the report above is complete\.\n$/);
   });
 
   it('names the roles of a binding whose role was changed by hand, not their uids', async () => {

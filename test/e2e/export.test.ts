@@ -140,6 +140,14 @@ describe('platform-sync export', () => {
     expect(forced.code).toBe(0);
   });
 
+  it('exits 1 with one line naming the path when --out cannot be written', async () => {
+    const blocker = join(temp.dir, 'a-file');
+    writeFileSync(blocker, 'in the way\n');
+    const run = await runCli(['export', '--org', 'acme', '--out', join(blocker, 'sub')], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory)\n`);
+  });
+
   it('exits 1 naming the org when it does not exist', async () => {
     const out = join(temp.dir, 'nothing');
     const run = await runCli(['export', '--org', 'no-such-org', '--out', out], { env });

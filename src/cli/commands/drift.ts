@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { describeDrift, describeRefusedDrift, DRIFT_REFUSAL_RULES, renderJsonDrift, renderMarkdownDrift, renderTextDrift, type DriftReport } from '../../drift/index.js';
 import { loadManifests } from '../../manifest/index.js';
-import { UnsafePlanError, UserError } from '../../model/errors.js';
+import { UnsafePlanError } from '../../model/errors.js';
 import type { LiveState } from '../../model/resources.js';
 import { roleRefAddress } from '../../plan/references.js';
 import { renderMarkdownPlan } from '../../render/index.js';
@@ -68,13 +68,19 @@ function indexAddressesByUid(live: LiveState): (uid: string) => string | undefin
   return (uid) => byUid.get(uid);
 }
 
-/** Appends the markdown report to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it. */
+/**
+ * Appends the markdown report to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it. The job
+ * summary is a copy: when it cannot be written, a warning says so and the exit code still
+ * tells drift from no drift, which is what a cron job acts on.
+ */
 function appendStepSummary(report: DriftReport, planMarkdown: string | undefined): void {
   const summaryPath = process.env.GITHUB_STEP_SUMMARY;
   if (!summaryPath) return;
   try {
     appendFileSync(summaryPath, `${renderMarkdownDrift(report, { planMarkdown })}\n`);
   } catch (err) {
-    throw new UserError('STEP_SUMMARY_UNWRITABLE', `cannot append the drift report to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    process.stderr.write(
+      `Warning: cannot append the drift report to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the report above is complete.\n`,
+    );
   }
 }

@@ -77,6 +77,15 @@ function writeExport(outDir: string, files: readonly ExportedFile[], force: bool
       );
     }
   }
-  mkdirSync(outDir, { recursive: true });
-  for (const f of files) writeFileSync(join(outDir, f.file), f.text);
+  let path = outDir;
+  try {
+    mkdirSync(outDir, { recursive: true });
+    for (const f of files) {
+      path = join(outDir, f.file);
+      writeFileSync(path, f.text);
+    }
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${reason === 'EEXIST' || reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : ''}`, { cause: err });
+  }
 }
