@@ -157,6 +157,23 @@ describe('platform-sync apply', () => {
     expect(check.code, check.stderr).toBe(0);
   });
 
+  it('stops gracefully on SIGTERM (a CI cancel): steps in flight finish, the rest is reported, exit 1', async () => {
+    emulator.setFaults({ latencyMs: 40 });
+    const run = spawnCli(['apply', ACME, '--auto-approve', '--concurrency', '2'], { env: env() });
+    await run.waitForOutput((s) => (s.match(/^✓ /gm) ?? []).length >= 4);
+    run.child.kill('SIGTERM');
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    const { stdout } = run.output();
+    expect(stdout).toContain('Terminated: no new step starts; waiting for the steps in flight.');
+    const summary = stdout.match(/^Apply interrupted: (\d+) done, 0 failed, (\d+) skipped\.$/m)!;
+    expect(Number(summary[1]) + Number(summary[2])).toBe(ACME_RESOURCES);
+    expect(stdout).toMatch(/^ {2}- \d+ steps not started because the apply was interrupted: /m);
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('Next: run the same apply again: it does only what is left (`platform-sync plan` shows it).');
+    // What it reported done is exactly what exists.
+    expect(emulator.resourceCount()).toBe(Number(summary[1]));
+  });
+
   it.runIf(existsSync('/usr/bin/script'))('on a terminal asks first and applies only after "yes"', async () => {
     const declined = spawnCli(['apply', ACME], { tty: true, env: env() });
     await declined.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));

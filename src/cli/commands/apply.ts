@@ -77,6 +77,8 @@ async function runApply(paths: string[], options: ApplyCommandOptions): Promise<
       process.stderr.write('Apply cancelled: nothing was changed.\n');
       return 1;
     }
+    // Approved without a question (CI): a blank line between the plan and the progress.
+    if (options.autoApprove && options.format === 'text') out.write('\n');
     const result = await applyWithInterrupt(plan, client, options);
     return result.ok ? 0 : 1;
   });
@@ -148,27 +150,34 @@ function changes(count: number): string {
   return count === 1 ? '1 change' : `${count} changes`;
 }
 
+/** Exit code of a second stop signal: 128 + the signal's number, as shells report it. */
+const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 130, SIGTERM: 143 };
+
 /**
- * Runs the apply with the progress view. The first Ctrl-C stops new steps from starting and
- * lets the ones in flight finish (so the report is true); a second one exits at once. Either
- * way, running the same apply again finishes the job.
+ * Runs the apply with the progress view. The first Ctrl-C (or SIGTERM, which CI runners and
+ * container platforms send to cancel) stops new steps from starting and lets the ones in
+ * flight finish, so the report is true; a second one exits at once. Either way, running the
+ * same apply again finishes the job.
  */
 async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions): Promise<ApplyResult> {
   const controller = new AbortController();
   const tty = process.stdout.isTTY === true;
   const view = createProgressView({ out: process.stdout, format: options.format, tty, color: shouldColor(options) });
-  const onSigint = (): void => {
-    if (controller.signal.aborted) process.exit(130);
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (controller.signal.aborted) process.exit(SIGNAL_EXIT[signal]);
     controller.abort();
-    const message = 'Interrupted: no new step starts; waiting for the steps in flight. Press Ctrl-C again to quit at once.';
+    const again = signal === 'SIGINT' ? 'Press Ctrl-C again to quit at once.' : 'Send SIGTERM again to quit at once.';
+    const message = `${signal === 'SIGINT' ? 'Interrupted' : 'Terminated'}: no new step starts; waiting for the steps in flight. ${again}`;
     // JSON events own stdout; people read stderr then.
     if (options.format === 'json') process.stderr.write(`${message}\n`);
     else view.notice(message);
   };
-  process.on('SIGINT', onSigint);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal });
   } finally {
-    process.off('SIGINT', onSigint);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
