@@ -39,6 +39,5 @@ export type { ExportedFile, ExportOptions } from './export/index.js';
 // The emulator
 export { startEmulator, SeedError } from './emulator/index.js';
 export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';
-// The "load manifests → read live → plan" sequence the CLI uses
-export { planFromManifests, managedReadmeRepos } from './cli/shared.js';
-export type { PlanningResult } from './cli/shared.js';
+// The "load manifests → read live → plan" sequence every command starts with
+export { planFromManifests, managedReadmeRepos, type PlanningResult } from './pipeline.js';

@@ -70,6 +70,8 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_C
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** Transport error codes that mean the request never reached the server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN']);
+/** Attempts in all when the connection itself cannot be made (see AttemptFailure.maxAttempts). */
+const CONNECT_FAILURE_ATTEMPTS = 3;
 
 /** Visible ASCII only: what a bearer token (RFC 6750 b64token) and an HTTP header value allow. */
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
@@ -282,6 +284,7 @@ class HttpApiClient implements ApiClient {
       return {
         retryable: true,
         outcomeUnknown: !notSent,
+        ...(notSent ? { maxAttempts: CONNECT_FAILURE_ATTEMPTS } : {}),
         reason: notSent ? `connection failed (${code})` : 'connection reset',
         error: this.makeError(req, target, 0, unavailable, `${notSent ? 'could not connect' : 'connection reset'} (${code}: ${message})`, [], err),
       };

@@ -55,6 +55,12 @@ export interface AttemptFailure {
   outcomeUnknown: boolean;
   /** Server-requested wait (`Retry-After`), in ms. */
   retryAfterMs?: number;
+  /**
+   * At most this many attempts in all while failures are of this sort (fewer than the policy's
+   * maxAttempts): a refused connection means nothing listens, and a user should hear so in
+   * seconds, not after the whole retry budget; a brief restart is still ridden out.
+   */
+  maxAttempts?: number;
   /** Short reason for events and the final message ("HTTP 503", "connection reset"). */
   reason: string;
   /** What to throw when no retry follows. */
@@ -167,7 +173,7 @@ export async function runWithRetry<T>(
       if (!failure.retryable) throw failure.error;
       const elapsed = hooks.now() - started;
       const delayMs = computeRetryDelayMs(attempt - 1, failure, policy, hooks.random);
-      if (attempt >= policy.maxAttempts || elapsed + delayMs > policy.maxElapsedMs) {
+      if (attempt >= Math.min(policy.maxAttempts, failure.maxAttempts ?? Infinity) || elapsed + delayMs > policy.maxElapsedMs) {
         throw giveUp(failure, attempt, elapsed);
       }
       hooks.onRetry?.({ attempt, delayMs, reason: failure.reason, outcomeUnknown: failure.outcomeUnknown });

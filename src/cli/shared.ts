@@ -11,12 +11,8 @@ import { createClient, formatRequestEvent } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
-import { readLiveState } from '../live/index.js';
-import { loadManifests } from '../manifest/index.js';
 import { UserError } from '../model/errors.js';
-import type { Plan } from '../model/plan.js';
-import type { DesiredState, LiveState } from '../model/resources.js';
-import { plan, type PlanOptions } from '../plan/index.js';
+import type { PlanOptions } from '../plan/index.js';
 
 /** Options every API-talking command accepts (as commander parses them). */
 export interface ConnectionOptions {
@@ -96,28 +92,7 @@ export function shouldColor(options: ConnectionOptions, stream: NodeJS.WriteStre
   return stream.isTTY === true;
 }
 
-/** What a plan was made from, for commands that need more than the plan. */
-export interface PlanningResult {
-  desired: DesiredState;
-  live: LiveState;
-  plan: Plan;
-}
-
-/** Addresses of the repos whose readme the manifests manage: only those readmes are read. */
-export function managedReadmeRepos(desired: DesiredState): Set<string> {
-  const repos = new Set<string>();
-  for (const r of desired.resources) if (r.kind === 'repo' && r.fields.readme !== undefined) repos.add(r.address);
-  return repos;
-}
-
-/** Loads the manifests (offline, all problems at once), reads the live org, plans. */
-export async function planFromManifests(paths: string[], client: ApiClient, options: PlanOptions = {}): Promise<PlanningResult> {
-  const desired = await loadManifests(paths);
-  const org: { name: string; uid?: string } = { name: desired.org.name };
-  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired) });
-  return { desired, live, plan: plan(desired, live, options) };
-}
+export { planFromManifests, managedReadmeRepos, type PlanningResult } from '../pipeline.js';
 
 /** Parses `--max-delete-ratio`: a number from 0 to 1. */
 export function parseDeleteRatio(value: string): number {

@@ -146,6 +146,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((err) => {
+      // The client went away mid-request (killed, timed out): normal for a server, nothing to answer.
+      if (req.destroyed || res.destroyed || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
       // A bug in the emulator: answer 500 with an AIP-193 body rather than hang the client.
       process.stderr.write(`emulator: internal error: ${(err as Error)?.stack ?? err}\n`);
       if (!res.headersSent) sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });

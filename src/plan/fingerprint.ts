@@ -52,6 +52,11 @@ export interface StaleEntry {
  * binding to an identity or role it deletes (either delete would fail), and a live read too
  * incomplete to check against. Empty when the plan is still good to apply.
  */
+/** Repos whose readme a saved plan changes: re-read them so {@link checkFingerprints} can compare. */
+export function readmeReposOf(saved: Plan): Set<string> {
+  return new Set(saved.steps.filter((s) => s.action === 'update' && s.updateMask?.includes('readme')).map((s) => s.address));
+}
+
 export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   const stale: StaleEntry[] = [];
   if ((saved.org.uid ?? null) !== (live.org?.uid ?? null)) {
@@ -104,6 +109,13 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     for (const target of [identityRefAddress(r.fields.identity), roleRefAddress(r.fields.role)]) {
       if (deleted.has(target)) stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });
     }
+  }
+  // A readme has no version of its own on every API: compare the text the plan changes from.
+  for (const step of saved.steps) {
+    if (step.action !== 'update' || !step.updateMask?.includes('readme') || step.uid === undefined) continue;
+    const now = liveByUid.get(step.uid);
+    if (now?.kind !== 'repo' || now.fields.readme === undefined) continue;
+    if (now.fields.readme !== step.before?.readme) stale.push({ address: step.address, reason: 'readme changed since the plan' });
   }
   // What a read could not see cannot be checked: a missing resource would read as "gone".
   for (const read of live.incomplete) {

@@ -21,7 +21,7 @@ import { indexLive, pushTo, type LiveIndex } from './live-index.js';
 import { findRefusals } from './safety.js';
 import { countLabel, isPruned } from './settings.js';
 
-export { checkFingerprints, fingerprintLive, type StaleEntry } from './fingerprint.js';
+export { checkFingerprints, fingerprintLive, readmeReposOf, type StaleEntry } from './fingerprint.js';
 export { countLabel, isPruned } from './settings.js';
 
 export interface PlanOptions {

@@ -10,7 +10,7 @@ import { createClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { apply } from '../../src/apply/index.js';
 import { runCli as runBuiltCli, type CliRun } from '../../src/cli/run-cli.js';
-import { planFromManifests } from '../../src/cli/shared.js';
+import { planFromManifests } from '../../src/pipeline.js';
 
 export type { CliRun };
 

@@ -7,7 +7,7 @@ import { createClient } from '../../src/api/client.js';
 import type { RetryPolicy } from '../../src/api/retry.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { startEmulator, type Emulator, type FaultOptions, type RequestLogEntry } from '../../src/emulator/index.js';
-import { planFromManifests, type PlanningResult } from '../../src/cli/shared.js';
+import { planFromManifests, type PlanningResult } from '../../src/pipeline.js';
 import type { PlanOptions } from '../../src/plan/index.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');

@@ -1,5 +1,6 @@
 /** Emulator over HTTP: seeded, reproducible faults (issue 2, point 10). Page-token TTL is in emulator-lists. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Emulator, FaultOptions } from '../../src/emulator/index.js';
 import { OWNER, get, post, startTestEmulator } from './emulator-helpers.js';
 
@@ -155,5 +156,27 @@ describe('faults', () => {
     expect(() => emu.setFaults({ errorRate: 2 })).toThrow(/errorRate must be between 0 and 1/);
     expect(() => emu.setFaults({ retryAfterSeconds: 1.5 })).toThrow(/retryAfterSeconds/);
     expect(() => emu.setFaults({ shortPageRate: 2 })).toThrow(/shortPageRate must be between 0 and 1/);
+  });
+
+  it('treats a client that hangs up mid-request as normal, not as an internal error', async () => {
+    const emu = await start({});
+    const stderr = vi.spyOn(process.stderr, 'write');
+    try {
+      const { port } = new URL(emu.url);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          // Promise a body of 100 bytes, send 2, then vanish (a killed apply).
+          socket.write(`POST /iam/v2/groups HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OWNER}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"`);
+          setTimeout(() => socket.destroy(), 50);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      await get(emu, '/ping/v2/ping'); // the server is still serving
+      await new Promise((r) => setTimeout(r, 50));
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).not.toContain('internal error');
+    } finally {
+      stderr.mockRestore();
+    }
   });
 });

@@ -104,6 +104,23 @@ describe('runWithRetry', () => {
     expect(calls).toBe(5);
   });
 
+  it('gives a failure that caps its own attempts (a refused connection) fewer tries than the policy', async () => {
+    const hooks = virtualHooks<string>();
+    let calls = 0;
+    await expect(
+      runWithRetry(
+        async () => {
+          calls++;
+          throw new AttemptFailedError(failure({ maxAttempts: 3 }));
+        },
+        policy,
+        hooks,
+        (_f, attempts) => new Error(`gave up after ${attempts}`),
+      ),
+    ).rejects.toThrow('gave up after 3');
+    expect(calls).toBe(3);
+  });
+
   it('stops before a wait that would pass maxElapsedMs', async () => {
     const hooks = virtualHooks<string>();
     const tight = resolveRetryPolicy({ maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 1000, maxElapsedMs: 2500 });

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFingerprints, fingerprintLive, plan } from '../../src/plan/index.js';
+import { checkFingerprints, fingerprintLive, plan, readmeReposOf } from '../../src/plan/index.js';
 import { loadSavedPlan, savePlan } from '../../src/plan/saved.js';
 import type { LiveState } from '../../src/model/resources.js';
 import { desiredState, emptyLive, liveState, r, uidOf } from './plan-builders.js';
@@ -139,5 +139,15 @@ describe('checkFingerprints', () => {
     const b = liveState([r.repo('', 'x', { description: 'd' })]);
     expect(fingerprintLive(a)).toEqual(fingerprintLive(b));
     expect(fingerprintLive(a)).toHaveLength(2);
+  });
+
+  it('compares the readme a plan changes with the live one, since a readme edit may not move updateTime', () => {
+    const live = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'old' }), updateTime: T1 }]);
+    const saved = plan(desiredState([r.repo('', 'app', { readme: 'new' })]), live, { fingerprints: true });
+    expect(readmeReposOf(saved)).toEqual(new Set(['repo:app']));
+    expect(checkFingerprints(saved, live)).toEqual([]);
+    // Someone edits the readme; the repo's updateTime stays as it was.
+    const edited = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'by hand' }), updateTime: T1 }]);
+    expect(checkFingerprints(saved, edited)).toEqual([{ address: 'repo:app', reason: 'readme changed since the plan' }]);
   });
 });

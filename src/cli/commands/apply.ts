@@ -14,7 +14,7 @@ import type { ApiClient } from '../../api/types.js';
 import { readLiveState } from '../../live/index.js';
 import { StalePlanError, UserError } from '../../model/errors.js';
 import type { Plan } from '../../model/plan.js';
-import { checkFingerprints } from '../../plan/index.js';
+import { checkFingerprints, readmeReposOf } from '../../plan/index.js';
 import { loadSavedPlan } from '../../plan/saved.js';
 import { renderJsonPlan, renderPlan } from '../../render/index.js';
 import {
@@ -109,7 +109,7 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
  * against a world that has since changed is refused before anything is sent.
  */
 async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
-  const live = await readLiveState(client, { org: saved.org });
+  const live = await readLiveState(client, { org: saved.org, readmeRepos: readmeReposOf(saved) });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) throw new StalePlanError(changed);
   return saved;

@@ -1,0 +1,34 @@
+/**
+ * The read side of every run, as a library call: load the manifests (offline, every problem at
+ * once), read the live org (only the readmes the manifests manage), plan. plan, apply and drift
+ * all start here; so can a program that embeds platform-sync.
+ */
+import type { ApiClient } from './api/types.js';
+import { readLiveState } from './live/index.js';
+import { loadManifests } from './manifest/index.js';
+import type { Plan } from './model/plan.js';
+import type { DesiredState, LiveState } from './model/resources.js';
+import { plan, type PlanOptions } from './plan/index.js';
+
+/** What a plan was made from, for commands that need more than the plan. */
+export interface PlanningResult {
+  desired: DesiredState;
+  live: LiveState;
+  plan: Plan;
+}
+
+/** Addresses of the repos whose readme the manifests manage: only those readmes are read. */
+export function managedReadmeRepos(desired: DesiredState): Set<string> {
+  const repos = new Set<string>();
+  for (const r of desired.resources) if (r.kind === 'repo' && r.fields.readme !== undefined) repos.add(r.address);
+  return repos;
+}
+
+/** Loads the manifests (offline, all problems at once), reads the live org, plans. */
+export async function planFromManifests(paths: string[], client: ApiClient, options: PlanOptions = {}): Promise<PlanningResult> {
+  const desired = await loadManifests(paths);
+  const org: { name: string; uid?: string } = { name: desired.org.name };
+  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
+  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired) });
+  return { desired, live, plan: plan(desired, live, options) };
+}
