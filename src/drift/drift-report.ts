@@ -4,6 +4,7 @@
  * words a reviewer of a nightly report uses: what changed outside platform-sync, what exists
  * live that nobody declared, what is declared but gone. Pure: a Plan in, a report out.
  */
+import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
 import { kindOfAddress } from '../model/address.js';
@@ -169,9 +170,9 @@ function describeStep(step: PlanStep, category: DriftCategory, options: Describe
         const f: DriftField = { field, live: before[field], manifest: after[field] };
         const ref = step.refs?.[field as 'roleUid' | 'identityUid'];
         if (ref) {
-          f.manifestRef = ref.address;
+          f.manifestRef = describeRefAddress(ref.address);
           const liveRef = typeof f.live === 'string' ? options.addressOfUid?.(f.live) : undefined;
-          if (liveRef !== undefined) f.liveRef = liveRef;
+          if (liveRef !== undefined) f.liveRef = describeRefAddress(liveRef);
         }
         return f;
       });

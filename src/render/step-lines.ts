@@ -3,6 +3,7 @@
  * puts in ```diff blocks. Pure. Multi-line values (readme, a description with newlines) are
  * shown as a unified diff made by the `diff` package.
  */
+import { describeRefAddress } from '../plan/references.js';
 import { structuredPatch } from 'diff';
 import type { PlanStep, UidReference } from '../model/plan.js';
 
@@ -49,7 +50,7 @@ export function diffLines(before: string, after: string): StepLine[] {
 }
 
 function referenceText(ref: UidReference): string {
-  return ref.uid !== undefined ? `${formatValue(ref.uid)} (${ref.address})` : `(known after apply: ${ref.address})`;
+  return ref.uid !== undefined ? `${formatValue(ref.uid)} (${describeRefAddress(ref.address)})` : `(known after apply: ${ref.address})`;
 }
 
 const INDENT = '    ';

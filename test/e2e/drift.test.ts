@@ -99,7 +99,7 @@ describe('platform-sync drift', () => {
     }
     const run = await runCli(['drift', ACME], { env });
     expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/~ roleBinding:release-bot=registry\.push .*\n {6}roleUid: live role:builtin:viewer, manifests role:builtin:registry\.push\n/);
+    expect(run.stdout).toMatch(/~ roleBinding:release-bot=registry\.push .*\n {6}roleUid: live built-in role viewer, manifests built-in role registry\.push\n/);
   });
 
   it('exits 1 with one clear line for invalid manifests or a missing token', async () => {

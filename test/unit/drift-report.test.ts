@@ -172,13 +172,13 @@ describe('drift of a binding\'s role and of a readme', () => {
   it('names the roles a binding points at, not their uids, when live state knows them', () => {
     const known = describeDrift(planOf([binding]), { addressOfUid: (uid) => (uid === 'e'.repeat(40) ? 'role:builtin:editor' : undefined) });
     expect(known.items[0]!.fields).toEqual([
-      { field: 'roleUid', live: 'e'.repeat(40), manifest: 'v'.repeat(40), liveRef: 'role:builtin:editor', manifestRef: 'role:builtin:viewer' },
+      { field: 'roleUid', live: 'e'.repeat(40), manifest: 'v'.repeat(40), liveRef: 'built-in role editor', manifestRef: 'built-in role viewer' },
     ]);
-    expect(known.items[0]!.message).toBe('changed outside platform-sync: roleUid is role:builtin:editor live, the manifests say role:builtin:viewer');
-    expect(renderTextDrift(known)).toContain('      roleUid: live role:builtin:editor, manifests role:builtin:viewer\n');
-    expect(renderMarkdownDrift(known)).toContain('| `roleBinding:ci=viewer` | roleUid | role:builtin:editor | role:builtin:viewer |');
+    expect(known.items[0]!.message).toBe('changed outside platform-sync: roleUid is built-in role editor live, the manifests say built-in role viewer');
+    expect(renderTextDrift(known)).toContain('      roleUid: live built-in role editor, manifests built-in role viewer\n');
+    expect(renderMarkdownDrift(known)).toContain('| `roleBinding:ci=viewer` | roleUid | built-in role editor | built-in role viewer |');
     // Without a lookup the uid is all there is to show.
-    expect(renderTextDrift(describeDrift(planOf([binding])))).toContain(`roleUid: live "${'e'.repeat(40)}", manifests role:builtin:viewer`);
+    expect(renderTextDrift(describeDrift(planOf([binding])))).toContain(`roleUid: live "${'e'.repeat(40)}", manifests built-in role viewer`);
   });
 
   it('shows how a readme was edited as a diff from live to the manifests', () => {

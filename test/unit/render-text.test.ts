@@ -50,6 +50,15 @@ describe('renderTextPlan', () => {
     `);
   });
 
+  it('names a built-in role and an outside identity in words beside their uids', () => {
+    const outsider = `${'c'.repeat(40)}/00000000000000ff`;
+    const desired = desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', { uid: outsider }, 'editor')]);
+    const text = renderTextPlan(plan(desired, liveState([r.identity('', 'bot')])), { color: false });
+    expect(text).toContain('(built-in role viewer)');
+    expect(text).toContain(`"${outsider}" (identity outside the org)`);
+    expect(text).not.toContain('role:builtin:');
+  });
+
   it('says so when there is nothing to do', () => {
     const shapes = [r.repo('', 'x')];
     expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes)), { color: false })).toBe(
