@@ -20,8 +20,10 @@ const track = (c: ApiClient): ApiClient => (clients.push(c), c);
 describe('apply under faults', () => {
   it('converges with 10% errors, resets and a rate limit, and makes no duplicates', async () => {
     emulator = await startApplyEmulator({ seed: 42, errorRate: 0.1, resetRate: 0.05, rateLimit: 30, retryAfterSeconds: 0 });
-    // Retry-After is 0 to keep the test fast, so the backoff alone must outlast the rate limit.
-    const client = track(openClient(emulator, undefined, { baseDelayMs: 25, maxDelayMs: 400 }));
+    // Retry-After is 0 to keep the test fast, so the backoff alone must outlast the rate limit:
+    // with eight requests racing for 30 a second, ten quick attempts can all land on an empty
+    // bucket (wall-clock timing on a busy machine), so this client may try many more times.
+    const client = track(openClient(emulator, undefined, { baseDelayMs: 25, maxDelayMs: 400, maxAttempts: 40, maxElapsedMs: 60_000 }));
     const faulted: string[] = [];
 
     for (const paths of [[ACME], [CHANGE_SET]]) {

@@ -2,6 +2,7 @@
  * Shared setup of the apply integration tests: a real emulator on 127.0.0.1 port 0, a real
  * client over HTTP, and the real pipeline (load manifests → read live → plan).
  */
+import { createSeededRandom } from '../../src/emulator/prng.js';
 import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
 import type { RetryPolicy } from '../../src/api/retry.js';
@@ -30,11 +31,7 @@ export function startApplyEmulator(faults?: FaultOptions): Promise<Emulator> {
 
 /** A client with short, seeded retry waits so fault tests stay fast and reproducible. */
 export function openClient(emulator: Emulator, token = OWNER_TOKEN, retry: Partial<RetryPolicy> = {}): ApiClient {
-  let state = 0x9e3779b9;
-  const random = (): number => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
+  const random = createSeededRandom(0x9e3779b9);
   return createClient({
     baseUrl: emulator.url,
     token,
