@@ -11,6 +11,12 @@ import { BUILTIN_ROLE_NAMES, KIND_INFO, type Kind } from '../model/kinds.js';
 import type { IncompleteRead, LiveState } from '../model/resources.js';
 import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
 
+/**
+ * Readmes are one GET each (the API lists repos without them): on a big org they dominate a
+ * read, so they go as wide as the client's connection pool (32) allows.
+ */
+export const DEFAULT_README_CONCURRENCY = 32;
+
 export interface ReadLiveStateOptions {
   org: { name: string; uid?: string };
   /**
@@ -18,7 +24,7 @@ export interface ReadLiveStateOptions {
    * fetched. `'all'` fetches every readme (export manages them all).
    */
   readmeRepos?: ReadonlySet<string> | 'all';
-  /** Readmes fetched at once (default 8). */
+  /** Readmes fetched at once (default {@link DEFAULT_README_CONCURRENCY}). */
   readmeConcurrency?: number;
 }
 
@@ -45,7 +51,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
 
   const built = buildLiveResources({ org, items, builtinRoles: builtin.roles });
   incomplete.push(...built.unplaced);
-  await fetchManagedReadmes(client, built.resources, options.readmeRepos, options.readmeConcurrency ?? 8);
+  await fetchManagedReadmes(client, built.resources, options.readmeRepos, options.readmeConcurrency ?? DEFAULT_README_CONCURRENCY);
   return {
     org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
     resources: built.resources,
