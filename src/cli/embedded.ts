@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { startEmulator, type Emulator } from '../emulator/index.js';
+import type { Emulator } from '../emulator/index.js';
 import { UserError } from '../model/errors.js';
 
 /** Where the embedded emulator keeps its state, relative to the working directory. */
@@ -37,6 +37,9 @@ export async function startEmbeddedEmulator(options: { cwd?: string; baseUrl?: s
   const statePath = resolve(options.cwd ?? process.cwd(), EMBEDDED_STATE_PATH);
   mkdirSync(dirname(statePath), { recursive: true });
   const token = `embedded-${randomBytes(24).toString('hex')}`;
+  // Loaded here, not at the top: every command imports this file for EMBEDDED_STATE_PATH, and
+  // only `--emulator` needs the emulator itself (see main.ts on start-up cost).
+  const { startEmulator } = await import('../emulator/index.js');
   const emulator: Emulator = await startEmulator({
     port: 0,
     host: '127.0.0.1',

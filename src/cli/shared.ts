@@ -7,7 +7,6 @@
  * appears in no message, log line or file (the client redacts it from its own errors).
  */
 import { Option, type Command } from 'commander';
-import { createClient, formatRequestEvent } from '../api/client.js';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
@@ -64,6 +63,8 @@ export interface Session {
 export async function openSession(options: ConnectionOptions, stderr: NodeJS.WritableStream = process.stderr): Promise<Session> {
   const embedded = options.emulator ? await startEmbeddedEmulator({ baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
   const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile });
+  // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
+  const { createClient, formatRequestEvent } = await import('../api/client.js');
   const client = createClient({
     baseUrl: connection.baseUrl,
     token: connection.token,

@@ -15,7 +15,6 @@ import { readLiveState } from '../../live/index.js';
 import { StalePlanError, UserError } from '../../model/errors.js';
 import type { Plan } from '../../model/plan.js';
 import { checkFingerprints, readmeReposOf } from '../../plan/index.js';
-import { loadSavedPlan } from '../../plan/saved.js';
 import { renderJsonPlan, renderPlan } from '../../render/index.js';
 import {
   addConnectionOptions,
@@ -65,7 +64,7 @@ export function parseConcurrency(value: string): number {
 async function runApply(paths: string[], options: ApplyCommandOptions): Promise<number> {
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
-  const saved = planFile === undefined ? undefined : await loadSavedPlan(planFile);
+  const saved = planFile === undefined ? undefined : await (await import('../../plan/saved.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
   return withSession(options, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
     const out = process.stdout;

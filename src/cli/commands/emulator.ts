@@ -4,7 +4,8 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { UserError } from '../../model/errors.js';
-import { readTokensFile, startEmulator, type EmulatorToken, type FaultOptions } from '../../emulator/index.js';
+import type { EmulatorToken, FaultOptions } from '../../emulator/index.js';
+import { readTokensFile } from '../../emulator/tokens.js';
 
 interface EmulatorCliOptions {
   port: number;
@@ -96,6 +97,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
     .action(async (opts: EmulatorCliOptions) => {
       const tokens = tokensFromOptions(opts);
+      const { startEmulator } = await import('../../emulator/index.js'); // on use only (see main.ts)
       const emulator = await startEmulator({
         port: opts.port,
         host: opts.host,

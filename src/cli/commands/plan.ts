@@ -4,7 +4,6 @@
  * 1 on any error (set by main.ts).
  */
 import { Option, type Command } from 'commander';
-import { savePlan } from '../../plan/saved.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
 import {
   addConnectionOptions,
@@ -45,6 +44,7 @@ export function registerPlanCommand(program: Command): void {
     const { plan } = await withSession(options, (session) => planFromManifests(paths, session.client, planOptions));
     process.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options) }));
     if (options.out !== undefined) {
+      const { savePlan } = await import('../../plan/saved.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan);
       process.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
     }
