@@ -20,10 +20,10 @@ import { UserError } from '../model/errors.js';
 
 export const DEFAULT_PAGE_SIZE = 200;
 /** A total order every kind supports, so that `skip` offsets mean the same thing on every page. */
-export const DEFAULT_ORDER_BY = 'uid';
-export const DEFAULT_LIST_CONCURRENCY = 8;
+const DEFAULT_ORDER_BY = 'uid';
+const DEFAULT_LIST_CONCURRENCY = 8;
 /** Reads of one listing before it is declared inconsistent. */
-export const DEFAULT_MAX_READS = 3;
+const DEFAULT_MAX_READS = 3;
 /** Pages in a row that bring nothing new while the server says more remain, before a read gives up on it. */
 const MAX_EMPTY_PAGES = 3;
 

@@ -24,7 +24,7 @@ export interface RetryPolicy {
  * Ten attempts: a read of a large org makes hundreds of requests, and with six a service that
  * fails one request in three would fail a plan now and then. The time budget is the real bound.
  */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 10,
   baseDelayMs: 200,
   maxDelayMs: 10_000,

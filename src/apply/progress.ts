@@ -12,7 +12,7 @@ export type ProgressFormat = 'text' | 'json';
 /** Colors a piece of text, or leaves it alone (no TTY, NO_COLOR). */
 export type Paint = (style: 'green' | 'red' | 'yellow' | 'dim' | 'bold', text: string) => string;
 
-export const plainPaint: Paint = (_style, text) => text;
+const plainPaint: Paint = (_style, text) => text;
 // The caller decides when to color (ProgressViewOptions.color), so styleText must not second-guess the stream.
 export const colorPaint: Paint = (style, text) => styleText(style, text, { validateStream: false });
 

@@ -20,7 +20,7 @@ import { registerApplyCommand } from './commands/apply.js';
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('platform-sync')
     .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
     .version(version, '-V, --version')
@@ -47,7 +47,7 @@ export function buildProgram(): Command {
  * Commander quotes a rejected argument whole (`unknown option '--token=s3cr3t'`), and such an
  * argument may hold a secret typed in the wrong place: the value after `=` is never repeated.
  */
-export function redactArgumentValues(message: string): string {
+function redactArgumentValues(message: string): string {
   return message.replace(/'(--?[\w-]+)=[^']*'/g, "'$1=…'");
 }
 

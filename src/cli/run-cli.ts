@@ -14,7 +14,7 @@ export interface CliRun {
   stderr: string;
 }
 
-export const CLI_BIN = findPackageFile(join('bin', 'platform-sync'));
+const CLI_BIN = findPackageFile(join('bin', 'platform-sync'));
 
 export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };

@@ -13,7 +13,7 @@ import { invalidArgument, type FieldViolation } from './failures.js';
 import { boundOf, sortKey, type ListFilter, type OrderField, type StoredResource } from './store.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+const MAX_PAGE_SIZE = 200;
 
 export interface ListRequest {
   filter: ListFilter;
@@ -37,7 +37,7 @@ const ORDER_FIELDS: Readonly<Record<string, OrderField>> = {
 const COMMON_PARAMS = ['uidp.children_of', 'uidp.descendants_of', 'page_size', 'page_token', 'order_by', 'skip'];
 
 /** Query parameters a List of `kind` accepts. */
-export function listParams(kind: ApiKind): string[] {
+function listParams(kind: ApiKind): string[] {
   const extra = kind === 'advisory' ? ['artifactNames', 'advisoryIds'] : KIND_INFO[kind].nameFilter ? ['name'] : [];
   return [...COMMON_PARAMS, ...extra];
 }

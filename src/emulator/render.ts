@@ -2,7 +2,7 @@
 import type { Store, StoredResource } from './store.js';
 
 /** `2026-11-20T10:00:00.123Z`: always milliseconds, always Z. */
-export function formatTimestamp(ms: number): string {
+function formatTimestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 

@@ -143,7 +143,7 @@ interface GroupScope {
 }
 
 /** Checks the whole document and lays out the inserts; throws SeedError with every problem. */
-export function planSeed(doc: unknown, source: string): PlannedInsert[] {
+function planSeed(doc: unknown, source: string): PlannedInsert[] {
   const problems: string[] = [];
   const inserts: PlannedInsert[] = [];
   const bindings: { binding: SeedRoleBinding; scope: GroupScope; orgPath: string; location: string }[] = [];

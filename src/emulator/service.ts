@@ -91,7 +91,7 @@ const ROUTES: { prefix: string; kind: ApiKind }[] = (Object.keys(KIND_INFO) as A
   kind,
 }));
 
-export const PING_PATH = '/ping/v2/ping';
+const PING_PATH = '/ping/v2/ping';
 const README_SUFFIX = '/readme';
 
 function matchRoute(path: string): Route | undefined {

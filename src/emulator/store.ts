@@ -68,7 +68,7 @@ export interface ListFilter {
 }
 
 /** Resources every token sees and no `uidp.*` filter matches. */
-export function isGlobal(r: StoredResource): boolean {
+function isGlobal(r: StoredResource): boolean {
   return r.builtin === true || (r.kind === 'advisory' && r.parent === null);
 }
 
@@ -92,7 +92,7 @@ export function sortKey(r: StoredResource, field: OrderField): string | number {
 }
 
 /** Compares a (key, uid) pair with a resource under `field`, ascending. */
-export function compareKey(key: string | number, uid: string, r: StoredResource, field: OrderField): number {
+function compareKey(key: string | number, uid: string, r: StoredResource, field: OrderField): number {
   const other = sortKey(r, field);
   if (key < other) return -1;
   if (key > other) return 1;

@@ -17,7 +17,7 @@ export const MANIFEST_API_VERSION = 'platform-sync/v1';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
 
 /** Manifest list field → what one item of it is called in messages. */
-export const LIST_ITEM_NAMES: Readonly<Record<string, string>> = {
+const LIST_ITEM_NAMES: Readonly<Record<string, string>> = {
   identities: 'identity',
   roles: 'role',
   roleBindings: 'role binding',
@@ -151,7 +151,7 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
 }
 
 /** "repo \"nginx\"", "group \"platform\"", "org \"acme\"", "settings", "claimMatch of identity \"x\"". */
-export function describeObject(root: unknown, segments: readonly string[], withName = true): string {
+function describeObject(root: unknown, segments: readonly string[], withName = true): string {
   if (segments.length === 0) return 'the document';
   const last = segments[segments.length - 1]!;
   const parent = segments[segments.length - 2];

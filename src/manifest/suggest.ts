@@ -7,7 +7,7 @@
  * as one edit (optimal string alignment), since a swap ("nmae", "prnue") is the commonest typo.
  * Returns `limit + 1` as soon as the distance is known to exceed `limit`.
  */
-export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
+function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
   if (a === b) return 0;
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let before: number[] = [];

@@ -10,7 +10,7 @@ import { findPackageFile } from '../util/package-file.js';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'plan.schema.json');
 
 /** Path of schemas/plan.schema.json in this package. */
-export function findPlanSchemaPath(): string {
+function findPlanSchemaPath(): string {
   return findPackageFile(SCHEMA_RELATIVE_PATH);
 }
 

@@ -27,7 +27,7 @@ export function buildReferenceLookup(live: LiveState): ReferenceLookup {
   return { identityPathByUid, rolePathByUid, builtinNameByUid };
 }
 
-export function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup): IdentityKey {
+function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup): IdentityKey {
   if ('uid' in key) {
     const path = lookup.identityPathByUid.get(key.uid);
     if (path !== undefined) return { path };
@@ -35,7 +35,7 @@ export function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup):
   return key;
 }
 
-export function normaliseRoleKey(key: RoleKey, lookup: ReferenceLookup): RoleKey {
+function normaliseRoleKey(key: RoleKey, lookup: ReferenceLookup): RoleKey {
   if ('uid' in key) {
     const builtin = lookup.builtinNameByUid.get(key.uid);
     if (builtin !== undefined) return { builtin };

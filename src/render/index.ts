@@ -26,10 +26,6 @@ const RENDERERS: Record<PlanFormat, (plan: Plan, options: RenderOptions) => stri
   markdown: (plan) => renderMarkdownPlan(plan),
 };
 
-export function isPlanFormat(value: string): value is PlanFormat {
-  return (PLAN_FORMATS as readonly string[]).includes(value);
-}
-
 /** The plan as text in one of the formats; always ends with a newline. */
 export function renderPlan(plan: Plan, format: PlanFormat, options: RenderOptions = {}): string {
   return RENDERERS[format](plan, options);

@@ -15,10 +15,10 @@ export interface StepLine {
   text: string;
 }
 
-export const ACTION_SYMBOL = { create: '+', update: '~', delete: '-' } as const;
+const ACTION_SYMBOL = { create: '+', update: '~', delete: '-' } as const;
 
 /** A short, unambiguous rendering of a field value ("text" quoted, lists and objects inline). */
-export function formatValue(value: unknown): string {
+function formatValue(value: unknown): string {
   if (value === undefined) return '(unset)';
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;

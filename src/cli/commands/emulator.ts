@@ -41,7 +41,7 @@ function parseNumber(kind: 'integer' | 'number' | 'rate') {
  * The tokens the command line configures: `--tokens FILE` entries, then the owner token
  * (`--token`, else PLATFORM_TOKEN) and `--viewer-token`. A token given twice is an error.
  */
-export function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
+function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
   const tokens: EmulatorToken[] = opts.tokens ? readTokensFile(opts.tokens) : [];
   const fromFile = tokens.length;
   const add = (token: string, role: EmulatorToken['role'], flag: string): void => {
@@ -59,7 +59,7 @@ export function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'view
 }
 
 /** Fault options from flags; absent flags stay absent. */
-export function faultsFromOptions(opts: EmulatorCliOptions): FaultOptions {
+function faultsFromOptions(opts: EmulatorCliOptions): FaultOptions {
   const f: FaultOptions = {};
   if (opts.faultSeed !== undefined) f.seed = opts.faultSeed;
   if (opts.latency !== undefined) f.latencyMs = opts.latency;

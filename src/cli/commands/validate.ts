@@ -21,7 +21,7 @@ export function registerValidateCommand(program: Command): void {
 }
 
 /** The report: one line per diagnostic, then `N problems in M files` or `ok: …`. */
-export function renderValidationReport(result: ValidationResult & { files: string[] }): string {
+function renderValidationReport(result: ValidationResult & { files: string[] }): string {
   const lines = result.diagnostics.map(formatDiagnostic);
   const files = countNoun(result.files.length, 'file');
   if (result.state) {
