@@ -14,6 +14,7 @@ import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
 import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
+import { pushTo } from '../util/multimap.js';
 
 /** One manifest file: a path relative to the output directory, and its whole text. */
 export interface ExportedFile {
@@ -296,31 +297,26 @@ function indexLiveState(live: LiveState): GroupIndex {
     repos: new Map(),
     subscriptions: new Map(),
   };
-  const push = <T>(m: Map<string, T[]>, key: string, value: T): void => {
-    const list = m.get(key);
-    if (list) list.push(value);
-    else m.set(key, [value]);
-  };
   for (const r of live.resources) {
     switch (r.kind) {
       case 'group':
         index.groups.set(r.groupPath, r);
-        if (r.groupPath !== '') push(index.childGroups, parentPath(r.groupPath), r);
+        if (r.groupPath !== '') pushTo(index.childGroups, parentPath(r.groupPath), r);
         break;
       case 'identity':
-        push(index.identities, r.groupPath, r);
+        pushTo(index.identities, r.groupPath, r);
         break;
       case 'role':
-        push(index.roles, r.groupPath, r);
+        pushTo(index.roles, r.groupPath, r);
         break;
       case 'roleBinding':
-        push(index.roleBindings, r.groupPath, r);
+        pushTo(index.roleBindings, r.groupPath, r);
         break;
       case 'repo':
-        push(index.repos, r.groupPath, r);
+        pushTo(index.repos, r.groupPath, r);
         break;
       case 'subscription':
-        push(index.subscriptions, r.groupPath, r);
+        pushTo(index.subscriptions, r.groupPath, r);
         break;
       case 'tag':
         // Tags are published by CI, not declared in manifests.

@@ -18,6 +18,7 @@ import { KIND_INFO, type Kind } from '../model/kinds.js';
 import type { ClaimMatch, IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
 import type { ApiObject } from '../api/types.js';
 import { referencedUid } from '../api/hydrated.js';
+import { pushTo } from '../util/multimap.js';
 
 /** Kinds listed under an org (everything but the org root itself, which is found first). */
 export const LISTED_KINDS = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'] as const satisfies readonly Kind[];
@@ -271,11 +272,7 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
 /** Keeps the first resource per address and reports every address held by more than one. */
 function separateAmbiguities(built: LiveResource[]): { resources: LiveResource[]; ambiguities: LiveAmbiguity[] } {
   const byAddress = new Map<string, LiveResource[]>();
-  for (const r of built) {
-    const list = byAddress.get(r.address);
-    if (list) list.push(r);
-    else byAddress.set(r.address, [r]);
-  }
+  for (const r of built) pushTo(byAddress, r.address, r);
   const resources: LiveResource[] = [];
   const ambiguities: LiveAmbiguity[] = [];
   for (const [address, list] of [...byAddress].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

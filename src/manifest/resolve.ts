@@ -25,6 +25,7 @@ import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
 import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
 import { readDefinitionFields } from './schema.js';
+import { pushTo } from '../util/multimap.js';
 
 export interface ResolveOptions {
   /** Files read, sorted (becomes DesiredState.files). */
@@ -496,12 +497,6 @@ class Resolver {
 /** True when `owner` is `group` itself or one of its ancestors (the org '' is everyone's). */
 function isGroupOrAncestor(owner: string, group: string): boolean {
   return owner === '' || owner === group || group.startsWith(`${owner}/`);
-}
-
-function pushTo(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 function parseUrl(s: string): URL | undefined {

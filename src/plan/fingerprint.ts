@@ -7,6 +7,7 @@ import type { Fingerprint, Plan } from '../model/plan.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { displayFields } from './fields.js';
 import { identityRefAddress, roleRefAddress } from './references.js';
+import { pushTo } from '../util/multimap.js';
 
 /** JSON with object keys sorted, so that equal content always hashes the same. */
 function canonicalJson(value: unknown): string {
@@ -25,7 +26,7 @@ function canonicalJson(value: unknown): string {
  * its fields. The readme is left out on purpose: it is read only for repos whose readme the
  * manifests manage, so a re-read for a saved plan (which has no manifests) could not see it.
  */
-export function versionOf(resource: LiveResource): string {
+function versionOf(resource: LiveResource): string {
   if (resource.updateTime) return resource.updateTime;
   const { readme: _readme, ...fields } = displayFields(resource);
   const hash = createHash('sha256').update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields })).digest('hex');
@@ -73,9 +74,7 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   const liveByAddress = new Map<string, LiveResource[]>();
   for (const r of live.resources) {
     liveByUid.set(r.uid, r);
-    const list = liveByAddress.get(r.address);
-    if (list) list.push(r);
-    else liveByAddress.set(r.address, [r]);
+    pushTo(liveByAddress, r.address, r);
   }
   const known = new Set<string>();
   for (const fp of saved.fingerprints) {

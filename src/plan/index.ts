@@ -17,7 +17,8 @@ import { createFields, diffManagedFields, displayFields } from './fields.js';
 import { fingerprintLive } from './fingerprint.js';
 import { orderSteps, type OrderedStep } from './order.js';
 import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
-import { indexLive, pushTo, type LiveIndex } from './live-index.js';
+import { indexLive, type LiveIndex } from './live-index.js';
+import { pushTo } from '../util/multimap.js';
 import { findRefusals } from './safety.js';
 import { countLabel, isPruned } from './settings.js';
 

@@ -1,5 +1,6 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
+import { pushTo } from '../util/multimap.js';
 import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress, type ReferenceLookup } from './references.js';
 
 /** The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. */
@@ -14,12 +15,6 @@ export interface LiveIndex {
   bindingsByRef: Map<string, LiveResource[]>;
   /** For normalising `{uid}` binding references on both sides. */
   lookup: ReferenceLookup;
-}
-
-export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 export function indexLive(live: LiveState): LiveIndex {

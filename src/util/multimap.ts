@@ -1,0 +1,6 @@
+/** Appends `value` to the list kept under `key`, starting the list on first use. */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
