@@ -1,7 +1,8 @@
 /**
  * What every command that talks to the API shares (DESIGN.md §5): the connection and global
- * options, opening a session (a client, and whatever must be closed with it), and the
- * "load manifests → read live → plan" sequence that plan, apply, and drift all start with.
+ * and planning options, and opening a session (a client, and whatever must be closed with it).
+ * The "load manifests → read live → plan" sequence plan, apply and drift start with is the
+ * library's planFromManifests (src/pipeline.ts).
  *
  * The token comes from PLATFORM_TOKEN or --token-file only; it is handed to the client and
  * appears in no message, log line or file (the client redacts it from its own errors).
@@ -60,7 +61,7 @@ export interface Session {
  * today a remote API from --base-url/--token-file; an `--emulator` mode (an embedded emulator
  * whose close() also stops it, see embedded.ts) plugs in here and nowhere else.
  */
-export async function openSession(options: ConnectionOptions, stderr: NodeJS.WritableStream = process.stderr): Promise<Session> {
+async function openSession(options: ConnectionOptions, stderr: NodeJS.WritableStream = process.stderr): Promise<Session> {
   const embedded = options.emulator ? await startEmbeddedEmulator({ baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
   const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile });
   // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
@@ -93,15 +94,21 @@ export function shouldColor(options: ConnectionOptions, stream: NodeJS.WriteStre
   return stream.isTTY === true;
 }
 
-export { planFromManifests, managedReadmeRepos, type PlanningResult } from '../pipeline.js';
-
 /** Parses `--max-delete-ratio`: a number from 0 to 1. */
-export function parseDeleteRatio(value: string): number {
+function parseDeleteRatio(value: string): number {
   const ratio = Number(value);
   if (value.trim() === '' || !Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
     throw new UserError('OPTION_INVALID', `--max-delete-ratio must be a number from 0 to 1, got "${value}"`);
   }
   return ratio;
+}
+
+/** The planning options as commander parses them (see addPlanningOptions). */
+export interface PlanningCliOptions {
+  target?: string[];
+  /** Still text here: planOptionsFrom parses it (parseDeleteRatio). */
+  maxDeleteRatio?: string;
+  allowMassDelete?: boolean;
 }
 
 /** Adds the planning options (--target, --max-delete-ratio, --allow-mass-delete) to a command. */
@@ -113,7 +120,7 @@ export function addPlanningOptions(command: Command): Command {
 }
 
 /** The planner's options from the parsed command-line options. */
-export function planOptionsFrom(options: { target?: string[]; maxDeleteRatio?: string; allowMassDelete?: boolean }): PlanOptions {
+export function planOptionsFrom(options: PlanningCliOptions): PlanOptions {
   const out: PlanOptions = {};
   if (options.target && options.target.length > 0) out.targets = options.target;
   if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 /** Sends `n` sequential requests; each outcome is its status, or 'reset' when the connection died. */
-async function outcomes(emu: Emulator, n: number, send: (i: number) => Promise<{ status: number }>): Promise<(number | 'reset')[]> {
+async function outcomes(n: number, send: (i: number) => Promise<{ status: number }>): Promise<(number | 'reset')[]> {
   const out: (number | 'reset')[] = [];
   for (let i = 0; i < n; i++) {
     try {
@@ -46,13 +46,13 @@ describe('faults', () => {
   it('rate limit is a token bucket in requests/second: 429 RESOURCE_EXHAUSTED with Retry-After', async () => {
     let now = Date.UTC(2026, 0, 1);
     const emu = await start({ rateLimit: 4 }, () => now);
-    const first = await outcomes(emu, 6, () => get(emu, '/ping/v2/ping', null));
+    const first = await outcomes(6, () => get(emu, '/ping/v2/ping', null));
     expect(first).toEqual([200, 200, 200, 200, 429, 429]);
     const limited = await get(emu, '/iam/v2/groups');
     expect(limited.body.code).toBe(8);
     expect(limited.headers.get('retry-after')).toBe('1');
     now += 500; // half a second refills two requests
-    expect(await outcomes(emu, 3, () => get(emu, '/ping/v2/ping', null))).toEqual([200, 200, 429]);
+    expect(await outcomes(3, () => get(emu, '/ping/v2/ping', null))).toEqual([200, 200, 429]);
     expect(emu.requestLog.filter((e) => e.faulted === 'ratelimit')).toHaveLength(4);
   });
 
@@ -69,7 +69,7 @@ describe('faults', () => {
     const org = (await post(emu, '/iam/v2/groups', { name: 'acme' })).body.uid;
     emu.clearRequestLog();
     emu.setFaults({ resetRate: 1, seed: 11 });
-    const results = await outcomes(emu, 20, (i) => post(emu, `/registry/v2/repos/${org}`, { name: `r${i}` }));
+    const results = await outcomes(20, (i) => post(emu, `/registry/v2/repos/${org}`, { name: `r${i}` }));
     expect(results.every((r) => r === 'reset')).toBe(true);
     emu.setFaults({});
     const applied = (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).body.repos.length;
@@ -126,7 +126,7 @@ describe('faults', () => {
     const faults: FaultOptions = { seed: 2026, errorRate: 0.2, internalErrorRate: 0.15, resetRate: 0.25 };
     const run = async (f: FaultOptions) => {
       const emu = await start(f);
-      const created = await outcomes(emu, 30, (i) => post(emu, '/iam/v2/groups', { name: `org-${i}` }));
+      const created = await outcomes(30, (i) => post(emu, '/iam/v2/groups', { name: `org-${i}` }));
       emu.setFaults({});
       const uids = (await get(emu, '/iam/v2/groups?page_size=200&order_by=name')).body.groups.map((g: { name: string; uid: string }) => `${g.name}=${g.uid}`);
       return { created, uids, log: emu.requestLog.slice(0, 30).map((e) => e.faulted ?? e.status) };

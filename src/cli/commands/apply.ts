@@ -15,24 +15,22 @@ import { readLiveState } from '../../live/index.js';
 import { StalePlanError, UserError } from '../../model/errors.js';
 import type { Plan } from '../../model/plan.js';
 import { checkFingerprints, readmeReposOf } from '../../plan/index.js';
+import { planFromManifests } from '../../pipeline.js';
 import { renderJsonPlan, renderPlan } from '../../render/index.js';
 import {
   addConnectionOptions,
   addPlanningOptions,
-  planFromManifests,
   planOptionsFrom,
   shouldColor,
   withSession,
   type ConnectionOptions,
+  type PlanningCliOptions,
 } from '../shared.js';
 
-interface ApplyCommandOptions extends ConnectionOptions {
+interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   autoApprove?: boolean;
   concurrency: number;
   format: ProgressFormat;
-  target?: string[];
-  maxDeleteRatio?: string;
-  allowMassDelete?: boolean;
 }
 
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
@@ -53,7 +51,7 @@ export function registerApplyCommand(program: Command): void {
 }
 
 /** Parses `--concurrency`: a whole number from 1 to 256. */
-export function parseConcurrency(value: string): number {
+function parseConcurrency(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < 1 || n > 256) {
     throw new InvalidArgumentError('expected a whole number from 1 to 256.');

@@ -10,17 +10,19 @@ import { loadManifests } from '../../manifest/index.js';
 import { UnsafePlanError } from '../../model/errors.js';
 import type { LiveState } from '../../model/resources.js';
 import { roleRefAddress } from '../../plan/references.js';
+import type { ApiClient } from '../../api/types.js';
+import { planFromManifests } from '../../pipeline.js';
 import { renderMarkdownPlan } from '../../render/index.js';
-import { addConnectionOptions, planFromManifests, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
+import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 
-export const DRIFT_FORMATS = ['text', 'json', 'markdown'] as const;
+const DRIFT_FORMATS = ['text', 'json', 'markdown'] as const;
 type DriftFormat = (typeof DRIFT_FORMATS)[number];
 
 interface DriftCommandOptions extends ConnectionOptions {
   format: DriftFormat;
 }
 
-export const DRIFT_EXIT = { inSync: 0, drift: 2 } as const;
+const DRIFT_EXIT = { inSync: 0, drift: 2 } as const;
 
 export function registerDriftCommand(program: Command): void {
   const command = program
@@ -48,7 +50,7 @@ export function registerDriftCommand(program: Command): void {
  * (a hundred identities created by hand is drift to report, not a plan to refuse); refusals
  * caused by the drift itself are reported as drift, the others stay errors.
  */
-async function readDrift(paths: string[], client: Parameters<typeof planFromManifests>[1]): Promise<{ report: DriftReport; planMarkdown?: string }> {
+async function readDrift(paths: string[], client: ApiClient): Promise<{ report: DriftReport; planMarkdown?: string }> {
   try {
     const { plan, live } = await planFromManifests(paths, client, { allowMassDelete: true });
     return { report: describeDrift(plan, { addressOfUid: indexAddressesByUid(live) }), planMarkdown: renderMarkdownPlan(plan) };

@@ -4,28 +4,26 @@
  * 1 on any error (set by main.ts).
  */
 import { Option, type Command } from 'commander';
+import { planFromManifests } from '../../pipeline.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
 import {
   addConnectionOptions,
   addPlanningOptions,
-  planFromManifests,
   planOptionsFrom,
   shouldColor,
   withSession,
   type ConnectionOptions,
+  type PlanningCliOptions,
 } from '../shared.js';
 
-interface PlanCommandOptions extends ConnectionOptions {
+interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {
   out?: string;
   format: PlanFormat;
   detailedExitcode?: boolean;
-  target?: string[];
-  maxDeleteRatio?: string;
-  allowMassDelete?: boolean;
 }
 
 /** Exit code of a successful plan: 2 means "there are changes" when the caller asked. */
-export function planExitCode(steps: number, detailed: boolean | undefined): number {
+function planExitCode(steps: number, detailed: boolean | undefined): number {
   return detailed && steps > 0 ? 2 : 0;
 }
 
