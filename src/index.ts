@@ -24,7 +24,7 @@ export type { ReadLiveStateOptions } from './live/index.js';
 export { plan, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
 export type { PlanOptions } from './plan/index.js';
 export { checkFingerprints, fingerprintLive, type StaleEntry } from './plan/index.js';
-export { savePlan, loadSavedPlan, PlanFileError } from './plan/saved.js';
+export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
 export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './render/index.js';
 export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './render/index.js';
 // The executor

@@ -10,8 +10,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { readLiveState } from '../../src/live/index.js';
 import { checkFingerprints } from '../../src/plan/index.js';
-import { loadSavedPlan } from '../../src/plan/saved.js';
-import { validatePlanDocument } from '../../src/plan/plan-schema.js';
+import { loadSavedPlan } from '../../src/saved-plan/saved-plan.js';
+import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
 import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
 
 const TOKEN = 'plan-e2e-owner-token-7f3a9c';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFingerprints, fingerprintLive, plan, readmeReposOf } from '../../src/plan/index.js';
-import { loadSavedPlan, savePlan } from '../../src/plan/saved.js';
+import { loadSavedPlan, savePlan } from '../../src/saved-plan/saved-plan.js';
 import type { LiveState } from '../../src/model/resources.js';
 import { desiredState, emptyLive, liveState, r, uidOf } from './plan-builders.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
-import { validatePlanDocument } from '../../src/plan/plan-schema.js';
+import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
 import { renderJsonPlan, renderPlan } from '../../src/render/index.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
 import { scenarioPlan } from './render-scenario.js';

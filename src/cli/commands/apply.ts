@@ -62,7 +62,7 @@ function parseConcurrency(value: string): number {
 async function runApply(paths: string[], options: ApplyCommandOptions): Promise<number> {
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
-  const saved = planFile === undefined ? undefined : await (await import('../../plan/saved.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
+  const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
   return withSession(options, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
     const out = process.stdout;

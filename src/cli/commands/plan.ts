@@ -42,7 +42,7 @@ export function registerPlanCommand(program: Command): void {
     const { plan } = await withSession(options, (session) => planFromManifests(paths, session.client, planOptions));
     process.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options) }));
     if (options.out !== undefined) {
-      const { savePlan } = await import('../../plan/saved.js'); // ajv, on use only (see main.ts)
+      const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan);
       process.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
     }

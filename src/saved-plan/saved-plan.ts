@@ -2,7 +2,7 @@
  * Saved plans (`plan --out plan.json`, `apply plan.json`): the steps plus a fingerprint of
  * every live resource the plan read (DESIGN.md §4). The file holds no token and nothing
  * secret: only what the plan shows. This module does the file I/O; checking a saved plan
- * against live state is pure (`checkFingerprints` in fingerprint.ts).
+ * against live state is pure (`checkFingerprints` in src/plan/fingerprint.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
