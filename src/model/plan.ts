@@ -74,11 +74,18 @@ export interface Plan {
   warnings: string[];
   /** Filled for saved plans; empty otherwise. */
   fingerprints: Fingerprint[];
+  /**
+   * Set only when `--target` was given: how many changes the planner found but left out of
+   * `steps` because no target needs them (0 when the targets cover every change). Renderers use
+   * it so an empty targeted plan does not claim the org matches the manifests. Not saved.
+   */
+  untargeted?: number;
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */
 export interface PlanRefusal {
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live';
+  /** `declared-twice`: one resource declared twice, seen once references are normalised. */
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

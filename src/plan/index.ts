@@ -20,10 +20,12 @@ import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress }
 import { indexLive, type LiveIndex } from './live-index.js';
 import { pushTo } from '../util/multimap.js';
 import { findRefusals } from './safety.js';
-import { countLabel, isPruned } from './settings.js';
+import { countLabel, describePruneOff, isPruned, listNames } from './settings.js';
+import { checkTargets } from './targets.js';
 
 export { checkFingerprints, fingerprintLive, readmeReposOf, type StaleEntry } from './fingerprint.js';
 export { countLabel, isPruned } from './settings.js';
+export { checkTargets, TARGET_PREFIXES } from './targets.js';
 
 export interface PlanOptions {
   /**
@@ -48,6 +50,8 @@ interface Planning {
   index: LiveIndex;
   ignore: RegExp[];
   warnings: string[];
+  /** Found while planning, reported with the safety refusals (all at once). */
+  refusals: PlanRefusal[];
   /** Step address → step and its group path (for ordering). */
   steps: Map<string, OrderedStep>;
 }
@@ -60,19 +64,32 @@ function addStep(p: Planning, step: PlanStep, groupPath: string): void {
   p.steps.set(step.address, { step, groupPath });
 }
 
+function formatSource(source: DesiredResource['source']): string {
+  return `${source.file}:${source.line}:${source.column}`;
+}
+
 /**
- * Desired resources with bindings normalised and duplicates dropped with a warning. Input
- * order is kept (it is the loader's, deterministic); the steps are sorted at the end anyway.
+ * Desired resources with bindings normalised. Input order is kept (it is the loader's,
+ * deterministic); the steps are sorted at the end anyway. One resource declared twice is an
+ * error (DESIGN.md §3); validation catches the literal repeats, but a binding written once by
+ * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
+ * It is refused naming both places; the first is kept so the rest of the plan is still checked.
  */
 function normaliseDesired(p: Planning): DesiredResource[] {
   const seen = new Map<string, DesiredResource>();
+  const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
     const r = normaliseBinding(raw, p.index.lookup);
+    if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {
-      p.warnings.push(
-        `${r.address} is declared twice (${first.source.file}:${first.source.line} and ${r.source.file}:${r.source.line}); the first is used`,
-      );
+      p.refusals.push({
+        rule: 'declared-twice',
+        message:
+          `${r.address} is declared twice (${formatSource(first.source)} and ${formatSource(r.source)})` +
+          `${byUid.has(first) !== byUid.has(r) ? ', once by name and once by uid' : ''}; declare it once`,
+        addresses: [r.address],
+      });
       continue;
     }
     seen.set(r.address, r);
@@ -200,7 +217,7 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
     }
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
     step.source = d.source;
-    if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} exists`;
+    if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} is visible to this token`;
     creating.add(d.address);
     addStep(p, step, d.groupPath);
   }
@@ -283,24 +300,28 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
   const prune = p.desired.settings.prune;
   const reposWithDeclaredTags = new Set(desired.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
   const deletes = new Map<string, LiveResource>();
-  const keptByKind = new Map<Kind, number>();
+  const keptByKind = new Map<Kind, string[]>();
   const tags: LiveResource[] = [];
   for (const l of unmatchedLive) {
     if (l.address === ORG_ADDRESS || isIgnored(p, l.address)) continue;
     if (l.kind === 'tag') tags.push(l);
     else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
-    else keptByKind.set(l.kind, (keptByKind.get(l.kind) ?? 0) + 1);
+    else pushTo(keptByKind, l.kind, l.address);
   }
   for (const t of tags) {
     const repoDeleted = t.parentAddress !== null && deletes.has(t.parentAddress);
     if (!isPruned(prune, 'tag')) {
-      if (repoDeleted) keptByKind.set('tag', (keptByKind.get('tag') ?? 0) + 1);
+      if (repoDeleted) pushTo(keptByKind, 'tag', t.address);
     } else if (repoDeleted || reposWithDeclaredTags.has(t.parentAddress)) {
       deletes.set(t.address, t);
     }
   }
-  for (const [kind, n] of [...keptByKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    p.warnings.push(`${countLabel(kind, n)} not in the manifests ${n === 1 ? 'is' : 'are'} kept: pruning of ${kind} is off`);
+  for (const [kind, addresses] of [...keptByKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const n = addresses.length;
+    p.warnings.push(
+      `${countLabel(kind, n)} not in the manifests ${n === 1 ? 'is' : 'are'} kept (${listNames(addresses.sort())}): ` +
+        describePruneOff(prune, kind),
+    );
   }
   return deletes;
 }
@@ -351,36 +372,97 @@ function collectDependencies(p: Planning, address: string): Set<string> {
   return found;
 }
 
+/** What a delete and a create of one kind may together be, and how to recognise the pair. */
+interface Replacement {
+  label: 'rename' | 'move';
+  /** Steps that could pair share this key. */
+  key: (step: PlanStep) => string;
+  /** What matching keys on, for the warning. */
+  matchedBy: string;
+}
+
+/** The name a create gives or a delete takes away (groups, identities, roles, repos). */
+function nameOf(step: PlanStep): unknown {
+  return (step.action === 'create' ? step.after : step.before)?.name;
+}
+
+const REPLACEMENTS: readonly Replacement[] = [
+  // Same name under another parent. Checked first: one name is stronger evidence than one parent.
+  { label: 'move', key: (s) => `${s.kind}\u0000${String(nameOf(s))}`, matchedBy: 'group and name' },
+  // Another name under the same parent.
+  { label: 'rename', key: (s) => `${s.kind}\u0000${s.parent}`, matchedBy: 'name' },
+];
+
 /**
- * Resources are matched by name, so a rename is planned as a delete and a create: the new
- * resource gets a new uid, and what the old one held (children, tags, bindings to it) is
- * deleted with it. When one delete and one create of a kind sit under the same parent, say so
- * on both steps and in a warning, so a reader does not take it for two unrelated changes.
+ * Resources are matched by address, so a rename or a move is planned as a delete and a create:
+ * the new resource gets a new uid, and what the old one held (children, tags, bindings to it)
+ * is deleted with it. When exactly one delete and one create of a kind share a parent (a
+ * rename) or a name (a move), say so on both steps and in a warning, so a reader does not
+ * take it for two unrelated changes. A child recreated because its parent group is replaced
+ * is not called a move: the parent's own pair explains it.
  */
-function explainRenames(p: Planning): void {
-  const byParent = new Map<string, { creates: PlanStep[]; deletes: PlanStep[] }>();
+function explainReplacements(p: Planning): void {
+  const candidates: PlanStep[] = [];
   for (const { step } of p.steps.values()) {
-    if (!RENAMEABLE.has(step.kind) || step.action === 'update' || step.parent == null) continue;
-    const key = `${step.kind}\u0000${step.parent}`;
-    const entry = byParent.get(key) ?? { creates: [], deletes: [] };
-    (step.action === 'create' ? entry.creates : entry.deletes).push(step);
-    byParent.set(key, entry);
+    if (RENAMEABLE.has(step.kind) && step.action !== 'update' && step.parent != null) candidates.push(step);
   }
-  for (const { creates, deletes } of byParent.values()) {
-    if (creates.length !== 1 || deletes.length !== 1) continue;
-    const [created, deleted] = [creates[0]!, deletes[0]!];
-    const lost = collectDependencies(p, deleted.address).size;
-    created.reason ??= `looks like a rename of ${deleted.address}`;
-    deleted.reason ??= `looks like a rename to ${created.address}`;
-    p.warnings.push(
-      `${deleted.address} → ${created.address} looks like a rename: resources are matched by name, so this is a delete ` +
-        `and a create; the new one gets a new uid${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}`,
-    );
+  const paired = new Set<PlanStep>();
+  for (const replacement of REPLACEMENTS) {
+    const byKey = new Map<string, { creates: PlanStep[]; deletes: PlanStep[] }>();
+    for (const step of candidates) {
+      if (paired.has(step)) continue;
+      const key = replacement.key(step);
+      const entry = byKey.get(key) ?? { creates: [], deletes: [] };
+      (step.action === 'create' ? entry.creates : entry.deletes).push(step);
+      byKey.set(key, entry);
+    }
+    for (const { creates, deletes } of byKey.values()) {
+      if (creates.length !== 1 || deletes.length !== 1) continue;
+      const [created, deleted] = [creates[0]!, deletes[0]!];
+      if (replacement.label === 'move' && isReplacedParent(p, deleted, created)) continue;
+      paired.add(created).add(deleted);
+      const lost = collectDependencies(p, deleted.address).size;
+      created.reason ??= `looks like a ${replacement.label} of ${deleted.address}`;
+      deleted.reason ??= `looks like a ${replacement.label} to ${created.address}`;
+      p.warnings.push(
+        `${deleted.address} → ${created.address} looks like a ${replacement.label}: resources are matched by ${replacement.matchedBy}, ` +
+          `so this is a delete and a create; the new one gets a new uid` +
+          `${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}`,
+      );
+    }
   }
 }
 
-/** Keeps the steps a target names and, transitively, every step they depend on. */
-function selectTargets(p: Planning, targets: string[]): void {
+/** The old parent is deleted and the new one created: the child goes along with its group. */
+function isReplacedParent(p: Planning, deleted: PlanStep, created: PlanStep): boolean {
+  return p.steps.get(deleted.parent!)?.step.action === 'delete' && p.steps.get(created.parent!)?.step.action === 'create';
+}
+
+/**
+ * A repo's tags are deleted with it and shown as steps; say how many in one note, since
+ * --max-delete-ratio judges the repo and not its tags (see safety.ts).
+ */
+function noteTagsOfDeletedRepos(p: Planning): void {
+  const repos = new Set<string>();
+  let tags = 0;
+  for (const { step } of p.steps.values()) {
+    if (step.action !== 'delete' || step.kind !== 'tag' || step.parent == null) continue;
+    if (p.steps.get(step.parent)?.step.action !== 'delete') continue;
+    repos.add(step.parent);
+    tags++;
+  }
+  if (tags === 0) return;
+  p.warnings.push(
+    `${countLabel('tag', tags)} ${tags === 1 ? 'goes' : 'go'} with ${repos.size === 1 ? 'its deleted repo' : `${repos.size} deleted repos`} ` +
+      `(${listNames([...repos].sort())}): deleting a repo deletes its tags`,
+  );
+}
+
+/**
+ * Keeps the steps a target names and, transitively, every step they depend on. Returns how
+ * many planned changes the targets left out.
+ */
+function selectTargets(p: Planning, targets: string[]): number {
   const globs = targets.map(compileAddressGlob);
   const keep = new Set<string>();
   const pending: string[] = [];
@@ -394,7 +476,12 @@ function selectTargets(p: Planning, targets: string[]): void {
     keep.add(address);
     for (const dep of p.steps.get(address)?.step.dependsOn ?? []) pending.push(dep);
   }
+  const excluded = p.steps.size - keep.size;
   for (const address of [...p.steps.keys()]) if (!keep.has(address)) p.steps.delete(address);
+  if (excluded > 0) {
+    p.warnings.push(`${excluded} other change${excluded === 1 ? ' is' : 's are'} not in this plan because of --target`);
+  }
+  return excluded;
 }
 
 function summarise(steps: PlanStep[]): PlanSummary {
@@ -408,12 +495,15 @@ function summarise(steps: PlanStep[]): PlanSummary {
  * refusal when the plan would delete what it must not (see safety.ts).
  */
 export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
+  const targets = options.targets ?? [];
+  checkTargets(targets);
   const p: Planning = {
     desired,
     live,
     index: indexLive(live),
     ignore: desired.settings.ignore.map(compileAddressGlob),
     warnings: [],
+    refusals: [],
     steps: new Map(),
   };
   const resources = normaliseDesired(p);
@@ -422,11 +512,12 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   planUpdates(p, matching.pairs);
   planRoleChanges(p, matching.roleChanges);
   planDeletes(p, chooseDeletes(p, matching.unmatchedLive, resources));
-  if (options.targets && options.targets.length > 0) selectTargets(p, options.targets);
-  explainRenames(p);
+  const untargeted = targets.length > 0 ? selectTargets(p, targets) : undefined;
+  explainReplacements(p);
+  noteTagsOfDeletedRepos(p);
 
   const steps = orderSteps([...p.steps.values()]);
-  const refusals: PlanRefusal[] = findRefusals({
+  const refusals: PlanRefusal[] = [...p.refusals, ...findRefusals({
     steps,
     live,
     index: p.index,
@@ -436,12 +527,12 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     ignore: p.ignore,
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
-  });
+  })];
   if (refusals.length > 0) throw new UnsafePlanError(refusals);
 
   const org: Plan['org'] = { name: desired.org.name };
   if (live.org) org.uid = live.org.uid;
-  return {
+  const result: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     org,
     summary: summarise(steps),
@@ -449,4 +540,6 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     warnings: p.warnings,
     fingerprints: options.fingerprints ? fingerprintLive(live) : [],
   };
+  if (untargeted !== undefined) result.untargeted = untargeted;
+  return result;
 }

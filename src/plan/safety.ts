@@ -8,7 +8,7 @@ import { KINDS, type Kind } from '../model/kinds.js';
 import type { PlanRefusal, PlanStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { LiveIndex } from './live-index.js';
-import { countLabel, isPruned } from './settings.js';
+import { countLabel, describePruneOff, describePruneOn, isPruned, kindLabel, listNames } from './settings.js';
 
 export interface SafetyInput {
   /** The steps as planned (after --target selection). */
@@ -21,14 +21,6 @@ export interface SafetyInput {
   ignore: RegExp[];
   maxDeleteRatio: number;
   allowMassDelete: boolean;
-}
-
-/** At most this many names in one message; `addresses` always lists all of them. */
-const NAMES_IN_MESSAGE = 10;
-
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, NAMES_IN_MESSAGE).join(', ');
-  return names.length > NAMES_IN_MESSAGE ? `${shown} and ${names.length - NAMES_IN_MESSAGE} more` : shown;
 }
 
 function findAmbiguities(input: SafetyInput): PlanRefusal[] {
@@ -96,7 +88,7 @@ function findProtected(input: SafetyInput, deletes: readonly PlanStep[]): PlanRe
 function whyKept(input: SafetyInput, r: LiveResource): string {
   if (matchesAnyGlob(r.address, input.ignore)) return 'ignored';
   if (input.index.ambiguous.has(r.address)) return 'ambiguous';
-  if (!isPruned(input.prune, r.kind)) return `pruning of ${r.kind} is off`;
+  if (!isPruned(input.prune, r.kind)) return describePruneOff(input.prune, r.kind);
   return 'not deleted by this plan';
 }
 
@@ -123,13 +115,29 @@ function findNotEmpty(input: SafetyInput, deletes: readonly PlanStep[]): PlanRef
     const verb = s.kind === 'identity' || s.kind === 'role' ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',
-      message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY`,
+      message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY${pruneOffFix(input, blockers)}`,
       addresses: [s.address, ...blockers.map((b) => b.address)],
     });
   }
   return refusals;
 }
 
+/**
+ * How to unblock a delete held up by resources kept only because pruning of their kind is off
+ * (a moved identity whose bindings stay, say): turn pruning on, or remove them by hand.
+ */
+function pruneOffFix(input: SafetyInput, blockers: readonly LiveResource[]): string {
+  const kinds = KINDS.filter((k) => blockers.some((b) => b.kind === k && whyKept(input, b) === describePruneOff(input.prune, k)));
+  if (kinds.length === 0) return '';
+  const on = kinds.map((k) => describePruneOn(input.prune, k));
+  const what = kinds.map((k) => kindLabel(k, 2)).join(' and ');
+  return `. To fix: turn pruning of ${what} on (${[...new Set(on)].join(', ')}) so this plan deletes them too, or delete them by hand first`;
+}
+
+/**
+ * Tags are left out: they are never managed on their own (a repo's tags go with it), so a
+ * repo delete is judged as one repo, not as all of its tags.
+ */
 function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.allowMassDelete) return [];
   const managed = new Map<Kind, number>();
@@ -140,6 +148,7 @@ function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): Plan
   }
   const refusals: PlanRefusal[] = [];
   for (const kind of KINDS) {
+    if (kind === 'tag') continue;
     const total = managed.get(kind) ?? 0;
     const ofKind = deletes.filter((s) => s.kind === kind);
     if (total < 10 || ofKind.length / total <= input.maxDeleteRatio) continue;

@@ -55,7 +55,7 @@ export function inlineCode(text: string): string {
 
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
-  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary)}**`, ''];
+  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted)}**`, ''];
   const deletes = plan.steps.filter((s) => s.action === 'delete');
   if (deletes.length > 0) {
     // A list, one per line: a reviewer scans deletes, and a comma-joined paragraph of long

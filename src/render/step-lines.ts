@@ -124,8 +124,14 @@ export function renderStepLines(step: PlanStep): StepLine[] {
   return [header, ...fieldLines(step)];
 }
 
-/** "Plan: 3 to create, 1 to update, 2 to delete." or the no-change sentence. */
-export function summaryLine(summary: { create: number; update: number; delete: number }): string {
-  if (summary.create + summary.update + summary.delete === 0) return 'No changes. The org matches the manifests.';
+/**
+ * "Plan: 3 to create, 1 to update, 2 to delete." or the no-change sentence. `untargeted` is
+ * `Plan.untargeted`: when --target was given, an empty plan makes no claim about the rest of the org.
+ */
+export function summaryLine(summary: { create: number; update: number; delete: number }, untargeted?: number): string {
+  if (summary.create + summary.update + summary.delete === 0) {
+    // How many changes --target left out is one of the plan's warnings, shown above this line.
+    return untargeted === undefined ? 'No changes. The org matches the manifests.' : 'No changes to the targeted resources.';
+  }
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete.`;
 }

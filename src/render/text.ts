@@ -40,6 +40,6 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
     for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${w}`);
     out.push('');
   }
-  out.push(paint('header', summaryLine(plan.summary)));
+  out.push(paint('header', summaryLine(plan.summary, plan.untargeted)));
   return `${out.join('\n')}\n`;
 }

@@ -43,7 +43,7 @@ describe('platform-sync plan', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('platform-sync will make these changes to org acme (to be created):');
-    expect(run.stdout).toContain('  + create org  (bootstrap: no root group named acme exists)');
+    expect(run.stdout).toContain('  + create org  (bootstrap: no root group named acme is visible to this token)');
     expect(run.stdout.trimEnd().endsWith(`Plan: ${acmeCount} to create, 0 to update, 0 to delete.`)).toBe(true);
     // Colour only on a TTY: the harness pipes stdout.
     expect(run.stdout).not.toContain('\u001b[');
@@ -121,6 +121,22 @@ describe('platform-sync plan', () => {
     expect(run.stdout).toContain('~ update repo:app');
     expect(run.stdout).not.toContain('identity:stray');
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
+    expect(run.stdout).toContain('! 1 other change is not in this plan because of --target');
+
+    const none = await runCli(['plan', ACME, '--target', 'repo:nothing', '--detailed-exitcode'], { env });
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('! 2 other changes are not in this plan because of --target');
+    expect(none.stdout.trimEnd().endsWith('No changes to the targeted resources.')).toBe(true);
+    expect(none.stdout).not.toContain('The org matches the manifests');
+
+    const unknown = await runCli(['plan', ACME, '--target', 'nonexistent:foo'], { env });
+    expectNoToken(unknown);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe(
+      'Error: --target nonexistent:foo has an unknown kind "nonexistent"\n' +
+        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:\n',
+    );
   });
 
   it('refuses an unsafe plan with exit 1, naming the protected resource', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnsafePlanError } from '../../src/model/errors.js';
+import { UnsafePlanError, UserError } from '../../src/model/errors.js';
 import type { Plan, PlanRefusal, PlanStep } from '../../src/model/plan.js';
 import { plan, type PlanOptions } from '../../src/plan/index.js';
 import type { DesiredState, LiveState } from '../../src/model/resources.js';
@@ -187,7 +187,7 @@ describe('plan: creates', () => {
       'create repo:nginx',
       'create roleBinding:eng/platform//eng/ci=deployer',
     ]);
-    expect(step(p, 'org')).toMatchObject({ parent: null, after: { name: 'acme' }, reason: 'bootstrap: no root group named acme exists' });
+    expect(step(p, 'org')).toMatchObject({ parent: null, after: { name: 'acme' }, reason: 'bootstrap: no root group named acme is visible to this token' });
     expect(step(p, 'org').parentUid).toBeUndefined();
     expect(step(p, 'org').dependsOn).toBeUndefined();
     expect(step(p, 'group:eng/platform')).toMatchObject({ parent: 'group:eng', dependsOn: ['group:eng'] });
@@ -275,6 +275,48 @@ describe('plan: deletes', () => {
     expect(two.steps.every((s) => s.reason === undefined)).toBe(true);
   });
 
+  it('shows a move as a delete and a create of one kind and name under different groups', () => {
+    const live = liveState([r.group('a'), r.group('b'), r.identity('a', 'ci'), r.identity('b', 'old'), r.binding('a', 'ci', 'viewer')]);
+    const p = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.identity('b', 'old')]), live);
+    expect(outline(p)).toEqual(['create identity:b/ci', 'delete roleBinding:a/ci=viewer', 'delete identity:a/ci']);
+    expect(step(p, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
+    expect(step(p, 'identity:a/ci').reason).toBe('looks like a move to identity:b/ci');
+    expect(p.warnings).toContain(
+      'identity:a/ci → identity:b/ci looks like a move: resources are matched by group and name, so this is a delete and a create; ' +
+        'the new one gets a new uid, and 1 other delete comes with it',
+    );
+    // A move is the stronger guess: b/old under the same parent as b/ci is not also called a rename.
+    const both = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('b', 'ci', 'viewer')]), live);
+    expect(step(both, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
+    expect(step(both, 'identity:b/old').reason).toBeUndefined();
+    // Into an existing group from one that is deleted: still a move.
+    const fromDeleted = plan(desiredState([r.group('b'), r.identity('b', 'ci'), r.identity('b', 'old')]), live);
+    expect(step(fromDeleted, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
+    // Two deletes of one name: not guessed at.
+    const two = plan(desiredState([r.group('a'), r.group('b'), r.group('c'), r.identity('c', 'x')]), liveState([r.group('a'), r.group('b'), r.identity('a', 'x'), r.identity('b', 'x')]));
+    expect(two.steps.every((x) => x.reason === undefined)).toBe(true);
+  });
+
+  it('refuses a move whose old identity keeps bindings because pruning of role bindings is off, and says how to fix it', () => {
+    const live = liveState([r.group('a'), r.group('b'), r.identity('a', 'ci'), r.binding('', '/a/ci', 'viewer')]);
+    const desired = desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')], {
+      settings: { prune: { roleBinding: false } },
+    });
+    expect(refusalsOf(desired, live)).toEqual([
+      {
+        rule: 'not-empty',
+        message:
+          'cannot delete identity:a/ci: it is still referenced by roleBinding:/a/ci=viewer (settings.prune.roleBindings is false); ' +
+          'the API would refuse with RESOURCE_NOT_EMPTY. To fix: turn pruning of role bindings on (settings.prune.roleBindings: true) ' +
+          'so this plan deletes them too, or delete them by hand first',
+        addresses: ['identity:a/ci', 'roleBinding:/a/ci=viewer'],
+      },
+    ]);
+    // With pruning on, the old binding goes first and the move is planned.
+    const p = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')]), live);
+    expect(outline(p)).toEqual(['create identity:b/ci', 'create roleBinding:/b/ci=viewer', 'delete roleBinding:/a/ci=viewer', 'delete identity:a/ci']);
+  });
+
   it('deletes a role only after the bindings are PATCHed away from it', () => {
     const live = liveState([r.identity('', 'bot'), r.role('', 'old'), r.binding('', 'bot', 'old')]);
     const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]), live);
@@ -324,8 +366,20 @@ describe('plan: deletes', () => {
     const live = liveState([r.identity('', 'a'), r.identity('', 'b'), r.repo('', 'x')]);
     const p = plan(desiredState([], { settings: { prune: { identity: false } } }), live);
     expect(outline(p)).toEqual(['delete repo:x']);
-    expect(p.warnings).toEqual(['2 identities not in the manifests are kept: pruning of identity is off']);
-    expect(plan(desiredState([], { settings: { prune: false } }), live).steps).toEqual([]);
+    expect(p.warnings).toEqual(['2 identities not in the manifests are kept (identity:a, identity:b): settings.prune.identities is false']);
+    const none = plan(desiredState([], { settings: { prune: false } }), live);
+    expect(none.steps).toEqual([]);
+    expect(none.warnings).toEqual([
+      '2 identities not in the manifests are kept (identity:a, identity:b): settings.prune is false',
+      '1 repo not in the manifests is kept (repo:x): settings.prune is false',
+    ]);
+  });
+
+  it('names at most ten kept resources in the note, then how many more', () => {
+    const subs = Array.from({ length: 12 }, (_, i) => r.subscription('', `https://h.example/${String(i).padStart(2, '0')}`));
+    const p = plan(desiredState([], { settings: { prune: { subscription: false } } }), liveState(subs));
+    const names = subs.slice(0, 10).map((s) => s.address).join(', ');
+    expect(p.warnings).toEqual([`12 subscriptions not in the manifests are kept (${names} and 2 more): settings.prune.subscriptions is false`]);
   });
 
   it('never creates, updates or deletes an ignored address', () => {
@@ -338,6 +392,22 @@ describe('plan: deletes', () => {
 });
 
 describe('plan: refusals', () => {
+  it('refuses one binding declared twice, by name and by uid, naming both locations', () => {
+    const live = liveState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer')]);
+    const byUid = r.binding('', { uid: uidOf(live, 'identity:ci-nightly') }, { uid: BUILTIN_ROLES.viewer! });
+    const desired = desiredState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), byUid]);
+    expect(refusalsOf(desired, live)).toEqual([
+      {
+        rule: 'declared-twice',
+        message: 'roleBinding:ci-nightly=viewer is declared twice (manifest.yaml:3:1 and manifest.yaml:4:1), once by name and once by uid; declare it once',
+        addresses: ['roleBinding:ci-nightly=viewer'],
+      },
+    ]);
+    // Other refusals are still found in the same round.
+    const both = refusalsOf(desiredState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), byUid], { settings: { protect: ['repo:*'] } }), liveState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), r.repo('', 'keep')]));
+    expect(both.map((x) => x.rule)).toEqual(['declared-twice', 'protected']);
+  });
+
   it('refuses to delete a protected resource', () => {
     const live = liveState([r.repo('', 'nginx'), r.repo('', 'tmp')]);
     const refusals = refusalsOf(desiredState([], { settings: { protect: ['repo:ng*'] } }), live);
@@ -360,7 +430,9 @@ describe('plan: refusals', () => {
     const live = liveState([r.group('eng'), r.identity('', 'bot'), r.binding('eng', '/bot', 'viewer')]);
     const refusals = refusalsOf(desiredState([r.group('eng')], { settings: { prune: { roleBinding: false } } }), live);
     expect(refusals.map((x) => x.message)).toEqual([
-      'cannot delete identity:bot: it is still referenced by roleBinding:eng//bot=viewer (pruning of roleBinding is off); the API would refuse with RESOURCE_NOT_EMPTY',
+      'cannot delete identity:bot: it is still referenced by roleBinding:eng//bot=viewer (settings.prune.roleBindings is false); ' +
+        'the API would refuse with RESOURCE_NOT_EMPTY. To fix: turn pruning of role bindings on (settings.prune.roleBindings: true) ' +
+        'so this plan deletes them too, or delete them by hand first',
     ]);
   });
 
@@ -377,6 +449,19 @@ describe('plan: refusals', () => {
     expect(plan(keep7, live, { maxDeleteRatio: 0.3 }).summary.delete).toBe(3);
     // Below 10 of a kind, any share may go.
     expect(plan(desiredState([]), liveState(ids.slice(0, 9))).summary.delete).toBe(9);
+  });
+
+  it('judges a repo delete as one repo, not by its tags, and says how many tags go with it', () => {
+    const repos = Array.from({ length: 13 }, (_, i) => r.repo('', `svc-${i}`));
+    const tags = Array.from({ length: 12 }, (_, i) => r.tag('', 'svc-4', `v${i}`));
+    const live = liveState([...repos, ...tags]);
+    const p = plan(desiredState(repos.filter((x) => x.address !== 'repo:svc-4')), live);
+    expect(p.summary).toEqual({ create: 0, update: 0, delete: 13 });
+    expect(p.warnings).toEqual(['12 tags go with its deleted repo (repo:svc-4): deleting a repo deletes its tags']);
+    // The repos are still judged: 4 of 13 is more than 0.25.
+    const [refusal] = refusalsOf(desiredState(repos.slice(4)), live);
+    expect(refusal).toMatchObject({ rule: 'mass-delete', addresses: ['repo:svc-0', 'repo:svc-1', 'repo:svc-2', 'repo:svc-3'] });
+    expect(refusal!.message).toBe('the plan deletes 4 of 13 repos (31%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended');
   });
 
   it('counts the managed live resources of the kind for the ratio: ignored ones and other kinds do not count', () => {
@@ -467,7 +552,41 @@ describe('plan: targets', () => {
   it('accepts globs, and says when a target matches nothing', () => {
     const p = plan(desired, liveState([]), { targets: ['repo:*', 'group:nope'] });
     expect(outline(p)).toEqual(['create repo:app', 'create repo:web']);
-    expect(p.warnings).toEqual(['--target group:nope matches no change']);
+    expect(p.warnings).toEqual(['--target group:nope matches no change', '3 other changes are not in this plan because of --target']);
+    expect(p.untargeted).toBe(3);
+  });
+
+  it('counts the changes the targets leave out, and leaves the count unset without targets', () => {
+    const p = plan(desired, liveState([]), { targets: ['repo:app'] });
+    expect(outline(p)).toEqual(['create repo:app']);
+    expect(p.untargeted).toBe(4);
+    expect(p.warnings).toEqual(['4 other changes are not in this plan because of --target']);
+    const all = plan(desired, liveState([]), { targets: ['group:*', 'identity:*', 'roleBinding:*', 'repo:*'] });
+    expect(all.untargeted).toBe(0);
+    expect(all.warnings).toEqual([]);
+    expect(plan(desired, liveState([])).untargeted).toBeUndefined();
+  });
+
+  it('rejects a target whose kind prefix is unknown, naming every bad one and the valid kinds', () => {
+    const attempt = (targets: string[]) => () => plan(desired, liveState([]), { targets });
+    expect(attempt(['nonexistent:foo'])).toThrow(UserError);
+    let err: UserError | undefined;
+    try {
+      attempt(['nonexistent:foo', 'repos:app', 'repo:app', 'group', 'org', 'repo:'])();
+    } catch (e) {
+      err = e as UserError;
+    }
+    expect(err).toBeInstanceOf(UserError);
+    expect(err!.code).toBe('TARGET_INVALID');
+    expect(err!.message).toBe(
+      [
+        '--target nonexistent:foo has an unknown kind "nonexistent"',
+        '--target repos:app has an unknown kind "repos"; did you mean repo:app?',
+        '--target group has no kind prefix; did you mean group:*?',
+        '--target repo: has nothing after "repo:" (e.g. repo:* or repo:<path>)',
+        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:',
+      ].join('\n'),
+    );
   });
 
   it('pulls the deletes of its children into a targeted group delete', () => {

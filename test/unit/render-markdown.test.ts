@@ -39,6 +39,15 @@ describe('renderMarkdownPlan', () => {
     );
   });
 
+  it('says an empty targeted plan has no changes to the targets, and lists what --target left out', () => {
+    const live = liveState([r.repo('', 'x', { description: 'old' })]);
+    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }));
+    expect(md).toBe(
+      '### platform-sync plan for `acme`\n\n**No changes to the targeted resources.**\n\n**Warnings**\n\n' +
+        '- --target repo:y matches no change\n- 1 other change is not in this plan because of --target\n',
+    );
+  });
+
   it('fences code so that a readme holding ``` cannot break out', () => {
     const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive()));
     expect(md).toContain('````diff\n');

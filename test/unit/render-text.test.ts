@@ -45,6 +45,9 @@ describe('renderTextPlan', () => {
         - delete repo:legacy
             name: "legacy"
 
+      Warnings:
+        ! 1 tag goes with its deleted repo (repo:legacy): deleting a repo deletes its tags
+
       Plan: 3 to create, 3 to update, 2 to delete.
       "
     `);
@@ -98,13 +101,38 @@ describe('renderTextPlan', () => {
     const p = plan(desiredState([r.repo('', 'x')], { settings: { prune: { identity: false } } }), {
       ...liveState([r.identity('', 'kept')]),
     });
-    expect(renderTextPlan(p, { color: false })).toContain('Warnings:\n  ! 1 identity not in the manifests is kept: pruning of identity is off\n');
+    expect(renderTextPlan(p, { color: false })).toContain(
+      'Warnings:\n  ! 1 identity not in the manifests is kept (identity:kept): settings.prune.identities is false\n',
+    );
     const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive()), {
       color: false,
     });
     expect(bootstrap).toContain('+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n');
-    expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme exists)\n      name: "acme"\n');
+    expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme is visible to this token)\n      name: "acme"\n');
     expect(bootstrap).toContain('+ create repo:x\n      name: "x"\n');
+  });
+});
+
+describe('renderTextPlan with --target', () => {
+  const shapes = [r.repo('', 'app'), r.repo('', 'web')];
+  const live = liveState([r.repo('', 'app', { description: 'old' }), r.repo('', 'web', { description: 'old' })]);
+  const desired = desiredState([r.repo('', 'app', { description: 'new' }), r.repo('', 'web', { description: 'new' })]);
+
+  it('says how many changes the targets leave out', () => {
+    const text = renderTextPlan(plan(desired, live, { targets: ['repo:app'] }), { color: false });
+    expect(text).toContain('Warnings:\n  ! 1 other change is not in this plan because of --target\n\nPlan: 0 to create, 1 to update, 0 to delete.\n');
+  });
+
+  it('does not claim the org matches the manifests when the targets match no change', () => {
+    const text = renderTextPlan(plan(desired, live, { targets: ['repo:nothing'] }), { color: false });
+    expect(text).toBe(
+      'Warnings:\n  ! --target repo:nothing matches no change\n  ! 2 other changes are not in this plan because of --target\n\n' +
+        'No changes to the targeted resources.\n',
+    );
+    // In sync with a target: still no claim about what the targets do not cover.
+    expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes), { targets: ['repo:*'] }), { color: false })).toBe(
+      'Warnings:\n  ! --target repo:* matches no change\n\nNo changes to the targeted resources.\n',
+    );
   });
 });
 
