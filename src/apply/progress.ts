@@ -130,9 +130,29 @@ export function formatLiveLine(finished: number, total: number, running: readonl
   return line.startsWith(head) ? paint('bold', head) + line.slice(head.length) : line;
 }
 
+/** Where an apply stands when it is quit at once: outcomes so far, and the steps in flight. */
+export interface ApplyTally {
+  total: number;
+  done: number;
+  failed: number;
+  skipped: number;
+  running: number;
+}
+
+/**
+ * The one line printed when a second Ctrl-C quits an apply at once: what happened so far, and
+ * that steps in flight may or may not have reached the API (a re-run plans from live state).
+ */
+export function formatQuitLine(t: ApplyTally): string {
+  const finished = t.done + t.failed + t.skipped;
+  const outcomes = [`${t.done} done`, t.failed ? `${t.failed} failed` : '', t.skipped ? `${t.skipped} skipped` : ''].filter(Boolean).join(', ');
+  const inFlight = t.running === 0 ? '' : `; ${countSteps(t.running)} in flight may or may not have been applied`;
+  return `Quit: ${finished} of ${countSteps(t.total)} finished (${outcomes})${inFlight}. Run the same apply again to finish (\`platform-sync plan\` shows what is left).`;
+}
+
 export interface ProgressViewOptions {
   /** Where the view writes; `columns` (a terminal's width) cuts the live line, 80 when unknown. */
-  out: NodeJS.WritableStream & { columns?: number };
+  out: { write(text: string): unknown; columns?: number };
   format: ProgressFormat;
   /** A terminal: one live line redrawn in place. Otherwise one plain line per finished step. */
   tty: boolean;
@@ -144,24 +164,46 @@ const REDRAW_INTERVAL_MS = 50;
 
 /**
  * The `onEvent` callback of an apply, plus `notice(text)` for a message from outside the
- * executor (Ctrl-C was pressed) that must not be drawn over by the live line.
+ * executor (Ctrl-C was pressed) that must not be drawn over by the live line, and `quit()` for
+ * a second Ctrl-C: it ends the live line for good and returns {@link formatQuitLine} for the
+ * caller to print (where depends on the format) before exiting.
  */
-export type ProgressView = ((e: ApplyEvent) => void) & { notice(text: string): void };
+export type ProgressView = ((e: ApplyEvent) => void) & { notice(text: string): void; quit(): string };
+
+/** Counts outcomes as events pass, for {@link formatQuitLine}. */
+function trackTally(): { tally: ApplyTally; count(e: ApplyEvent): void } {
+  const tally: ApplyTally = { total: 0, done: 0, failed: 0, skipped: 0, running: 0 };
+  const count = (e: ApplyEvent): void => {
+    if (e.type === 'start') tally.total = e.total;
+    else if (e.type === 'step-start') tally.running++;
+    else if (e.type === 'step-done' || e.type === 'step-failed') {
+      tally.running--;
+      tally[e.type === 'step-done' ? 'done' : 'failed']++;
+    } else if (e.type === 'step-skipped') tally.skipped++;
+  };
+  return { tally, count };
+}
 
 /** Returns the `onEvent` callback that renders an apply for the chosen audience. */
 export function createProgressView(options: ProgressViewOptions): ProgressView {
   const { out } = options;
   const paint = options.color ? colorPaint : plainPaint;
+  const { tally, count } = trackTally();
   if (options.format === 'json') {
     // stdout carries only events; a notice is for people and a program has the events.
-    return Object.assign((e: ApplyEvent) => void out.write(`${serializeApplyEvent(e)}\n`), { notice: () => {} });
+    const onEvent = (e: ApplyEvent): void => {
+      count(e);
+      out.write(`${serializeApplyEvent(e)}\n`);
+    };
+    return Object.assign(onEvent, { notice: () => {}, quit: () => formatQuitLine(tally) });
   }
   if (!options.tty) {
     const onEvent = (e: ApplyEvent): void => {
+      count(e);
       const line = e.type === 'end' ? formatApplySummary(e.result, paint) : formatStepOutcome(e, paint);
       if (line !== null) out.write(`${line}\n`);
     };
-    return Object.assign(onEvent, { notice: (text: string) => void out.write(`${text}\n`) });
+    return Object.assign(onEvent, { notice: (text: string) => void out.write(`${text}\n`), quit: () => formatQuitLine(tally) });
   }
 
   const running = new Map<string, PlanStep>();
@@ -182,6 +224,8 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
     drawn = true;
   };
   const onEvent = (e: ApplyEvent): void => {
+    count(e);
+    if (ended) return;
     switch (e.type) {
       case 'start':
         total = e.total;
@@ -222,5 +266,12 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
     out.write(`${text}\n`);
     if (total > 0 && !ended) draw(true);
   };
-  return Object.assign(onEvent, { notice });
+  const quit = (): string => {
+    // The live line (and the "^C" the terminal echoed after it) stays; the next line starts clean.
+    if (drawn) out.write('\n');
+    drawn = false;
+    ended = true;
+    return formatQuitLine(tally);
+  };
+  return Object.assign(onEvent, { notice, quit });
 }

@@ -16,23 +16,28 @@ import { addHelpExamples } from './help-examples.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
+import { createOutput, type Output } from './output.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
 
-function buildProgram(): Command {
+function buildProgram(output: Output): Command {
   const program = new Command('platform-sync')
     .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
     .version(version, '-V, --version')
-    .configureOutput({ outputError: (text, write) => write(redactArgumentValues(text)) })
+    .configureOutput({
+      writeOut: (text) => output.stdout.write(text),
+      writeErr: (text) => output.stderr.write(text),
+      outputError: (text, write) => write(redactArgumentValues(text)),
+    })
     .exitOverride();
   addGlobalOptions(program);
   registerEmulatorCommand(program);
-  registerDriftCommand(program);
-  registerExportCommand(program);
-  registerValidateCommand(program);
-  registerPlanCommand(program);
-  registerApplyCommand(program);
+  registerDriftCommand(program, output);
+  registerExportCommand(program, output);
+  registerValidateCommand(program, output);
+  registerPlanCommand(program, output);
+  registerApplyCommand(program, output);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the
   // error itself off the screen.
@@ -80,23 +85,25 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const program = buildProgram();
+  // The one writer of every command: it redacts the token once a session knows it (output.ts).
+  const output = createOutput(process.stdout, process.stderr);
+  const program = buildProgram(output);
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    process.exitCode = exitCodeFor(err);
+    process.exitCode = exitCodeFor(err, output);
   }
 }
 
-function exitCodeFor(err: unknown): number {
+function exitCodeFor(err: unknown, output: Output): number {
   if (err instanceof CommanderError) {
     // help and version exit 0; usage errors were already printed by commander.
     return err.exitCode;
   }
   if (err instanceof UserError) {
-    process.stderr.write(`Error: ${err.message}\n`);
+    output.stderr.write(`Error: ${err.message}\n`);
     return 1;
   }
-  process.stderr.write(`platform-sync: internal error (this is a bug, please report it):\n${(err as Error)?.stack ?? String(err)}\n`);
+  output.stderr.write(`platform-sync: internal error (this is a bug, please report it):\n${(err as Error)?.stack ?? String(err)}\n`);
   return 1;
 }

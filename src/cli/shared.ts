@@ -4,8 +4,9 @@
  * The "load manifests → read live → plan" sequence plan, apply and drift start with is the
  * library's planFromManifests (src/pipeline.ts).
  *
- * The token comes from PLATFORM_TOKEN or --token-file only; it is handed to the client and
- * appears in no message, log line or file (the client redacts it from its own errors).
+ * The token comes from PLATFORM_TOKEN or --token-file only; it is handed to the client and to
+ * the command's Output, which redacts it from everything the command writes from then on
+ * (output.ts) — the client redacts it from its own errors too.
  */
 import { Option, type Command } from 'commander';
 import { resolveConnection } from '../api/connection.js';
@@ -13,6 +14,7 @@ import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
 import { UserError } from '../model/errors.js';
 import type { PlanOptions } from '../plan/index.js';
+import type { Output } from './output.js';
 
 /** Options every API-talking command accepts (as commander parses them). */
 export interface ConnectionOptions {
@@ -61,22 +63,24 @@ export interface Session {
  * today a remote API from --base-url/--token-file; an `--emulator` mode (an embedded emulator
  * whose close() also stops it, see embedded.ts) plugs in here and nowhere else.
  */
-async function openSession(options: ConnectionOptions, stderr: NodeJS.WritableStream = process.stderr): Promise<Session> {
+async function openSession(options: ConnectionOptions, output: Output): Promise<Session> {
   const embedded = options.emulator ? await startEmbeddedEmulator({ baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
   const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile });
+  // Before the first request: from here on nothing the command writes can carry the token.
+  output.addSecret(connection.token);
   // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
   const { createClient, formatRequestEvent } = await import('../api/client.js');
   const client = createClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
-    onRequest: options.verbose ? (e) => stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
+    onRequest: options.verbose ? (e) => output.stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
   });
   return { client, close: async () => { await client.close(); await embedded?.close(); } };
 }
 
-/** Runs `work` in a session and always closes it. */
-export async function withSession<T>(options: ConnectionOptions, work: (session: Session) => Promise<T>): Promise<T> {
-  const session = await openSession(options);
+/** Runs `work` in a session and always closes it; `output` redacts the session's token. */
+export async function withSession<T>(options: ConnectionOptions, output: Output, work: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(options, output);
   try {
     return await work(session);
   } finally {
@@ -88,7 +92,7 @@ export async function withSession<T>(options: ConnectionOptions, work: (session:
  * Colour for a stream: only on a TTY, never with NO_COLOR set (https://no-color.org), never
  * with --no-color.
  */
-export function shouldColor(options: ConnectionOptions, stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+export function shouldColor(options: ConnectionOptions, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
   if (options.color === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return stream.isTTY === true;

@@ -70,6 +70,11 @@ export interface DriftReport {
   items: DriftItem[];
   /** The plan's warnings: differences platform-sync leaves alone (pruning off, …). */
   notes: string[];
+  /**
+   * Set when the planner refused to plan because of the drift (describeRefusedDrift): then
+   * `items` are only the refused differences, and nothing can be applied until they are resolved.
+   */
+  refused?: true;
 }
 
 export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
@@ -138,6 +143,7 @@ export function describeRefusedDrift(org: DriftReport['org'], refusals: readonly
     summary: { changed: 0, unmanaged: items.length, missing: 0 },
     items,
     notes: ['The plan was refused, so only the refused differences are listed; fix them (declare, ignore or delete by hand) and run drift again for the rest.'],
+    refused: true,
   };
 }
 

@@ -55,7 +55,12 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     lines.push('', 'Notes:');
     for (const note of report.notes) lines.push(`  - ${note}`);
   }
-  if (!report.inSync) {
+  if (report.refused) {
+    lines.push(
+      '',
+      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one: or drop it from settings.protect). Then run `platform-sync drift` again.',
+    );
+  } else if (!report.inSync) {
     lines.push('', 'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.');
   }
   return lines.join('\n') + '\n';
@@ -106,7 +111,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');
-    for (const note of report.notes) lines.push(`- ${note}`);
+    for (const note of report.notes) lines.push(`- ${escapeHtml(note)}`);
   }
   if (options.planMarkdown && !report.inSync) {
     lines.push('', '<details><summary>The plan that would restore the manifests</summary>', '', options.planMarkdown.trimEnd(), '', '</details>');
@@ -114,12 +119,17 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   return lines.join('\n') + '\n';
 }
 
+/** Markdown for a drift check that could not run (bad token, API down): the reason, one line. */
+export function renderMarkdownDriftFailure(reason: string): string {
+  return `### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(reason.replace(/\n/g, ' '))}\n`;
+}
+
 function describeItemMarkdown(item: DriftItem): string {
   const parts = [inlineCode(item.address)];
   if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${inlineCode(item.uid)})`);
   if (item.source) parts.push(`— declared at ${inlineCode(formatSourceLocation(item.source))}`);
   if (item.beneath?.length) parts.push(`and ${countOf(item.beneath.length, 'resource')} beneath it`);
-  if (item.detail) parts.push(`— ${item.detail}`);
+  if (item.detail) parts.push(`— ${escapeHtml(item.detail)}`);
   return parts.join(' ');
 }
 
@@ -135,6 +145,15 @@ function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * Text that must read as itself in markdown rendered by GitHub: a live value such as
+ * `</details>` or `<img …>` would otherwise become HTML and could break the report around it.
+ */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A table cell: no HTML, no code spans, no cell breaks (`|`), one line. */
 function escapeCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/\n/g, ' '));
 }

@@ -24,8 +24,9 @@ export interface ExportedFile {
 
 export interface ExportOptions {
   /**
-   * What the `# yaml-language-server: $schema=` comment points at. The CLI passes the path of
-   * the installed `schemas/manifest.schema.json` relative to the output directory.
+   * What the `# yaml-language-server: $schema=` comment points at. The CLI passes `--schema-ref`,
+   * else the path, relative to the output directory, of the project's
+   * `node_modules/platform-sync` schema, else of the running install's.
    */
   schemaRef?: string;
 }
@@ -33,7 +34,7 @@ export interface ExportOptions {
 /**
  * Default `$schema` reference, relative to the exported files: right when they are written to
  * the root of a project that has platform-sync installed as a dependency. The CLI computes the
- * exact relative path to the installed schema instead.
+ * exact relative path instead (see ExportOptions.schemaRef).
  */
 export const DEFAULT_SCHEMA_REF = 'node_modules/platform-sync/schemas/manifest.schema.json';
 /** The file that carries the org itself: its own lists, its pinned uid and the settings. */

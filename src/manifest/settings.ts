@@ -20,7 +20,14 @@ export const PRUNE_KEYS: Readonly<Record<string, Kind>> = {
 
 /**
  * Converts a `prune` value that passed the schema to the model's PruneSetting (keys become
- * kinds); undefined when it is not a boolean or a mapping (the schema reports that).
+ * kinds; keys the schema rejects are dropped); undefined when it is not a boolean or a mapping
+ * (the schema reports that).
+ *
+ * A mapping keeps the value as written for messages: JSON.stringify of the result gives the
+ * manifest's own `{"widgets":true}` or `{"roleBindings":false}`, not the converted `{}` or
+ * `{"roleBinding":false}` — a message that quotes a value the file does not contain sends the
+ * reader looking for the wrong thing. The `toJSON` is not enumerable, so comparisons and
+ * `Object.entries` see the kinds only.
  */
 export function toPruneSetting(value: unknown): PruneSetting | undefined {
   if (typeof value === 'boolean') return value;
@@ -30,6 +37,8 @@ export function toPruneSetting(value: unknown): PruneSetting | undefined {
     const kind = PRUNE_KEYS[key];
     if (kind !== undefined && typeof v === 'boolean') out[kind] = v;
   }
+  const written = { ...(value as Record<string, unknown>) };
+  Object.defineProperty(out, 'toJSON', { value: () => written, enumerable: false });
   return out;
 }
 

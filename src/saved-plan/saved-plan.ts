@@ -18,9 +18,15 @@ export class PlanFileError extends UserError {
   }
 }
 
+/** How a plan is written: `redact` filters the file's text (the CLI's Output redacts the token). */
+export interface SavePlanOptions {
+  redact?: (text: string) => string;
+}
+
 /** Writes the plan with its fingerprints; atomically, so a crash never leaves half a plan. */
-export async function savePlan(path: string, plan: Plan): Promise<void> {
-  const text = `${JSON.stringify(renderJsonPlan(plan, { fingerprints: true }), null, 2)}\n`;
+export async function savePlan(path: string, plan: Plan, options: SavePlanOptions = {}): Promise<void> {
+  const json = `${JSON.stringify(renderJsonPlan(plan, { fingerprints: true }), null, 2)}\n`;
+  const text = options.redact ? options.redact(json) : json;
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await writeFile(temp, text, { encoding: 'utf8', mode: 0o644 });

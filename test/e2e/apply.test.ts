@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { ACME, BIN, makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+import { ACME, applyManifests, BIN, makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 
 const CHANGE_SET = join(REPO_ROOT, 'test', 'fixtures', 'apply-change-set');
 const OWNER = 'e2e-apply-owner-token-7d1f0c';
@@ -200,5 +200,39 @@ describe('platform-sync apply', () => {
     expect(out).toContain('\r\x1b[2KApplying '); // the live line, redrawn in place
     expect(out).toContain(`Apply complete: ${ACME_RESOURCES} done.`);
     expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
+  });
+
+  it.runIf(existsSync('/usr/bin/script'))('asks about one change in the singular', async () => {
+    await applyManifests(emulator.url, OWNER, [ACME]);
+    const client = createClient({ baseUrl: emulator.url, token: OWNER });
+    try {
+      const org = (await client.list('group', { name: 'acme' })).items[0]!;
+      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { description: 'edited by hand' }, ['description']);
+    } finally {
+      await client.close();
+    }
+    const run = spawnCli(['apply', ACME], { tty: true, env: env() });
+    await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+    run.child.stdin!.write('no\n');
+    await run.exited;
+    expect(run.output().stdout).toContain("Apply this change? Only 'yes' will be accepted:");
+  });
+
+  it.runIf(existsSync('/usr/bin/script'))('quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far', async () => {
+    const run = spawnCli(['apply', ACME, '--concurrency', '2'], { tty: true, env: env() });
+    await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+    // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C.
+    emulator.setFaults({ latencyMs: 1500 });
+    run.child.stdin!.write('yes\n');
+    await run.waitForOutput((s) => /Applying 0\/36/.test(s));
+    run.child.stdin!.write('\x03');
+    await run.waitForOutput((s) => s.includes('Interrupted: no new step starts'));
+    run.child.stdin!.write('\x03');
+    const { code } = await run.exited;
+    expect(code).toBe(130);
+    const { stdout } = run.output();
+    // The Quit line starts a line of its own, after the live line that was showing.
+    expect(stdout).toMatch(/Applying \d+\/36[^\n]*\r?\n(\r)?Quit: \d+ of 36 steps finished \(\d+ done\); [12] steps? in flight may or may not have been applied\. Run the same apply again to finish/);
   });
 });

@@ -109,9 +109,20 @@ describe('platform-sync drift', () => {
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/bad\.yaml:5:\d+/);
 
-    const noToken = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: emulator.url } });
+    const summary = join(temp.dir, 'failed-summary.md');
+    const noToken = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: emulator.url, GITHUB_STEP_SUMMARY: summary } });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toContain('PLATFORM_TOKEN');
+    // The failed nightly job's summary page says why, in one line.
+    const written = readFileSync(summary, 'utf8');
+    expect(written).toMatch(/^### platform-sync drift check failed\n\ndrift check failed: .*PLATFORM_TOKEN.*\n\n$/);
+
+    const wrongToken = 'drift-e2e-wrong-token-0b9d';
+    const refused = await runCli(['drift', ACME], { env: { ...env, PLATFORM_TOKEN: wrongToken, GITHUB_STEP_SUMMARY: summary } });
+    expect(refused.code).toBe(1);
+    const appended = readFileSync(summary, 'utf8').slice(written.length);
+    expect(appended).toMatch(/^### platform-sync drift check failed\n\ndrift check failed: .*UNAUTHENTICATED.*\n\n$/);
+    expect(appended + refused.stderr).not.toContain(wrongToken);
   });
 
   // The client retries a refused connection for about ten seconds before it gives up.

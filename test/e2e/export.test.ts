@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRoleUid, startEmulator, type Emulator, type SeedDocument } from '../../src/emulator/index.js';
@@ -146,6 +146,24 @@ describe('platform-sync export', () => {
     const run = await runCli(['export', '--org', 'acme', '--out', join(blocker, 'sub')], { env });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory)\n`);
+  });
+
+  it('points $schema at the project\'s node_modules/platform-sync when there is one, or at --schema-ref', async () => {
+    const project = join(temp.dir, 'project');
+    mkdirSync(join(project, 'node_modules', 'platform-sync', 'schemas'), { recursive: true });
+    writeFileSync(join(project, 'node_modules', 'platform-sync', 'schemas', 'manifest.schema.json'), '{}\n');
+    const out = join(project, 'infra', 'manifests');
+    const run = await runCli(['export', '--org', 'acme', '--out', out], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const firstLine = (file: string) => readFileSync(join(out, file), 'utf8').split('\n')[0];
+    expect(firstLine('org.yaml')).toBe('# yaml-language-server: $schema=../../node_modules/platform-sync/schemas/manifest.schema.json');
+    expect(firstLine('engineering.yaml')).toBe(firstLine('org.yaml'));
+
+    const chosen = join(temp.dir, 'chosen');
+    const ref = 'https://example.com/platform-sync/manifest.schema.json';
+    const explicit = await runCli(['export', '--org', 'acme', '--out', chosen, '--schema-ref', ref], { env });
+    expect(explicit.code, explicit.stderr).toBe(0);
+    expect(readFileSync(join(chosen, 'org.yaml'), 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=${ref}`);
   });
 
   it('exits 1 naming the org when it does not exist', async () => {

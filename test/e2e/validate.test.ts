@@ -3,7 +3,7 @@
  * `npm run build`; run `npm run build` first when running this file alone).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,17 @@ describe('platform-sync validate', () => {
     const r = validate('./test/fixtures/good-minimal.yaml', 'missing.yaml');
     expect(r.stdout).toBe('missing.yaml:1:1: cannot read: no such file or directory\n1 problem in 1 file\n');
     expect(r.code).toBe(1);
+  });
+
+  it('says no manifest files were found, not "1 problem in 0 files", for a missing path or an empty directory', async () => {
+    const missing = validate('no-such-dir');
+    expect(missing.stdout).toBe('no-such-dir:1:1: cannot read: no such file or directory\nno manifest files found in no-such-dir\n');
+    expect(missing.code).toBe(1);
+    const empty = join(dir, 'empty');
+    await mkdir(empty);
+    const none = validate(empty);
+    expect(none.stdout).toBe(`${empty}:1:1: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`);
+    expect(none.code).toBe(1);
   });
 
   it('asks for at least one path', () => {

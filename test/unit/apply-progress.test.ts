@@ -6,6 +6,7 @@ import {
   createProgressView,
   formatApplySummary,
   formatLiveLine,
+  formatQuitLine,
   formatStepOutcome,
   serializeApplyEvent,
 } from '../../src/apply/progress.js';
@@ -175,5 +176,29 @@ describe('createProgressView', () => {
     events.forEach(view);
     const lines = out.text().trimEnd().split('\n');
     expect(lines.map((l) => JSON.parse(l).type)).toEqual(events.map((e) => e.type));
+  });
+
+  it('quits at once (a second Ctrl-C): ends the live line and says what was done so far', () => {
+    expect(formatQuitLine({ total: 36, done: 8, failed: 1, skipped: 0, running: 3 })).toBe(
+      'Quit: 9 of 36 steps finished (8 done, 1 failed); 3 steps in flight may or may not have been applied. Run the same apply again to finish (`platform-sync plan` shows what is left).',
+    );
+    expect(formatQuitLine({ total: 2, done: 0, failed: 0, skipped: 0, running: 0 })).toBe(
+      'Quit: 0 of 2 steps finished (0 done). Run the same apply again to finish (`platform-sync plan` shows what is left).',
+    );
+
+    const out = captureStream(80);
+    const view = createProgressView({ out, format: 'text', tty: true, color: false });
+    events.slice(0, 4).forEach(view); // start, two steps start, one done
+    const line = view.quit();
+    expect(line).toBe('Quit: 1 of 3 steps finished (1 done); 1 step in flight may or may not have been applied. Run the same apply again to finish (`platform-sync plan` shows what is left).');
+    expect(out.text().endsWith('\n')).toBe(true); // the live line is ended, not left open
+    const after = out.text().length;
+    view(events[4]!); // a late event draws nothing over what follows
+    expect(out.text().length).toBe(after);
+
+    const json = captureStream();
+    const jsonView = createProgressView({ out: json, format: 'json', tty: false, color: false });
+    events.slice(0, 3).forEach(jsonView);
+    expect(jsonView.quit()).toMatch(/^Quit: 0 of 3 steps finished \(0 done\); 2 steps in flight/);
   });
 });

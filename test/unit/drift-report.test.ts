@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeDrift, describeRefusedDrift, describeValue } from '../../src/drift/drift-report.js';
-import { renderJsonDrift, renderMarkdownDrift, renderTextDrift } from '../../src/drift/render-drift.js';
+import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../src/drift/render-drift.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
 
 const ORG = 'a'.repeat(40);
@@ -86,6 +86,21 @@ describe('describeRefusedDrift', () => {
     expect(renderTextDrift(report)).toContain('  ? identity:keeper\n      identity:keeper is protected and would be deleted');
     expect(report.notes[0]).toMatch(/only the refused differences are listed/);
   });
+
+  it('ends the text with what to do about the refusal, not with "run plan"', () => {
+    const report = describeRefusedDrift({ name: 'acme' }, [
+      { rule: 'protected', message: 'identity:keeper is protected and would be deleted', addresses: ['identity:keeper'] },
+    ]);
+    expect(report.refused).toBe(true);
+    const text = renderTextDrift(report);
+    expect(text).not.toContain('Run `platform-sync plan`');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one: or drop it from settings.protect). Then run `platform-sync drift` again.',
+    );
+    // An ordinary drift report still points at plan and apply.
+    expect(describeDrift(mixedPlan).refused).toBeUndefined();
+    expect(renderTextDrift(describeDrift(mixedPlan))).toContain('Run `platform-sync plan` to see the steps');
+  });
 });
 
 describe('describeValue', () => {
@@ -138,9 +153,23 @@ describe('drift renderers', () => {
     expect(md).toContain('| `repo:nginx` | description | "a \\| b" | "c" |');
     expect(md).toContain('- `identity:intruder` (uid `u2`)');
     expect(md).toContain('<details><summary>The plan that would restore the manifests</summary>\n\n#### Plan\n- delete identity:intruder\n\n</details>');
+    const hostile = planOf([
+      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u', parent: 'org', before: { description: 'a | b `c` <b>bold</b> & </details>' }, after: { description: 'x' }, updateMask: ['description'] },
+    ]);
+    const escaped = renderMarkdownDrift(describeDrift(hostile));
+    expect(escaped).toContain('| `repo:nginx` | description | "a \\| b \\`c\\` &lt;b&gt;bold&lt;/b&gt; &amp; &lt;/details&gt;" | "x" |');
+    expect(escaped).not.toMatch(/<\/?(b|details)>/);
     const inSync = renderMarkdownDrift(describeDrift(planOf([])), { planMarkdown: 'x' });
     expect(inSync).toContain('No drift: org acme matches the manifests.');
     expect(inSync).not.toContain('<details>');
+  });
+});
+
+describe('renderMarkdownDriftFailure', () => {
+  it('says the check failed and why, in one line, with HTML escaped', () => {
+    expect(renderMarkdownDriftFailure('cannot reach http://127.0.0.1:9 <ECONNREFUSED>\nmore')).toBe(
+      '### platform-sync drift check failed\n\ndrift check failed: cannot reach http://127.0.0.1:9 &lt;ECONNREFUSED&gt; more\n',
+    );
   });
 });
 

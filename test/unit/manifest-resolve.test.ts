@@ -253,6 +253,19 @@ describe('settings across documents', () => {
       'b.yaml:3:19: conflicting settings.prune: false here, but true at a.yaml:3:19; set it in one place only, or to the same value (at /settings/prune)',
     ]);
   });
+
+  it('quotes a conflicting prune mapping as the file writes it, keys and invalid keys included', () => {
+    const { diagnostics } = validateManifestTexts([
+      { file: 'a.yaml', text: `${HEAD}org: {name: acme}\nsettings: {prune: {widgets: true}}\n` },
+      { file: 'b.yaml', text: `${HEAD}org: {name: acme}\nsettings: {prune: false}\n` },
+      { file: 'c.yaml', text: `${HEAD}org: {name: acme}\nsettings: {prune: {roleBindings: false}}\n` },
+    ]);
+    const conflicts = diagnostics.map(formatDiagnostic).filter((d) => d.includes('conflicting'));
+    expect(conflicts).toEqual([
+      'b.yaml:3:19: conflicting settings.prune: false here, but {"widgets":true} at a.yaml:3:19; set it in one place only, or to the same value (at /settings/prune)',
+      'c.yaml:3:19: conflicting settings.prune: {"roleBindings":false} here, but {"widgets":true} at a.yaml:3:19; set it in one place only, or to the same value (at /settings/prune)',
+    ]);
+  });
 });
 
 describe('file handling', () => {

@@ -26,6 +26,7 @@ import {
   type ConnectionOptions,
   type PlanningCliOptions,
 } from '../shared.js';
+import type { Output } from '../output.js';
 
 interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   autoApprove?: boolean;
@@ -35,7 +36,7 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
 
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
 
-export function registerApplyCommand(program: Command): void {
+export function registerApplyCommand(program: Command, output: Output): void {
   const command = program
     .command('apply')
     .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
@@ -46,7 +47,7 @@ export function registerApplyCommand(program: Command): void {
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
-    process.exitCode = await runApply(paths, options);
+    process.exitCode = await runApply(paths, options, output);
   });
 }
 
@@ -59,24 +60,24 @@ function parseConcurrency(value: string): number {
   return n;
 }
 
-async function runApply(paths: string[], options: ApplyCommandOptions): Promise<number> {
+async function runApply(paths: string[], options: ApplyCommandOptions, output: Output): Promise<number> {
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
-  return withSession(options, async ({ client }) => {
+  return withSession(options, output, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
-    const out = process.stdout;
+    const out = output.stdout;
     if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
-    else out.write(renderPlan(plan, 'text', { color: shouldColor(options) }));
+    else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out) }));
     if (plan.steps.length === 0) return 0;
 
-    if (!(await confirmApply(plan.steps.length, options))) {
-      process.stderr.write('Apply cancelled: nothing was changed.\n');
+    if (!(await confirmApply(plan.steps.length, options, output))) {
+      output.stderr.write('Apply cancelled: nothing was changed.\n');
       return 1;
     }
     // Approved without a question (CI): a blank line between the plan and the progress.
     if (options.autoApprove && options.format === 'text') out.write('\n');
-    const result = await applyWithInterrupt(plan, client, options);
+    const result = await applyWithInterrupt(plan, client, options, output);
     return result.ok ? 0 : 1;
   });
 }
@@ -118,9 +119,12 @@ async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
  * carries JSON events. Without a terminal to ask on, refused. Ctrl-C or Ctrl-D at the question
  * cancels, like any answer but 'yes'.
  */
-async function confirmApply(count: number, options: ApplyCommandOptions): Promise<boolean> {
+async function confirmApply(count: number, options: ApplyCommandOptions, output: Output): Promise<boolean> {
   if (options.autoApprove) return true;
-  const prompt = options.format !== 'json' && process.stdout.isTTY ? process.stdout : process.stderr;
+  const toStdout = options.format !== 'json' && output.stdout.isTTY;
+  // readline writes the prompt and echoes the answer itself, so it gets the raw stream: the
+  // question holds a count, and the echo is what the person typed.
+  const prompt = toStdout ? process.stdout : process.stderr;
   if (!process.stdin.isTTY || !prompt.isTTY) {
     throw new UserError(
       'APPLY_NOT_APPROVED',
@@ -130,7 +134,7 @@ async function confirmApply(count: number, options: ApplyCommandOptions): Promis
   const rl = createInterface({ input: process.stdin, output: prompt });
   // Ctrl-D (end of input) and Ctrl-C close the interface without an answer: no approval.
   const closed = new Promise<null>((resolve) => rl.once('close', () => resolve(null)));
-  const asked = rl.question(`\nApply these ${changes(count)}? Only 'yes' will be accepted: `).catch((err: unknown) => {
+  const asked = rl.question(`\n${count === 1 ? 'Apply this change' : `Apply these ${changes(count)}`}? Only 'yes' will be accepted: `).catch((err: unknown) => {
     if ((err as { code?: unknown }).code === 'ABORT_ERR') return null;
     throw err;
   });
@@ -156,17 +160,20 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, output: Output): Promise<ApplyResult> {
   const controller = new AbortController();
-  const tty = process.stdout.isTTY === true;
-  const view = createProgressView({ out: process.stdout, format: options.format, tty, color: shouldColor(options) });
+  const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout) });
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
-    if (controller.signal.aborted) process.exit(SIGNAL_EXIT[signal]);
+    if (controller.signal.aborted) {
+      // JSON events own stdout; people read stderr then.
+      (options.format === 'json' ? output.stderr : output.stdout).write(`${view.quit()}\n`);
+      process.exit(SIGNAL_EXIT[signal]);
+    }
     controller.abort();
     const again = signal === 'SIGINT' ? 'Press Ctrl-C again to quit at once.' : 'Send SIGTERM again to quit at once.';
     const message = `${signal === 'SIGINT' ? 'Interrupted' : 'Terminated'}: no new step starts; waiting for the steps in flight. ${again}`;
     // JSON events own stdout; people read stderr then.
-    if (options.format === 'json') process.stderr.write(`${message}\n`);
+    if (options.format === 'json') output.stderr.write(`${message}\n`);
     else view.notice(message);
   };
   process.on('SIGINT', onSignal);

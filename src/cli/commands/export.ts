@@ -4,7 +4,7 @@
  * error (set by main.ts). Without --out the files go to stdout as one multi-document stream.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { exportManifests, type ExportedFile } from '../../export/index.js';
 import { readLiveState } from '../../live/index.js';
@@ -13,36 +13,39 @@ import { UserError } from '../../model/errors.js';
 import type { LiveState } from '../../model/resources.js';
 import type { ApiClient } from '../../api/types.js';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
+import type { Output } from '../output.js';
 
 interface ExportCommandOptions extends ConnectionOptions {
   org: string;
   out?: string;
   force?: boolean;
+  schemaRef?: string;
 }
 
 /** A root group uid: 40 lowercase hex (DESIGN.md §2). Anything else is a name. */
 const ROOT_UID = /^[0-9a-f]{40}$/;
 
-export function registerExportCommand(program: Command): void {
+export function registerExportCommand(program: Command, output: Output): void {
   const command = program
     .command('export')
     .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
     .requiredOption('--org <name|uid>', 'the org: its root group name, or its 40-hex uid')
     .option('--out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
-    .option('--force', 'overwrite files that already exist in --out');
+    .option('--force', 'overwrite files that already exist in --out')
+    .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
-    const live = await withSession(options, (session) => readWholeOrg(session.client, options.org));
+    const live = await withSession(options, output, (session) => readWholeOrg(session.client, options.org));
     const outDir = options.out === undefined ? undefined : resolve(options.out);
-    const schemaRef = schemaReferenceFrom(outDir ?? process.cwd());
-    const files = exportManifests(live, { schemaRef });
+    const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? process.cwd());
+    const files = exportManifests(live, { schemaRef }).map((f) => ({ ...f, text: output.redact(f.text) }));
     if (outDir === undefined) {
-      process.stdout.write(joinAsStream(files));
+      output.stdout.write(joinAsStream(files));
       return;
     }
     writeExport(outDir, files, options.force === true);
-    for (const f of files) process.stdout.write(`Wrote ${join(options.out!, f.file)}\n`);
-    process.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
+    for (const f of files) output.stdout.write(`Wrote ${join(options.out!, f.file)}\n`);
+    output.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
   });
 }
 
@@ -56,9 +59,27 @@ async function readWholeOrg(client: ApiClient, org: string): Promise<LiveState> 
   return live;
 }
 
-/** `$schema` of the exported files: the installed schema, relative to where the files go. */
+/** Where a project that installed platform-sync (npm) keeps its schema, from the project root. */
+const PROJECT_SCHEMA = join('node_modules', 'platform-sync', 'schemas', 'manifest.schema.json');
+
+/**
+ * `$schema` of the exported files, relative to where they go. The files are meant to be
+ * committed, so the reference must hold in every checkout: the schema of the project's own
+ * `node_modules/platform-sync` when `dir` lies in such a project (nearest one up), else — a
+ * global or npx install — the schema of the running install (`--schema-ref` overrides both).
+ */
 function schemaReferenceFrom(dir: string): string {
-  return relative(dir, findManifestSchemaPath()).split(sep).join('/');
+  const target = findProjectSchema(dir) ?? findManifestSchemaPath();
+  return relative(dir, target).split(sep).join('/');
+}
+
+/** The nearest `node_modules/platform-sync` schema at or above `dir` (which need not exist yet). */
+function findProjectSchema(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    const candidate = join(d, PROJECT_SCHEMA);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(d) === d) return undefined;
+  }
 }
 
 /** Several files as one YAML stream; the manifest loader reads multi-document files. */

@@ -15,6 +15,7 @@ import {
   type ConnectionOptions,
   type PlanningCliOptions,
 } from '../shared.js';
+import type { Output } from '../output.js';
 
 interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {
   out?: string;
@@ -27,7 +28,7 @@ function planExitCode(steps: number, detailed: boolean | undefined): number {
   return detailed && steps > 0 ? 2 : 0;
 }
 
-export function registerPlanCommand(program: Command): void {
+export function registerPlanCommand(program: Command, output: Output): void {
   const command = program
     .command('plan')
     .description('Show what apply would change to make the org match the manifests')
@@ -39,12 +40,12 @@ export function registerPlanCommand(program: Command): void {
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
     const planOptions = { ...planOptionsFrom(options), fingerprints: options.out !== undefined };
-    const { plan } = await withSession(options, (session) => planFromManifests(paths, session.client, planOptions));
-    process.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options) }));
+    const { plan } = await withSession(options, output, (session) => planFromManifests(paths, session.client, planOptions));
+    output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout) }));
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
-      await savePlan(options.out, plan);
-      process.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
+      await savePlan(options.out, plan, { redact: output.redact });
+      output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
     }
     process.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
   });

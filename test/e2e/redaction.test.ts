@@ -1,0 +1,91 @@
+/**
+ * The token never leaves the CLI, even when the API hands it back inside data: someone set a
+ * repo's description and readme to it, and named an identity after it. Every command that
+ * reads live state prints, and every file it writes holds, `[REDACTED]` instead.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
+
+/** Lowercase letters, digits and dashes: valid as a resource name too. */
+const TOKEN = 'redaction-e2e-owner-token-4b7c19';
+
+describe('the token planted in live data', () => {
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  const temp = makeTempDir('redaction');
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    await applyManifests(emulator.url, TOKEN, [ACME]);
+    const client = openClient(emulator.url, TOKEN);
+    try {
+      const org = (await client.list('group', { name: 'acme' })).items[0]!;
+      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { description: `leaked: ${TOKEN} (pasted by mistake)` }, ['description']);
+      await client.create('identity', org.uid, { name: TOKEN, description: `also ${TOKEN}` });
+    } finally {
+      await client.close();
+    }
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+
+  /** Asserts the run shows the data (redacted) and never the token. */
+  function expectRedacted(run: CliRun, label: string): void {
+    expect(run.stdout + run.stderr, label).not.toContain(TOKEN);
+    expect(run.stdout + run.stderr, label).toContain('[REDACTED]');
+  }
+
+  it('never appears in plan output (text, json, markdown) or in a saved plan', async () => {
+    for (const format of ['text', 'json', 'markdown']) {
+      const run = await runCli(['plan', ACME, '--format', format], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expectRedacted(run, `plan --format ${format}`);
+    }
+    const saved = join(temp.dir, 'p.json');
+    const run = await runCli(['plan', ACME, '--out', saved], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const file = readFileSync(saved, 'utf8');
+    expect(file).not.toContain(TOKEN);
+    expect(file).toContain('[REDACTED]');
+  });
+
+  it('never appears in drift output or in the job summary', async () => {
+    const summary = join(temp.dir, 'summary.md');
+    for (const format of ['text', 'json', 'markdown']) {
+      const run = await runCli(['drift', ACME, '--format', format], { env: { ...env, GITHUB_STEP_SUMMARY: summary } });
+      expect(run.code, run.stderr).toBe(2);
+      expectRedacted(run, `drift --format ${format}`);
+    }
+    const written = readFileSync(summary, 'utf8');
+    expect(written).not.toContain(TOKEN);
+    expect(written).toContain('[REDACTED]');
+  });
+
+  it('never appears in an export, to stdout or to files', async () => {
+    const stream = await runCli(['export', '--org', 'acme'], { env });
+    expect(stream.code, stream.stderr).toBe(0);
+    expectRedacted(stream, 'export');
+    const out = join(temp.dir, 'export');
+    const files = await runCli(['export', '--org', 'acme', '--out', out], { env });
+    expect(files.code, files.stderr).toBe(0);
+    const texts = readdirSync(out).map((f) => readFileSync(join(out, f), 'utf8'));
+    expect(texts.join('\n')).not.toContain(TOKEN);
+    expect(texts.join('\n')).toContain('[REDACTED]');
+  });
+
+  it('never appears in apply --format json (the plan and every event)', async () => {
+    const run = await runCli(['apply', ACME, '--auto-approve', '--format', 'json'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    expectRedacted(run, 'apply --format json');
+    // The apply did what the plan said: the description is restored, the identity deleted.
+    const check = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    expect(check.code, check.stdout).toBe(0);
+  });
+});
