@@ -58,7 +58,7 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
   if (report.refused) {
     lines.push(
       '',
-      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one: or drop it from settings.protect). Then run `platform-sync drift` again.',
+      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one may instead be dropped from settings.protect). Then run `platform-sync drift` again.',
     );
   } else if (!report.inSync) {
     lines.push('', 'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.');

@@ -95,7 +95,7 @@ describe('describeRefusedDrift', () => {
     const text = renderTextDrift(report);
     expect(text).not.toContain('Run `platform-sync plan`');
     expect(text.trimEnd().split('\n').at(-1)).toBe(
-      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one: or drop it from settings.protect). Then run `platform-sync drift` again.',
+      'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one may instead be dropped from settings.protect). Then run `platform-sync drift` again.',
     );
     // An ordinary drift report still points at plan and apply.
     expect(describeDrift(mixedPlan).refused).toBeUndefined();
