@@ -1,8 +1,11 @@
 /**
  * The Platform API v2 client (DESIGN.md §2, §4): the only code that speaks HTTP to the API.
  * One pooled keep-alive undici dispatcher per client; every call goes through one retrying
- * `send`, so timeouts, retries, redaction and request counting are written once.
+ * `send`, so timeouts, retries, redaction and request counting are written once, and every
+ * attempt through one throttle (throttle.ts), so a rate limit or an outage slows the whole
+ * client down instead of each request finding out on its own.
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
@@ -20,6 +23,7 @@ import {
 } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type ListStrategy, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from './redact.js';
+import { RequestThrottle, type Clock } from './throttle.js';
 import { referencedUid } from './hydrated.js';
 import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
@@ -45,6 +49,11 @@ export interface ClientOptions {
   onRetry?: (e: ClientRetryEvent) => void;
   /** Source of jitter, uniform in [0, 1); injectable for deterministic tests. */
   random?: () => number;
+  /**
+   * What retry waits and the throttle measure time with (default: the real clock). A test may
+   * share a virtual one with the emulator's `clock`. Request timeouts always use real time.
+   */
+  clock?: Clock;
   /** Requested page size of listings (default 200; the server may serve fewer). */
   pageSize?: number;
   /** How listings read pages after the first (default `skip`). */
@@ -70,8 +79,20 @@ const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_C
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 /** Transport error codes that mean the request never reached the server. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN']);
-/** Attempts in all when the connection itself cannot be made (see AttemptFailure.maxAttempts). */
-const CONNECT_FAILURE_ATTEMPTS = 3;
+/** undici's answers to a request made after `close()`: ours, a cancellation, not a failure. */
+const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+
+/** Every wait of a client listens on one signal: as many listeners as requests in flight. */
+function createCloseController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+const REAL_CLOCK: Clock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => sleepMs(ms, undefined, { signal }),
+};
 
 /** Visible ASCII only: what a bearer token (RFC 6750 b64token) and an HTTP header value allow. */
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
@@ -166,6 +187,10 @@ class HttpApiClient implements ApiClient {
   private readonly policy: RetryPolicy;
   private readonly random: () => number;
   private readonly options: ClientOptions;
+  private readonly clock: Clock;
+  private readonly throttle: RequestThrottle;
+  /** Aborted by close(): cancels every wait, so queued and retrying requests end at once. */
+  private readonly closing = createCloseController();
   private count = 0;
 
   constructor(options: ClientOptions) {
@@ -185,8 +210,11 @@ class HttpApiClient implements ApiClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.policy = resolveRetryPolicy(options.retry);
     this.random = options.random ?? Math.random;
+    this.clock = options.clock ?? REAL_CLOCK;
+    const connections = options.connections ?? DEFAULT_CONNECTIONS;
+    this.throttle = new RequestThrottle(connections, this.clock, this.closing.signal);
     this.pool = new Pool(url.origin, {
-      connections: options.connections ?? DEFAULT_CONNECTIONS,
+      connections,
       keepAliveTimeout: KEEP_ALIVE_MS,
       connect: { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS },
       headersTimeout: this.timeoutMs + 1_000,
@@ -204,6 +232,7 @@ class HttpApiClient implements ApiClient {
 
   /** One HTTP exchange; throws AttemptFailedError for every failure the retry loop judges. */
   private async attempt(req: SendRequest<unknown>, target: string, attempt: number): Promise<unknown> {
+    if (this.closing.signal.aborted) throw this.cancelledError(req, target);
     this.count++;
     req.onAttempt?.();
     const started = performance.now();
@@ -237,6 +266,9 @@ class HttpApiClient implements ApiClient {
       retryAfter = res.headers['retry-after'];
       text = await res.body.text();
     } catch (err) {
+      const code = (err as { code?: string })?.code ?? '';
+      // Not a failure of the API but close() overtaking a queued request: nothing to log or retry.
+      if (this.closing.signal.aborted && CLOSED_CODES.has(code)) throw this.cancelledError(req, target, err);
       emit(0);
       throw new AttemptFailedError(this.classifyTransportError(req, target, err, timedOut));
     } finally {
@@ -261,6 +293,7 @@ class HttpApiClient implements ApiClient {
     throw new AttemptFailedError({
       retryable: isRetryableStatus(status),
       outcomeUnknown: isOutcomeUnknownStatus(status),
+      ...(status === 429 ? { sort: 'rateLimited' as const } : {}),
       retryAfterMs: parseRetryAfter(retryAfter),
       reason: `HTTP ${status}`,
       error: this.makeError(req, target, status, body?.code ?? grpcCodeForStatus(status), reason, body?.details ?? []),
@@ -284,7 +317,7 @@ class HttpApiClient implements ApiClient {
       return {
         retryable: true,
         outcomeUnknown: !notSent,
-        ...(notSent ? { maxAttempts: CONNECT_FAILURE_ATTEMPTS } : {}),
+        ...(notSent ? { sort: 'notConnected' as const } : {}),
         reason: notSent ? `connection failed (${code})` : 'connection reset',
         error: this.makeError(req, target, 0, unavailable, `${notSent ? 'could not connect' : 'connection reset'} (${code}: ${message})`, [], err),
       };
@@ -295,6 +328,11 @@ class HttpApiClient implements ApiClient {
       reason: `transport error ${code}`,
       error: this.makeError(req, target, 0, unavailable, `transport error (${code || 'unknown'}: ${message})`, [], err),
     };
+  }
+
+  /** The error of a request that close() ended before it was answered. */
+  private cancelledError(req: SendRequest<unknown>, target: string, cause?: unknown): ApiError {
+    return this.makeError(req, target, 0, GRPC_CODES.CANCELLED.code, 'cancelled: the client was closed', [], cause);
   }
 
   private makeError(
@@ -321,6 +359,16 @@ class HttpApiClient implements ApiClient {
   /** Sends one logical request with retries; resolves to the parsed JSON body. */
   private async send<T>(req: SendRequest<T>): Promise<T> {
     const target = req.path + buildQueryString(req.query);
+    try {
+      return await this.sendWithRetry(req, target);
+    } catch (err) {
+      // A wait cut short by close() rejects with an AbortError, the throttle with our own error.
+      if (this.closing.signal.aborted && !(err instanceof ApiError)) throw this.cancelledError(req, target, err);
+      throw err;
+    }
+  }
+
+  private async sendWithRetry<T>(req: SendRequest<T>, target: string): Promise<T> {
     return runWithRetry<T>(
       async (attempt) => {
         try {
@@ -332,9 +380,10 @@ class HttpApiClient implements ApiClient {
       },
       this.policy,
       {
-        sleep: (ms) => sleepMs(ms),
-        now: () => performance.now(),
+        sleep: (ms) => this.clock.sleep(ms, this.closing.signal),
+        now: () => this.clock.now(),
         random: this.random,
+        throttle: this.throttle,
         onRetry: (e) => this.options.onRetry?.({ ...e, method: req.method, path: this.redact(target) }),
         beforeRetryAfterUnknown: req.findEarlierEffect,
       },
@@ -530,6 +579,9 @@ class HttpApiClient implements ApiClient {
   }
 
   async close(): Promise<void> {
+    const closed = new Error('the client was closed');
+    this.closing.abort(closed);
+    this.throttle.close(closed);
     await this.pool.close();
   }
 }

@@ -7,6 +7,8 @@ import { UserError } from '../model/errors.js';
 /** gRPC status codes used by the Platform API and the HTTP status each maps to. */
 export const GRPC_CODES = {
   OK: { code: 0, http: 200 },
+  /** Never sent by the API: a request the client itself cancelled (it was closed). */
+  CANCELLED: { code: 1, http: 499 },
   INVALID_ARGUMENT: { code: 3, http: 400 },
   NOT_FOUND: { code: 5, http: 404 },
   ALREADY_EXISTS: { code: 6, http: 409 },

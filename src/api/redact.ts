@@ -6,9 +6,21 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Replaces every occurrence of `secret` in `text`; identity when there is no secret. */
+/**
+ * Below this length a secret is redacted only where it is the whole text. Cutting a short token
+ * out of ordinary words protects nothing (a secret that short falls to guessing anyway) and
+ * gives it away: `globe[REDACTED]` for the token "x" in a group named "globex" shows the token
+ * to anyone reading, and mangles every message it touches.
+ */
+export const MIN_REDACTED_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of `secret` in `text`; identity when there is no secret. A secret
+ * shorter than MIN_REDACTED_LENGTH is replaced only when it is all of `text`.
+ */
 export function redactSecret(text: string, secret: string | undefined): string {
   if (!secret) return text;
+  if (secret.length < MIN_REDACTED_LENGTH) return text === secret ? REDACTED : text;
   return text.split(secret).join(REDACTED);
 }
 

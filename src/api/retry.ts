@@ -2,33 +2,57 @@
  * Retry policy for transient API failures (DESIGN.md §4): 429, 503, other 5xx, connection
  * resets and timeouts are retried with capped exponential backoff and full jitter, honouring
  * `Retry-After`, within a bounded number of attempts and a bounded total time. Every other
- * failure is final.
+ * failure is final. Three budgets, because the failures mean different things:
+ * - 429: the server works and asks us to slow down. Retried at its pace (and the whole client
+ *   slows down, see throttle.ts) for up to `maxRateLimitedMs`; not counted as attempts.
+ * - a failed connect: nothing listens (a restart, or a wrong URL). A few tries over seconds.
+ * - anything else transient: `maxAttempts` and `maxElapsedMs`.
  *
  * The loop is written against injected `sleep`, `now` and `random` so that it has no hidden
  * clock: the client passes real ones, a test may pass its own.
  */
+import type { RequestThrottle } from './throttle.js';
 
 /** Limits of one retried call. */
 export interface RetryPolicy {
-  /** Attempts in total, the first one included (≥ 1). */
+  /** Attempts in total, the first one included (≥ 1); 429s do not count (see maxRateLimitedMs). */
   maxAttempts: number;
   /** Backoff before the second attempt, before jitter. */
   baseDelayMs: number;
   /** Cap of a single backoff (before jitter); a longer `Retry-After` is still honoured. */
   maxDelayMs: number;
-  /** No retry starts once this much time has passed since the first attempt began. */
+  /**
+   * No retry starts once this much time has passed since the first attempt began, not counting
+   * the time the call was held back by rate limiting (429 waits, the client-wide throttle).
+   */
   maxElapsedMs: number;
+  /**
+   * After its first 429, a call retries until this much time has passed: a server that only
+   * rate-limits is answered at the pace it allows, one that never stops limiting still ends.
+   */
+  maxRateLimitedMs: number;
+  /** Attempts in all that may fail to connect (nothing listens, connect timeout). */
+  maxConnectAttempts: number;
+  /**
+   * Wait after the first failed connect, drawn in [d/2, d); doubles each time, up to 4·d. On a
+   * seconds scale, so a restart of the API is ridden out and a wrong URL is reported in seconds.
+   */
+  connectDelayMs: number;
 }
 
 /**
  * Ten attempts: a read of a large org makes hundreds of requests, and with six a service that
  * fails one request in three would fail a plan now and then. The time budget is the real bound.
+ * Connect failures: 4 attempts with waits of 0.5–1, 1–2 and 2–4 s (3.5–7 s in all).
  */
 const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 10,
   baseDelayMs: 200,
   maxDelayMs: 10_000,
   maxElapsedMs: 60_000,
+  maxRateLimitedMs: 5 * 60_000,
+  maxConnectAttempts: 4,
+  connectDelayMs: 1_000,
 };
 
 /** Builds a complete policy from partial options; rejects nonsense so a typo is not silent. */
@@ -41,6 +65,7 @@ export function resolveRetryPolicy(options: Partial<RetryPolicy> = {}): RetryPol
     policy[key] = value;
   }
   if (policy.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be at least 1');
+  if (policy.maxConnectAttempts < 1) throw new RangeError('retry.maxConnectAttempts must be at least 1');
   return policy;
 }
 
@@ -56,11 +81,13 @@ export interface AttemptFailure {
   /** Server-requested wait (`Retry-After`), in ms. */
   retryAfterMs?: number;
   /**
-   * At most this many attempts in all while failures are of this sort (fewer than the policy's
-   * maxAttempts): a refused connection means nothing listens, and a user should hear so in
-   * seconds, not after the whole retry budget; a brief restart is still ridden out.
+   * `rateLimited` (429): retried until maxRateLimitedMs, not counted as an attempt.
+   * `notConnected` (refused, connect timeout): retried on its own seconds-scale schedule.
+   * Absent: an ordinary transient failure (5xx, reset, timeout).
+   * A wait before retrying a failure of either sort, or one with `Retry-After`, holds back every
+   * request of the client: the server is limiting or down for all of them, not just this one.
    */
-  maxAttempts?: number;
+  sort?: 'rateLimited' | 'notConnected';
   /** Short reason for events and the final message ("HTTP 503", "connection reset"). */
   reason: string;
   /** What to throw when no retry follows. */
@@ -112,6 +139,15 @@ export function computeRetryDelayMs(retryNumber: number, failure: AttemptFailure
   return failure.retryAfterMs !== undefined ? Math.max(failure.retryAfterMs, backoff) : backoff;
 }
 
+/**
+ * The wait before the next connect attempt: equal jitter in [d/2, d) with d = connectDelayMs·2^n
+ * capped at 4·connectDelayMs — never near zero, so a restarting server gets seconds, not a burst.
+ */
+export function computeConnectDelayMs(retryNumber: number, policy: RetryPolicy, random: () => number): number {
+  const ceiling = Math.min(4 * policy.connectDelayMs, policy.connectDelayMs * 2 ** retryNumber);
+  return Math.floor(ceiling / 2 + (random() * ceiling) / 2);
+}
+
 export interface RetryEvent {
   /** Number of the attempt that failed (1-based). */
   attempt: number;
@@ -124,6 +160,8 @@ export interface RetryHooks<T> {
   sleep: (ms: number) => Promise<void>;
   now: () => number;
   random: () => number;
+  /** The client-wide throttle every attempt passes through (absent: attempts start at once). */
+  throttle?: RequestThrottle;
   onRetry?: (e: RetryEvent) => void;
   /**
    * Runs before a retry that follows an outcome-unknown failure. Returning `{done: value}`
@@ -147,9 +185,43 @@ export class AttemptFailedError extends Error {
 /** The final error, annotated with how many attempts were made. */
 export type GiveUp = (failure: AttemptFailure, attempts: number, elapsedMs: number) => Error;
 
+/** Failures of each sort a call has had so far. */
+interface FailureCounts {
+  ordinary: number;
+  rateLimited: number;
+  notConnected: number;
+}
+
+/**
+ * The wait before retrying `failure`, or undefined when the call must give up. `heldMs` is the
+ * time the call spent held back by rate limiting, which the ordinary time budget leaves out.
+ */
+function planRetry(
+  failure: AttemptFailure,
+  counts: FailureCounts,
+  timing: { elapsedMs: number; heldMs: number; rateLimitedForMs: number },
+  policy: RetryPolicy,
+  random: () => number,
+): number | undefined {
+  const attempts = counts.ordinary + counts.notConnected;
+  if (failure.sort === 'rateLimited') {
+    const delayMs = failure.retryAfterMs ?? computeBackoffMs(counts.rateLimited - 1, policy, random);
+    return timing.rateLimitedForMs + delayMs > policy.maxRateLimitedMs ? undefined : delayMs;
+  }
+  const delayMs =
+    failure.sort === 'notConnected'
+      ? Math.max(failure.retryAfterMs ?? 0, computeConnectDelayMs(counts.notConnected - 1, policy, random))
+      : computeRetryDelayMs(counts.ordinary - 1, failure, policy, random);
+  if (failure.sort === 'notConnected' && counts.notConnected >= policy.maxConnectAttempts) return undefined;
+  if (attempts >= policy.maxAttempts || timing.elapsedMs - timing.heldMs + delayMs > policy.maxElapsedMs) return undefined;
+  return delayMs;
+}
+
 /**
  * Runs `runAttempt(attemptNumber)` until it succeeds, fails for good, or the policy is spent.
- * `giveUp` builds the error thrown when retries stop on a retryable failure.
+ * `giveUp` builds the error thrown when retries stop on a retryable failure. Each attempt holds
+ * a throttle slot (when there is a throttle) and only while it runs: never across a wait or the
+ * outcome-unknown check, which makes requests of its own.
  */
 export async function runWithRetry<T>(
   runAttempt: (attempt: number, previous: AttemptFailure | undefined) => Promise<T>,
@@ -158,6 +230,9 @@ export async function runWithRetry<T>(
   giveUp: GiveUp,
 ): Promise<T> {
   const started = hooks.now();
+  const counts: FailureCounts = { ordinary: 0, rateLimited: 0, notConnected: 0 };
+  let heldMs = 0;
+  let firstRateLimitedAt: number | undefined;
   let previous: AttemptFailure | undefined;
   for (let attempt = 1; ; attempt++) {
     if (previous?.outcomeUnknown) {
@@ -165,20 +240,35 @@ export async function runWithRetry<T>(
       const found = await hooks.beforeRetryAfterUnknown?.();
       if (found) return found.done;
     }
+    const queued = hooks.now();
+    const ticket = await hooks.throttle?.acquire();
+    heldMs += hooks.now() - queued;
+    let failure: AttemptFailure;
     try {
-      return await runAttempt(attempt, previous);
+      const value = await runAttempt(attempt, previous);
+      if (ticket) hooks.throttle!.release(ticket, 'ok');
+      return value;
     } catch (err) {
+      if (ticket) hooks.throttle!.release(ticket, err instanceof AttemptFailedError && err.failure.sort === 'rateLimited' ? 'rateLimited' : 'other');
       if (!(err instanceof AttemptFailedError)) throw err;
-      const failure = err.failure;
-      if (!failure.retryable) throw failure.error;
-      const elapsed = hooks.now() - started;
-      const delayMs = computeRetryDelayMs(attempt - 1, failure, policy, hooks.random);
-      if (attempt >= Math.min(policy.maxAttempts, failure.maxAttempts ?? Infinity) || elapsed + delayMs > policy.maxElapsedMs) {
-        throw giveUp(failure, attempt, elapsed);
-      }
-      hooks.onRetry?.({ attempt, delayMs, reason: failure.reason, outcomeUnknown: failure.outcomeUnknown });
-      await hooks.sleep(delayMs);
-      previous = failure;
+      failure = err.failure;
     }
+    if (!failure.retryable) throw failure.error;
+    const now = hooks.now();
+    counts[failure.sort ?? 'ordinary']++;
+    if (failure.sort === 'rateLimited') firstRateLimitedAt ??= now;
+    const delayMs = planRetry(
+      failure,
+      counts,
+      { elapsedMs: now - started, heldMs, rateLimitedForMs: firstRateLimitedAt === undefined ? 0 : now - firstRateLimitedAt },
+      policy,
+      hooks.random,
+    );
+    if (delayMs === undefined) throw giveUp(failure, attempt, now - started);
+    if (failure.sort !== undefined || failure.retryAfterMs !== undefined) hooks.throttle?.holdUntil(now + delayMs);
+    hooks.onRetry?.({ attempt, delayMs, reason: failure.reason, outcomeUnknown: failure.outcomeUnknown });
+    await hooks.sleep(delayMs);
+    if (failure.sort === 'rateLimited') heldMs += delayMs;
+    previous = failure;
   }
 }

@@ -65,13 +65,13 @@ describe('client retries', () => {
   it('gives up on a rate limit that outlasts the time budget, with a typed error', async () => {
     const now = Date.UTC(2026, 0, 1);
     emulator = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] }, clock: () => now });
-    client = createTestClient(emulator, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10, maxElapsedMs: 500 } });
+    client = createTestClient(emulator, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10, maxElapsedMs: 500, maxRateLimitedMs: 500 } });
     emulator.setFaults({ seed: 3, rateLimit: 1, retryAfterSeconds: 30 });
     await client.ping();
     const err = await client.get('group', 'a'.repeat(40)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 429, grpcCode: 8, grpcName: 'RESOURCE_EXHAUSTED' });
-    // Retry-After (30 s) is beyond the 0.5 s budget: one attempt, no wait.
+    // Retry-After (30 s) is beyond the 0.5 s rate-limit budget: one attempt, no wait.
     expect((err as ApiError).message).toMatch(/get group a{40}: GET \/iam\/v2\/groups\/a{40} failed: HTTP 429 RESOURCE_EXHAUSTED/);
   });
 

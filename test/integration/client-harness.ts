@@ -6,6 +6,7 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/em
 import { createClient, type ClientOptions } from '../../src/api/client.js';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import type { ApiClient } from '../../src/api/types.js';
+import type { Clock } from '../../src/api/throttle.js';
 
 /** Lowercase so that it is also a valid resource name: tests put it into names and paths. */
 export const OWNER_TOKEN = 'tok-owner-5ecret-8a1f';
@@ -34,4 +35,23 @@ export function createTestClient(emulator: Emulator, options: Partial<ClientOpti
     random: seededRandom(7),
     ...options,
   });
+}
+
+/**
+ * A virtual clock for the client (`clock`) and the emulator (`clock: c.now`) together: a sleep
+ * resolves at once (after pending I/O callbacks) and moves time to its own deadline, never
+ * back. So a Retry-After of seconds costs no real time, and the emulator's rate-limit bucket
+ * refills exactly by what the client waited.
+ */
+export function createVirtualClock(start = Date.UTC(2026, 0, 1)): Clock {
+  let now = start;
+  return {
+    now: () => now,
+    sleep: async (ms, signal) => {
+      const until = now + ms;
+      await new Promise((resolve) => setImmediate(resolve));
+      signal.throwIfAborted();
+      now = Math.max(now, until);
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AttemptFailedError,
   computeBackoffMs,
+  computeConnectDelayMs,
   computeRetryDelayMs,
   parseRetryAfter,
   resolveRetryPolicy,
@@ -9,6 +10,8 @@ import {
   type AttemptFailure,
   type RetryHooks,
 } from '../../src/api/retry.js';
+import { RequestThrottle } from '../../src/api/throttle.js';
+import { createVirtualClock } from '../integration/client-harness.js';
 
 const policy = resolveRetryPolicy({ maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000, maxElapsedMs: 10_000 });
 
@@ -104,21 +107,25 @@ describe('runWithRetry', () => {
     expect(calls).toBe(5);
   });
 
-  it('gives a failure that caps its own attempts (a refused connection) fewer tries than the policy', async () => {
+  it('retries a refused connection on a seconds scale: 4 attempts, waits from 0.5 s growing to 4 s', async () => {
     const hooks = virtualHooks<string>();
     let calls = 0;
     await expect(
       runWithRetry(
         async () => {
           calls++;
-          throw new AttemptFailedError(failure({ maxAttempts: 3 }));
+          throw new AttemptFailedError(failure({ sort: 'notConnected', reason: 'connection failed (ECONNREFUSED)' }));
         },
-        policy,
+        resolveRetryPolicy(),
         hooks,
         (_f, attempts) => new Error(`gave up after ${attempts}`),
       ),
-    ).rejects.toThrow('gave up after 3');
-    expect(calls).toBe(3);
+    ).rejects.toThrow('gave up after 4');
+    expect(calls).toBe(4);
+    // Equal jitter at 0.5: ¾ of each ceiling (1, 2, 4 s); all within the user's 5–10 s of patience.
+    expect(hooks.slept).toEqual([750, 1500, 3000]);
+    expect(computeConnectDelayMs(0, resolveRetryPolicy(), () => 0)).toBe(500);
+    expect(computeConnectDelayMs(9, resolveRetryPolicy(), () => 0.999)).toBe(3998);
   });
 
   it('stops before a wait that would pass maxElapsedMs', async () => {
@@ -183,5 +190,92 @@ describe('runWithRetry', () => {
       (f) => f.error,
     );
     expect(looks).toBe(0);
+  });
+
+  it('does not count 429s as attempts, and retries them at the pace of Retry-After', async () => {
+    const hooks = virtualHooks<string>();
+    let calls = 0;
+    const value = await runWithRetry(
+      async () => {
+        calls++;
+        if (calls <= 30) throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 2_000 }));
+        return 'ok';
+      },
+      policy, // maxAttempts 5, maxElapsedMs 10 s
+      hooks,
+      (f) => f.error,
+    );
+    expect(value).toBe('ok');
+    expect(calls).toBe(31);
+    expect(hooks.slept.every((ms) => ms === 2_000)).toBe(true);
+  });
+
+  it('gives up on a server that never stops rate limiting once maxRateLimitedMs has passed', async () => {
+    const hooks = virtualHooks<string>();
+    const limited = resolveRetryPolicy({ ...policy, maxRateLimitedMs: 60_000 });
+    let calls = 0;
+    await expect(
+      runWithRetry(
+        async () => {
+          calls++;
+          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 10_000 }));
+        },
+        limited,
+        hooks,
+        (_f, attempts, elapsedMs) => new Error(`gave up after ${attempts} attempts in ${elapsedMs} ms`),
+      ),
+    ).rejects.toThrow('gave up after 7 attempts in 60000 ms');
+    expect(calls).toBe(7);
+  });
+
+  it('leaves the time held back by rate limiting out of the ordinary time budget', async () => {
+    const hooks = virtualHooks<string>();
+    let calls = 0;
+    const value = await runWithRetry(
+      async () => {
+        calls++;
+        if (calls <= 3) throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 9_000 }));
+        if (calls <= 5) throw new AttemptFailedError(failure());
+        return 'ok';
+      },
+      policy, // maxElapsedMs 10 s, and 27 s pass waiting on 429s
+      hooks,
+      (f) => f.error,
+    );
+    expect(value).toBe('ok');
+    expect(hooks.slept).toEqual([9_000, 9_000, 9_000, 50, 100]);
+  });
+
+  it('holds back every call of the throttle after one gets a 429 with Retry-After', async () => {
+    const clock = createVirtualClock(0);
+    const throttle = new RequestThrottle(8, clock, new AbortController().signal);
+    const closing = new AbortController();
+    const hooks: RetryHooks<string> = { now: clock.now, sleep: (ms) => clock.sleep(ms, closing.signal), random: () => 0.5, throttle };
+    const started: { call: string; at: number }[] = [];
+    let limitedOnce = false;
+    const call = (name: string) =>
+      runWithRetry(
+        async () => {
+          started.push({ call: name, at: clock.now() });
+          if (!limitedOnce) {
+            limitedOnce = true;
+            throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 1_000 }));
+          }
+          return name;
+        },
+        policy,
+        hooks,
+        (f) => f.error,
+      );
+    const first = call('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    // b starts after a's 429: it waits for the gate instead of finding out with a 429 of its own.
+    const second = call('b');
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+    expect(started).toEqual([
+      { call: 'a', at: 0 },
+      { call: 'a', at: 1_000 },
+      { call: 'b', at: 1_000 },
+    ]);
   });
 });
