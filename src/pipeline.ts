@@ -8,7 +8,7 @@ import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Plan } from './model/plan.js';
 import type { DesiredState, LiveState } from './model/resources.js';
-import { plan, type PlanOptions } from './plan/index.js';
+import { checkTargets, plan, type PlanOptions } from './plan/index.js';
 
 /** What a plan was made from, for commands that need more than the plan. */
 export interface PlanningResult {
@@ -26,7 +26,9 @@ export function managedReadmeRepos(desired: DesiredState): Set<string> {
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanOptions = {}): Promise<PlanningResult> {
+  // Bad input is refused before any request: manifests, then targets.
   const desired = await loadManifests(paths);
+  if (options.targets) checkTargets(options.targets);
   const org: { name: string; uid?: string } = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
   const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired) });

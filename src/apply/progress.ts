@@ -216,9 +216,20 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
     if (drawn) out.write('\r\x1b[2K');
     drawn = false;
   };
+  // A redraw skipped for being too soon is owed: without this timer, slow steps would leave
+  // the line showing what ran before they started.
+  let owed: NodeJS.Timeout | undefined;
   const draw = (force: boolean): void => {
     const now = performance.now();
-    if (!force && now - lastDraw < REDRAW_INTERVAL_MS) return;
+    if (!force && now - lastDraw < REDRAW_INTERVAL_MS) {
+      owed ??= setTimeout(() => {
+        owed = undefined;
+        if (!ended) draw(true);
+      }, REDRAW_INTERVAL_MS - (now - lastDraw)).unref();
+      return;
+    }
+    clearTimeout(owed);
+    owed = undefined;
     lastDraw = now;
     out.write(`\r\x1b[2K${formatLiveLine(finished, total, [...running.values()], out.columns || 80, paint)}`);
     drawn = true;
@@ -255,6 +266,7 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
         draw(false);
         return;
       case 'end':
+        clearTimeout(owed);
         clear();
         ended = true;
         out.write(`${formatApplySummary(e.result, paint)}\n`);
@@ -268,6 +280,7 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
   };
   const quit = (): string => {
     // The live line (and the "^C" the terminal echoed after it) stays; the next line starts clean.
+    clearTimeout(owed);
     if (drawn) out.write('\n');
     drawn = false;
     ended = true;

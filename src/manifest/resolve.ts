@@ -23,7 +23,7 @@ import type { DesiredResource, DesiredState, PruneSetting, SourceLocation } from
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
-import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
+import { didYouMean, findMisspeltKey, formatList } from '../util/suggest.js';
 import { readDefinitionFields } from './schema.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -116,7 +116,7 @@ class Resolver {
   private readonly rolePathsByName = new Map<string, string[]>();
   private readonly bindings: PendingBinding[] = [];
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
-  private prune: { value: PruneSetting; location: SourceLocation } | undefined;
+  private prune: { value: PruneSetting; written: unknown; location: SourceLocation } | undefined;
   private readonly globs = { ignore: new Map<string, SourceLocation>(), protect: new Map<string, SourceLocation>() };
 
   constructor(private readonly options: ResolveOptions) {}
@@ -460,9 +460,10 @@ class Resolver {
     if (prune !== undefined) {
       const site = { doc, pointer: ['settings', 'prune'] };
       const location = doc.locate(site.pointer);
-      if (!this.prune) this.prune = { value: prune, location };
+      // Messages quote the value as written (`{widgets: true}`), not the converted setting.
+      if (!this.prune) this.prune = { value: prune, written: settings.prune, location };
       else if (pruneKey(this.prune.value) !== pruneKey(prune)) {
-        this.report(site, `conflicting settings.prune: ${JSON.stringify(prune)} here, but ${JSON.stringify(this.prune.value)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`);
+        this.report(site, `conflicting settings.prune: ${JSON.stringify(settings.prune)} here, but ${JSON.stringify(this.prune.written)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`);
       }
     }
     for (const list of ['ignore', 'protect'] as const) {

@@ -10,7 +10,7 @@ import { findPackageFile } from '../util/package-file.js';
 import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
 import { parsePointer } from './diagnostics.js';
-import { didYouMean, findMisspeltKey, formatList } from './suggest.js';
+import { didYouMean, findMisspeltKey, formatList } from '../util/suggest.js';
 import { validate as precompiledValidator } from './schema-validator.js';
 
 export const MANIFEST_API_VERSION = 'platform-sync/v1';

@@ -140,3 +140,13 @@ export const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
 export const DELETE_ORDER: readonly Kind[] = ['roleBinding', 'tag', 'identity', 'repo', 'subscription', 'role', 'group'];
 /** Order in which kinds are created under one group: what others reference first. */
 export const CREATE_ORDER: readonly Kind[] = ['group', 'identity', 'role', 'repo', 'subscription', 'roleBinding', 'tag'];
+
+/** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
+export const PRUNE_KEYS: Readonly<Record<string, Kind>> = {
+  groups: 'group',
+  identities: 'identity',
+  roles: 'role',
+  roleBindings: 'roleBinding',
+  repos: 'repo',
+  subscriptions: 'subscription',
+};

@@ -1,7 +1,7 @@
 /** Reading `settings` and naming kinds and resources in messages. Pure. */
 import type { Kind } from '../model/kinds.js';
 import type { PruneSetting } from '../model/resources.js';
-import { PRUNE_KEYS } from '../manifest/settings.js';
+import { PRUNE_KEYS } from '../model/kinds.js';
 
 /** `settings.prune` for one kind: a boolean for all, or a map whose absent kinds are pruned. */
 export function isPruned(prune: PruneSetting, kind: Kind): boolean {

@@ -1,24 +1,20 @@
 /** Checking `--target` addresses before planning. Pure. */
-import { ORG_ADDRESS } from '../model/address.js';
+import { findAddressPatternProblem, ORG_ADDRESS } from '../model/address.js';
 import { UserError } from '../model/errors.js';
 import { KINDS } from '../model/kinds.js';
-import { suggestClosest } from '../manifest/suggest.js';
 
 /** What a target may start with: `org` itself, or a kind prefix. */
 export const TARGET_PREFIXES: readonly string[] = [ORG_ADDRESS, ...KINDS.map((k) => `${k}:`)];
 
 /** The problem with one target, or undefined: it must be `org` or start with a known kind prefix. */
 function checkTarget(target: string): string | undefined {
-  if (target === ORG_ADDRESS) return undefined;
-  const colon = target.indexOf(':');
-  const prefix = colon < 0 ? target : target.slice(0, colon);
-  if (colon > 0 && (KINDS as readonly string[]).includes(prefix)) {
-    return colon === target.length - 1 ? `--target ${target} has nothing after "${prefix}:" (e.g. ${prefix}:* or ${prefix}:<path>)` : undefined;
+  const found = findAddressPatternProblem(target);
+  if (found === undefined) return undefined;
+  if (found.problem === 'nothing-after-kind') {
+    return `--target ${target} has nothing after "${found.kind}:" (e.g. ${found.kind}:* or ${found.kind}:<path>)`;
   }
-  const known = (KINDS as readonly string[]).includes(prefix) ? prefix : undefined;
-  const kind = known ?? suggestClosest(prefix, [...KINDS, ORG_ADDRESS]) ?? (prefix.endsWith('s') ? suggestClosest(prefix.slice(0, -1), KINDS) : undefined);
-  const hint = kind === undefined ? '' : `; did you mean ${kind === ORG_ADDRESS ? ORG_ADDRESS : `${kind}${colon < 0 ? ':*' : target.slice(colon)}`}?`;
-  const what = colon < 0 ? 'has no kind prefix' : `has an unknown kind "${prefix}"`;
+  const hint = found.suggestion === undefined ? '' : `; did you mean ${found.suggestion}?`;
+  const what = found.problem === 'no-kind' ? 'has no kind prefix' : `has an unknown kind "${found.prefix}"`;
   return `--target ${target} ${what}${hint}`;
 }
 

@@ -96,7 +96,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (shown < plan.steps.length) {
     const cut = plan.steps.length - shown;
     out +=
-      `> ✂️ **${cut} of ${plan.steps.length} steps are not shown** (${[...cutKinds].join(', ')}): this comment is cut to fit ` +
+      `> ✂️ **${cut} of ${plan.steps.length} steps are not shown** (${[...cutKinds].join(', ')}): this report is cut to fit ` +
       `${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync plan\` to see the whole plan.\n`;
   }
   return `${out.replace(/\n+$/, '')}\n`;

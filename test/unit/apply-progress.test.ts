@@ -152,6 +152,17 @@ describe('createProgressView', () => {
     expect(formatApplySummary(failedResult)).toContain('roleBinding:ci-bot=viewer');
   });
 
+  it('redraws a live line it skipped for being too soon, so a slow step that just started shows', async () => {
+    const out = captureStream(80);
+    const view = createProgressView({ out, format: 'text', tty: true, color: false });
+    const slow = events.find((e) => e.type === 'step-start')!;
+    view({ type: 'start', total: 3 });
+    view(slow); // within the redraw interval of the first draw: not drawn yet
+    expect(out.text()).not.toContain((slow as Extract<ApplyEvent, { type: 'step-start' }>).step.address);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(out.text()).toContain((slow as Extract<ApplyEvent, { type: 'step-start' }>).step.address);
+  });
+
   it('prints a notice (Ctrl-C) on a line of its own, then redraws the live line under it', () => {
     const out = captureStream(80);
     const view = createProgressView({ out, format: 'text', tty: true, color: false });

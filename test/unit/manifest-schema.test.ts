@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from '../../src/manifest/index.js';
 import { dirname, resolve } from 'node:path';
 import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schema-validator.js';
-import { PRUNE_KEYS } from '../../src/manifest/settings.js';
+import { PRUNE_KEYS } from '../../src/model/kinds.js';
 import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/kinds.js';
 
 type SchemaNode = Record<string, unknown>;

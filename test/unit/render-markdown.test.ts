@@ -63,7 +63,7 @@ describe('renderMarkdownPlan', () => {
     expect(md.startsWith('### platform-sync plan for `acme`\n\n**Plan: 1551 to create, 0 to update, 0 to delete.**')).toBe(true);
     const shown = md.match(/^\+ create /gm)!.length;
     expect(shown).toBeGreaterThan(100);
-    expect(md).toContain(`> ✂️ **${1551 - shown} of 1551 steps are not shown** (repo): this comment is cut to fit 60,000 characters.`);
+    expect(md).toContain(`> ✂️ **${1551 - shown} of 1551 steps are not shown** (repo): this report is cut to fit 60,000 characters.`);
     expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
     // Identities come before repos in create order, so they all made it in.
     expect(md).toContain('<details><summary>50 identities: 50 to create</summary>');
