@@ -84,8 +84,9 @@ export interface AttemptFailure {
    * `rateLimited` (429): retried until maxRateLimitedMs, not counted as an attempt.
    * `notConnected` (refused, connect timeout): retried on its own seconds-scale schedule.
    * Absent: an ordinary transient failure (5xx, reset, timeout).
-   * A wait before retrying a failure of either sort, or one with `Retry-After`, holds back every
-   * request of the client: the server is limiting or down for all of them, not just this one.
+   * The wait before retrying a failure of either sort holds back every request of the client:
+   * the server is limiting or down for all of them, not just this one. So does the
+   * `Retry-After` of any other failure (not the jittered backoff chosen for this request).
    */
   sort?: 'rateLimited' | 'notConnected';
   /** Short reason for events and the final message ("HTTP 503", "connection reset"). */
@@ -265,7 +266,10 @@ export async function runWithRetry<T>(
       hooks.random,
     );
     if (delayMs === undefined) throw giveUp(failure, attempt, now - started);
-    if (failure.sort !== undefined || failure.retryAfterMs !== undefined) hooks.throttle?.holdUntil(now + delayMs);
+    // The server is limiting or unreachable for every request: all wait with this one. A
+    // Retry-After on any other failure holds the others only as long as the server asked.
+    const holdMs = failure.sort !== undefined ? delayMs : failure.retryAfterMs;
+    if (holdMs !== undefined && holdMs > 0) hooks.throttle?.holdUntil(now + holdMs);
     hooks.onRetry?.({ attempt, delayMs, reason: failure.reason, outcomeUnknown: failure.outcomeUnknown });
     await hooks.sleep(delayMs);
     if (failure.sort === 'rateLimited') heldMs += delayMs;

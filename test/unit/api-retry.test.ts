@@ -278,4 +278,33 @@ describe('runWithRetry', () => {
       { call: 'b', at: 1_000 },
     ]);
   });
+
+  it('holds the other calls for a 503 only as long as its Retry-After, not its own backoff', async () => {
+    const clock = createVirtualClock(0);
+    const closing = new AbortController();
+    const throttle = new RequestThrottle(8, clock, closing.signal);
+    const hooks: RetryHooks<string> = { now: clock.now, sleep: (ms) => clock.sleep(ms, closing.signal), random: () => 0.999, throttle };
+    const slowPolicy = resolveRetryPolicy({ ...policy, baseDelayMs: 5_000, maxDelayMs: 5_000 });
+    const failOnce = async (retryAfterMs: number | undefined) => {
+      let calls = 0;
+      await runWithRetry(
+        async () => {
+          if (calls++ === 0) throw new AttemptFailedError(failure({ retryAfterMs }));
+          return 'ok';
+        },
+        slowPolicy,
+        hooks,
+        (f) => f.error,
+      );
+    };
+    const retried = failOnce(0); // waits ~5 s itself (jittered backoff)
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(throttle.openAt).toBe(-Infinity); // Retry-After: 0 holds nobody
+    await retried;
+    const at = clock.now();
+    const held = failOnce(2_000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(throttle.openAt).toBe(at + 2_000);
+    await held;
+  });
 });
