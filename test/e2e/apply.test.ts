@@ -3,7 +3,7 @@
  * against an emulator this test runs on 127.0.0.1.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
@@ -65,6 +65,34 @@ describe('platform-sync apply', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Plan: 36 to create, 0 to update, 0 to delete.');
     expect(run.stderr).toContain('pass --auto-approve');
+    expect(writes()).toEqual([]);
+  });
+
+  it('refuses invalid manifests with file:line:col before any request, even with --auto-approve', async () => {
+    const bad = join(REPO_ROOT, 'test', 'fixtures', 'bad-dangling-ref.yaml');
+    const run = await runCli(['apply', bad, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/bad-dangling-ref\.yaml:7:17: unknown identity "relase-bot" in role binding of org "acme"/);
+    expect(run.stderr).toContain('did you mean "release-bot"?');
+    expect(emulator.requestLog).toEqual([]); // not even a read: nothing can have been mutated
+  });
+
+  it('refuses an unsafe plan (a protected delete) after reading, writing nothing', async () => {
+    await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    const manifests = join(temp.dir, 'without-release-bot');
+    cpSync(ACME, manifests, { recursive: true });
+    const org = join(manifests, 'org.yaml');
+    // Protect a repo, and drop it from the manifests.
+    writeFileSync(
+      org,
+      readFileSync(org, 'utf8')
+        .replace('protect: ["identity:release-bot"]', 'protect: ["identity:release-bot", "repo:base-images"]')
+        .replace(/    - name: base-images[\s\S]*?(?=  subscriptions:)/, ''),
+    );
+    emulator.clearRequestLog();
+    const run = await runCli(['apply', manifests, '--auto-approve'], { env: env(), cwd: temp.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('repo:base-images is protected (settings.protect) and may not be deleted');
     expect(writes()).toEqual([]);
   });
 
