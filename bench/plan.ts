@@ -4,7 +4,7 @@
  * bindings and repos under ~250 groups — where live differs by ~5% updated fields, ~1%
  * resources missing (creates), ~1% extra (deletes) and a few role changes.
  */
-import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, subscriptionAddress } from '../src/model/address.js';
+import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress } from '../src/model/address.js';
 import type { Kind } from '../src/model/kinds.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, ResourceUnion } from '../src/model/resources.js';
 import { plan } from '../src/plan/index.js';
@@ -59,7 +59,7 @@ function generateShapes(total: number): ResourceUnion[] {
       add('repo', g, { name, description: `Repo ${i}`, ...(i % 10 === 0 ? { readme: `# repo-${i}\n\nText.\n` } : {}) }, namedAddress('repo', g, name));
     } else {
       const sink = `https://hooks.example/${i}`;
-      add('subscription', g, { sink }, subscriptionAddress(g, sink));
+      add('subscription', g, { sink }, namedAddress('subscription', g, sink));
     }
   }
   // Bindings drawn at random may repeat an address: keep the first of each.

@@ -160,12 +160,8 @@ function parseErrorBody(text: string): ErrorBody | undefined {
 
 /** Describes what a create is making, by its natural key, for messages. */
 function describeCreate(kind: Kind, parentUid: string | null, body: Record<string, unknown>): string {
-  const key =
-    kind === 'roleBinding'
-      ? `(identity ${String(body.identityUid)}, role ${String(body.roleUid)})`
-      : kind === 'subscription'
-        ? `"${String(body.sink)}"`
-        : `"${String(body.name)}"`;
+  const keyField = KIND_INFO[kind].keyField;
+  const key = keyField !== null ? `"${String(body[keyField])}"` : `(identity ${String(body.identityUid)}, role ${String(body.roleUid)})`;
   return parentUid === null ? `create root ${kind} ${key}` : `create ${kind} ${key} under ${parentUid}`;
 }
 

@@ -9,10 +9,11 @@
  * describe — are left out.
  */
 import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
+import { ORG_ADDRESS, parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
+import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -45,12 +46,8 @@ type LiveOf<K extends LiveResource['kind']> = Extract<LiveResource, { kind: K }>
 /** Live resources indexed by the group that owns them, for a walk from the root down. */
 interface GroupIndex {
   groups: Map<string, LiveOf<'group'>>;
-  childGroups: Map<string, LiveOf<'group'>[]>;
-  identities: Map<string, LiveOf<'identity'>[]>;
-  roles: Map<string, LiveOf<'role'>[]>;
-  roleBindings: Map<string, LiveOf<'roleBinding'>[]>;
-  repos: Map<string, LiveOf<'repo'>[]>;
-  subscriptions: Map<string, LiveOf<'subscription'>[]>;
+  /** Kind → group path → the resources of that kind the group holds (child groups included), sorted by key. */
+  byKind: Map<Kind, Map<string, LiveResource[]>>;
 }
 
 /**
@@ -109,7 +106,7 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   files.push({ file: ORG_FILE, text: stringify(orgDoc) });
 
   const taken = new Set([ORG_FILE]);
-  for (const top of index.childGroups.get('') ?? []) {
+  for (const top of (index.byKind.get('group')?.get('') ?? []) as LiveOf<'group'>[]) {
     const doc = newManifestDocument(
       schemaRef,
       `Group "${top.fields.name}" of org "${orgName}" and everything beneath it.`,
@@ -165,80 +162,15 @@ function addGroupBody(
   if (parts.withName) map.set('name', group.fields.name);
   if (group.fields.description !== undefined) map.set('description', group.fields.description);
 
-  const identities = index.identities.get(path) ?? [];
-  if (identities.length > 0) {
-    map.set(
-      'identities',
-      doc.createNode(
-        identities.map((i) => {
-          const out: Record<string, unknown> = { name: i.fields.name };
-          if (i.fields.description !== undefined) out.description = i.fields.description;
-          if (i.fields.claimMatch !== undefined) out.claimMatch = { issuer: i.fields.claimMatch.issuer, subject: i.fields.claimMatch.subject };
-          return out;
-        }),
-      ),
-    );
-    forEachMap(map.get('identities') as YAMLSeq, (m) => setFlow(m, 'claimMatch'));
+  for (const descriptor of DESCRIPTORS) {
+    const form = descriptor.manifest;
+    if (!form || form.form === 'group') continue; // child groups come last, below
+    const items = index.byKind.get(descriptor.kind)?.get(path) ?? [];
+    if (items.length === 0) continue;
+    map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items));
   }
 
-  const roles = index.roles.get(path) ?? [];
-  if (roles.length > 0) {
-    map.set(
-      'roles',
-      doc.createNode(
-        roles.map((r) => {
-          const out: Record<string, unknown> = { name: r.fields.name };
-          if (r.fields.description !== undefined) out.description = r.fields.description;
-          if (r.fields.capabilities !== undefined) out.capabilities = [...r.fields.capabilities];
-          return out;
-        }),
-      ),
-    );
-    forEachMap(map.get('roles') as YAMLSeq, (m) => setFlow(m, 'capabilities'));
-  }
-
-  const bindings = index.roleBindings.get(path) ?? [];
-  if (bindings.length > 0) {
-    const written = bindings.map((b) => writeBinding(path, b.fields.identity, b.fields.role));
-    written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
-    const seq = doc.createNode(written.map((w) => w.fields)) as YAMLSeq;
-    seq.items.forEach((item, i) => {
-      const w = written[i]!;
-      if (!isMap(item)) return;
-      for (const [key, comment] of Object.entries(w.comments)) {
-        const node = item.get(key, true);
-        if (isScalar(node)) node.comment = ` ${comment}`;
-      }
-    });
-    map.set('roleBindings', seq);
-  }
-
-  const repos = index.repos.get(path) ?? [];
-  if (repos.length > 0) {
-    map.set(
-      'repos',
-      doc.createNode(
-        repos.map((r) => {
-          const out: Record<string, unknown> = { name: r.fields.name };
-          if (r.fields.description !== undefined) out.description = r.fields.description;
-          if (r.fields.readme !== undefined) out.readme = r.fields.readme;
-          return out;
-        }),
-      ),
-    );
-    forEachMap(map.get('repos') as YAMLSeq, (m) => {
-      const readme = m.get('readme', true);
-      // A block scalar keeps a markdown readme readable and diffable; an empty one stays "".
-      if (isScalar(readme) && typeof readme.value === 'string' && readme.value !== '') readme.type = 'BLOCK_LITERAL';
-    });
-  }
-
-  const subscriptions = index.subscriptions.get(path) ?? [];
-  if (subscriptions.length > 0) {
-    map.set('subscriptions', doc.createNode(subscriptions.map((s) => ({ sink: s.fields.sink }))));
-  }
-
-  const children = parts.withChildGroups ? (index.childGroups.get(path) ?? []) : [];
+  const children = parts.withChildGroups ? ((index.byKind.get('group')?.get(path) ?? []) as LiveOf<'group'>[]) : [];
   if (children.length > 0) {
     const seq = doc.createNode([]) as YAMLSeq;
     for (const child of children) {
@@ -248,6 +180,43 @@ function addGroupBody(
     }
     map.set('groups', seq);
   }
+}
+
+/** Plain list items: the key first, then every managed field the API returned, in descriptor order. */
+function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly LiveResource[]): YAMLSeq {
+  const seq = doc.createNode(
+    items.map((r) => {
+      const have = r.fields as unknown as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const spec of descriptor.fields) if (have[spec.name] !== undefined) out[spec.name] = copyValue(have[spec.name]);
+      return out;
+    }),
+  ) as YAMLSeq;
+  forEachMap(seq, (m) => {
+    for (const spec of descriptor.fields) {
+      // Objects and sets on one line read like the manifests people write; a markdown readme
+      // as a block scalar stays readable and diffable (an empty one stays "").
+      if (spec.type === 'object' || spec.type === 'stringSet') setFlow(m, spec.name);
+      const node = m.get(spec.name, true);
+      if (spec.block && isScalar(node) && typeof node.value === 'string' && node.value !== '') node.type = 'BLOCK_LITERAL';
+    }
+  });
+  return seq;
+}
+
+function writeBindings(doc: Document, path: string, bindings: readonly LiveResource[]): YAMLSeq {
+  const written = (bindings as LiveOf<'roleBinding'>[]).map((b) => writeBinding(path, b.fields.identity, b.fields.role));
+  written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
+  const seq = doc.createNode(written.map((w) => w.fields)) as YAMLSeq;
+  seq.items.forEach((item, i) => {
+    const w = written[i]!;
+    if (!isMap(item)) return;
+    for (const [key, comment] of Object.entries(w.comments)) {
+      const node = item.get(key, true);
+      if (isScalar(node)) node.comment = ` ${comment}`;
+    }
+  });
+  return seq;
 }
 
 interface WrittenBinding {
@@ -289,48 +258,24 @@ function referenceInOrg(groupPath: string, path: string): string {
 }
 
 function indexLiveState(live: LiveState): GroupIndex {
-  const index: GroupIndex = {
-    groups: new Map(),
-    childGroups: new Map(),
-    identities: new Map(),
-    roles: new Map(),
-    roleBindings: new Map(),
-    repos: new Map(),
-    subscriptions: new Map(),
-  };
+  const index: GroupIndex = { groups: new Map(), byKind: new Map() };
   for (const r of live.resources) {
-    switch (r.kind) {
-      case 'group':
-        index.groups.set(r.groupPath, r);
-        if (r.groupPath !== '') pushTo(index.childGroups, parentPath(r.groupPath), r);
-        break;
-      case 'identity':
-        pushTo(index.identities, r.groupPath, r);
-        break;
-      case 'role':
-        pushTo(index.roles, r.groupPath, r);
-        break;
-      case 'roleBinding':
-        pushTo(index.roleBindings, r.groupPath, r);
-        break;
-      case 'repo':
-        pushTo(index.repos, r.groupPath, r);
-        break;
-      case 'subscription':
-        pushTo(index.subscriptions, r.groupPath, r);
-        break;
-      case 'tag':
-        // Tags are published by CI, not declared in manifests.
-        break;
-    }
+    if (r.kind === 'group') index.groups.set(r.groupPath, r);
+    if (r.address === ORG_ADDRESS) continue;
+    const descriptor = descriptorOf(r.kind);
+    if (!descriptor.manifest) continue; // tags are published by CI, not declared in manifests
+    const owner = descriptor.ownsGroupPath ? parentPath(r.groupPath) : r.groupPath;
+    let byGroup = index.byKind.get(r.kind);
+    if (!byGroup) index.byKind.set(r.kind, (byGroup = new Map()));
+    pushTo(byGroup, owner, r);
   }
   // Stable output whatever order the API listed things in: a re-export diffs only on change.
-  const byName = (a: { fields: { name: string } }, b: { fields: { name: string } }): number => compareStrings(a.fields.name, b.fields.name);
-  for (const list of index.childGroups.values()) list.sort(byName);
-  for (const list of index.identities.values()) list.sort(byName);
-  for (const list of index.roles.values()) list.sort(byName);
-  for (const list of index.repos.values()) list.sort(byName);
-  for (const list of index.subscriptions.values()) list.sort((a, b) => compareStrings(a.fields.sink, b.fields.sink));
+  for (const [kind, byGroup] of index.byKind) {
+    const key = descriptorOf(kind).keyField;
+    if (key === null) continue; // bindings are sorted as written
+    const keyOf = (r: LiveResource): string => String((r.fields as unknown as Record<string, unknown>)[key]);
+    for (const list of byGroup.values()) list.sort((a, b) => compareStrings(keyOf(a), keyOf(b)));
+  }
   return index;
 }
 

@@ -1,27 +1,18 @@
 /**
  * Turns raw API listings of one org into the shared resource model (pure, no I/O): group
- * paths from the uid tree and names, addresses only through model/address.ts, binding
+ * paths from the uid tree and names, addresses only through the kind descriptors, binding
  * references as canonical keys. The I/O half is read-live-state.ts.
  */
-import {
-  groupAddress,
-  joinPath,
-  namedAddress,
-  ORG_ADDRESS,
-  roleBindingAddress,
-  subscriptionAddress,
-  tagAddress,
-  type IdentityKey,
-  type RoleKey,
-} from '../model/address.js';
-import { KIND_INFO, type Kind } from '../model/kinds.js';
-import type { ClaimMatch, IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
+import { joinPath, ORG_ADDRESS, type IdentityKey, type RoleKey } from '../model/address.js';
+import { readApiValue, type KindDescriptor } from '../model/kind-descriptor.js';
+import { CREATE_ORDER, descriptorOf, KIND_INFO, KINDS, type Kind } from '../model/kinds.js';
+import type { IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
 import type { ApiObject } from '../api/types.js';
 import { referencedUid } from '../api/hydrated.js';
 import { pushTo } from '../util/multimap.js';
 
 /** Kinds listed under an org (everything but the org root itself, which is found first). */
-export const LISTED_KINDS = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'] as const satisfies readonly Kind[];
+export const LISTED_KINDS: readonly Kind[] = KINDS;
 
 /** What readLiveState fetched: the org root and every listing under it. */
 export interface RawOrgListings {
@@ -50,10 +41,6 @@ export function parentUidOf(uid: string): string | null {
   return i < 0 ? null : uid.slice(0, i);
 }
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
 function timestamps(obj: ApiObject): { createTime?: string; updateTime?: string } {
   const out: { createTime?: string; updateTime?: string } = {};
   if (typeof obj.createTime === 'string') out.createTime = obj.createTime;
@@ -61,15 +48,23 @@ function timestamps(obj: ApiObject): { createTime?: string; updateTime?: string 
   return out;
 }
 
-function readClaimMatch(value: unknown): ClaimMatch | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const c = value as Record<string, unknown>;
-  return { issuer: text(c.issuer), subject: text(c.subject) };
+/** The managed fields of an API object that its listing carries (others are ignored). */
+function readListedFields(descriptor: KindDescriptor, obj: ApiObject): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const spec of descriptor.fields) {
+    if (spec.listed === false) continue; // fetched on its own, when managed
+    const value = readApiValue(spec, obj[spec.name]);
+    if (value !== undefined) fields[spec.name] = value;
+  }
+  return fields;
 }
 
-/** Sorted by uid so that "the first of two ambiguous siblings" is the same on every run. */
-function byUid(items: readonly ApiObject[]): ApiObject[] {
-  return [...items].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+/**
+ * Parents before children, and among siblings lowest uid first, so that "the first of two
+ * ambiguous siblings" is the same on every run: a child's uid is longer than its parent's.
+ */
+function inPlacementOrder(items: readonly ApiObject[]): ApiObject[] {
+  return [...items].sort((a, b) => a.uid.length - b.uid.length || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
 }
 
 /** The org root group as a resource: address `org`, path '', no parent. */
@@ -81,192 +76,79 @@ export function buildOrgResource(org: ApiObject): LiveResource {
     parentAddress: null,
     uid: org.uid,
     parentUid: null,
-    fields: { name: text(org.name), description: text(org.description) },
+    fields: readListedFields(descriptorOf('group'), org),
     ...timestamps(org),
-  };
+  } as unknown as LiveResource;
 }
 
-/** Builds every live resource of one org from its listings. */
+interface Tally {
+  count: number;
+  example: string;
+  binding?: string;
+}
+
+function tally(counts: Map<Kind, Tally>, kind: Kind, uid: string, binding?: string): void {
+  const entry = counts.get(kind) ?? { count: 0, example: uid, ...(binding !== undefined ? { binding } : {}) };
+  entry.count++;
+  counts.set(kind, entry);
+}
+
+/** Builds every live resource of one org from its listings, kind by kind in create order. */
 export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
-  const built: LiveResource[] = [buildOrgResource(raw.org)];
-  const unplacedCount = new Map<Kind, { count: number; example: string }>();
-  const noteUnplaced = (kind: Kind, uid: string): void => {
-    const entry = unplacedCount.get(kind) ?? { count: 0, example: uid };
-    entry.count++;
-    unplacedCount.set(kind, entry);
-  };
-
-  const unlistedCount = new Map<Kind, { count: number; example: string; binding: string }>();
-  const noteUnlisted = (kind: Kind, uid: string, bindingUid: string): void => {
-    const entry = unlistedCount.get(kind) ?? { count: 0, example: uid, binding: bindingUid };
-    entry.count++;
-    unlistedCount.set(kind, entry);
-  };
-
-  // Group paths, parents before children: a child's uid is longer than its parent's.
-  const groupPaths = new Map<string, string>([[raw.org.uid, '']]);
-  const groups = byUid(raw.items.group).sort((a, b) => a.uid.length - b.uid.length);
-  for (const g of groups) {
-    const parentUid = parentUidOf(g.uid);
-    const parent = parentUid === null ? undefined : groupPaths.get(parentUid);
-    if (parentUid === null || parent === undefined) {
-      noteUnplaced('group', g.uid);
-      continue;
-    }
-    const path = joinPath(parent, text(g.name));
-    groupPaths.set(g.uid, path);
-    built.push({
-      kind: 'group',
-      address: groupAddress(path),
-      groupPath: path,
-      parentAddress: groupAddress(parent),
-      uid: g.uid,
-      parentUid,
-      fields: { name: text(g.name), description: text(g.description) },
-      ...timestamps(g),
-    });
-  }
-
-  /** The owning group's uid and path, or undefined when the group is unknown. */
-  const placeInGroup = (kind: Kind, obj: ApiObject): { parentUid: string; groupPath: string } | undefined => {
-    const parentUid = parentUidOf(obj.uid);
-    const groupPath = parentUid === null ? undefined : groupPaths.get(parentUid);
-    if (parentUid === null || groupPath === undefined) {
-      noteUnplaced(kind, obj.uid);
-      return undefined;
-    }
-    return { parentUid, groupPath };
-  };
-
-  const identityPaths = new Map<string, string>();
-  for (const i of byUid(raw.items.identity)) {
-    const place = placeInGroup('identity', i);
-    if (!place) continue;
-    const path = joinPath(place.groupPath, text(i.name));
-    identityPaths.set(i.uid, path);
-    const claimMatch = readClaimMatch(i.claimMatch);
-    built.push({
-      kind: 'identity',
-      address: namedAddress('identity', place.groupPath, text(i.name)),
-      groupPath: place.groupPath,
-      parentAddress: groupAddress(place.groupPath),
-      uid: i.uid,
-      parentUid: place.parentUid,
-      fields: { name: text(i.name), description: text(i.description), ...(claimMatch ? { claimMatch } : {}) },
-      ...timestamps(i),
-    });
-  }
-
-  const rolePaths = new Map<string, string>();
-  for (const r of byUid(raw.items.role)) {
-    if (!r.uid.includes('/')) continue; // a built-in role, should a listing ever include one
-    const place = placeInGroup('role', r);
-    if (!place) continue;
-    rolePaths.set(r.uid, joinPath(place.groupPath, text(r.name)));
-    built.push({
-      kind: 'role',
-      address: namedAddress('role', place.groupPath, text(r.name)),
-      groupPath: place.groupPath,
-      parentAddress: groupAddress(place.groupPath),
-      uid: r.uid,
-      parentUid: place.parentUid,
-      fields: {
-        name: text(r.name),
-        description: text(r.description),
-        capabilities: Array.isArray(r.capabilities) ? r.capabilities.map(String) : [],
-      },
-      ...timestamps(r),
-    });
-  }
-
-  const repos = new Map<string, { groupPath: string; name: string }>();
-  for (const r of byUid(raw.items.repo)) {
-    const place = placeInGroup('repo', r);
-    if (!place) continue;
-    repos.set(r.uid, { groupPath: place.groupPath, name: text(r.name) });
-    built.push({
-      kind: 'repo',
-      address: namedAddress('repo', place.groupPath, text(r.name)),
-      groupPath: place.groupPath,
-      parentAddress: groupAddress(place.groupPath),
-      uid: r.uid,
-      parentUid: place.parentUid,
-      fields: { name: text(r.name), description: text(r.description) },
-      ...timestamps(r),
-    });
-  }
-
-  for (const t of byUid(raw.items.tag)) {
-    const repoUid = parentUidOf(t.uid);
-    const repo = repoUid === null ? undefined : repos.get(repoUid);
-    if (repoUid === null || repo === undefined) {
-      noteUnplaced('tag', t.uid);
-      continue;
-    }
-    built.push({
-      kind: 'tag',
-      address: tagAddress(joinPath(repo.groupPath, repo.name), text(t.name)),
-      groupPath: repo.groupPath,
-      parentAddress: namedAddress('repo', repo.groupPath, repo.name),
-      uid: t.uid,
-      parentUid: repoUid,
-      fields: { name: text(t.name), digest: text(t.digest), deprecated: t.deprecated === true },
-      ...timestamps(t),
-    });
-  }
-
-  for (const s of byUid(raw.items.subscription)) {
-    const place = placeInGroup('subscription', s);
-    if (!place) continue;
-    built.push({
-      kind: 'subscription',
-      address: subscriptionAddress(place.groupPath, text(s.sink)),
-      groupPath: place.groupPath,
-      parentAddress: groupAddress(place.groupPath),
-      uid: s.uid,
-      parentUid: place.parentUid,
-      fields: { sink: text(s.sink) },
-      ...timestamps(s),
-    });
-  }
-
+  const org = buildOrgResource(raw.org);
+  const built: LiveResource[] = [org];
+  /** Resources that hold children (groups, repos), by uid. */
+  const parents = new Map<string, LiveResource>([[raw.org.uid, org]]);
+  /** Path from the org root of each referenceable resource (identities, roles), by kind and uid. */
+  const pathsByKind = new Map<string, Map<string, string>>();
   const builtinByUid = new Map(Object.entries(raw.builtinRoles).map(([name, uid]) => [uid, name]));
-  const identityKey = (uid: string): IdentityKey => {
-    const path = identityPaths.get(uid);
-    return path !== undefined ? { path } : { uid };
-  };
-  const roleKey = (uid: string): RoleKey => {
-    const builtin = builtinByUid.get(uid);
-    if (builtin !== undefined) return { builtin };
-    const path = rolePaths.get(uid);
-    return path !== undefined ? { path } : { uid };
-  };
+  const unplaced = new Map<Kind, Tally>();
+  const unlisted = new Map<Kind, Tally>();
+
   // A binding may name an identity or role outside the org (kept as `{uid}`), but one whose
   // uid lies inside the org must have been listed: if not, that listing missed it, and the
   // binding's address (`uid:…` instead of a path) would not match the manifests.
-  const insideOrg = (uid: string): boolean => uid.startsWith(`${raw.org.uid}/`);
-  for (const b of byUid(raw.items.roleBinding)) {
-    const place = placeInGroup('roleBinding', b);
-    if (!place) continue;
-    const identityUid = referencedUid(b, 'identity');
-    const roleUid = referencedUid(b, 'role');
-    if (insideOrg(identityUid) && !identityPaths.has(identityUid)) noteUnlisted('identity', identityUid, b.uid);
-    if (insideOrg(roleUid) && !rolePaths.has(roleUid)) noteUnlisted('role', roleUid, b.uid);
-    const identity = identityKey(identityUid);
-    const role = roleKey(roleUid);
-    built.push({
-      kind: 'roleBinding',
-      address: roleBindingAddress(place.groupPath, identity, role),
-      groupPath: place.groupPath,
-      parentAddress: groupAddress(place.groupPath),
-      uid: b.uid,
-      parentUid: place.parentUid,
-      fields: { identity, role },
-      ...timestamps(b),
-    });
+  const referenceKey = (kind: Kind, uid: string, bindingUid: string): IdentityKey | RoleKey => {
+    const builtin = builtinByUid.get(uid); // flat uids: only a role can have one
+    if (builtin !== undefined) return { builtin };
+    const path = pathsByKind.get(kind)?.get(uid);
+    if (path !== undefined) return { path };
+    if (uid.startsWith(`${raw.org.uid}/`)) tally(unlisted, kind, uid, bindingUid);
+    return { uid };
+  };
+
+  for (const kind of CREATE_ORDER) {
+    const descriptor = descriptorOf(kind);
+    const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
+    if (paths) pathsByKind.set(kind, paths);
+    for (const obj of inPlacementOrder(raw.items[kind])) {
+      if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
+      const parentUid = parentUidOf(obj.uid);
+      const parent = parentUid === null ? undefined : parents.get(parentUid);
+      if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
+        tally(unplaced, kind, obj.uid);
+        continue;
+      }
+      const fields = readListedFields(descriptor, obj);
+      for (const ref of descriptor.references ?? []) fields[ref] = referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
+      const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
+      const resource = {
+        kind,
+        address: descriptor.address(groupPath, fields, parent),
+        groupPath,
+        parentAddress: parent.address,
+        uid: obj.uid,
+        parentUid,
+        fields,
+        ...timestamps(obj),
+      } as unknown as LiveResource;
+      built.push(resource);
+      if (descriptor.holdsChildren) parents.set(obj.uid, resource);
+      paths?.set(obj.uid, joinPath(groupPath, String(fields.name)));
+    }
   }
 
-  return { ...separateAmbiguities(built), unplaced: [...describeUnplaced(unplacedCount), ...describeUnlisted(unlistedCount)] };
+  return { ...separateAmbiguities(built), unplaced: [...describeUnplaced(unplaced), ...describeUnlisted(unlisted)] };
 }
 
 /** Keeps the first resource per address and reports every address held by more than one. */
@@ -282,14 +164,14 @@ function separateAmbiguities(built: LiveResource[]): { resources: LiveResource[]
   return { resources, ambiguities };
 }
 
-function describeUnplaced(counts: Map<Kind, { count: number; example: string }>): IncompleteRead[] {
+function describeUnplaced(counts: Map<Kind, Tally>): IncompleteRead[] {
   return [...counts].map(([kind, { count, example }]) => ({
     kind,
     reason: `${count} ${KIND_INFO[kind].plural} (e.g. ${example}) belong to a parent missing from the listings`,
   }));
 }
 
-function describeUnlisted(counts: Map<Kind, { count: number; example: string; binding: string }>): IncompleteRead[] {
+function describeUnlisted(counts: Map<Kind, Tally>): IncompleteRead[] {
   return [...counts].map(([kind, { count, example, binding }]) => ({
     kind,
     reason: `${count} role binding reference${count === 1 ? '' : 's'} to ${KIND_INFO[kind].plural} inside the org missing from the listing (e.g. ${example}, bound by ${binding})`,

@@ -6,19 +6,10 @@
  * ones. Documents describing the same group are merged (lists add up, scalars must agree); a
  * group may appear only once per document. Pure.
  */
-import {
-  compileAddressGlob,
-  groupAddress,
-  joinPath,
-  namedAddress,
-  parentPath,
-  roleBindingAddress,
-  subscriptionAddress,
-  type IdentityKey,
-  type RoleKey,
-} from '../model/address.js';
+import { compileAddressGlob, groupAddress, joinPath, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
+import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SourceLocation } from '../model/resources.js';
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
@@ -72,6 +63,13 @@ interface PendingBinding {
 
 type Obj = Record<string, unknown>;
 
+/** What references resolve against: the declared resources of one referenceable kind. */
+interface ReferenceIndex {
+  paths: Set<string>;
+  namesByGroup: Map<string, string[]>;
+  pathsByName: Map<string, string[]>;
+}
+
 /**
  * The key that holds `field` in `obj`: the field itself, or when it is absent, a key misspelt
  * for it ("nmae", "identites"). The schema reports the typo once, with its "did you mean"; the
@@ -108,12 +106,11 @@ class Resolver {
   private readonly declared = new Map<string, SourceLocation>();
   private readonly groups = new Map<string, GroupRecord>();
   /** Identity and custom role paths ('engineering/ci-bot'), and names per group, for references. */
-  private readonly identityPaths = new Set<string>();
-  private readonly rolePaths = new Set<string>();
-  private readonly identityNamesByGroup = new Map<string, string[]>();
-  private readonly roleNamesByGroup = new Map<string, string[]>();
-  private readonly identityPathsByName = new Map<string, string[]>();
-  private readonly rolePathsByName = new Map<string, string[]>();
+  private readonly referenceable = new Map<string, ReferenceIndex>(
+    DESCRIPTORS.filter((d) => d.referenceable).map((d) => [d.kind, { paths: new Set(), namesByGroup: new Map(), pathsByName: new Map() }]),
+  );
+  private readonly identities = this.referenceable.get('identity')!;
+  private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
   private prune: { value: PruneSetting; written: unknown; location: SourceLocation } | undefined;
@@ -206,15 +203,18 @@ class Resolver {
       if (uid !== undefined && this.setScalar(record, 'uid', uid, { doc: site.doc, pointer: [...site.pointer, 'uid'] })) record.resource.uid = uid;
     }
 
-    this.eachItem(site, value, 'identities', (item, itemSite) => this.addIdentity(itemSite, path, item));
-    this.eachItem(site, value, 'roles', (item, itemSite) => this.addRole(itemSite, path, item));
-    this.eachItem(site, value, 'repos', (item, itemSite) => this.addRepo(itemSite, path, item));
-    this.eachItem(site, value, 'subscriptions', (item, itemSite) => this.addSubscription(itemSite, path, item));
-    this.eachItem(site, value, 'roleBindings', (item, itemSite) => this.bindings.push({ site: itemSite, groupPath: path, value: item }));
-    this.eachItem(site, value, 'groups', (item, itemSite) => {
-      const name = asString(item[fieldKey(item, 'name', 'group')]);
-      if (name !== undefined) this.addGroup(itemSite, joinPath(path, name), item);
-    });
+    for (const descriptor of DESCRIPTORS) {
+      const form = descriptor.manifest;
+      if (!form) continue;
+      this.eachItem(site, value, form.listKey, (item, itemSite) => {
+        if (form.form === 'item') this.addItem(descriptor, itemSite, path, item);
+        else if (form.form === 'binding') this.bindings.push({ site: itemSite, groupPath: path, value: item });
+        else {
+          const name = asString(item[fieldKey(item, 'name', form.definition)]);
+          if (name !== undefined) this.addGroup(itemSite, joinPath(path, name), item);
+        }
+      });
+    }
   }
 
   private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {
@@ -260,73 +260,34 @@ class Resolver {
     return { groupPath, parentAddress: groupAddress(groupPath), source: site.doc.locate(site.pointer) };
   }
 
-  private addIdentity(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item[fieldKey(item, 'name', 'identity')]);
-    if (name === undefined) return;
-    const fields: Extract<DesiredResource, { kind: 'identity' }>['fields'] = { name };
-    const description = asString(item.description);
-    if (description !== undefined) fields.description = description;
-    const claim = asObject(item.claimMatch);
-    const issuer = asString(claim?.issuer);
-    const subject = asString(claim?.subject);
-    if (issuer !== undefined && subject !== undefined) fields.claimMatch = { issuer, subject };
-    if (issuer !== undefined && issuer !== '' && !isUrl(issuer)) {
-      this.report(
-        { doc: site.doc, pointer: [...site.pointer, 'claimMatch', 'issuer'] },
-        `issuer ${JSON.stringify(issuer)} of identity ${JSON.stringify(name)} is not a URL; expected the token issuer's URL, e.g. https://token.actions.githubusercontent.com`,
-      );
+  /** A plain list item of a group (identity, role, repo…), read through its descriptor. */
+  private addItem(descriptor: KindDescriptor, site: Site, groupPath: string, item: Obj): void {
+    const keyField = descriptor.keyField ?? 'name';
+    const key = asString(item[fieldKey(item, keyField, descriptor.manifest!.definition)]);
+    if (key === undefined) return;
+    const where = this.groupLabel(groupPath);
+    let fatal = false;
+    for (const problem of descriptor.checkItem?.(item, key, where) ?? []) {
+      this.report({ doc: site.doc, pointer: [...site.pointer, ...problem.pointer] }, problem.message);
+      fatal ||= problem.fatal === true;
     }
-    const resource: DesiredResource = { kind: 'identity', address: namedAddress('identity', groupPath, name), ...this.base(site, groupPath), fields };
-    if (!this.declare(site, resource, () => `identity ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
-    const path = joinPath(groupPath, name);
-    this.identityPaths.add(path);
-    pushTo(this.identityNamesByGroup, groupPath, name);
-    pushTo(this.identityPathsByName, name, path);
-  }
-
-  private addRole(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item[fieldKey(item, 'name', 'role')]);
-    if (name === undefined) return;
-    if (BUILTIN_ROLES.has(name)) {
-      this.report(
-        { doc: site.doc, pointer: [...site.pointer, 'name'] },
-        `custom role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)} has the name of a built-in role and would shadow it; expected a name other than ${BUILTIN_ROLE_NAMES.join(', ')}`,
-      );
-      return;
+    if (fatal) return;
+    const fields: Obj = { [keyField]: key };
+    for (const spec of descriptor.fields) {
+      if (spec.name === keyField) continue;
+      const value = readManifestValue(spec, item[spec.name]);
+      if (value !== undefined) fields[spec.name] = value;
     }
-    const fields: Extract<DesiredResource, { kind: 'role' }>['fields'] = { name };
-    const description = asString(item.description);
-    if (description !== undefined) fields.description = description;
-    if (Array.isArray(item.capabilities)) fields.capabilities = item.capabilities.filter((c): c is string => typeof c === 'string');
-    const resource: DesiredResource = { kind: 'role', address: namedAddress('role', groupPath, name), ...this.base(site, groupPath), fields };
-    if (!this.declare(site, resource, () => `role ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`)) return;
-    this.rolePaths.add(joinPath(groupPath, name));
-    pushTo(this.roleNamesByGroup, groupPath, name);
-    pushTo(this.rolePathsByName, name, joinPath(groupPath, name));
-  }
-
-  private addRepo(site: Site, groupPath: string, item: Obj): void {
-    const name = asString(item[fieldKey(item, 'name', 'repo')]);
-    if (name === undefined) return;
-    const fields: Extract<DesiredResource, { kind: 'repo' }>['fields'] = { name };
-    const description = asString(item.description);
-    if (description !== undefined) fields.description = description;
-    const readme = asString(item.readme);
-    if (readme !== undefined) fields.readme = readme;
-    const resource: DesiredResource = { kind: 'repo', address: namedAddress('repo', groupPath, name), ...this.base(site, groupPath), fields };
-    this.declare(site, resource, () => `repo ${JSON.stringify(name)} in ${this.groupLabel(groupPath)}`);
-  }
-
-  private addSubscription(site: Site, groupPath: string, item: Obj): void {
-    const sink = asString(item[fieldKey(item, 'sink', 'subscription')]);
-    if (sink === undefined) return;
-    // The schema checks the https:// prefix; here the rest of the URL must parse too.
-    if (sink.startsWith('https://') && !isHttpsUrl(sink)) {
-      this.report({ doc: site.doc, pointer: [...site.pointer, 'sink'] }, `sink ${JSON.stringify(sink)} of a subscription in ${this.groupLabel(groupPath)} is not a valid URL; expected https://<host>/<path>`);
-      return;
+    const base = this.base(site, groupPath);
+    const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...base, fields } as unknown as DesiredResource;
+    if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
+    const refs = this.referenceable.get(descriptor.kind);
+    if (refs) {
+      const path = joinPath(groupPath, key);
+      refs.paths.add(path);
+      pushTo(refs.namesByGroup, groupPath, key);
+      pushTo(refs.pathsByName, key, path);
     }
-    const resource: DesiredResource = { kind: 'subscription', address: subscriptionAddress(groupPath, sink), ...this.base(site, groupPath), fields: { sink } };
-    this.declare(site, resource, () => `subscription to ${sink} in ${this.groupLabel(groupPath)}`);
   }
 
   // ---- role bindings --------------------------------------------------------------------
@@ -335,11 +296,12 @@ class Resolver {
     const identity = this.resolveIdentityOf(site, groupPath, value);
     const role = this.resolveRoleOf(site, groupPath, value);
     if (!identity || !role) return;
+    const fields = { identity, role };
     const resource: DesiredResource = {
       kind: 'roleBinding',
-      address: roleBindingAddress(groupPath, identity, role),
+      address: descriptorOf('roleBinding').address(groupPath, fields, { groupPath, fields: {} }),
       ...this.base(site, groupPath),
-      fields: { identity, role },
+      fields,
     };
     this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
   }
@@ -377,17 +339,17 @@ class Resolver {
     const { ref, refSite } = picked;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
-      if (this.identityPaths.has(path)) return { path };
+      if (this.identities.paths.has(path)) return { path };
       if (this.options.complete) {
         this.report(refSite, `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
       }
       return undefined;
     }
     const path = joinPath(groupPath, ref);
-    if (this.identityPaths.has(path)) return { path };
+    if (this.identities.paths.has(path)) return { path };
     if (this.options.complete) {
-      const elsewhere = (this.identityPathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
-      const siblings = this.identityNamesByGroup.get(groupPath) ?? [];
+      const elsewhere = (this.identities.pathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
+      const siblings = this.identities.namesByGroup.get(groupPath) ?? [];
       const hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
       const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
       this.report(
@@ -404,7 +366,7 @@ class Resolver {
     const { ref, refSite } = picked;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
-      if (this.rolePaths.has(path)) {
+      if (this.roles.paths.has(path)) {
         if (isGroupOrAncestor(parentPath(path), groupPath)) return { path };
         // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
         this.report(
@@ -422,14 +384,14 @@ class Resolver {
     const visible: string[] = [];
     for (let g = groupPath; ; g = parentPath(g)) {
       const path = joinPath(g, ref);
-      if (this.rolePaths.has(path)) return { path };
-      visible.push(...(this.roleNamesByGroup.get(g) ?? []));
+      if (this.roles.paths.has(path)) return { path };
+      visible.push(...(this.roles.namesByGroup.get(g) ?? []));
       if (g === '') break;
     }
     if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
     if (this.options.complete) {
       const custom = visible.length > 0 ? `a custom role of this group or its ancestors (${formatList(visible)})` : 'a custom role of this group or its ancestors (none are declared)';
-      const elsewhere = (this.rolePathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
+      const elsewhere = (this.roles.pathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
       const note =
         elsewhere.length > 0
           ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but a binding may only use custom roles of its own group and its ancestors`
@@ -446,7 +408,7 @@ class Resolver {
     if (!this.groups.has(group)) {
       return `there is no group ${JSON.stringify(group)}${didYouMean(group, [...this.groups.keys()].filter((g) => g !== ''))}`;
     }
-    const names = (kind === 'identity' ? this.identityNamesByGroup : this.roleNamesByGroup).get(group) ?? [];
+    const names = (kind === 'identity' ? this.identities.namesByGroup : this.roles.namesByGroup).get(group) ?? [];
     const what = kind === 'identity' ? 'identity' : 'custom role';
     const hint = didYouMean(name, names) || (names.length > 0 ? ` (it declares ${formatList(names)})` : '');
     return `${this.groupLabel(group)} declares no ${what} ${JSON.stringify(name)}${hint}`;
@@ -498,21 +460,4 @@ class Resolver {
 /** True when `owner` is `group` itself or one of its ancestors (the org '' is everyone's). */
 function isGroupOrAncestor(owner: string, group: string): boolean {
   return owner === '' || owner === group || group.startsWith(`${owner}/`);
-}
-
-function parseUrl(s: string): URL | undefined {
-  try {
-    return new URL(s);
-  } catch {
-    return undefined;
-  }
-}
-
-function isUrl(s: string): boolean {
-  const url = parseUrl(s);
-  return url !== undefined && url.hostname !== '';
-}
-
-function isHttpsUrl(s: string): boolean {
-  return isUrl(s) && parseUrl(s)!.protocol === 'https:';
 }

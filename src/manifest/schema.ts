@@ -7,6 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPackageFile } from '../util/package-file.js';
+import { DESCRIPTORS } from '../model/kinds.js';
 import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';
 import { parsePointer } from './diagnostics.js';
@@ -17,14 +18,9 @@ export const MANIFEST_API_VERSION = 'platform-sync/v1';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
 
 /** Manifest list field → what one item of it is called in messages. */
-const LIST_ITEM_NAMES: Readonly<Record<string, string>> = {
-  identities: 'identity',
-  roles: 'role',
-  roleBindings: 'role binding',
-  repos: 'repo',
-  subscriptions: 'subscription',
-  groups: 'group',
-};
+const LIST_ITEM_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  DESCRIPTORS.flatMap((d) => (d.manifest ? [[d.manifest.listKey, d.manifest.itemNoun]] : [])),
+);
 
 /** Path of schemas/manifest.schema.json in this package. */
 export function findManifestSchemaPath(): string {
@@ -163,7 +159,7 @@ function describeObject(root: unknown, segments: readonly string[], withName = t
   if (isIndex(last) && parent !== undefined && LIST_ITEM_NAMES[parent]) {
     const kind = LIST_ITEM_NAMES[parent]!;
     const name = (node as Record<string, unknown> | undefined)?.name;
-    // Items without a usable name (bindings, subscriptions, or a name that is missing or wrong) go by position.
+    // Items without a usable name (keyed otherwise, or a name that is missing or wrong) go by position.
     if (typeof name !== 'string') return `${kind} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
     return named(kind);
   }

@@ -32,14 +32,9 @@ export function groupAddress(groupPath: string): string {
   return groupPath === '' ? ORG_ADDRESS : `group:${groupPath}`;
 }
 
-/** Address of a named resource (identity, role, repo) owned by a group. */
-export function namedAddress(kind: 'identity' | 'role' | 'repo', groupPath: string, name: string): string {
+/** Address of a resource owned by a group and keyed by a name: `<kind>:<group path>/<name>`. */
+export function namedAddress(kind: string, groupPath: string, name: string): string {
   return `${kind}:${joinPath(groupPath, name)}`;
-}
-
-/** Address of a subscription: `subscription:<group path>/<sink>` (no leading '/' at the root). */
-export function subscriptionAddress(groupPath: string, sink: string): string {
-  return `subscription:${joinPath(groupPath, sink)}`;
 }
 
 /** Address of a tag: `tag:<repo path>:<tag name>`, the repo path being the repo's group path + name. */

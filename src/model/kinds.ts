@@ -1,96 +1,70 @@
 /**
- * The resource kinds platform-sync manages, and the facts about each that the emulator, the
- * API client, the live-state reader, the planner and the executor all share (DESIGN.md §2).
- * One table, so that a path or a field name is written exactly once.
+ * The resource kinds platform-sync manages: the registry of their descriptors (one file each in
+ * `kinds/`, see kind-descriptor.ts) and the tables other code reads, all derived from them.
+ * Adding a kind is a descriptor file, one line here, its schema and its emulator part.
  */
+import type { KindDescriptor } from './kind-descriptor.js';
+import { group, type GroupFields } from './kinds/group.js';
+import { identity, type IdentityFields } from './kinds/identity.js';
+import { role, type RoleFields } from './kinds/role.js';
+import { roleBinding, type RoleBindingFields } from './kinds/role-binding.js';
+import { repo, type RepoFields } from './kinds/repo.js';
+import { tag, type TagFields } from './kinds/tag.js';
+import { subscription, type SubscriptionFields } from './kinds/subscription.js';
 
-export const KINDS = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'] as const;
-export type Kind = (typeof KINDS)[number];
+export { BUILTIN_ROLE_NAMES, type BuiltinRoleName } from './kinds/role.js';
+export type { ClaimMatch } from './kinds/identity.js';
+
+/** Every managed kind, in the order manifests and views list them. */
+export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription] as const;
+
+export type Kind = (typeof DESCRIPTORS)[number]['kind'];
+export const KINDS: readonly Kind[] = DESCRIPTORS.map((d) => d.kind);
+
+/** Managed fields per kind (see resources.ts for how absent fields read). */
+export interface FieldsByKind {
+  group: GroupFields;
+  identity: IdentityFields;
+  role: RoleFields;
+  roleBinding: RoleBindingFields;
+  repo: RepoFields;
+  tag: TagFields;
+  subscription: SubscriptionFields;
+}
+
+const BY_KIND = new Map<string, KindDescriptor>(DESCRIPTORS.map((d) => [d.kind, d]));
+
+/** The descriptor of a kind. */
+export function descriptorOf(kind: Kind): KindDescriptor<Kind> {
+  return BY_KIND.get(kind) as KindDescriptor<Kind>;
+}
+
+/** True when `value` names a managed kind. */
+export function isKind(value: string): value is Kind {
+  return BY_KIND.has(value);
+}
 
 /** Every kind the API serves, including the read-only ones platform-sync never plans. */
 export type ApiKind = Kind | 'advisory';
 
+/** What the API client and the emulator need of a kind (a view of the descriptors). */
 export interface KindInfo {
-  /** Collection path: `GET` lists, `POST {collection}/{parent}` creates, `{collection}/{uid}` is one item. */
   readonly collection: string;
-  /** Name of the array in a List envelope. */
   readonly plural: string;
-  /** Natural key field among siblings (what an address names), or null when the key is derived. */
   readonly keyField: 'name' | 'sink' | null;
-  /** Fields the API accepts on create (body). */
   readonly createFields: readonly string[];
-  /** Fields PATCH may change; empty means the kind has no update. */
   readonly updatableFields: readonly string[];
-  /** Whether List accepts the exact-match `name` filter. */
   readonly nameFilter: boolean;
-  /** Parent kind: the resource's uid is `<parent uid>/<16 hex>`. */
   readonly parentKind: 'group' | 'repo';
 }
 
+function kindInfo(d: KindDescriptor): KindInfo {
+  return { ...d.api, keyField: d.keyField, parentKind: d.parentKind };
+}
+
 export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
-  group: {
-    collection: '/iam/v2/groups',
-    plural: 'groups',
-    keyField: 'name',
-    createFields: ['name', 'description'],
-    updatableFields: ['name', 'description'],
-    nameFilter: true,
-    parentKind: 'group',
-  },
-  identity: {
-    collection: '/iam/v2/identities',
-    plural: 'identities',
-    keyField: 'name',
-    createFields: ['name', 'description', 'claimMatch'],
-    updatableFields: ['name', 'description', 'claimMatch'],
-    nameFilter: true,
-    parentKind: 'group',
-  },
-  role: {
-    collection: '/iam/v2/roles',
-    plural: 'roles',
-    keyField: 'name',
-    createFields: ['name', 'description', 'capabilities'],
-    updatableFields: ['name', 'description', 'capabilities'],
-    nameFilter: true,
-    parentKind: 'group',
-  },
-  roleBinding: {
-    collection: '/iam/v2/roleBindings',
-    plural: 'roleBindings',
-    keyField: null,
-    createFields: ['identityUid', 'roleUid'],
-    updatableFields: ['roleUid'],
-    nameFilter: false,
-    parentKind: 'group',
-  },
-  repo: {
-    collection: '/registry/v2/repos',
-    plural: 'repos',
-    keyField: 'name',
-    createFields: ['name', 'description'],
-    updatableFields: ['name', 'description'],
-    nameFilter: true,
-    parentKind: 'group',
-  },
-  tag: {
-    collection: '/registry/v2/tags',
-    plural: 'tags',
-    keyField: 'name',
-    createFields: ['name', 'digest'],
-    updatableFields: [],
-    nameFilter: false,
-    parentKind: 'repo',
-  },
-  subscription: {
-    collection: '/events/v2/subscriptions',
-    plural: 'subscriptions',
-    keyField: 'sink',
-    createFields: ['sink'],
-    updatableFields: [],
-    nameFilter: false,
-    parentKind: 'group',
-  },
+  ...(Object.fromEntries(DESCRIPTORS.map((d) => [d.kind, kindInfo(d)])) as Record<Kind, KindInfo>),
+  // Read-only, never planned: served by the emulator, listed by nobody here.
   advisory: {
     collection: '/vulnerabilities/v2/advisories',
     plural: 'advisories',
@@ -101,10 +75,6 @@ export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
     parentKind: 'group',
   },
 };
-
-/** Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. */
-export const BUILTIN_ROLE_NAMES = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
-export type BuiltinRoleName = (typeof BUILTIN_ROLE_NAMES)[number];
 
 /** Capabilities a custom role may hold; anything else is code 3 at the API and an error in validation. */
 export const CAPABILITIES = [
@@ -136,17 +106,33 @@ export const CAPABILITIES = [
 export const NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
 export const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
 
-/** Order in which kinds are deleted under one group: children first (DESIGN.md §4). */
-export const DELETE_ORDER: readonly Kind[] = ['roleBinding', 'tag', 'identity', 'repo', 'subscription', 'role', 'group'];
-/** Order in which kinds are created under one group: what others reference first. */
-export const CREATE_ORDER: readonly Kind[] = ['group', 'identity', 'role', 'repo', 'subscription', 'roleBinding', 'tag'];
+/**
+ * Order in which kinds are created under one group: what others reference (groups, then
+ * identities and roles) first, bindings after them, a repo's tags after the repo. The live-state
+ * builder places resources in this order too (a parent and a referenced resource come first).
+ */
+export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
+/** Order in which kinds are deleted under one group: children and references first (DESIGN.md §4). */
+export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
 
 /** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
-export const PRUNE_KEYS: Readonly<Record<string, Kind>> = {
-  groups: 'group',
-  identities: 'identity',
-  roles: 'role',
-  roleBindings: 'roleBinding',
-  repos: 'repo',
-  subscriptions: 'subscription',
-};
+export const PRUNE_KEYS: Readonly<Record<string, Kind>> = Object.fromEntries(
+  DESCRIPTORS.flatMap((d) => (d.manifest ? [[d.manifest.listKey, d.kind]] : [])),
+);
+
+/** "repo", "role bindings": the kind as a reader says it, for `n` of them. */
+export function kindLabel(kind: Kind, n: number): string {
+  const { label } = descriptorOf(kind);
+  return n === 1 ? label.one : label.many;
+}
+
+/** "1 repo", "3 role bindings". */
+export function countLabel(kind: Kind, n: number): string {
+  return `${n} ${kindLabel(kind, n)}`;
+}
+
+/** The kinds whose complete listing deleting a resource of `kind` relies on (see KindDescriptor). */
+export function deleteReliesOn(kind: Kind): readonly Kind[] {
+  const relies = descriptorOf(kind).deleteReliesOn;
+  return relies === '*' ? KINDS : (relies as readonly Kind[]);
+}

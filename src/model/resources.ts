@@ -3,8 +3,7 @@
  * the API produces a LiveState, and both speak in the same Resource shape so that `plan()`
  * compares like with like (DESIGN.md §1).
  */
-import type { IdentityKey, RoleKey } from './address.js';
-import type { Kind } from './kinds.js';
+import type { FieldsByKind, Kind } from './kinds.js';
 
 /** Where a desired resource (or a setting) was written: 1-based line and column. */
 export interface SourceLocation {
@@ -13,58 +12,13 @@ export interface SourceLocation {
   column: number;
 }
 
-export interface ClaimMatch {
-  issuer: string;
-  subject: string;
-}
-
 /**
- * Managed fields per kind. On the desired side a field that is absent is *not managed*
- * (the live value is kept); `description: ''` is managed and clears it.
- * On the live side every field the API returned is present.
+ * Managed fields per kind (their interfaces live with each kind's descriptor). On the desired
+ * side a field that is absent is *not managed* (the live value is kept); `description: ''` is
+ * managed and clears it. On the live side every field the API returned is present.
  */
-export interface GroupFields {
-  name: string;
-  description?: string;
-}
-export interface IdentityFields {
-  name: string;
-  description?: string;
-  claimMatch?: ClaimMatch;
-}
-export interface RoleFields {
-  name: string;
-  description?: string;
-  capabilities?: string[];
-}
-export interface RepoFields {
-  name: string;
-  description?: string;
-  /** Markdown readme; a sub-resource on the API (`/registry/v2/repos/{uid}/readme`). */
-  readme?: string;
-}
-export interface SubscriptionFields {
-  sink: string;
-}
-export interface TagFields {
-  name: string;
-  digest: string;
-  deprecated: boolean;
-}
-export interface RoleBindingFields {
-  identity: IdentityKey;
-  role: RoleKey;
-}
-
-export interface FieldsByKind {
-  group: GroupFields;
-  identity: IdentityFields;
-  role: RoleFields;
-  repo: RepoFields;
-  subscription: SubscriptionFields;
-  tag: TagFields;
-  roleBinding: RoleBindingFields;
-}
+export type { FieldsByKind } from './kinds.js';
+export type { ClaimMatch } from './kinds.js';
 
 interface ResourceOf<K extends Kind> {
   kind: K;

@@ -8,7 +8,7 @@
  */
 import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
 import { UnsafePlanError } from '../model/errors.js';
-import type { Kind } from '../model/kinds.js';
+import { descriptorOf, type Kind } from '../model/kinds.js';
 import { PLAN_FORMAT_VERSION } from '../model/plan.js';
 import type { Plan, PlanRefusal, PlanStep, PlanSummary, UidReference } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
@@ -228,12 +228,11 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
     if (isIgnored(p, d.address) || isIgnored(p, l.address)) continue;
     const changes = diffManagedFields(d, l);
     if (changes.length === 0) continue;
-    if (d.kind === 'tag') {
-      // Tags are immutable and a replace would need two steps at one address.
-      p.warnings.push(
-        `${d.address} points at ${String(changes.find((c) => c.field === 'digest')?.before)} but the manifests say ` +
-          `${String(changes.find((c) => c.field === 'digest')?.after)}; tags cannot be changed, delete it to recreate`,
-      );
+    const descriptor = descriptorOf(d.kind);
+    if (!descriptor.hasUpdate) {
+      // Immutable, and a replace would need two steps at one address.
+      const what = changes.map((c) => `${c.field} ${String(c.before)} but the manifests say ${String(c.after)}`).join('; ');
+      p.warnings.push(`${d.address} has ${what}; ${descriptor.label.many} cannot be changed, delete it to recreate`);
       continue;
     }
     const step: PlanStep = {
@@ -356,8 +355,6 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
   }
 }
 
-/** Kinds an address names by a `name` that PATCH could change, but that matching keys on. */
-const RENAMEABLE: ReadonlySet<Kind> = new Set(['group', 'identity', 'role', 'repo']);
 
 /** Addresses of the steps `address` waits for, transitively (what it takes down with it). */
 function collectDependencies(p: Planning, address: string): Set<string> {
@@ -404,7 +401,7 @@ const REPLACEMENTS: readonly Replacement[] = [
 function explainReplacements(p: Planning): void {
   const candidates: PlanStep[] = [];
   for (const { step } of p.steps.values()) {
-    if (RENAMEABLE.has(step.kind) && step.action !== 'update' && step.parent != null) candidates.push(step);
+    if (descriptorOf(step.kind).renameable && step.action !== 'update' && step.parent != null) candidates.push(step);
   }
   const paired = new Set<PlanStep>();
   for (const replacement of REPLACEMENTS) {

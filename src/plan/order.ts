@@ -5,8 +5,8 @@
  *   role may only be deleted once no binding uses it);
  * - creates by kind in CREATE_ORDER (groups, then what bindings reference, bindings, then tags
  *   after repos), groups shallowest first;
- * - deletes by kind in DELETE_ORDER (bindings, tags, identities/repos/subscriptions/roles,
- *   groups), groups deepest first;
+ * - deletes by kind in DELETE_ORDER (bindings, tags, the other leaves, roles, groups), groups
+ *   deepest first;
  * - ties by address, so the order is deterministic.
  */
 import { pathDepth } from '../model/address.js';

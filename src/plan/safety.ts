@@ -4,7 +4,7 @@
  * `raise_if_unsafe`). Pure.
  */
 import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
-import { KINDS, type Kind } from '../model/kinds.js';
+import { deleteReliesOn, KINDS, type Kind } from '../model/kinds.js';
 import type { PlanRefusal, PlanStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { LiveIndex } from './live-index.js';
@@ -38,28 +38,11 @@ function findAmbiguities(input: SafetyInput): PlanRefusal[] {
   return refusals;
 }
 
-/**
- * The kinds whose complete listing a delete of each kind relies on: its own (else it may be
- * deleted for not being seen), the kinds that can block it with RESOURCE_NOT_EMPTY (children,
- * referencing bindings — an unseen one makes the delete fail half-way through an apply), and,
- * for bindings, the identities and roles their addresses are built from (an unseen identity
- * turns a binding's address into `uid:…`, which no manifest matches).
- */
-const DELETE_RELIES_ON: Readonly<Record<Kind, readonly Kind[]>> = {
-  group: KINDS,
-  identity: ['identity', 'roleBinding'],
-  role: ['role', 'roleBinding'],
-  roleBinding: ['roleBinding', 'identity', 'role'],
-  repo: ['repo', 'tag'],
-  tag: ['tag'],
-  subscription: ['subscription'],
-};
-
 function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.live.incomplete.length === 0) return [];
   const refusals: PlanRefusal[] = [];
   for (const kind of KINDS) {
-    const reads = input.live.incomplete.filter((i) => DELETE_RELIES_ON[kind].includes(i.kind));
+    const reads = input.live.incomplete.filter((i) => deleteReliesOn(kind).includes(i.kind));
     if (reads.length === 0) continue;
     const ofKind = deletes.filter((s) => s.kind === kind).map((s) => s.address);
     if (ofKind.length === 0) continue;

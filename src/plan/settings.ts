@@ -31,25 +31,7 @@ export function describePruneOn(prune: PruneSetting, kind: Kind): string {
   return typeof prune === 'object' && key !== undefined ? `settings.prune.${key}: true` : 'settings.prune: true';
 }
 
-const KIND_LABEL: Record<Kind, [string, string]> = {
-  group: ['group', 'groups'],
-  identity: ['identity', 'identities'],
-  role: ['role', 'roles'],
-  roleBinding: ['role binding', 'role bindings'],
-  repo: ['repo', 'repos'],
-  tag: ['tag', 'tags'],
-  subscription: ['subscription', 'subscriptions'],
-};
-
-/** "1 repo", "3 role bindings". */
-export function countLabel(kind: Kind, n: number): string {
-  return `${n} ${kindLabel(kind, n)}`;
-}
-
-/** "repo", "role bindings": the kind as a reader says it, for `n` of them. */
-export function kindLabel(kind: Kind, n: number): string {
-  return KIND_LABEL[kind][n === 1 ? 0 : 1];
-}
+export { countLabel, kindLabel } from '../model/kinds.js';
 
 /** At most this many names in one message; a refusal's `addresses` always lists all of them. */
 const NAMES_IN_MESSAGE = 10;

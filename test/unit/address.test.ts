@@ -6,7 +6,6 @@ import {
   matchesAnyGlob,
   namedAddress,
   roleBindingAddress,
-  subscriptionAddress,
   tagAddress,
 } from '../../src/model/address.js';
 
@@ -16,7 +15,7 @@ describe('addresses', () => {
     expect(groupAddress('engineering/platform')).toBe('group:engineering/platform');
     expect(namedAddress('identity', 'engineering', 'ci-bot')).toBe('identity:engineering/ci-bot');
     expect(namedAddress('repo', '', 'nginx')).toBe('repo:nginx');
-    expect(subscriptionAddress('', 'https://h.example/x')).toBe('subscription:https://h.example/x');
+    expect(namedAddress('subscription', '', 'https://h.example/x')).toBe('subscription:https://h.example/x');
     expect(tagAddress('team/nginx', '1.0')).toBe('tag:team/nginx:1.0');
   });
 

@@ -7,7 +7,6 @@ import {
   namedAddress,
   parentPath,
   roleBindingAddress,
-  subscriptionAddress,
   tagAddress,
   type IdentityKey,
   type RoleKey,
@@ -73,7 +72,7 @@ describe('exportManifests', () => {
     add(named('role', '', { name: 'release-manager', description: '', capabilities: ['repo.list', 'tag.create'] }));
     add(binding('', { path: 'release-bot' }, { builtin: 'registry.push' }));
     add(named('repo', '', { name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\nHardened.\n' }));
-    add({ kind: 'subscription', address: subscriptionAddress('', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
+    add({ kind: 'subscription', address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
 
     const files = exportManifests(state, { schemaRef: '../schemas/manifest.schema.json' });
     expect(files.map((f) => f.file)).toEqual([ORG_FILE]);
@@ -233,7 +232,7 @@ describe('export round trip', () => {
     add(named('role', '', { name: 'release-manager', description: 'Cuts releases', capabilities: ['tag.create', 'repo.list'] }));
     add(named('repo', '', { name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\n  indented\n' }));
     add(named('repo', '', { name: '1.10', description: '', readme: '' }));
-    add({ kind: 'subscription', address: subscriptionAddress('', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
+    add({ kind: 'subscription', address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
     add(binding('', { path: 'release-bot' }, { builtin: 'registry.push' }));
     add(binding('', { path: 'release-bot' }, { path: 'release-manager' }));
     add(group('engineering', 'Engineering'));

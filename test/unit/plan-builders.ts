@@ -4,7 +4,7 @@
  * live reader produce). Live uids are deterministic: the org is `a…a` (40 hex), children are
  * `<parent uid>/<16 hex counter>`.
  */
-import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, subscriptionAddress, tagAddress } from '../../src/model/address.js';
+import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, tagAddress } from '../../src/model/address.js';
 import type { IdentityKey, RoleKey } from '../../src/model/address.js';
 import type {
   DesiredResource,
@@ -54,7 +54,7 @@ export const r = {
     return shape('repo', namedAddress('repo', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
   },
   subscription(groupPath: string, sink: string): Shape {
-    return shape('subscription', subscriptionAddress(groupPath, sink), groupPath, groupAddress(groupPath), { sink });
+    return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), { sink });
   },
   tag(groupPath: string, repoName: string, name: string, digest = `sha256:${'0'.repeat(64)}`, deprecated = false): Shape {
     const repoPath = joinPath(groupPath, repoName);

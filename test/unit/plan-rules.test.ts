@@ -105,7 +105,7 @@ describe('plan: matching and updates', () => {
     const live = liveState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:aa')]);
     const p = plan(desiredState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:bb')]), live);
     expect(p.steps).toEqual([]);
-    expect(p.warnings).toEqual([expect.stringContaining('tag:app:1.0 points at sha256:aa but the manifests say sha256:bb')]);
+    expect(p.warnings).toEqual([expect.stringContaining('tag:app:1.0 has digest sha256:aa but the manifests say sha256:bb')]);
   });
 });
 

@@ -1,0 +1,211 @@
+/**
+ * What a kind *is*, written once (STYLE.md §11): its API collection, parent, address, manifest
+ * list, labels, managed fields and how each is compared, defaulted, created and masked, whether
+ * it has an update, and where it sits in the create and delete orders. One descriptor per kind
+ * lives in `src/model/kinds/`; `src/model/kinds.ts` collects them. The resolver, live-state
+ * builder, planner, exporter and views iterate descriptors instead of switching on kind names.
+ */
+import type { SourceLocation } from './resources.js';
+
+/**
+ * How a managed field behaves, by the shape of its value:
+ * - `string`: compared exactly; an absent live value is `''` (the API leaves strings empty);
+ * - `stringSet`: a list whose order carries no meaning; absent live is `[]`;
+ * - `object`: a nested object compared as a whole (canonical JSON); absent live is absent;
+ * - `boolean`: absent live is `false`.
+ */
+export type FieldType = 'string' | 'stringSet' | 'object' | 'boolean';
+
+export interface FieldSpec {
+  /** The field's name in the API, the manifest and plan steps (they are the same). */
+  readonly name: string;
+  readonly type: FieldType;
+  /** Compared with live to decide an update (default true); false = shown only (a tag's `deprecated`). */
+  readonly compared?: boolean;
+  /** Read from the API's resource body (default true); false = fetched on its own (a repo's readme). */
+  readonly listed?: boolean;
+  /** Written by `export` as a block literal (a markdown readme) rather than a plain scalar. */
+  readonly block?: boolean;
+}
+
+/** A problem a kind's own manifest check found in one item. */
+export interface ItemProblem {
+  /** Path inside the item ([] = the item itself). */
+  pointer: (string | number)[];
+  message: string;
+  /** The item is not declared at all (its key is unusable), rather than declared with a note. */
+  fatal?: boolean;
+}
+
+/** Where a resource of a parent kind sits, for addresses of its children. */
+export interface ParentPlace {
+  groupPath: string;
+  fields: object;
+}
+
+/** How a kind appears in the manifests, when it does. */
+export interface ManifestForm {
+  /** The list a group holds them in (`identities`), also the kind's `settings.prune` key. */
+  readonly listKey: string;
+  /** The schema definition of one item (for typo-tolerant key lookup and messages). */
+  readonly definition: string;
+  /**
+   * `item`: a plain list item keyed by `keyField`; `group`: a nested group (recursive);
+   * `binding`: a role binding whose references resolve once every document is read.
+   */
+  readonly form: 'item' | 'group' | 'binding';
+  /** Singular noun for a list item in schema messages ("role binding 2 of org"). */
+  readonly itemNoun: string;
+}
+
+export interface KindDescriptor<K extends string = string> {
+  readonly kind: K;
+  /** "role binding" / "role bindings": the kind as a reader says it. */
+  readonly label: { readonly one: string; readonly many: string };
+  readonly api: {
+    /** `GET` lists, `POST {collection}/{parent}` creates, `{collection}/{uid}` is one item. */
+    readonly collection: string;
+    /** Name of the array in a List envelope. */
+    readonly plural: string;
+    /** Whether List accepts the exact-match `name` filter. */
+    readonly nameFilter: boolean;
+    /** Fields the API accepts in a create body. */
+    readonly createFields: readonly string[];
+    /** Fields PATCH may change; empty means the kind has no update. */
+    readonly updatableFields: readonly string[];
+  };
+  /** Kind of the parent: the resource's uid is `<parent uid>/<16 hex>`. */
+  readonly parentKind: 'group' | 'repo';
+  /** Natural key among siblings (what an address names), or null when the key is derived. */
+  readonly keyField: 'name' | 'sink' | null;
+  /**
+   * Fields that reference another resource by its kind's name (`identity`, `role`): the API
+   * sends them hydrated (`identity: {uid, …}`) or flat (`identityUid`); the model keeps a
+   * canonical key (address.ts `IdentityKey`/`RoleKey`). Only role bindings have them.
+   */
+  readonly references?: readonly string[];
+  /** Managed fields in the order plans and exports show them. */
+  readonly fields: readonly FieldSpec[];
+  /** A changed field can be PATCHed; false = immutable (a change is reported, not planned). */
+  readonly hasUpdate: boolean;
+  /** `name` can be changed by PATCH (a rename keeps uid, children and bindings). */
+  readonly renameable: boolean;
+  /** Resources of this kind hold others (their uid is a parent uid): groups and repos. */
+  readonly holdsChildren: boolean;
+  /** Role bindings reference resources of this kind by path (identities, roles). */
+  readonly referenceable: boolean;
+  /** How the manifests declare it; null when they do not (tags are published by CI). */
+  readonly manifest: ManifestForm | null;
+  /**
+   * Kinds whose complete listing a delete of this kind relies on: its own, the kinds that can
+   * block it with RESOURCE_NOT_EMPTY, and those its address is built from. `'*'` = every kind.
+   */
+  readonly deleteReliesOn: readonly string[] | '*';
+  /** Address of a resource of this kind in group `groupPath` (its own path, for a group). */
+  address(groupPath: string, fields: Readonly<Record<string, unknown>>, parent: ParentPlace): string;
+  /** A group's path is its parent's plus its name; every other kind sits in its parent's group. */
+  readonly ownsGroupPath: boolean;
+  /** How a resource is named in a "declared twice" message: `identity "ci-bot"`. */
+  describe(key: string): string;
+  /** Kind-specific checks of one manifest item beyond the schema. `where` names its group. */
+  checkItem?(item: Readonly<Record<string, unknown>>, key: string, where: string): ItemProblem[];
+  /** How a resource reads shown whole, when its fields are not plain values (a binding's references). */
+  display?(groupPath: string, fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
+  /** False for listed items that are not resources of the org (built-in roles). */
+  isOrgResource?(item: { uid: string }): boolean;
+}
+
+/** Where a desired resource was declared, re-exported for descriptor files. */
+export type { SourceLocation };
+
+// ---- field values -------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A JSON-safe deep copy (plans are plain data: never share objects with inputs). */
+export function copyValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (isPlainObject(value)) {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = copyValue(v);
+    return out;
+  }
+  return value;
+}
+
+/** Canonical JSON: keys sorted at every level, so two equal objects give one text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/** The value an absent live field means. */
+export function liveDefault(spec: FieldSpec): unknown {
+  switch (spec.type) {
+    case 'string':
+      return '';
+    case 'stringSet':
+      return [];
+    case 'boolean':
+      return false;
+    case 'object':
+      return undefined;
+  }
+}
+
+/** A field's value as the API sent it (untrusted: a wrong type reads as absent). */
+export function readApiValue(spec: FieldSpec, value: unknown): unknown {
+  switch (spec.type) {
+    case 'string':
+      return typeof value === 'string' ? value : '';
+    case 'stringSet':
+      return Array.isArray(value) ? value.map(String) : [];
+    case 'boolean':
+      return value === true;
+    case 'object':
+      return isPlainObject(value) ? copyValue(value) : undefined;
+  }
+}
+
+/** A field's value as a manifest wrote it; undefined = not managed (or the schema reports it). */
+export function readManifestValue(spec: FieldSpec, value: unknown): unknown {
+  switch (spec.type) {
+    case 'string':
+      return typeof value === 'string' ? value : undefined;
+    case 'stringSet':
+      return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'object':
+      return isPlainObject(value) ? copyValue(value) : undefined;
+  }
+}
+
+/** Whether a live value and a desired value are the same for this field. */
+export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boolean {
+  switch (spec.type) {
+    case 'stringSet': {
+      const a = live as readonly string[];
+      const b = desired as readonly string[];
+      if (a.length !== b.length) return false;
+      const sa = [...a].sort();
+      const sb = [...b].sort();
+      return sa.every((v, i) => v === sb[i]);
+    }
+    case 'object':
+      return live === undefined || desired === undefined ? live === desired : canonical(live) === canonical(desired);
+    default:
+      return live === desired;
+  }
+}

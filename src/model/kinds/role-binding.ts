@@ -1,0 +1,41 @@
+/**
+ * Role bindings: an identity granted a role on a group. Their key is what they join (identity
+ * and role, see address.ts), so they have no managed fields of their own; a changed role is one
+ * PATCH of `roleUid`.
+ */
+import { referenceText, roleBindingAddress, type IdentityKey, type RoleKey } from '../address.js';
+import type { KindDescriptor } from '../kind-descriptor.js';
+
+export interface RoleBindingFields {
+  identity: IdentityKey;
+  role: RoleKey;
+}
+
+export const roleBinding = {
+  kind: 'roleBinding',
+  label: { one: 'role binding', many: 'role bindings' },
+  api: {
+    collection: '/iam/v2/roleBindings',
+    plural: 'roleBindings',
+    nameFilter: false,
+    createFields: ['identityUid', 'roleUid'],
+    updatableFields: ['roleUid'],
+  },
+  parentKind: 'group',
+  keyField: null,
+  references: ['identity', 'role'],
+  fields: [],
+  hasUpdate: true,
+  renameable: false,
+  holdsChildren: false,
+  referenceable: false,
+  manifest: { listKey: 'roleBindings', definition: 'roleBinding', form: 'binding', itemNoun: 'role binding' },
+  deleteReliesOn: ['roleBinding', 'identity', 'role'],
+  ownsGroupPath: false,
+  address: (groupPath, fields) => roleBindingAddress(groupPath, fields.identity as IdentityKey, fields.role as RoleKey),
+  describe: () => 'role binding',
+  display: (groupPath, fields) => ({
+    identity: referenceText(groupPath, fields.identity as IdentityKey),
+    role: referenceText(groupPath, fields.role as RoleKey),
+  }),
+} as const satisfies KindDescriptor<'roleBinding'>;

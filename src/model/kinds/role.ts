@@ -1,0 +1,53 @@
+/** Custom roles: named sets of capabilities owned by a group (built-in roles are not managed). */
+import { namedAddress } from '../address.js';
+import type { KindDescriptor } from '../kind-descriptor.js';
+
+/** Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. */
+export const BUILTIN_ROLE_NAMES = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
+export type BuiltinRoleName = (typeof BUILTIN_ROLE_NAMES)[number];
+
+export interface RoleFields {
+  name: string;
+  description?: string;
+  capabilities?: string[];
+}
+
+export const role = {
+  kind: 'role',
+  label: { one: 'role', many: 'roles' },
+  api: {
+    collection: '/iam/v2/roles',
+    plural: 'roles',
+    nameFilter: true,
+    createFields: ['name', 'description', 'capabilities'],
+    updatableFields: ['name', 'description', 'capabilities'],
+  },
+  parentKind: 'group',
+  keyField: 'name',
+  fields: [
+    { name: 'name', type: 'string' },
+    { name: 'description', type: 'string' },
+    { name: 'capabilities', type: 'stringSet' },
+  ],
+  hasUpdate: true,
+  renameable: true,
+  holdsChildren: false,
+  referenceable: true,
+  manifest: { listKey: 'roles', definition: 'role', form: 'item', itemNoun: 'role' },
+  deleteReliesOn: ['role', 'roleBinding'],
+  ownsGroupPath: false,
+  address: (groupPath, fields) => namedAddress('role', groupPath, String(fields.name)),
+  describe: (key) => `role ${JSON.stringify(key)}`,
+  checkItem(_item, key, where) {
+    if (!(BUILTIN_ROLE_NAMES as readonly string[]).includes(key)) return [];
+    return [
+      {
+        pointer: ['name'],
+        message: `custom role ${JSON.stringify(key)} in ${where} has the name of a built-in role and would shadow it; expected a name other than ${BUILTIN_ROLE_NAMES.join(', ')}`,
+        fatal: true,
+      },
+    ];
+  },
+  // A built-in role, should a scoped listing ever include one: flat uid, not the org's.
+  isOrgResource: (item) => item.uid.includes('/'),
+} as const satisfies KindDescriptor<'role'>;

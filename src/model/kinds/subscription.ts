@@ -1,0 +1,38 @@
+/** Event subscriptions: a group's events delivered to an https sink; keyed by the sink. */
+import { joinPath } from '../address.js';
+import type { KindDescriptor } from '../kind-descriptor.js';
+import { isHttpsUrl } from '../../util/url.js';
+
+export interface SubscriptionFields {
+  sink: string;
+}
+
+export const subscription = {
+  kind: 'subscription',
+  label: { one: 'subscription', many: 'subscriptions' },
+  api: {
+    collection: '/events/v2/subscriptions',
+    plural: 'subscriptions',
+    nameFilter: false,
+    createFields: ['sink'],
+    updatableFields: [],
+  },
+  parentKind: 'group',
+  keyField: 'sink',
+  fields: [{ name: 'sink', type: 'string' }],
+  hasUpdate: false,
+  renameable: false,
+  holdsChildren: false,
+  referenceable: false,
+  manifest: { listKey: 'subscriptions', definition: 'subscription', form: 'item', itemNoun: 'subscription' },
+  deleteReliesOn: ['subscription'],
+  ownsGroupPath: false,
+  // `subscription:<group path>/<sink>` (no leading '/' at the root).
+  address: (groupPath, fields) => `subscription:${joinPath(groupPath, String(fields.sink))}`,
+  describe: (key) => `subscription to ${key}`,
+  checkItem(item, key, where) {
+    // The schema checks the https:// prefix; here the rest of the URL must parse too.
+    if (!key.startsWith('https://') || isHttpsUrl(key)) return [];
+    return [{ pointer: ['sink'], message: `sink ${JSON.stringify(key)} of a subscription in ${where} is not a valid URL; expected https://<host>/<path>`, fatal: true }];
+  },
+} as const satisfies KindDescriptor<'subscription'>;
