@@ -21,10 +21,11 @@ export type { Connection, ConnectionInput } from './api/connection.js';
 export { readLiveState } from './live/index.js';
 export type { ReadLiveStateOptions } from './live/index.js';
 // The planner (pure)
-export { plan, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
+export { plan, assertSafe, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
 export type { PlanOptions } from './plan/index.js';
-export { checkFingerprints, fingerprintLive, type StaleEntry } from './plan/index.js';
+export { checkFingerprints, fingerprintLive, type StaleEntry } from './saved-plan/fingerprint.js';
 export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
+export { checkSavedPlan } from './saved-plan/check-saved-plan.js';
 export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './render/index.js';
 export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './render/index.js';
 // The executor
@@ -32,9 +33,9 @@ export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
 export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
 export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './apply/progress.js';
 // Drift and export
-export { describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
-export type { DriftCategory, DriftField, DriftItem, DriftReport } from './drift/index.js';
-export { exportManifests, ORG_FILE } from './export/index.js';
+export { detectDrift, describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
+export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';
+export { exportManifests, exportOrg, readOrgForExport, ORG_FILE } from './export/index.js';
 export type { ExportedFile, ExportOptions } from './export/index.js';
 // The emulator
 export { startEmulator, SeedError } from './emulator/index.js';

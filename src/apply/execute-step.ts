@@ -5,7 +5,7 @@
 import type { ApiClient } from '../api/types.js';
 import { KIND_INFO } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
-import type { PlanStep, UidReference } from '../model/plan.js';
+import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 
 /** The readme is a sub-resource with its own PATCH, never a field of the repo's body. */
 const README_FIELD = 'readme';
@@ -36,9 +36,9 @@ export async function executeStep(step: PlanStep, client: ApiClient, created: Cr
   }
 }
 
-async function createResource(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
+async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
-  const after = step.after ?? {};
+  const after = step.after;
   const body: Record<string, unknown> = {};
   for (const field of KIND_INFO[step.kind].createFields) {
     if (after[field] !== undefined) body[field] = after[field];
@@ -52,10 +52,10 @@ async function createResource(step: PlanStep, client: ApiClient, created: Create
   return resource.uid;
 }
 
-async function updateResource(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
-  const uid = requireLiveUid(step);
-  const after = step.after ?? {};
-  const mask = step.updateMask ?? Object.keys(after);
+async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids): Promise<string> {
+  const uid = step.uid;
+  const after = step.after;
+  const mask = step.updateMask;
   const fieldMask = mask.filter((f) => f !== README_FIELD);
   if (fieldMask.length > 0) {
     const body: Record<string, unknown> = {};
@@ -73,8 +73,8 @@ async function updateResource(step: PlanStep, client: ApiClient, created: Create
   return uid;
 }
 
-async function deleteResource(step: PlanStep, client: ApiClient): Promise<string> {
-  const uid = requireLiveUid(step);
+async function deleteResource(step: DeleteStep, client: ApiClient): Promise<string> {
+  const uid = step.uid;
   // Already gone (e.g. deleted by a run that crashed before reporting) counts as done, so a
   // re-run after an interruption converges instead of failing on its own earlier work.
   await client.delete(step.kind, uid, { ignoreMissing: true });
@@ -92,7 +92,7 @@ function resolveParentUid(step: PlanStep, created: CreatedUids): string {
 }
 
 /** Body fields (among `fields`) that carry the uid of another resource. */
-function resolveRefs(step: PlanStep, created: CreatedUids, fields: readonly string[]): Record<string, string> {
+function resolveRefs(step: CreateStep | UpdateStep, created: CreatedUids, fields: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, ref] of Object.entries(step.refs ?? {}) as [string, UidReference | undefined][]) {
     if (!ref || !fields.includes(field)) continue;
@@ -105,9 +105,4 @@ function resolveRefs(step: PlanStep, created: CreatedUids, fields: readonly stri
     out[field] = uid;
   }
   return out;
-}
-
-function requireLiveUid(step: PlanStep): string {
-  if (step.uid) return step.uid;
-  throw new UnresolvedUidError(`${step.address}: a ${step.action} step needs the resource's uid, and the plan gives none`);
 }

@@ -28,12 +28,12 @@ export interface StepGraph {
 }
 
 /**
- * Builds the graph from `dependsOn`, plus the edges that correctness needs even if a plan
- * forgot them (they only ever delay a step, never reorder against the planner's order):
- * a create or update waits for the create of its parent and of every resource it references
- * (it needs their uids); a delete waits for the deletes of its children (else the API answers
- * RESOURCE_NOT_EMPTY). A `dependsOn` address with no step in the plan is already satisfied —
- * the resource exists (e.g. a plan narrowed with `--target`).
+ * Builds the graph from the plan's `dependsOn` edges and nothing else (order is decided once,
+ * by the planner: STYLE.md §3). A plan that lacks an edge correctness needs is rejected, not
+ * mended: a create or update must wait for the create of its parent and of every resource it
+ * references (it needs their uids); a parent's delete must wait for the deletes of its children
+ * (else the API answers RESOURCE_NOT_EMPTY). A `dependsOn` address with no step in the plan is
+ * already satisfied — the resource exists (e.g. a plan narrowed with `--target`).
  */
 export function buildStepGraph(steps: readonly PlanStep[]): StepGraph {
   const byAddress = new Map<string, PlanStep>();
@@ -48,32 +48,45 @@ export function buildStepGraph(steps: readonly PlanStep[]): StepGraph {
     waitsFor.set(step.address, []);
     dependents.set(step.address, []);
   }
-  const addEdge = (from: string, to: string): void => {
-    // `from` waits for `to`.
-    if (from === to || !byAddress.has(to)) return;
-    const list = waitsFor.get(from)!;
-    if (list.includes(to)) return;
-    list.push(to);
-    dependents.get(to)!.push(from);
-  };
-  const isCreate = (address: string | null | undefined): address is string =>
-    address != null && byAddress.get(address)?.action === 'create';
-
   for (const step of steps) {
-    for (const dep of step.dependsOn ?? []) addEdge(step.address, dep);
-    if (step.action === 'delete') {
-      if (step.parent && byAddress.get(step.parent)?.action === 'delete') addEdge(step.parent, step.address);
-      continue;
+    for (const dep of new Set(step.dependsOn ?? [])) {
+      if (dep === step.address) throw new InvalidPlanError(`${step.address} depends on itself`);
+      if (!byAddress.has(dep)) continue;
+      waitsFor.get(step.address)!.push(dep);
+      dependents.get(dep)!.push(step.address);
     }
-    if (isCreate(step.parent)) addEdge(step.address, step.parent);
-    for (const ref of Object.values(step.refs ?? {})) {
-      if (ref && isCreate(ref.address)) addEdge(step.address, ref.address);
-    }
+  }
+  const missing = findMissingEdges(steps, byAddress);
+  if (missing.length > 0) {
+    throw new InvalidPlanError(
+      `it lacks ${missing.length === 1 ? 'an ordering edge' : `${missing.length} ordering edges`} that ${missing.length === 1 ? 'it needs' : 'they need'} ` +
+        `(a bug in the planner, or an edited plan file): ${missing.slice(0, 5).map(([from, to]) => `${from} must wait for ${to}`).join('; ')}` +
+        `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`,
+    );
   }
 
   const cycle = findCycle(steps, waitsFor);
   if (cycle) throw new InvalidPlanError(`its steps depend on each other in a cycle: ${cycle.join(' → ')}`);
   return { steps, byAddress, waitsFor, dependents };
+}
+
+/** `[step, what it must wait for]` for every edge correctness needs that `dependsOn` does not give. */
+function findMissingEdges(steps: readonly PlanStep[], byAddress: ReadonlyMap<string, PlanStep>): [string, string][] {
+  const missing: [string, string][] = [];
+  const requires = (from: PlanStep, to: string): void => {
+    if (!(from.dependsOn ?? []).includes(to)) missing.push([from.address, to]);
+  };
+  const isCreate = (address: string | null | undefined): address is string => address != null && byAddress.get(address)?.action === 'create';
+  for (const step of steps) {
+    if (step.action === 'delete') {
+      const parent = step.parent == null ? undefined : byAddress.get(step.parent);
+      if (parent?.action === 'delete') requires(parent, step.address);
+      continue;
+    }
+    if (isCreate(step.parent)) requires(step, step.parent);
+    for (const ref of Object.values(step.refs ?? {})) if (ref && isCreate(ref.address)) requires(step, ref.address);
+  }
+  return missing;
 }
 
 /** One dependency cycle as a list of addresses (first = last), or null. Iterative DFS. */

@@ -9,6 +9,7 @@ import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
 import { kindOfAddress } from '../model/address.js';
 import type { SourceLocation } from '../model/resources.js';
+import { UnsafePlanError } from '../model/errors.js';
 
 export const DRIFT_FORMAT_VERSION = 1;
 
@@ -71,8 +72,9 @@ export interface DriftReport {
   /** The plan's warnings: differences platform-sync leaves alone (pruning off, …). */
   notes: string[];
   /**
-   * Set when the planner refused to plan because of the drift (describeRefusedDrift): then
-   * `items` are only the refused differences, and nothing can be applied until they are resolved.
+   * Set when the plan is refused because of the drift (a protected or blocking resource
+   * created by hand): the items that caused it say why in `detail`, and nothing can be applied
+   * until they are resolved.
    */
   refused?: true;
 }
@@ -85,7 +87,12 @@ export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
 
 const CATEGORY_OF_ACTION = { update: 'changed', delete: 'unmanaged', create: 'missing' } as const;
 
-/** Turns a plan into the drift it reveals. A plan with no steps is an org in sync. */
+/**
+ * Turns a plan into the drift it reveals. A plan with no steps is an org in sync. A plan
+ * refused because of drift (see {@link DRIFT_REFUSAL_RULES}) is still all of the drift: every
+ * step is a finding, and the refused ones say why apply will not fix them. Other refusals
+ * mean live state could not be read reliably: {@link assertDriftReadable} stops those first.
+ */
 export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): DriftReport {
   const stepByAddress = new Map(plan.steps.map((s) => [s.address, s]));
   const rootOf = (step: PlanStep): string => findFindingRoot(step, stepByAddress);
@@ -100,9 +107,11 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   const order: DriftCategory[] = ['changed', 'unmanaged', 'missing'];
   // Stable sort: within a category the plan's order stays.
   const items = [...itemByRoot.values()].sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
+  const refused = markRefusals(plan.refusals, items, itemByRoot);
+  items.sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
   const summary = { changed: 0, unmanaged: 0, missing: 0 };
   for (const item of items) summary[item.category]++;
-  return {
+  const report: DriftReport = {
     formatVersion: DRIFT_FORMAT_VERSION,
     org: { ...plan.org },
     inSync: items.length === 0,
@@ -110,6 +119,39 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
     items,
     notes: [...plan.warnings],
   };
+  if (refused) report.refused = true;
+  return report;
+}
+
+/**
+ * Puts each refusal on the finding of the address it names (or the finding it is folded
+ * into); a refusal whose address has no step of its own (a kept child that blocks its group's
+ * delete) becomes a finding of its own. True when there was any.
+ */
+function markRefusals(refusals: readonly PlanRefusal[], items: DriftItem[], itemByRoot: ReadonlyMap<string, DriftItem>): boolean {
+  for (const r of refusals) {
+    const address = r.addresses[0] ?? 'org';
+    const item = itemByRoot.get(address) ?? items.find((i) => i.beneath?.includes(address));
+    if (item) {
+      if (item.category === 'unmanaged' && item.address === address) item.message = REFUSED_UNMANAGED;
+      item.detail = item.detail === undefined ? r.message : `${item.detail}; ${r.message}`;
+      continue;
+    }
+    items.push({ category: 'unmanaged', kind: kindOfAddress(address), address, message: REFUSED_UNMANAGED, detail: r.message });
+  }
+  return refusals.length > 0;
+}
+
+const REFUSED_UNMANAGED = 'exists live but not in the manifests, and apply refuses to delete it';
+
+/**
+ * Drift reports a plan refused because of drift, but not one refused because live state
+ * could not be read reliably (an inconsistent listing, ambiguous siblings): then the findings
+ * themselves are in doubt, so it is an error.
+ */
+export function assertDriftReadable(plan: Plan): void {
+  const unreadable = plan.refusals.filter((r) => !DRIFT_REFUSAL_RULES.has(r.rule));
+  if (unreadable.length > 0) throw new UnsafePlanError(unreadable);
 }
 
 /**
@@ -119,33 +161,6 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
  * live state could not be read reliably and stay errors.
  */
 export const DRIFT_REFUSAL_RULES: ReadonlySet<PlanRefusal['rule']> = new Set(['protected', 'not-empty']);
-
-/**
- * Drift when the planner refused to plan (see {@link DRIFT_REFUSAL_RULES}): each refusal is a
- * finding about the first address it names; the other differences are not known then, which
- * a note says.
- */
-export function describeRefusedDrift(org: DriftReport['org'], refusals: readonly PlanRefusal[]): DriftReport {
-  const items: DriftItem[] = refusals.map((r) => {
-    const address = r.addresses[0] ?? 'org';
-    return {
-      category: 'unmanaged',
-      kind: kindOfAddress(address),
-      address,
-      message: 'exists live but not in the manifests, and apply refuses to delete it',
-      detail: r.message,
-    };
-  });
-  return {
-    formatVersion: DRIFT_FORMAT_VERSION,
-    org: { ...org },
-    inSync: items.length === 0,
-    summary: { changed: 0, unmanaged: items.length, missing: 0 },
-    items,
-    notes: ['The plan was refused, so only the refused differences are listed; fix them (declare, ignore or delete by hand) and run drift again for the rest.'],
-    refused: true,
-  };
-}
 
 /**
  * The address a step's finding is reported under: the topmost ancestor whose step has the same
@@ -166,13 +181,13 @@ function findFindingRoot(step: PlanStep, stepByAddress: ReadonlyMap<string, Plan
 
 function describeStep(step: PlanStep, category: DriftCategory, options: DescribeDriftOptions): DriftItem {
   const item: DriftItem = { category, kind: step.kind, address: step.address, message: '' };
-  if (step.uid !== undefined) item.uid = step.uid;
+  if (step.action !== 'create') item.uid = step.uid;
   if (step.source !== undefined) item.source = step.source;
   switch (category) {
     case 'changed': {
-      const before = step.before ?? {};
-      const after = step.after ?? {};
-      const fields = (step.updateMask ?? Object.keys(after)).map((field) => {
+      if (step.action !== 'update') break;
+      const { before, after } = step;
+      const fields = step.updateMask.map((field) => {
         const f: DriftField = { field, live: before[field], manifest: after[field] };
         const ref = step.refs?.[field as 'roleUid' | 'identityUid'];
         if (ref) {

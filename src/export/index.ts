@@ -1,3 +1,4 @@
 /** Live state → manifests (DESIGN.md §5 `export`). */
 export { exportManifests, fileNameForGroup, DEFAULT_SCHEMA_REF, ORG_FILE } from './export-manifests.js';
 export type { ExportedFile, ExportOptions } from './export-manifests.js';
+export { exportOrg, readOrgForExport } from './read-org.js';

@@ -20,28 +20,15 @@ export interface UidReference {
   uid?: string;
 }
 
-export interface PlanStep {
-  action: Action;
+/** What every step has, whatever its action. */
+interface StepBase {
   kind: Kind;
   /** Unique within a plan: a step is identified by its address. */
   address: string;
-  /** Live uid (update, delete). */
-  uid?: string;
   /** Address of the parent (`org`, `group:…`, `repo:…` for tags); null only for creating the org. */
   parent?: string | null;
   /** Parent's live uid when it exists already; otherwise filled from the parent's create step. */
   parentUid?: string;
-  /** Managed fields before (live values of the fields that change; the whole resource on delete). */
-  before?: Record<string, unknown>;
-  /** Managed fields after (the body of a create; the changed fields of an update). */
-  after?: Record<string, unknown>;
-  /**
-   * Update: exactly the fields that change, in API names (`description`, `roleUid`, `readme`).
-   * `readme` is sent by its own PATCH to the repo's readme sub-resource.
-   */
-  updateMask?: string[];
-  /** Create/update of a role binding: body fields that carry another resource's uid. */
-  refs?: { identityUid?: UidReference; roleUid?: UidReference };
   /** Addresses of steps that must be done before this one starts. */
   dependsOn?: string[];
   /** Where the desired resource was declared (creates and updates). */
@@ -49,6 +36,51 @@ export interface PlanStep {
   /** Why the step exists when it is not obvious (e.g. "tag of deleted repo nginx"). */
   reason?: string;
 }
+
+/** Body fields that carry another resource's uid (role bindings). */
+export interface StepRefs {
+  identityUid?: UidReference;
+  roleUid?: UidReference;
+}
+
+/** POST under the parent. */
+export interface CreateStep extends StepBase {
+  action: 'create';
+  parent: string | null;
+  /** The managed fields the create sends (a repo's readme goes by its own PATCH afterwards). */
+  after: Record<string, unknown>;
+  refs?: StepRefs;
+}
+
+/** PATCH with `updateMask` naming exactly the changed fields. */
+export interface UpdateStep extends StepBase {
+  action: 'update';
+  uid: string;
+  /**
+   * Exactly the fields that change, in API names (`description`, `roleUid`, `readme`).
+   * `readme` is sent by its own PATCH to the repo's readme sub-resource.
+   */
+  updateMask: string[];
+  /** Live values of the fields that change. */
+  before: Record<string, unknown>;
+  /** Desired values of the fields that change. */
+  after: Record<string, unknown>;
+  refs?: StepRefs;
+}
+
+/** DELETE by uid. */
+export interface DeleteStep extends StepBase {
+  action: 'delete';
+  uid: string;
+  /** The whole resource as it is live, for the reader. */
+  before?: Record<string, unknown>;
+}
+
+/**
+ * One step of a plan, by action (schemas/plan.schema.json has the same three shapes): the
+ * executor reads what its action needs, and the type says it is there.
+ */
+export type PlanStep = CreateStep | UpdateStep | DeleteStep;
 
 /** What a saved plan checks before apply: the live resources it read and their versions. */
 export interface Fingerprint {
@@ -72,7 +104,13 @@ export interface Plan {
   steps: PlanStep[];
   /** Notes for the reader that do not block: e.g. deletes of a kind with pruning off, left alone. */
   warnings: string[];
-  /** Filled for saved plans; empty otherwise. */
+  /**
+   * Why this plan must not be applied (empty when it may be). A refused plan is still a plan:
+   * its steps show what it would have done, every view shows both, and only apply stops
+   * (`assertSafe`).
+   */
+  refusals: PlanRefusal[];
+  /** Filled by `savePlan` (src/saved-plan) from the live state the plan was made from; empty otherwise. */
   fingerprints: Fingerprint[];
   /**
    * Set only when `--target` was given: how many changes the planner found but left out of

@@ -10,11 +10,10 @@ import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS } from '../model/addres
 import { UnsafePlanError } from '../model/errors.js';
 import { descriptorOf, type Kind } from '../model/kinds.js';
 import { PLAN_FORMAT_VERSION } from '../model/plan.js';
-import type { Plan, PlanRefusal, PlanStep, PlanSummary, UidReference } from '../model/plan.js';
+import type { CreateStep, DeleteStep, Plan, PlanRefusal, PlanStep, PlanSummary, UidReference, UpdateStep } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { createFields, diffManagedFields, displayFields } from './fields.js';
-import { fingerprintLive } from './fingerprint.js';
 import { orderSteps, type OrderedStep } from './order.js';
 import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
 import { indexLive, type LiveIndex } from './live-index.js';
@@ -23,7 +22,6 @@ import { findRefusals } from './safety.js';
 import { countLabel, describePruneOff, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
 
-export { checkFingerprints, fingerprintLive, readmeReposOf, type StaleEntry } from './fingerprint.js';
 export { countLabel, isPruned } from './settings.js';
 export { checkTargets, TARGET_PREFIXES } from './targets.js';
 
@@ -38,8 +36,6 @@ export interface PlanOptions {
   maxDeleteRatio?: number;
   /** Lift the mass-delete refusal. */
   allowMassDelete?: boolean;
-  /** Fill `Plan.fingerprints` (for saved plans). */
-  fingerprints?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
@@ -182,7 +178,7 @@ function resolveParent(p: Planning, parent: string, creating: Set<string>): { pa
 function planCreates(p: Planning, creates: DesiredResource[]): void {
   const candidates: OrderedStep[] = creates
     .filter((d) => !isIgnored(p, d.address))
-    .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address }, groupPath: d.groupPath }));
+    .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));
   const byAddress = new Map(creates.map((d) => [d.address, d]));
   // In execution order a parent (and a referenced identity/role) is decided before what
   // needs it, so one pass knows whether each prerequisite will really be created.
@@ -190,7 +186,7 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
   for (const candidate of orderSteps(candidates)) {
     const d = byAddress.get(candidate.address)!;
     const dependsOn: string[] = [];
-    const step: PlanStep = { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress };
+    const step: CreateStep = { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: createFields(d) };
     if (d.parentAddress !== null) {
       const parent = resolveParent(p, d.parentAddress, creating);
       if (parent === 'missing') {
@@ -200,7 +196,6 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
       if (parent.parentUid !== undefined) step.parentUid = parent.parentUid;
       if (parent.dependsOn !== undefined) dependsOn.push(parent.dependsOn);
     }
-    step.after = createFields(d);
     if (d.kind === 'roleBinding') {
       const identity = resolveReference(p, d.fields.identity, identityRefAddress(d.fields.identity), creating);
       const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
@@ -235,7 +230,7 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       p.warnings.push(`${d.address} has ${what}; ${descriptor.label.many} cannot be changed, delete it to recreate`);
       continue;
     }
-    const step: PlanStep = {
+    const step: UpdateStep = {
       action: 'update',
       kind: d.kind,
       address: d.address,
@@ -271,7 +266,7 @@ function planRoleChanges(p: Planning, roleChanges: Matching['roleChanges']): voi
     if (beforeUid !== undefined) before.roleUid = beforeUid;
     const after: Record<string, unknown> = {};
     if (role.ref.uid !== undefined) after.roleUid = role.ref.uid;
-    const step: PlanStep = {
+    const step: UpdateStep = {
       action: 'update',
       kind: 'roleBinding',
       address: d.address,
@@ -340,7 +335,7 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
       for (const b of p.index.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
       dependsOn.push(...(updatedAway.get(l.address) ?? []));
     }
-    const step: PlanStep = {
+    const step: DeleteStep = {
       action: 'delete',
       kind: l.kind,
       address: l.address,
@@ -380,7 +375,7 @@ interface Replacement {
 
 /** The name a create gives or a delete takes away (groups, identities, roles, repos). */
 function nameOf(step: PlanStep): unknown {
-  return (step.action === 'create' ? step.after : step.before)?.name;
+  return (step.action === 'delete' ? step.before : step.after)?.name;
 }
 
 const REPLACEMENTS: readonly Replacement[] = [
@@ -488,8 +483,9 @@ function summarise(steps: PlanStep[]): PlanSummary {
 }
 
 /**
- * Plans the steps that take `live` to `desired`. Throws UnsafePlanError listing every
- * refusal when the plan would delete what it must not (see safety.ts).
+ * Plans the steps that take `live` to `desired`. A plan that would delete what it must not
+ * (see safety.ts) is still returned, with every reason in `refusals`: views show it whole, and
+ * {@link assertSafe} stops it before apply.
  */
 export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
   const targets = options.targets ?? [];
@@ -525,7 +521,6 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
   })];
-  if (refusals.length > 0) throw new UnsafePlanError(refusals);
 
   const org: Plan['org'] = { name: desired.org.name };
   if (live.org) org.uid = live.org.uid;
@@ -535,8 +530,14 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     summary: summarise(steps),
     steps,
     warnings: p.warnings,
-    fingerprints: options.fingerprints ? fingerprintLive(live) : [],
+    refusals,
+    fingerprints: [],
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;
+}
+
+/** Throws UnsafePlanError when the plan is refused: the gate before anything is applied. */
+export function assertSafe(plan: Plan): void {
+  if (plan.refusals.length > 0) throw new UnsafePlanError(plan.refusals);
 }

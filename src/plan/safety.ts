@@ -5,7 +5,7 @@
  */
 import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
 import { deleteReliesOn, KINDS, type Kind } from '../model/kinds.js';
-import type { PlanRefusal, PlanStep } from '../model/plan.js';
+import type { DeleteStep, PlanRefusal, PlanStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { LiveIndex } from './live-index.js';
 import { countLabel, describePruneOff, describePruneOn, isPruned, kindLabel, listNames } from './settings.js';
@@ -79,9 +79,9 @@ function whyKept(input: SafetyInput, r: LiveResource): string {
  * A delete the server would answer with RESOURCE_NOT_EMPTY: a group or repo that keeps a
  * child, an identity or role that a kept binding still references.
  */
-function findNotEmpty(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
+function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanRefusal[] {
   const deletedUids = new Set(deletes.map((s) => s.uid));
-  const updatedUids = new Set(input.steps.filter((s) => s.action === 'update' && s.kind === 'roleBinding').map((s) => s.uid));
+  const updatedUids = new Set(input.steps.flatMap((s) => (s.action === 'update' && s.kind === 'roleBinding' ? [s.uid] : [])));
   const refusals: PlanRefusal[] = [];
   for (const s of deletes) {
     const blockers = (input.index.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
@@ -148,7 +148,7 @@ function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): Plan
 
 /** Every reason to refuse the plan, grouped by rule in a fixed order. */
 export function findRefusals(input: SafetyInput): PlanRefusal[] {
-  const deletes = input.steps.filter((s) => s.action === 'delete');
+  const deletes = input.steps.filter((s): s is DeleteStep => s.action === 'delete');
   return [
     ...findAmbiguities(input),
     ...findIncompleteReads(input, deletes),

@@ -3,7 +3,7 @@
  * It is the plan's own data — the plan is plain data already — so a consumer reads exactly
  * what the executor will do. Saved plans use the same format, with fingerprints.
  */
-import type { Fingerprint, Plan, PlanStep, PlanSummary } from '../model/plan.js';
+import type { Fingerprint, Plan, PlanRefusal, PlanStep, PlanSummary } from '../model/plan.js';
 
 /** What `plan --format json` prints and `plan --out` writes. */
 export interface JsonPlan {
@@ -12,6 +12,8 @@ export interface JsonPlan {
   summary: PlanSummary;
   steps: PlanStep[];
   warnings: string[];
+  /** Present when the plan is refused: why apply will not run it. */
+  refusals?: PlanRefusal[];
   /** Present in saved plans only. */
   fingerprints?: Fingerprint[];
 }
@@ -29,6 +31,7 @@ export function renderJsonPlan(plan: Plan, options: JsonPlanOptions = {}): JsonP
     steps: plan.steps,
     warnings: plan.warnings,
   };
+  if (plan.refusals.length > 0) out.refusals = plan.refusals;
   if (options.fingerprints) out.fingerprints = plan.fingerprints;
   return out;
 }

@@ -56,11 +56,17 @@ export function inlineCode(text: string): string {
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
   const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted)}**`, ''];
+  if (plan.refusals.length > 0) {
+    head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
+    for (const r of plan.refusals) head.push(`> - ${r.message}`);
+    head.push('');
+  }
   const deletes = plan.steps.filter((s) => s.action === 'delete');
   if (deletes.length > 0) {
     // A list, one per line: a reviewer scans deletes, and a comma-joined paragraph of long
     // addresses is where one slips by.
-    head.push(`> [!WARNING]`, `> **This plan deletes ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:**`, '>');
+    const verb = plan.refusals.length > 0 ? 'would delete' : 'deletes';
+    head.push(`> [!WARNING]`, `> **This plan ${verb} ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:**`, '>');
     for (const s of deletes.slice(0, DELETES_NAMED)) head.push(`> - ${inlineCode(s.address)}${s.reason ? ` (${s.reason})` : ''}`);
     if (deletes.length > DELETES_NAMED) head.push(`> - … and ${deletes.length - DELETES_NAMED} more (in the details below)`);
     head.push('');

@@ -29,7 +29,8 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   const out: string[] = [];
   if (plan.steps.length > 0) {
     const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
-    out.push(paint('header', `platform-sync will make these changes to org ${org}:`), '');
+    const intro = plan.refusals.length > 0 ? 'platform-sync would make these changes to org' : 'platform-sync will make these changes to org';
+    out.push(paint('header', `${intro} ${org}:`), '');
     for (const step of plan.steps) {
       for (const line of renderStepLines(step)) out.push(`  ${paint(line.tone, line.text)}`);
       out.push('');
@@ -38,6 +39,11 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   if (plan.warnings.length > 0) {
     out.push(paint('header', 'Warnings:'));
     for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${w}`);
+    out.push('');
+  }
+  if (plan.refusals.length > 0) {
+    out.push(paint('remove', 'Refused: apply will not run this plan:'));
+    for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${r.message}`);
     out.push('');
   }
   out.push(paint('header', summaryLine(plan.summary, plan.untargeted)));

@@ -2,11 +2,13 @@
  * Saved plans (`plan --out plan.json`, `apply plan.json`): the steps plus a fingerprint of
  * every live resource the plan read (DESIGN.md §4). The file holds no token and nothing
  * secret: only what the plan shows. This module does the file I/O; checking a saved plan
- * against live state is pure (`checkFingerprints` in src/plan/fingerprint.ts).
+ * against live state is pure (`checkFingerprints` in fingerprint.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { UserError } from '../model/errors.js';
+import { UnsafePlanError, UserError } from '../model/errors.js';
+import type { LiveState } from '../model/resources.js';
+import { fingerprintLive } from './fingerprint.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../model/plan.js';
 import { renderJsonPlan } from '../render/json.js';
 import { validatePlanDocument } from './plan-schema.js';
@@ -23,9 +25,14 @@ export interface SavePlanOptions {
   redact?: (text: string) => string;
 }
 
-/** Writes the plan with its fingerprints; atomically, so a crash never leaves half a plan. */
-export async function savePlan(path: string, plan: Plan, options: SavePlanOptions = {}): Promise<void> {
-  const json = `${JSON.stringify(renderJsonPlan(plan, { fingerprints: true }), null, 2)}\n`;
+/**
+ * Writes the plan with a fingerprint of every live resource it was made from (`live`), so that
+ * `apply plan.json` can refuse it once live state moved; atomically, so a crash never leaves
+ * half a plan. A refused plan is never saved: there is nothing it could apply.
+ */
+export async function savePlan(path: string, plan: Plan, live: LiveState, options: SavePlanOptions = {}): Promise<void> {
+  if (plan.refusals.length > 0) throw new UnsafePlanError(plan.refusals);
+  const json = `${JSON.stringify(renderJsonPlan({ ...plan, fingerprints: fingerprintLive(live) }, { fingerprints: true }), null, 2)}\n`;
   const text = options.redact ? options.redact(json) : json;
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -72,6 +79,8 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
     summary: doc.summary,
     steps: doc.steps,
     warnings: doc.warnings ?? [],
+    // Never saved refused; a file that says it is refused stays refused.
+    refusals: Array.isArray(doc.refusals) ? doc.refusals : [],
     fingerprints: doc.fingerprints,
   };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { loadManifests } from '../../src/manifest/index.js';
 import { readLiveState } from '../../src/live/index.js';
-import { checkFingerprints } from '../../src/plan/index.js';
+import { checkFingerprints } from '../../src/saved-plan/fingerprint.js';
 import { loadSavedPlan } from '../../src/saved-plan/saved-plan.js';
 import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
 import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
@@ -152,7 +152,9 @@ describe('platform-sync plan', () => {
     const run = await runCli(['plan', manifests], { env });
     expectNoToken(run);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
+    // A refused plan is still shown: what it would delete, and why it is refused.
+    expect(run.stdout).toContain('- delete identity:stray');
+    expect(run.stdout).toContain('Refused: apply will not run this plan:\n  x identity:stray is protected (settings.protect) and may not be deleted\n');
     expect(run.stderr).toBe('Error: the plan is refused:\n  - identity:stray is protected (settings.protect) and may not be deleted\n');
   });
 

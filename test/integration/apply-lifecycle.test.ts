@@ -2,6 +2,7 @@
  * Bootstrap of examples/acme into an empty emulator, then a change set with updates, a role
  * change and deletes — real client, real emulator over HTTP, real planner.
  */
+import type { DeleteStep, UpdateStep } from '../../src/model/plan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apply, type ApplyEvent } from '../../src/apply/index.js';
 import type { ApiClient } from '../../src/api/types.js';
@@ -39,7 +40,7 @@ describe('apply against the emulator', () => {
     // One POST per create, one readme PATCH per repo that has a readme, and no reads but the
     // client's own exactly-once check before creating a root group (root names need not be
     // unique): the uids later steps need come from the create responses.
-    const readmes = plan.steps.filter((s) => s.kind === 'repo' && typeof s.after?.readme === 'string').length;
+    const readmes = plan.steps.filter((s) => s.kind === 'repo' && s.action === 'create' && typeof s.after.readme === 'string').length;
     expect(readmes).toBeGreaterThan(0);
     expect(log.filter((e) => e.method === 'POST')).toHaveLength(plan.steps.length);
     expect(log.filter((e) => e.method === 'PATCH' && e.path.endsWith('/readme'))).toHaveLength(readmes);
@@ -60,11 +61,11 @@ describe('apply against the emulator', () => {
   it('applies updates, a role change and deletes: children before parents, the role as one PATCH', async () => {
     const { plan, live } = await planManifests(client, [CHANGE_SET]);
     const byAddress = new Map(plan.steps.map((s) => [s.address, s]));
-    const roleChange = plan.steps.find((s) => s.kind === 'roleBinding' && s.action === 'update');
+    const roleChange = plan.steps.find((s): s is UpdateStep => s.kind === 'roleBinding' && s.action === 'update');
     expect(roleChange?.updateMask).toEqual(['roleUid']);
     expect(byAddress.get('group:engineering/platform/edge')?.action).toBe('delete');
     expect(byAddress.get('role:security/auditor')?.action).toBe('delete');
-    expect(byAddress.get('repo:app')?.updateMask).toEqual(['readme']);
+    expect(byAddress.get('repo:app')).toMatchObject({ action: 'update', updateMask: ['readme'] });
     expect(byAddress.get('repo:engineering/docs')?.action).toBe('create');
 
     emulator.clearRequestLog();
@@ -108,9 +109,9 @@ describe('apply against the emulator', () => {
     expect(plan.steps.some((s) => s.action === 'create' && s.address === 'group:engineering/platform/edge')).toBe(true);
     expect((await apply(plan, client)).ok).toBe(true);
     const back = await planManifests(client, [CHANGE_SET]);
-    const doomed = back.plan.steps.find((s) => s.action === 'delete' && s.kind === 'repo')!;
+    const doomed = back.plan.steps.find((s): s is DeleteStep => s.action === 'delete' && s.kind === 'repo')!;
     // Someone (or a crashed earlier run) deletes one resource after the plan was made.
-    await client.delete(doomed.kind, doomed.uid!);
+    await client.delete(doomed.kind, doomed.uid);
     emulator.clearRequestLog();
     const result = await apply(back.plan, client);
     expect(result.ok).toBe(true);

@@ -13,8 +13,8 @@ import {
 import type { PlanStep } from '../../src/model/plan.js';
 
 const bot: PlanStep = { action: 'create', kind: 'identity', address: 'identity:ci-bot', parent: 'org', after: { name: 'ci-bot' } };
-const binding: PlanStep = { action: 'create', kind: 'roleBinding', address: 'roleBinding:ci-bot=viewer', parent: 'org' };
-const repo: PlanStep = { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u/1', updateMask: ['description'] };
+const binding: PlanStep = { action: 'create', kind: 'roleBinding', address: 'roleBinding:ci-bot=viewer', parent: 'org', after: {} };
+const repo: PlanStep = { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u/1', updateMask: ['description'], before: { description: '' }, after: { description: 'Hardened' } };
 
 const failedResult: ApplyResult = {
   done: ['repo:nginx'],

@@ -124,6 +124,7 @@ const planOf = (steps: PlanStep[]): Plan => ({
   },
   steps,
   warnings: [],
+  refusals: [],
   fingerprints: [],
 });
 
@@ -230,7 +231,7 @@ describe('apply (scheduler)', () => {
       address: 'subscription:https://hooks.acme.dev/x',
       parent: 'org',
       after: { sink: 'https://hooks.acme.dev/x' },
-      dependsOn: ['repo:eng/r2'],
+      dependsOn: ['org', 'repo:eng/r2'],
     });
     const events: ApplyEvent[] = [];
     const result = await apply(planOf(steps), api, { onEvent: (e) => events.push(e) });
@@ -259,8 +260,8 @@ describe('apply (scheduler)', () => {
     api.seed('identity', `${org}/3`, org, { name: 'bot' });
     api.seed('roleBinding', `${org}/4`, org, { identityUid: `${org}/3`, roleUid: 'viewer-uid' });
     const steps: PlanStep[] = [
-      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: `${org}/1`, parent: 'org', parentUid: org, after: { readme: '# nginx' }, updateMask: ['readme'] },
-      { action: 'update', kind: 'repo', address: 'repo:redis', uid: `${org}/2`, parent: 'org', parentUid: org, after: { description: 'new', readme: '' }, updateMask: ['description', 'readme'] },
+      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: `${org}/1`, parent: 'org', parentUid: org, before: { readme: '' }, after: { readme: '# nginx' }, updateMask: ['readme'] },
+      { action: 'update', kind: 'repo', address: 'repo:redis', uid: `${org}/2`, parent: 'org', parentUid: org, before: { description: 'old', readme: 'old' }, after: { description: 'new', readme: '' }, updateMask: ['description', 'readme'] },
       {
         action: 'update',
         kind: 'roleBinding',
@@ -268,6 +269,7 @@ describe('apply (scheduler)', () => {
         uid: `${org}/4`,
         parent: 'org',
         parentUid: org,
+        before: { roleUid: 'viewer-uid' },
         after: { role: 'editor' },
         updateMask: ['roleUid'],
         refs: { roleUid: { address: 'role:editor', uid: 'editor-uid' } },
@@ -295,9 +297,9 @@ describe('apply (scheduler)', () => {
     api.seed('repo', `${org}/g/r`, `${org}/g`, { name: 'r' });
     api.seed('tag', `${org}/g/r/t`, `${org}/g/r`, { name: 't' });
     const steps: PlanStep[] = [
-      // Parent first in the plan and no dependsOn: the executor must still wait for the children.
-      { action: 'delete', kind: 'group', address: 'group:old', uid: `${org}/g`, parent: 'org' },
-      { action: 'delete', kind: 'repo', address: 'repo:old/r', uid: `${org}/g/r`, parent: 'group:old' },
+      // Parent first in the plan: the executor waits for the children its dependsOn names.
+      { action: 'delete', kind: 'group', address: 'group:old', uid: `${org}/g`, parent: 'org', dependsOn: ['repo:old/r'] },
+      { action: 'delete', kind: 'repo', address: 'repo:old/r', uid: `${org}/g/r`, parent: 'group:old', dependsOn: ['tag:old/r:t'] },
       { action: 'delete', kind: 'tag', address: 'tag:old/r:t', uid: `${org}/g/r/t`, parent: 'repo:old/r' },
       { action: 'delete', kind: 'identity', address: 'identity:gone', uid: `${org}/404`, parent: 'org' },
     ];

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { describeDrift, describeRefusedDrift, describeValue } from '../../src/drift/drift-report.js';
+import { assertDriftReadable, describeDrift, describeValue } from '../../src/drift/drift-report.js';
+import { UnsafePlanError } from '../../src/model/errors.js';
 import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../src/drift/render-drift.js';
-import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanRefusal, type PlanStep } from '../../src/model/plan.js';
 
 const ORG = 'a'.repeat(40);
 
-function planOf(steps: PlanStep[], warnings: string[] = []): Plan {
+function planOf(steps: PlanStep[], warnings: string[] = [], refusals: PlanRefusal[] = []): Plan {
   const summary = { create: 0, update: 0, delete: 0 };
   for (const s of steps) summary[s.action]++;
-  return { formatVersion: PLAN_FORMAT_VERSION, org: { name: 'acme', uid: ORG }, summary, steps, warnings, fingerprints: [] };
+  return { formatVersion: PLAN_FORMAT_VERSION, org: { name: 'acme', uid: ORG }, summary, steps, warnings, refusals, fingerprints: [] };
 }
 
 const source = { file: 'manifests/org.yaml', line: 12, column: 7 };
@@ -75,22 +76,50 @@ describe('describeDrift', () => {
   });
 });
 
-describe('describeRefusedDrift', () => {
-  it('reports refusals caused by drift as findings with their reason, and says the rest is unknown', () => {
-    const report = describeRefusedDrift({ name: 'acme' }, [
-      { rule: 'protected', message: 'identity:keeper is protected and would be deleted', addresses: ['identity:keeper'] },
-    ]);
+/** A plan refused because of drift: a protected identity made by hand, beside an ordinary edit. */
+const protectedKeeper: PlanRefusal = { rule: 'protected', message: 'identity:keeper is protected and would be deleted', addresses: ['identity:keeper'] };
+const refusedPlan = planOf(
+  [
+    { action: 'update', kind: 'repo', address: 'repo:nginx', uid: `${ORG}/0000000000000001`, parent: 'org', before: { description: 'Patched by hand' }, after: { description: 'Hardened nginx' }, updateMask: ['description'], source },
+    { action: 'delete', kind: 'identity', address: 'identity:keeper', uid: `${ORG}/0000000000000005`, parent: 'org', before: { name: 'keeper' } },
+  ],
+  [],
+  [protectedKeeper],
+);
+
+describe('describeDrift of a refused plan', () => {
+  it('reports every difference, the refused ones with their reason', () => {
+    const report = describeDrift(refusedPlan);
     expect(report.inSync).toBe(false);
-    expect(report.summary).toEqual({ changed: 0, unmanaged: 1, missing: 0 });
-    expect(report.items[0]).toMatchObject({ category: 'unmanaged', kind: 'identity', address: 'identity:keeper', detail: 'identity:keeper is protected and would be deleted' });
-    expect(renderTextDrift(report)).toContain('  ? identity:keeper\n      identity:keeper is protected and would be deleted');
-    expect(report.notes[0]).toMatch(/only the refused differences are listed/);
+    expect(report.summary).toEqual({ changed: 1, unmanaged: 1, missing: 0 });
+    expect(report.items[1]).toMatchObject({
+      category: 'unmanaged',
+      kind: 'identity',
+      address: 'identity:keeper',
+      message: 'exists live but not in the manifests, and apply refuses to delete it',
+      detail: 'identity:keeper is protected and would be deleted',
+    });
+    expect(renderTextDrift(report)).toMatch(/  \? identity:keeper  \(uid a+\/0+5\)\n      identity:keeper is protected and would be deleted\n/);
+    expect(report.items[0]).toMatchObject({ category: 'changed', address: 'repo:nginx' });
+  });
+
+  it('makes a finding of a refused address that has no step of its own (a kept child blocking its group)', () => {
+    const blocking: PlanRefusal = { rule: 'not-empty', message: 'group:old cannot be deleted: it still holds identity:old/human (ignored)', addresses: ['identity:old/human', 'group:old'] };
+    const report = describeDrift(planOf([], [], [blocking]));
+    expect(report.items).toEqual([
+      { category: 'unmanaged', kind: 'identity', address: 'identity:old/human', message: 'exists live but not in the manifests, and apply refuses to delete it', detail: blocking.message },
+    ]);
+    expect(report.refused).toBe(true);
+  });
+
+  it('stops at refusals that mean live state could not be read reliably', () => {
+    const incomplete: PlanRefusal = { rule: 'incomplete-read', message: 'cannot delete 1 identity: the live read was incomplete', addresses: ['identity:x'] };
+    expect(() => assertDriftReadable(planOf([], [], [protectedKeeper]))).not.toThrow();
+    expect(() => assertDriftReadable(planOf([], [], [protectedKeeper, incomplete]))).toThrow(UnsafePlanError);
   });
 
   it('ends the text with what to do about the refusal, not with "run plan"', () => {
-    const report = describeRefusedDrift({ name: 'acme' }, [
-      { rule: 'protected', message: 'identity:keeper is protected and would be deleted', addresses: ['identity:keeper'] },
-    ]);
+    const report = describeDrift(refusedPlan);
     expect(report.refused).toBe(true);
     const text = renderTextDrift(report);
     expect(text).not.toContain('Run `platform-sync plan`');

@@ -2,7 +2,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkFingerprints, fingerprintLive, plan, readmeReposOf } from '../../src/plan/index.js';
+import { plan } from '../../src/plan/index.js';
+import { checkFingerprints, fingerprintLive, readmeReposOf } from '../../src/saved-plan/fingerprint.js';
+import type { Plan } from '../../src/model/plan.js';
+import type { DesiredState } from '../../src/model/resources.js';
 import { loadSavedPlan, savePlan } from '../../src/saved-plan/saved-plan.js';
 import type { LiveState } from '../../src/model/resources.js';
 import { desiredState, emptyLive, liveState, r, uidOf } from './plan-builders.js';
@@ -25,7 +28,12 @@ function scenario() {
     r.subscription('', 'https://h.example/x'),
   ]);
   const desired = desiredState([r.identity('', 'bot', { description: 'b' }), r.subscription('', 'https://h.example/x'), r.repo('', 'new')]);
-  return { live, desired, plan: plan(desired, live, { fingerprints: true }) };
+  return { live, desired, plan: savedPlanOf(desired, live) };
+}
+
+/** A plan as `plan --out` saves it: with a fingerprint of every live resource it read. */
+function savedPlanOf(desired: DesiredState, live: LiveState): Plan {
+  return { ...plan(desired, live), fingerprints: fingerprintLive(live) };
 }
 
 function withResource(live: LiveState, extra: LiveState['resources'][number]): LiveState {
@@ -34,9 +42,9 @@ function withResource(live: LiveState, extra: LiveState['resources'][number]): L
 
 describe('saved plans', () => {
   it('round-trips through a file with its fingerprints and nothing else', async () => {
-    const { plan: p } = scenario();
+    const { plan: p, live } = scenario();
     const path = join(dir, 'plan.json');
-    await savePlan(path, p);
+    await savePlan(path, { ...p, fingerprints: [] }, live);
     const text = await readFile(path, 'utf8');
     expect(Object.keys(JSON.parse(text))).toEqual(['formatVersion', 'org', 'summary', 'steps', 'warnings', 'fingerprints']);
     expect(await loadSavedPlan(path)).toEqual(p);
@@ -104,7 +112,7 @@ describe('checkFingerprints', () => {
 
   it('names a new binding to an identity the plan deletes, and refuses to judge from an incomplete read', () => {
     const live = liveState([r.identity('', 'keep'), r.identity('', 'gone')]);
-    const p = plan(desiredState([r.identity('', 'keep')]), live, { fingerprints: true });
+    const p = savedPlanOf(desiredState([r.identity('', 'keep')]), live);
     expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete identity:gone']);
     const orgUid = uidOf(live, 'org');
     const bound = withResource(live, { ...r.binding('', 'gone', 'viewer'), uid: `${orgUid}/00000000000000cc`, parentUid: orgUid } as never);
@@ -118,7 +126,7 @@ describe('checkFingerprints', () => {
   });
 
   it('notices when the org of a bootstrap plan appeared, or the org is another one', () => {
-    const bootstrap = plan(desiredState([r.repo('', 'x')]), emptyLive(), { fingerprints: true });
+    const bootstrap = savedPlanOf(desiredState([r.repo('', 'x')]), emptyLive());
     expect(bootstrap.fingerprints).toEqual([]);
     expect(checkFingerprints(bootstrap, emptyLive())).toEqual([]);
     const appeared = liveState([]);
@@ -143,7 +151,7 @@ describe('checkFingerprints', () => {
 
   it('compares the readme a plan changes with the live one, since a readme edit may not move updateTime', () => {
     const live = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'old' }), updateTime: T1 }]);
-    const saved = plan(desiredState([r.repo('', 'app', { readme: 'new' })]), live, { fingerprints: true });
+    const saved = savedPlanOf(desiredState([r.repo('', 'app', { readme: 'new' })]), live);
     expect(readmeReposOf(saved)).toEqual(new Set(['repo:app']));
     expect(checkFingerprints(saved, live)).toEqual([]);
     // Someone edits the readme; the repo's updateTime stays as it was.

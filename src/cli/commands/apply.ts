@@ -11,10 +11,10 @@ import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
 import { createProgressView, type ProgressFormat } from '../../apply/progress.js';
 import type { ApiClient } from '../../api/types.js';
-import { readLiveState } from '../../live/index.js';
-import { StalePlanError, UserError } from '../../model/errors.js';
+import { UserError } from '../../model/errors.js';
 import type { Plan } from '../../model/plan.js';
-import { checkFingerprints, readmeReposOf } from '../../plan/index.js';
+import { assertSafe } from '../../plan/index.js';
+import { checkSavedPlan } from '../../saved-plan/check-saved-plan.js';
 import { planFromManifests } from '../../pipeline.js';
 import { renderJsonPlan, renderPlan } from '../../render/index.js';
 import {
@@ -69,6 +69,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, output: O
     const out = output.stdout;
     if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
     else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out) }));
+    assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
 
     if (!(await confirmApply(plan.steps.length, options, output))) {
@@ -100,17 +101,6 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
     throw new UserError('APPLY_USAGE', `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`);
   }
   return plans[0];
-}
-
-/**
- * Re-reads the org and compares it with the fingerprints the plan recorded; a plan made
- * against a world that has since changed is refused before anything is sent.
- */
-async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
-  const live = await readLiveState(client, { org: saved.org, readmeRepos: readmeReposOf(saved) });
-  const changed = checkFingerprints(saved, live);
-  if (changed.length > 0) throw new StalePlanError(changed);
-  return saved;
 }
 
 /**

@@ -5,13 +5,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { describeDrift, describeRefusedDrift, DRIFT_REFUSAL_RULES, renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift, type DriftReport } from '../../drift/index.js';
-import { loadManifests } from '../../manifest/index.js';
-import { UnsafePlanError, UserError } from '../../model/errors.js';
-import type { LiveState } from '../../model/resources.js';
-import { roleRefAddress } from '../../plan/references.js';
-import type { ApiClient } from '../../api/types.js';
-import { planFromManifests } from '../../pipeline.js';
+import { detectDrift, renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift, type DriftResult } from '../../drift/index.js';
+import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../render/index.js';
 import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
@@ -33,16 +28,17 @@ export function registerDriftCommand(program: Command, output: Output): void {
     .addOption(new Option('--format <format>', 'output format').choices([...DRIFT_FORMATS]).default('text'));
   addConnectionOptions(command);
   command.action(async (paths: string[], options: DriftCommandOptions) => {
-    let drift: Awaited<ReturnType<typeof readDrift>>;
+    let drift: DriftResult;
     try {
-      drift = await withSession(options, output, (session) => readDrift(paths, session.client));
+      drift = await withSession(options, output, (session) => detectDrift(paths, session.client));
     } catch (err) {
       // A failed nightly job still says why on its summary page; the error itself (and exit 1)
       // is main.ts's to report.
       appendStepSummary(renderMarkdownDriftFailure(describeFailure(err)), output);
       throw err;
     }
-    const { report, planMarkdown } = drift;
+    const { report } = drift;
+    const planMarkdown = renderMarkdownPlan(drift.plan);
     const rendered =
       options.format === 'json'
         ? renderJsonDrift(report)
@@ -59,31 +55,6 @@ export function registerDriftCommand(program: Command, output: Output): void {
 function describeFailure(err: unknown): string {
   const message = err instanceof UserError ? err.message : `internal error: ${(err as Error)?.message ?? String(err)}`;
   return message.split('\n').find((l) => l.trim() !== '') ?? 'unknown error';
-}
-
-/**
- * Plans and reads the plan as drift. Drift never applies, so the mass-delete rail is lifted
- * (a hundred identities created by hand is drift to report, not a plan to refuse); refusals
- * caused by the drift itself are reported as drift, the others stay errors.
- */
-async function readDrift(paths: string[], client: ApiClient): Promise<{ report: DriftReport; planMarkdown?: string }> {
-  try {
-    const { plan, live } = await planFromManifests(paths, client, { allowMassDelete: true });
-    return { report: describeDrift(plan, { addressOfUid: indexAddressesByUid(live) }), planMarkdown: renderMarkdownPlan(plan) };
-  } catch (err) {
-    if (err instanceof UnsafePlanError && err.refusals.every((r) => DRIFT_REFUSAL_RULES.has(r.rule))) {
-      const desired = await loadManifests(paths);
-      return { report: describeRefusedDrift({ name: desired.org.name }, err.refusals) };
-    }
-    throw err;
-  }
-}
-
-/** Names what a uid in live state is: a resource of the org, or a built-in role. */
-function indexAddressesByUid(live: LiveState): (uid: string) => string | undefined {
-  const byUid = new Map(live.resources.map((r) => [r.uid, r.address]));
-  for (const [name, uid] of Object.entries(live.builtinRoles)) byUid.set(uid, roleRefAddress({ builtin: name }));
-  return (uid) => byUid.get(uid);
 }
 
 /**

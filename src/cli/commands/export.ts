@@ -6,12 +6,9 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { exportManifests, type ExportedFile } from '../../export/index.js';
-import { readLiveState } from '../../live/index.js';
+import { exportManifests, readOrgForExport, type ExportedFile } from '../../export/index.js';
 import { findManifestSchemaPath } from '../../manifest/index.js';
 import { UserError } from '../../model/errors.js';
-import type { LiveState } from '../../model/resources.js';
-import type { ApiClient } from '../../api/types.js';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
 
@@ -21,9 +18,6 @@ interface ExportCommandOptions extends ConnectionOptions {
   force?: boolean;
   schemaRef?: string;
 }
-
-/** A root group uid: 40 lowercase hex (DESIGN.md §2). Anything else is a name. */
-const ROOT_UID = /^[0-9a-f]{40}$/;
 
 export function registerExportCommand(program: Command, output: Output): void {
   const command = program
@@ -35,7 +29,7 @@ export function registerExportCommand(program: Command, output: Output): void {
     .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
-    const live = await withSession(options, output, (session) => readWholeOrg(session.client, options.org));
+    const live = await withSession(options, output, (session) => readOrgForExport(session.client, options.org));
     const outDir = options.out === undefined ? undefined : resolve(options.out);
     const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? process.cwd());
     const files = exportManifests(live, { schemaRef }).map((f) => ({ ...f, text: output.redact(f.text) }));
@@ -47,16 +41,6 @@ export function registerExportCommand(program: Command, output: Output): void {
     for (const f of files) output.stdout.write(`Wrote ${join(options.out!, f.file)}\n`);
     output.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
   });
-}
-
-/** Reads the org with every readme: an export manages all of them. */
-async function readWholeOrg(client: ApiClient, org: string): Promise<LiveState> {
-  const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
-  const live = await readLiveState(client, { org: ref, readmeRepos: 'all' });
-  if (live.org === null) {
-    throw new UserError('EXPORT_NO_ORG', `cannot export org "${org}": no root group of that name is visible to this token`);
-  }
-  return live;
 }
 
 /** Where a project that installed platform-sync (npm) keeps its schema, from the project root. */

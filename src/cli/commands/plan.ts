@@ -5,6 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { planFromManifests } from '../../pipeline.js';
+import { assertSafe } from '../../plan/index.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
 import {
   addConnectionOptions,
@@ -39,12 +40,13 @@ export function registerPlanCommand(program: Command, output: Output): void {
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
-    const planOptions = { ...planOptionsFrom(options), fingerprints: options.out !== undefined };
-    const { plan } = await withSession(options, output, (session) => planFromManifests(paths, session.client, planOptions));
+    const { plan, live } = await withSession(options, output, (session) => planFromManifests(paths, session.client, planOptionsFrom(options)));
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout) }));
+    // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
+    assertSafe(plan);
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
-      await savePlan(options.out, plan, { redact: output.redact });
+      await savePlan(options.out, plan, live, { redact: output.redact });
       output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
     }
     process.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);

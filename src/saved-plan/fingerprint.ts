@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { Fingerprint, Plan } from '../model/plan.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
-import { displayFields } from './fields.js';
-import { identityRefAddress, roleRefAddress } from './references.js';
+import { displayFields } from '../plan/fields.js';
+import { identityRefAddress, roleRefAddress } from '../plan/references.js';
 import { pushTo } from '../util/multimap.js';
 
 /** JSON with object keys sorted, so that equal content always hashes the same. */

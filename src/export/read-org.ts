@@ -1,0 +1,24 @@
+/** The read side of `export`, as a library call: the whole org, every readme included. */
+import type { ApiClient } from '../api/types.js';
+import { readLiveState } from '../live/index.js';
+import { UserError } from '../model/errors.js';
+import type { LiveState } from '../model/resources.js';
+import { exportManifests, type ExportedFile, type ExportOptions } from './export-manifests.js';
+
+/** A root group uid: 40 lowercase hex (DESIGN.md §2). Anything else is a name. */
+const ROOT_UID = /^[0-9a-f]{40}$/;
+
+/** Reads the org named (by root group name or 40-hex uid) with every readme: an export manages all of them. */
+export async function readOrgForExport(client: ApiClient, org: string): Promise<LiveState> {
+  const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
+  const live = await readLiveState(client, { org: ref, readmeRepos: 'all' });
+  if (live.org === null) {
+    throw new UserError('EXPORT_NO_ORG', `cannot export org "${org}": no root group of that name is visible to this token`);
+  }
+  return live;
+}
+
+/** Reads the org and writes it as manifests that plan to zero changes (the files' names and texts). */
+export async function exportOrg(client: ApiClient, org: string, options: ExportOptions = {}): Promise<ExportedFile[]> {
+  return exportManifests(await readOrgForExport(client, org), options);
+}
