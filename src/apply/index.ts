@@ -3,6 +3,7 @@
  * with bounded concurrency. It emits events (STYLE.md §7) and returns a result; it never prints
  * and never throws because a step failed — a failure is data in the result.
  */
+import { assertSafe } from '../plan/index.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import type { Plan, PlanStep } from '../model/plan.js';
@@ -62,13 +63,15 @@ export interface ApplyResult {
  * Applies `plan` through `client`. A step starts as soon as every step it depends on is done,
  * never before; ready steps start in plan order. A failed step's transitive dependents are
  * skipped and every independent step still runs. Throws only for a plan that cannot be run at
- * all (InvalidPlanError, before any request) or an invalid `concurrency`.
+ * all (UnsafePlanError for a refused plan, InvalidPlanError; before any request) or an invalid
+ * `concurrency`.
  */
 export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions = {}): Promise<ApplyResult> {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
+  assertSafe(plan); // a refused plan is shown, never run
   const graph = buildStepGraph(plan.steps);
   const limit = pLimit(concurrency);
   const startedAt = performance.now();

@@ -17,11 +17,15 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { createOutput, type Output } from './output.js';
+import { processIo, type CliContext, type CliIo } from './context.js';
+
+export { processIo, type CliIo } from './context.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../../../package.json') as { version: string };
 
-function buildProgram(output: Output): Command {
+function buildProgram(ctx: CliContext): Command {
+  const { output } = ctx;
   const program = new Command('platform-sync')
     .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
     .version(version, '-V, --version')
@@ -32,12 +36,12 @@ function buildProgram(output: Output): Command {
     })
     .exitOverride();
   addGlobalOptions(program);
-  registerEmulatorCommand(program);
-  registerDriftCommand(program, output);
-  registerExportCommand(program, output);
-  registerValidateCommand(program, output);
-  registerPlanCommand(program, output);
-  registerApplyCommand(program, output);
+  registerEmulatorCommand(program, ctx);
+  registerDriftCommand(program, ctx);
+  registerExportCommand(program, ctx);
+  registerValidateCommand(program, ctx);
+  registerPlanCommand(program, ctx);
+  registerApplyCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the
   // error itself off the screen.
@@ -79,19 +83,28 @@ function addGlobalOptions(program: Command): void {
   });
 }
 
-export async function main(argv: string[]): Promise<void> {
+/**
+ * Runs the CLI with `argv` (as `process.argv`: node, script, then the arguments) and returns
+ * the exit code. Everything it touches comes from `io`, so it runs in-process as well as from
+ * the bin; only the bin's io exits the process.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   // `platform-sync apply … | tee log`, then Ctrl-C: the reader dies first. What we still print
   // has nowhere to go, but the steps in flight must still finish rather than crash on EPIPE.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  const onStdoutError = (err: NodeJS.ErrnoException): void => {
     if (err.code !== 'EPIPE') throw err;
-  });
+  };
+  io.stdout.on('error', onStdoutError);
   // The one writer of every command: it redacts the token once a session knows it (output.ts).
-  const output = createOutput(process.stdout, process.stderr);
-  const program = buildProgram(output);
+  const ctx: CliContext = { ...io, output: createOutput(io.stdout, io.stderr), exitCode: 0 };
+  const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv);
+    return ctx.exitCode;
   } catch (err) {
-    process.exitCode = exitCodeFor(err, output);
+    return exitCodeFor(err, ctx.output);
+  } finally {
+    io.stdout.off('error', onStdoutError);
   }
 }
 

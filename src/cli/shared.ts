@@ -15,6 +15,7 @@ import type { ApiClient } from '../api/types.js';
 import { UserError } from '../model/errors.js';
 import type { PlanOptions } from '../plan/index.js';
 import type { Output } from './output.js';
+import type { CliContext } from './context.js';
 
 /** Options every API-talking command accepts (as commander parses them). */
 export interface ConnectionOptions {
@@ -63,9 +64,10 @@ export interface Session {
  * today a remote API from --base-url/--token-file; an `--emulator` mode (an embedded emulator
  * whose close() also stops it, see embedded.ts) plugs in here and nowhere else.
  */
-async function openSession(options: ConnectionOptions, output: Output): Promise<Session> {
-  const embedded = options.emulator ? await startEmbeddedEmulator({ baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
-  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile });
+async function openSession(options: ConnectionOptions, ctx: CliContext): Promise<Session> {
+  const { output } = ctx;
+  const embedded = options.emulator ? await startEmbeddedEmulator({ cwd: ctx.cwd, baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
+  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, env: ctx.env });
   // Before the first request: from here on nothing the command writes can carry the token.
   output.addSecret(connection.token);
   // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
@@ -78,9 +80,9 @@ async function openSession(options: ConnectionOptions, output: Output): Promise<
   return { client, close: async () => { await client.close(); await embedded?.close(); } };
 }
 
-/** Runs `work` in a session and always closes it; `output` redacts the session's token. */
-export async function withSession<T>(options: ConnectionOptions, output: Output, work: (session: Session) => Promise<T>): Promise<T> {
-  const session = await openSession(options, output);
+/** Runs `work` in a session and always closes it; the run's Output redacts the session's token. */
+export async function withSession<T>(options: ConnectionOptions, ctx: CliContext, work: (session: Session) => Promise<T>): Promise<T> {
+  const session = await openSession(options, ctx);
   try {
     return await work(session);
   } finally {
@@ -92,7 +94,7 @@ export async function withSession<T>(options: ConnectionOptions, output: Output,
  * Colour for a stream: only on a TTY, never with NO_COLOR set (https://no-color.org), never
  * with --no-color.
  */
-export function shouldColor(options: ConnectionOptions, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function shouldColor(options: ConnectionOptions, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   if (options.color === false) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return stream.isTTY === true;

@@ -27,6 +27,7 @@ import {
   type PlanningCliOptions,
 } from '../shared.js';
 import type { Output } from '../output.js';
+import type { CliContext } from '../context.js';
 
 interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   autoApprove?: boolean;
@@ -36,7 +37,8 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
 
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
 
-export function registerApplyCommand(program: Command, output: Output): void {
+export function registerApplyCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
   const command = program
     .command('apply')
     .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
@@ -47,7 +49,7 @@ export function registerApplyCommand(program: Command, output: Output): void {
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
-    process.exitCode = await runApply(paths, options, output);
+    ctx.exitCode = await runApply(paths, options, ctx);
   });
 }
 
@@ -60,25 +62,26 @@ function parseConcurrency(value: string): number {
   return n;
 }
 
-async function runApply(paths: string[], options: ApplyCommandOptions, output: Output): Promise<number> {
+async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliContext): Promise<number> {
+  const { output } = ctx;
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
-  return withSession(options, output, async ({ client }) => {
+  return withSession(options, ctx, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
     const out = output.stdout;
     if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
-    else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out) }));
+    else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out, ctx.env) }));
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
 
-    if (!(await confirmApply(plan.steps.length, options, output))) {
+    if (!(await confirmApply(plan.steps.length, options, ctx))) {
       output.stderr.write('Apply cancelled: nothing was changed.\n');
       return 1;
     }
     // Approved without a question (CI): a blank line between the plan and the progress.
     if (options.autoApprove && options.format === 'text') out.write('\n');
-    const result = await applyWithInterrupt(plan, client, options, output);
+    const result = await applyWithInterrupt(plan, client, options, ctx);
     return result.ok ? 0 : 1;
   });
 }
@@ -109,19 +112,19 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
  * carries JSON events. Without a terminal to ask on, refused. Ctrl-C or Ctrl-D at the question
  * cancels, like any answer but 'yes'.
  */
-async function confirmApply(count: number, options: ApplyCommandOptions, output: Output): Promise<boolean> {
+async function confirmApply(count: number, options: ApplyCommandOptions, ctx: CliContext): Promise<boolean> {
   if (options.autoApprove) return true;
-  const toStdout = options.format !== 'json' && output.stdout.isTTY;
+  const toStdout = options.format !== 'json' && ctx.output.stdout.isTTY;
   // readline writes the prompt and echoes the answer itself, so it gets the raw stream: the
   // question holds a count, and the echo is what the person typed.
-  const prompt = toStdout ? process.stdout : process.stderr;
-  if (!process.stdin.isTTY || !prompt.isTTY) {
+  const prompt = toStdout ? ctx.stdout : ctx.stderr;
+  if (!ctx.stdin.isTTY || !prompt.isTTY) {
     throw new UserError(
       'APPLY_NOT_APPROVED',
       `refusing to apply ${changes(count)} without approval: there is no terminal to ask on. Review the plan above and pass --auto-approve to apply it.`,
     );
   }
-  const rl = createInterface({ input: process.stdin, output: prompt });
+  const rl = createInterface({ input: ctx.stdin, output: prompt });
   // Ctrl-D (end of input) and Ctrl-C close the interface without an answer: no approval.
   const closed = new Promise<null>((resolve) => rl.once('close', () => resolve(null)));
   const asked = rl.question(`\n${count === 1 ? 'Apply this change' : `Apply these ${changes(count)}`}? Only 'yes' will be accepted: `).catch((err: unknown) => {
@@ -150,14 +153,16 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, output: Output): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext): Promise<ApplyResult> {
+  const { output } = ctx;
   const controller = new AbortController();
-  const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout) });
+  const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (controller.signal.aborted) {
       // JSON events own stdout; people read stderr then.
       (options.format === 'json' ? output.stderr : output.stdout).write(`${view.quit()}\n`);
-      process.exit(SIGNAL_EXIT[signal]);
+      ctx.exit(SIGNAL_EXIT[signal]);
+      return;
     }
     controller.abort();
     const again = signal === 'SIGINT' ? 'Press Ctrl-C again to quit at once.' : 'Send SIGTERM again to quit at once.';
@@ -166,12 +171,12 @@ async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyC
     if (options.format === 'json') output.stderr.write(`${message}\n`);
     else view.notice(message);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  ctx.signals.on('SIGINT', onSignal);
+  ctx.signals.on('SIGTERM', onSignal);
   try {
     return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal });
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    ctx.signals.off('SIGINT', onSignal);
+    ctx.signals.off('SIGTERM', onSignal);
   }
 }

@@ -10,6 +10,7 @@ import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../render/index.js';
 import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
+import type { CliContext } from '../context.js';
 
 const DRIFT_FORMATS = ['text', 'json', 'markdown'] as const;
 type DriftFormat = (typeof DRIFT_FORMATS)[number];
@@ -20,7 +21,8 @@ interface DriftCommandOptions extends ConnectionOptions {
 
 const DRIFT_EXIT = { inSync: 0, drift: 2 } as const;
 
-export function registerDriftCommand(program: Command, output: Output): void {
+export function registerDriftCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
   const command = program
     .command('drift')
     .description('Report how live state drifted from the manifests (exit 0 in sync, 2 drift, 1 error)')
@@ -30,11 +32,11 @@ export function registerDriftCommand(program: Command, output: Output): void {
   command.action(async (paths: string[], options: DriftCommandOptions) => {
     let drift: DriftResult;
     try {
-      drift = await withSession(options, output, (session) => detectDrift(paths, session.client));
+      drift = await withSession(options, ctx, (session) => detectDrift(paths, session.client));
     } catch (err) {
       // A failed nightly job still says why on its summary page; the error itself (and exit 1)
       // is main.ts's to report.
-      appendStepSummary(renderMarkdownDriftFailure(describeFailure(err)), output);
+      appendStepSummary(renderMarkdownDriftFailure(describeFailure(err)), ctx);
       throw err;
     }
     const { report } = drift;
@@ -44,10 +46,10 @@ export function registerDriftCommand(program: Command, output: Output): void {
         ? renderJsonDrift(report)
         : options.format === 'markdown'
           ? renderMarkdownDrift(report, { planMarkdown })
-          : renderTextDrift(report, { color: shouldColor(options, output.stdout) });
+          : renderTextDrift(report, { color: shouldColor(options, output.stdout, ctx.env) });
     output.stdout.write(rendered);
-    appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), output);
-    process.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
+    appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), ctx);
+    ctx.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
   });
 }
 
@@ -62,8 +64,8 @@ function describeFailure(err: unknown): string {
  * output. The job summary is a copy: when it cannot be written, a warning says so and the exit
  * code still tells drift from no drift (or failure), which is what a cron job acts on.
  */
-function appendStepSummary(markdown: string, output: Output): void {
-  const summaryPath = process.env.GITHUB_STEP_SUMMARY;
+function appendStepSummary(markdown: string, { output, env }: CliContext): void {
+  const summaryPath = env.GITHUB_STEP_SUMMARY;
   if (!summaryPath) return;
   try {
     appendFileSync(summaryPath, `${output.redact(markdown)}\n`);

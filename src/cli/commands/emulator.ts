@@ -3,6 +3,7 @@
  * closes it (writing `--state`). Prints the URL, never a token.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import type { CliContext } from '../context.js';
 import { UserError } from '../../model/errors.js';
 import type { EmulatorToken, FaultOptions } from '../../emulator/index.js';
 import { readTokensFile } from '../../emulator/tokens.js';
@@ -41,7 +42,7 @@ function parseNumber(kind: 'integer' | 'number' | 'rate') {
  * The tokens the command line configures: `--tokens FILE` entries, then the owner token
  * (`--token`, else PLATFORM_TOKEN) and `--viewer-token`. A token given twice is an error.
  */
-function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv = process.env): EmulatorToken[] {
+function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv): EmulatorToken[] {
   const tokens: EmulatorToken[] = opts.tokens ? readTokensFile(opts.tokens) : [];
   const fromFile = tokens.length;
   const add = (token: string, role: EmulatorToken['role'], flag: string): void => {
@@ -74,7 +75,7 @@ function faultsFromOptions(opts: EmulatorCliOptions): FaultOptions {
   return f;
 }
 
-export function registerEmulatorCommand(program: Command): void {
+export function registerEmulatorCommand(program: Command, ctx: CliContext): void {
   program
     .command('emulator')
     .description('Run the Platform API v2 emulator (a real HTTP server) until interrupted')
@@ -96,7 +97,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
     .action(async (opts: EmulatorCliOptions) => {
-      const tokens = tokensFromOptions(opts);
+      const tokens = tokensFromOptions(opts, ctx.env);
       const { startEmulator } = await import('../../emulator/index.js'); // on use only (see main.ts)
       const emulator = await startEmulator({
         port: opts.port,
@@ -106,22 +107,22 @@ export function registerEmulatorCommand(program: Command): void {
         ...(opts.state ? { statePath: opts.state } : {}),
         faults: faultsFromOptions(opts),
       });
-      process.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
+      ctx.output.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
       if (tokens.length === 0)
-        process.stderr.write('No token configured (--tokens, --token or PLATFORM_TOKEN): every request except ping will get 401.\n');
+        ctx.output.stderr.write('No token configured (--tokens, --token or PLATFORM_TOKEN): every request except ping will get 401.\n');
       await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          process.stderr.write(`Received ${signal}, shutting down${opts.state ? ` and writing ${opts.state}` : ''}.\n`);
+        const stop = (signal: 'SIGINT' | 'SIGTERM'): void => {
+          ctx.signals.off('SIGINT', stop);
+          ctx.signals.off('SIGTERM', stop);
+          ctx.output.stderr.write(`Received ${signal}, shutting down${opts.state ? ` and writing ${opts.state}` : ''}.\n`);
           emulator.close().then(resolve, (err: unknown) => {
-            process.stderr.write(`Error: could not write emulator state: ${(err as Error).message}\n`);
-            process.exitCode = 1;
+            ctx.output.stderr.write(`Error: could not write emulator state: ${(err as Error).message}\n`);
+            ctx.exitCode = 1;
             resolve();
           });
         };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
+        ctx.signals.on('SIGINT', stop);
+        ctx.signals.on('SIGTERM', stop);
       });
     });
 }

@@ -11,6 +11,7 @@ import { findManifestSchemaPath } from '../../manifest/index.js';
 import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
+import type { CliContext } from '../context.js';
 
 interface ExportCommandOptions extends ConnectionOptions {
   org: string;
@@ -19,7 +20,8 @@ interface ExportCommandOptions extends ConnectionOptions {
   schemaRef?: string;
 }
 
-export function registerExportCommand(program: Command, output: Output): void {
+export function registerExportCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
   const command = program
     .command('export')
     .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
@@ -29,9 +31,9 @@ export function registerExportCommand(program: Command, output: Output): void {
     .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
-    const live = await withSession(options, output, (session) => readOrgForExport(session.client, options.org));
-    const outDir = options.out === undefined ? undefined : resolve(options.out);
-    const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? process.cwd());
+    const live = await withSession(options, ctx, (session) => readOrgForExport(session.client, options.org));
+    const outDir = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
+    const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? ctx.cwd);
     const files = exportManifests(live, { schemaRef }).map((f) => ({ ...f, text: output.redact(f.text) }));
     if (outDir === undefined) {
       output.stdout.write(joinAsStream(files));

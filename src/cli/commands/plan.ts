@@ -17,6 +17,7 @@ import {
   type PlanningCliOptions,
 } from '../shared.js';
 import type { Output } from '../output.js';
+import type { CliContext } from '../context.js';
 
 interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {
   out?: string;
@@ -29,7 +30,8 @@ function planExitCode(steps: number, detailed: boolean | undefined): number {
   return detailed && steps > 0 ? 2 : 0;
 }
 
-export function registerPlanCommand(program: Command, output: Output): void {
+export function registerPlanCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
   const command = program
     .command('plan')
     .description('Show what apply would change to make the org match the manifests')
@@ -40,8 +42,8 @@ export function registerPlanCommand(program: Command, output: Output): void {
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
-    const { plan, live } = await withSession(options, output, (session) => planFromManifests(paths, session.client, planOptionsFrom(options)));
-    output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout) }));
+    const { plan, live } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planOptionsFrom(options)));
+    output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
     if (options.out !== undefined) {
@@ -49,6 +51,6 @@ export function registerPlanCommand(program: Command, output: Output): void {
       await savePlan(options.out, plan, live, { redact: output.redact });
       output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
     }
-    process.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
+    ctx.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
   });
 }

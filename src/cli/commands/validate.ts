@@ -3,13 +3,15 @@ import { validateManifests, type ValidationResult } from '../../manifest/index.j
 import { formatDiagnostic } from '../../model/errors.js';
 import { countNoun } from '../../manifest/diagnostics.js';
 import type { Output } from '../output.js';
+import type { CliContext } from '../context.js';
 
 /**
  * `platform-sync validate <paths…>`: offline schema and semantic checks (DESIGN.md §5).
  * Prints every diagnostic as `file:line:col: message (at /path)` and a count line; exit 0 when
  * valid, 1 otherwise. Reads files only: it never opens a network connection.
  */
-export function registerValidateCommand(program: Command, output: Output): void {
+export function registerValidateCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
   program
     .command('validate')
     .description('Check manifests offline (schema, names, references, settings) and report every problem')
@@ -17,7 +19,7 @@ export function registerValidateCommand(program: Command, output: Output): void 
     .action(async (paths: string[]) => {
       const result = await validateManifests(paths);
       output.stdout.write(renderValidationReport(result, paths));
-      process.exitCode = result.state ? 0 : 1;
+      ctx.exitCode = result.state ? 0 : 1;
     });
 }
 

@@ -1,0 +1,44 @@
+/**
+ * What a CLI run may touch of the world, passed in rather than reached for (STYLE.md §13): its
+ * output streams, standard input, environment, working directory and stop signals. The bin
+ * passes the process's own ({@link processIo}); tests run `main(argv, io)` in-process with
+ * their own streams and environment and read the exit code it returns.
+ */
+import type { Output } from './output.js';
+
+/** A stream the CLI writes to: a Node writable, and whether it is a terminal. */
+export type CliWritable = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+export interface CliIo {
+  stdout: CliWritable;
+  stderr: CliWritable;
+  /** Where approval is read from (apply's question). */
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  /** Where `--emulator` keeps its state and `export` looks for a project's schema. */
+  cwd: string;
+  /** Where SIGINT/SIGTERM arrive. */
+  signals: { on(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown };
+  /** Ends the run at once (a second Ctrl-C); only the process's own io exits the process. */
+  exit(code: number): void;
+}
+
+/** The process's own streams, environment and signals: what `bin/platform-sync` runs with. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    signals: process,
+    exit: (code) => process.exit(code),
+  };
+}
+
+/** One run of the CLI: its io, the one Output every command writes through, and the exit code it sets. */
+export interface CliContext extends CliIo {
+  output: Output;
+  /** Set by a command that finished; an error's code is main's to decide. */
+  exitCode: number;
+}
