@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
+import { findPackageFile } from '../util/package-file.js';
 // Every command is registered up front (help and option parsing need them all), so command
 // modules import only what registering needs. Their heavy dependencies — the API client
 // (undici), saved-plan checks (ajv), the emulator — are imported inside the action that uses
@@ -22,7 +23,8 @@ import { processIo, type CliContext, type CliIo } from './context.js';
 export { processIo, type CliIo } from './context.js';
 
 const require = createRequire(import.meta.url);
-const { version } = require('../../../package.json') as { version: string };
+// From src/ (tests, in-process) and from dist/src/ (the bin) alike.
+const { version } = require(findPackageFile('package.json')) as { version: string };
 
 function buildProgram(ctx: CliContext): Command {
   const { output } = ctx;

@@ -1,8 +1,12 @@
 /**
- * End-to-end helpers: run the built CLI (`bin/platform-sync`, needs `npm run build`) as a child
- * process, and put an org into a real emulator through the library, the way a previous
- * `apply` would have.
+ * End-to-end helpers: run the CLI in-process through `main(argv, io)` with its own streams and
+ * a clean environment (most tests), or the built `bin/platform-sync` as a child process where
+ * a real process matters (signals, a terminal, `--emulator` across processes); and put an org
+ * into a real emulator through the library, the way a previous `apply` would have.
  */
+import { EventEmitter } from 'node:events';
+import { Readable, Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,9 +22,42 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(REPO_ROOT, 'bin', 'platform-sync');
 export const ACME = join(REPO_ROOT, 'examples', 'acme');
 
-/** Runs `platform-sync args…` from the repo root unless `cwd` says otherwise (clean environment). */
-export function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+/** Runs the built `bin/platform-sync args…` as a child process, from the repo root unless `cwd` says otherwise (clean environment). */
+export function runCliProcess(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
   return runBuiltCli(args, { cwd: REPO_ROOT, ...options });
+}
+
+/** A stream that keeps what is written to it, as a terminal would not (no TTY). */
+function collector(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/**
+ * Runs `platform-sync args…` in this process through `main(argv, io)`: its own output streams,
+ * no terminal, an empty standard input, only the environment given (colour off), `cwd` for
+ * `--emulator` state (default: the repo root). Paths in `args` should be absolute.
+ */
+export async function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+  const stdout = collector();
+  const stderr = collector();
+  const exits: number[] = [];
+  const code = await main(['node', 'platform-sync', ...args], {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: Readable.from([]),
+    env: { NO_COLOR: '1', ...options.env },
+    cwd: options.cwd ?? REPO_ROOT,
+    signals: new EventEmitter(),
+    exit: (c) => void exits.push(c),
+  });
+  return { code: exits[0] ?? code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** A fresh temporary directory and a function that removes it. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { ACME, makeTempDir, runCli } from './cli-harness.js';
+import { ACME, makeTempDir, runCli, runCliProcess } from './cli-harness.js';
 
 describe('--emulator: an embedded emulator whose state persists across processes', () => {
   const temp = makeTempDir('embedded');
@@ -10,23 +10,23 @@ describe('--emulator: an embedded emulator whose state persists across processes
 
   it('plan → apply → plan in three processes: the last plan is empty', async () => {
     const cwd = temp.dir;
-    const first = await runCli(['plan', ACME, '--emulator', '--detailed-exitcode'], { cwd });
+    const first = await runCliProcess(['plan', ACME, '--emulator', '--detailed-exitcode'], { cwd });
     expect(first.stderr).toBe('');
     expect(first.code).toBe(2);
 
-    const applied = await runCli(['apply', ACME, '--emulator', '--auto-approve'], { cwd });
+    const applied = await runCliProcess(['apply', ACME, '--emulator', '--auto-approve'], { cwd });
     expect(applied.code).toBe(0);
     const statePath = join(cwd, '.platform-sync', 'emulator.json');
     expect(existsSync(statePath)).toBe(true);
     expect(readFileSync(statePath, 'utf8')).toContain('release-bot');
 
     // Global options are accepted before the command name too.
-    const last = await runCli(['--emulator', '--no-color', 'plan', ACME, '--detailed-exitcode', '--format', 'json'], { cwd });
+    const last = await runCliProcess(['--emulator', '--no-color', 'plan', ACME, '--detailed-exitcode', '--format', 'json'], { cwd });
     expect(last.stderr).toBe('');
     expect(last.code).toBe(0);
     expect(JSON.parse(last.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
 
-    const drift = await runCli(['drift', ACME, '--emulator'], { cwd });
+    const drift = await runCliProcess(['drift', ACME, '--emulator'], { cwd });
     expect(drift.code).toBe(0);
   });
 

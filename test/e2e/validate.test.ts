@@ -1,12 +1,14 @@
 /**
- * `platform-sync validate` end to end: spawns bin/platform-sync (built by `npm test` via
- * `npm run build`; run `npm run build` first when running this file alone).
+ * `platform-sync validate` end to end, in-process through main(argv, io); one run spawns
+ * bin/platform-sync (built by `npm test`) with a socket guard, to prove validate never opens a
+ * connection.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli-harness.js';
 
 const BIN = 'bin/platform-sync';
 let dir: string;
@@ -26,21 +28,26 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function validate(...paths: string[]) {
+/** In a child process whose every socket connect fails the run loudly. */
+function validateOffline(...paths: string[]) {
   const r = spawnSync(process.execPath, ['--require', noNetwork, BIN, 'validate', ...paths], { encoding: 'utf8', env: { ...process.env, PLATFORM_API_URL: 'http://127.0.0.1:9' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+function validate(...paths: string[]) {
+  return runCli(['validate', ...paths], { env: { PLATFORM_API_URL: 'http://127.0.0.1:9' } });
+}
+
 describe('platform-sync validate', () => {
-  it('accepts examples/acme: exit 0 and a summary', () => {
-    const r = validate('examples/acme');
+  it('accepts examples/acme: exit 0 and a summary, with no network connection', () => {
+    const r = validateOffline('examples/acme');
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('ok: 3 files, 36 resources, org acme\n');
     expect(r.code).toBe(0);
   });
 
-  it('prints every diagnostic of every file, then the count; exit 1', () => {
-    const r = validate('test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-tab-indent.yaml');
+  it('prints every diagnostic of every file, then the count; exit 1', async () => {
+    const r = await validate('test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-tab-indent.yaml');
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(
       [
@@ -53,25 +60,25 @@ describe('platform-sync validate', () => {
     expect(r.code).toBe(1);
   });
 
-  it('shows files as given and reports a missing one', () => {
-    const r = validate('./test/fixtures/good-minimal.yaml', 'missing.yaml');
+  it('shows files as given and reports a missing one', async () => {
+    const r = await validate('./test/fixtures/good-minimal.yaml', 'missing.yaml');
     expect(r.stdout).toBe('missing.yaml:1:1: cannot read: no such file or directory\n1 problem in 1 file\n');
     expect(r.code).toBe(1);
   });
 
   it('says no manifest files were found, not "1 problem in 0 files", for a missing path or an empty directory', async () => {
-    const missing = validate('no-such-dir');
+    const missing = await validate('no-such-dir');
     expect(missing.stdout).toBe('no-such-dir:1:1: cannot read: no such file or directory\nno manifest files found in no-such-dir\n');
     expect(missing.code).toBe(1);
     const empty = join(dir, 'empty');
     await mkdir(empty);
-    const none = validate(empty);
+    const none = await validate(empty);
     expect(none.stdout).toBe(`${empty}:1:1: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`);
     expect(none.code).toBe(1);
   });
 
-  it('asks for at least one path', () => {
-    const r = validate();
+  it('asks for at least one path', async () => {
+    const r = await validate();
     expect(r.stderr).toMatch(/missing required argument 'paths'/);
     expect(r.code).toBe(1);
   });
