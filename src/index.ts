@@ -26,12 +26,12 @@ export type { PlanOptions } from './plan/index.js';
 export { checkFingerprints, fingerprintLive, type StaleEntry } from './saved-plan/fingerprint.js';
 export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
 export { checkSavedPlan } from './saved-plan/check-saved-plan.js';
-export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './render/index.js';
-export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './render/index.js';
+export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './views/plan.js';
+export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './views/plan.js';
 // The executor
 export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
 export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
-export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './apply/progress.js';
+export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './views/progress.js';
 // Drift and export
 export { detectDrift, describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
 export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';

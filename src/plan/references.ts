@@ -75,16 +75,6 @@ export function roleRefAddress(key: RoleKey): string {
   return 'uid' in key ? `role:uid:${key.uid}` : `role:${key.path}`;
 }
 
-/**
- * A reference address as a reader should see it: built-ins by name, outside uids said plainly
- * (the uid itself is shown beside it), addresses in the org as they are.
- */
-export function describeRefAddress(address: string): string {
-  const m = /^(identity|role):(builtin|uid):(.*)$/.exec(address);
-  if (!m) return address;
-  return m[2] === 'builtin' ? `built-in role ${m[3]}` : `${m[1]} outside the org`;
-}
-
 /** The role's name or path as a manifest writes it, for messages. */
 export function describeRoleKey(key: RoleKey): string {
   if ('builtin' in key) return key.builtin;

@@ -10,7 +10,7 @@ import { UnsafePlanError, UserError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { fingerprintLive } from './fingerprint.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../model/plan.js';
-import { renderJsonPlan } from '../render/json.js';
+import { renderJsonPlan } from '../views/plan-json.js';
 import { validatePlanDocument } from './plan-schema.js';
 
 /** A file given as a saved plan is not one (or not one this version reads). */

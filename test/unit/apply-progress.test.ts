@@ -9,7 +9,7 @@ import {
   formatQuitLine,
   formatStepOutcome,
   serializeApplyEvent,
-} from '../../src/apply/progress.js';
+} from '../../src/views/progress.js';
 import type { PlanStep } from '../../src/model/plan.js';
 
 const bot: PlanStep = { action: 'create', kind: 'identity', address: 'identity:ci-bot', parent: 'org', after: { name: 'ci-bot' } };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertDriftReadable, describeDrift, describeValue } from '../../src/drift/drift-report.js';
 import { UnsafePlanError } from '../../src/model/errors.js';
-import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../src/drift/render-drift.js';
+import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../src/views/drift.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanRefusal, type PlanStep } from '../../src/model/plan.js';
 
 const ORG = 'a'.repeat(40);
@@ -154,7 +154,7 @@ describe('drift renderers', () => {
     expect(text).toContain('In the manifests but missing live — deleted by hand, or never applied (1):');
     expect(text).toContain('and 1 resource beneath it: repo:ops/tools');
     expect(text).not.toContain('\x1b[');
-    expect(renderTextDrift(describeDrift(mixedPlan), { color: true })).toContain('\x1b[33m~ repo:nginx\x1b[0m');
+    expect(renderTextDrift(describeDrift(mixedPlan), { color: true })).toContain("\x1b[33m~ repo:nginx\x1b[39m");
     expect(renderTextDrift(describeDrift(planOf([])))).toBe('No drift: org acme matches the manifests.\n');
   });
 

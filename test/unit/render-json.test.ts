@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
 import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
-import { renderJsonPlan, renderPlan } from '../../src/render/index.js';
+import { renderJsonPlan, renderPlan } from '../../src/views/plan.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
 import { scenarioPlan } from './render-scenario.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
-import { MARKDOWN_MAX_CHARS, renderMarkdownPlan, renderPlan } from '../../src/render/index.js';
+import { MARKDOWN_MAX_CHARS, renderMarkdownPlan, renderPlan } from '../../src/views/plan.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
 import { scenarioPlan } from './render-scenario.js';
 

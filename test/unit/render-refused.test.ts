@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
-import { renderPlan } from '../../src/render/index.js';
+import { renderPlan } from '../../src/views/plan.js';
 import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
 import { desiredState, liveState, r } from './plan-builders.js';
 

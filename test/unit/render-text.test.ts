@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shouldColor } from '../../src/cli/shared.js';
-import { renderPlan, renderTextPlan } from '../../src/render/index.js';
+import { renderPlan, renderTextPlan } from '../../src/views/plan.js';
 import { plan } from '../../src/plan/index.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
 import { scenarioPlan } from './render-scenario.js';

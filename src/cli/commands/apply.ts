@@ -9,14 +9,14 @@ import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
-import { createProgressView, type ProgressFormat } from '../../apply/progress.js';
+import { createProgressView, type ProgressFormat } from '../../views/progress.js';
 import type { ApiClient } from '../../api/types.js';
 import { UserError } from '../../model/errors.js';
 import type { Plan } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
 import { checkSavedPlan } from '../../saved-plan/check-saved-plan.js';
 import { planFromManifests } from '../../pipeline.js';
-import { renderJsonPlan, renderPlan } from '../../render/index.js';
+import { renderJsonPlan, renderPlan } from '../../views/plan.js';
 import {
   addConnectionOptions,
   addPlanningOptions,

@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { detectDrift, renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift, type DriftResult } from '../../drift/index.js';
 import { UserError } from '../../model/errors.js';
-import { renderMarkdownPlan } from '../../render/index.js';
+import { renderMarkdownPlan } from '../../views/plan.js';
 import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';

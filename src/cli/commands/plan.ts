@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import { planFromManifests } from '../../pipeline.js';
 import { assertSafe } from '../../plan/index.js';
-import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../render/index.js';
+import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../views/plan.js';
 import {
   addConnectionOptions,
   addPlanningOptions,

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { validateManifests, type ValidationResult } from '../../manifest/index.js';
-import { formatDiagnostic } from '../../model/errors.js';
-import { countNoun } from '../../manifest/diagnostics.js';
+import { validateManifests } from '../../manifest/index.js';
+import { renderValidationReport } from '../../views/validation.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -21,21 +20,4 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
       output.stdout.write(renderValidationReport(result, paths));
       ctx.exitCode = result.state ? 0 : 1;
     });
-}
-
-/**
- * The report: one line per diagnostic, then `N problems in M files`, `ok: …`, or — when not one
- * file was read (a missing path, a directory without manifests) — `no manifest files found in …`.
- */
-function renderValidationReport(result: ValidationResult & { files: string[] }, paths: readonly string[]): string {
-  const lines = result.diagnostics.map(formatDiagnostic);
-  const files = countNoun(result.files.length, 'file');
-  if (result.files.length === 0) {
-    lines.push(`no manifest files found in ${paths.join(', ')}`);
-  } else if (result.state) {
-    lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}, org ${result.state.org.name}`);
-  } else {
-    lines.push(`${countNoun(result.diagnostics.length, 'problem')} in ${files}`);
-  }
-  return `${lines.join('\n')}\n`;
 }

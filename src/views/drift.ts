@@ -3,15 +3,14 @@
  * a CI log, JSON for programs, markdown for a job summary or an issue. Pure string builders.
  */
 import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
-import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from './drift-report.js';
-import { diffLines } from '../render/step-lines.js';
-import { inlineCode } from '../render/markdown.js';
+import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
+import { diffLines } from './step-lines.js';
+import { inlineCode } from './plan-markdown.js';
+import { paintFor, type Style } from './paint.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
 const MARKERS: Readonly<Record<DriftCategory, string>> = { changed: '~', unmanaged: '?', missing: '!' };
-const COLORS: Readonly<Record<DriftCategory, string>> = { changed: '\x1b[33m', unmanaged: '\x1b[35m', missing: '\x1b[31m' };
-const BOLD = '\x1b[1m';
-const RESET = '\x1b[0m';
+const COLORS: Readonly<Record<DriftCategory, Style>> = { changed: 'yellow', unmanaged: 'magenta', missing: 'red' };
 
 /** One line that sums a report up: "in sync", or counts per category. */
 export function summarizeDrift(report: DriftReport): string {
@@ -32,12 +31,12 @@ export interface TextDriftOptions {
 }
 
 export function renderTextDrift(report: DriftReport, options: TextDriftOptions = {}): string {
-  const paint = (code: string, text: string): string => (options.color ? `${code}${text}${RESET}` : text);
-  const lines: string[] = [paint(BOLD, summarizeDrift(report))];
+  const paint = paintFor(options.color);
+  const lines: string[] = [paint('bold', summarizeDrift(report))];
   for (const category of CATEGORIES) {
     const items = report.items.filter((i) => i.category === category);
     if (items.length === 0) continue;
-    lines.push('', paint(BOLD, `${CATEGORY_HEADINGS[category]} (${items.length}):`));
+    lines.push('', paint('bold', `${CATEGORY_HEADINGS[category]} (${items.length}):`));
     for (const item of items) {
       const where = [item.source ? `declared at ${formatSourceLocation(item.source)}` : '', item.uid && category === 'unmanaged' ? `uid ${item.uid}` : '']
         .filter(Boolean)

@@ -3,16 +3,15 @@
  * fields as `old → new`, multi-line fields as a unified diff, and a summary line. Colours are
  * the caller's choice (`color`: a TTY and no NO_COLOR), never guessed here.
  */
-import { styleText } from 'node:util';
 import type { Plan } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
+import { paintFor, type Style } from './paint.js';
 
 export interface TextPlanOptions {
   color: boolean;
 }
 
-type Format = Parameters<typeof styleText>[0];
-const TONE_FORMAT: Record<LineTone, Format | null> = {
+const TONE_STYLE: Record<LineTone, Style | null> = {
   add: 'green',
   remove: 'red',
   change: 'yellow',
@@ -21,10 +20,10 @@ const TONE_FORMAT: Record<LineTone, Format | null> = {
 };
 
 export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: false }): string {
-  // validateStream: false — whether to colour was decided by the caller, not by stdout.
+  const painter = paintFor(options.color);
   const paint = (tone: LineTone, text: string): string => {
-    const format = TONE_FORMAT[tone];
-    return options.color && format ? styleText(format, text, { validateStream: false }) : text;
+    const style = TONE_STYLE[tone];
+    return style ? painter(style, text) : text;
   };
   const out: string[] = [];
   if (plan.steps.length > 0) {

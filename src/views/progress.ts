@@ -3,18 +3,13 @@
  * a person on a terminal, a CI log or a program reading JSON sees. Formatting is pure; only
  * {@link createProgressView} writes, to the stream it is given.
  */
-import { styleText } from 'node:util';
 import type { PlanStep } from '../model/plan.js';
-import { ABORTED, type ApplyEvent, type ApplyResult } from './index.js';
+import { colorPaint, plainPaint, type Paint } from './paint.js';
+import { ABORTED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
 
 export type ProgressFormat = 'text' | 'json';
 
-/** Colors a piece of text, or leaves it alone (no TTY, NO_COLOR). */
-export type Paint = (style: 'green' | 'red' | 'yellow' | 'dim' | 'bold', text: string) => string;
-
-const plainPaint: Paint = (_style, text) => text;
-// The caller decides when to color (ProgressViewOptions.color), so styleText must not second-guess the stream.
-export const colorPaint: Paint = (style, text) => styleText(style, text, { validateStream: false });
+export { colorPaint, type Paint } from './paint.js';
 
 /** `create identity:ci-bot`, the way every line names a step. */
 export function describeStep(step: Pick<PlanStep, 'action' | 'address'>): string {

@@ -3,7 +3,7 @@
  * puts in ```diff blocks. Pure. Multi-line values (readme, a description with newlines) are
  * shown as a unified diff made by the `diff` package.
  */
-import { describeRefAddress } from '../plan/references.js';
+import { describeRefAddress } from './words.js';
 import { structuredPatch } from 'diff';
 import type { PlanStep, UidReference } from '../model/plan.js';
 

@@ -4,9 +4,8 @@
  * code. Cut to fit a comment (60,000 characters; GitHub's limit is 65,536) with a note that
  * says what was left out.
  */
-import { KINDS, type Kind } from '../model/kinds.js';
+import { countLabel, KINDS, type Kind } from '../model/kinds.js';
 import type { Plan, PlanStep } from '../model/plan.js';
-import { countLabel } from '../plan/settings.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 
 export const MARKDOWN_MAX_CHARS = 60_000;

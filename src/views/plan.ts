@@ -3,13 +3,13 @@
  * with `--format` and prints what it returns.
  */
 import type { Plan } from '../model/plan.js';
-import { renderJsonPlan } from './json.js';
-import { renderMarkdownPlan } from './markdown.js';
-import { renderTextPlan } from './text.js';
+import { renderJsonPlan } from './plan-json.js';
+import { renderMarkdownPlan } from './plan-markdown.js';
+import { renderTextPlan } from './plan-text.js';
 
-export { renderJsonPlan, type JsonPlan, type JsonPlanOptions } from './json.js';
-export { renderMarkdownPlan, MARKDOWN_MAX_CHARS, type MarkdownPlanOptions } from './markdown.js';
-export { renderTextPlan, type TextPlanOptions } from './text.js';
+export { renderJsonPlan, type JsonPlan, type JsonPlanOptions } from './plan-json.js';
+export { renderMarkdownPlan, MARKDOWN_MAX_CHARS, type MarkdownPlanOptions } from './plan-markdown.js';
+export { renderTextPlan, type TextPlanOptions } from './plan-text.js';
 export { summaryLine } from './step-lines.js';
 
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;

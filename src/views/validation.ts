@@ -1,0 +1,21 @@
+/** The view of `validate`: every diagnostic as `file:line:col: message (at /path)`, then one count line. */
+import type { ValidationResult } from '../manifest/index.js';
+import { countNoun } from '../manifest/diagnostics.js';
+import { formatDiagnostic } from '../model/errors.js';
+
+/**
+ * The report: one line per diagnostic, then `N problems in M files`, `ok: …`, or — when not one
+ * file was read (a missing path, a directory without manifests) — `no manifest files found in …`.
+ */
+export function renderValidationReport(result: ValidationResult & { files: string[] }, paths: readonly string[]): string {
+  const lines = result.diagnostics.map(formatDiagnostic);
+  const files = countNoun(result.files.length, 'file');
+  if (result.files.length === 0) {
+    lines.push(`no manifest files found in ${paths.join(', ')}`);
+  } else if (result.state) {
+    lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}, org ${result.state.org.name}`);
+  } else {
+    lines.push(`${countNoun(result.diagnostics.length, 'problem')} in ${files}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
