@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/platform-sync');
@@ -44,7 +44,12 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<Run
 
 const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
-describe.skipIf(!existsSync(join(root, 'dist/src/cli/main.js')))('platform-sync emulator', () => {
+describe('platform-sync emulator', () => {
+  beforeAll(() => {
+    // Spawns the built CLI: `npm test` builds first. Missing is a failure, never a silent skip.
+    if (!existsSync(join(root, 'dist/src/cli/main.js'))) throw new Error('dist/src/cli/main.js is missing: run `npm run build` before this test');
+  });
+
   it('serves a seed, never prints the token, and writes --state on SIGTERM', async () => {
     const state = join(dir, 'state.json');
     const run = await startCli(['--token', 'cli-secret-token', '--viewer-token', 'cli-viewer', '--seed', 'examples/emulator-seed.yaml', '--state', state]);

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-describe('create (6)', () => {
+describe('create: parent in the path, body checked, 404 for a missing parent', () => {
   it('creates a root org with POST /iam/v2/groups and children with the parent in the path', async () => {
     const root = await get(emu, `/iam/v2/groups/${org}`);
     expect(root.body).toMatchObject({ uid: org, name: 'acme', description: 'Acme Corp' });
@@ -90,7 +90,7 @@ describe('create (6)', () => {
   });
 });
 
-describe('PATCH (7)', () => {
+describe('PATCH: update masks, read-only fields, renames', () => {
   let uid: string;
   beforeAll(async () => {
     uid = (await post(emu, `/iam/v2/identities/${org}`, {
@@ -165,7 +165,7 @@ describe('PATCH (7)', () => {
   });
 });
 
-describe('not found and delete (8)', () => {
+describe('not found and delete: ResourceInfo, RESOURCE_NOT_EMPTY', () => {
   it('answers a missing resource with 404, code 5 and ResourceInfo', async () => {
     const r = await get(emu, `/registry/v2/repos/${org}/ffffffffffffffff`);
     expect(r.status).toBe(404);

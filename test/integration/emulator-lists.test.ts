@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-describe('list envelope and page_size (1)', () => {
+describe('list envelope and page_size', () => {
   it('names the array by plural, counts as a string, echoes skipped, defaults to 50', async () => {
     const r = await get(emu, `/registry/v2/repos?uidp.children_of=${org}`);
     expect(r.status).toBe(200);
@@ -90,7 +90,7 @@ describe('list envelope and page_size (1)', () => {
   });
 });
 
-describe('order_by and skip (2)', () => {
+describe('order_by and skip', () => {
   it('orders by name ascending and descending, kept across cursors', async () => {
     const asc = await listAll(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=7`, 'repos');
     expect(asc.pages).toBe(Math.ceil(120 / 7));
@@ -168,7 +168,7 @@ describe('order_by and skip (2)', () => {
   });
 });
 
-describe('page tokens (3)', () => {
+describe('page tokens that expire and restart', () => {
   it('are bound to their query: filters and order', async () => {
     const r = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5`);
     const token = encodeURIComponent(r.body.nextPageToken);
@@ -217,7 +217,7 @@ describe('page tokens (3)', () => {
   });
 });
 
-describe('filters (4)', () => {
+describe('uidp and name filters', () => {
   it('children_of and descendants_of on groups; roots are uids without /', async () => {
     const all = await listAll(emu, '/iam/v2/groups?page_size=200', 'groups');
     expect(all.items.filter((g) => !g.uid.includes('/')).map((g) => g.name).sort()).toEqual(['acme', 'big', 'other']);
@@ -266,7 +266,7 @@ describe('filters (4)', () => {
   });
 });
 
-describe('uids and timestamps (5)', () => {
+describe('uids and timestamps', () => {
   it('root is 40 hex, children <parent>/<16 hex>, tags under their repo', async () => {
     expect(org).toMatch(/^[0-9a-f]{40}$/);
     expect(eng).toMatch(new RegExp(`^${org}/[0-9a-f]{16}$`));

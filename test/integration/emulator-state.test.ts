@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'emulator-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const EXAMPLE = new URL('../../examples/emulator-seed.yaml', import.meta.url).pathname;
 
-describe('seed files (11)', () => {
+describe('seed files', () => {
   it('loads the example YAML seed: nested groups, bindings by path, readmes, tags, advisories', async () => {
     const emu = await startTestEmulator({ seed: EXAMPLE });
     try {
@@ -93,7 +93,7 @@ describe('seed files (11)', () => {
   });
 });
 
-describe('persistence (11)', () => {
+describe('persistence of the state file', () => {
   it('writes state after changes and on close, and loads it on the next start', async () => {
     const state = join(dir, 'state.json');
     const first = await startTestEmulator({ statePath: state, seed: { orgs: [{ name: 'acme' }] } });
@@ -155,7 +155,7 @@ describe('persistence (11)', () => {
   });
 });
 
-describe('library API (12)', () => {
+describe('the emulator as a library', () => {
   it('starts on port 0 at 127.0.0.1, counts resources, closes idempotently', async () => {
     const emu = await startEmulator({ tokens: [{ token: OWNER, role: 'owner' }] });
     expect(emu.url).toBe(`http://127.0.0.1:${emu.port}`);
