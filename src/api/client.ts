@@ -7,6 +7,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
+import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { Pool } from 'undici';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
@@ -119,6 +120,45 @@ interface SendRequest<T> {
 /** Creates a client; call `close()` when done so the pool's sockets are released. */
 export function createClient(options: ClientOptions): ApiClient {
   return new HttpApiClient(options);
+}
+
+/**
+ * The text of a response body, decoded per its `content-encoding` (we ask for none, but a
+ * proxy may compress anyway); an encoding this client cannot decode is named, not misread.
+ */
+async function readBodyText(encoding: string | string[] | undefined, raw: Buffer, status: number): Promise<string> {
+  const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
+  if (name === '' || name === 'identity') return raw.toString('utf8');
+  const decode = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name];
+  if (!decode) throw new UnsupportedEncodingError(name, status);
+  try {
+    return decode(raw).toString('utf8');
+  } catch (err) {
+    throw new UnsupportedEncodingError(name, status, err);
+  }
+}
+
+/** A response body in a content-encoding this client cannot decode (or a corrupt one). */
+class UnsupportedEncodingError extends Error {
+  constructor(
+    encoding: string,
+    readonly status: number,
+    cause?: unknown,
+  ) {
+    super(`the response body has content-encoding "${encoding.slice(0, 40)}", which could not be decoded`, { cause });
+  }
+}
+
+/** Where a redirect pointed, without any credentials a URL may carry. */
+function describeLocation(location: string): string {
+  try {
+    const url = new URL(location, 'http://relative.invalid');
+    url.username = '';
+    url.password = '';
+    return url.host === 'relative.invalid' ? `${url.pathname}${url.search}` : url.toString();
+  } catch {
+    return JSON.stringify(location.slice(0, 200));
+  }
 }
 
 /** Escapes each segment of a uid but keeps its `/` separators (uids are sent unescaped, §2). */
@@ -250,6 +290,7 @@ class HttpApiClient implements ApiClient {
     let status: number;
     let text: string;
     let retryAfter: string | string[] | undefined;
+    let location: string | string[] | undefined;
     try {
       const res = await this.pool.request({
         path: this.basePath + target,
@@ -260,8 +301,18 @@ class HttpApiClient implements ApiClient {
       });
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
-      text = await res.body.text();
+      location = res.headers.location;
+      text = await readBodyText(res.headers['content-encoding'], Buffer.from(await res.body.arrayBuffer()), res.statusCode);
     } catch (err) {
+      if (err instanceof UnsupportedEncodingError) {
+        emit(err.status);
+        throw new AttemptFailedError({
+          retryable: false,
+          outcomeUnknown: false,
+          reason: 'undecodable body',
+          error: this.makeError(req, target, err.status, GRPC_CODES.INTERNAL.code, err.message, [], err),
+        });
+      }
       const code = (err as { code?: string })?.code ?? '';
       // Not a failure of the API but close() overtaking a queued request: nothing to log or retry.
       if (this.closing.signal.aborted && CLOSED_CODES.has(code)) throw this.cancelledError(req, target, err);
@@ -271,18 +322,33 @@ class HttpApiClient implements ApiClient {
       clearTimeout(timer);
     }
     emit(status);
-    if (status < 400) {
-      if (text.trim() === '') return {};
-      try {
-        return JSON.parse(text);
-      } catch (err) {
-        throw new AttemptFailedError({
-          retryable: false,
-          outcomeUnknown: false,
-          reason: 'response is not JSON',
-          error: this.makeError(req, target, status, GRPC_CODES.INTERNAL.code, 'the response body is not JSON', [], err),
-        });
+    const malformed = (reason: string, cause?: unknown): AttemptFailedError =>
+      new AttemptFailedError({
+        retryable: false,
+        outcomeUnknown: false,
+        reason,
+        error: this.makeError(req, target, status, GRPC_CODES.INTERNAL.code, reason, [], cause),
+      });
+    if (status >= 300 && status < 400) {
+      // Never followed: the token must not travel to wherever a proxy points.
+      const to = typeof location === 'string' && location !== '' ? ` to ${describeLocation(location)}` : ' without a location';
+      throw malformed(`the API answered with a redirect (HTTP ${status})${to}, which platform-sync does not follow; check the base URL`);
+    }
+    if (status < 300) {
+      // Only a DELETE answers with nothing; anything else must be the JSON object the endpoint defines.
+      if (text.trim() === '') {
+        if (req.method === 'DELETE') return {};
+        throw malformed(`the response body is empty (HTTP ${status}), where the API sends a JSON object`);
       }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        const looksLikeHtml = /^\s*</.test(text);
+        throw malformed(`the response body is not JSON${looksLikeHtml ? ' (it looks like an HTML page: a proxy or a wrong base URL?)' : ''}`, err);
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('the response body is not a JSON object');
+      return parsed;
     }
     const body = parseErrorBody(text);
     const reason = body?.message || `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}`;
@@ -420,7 +486,7 @@ class HttpApiClient implements ApiClient {
         resource,
         onAttempt,
       });
-      const items = envelope[info.plural] ?? [];
+      const items = envelope[info.plural];
       if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
         throw new ApiError({
           method: 'GET',
