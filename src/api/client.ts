@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
 import {
@@ -61,6 +61,11 @@ export interface ClientOptions {
   listStrategy?: ListStrategy;
   /** Whole re-reads of an inconsistent listing before it is reported inconsistent (default 3). */
   maxListReads?: number;
+  /**
+   * Where requests go instead of a connection pool to `baseUrl`: an undici Dispatcher the
+   * caller owns (and closes), e.g. one that answers from an in-process emulator without a socket.
+   */
+  dispatcher?: Dispatcher;
 }
 
 /** A retry about to happen, with the request it repeats (path redacted like RequestEvent). */
@@ -216,7 +221,9 @@ function describeList(kind: ApiKind, query: ListQuery): string {
 
 class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
-  private readonly pool: Pool;
+  private readonly pool: Dispatcher;
+  private readonly ownsPool: boolean;
+  private readonly origin: string;
   private readonly basePath: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
@@ -249,7 +256,9 @@ class HttpApiClient implements ApiClient {
     this.clock = options.clock ?? REAL_CLOCK;
     const connections = options.connections ?? DEFAULT_CONNECTIONS;
     this.throttle = new RequestThrottle(connections, this.clock, this.closing.signal);
-    this.pool = new Pool(url.origin, {
+    this.origin = url.origin;
+    this.ownsPool = options.dispatcher === undefined;
+    this.pool = options.dispatcher ?? new Pool(url.origin, {
       connections,
       keepAliveTimeout: KEEP_ALIVE_MS,
       connect: { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS },
@@ -293,6 +302,7 @@ class HttpApiClient implements ApiClient {
     let location: string | string[] | undefined;
     try {
       const res = await this.pool.request({
+        origin: this.origin,
         path: this.basePath + target,
         method: req.method,
         headers,
@@ -644,7 +654,7 @@ class HttpApiClient implements ApiClient {
     const closed = new Error('the client was closed');
     this.closing.abort(closed);
     this.throttle.close(closed);
-    await this.pool.close();
+    if (this.ownsPool) await this.pool.close();
   }
 }
 

@@ -1,118 +1,58 @@
 /**
- * The executor's scheduling rules, against a small but real in-memory implementation of the
- * ApiClient contract (a store with parents, uids, not-empty checks and permission errors), so
- * ordering and concurrency can be checked step by step without timers. The same behaviour over
- * HTTP against the emulator is covered by test/integration/apply-*.test.ts.
+ * The executor's scheduling rules, against the real client over the emulator's request
+ * handler in-process (test/support/in-process-api.ts), so ordering, concurrency and failures
+ * are checked step by step against the API's own behaviour. The same over real HTTP is covered
+ * by test/integration/apply-*.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ABORTED, apply, type ApplyEvent } from '../../src/apply/index.js';
-import { ApiError, GRPC_CODES } from '../../src/api/errors.js';
-import type { ApiClient, ApiObject, ListResult } from '../../src/api/types.js';
-import { KIND_INFO, type ApiKind, type Kind } from '../../src/model/kinds.js';
+import type { ApiClient } from '../../src/api/types.js';
+import { builtinRoleUid } from '../../src/emulator/service.js';
+import type { Kind } from '../../src/model/kinds.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
+import { createInProcessApi, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';
 
-interface Stored {
-  kind: Kind;
-  uid: string;
-  parentUid: string | null;
-  fields: Record<string, unknown>;
+const opened: InProcessApi[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((api) => api.close()));
+});
+
+function openApi(options: InProcessApiOptions = {}): InProcessApi {
+  const api = createInProcessApi(options);
+  opened.push(api);
+  return api;
 }
 
-/** In-memory Platform API: every call takes a few event-loop turns, so calls overlap. */
-class MemoryApi implements ApiClient {
-  readonly baseUrl = 'memory:';
-  requestCount = 0;
-  readonly store = new Map<string, Stored>();
-  readonly log: string[] = [];
-  readonly readmes = new Map<string, string>();
-  inFlight = 0;
-  maxInFlight = 0;
-  private next = 0;
-  /** Names whose create is refused with PERMISSION_DENIED. */
-  readonly deniedNames = new Set<string>();
-
-  private async request<T>(line: string, body: () => T): Promise<T> {
-    this.requestCount++;
-    this.inFlight++;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    try {
-      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-      this.log.push(line);
-      return body();
-    } finally {
-      this.inFlight--;
-    }
-  }
-  private fail(method: string, path: string, name: keyof typeof GRPC_CODES, reason: string): never {
-    const { code, http } = GRPC_CODES[name];
-    throw new ApiError({ method, path, status: http, grpcCode: code, reason });
-  }
-
-  create<T extends ApiObject = ApiObject>(kind: Kind, parentUid: string | null, body: Record<string, unknown>): Promise<T> {
-    const path = `${KIND_INFO[kind].collection}${parentUid ? `/${parentUid}` : ''}`;
-    return this.request(`POST ${path} ${JSON.stringify(body)}`, () => {
-      if (parentUid !== null && !this.store.has(parentUid)) this.fail('POST', path, 'NOT_FOUND', `parent ${parentUid} not found`);
-      if (typeof body.name === 'string' && this.deniedNames.has(body.name)) {
-        this.fail('POST', path, 'PERMISSION_DENIED', 'the token may not create here');
+/** The client with a count of the writes in flight at once (what the executor's bound limits). */
+function countingWrites(client: ApiClient): { client: ApiClient; maxInFlight: () => number } {
+  let inFlight = 0;
+  let max = 0;
+  const counted = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      inFlight++;
+      max = Math.max(max, inFlight);
+      try {
+        return await call(...args);
+      } finally {
+        inFlight--;
       }
-      const uid = parentUid === null ? 'a'.repeat(40) : `${parentUid}/${(++this.next).toString(16).padStart(16, '0')}`;
-      this.store.set(uid, { kind, uid, parentUid, fields: { ...body } });
-      return { uid, ...body } as T;
-    });
-  }
-  update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T> {
-    const path = `${KIND_INFO[kind].collection}/${uid}?updateMask=${updateMask.join(',')}`;
-    return this.request(`PATCH ${path} ${JSON.stringify(body)}`, () => {
-      const r = this.store.get(uid) ?? this.fail('PATCH', path, 'NOT_FOUND', `${uid} not found`);
-      for (const f of updateMask) r.fields[f] = body[f];
-      return { uid, ...r.fields } as T;
-    });
-  }
-  delete(kind: Kind, uid: string, options?: { ignoreMissing?: boolean }): Promise<void> {
-    const path = `${KIND_INFO[kind].collection}/${uid}`;
-    return this.request(`DELETE ${path}`, () => {
-      if (!this.store.has(uid)) {
-        if (options?.ignoreMissing) return;
-        this.fail('DELETE', path, 'NOT_FOUND', `${uid} not found`);
-      }
-      if ([...this.store.values()].some((r) => r.parentUid === uid)) {
-        this.fail('DELETE', path, 'FAILED_PRECONDITION', 'RESOURCE_NOT_EMPTY');
-      }
-      this.store.delete(uid);
-    });
-  }
-  updateReadme(repoUid: string, content: string): Promise<void> {
-    return this.request(`PATCH /registry/v2/repos/${repoUid}/readme`, () => {
-      if (!this.store.has(repoUid)) this.fail('PATCH', `/registry/v2/repos/${repoUid}/readme`, 'NOT_FOUND', 'no repo');
-      this.readmes.set(repoUid, content);
-    });
-  }
-  async getReadme(repoUid: string): Promise<string> {
-    return this.readmes.get(repoUid) ?? '';
-  }
-  async get<T extends ApiObject = ApiObject>(_kind: ApiKind, uid: string): Promise<T> {
-    const r = this.store.get(uid) ?? this.fail('GET', uid, 'NOT_FOUND', 'not found');
-    return { uid, ...r.fields } as T;
-  }
-  async list<T extends ApiObject = ApiObject>(kind: ApiKind): Promise<ListResult<T>> {
-    const items = [...this.store.values()].filter((r) => r.kind === kind).map((r) => ({ uid: r.uid, ...r.fields }) as T);
-    return { items, consistent: true, requests: 1 };
-  }
-  async *paginate<T extends ApiObject = ApiObject>(kind: ApiKind): AsyncIterable<T> {
-    yield* (await this.list<T>(kind)).items;
-  }
-  async ping(): Promise<boolean> {
-    return true;
-  }
-  async close(): Promise<void> {}
-
-  seed(kind: Kind, uid: string, parentUid: string | null, fields: Record<string, unknown>): void {
-    this.store.set(uid, { kind, uid, parentUid, fields });
-  }
-  uidOf(kind: Kind, name: string): string | undefined {
-    return [...this.store.values()].find((r) => r.kind === kind && r.fields.name === name)?.uid;
-  }
+    };
+  const wrapped: ApiClient = Object.create(client) as ApiClient;
+  Object.assign(wrapped, {
+    create: counted(client.create.bind(client)),
+    update: counted(client.update.bind(client)),
+    delete: counted(client.delete.bind(client)),
+    updateReadme: counted(client.updateReadme.bind(client)),
+  });
+  return { client: wrapped, maxInFlight: () => max };
 }
+
+/** The uid of the resource of `kind` named `name` (the first, by the API's order). */
+async function uidOf(api: InProcessApi, kind: Kind, name: string): Promise<string | undefined> {
+  return (await api.client.list(kind, { name })).items[0]?.uid;
+}
+
+const writes = (api: InProcessApi) => api.log.filter((e) => e.method !== 'GET');
 
 const planOf = (steps: PlanStep[]): Plan => ({
   formatVersion: PLAN_FORMAT_VERSION,
@@ -183,47 +123,60 @@ function expectDependenciesRespected(events: ApplyEvent[], steps: PlanStep[]): v
 
 describe('apply (scheduler)', () => {
   it('bootstraps a tree, filling uids from create responses, within the concurrency bound', async () => {
-    const api = new MemoryApi();
+    const api = openApi();
+    const counting = countingWrites(api.client);
     const steps = bootstrapSteps();
     const events: ApplyEvent[] = [];
-    const result = await apply(planOf(steps), api, { concurrency: 4, onEvent: (e) => events.push(e) });
+    const result = await apply(planOf(steps), counting.client, { concurrency: 4, onEvent: (e) => events.push(e) });
 
     expect(result.ok).toBe(true);
     expect(result.done).toHaveLength(steps.length);
     expect(result.failed).toEqual([]);
     expect(result.skipped).toEqual([]);
-    // 16 creates + 2 readme PATCHes, each sent once.
-    expect(result.requests).toBe(steps.length + 2);
-    expect(api.maxInFlight).toBe(4);
+    // One create per step and 2 readme PATCHes, each sent once; the one read is the client's
+    // exactly-once check before creating a root group (root names need not be unique).
+    expect(writes(api)).toHaveLength(steps.length + 2);
+    expect(api.log.filter((e) => e.method === 'GET').map((e) => `${e.path}?name=${e.query.name}`)).toEqual(['/iam/v2/groups?name=acme']);
+    expect(result.requests).toBe(api.log.length);
+    expect(counting.maxInFlight()).toBe(4);
     expectDependenciesRespected(events, steps);
     expect(events[0]).toEqual({ type: 'start', total: steps.length });
     expect(events.at(-1)).toMatchObject({ type: 'end', result });
 
-    const org = api.uidOf('group', 'acme')!;
-    const binding = [...api.store.values()].find((r) => r.kind === 'roleBinding')!;
-    expect(binding.parentUid).toBe(org);
-    expect(binding.fields).toEqual({ identityUid: api.uidOf('identity', 'bot'), roleUid: api.uidOf('role', 'deployer') });
+    const org = (await uidOf(api, 'group', 'acme'))!;
+    const bindings = (await api.client.list('roleBinding', { descendantsOf: org })).items;
+    expect(bindings).toHaveLength(1);
+    expect(bindings[0]!.uid.startsWith(`${org}/`)).toBe(true);
+    expect(bindings[0]).toMatchObject({ identity: { uid: await uidOf(api, 'identity', 'bot') }, role: { uid: await uidOf(api, 'role', 'deployer') } });
     // Only API create fields are sent: no readme, no display-only identity/role text, no deprecated.
-    expect(api.log.find((l) => l.startsWith('POST /registry/v2/repos/') && l.includes('"r1"'))).toMatch(/\{"name":"r1","description":""\}$/);
-    expect(api.log.filter((l) => l.startsWith('POST /registry/v2/tags/')).every((l) => !l.includes('deprecated'))).toBe(true);
-    const eng = api.uidOf('group', 'eng')!;
-    const engR1 = [...api.store.values()].find((r) => r.kind === 'repo' && r.parentUid === eng && r.fields.name === 'r1')!;
-    expect(api.readmes.get(engR1.uid)).toBe('# eng r1');
+    const r1Posts = writes(api).filter((e) => e.method === 'POST' && e.path.startsWith('/registry/v2/repos/') && (e.body as { name?: string }).name === 'r1');
+    expect(r1Posts.map((e) => e.body)).toEqual([{ name: 'r1', description: '' }, { name: 'r1', description: '' }]);
+    const tagPosts = writes(api).filter((e) => e.path.startsWith('/registry/v2/tags/'));
+    expect(tagPosts.map((e) => Object.keys(e.body as object).sort())).toEqual(Array(6).fill(['digest', 'name']));
+    const eng = (await uidOf(api, 'group', 'eng'))!;
+    const engR1 = (await api.client.list('repo', { childrenOf: eng, name: 'r1' })).items[0]!;
+    expect(await api.client.getReadme(engR1.uid)).toBe('# eng r1');
     const doneUids = events.flatMap((e) => (e.type === 'step-done' && e.step.address === 'identity:bot' ? [e.uid] : []));
-    expect(doneUids).toEqual([api.uidOf('identity', 'bot')]);
+    expect(doneUids).toEqual([await uidOf(api, 'identity', 'bot')]);
   });
 
   it('runs strictly in plan order at concurrency 1', async () => {
-    const api = new MemoryApi();
+    const api = openApi();
+    const counting = countingWrites(api.client);
     const steps = bootstrapSteps();
-    const result = await apply(planOf(steps), api, { concurrency: 1 });
-    expect(api.maxInFlight).toBe(1);
+    const result = await apply(planOf(steps), counting.client, { concurrency: 1 });
+    expect(counting.maxInFlight()).toBe(1);
     expect(result.done).toEqual(steps.map((s) => s.address));
   });
 
   it('on a failure skips exactly the transitive dependents and finishes everything else', async () => {
-    const api = new MemoryApi();
-    api.deniedNames.add('eng');
+    // The API refuses to create group "eng" (a token that may not create there).
+    const api = openApi({
+      intercept: (req) =>
+        req.method === 'POST' && req.path.startsWith('/iam/v2/groups/') && (req.body as { name?: string })?.name === 'eng'
+          ? permissionDeniedReply('the token may not create here')
+          : undefined,
+    });
     const steps = bootstrapSteps();
     steps.push({
       action: 'create',
@@ -234,11 +187,11 @@ describe('apply (scheduler)', () => {
       dependsOn: ['org', 'repo:eng/r2'],
     });
     const events: ApplyEvent[] = [];
-    const result = await apply(planOf(steps), api, { onEvent: (e) => events.push(e) });
+    const result = await apply(planOf(steps), api.client, { onEvent: (e) => events.push(e) });
 
     expect(result.ok).toBe(false);
     expect(result.failed).toEqual([
-      { address: 'group:eng', error: expect.stringMatching(/PERMISSION_DENIED \(7\): the token may not create here/), code: 'API_PERMISSION_DENIED' },
+      { address: 'group:eng', error: expect.stringMatching(/PERMISSION_DENIED \(7\).*the token may not create here/), code: 'API_PERMISSION_DENIED' },
     ]);
     const engSteps = steps.filter((s) => s.address.includes(':eng/')).map((s) => s.address);
     expect(result.skipped.map((s) => s.address).sort()).toEqual([...engSteps, 'subscription:https://hooks.acme.dev/x'].sort());
@@ -248,73 +201,82 @@ describe('apply (scheduler)', () => {
     // Every step has exactly one outcome event.
     const outcomes = events.filter((e) => e.type === 'step-done' || e.type === 'step-failed' || e.type === 'step-skipped');
     expect(outcomes.map((e) => (e as { step: PlanStep }).step.address).sort()).toEqual(steps.map((s) => s.address).sort());
-    expect(api.uidOf('group', 'eng')).toBeUndefined();
+    expect(await uidOf(api, 'group', 'eng')).toBeUndefined();
   });
 
   it('sends updates as PATCH of exactly the mask, with the readme through its own PATCH', async () => {
-    const api = new MemoryApi();
-    const org = 'b'.repeat(40);
-    api.seed('group', org, null, { name: 'acme' });
-    api.seed('repo', `${org}/1`, org, { name: 'nginx', description: 'old' });
-    api.seed('repo', `${org}/2`, org, { name: 'redis', description: 'old' });
-    api.seed('identity', `${org}/3`, org, { name: 'bot' });
-    api.seed('roleBinding', `${org}/4`, org, { identityUid: `${org}/3`, roleUid: 'viewer-uid' });
+    const api = openApi({
+      seed: {
+        orgs: [
+          {
+            name: 'acme',
+            identities: [{ name: 'bot' }],
+            repos: [{ name: 'nginx', description: 'old' }, { name: 'redis', description: 'old', readme: 'old' }],
+            roleBindings: [{ identity: 'bot', role: 'viewer' }],
+          },
+        ],
+      },
+    });
+    const uid = (key: string): string => api.seeded.uids[key]!;
+    const org = api.seeded.orgUids.acme!;
+    const [nginx, redis, binding] = [uid('repo:acme/nginx'), uid('repo:acme/redis'), uid('roleBinding:acme/acme/bot=viewer')];
     const steps: PlanStep[] = [
-      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: `${org}/1`, parent: 'org', parentUid: org, before: { readme: '' }, after: { readme: '# nginx' }, updateMask: ['readme'] },
-      { action: 'update', kind: 'repo', address: 'repo:redis', uid: `${org}/2`, parent: 'org', parentUid: org, before: { description: 'old', readme: 'old' }, after: { description: 'new', readme: '' }, updateMask: ['description', 'readme'] },
+      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: nginx, parent: 'org', parentUid: org, before: { readme: '' }, after: { readme: '# nginx' }, updateMask: ['readme'] },
+      { action: 'update', kind: 'repo', address: 'repo:redis', uid: redis, parent: 'org', parentUid: org, before: { description: 'old', readme: 'old' }, after: { description: 'new', readme: '' }, updateMask: ['description', 'readme'] },
       {
         action: 'update',
         kind: 'roleBinding',
         address: 'roleBinding:bot=editor',
-        uid: `${org}/4`,
+        uid: binding,
         parent: 'org',
         parentUid: org,
-        before: { roleUid: 'viewer-uid' },
+        before: { roleUid: builtinRoleUid('viewer') },
         after: { role: 'editor' },
         updateMask: ['roleUid'],
-        refs: { roleUid: { address: 'role:editor', uid: 'editor-uid' } },
+        refs: { roleUid: { address: 'role:editor', uid: builtinRoleUid('editor') } },
       },
     ];
-    const result = await apply(planOf(steps), api);
-    expect(result.ok).toBe(true);
-    expect(api.log.sort()).toEqual(
+    const result = await apply(planOf(steps), api.client);
+    expect(result.failed).toEqual([]);
+    const sent = writes(api).map((e) => `${e.method} ${e.path}${e.query.updateMask ? `?updateMask=${e.query.updateMask}` : ''} ${JSON.stringify(e.body)}`);
+    expect(sent.sort()).toEqual(
       [
-        `PATCH /registry/v2/repos/${org}/1/readme`,
-        `PATCH /registry/v2/repos/${org}/2?updateMask=description {"description":"new"}`,
-        `PATCH /registry/v2/repos/${org}/2/readme`,
-        `PATCH /iam/v2/roleBindings/${org}/4?updateMask=roleUid {"roleUid":"editor-uid"}`,
+        `PATCH /registry/v2/repos/${nginx}/readme?updateMask=content {"content":"# nginx"}`,
+        `PATCH /registry/v2/repos/${redis}?updateMask=description {"description":"new"}`,
+        `PATCH /registry/v2/repos/${redis}/readme?updateMask=content {"content":""}`,
+        `PATCH /iam/v2/roleBindings/${binding}?updateMask=roleUid {"roleUid":"${builtinRoleUid('editor')}"}`,
       ].sort(),
     );
-    expect(api.readmes.get(`${org}/1`)).toBe('# nginx');
-    expect(api.store.get(`${org}/4`)!.fields.roleUid).toBe('editor-uid');
+    expect(await api.client.getReadme(nginx)).toBe('# nginx');
+    expect(await api.client.get('roleBinding', binding)).toMatchObject({ role: { uid: builtinRoleUid('editor') } });
   });
 
   it('deletes children before parents and counts an already-deleted resource as done', async () => {
-    const api = new MemoryApi();
-    const org = 'c'.repeat(40);
-    api.seed('group', org, null, { name: 'acme' });
-    api.seed('group', `${org}/g`, org, { name: 'old' });
-    api.seed('repo', `${org}/g/r`, `${org}/g`, { name: 'r' });
-    api.seed('tag', `${org}/g/r/t`, `${org}/g/r`, { name: 't' });
+    const digest = `sha256:${'1'.repeat(64)}`;
+    const api = openApi({ seed: { orgs: [{ name: 'acme', groups: [{ name: 'old', repos: [{ name: 'r', tags: [{ name: 't', digest }] }] }] }] } });
+    const uid = (key: string): string => api.seeded.uids[key]!;
+    const org = api.seeded.orgUids.acme!;
+    const [group, repo, tag] = [uid('group:acme/old'), uid('repo:acme/old/r'), uid('tag:acme/old/r:t')];
     const steps: PlanStep[] = [
       // Parent first in the plan: the executor waits for the children its dependsOn names.
-      { action: 'delete', kind: 'group', address: 'group:old', uid: `${org}/g`, parent: 'org', dependsOn: ['repo:old/r'] },
-      { action: 'delete', kind: 'repo', address: 'repo:old/r', uid: `${org}/g/r`, parent: 'group:old', dependsOn: ['tag:old/r:t'] },
-      { action: 'delete', kind: 'tag', address: 'tag:old/r:t', uid: `${org}/g/r/t`, parent: 'repo:old/r' },
-      { action: 'delete', kind: 'identity', address: 'identity:gone', uid: `${org}/404`, parent: 'org' },
+      { action: 'delete', kind: 'group', address: 'group:old', uid: group, parent: 'org', dependsOn: ['repo:old/r'] },
+      { action: 'delete', kind: 'repo', address: 'repo:old/r', uid: repo, parent: 'group:old', dependsOn: ['tag:old/r:t'] },
+      { action: 'delete', kind: 'tag', address: 'tag:old/r:t', uid: tag, parent: 'repo:old/r' },
+      { action: 'delete', kind: 'identity', address: 'identity:gone', uid: `${org}/0000000000000404`, parent: 'org' },
     ];
-    const result = await apply(planOf(steps), api, { concurrency: 8 });
+    const result = await apply(planOf(steps), api.client, { concurrency: 8 });
     expect(result.failed).toEqual([]);
     expect(result.ok).toBe(true);
-    const deletes = api.log.filter((l) => l.startsWith('DELETE'));
-    expect(deletes.indexOf(`DELETE /registry/v2/tags/${org}/g/r/t`)).toBeLessThan(deletes.indexOf(`DELETE /registry/v2/repos/${org}/g/r`));
-    expect(deletes.indexOf(`DELETE /registry/v2/repos/${org}/g/r`)).toBeLessThan(deletes.indexOf(`DELETE /iam/v2/groups/${org}/g`));
-    expect([...api.store.keys()]).toEqual([org]);
+    const deletes = writes(api).map((e) => e.path);
+    expect(deletes.indexOf(`/registry/v2/tags/${tag}`)).toBeLessThan(deletes.indexOf(`/registry/v2/repos/${repo}`));
+    expect(deletes.indexOf(`/registry/v2/repos/${repo}`)).toBeLessThan(deletes.indexOf(`/iam/v2/groups/${group}`));
+    expect((await api.client.list('group', { descendantsOf: org })).items).toEqual([]);
+    expect((await api.client.list('repo', { descendantsOf: org })).items).toEqual([]);
   });
 
   it('fails a step whose parent uid cannot be known, naming it, and sends nothing for it', async () => {
-    const api = new MemoryApi();
-    const result = await apply(planOf([{ action: 'create', kind: 'repo', address: 'repo:x/r', parent: 'group:x', after: { name: 'r' } }]), api);
+    const api = openApi();
+    const result = await apply(planOf([{ action: 'create', kind: 'repo', address: 'repo:x/r', parent: 'group:x', after: { name: 'r' } }]), api.client);
     expect(result.failed).toEqual([
       {
         address: 'repo:x/r',
@@ -322,23 +284,23 @@ describe('apply (scheduler)', () => {
         code: 'APPLY_UNRESOLVED_UID',
       },
     ]);
-    expect(api.requestCount).toBe(0);
+    expect(api.log).toEqual([]);
   });
 
   it('refuses an unrunnable plan before sending anything', async () => {
-    const api = new MemoryApi();
+    const api = openApi();
     const steps = bootstrapSteps();
     steps[0]!.dependsOn = ['tag:ops/r3:v1'];
-    await expect(apply(planOf(steps), api)).rejects.toThrow(/cycle/);
-    await expect(apply(planOf(steps), api, { concurrency: 0 })).rejects.toThrow(/concurrency must be a positive integer/);
-    expect(api.requestCount).toBe(0);
+    await expect(apply(planOf(steps), api.client)).rejects.toThrow(/cycle/);
+    await expect(apply(planOf(steps), api.client, { concurrency: 0 })).rejects.toThrow(/concurrency must be a positive integer/);
+    expect(api.log).toEqual([]);
   });
 
   it('when aborted lets running steps finish, starts nothing new and skips the rest', async () => {
-    const api = new MemoryApi();
+    const api = openApi();
     const steps = bootstrapSteps();
     const controller = new AbortController();
-    const result = await apply(planOf(steps), api, {
+    const result = await apply(planOf(steps), api.client, {
       concurrency: 2,
       signal: controller.signal,
       onEvent: (e) => e.type === 'step-done' && e.step.address === 'org' && controller.abort(),
@@ -348,13 +310,15 @@ describe('apply (scheduler)', () => {
     expect(result.skipped).toHaveLength(steps.length - 1);
     expect(result.skipped.every((s) => s.because === ABORTED)).toBe(true);
     expect(result.ok).toBe(false);
-    expect(api.requestCount).toBe(1);
+    expect(writes(api)).toHaveLength(1);
   });
 
   it('finishes an empty plan at once', async () => {
+    const api = openApi();
     const events: ApplyEvent[] = [];
-    const result = await apply(planOf([]), new MemoryApi(), { onEvent: (e) => events.push(e) });
+    const result = await apply(planOf([]), api.client, { onEvent: (e) => events.push(e) });
     expect(result).toMatchObject({ done: [], failed: [], skipped: [], ok: true, requests: 0 });
     expect(events.map((e) => e.type)).toEqual(['start', 'end']);
+    expect(api.log).toEqual([]);
   });
 });
