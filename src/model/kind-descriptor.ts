@@ -137,14 +137,14 @@ export function copyValue(value: unknown): unknown {
   return value;
 }
 
-/** Canonical JSON: keys sorted at every level, so two equal objects give one text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+/** Canonical JSON: keys sorted at every level, so two equal objects give one text (and one hash). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (isPlainObject(value)) {
     return `{${Object.keys(value)
       .filter((k) => value[k] !== undefined)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
@@ -204,7 +204,7 @@ export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boo
       return sa.every((v, i) => v === sb[i]);
     }
     case 'object':
-      return live === undefined || desired === undefined ? live === desired : canonical(live) === canonical(desired);
+      return live === undefined || desired === undefined ? live === desired : canonicalJson(live) === canonicalJson(desired);
     default:
       return live === desired;
   }

@@ -6,20 +6,9 @@ import { createHash } from 'node:crypto';
 import type { Fingerprint, Plan } from '../model/plan.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { displayFields } from '../plan/fields.js';
+import { canonicalJson } from '../model/kind-descriptor.js';
 import { identityRefAddress, roleRefAddress } from '../plan/references.js';
 import { pushTo } from '../util/multimap.js';
-
-/** JSON with object keys sorted, so that equal content always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /**
  * The version of a live resource: its `updateTime` when the API gives one, else a hash of
