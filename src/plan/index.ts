@@ -19,7 +19,7 @@ import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress }
 import { indexLive, type LiveIndex } from './live-index.js';
 import { pushTo } from '../util/multimap.js';
 import { findRefusals } from './safety.js';
-import { countLabel, describePruneOff, isPruned, listNames } from './settings.js';
+import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
 
 export { countLabel, isPruned } from './settings.js';
@@ -52,8 +52,8 @@ interface Planning {
   steps: Map<string, OrderedStep>;
 }
 
-function isIgnored(p: Planning, address: string): boolean {
-  return matchesAnyGlob(address, p.ignore);
+function isIgnored(p: Planning, resource: DesiredResource | LiveResource): boolean {
+  return isIgnoredResource(resource, p.ignore);
 }
 
 function addStep(p: Planning, step: PlanStep, groupPath: string): void {
@@ -127,8 +127,8 @@ function matchResources(p: Planning, desired: DesiredResource[]): Matching {
     `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
   const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
   const liveByKey = new Map<string, Binding<LiveResource>[]>();
-  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnored(p, d.address)) pushTo(desiredByKey, bindingKey(d), d);
-  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnored(p, l.address)) pushTo(liveByKey, bindingKey(l), l);
+  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnored(p, d)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnored(p, l)) pushTo(liveByKey, bindingKey(l), l);
   const roleChanges: Matching['roleChanges'] = [];
   const paired = new Set<string>();
   for (const [key, ds] of desiredByKey) {
@@ -177,7 +177,7 @@ function resolveParent(p: Planning, parent: string, creating: Set<string>): { pa
 
 function planCreates(p: Planning, creates: DesiredResource[]): void {
   const candidates: OrderedStep[] = creates
-    .filter((d) => !isIgnored(p, d.address))
+    .filter((d) => !isIgnored(p, d))
     .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));
   const byAddress = new Map(creates.map((d) => [d.address, d]));
   // In execution order a parent (and a referenced identity/role) is decided before what
@@ -220,7 +220,7 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
 
 function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
-    if (isIgnored(p, d.address) || isIgnored(p, l.address)) continue;
+    if (isIgnored(p, d) || isIgnored(p, l)) continue;
     const changes = diffManagedFields(d, l);
     if (changes.length === 0) continue;
     const descriptor = descriptorOf(d.kind);
@@ -297,7 +297,7 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
   const keptByKind = new Map<Kind, string[]>();
   const tags: LiveResource[] = [];
   for (const l of unmatchedLive) {
-    if (l.address === ORG_ADDRESS || isIgnored(p, l.address)) continue;
+    if (l.address === ORG_ADDRESS || isIgnored(p, l)) continue;
     if (l.kind === 'tag') tags.push(l);
     else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);

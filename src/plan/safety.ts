@@ -8,7 +8,7 @@ import { deleteReliesOn, KINDS, type Kind } from '../model/kinds.js';
 import type { DeleteStep, PlanRefusal, PlanStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { LiveIndex } from './live-index.js';
-import { countLabel, describePruneOff, describePruneOn, isPruned, kindLabel, listNames } from './settings.js';
+import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPruned, kindLabel, listNames } from './settings.js';
 
 export interface SafetyInput {
   /** The steps as planned (after --target selection). */
@@ -69,7 +69,7 @@ function findProtected(input: SafetyInput, deletes: readonly PlanStep[]): PlanRe
 }
 
 function whyKept(input: SafetyInput, r: LiveResource): string {
-  if (matchesAnyGlob(r.address, input.ignore)) return 'ignored';
+  if (isIgnoredResource(r, input.ignore)) return 'ignored';
   if (input.index.ambiguous.has(r.address)) return 'ambiguous';
   if (!isPruned(input.prune, r.kind)) return describePruneOff(input.prune, r.kind);
   return 'not deleted by this plan';
@@ -126,7 +126,7 @@ function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): Plan
   const managed = new Map<Kind, number>();
   if (deletes.length === 0) return [];
   for (const r of input.live.resources) {
-    if (r.address === ORG_ADDRESS || (input.ignore.length > 0 && matchesAnyGlob(r.address, input.ignore))) continue;
+    if (r.address === ORG_ADDRESS || isIgnoredResource(r, input.ignore)) continue;
     managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
   }
   const refusals: PlanRefusal[] = [];

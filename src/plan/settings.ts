@@ -1,6 +1,8 @@
 /** Reading `settings` and naming kinds and resources in messages. Pure. */
 import type { Kind } from '../model/kinds.js';
-import type { PruneSetting } from '../model/resources.js';
+import type { PruneSetting, ResourceUnion } from '../model/resources.js';
+import { matchesAnyGlob } from '../model/address.js';
+import { identityRefAddress } from './references.js';
 import { PRUNE_KEYS } from '../model/kinds.js';
 
 /** `settings.prune` for one kind: a boolean for all, or a map whose absent kinds are pruned. */
@@ -40,4 +42,15 @@ const NAMES_IN_MESSAGE = 10;
 export function listNames(names: readonly string[]): string {
   const shown = names.slice(0, NAMES_IN_MESSAGE).join(', ');
   return names.length > NAMES_IN_MESSAGE ? `${shown} and ${names.length - NAMES_IN_MESSAGE} more` : shown;
+}
+
+/**
+ * Whether `settings.ignore` leaves a resource alone: its address matches a glob, or it is a role
+ * binding of an ignored identity (DESIGN.md §4: ignoring people never revokes the access granted
+ * to them by hand). An outside identity is `identity:uid:<uid>` here.
+ */
+export function isIgnoredResource(resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>, ignore: readonly RegExp[]): boolean {
+  if (ignore.length === 0) return false;
+  if (matchesAnyGlob(resource.address, ignore)) return true;
+  return resource.kind === 'roleBinding' && matchesAnyGlob(identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity), ignore);
 }

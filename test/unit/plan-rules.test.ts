@@ -219,6 +219,34 @@ describe('plan: creates', () => {
 });
 
 describe('plan: deletes', () => {
+  it('ignoring an identity also ignores the bindings that reference it: hand-granted access is never revoked', () => {
+    const OUTSIDE = `${'e'.repeat(40)}/0000000000000001`;
+    const live = liveState([
+      r.group('eng'),
+      r.identity('eng', 'human-alice'),
+      r.identity('eng', 'ci'),
+      r.binding('eng', 'human-alice', 'viewer'), // granted by hand
+      r.binding('', '/eng/human-alice', 'editor'), // in another group
+      r.binding('eng', 'ci', 'viewer'),
+      r.binding('eng', { uid: OUTSIDE }, 'viewer'), // a person outside the org
+    ]);
+    const desired = desiredState([r.group('eng'), r.identity('eng', 'ci')], { settings: { ignore: ['identity:*/human-*', 'roleBinding:*uid:*'] } });
+    const p = plan(desired, live);
+    expect(outline(p)).toEqual(['delete roleBinding:eng/ci=viewer']);
+    expect(p.refusals).toEqual([]);
+    // Without the ignore, the same access would be revoked.
+    expect(outline(plan(desiredState([r.group('eng'), r.identity('eng', 'ci')]), live, { allowMassDelete: true }))).toEqual(
+      expect.arrayContaining(['delete roleBinding:eng/human-alice=viewer', 'delete roleBinding:/eng/human-alice=editor', `delete roleBinding:eng/uid:${OUTSIDE}=viewer`]),
+    );
+  });
+
+  it('a group cannot be deleted while an ignored identity\'s binding still lives in it', () => {
+    const live = liveState([r.group('eng'), r.group('old'), r.identity('eng', 'human-bob'), r.binding('old', '/eng/human-bob', 'viewer')]);
+    const refusals = refusalsOf(desiredState([r.group('eng')], { settings: { ignore: ['identity:*/human-*'] } }), live);
+    expect(refusals.map((x) => x.rule)).toEqual(['not-empty']);
+    expect(refusals[0]!.message).toContain('roleBinding:old//eng/human-bob=viewer');
+  });
+
   it('deletes children first: bindings, tags (with a reason), identities/repos/roles, groups; deepest first within a kind', () => {
     const live = liveState([
       r.group('eng'),
