@@ -37,12 +37,14 @@ async function main(): Promise<void> {
     heading(1, 'Validate the manifests (offline: schema, references, duplicates)');
     await cli(dir, ['validate', 'acme'], 0, 'valid');
 
-    heading(2, 'Plan: the org does not exist yet, so everything is created');
-    const first = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'there are changes', { maxLines: 14 });
+    heading(2, 'Plan: the org does not exist yet. Without --bootstrap that is an error (a wrong URL or token looks the same); with it, everything is created');
+    const invisible = await cli(dir, ['plan', 'acme', '--emulator'], 1, 'not visible');
+    expectText(invisible.stderr, /--bootstrap/, 'an org that is not visible is an error that names --bootstrap');
+    const first = await cli(dir, ['plan', 'acme', '--emulator', '--bootstrap', '--detailed-exitcode'], 2, 'there are changes', { maxLines: 14 });
     expectText(first.stdout, /create/i, 'the first plan creates resources');
 
     heading(3, 'Apply it');
-    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'applied', { maxLines: 10 });
+    await cli(dir, ['apply', 'acme', '--emulator', '--bootstrap', '--auto-approve'], 0, 'applied', { maxLines: 10 });
 
     heading(4, 'Plan again: nothing left to do');
     await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'no changes');

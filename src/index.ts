@@ -41,4 +41,4 @@ export type { ExportedFile, ExportOptions } from './export/index.js';
 export { startEmulator, SeedError } from './emulator/index.js';
 export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';
 // The "load manifests → read live → plan" sequence every command starts with
-export { planFromManifests, managedReadmeRepos, type PlanningResult } from './pipeline.js';
+export { planFromManifests, managedReadmeRepos, type PlanningOptions, type PlanningResult } from './pipeline.js';

@@ -31,6 +31,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'platform-sync apply manifests/                    plan, show it, ask, apply',
     'platform-sync apply manifests/ --auto-approve     in CI (required without a terminal)',
     'platform-sync apply plan.json                     exactly a saved plan; refused when stale',
+    'platform-sync apply manifests/ --bootstrap        create the org the first time (else: not visible is an error)',
     'platform-sync apply manifests/ --emulator --auto-approve --concurrency 16',
     'Exit codes: 0 applied, 1 error, refused or partly applied (run plan to see what is left).',
   ],

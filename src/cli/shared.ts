@@ -13,7 +13,7 @@ import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
 import { UserError } from '../model/errors.js';
-import type { PlanOptions } from '../plan/index.js';
+import type { PlanningOptions } from '../pipeline.js';
 import type { Output } from './output.js';
 import type { CliContext } from './context.js';
 
@@ -112,6 +112,8 @@ function parseDeleteRatio(value: string): number {
 /** The planning options as commander parses them (see addPlanningOptions). */
 export interface PlanningCliOptions {
   target?: string[];
+  /** `--bootstrap`: create the org when it is not visible. */
+  bootstrap?: boolean;
   /** Still text here: planOptionsFrom parses it (parseDeleteRatio). */
   maxDeleteRatio?: string;
   allowMassDelete?: boolean;
@@ -122,12 +124,14 @@ export function addPlanningOptions(command: Command): Command {
   return command
     .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on)')
     .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
-    .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal');
+    .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
+    .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error');
 }
 
-/** The planner's options from the parsed command-line options. */
-export function planOptionsFrom(options: PlanningCliOptions): PlanOptions {
-  const out: PlanOptions = {};
+/** The planning options from the parsed command-line options. */
+export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
+  const out: PlanningOptions = {};
+  if (options.bootstrap) out.bootstrap = true;
   if (options.target && options.target.length > 0) out.targets = options.target;
   if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);
   if (options.allowMassDelete) out.allowMassDelete = true;

@@ -1,7 +1,7 @@
 /** The read side of `export`, as a library call: the whole org, every readme included. */
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
-import { UserError } from '../model/errors.js';
+import { OrgNotVisibleError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { exportManifests, type ExportedFile, type ExportOptions } from './export-manifests.js';
 
@@ -12,9 +12,7 @@ const ROOT_UID = /^[0-9a-f]{40}$/;
 export async function readOrgForExport(client: ApiClient, org: string): Promise<LiveState> {
   const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
   const live = await readLiveState(client, { org: ref, readmeRepos: 'all' });
-  if (live.org === null) {
-    throw new UserError('EXPORT_NO_ORG', `cannot export org "${org}": no root group of that name is visible to this token`);
-  }
+  if (live.org === null) throw new OrgNotVisibleError(org, client.baseUrl);
   return live;
 }
 

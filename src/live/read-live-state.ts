@@ -73,7 +73,8 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
       if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') {
         throw new UserError(
           'ORG_NOT_FOUND',
-          `org "${org.name}": the pinned org.uid ${org.uid} does not exist or this token cannot see it`,
+          `org "${org.name}": the pinned org.uid ${org.uid} is not visible at ${client.baseUrl}: it does not exist, or this token cannot see it ` +
+            `(a wrong base URL, a token of another tenant, or a token scoped below the org)`,
           { cause: err },
         );
       }

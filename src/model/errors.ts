@@ -63,3 +63,19 @@ export class StalePlanError extends UserError {
     this.changed = changed;
   }
 }
+
+/**
+ * No root group of the org's name is visible: it may not exist yet, but a wrong base URL,
+ * another tenant's token or a token scoped below the org look exactly the same, so it is never
+ * taken for "create it" without `--bootstrap`.
+ */
+export class OrgNotVisibleError extends UserError {
+  constructor(org: string, baseUrl: string) {
+    super(
+      'ORG_NOT_VISIBLE',
+      `org "${org}" is not visible at ${baseUrl}: no root group of that name is visible to this token. ` +
+        `Likely causes: a wrong base URL, a token of another tenant, or a token scoped below the org. ` +
+        `If the org does not exist yet, create it with \`platform-sync apply --bootstrap\` (or plan --bootstrap to see it first).`,
+    );
+  }
+}

@@ -61,7 +61,7 @@ function spawnCli(args: string[], options: { tty?: boolean; env: Record<string, 
 
 describe('platform-sync apply', () => {
   it('refuses without a terminal unless --auto-approve, changing nothing', async () => {
-    const run = await runCli(['apply', ACME], { env: env(), cwd: temp.dir });
+    const run = await runCli(['apply', ACME, '--bootstrap'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Plan: 36 to create, 0 to update, 0 to delete.');
     expect(run.stderr).toContain('pass --auto-approve');
@@ -70,7 +70,7 @@ describe('platform-sync apply', () => {
 
   it('refuses invalid manifests with file:line:col before any request, even with --auto-approve', async () => {
     const bad = join(REPO_ROOT, 'test', 'fixtures', 'bad-dangling-ref.yaml');
-    const run = await runCli(['apply', bad, '--auto-approve'], { env: env(), cwd: temp.dir });
+    const run = await runCli(['apply', bad, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/bad-dangling-ref\.yaml:7:17: unknown identity "relase-bot" in role binding of org "acme"/);
     expect(run.stderr).toContain('did you mean "release-bot"?');
@@ -78,7 +78,7 @@ describe('platform-sync apply', () => {
   });
 
   it('refuses an unsafe plan (a protected delete) after reading, writing nothing', async () => {
-    await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     const manifests = join(temp.dir, 'without-release-bot');
     cpSync(ACME, manifests, { recursive: true });
     const org = join(manifests, 'org.yaml');
@@ -90,14 +90,14 @@ describe('platform-sync apply', () => {
         .replace(/    - name: base-images[\s\S]*?(?=  subscriptions:)/, ''),
     );
     emulator.clearRequestLog();
-    const run = await runCli(['apply', manifests, '--auto-approve'], { env: env(), cwd: temp.dir });
+    const run = await runCli(['apply', manifests, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('repo:base-images is protected (settings.protect) and may not be deleted');
     expect(writes()).toEqual([]);
   });
 
   it('applies with --auto-approve, one plain line per step, then finds nothing to do', async () => {
-    const run = await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
@@ -107,13 +107,13 @@ describe('platform-sync apply', () => {
     expect(run.stdout.trimEnd().endsWith(`Apply complete: ${ACME_RESOURCES} done.`)).toBe(true);
     expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
 
-    const again = await runCli(['apply', ACME], { env: env(), cwd: temp.dir });
+    const again = await runCli(['apply', ACME, '--bootstrap'], { env: env(), cwd: temp.dir });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('No changes. The org matches the manifests.');
   });
 
   it('streams one JSON event per line with --format json', async () => {
-    const run = await runCli(['apply', ACME, '--auto-approve', '--format', 'json', '--concurrency', '4'], { env: env(), cwd: temp.dir });
+    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json', '--concurrency', '4'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(0);
     const events = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
     expect(events[0]!.type).toBe('plan');
@@ -124,7 +124,7 @@ describe('platform-sync apply', () => {
   });
 
   it('fails cleanly with a read-only token: the reason, the skipped steps, exit 1', async () => {
-    const run = await runCli(['apply', ACME, '--auto-approve'], { env: env(VIEWER), cwd: temp.dir });
+    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(VIEWER), cwd: temp.dir });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^✗ create org: .*POST \/iam\/v2\/groups failed: HTTP 403 PERMISSION_DENIED \(7\)/m);
     expect(run.stdout).toContain('- skipped create identity:release-bot (depends on failed org)');
@@ -137,7 +137,7 @@ describe('platform-sync apply', () => {
   });
 
   it('applies a saved plan exactly, and refuses a stale one without writing anything', async () => {
-    expect((await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir })).code).toBe(0);
+    expect((await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir })).code).toBe(0);
     const planFile = join(temp.dir, 'change.plan.json');
     expect((await runCli(['plan', CHANGE_SET, '--out', planFile], { env: env(), cwd: temp.dir })).code).toBe(0);
 
@@ -167,7 +167,7 @@ describe('platform-sync apply', () => {
 
   it('finishes on a re-run after the process is killed (SIGKILL) in the middle of an apply', async () => {
     emulator.setFaults({ latencyMs: 40 });
-    const first = spawnCli(['apply', ACME, '--auto-approve', '--concurrency', '2'], { env: env() });
+    const first = spawnCli(['apply', ACME, '--bootstrap', '--auto-approve', '--concurrency', '2'], { env: env() });
     await first.waitForOutput((s) => (s.match(/^✓ /gm) ?? []).length >= 6);
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
@@ -175,19 +175,19 @@ describe('platform-sync apply', () => {
     expect(doneBeforeKill).toBeLessThan(ACME_RESOURCES);
 
     emulator.setFaults({});
-    const rerun = await runCli(['apply', ACME, '--auto-approve'], { env: env(), cwd: temp.dir });
+    const rerun = await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stdout).not.toContain('create org'); // made by the killed run, not again
     const created = (rerun.stdout.match(/^✓ create /gm) ?? []).length;
     expect(created).toBeLessThanOrEqual(ACME_RESOURCES - doneBeforeKill);
     expect(emulator.resourceCount()).toBe(ACME_RESOURCES); // nothing made twice
-    const check = await runCli(['plan', ACME, '--detailed-exitcode'], { env: env(), cwd: temp.dir });
+    const check = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env: env(), cwd: temp.dir });
     expect(check.code, check.stderr).toBe(0);
   });
 
   it('stops gracefully on SIGTERM (a CI cancel): steps in flight finish, the rest is reported, exit 1', async () => {
     emulator.setFaults({ latencyMs: 40 });
-    const run = spawnCli(['apply', ACME, '--auto-approve', '--concurrency', '2'], { env: env() });
+    const run = spawnCli(['apply', ACME, '--bootstrap', '--auto-approve', '--concurrency', '2'], { env: env() });
     await run.waitForOutput((s) => (s.match(/^✓ /gm) ?? []).length >= 4);
     run.child.kill('SIGTERM');
     const { code } = await run.exited;
@@ -203,7 +203,7 @@ describe('platform-sync apply', () => {
   });
 
   it.runIf(existsSync('/usr/bin/script'))('on a terminal asks first and applies only after "yes"', async () => {
-    const declined = spawnCli(['apply', ACME], { tty: true, env: env() });
+    const declined = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
     await declined.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
     declined.child.stdin!.write('y\n');
     await declined.exited;
@@ -211,7 +211,7 @@ describe('platform-sync apply', () => {
     expect(writes()).toEqual([]);
 
     // Ctrl-C at the question is a "no" too: no stack trace, exit 1, nothing sent.
-    const interrupted = spawnCli(['apply', ACME], { tty: true, env: env() });
+    const interrupted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
     await interrupted.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
     interrupted.child.stdin!.write('\x03');
     const { code } = await interrupted.exited;
@@ -220,7 +220,7 @@ describe('platform-sync apply', () => {
     expect(interrupted.output().stdout).not.toMatch(/internal error|AbortError/);
     expect(writes()).toEqual([]);
 
-    const accepted = spawnCli(['apply', ACME], { tty: true, env: env() });
+    const accepted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
     await accepted.waitForOutput((s) => s.includes(`Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`));
     accepted.child.stdin!.write('yes\n');
     await accepted.exited;
@@ -240,7 +240,7 @@ describe('platform-sync apply', () => {
     } finally {
       await client.close();
     }
-    const run = spawnCli(['apply', ACME], { tty: true, env: env() });
+    const run = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
     await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
     run.child.stdin!.write('no\n');
     await run.exited;
@@ -248,7 +248,7 @@ describe('platform-sync apply', () => {
   });
 
   it.runIf(existsSync('/usr/bin/script'))('quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far', async () => {
-    const run = spawnCli(['apply', ACME, '--concurrency', '2'], { tty: true, env: env() });
+    const run = spawnCli(['apply', ACME, '--bootstrap', '--concurrency', '2'], { tty: true, env: env() });
     await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
     // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C.
     emulator.setFaults({ latencyMs: 1500 });

@@ -70,7 +70,7 @@ export function makeTempDir(prefix: string): { dir: string; remove: () => void }
 export async function applyManifests(baseUrl: string, token: string, paths: string[]): Promise<void> {
   const client = createClient({ baseUrl, token });
   try {
-    const { plan } = await planFromManifests(paths, client);
+    const { plan } = await planFromManifests(paths, client, { bootstrap: true });
     const result = await apply(plan, client, { concurrency: 8 });
     if (!result.ok) throw new Error(`setup apply failed: ${JSON.stringify(result.failed)}`);
   } finally {

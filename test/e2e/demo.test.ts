@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -81,6 +81,11 @@ describe('the GitHub Actions example (examples/github-actions/platform-sync.yml)
             .flatMap((line) => (line.match(/npx platform-sync (.*)$/)?.[1] ? [line.match(/npx platform-sync (.*)$/)![1]!] : []))
             .map((args) => args.replace(/\s*\d?>.*$/, '').replace(/"\$MANIFESTS"/g, ACME).split(/\s+/)),
         );
+      // The workflow manages an org that exists (created once with `apply --bootstrap`): here an
+      // empty root group, so the PR's plan has everything else to create.
+      const bootstrap = join(temp.dir, 'bootstrap.yaml');
+      writeFileSync(bootstrap, 'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  prune: false\n');
+      expect((await runCli(['apply', bootstrap, '--bootstrap', '--auto-approve', '--emulator'], { cwd: temp.dir })).code).toBe(0);
       const expected: Record<string, number[]> = {
         plan: [0, 2], // validate; plan --detailed-exitcode: changes
         apply: [0, 0], // apply; plan --detailed-exitcode: nothing left

@@ -10,18 +10,18 @@ describe('--emulator: an embedded emulator whose state persists across processes
 
   it('plan → apply → plan in three processes: the last plan is empty', async () => {
     const cwd = temp.dir;
-    const first = await runCliProcess(['plan', ACME, '--emulator', '--detailed-exitcode'], { cwd });
+    const first = await runCliProcess(['plan', ACME, '--bootstrap', '--emulator', '--detailed-exitcode'], { cwd });
     expect(first.stderr).toBe('');
     expect(first.code).toBe(2);
 
-    const applied = await runCliProcess(['apply', ACME, '--emulator', '--auto-approve'], { cwd });
+    const applied = await runCliProcess(['apply', ACME, '--bootstrap', '--emulator', '--auto-approve'], { cwd });
     expect(applied.code).toBe(0);
     const statePath = join(cwd, '.platform-sync', 'emulator.json');
     expect(existsSync(statePath)).toBe(true);
     expect(readFileSync(statePath, 'utf8')).toContain('release-bot');
 
     // Global options are accepted before the command name too.
-    const last = await runCliProcess(['--emulator', '--no-color', 'plan', ACME, '--detailed-exitcode', '--format', 'json'], { cwd });
+    const last = await runCliProcess(['--emulator', '--no-color', 'plan', ACME, '--bootstrap', '--detailed-exitcode', '--format', 'json'], { cwd });
     expect(last.stderr).toBe('');
     expect(last.code).toBe(0);
     expect(JSON.parse(last.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
@@ -32,7 +32,7 @@ describe('--emulator: an embedded emulator whose state persists across processes
 
   it('never writes a token to the state file or the output', async () => {
     const cwd = temp.dir;
-    const run = await runCli(['plan', ACME, '--emulator', '--verbose'], { cwd });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--emulator', '--verbose'], { cwd });
     expect(run.code).toBe(0);
     // --verbose shows requests against the embedded emulator…
     expect(run.stderr).toMatch(/GET \/iam\/v2\/groups/);
@@ -58,8 +58,8 @@ describe('--verbose never shows the token', () => {
   it('logs requests and timings on stderr for plan, apply, drift and export, token redacted', async () => {
     const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
     const runs = [
-      await runCli(['plan', ACME, '--verbose'], { env }),
-      await runCli(['apply', ACME, '--auto-approve', '--verbose'], { env }),
+      await runCli(['plan', ACME, '--bootstrap', '--verbose'], { env }),
+      await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--verbose'], { env }),
       await runCli(['drift', ACME, '--verbose'], { env }),
       await runCli(['export', '--org', 'acme', '--verbose', '--out', join(temp.dir, 'out')], { env }),
     ];
@@ -83,8 +83,8 @@ describe('--verbose never shows the token', () => {
     // not as `--token T`, `--token=T`, before the command, nor under a mistyped option name.
     emulator.clearRequestLog();
     for (const args of [
-      ['plan', ACME, '--token', TOKEN],
-      ['apply', ACME, `--token=${TOKEN}`],
+      ['plan', ACME, '--bootstrap', '--token', TOKEN],
+      ['apply', ACME, '--bootstrap', `--token=${TOKEN}`],
       ['drift', ACME, '--token', TOKEN],
       ['export', '--org', 'acme', `--token=${TOKEN}`],
     ]) {
@@ -95,7 +95,7 @@ describe('--verbose never shows the token', () => {
       );
       expect(emulator.requestLog).toEqual([]); // refused before connecting
     }
-    for (const args of [[`--token=${TOKEN}`, 'plan', ACME], ['plan', ACME, `--tokn=${TOKEN}`]]) {
+    for (const args of [[`--token=${TOKEN}`, 'plan', ACME], ['plan', ACME, '--bootstrap', `--tokn=${TOKEN}`]]) {
       const mistyped = await runCli(args, { env: { PLATFORM_API_URL: emulator.url } });
       expect(mistyped.code, args.join(' ')).toBe(1);
       expect(mistyped.stderr).toMatch(/^error: unknown option '--toke?n=…'\nRun 'platform-sync (plan )?--help' for/);
@@ -104,7 +104,7 @@ describe('--verbose never shows the token', () => {
   });
 
   it('answers a usage error with one line and where the help is, not the whole help', async () => {
-    const run = await runCli(['plan', ACME, '--format', 'yaml']);
+    const run = await runCli(['plan', ACME, '--bootstrap', '--format', 'yaml']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, markdown.\n" +

@@ -38,7 +38,7 @@ describe('platform-sync plan', () => {
   });
 
   it('bootstraps: an org that does not exist is created with everything under it', async () => {
-    const run = await runCli(['plan', ACME], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap'], { env });
     expectNoToken(run);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -48,19 +48,19 @@ describe('platform-sync plan', () => {
     // Colour only on a TTY: the harness pipes stdout.
     expect(run.stdout).not.toContain('\u001b[');
 
-    const detailed = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    const detailed = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
     expect(detailed.code).toBe(2);
   });
 
   it('prints versioned JSON that matches schemas/plan.schema.json, and markdown for a PR', async () => {
-    const json = await runCli(['plan', ACME, '--format', 'json'], { env });
+    const json = await runCli(['plan', ACME, '--bootstrap', '--format', 'json'], { env });
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout);
     expect(validatePlanDocument(doc)).toEqual([]);
     expect(doc).toMatchObject({ formatVersion: 1, summary: { create: acmeCount, update: 0, delete: 0 } });
     expect(doc.steps[0]).toMatchObject({ action: 'create', kind: 'group', address: 'org', parent: null });
 
-    const md = await runCli(['plan', ACME, '--format', 'markdown'], { env });
+    const md = await runCli(['plan', ACME, '--bootstrap', '--format', 'markdown'], { env });
     expect(md.code).toBe(0);
     expect(md.stdout.startsWith(`### platform-sync plan for \`acme\`\n\n**Plan: ${acmeCount} to create, 0 to update, 0 to delete.**\n`)).toBe(true);
     expect(md.stdout).toContain('<details><summary>');
@@ -68,7 +68,7 @@ describe('platform-sync plan', () => {
 
   it('says there is nothing to do once applied (exit 0 even with --detailed-exitcode)', async () => {
     await applyManifests(emulator.url, TOKEN, [ACME]);
-    const run = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
     expectNoToken(run);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('No changes. The org matches the manifests.\n');
@@ -85,7 +85,7 @@ describe('platform-sync plan', () => {
       await client.close();
     }
     const out = join(temp.dir, 'plan.json');
-    const run = await runCli(['plan', ACME, '--detailed-exitcode', '--out', out, '--verbose'], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode', '--out', out, '--verbose'], { env });
     expectNoToken(run);
     expect(run.code).toBe(2);
     expect(run.stdout).toContain('  ~ update repo:app\n      description: "Edited in the console" → "The Acme customer-facing application"\n');
@@ -116,20 +116,20 @@ describe('platform-sync plan', () => {
   });
 
   it('--target narrows the plan to an address and what it needs', async () => {
-    const run = await runCli(['plan', ACME, '--target', 'repo:app'], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:app'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('~ update repo:app');
     expect(run.stdout).not.toContain('identity:stray');
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
     expect(run.stdout).toContain('! 1 other change is not in this plan because of --target');
 
-    const none = await runCli(['plan', ACME, '--target', 'repo:nothing', '--detailed-exitcode'], { env });
+    const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], { env });
     expect(none.code).toBe(0);
     expect(none.stdout).toContain('! 2 other changes are not in this plan because of --target');
     expect(none.stdout.trimEnd().endsWith('No changes to the targeted resources.')).toBe(true);
     expect(none.stdout).not.toContain('The org matches the manifests');
 
-    const unknown = await runCli(['plan', ACME, '--target', 'nonexistent:foo'], { env });
+    const unknown = await runCli(['plan', ACME, '--bootstrap', '--target', 'nonexistent:foo'], { env });
     expectNoToken(unknown);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
@@ -149,7 +149,7 @@ describe('platform-sync plan', () => {
       join(manifests, 'settings.yaml'),
       'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  protect: ["identity:str*"]\n',
     );
-    const run = await runCli(['plan', manifests], { env });
+    const run = await runCli(['plan', manifests, '--bootstrap'], { env });
     expectNoToken(run);
     expect(run.code).toBe(1);
     // A refused plan is still shown: what it would delete, and why it is refused.
@@ -159,16 +159,16 @@ describe('platform-sync plan', () => {
   });
 
   it('fails with exit 1 and one clear line on bad input, never printing the token', async () => {
-    const noToken = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: emulator.url } });
+    const noToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: emulator.url } });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toBe('Error: no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)\n');
 
-    const wrongToken = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
+    const wrongToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/^Error: .*401.*UNAUTHENTICATED/);
     expect(wrongToken.stderr).not.toContain(TOKEN);
 
-    const badRatio = await runCli(['plan', ACME, '--max-delete-ratio', '2'], { env });
+    const badRatio = await runCli(['plan', ACME, '--bootstrap', '--max-delete-ratio', '2'], { env });
     expect(badRatio.code).toBe(1);
     expect(badRatio.stderr).toBe('Error: --max-delete-ratio must be a number from 0 to 1, got "2"\n');
 

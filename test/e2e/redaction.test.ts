@@ -44,12 +44,12 @@ describe('the token planted in live data', () => {
 
   it('never appears in plan output (text, json, markdown) or in a saved plan', async () => {
     for (const format of ['text', 'json', 'markdown']) {
-      const run = await runCli(['plan', ACME, '--format', format], { env });
+      const run = await runCli(['plan', ACME, '--bootstrap', '--format', format], { env });
       expect(run.code, run.stderr).toBe(0);
       expectRedacted(run, `plan --format ${format}`);
     }
     const saved = join(temp.dir, 'p.json');
-    const run = await runCli(['plan', ACME, '--out', saved], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--out', saved], { env });
     expect(run.code, run.stderr).toBe(0);
     const file = readFileSync(saved, 'utf8');
     expect(file).not.toContain(TOKEN);
@@ -81,11 +81,11 @@ describe('the token planted in live data', () => {
   });
 
   it('never appears in apply --format json (the plan and every event)', async () => {
-    const run = await runCli(['apply', ACME, '--auto-approve', '--format', 'json'], { env });
+    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json'], { env });
     expect(run.code, run.stderr).toBe(0);
     expectRedacted(run, 'apply --format json');
     // The apply did what the plan said: the description is restored, the identity deleted.
-    const check = await runCli(['plan', ACME, '--detailed-exitcode'], { env });
+    const check = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
     expect(check.code, check.stdout).toBe(0);
   });
 });

@@ -8,8 +8,7 @@ import { createClient } from '../../src/api/client.js';
 import type { RetryPolicy } from '../../src/api/retry.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { startEmulator, type Emulator, type FaultOptions, type RequestLogEntry } from '../../src/emulator/index.js';
-import { planFromManifests, type PlanningResult } from '../../src/pipeline.js';
-import type { PlanOptions } from '../../src/plan/index.js';
+import { planFromManifests, type PlanningOptions, type PlanningResult } from '../../src/pipeline.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const ACME = join(REPO_ROOT, 'examples', 'acme');
@@ -41,9 +40,9 @@ export function openClient(emulator: Emulator, token = OWNER_TOKEN, retry: Parti
   });
 }
 
-/** What `platform-sync plan <paths>` computes (load manifests → read live → plan), through the library. */
-export function planManifests(client: ApiClient, paths: string[], options: PlanOptions = {}): Promise<PlanningResult> {
-  return planFromManifests(paths, client, options);
+/** What `platform-sync plan --bootstrap <paths>` computes (load manifests → read live → plan), through the library. */
+export function planManifests(client: ApiClient, paths: string[], options: PlanningOptions = {}): Promise<PlanningResult> {
+  return planFromManifests(paths, client, { bootstrap: true, ...options });
 }
 
 /** Requests that change state (anything but GET). */

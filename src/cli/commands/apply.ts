@@ -99,7 +99,12 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
   if (paths.length > 1) {
     throw new UserError('APPLY_USAGE', `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`);
   }
-  const planning = [options.target?.length ? '--target' : '', options.maxDeleteRatio !== undefined ? '--max-delete-ratio' : '', options.allowMassDelete ? '--allow-mass-delete' : ''].filter(Boolean);
+  const planning = [
+    options.target?.length ? '--target' : '',
+    options.maxDeleteRatio !== undefined ? '--max-delete-ratio' : '',
+    options.allowMassDelete ? '--allow-mass-delete' : '',
+    options.bootstrap ? '--bootstrap' : '',
+  ].filter(Boolean);
   if (planning.length > 0) {
     throw new UserError('APPLY_USAGE', `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`);
   }
