@@ -122,8 +122,11 @@ export interface Plan {
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */
 export interface PlanRefusal {
-  /** `declared-twice`: one resource declared twice, seen once references are normalised. */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice';
+  /**
+   * `declared-twice`: one resource declared twice, seen once references are normalised.
+   * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
+   */
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

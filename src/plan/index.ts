@@ -76,6 +76,7 @@ function normaliseDesired(p: Planning): DesiredResource[] {
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
     const r = normaliseBinding(raw, p.index.lookup);
+    if (r.kind === 'roleBinding' && findDanglingReference(p, r)) continue;
     if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {
@@ -91,6 +92,37 @@ function normaliseDesired(p: Planning): DesiredResource[] {
     seen.set(r.address, r);
   }
   return [...seen.values()];
+}
+
+/**
+ * A binding's `identityUid`/`roleUid` that lies inside the org (under its root uid) but names
+ * nothing the full read found: the API would refuse the create half-way through an apply, so the
+ * plan is refused now, naming where the manifest wrote it. A uid outside the org is a person or
+ * a role the org does not contain, and is taken as given. True when the binding is refused.
+ */
+function findDanglingReference(p: Planning, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
+  const orgUid = p.live.org?.uid;
+  if (orgUid === undefined) return false;
+  const refs: [string, IdentityKey | RoleKey, Kind][] = [
+    ['identityUid', binding.fields.identity, 'identity'],
+    ['roleUid', binding.fields.role, 'role'],
+  ];
+  let dangling = false;
+  for (const [field, key, kind] of refs) {
+    if (!('uid' in key) || !key.uid.startsWith(`${orgUid}/`)) continue;
+    // Normalising turned every uid the read found into a path: this one was not found. An
+    // incomplete listing of that kind may simply have missed it; that read is refused anyway.
+    if (p.live.incomplete.some((i) => i.kind === kind)) continue;
+    dangling = true;
+    p.refusals.push({
+      rule: 'dangling-reference',
+      message:
+        `${binding.address} (${formatSource(binding.source)}) names ${field} ${key.uid}, which lies inside org ${p.desired.org.name} ` +
+        `but is no ${kind} there; fix the uid, or name the ${kind} by its path`,
+      addresses: [binding.address],
+    });
+  }
+  return dangling;
 }
 
 interface Matching {

@@ -218,6 +218,21 @@ describe('plan: creates', () => {
   });
 });
 
+describe('plan: references by uid', () => {
+  it('refuses an identityUid or roleUid inside the org that the read did not find, naming where it is written; an outside uid is taken as given', () => {
+    const live = liveState([r.identity('', 'bot')]);
+    const missing = `${ORG_UID}/00000000000000aa`;
+    const outside = `${'e'.repeat(40)}/0000000000000001`;
+    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', { uid: missing }, 'viewer'), r.binding('', 'bot', { uid: missing }), r.binding('', { uid: outside }, 'viewer')]), live);
+    expect(p.refusals.map((x) => x.rule)).toEqual(['dangling-reference', 'dangling-reference']);
+    expect(p.refusals[0]!.message).toBe(
+      `roleBinding:uid:${missing}=viewer (manifest.yaml:3:1) names identityUid ${missing}, which lies inside org acme but is no identity there; fix the uid, or name the identity by its path`,
+    );
+    expect(p.refusals[1]!.message).toContain(`names roleUid ${missing}, which lies inside org acme but is no role there`);
+    expect(outline(p)).toEqual([`create roleBinding:uid:${outside}=viewer`]);
+  });
+});
+
 describe('plan: deletes', () => {
   it('ignoring an identity also ignores the bindings that reference it: hand-granted access is never revoked', () => {
     const OUTSIDE = `${'e'.repeat(40)}/0000000000000001`;
