@@ -4,7 +4,7 @@
  * directory, so what you see is what you would type. The tour checks its own expectations
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,16 @@ async function main(): Promise<void> {
     heading(9, 'Apply the original manifests again: the hand edits are undone');
     await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'applied');
     await cli(dir, ['drift', 'acme', '--emulator'], 0, 'in sync');
+
+    heading(10, 'Rename a group in the manifests: renamedFrom renames it in place (same uid, everything beneath kept)');
+    const engineering = join(dir, 'acme', 'engineering.yaml');
+    writeFileSync(engineering, readFileSync(engineering, 'utf8').replace('        - name: backend\n', '        - name: services\n          renamedFrom: backend\n'));
+    say(paint('dim', '  acme/engineering.yaml:   - name: services'), paint('dim', '                             renamedFrom: backend'));
+    const rename = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'one rename, nothing deleted', { maxLines: 12 });
+    expectText(rename.stdout, /rename group:engineering\/backend → group:engineering\/services/, 'the plan shows the rename as a rename');
+    expectText(rename.stdout, /Plan: 0 to create, 1 to update, 0 to delete\./, 'a rename is one update');
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'renamed');
+    await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'no changes');
 
     say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');

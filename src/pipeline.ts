@@ -7,6 +7,7 @@ import type { ApiClient } from './api/types.js';
 import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Plan } from './model/plan.js';
+import { namedAddress } from './model/address.js';
 import type { DesiredState, LiveState } from './model/resources.js';
 import { checkTargets, plan, type PlanOptions } from './plan/index.js';
 import { OrgNotVisibleError } from './model/errors.js';
@@ -18,11 +19,35 @@ export interface PlanningResult {
   plan: Plan;
 }
 
-/** Addresses of the repos whose readme the manifests manage: only those readmes are read. */
+/**
+ * Addresses of the repos whose readme the manifests manage: only those readmes are read. A repo
+ * that is being renamed, or that sits in a group being renamed (`renamedFrom`), is still at its
+ * old address live — or half-way, after an interrupted apply — so every such address is named.
+ */
 export function managedReadmeRepos(desired: DesiredState): Set<string> {
+  const groupRenames = new Map<string, string>();
+  for (const r of desired.resources) if (r.kind === 'group' && r.renamedFrom !== undefined) groupRenames.set(r.groupPath, r.renamedFrom);
   const repos = new Set<string>();
-  for (const r of desired.resources) if (r.kind === 'repo' && r.fields.readme !== undefined) repos.add(r.address);
+  for (const r of desired.resources) {
+    if (r.kind !== 'repo' || r.fields.readme === undefined) continue;
+    const names = r.renamedFrom !== undefined ? [r.fields.name, r.renamedFrom] : [r.fields.name];
+    for (const groupPath of pathVariants(r.groupPath, groupRenames)) for (const name of names) repos.add(namedAddress('repo', groupPath, name));
+  }
   return repos;
+}
+
+/** A group path with each renamed segment under its new and its old name (at most 64 variants). */
+function pathVariants(groupPath: string, groupRenames: ReadonlyMap<string, string>): string[] {
+  if (groupPath === '') return [''];
+  let variants = [''];
+  let sofar = '';
+  for (const segment of groupPath.split('/')) {
+    sofar = sofar === '' ? segment : `${sofar}/${segment}`;
+    const old = groupRenames.get(sofar);
+    const names = old !== undefined && variants.length < 64 ? [segment, old] : [segment];
+    variants = variants.flatMap((v) => names.map((n) => (v === '' ? n : `${v}/${n}`)));
+  }
+  return variants;
 }
 
 export interface PlanningOptions extends PlanOptions {

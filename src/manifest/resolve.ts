@@ -112,6 +112,8 @@ class Resolver {
   private readonly identities = this.referenceable.get('identity')!;
   private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
+  /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
+  private readonly renames = new Map<string, { address: string; what: string; location: SourceLocation }>();
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
   private prune: { value: PruneSetting; written: unknown; location: SourceLocation } | undefined;
   private readonly globs = { ignore: new Map<string, SourceLocation>(), protect: new Map<string, SourceLocation>() };
@@ -201,6 +203,12 @@ class Resolver {
     if (path === '') {
       const uid = asString(value.uid);
       if (uid !== undefined && this.setScalar(record, 'uid', uid, { doc: site.doc, pointer: [...site.pointer, 'uid'] })) record.resource.uid = uid;
+    } else {
+      const renamedFrom = asString(value.renamedFrom);
+      const renameSite = { doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] };
+      if (renamedFrom !== undefined && this.checkRename(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
+        record.resource.renamedFrom = renamedFrom;
+      }
     }
 
     for (const descriptor of DESCRIPTORS) {
@@ -223,6 +231,28 @@ class Resolver {
       const item = asObject(raw);
       if (item) visit(item, { doc: site.doc, pointer: [...site.pointer, key, i] });
     });
+  }
+
+  /**
+   * `renamedFrom` must name another name, and no two siblings of one kind may claim the same old
+   * name (the plan could not tell which one the live resource becomes). False when reported.
+   */
+  private checkRename(site: Site, resource: DesiredResource, renamedFrom: string): boolean {
+    const name = (resource.fields as { name?: string }).name ?? '';
+    const what = `${descriptorOf(resource.kind).describe(name)} in ${this.groupLabel(resource.kind === 'group' ? parentPath(resource.groupPath) : resource.groupPath)}`;
+    if (renamedFrom === name) {
+      this.report(site, `renamedFrom ${JSON.stringify(renamedFrom)} of ${what} is its own name; expected the previous name, or remove renamedFrom`);
+      return false;
+    }
+    const parent = resource.kind === 'group' ? parentPath(resource.groupPath) : resource.groupPath;
+    const key = `${resource.kind}\u0000${parent}\u0000${renamedFrom}`;
+    const earlier = this.renames.get(key);
+    if (earlier && earlier.address !== resource.address) {
+      this.report(site, `${what} and ${earlier.what} (at ${formatLocation(earlier.location)}) are both renamedFrom ${JSON.stringify(renamedFrom)}; expected one ${resource.kind} to take over the old name`);
+      return false;
+    }
+    this.renames.set(key, { address: resource.address, what, location: site.doc.locate(site.pointer) });
+    return true;
   }
 
   /** Records a scalar of a group; false (and a diagnostic naming both places) when it conflicts. */
@@ -280,7 +310,9 @@ class Resolver {
     }
     const base = this.base(site, groupPath);
     const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...base, fields } as unknown as DesiredResource;
+    const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
+    if (renamedFrom !== undefined && this.checkRename({ doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] }, resource, renamedFrom)) resource.renamedFrom = renamedFrom;
     const refs = this.referenceable.get(descriptor.kind);
     if (refs) {
       const path = joinPath(groupPath, key);

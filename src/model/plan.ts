@@ -56,6 +56,8 @@ export interface CreateStep extends StepBase {
 export interface UpdateStep extends StepBase {
   action: 'update';
   uid: string;
+  /** A rename in place (`renamedFrom`): the address the resource has before this step; `updateMask` holds `name`. */
+  previousAddress?: string;
   /**
    * Exactly the fields that change, in API names (`description`, `roleUid`, `readme`).
    * `readme` is sent by its own PATCH to the repo's readme sub-resource.
@@ -125,8 +127,9 @@ export interface PlanRefusal {
   /**
    * `declared-twice`: one resource declared twice, seen once references are normalised.
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
+   * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference';
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

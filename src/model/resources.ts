@@ -40,6 +40,11 @@ export type ResourceUnion = { [K in Kind]: ResourceOf<K> }[Kind];
 export type DesiredResource = ResourceUnion & {
   /** Where it was declared. */
   source: SourceLocation;
+  /**
+   * `renamedFrom`: the previous name of a renameable resource (group, identity, role, repo).
+   * A live sibling of that name (and none of the new one) is renamed in place.
+   */
+  renamedFrom?: string;
   /** A pinned uid (`org.uid`); wins over address matching. */
   uid?: string;
 };

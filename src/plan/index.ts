@@ -21,6 +21,7 @@ import { pushTo } from '../util/multimap.js';
 import { findRefusals } from './safety.js';
 import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
+import { applyRenames } from './renames.js';
 
 export { countLabel, isPruned } from './settings.js';
 export { checkTargets, TARGET_PREFIXES } from './targets.js';
@@ -42,7 +43,10 @@ export const DEFAULT_MAX_DELETE_RATIO = 0.25;
 
 interface Planning {
   desired: DesiredState;
+  /** Live state as read, re-addressed by the renames the manifests ask for (renames.ts). */
   live: LiveState;
+  /** New address → address before the rename, for each rename in place. */
+  previousAddress: Map<string, string>;
   index: LiveIndex;
   ignore: RegExp[];
   warnings: string[];
@@ -273,6 +277,11 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       after: Object.fromEntries(changes.map((c) => [c.field, c.after])),
       source: d.source,
     };
+    const previous = p.previousAddress.get(d.address);
+    if (previous !== undefined) {
+      step.previousAddress = previous;
+      step.reason = `renamedFrom "${d.renamedFrom}": same uid, everything beneath and every binding kept`;
+    }
     if (l.parentUid !== null) step.parentUid = l.parentUid;
     addStep(p, step, d.groupPath);
   }
@@ -448,10 +457,15 @@ function explainReplacements(p: Planning): void {
       const lost = collectDependencies(p, deleted.address).size;
       created.reason ??= `looks like a ${replacement.label} of ${deleted.address}`;
       deleted.reason ??= `looks like a ${replacement.label} to ${created.address}`;
+      const oldName = String(deleted.action === 'delete' ? deleted.before?.name : undefined);
+      const advice =
+        replacement.label === 'rename'
+          ? `; to rename it in place instead (same uid, everything beneath and every binding kept), add renamedFrom: ${JSON.stringify(oldName)} to ${created.address}`
+          : '; a move to another group cannot be done in place: the uids of the moved resources will change';
       p.warnings.push(
         `${deleted.address} → ${created.address} looks like a ${replacement.label}: resources are matched by ${replacement.matchedBy}, ` +
           `so this is a delete and a create; the new one gets a new uid` +
-          `${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}`,
+          `${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}${advice}`,
       );
     }
   }
@@ -522,13 +536,16 @@ function summarise(steps: PlanStep[]): PlanSummary {
 export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
   const targets = options.targets ?? [];
   checkTargets(targets);
+  const renamed = applyRenames(desired, live);
+  live = renamed.live;
   const p: Planning = {
     desired,
     live,
+    previousAddress: renamed.previousAddress,
     index: indexLive(live),
     ignore: desired.settings.ignore.map(compileAddressGlob),
     warnings: [],
-    refusals: [],
+    refusals: [...renamed.refusals],
     steps: new Map(),
   };
   const resources = normaliseDesired(p);

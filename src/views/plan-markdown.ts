@@ -60,6 +60,12 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     for (const r of plan.refusals) head.push(`> - ${r.message}`);
     head.push('');
   }
+  const renames = plan.steps.flatMap((s) => (s.action === 'update' && s.previousAddress !== undefined ? [s] : []));
+  if (renames.length > 0) {
+    head.push('> [!NOTE]', `> **This plan renames ${renames.length} resource${renames.length === 1 ? '' : 's'} in place** (same uid; everything beneath and every binding kept):`, '>');
+    for (const s of renames) head.push(`> - ${inlineCode(s.previousAddress!)} → ${inlineCode(s.address)}`);
+    head.push('');
+  }
   const deletes = plan.steps.filter((s) => s.action === 'delete');
   if (deletes.length > 0) {
     // A list, one per line: a reviewer scans deletes, and a comma-joined paragraph of long

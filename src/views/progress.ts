@@ -11,9 +11,9 @@ export type ProgressFormat = 'text' | 'json';
 
 export { colorPaint, type Paint } from './paint.js';
 
-/** `create identity:ci-bot`, the way every line names a step. */
-export function describeStep(step: Pick<PlanStep, 'action' | 'address'>): string {
-  return `${step.action} ${step.address}`;
+/** `create identity:ci-bot` (`rename identity:old → identity:new`), the way every line names a step. */
+export function describeStep(step: Pick<PlanStep, 'action' | 'address'> & { previousAddress?: string }): string {
+  return step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
 }
 
 /** One line for a finished step, as CI logs show it; null for events that are not an outcome. */

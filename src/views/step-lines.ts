@@ -117,9 +117,11 @@ function fieldLines(step: PlanStep): StepLine[] {
 /** Header line and field lines of one step. */
 export function renderStepLines(step: PlanStep): StepLine[] {
   const tone: LineTone = step.action === 'create' ? 'add' : step.action === 'delete' ? 'remove' : 'change';
+  // A rename in place reads as one: `~ rename identity:old-bot → identity:ci-bot`.
+  const what = step.action === 'update' && step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
   const header: StepLine = {
     tone,
-    text: `${ACTION_SYMBOL[step.action]} ${step.action} ${step.address}${step.reason ? `  (${step.reason})` : ''}`,
+    text: `${ACTION_SYMBOL[step.action]} ${what}${step.reason ? `  (${step.reason})` : ''}`,
   };
   return [header, ...fieldLines(step)];
 }

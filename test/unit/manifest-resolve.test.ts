@@ -378,3 +378,47 @@ describe('field checks beyond the schema', () => {
     ]);
   });
 });
+
+describe('renamedFrom', () => {
+  it('is kept on groups, identities, roles and repos, and names every repo address a managed readme may be at', async () => {
+    const { state, diagnostics } = validateOne(
+      [
+        'org:',
+        '  name: acme',
+        '  groups:',
+        '    - name: services',
+        '      renamedFrom: backend',
+        '      identities: [{name: ci-bot, renamedFrom: ci}]',
+        '      roles: [{name: deployer, renamedFrom: pusher, capabilities: [repo.list]}]',
+        '      repos: [{name: api, renamedFrom: app, readme: "# api"}]',
+        '',
+      ].join('\n'),
+    );
+    expect(diagnostics).toEqual([]);
+    const r = byAddress(state!);
+    expect(r.get('group:services')!.renamedFrom).toBe('backend');
+    expect(r.get('identity:services/ci-bot')!.renamedFrom).toBe('ci');
+    expect(r.get('role:services/deployer')!.renamedFrom).toBe('pusher');
+    expect(r.get('repo:services/api')!.renamedFrom).toBe('app');
+    const { managedReadmeRepos } = await import('../../src/pipeline.js');
+    expect([...managedReadmeRepos(state!)].sort()).toEqual(['repo:backend/api', 'repo:backend/app', 'repo:services/api', 'repo:services/app']);
+  });
+
+  it('refuses its own name, and two siblings taking over one old name', () => {
+    const { diagnostics } = validateOne(
+      [
+        'org:',
+        '  name: acme',
+        '  identities:',
+        '    - {name: bot, renamedFrom: bot}',
+        '    - {name: a, renamedFrom: old}',
+        '    - {name: b, renamedFrom: old}',
+        '',
+      ].join('\n'),
+    );
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'm.yaml:5:32: renamedFrom "bot" of identity "bot" in org "acme" is its own name; expected the previous name, or remove renamedFrom (at /org/identities/0/renamedFrom)',
+      'm.yaml:7:30: identity "b" in org "acme" and identity "a" in org "acme" (at m.yaml:6:30) are both renamedFrom "old"; expected one identity to take over the old name (at /org/identities/2/renamedFrom)',
+    ]);
+  });
+});

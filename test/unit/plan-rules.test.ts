@@ -218,6 +218,93 @@ describe('plan: creates', () => {
   });
 });
 
+/** A desired shape that says `renamedFrom: <old>`. */
+function renamed<S extends object>(shape: S, old: string): S {
+  return { ...shape, renamedFrom: old };
+}
+
+describe('plan: renames in place (renamedFrom)', () => {
+  const backend = () =>
+    liveState([
+      r.group('backend', { description: 'Backend' }),
+      r.identity('backend', 'ci'),
+      r.binding('backend', 'ci', 'viewer'),
+      r.binding('', '/backend/ci', 'editor'),
+      r.repo('backend', 'app'),
+      r.tag('backend', 'app', '1.0'),
+      r.group('backend/db'),
+      r.identity('backend/db', 'migrator'),
+    ]);
+  const services = (group = renamed(r.group('services', { description: 'Backend' }), 'backend')) => [
+    group,
+    r.identity('services', 'ci'),
+    r.binding('services', 'ci', 'viewer'),
+    r.binding('', '/services/ci', 'editor'),
+    r.repo('services', 'app'),
+    r.group('services/db'),
+    r.identity('services/db', 'migrator'),
+  ];
+
+  it('renames a group with everything beneath and bound to it as one update of name: same uid, no delete, no create', () => {
+    const live = backend();
+    const p = plan(desiredState(services()), live);
+    expect(p.refusals).toEqual([]);
+    expect(p.steps).toEqual([
+      expect.objectContaining({
+        action: 'update',
+        address: 'group:services',
+        previousAddress: 'group:backend',
+        uid: uidOf(live, 'group:backend'),
+        updateMask: ['name'],
+        before: { name: 'backend' },
+        after: { name: 'services' },
+      }),
+    ]);
+    expect(p.warnings).toEqual([]);
+  });
+
+  it('carries other changed fields in the same update, and renames nested resources too', () => {
+    const live = backend();
+    const desired = services(renamed(r.group('services', { description: 'Services' }), 'backend'));
+    desired[6] = renamed(r.identity('services/db', 'schema-bot'), 'migrator');
+    const p = plan(desiredState(desired), live);
+    expect(p.steps.map((s) => [s.action, s.address, s.action === 'update' ? s.updateMask : [], s.action === 'update' ? s.previousAddress : undefined])).toEqual([
+      ['update', 'group:services', ['name', 'description'], 'group:backend'],
+      ['update', 'identity:services/db/schema-bot', ['name'], 'identity:services/db/migrator'],
+    ]);
+  });
+
+  it('renames an identity its bindings name by the new name', () => {
+    const live = liveState([r.identity('', 'old-bot'), r.binding('', 'old-bot', 'viewer')]);
+    const p = plan(desiredState([renamed(r.identity('', 'ci-bot'), 'old-bot'), r.binding('', 'ci-bot', 'viewer')]), live);
+    expect(outline(p)).toEqual(['update identity:ci-bot']);
+    expect(step(p, 'identity:ci-bot')).toMatchObject({ previousAddress: 'identity:old-bot', updateMask: ['name'], uid: uidOf(live, 'identity:old-bot') });
+  });
+
+  it('is a no-op once renamed, so the line may stay in the manifests', () => {
+    const after = liveState([r.group('services', { description: 'Backend' }), r.identity('services', 'ci'), r.binding('services', 'ci', 'viewer'), r.binding('', '/services/ci', 'editor'), r.repo('services', 'app'), r.group('services/db'), r.identity('services/db', 'migrator')]);
+    expect(plan(desiredState(services()), after).steps).toEqual([]);
+  });
+
+  it('refuses when both the old and the new name are live, naming both', () => {
+    const live = liveState([r.group('backend'), r.group('services')]);
+    const refusals = refusalsOf(desiredState([renamed(r.group('services'), 'backend')]), live);
+    expect(refusals).toEqual([
+      {
+        rule: 'rename-conflict',
+        message:
+          `group:services is renamedFrom "backend", but both group:backend (uid ${uidOf(live, 'group:backend')}) and group:services (uid ${uidOf(live, 'group:services')}) exist live; ` +
+          'delete or rename one of them by hand, or drop renamedFrom to manage group:services as it is',
+        addresses: ['group:services', 'group:backend'],
+      },
+    ]);
+  });
+
+  it('creates when neither name is live (the old one is gone already)', () => {
+    expect(outline(plan(desiredState([renamed(r.repo('', 'new-app'), 'old-app')]), liveState([])))).toEqual(['create repo:new-app']);
+  });
+});
+
 describe('plan: references by uid', () => {
   it('refuses an identityUid or roleUid inside the org that the read did not find, naming where it is written; an outside uid is taken as given', () => {
     const live = liveState([r.identity('', 'bot')]);
@@ -308,7 +395,7 @@ describe('plan: deletes', () => {
     expect(step(p, 'group:backend').dependsOn).toEqual(['identity:backend/ci', 'roleBinding:backend/ci=viewer']);
     expect(p.warnings).toEqual([
       'group:backend → group:services looks like a rename: resources are matched by name, so this is a delete and a create; ' +
-        'the new one gets a new uid, and 2 other deletes come with it',
+        'the new one gets a new uid, and 2 other deletes come with it; to rename it in place instead (same uid, everything beneath and every binding kept), add renamedFrom: "backend" to group:services',
     ]);
     // The identity moved with its group: its own delete/create pair is under different parents.
     expect(step(p, 'identity:services/ci').reason).toBeUndefined();
@@ -326,7 +413,7 @@ describe('plan: deletes', () => {
     expect(step(p, 'identity:a/ci').reason).toBe('looks like a move to identity:b/ci');
     expect(p.warnings).toContain(
       'identity:a/ci → identity:b/ci looks like a move: resources are matched by group and name, so this is a delete and a create; ' +
-        'the new one gets a new uid, and 1 other delete comes with it',
+        'the new one gets a new uid, and 1 other delete comes with it; a move to another group cannot be done in place: the uids of the moved resources will change',
     );
     // A move is the stronger guess: b/old under the same parent as b/ci is not also called a rename.
     const both = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('b', 'ci', 'viewer')]), live);

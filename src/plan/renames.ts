@@ -1,0 +1,137 @@
+/**
+ * Renames in place (DESIGN.md §3 `renamedFrom`). Resources are matched by address, and a name
+ * is part of the address, so a rename would otherwise read as a delete and a create — a new
+ * uid, and everything beneath the old one deleted with it. Instead, a desired resource that
+ * says `renamedFrom: <old>` takes over a live sibling of the old name: the live state is
+ * re-addressed as if the rename were done (the resource and everything beneath or bound to it
+ * carry the new path), so matching pairs them and the field diff turns the rename into one
+ * update whose mask holds `name`. Pure.
+ */
+import { groupAddress, joinPath, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
+import { descriptorOf } from '../model/kinds.js';
+import type { PlanRefusal } from '../model/plan.js';
+import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
+
+export interface RenameResult {
+  /** Live state with every rename applied to addresses and paths (the renamed resources keep their old `name` field). */
+  live: LiveState;
+  /** New address → the address the resource has live now, for each rename to plan. */
+  previousAddress: Map<string, string>;
+  refusals: PlanRefusal[];
+}
+
+/** The address a desired resource had under its old name (its parent already renamed, if it was). */
+function oldAddressOf(d: DesiredResource, oldName: string): string {
+  if (d.kind === 'group') return groupAddress(joinPath(parentPath(d.groupPath), oldName));
+  return descriptorOf(d.kind).address(d.groupPath, { ...d.fields, name: oldName }, { groupPath: d.groupPath, fields: {} });
+}
+
+/** Depth of what a rename changes: groups shallowest first, so a nested rename sees its parent's new path. */
+function renameOrder(d: DesiredResource): number {
+  return (d.kind === 'group' ? 0 : 1000) + d.groupPath.split('/').length;
+}
+
+export function applyRenames(desired: DesiredState, live: LiveState): RenameResult {
+  const previousAddress = new Map<string, string>();
+  const refusals: PlanRefusal[] = [];
+  const wanted = desired.resources
+    .filter((d) => d.renamedFrom !== undefined && descriptorOf(d.kind).renameable)
+    .sort((a, b) => renameOrder(a) - renameOrder(b));
+  if (wanted.length === 0 || live.org === null) return { live, previousAddress, refusals };
+
+  const ambiguous = new Set(live.ambiguities.map((a) => a.address));
+  const newNames = new Map<string, string>();
+  let current = live;
+  for (const d of wanted) {
+    const oldAddress = oldAddressOf(d, d.renamedFrom!);
+    const byAddress = new Map(current.resources.map((r) => [r.address, r]));
+    const before = byAddress.get(oldAddress);
+    const after = byAddress.get(d.address);
+    if (ambiguous.has(oldAddress)) {
+      refusals.push({
+        rule: 'ambiguous-live',
+        message: `${d.address} is renamedFrom "${d.renamedFrom}", but ${oldAddress} matches several live resources; rename or remove the duplicates by hand, the plan will not guess`,
+        addresses: [d.address, oldAddress],
+      });
+      continue;
+    }
+    if (before && after) {
+      refusals.push({
+        rule: 'rename-conflict',
+        message:
+          `${d.address} is renamedFrom "${d.renamedFrom}", but both ${oldAddress} (uid ${before.uid}) and ${d.address} (uid ${after.uid}) exist live; ` +
+          `delete or rename one of them by hand, or drop renamedFrom to manage ${d.address} as it is`,
+        addresses: [d.address, oldAddress],
+      });
+      continue;
+    }
+    // Already renamed (only the new name is live), or nothing to rename (neither): no rename.
+    if (!before || before.kind !== d.kind) continue;
+    newNames.set(before.uid, (d.fields as { name: string }).name);
+    previousAddress.set(d.address, oldAddress);
+    current = readdress(live, newNames);
+  }
+  return { live: current, previousAddress, refusals };
+}
+
+/**
+ * Live state re-addressed with `newNames` (uid → name) applied: every path, address, parent
+ * address and binding reference is computed again from the uid tree. Fields are kept as read,
+ * names included, so the renamed resources still differ from the manifests in `name`.
+ */
+function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): LiveState {
+  const byUid = new Map(live.resources.map((r) => [r.uid, r]));
+  const nameOf = (r: LiveResource): string => newNames.get(r.uid) ?? String((r.fields as { name?: unknown }).name ?? '');
+  const paths = new Map<string, string>();
+  /** The group path a resource owns (a group) or sits in (anything else). */
+  const groupPathOf = (r: LiveResource): string => {
+    const known = paths.get(r.uid);
+    if (known !== undefined) return known;
+    const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
+    let path: string;
+    if (r.address === ORG_ADDRESS || !parent) path = r.address === ORG_ADDRESS ? '' : r.groupPath;
+    else if (descriptorOf(r.kind).ownsGroupPath) path = joinPath(groupPathOf(parent), nameOf(r));
+    else path = groupPathOf(parent);
+    paths.set(r.uid, path);
+    return path;
+  };
+  // Old path → new path of each identity and role, for the references of bindings.
+  const refPaths = new Map<string, string>();
+  for (const r of live.resources) {
+    if (!descriptorOf(r.kind).referenceable) continue;
+    refPaths.set(`${r.kind}:${joinPath(r.groupPath, String((r.fields as { name?: unknown }).name))}`, joinPath(groupPathOf(r), nameOf(r)));
+  }
+  const rekey = <K extends IdentityKey | RoleKey>(kind: string, key: K): K => {
+    if (!('path' in key)) return key;
+    const path = refPaths.get(`${kind}:${key.path}`);
+    return path === undefined || path === key.path ? key : ({ path } as K);
+  };
+  const addresses = new Map<string, string>();
+  const addressOf = (r: LiveResource): string => {
+    const known = addresses.get(r.uid);
+    if (known !== undefined) return known;
+    let address: string;
+    if (r.address === ORG_ADDRESS) address = ORG_ADDRESS;
+    else {
+      const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
+      const fields = { ...(r.fields as unknown as Record<string, unknown>), name: nameOf(r) };
+      const place = parent ? { groupPath: groupPathOf(parent), fields: { name: nameOf(parent) } } : { groupPath: '', fields: {} };
+      address = descriptorOf(r.kind).address(groupPathOf(r), fields, place);
+    }
+    addresses.set(r.uid, address);
+    return address;
+  };
+
+  const resources = live.resources.map((r): LiveResource => {
+    if (r.address === ORG_ADDRESS) return r;
+    const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
+    const moved = { ...r, groupPath: groupPathOf(r), parentAddress: parent ? addressOf(parent) : r.parentAddress } as LiveResource;
+    if (moved.kind === 'roleBinding') {
+      moved.fields = { identity: rekey('identity', moved.fields.identity), role: rekey('role', moved.fields.role) };
+    }
+    moved.address = addressOf(moved);
+    return moved;
+  });
+  resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { ...live, resources };
+}
