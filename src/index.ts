@@ -37,6 +37,9 @@ export { detectDrift, describeDrift, renderTextDrift, renderJsonDrift, renderMar
 export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';
 export { exportManifests, exportOrg, readOrgForExport, ORG_FILE } from './export/index.js';
 export type { ExportedFile, ExportOptions } from './export/index.js';
+// The uids of declared resources
+export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';
+export { renderShownText, renderShownJson } from './views/show.js';
 // The emulator
 export { startEmulator, SeedError } from './emulator/index.js';
 export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';

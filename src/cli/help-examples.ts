@@ -52,6 +52,12 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'A read-only (viewer) token is enough.',
     'Exit codes: 0 written, 1 error.',
   ],
+  show: [
+    'platform-sync show manifests/                     address and uid of each declared resource that exists',
+    "platform-sync show manifests/ --format json | jq -r '.resources[] | select(.address == \"identity:engineering/ci-bot\") | .uid'",
+    'A read-only (viewer) token is enough.',
+    'Exit codes: 0 shown, 1 error.',
+  ],
   emulator: [
     'platform-sync emulator --port 8080 --token dev-token',
     'PLATFORM_API_URL=http://127.0.0.1:8080 PLATFORM_TOKEN=dev-token platform-sync plan examples/acme',
@@ -62,7 +68,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
 export function addHelpExamples(program: Command): void {
   program.addHelpText(
     'after',
-    '\nOptions of plan, apply, drift and export (before or after the command name):\n' +
+    '\nOptions of plan, apply, drift, export and show (before or after the command name):\n' +
       '  --base-url <url>      Platform API base URL (default: $PLATFORM_API_URL)\n' +
       '  --token-file <file>   read the API token from a file (default: $PLATFORM_TOKEN; never an argument)\n' +
       '  --emulator            use an embedded emulator, state in .platform-sync/emulator.json\n' +

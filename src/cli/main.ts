@@ -17,6 +17,7 @@ import { addHelpExamples } from './help-examples.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
+import { registerShowCommand } from './commands/show.js';
 import { createOutput, type Output } from './output.js';
 import { processIo, type CliContext, type CliIo } from './context.js';
 
@@ -44,6 +45,7 @@ function buildProgram(ctx: CliContext): Command {
   registerValidateCommand(program, ctx);
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);
+  registerShowCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the
   // error itself off the screen.

@@ -49,7 +49,8 @@ describe('a refused plan in every view', () => {
 describe('a rename in place in every view', () => {
   function renamePlan() {
     const live = liveState([r.group('backend'), r.identity('backend', 'ci')]);
-    return plan(desiredState([{ ...r.group('services'), renamedFrom: 'backend' } as ReturnType<typeof r.group>, r.identity('services', 'ci')]), live);
+    const services = Object.assign(r.group('services'), { renamedFrom: 'backend' });
+    return plan(desiredState([services, r.identity('services', 'ci')]), live);
   }
 
   it('text and markdown say rename, old address to new', () => {

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { validateManifests } from '../../manifest/index.js';
 import { renderValidationReport } from '../../views/validation.js';
-import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * `show` as a library call (DESIGN.md §5): the uid of every declared resource that exists live —
+ * what a CI workflow needs after a bootstrap to log in as an identity it declared. Read-only.
+ */
+import type { ApiClient } from './api/types.js';
+import { readLiveState } from './live/index.js';
+import { loadManifests } from './manifest/index.js';
+import type { Kind } from './model/kinds.js';
+import { OrgNotVisibleError } from './model/errors.js';
+import { indexLive } from './plan/live-index.js';
+import { normaliseBinding } from './plan/references.js';
+import { applyRenames } from './plan/renames.js';
+
+export const SHOW_FORMAT_VERSION = 1;
+
+/** What `show --format json` prints. */
+export interface ShownResources {
+  formatVersion: typeof SHOW_FORMAT_VERSION;
+  org: { name: string; uid: string };
+  /** Declared resources that exist live, sorted by address; those not (yet) live are left out. */
+  resources: { address: string; kind: Kind; uid: string }[];
+}
+
+/**
+ * Loads the manifests, reads the org, and pairs each declared resource with its live uid, matched
+ * the way the planner matches (a binding written by uid or by path, a rename not yet applied).
+ */
+export async function showDeclared(paths: string[], client: ApiClient): Promise<ShownResources> {
+  const desired = await loadManifests(paths);
+  const org: { name: string; uid?: string } = { name: desired.org.name };
+  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
+  const live = await readLiveState(client, { org });
+  if (live.org === null) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
+  const index = indexLive(applyRenames(desired, live).live);
+  const resources: ShownResources['resources'] = [];
+  for (const raw of desired.resources) {
+    const d = normaliseBinding(raw, index.lookup);
+    const l = d.uid !== undefined ? index.byUid.get(d.uid) : index.byAddress.get(d.address);
+    if (l && l.kind === d.kind) resources.push({ address: d.address, kind: d.kind, uid: l.uid });
+  }
+  resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { formatVersion: SHOW_FORMAT_VERSION, org: { name: live.org.name, uid: live.org.uid }, resources };
+}
