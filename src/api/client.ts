@@ -22,7 +22,7 @@ import {
   type RetryEvent,
   type RetryPolicy,
 } from './retry.js';
-import { paginateItems, readListing, type FetchPage, type ListStrategy, type Page, type PageRequest } from './paginate.js';
+import { paginateItems, readListing, type FetchPage, type ListBounds, type ListStrategy, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from './redact.js';
 import { RequestThrottle, type Clock } from './throttle.js';
 import { referencedUid } from './hydrated.js';
@@ -61,6 +61,8 @@ export interface ClientOptions {
   listStrategy?: ListStrategy;
   /** Whole re-reads of an inconsistent listing before it is reported inconsistent (default 3). */
   maxListReads?: number;
+  /** Bounds of one listing: items, pages, wall-clock time (DEFAULT_LIST_BOUNDS otherwise). */
+  listBounds?: Partial<ListBounds>;
   /**
    * Where requests go instead of a connection pool to `baseUrl`: an undici Dispatcher the
    * caller owns (and closes), e.g. one that answers from an in-process emulator without a socket.
@@ -208,6 +210,17 @@ function describeCreate(kind: Kind, parentUid: string | null, body: Record<strin
   const keyField = KIND_INFO[kind].keyField;
   const key = keyField !== null ? `"${String(body[keyField])}"` : `(identity ${String(body.identityUid)}, role ${String(body.roleUid)})`;
   return parentUid === null ? `create root ${kind} ${key}` : `create ${kind} ${key} under ${parentUid}`;
+}
+
+/**
+ * `totalCount` as the spec writes it (a decimal string; a number is taken too): a count, absent
+ * (undefined), or not a count at all (null) — `"Infinity"`, `"1e9"`, `-1`, `"abc"`.
+ */
+function parseTotalCount(raw: unknown): number | undefined | null {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const text = typeof raw === 'number' ? String(raw) : raw;
+  if (typeof text !== 'string' || !/^\d{1,15}$/.test(text)) return null;
+  return Number(text);
 }
 
 function describeList(kind: ApiKind, query: ListQuery): string {
@@ -507,34 +520,46 @@ class HttpApiClient implements ApiClient {
           resource: this.redact(resource),
         });
       }
-      const total = envelope.totalCount;
+      const totalCount = parseTotalCount(envelope.totalCount);
+      if (totalCount === null) {
+        throw new ApiError({
+          method: 'GET',
+          path: info.collection,
+          status: 200,
+          grpcCode: GRPC_CODES.INTERNAL.code,
+          reason: `the list envelope's totalCount ${JSON.stringify(envelope.totalCount).slice(0, 40)} is not a count`,
+          resource: this.redact(resource),
+        });
+      }
       const token = envelope.nextPageToken;
       return {
         items: items as T[],
-        totalCount: total === undefined || total === null || total === '' ? undefined : Number(total),
+        totalCount,
         nextPageToken: typeof token === 'string' && token !== '' ? token : undefined,
       };
     };
   }
 
-  private listOptions(query: ListQuery) {
+  private listOptions(kind: ApiKind, query: ListQuery) {
     return {
       pageSize: this.options.pageSize,
       concurrency: this.options.listConcurrency,
       orderBy: query.orderBy,
       strategy: this.options.listStrategy,
       maxReads: this.options.maxListReads,
+      bounds: this.options.listBounds,
+      what: `${describeList(kind, query)} (GET ${KIND_INFO[kind].collection})`,
     };
   }
 
   async list<T extends ApiObject = ApiObject>(kind: ApiKind, query: ListQuery = {}): Promise<ListResult<T>> {
     let requests = 0;
-    const result = await readListing(this.fetchPageFor<T>(kind, query, () => requests++), this.listOptions(query));
+    const result = await readListing(this.fetchPageFor<T>(kind, query, () => requests++), this.listOptions(kind, query));
     return { items: result.items, consistent: result.consistent, problem: result.problem, requests };
   }
 
   paginate<T extends ApiObject = ApiObject>(kind: ApiKind, query: ListQuery = {}): AsyncIterable<T> {
-    return paginateItems(this.fetchPageFor<T>(kind, query), describeList(kind, query), this.listOptions(query));
+    return paginateItems(this.fetchPageFor<T>(kind, query), describeList(kind, query), this.listOptions(kind, query));
   }
 
   async get<T extends ApiObject = ApiObject>(kind: ApiKind, uid: string): Promise<T> {

@@ -13,7 +13,11 @@
  * cursor read then sees uids it already has. Any such sign — a repeated uid, a count that does
  * not match, a `totalCount` that changed between pages — makes the read inconsistent; the
  * listing is read again (bounded) and, if it never settles, reported as inconsistent so the
- * planner refuses deletes of that kind.
+ * planner refuses deletes and creates of that kind.
+ *
+ * What the server says is untrusted: a listing is bounded in items, pages and wall-clock time
+ * (ListBounds), and a server that claims or serves more is a ListingBoundError naming the
+ * listing — never a slot per claimed offset, an endless cursor, or a crash.
  */
 import pLimit from 'p-limit';
 import { UserError } from '../model/errors.js';
@@ -46,6 +50,25 @@ export type FetchPage<T> = (request: PageRequest) => Promise<Page<T>>;
 
 export type ListStrategy = 'skip' | 'cursor';
 
+/** How much one listing may hold and take (DESIGN.md §4); exceeding one is an error. */
+export interface ListBounds {
+  /** Items in one read of a listing, and the largest `totalCount` believed (default 1,000,000). */
+  maxItems: number;
+  /** Pages in one read of a listing (default 10,000). */
+  maxPages: number;
+  /** Wall-clock time for a whole listing, re-reads included (default 10 minutes). */
+  budgetMs: number;
+}
+
+export const DEFAULT_LIST_BOUNDS: Readonly<ListBounds> = { maxItems: 1_000_000, maxPages: 10_000, budgetMs: 10 * 60_000 };
+
+/** A listing went past one of its bounds: the server claims or serves more than is believable. */
+export class ListingBoundError extends UserError {
+  constructor(what: string, problem: string) {
+    super('LIST_BOUND_EXCEEDED', `${what}: ${problem}; the listing was abandoned (the bounds are the client options listBounds)`);
+  }
+}
+
 export interface PaginateOptions {
   /** Requested page size (default 200). The server may serve fewer; that is handled. */
   pageSize?: number;
@@ -55,6 +78,10 @@ export interface PaginateOptions {
   strategy?: ListStrategy;
   /** Whole reads before giving up on consistency (checked result only). */
   maxReads?: number;
+  /** Bounds of one listing (defaults: DEFAULT_LIST_BOUNDS). */
+  bounds?: Partial<ListBounds>;
+  /** The listing, for errors: `list identities under <uid>`. */
+  what?: string;
 }
 
 /** The outcome of `readListing`: items plus whether they are a consistent snapshot. */
@@ -81,16 +108,53 @@ interface ResolvedOptions {
   orderBy: string;
   strategy: ListStrategy;
   maxReads: number;
+  bounds: ListBounds;
+  what: string;
+  /** `performance.now()` after which no page is requested any more. */
+  deadline: number;
 }
 
 function resolveOptions(options: PaginateOptions): ResolvedOptions {
+  const bounds = { ...DEFAULT_LIST_BOUNDS, ...options.bounds };
   return {
     pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
     concurrency: Math.max(1, options.concurrency ?? DEFAULT_LIST_CONCURRENCY),
     orderBy: options.orderBy ?? DEFAULT_ORDER_BY,
     strategy: options.strategy ?? 'skip',
     maxReads: Math.max(1, options.maxReads ?? DEFAULT_MAX_READS),
+    bounds,
+    what: options.what ?? 'a listing',
+    deadline: performance.now() + bounds.budgetMs,
   };
+}
+
+/** The page fetcher of one read, with every bound checked before and after each page. */
+function boundedFetch<T extends { uid: string }>(fetchPage: FetchPage<T>, opts: ResolvedOptions, ledger: ReadLedger<T>): FetchPage<T> {
+  const { bounds, what } = opts;
+  return async (request) => {
+    if (performance.now() > opts.deadline) {
+      throw new ListingBoundError(what, `it took longer than ${formatSeconds(bounds.budgetMs)} (${ledger.pages} pages, ${ledger.seen.size} items read)`);
+    }
+    if (ledger.pages >= bounds.maxPages) throw new ListingBoundError(what, `it went on past ${bounds.maxPages.toLocaleString('en-US')} pages`);
+    const page = await fetchPage(request);
+    if (page.totalCount !== undefined && page.totalCount > bounds.maxItems) {
+      throw new ListingBoundError(what, `the server says totalCount ${page.totalCount}, more than the ${bounds.maxItems.toLocaleString('en-US')} items a listing may hold`);
+    }
+    if (ledger.seen.size + page.items.length > bounds.maxItems && ledger.seen.size + countNew(page.items, ledger.seen) > bounds.maxItems) {
+      throw new ListingBoundError(what, `the server served more than ${bounds.maxItems.toLocaleString('en-US')} items`);
+    }
+    return page;
+  };
+}
+
+function countNew(items: readonly { uid: string }[], seen: ReadonlySet<string>): number {
+  let n = 0;
+  for (const item of items) if (!seen.has(item.uid)) n++;
+  return n;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** Tracks uids seen in one read, the first repeat, and every `totalCount` reported. */
@@ -142,10 +206,11 @@ class ReadLedger<T extends { uid: string }> {
  * that makes it inconsistent (undefined when it is consistent).
  */
 async function* readPagesOnce<T extends { uid: string }>(
-  fetchPage: FetchPage<T>,
+  unboundedFetch: FetchPage<T>,
   opts: ResolvedOptions,
   ledger: ReadLedger<T>,
 ): AsyncGenerator<T[], string | undefined> {
+  const fetchPage = boundedFetch(unboundedFetch, opts, ledger);
   const first = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy });
   yield ledger.accept(first);
   const total = first.totalCount;
@@ -206,6 +271,14 @@ async function* readRemainingBySkip<T extends { uid: string }>(
   // With one item per page an overlap leaves nothing new: read without it (no shift check).
   const overlap = served > 1 ? 1 : 0;
   const stride = served - overlap;
+  // One slot per page the claimed total needs, so that claim is bounded before any slot exists.
+  const pagesNeeded = 1 + Math.ceil((total - served) / stride);
+  if (pagesNeeded > opts.bounds.maxPages) {
+    throw new ListingBoundError(
+      opts.what,
+      `at ${served} items a page, the totalCount of ${total} the server claims takes ${pagesNeeded.toLocaleString('en-US')} pages, more than the ${opts.bounds.maxPages.toLocaleString('en-US')} a listing may take`,
+    );
+  }
   const fetchSlot = async (offset: number, want: number): Promise<SlotRead<T>> => {
     const slot: SlotRead<T> = { pages: [], overlapUid: undefined, lastUid: undefined };
     let got = 0;
@@ -276,7 +349,8 @@ export async function readListing<T extends { uid: string }>(
     items = [];
     let step = await batches.next();
     while (!step.done) {
-      items.push(...step.value);
+      // One by one: a spread of a 100,000-item page into push() overflows the call stack.
+      for (const item of step.value) items.push(item);
       step = await batches.next();
     }
     problem = step.value;
@@ -296,7 +370,7 @@ export async function* paginateItems<T extends { uid: string }>(
   what: string,
   options: PaginateOptions = {},
 ): AsyncGenerator<T, void> {
-  const opts = resolveOptions(options);
+  const opts = resolveOptions({ what, ...options });
   const batches = readPagesOnce(fetchPage, opts, new ReadLedger<T>());
   let step = await batches.next();
   while (!step.done) {

@@ -1,0 +1,131 @@
+/**
+ * Listings are bounded (DESIGN.md §4): a server that lies about `totalCount`, pages forever or
+ * serves a huge page gets a clear error naming the listing — never a crash, a hang or memory
+ * without end. Raw node:http servers on port 0 misbehave exactly so.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type ClientOptions } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/errors.js';
+import { ListingBoundError } from '../../src/api/paginate.js';
+import type { ApiClient } from '../../src/api/types.js';
+import { ACME, runCli } from '../e2e/cli-harness.js';
+
+const TOKEN = 'tok-bounds-server-5ecret-31';
+const uid = (n: number) => n.toString(16).padStart(40, '0');
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+let handler: Handler = (_req, res) => res.end();
+const seen: { method: string; url: string }[] = [];
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '' });
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function serve(h: Handler, options: Partial<ClientOptions> = {}): ApiClient {
+  handler = h;
+  seen.length = 0;
+  return createClient({ baseUrl, token: TOKEN, retry: { maxAttempts: 1 }, ...options });
+}
+
+/** A list envelope for whatever collection was asked for (`/iam/v2/groups` → `groups`). */
+function envelope(req: IncomingMessage, res: ServerResponse, items: unknown[], extra: Record<string, unknown> = {}): void {
+  const plural = new URL(req.url ?? '/', 'http://x').pathname.split('/').pop()!;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ [plural]: items, ...extra }));
+}
+
+async function rejection(work: Promise<unknown>): Promise<Error> {
+  try {
+    await work;
+  } catch (err) {
+    expect(String((err as Error).message)).not.toContain(TOKEN);
+    return err as Error;
+  }
+  throw new Error('expected the listing to fail');
+}
+
+describe('a listing against a server that lies about its size', () => {
+  it('a totalCount of a billion is refused after one page, before a slot per offset is built', async () => {
+    const client = serve((req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme' }], { totalCount: '1000000000' }));
+    const err = await rejection(client.list('group'));
+    expect(err).toBeInstanceOf(ListingBoundError);
+    expect(err.message).toContain('list groups (GET /iam/v2/groups): the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
+    expect(seen).toHaveLength(1);
+    await client.close();
+  });
+
+  it('a totalCount that is no count ("Infinity", "-1", "1e9") is an error naming it', async () => {
+    for (const total of ['Infinity', '-1', '1e9']) {
+      const client = serve((req, res) => envelope(req, res, [{ uid: uid(1) }], { totalCount: total }));
+      const err = await rejection(client.list('identity'));
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.message).toContain(`the list envelope's totalCount "${total}" is not a count`);
+      await client.close();
+    }
+  });
+
+  it('a claim that needs more pages than the bound, at the page size served, is refused before paging', async () => {
+    // One item a page and a claim of 50,000: 50,000 pages.
+    const client = serve((req, res) => envelope(req, res, [{ uid: uid(1) }], { totalCount: '50000' }));
+    const err = await rejection(client.list('repo'));
+    expect(err.message).toContain('at 1 items a page, the totalCount of 50000 the server claims takes 50,000 pages, more than the 10,000 a listing may take');
+    expect(seen).toHaveLength(1);
+    await client.close();
+  });
+
+  it('endless pages (a fresh item and a new token each time) stop at the page bound', async () => {
+    let n = 0;
+    const client = serve((req, res) => envelope(req, res, [{ uid: uid(++n) }], { nextPageToken: `t${n}` }), { listBounds: { maxPages: 40 } });
+    const err = await rejection(client.list('role'));
+    expect(err.message).toContain('list roles (GET /iam/v2/roles): it went on past 40 pages');
+    expect(seen).toHaveLength(40);
+    await client.close();
+  });
+
+  it('endless slow pages stop at the wall-clock budget', async () => {
+    let n = 0;
+    const client = serve(
+      (req, res) => setTimeout(() => envelope(req, res, [{ uid: uid(++n) }], { nextPageToken: `t${n}` }), 20),
+      { listBounds: { budgetMs: 300 } },
+    );
+    const err = await rejection(client.list('identity'));
+    expect(err.message).toMatch(/list identities \(GET \/iam\/v2\/identities\): it took longer than 300 ms \(\d+ pages, \d+ items read\)/);
+    await client.close();
+  });
+
+  it('more items than the item bound is an error, and a page of 130,000 items under it is read whole', async () => {
+    const many = Array.from({ length: 130_000 }, (_, i) => ({ uid: uid(i + 1) }));
+    const client = serve((req, res) => envelope(req, res, many, { totalCount: String(many.length) }));
+    const read = await client.list('tag');
+    expect(read.items).toHaveLength(130_000);
+    expect(read.consistent).toBe(true);
+    await client.close();
+    const bounded = serve((req, res) => envelope(req, res, many), { listBounds: { maxItems: 100_000 } });
+    const err = await rejection(bounded.list('tag'));
+    expect(err.message).toContain('the server served more than 100,000 items');
+    await bounded.close();
+  });
+
+  it('plan against a server claiming a billion groups exits 1 naming the listing, with nothing written', async () => {
+    handler = (req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], { totalCount: '1000000000' });
+    seen.length = 0;
+    const run = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: baseUrl, PLATFORM_TOKEN: TOKEN } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
+    expect(run.stdout).toBe('');
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+});
