@@ -25,7 +25,7 @@ export { plan, assertSafe, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
 export type { PlanOptions } from './plan/index.js';
 export { checkFingerprints, fingerprintLive, type StaleEntry } from './saved-plan/fingerprint.js';
 export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
-export { checkSavedPlan } from './saved-plan/check-saved-plan.js';
+export { checkSavedPlan, findUnvouchedSteps, UnvouchedPlanError } from './saved-plan/check-saved-plan.js';
 export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './views/plan.js';
 export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './views/plan.js';
 // The executor

@@ -41,6 +41,7 @@ function findAmbiguities(input: SafetyInput): PlanRefusal[] {
 function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.live.incomplete.length === 0) return [];
   const refusals: PlanRefusal[] = [];
+  const reasons = (reads: readonly { reason: string }[]) => reads.map((r) => r.reason).join('; ');
   for (const kind of KINDS) {
     const reads = input.live.incomplete.filter((i) => deleteReliesOn(kind).includes(i.kind));
     if (reads.length === 0) continue;
@@ -51,8 +52,22 @@ function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): 
       rule: 'incomplete-read',
       message:
         `cannot delete ${countLabel(kind, ofKind.length)} (${listNames(ofKind)}): the live read of ${kindsRead} was incomplete ` +
-        `(${reads.map((r) => r.reason).join('; ')}); run plan again`,
+        `(${reasons(reads)}); run plan again`,
       addresses: ofKind,
+    });
+  }
+  // A create on an incomplete read may duplicate: the resource may be live, in the part not read.
+  for (const kind of KINDS) {
+    const reads = input.live.incomplete.filter((i) => i.kind === kind);
+    if (reads.length === 0) continue;
+    const creates = input.steps.filter((s) => s.action === 'create' && s.kind === kind).map((s) => s.address);
+    if (creates.length === 0) continue;
+    refusals.push({
+      rule: 'incomplete-read',
+      message:
+        `cannot create ${countLabel(kind, creates.length)} (${listNames(creates)}): the live read of ${kind} was incomplete ` +
+        `(${reasons(reads)}), so ${creates.length === 1 ? 'it' : 'they'} may exist already in the part not read and a create could duplicate; run plan again`,
+      addresses: creates,
     });
   }
   return refusals;

@@ -610,7 +610,7 @@ describe('plan: refusals', () => {
     expect(plan(desiredState([...repos], { settings }), liveState([...ids.slice(0, 9), ...humans, ...repos])).summary.delete).toBe(9);
   });
 
-  it('refuses deletes of a kind whose live read was incomplete, but not other changes', () => {
+  it('refuses deletes and creates of a kind whose live read was incomplete, but not other changes', () => {
     const live = liveState([r.identity('', 'gone'), r.repo('', 'old')], { incomplete: [{ kind: 'identity', reason: 'page token restarted twice' }] });
     const refusals = refusalsOf(desiredState([r.repo('', 'old')]), live);
     expect(refusals).toEqual([
@@ -620,8 +620,17 @@ describe('plan: refusals', () => {
         addresses: ['identity:gone'],
       },
     ]);
-    expect(outline(plan(desiredState([r.repo('', 'old'), r.identity('', 'gone'), r.identity('', 'new')]), live))).toEqual([
-      'create identity:new',
+    const withCreate = plan(desiredState([r.repo('', 'old'), r.identity('', 'gone'), r.identity('', 'new'), r.repo('', 'fresh')]), live);
+    expect(outline(withCreate)).toEqual(['create identity:new', 'create repo:fresh']);
+    // The identity the read may have missed could be identity:new: its create is refused too; the repo's is not.
+    expect(withCreate.refusals).toEqual([
+      {
+        rule: 'incomplete-read',
+        message:
+          'cannot create 1 identity (identity:new): the live read of identity was incomplete (page token restarted twice), ' +
+          'so it may exist already in the part not read and a create could duplicate; run plan again',
+        addresses: ['identity:new'],
+      },
     ]);
   });
 

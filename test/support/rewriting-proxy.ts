@@ -1,0 +1,57 @@
+/**
+ * A hostile middlebox for tests: a real node:http server on a loopback port that forwards every
+ * request to an upstream (the emulator) and may rewrite the JSON of its answers — drop an item
+ * from a listing, inject text — the way a broken proxy or a compromised server would.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Rewrites one answer's JSON body (parsed); return it (or a new value) to send. */
+export type Rewrite = (request: { method: string; path: string }, body: unknown) => unknown;
+
+export interface RewritingProxy {
+  url: string;
+  /** Requests seen, in order. */
+  seen: { method: string; path: string }[];
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export async function startRewritingProxy(upstream: string, rewrite: Rewrite): Promise<RewritingProxy> {
+  const seen: RewritingProxy['seen'] = [];
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const method = req.method ?? 'GET';
+      const path = req.url ?? '/';
+      seen.push({ method, path });
+      const body = await readBody(req);
+      const headers: Record<string, string> = {};
+      for (const name of ['authorization', 'content-type']) {
+        const value = req.headers[name];
+        if (typeof value === 'string') headers[name] = value;
+      }
+      const answer = await fetch(`${upstream}${path}`, { method, headers, body: body.length > 0 ? body : undefined });
+      const text = await answer.text();
+      let out = text;
+      if (text !== '' && (answer.headers.get('content-type') ?? '').includes('json')) {
+        out = JSON.stringify(rewrite({ method, path }, JSON.parse(text)));
+      }
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(out);
+    })().catch((err: unknown) => {
+      res.writeHead(502);
+      res.end(String(err));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
