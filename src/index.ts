@@ -35,7 +35,7 @@ export { createProgressView, formatApplySummary, serializeApplyEvent, type Progr
 // Drift and export
 export { detectDrift, describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
 export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';
-export { exportManifests, exportOrg, readOrgForExport, ORG_FILE } from './export/index.js';
+export { exportManifests, exportOrg, readOrgForExport, writeExport, ORG_FILE } from './export/index.js';
 export type { ExportedFile, ExportOptions } from './export/index.js';
 // The uids of declared resources
 export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';

@@ -19,6 +19,7 @@ import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerShowCommand } from './commands/show.js';
 import { createOutput, type Output } from './output.js';
+import { escapeControl } from '../views/escape.js';
 import { processIo, type CliContext, type CliIo } from './context.js';
 
 export { processIo, type CliIo } from './context.js';
@@ -118,7 +119,8 @@ function exitCodeFor(err: unknown, output: Output): number {
     return err.exitCode;
   }
   if (err instanceof UserError) {
-    output.stderr.write(`Error: ${err.message}\n`);
+    // A message may quote the server or a manifest: control characters are shown, not sent.
+    output.stderr.write(`Error: ${escapeControl(err.message)}\n`);
     return 1;
   }
   output.stderr.write(`platform-sync: internal error (this is a bug, please report it):\n${(err as Error)?.stack ?? String(err)}\n`);

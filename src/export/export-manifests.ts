@@ -8,6 +8,7 @@
  * form the manifest loader resolves back to the same key, and tags — which manifests do not
  * describe — are left out.
  */
+import { createHash } from 'node:crypto';
 import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { ORG_ADDRESS, parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
 import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
@@ -123,12 +124,19 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   return files;
 }
 
+/** Longest file-name stem (bytes): far below the 255 every common file system allows. */
+const MAX_STEM = 100;
+
 /**
- * A file name for a top-level group: its name made safe for every file system (spaces and
- * leading dots replaced), unique among the files already taken (`-2`, `-3`, … on a clash).
+ * A file name for a top-level group: its name made safe for every file system — only
+ * `[a-z0-9._-]` kept (spaces, slashes and anything a hostile server might send become `_`), no
+ * leading dot, and a name too long for a file system shortened deterministically (its start,
+ * then a hash of the whole name) — unique among the files already taken (`-2`, `-3`, … on a
+ * clash). The file name carries no meaning: the group's name is inside the file.
  */
 export function fileNameForGroup(name: string, taken: ReadonlySet<string>): string {
-  const slug = name.replace(/ /g, '_').replace(/^\./, '_');
+  let slug = name.replace(/[^a-z0-9._-]/g, '_').replace(/^\./, '_');
+  if (slug.length > MAX_STEM) slug = `${slug.slice(0, MAX_STEM - 13)}-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
   let file = `${slug}.yaml`;
   for (let n = 2; taken.has(file); n++) file = `${slug}-${n}.yaml`;
   return file;

@@ -6,6 +6,7 @@ import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.
 import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
 import { inlineCode } from './plan-markdown.js';
+import { escapeControl } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
@@ -32,7 +33,10 @@ export interface TextDriftOptions {
 
 export function renderTextDrift(report: DriftReport, options: TextDriftOptions = {}): string {
   const paint = paintFor(options.color);
-  const lines: string[] = [paint('bold', summarizeDrift(report))];
+  // Live and manifest text is escaped before it is painted or printed: no control character
+  // from the API (or a manifest) reaches the terminal raw.
+  const e = escapeControl;
+  const lines: string[] = [paint('bold', e(summarizeDrift(report)))];
   for (const category of CATEGORIES) {
     const items = report.items.filter((i) => i.category === category);
     if (items.length === 0) continue;
@@ -41,18 +45,18 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
       const where = [item.source ? `declared at ${formatSourceLocation(item.source)}` : '', item.uid && category === 'unmanaged' ? `uid ${item.uid}` : '']
         .filter(Boolean)
         .join(', ');
-      lines.push(`  ${paint(COLORS[category], `${MARKERS[category]} ${item.address}`)}${where ? `  (${where})` : ''}`);
-      if (item.detail) lines.push(`      ${item.detail}`);
+      lines.push(`  ${paint(COLORS[category], e(`${MARKERS[category]} ${item.address}`))}${where ? `  (${e(where)})` : ''}`);
+      if (item.detail) lines.push(`      ${e(item.detail)}`);
       for (const f of item.fields ?? []) {
-        lines.push(`      ${f.field}: live ${describeLive(f)}, manifests ${describeManifest(f)}`);
-        for (const l of textDiff(f)) lines.push(`        ${l}`);
+        lines.push(e(`      ${f.field}: live ${describeLive(f)}, manifests ${describeManifest(f)}`));
+        for (const l of textDiff(f)) lines.push(e(`        ${l}`));
       }
-      if (item.beneath?.length) lines.push(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`);
+      if (item.beneath?.length) lines.push(e(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`));
     }
   }
   if (report.notes.length > 0) {
     lines.push('', 'Notes:');
-    for (const note of report.notes) lines.push(`  - ${note}`);
+    for (const note of report.notes) lines.push(`  - ${e(note)}`);
   }
   if (report.refused) {
     lines.push(

@@ -1,10 +1,12 @@
 /**
  * The plan for a terminal, like Terraform's: `+ create`, `~ update`, `- delete`, changed
  * fields as `old → new`, multi-line fields as a unified diff, and a summary line. Colours are
- * the caller's choice (`color`: a TTY and no NO_COLOR), never guessed here.
+ * the caller's choice (`color`: a TTY and no NO_COLOR), never guessed here. Text from live
+ * state and manifests is escaped (escape.ts) before it is painted.
  */
 import type { Plan } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
+import { escapeControl } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 
 export interface TextPlanOptions {
@@ -29,20 +31,20 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   if (plan.steps.length > 0) {
     const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
     const intro = plan.refusals.length > 0 ? 'platform-sync would make these changes to org' : 'platform-sync will make these changes to org';
-    out.push(paint('header', `${intro} ${org}:`), '');
+    out.push(paint('header', escapeControl(`${intro} ${org}:`)), '');
     for (const step of plan.steps) {
-      for (const line of renderStepLines(step)) out.push(`  ${paint(line.tone, line.text)}`);
+      for (const line of renderStepLines(step)) out.push(`  ${paint(line.tone, escapeControl(line.text))}`);
       out.push('');
     }
   }
   if (plan.warnings.length > 0) {
     out.push(paint('header', 'Warnings:'));
-    for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${w}`);
+    for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${escapeControl(w)}`);
     out.push('');
   }
   if (plan.refusals.length > 0) {
     out.push(paint('remove', 'Refused: apply will not run this plan:'));
-    for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${r.message}`);
+    for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${escapeControl(r.message)}`);
     out.push('');
   }
   out.push(paint('header', summaryLine(plan.summary, plan.untargeted)));

@@ -4,6 +4,7 @@
  * {@link createProgressView} writes, to the stream it is given.
  */
 import type { PlanStep } from '../model/plan.js';
+import { escapeControl } from './escape.js';
 import { colorPaint, plainPaint, type Paint } from './paint.js';
 import { ABORTED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
 
@@ -13,7 +14,8 @@ export { colorPaint, type Paint } from './paint.js';
 
 /** `create identity:ci-bot` (`rename identity:old → identity:new`), the way every line names a step. */
 export function describeStep(step: Pick<PlanStep, 'action' | 'address'> & { previousAddress?: string }): string {
-  return step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
+  const text = step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
+  return escapeControl(text);
 }
 
 /** One line for a finished step, as CI logs show it; null for events that are not an outcome. */
@@ -22,9 +24,9 @@ export function formatStepOutcome(e: ApplyEvent, paint: Paint = plainPaint): str
     case 'step-done':
       return `${paint('green', '✓')} ${describeStep(e.step)} ${paint('dim', `(${e.ms} ms)`)}`;
     case 'step-failed':
-      return `${paint('red', '✗')} ${describeStep(e.step)}: ${e.error.message}`;
+      return `${paint('red', '✗')} ${describeStep(e.step)}: ${escapeControl(e.error.message)}`;
     case 'step-skipped':
-      return `${paint('yellow', '-')} skipped ${describeStep(e.step)} ${paint('dim', skipReason(e.because))}`;
+      return `${paint('yellow', '-')} skipped ${describeStep(e.step)} ${paint('dim', escapeControl(skipReason(e.because)))}`;
     default:
       return null;
   }
@@ -53,7 +55,7 @@ export function formatApplySummary(result: ApplyResult, paint: Paint = plainPain
   const blocked = result.skipped.filter((s) => s.because !== ABORTED);
   const interrupted = aborted.length > 0;
   const head = `${paint('red', interrupted ? 'Apply interrupted:' : 'Apply failed:')} ${result.done.length} done, ${result.failed.length} failed, ${result.skipped.length} skipped.`;
-  const lines = [head, ...result.failed.map((f) => `  ${paint('red', '✗')} ${f.address}: ${f.error}`)];
+  const lines = [head, ...result.failed.map((f) => `  ${paint('red', '✗')} ${escapeControl(`${f.address}: ${f.error}`)}`)];
   if (blocked.length > 0) {
     lines.push(`  ${paint('yellow', '-')} ${countSteps(blocked.length)} skipped because ${blocked.length === 1 ? 'it depends' : 'they depend'} on a failed step: ${nameSome(blocked.map((s) => s.address))}`);
   }
@@ -86,7 +88,7 @@ function countSteps(n: number): string {
 }
 
 function nameSome(addresses: readonly string[]): string {
-  const shown = addresses.slice(0, SUMMARY_NAMED).join(', ');
+  const shown = escapeControl(addresses.slice(0, SUMMARY_NAMED).join(', '));
   return addresses.length > SUMMARY_NAMED ? `${shown} and ${addresses.length - SUMMARY_NAMED} more` : shown;
 }
 

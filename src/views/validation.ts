@@ -2,16 +2,17 @@
 import type { ValidationResult } from '../manifest/index.js';
 import { countNoun } from '../manifest/diagnostics.js';
 import { formatDiagnostic } from '../model/errors.js';
+import { escapeControl } from './escape.js';
 
 /**
  * The report: one line per diagnostic, then `N problems in M files`, `ok: …`, or — when not one
  * file was read (a missing path, a directory without manifests) — `no manifest files found in …`.
  */
 export function renderValidationReport(result: ValidationResult & { files: string[] }, paths: readonly string[]): string {
-  const lines = result.diagnostics.map(formatDiagnostic);
+  const lines = result.diagnostics.map((d) => escapeControl(formatDiagnostic(d)));
   const files = countNoun(result.files.length, 'file');
   if (result.files.length === 0) {
-    lines.push(`no manifest files found in ${paths.join(', ')}`);
+    lines.push(escapeControl(`no manifest files found in ${paths.join(', ')}`));
   } else if (result.state) {
     lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}, org ${result.state.org.name}`);
   } else {

@@ -145,7 +145,7 @@ describe('platform-sync export', () => {
     writeFileSync(blocker, 'in the way\n');
     const run = await runCli(['export', '--org', 'acme', '--out', join(blocker, 'sub')], { env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory)\n`);
+    expect(run.stderr).toBe(`Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory); nothing was written\n`);
   });
 
   it('points $schema at the project\'s node_modules/platform-sync when there is one, or at --schema-ref', async () => {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
-import { ACME, applyManifests, runCli } from './cli-harness.js';
+import { ACME, applyManifests, openClient, runCli } from './cli-harness.js';
 
 const OWNER = 'untrusted-server-owner-token-0c55';
 const writes = (emulator: Emulator) => emulator.requestLog.filter((e) => e.method !== 'GET');
@@ -37,5 +37,39 @@ describe('a listing that stays incomplete', () => {
     expect(run.stderr).toContain('cannot create 1 identity (identity:engineering/ci-bot): the live read of identity was incomplete');
     expect(run.stderr).toContain('a create could duplicate; run plan again');
     expect(writes(emulator)).toEqual([]);
+  });
+});
+
+describe('control characters in live text', () => {
+  const HOSTILE = 'x\u001b[2J\u001b[HNo changes.\u001b[8m \u202eevil\u009b';
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    await applyManifests(emulator.url, OWNER, [ACME]);
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
+    const client = openClient(emulator.url, OWNER);
+    try {
+      const app = (await client.list('repo', { name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { description: HOSTILE }, ['description']);
+      const org = (await client.list('group', { name: 'acme' })).items[0]!;
+      await client.create('identity', org.uid, { name: 'intruder', description: HOSTILE });
+    } finally {
+      await client.close();
+    }
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  const RAW = /[\u001b\u009b\u202e]/;
+
+  it('are escaped in the text views of plan, drift and apply, never sent raw', async () => {
+    for (const args of [['plan', ACME], ['drift', ACME], ['apply', ACME, '--auto-approve']]) {
+      const run = await runCli(args, { env });
+      expect(run.code, `${args[0]}: ${run.stderr}`).toBe(args[0] === 'drift' ? 2 : 0);
+      expect(RAW.test(run.stdout + run.stderr), args[0]).toBe(false);
+      expect(run.stdout, args[0]).toContain('x\\u001b[2J\\u001b[HNo changes.\\u001b[8m \\u202eevil\\u009b');
+    }
   });
 });

@@ -213,6 +213,9 @@ describe('fileNameForGroup', () => {
     expect(fileNameForGroup('.hidden', new Set())).toBe('_hidden.yaml');
     expect(fileNameForGroup('org', new Set([ORG_FILE]))).toBe('org-2.yaml');
     expect(fileNameForGroup('a b', new Set(['a_b.yaml', 'a_b-2.yaml']))).toBe('a_b-3.yaml');
+    // What a hostile server might call a group never leaves the directory or hides a file.
+    expect(fileNameForGroup('../../etc/cron.d/x', new Set())).toBe('_._.._etc_cron.d_x.yaml');
+    expect(fileNameForGroup('A\u001b[2J', new Set())).toBe('___2_.yaml');
     expect(joinPath('', 'x')).toBe('x');
   });
 });

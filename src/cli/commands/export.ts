@@ -3,14 +3,13 @@
  * manifests that plan to zero changes — how an existing org is adopted. Exit 0, or 1 on any
  * error (set by main.ts). Without --out the files go to stdout as one multi-document stream.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { exportManifests, readOrgForExport, type ExportedFile } from '../../export/index.js';
+import { exportManifests, readOrgForExport, writeExport, type ExportedFile } from '../../export/index.js';
 import { findManifestSchemaPath } from '../../manifest/index.js';
-import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
-import type { Output } from '../output.js';
+import { escapeControl } from '../../views/escape.js';
 import type { CliContext } from '../context.js';
 
 interface ExportCommandOptions extends ConnectionOptions {
@@ -39,8 +38,8 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
       output.stdout.write(joinAsStream(files));
       return;
     }
-    writeExport(outDir, files, options.force === true);
-    for (const f of files) output.stdout.write(`Wrote ${join(options.out!, f.file)}\n`);
+    writeExport(outDir, files, { force: options.force === true });
+    for (const f of files) output.stdout.write(`Wrote ${escapeControl(join(options.out!, f.file))}\n`);
     output.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
   });
 }
@@ -71,28 +70,4 @@ function findProjectSchema(dir: string): string | undefined {
 /** Several files as one YAML stream; the manifest loader reads multi-document files. */
 function joinAsStream(files: readonly ExportedFile[]): string {
   return files.map((f, i) => (i === 0 ? f.text : `---\n${f.text}`)).join('');
-}
-
-/** Writes the files; refuses, naming them, to overwrite existing ones unless forced. */
-function writeExport(outDir: string, files: readonly ExportedFile[], force: boolean): void {
-  if (!force) {
-    const existing = files.map((f) => join(outDir, f.file)).filter((p) => existsSync(p));
-    if (existing.length > 0) {
-      throw new UserError(
-        'EXPORT_WOULD_OVERWRITE',
-        `${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''}; export does not overwrite files unless --force`,
-      );
-    }
-  }
-  let path = outDir;
-  try {
-    mkdirSync(outDir, { recursive: true });
-    for (const f of files) {
-      path = join(outDir, f.file);
-      writeFileSync(path, f.text);
-    }
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${reason === 'EEXIST' || reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : ''}`, { cause: err });
-  }
 }
