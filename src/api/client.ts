@@ -35,6 +35,8 @@ export interface ClientOptions {
   baseUrl: string;
   /** Bearer token; sent only in the Authorization header, redacted from everything else. */
   token?: string;
+  /** Allow `http://` to a host that is not loopback (refused otherwise: the token would travel in clear). */
+  allowInsecureHttp?: boolean;
   /** Whole-request timeout (connect, headers and body), default 30 s. */
   timeoutMs?: number;
   /** TCP connect timeout, default 10 s. */
@@ -250,7 +252,7 @@ class HttpApiClient implements ApiClient {
   private count = 0;
 
   constructor(options: ClientOptions) {
-    const url = parseBaseUrl(options.baseUrl);
+    const url = parseBaseUrl(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp });
     this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.basePath = url.pathname.replace(/\/+$/, '');

@@ -9,6 +9,8 @@ import { UserError } from '../model/errors.js';
 export interface ConnectionInput {
   /** `--base-url`; wins over PLATFORM_API_URL. */
   baseUrl?: string;
+  /** `--insecure-http` (or PLATFORM_INSECURE_HTTP=1): allow plain http to a host that is not loopback. */
+  insecureHttp?: boolean;
   /** `--token-file`; wins over PLATFORM_TOKEN. */
   tokenFile?: string;
   env?: NodeJS.ProcessEnv;
@@ -18,6 +20,8 @@ export interface ConnectionInput {
 export interface Connection {
   baseUrl: string;
   token: string;
+  /** Plain http to a host that is not loopback was allowed explicitly. */
+  insecureHttp: boolean;
 }
 
 /** Resolves the base URL and token, or throws a UserError saying what to set. */
@@ -27,20 +31,58 @@ export function resolveConnection(input: ConnectionInput = {}): Connection {
   if (baseUrl === '') {
     throw new UserError('CONNECTION_MISSING', 'no API base URL: pass --base-url or set PLATFORM_API_URL (or use --emulator)');
   }
-  parseBaseUrl(baseUrl);
-  return { baseUrl, token: readToken(input.tokenFile, env) };
+  const insecureHttp = input.insecureHttp === true || ['1', 'true', 'yes'].includes((env.PLATFORM_INSECURE_HTTP ?? '').trim().toLowerCase());
+  parseBaseUrl(baseUrl, { allowInsecureHttp: insecureHttp });
+  return { baseUrl, token: readToken(input.tokenFile, env), insecureHttp };
 }
 
-/** Parses an API base URL, or throws a UserError saying what is wrong with it. */
-export function parseBaseUrl(baseUrl: string): URL {
+/** Hosts a plain-http token never leaves the machine for. */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * A URL as it may be quoted in a message: credentials (`user:pass@`) cut out even when the
+ * URL does not parse, control characters escaped, and at most 200 characters.
+ */
+export function quoteUrl(raw: string): string {
+  const cut = raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@');
+  const short = cut.length > 200 ? `${cut.slice(0, 199)}…` : cut;
+  return JSON.stringify(short);
+}
+
+export interface BaseUrlOptions {
+  /** Allow `http://` to a host that is not loopback (the token would cross the network in clear). */
+  allowInsecureHttp?: boolean;
+}
+
+/**
+ * Parses an API base URL, or throws a UserError saying what is wrong with it — never quoting
+ * credentials: a URL that carries them is refused (the token goes in a header, not the URL),
+ * and so is plain http to a host that is not loopback unless explicitly allowed.
+ */
+export function parseBaseUrl(baseUrl: string, options: BaseUrlOptions = {}): URL {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new UserError('CONNECTION_INVALID', `the API base URL "${baseUrl}" is not a URL`);
+    throw new UserError('CONNECTION_INVALID', `the API base URL ${quoteUrl(baseUrl)} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError('CONNECTION_INVALID', `the API base URL "${baseUrl}" must start with http:// or https://`);
+    throw new UserError('CONNECTION_INVALID', `the API base URL ${quoteUrl(baseUrl)} must start with http:// or https://`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UserError(
+      'CONNECTION_INVALID',
+      `the API base URL ${quoteUrl(baseUrl)} carries credentials (user:password@), which would be logged and sent in clear to proxies; remove them — the token is read from PLATFORM_TOKEN or --token-file`,
+    );
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !options.allowInsecureHttp) {
+    throw new UserError(
+      'CONNECTION_INSECURE',
+      `the API base URL ${quoteUrl(baseUrl)} is plain http to ${url.hostname}, so the token would cross the network unencrypted; use https://, ` +
+        'or pass --insecure-http (or set PLATFORM_INSECURE_HTTP=1) if this network is trusted',
+    );
   }
   return url;
 }

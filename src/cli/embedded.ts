@@ -7,6 +7,7 @@
  * The emulator accepts one owner token generated here for this process only; it is handed to
  * the client and never printed or written anywhere (the state file holds resources, not tokens).
  */
+import type { Connection } from '../api/connection.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -18,7 +19,7 @@ export const EMBEDDED_STATE_PATH = '.platform-sync/emulator.json';
 
 export interface EmbeddedEmulator {
   /** Where the client connects: `http://127.0.0.1:<port>` and the generated owner token (give it to the client, nothing else). */
-  connection: { baseUrl: string; token: string };
+  connection: Connection;
   /** Absolute path of the state file. */
   statePath: string;
   /** Writes the state and stops the server. */
@@ -47,7 +48,7 @@ export async function startEmbeddedEmulator(options: { cwd?: string; baseUrl?: s
     statePath,
   });
   return {
-    connection: { baseUrl: emulator.url, token },
+    connection: { baseUrl: emulator.url, token, insecureHttp: false },
     statePath,
     close: () => emulator.close(),
   };

@@ -72,6 +72,7 @@ export function addHelpExamples(program: Command): void {
       '  --base-url <url>      Platform API base URL (default: $PLATFORM_API_URL)\n' +
       '  --token-file <file>   read the API token from a file (default: $PLATFORM_TOKEN; never an argument)\n' +
       '  --emulator            use an embedded emulator, state in .platform-sync/emulator.json\n' +
+      '  --insecure-http       allow http:// to a host that is not loopback (default: refused, the token would travel in clear)\n' +
       '  --verbose             log every HTTP request and its timing to stderr (token never shown)\n' +
       '  --no-color            plain output (also when NO_COLOR is set or output is not a terminal)\n',
   );

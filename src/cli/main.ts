@@ -75,6 +75,7 @@ const GLOBAL_OPTIONS: readonly [flags: string, key: string][] = [
   ['--base-url <url>', 'baseUrl'],
   ['--token-file <file>', 'tokenFile'],
   ['--emulator', 'emulator'],
+  ['--insecure-http', 'insecureHttp'],
   ['--verbose', 'verbose'],
   ['--no-color', 'color'],
 ];

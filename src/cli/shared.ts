@@ -29,6 +29,8 @@ export interface ConnectionOptions {
   color?: boolean;
   /** `--emulator`: an embedded emulator, state in .platform-sync/emulator.json (embedded.ts). */
   emulator?: boolean;
+  /** `--insecure-http`: allow plain http to a host that is not loopback. */
+  insecureHttp?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export function addConnectionOptions(command: Command): Command {
     .option('--verbose', 'log every HTTP request to stderr (the token is never shown)')
     .option('--no-color', 'plain output without ANSI colours')
     .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`)
+    .option('--insecure-http', 'allow a plain http:// base URL to a host that is not loopback (the token then crosses the network unencrypted)')
     .addOption(new Option('--token <token>').hideHelp().argParser(refuseTokenArgument));
 }
 
@@ -67,7 +70,7 @@ export interface Session {
 async function openSession(options: ConnectionOptions, ctx: CliContext): Promise<Session> {
   const { output } = ctx;
   const embedded = options.emulator ? await startEmbeddedEmulator({ cwd: ctx.cwd, baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
-  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, env: ctx.env });
+  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, insecureHttp: options.insecureHttp, env: ctx.env });
   // Before the first request: from here on nothing the command writes can carry the token.
   output.addSecret(connection.token);
   // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
@@ -75,6 +78,7 @@ async function openSession(options: ConnectionOptions, ctx: CliContext): Promise
   const client = createClient({
     baseUrl: connection.baseUrl,
     token: connection.token,
+    allowInsecureHttp: connection.insecureHttp,
     onRequest: options.verbose ? (e) => output.stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
   });
   return { client, close: async () => { await client.close(); await embedded?.close(); } };

@@ -2,8 +2,11 @@
  * What a server (or a proxy in front of it) answers is untrusted (DESIGN.md §4): a listing that
  * stays incomplete refuses creates as well as deletes; control characters in live text never
  * reach the terminal raw; a create that collides with something the read did not see says that
- * someone else is changing the org. Real emulator behind a rewriting proxy, over loopback.
+ * someone else is changing the org; a base URL that would leak the token (plain http off the
+ * machine, credentials in it) is refused before any request. Real emulator, behind a rewriting
+ * proxy where a proxy is the point, over real HTTP.
  */
+import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
@@ -71,5 +74,44 @@ describe('control characters in live text', () => {
       expect(RAW.test(run.stdout + run.stderr), args[0]).toBe(false);
       expect(run.stdout, args[0]).toContain('x\\u001b[2J\\u001b[HNo changes.\\u001b[8m \\u202eevil\\u009b');
     }
+  });
+});
+
+describe('base URLs that would leak the token', () => {
+  let emulator: Emulator;
+  let lan: string;
+  beforeAll(async () => {
+    // Listening on every interface, so the same server is reachable by a name that is not loopback.
+    emulator = await startEmulator({ port: 0, host: '0.0.0.0', tokens: [{ token: OWNER, role: 'owner' }] });
+    const address = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+    expect(address, 'this test needs a network interface besides loopback').toBeDefined();
+    lan = `http://${address}:${new URL(emulator.url).port}`;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it('plain http to a host that is not loopback is refused before any request; --insecure-http allows it', async () => {
+    emulator.clearRequestLog();
+    const refused = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: lan, PLATFORM_TOKEN: OWNER } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`is plain http to ${new URL(lan).hostname}, so the token would cross the network unencrypted`);
+    expect(emulator.requestLog).toEqual([]);
+    const allowed = await runCli(['plan', ACME, '--insecure-http', '--bootstrap'], { env: { PLATFORM_API_URL: lan, PLATFORM_TOKEN: OWNER } });
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(emulator.requestLog.length).toBeGreaterThan(0);
+    expect(writes(emulator)).toEqual([]);
+  });
+
+  it('a URL with credentials is refused before any request and the password is never printed', async () => {
+    emulator.clearRequestLog();
+    const port = new URL(emulator.url).port;
+    for (const url of [`http://alice:S3cret@127.0.0.1:${port}`, 'http://alice:S3cret@host:99999']) {
+      const run = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: url, PLATFORM_TOKEN: OWNER } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('the API base URL "http://…@');
+      expect(run.stdout + run.stderr).not.toContain('S3cret');
+    }
+    expect(emulator.requestLog).toEqual([]);
   });
 });

@@ -75,6 +75,7 @@ export function createInProcessApi(options: InProcessApiOptions = {}): InProcess
     .persist();
   const client = createClient({
     baseUrl: ORIGIN,
+    allowInsecureHttp: true, // no network: the dispatcher answers in-process
     token: IN_PROCESS_TOKEN,
     dispatcher: agent,
     retry: { maxAttempts: 1 },
