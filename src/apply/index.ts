@@ -152,7 +152,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     try {
       uid = await executeStep(step, client, created);
     } catch (err) {
-      const error = err instanceof Error ? err : new Error(String(err));
+      const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;
       result.failed.push({ address: step.address, error: error.message, ...(typeof code === 'string' ? { code } : {}) });
       emit({ type: 'step-failed', step, error });
@@ -183,4 +183,23 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   emit({ type: 'end', result });
   if (listenerError !== undefined) throw listenerError;
   return result;
+}
+
+/** Codes of a create that met a resource of its key which the plan's read did not see. */
+const CONCURRENT_CREATE = 'API_ALREADY_EXISTS';
+
+/**
+ * A create planned because the read did not see its key, answered ALREADY_EXISTS: someone else
+ * created it since — another apply or a person. The API has no lock; the message says so, and
+ * what to do, instead of leaving "409" to be read as a bug in the manifests.
+ */
+function explainFailure(step: PlanStep, error: Error): Error {
+  const code = (error as { code?: unknown }).code;
+  if (step.action !== 'create' || code !== CONCURRENT_CREATE) return error;
+  const explained = new Error(
+    `${error.message} — it was not there when this plan read the org, so another apply (or a person) is changing the org at the same time; ` +
+      'the API has no lock. Run `platform-sync plan` once the other change is done: it shows what is left.',
+    { cause: error },
+  );
+  return Object.assign(explained, { code });
 }

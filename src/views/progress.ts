@@ -73,6 +73,9 @@ export function formatApplySummary(result: ApplyResult, paint: Paint = plainPain
 function adviseNextStep(result: ApplyResult): string {
   const rerun = 'run the same apply again: it does only what is left (`platform-sync plan` shows it)';
   const codes = result.failed.map((f) => f.code ?? '');
+  if (codes.includes('API_ALREADY_EXISTS')) {
+    return 'another apply (or a person) is changing this org at the same time — the API has no lock, so only one apply may run at once (in CI: one concurrency group). Once it is done, run `platform-sync plan` to see what is left, and apply again.';
+  }
   if (codes.some((c) => TOKEN_CODES.has(c))) {
     return `the API refused the token; apply needs one that may write to this org (plan and drift can use a read-only one). Then ${rerun}.`;
   }

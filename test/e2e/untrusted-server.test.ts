@@ -115,3 +115,37 @@ describe('base URLs that would leak the token', () => {
     expect(emulator.requestLog).toEqual([]);
   });
 });
+
+describe('a create that collides with a writer the read did not see', () => {
+  let emulator: Emulator;
+  let proxy: RewritingProxy;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    await applyManifests(emulator.url, OWNER, [ACME]);
+    // As if another apply created ci-bot just after this one read the org: the read (consistently)
+    // does not show it, the create meets it.
+    proxy = await startRewritingProxy(emulator.url, (request, body) => {
+      if (!request.path.startsWith('/iam/v2/identities?') && !request.path.startsWith('/iam/v2/roleBindings?')) return body;
+      const envelope = body as { identities?: { name: string }[]; roleBindings?: { identity?: { name?: string } }[]; totalCount?: string };
+      const key = envelope.identities ? 'identities' : 'roleBindings';
+      const all = (envelope[key] ?? []) as { name?: string; identity?: { name?: string } }[];
+      const kept = all.filter((i) => i.name !== 'ci-bot' && i.identity?.name !== 'ci-bot');
+      return { ...envelope, [key]: kept, totalCount: String(Number(envelope.totalCount) - (all.length - kept.length)) };
+    });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await emulator?.close();
+  });
+
+  it('says another apply or a person is changing the org and that plan shows what is left', async () => {
+    emulator.clearRequestLog();
+    const run = await runCli(['apply', ACME, '--auto-approve'], { env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER } });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/✗ create identity:engineering\/ci-bot: .*ALREADY_EXISTS \(6\).* — it was not there when this plan read the org, so another apply \(or a person\) is changing the org at the same time; the API has no lock/);
+    expect(run.stdout).toContain('Next: another apply (or a person) is changing this org at the same time');
+    expect(run.stdout).not.toContain('fix the cause named above');
+    // The one write it tried was the create that collided; nothing was duplicated.
+    expect(writes(emulator).map((e) => `${e.method} ${e.status}`)).toEqual(['POST 409']);
+  });
+});
