@@ -31,7 +31,12 @@ export interface EmbeddedEmulator {
  * `--emulator` is a connection of its own, so a base URL or token file beside it is a mistake
  * worth saying out loud rather than silently ignoring one of them.
  */
-export async function startEmbeddedEmulator(options: { cwd?: string; baseUrl?: string; tokenFile?: string } = {}): Promise<EmbeddedEmulator> {
+/** How long an `--emulator` command waits for another one to release the state file. */
+const LOCK_WAIT_MS = 5 * 60_000;
+
+export async function startEmbeddedEmulator(
+  options: { cwd?: string; baseUrl?: string; tokenFile?: string; onWait?: (message: string) => void } = {},
+): Promise<EmbeddedEmulator> {
   if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
     throw new UserError('OPTION_CONFLICT', '--emulator runs against an embedded emulator; it cannot be combined with --base-url or --token-file');
   }
@@ -46,6 +51,12 @@ export async function startEmbeddedEmulator(options: { cwd?: string; baseUrl?: s
     host: '127.0.0.1',
     tokens: [{ token, role: 'owner' }],
     statePath,
+    // Another --emulator command in this directory: wait for it, never share the file with it.
+    lockWait: {
+      timeoutMs: LOCK_WAIT_MS,
+      onWait: (holder) =>
+        options.onWait?.(`Waiting for ${EMBEDDED_STATE_PATH}: another --emulator command (process ${holder.pid}) is using it…`),
+    },
   });
   return {
     connection: { baseUrl: emulator.url, token, insecureHttp: false },

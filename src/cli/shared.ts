@@ -69,7 +69,9 @@ export interface Session {
  */
 async function openSession(options: ConnectionOptions, ctx: CliContext): Promise<Session> {
   const { output } = ctx;
-  const embedded = options.emulator ? await startEmbeddedEmulator({ cwd: ctx.cwd, baseUrl: options.baseUrl, tokenFile: options.tokenFile }) : undefined;
+  const embedded = options.emulator
+    ? await startEmbeddedEmulator({ cwd: ctx.cwd, baseUrl: options.baseUrl, tokenFile: options.tokenFile, onWait: (m) => output.stderr.write(`${m}\n`) })
+    : undefined;
   const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, insecureHttp: options.insecureHttp, env: ctx.env });
   // Before the first request: from here on nothing the command writes can carry the token.
   output.addSecret(connection.token);

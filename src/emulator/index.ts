@@ -7,7 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { UserError } from '../model/errors.js';
 import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument } from './failures.js';
 import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
-import { loadState, serializeState, writeFileAtomic } from './persist.js';
+import { openDurableState, type DurableState } from './persist.js';
+import { acquireStateLock, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
 import { EmulatorService, type ApiReply, type EmulatorToken } from './service.js';
@@ -41,8 +42,14 @@ export interface EmulatorOptions {
   tokens?: EmulatorToken[];
   /** Initial state (a document, or the path of a YAML/JSON file). Ignored when `statePath` exists. */
   seed?: SeedDocument | string;
-  /** Loaded when it exists; written atomically shortly after every change and on flush()/close(). */
+  /**
+   * Loaded when it exists. Every change is in its journal, fsynced, before it is acknowledged;
+   * the journal is compacted into the file now and then and on flush()/close(). Locked while
+   * the emulator runs: a second emulator on the same file is refused (or waits: `lockWait`).
+   */
   statePath?: string;
+  /** Wait this long for another emulator to release `statePath` instead of refusing at once. */
+  lockWait?: LockWait;
   faults?: FaultOptions;
   /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
   clock?: () => number;
@@ -70,9 +77,9 @@ export interface Emulator {
   /** `http://host:port`, no trailing slash. */
   url: string;
   port: number;
-  /** Stops listening, drops open connections, writes the state file. */
+  /** Stops listening, drops open connections, compacts the state file and releases its lock. */
   close(): Promise<void>;
-  /** Writes the state file now (no-op without `statePath`). */
+  /** Compacts the journal into the state file now (no-op without `statePath`). */
   flush(): Promise<void>;
   /** Replaces the fault settings (a new seed restarts the fault sequence). */
   setFaults(f: FaultOptions): void;
@@ -87,7 +94,6 @@ export interface Emulator {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_LOG_ENTRIES = 100_000;
-const PERSIST_DEBOUNCE_MS = 50;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const clock = options.clock ?? Date.now;
@@ -102,39 +108,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     pageTokenTtlMs: ttlMs(options.faults ?? {}),
   });
 
-  const loaded = options.statePath ? loadState(options.statePath, service.store) : false;
-  if (!loaded && options.seed !== undefined) {
+  const seedNow = (): void => {
+    if (options.seed === undefined) return;
     const doc = typeof options.seed === 'string' ? readSeedFile(options.seed) : options.seed;
     applySeed(service, doc, typeof options.seed === 'string' ? options.seed : '(seed option)');
-  }
-
-  // Persistence: debounced after changes, serialized so two writes never race.
-  let dirty = false;
-  let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
-  const flush = (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (!options.statePath || !dirty) return writing;
-    dirty = false;
-    const content = serializeState(service.store);
-    writing = writing.then(() => writeFileAtomic(options.statePath!, content));
-    return writing;
   };
-  const markDirty = (): void => {
-    if (!options.statePath) return;
-    dirty = true;
-    if (!timer) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        flush().catch((err) => process.stderr.write(`emulator: cannot write state ${options.statePath}: ${(err as Error).message}\n`));
-      }, PERSIST_DEBOUNCE_MS);
-      timer.unref();
+  // The seed is used only when there is no state yet; with a state file it is loaded, its
+  // journal replayed, and from here on every change is journalled (persist.ts).
+  let lock: StateLock | undefined;
+  let durable: DurableState | undefined;
+  if (options.statePath) {
+    lock = await acquireStateLock(options.statePath, options.lockWait);
+    try {
+      durable = (await openDurableState(options.statePath, service.store, seedNow)).state;
+    } catch (err) {
+      lock.release();
+      throw err;
     }
-  };
-
-  // A freshly seeded state is written at once, so the file exists from the start.
-  if (!loaded && options.seed !== undefined) markDirty();
+  } else {
+    seedNow();
+  }
 
   const requestLog: RequestLogEntry[] = [];
   let seq = 0;
@@ -208,7 +201,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       ...(decision.shortPage !== undefined ? { shortPage: decision.shortPage } : {}),
     });
     const applied = reply.mutated === true && reply.status < 300;
-    if (applied) markDirty();
+    if (applied && durable) {
+      // Acknowledged only once durable: the journal line is fsynced (shared with concurrent requests).
+      try {
+        await durable.commit();
+      } catch (err) {
+        process.stderr.write(`emulator: cannot write the state journal of ${options.statePath}: ${(err as Error).message}\n`);
+        return finish(failureReply(injectedFailure('INTERNAL', 0).inDomain(errorDomainFor(path))));
+      }
+    }
     if (decision.action === 'reset-after') return reset(applied);
     if (decision.action === 'internal-after') {
       if (applied) entry.applied = true;
@@ -217,10 +218,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     finish(reply, reply.shortened ? 'short-page' : undefined);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new UserError('EMULATOR_LISTEN', `emulator cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}`)));
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err) => reject(new UserError('EMULATOR_LISTEN', `emulator cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}`)));
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    });
+  } catch (err) {
+    await durable?.close().catch(() => undefined);
+    lock?.release();
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -229,14 +236,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url: `http://${hostForUrl}:${address.port}`,
     port: address.port,
     requestLog,
-    flush,
+    flush: async () => {
+      await durable?.compact();
+    },
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           for (const s of sockets) s.destroy();
         });
-        await flush();
+        try {
+          await durable?.close();
+        } finally {
+          lock?.release();
+        }
       })();
       return closed;
     },
@@ -248,9 +261,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (f.seed !== undefined) service.random = uidRandom(f);
     },
     seed(doc: SeedDocument) {
-      const result = applySeed(service, doc);
-      markDirty();
-      return result;
+      // Journalled like any change; durable at the next commit, flush() or close().
+      return applySeed(service, doc);
     },
     clearRequestLog() {
       requestLog.length = 0;

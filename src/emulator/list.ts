@@ -89,7 +89,9 @@ export function parseListRequest(kind: ApiKind, params: URLSearchParams): ListRe
   const ob = single.get('order_by');
   if (ob !== undefined) {
     const parts = ob.trim().split(/\s+/);
-    const field = ORDER_FIELDS[parts[0] ?? ''];
+    // Own fields only: `constructor`, `__proto__` or `toString` are no fields to order by.
+    const name = parts[0] ?? '';
+    const field = Object.hasOwn(ORDER_FIELDS, name) ? ORDER_FIELDS[name] : undefined;
     const direction = parts[1]?.toLowerCase();
     if (!field || parts.length > 2 || (direction !== undefined && direction !== 'desc' && direction !== 'asc')) {
       violations.push({

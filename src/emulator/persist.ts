@@ -1,31 +1,56 @@
 /**
- * Emulator state on disk. Writes are atomic: the JSON goes to a temporary file in the same
- * directory, is fsynced, and is renamed over the state file, so a crash at any moment leaves
- * either the previous complete state or the new complete state, never a half-written file.
+ * Emulator state on disk (DESIGN.md §6): a snapshot plus an append-only journal, so a write is
+ * acknowledged only once it is durable and its cost does not grow with the state.
+ *
+ * - `<state>` — the snapshot: every resource, and the `generation` of the journal that follows it.
+ * - `<state>.journal` — a header line naming that generation, then one line per change
+ *   (`<crc32 hex> <json>\n`: a resource put whole, or a uid deleted). Changes are appended by
+ *   one writer; every request that changed state waits until its line is fsynced, and requests
+ *   that arrive meanwhile share the next fsync (group commit).
+ * - Compaction, once the journal outgrows the snapshot (and on close): the snapshot is written
+ *   to a temporary file, fsynced and renamed over the old one, then a new empty journal of the
+ *   next generation replaces the old the same way. A journal of an older generation than its
+ *   snapshot (a crash between the two renames) holds nothing the snapshot lacks and is dropped.
+ * - Loading replays the journal over the snapshot. Replay is idempotent (a put replaces, a
+ *   delete of what is gone does nothing), so lines written again after a compaction are
+ *   harmless. A torn last line — a crash mid-append: no newline, a bad checksum — is dropped and
+ *   cut off, keeping everything before it. Temporary files left by a crash are removed.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { basename, dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { UserError } from '../model/errors.js';
 import { KIND_INFO, type ApiKind } from '../model/kinds.js';
-import type { Store, StoredResource } from './store.js';
+import type { ResourceData, Store, StoredResource, StoreMutation } from './store.js';
+
+const fdatasyncAsync = promisify(fdatasync);
 
 const STATE_FORMAT = 'platform-sync-emulator-state';
 const STATE_VERSION = 1;
+const JOURNAL_FORMAT = 'platform-sync-emulator-journal';
+/** The journal is compacted into the snapshot once it is larger than this and than the snapshot. */
+const MIN_COMPACT_BYTES = 4 * 1024 * 1024;
 
 interface StateFile {
   format: typeof STATE_FORMAT;
   version: number;
+  /** The journal generation that continues this snapshot (absent in files written before journals: 0). */
+  generation?: number;
   nextSeq: number;
   resources: StoredResource[];
 }
 
+type JournalRecord = { op: 'put'; r: StoredResource } | { op: 'del'; kind: ApiKind; uid: string };
+
 /** Serializes the store (built-in roles excluded: they are recreated on start). */
-export function serializeState(store: Store): string {
+export function serializeState(store: Store, generation = 0): string {
   const resources: StoredResource[] = [];
   for (const r of store.all()) if (!r.builtin) resources.push(r);
   // Parents before children, so loading can insert in file order.
   resources.sort((a, b) => a.seq - b.seq);
-  const state: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, nextSeq: store.seq, resources };
+  const state: StateFile = { format: STATE_FORMAT, version: STATE_VERSION, generation, nextSeq: store.seq, resources };
   return JSON.stringify(state);
 }
 
@@ -33,12 +58,30 @@ function stateError(path: string, reason: string): UserError {
   return new UserError('EMULATOR_STATE_INVALID', `emulator state file ${path} ${reason}; fix or remove it`);
 }
 
+function checkResource(path: string, r: StoredResource, where: string): void {
+  if (!r || typeof r.uid !== 'string' || !Object.hasOwn(KIND_INFO, r.kind) || typeof r.data !== 'object' || r.data === null) {
+    throw stateError(path, `has a malformed resource at ${where}`);
+  }
+}
+
+/** Puts a resource whole: inserts it, or replaces the data of the stored one of that uid (its children stay). */
+function putResource(store: Store, r: StoredResource): void {
+  const existing = store.get(r.kind, r.uid);
+  if (!existing) {
+    store.insert({ kind: r.kind, uid: r.uid, parent: r.parent, seq: r.seq, createMs: r.createMs, updateMs: r.updateMs, data: r.data });
+    return;
+  }
+  const change: Partial<ResourceData> = {};
+  for (const key of Object.keys(existing.data) as (keyof ResourceData)[]) change[key] = undefined;
+  store.update(existing, Object.assign(change, r.data), r.updateMs);
+}
+
 /**
- * Loads `path` into `store` when it exists. Returns false when there is no file.
- * A file that is not a state file is an error naming it, never silently replaced.
+ * Loads the snapshot at `path` into `store` when it exists. Returns its generation, or
+ * undefined when there is no file. A file that is not a state file is an error naming it.
  */
-export function loadState(path: string, store: Store): boolean {
-  if (!existsSync(path)) return false;
+export function loadState(path: string, store: Store): number | undefined {
+  if (!existsSync(path)) return undefined;
   let parsed: StateFile;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8')) as StateFile;
@@ -49,19 +92,100 @@ export function loadState(path: string, store: Store): boolean {
   if (parsed.version !== STATE_VERSION) throw stateError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
   store.invalidateSortedViews();
   parsed.resources.forEach((r, i) => {
-    if (!r || typeof r.uid !== 'string' || !(r.kind in KIND_INFO) || typeof r.data !== 'object')
-      throw stateError(path, `has a malformed resource at resources[${i}]`);
+    checkResource(path, r, `resources[${i}]`);
     if (r.parent !== null && !store.hasUid(r.parent)) throw stateError(path, `has resources[${i}] (${r.kind} ${r.uid}) whose parent ${r.parent} is missing`);
-    store.insert({ kind: r.kind as ApiKind, uid: r.uid, parent: r.parent, seq: r.seq, createMs: r.createMs, updateMs: r.updateMs, data: r.data });
+    putResource(store, r);
   });
   store.seq = parsed.nextSeq;
   store.invalidateSortedViews();
-  return true;
+  return typeof parsed.generation === 'number' ? parsed.generation : 0;
+}
+
+function journalHeader(generation: number): string {
+  return `${JSON.stringify({ format: JOURNAL_FORMAT, generation })}\n`;
+}
+
+function encodeRecord(m: StoreMutation): string {
+  const record: JournalRecord = m.op === 'put' ? { op: 'put', r: m.resource } : m;
+  const json = JSON.stringify(record);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** A journal line back to its record, or undefined when it is torn or corrupt. */
+function decodeRecord(line: string): JournalRecord | undefined {
+  const space = line.indexOf(' ');
+  if (space !== 8) return undefined;
+  const json = line.slice(9);
+  if (crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
+  try {
+    return JSON.parse(json) as JournalRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ReplayResult {
+  /** Records applied. */
+  applied: number;
+  /** Bytes of the journal that hold a whole header and whole records (the rest is torn). */
+  goodBytes: number;
+  /** False when the journal belongs to an older snapshot (or has no readable header): ignore it. */
+  current: boolean;
+}
+
+/**
+ * Replays the journal text over the store, for a snapshot of `generation`. Stops at the first
+ * torn or corrupt line: everything before it is kept, it and anything after are not.
+ */
+export function replayJournal(text: Buffer, generation: number, store: Store, path: string): ReplayResult {
+  const firstNewline = text.indexOf(0x0a);
+  if (firstNewline < 0) return { applied: 0, goodBytes: 0, current: false };
+  let header: { format?: string; generation?: number };
+  try {
+    header = JSON.parse(text.subarray(0, firstNewline).toString('utf8')) as typeof header;
+  } catch {
+    return { applied: 0, goodBytes: 0, current: false };
+  }
+  if (header.format !== JOURNAL_FORMAT) throw stateError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
+  if (header.generation !== generation) {
+    if ((header.generation ?? 0) > generation) throw stateError(path, `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`);
+    return { applied: 0, goodBytes: 0, current: false };
+  }
+  let offset = firstNewline + 1;
+  let applied = 0;
+  for (;;) {
+    const end = text.indexOf(0x0a, offset);
+    if (end < 0) break; // no newline: a torn last record (or none)
+    const record = decodeRecord(text.subarray(offset, end).toString('utf8'));
+    if (!record) break;
+    if (record.op === 'put') {
+      checkResource(path, record.r, `journal record ${applied + 1}`);
+      putResource(store, record.r);
+    } else {
+      const existing = store.get(record.kind, record.uid);
+      if (existing) store.remove(existing);
+    }
+    applied++;
+    offset = end + 1;
+  }
+  return { applied, goodBytes: offset, current: true };
+}
+
+/** Removes temporary files a crash left beside the state (`<state>.*.tmp`). */
+function removeStaleTemporaries(path: string): void {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(prefix) && name.endsWith('.tmp')) unlinkSync(join(dirname(path), name));
 }
 
 let tmpCounter = 0;
 
-/** Writes `content` to `path` atomically (temporary file + fsync + rename). */
+/** Writes `content` to `path` atomically (temporary file + fsync + rename + fsync of the directory). */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
   const tmp = `${path}.${process.pid}.${++tmpCounter}.tmp`;
   const handle = await open(tmp, 'w', 0o600);
@@ -77,4 +201,190 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
+  syncDirectory(dirname(path));
+}
+
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not every platform can fsync a directory; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The durable state of one emulator: records every store change, makes it durable before the
+ * change is acknowledged, and compacts. Create with {@link openDurableState}.
+ */
+export class DurableState {
+  private readonly journalPath: string;
+  private fd: number;
+  private generation: number;
+  private journalBytes: number;
+  private snapshotBytes: number;
+  private pending: string[] = [];
+  private recorded = 0;
+  private durable = 0;
+  private waiters: { upTo: number; resolve: () => void; reject: (err: Error) => void }[] = [];
+  private writing = false;
+  private failure: Error | undefined;
+  private compactWanted = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly store: Store,
+    state: { fd: number; generation: number; journalBytes: number; snapshotBytes: number },
+  ) {
+    this.journalPath = `${path}.journal`;
+    this.fd = state.fd;
+    this.generation = state.generation;
+    this.journalBytes = state.journalBytes;
+    this.snapshotBytes = state.snapshotBytes;
+    store.onMutation = (m) => this.record(m);
+  }
+
+  private record(m: StoreMutation): void {
+    // Encoded now: the stored object changes on later updates.
+    this.pending.push(encodeRecord(m));
+    this.recorded++;
+  }
+
+  /** Resolves once every change recorded so far is durable; rejects if it cannot be written. */
+  commit(): Promise<void> {
+    if (this.durable >= this.recorded) return Promise.resolve();
+    const upTo = this.recorded;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ upTo, resolve, reject }));
+    this.kick();
+    return done;
+  }
+
+  /** Makes everything durable and writes a fresh snapshot (with an empty journal). */
+  async compact(): Promise<void> {
+    this.compactWanted = true;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ upTo: Number.POSITIVE_INFINITY, resolve, reject }));
+    this.kick();
+    await done;
+  }
+
+  /** Compacts and closes the journal; the store is no longer recorded. */
+  async close(): Promise<void> {
+    await this.compact();
+    this.store.onMutation = undefined;
+    closeSync(this.fd);
+  }
+
+  private kick(): void {
+    if (this.writing) return;
+    this.writing = true;
+    // The writes run off the request's own tick, so requests arriving together share one fsync.
+    setImmediate(() => {
+      this.writeLoop()
+        .catch((err: unknown) => {
+          this.failure = err as Error;
+          for (const w of this.waiters.splice(0)) w.reject(this.failure);
+        })
+        .finally(() => {
+          this.writing = false;
+          if (this.waiters.length > 0 && this.failure === undefined) this.kick();
+        });
+    });
+  }
+
+  private async writeLoop(): Promise<void> {
+    if (this.failure) throw this.failure;
+    while (this.pending.length > 0 || this.compactWanted) {
+      if (this.pending.length > 0) {
+        const batch = this.pending;
+        const count = batch.length;
+        this.pending = [];
+        const buffer = Buffer.from(batch.join(''), 'utf8');
+        writeAll(this.fd, buffer);
+        await fdatasyncAsync(this.fd);
+        this.journalBytes += buffer.length;
+        this.durable += count;
+        this.settle();
+      }
+      if (this.compactWanted || this.journalBytes > Math.max(MIN_COMPACT_BYTES, this.snapshotBytes)) {
+        this.compactWanted = false;
+        await this.writeSnapshot();
+        // Everything recorded so far is in the snapshot: durable, whatever is still pending.
+        this.durable = this.recorded;
+        this.settle(true);
+      }
+    }
+  }
+
+  private settle(all = false): void {
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (w.upTo === Number.POSITIVE_INFINITY ? all : w.upTo <= this.durable) w.resolve();
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /**
+   * Compaction: the snapshot of the next generation (taken now, synchronously: it holds every
+   * change applied so far, pending ones included), then an empty journal of that generation.
+   */
+  private async writeSnapshot(): Promise<void> {
+    const next = this.generation + 1;
+    const content = serializeState(this.store, next);
+    await writeFileAtomic(this.path, content);
+    this.snapshotBytes = Buffer.byteLength(content);
+    await writeFileAtomic(this.journalPath, journalHeader(next));
+    closeSync(this.fd);
+    this.fd = openSync(this.journalPath, 'a');
+    this.generation = next;
+    this.journalBytes = Buffer.byteLength(journalHeader(next));
+  }
+}
+
+/** Appends the whole buffer (a batch of small lines: the fsync after it is the real wait). */
+function writeAll(fd: number, buffer: Buffer): void {
+  let offset = 0;
+  while (offset < buffer.length) offset += writeSync(fd, buffer, offset, buffer.length - offset);
+}
+
+/**
+ * Opens the durable state at `path`: removes crash leftovers, loads the snapshot and replays the
+ * journal into `store` (cutting a torn tail), and opens the journal for appending. `seed` runs
+ * when there was no state yet; then (and when the journal was of an older generation) a
+ * snapshot is written at once, so the files exist from the start.
+ */
+export async function openDurableState(path: string, store: Store, seed?: () => void): Promise<{ state: DurableState; loaded: boolean }> {
+  removeStaleTemporaries(path);
+  const journalPath = `${path}.journal`;
+  const generation = loadState(path, store);
+  const loaded = generation !== undefined;
+  let replay: ReplayResult = { applied: 0, goodBytes: 0, current: false };
+  if (loaded && existsSync(journalPath)) {
+    store.invalidateSortedViews();
+    replay = replayJournal(readFileSync(journalPath), generation, store, path);
+    store.invalidateSortedViews();
+  }
+  if (!loaded) seed?.();
+  let fd: number;
+  if (replay.current) {
+    // Cut a torn tail, so that new records follow whole ones.
+    fd = openSync(journalPath, 'r+');
+    ftruncateSync(fd, replay.goodBytes);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = openSync(journalPath, 'a');
+  } else {
+    fd = openSync(journalPath, 'a');
+  }
+  const state = new DurableState(path, store, {
+    fd,
+    generation: generation ?? 0,
+    journalBytes: replay.goodBytes,
+    snapshotBytes: loaded ? Buffer.byteLength(readFileSync(path)) : 0,
+  });
+  if (!replay.current) await state.compact();
+  return { state, loaded };
 }

@@ -273,7 +273,7 @@ export class EmulatorService {
     }
     if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
     const clash = this.store.findSibling(kind, parentUid, data);
-    if (clash !== undefined) throw alreadyExists(kind, clash, `${describeKey(kind, data)} already exists under ${parentUid ?? 'the root'} (uid ${clash})`);
+    if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeKey(kind, data), parentUid);
     const now = this.clock();
     const resource: StoredResource = {
       kind,
@@ -286,6 +286,16 @@ export class EmulatorService {
     };
     this.store.insert(resource);
     return resource;
+  }
+
+  /**
+   * ALREADY_EXISTS for a sibling with the same key. A sibling the token cannot see (outside its
+   * scope) is not named: the token learns that the name is taken, not the uid behind it.
+   */
+  private clashFailure(caller: Caller, kind: ApiKind, clashUid: string, key: string, parentUid: string | null) {
+    const sibling = this.store.get(kind, clashUid);
+    if (sibling && this.visible(caller, sibling)) return alreadyExists(kind, clashUid, `${key} already exists under ${parentUid ?? 'the root'} (uid ${clashUid})`);
+    return alreadyExists(kind, '', `a sibling with this ${kind === 'subscription' ? 'sink' : 'name'} already exists`);
   }
 
   private newUid(parentUid: string | null): string {
@@ -323,8 +333,7 @@ export class EmulatorService {
     const merged: ResourceData = { ...r.data, ...change };
     if (kind === 'roleBinding' && change.roleUid !== undefined) this.checkBindingRefs(caller, r.parent!, r.data.identityUid!, change.roleUid);
     const clash = this.store.findSibling(kind, r.parent, merged);
-    if (clash !== undefined && clash !== r.uid)
-      throw alreadyExists(kind, clash, `${describeKey(kind, merged)} already exists under ${r.parent ?? 'the root'} (uid ${clash})`);
+    if (clash !== undefined && clash !== r.uid) throw this.clashFailure(caller, kind, clash, describeKey(kind, merged), r.parent);
     const mutated = changes(r.data, change);
     if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
     return { status: 200, body: renderResource(this.store, r), mutated };

@@ -119,7 +119,12 @@ function naturalKey(r: StoredResource): string | null {
 
 const MAX_CACHED_LISTS = 64;
 
+/** One change to the store, as the journal records it (persist.ts). */
+export type StoreMutation = { op: 'put'; resource: StoredResource } | { op: 'del'; kind: ApiKind; uid: string };
+
 export class Store {
+  /** Told of every insert, update and remove once set (the state file's journal). */
+  onMutation: ((m: StoreMutation) => void) | undefined;
   private readonly byKind = new Map<ApiKind, Map<string, StoredResource>>();
   private readonly uidSorted = new Map<ApiKind, StoredResource[] | null>();
   private readonly kindOfUid = new Map<string, ApiKind>();
@@ -226,6 +231,7 @@ export class Store {
     }
     this.indexFields(r, +1);
     this.addToCachedLists(r);
+    this.onMutation?.({ op: 'put', resource: r });
   }
 
   /** Applies `change` to `r`'s data, keeping the indexes in step. */
@@ -238,6 +244,7 @@ export class Store {
     r.updateMs = updateMs;
     this.indexFields(r, +1);
     this.addToCachedLists(r);
+    this.onMutation?.({ op: 'put', resource: r });
   }
 
   remove(r: StoredResource): void {
@@ -253,6 +260,7 @@ export class Store {
     this.children.delete(r.uid);
     this.indexFields(r, -1);
     this.removeFromCachedLists(r);
+    this.onMutation?.({ op: 'del', kind: r.kind, uid: r.uid });
   }
 
   /**

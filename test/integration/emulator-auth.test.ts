@@ -140,6 +140,18 @@ describe('scoped tokens', () => {
     expect((await post(emu, `/iam/v2/roleBindings/${eng}`, { identityUid: ci, roleUid: builtinRoleUid('viewer') }, SCOPED)).status).toBe(200);
   });
 
+  it('learn nothing outside the subtree from a name clash: renaming the scope group onto an out-of-scope sibling is 409 without its uid', async () => {
+    const clash = await patch(emu, `/iam/v2/groups/${eng}?updateMask=name`, { name: 'sales' }, SCOPED);
+    expect(clash.status).toBe(409);
+    expect(clash.body.code).toBe(6);
+    expect(clash.text).not.toContain(sales);
+    expect(clash.body.message).toBe('Already exists: a sibling with this name already exists');
+    // The org owner, who can see the sibling, is told which one it is.
+    const owner = await patch(emu, `/iam/v2/groups/${eng}?updateMask=name`, { name: 'sales' });
+    expect(owner.status).toBe(409);
+    expect(owner.body.message).toContain(`(uid ${sales})`);
+  });
+
   it('a scoped viewer reads its subtree only and writes nothing', async () => {
     expect((await get(emu, '/registry/v2/repos', SCOPED_VIEWER)).body.repos.map((r: { name: string }) => r.name)).toEqual(['api']);
     expect((await post(emu, `/registry/v2/repos/${eng}`, { name: 'x' }, SCOPED_VIEWER)).status).toBe(403);

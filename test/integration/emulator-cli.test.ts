@@ -3,7 +3,7 @@
  * SIGTERM. Needs `npm run build` (npm test builds first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,37 @@ describe('platform-sync emulator', () => {
     expect(run.output()).not.toContain('cli-viewer');
     const saved = JSON.parse(readFileSync(state, 'utf8'));
     expect(saved.resources.map((r: { data: { name?: string } }) => r.data.name)).toContain('from-cli');
+  });
+
+  it('keeps every acknowledged write when killed with SIGKILL, and a second emulator on the same state is refused while it runs', async () => {
+    const state = join(dir, 'killed.json');
+    const run = await startCli(['--token', 'kill-token', '--state', state]);
+    const refused = await startCli(['--token', 'kill-token', '--state', state]).then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    expect(refused).toContain(`emulator state file ${state} is in use by process ${run.child.pid}`);
+    const root = (await (await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', ...auth('kill-token'), body: JSON.stringify({ name: 'durable' }) })).json()) as { uid: string };
+    // 40 creates, 8 at a time: each answered 200 only once its journal line is fsynced.
+    const acknowledged: string[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          fetch(`${run.url}/iam/v2/identities/${root.uid}`, { method: 'POST', ...auth('kill-token'), body: JSON.stringify({ name: `id-${batch}-${i}` }) }),
+        ),
+      );
+      for (const r of replies) if (r.status === 200) acknowledged.push(((await r.json()) as { uid: string }).uid);
+    }
+    expect(acknowledged).toHaveLength(40);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    // The dead holder's lock is taken over; every acknowledged write is there; no temporary file is left.
+    const again = await startCli(['--token', 'kill-token', '--state', state]);
+    const listed = (await (await fetch(`${again.url}/iam/v2/identities?page_size=200`, auth('kill-token'))).json()) as { identities: { uid: string }[] };
+    expect(listed.identities.map((i) => i.uid).sort()).toEqual([...acknowledged].sort());
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    again.child.kill('SIGTERM');
+    expect(await again.exit).toBe(0);
   });
 
   it('takes the owner token from PLATFORM_TOKEN and fault flags from the command line', async () => {

@@ -146,7 +146,7 @@ describe('order_by and skip', () => {
   });
 
   it('rejects an unknown order field, a bad direction and name order on kinds without names', async () => {
-    for (const q of ['order_by=color', 'order_by=name%20sideways', 'order_by=name%20desc%20x']) {
+    for (const q of ['order_by=color', 'order_by=name%20sideways', 'order_by=name%20desc%20x', 'order_by=constructor', 'order_by=__proto__', 'order_by=toString', 'order_by=hasOwnProperty%20desc']) {
       const r = await get(emu, `/registry/v2/repos?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe(3);

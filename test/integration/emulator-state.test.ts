@@ -133,7 +133,7 @@ describe('persistence of the state file', () => {
       expect(statSync(state).ino).not.toBe(inodeBefore);
       expect(JSON.parse(contentBefore).resources).toHaveLength(1);
       expect(JSON.parse(readFileSync(state, 'utf8')).resources).toHaveLength(2);
-      expect(readdirSync(dir).filter((f) => f.startsWith('atomic.json') && f !== 'atomic.json')).toEqual([]);
+      expect(readdirSync(dir).filter((f) => f.startsWith('atomic.json') && f.endsWith('.tmp'))).toEqual([]);
     } finally {
       await emu.close();
     }
