@@ -4,6 +4,7 @@
  */
 const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }> }[] = [
   { name: 'emulator', load: () => import('./emulator.js') },
+  { name: 'emulator-state', load: () => import('./emulator-state.js') },
   { name: 'live-read', load: () => import('./live-read.js') },
   { name: 'validate', load: () => import('./validate.js') },
   { name: 'plan', load: () => import('./plan.js') },
