@@ -17,6 +17,14 @@ export const DEFAULT_CONCURRENCY = 8;
 
 /** `because` of a step skipped since the apply was aborted (not a failed dependency). */
 export const ABORTED = 'aborted';
+/**
+ * `because` of a step never started since the API refused the token (PERMISSION_DENIED,
+ * UNAUTHENTICATED): every other write would be refused the same way, so none is sent.
+ */
+export const TOKEN_REFUSED = 'token-refused';
+
+/** Failure codes that say the token cannot do this at all, not that this one step went wrong. */
+const TOKEN_FAILURES = new Set(['API_PERMISSION_DENIED', 'API_UNAUTHENTICATED']);
 
 /**
  * What the executor reports while it runs, in order for each step:
@@ -28,7 +36,7 @@ export type ApplyEvent =
   | { type: 'step-start'; step: PlanStep }
   | { type: 'step-done'; step: PlanStep; uid?: string; ms: number }
   | { type: 'step-failed'; step: PlanStep; error: Error }
-  /** `because`: address of the failed step it (transitively) depends on, or {@link ABORTED}. */
+  /** `because`: address of the failed step it (transitively) depends on, {@link ABORTED} or {@link TOKEN_REFUSED}. */
   | { type: 'step-skipped'; step: PlanStep; because: string }
   | { type: 'end'; result: ApplyResult };
 
@@ -137,13 +145,15 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     });
   };
 
+  let tokenRefused = false;
   const runStep = async (step: PlanStep): Promise<void> => {
     if (settled.has(step.address)) return;
-    if (options.signal?.aborted) {
-      result.skipped.push({ address: step.address, because: ABORTED });
-      emit({ type: 'step-skipped', step, because: ABORTED });
+    const stop = options.signal?.aborted ? ABORTED : tokenRefused ? TOKEN_REFUSED : undefined;
+    if (stop !== undefined) {
+      result.skipped.push({ address: step.address, because: stop });
+      emit({ type: 'step-skipped', step, because: stop });
       settle(step.address);
-      skipDependents(step.address, ABORTED);
+      skipDependents(step.address, stop);
       return;
     }
     emit({ type: 'step-start', step });
@@ -154,6 +164,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     } catch (err) {
       const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string' && TOKEN_FAILURES.has(code)) tokenRefused = true;
       result.failed.push({ address: step.address, error: error.message, ...(typeof code === 'string' ? { code } : {}) });
       emit({ type: 'step-failed', step, error });
       settle(step.address);

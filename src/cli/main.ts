@@ -36,17 +36,19 @@ function buildProgram(ctx: CliContext): Command {
     .configureOutput({
       writeOut: (text) => output.stdout.write(text),
       writeErr: (text) => output.stderr.write(text),
-      outputError: (text, write) => write(redactArgumentValues(text)),
+      // One spelling for every error: commander's own "error: …" reads like ours, "Error: …".
+      outputError: (text, write) => write(redactArgumentValues(text).replace(/^error: /, 'Error: ')),
     })
     .exitOverride();
   addGlobalOptions(program);
-  registerEmulatorCommand(program, ctx);
-  registerDriftCommand(program, ctx);
-  registerExportCommand(program, ctx);
+  // In the order of a day's work: check, plan, apply, watch, look up, adopt, try offline.
   registerValidateCommand(program, ctx);
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);
+  registerDriftCommand(program, ctx);
   registerShowCommand(program, ctx);
+  registerExportCommand(program, ctx);
+  registerEmulatorCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the
   // error itself off the screen.

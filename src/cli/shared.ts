@@ -8,6 +8,7 @@
  * the command's Output, which redacts it from everything the command writes from then on
  * (output.ts) — the client redacts it from its own errors too.
  */
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
@@ -97,11 +98,14 @@ export async function withSession<T>(options: ConnectionOptions, ctx: CliContext
 }
 
 /**
- * Colour for a stream: only on a TTY, never with NO_COLOR set (https://no-color.org), never
- * with --no-color.
+ * Colour for a stream: never with --no-color; always with FORCE_COLOR set (to anything but
+ * `0`/`false`: CI logs that render colour, as Node and most CLIs do); never with NO_COLOR set
+ * (https://no-color.org); else only on a TTY.
  */
 export function shouldColor(options: ConnectionOptions, stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   if (options.color === false) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && !['0', 'false'].includes(force.trim().toLowerCase())) return true;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return stream.isTTY === true;
 }
@@ -123,6 +127,24 @@ export interface PlanningCliOptions {
   /** Still text here: planOptionsFrom parses it (parseDeleteRatio). */
   maxDeleteRatio?: string;
   allowMassDelete?: boolean;
+}
+
+/**
+ * `plan`/`apply` without paths. `--target` takes every word after it, so `plan --target
+ * 'identity:*' manifests/` leaves no paths: say that, and how to write it, instead of only
+ * "missing required argument".
+ */
+export function requirePaths(paths: readonly string[], options: PlanningCliOptions, command: string): void {
+  if (paths.length > 0) return;
+  const swallowed = (options.target ?? []).filter((t) => existsSync(t) || (!t.includes(':') && t !== 'org'));
+  if (swallowed.length > 0) {
+    throw new UserError(
+      'USAGE',
+      `no manifest paths: --target took ${swallowed.map((t) => JSON.stringify(t)).join(', ')} as ${swallowed.length === 1 ? 'an address' : 'addresses'} ` +
+        `(it takes every word after it); give the paths first (platform-sync ${command} ${swallowed[0]} --target …) or end the addresses with -- (--target … -- ${swallowed[0]})`,
+    );
+  }
+  throw new UserError('USAGE', `missing required argument 'paths': the manifest files or directories to ${command}`);
 }
 
 /** Adds the planning options (--target, --max-delete-ratio, --allow-mass-delete) to a command. */

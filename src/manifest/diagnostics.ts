@@ -27,8 +27,9 @@ export function formatLocation(location: SourceLocation): string {
 }
 
 /** A diagnostic for a whole file (unreadable, too large, empty): it points at 1:1. */
+/** A problem of a path as a whole (unreadable, an empty directory): no line or column (0, 0). */
 export function fileDiagnostic(file: string, message: string): Diagnostic {
-  return { location: { file, line: 1, column: 1 }, path: '', message };
+  return { location: { file, line: 0, column: 0 }, path: '', message };
 }
 
 /**

@@ -2,6 +2,7 @@
  * Manifests → DesiredState (DESIGN.md §3): read files, parse YAML with positions, check the
  * schema, check and resolve meaning, and report every problem at once. Never touches the network.
  */
+import { DESCRIPTORS } from '../model/kinds.js';
 import { ManifestError, type Diagnostic } from '../model/errors.js';
 import type { DesiredState } from '../model/resources.js';
 import { sortDiagnostics } from './diagnostics.js';
@@ -60,6 +61,7 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
     diagnostics.push(...parsed.diagnostics);
     complete &&= parsed.complete;
     for (const doc of parsed.documents) {
+      nullListsAsEmpty(doc.value);
       diagnostics.push(...checkDocumentSchema(doc));
       if (hasForeignApiVersion(doc.value)) complete = false;
       else documents.push(doc);
@@ -72,4 +74,23 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
   diagnostics.push(...resolved.diagnostics);
   if (diagnostics.length > 0) return { diagnostics: sortDiagnostics(diagnostics, files) };
   return { state: resolved.state!, diagnostics: [] };
+}
+
+/** Every list key of the manifest format: each kind's list, and the settings' globs. */
+const LIST_KEYS: ReadonlySet<string> = new Set([...DESCRIPTORS.flatMap((d) => (d.manifest ? [d.manifest.listKey] : [])), 'ignore', 'protect']);
+
+/**
+ * `identities:` left with nothing after its last item was deleted is YAML null: it means an
+ * empty list, as a reader of the file would take it (not "must be a list, got nothing").
+ */
+function nullListsAsEmpty(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) nullListsAsEmpty(item);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [key, v] of Object.entries(value)) {
+    if (v === null && LIST_KEYS.has(key)) (value as Record<string, unknown>)[key] = [];
+    else nullListsAsEmpty(v);
+  }
 }

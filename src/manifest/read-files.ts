@@ -1,7 +1,8 @@
 /**
  * The I/O edge of manifest loading: which files a set of paths names, and their text.
- * Directories are read recursively for `.yaml`/`.yml` files (hidden entries skipped, symlinked
- * directories followed once); a file named explicitly is read whatever its extension.
+ * Directories are read recursively for `.yaml`/`.yml` files (hidden entries and `node_modules`
+ * skipped — a project's dependencies carry YAML of their own —, symlinked directories followed
+ * once); a file named explicitly is read whatever its extension.
  */
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ export interface ManifestText {
 }
 
 const MANIFEST_EXTENSION = /\.ya?ml$/i;
+/** Never manifests: installed packages (platform-sync's own test fixtures among them). */
+const SKIPPED_DIRECTORY = 'node_modules';
 
 /** Lists the manifest files the paths name: sorted by displayed name, each real file once. */
 export async function listManifestFiles(paths: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
@@ -34,7 +37,7 @@ export async function listManifestFiles(paths: readonly string[]): Promise<{ fil
     let found = 0;
     const entries = await readdir(dir, { withFileTypes: true });
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
+      if (entry.name.startsWith('.') || entry.name === SKIPPED_DIRECTORY) continue;
       const full = join(dir, entry.name);
       // One bad entry (a broken link, a link loop, no permission) is reported on its own; the rest of the directory is still read.
       try {

@@ -218,8 +218,9 @@ function propertyHint(parentSchema: unknown, property: string): string | undefin
   return undefined;
 }
 
+/** "The org" → "the org"; an acronym ("URL of…", "JWKS") keeps its capitals. */
 function lowerFirst(s: string): string {
-  return s.charAt(0).toLowerCase() + s.slice(1);
+  return /^[A-Z][A-Z0-9]/.test(s) ? s : s.charAt(0).toLowerCase() + s.slice(1);
 }
 
 function describeType(type: unknown): string {

@@ -24,8 +24,10 @@ export interface Diagnostic {
   message: string;
 }
 
+/** `file:line:col: message (at /path)`; a problem of a whole file or directory (line 0) is `path: message`. */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.location.file}:${d.location.line}:${d.location.column}: ${d.message}${d.path ? ` (at ${d.path})` : ''}`;
+  const where = d.location.line > 0 ? `${d.location.file}:${d.location.line}:${d.location.column}` : d.location.file;
+  return `${where}: ${d.message}${d.path ? ` (at ${d.path})` : ''}`;
 }
 
 /** The manifests are invalid: carries every diagnostic found, never only the first. */

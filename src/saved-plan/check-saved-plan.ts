@@ -7,7 +7,8 @@ import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UserError } from '../model/errors.js';
 import type { Plan, PlanStep } from '../model/plan.js';
-import { checkFingerprints, readmeReposOf } from './fingerprint.js';
+import { checkFingerprints, fingerprintLive, readmeReposOf } from './fingerprint.js';
+import type { LiveState } from '../model/resources.js';
 
 /** A saved plan touches a uid its own fingerprints do not vouch for: it was edited, or is not ours. */
 export class UnvouchedPlanError extends UserError {
@@ -75,6 +76,33 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const live = await readLiveState(client, { org: saved.org, readmeRepos: readmeReposOf(saved) });
   const changed = checkFingerprints(saved, live);
-  if (changed.length > 0) throw new StalePlanError(changed);
+  if (changed.length > 0) {
+    if (wasApplied(saved, live)) {
+      throw new UserError(
+        'PLAN_ALREADY_APPLIED',
+        `this saved plan was already applied: every change it makes is live (${saved.steps.length} step${saved.steps.length === 1 ? '' : 's'}), so there is nothing left to apply; ` +
+          'run `platform-sync plan` to see whether anything else changed since',
+      );
+    }
+    throw new StalePlanError(changed);
+  }
   return saved;
+}
+
+/**
+ * Whether live state is what the plan leads to: everything it creates is there, everything it
+ * deletes is gone, everything it updates changed at the address it names. Then a stale plan
+ * is simply one that was applied already (a re-run of the apply job), not someone else's change.
+ */
+function wasApplied(saved: Plan, live: LiveState): boolean {
+  if (saved.steps.length === 0 || live.org === null) return false;
+  const byUid = new Map(live.resources.map((r) => [r.uid, r]));
+  const addresses = new Set(live.resources.map((r) => r.address));
+  const versions = new Map(saved.fingerprints.map((f) => [f.uid, f.version]));
+  const after = new Map(fingerprintLive(live).map((f) => [f.uid, f.version]));
+  return saved.steps.every((step) => {
+    if (step.action === 'create') return addresses.has(step.address);
+    if (step.action === 'delete') return !byUid.has(step.uid);
+    return byUid.get(step.uid)?.address === step.address && after.get(step.uid) !== versions.get(step.uid);
+  });
 }

@@ -122,9 +122,16 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   return lines.join('\n') + '\n';
 }
 
-/** Markdown for a drift check that could not run (bad token, API down): the reason, one line. */
+/**
+ * Markdown for a drift check that could not run (bad token, API down, invalid manifests): the
+ * reason's first line, then the rest of it whole (every problem of the manifests, say) in a
+ * preformatted block, HTML escaped.
+ */
 export function renderMarkdownDriftFailure(reason: string): string {
-  return `### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(reason.replace(/\n/g, ' '))}\n`;
+  const [first = '', ...rest] = reason.split('\n');
+  const detail = rest.join('\n').replace(/\s+$/, '');
+  const block = detail.trim() === '' ? '' : `\n<pre>\n${escapeHtml(detail)}\n</pre>\n`;
+  return `### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(first)}\n${block}`;
 }
 
 function describeItemMarkdown(item: DriftItem): string {

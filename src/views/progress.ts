@@ -6,7 +6,7 @@
 import type { PlanStep } from '../model/plan.js';
 import { escapeControl } from './escape.js';
 import { colorPaint, plainPaint, type Paint } from './paint.js';
-import { ABORTED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
+import { ABORTED, TOKEN_REFUSED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
 
 export type ProgressFormat = 'text' | 'json';
 
@@ -33,7 +33,9 @@ export function formatStepOutcome(e: ApplyEvent, paint: Paint = plainPaint): str
 }
 
 function skipReason(because: string): string {
-  return because === ABORTED ? '(apply was interrupted)' : `(depends on failed ${because})`;
+  if (because === ABORTED) return '(apply was interrupted)';
+  if (because === TOKEN_REFUSED) return '(not sent: the API refused the token)';
+  return `(depends on failed ${because})`;
 }
 
 /** Steps named in a summary line before "and N more": enough to recognise, short enough to read. */
@@ -52,12 +54,16 @@ const TOKEN_CODES = new Set(['API_PERMISSION_DENIED', 'API_UNAUTHENTICATED']);
 export function formatApplySummary(result: ApplyResult, paint: Paint = plainPaint): string {
   if (result.ok) return `${paint('green', 'Apply complete:')} ${result.done.length} done.`;
   const aborted = result.skipped.filter((s) => s.because === ABORTED);
-  const blocked = result.skipped.filter((s) => s.because !== ABORTED);
+  const unsent = result.skipped.filter((s) => s.because === TOKEN_REFUSED);
+  const blocked = result.skipped.filter((s) => s.because !== ABORTED && s.because !== TOKEN_REFUSED);
   const interrupted = aborted.length > 0;
   const head = `${paint('red', interrupted ? 'Apply interrupted:' : 'Apply failed:')} ${result.done.length} done, ${result.failed.length} failed, ${result.skipped.length} skipped.`;
   const lines = [head, ...result.failed.map((f) => `  ${paint('red', '✗')} ${escapeControl(`${f.address}: ${f.error}`)}`)];
   if (blocked.length > 0) {
     lines.push(`  ${paint('yellow', '-')} ${countSteps(blocked.length)} skipped because ${blocked.length === 1 ? 'it depends' : 'they depend'} on a failed step: ${nameSome(blocked.map((s) => s.address))}`);
+  }
+  if (unsent.length > 0) {
+    lines.push(`  ${paint('yellow', '-')} ${countSteps(unsent.length)} not sent: the API refused the token, so every other write would be refused too: ${nameSome(unsent.map((s) => s.address))}`);
   }
   if (aborted.length > 0) {
     lines.push(`  ${paint('yellow', '-')} ${countSteps(aborted.length)} not started because the apply was interrupted: ${nameSome(aborted.map((s) => s.address))}`);

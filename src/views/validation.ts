@@ -5,7 +5,7 @@ import { formatDiagnostic } from '../model/errors.js';
 import { escapeControl } from './escape.js';
 
 /**
- * The report: one line per diagnostic, then `N problems in M files`, `ok: …`, or — when not one
+ * The report: one line per diagnostic, then `N problems in M files (K files read)`, `ok: …`, or — when not one
  * file was read (a missing path, a directory without manifests) — `no manifest files found in …`.
  */
 export function renderValidationReport(result: ValidationResult & { files: string[] }, paths: readonly string[]): string {
@@ -16,7 +16,8 @@ export function renderValidationReport(result: ValidationResult & { files: strin
   } else if (result.state) {
     lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}, org ${result.state.org.name}`);
   } else {
-    lines.push(`${countNoun(result.diagnostics.length, 'problem')} in ${files}`);
+    const withProblems = new Set(result.diagnostics.map((d) => d.location.file)).size;
+    lines.push(`${countNoun(result.diagnostics.length, 'problem')} in ${countNoun(withProblems, 'file')} (${files} read)`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -105,9 +105,15 @@ describe('platform-sync drift', () => {
   it('exits 1 with one clear line for invalid manifests or a missing token', async () => {
     const bad = join(temp.dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');
-    const invalid = await runCli(['drift', bad], { env });
+    const badSummary = join(temp.dir, 'invalid-summary.md');
+    writeFileSync(join(temp.dir, 'bad2.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - description: no name either\n');
+    const invalid = await runCli(['drift', bad, join(temp.dir, 'bad2.yaml')], { env: { ...env, GITHUB_STEP_SUMMARY: badSummary } });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/bad\.yaml:5:\d+/);
+    // The job summary carries every problem, not only "2 problems in the manifests:".
+    const failed = readFileSync(badSummary, 'utf8');
+    expect(failed).toContain('drift check failed: 2 problems in the manifests:');
+    expect(failed).toMatch(/<pre>\n.*bad\.yaml:5:\d+: .*\n.*bad2\.yaml:5:\d+: .*\n<\/pre>/);
 
     const summary = join(temp.dir, 'failed-summary.md');
     const noToken = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: emulator.url, GITHUB_STEP_SUMMARY: summary } });

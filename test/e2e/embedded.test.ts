@@ -98,7 +98,7 @@ describe('--verbose never shows the token', () => {
     for (const args of [[`--token=${TOKEN}`, 'plan', ACME], ['plan', ACME, '--bootstrap', `--tokn=${TOKEN}`]]) {
       const mistyped = await runCli(args, { env: { PLATFORM_API_URL: emulator.url } });
       expect(mistyped.code, args.join(' ')).toBe(1);
-      expect(mistyped.stderr).toMatch(/^error: unknown option '--toke?n=…'\nRun 'platform-sync (plan )?--help' for/);
+      expect(mistyped.stderr).toMatch(/^Error: unknown option '--toke?n=…'\nRun 'platform-sync (plan )?--help' for/);
       expect(mistyped.stdout + mistyped.stderr).not.toContain(TOKEN);
     }
   });
@@ -107,12 +107,12 @@ describe('--verbose never shows the token', () => {
     const run = await runCli(['plan', ACME, '--bootstrap', '--format', 'yaml']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, markdown.\n" +
+      "Error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, json, markdown.\n" +
         "Run 'platform-sync plan --help' for its options and examples.\n",
     );
     const unknown = await runCli(['bogus']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe("error: unknown command 'bogus'\nRun 'platform-sync --help' for the commands and examples.\n");
+    expect(unknown.stderr).toBe("Error: unknown command 'bogus'\nRun 'platform-sync --help' for the commands and examples.\n");
   });
 
   it('has help with examples on every command', async () => {

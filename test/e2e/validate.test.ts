@@ -53,7 +53,8 @@ describe('platform-sync validate', () => {
       [
         'test/fixtures/bad-duplicate-b.yaml:6:7: repo "nginx" in org "acme" is declared twice (address repo:nginx); also declared at test/fixtures/bad-duplicate-a.yaml:5:7 (at /org/repos/1)',
         'test/fixtures/bad-tab-indent.yaml:5:1: tab character in indentation; YAML indentation must use spaces only',
-        '2 problems in 3 files',
+        // Two problems, in two of the three files read (not "in 3 files").
+        '2 problems in 2 files (3 files read)',
         '',
       ].join('\n'),
     );
@@ -62,18 +63,19 @@ describe('platform-sync validate', () => {
 
   it('shows files as given and reports a missing one', async () => {
     const r = await validate('./test/fixtures/good-minimal.yaml', 'missing.yaml');
-    expect(r.stdout).toBe('missing.yaml:1:1: cannot read: no such file or directory\n1 problem in 1 file\n');
+    // A path that cannot be read has no line or column to point at: `path: message`, not `path:1:1:`.
+    expect(r.stdout).toBe('missing.yaml: cannot read: no such file or directory\n1 problem in 1 file (1 file read)\n');
     expect(r.code).toBe(1);
   });
 
   it('says no manifest files were found, not "1 problem in 0 files", for a missing path or an empty directory', async () => {
     const missing = await validate('no-such-dir');
-    expect(missing.stdout).toBe('no-such-dir:1:1: cannot read: no such file or directory\nno manifest files found in no-such-dir\n');
+    expect(missing.stdout).toBe('no-such-dir: cannot read: no such file or directory\nno manifest files found in no-such-dir\n');
     expect(missing.code).toBe(1);
     const empty = join(dir, 'empty');
     await mkdir(empty);
     const none = await validate(empty);
-    expect(none.stdout).toBe(`${empty}:1:1: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`);
+    expect(none.stdout).toBe(`${empty}: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`);
     expect(none.code).toBe(1);
   });
 

@@ -11,7 +11,7 @@ import type { ApiClient } from '../../src/api/types.js';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import { applySeed, type SeedDocument, type SeedResult } from '../../src/emulator/seed.js';
 import { EmulatorService, type ApiReply, type ApiRequest } from '../../src/emulator/service.js';
-import { permissionDenied } from '../../src/emulator/failures.js';
+import { invalidArgument, permissionDenied } from '../../src/emulator/failures.js';
 
 export const IN_PROCESS_TOKEN = 'in-process-owner-token';
 const ORIGIN = 'http://in-process.emulator.invalid';
@@ -96,5 +96,11 @@ export function createInProcessApi(options: InProcessApiOptions = {}): InProcess
 /** A reply that refuses the request with PERMISSION_DENIED (code 7, HTTP 403). */
 export function permissionDeniedReply(description: string): ApiReply {
   const failure = permissionDenied(description);
+  return { status: failure.status, body: failure.toBody(), headers: failure.headers };
+}
+
+/** A reply that refuses the request as invalid (code 3, HTTP 400): a failure of this step alone. */
+export function invalidArgumentReply(field: string, description: string): ApiReply {
+  const failure = invalidArgument([{ field, description }]);
   return { status: failure.status, body: failure.toBody(), headers: failure.headers };
 }

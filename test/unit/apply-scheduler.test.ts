@@ -5,12 +5,12 @@
  * by test/integration/apply-*.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABORTED, apply, type ApplyEvent } from '../../src/apply/index.js';
+import { ABORTED, apply, TOKEN_REFUSED, type ApplyEvent } from '../../src/apply/index.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { builtinRoleUid } from '../../src/emulator/service.js';
 import type { Kind } from '../../src/model/kinds.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
-import { createInProcessApi, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';
+import { createInProcessApi, invalidArgumentReply, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';
 
 const opened: InProcessApi[] = [];
 afterEach(async () => {
@@ -170,11 +170,11 @@ describe('apply (scheduler)', () => {
   });
 
   it('on a failure skips exactly the transitive dependents and finishes everything else', async () => {
-    // The API refuses to create group "eng" (a token that may not create there).
+    // The API refuses to create group "eng" (a failure of that step alone).
     const api = openApi({
       intercept: (req) =>
         req.method === 'POST' && req.path.startsWith('/iam/v2/groups/') && (req.body as { name?: string })?.name === 'eng'
-          ? permissionDeniedReply('the token may not create here')
+          ? invalidArgumentReply('name', 'is reserved here')
           : undefined,
     });
     const steps = bootstrapSteps();
@@ -191,7 +191,7 @@ describe('apply (scheduler)', () => {
 
     expect(result.ok).toBe(false);
     expect(result.failed).toEqual([
-      { address: 'group:eng', error: expect.stringMatching(/PERMISSION_DENIED \(7\).*the token may not create here/), code: 'API_PERMISSION_DENIED' },
+      { address: 'group:eng', error: expect.stringMatching(/INVALID_ARGUMENT \(3\).*is reserved here/), code: 'API_INVALID_ARGUMENT' },
     ]);
     const engSteps = steps.filter((s) => s.address.includes(':eng/')).map((s) => s.address);
     expect(result.skipped.map((s) => s.address).sort()).toEqual([...engSteps, 'subscription:https://hooks.acme.dev/x'].sort());
@@ -202,6 +202,24 @@ describe('apply (scheduler)', () => {
     const outcomes = events.filter((e) => e.type === 'step-done' || e.type === 'step-failed' || e.type === 'step-skipped');
     expect(outcomes.map((e) => (e as { step: PlanStep }).step.address).sort()).toEqual(steps.map((s) => s.address).sort());
     expect(await uidOf(api, 'group', 'eng')).toBeUndefined();
+  });
+
+  it('after the API refuses the token, sends no further write: the rest is skipped as not sent', async () => {
+    const api = openApi({
+      intercept: (req) =>
+        req.method === 'POST' && req.path.startsWith('/iam/v2/groups/') && (req.body as { name?: string })?.name === 'eng'
+          ? permissionDeniedReply('the token may not create here')
+          : undefined,
+    });
+    const steps = bootstrapSteps();
+    const result = await apply(planOf(steps), api.client, { concurrency: 1 });
+    expect(result.failed.map((f) => f.code)).toEqual(['API_PERMISSION_DENIED']);
+    const failedAt = steps.findIndex((s) => s.address === 'group:eng');
+    // Everything before it in plan order ran; nothing after it was sent, dependents or not.
+    expect(result.done).toEqual(steps.slice(0, failedAt).map((s) => s.address));
+    expect(result.skipped).toHaveLength(steps.length - failedAt - 1);
+    expect(result.skipped.filter((s) => s.because === TOKEN_REFUSED).length).toBeGreaterThan(0);
+    expect(result.skipped.every((s) => s.because === TOKEN_REFUSED || s.because === 'group:eng')).toBe(true);
   });
 
   it('sends updates as PATCH of exactly the mask, with the readme through its own PATCH', async () => {

@@ -195,9 +195,12 @@ describe('drift renderers', () => {
 });
 
 describe('renderMarkdownDriftFailure', () => {
-  it('says the check failed and why, in one line, with HTML escaped', () => {
-    expect(renderMarkdownDriftFailure('cannot reach http://127.0.0.1:9 <ECONNREFUSED>\nmore')).toBe(
-      '### platform-sync drift check failed\n\ndrift check failed: cannot reach http://127.0.0.1:9 &lt;ECONNREFUSED&gt; more\n',
+  it('says the check failed and why: the first line, then every further line in a block, HTML escaped', () => {
+    expect(renderMarkdownDriftFailure('cannot reach http://127.0.0.1:9 <ECONNREFUSED>')).toBe(
+      '### platform-sync drift check failed\n\ndrift check failed: cannot reach http://127.0.0.1:9 &lt;ECONNREFUSED&gt;\n',
+    );
+    expect(renderMarkdownDriftFailure('2 problems in the manifests:\na.yaml:1:1: <bad>\nb.yaml:2:3: worse\n')).toBe(
+      '### platform-sync drift check failed\n\ndrift check failed: 2 problems in the manifests:\n\n<pre>\na.yaml:1:1: &lt;bad&gt;\nb.yaml:2:3: worse\n</pre>\n',
     );
   });
 });

@@ -33,9 +33,9 @@ describe('directories', () => {
     await symlink('..', join(root, 'sub', 'parent')); // a directory loop: followed once
     const result = await validateManifests([root]);
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([
-      `${join(root, 'broken.yaml')}:1:1: cannot read: broken symbolic link (its target does not exist)`,
-      `${join(root, 'loop-a.yaml')}:1:1: cannot read: symbolic link loop (the link leads back to itself)`,
-      `${join(root, 'loop-b.yaml')}:1:1: cannot read: symbolic link loop (the link leads back to itself)`,
+      `${join(root, 'broken.yaml')}: cannot read: broken symbolic link (its target does not exist)`,
+      `${join(root, 'loop-a.yaml')}: cannot read: symbolic link loop (the link leads back to itself)`,
+      `${join(root, 'loop-b.yaml')}: cannot read: symbolic link loop (the link leads back to itself)`,
     ]);
     expect(result.files).toEqual([join(root, 'org.yaml')]);
   });
@@ -44,7 +44,7 @@ describe('directories', () => {
     const link = join(dir, 'given-broken.yaml');
     await symlink('missing-target.yaml', link);
     const result = await validateManifests([link]);
-    expect(result.diagnostics.map(formatDiagnostic)).toEqual([`${link}:1:1: cannot read: broken symbolic link (its target does not exist)`]);
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([`${link}: cannot read: broken symbolic link (its target does not exist)`]);
   });
 });
 

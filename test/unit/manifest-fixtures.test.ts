@@ -102,7 +102,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: 'empty file (comments only)',
     files: ['bad-empty.yaml'],
-    expected: [`${F}/bad-empty.yaml:1:1: empty file (no YAML document); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`],
+    expected: [`${F}/bad-empty.yaml: empty file (no YAML document); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`],
   },
   {
     name: 'empty document among others',

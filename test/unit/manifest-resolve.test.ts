@@ -294,7 +294,7 @@ describe('file handling', () => {
     const bytes = Buffer.byteLength(text);
     const result = await validateManifests([big]);
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([
-      `${big}:1:1: file is 1 MiB (${bytes} bytes), over the limit of 1 MiB (1048576 bytes); split it into several manifest files`,
+      `${big}: file is 1 MiB (${bytes} bytes), over the limit of 1 MiB (1048576 bytes); split it into several manifest files`,
     ]);
     const small = await validateManifests([big], { maxFileBytes: 2 * 1024 * 1024 });
     expect(small.diagnostics).toEqual([]);
@@ -302,7 +302,7 @@ describe('file handling', () => {
 
   it('applies the same limit to in-memory texts', () => {
     const { diagnostics } = validateManifestTexts([{ file: 'm.yaml', text: `${HEAD}org: {name: acme}\n` }], { maxFileBytes: 10 });
-    expect(diagnostics.map(formatDiagnostic)).toEqual(['m.yaml:1:1: file is 47 bytes, over the limit of 10 bytes; split it into several manifest files']);
+    expect(diagnostics.map(formatDiagnostic)).toEqual(['m.yaml: file is 47 bytes, over the limit of 10 bytes; split it into several manifest files']);
   });
 
   it('reads directories recursively (.yaml and .yml, hidden entries skipped), sorted, each file once', async () => {
@@ -324,8 +324,8 @@ describe('file handling', () => {
     await mkdir(join(dir, 'empty-dir'));
     const result = await validateManifests([join(dir, 'nope.yaml'), join(dir, 'empty-dir')]);
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([
-      `${join(dir, 'empty-dir')}:1:1: no .yaml or .yml files in this directory; expected manifest files`,
-      `${join(dir, 'nope.yaml')}:1:1: cannot read: no such file or directory`,
+      `${join(dir, 'empty-dir')}: no .yaml or .yml files in this directory; expected manifest files`,
+      `${join(dir, 'nope.yaml')}: cannot read: no such file or directory`,
     ]);
     expect(result.state).toBeUndefined();
   });

@@ -5,7 +5,7 @@
  * (set here or by main.ts).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
@@ -21,6 +21,7 @@ import {
   addConnectionOptions,
   addPlanningOptions,
   planOptionsFrom,
+  requirePaths,
   shouldColor,
   withSession,
   type ConnectionOptions,
@@ -42,13 +43,14 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
   const command = program
     .command('apply')
     .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
-    .argument('<paths...>', 'manifest files or directories, or one saved plan file (.json)')
+    .argument('[paths...]', 'manifest files or directories, or one saved plan file (.json)')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
     .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
+    requirePaths(paths, options, 'apply');
     ctx.exitCode = await runApply(paths, options, ctx);
   });
 }
@@ -87,14 +89,31 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
 }
 
 /**
- * The saved plan's path, when `paths` names one: a `.json` file, or the only path given and a
- * file that is not `.yaml`/`.yml` (Terraform users name plans `plan.out`, `tfplan`, …).
- * Manifests are YAML files or directories.
+ * Whether a path names a saved plan: a `.json` file, or a file that is not `.yaml`/`.yml` and
+ * holds a JSON object with a `formatVersion` (Terraform users name plans `plan.out`, `tfplan`,
+ * …). Manifests are YAML files or directories.
  */
+function isSavedPlanFile(path: string): boolean {
+  if (extname(path).toLowerCase() === '.json') return true;
+  if (/\.ya?ml$/i.test(path) || statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return false;
+  let head = '';
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buffer = Buffer.alloc(4096);
+      head = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  return /^\s*\{/.test(head) && head.includes('"formatVersion"');
+}
+
+/** The saved plan's path, when `paths` names one (it must then be the only path). */
 function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | undefined {
-  const isManifestFile = (p: string): boolean => /\.ya?ml$/i.test(p);
-  const isFile = (p: string): boolean => statSync(p, { throwIfNoEntry: false })?.isFile() === true;
-  const plans = paths.filter((p) => extname(p).toLowerCase() === '.json' || (paths.length === 1 && !isManifestFile(p) && isFile(p)));
+  const plans = paths.filter((p) => isSavedPlanFile(p) || (paths.length === 1 && !/\.ya?ml$/i.test(p) && statSync(p, { throwIfNoEntry: false })?.isFile() === true));
   if (plans.length === 0) return undefined;
   if (paths.length > 1) {
     throw new UserError('APPLY_USAGE', `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`);

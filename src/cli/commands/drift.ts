@@ -53,10 +53,10 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
   });
 }
 
-/** Why drift failed, in one line for the job summary (the full message goes to stderr). */
+/** Why drift failed, whole (every problem of invalid manifests), for the job summary. */
 function describeFailure(err: unknown): string {
   const message = err instanceof UserError ? err.message : `internal error: ${(err as Error)?.message ?? String(err)}`;
-  return message.split('\n').find((l) => l.trim() !== '') ?? 'unknown error';
+  return message.trim() === '' ? 'unknown error' : message.replace(/^\s*\n/, '');
 }
 
 /**

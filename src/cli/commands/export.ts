@@ -40,7 +40,8 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     }
     writeExport(outDir, files, { force: options.force === true });
     for (const f of files) output.stdout.write(`Wrote ${escapeControl(join(options.out!, f.file))}\n`);
-    output.stdout.write(`Check it: platform-sync plan ${options.out} (expect no changes)\n`);
+    // The hint runs against where the export came from: the embedded emulator too.
+    output.stdout.write(`Check it: platform-sync plan ${options.out}${options.emulator ? ' --emulator' : ''} (expect no changes)\n`);
   });
 }
 

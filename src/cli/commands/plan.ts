@@ -11,6 +11,7 @@ import {
   addConnectionOptions,
   addPlanningOptions,
   planOptionsFrom,
+  requirePaths,
   shouldColor,
   withSession,
   type ConnectionOptions,
@@ -35,13 +36,14 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
   const command = program
     .command('plan')
     .description('Show what apply would change to make the org match the manifests')
-    .argument('<paths...>', 'manifest files or directories')
+    .argument('[paths...]', 'manifest files or directories')
     .option('--out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none');
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
+    requirePaths(paths, options, 'plan');
     const { plan, live } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planOptionsFrom(options)));
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
