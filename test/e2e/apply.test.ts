@@ -3,7 +3,7 @@
  * against an emulator this test runs on 127.0.0.1.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
@@ -245,6 +245,37 @@ describe('platform-sync apply', () => {
     run.child.stdin!.write('no\n');
     await run.exited;
     expect(run.output().stdout).toContain("Apply this change? Only 'yes' will be accepted:");
+  });
+
+  it('keeps every step it reported done when an apply --emulator is quit at once (a second Ctrl-C exits without waiting; here: SIGKILL)', async () => {
+    const cwd = join(temp.dir, 'quit-at-once');
+    const manifests = join(cwd, 'manifests');
+    mkdirSync(manifests, { recursive: true });
+    writeFileSync(
+      join(manifests, 'org.yaml'),
+      `apiVersion: platform-sync/v1\norg:\n  name: many\n  repos:\n${Array.from({ length: 3000 }, (_, i) => `    - name: repo-${i}\n`).join('')}`,
+    );
+    const child = spawn(process.execPath, [BIN, 'apply', manifests, '--emulator', '--bootstrap', '--auto-approve', '--concurrency', '4'], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve) => {
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        if ((stdout.match(/^✓ /gm) ?? []).length >= 40) resolve();
+      });
+    });
+    // No chance to write anything more: what was reported done must already be on disk.
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const reportedDone = (stdout.match(/^✓ /gm) ?? []).length;
+    expect(reportedDone).toBeLessThan(3001);
+    const plan = await runCli(['plan', manifests, '--emulator', '--format', 'json'], { cwd });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(JSON.parse(plan.stdout).summary.create).toBeLessThanOrEqual(3001 - reportedDone);
   });
 
   it.runIf(existsSync('/usr/bin/script'))('quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far', async () => {
