@@ -1,0 +1,156 @@
+/**
+ * The GitHub Action (`action.yml`, `uses: <owner>/platform-sync@v1`): runs `plan`, `apply` or
+ * `drift` through the CLI in-process, sets the step's outputs (`exitcode`, `has-changes`,
+ * `plan-json`), adds the plan to the job summary, and — with `comment: true` on a pull request
+ * — posts the plan as one comment that later runs update. A refused plan and invalid manifests
+ * reach the comment too: that is where a reviewer looks.
+ *
+ * Inputs arrive as environment variables set by action.yml (`PS_COMMAND`, `PS_PATHS`, `PS_ARGS`,
+ * `PS_COMMENT`, `PS_FAIL_ON_DRIFT`, `PS_GITHUB_TOKEN`); GitHub sets the rest (`GITHUB_OUTPUT`,
+ * `GITHUB_STEP_SUMMARY`, `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`,
+ * `RUNNER_TEMP`). The API token reaches the CLI only as `PLATFORM_TOKEN`, like everywhere else.
+ */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../cli/main.js';
+import type { CliIo } from '../cli/context.js';
+
+export const COMMENT_MARKER = '<!-- platform-sync-plan -->';
+/** GitHub refuses comments over 65,536 characters; the plan view cuts itself well below. */
+const MAX_COMMENT_CHARS = 65_000;
+
+const COMMANDS = ['plan', 'apply', 'drift'] as const;
+type ActionCommand = (typeof COMMANDS)[number];
+
+export interface ActionResult {
+  exitcode: number;
+  hasChanges: boolean;
+  planJson: string;
+  /** Exit code of the step itself. */
+  stepExit: number;
+}
+
+/** Splits `args` like a shell would for plain words and '…'/"…" quotes (no expansion). */
+export function splitArgs(text: string): string[] {
+  const out: string[] = [];
+  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
+  return out;
+}
+
+/** A stream that keeps what is written and copies it to `echo` (the job log). */
+function tee(echo: NodeJS.WritableStream): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const text = chunk.toString();
+      chunks.push(text);
+      echo.write(text);
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function setOutputs(env: NodeJS.ProcessEnv, outputs: Record<string, string>): void {
+  const file = env.GITHUB_OUTPUT;
+  if (!file) return;
+  appendFileSync(file, Object.entries(outputs).map(([k, v]) => `${k}=${v}\n`).join(''));
+}
+
+/** The pull request of this run's event, if it is one: its number and head commit. */
+function pullRequestOf(env: NodeJS.ProcessEnv): { number: number; sha: string } | undefined {
+  if (!env.GITHUB_EVENT_PATH || !existsSync(env.GITHUB_EVENT_PATH)) return undefined;
+  const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as { pull_request?: { number?: unknown; head?: { sha?: unknown } } };
+  const number = event.pull_request?.number;
+  if (typeof number !== 'number') return undefined;
+  const sha = event.pull_request?.head?.sha;
+  return { number, sha: typeof sha === 'string' ? sha.slice(0, 7) : '' };
+}
+
+/** The comment body: the marker, the plan (or why there is none), and the error output when it failed. */
+export function commentBody(markdown: string, stderr: string, exitcode: number): string {
+  const parts = [COMMENT_MARKER];
+  if (exitcode === 1) {
+    parts.push('### platform-sync plan failed', '');
+    if (markdown.trim() !== '') parts.push(markdown.trimEnd(), '');
+    if (stderr.trim() !== '') parts.push('<pre>', escapeHtml(stderr.trimEnd()), '</pre>');
+  } else {
+    parts.push(markdown.trimEnd());
+  }
+  const body = parts.join('\n');
+  return body.length > MAX_COMMENT_CHARS ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)` : body;
+}
+
+/** Creates the plan comment on the pull request, or updates the one an earlier run made. */
+export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string): Promise<'created' | 'updated'> {
+  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const repo = env.GITHUB_REPOSITORY;
+  const token = env.PS_GITHUB_TOKEN;
+  if (!repo || !token) throw new Error('cannot comment: GITHUB_REPOSITORY or the github-token input is not set');
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json' };
+  const call = async (method: string, path: string, payload?: unknown): Promise<unknown> => {
+    const res = await fetch(`${api}${path}`, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload) });
+    if (!res.ok) throw new Error(`GitHub API ${method} ${path}: HTTP ${res.status}`);
+    return res.json();
+  };
+  let existing: number | undefined;
+  for (let page = 1; page <= 50 && existing === undefined; page++) {
+    const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as { id: number; body?: string }[];
+    existing = comments.find((c) => c.body?.startsWith(COMMENT_MARKER))?.id;
+    if (comments.length < 100) break;
+  }
+  if (existing !== undefined) {
+    await call('PATCH', `/repos/${repo}/issues/comments/${existing}`, { body });
+    return 'updated';
+  }
+  await call('POST', `/repos/${repo}/issues/${pr}/comments`, { body });
+  return 'created';
+}
+
+/** Runs the action with the given environment and streams; returns what it set. */
+export async function runAction(io: CliIo): Promise<ActionResult> {
+  const { env } = io;
+  const command = (env.PS_COMMAND ?? '').trim() as ActionCommand;
+  if (!COMMANDS.includes(command)) {
+    io.stderr.write(`Error: the command input must be one of ${COMMANDS.join(', ')}, got ${JSON.stringify(env.PS_COMMAND ?? '')}\n`);
+    return { exitcode: 1, hasChanges: false, planJson: '', stepExit: 1 };
+  }
+  const paths = splitArgs(env.PS_PATHS ?? 'manifests/');
+  const args = splitArgs(env.PS_ARGS ?? '');
+  const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
+  const argv =
+    command === 'plan'
+      ? ['plan', ...paths, '--format', 'markdown', '--detailed-exitcode', '--out', planJson, ...args]
+      : command === 'apply'
+        ? ['apply', ...paths, '--auto-approve', ...args]
+        : ['drift', ...paths, ...args];
+  const stdout = tee(io.stdout);
+  const stderr = tee(io.stderr);
+  const exitcode = await main(['node', 'platform-sync', ...argv], { ...io, stdout: stdout.stream, stderr: stderr.stream });
+
+  const hasChanges =
+    command === 'apply' ? exitcode === 0 && /Apply complete: [1-9]\d* done/.test(stdout.text()) : exitcode === 2;
+  const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';
+  setOutputs(env, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile });
+
+  if (command === 'plan') {
+    const pr = pullRequestOf(env);
+    const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}; applied when merged._` : '';
+    const body = commentBody(stdout.text(), stderr.text(), exitcode) + footer;
+    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
+    if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
+      if (pr === undefined) io.stderr.write('Not commenting: this run is not for a pull request.\n');
+      else io.stdout.write(`Plan comment ${await postComment(env, pr.number, body)} on pull request #${pr.number}.\n`);
+    }
+  }
+  const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
+  const stepExit = exitcode === 1 ? 1 : command === 'drift' && exitcode === 2 && failOnDrift ? 2 : 0;
+  return { exitcode, hasChanges, planJson: planFile, stepExit };
+}

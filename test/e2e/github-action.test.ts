@@ -1,0 +1,274 @@
+/**
+ * The GitHub Action (action.yml) and the example workflow that uses it
+ * (examples/github-actions/platform-sync.yml): the workflow's steps run through the action's
+ * own runner against an embedded emulator, the pull-request comment goes to a stand-in for the
+ * GitHub API on loopback, and no doc or example runs a bare `npx`.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventEmitter } from 'node:events';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { COMMENT_MARKER, runAction, splitArgs, type ActionResult } from '../../src/action/run.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ACME, applyManifests, makeTempDir, openClient, REPO_ROOT, runCli } from './cli-harness.js';
+
+type Step = { name?: string; id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string };
+type Job = { if?: string; permissions?: Record<string, string>; concurrency?: { group: string; 'cancel-in-progress': boolean }; environment?: string; steps: Step[] };
+const workflowText = readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8');
+const workflow = parse(workflowText) as { on: Record<string, unknown>; env: Record<string, string>; jobs: Record<string, Job> };
+const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { default?: string; required?: boolean }>;
+  outputs: Record<string, { value: string }>;
+  runs: { using: string; steps: Step[] };
+};
+const OURS = /^[\w-]+\/platform-sync@v\d+$/;
+
+/** A stand-in for the GitHub REST API's issue comments: what a run created or updated. */
+class FakeGitHub {
+  comments: { id: number; body: string }[] = [];
+  requests: string[] = [];
+  private server: Server | undefined;
+  url = '';
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        this.requests.push(`${req.method} ${req.url} ${req.headers.authorization === 'Bearer gh-token-for-test' ? 'auth' : 'NO AUTH'}`);
+        res.setHeader('content-type', 'application/json');
+        if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
+        const body = (JSON.parse(text) as { body: string }).body;
+        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body });
+        if (req.method === 'PATCH') this.comments.find((c) => req.url!.endsWith(`/comments/${c.id}`))!.body = body;
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+  }
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server!.close(() => resolve()));
+  }
+}
+
+function sink(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  return { stream: new Writable({ write: (c: Buffer, _e, done) => (chunks.push(c.toString()), done()) }), text: () => chunks.join('') };
+}
+
+/** Runs the action's runner in-process as a workflow step would, returning its outputs. */
+async function runStep(inputs: Record<string, string>, env: Record<string, string>, cwd: string): Promise<ActionResult & { outputs: Record<string, string>; stdout: string; stderr: string }> {
+  const temp = makeTempDir('action-step');
+  const outputFile = join(temp.dir, 'output');
+  writeFileSync(outputFile, '');
+  const stdout = sink();
+  const stderr = sink();
+  try {
+    const result = await runAction({
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      stdin: Readable.from([]),
+      env: {
+        NO_COLOR: '1',
+        GITHUB_OUTPUT: outputFile,
+        RUNNER_TEMP: temp.dir,
+        PS_COMMAND: inputs.command ?? '',
+        PS_PATHS: inputs.paths ?? action.inputs.paths!.default!,
+        PS_ARGS: inputs.args ?? '',
+        PS_COMMENT: inputs.comment ?? 'false',
+        PS_FAIL_ON_DRIFT: inputs['fail-on-drift'] ?? 'true',
+        PS_GITHUB_TOKEN: 'gh-token-for-test',
+        ...env,
+      },
+      cwd,
+      signals: new EventEmitter(),
+      exit: () => undefined,
+    });
+    const outputs = Object.fromEntries(
+      readFileSync(outputFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    // The saved plan lives in RUNNER_TEMP: check it before the directory goes.
+    if (outputs['plan-json']) expect(existsSync(outputs['plan-json'])).toBe(true);
+    return { ...result, outputs, stdout: stdout.text(), stderr: stderr.text() };
+  } finally {
+    temp.remove();
+  }
+}
+
+describe('action.yml', () => {
+  it('is a composite action that installs platform-sync from its own checkout with npm ci and runs the built runner', () => {
+    expect(action.runs.using).toBe('composite');
+    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['command', 'paths', 'args', 'comment']));
+    expect(action.inputs.command!.required).toBe(true);
+    for (const output of ['exitcode', 'has-changes', 'plan-json']) expect(action.outputs[output]!.value).toBe(`\${{ steps.run.outputs.${output} }}`);
+    const runs = action.runs.steps.map((s) => s.run ?? '').join('\n');
+    expect(runs).toContain('npm ci --prefix "$GITHUB_ACTION_PATH"');
+    expect(runs).toContain('node "$GITHUB_ACTION_PATH/dist/src/action/main.js"');
+    expect(existsSync(join(REPO_ROOT, 'dist', 'src', 'action', 'main.js'))).toBe(true);
+    expect(action.runs.steps.find((s) => s.id === 'run')!.env).toMatchObject({ PS_COMMAND: '${{ inputs.command }}', PS_ARGS: '${{ inputs.args }}' });
+  });
+
+  it('splits args like a shell: words and quotes', () => {
+    expect(splitArgs(`--target 'repo:*' "identity:a b" --allow-mass-delete`)).toEqual(['--target', 'repo:*', 'identity:a b', '--allow-mass-delete']);
+  });
+
+  it('no doc or example runs a bare npx (it would fetch the name from a registry into a job holding the token)', () => {
+    const files = [
+      join(REPO_ROOT, 'README.md'),
+      join(REPO_ROOT, 'action.yml'),
+      ...readdirSync(join(REPO_ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).map((f) => join(REPO_ROOT, 'examples', f)).filter((f) => /\.(ya?ml|md)$/.test(f)),
+    ];
+    // The README's warning names it ("never a bare `npx platform-sync`"); nothing runs it.
+    for (const file of files) expect(readFileSync(file, 'utf8').replace(/bare `npx platform-sync`/g, ''), file).not.toMatch(/(^|[\s`($])npx /m);
+  });
+});
+
+describe('the example workflow', () => {
+  const jobs = workflow.jobs;
+
+  it('plans on pull requests, applies on main one at a time, checks drift nightly, each with least privilege, through the action', () => {
+    expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push', 'schedule', 'workflow_dispatch']);
+    expect(jobs.plan!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
+    expect(jobs.drift!.permissions).toEqual({ contents: 'read' });
+    expect(jobs.apply!.concurrency).toEqual({ group: 'platform-sync-apply', 'cancel-in-progress': false });
+    expect(jobs.plan!.concurrency!['cancel-in-progress']).toBe(true);
+    expect(jobs.apply!.environment).toBe('platform');
+    const uses = Object.values(jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
+    for (const u of uses) expect(u).toMatch(/^actions\/checkout@v\d+$|^[\w-]+\/platform-sync@v\d+$/);
+    // No separate validate step: invalid manifests reach the plan comment like everything else.
+    expect(workflowText).not.toMatch(/platform-sync validate/);
+    expect(jobs.plan!.steps.find((s) => OURS.test(s.uses ?? ''))!.with).toMatchObject({ command: 'plan', comment: true });
+  });
+
+  it('hands tokens over only as PLATFORM_TOKEN: the write token to the apply step alone, the read-only one everywhere else', () => {
+    for (const [name, job] of Object.entries(jobs)) {
+      for (const step of job.steps) {
+        expect(step.run ?? '', `${name}: ${step.name}`).not.toMatch(/secrets\./);
+        for (const [key, value] of Object.entries(step.env ?? {})) {
+          if (!String(value).includes('secrets.')) continue;
+          expect(key).toBe('PLATFORM_TOKEN');
+          const secret = String(value).match(/secrets\.(\w+)/)![1];
+          const writes = OURS.test(step.uses ?? '') && (step.with?.command as string) === 'apply';
+          expect(secret, `${name}: ${step.name}`).toBe(writes ? 'PLATFORM_TOKEN' : 'PLATFORM_TOKEN_READONLY');
+        }
+      }
+    }
+  });
+
+  it('a mass-delete label on the pull request adds --allow-mass-delete to its plan and, once merged, to the apply', () => {
+    const plan = jobs.plan!.steps.find((s) => OURS.test(s.uses ?? ''))!;
+    expect(String(plan.with!.args)).toBe("${{ contains(github.event.pull_request.labels.*.name, 'platform-sync:allow-mass-delete') && '--allow-mass-delete' || '' }}");
+    expect(workflow.env.MASS_DELETE_LABEL).toBe('platform-sync:allow-mass-delete');
+    const label = jobs.apply!.steps.find((s) => s.id === 'label')!;
+    expect(label.run).toContain('commits/$GITHUB_SHA/pulls');
+    expect(label.run).toContain('echo "args=--allow-mass-delete"');
+    const apply = jobs.apply!.steps.find((s) => (s.with?.command as string) === 'apply')!;
+    expect(apply.with!.args).toBe('${{ steps.label.outputs.args }}');
+  });
+
+  it("runs: each job's platform-sync steps, through the action's runner, against an embedded emulator", async () => {
+    const temp = makeTempDir('workflow');
+    const github = new FakeGitHub();
+    await github.start();
+    try {
+      // The org exists (created once with `apply --bootstrap`): an empty root group, so the PR's plan has everything else to create.
+      const bootstrap = join(temp.dir, 'bootstrap.yaml');
+      writeFileSync(bootstrap, 'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  prune: false\n');
+      expect((await runCli(['apply', bootstrap, '--bootstrap', '--auto-approve', '--emulator'], { cwd: temp.dir })).code).toBe(0);
+      const event = join(temp.dir, 'event.json');
+      writeFileSync(event, JSON.stringify({ pull_request: { number: 7, head: { sha: 'abcdef1234567' } } }));
+      const expected: Record<string, { exitcode: number; hasChanges: string }[]> = {
+        plan: [{ exitcode: 2, hasChanges: 'true' }],
+        apply: [
+          { exitcode: 0, hasChanges: 'true' },
+          { exitcode: 0, hasChanges: 'false' },
+        ],
+        drift: [{ exitcode: 0, hasChanges: 'false' }],
+      };
+      for (const name of ['plan', 'apply', 'drift']) {
+        const steps = jobs[name]!.steps.filter((s) => OURS.test(s.uses ?? ''));
+        expect(steps.length, name).toBe(expected[name]!.length);
+        for (const [i, step] of steps.entries()) {
+          // `${{ env.MANIFESTS }}` is the example org; every other expression is empty here.
+          const inputs = Object.fromEntries(
+            Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v).replace('${{ env.MANIFESTS }}', ACME).replace(/\$\{\{.*\}\}/, '')]),
+          );
+          inputs.args = `${inputs.args ?? ''} --emulator`.trim();
+          const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url }, temp.dir);
+          expect(run.exitcode, `${name}: ${step.name}\n${run.stderr}`).toBe(expected[name]![i]!.exitcode);
+          expect(run.outputs['has-changes'], `${name}: ${step.name}`).toBe(expected[name]![i]!.hasChanges);
+          expect(run.outputs.exitcode).toBe(String(run.exitcode));
+          if (name === 'plan') expect(run.outputs['plan-json']).toMatch(/platform-sync-plan\.json$/);
+        }
+      }
+      expect(github.comments).toHaveLength(1);
+      expect(github.comments[0]!.body.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
+      expect(github.comments[0]!.body).toContain('**Plan: 35 to create, 1 to update, 0 to delete.**');
+      expect(github.comments[0]!.body).toContain('_Plan of abcdef1; applied when merged._');
+      expect(github.requests.every((r) => r.endsWith(' auth'))).toBe(true);
+    } finally {
+      await github.close();
+      temp.remove();
+    }
+  }, 30_000);
+});
+
+describe('the plan comment', () => {
+  let emulator: Emulator;
+  let github: FakeGitHub;
+  let env: Record<string, string>;
+  const temp = makeTempDir('comment');
+  const TOKEN = 'action-comment-owner-token-77e1';
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    await applyManifests(emulator.url, TOKEN, [ACME]);
+    github = new FakeGitHub();
+    await github.start();
+    const event = join(temp.dir, 'event.json');
+    writeFileSync(event, JSON.stringify({ pull_request: { number: 12, head: { sha: '1234567890' } } }));
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+  });
+  afterAll(async () => {
+    await github?.close();
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('is one comment, updated in place: a refused plan (with the steps it refused) and then invalid manifests both reach it, and the step fails', async () => {
+    // A repo made by hand, and a manifest that protects every repo: the plan would delete it, and is refused.
+    const client = openClient(emulator.url, TOKEN);
+    const org = (await client.list('group', { name: 'acme' })).items[0]!.uid;
+    await client.create('repo', org, { name: 'hand-made' });
+    await client.close();
+    const dir = join(temp.dir, 'manifests');
+    cpSync(ACME, dir, { recursive: true });
+    writeFileSync(join(dir, 'protect.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  protect: ["repo:*"]\n');
+    const refused = await runStep({ command: 'plan', paths: dir, comment: 'true' }, env, temp.dir);
+    expect(refused.exitcode).toBe(1);
+    expect(refused.stepExit).toBe(1);
+    expect(refused.outputs['plan-json']).toBe('');
+    expect(github.comments).toHaveLength(1);
+    const first = github.comments[0]!.body;
+    expect(first).toContain('### platform-sync plan failed');
+    expect(first).toContain('repo:hand-made');
+    expect(first).toMatch(/CAUTION/);
+    expect(first).not.toContain(TOKEN);
+
+    writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');
+    const invalid = await runStep({ command: 'plan', paths: dir, comment: 'true' }, env, temp.dir);
+    expect(invalid.exitcode).toBe(1);
+    expect(github.comments).toHaveLength(1); // updated, not a second comment
+    const second = github.comments[0]!.body;
+    expect(second).toContain('### platform-sync plan failed');
+    expect(second).toMatch(/broken\.yaml:5:\d+: /);
+    expect(github.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(1);
+  });
+});
