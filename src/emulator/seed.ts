@@ -4,6 +4,7 @@
  * with its location), and inserted through the same `createResource` the HTTP API uses, so it
  * can only hold what the API would accept.
  */
+import { RELATIONSHIP_FIELDS, type AwsIdentity, type ClaimMatch, type StaticKeys } from '../model/identity-relationships.js';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { BUILTIN_ROLE_NAMES, type Kind } from '../model/kinds.js';
@@ -28,7 +29,11 @@ export interface SeedRepo {
 export interface SeedIdentity {
   name: string;
   description?: string;
-  claimMatch?: { issuer: string; subject: string };
+  /** At most one relationship, as the API takes it (DESIGN.md §2). */
+  claimMatch?: ClaimMatch;
+  awsIdentity?: AwsIdentity;
+  staticKeys?: StaticKeys;
+  servicePrincipal?: string;
 }
 export interface SeedRole {
   name: string;
@@ -110,7 +115,7 @@ const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subs
 const KEYS: Record<string, readonly string[]> = {
   org: ['uid', ...GROUP_KEYS],
   group: GROUP_KEYS,
-  identity: ['name', 'description', 'claimMatch'],
+  identity: ['name', 'description', ...RELATIONSHIP_FIELDS],
   role: ['name', 'description', 'capabilities'],
   repo: ['name', 'description', 'readme', 'tags'],
   tag: ['name', 'digest', 'deprecated'],
@@ -211,7 +216,7 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     };
     const seenIdentities = new Set<string>();
     children('identities', 'identity', (item, loc) => {
-      const d = apiCheck('identity', pick(item, ['name', 'description', 'claimMatch']), loc);
+      const d = apiCheck('identity', pick(item, ['name', 'description', ...RELATIONSHIP_FIELDS]), loc);
       if (!d) return;
       unique(seenIdentities, d.name!, 'identity', loc);
       scope.identities.add(d.name!);

@@ -12,18 +12,18 @@
  *   paging nor the first page after a change re-sorts: a page costs O(log n + page size).
  */
 import type { ApiKind } from '../model/kinds.js';
+import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
 import { KIND_INFO } from '../model/kinds.js';
-
-export interface ClaimMatchData {
-  issuer: string;
-  subject: string;
-}
 
 /** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
 export interface ResourceData {
   name?: string;
   description?: string;
-  claimMatch?: ClaimMatchData;
+  /** An identity's relationship: exactly one of these four (identity-relationships.ts). */
+  claimMatch?: ClaimMatch;
+  awsIdentity?: AwsIdentity;
+  staticKeys?: StaticKeys;
+  servicePrincipal?: string;
   lastSeenMs?: number;
   capabilities?: string[];
   identityUid?: string;

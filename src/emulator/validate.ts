@@ -5,6 +5,7 @@
  */
 import { CAPABILITIES, KIND_INFO, NAME_PATTERN, NAME_PATTERN_SOURCE, type ApiKind, type Kind } from '../model/kinds.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
+import { normalizeServicePrincipal, relationshipProblems, RELATIONSHIP_FIELDS, type RelationshipField } from '../model/identity-relationships.js';
 import type { ResourceData } from './store.js';
 
 /** Fields a response carries that a request may echo back but never set. */
@@ -43,12 +44,15 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
         return typeof value === 'string' && TAG_NAME_PATTERN.test(value)
           ? null
           : `is required and must match ${TAG_NAME_PATTERN.source}`;
-      return typeof value === 'string' && NAME_PATTERN.test(value) ? null : `is required and must match ${NAME_PATTERN_SOURCE}`;
+      return typeof value === 'string' && NAME_PATTERN.test(value) ? null : `name must match "${NAME_PATTERN_SOURCE}"`;
     case 'description':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_TEXT ? `must be at most ${MAX_TEXT} characters` : null;
     case 'claimMatch':
-      return checkClaimMatch(value);
+    case 'awsIdentity':
+    case 'staticKeys':
+    case 'servicePrincipal':
+      return checkRelationship(field, value);
     case 'capabilities':
       return checkCapabilities(value);
     case 'identityUid':
@@ -78,22 +82,14 @@ function checkHttpsUrl(value: unknown, message: string): string | null {
   }
 }
 
-function checkClaimMatch(value: unknown): string | null {
+/** An identity relationship: the rules of identity-relationships.ts, as the API's field violation. */
+function checkRelationship(field: RelationshipField, value: unknown): string | null {
   if (value === null) return null; // clears it
-  if (typeof value !== 'object' || Array.isArray(value)) return 'must be an object {issuer, subject}';
-  const o = value as Record<string, unknown>;
-  const extra = Object.keys(o).filter((k) => k !== 'issuer' && k !== 'subject');
-  if (extra.length > 0) return `has unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: issuer, subject)`;
-  let issuerOk = false;
-  try {
-    issuerOk = typeof o.issuer === 'string' && /^https?:$/.test(new URL(o.issuer).protocol);
-  } catch {
-    issuerOk = false;
-  }
-  if (!issuerOk) return 'issuer must be the URL of the token issuer';
-  if (typeof o.subject !== 'string' || o.subject === '') return 'subject must be a non-empty string';
-  return null;
+  const [first] = relationshipProblems(field, value);
+  return first === undefined ? null : first.message.replace(new RegExp(`^${field}\\.?`), '').trim() || first.message;
 }
+
+const isRelationship = (field: string): field is RelationshipField => (RELATIONSHIP_FIELDS as readonly string[]).includes(field);
 
 function checkCapabilities(value: unknown): string | null {
   if (!Array.isArray(value) || value.length === 0) return 'is required: a non-empty list of capabilities';
@@ -106,14 +102,14 @@ function checkCapabilities(value: unknown): string | null {
 
 /** Turns a validated body value into stored data (copies arrays/objects). */
 function toData(field: string, value: unknown): Partial<ResourceData> {
+  if (isRelationship(field)) {
+    // One relationship at a time: setting one clears the others (a oneof).
+    const cleared = Object.fromEntries(RELATIONSHIP_FIELDS.map((f) => [f, undefined])) as Partial<ResourceData>;
+    if (value === null || value === undefined) return { [field]: undefined };
+    const stored = field === 'servicePrincipal' ? normalizeServicePrincipal(value) : JSON.parse(JSON.stringify(value));
+    return { ...cleared, [field]: stored } as Partial<ResourceData>;
+  }
   switch (field) {
-    case 'claimMatch':
-      return {
-        claimMatch:
-          value === null || value === undefined
-            ? undefined
-            : { issuer: (value as { issuer: string }).issuer, subject: (value as { subject: string }).subject },
-      };
     case 'capabilities':
       return { capabilities: value === undefined ? undefined : [...(value as string[])] };
     default:
@@ -148,6 +144,10 @@ export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
   const violations = unknownFieldViolations(body, allowed);
   for (const f of REQUIRED_ON_CREATE[kind]) {
     if (body[f] === undefined) violations.push({ field: f, description: checkField(kind, f, undefined) ?? 'is required' });
+  }
+  const relationships = RELATIONSHIP_FIELDS.filter((f) => allowed.has(f) && body[f] !== undefined && body[f] !== null);
+  if (relationships.length > 1) {
+    violations.push({ field: relationships[1]!, description: `an identity has exactly one of ${RELATIONSHIP_FIELDS.join(', ')}; got ${relationships.join(' and ')}` });
   }
   let data: ResourceData = {};
   for (const [f, v] of Object.entries(body)) {
@@ -207,13 +207,17 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   for (const f of fields) {
     let v = body[f];
     if (v === undefined && (replace || updateMask !== undefined)) v = defaultValue(f);
-    if (v === undefined && f !== 'claimMatch') {
+    if (v === undefined && !isRelationship(f)) {
       violations.push({ field: f, description: checkField(kindForChecks, f, undefined) ?? 'is required' });
       continue;
     }
     const problem = v === undefined ? null : checkField(kindForChecks, f, v);
     if (problem) violations.push({ field: f, description: problem });
     else change = { ...change, ...toData(f, v) };
+  }
+  const setRelationships = fields.filter((f) => isRelationship(f) && body[f] !== undefined && body[f] !== null);
+  if (setRelationships.length > 1) {
+    violations.push({ field: 'updateMask', description: `names ${setRelationships.join(' and ')}; an identity has exactly one relationship, so a PATCH sets one (and clears the others)` });
   }
   if (violations.length > 0) throw invalidArgument(violations);
   return change;

@@ -26,6 +26,10 @@ export interface FieldSpec {
   readonly listed?: boolean;
   /** Written by `export` as a block literal (a markdown readme) rather than a plain scalar. */
   readonly block?: boolean;
+  /** One spelling for values the API or a manifest may write two ways (applied when read from either). */
+  readonly normalize?: (value: unknown) => unknown;
+  /** A `string` that may be unset (absent or `""` from the API reads as unset, not as `""`). */
+  readonly optional?: boolean;
 }
 
 /** A problem a kind's own manifest check found in one item. */
@@ -86,6 +90,12 @@ export interface KindDescriptor<K extends string = string> {
   readonly references?: readonly string[];
   /** Managed fields in the order plans and exports show them. */
   readonly fields: readonly FieldSpec[];
+  /**
+   * Fields of which a resource has at most one (an API oneof: an identity's relationship). A
+   * manifest that sets one manages them all: the others are cleared by the same PATCH, which
+   * names only the one set.
+   */
+  readonly exclusiveFields?: readonly string[];
   /** A changed field can be PATCHed; false = immutable (a change is reported, not planned). */
   readonly hasUpdate: boolean;
   /** `name` can be changed by PATCH (a rename keeps uid, children and bindings). */
@@ -154,7 +164,7 @@ export function canonicalJson(value: unknown): string {
 export function liveDefault(spec: FieldSpec): unknown {
   switch (spec.type) {
     case 'string':
-      return '';
+      return spec.optional ? undefined : '';
     case 'stringSet':
       return [];
     case 'boolean':
@@ -166,8 +176,14 @@ export function liveDefault(spec: FieldSpec): unknown {
 
 /** A field's value as the API sent it (untrusted: a wrong type reads as absent). */
 export function readApiValue(spec: FieldSpec, value: unknown): unknown {
+  const read = readApiValueOfType(spec, value);
+  return spec.normalize && read !== undefined ? spec.normalize(read) : read;
+}
+
+function readApiValueOfType(spec: FieldSpec, value: unknown): unknown {
   switch (spec.type) {
     case 'string':
+      if (spec.optional) return typeof value === 'string' && value !== '' ? value : undefined;
       return typeof value === 'string' ? value : '';
     case 'stringSet':
       return Array.isArray(value) ? value.map(String) : [];
@@ -180,6 +196,11 @@ export function readApiValue(spec: FieldSpec, value: unknown): unknown {
 
 /** A field's value as a manifest wrote it; undefined = not managed (or the schema reports it). */
 export function readManifestValue(spec: FieldSpec, value: unknown): unknown {
+  const read = readManifestValueOfType(spec, value);
+  return spec.normalize && read !== undefined ? spec.normalize(read) : read;
+}
+
+function readManifestValueOfType(spec: FieldSpec, value: unknown): unknown {
   switch (spec.type) {
     case 'string':
       return typeof value === 'string' ? value : undefined;

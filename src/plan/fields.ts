@@ -13,6 +13,12 @@ export interface FieldChange {
   field: string;
   before: unknown;
   after: unknown;
+  /**
+   * Cleared as a side effect: another of the kind's exclusive fields is set (an identity that
+   * changes from claimMatch to awsIdentity). Shown, but not in the update mask: the PATCH names
+   * only the field it sets, and the API clears the rest.
+   */
+  cleared?: true;
 }
 
 function fieldsOf(resource: ResourceUnion): Record<string, unknown> {
@@ -33,6 +39,13 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
     if (after === undefined) continue; // not managed: the live value is kept
     const before = have[spec.name] ?? liveDefault(spec);
     if (!sameValue(spec, before, after)) changes.push({ field: spec.name, before: copyValue(before), after: copyValue(after) });
+  }
+  // An exclusive field set in the manifests replaces whichever other one is live.
+  const exclusive = descriptorOf(desired.kind).exclusiveFields ?? [];
+  if (exclusive.some((f) => want[f] !== undefined)) {
+    for (const field of exclusive) {
+      if (want[field] === undefined && have[field] !== undefined && have[field] !== '') changes.push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
+    }
   }
   return changes;
 }

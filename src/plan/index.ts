@@ -258,7 +258,7 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
     if (isIgnored(p, d) || isIgnored(p, l)) continue;
     const changes = diffManagedFields(d, l);
-    if (changes.length === 0) continue;
+    if (!changes.some((c) => !c.cleared)) continue;
     const descriptor = descriptorOf(d.kind);
     if (!descriptor.hasUpdate) {
       // Immutable, and a replace would need two steps at one address.
@@ -272,9 +272,9 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       address: d.address,
       uid: l.uid,
       parent: l.parentAddress,
-      updateMask: changes.map((c) => c.field),
+      updateMask: changes.filter((c) => !c.cleared).map((c) => c.field),
       before: Object.fromEntries(changes.map((c) => [c.field, c.before])),
-      after: Object.fromEntries(changes.map((c) => [c.field, c.after])),
+      after: Object.fromEntries(changes.filter((c) => !c.cleared).map((c) => [c.field, c.after])),
       source: d.source,
     };
     const previous = p.previousAddress.get(d.address);

@@ -30,6 +30,16 @@ function formatValue(value: unknown): string {
   return String(value);
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The keys whose values differ between two objects, with both values, in a stable order. */
+function objectChanges(before: Record<string, unknown>, after: Record<string, unknown>): [string, unknown, unknown][] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, before[k], after[k]]);
+}
+
 function isMultiline(value: unknown): value is string {
   return typeof value === 'string' && value.includes('\n');
 }
@@ -78,10 +88,15 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
       else if (step.after?.[field] !== undefined) entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });
     }
   } else if (step.action === 'update') {
-    for (const field of step.updateMask ?? []) {
+    // Fields the update clears as a side effect (another of an exclusive set replaces them) are shown too.
+    const cleared = Object.keys(step.before ?? {}).filter((f) => !(step.updateMask ?? []).includes(f));
+    for (const field of [...(step.updateMask ?? []), ...cleared]) {
       const before = step.before?.[field];
       const after = step.after?.[field];
-      if (isMultiline(before) || isMultiline(after)) {
+      if (isPlainObject(before) && isPlainObject(after)) {
+        // Which part of an object changed, not the whole object twice.
+        for (const [key, b, a] of objectChanges(before, after)) entries.push({ tone: 'change', field: `${field}.${key}`, value: `${formatValue(b)} → ${formatValue(a)}` });
+      } else if (isMultiline(before) || isMultiline(after)) {
         entries.push({ tone: 'change', field, block: diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : '') });
       } else {
         const ref = field === 'roleUid' || field === 'identityUid' ? step.refs?.[field] : undefined;

@@ -16,6 +16,11 @@ const GENERATED: SeedDocument = {
       identities: [
         { name: 'release-bot', description: 'root bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:gen/app:ref:refs/heads/main' } },
         { name: 'no-claim', description: '' },
+        // Every kind of relationship round-trips.
+        { name: 'any-branch', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:gen/.*:ref:refs/heads/main', audiencePattern: 'https://github\\.com/.*', claims: { repository_owner: 'gen' }, claimPatterns: { workflow: 'release.*' } } },
+        { name: 'aws-deployer', awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*', userId: 'AROAEXAMPLE' } },
+        { name: 'static-signer', staticKeys: { issuer: 'https://issuer.gen.example', subject: 'signer', issuerKeys: '{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b"}]}', expirationTime: '2027-01-01T00:00:00Z', audiences: ['gen'] } },
+        { name: 'ingester', servicePrincipal: 'SERVICE_PRINCIPAL_INGESTER' },
       ],
       roles: [{ name: 'publisher', description: 'pushes tags', capabilities: ['tag.create', 'repo.list'] }],
       repos: [

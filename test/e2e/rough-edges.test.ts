@@ -26,11 +26,11 @@ describe('rough edges', () => {
     temp.remove();
   });
 
-  it('keeps acronyms in schema hints: "URL of the token issuer", not "uRL"', async () => {
-    const file = join(temp.dir, 'no-issuer.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: x\n      claimMatch: {subject: "s"}\n');
+  it('keeps acronyms in schema hints: "AWS account id", not "aWS"', async () => {
+    const file = join(temp.dir, 'no-account.yaml');
+    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: x\n      awsIdentity: {arn: "arn:aws:iam::123456789012:role/x"}\n');
     const run = await runCli(['validate', file]);
-    expect(run.stdout).toContain('expected issuer: URL of the token issuer');
+    expect(run.stdout).toContain('expected awsAccount: AWS account id');
   });
 
   it('says that --target took the manifest path, and how to write it', async () => {

@@ -24,7 +24,7 @@ describe('validateCreate', () => {
   });
 
   it('names the pattern for a missing or bad name', () => {
-    expect(violations(() => validateCreate('identity', {}))).toEqual([{ field: 'name', description: 'is required and must match ^[a-z0-9 ._-]{1,}$' }]);
+    expect(violations(() => validateCreate('identity', {}))).toEqual([{ field: 'name', description: 'name must match "^[a-z0-9 ._-]{1,}$"' }]);
     expect(violations(() => validateCreate('group', { name: 'Upper' }))[0]!.field).toBe('name');
   });
 

@@ -366,7 +366,7 @@ describe('field checks beyond the schema', () => {
     - {name: r, capabilities: [repo.list, repo.list]}
 `);
     expect(diagnostics.map(formatDiagnostic)).toEqual([
-      'm.yaml:6:28: issuer "github" of identity "bot" is not a URL; expected the token issuer\'s URL, e.g. https://token.actions.githubusercontent.com (at /org/identities/0/claimMatch/issuer)',
+      'm.yaml:6:28: claimMatch.issuer "github" is not an https URL; expected the token issuer, e.g. https://token.actions.githubusercontent.com (identity "bot") (at /org/identities/0/claimMatch/issuer)',
       'm.yaml:8:43: "repo.list" is listed twice in capabilities of role "r"; list each value once (at /org/roles/0/capabilities/1)',
     ]);
   });

@@ -1,17 +1,30 @@
-/** Identities: who may log in (a workload matched by the claims of its OIDC token). */
+/**
+ * Identities: who may log in — a workload matched by exactly one relationship (DESIGN.md §2):
+ * the claims of its OIDC token, an AWS role or user, tokens signed by keys given here, or a
+ * platform service principal. The rules of each live in identity-relationships.ts.
+ */
 import { namedAddress } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
-import { isUrl } from '../../util/url.js';
+import type { ItemProblem, KindDescriptor } from '../kind-descriptor.js';
+import {
+  compactRelationship,
+  normalizeServicePrincipal,
+  relationshipProblems,
+  relationshipsOf,
+  RELATIONSHIP_FIELDS,
+  type AwsIdentity,
+  type ClaimMatch,
+  type StaticKeys,
+} from '../identity-relationships.js';
 
-export interface ClaimMatch {
-  issuer: string;
-  subject: string;
-}
+export type { AwsIdentity, ClaimMatch, StaticKeys } from '../identity-relationships.js';
 
 export interface IdentityFields {
   name: string;
   description?: string;
   claimMatch?: ClaimMatch;
+  awsIdentity?: AwsIdentity;
+  staticKeys?: StaticKeys;
+  servicePrincipal?: string;
 }
 
 export const identity = {
@@ -21,16 +34,20 @@ export const identity = {
     collection: '/iam/v2/identities',
     plural: 'identities',
     nameFilter: true,
-    createFields: ['name', 'description', 'claimMatch'],
-    updatableFields: ['name', 'description', 'claimMatch'],
+    createFields: ['name', 'description', ...RELATIONSHIP_FIELDS],
+    updatableFields: ['name', 'description', ...RELATIONSHIP_FIELDS],
   },
   parentKind: 'group',
   keyField: 'name',
   fields: [
     { name: 'name', type: 'string' },
     { name: 'description', type: 'string' },
-    { name: 'claimMatch', type: 'object' },
+    { name: 'claimMatch', type: 'object', normalize: compactRelationship },
+    { name: 'awsIdentity', type: 'object', normalize: compactRelationship },
+    { name: 'staticKeys', type: 'object', normalize: compactRelationship },
+    { name: 'servicePrincipal', type: 'string', optional: true, normalize: normalizeServicePrincipal },
   ],
+  exclusiveFields: RELATIONSHIP_FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: false,
@@ -41,14 +58,20 @@ export const identity = {
   address: (groupPath, fields) => namedAddress('identity', groupPath, String(fields.name)),
   describe: (key) => `identity ${JSON.stringify(key)}`,
   checkItem(item, key) {
-    const claim = item.claimMatch;
-    const issuer = typeof claim === 'object' && claim !== null ? (claim as Record<string, unknown>).issuer : undefined;
-    if (typeof issuer !== 'string' || issuer === '' || isUrl(issuer)) return [];
-    return [
-      {
-        pointer: ['claimMatch', 'issuer'],
-        message: `issuer ${JSON.stringify(issuer)} of identity ${JSON.stringify(key)} is not a URL; expected the token issuer's URL, e.g. https://token.actions.githubusercontent.com`,
-      },
-    ];
+    const set = relationshipsOf(item);
+    const problems: ItemProblem[] = [];
+    if (set.length > 1) {
+      problems.push({
+        pointer: [set[1]!],
+        message: `identity ${JSON.stringify(key)} has ${set.join(' and ')}; an identity stands for exactly one of ${RELATIONSHIP_FIELDS.join(', ')}`,
+      });
+    }
+    // servicePrincipal is an enum the schema checks; the objects have rules beyond their shape.
+    for (const field of set.filter((f) => f !== 'servicePrincipal')) {
+      for (const p of relationshipProblems(field, item[field])) {
+        problems.push({ pointer: p.path, message: `${p.message} (identity ${JSON.stringify(key)})` });
+      }
+    }
+    return problems;
   },
 } as const satisfies KindDescriptor<'identity'>;

@@ -1,0 +1,73 @@
+/**
+ * Identity relationships in the emulator over HTTP (DESIGN.md §2): each kind of relationship is
+ * stored and returned, exactly one at a time; a PATCH naming one replaces the whole
+ * relationship; bad patterns, accounts and key sets are code 3 in the service's wording.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { get, patch, post, startTestEmulator } from './emulator-helpers.js';
+
+const GITHUB = 'https://token.actions.githubusercontent.com';
+const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] });
+
+let emu: Emulator;
+let org: string;
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] } });
+  org = (await get(emu, '/iam/v2/groups')).body.groups[0].uid;
+});
+afterAll(() => emu.close());
+
+describe('identity relationships', () => {
+  it('stores and returns each kind of relationship; a service principal in its short spelling', async () => {
+    const bodies = {
+      'gh-any-branch': { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:acme/app:.*', audience: 'https://github.com/acme', claims: { repository_owner: 'acme' } } },
+      'aws-deployer': { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
+      'static-signer': { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JWKS, audiences: ['acme'] } },
+      cosigned: { servicePrincipal: 'SERVICE_PRINCIPAL_COSIGNED' },
+    };
+    for (const [name, relationship] of Object.entries(bodies)) {
+      const created = await post(emu, `/iam/v2/identities/${org}`, { name, ...relationship });
+      expect(created.status, `${name}: ${created.text}`).toBe(200);
+      const read = (await get(emu, `/iam/v2/identities/${created.body.uid}`)).body;
+      const expected = name === 'cosigned' ? { servicePrincipal: 'COSIGNED' } : relationship;
+      expect(read).toMatchObject(expected);
+    }
+  });
+
+  it('refuses two relationships at once, and bad patterns, accounts and key sets, as code 3', async () => {
+    const cases: [unknown, string][] = [
+      [{ claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' }, 'Invalid argument: servicePrincipal: an identity has exactly one of claimMatch, awsIdentity, staticKeys, servicePrincipal; got claimMatch and servicePrincipal'],
+      [{ claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(' } }, 'Invalid argument: claimMatch: subjectPattern "repo:(" is not a regular expression that compiles'],
+      [{ claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } }, 'Invalid argument: claimMatch: has both subject and subjectPattern; expected one of them'],
+      [{ awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } }, 'Invalid argument: awsIdentity: awsAccount "1234" is not an AWS account id; expected 12 digits'],
+      [{ staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } }, 'Invalid argument: staticKeys: issuerKeys is not JSON'],
+      [{ servicePrincipal: 'ROOT' }, 'Invalid argument: servicePrincipal: "ROOT" is not a service principal; expected one of COSIGNED, INGESTER, CATALOG_SYNCER, APKO_BUILDER'],
+    ];
+    for (const [i, [body, message]] of cases.entries()) {
+      const r = await post(emu, `/iam/v2/identities/${org}`, { name: `bad-${i}`, ...(body as object) });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.code).toBe(3);
+      expect(r.body.message).toContain(message);
+    }
+  });
+
+  it('a PATCH naming one relationship replaces the whole relationship; naming two is refused', async () => {
+    const created = (await post(emu, `/iam/v2/identities/${org}`, { name: 'switcher', claimMatch: { issuer: GITHUB, subject: 'repo:acme/app:ref:refs/heads/main' } })).body;
+    const aws = { awsAccount: '123456789012', arn: 'arn:aws:iam::123456789012:role/deploy' };
+    const switched = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=awsIdentity`, { awsIdentity: aws });
+    expect(switched.status, switched.text).toBe(200);
+    expect(switched.body.awsIdentity).toEqual(aws);
+    expect(switched.body.claimMatch).toBeUndefined();
+    const both = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=awsIdentity,servicePrincipal`, { awsIdentity: aws, servicePrincipal: 'INGESTER' });
+    expect(both.status).toBe(400);
+    expect(both.body.message).toContain('an identity has exactly one relationship');
+  });
+
+  it('hydrates a binding identity with issuer and subject when its relationship has them', async () => {
+    const identity = (await post(emu, `/iam/v2/identities/${org}`, { name: 'keyed', staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'keyed', issuerKeys: JWKS } })).body;
+    const viewer = (await get(emu, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
+    const binding = (await post(emu, `/iam/v2/roleBindings/${org}`, { identityUid: identity.uid, roleUid: viewer })).body;
+    expect(binding.identity).toMatchObject({ uid: identity.uid, issuer: 'https://issuer.acme.dev', subject: 'keyed' });
+  });
+});
