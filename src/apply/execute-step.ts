@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/types.js';
 import { KIND_INFO } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
+import { setSecretAt, type SecretReader } from './secrets.js';
 
 /** The readme is a sub-resource with its own PATCH, never a field of the repo's body. */
 const README_FIELD = 'readme';
@@ -25,18 +26,25 @@ export type CreatedUids = ReadonlyMap<string, string>;
  * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
  * exactly-once guarantee of create live in the client, so this is called once per step.
  */
-export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids): Promise<string> {
+export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
   switch (step.action) {
     case 'create':
-      return createResource(step, client, created);
+      return createResource(step, client, created, readSecret);
     case 'update':
-      return updateResource(step, client, created);
+      return updateResource(step, client, created, readSecret);
     case 'delete':
       return deleteResource(step, client);
   }
 }
 
-async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids): Promise<string> {
+/** Sets each secret the step sends into the body, read now (never kept in the plan). */
+function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>, readSecret: SecretReader, only?: readonly string[]): void {
+  for (const [path, ref] of Object.entries(step.secrets ?? {})) {
+    if (only === undefined || only.includes(path)) setSecretAt(body, path, readSecret(ref));
+  }
+}
+
+async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const body: Record<string, unknown> = {};
@@ -44,6 +52,7 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
     if (after[field] !== undefined) body[field] = after[field];
   }
   Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
+  addSecrets(step, body, readSecret);
   const resource = await client.create(step.kind, parentUid, body);
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
   if (step.kind === 'repo' && typeof after[README_FIELD] === 'string') {
@@ -52,7 +61,7 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   return resource.uid;
 }
 
-async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids): Promise<string> {
+async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
   const uid = step.uid;
   const after = step.after;
   const mask = step.updateMask;
@@ -64,6 +73,8 @@ async function updateResource(step: UpdateStep, client: ApiClient, created: Crea
     }
     // A role binding's role change is this one PATCH with updateMask=roleUid.
     Object.assign(body, resolveRefs(step, created, fieldMask));
+    // A secret is sent only when the mask names it (apply --rotate-secrets).
+    addSecrets(step, body, readSecret, fieldMask);
     await client.update(step.kind, uid, body, fieldMask);
   }
   if (mask.includes(README_FIELD)) {

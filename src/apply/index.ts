@@ -12,6 +12,8 @@ import { buildStepGraph } from './graph.js';
 
 export { buildStepGraph, measureCriticalPath, InvalidPlanError, type StepGraph } from './graph.js';
 export { UnresolvedUidError } from './execute-step.js';
+export { readPlanSecrets, secretReader, SecretUnavailableError, type SecretReader } from './secrets.js';
+import { readPlanSecrets, secretReader, type SecretReader } from './secrets.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -46,6 +48,8 @@ export interface ApplyOptions {
   onEvent?: (e: ApplyEvent) => void;
   /** When aborted, steps in flight finish; no new step starts; the rest are skipped. */
   signal?: AbortSignal;
+  /** Reads the secrets steps send (default: this process's environment and files). */
+  readSecret?: SecretReader;
 }
 
 /**
@@ -81,6 +85,9 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   }
   assertSafe(plan); // a refused plan is shown, never run
   const graph = buildStepGraph(plan.steps);
+  // Every secret the plan sends must be readable before the first request.
+  const readSecret = options.readSecret ?? secretReader();
+  readPlanSecrets(plan, readSecret);
   const limit = pLimit(concurrency);
   const startedAt = performance.now();
   const requestsBefore = client.requestCount;
@@ -160,7 +167,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     const t0 = performance.now();
     let uid: string;
     try {
-      uid = await executeStep(step, client, created);
+      uid = await executeStep(step, client, created, readSecret);
     } catch (err) {
       const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;

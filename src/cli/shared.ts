@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { secretReader, type SecretReader } from '../apply/secrets.js';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
@@ -127,6 +128,21 @@ export interface PlanningCliOptions {
   /** Still text here: planOptionsFrom parses it (parseDeleteRatio). */
   maxDeleteRatio?: string;
   allowMassDelete?: boolean;
+  /** `--rotate-secrets` (apply): send every declared secret again. */
+  rotateSecrets?: boolean;
+}
+
+/**
+ * How the CLI reads the secrets a plan sends: from the run's environment and files, each value
+ * added to the Output's redaction before it is used, so no text the run writes can carry it.
+ */
+export function cliSecretReader(ctx: CliContext): SecretReader {
+  const read = secretReader(ctx.env);
+  return (ref) => {
+    const value = read(ref);
+    ctx.output.addSecret(value);
+    return value;
+  };
 }
 
 /**
@@ -163,5 +179,6 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.target && options.target.length > 0) out.targets = options.target;
   if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);
   if (options.allowMassDelete) out.allowMassDelete = true;
+  if (options.rotateSecrets) out.rotateSecrets = true;
   return out;
 }

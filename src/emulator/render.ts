@@ -34,6 +34,11 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
       return { uid: r.uid, name: d.name, digest: d.digest, deprecated: d.deprecated ?? false, ...times };
     case 'subscription':
       return { uid: r.uid, sink: d.sink, ...times };
+    case 'identityProvider': {
+      // The client secret is write-only: never returned.
+      const { clientSecret: _secret, ...oidc } = d.oidc ?? { issuer: '', clientId: '' };
+      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: structuredClone(oidc), ...times };
+    }
     case 'advisory':
       return { uid: r.uid, advisoryId: d.advisoryId, artifactName: d.artifactName, ...times };
   }

@@ -272,6 +272,7 @@ export class EmulatorService {
         throw notFound(parentKind, parentUid, `parent ${parentKind} ${parentUid} does not exist (or is not visible to this token)`);
     }
     if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
+    if (kind === 'identityProvider') this.checkRoleRef(caller, parentUid!, data.defaultRole!, 'defaultRole');
     const clash = this.store.findSibling(kind, parentUid, data);
     if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeKey(kind, data), parentUid);
     const now = this.clock();
@@ -305,6 +306,15 @@ export class EmulatorService {
     }
   }
 
+  /** A role a resource of `groupUid` references: visible, and built-in or custom in the group or an ancestor. */
+  private checkRoleRef(caller: Caller, groupUid: string, roleUid: string, field: string): void {
+    const role = this.store.get('role', roleUid);
+    if (!role || !this.visible(caller, role)) throw invalidArgument([{ field, description: `role ${roleUid} does not exist (or is not visible to this token)` }]);
+    if (!role.builtin && !isWithin(groupUid, role.parent!)) {
+      throw invalidArgument([{ field, description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; use a built-in role or a custom role of this group or its ancestors` }]);
+    }
+  }
+
   /** A binding's identity must be visible; its role built-in or custom in the group or an ancestor. */
   private checkBindingRefs(caller: Caller, groupUid: string, identityUid: string, roleUid: string): void {
     const violations = [];
@@ -329,7 +339,15 @@ export class EmulatorService {
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
     if (kind === 'advisory' || KIND_INFO[kind].updatableFields.length === 0)
       throw unimplemented(`${KIND_INFO[kind].plural} cannot be updated; delete and create instead`);
-    const change = validatePatch(kind as Kind, req.body ?? {}, mask);
+    const { clientSecret, ...change } = validatePatch(kind as Kind, req.body ?? {}, mask);
+    if (kind === 'identityProvider') {
+      if (change.defaultRole !== undefined) this.checkRoleRef(caller, r.parent!, change.defaultRole, 'defaultRole');
+      // The stored secret is kept unless the mask names oidc.clientSecret.
+      if (change.oidc !== undefined || clientSecret !== undefined) {
+        const { clientSecret: _given, ...oidc } = change.oidc ?? r.data.oidc ?? { issuer: '', clientId: '' };
+        change.oidc = { ...oidc, clientSecret: clientSecret ?? r.data.oidc?.clientSecret };
+      }
+    }
     const merged: ResourceData = { ...r.data, ...change };
     if (kind === 'roleBinding' && change.roleUid !== undefined) this.checkBindingRefs(caller, r.parent!, r.data.identityUid!, change.roleUid);
     const clash = this.store.findSibling(kind, r.parent, merged);
@@ -346,7 +364,8 @@ export class EmulatorService {
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be deleted`);
     if (kind === 'identity' || kind === 'role') {
       const n = this.store.bindingCount(kind, uid);
-      if (n > 0) throw resourceNotEmpty(uid, `${kind} ${r.data.name} (${uid}) is still referenced by ${n} role binding${n === 1 ? '' : 's'}; delete them first`);
+      const by = kind === 'role' ? 'role binding or identity provider' : 'role binding';
+      if (n > 0) throw resourceNotEmpty(uid, `${kind} ${r.data.name} (${uid}) is still referenced by ${n} ${by}${n === 1 ? '' : 's'}; delete them first`);
     }
     // Advisories are the service's read-only data, not the caller's: they never block a
     // delete (the caller could not delete them) and go with their group.

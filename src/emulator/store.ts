@@ -24,6 +24,9 @@ export interface ResourceData {
   awsIdentity?: AwsIdentity;
   staticKeys?: StaticKeys;
   servicePrincipal?: string;
+  /** An identity provider's default role (a role uid) and OIDC settings (the secret write-only). */
+  defaultRole?: string;
+  oidc?: { issuer: string; clientId: string; clientSecret?: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
   lastSeenMs?: number;
   capabilities?: string[];
   identityUid?: string;
@@ -388,6 +391,12 @@ export class Store {
         set.delete(r.uid);
         if (set.size === 0) byName.delete(r.data.name);
       }
+    }
+    // A role an identity provider defaults to is bound too: it may not be deleted under it.
+    if (r.kind === 'identityProvider' && r.data.defaultRole !== undefined) {
+      const n = (this.bindingsByRole.get(r.data.defaultRole) ?? 0) + delta;
+      if (n > 0) this.bindingsByRole.set(r.data.defaultRole, n);
+      else this.bindingsByRole.delete(r.data.defaultRole);
     }
     if (r.kind === 'roleBinding') {
       for (const [map, uid] of [

@@ -17,6 +17,7 @@ const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
   repo: ['uid', 'createTime', 'updateTime'],
   tag: ['uid', 'createTime', 'updateTime', 'deprecated'],
   subscription: ['uid', 'createTime', 'updateTime'],
+  identityProvider: ['uid', 'createTime', 'updateTime'],
   advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
 };
 
@@ -28,6 +29,7 @@ const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
   repo: ['name'],
   tag: ['name', 'digest'],
   subscription: ['sink'],
+  identityProvider: ['name', 'defaultRole', 'oidc'],
 };
 
 /** Docker-style tag names. */
@@ -64,6 +66,10 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'sink':
       return checkHttpsUrl(value, 'is required and must be an https:// URL');
+    case 'defaultRole':
+      return typeof value === 'string' && value !== '' ? null : 'defaultRole must be the uid of a role';
+    case 'oidc':
+      return checkOidc(value);
     case 'content':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
@@ -87,6 +93,23 @@ function checkRelationship(field: RelationshipField, value: unknown): string | n
   if (value === null) return null; // clears it
   const [first] = relationshipProblems(field, value);
   return first === undefined ? null : first.message.replace(new RegExp(`^${field}\\.?`), '').trim() || first.message;
+}
+
+const OIDC_KEYS = ['issuer', 'clientId', 'clientSecret', 'additionalScopes', 'groupsClaim', 'pkceEnabled'];
+
+/** An identity provider's OIDC settings; the client secret is checked where it is required (create). */
+function checkOidc(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'oidc must be an object {issuer, clientId, clientSecret, …}';
+  const o = value as Record<string, unknown>;
+  const extra = Object.keys(o).filter((k) => !OIDC_KEYS.includes(k));
+  if (extra.length > 0) return `oidc has unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: ${OIDC_KEYS.join(', ')})`;
+  if (checkHttpsUrl(o.issuer, 'x') !== null) return 'oidc.issuer must be an https:// URL';
+  if (typeof o.clientId !== 'string' || o.clientId === '') return 'oidc.clientId must be a non-empty string';
+  if (o.clientSecret !== undefined && (typeof o.clientSecret !== 'string' || o.clientSecret === '')) return 'oidc.clientSecret must be a non-empty string';
+  if (o.additionalScopes !== undefined && (!Array.isArray(o.additionalScopes) || !o.additionalScopes.every((x) => typeof x === 'string'))) return 'oidc.additionalScopes must be a list of strings';
+  if (o.groupsClaim !== undefined && typeof o.groupsClaim !== 'string') return 'oidc.groupsClaim must be a string';
+  if (o.pkceEnabled !== undefined && typeof o.pkceEnabled !== 'boolean') return 'oidc.pkceEnabled must be a boolean';
+  return null;
 }
 
 const isRelationship = (field: string): field is RelationshipField => (RELATIONSHIP_FIELDS as readonly string[]).includes(field);
@@ -157,6 +180,9 @@ export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
     if (problem) violations.push({ field: f, description: problem });
     else data = { ...data, ...toData(f, v) };
   }
+  if (kind === 'identityProvider' && typeof body.oidc === 'object' && body.oidc !== null && !(body.oidc as Record<string, unknown>).clientSecret) {
+    violations.push({ field: 'oidc.clientSecret', description: 'oidc.clientSecret is required when an identity provider is created' });
+  }
   if (violations.length > 0) throw invalidArgument(violations);
   return data;
 }
@@ -172,7 +198,7 @@ const README_FIELDS = { updatable: ['content'], readOnly: ['uid'] } as const;
  * fields, unknown or read-only mask fields, and read-only body fields without a mask are code 3.
  * Returns the change to store (undefined values clear a field).
  */
-export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask: string | undefined): Partial<ResourceData> & { content?: string } {
+export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask: string | undefined): Partial<ResourceData> & { content?: string; clientSecret?: string } {
   const body = requireObject(rawBody);
   const updatable: readonly string[] = target === 'readme' ? README_FIELDS.updatable : KIND_INFO[target].updatableFields;
   const readOnly: readonly string[] = target === 'readme' ? README_FIELDS.readOnly : READ_ONLY_FIELDS[target];
@@ -203,8 +229,15 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
       }
     }
   }
-  let change: Partial<ResourceData> & { content?: string } = {};
+  let change: Partial<ResourceData> & { content?: string; clientSecret?: string } = {};
   for (const f of fields) {
+    if (f === 'oidc.clientSecret') {
+      // Write-only: set only when the mask names it (the rotation of a secret).
+      const secret = (body.oidc as Record<string, unknown> | undefined)?.clientSecret;
+      if (typeof secret !== 'string' || secret === '') violations.push({ field: f, description: 'oidc.clientSecret must be a non-empty string' });
+      else change = { ...change, clientSecret: secret };
+      continue;
+    }
     let v = body[f];
     if (v === undefined && (replace || updateMask !== undefined)) v = defaultValue(f);
     if (v === undefined && !isRelationship(f)) {

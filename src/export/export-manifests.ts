@@ -196,11 +196,26 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
     items.map((r) => {
       const have = r.fields as unknown as Record<string, unknown>;
       const out: Record<string, unknown> = {};
-      for (const spec of descriptor.fields) if (have[spec.name] !== undefined) out[spec.name] = copyValue(have[spec.name]);
+      for (const spec of descriptor.fields) {
+        const value = have[spec.name];
+        if (value === undefined) continue;
+        if (spec.type === 'roleRef') {
+          // A role as a manifest names one; a role outside the org cannot be named: left unmanaged.
+          const key = value as RoleKey;
+          if ('builtin' in key) out[spec.name] = key.builtin;
+          else if ('path' in key) out[spec.name] = referenceInOrg(r.groupPath, key.path);
+        } else out[spec.name] = copyValue(value);
+      }
+      // The API never returns a secret: written as the reference a manifest must use.
+      for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path) });
       return out;
     }),
   ) as YAMLSeq;
   forEachMap(seq, (m) => {
+    for (const path of descriptor.secretPaths ?? []) {
+      const node = m.getIn(path.split('.'), true);
+      if (node && typeof node === 'object') (node as { comment?: string }).comment = ' the API never returns a secret: set this variable when this is created or with apply --rotate-secrets';
+    }
     for (const spec of descriptor.fields) {
       // Objects and sets on one line read like the manifests people write; a markdown readme
       // as a block scalar stays readable and diffable (an empty one stays "").
@@ -304,4 +319,20 @@ function setFlow(m: YAMLMap, key: string): void {
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `okta` + `oidc.clientSecret` → `OKTA_CLIENT_SECRET`: the variable an exported secret reference names. */
+function secretVariable(name: string, path: string): string {
+  const last = path.slice(path.lastIndexOf('.') + 1).replace(/([a-z])([A-Z])/g, '$1_$2');
+  return `${name}_${last}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_').replace(/^([0-9])/, '_$1');
+}
+
+function setAtPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let holder = target;
+  for (const part of parts.slice(0, -1)) {
+    if (typeof holder[part] !== 'object' || holder[part] === null) holder[part] = {};
+    holder = holder[part] as Record<string, unknown>;
+  }
+  holder[parts[parts.length - 1]!] = value;
 }

@@ -121,7 +121,7 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
     const descriptor = descriptorOf(kind);
     const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
     if (paths) pathsByKind.set(kind, paths);
-    for (const obj of inPlacementOrder(raw.items[kind])) {
+    for (const obj of inPlacementOrder(raw.items[kind] ?? [])) {
       if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
       const parentUid = parentUidOf(obj.uid);
       const parent = parentUid === null ? undefined : parents.get(parentUid);
@@ -131,6 +131,11 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
       }
       const fields = readListedFields(descriptor, obj);
       for (const ref of descriptor.references ?? []) fields[ref] = referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
+      // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
+      for (const spec of descriptor.fields) {
+        const value = fields[spec.name] as { uid?: string } | undefined;
+        if (spec.type === 'roleRef' && value?.uid !== undefined) fields[spec.name] = referenceKey('role', value.uid, obj.uid);
+      }
       const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
       const resource = {
         kind,

@@ -10,7 +10,8 @@ import { compileAddressGlob, groupAddress, joinPath, parentPath, type IdentityKe
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
 import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
-import type { DesiredResource, DesiredState, PruneSetting, SourceLocation } from '../model/resources.js';
+import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
@@ -112,6 +113,8 @@ class Resolver {
   private readonly identities = this.referenceable.get('identity')!;
   private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
+  /** Role references of other kinds (an identity provider's defaultRole), resolved once every role is declared. */
+  private readonly roleRefs: { resource: DesiredResource; field: string; site: Site; groupPath: string; ref: string; what: string }[] = [];
   /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
   private readonly renames = new Map<string, { address: string; what: string; location: SourceLocation }>();
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
@@ -138,6 +141,10 @@ class Resolver {
 
   finish(): ResolveResult {
     for (const binding of this.bindings) this.resolveBinding(binding);
+    for (const r of this.roleRefs) {
+      const key = this.resolveRoleName(r.site, r.groupPath, r.ref, r.what);
+      if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
+    }
     this.checkIgnoredDeclarations();
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
@@ -303,13 +310,24 @@ class Resolver {
     }
     if (fatal) return;
     const fields: Obj = { [keyField]: key };
+    const secrets = this.takeSecrets(descriptor, site, item, key);
+    const roleRefs: { field: string; ref: string }[] = [];
     for (const spec of descriptor.fields) {
       if (spec.name === keyField) continue;
-      const value = readManifestValue(spec, item[spec.name]);
+      if (spec.type === 'roleRef') {
+        const ref = asString(item[spec.name]);
+        if (ref !== undefined && ref !== '') roleRefs.push({ field: spec.name, ref });
+        continue;
+      }
+      const value = readManifestValue(spec, secrets.item[spec.name]);
       if (value !== undefined) fields[spec.name] = value;
     }
     const base = this.base(site, groupPath);
     const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...base, fields } as unknown as DesiredResource;
+    if (Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
+    for (const { field, ref } of roleRefs) {
+      this.roleRefs.push({ resource, field, site: { doc: site.doc, pointer: [...site.pointer, field] }, groupPath, ref, what: `${field} of ${descriptor.describe(key)} in ${where}` });
+    }
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
     if (renamedFrom !== undefined && this.checkRename({ doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] }, resource, renamedFrom)) resource.renamedFrom = renamedFrom;
@@ -320,6 +338,34 @@ class Resolver {
       pushTo(refs.namesByGroup, groupPath, key);
       pushTo(refs.pathsByName, key, path);
     }
+  }
+
+  /**
+   * A kind's secrets (`oidc.clientSecret`) are references, never values: each is taken out of the
+   * item (so it is never a field, never compared, planned as a value or exported) and kept as a
+   * SecretRef, a file path made absolute against the manifest's own directory.
+   */
+  private takeSecrets(descriptor: KindDescriptor, site: Site, item: Obj, key: string): { item: Obj; refs: Record<string, SecretRef> } {
+    const refs: Record<string, SecretRef> = {};
+    if (!descriptor.secretPaths?.length) return { item, refs };
+    const copy: Obj = structuredClone(item);
+    for (const path of descriptor.secretPaths) {
+      const parts = path.split('.');
+      const holder = parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), copy);
+      const last = parts[parts.length - 1]!;
+      const raw = holder?.[last];
+      if (holder === undefined || raw === undefined) continue;
+      delete holder[last];
+      const ref = asObject(raw);
+      const fromEnv = asString(ref?.fromEnv);
+      const fromFile = asString(ref?.fromFile);
+      if (fromEnv !== undefined && fromFile === undefined) refs[path] = { fromEnv };
+      else if (fromFile !== undefined && fromEnv === undefined) refs[path] = { fromFile: resolvePath(dirname(site.doc.file), fromFile) };
+      else if (ref !== undefined) {
+        this.report({ doc: site.doc, pointer: [...site.pointer, ...parts] }, `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`);
+      }
+    }
+    return { item: copy, refs };
   }
 
   // ---- role bindings --------------------------------------------------------------------
@@ -395,7 +441,15 @@ class Resolver {
   private resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'role');
     if (!picked || 'uid' in picked) return picked;
-    const { ref, refSite } = picked;
+    return this.resolveRoleName(picked.refSite, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`);
+  }
+
+  /**
+   * A role named by a resource of `groupPath` (a binding, an identity provider's default role):
+   * a path from the org root, else the nearest custom role of the group or its ancestors, else a
+   * built-in. `what` names the referring place in messages ("role binding of org \"acme\"").
+   */
+  private resolveRoleName(refSite: Site, groupPath: string, ref: string, what: string): RoleKey | undefined {
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.roles.paths.has(path)) {
@@ -403,12 +457,12 @@ class Resolver {
         // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
         this.report(
           refSite,
-          `role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)} belongs to ${this.groupLabel(parentPath(path))}, which is not this group or one of its ancestors; a binding may use the custom roles of its own group and its ancestors, or a built-in role`,
+          `role ${JSON.stringify(ref)} in ${what} belongs to ${this.groupLabel(parentPath(path))}, which is not this group or one of its ancestors; it may use the custom roles of its own group and its ancestors, or a built-in role`,
         );
         return undefined;
       }
       if (this.options.complete) {
-        this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
+        this.report(refSite, `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
       }
       return undefined;
     }
@@ -426,9 +480,9 @@ class Resolver {
       const elsewhere = (this.roles.pathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
       const note =
         elsewhere.length > 0
-          ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but a binding may only use custom roles of its own group and its ancestors`
+          ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but only custom roles of its own group and its ancestors may be used`
           : didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES]);
-      this.report(refSite, `unknown role ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
+      this.report(refSite, `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
     }
     return undefined;
   }

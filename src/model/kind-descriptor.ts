@@ -12,9 +12,11 @@ import type { SourceLocation } from './resources.js';
  * - `string`: compared exactly; an absent live value is `''` (the API leaves strings empty);
  * - `stringSet`: a list whose order carries no meaning; absent live is `[]`;
  * - `object`: a nested object compared as a whole (canonical JSON); absent live is absent;
- * - `boolean`: absent live is `false`.
+ * - `boolean`: absent live is `false`;
+ * - `roleRef`: a role, as a role binding names one (`RoleKey`): the API sends its uid, the
+ *   manifest its name or path, which the resolver resolves; absent live is absent.
  */
-export type FieldType = 'string' | 'stringSet' | 'object' | 'boolean';
+export type FieldType = 'string' | 'stringSet' | 'object' | 'boolean' | 'roleRef';
 
 export interface FieldSpec {
   /** The field's name in the API, the manifest and plan steps (they are the same). */
@@ -90,6 +92,12 @@ export interface KindDescriptor<K extends string = string> {
   readonly references?: readonly string[];
   /** Managed fields in the order plans and exports show them. */
   readonly fields: readonly FieldSpec[];
+  /**
+   * Secrets inside the resource, as dotted paths (`oidc.clientSecret`): write-only (the API never
+   * returns them), declared only as references (`{fromEnv}`/`{fromFile}`), kept out of fields,
+   * plans and exports, and sent only by the request that sets them (DESIGN.md §3).
+   */
+  readonly secretPaths?: readonly string[];
   /**
    * Fields of which a resource has at most one (an API oneof: an identity's relationship). A
    * manifest that sets one manages them all: the others are cleared by the same PATCH, which
@@ -170,6 +178,7 @@ export function liveDefault(spec: FieldSpec): unknown {
     case 'boolean':
       return false;
     case 'object':
+    case 'roleRef':
       return undefined;
   }
 }
@@ -191,6 +200,8 @@ function readApiValueOfType(spec: FieldSpec, value: unknown): unknown {
       return value === true;
     case 'object':
       return isPlainObject(value) ? copyValue(value) : undefined;
+    case 'roleRef':
+      return typeof value === 'string' && value !== '' ? { uid: value } : undefined;
   }
 }
 
@@ -210,6 +221,8 @@ function readManifestValueOfType(spec: FieldSpec, value: unknown): unknown {
       return typeof value === 'boolean' ? value : undefined;
     case 'object':
       return isPlainObject(value) ? copyValue(value) : undefined;
+    case 'roleRef':
+      return undefined; // a name or path: the resolver resolves it in its group
   }
 }
 
@@ -225,6 +238,7 @@ export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boo
       return sa.every((v, i) => v === sb[i]);
     }
     case 'object':
+    case 'roleRef':
       return live === undefined || desired === undefined ? live === desired : canonicalJson(live) === canonicalJson(desired);
     default:
       return live === desired;

@@ -3,7 +3,7 @@
  * read it, and `plan --out` saves it as JSON (DESIGN.md §5, schemas/plan.schema.json).
  */
 import type { Kind } from './kinds.js';
-import type { SourceLocation } from './resources.js';
+import type { SecretRef, SourceLocation } from './resources.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -22,6 +22,11 @@ export interface UidReference {
 
 /** What every step has, whatever its action. */
 interface StepBase {
+  /**
+   * Secrets the step sends, by dotted body path (`oidc.clientSecret`): where each is read at
+   * apply time (DESIGN.md §3). Never a value: plans and plan files hold references only.
+   */
+  secrets?: Record<string, SecretRef>;
   kind: Kind;
   /** Unique within a plan: a step is identified by its address. */
   address: string;
@@ -41,6 +46,8 @@ interface StepBase {
 export interface StepRefs {
   identityUid?: UidReference;
   roleUid?: UidReference;
+  /** An identity provider's default role. */
+  defaultRole?: UidReference;
 }
 
 /** POST under the parent. */

@@ -47,7 +47,12 @@ export type DesiredResource = ResourceUnion & {
   renamedFrom?: string;
   /** A pinned uid (`org.uid`); wins over address matching. */
   uid?: string;
+  /** Secrets declared by reference, by dotted path (`oidc.clientSecret`); never a value (DESIGN.md §3). */
+  secrets?: Record<string, SecretRef>;
 };
+
+/** Where a secret is read from at apply time: an environment variable, or a file (absolute path). */
+export type SecretRef = { fromEnv: string } | { fromFile: string };
 
 /** A resource as the API reports it. */
 export type LiveResource = ResourceUnion & {

@@ -37,6 +37,12 @@ export interface PlanOptions {
   maxDeleteRatio?: number;
   /** Lift the mass-delete refusal. */
   allowMassDelete?: boolean;
+  /**
+   * `apply --rotate-secrets`: re-send every declared secret of a resource that exists (one PATCH
+   * per resource, its mask naming the secret). Without it a secret is sent only by a create:
+   * the API never returns one, so a changed secret cannot be detected.
+   */
+  rotateSecrets?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
@@ -54,6 +60,39 @@ interface Planning {
   refusals: PlanRefusal[];
   /** Step address → step and its group path (for ordering). */
   steps: Map<string, OrderedStep>;
+  rotateSecrets: boolean;
+  /** Addresses created by this plan, as planCreates decided them. */
+  creating: Set<string>;
+}
+
+/**
+ * The role references of a resource's `roleRef` fields (an identity provider's defaultRole):
+ * the uid each is sent as — known, or filled from the create of a role this plan makes — or
+ * the address of the first one that neither exists nor is created.
+ */
+function resolveRoleRefs(p: Planning, d: DesiredResource, fieldNames: readonly string[], creating: Set<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
+  const refs: Record<string, UidReference> = {};
+  const dependsOn: string[] = [];
+  for (const spec of descriptorOf(d.kind).fields) {
+    if (spec.type !== 'roleRef' || !fieldNames.includes(spec.name)) continue;
+    const key = (d.fields as unknown as Record<string, RoleKey | undefined>)[spec.name];
+    if (key === undefined) continue;
+    const role = resolveReference(p, key, roleRefAddress(key), creating);
+    if (role === 'missing') return { missing: roleRefAddress(key) };
+    refs[spec.name] = role.ref;
+    if (role.dependsOn) dependsOn.push(role.dependsOn);
+  }
+  return { refs, dependsOn };
+}
+
+/** Puts the resolved role references into a step: `refs` for the reader, the uid into `after` when known. */
+function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidReference>): void {
+  if (Object.keys(refs).length === 0) return;
+  step.refs = { ...step.refs, ...refs };
+  for (const [field, ref] of Object.entries(refs)) {
+    if (ref.uid !== undefined) step.after[field] = ref.uid;
+    else delete step.after[field];
+  }
 }
 
 function isIgnored(p: Planning, resource: DesiredResource | LiveResource): boolean {
@@ -246,19 +285,29 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
       if (identity.dependsOn) dependsOn.push(identity.dependsOn);
       if (role.dependsOn) dependsOn.push(role.dependsOn);
     }
+    const roleRefs = resolveRoleRefs(p, d, Object.keys(step.after), creating);
+    if ('missing' in roleRefs) {
+      p.warnings.push(`${d.address} is not created: ${roleRefs.missing} neither exists nor is created (ignored?)`);
+      continue;
+    }
+    applyRoleRefs(step, roleRefs.refs);
+    dependsOn.push(...roleRefs.dependsOn);
+    if (d.secrets) step.secrets = { ...d.secrets };
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
     step.source = d.source;
     if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} is visible to this token`;
     creating.add(d.address);
     addStep(p, step, d.groupPath);
   }
+  p.creating = creating;
 }
 
 function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
     if (isIgnored(p, d) || isIgnored(p, l)) continue;
     const changes = diffManagedFields(d, l);
-    if (!changes.some((c) => !c.cleared)) continue;
+    const rotate = p.rotateSecrets && d.secrets !== undefined ? Object.keys(d.secrets) : [];
+    if (!changes.some((c) => !c.cleared) && rotate.length === 0) continue;
     const descriptor = descriptorOf(d.kind);
     if (!descriptor.hasUpdate) {
       // Immutable, and a replace would need two steps at one address.
@@ -277,6 +326,19 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       after: Object.fromEntries(changes.filter((c) => !c.cleared).map((c) => [c.field, c.after])),
       source: d.source,
     };
+    const roleRefs = resolveRoleRefs(p, d, step.updateMask, p.creating);
+    if ('missing' in roleRefs) {
+      p.warnings.push(`${d.address} is not updated: ${roleRefs.missing} neither exists nor is created (ignored?)`);
+      continue;
+    }
+    applyRoleRefs(step, roleRefs.refs);
+    if (roleRefs.dependsOn.length > 0) step.dependsOn = [...new Set(roleRefs.dependsOn)].sort();
+    if (rotate.length > 0) {
+      // The secret path itself in the mask: the API keeps a stored secret unless the mask names it.
+      step.updateMask.push(...rotate);
+      step.secrets = Object.fromEntries(rotate.map((path) => [path, d.secrets![path]!]));
+      step.reason ??= '--rotate-secrets: the secret is sent again';
+    }
     const previous = p.previousAddress.get(d.address);
     if (previous !== undefined) {
       step.previousAddress = previous;
@@ -547,6 +609,8 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     warnings: [],
     refusals: [...renamed.refusals],
     steps: new Map(),
+    rotateSecrets: options.rotateSecrets === true,
+    creating: new Set(),
   };
   const resources = normaliseDesired(p);
   const matching = matchResources(p, resources);

@@ -1,6 +1,8 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
+import { descriptorOf } from '../model/kinds.js';
+import type { RoleKey } from '../model/address.js';
 import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress, type ReferenceLookup } from './references.js';
 
 /** The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. */
@@ -11,7 +13,7 @@ export interface LiveIndex {
   ambiguous: Set<string>;
   /** Parent address → live children (ambiguous ones included: they block a delete too). */
   childrenOf: Map<string, LiveResource[]>;
-  /** Identity/role address → live bindings that reference it. */
+  /** Identity/role address → live bindings (and identity providers) that reference it. */
   bindingsByRef: Map<string, LiveResource[]>;
   /** For normalising `{uid}` binding references on both sides. */
   lookup: ReferenceLookup;
@@ -33,6 +35,11 @@ export function indexLive(live: LiveState): LiveIndex {
     if (r.kind === 'roleBinding') {
       pushTo(bindingsByRef, identityRefAddress(r.fields.identity), r);
       pushTo(bindingsByRef, roleRefAddress(r.fields.role), r);
+    }
+    // A role another resource defaults to (an identity provider) is held by it like by a binding.
+    for (const spec of descriptorOf(r.kind).fields) {
+      const key = (r.fields as unknown as Record<string, RoleKey | undefined>)[spec.name];
+      if (spec.type === 'roleRef' && key !== undefined) pushTo(bindingsByRef, roleRefAddress(key), r);
     }
   }
   for (const address of ambiguous) byAddress.delete(address);

@@ -6,6 +6,7 @@
 import { describeRefAddress } from './words.js';
 import { structuredPatch } from 'diff';
 import type { PlanStep, UidReference } from '../model/plan.js';
+import type { SecretRef } from '../model/resources.js';
 
 /** How a line is meant: the views colour `add`/`remove`/`change` lines, `context` stays plain. */
 export type LineTone = 'add' | 'remove' | 'change' | 'context' | 'header';
@@ -23,6 +24,11 @@ function formatValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
+    // A role as a reference field holds it (an identity provider's defaultRole).
+    const keys = Object.keys(value);
+    const role = value as { builtin?: string; path?: string };
+    if (keys.length === 1 && typeof role.builtin === 'string') return `${role.builtin} (built-in role)`;
+    if (keys.length === 1 && typeof role.path === 'string') return `role:${role.path}`;
     return `{${Object.entries(value as Record<string, unknown>)
       .map(([k, v]) => `${k}: ${formatValue(v)}`)
       .join(', ')}}`;
@@ -59,6 +65,11 @@ export function diffLines(before: string, after: string): StepLine[] {
   return lines;
 }
 
+/** A secret as a plan shows it: where it is read from, never what it is. */
+function describeSecret(ref: SecretRef): string {
+  return `(sensitive: read from ${'fromEnv' in ref ? `$${ref.fromEnv}` : ref.fromFile} at apply time)`;
+}
+
 function referenceText(ref: UidReference): string {
   return ref.uid !== undefined ? `${formatValue(ref.uid)} (${describeRefAddress(ref.address)})` : `(known after apply: ${ref.address})`;
 }
@@ -73,20 +84,22 @@ type FieldEntry = { tone: LineTone; field: string; value: string } | { tone: Lin
 
 function fieldEntries(step: PlanStep): FieldEntry[] {
   const entries: FieldEntry[] = [];
+  const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
   if (step.action === 'create') {
     for (const [field, value] of Object.entries(step.after ?? {})) {
-      if (field === 'identityUid' || field === 'roleUid') continue; // shown below with its address
+      if (field === 'identityUid' || field === 'roleUid' || refs[field]) continue; // shown below with its address
       if (isMultiline(value)) {
         // All lines are new: a hunk header would say nothing.
         const block = diffLines('', value).filter((l) => l.tone === 'add');
         entries.push({ tone: 'add', field, block });
       } else entries.push({ tone: 'add', field, value: formatValue(value) });
     }
-    for (const field of ['identityUid', 'roleUid'] as const) {
-      const ref = step.refs?.[field];
+    for (const field of new Set(['identityUid', 'roleUid', ...Object.keys(refs)])) {
+      const ref = refs[field];
       if (ref) entries.push({ tone: 'add', field, value: referenceText(ref) });
       else if (step.after?.[field] !== undefined) entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });
     }
+    for (const [path, ref] of Object.entries(step.secrets ?? {})) entries.push({ tone: 'add', field: path, value: describeSecret(ref) });
   } else if (step.action === 'update') {
     // Fields the update clears as a side effect (another of an exclusive set replaces them) are shown too.
     const cleared = Object.keys(step.before ?? {}).filter((f) => !(step.updateMask ?? []).includes(f));
@@ -99,8 +112,10 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
       } else if (isMultiline(before) || isMultiline(after)) {
         entries.push({ tone: 'change', field, block: diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : '') });
       } else {
-        const ref = field === 'roleUid' || field === 'identityUid' ? step.refs?.[field] : undefined;
-        entries.push({ tone: 'change', field, value: `${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}` });
+        const secret = step.secrets?.[field];
+        const ref = refs[field];
+        const value = secret ? `${describeSecret(secret)} (sent again)` : `${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}`;
+        entries.push({ tone: 'change', field, value });
       }
     }
   } else {

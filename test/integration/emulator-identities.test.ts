@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { get, patch, post, startTestEmulator } from './emulator-helpers.js';
+import { call, get, patch, post, startTestEmulator } from './emulator-helpers.js';
 
 const GITHUB = 'https://token.actions.githubusercontent.com';
 const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] });
@@ -69,5 +69,56 @@ describe('identity relationships', () => {
     const viewer = (await get(emu, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
     const binding = (await post(emu, `/iam/v2/roleBindings/${org}`, { identityUid: identity.uid, roleUid: viewer })).body;
     expect(binding.identity).toMatchObject({ uid: identity.uid, issuer: 'https://issuer.acme.dev', subject: 'keyed' });
+  });
+});
+
+describe('identity providers', () => {
+  it('keep the client secret write-only: required on create, never returned, kept by a PATCH that does not name it', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const statePath = join(mkdtempSync(join(tmpdir(), 'emulator-idp-')), 'state.json');
+    const e = await startTestEmulator({ seed: { orgs: [{ name: 'sso' }] }, statePath });
+    try {
+      const o = (await get(e, '/iam/v2/groups')).body.groups[0].uid;
+      const viewer = (await get(e, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
+      const oidc = { issuer: 'https://acme.okta.com', clientId: 'client-1' };
+      const missing = await post(e, `/iam/v2/identityProviders/${o}`, { name: 'okta', defaultRole: viewer, oidc });
+      expect(missing.status).toBe(400);
+      expect(missing.body.message).toContain('oidc.clientSecret is required');
+      const created = await post(e, `/iam/v2/identityProviders/${o}`, { name: 'okta', defaultRole: viewer, oidc: { ...oidc, clientSecret: 'first-secret' } });
+      expect(created.status, created.text).toBe(200);
+      expect(created.text).not.toContain('first-secret');
+      expect(created.body.oidc).toEqual(oidc);
+      const storedSecret = async () => {
+        await e.flush();
+        const state = JSON.parse(readFileSync(statePath, 'utf8')) as { resources: { uid: string; data: { oidc?: { clientSecret?: string } } }[] };
+        return state.resources.find((r) => r.uid === created.body.uid)!.data.oidc!.clientSecret;
+      };
+      expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc`, { oidc: { ...oidc, clientId: 'client-2', clientSecret: 'ignored' } })).status).toBe(200);
+      expect(await storedSecret()).toBe('first-secret');
+      expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc.clientSecret`, { oidc: { clientSecret: 'second-secret' } })).status).toBe(200);
+      expect(await storedSecret()).toBe('second-secret');
+      expect((await get(e, `/iam/v2/identityProviders/${created.body.uid}`)).body.oidc.clientId).toBe('client-2');
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('count as bound to their default role (RESOURCE_NOT_EMPTY), hold their group, and clash on a sibling name with 409', async () => {
+    const group = (await post(emu, `/iam/v2/groups/${org}`, { name: 'sso-group' })).body.uid;
+    const role = (await post(emu, `/iam/v2/roles/${group}`, { name: 'sso-user', capabilities: ['repo.list'] })).body.uid;
+    const body = { name: 'okta', defaultRole: role, oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' } };
+    const idp = await post(emu, `/iam/v2/identityProviders/${group}`, body);
+    expect(idp.status, idp.text).toBe(200);
+    expect((await post(emu, `/iam/v2/identityProviders/${group}`, body)).status).toBe(409);
+    const roleDelete = await call(emu, 'DELETE', `/iam/v2/roles/${role}`);
+    expect(roleDelete.status).toBe(400);
+    expect(roleDelete.body.message).toContain('is still referenced by 1 role binding or identity provider');
+    expect((await call(emu, 'DELETE', `/iam/v2/groups/${group}`)).body.message).toContain('1 identityProvider');
+    const elsewhere = (await post(emu, `/iam/v2/groups/${org}`, { name: 'other' })).body.uid;
+    const foreignRole = await post(emu, `/iam/v2/identityProviders/${elsewhere}`, { ...body, name: 'x' });
+    expect(foreignRole.status).toBe(400);
+    expect(foreignRole.body.message).toContain('use a built-in role or a custom role of this group or its ancestors');
   });
 });

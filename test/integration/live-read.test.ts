@@ -145,10 +145,10 @@ describe('readLiveState', () => {
       if (res.kind !== 'tag' && res.kind !== 'roleBinding') expect(res.updateTime).toMatch(/Z$/);
     }
 
-    // Every kind was listed once under the org; one readme was fetched.
+    // Every kind platform-sync manages (8) was listed once under the org; one readme was fetched.
     const log = emulator.requestLog;
     const scoped = log.filter((e) => e.query['uidp.descendants_of'] === live.org!.uid);
-    expect(new Set(scoped.map((e) => e.path)).size).toBe(7);
+    expect(new Set(scoped.map((e) => e.path)).size).toBe(8);
     expect(log.filter((e) => e.path.endsWith('/readme')).map((e) => e.path)).toEqual([`/registry/v2/repos/${r['repo:engineering/platform/base']!.uid}/readme`]);
     expect(log.length).toBeLessThanOrEqual(11);
   });

@@ -11,8 +11,8 @@ export type Rewrite = (request: { method: string; path: string }, body: unknown)
 
 export interface RewritingProxy {
   url: string;
-  /** Requests seen, in order. */
-  seen: { method: string; path: string }[];
+  /** Requests seen, in order, with their bodies as sent. */
+  seen: { method: string; path: string; body: string }[];
   close(): Promise<void>;
 }
 
@@ -28,8 +28,8 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
     void (async () => {
       const method = req.method ?? 'GET';
       const path = req.url ?? '/';
-      seen.push({ method, path });
       const body = await readBody(req);
+      seen.push({ method, path, body: body.toString('utf8') });
       const headers: Record<string, string> = {};
       for (const name of ['authorization', 'content-type']) {
         const value = req.headers[name];

@@ -125,7 +125,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'unknown capability',
     files: ['bad-unknown-capability.yaml'],
     expected: [
-      `${F}/bad-unknown-capability.yaml:6:33: unknown capability "tag.creat" in role "publisher"; expected one of groups.list, groups.create, groups.update, groups.delete, identity.list, identity.create, identity.update, identity.delete, role_bindings.list, role_bindings.create, role_bindings.delete, repo.list, repo.create, repo.update, repo.delete, tag.list, tag.create, tag.delete, subscriptions.list, subscriptions.create, subscriptions.delete, advisories.list (did you mean "tag.create"?) (at /org/roles/0/capabilities/1)`,
+      `${F}/bad-unknown-capability.yaml:6:33: unknown capability "tag.creat" in role "publisher"; expected one of groups.list, groups.create, groups.update, groups.delete, identity.list, identity.create, identity.update, identity.delete, role_bindings.list, role_bindings.create, role_bindings.delete, repo.list, repo.create, repo.update, repo.delete, tag.list, tag.create, tag.delete, subscriptions.list, subscriptions.create, subscriptions.delete, advisories.list, identity_providers.list, identity_providers.create, identity_providers.update, identity_providers.delete, account_associations.list, account_associations.create, account_associations.update, account_associations.delete (did you mean "tag.create"?) (at /org/roles/0/capabilities/1)`,
     ],
   },
   {
@@ -144,14 +144,14 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'bad glob in settings',
     files: ['bad-settings-glob.yaml'],
     expected: [
-      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:) (did you mean "repo:*"?) (at /settings/protect/0)`,
+      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:) (did you mean "repo:*"?) (at /settings/protect/0)`,
     ],
   },
   {
     name: 'unknown kind in settings.prune',
     files: ['bad-prune-kind.yaml'],
     expected: [
-      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions (at /settings/prune/identity)`,
+      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions, identityProviders (at /settings/prune/identity)`,
     ],
   },
   {
@@ -233,7 +233,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     files: ['bad-misspelt-keys.yaml'],
     expected: [
       `${F}/bad-misspelt-keys.yaml:1:1: unknown field "apiVersoin" in the document; expected one of apiVersion, org, settings (did you mean "apiVersion"?) (at /apiVersoin)`,
-      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, subscriptions, groups, uid (did you mean "identities"?) (at /org/identites)`,
+      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, subscriptions, identityProviders, groups, uid (did you mean "identities"?) (at /org/identites)`,
       `${F}/bad-misspelt-keys.yaml:7:7: unknown field "nmae" in repo 1 of org "acme"; expected one of name, renamedFrom, description, readme (did you mean "name"?) (at /org/repos/0/nmae)`,
       `${F}/bad-misspelt-keys.yaml:10:7: unknown field "rol" in role binding 1 of org "acme"; expected one of identity, identityUid, role, roleUid (did you mean "role"?) (at /org/roleBindings/0/rol)`,
       `${F}/bad-misspelt-keys.yaml:12:3: unknown field "prnue" in settings; expected one of prune, ignore, protect (did you mean "prune"?) (at /settings/prnue)`,
@@ -243,8 +243,8 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: "custom role of another subtree, by name and by path",
     files: ['bad-role-other-subtree.yaml'],
     expected: [
-      `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push); a custom role "deployer" exists in group "engineering", but a binding may only use custom roles of its own group and its ancestors (at /org/groups/1/roleBindings/0/role)`,
-      `${F}/bad-role-other-subtree.yaml:16:17: role "/engineering/deployer" in role binding of group "security" belongs to group "engineering", which is not this group or one of its ancestors; a binding may use the custom roles of its own group and its ancestors, or a built-in role (at /org/groups/1/roleBindings/1/role)`,
+      `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push); a custom role "deployer" exists in group "engineering", but only custom roles of its own group and its ancestors may be used (at /org/groups/1/roleBindings/0/role)`,
+      `${F}/bad-role-other-subtree.yaml:16:17: role "/engineering/deployer" in role binding of group "security" belongs to group "engineering", which is not this group or one of its ancestors; it may use the custom roles of its own group and its ancestors, or a built-in role (at /org/groups/1/roleBindings/1/role)`,
     ],
   },
   {

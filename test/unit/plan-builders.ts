@@ -53,6 +53,9 @@ export const r = {
   repo(groupPath: string, name: string, fields: Partial<FieldsByKind['repo']> = {}): Shape {
     return shape('repo', namedAddress('repo', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
   },
+  identityProvider(groupPath: string, name: string, fields: Partial<FieldsByKind['identityProvider']> = {}): Shape {
+    return shape('identityProvider', namedAddress('identityProvider', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+  },
   subscription(groupPath: string, sink: string): Shape {
     return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), { sink });
   },

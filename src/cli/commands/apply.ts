@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { readPlanSecrets } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
@@ -22,6 +23,7 @@ import {
   addPlanningOptions,
   planOptionsFrom,
   requirePaths,
+  cliSecretReader,
   shouldColor,
   withSession,
   type ConnectionOptions,
@@ -46,7 +48,8 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .argument('[paths...]', 'manifest files or directories, or one saved plan file (.json)')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
-    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));
+    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
+    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource');
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
@@ -76,6 +79,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out, ctx.env) }));
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
+    readPlanSecrets(plan, cliSecretReader(ctx)); // a missing secret stops here, before the question
 
     if (!(await confirmApply(plan.steps.length, options, ctx))) {
       output.stderr.write('Apply cancelled: nothing was changed.\n');
@@ -123,6 +127,7 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
     options.maxDeleteRatio !== undefined ? '--max-delete-ratio' : '',
     options.allowMassDelete ? '--allow-mass-delete' : '',
     options.bootstrap ? '--bootstrap' : '',
+    options.rotateSecrets ? '--rotate-secrets' : '',
   ].filter(Boolean);
   if (planning.length > 0) {
     throw new UserError('APPLY_USAGE', `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`);
@@ -198,7 +203,7 @@ async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyC
   ctx.signals.on('SIGINT', onSignal);
   ctx.signals.on('SIGTERM', onSignal);
   try {
-    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal });
+    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret: cliSecretReader(ctx) });
   } finally {
     ctx.signals.off('SIGINT', onSignal);
     ctx.signals.off('SIGTERM', onSignal);

@@ -1,0 +1,69 @@
+/**
+ * Identity providers: SSO for people through an OIDC provider (DESIGN.md §2). Its `defaultRole`
+ * is a role reference resolved like a binding's; its client secret is write-only and declared
+ * only as a reference (`{fromEnv}`/`{fromFile}`), sent by the create and by
+ * `apply --rotate-secrets`, and never kept anywhere else.
+ */
+import { namedAddress, type RoleKey } from '../address.js';
+import type { KindDescriptor } from '../kind-descriptor.js';
+
+export interface Oidc {
+  issuer: string;
+  clientId: string;
+  additionalScopes?: string[];
+  groupsClaim?: string;
+  pkceEnabled?: boolean;
+}
+
+export interface IdentityProviderFields {
+  name: string;
+  description?: string;
+  defaultRole?: RoleKey;
+  /** Without the client secret: that is a secret reference (DesiredResource.secrets). */
+  oidc?: Oidc;
+}
+
+/** The one secret of an identity provider, as a dotted path into its body. */
+export const CLIENT_SECRET = 'oidc.clientSecret';
+
+export const identityProvider = {
+  kind: 'identityProvider',
+  label: { one: 'identity provider', many: 'identity providers' },
+  api: {
+    collection: '/iam/v2/identityProviders',
+    plural: 'identityProviders',
+    nameFilter: true,
+    createFields: ['name', 'description', 'defaultRole', 'oidc'],
+    updatableFields: ['name', 'description', 'defaultRole', 'oidc', CLIENT_SECRET],
+  },
+  parentKind: 'group',
+  keyField: 'name',
+  fields: [
+    { name: 'name', type: 'string' },
+    { name: 'description', type: 'string' },
+    { name: 'defaultRole', type: 'roleRef' },
+    { name: 'oidc', type: 'object' },
+  ],
+  secretPaths: [CLIENT_SECRET],
+  hasUpdate: true,
+  renameable: true,
+  holdsChildren: false,
+  referenceable: false,
+  manifest: { listKey: 'identityProviders', definition: 'identityProvider', form: 'item', itemNoun: 'identity provider' },
+  deleteReliesOn: ['identityProvider'],
+  ownsGroupPath: false,
+  address: (groupPath, fields) => namedAddress('identityProvider', groupPath, String(fields.name)),
+  describe: (key) => `identity provider ${JSON.stringify(key)}`,
+  checkItem(item, key) {
+    const oidc = item.oidc;
+    if (typeof oidc !== 'object' || oidc === null) return [];
+    const secret = (oidc as Record<string, unknown>).clientSecret;
+    if (secret === undefined || (typeof secret === 'object' && secret !== null && !Array.isArray(secret))) return [];
+    return [
+      {
+        pointer: ['oidc', 'clientSecret'],
+        message: `the client secret of identity provider ${JSON.stringify(key)} is written literally; a secret is never kept in manifests: expected {fromEnv: VARIABLE} or {fromFile: path}`,
+      },
+    ];
+  },
+} as const satisfies KindDescriptor<'identityProvider'>;
