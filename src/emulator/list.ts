@@ -38,7 +38,8 @@ const COMMON_PARAMS = ['uidp.children_of', 'uidp.descendants_of', 'page_size', '
 
 /** Query parameters a List of `kind` accepts. */
 function listParams(kind: ApiKind): string[] {
-  const extra = kind === 'advisory' ? ['artifactNames', 'advisoryIds'] : KIND_INFO[kind].nameFilter ? ['name'] : [];
+  const extra =
+    kind === 'advisory' ? ['artifactNames', 'advisoryIds'] : kind === 'groupMapping' ? ['identityProviderUid'] : KIND_INFO[kind].nameFilter ? ['name'] : [];
   return [...COMMON_PARAMS, ...extra];
 }
 
@@ -115,6 +116,9 @@ export function parseListRequest(kind: ApiKind, params: URLSearchParams): ListRe
   if (descendantsOf) filter.descendantsOf = descendantsOf;
   const name = single.get('name');
   if (name !== undefined) filter.name = name;
+  // A group mapping's provider: the same as its children.
+  const provider = single.get('identityProviderUid');
+  if (provider !== undefined) filter.childrenOf = provider;
   const artifactNames = multi.get('artifactNames');
   if (artifactNames) filter.artifactNames = artifactNames;
   const advisoryIds = multi.get('advisoryIds');

@@ -273,6 +273,13 @@ export class EmulatorService {
     }
     if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
     if (kind === 'identityProvider') this.checkRoleRef(caller, parentUid!, data.defaultRole!, 'defaultRole');
+    if (kind === 'groupMapping') {
+      // The role is given on the org (the only scope there is), from the provider's group.
+      const orgUid = parentUid!.slice(0, 40);
+      if (data.scope !== orgUid) throw invalidArgument([{ field: 'scope', description: `scope must be the org's root group ${orgUid} (the only scope allowed)` }]);
+      const idp = this.store.get('identityProvider', parentUid!)!;
+      this.checkRoleRef(caller, idp.parent!, data.roleUid!, 'roleUid');
+    }
     const clash = this.store.findSibling(kind, parentUid, data);
     if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeKey(kind, data), parentUid);
     const now = this.clock();
@@ -337,6 +344,10 @@ export class EmulatorService {
     const mask = updateMaskOf(req.query);
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
+    if (kind === 'groupMapping') {
+      const failure = unimplemented('external group role mappings cannot be updated; delete and create instead');
+      return { status: 405, body: failure.toBody(), headers: { allow: 'GET, DELETE' } };
+    }
     if (kind === 'advisory' || KIND_INFO[kind].updatableFields.length === 0)
       throw unimplemented(`${KIND_INFO[kind].plural} cannot be updated; delete and create instead`);
     const { clientSecret, ...change } = validatePatch(kind as Kind, req.body ?? {}, mask);
@@ -403,6 +414,7 @@ export class EmulatorService {
 function describeKey(kind: ApiKind, data: ResourceData): string {
   if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
   if (kind === 'subscription') return `a subscription to ${data.sink}`;
+  if (kind === 'groupMapping') return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
   return `a ${kind} named ${JSON.stringify(data.name)}`;
 }
 

@@ -24,6 +24,9 @@ export interface ResourceData {
   awsIdentity?: AwsIdentity;
   staticKeys?: StaticKeys;
   servicePrincipal?: string;
+  /** A group mapping's external group and scope (its role is `roleUid`). */
+  externalGroupId?: string;
+  scope?: string;
   /** An identity provider's default role (a role uid) and OIDC settings (the secret write-only). */
   defaultRole?: string;
   oidc?: { issuer: string; clientId: string; clientSecret?: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
@@ -113,6 +116,8 @@ function naturalKey(r: StoredResource): string | null {
       return `${r.data.identityUid}\u0000${r.data.roleUid}`;
     case 'subscription':
       return r.data.sink ?? null;
+    case 'groupMapping':
+      return `${r.data.externalGroupId}\u0000${r.data.roleUid}\u0000${r.data.scope}`;
     case 'advisory':
       return null;
     default:
@@ -393,10 +398,11 @@ export class Store {
       }
     }
     // A role an identity provider defaults to is bound too: it may not be deleted under it.
-    if (r.kind === 'identityProvider' && r.data.defaultRole !== undefined) {
-      const n = (this.bindingsByRole.get(r.data.defaultRole) ?? 0) + delta;
-      if (n > 0) this.bindingsByRole.set(r.data.defaultRole, n);
-      else this.bindingsByRole.delete(r.data.defaultRole);
+    const heldRole = r.kind === 'identityProvider' ? r.data.defaultRole : r.kind === 'groupMapping' ? r.data.roleUid : undefined;
+    if (heldRole !== undefined) {
+      const n = (this.bindingsByRole.get(heldRole) ?? 0) + delta;
+      if (n > 0) this.bindingsByRole.set(heldRole, n);
+      else this.bindingsByRole.delete(heldRole);
     }
     if (r.kind === 'roleBinding') {
       for (const [map, uid] of [

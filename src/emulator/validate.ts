@@ -18,6 +18,7 @@ const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
   tag: ['uid', 'createTime', 'updateTime', 'deprecated'],
   subscription: ['uid', 'createTime', 'updateTime'],
   identityProvider: ['uid', 'createTime', 'updateTime'],
+  groupMapping: ['uid', 'createTime', 'updateTime', 'identityProviderUid'],
   advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
 };
 
@@ -30,6 +31,7 @@ const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
   tag: ['name', 'digest'],
   subscription: ['sink'],
   identityProvider: ['name', 'defaultRole', 'oidc'],
+  groupMapping: ['externalGroupId', 'roleUid', 'scope'],
 };
 
 /** Docker-style tag names. */
@@ -66,6 +68,10 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'sink':
       return checkHttpsUrl(value, 'is required and must be an https:// URL');
+    case 'externalGroupId':
+      return typeof value === 'string' && value.trim() !== '' ? null : 'externalGroupId must be the name or id of a group of the identity provider';
+    case 'scope':
+      return typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? null : 'scope must be the uid of the org (its root group)';
     case 'defaultRole':
       return typeof value === 'string' && value !== '' ? null : 'defaultRole must be the uid of a role';
     case 'oidc':

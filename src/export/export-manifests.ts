@@ -172,10 +172,10 @@ function addGroupBody(
 
   for (const descriptor of DESCRIPTORS) {
     const form = descriptor.manifest;
-    if (!form || form.form === 'group') continue; // child groups come last, below
+    if (!form || form.form === 'group' || form.form === 'nested') continue; // child groups come last, below; nested lists inside their items
     const items = index.byKind.get(descriptor.kind)?.get(path) ?? [];
     if (items.length === 0) continue;
-    map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items));
+    map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items, index));
   }
 
   const children = parts.withChildGroups ? ((index.byKind.get('group')?.get(path) ?? []) as LiveOf<'group'>[]) : [];
@@ -191,23 +191,16 @@ function addGroupBody(
 }
 
 /** Plain list items: the key first, then every managed field the API returned, in descriptor order. */
-function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly LiveResource[]): YAMLSeq {
+function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly LiveResource[], index: GroupIndex): YAMLSeq {
   const seq = doc.createNode(
     items.map((r) => {
-      const have = r.fields as unknown as Record<string, unknown>;
-      const out: Record<string, unknown> = {};
-      for (const spec of descriptor.fields) {
-        const value = have[spec.name];
-        if (value === undefined) continue;
-        if (spec.type === 'roleRef') {
-          // A role as a manifest names one; a role outside the org cannot be named: left unmanaged.
-          const key = value as RoleKey;
-          if ('builtin' in key) out[spec.name] = key.builtin;
-          else if ('path' in key) out[spec.name] = referenceInOrg(r.groupPath, key.path);
-        } else out[spec.name] = copyValue(value);
+      const out = itemFields(descriptor, r);
+      // Lists inside the item (an identity provider's group mappings).
+      for (const nested of DESCRIPTORS) {
+        if (nested.manifest?.form !== 'nested' || nested.parentKind !== descriptor.kind) continue;
+        const children = (index.byKind.get(nested.kind)?.get(r.groupPath) ?? []).filter((c) => c.parentAddress === r.address);
+        if (children.length > 0) out[nested.manifest.listKey] = children.map((c) => itemFields(nested, c));
       }
-      // The API never returns a secret: written as the reference a manifest must use.
-      for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path) });
       return out;
     }),
   ) as YAMLSeq;
@@ -225,6 +218,25 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
     }
   });
   return seq;
+}
+
+/** One item's fields as a manifest writes them (secrets as references, roles as names). */
+function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
+  const have = r.fields as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const spec of descriptor.fields) {
+    const value = have[spec.name];
+    if (value === undefined) continue;
+    if (spec.type === 'roleRef') {
+      // A role as a manifest names one; a role outside the org cannot be named: left unmanaged.
+      const key = value as RoleKey;
+      if ('builtin' in key) out[spec.name] = key.builtin;
+      else if ('path' in key) out[spec.name] = referenceInOrg(r.groupPath, key.path);
+    } else out[spec.name] = copyValue(value);
+  }
+  // The API never returns a secret: written as the reference a manifest must use.
+  for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path) });
+  return out;
 }
 
 function writeBindings(doc: Document, path: string, bindings: readonly LiveResource[]): YAMLSeq {

@@ -53,7 +53,7 @@ function readListedFields(descriptor: KindDescriptor, obj: ApiObject): Record<st
   const fields: Record<string, unknown> = {};
   for (const spec of descriptor.fields) {
     if (spec.listed === false) continue; // fetched on its own, when managed
-    const value = readApiValue(spec, obj[spec.name]);
+    const value = readApiValue(spec, obj[spec.apiName ?? spec.name]);
     if (value !== undefined) fields[spec.name] = value;
   }
   return fields;

@@ -113,6 +113,8 @@ class Resolver {
   private readonly identities = this.referenceable.get('identity')!;
   private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
+  /** Items of lists inside another kind's items (group mappings of an identity provider). */
+  private readonly nested: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }[] = [];
   /** Role references of other kinds (an identity provider's defaultRole), resolved once every role is declared. */
   private readonly roleRefs: { resource: DesiredResource; field: string; site: Site; groupPath: string; ref: string; what: string }[] = [];
   /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
@@ -145,6 +147,7 @@ class Resolver {
       const key = this.resolveRoleName(r.site, r.groupPath, r.ref, r.what);
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
+    for (const n of this.nested) this.addNestedItem(n);
     this.checkIgnoredDeclarations();
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
@@ -221,6 +224,7 @@ class Resolver {
     for (const descriptor of DESCRIPTORS) {
       const form = descriptor.manifest;
       if (!form) continue;
+      if (form.form === 'nested') continue; // listed inside an item of its parent kind (addItem)
       this.eachItem(site, value, form.listKey, (item, itemSite) => {
         if (form.form === 'item') this.addItem(descriptor, itemSite, path, item);
         else if (form.form === 'binding') this.bindings.push({ site: itemSite, groupPath: path, value: item });
@@ -330,6 +334,15 @@ class Resolver {
     }
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
+    // Lists inside this item (an identity provider's groupMappings): resolved once every role is declared.
+    for (const nested of DESCRIPTORS) {
+      if (nested.manifest?.form !== 'nested' || nested.parentKind !== descriptor.kind) continue;
+      const list = nested.manifest.listKey;
+      asArray(item[list]).forEach((raw, i) => {
+        const value = asObject(raw);
+        if (value) this.nested.push({ descriptor: nested, site: { doc: site.doc, pointer: [...site.pointer, list, i] }, groupPath, parent: resource, value, where: `${descriptor.describe(key)} in ${where}` });
+      });
+    }
     if (renamedFrom !== undefined && this.checkRename({ doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] }, resource, renamedFrom)) resource.renamedFrom = renamedFrom;
     const refs = this.referenceable.get(descriptor.kind);
     if (refs) {
@@ -366,6 +379,37 @@ class Resolver {
       }
     }
     return { item: copy, refs };
+  }
+
+  /**
+   * An item of a nested list (a group mapping): its plain fields, its role resolved in the
+   * parent's group, its address from both; a duplicate is reported like any other.
+   */
+  private addNestedItem(n: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }): void {
+    const fields: Obj = {};
+    for (const spec of n.descriptor.fields) {
+      const written = n.value[fieldKey(n.value, spec.name, n.descriptor.manifest!.definition)];
+      if (spec.type === 'roleRef') {
+        const ref = asString(written);
+        if (ref === undefined || ref === '') return; // the schema reports it missing
+        const key = this.resolveRoleName({ doc: n.site.doc, pointer: [...n.site.pointer, spec.name] }, n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
+        if (!key) return;
+        fields[spec.name] = key;
+      } else {
+        const value = readManifestValue(spec, written);
+        if (value === undefined) return; // the schema reports it
+        fields[spec.name] = value;
+      }
+    }
+    const resource = {
+      kind: n.descriptor.kind,
+      address: n.descriptor.address(n.groupPath, fields, { groupPath: n.groupPath, fields: n.parent.fields }),
+      groupPath: n.groupPath,
+      parentAddress: n.parent.address,
+      source: n.site.doc.locate(n.site.pointer),
+      fields,
+    } as unknown as DesiredResource;
+    this.declare(n.site, resource, () => `${n.descriptor.label.one} in ${n.where}`);
   }
 
   // ---- role bindings --------------------------------------------------------------------

@@ -19,8 +19,10 @@ import type { SourceLocation } from './resources.js';
 export type FieldType = 'string' | 'stringSet' | 'object' | 'boolean' | 'roleRef';
 
 export interface FieldSpec {
-  /** The field's name in the API, the manifest and plan steps (they are the same). */
+  /** The field's name in the manifest (and in the API and plan steps, unless `apiName` says otherwise). */
   readonly name: string;
+  /** The field's name in the API and in plan steps, when it is not `name` (`externalGroupId`). */
+  readonly apiName?: string;
   readonly type: FieldType;
   /** Compared with live to decide an update (default true); false = shown only (a tag's `deprecated`). */
   readonly compared?: boolean;
@@ -57,9 +59,11 @@ export interface ManifestForm {
   readonly definition: string;
   /**
    * `item`: a plain list item keyed by `keyField`; `group`: a nested group (recursive);
-   * `binding`: a role binding whose references resolve once every document is read.
+   * `binding`: a role binding whose references resolve once every document is read;
+   * `nested`: a list inside an item of its parent kind (an identity provider's groupMappings),
+   * resolved once every document is read.
    */
-  readonly form: 'item' | 'group' | 'binding';
+  readonly form: 'item' | 'group' | 'binding' | 'nested';
   /** Singular noun for a list item in schema messages ("role binding 2 of org"). */
   readonly itemNoun: string;
 }
@@ -81,7 +85,9 @@ export interface KindDescriptor<K extends string = string> {
     readonly updatableFields: readonly string[];
   };
   /** Kind of the parent: the resource's uid is `<parent uid>/<16 hex>`. */
-  readonly parentKind: 'group' | 'repo';
+  readonly parentKind: 'group' | 'repo' | 'identityProvider';
+  /** A create-body field the API wants set to the org's root group uid (a group mapping's `scope`). */
+  readonly orgScopeField?: string;
   /** Natural key among siblings (what an address names), or null when the key is derived. */
   readonly keyField: 'name' | 'sink' | null;
   /**

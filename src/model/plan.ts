@@ -48,6 +48,8 @@ export interface StepRefs {
   roleUid?: UidReference;
   /** An identity provider's default role. */
   defaultRole?: UidReference;
+  /** A group mapping's scope: the org's root group. */
+  scope?: UidReference;
 }
 
 /** POST under the parent. */

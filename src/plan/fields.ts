@@ -8,7 +8,7 @@ import { copyValue, liveDefault, sameValue } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
 import type { DesiredResource, LiveResource, ResourceUnion } from '../model/resources.js';
 
-/** One managed field that differs: its API name and both values (live first). */
+/** One managed field that differs: its API name (what an update mask names) and both values (live first). */
 export interface FieldChange {
   field: string;
   before: unknown;
@@ -38,7 +38,7 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
     const after = want[spec.name];
     if (after === undefined) continue; // not managed: the live value is kept
     const before = have[spec.name] ?? liveDefault(spec);
-    if (!sameValue(spec, before, after)) changes.push({ field: spec.name, before: copyValue(before), after: copyValue(after) });
+    if (!sameValue(spec, before, after)) changes.push({ field: spec.apiName ?? spec.name, before: copyValue(before), after: copyValue(after) });
   }
   // An exclusive field set in the manifests replaces whichever other one is live.
   const exclusive = descriptorOf(desired.kind).exclusiveFields ?? [];
@@ -55,7 +55,7 @@ export function createFields(desired: DesiredResource): Record<string, unknown> 
   const want = fieldsOf(desired);
   const body: Record<string, unknown> = {};
   for (const spec of descriptorOf(desired.kind).fields) {
-    if (spec.compared !== false && want[spec.name] !== undefined) body[spec.name] = copyValue(want[spec.name]);
+    if (spec.compared !== false && want[spec.name] !== undefined) body[spec.apiName ?? spec.name] = copyValue(want[spec.name]);
   }
   return body;
 }

@@ -73,14 +73,21 @@ interface Planning {
 function resolveRoleRefs(p: Planning, d: DesiredResource, fieldNames: readonly string[], creating: Set<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
   const refs: Record<string, UidReference> = {};
   const dependsOn: string[] = [];
-  for (const spec of descriptorOf(d.kind).fields) {
-    if (spec.type !== 'roleRef' || !fieldNames.includes(spec.name)) continue;
+  const descriptor = descriptorOf(d.kind);
+  for (const spec of descriptor.fields) {
+    const field = spec.apiName ?? spec.name;
+    if (spec.type !== 'roleRef' || !fieldNames.includes(field)) continue;
     const key = (d.fields as unknown as Record<string, RoleKey | undefined>)[spec.name];
     if (key === undefined) continue;
     const role = resolveReference(p, key, roleRefAddress(key), creating);
     if (role === 'missing') return { missing: roleRefAddress(key) };
-    refs[spec.name] = role.ref;
+    refs[field] = role.ref;
     if (role.dependsOn) dependsOn.push(role.dependsOn);
+  }
+  // The org's own uid where the API wants it (a group mapping's scope): known, or the org's create.
+  if (descriptor.orgScopeField !== undefined) {
+    refs[descriptor.orgScopeField] = p.live.org ? { address: ORG_ADDRESS, uid: p.live.org.uid } : { address: ORG_ADDRESS };
+    if (!p.live.org) dependsOn.push(ORG_ADDRESS);
   }
   return { refs, dependsOn };
 }
@@ -285,7 +292,7 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
       if (identity.dependsOn) dependsOn.push(identity.dependsOn);
       if (role.dependsOn) dependsOn.push(role.dependsOn);
     }
-    const roleRefs = resolveRoleRefs(p, d, Object.keys(step.after), creating);
+    const roleRefs = resolveRoleRefs(p, d, [...Object.keys(step.after), ...(descriptorOf(d.kind).orgScopeField ? [descriptorOf(d.kind).orgScopeField!] : [])], creating);
     if ('missing' in roleRefs) {
       p.warnings.push(`${d.address} is not created: ${roleRefs.missing} neither exists nor is created (ignored?)`);
       continue;

@@ -1,6 +1,6 @@
 /**
  * SSO identity providers end to end (DESIGN.md §2, §3): created with their default role (a
- * role the same plan creates) and a client secret read from the environment at apply time;
+ * role the same plan creates), their group mappings (scoped to the org) and a client secret read from the environment at apply time;
  * re-planned to nothing; the secret re-sent only by --rotate-secrets; a changed default role is
  * one PATCH; deleted before the role they reference; exported as a fromEnv reference. A known
  * secret value is searched for in everything a run writes: it is found only in the one create
@@ -37,6 +37,11 @@ const manifest = (defaultRole: string, withIdp = true) =>
           '        clientSecret: {fromEnv: OKTA_CLIENT_SECRET}',
           '        additionalScopes: [email, groups]',
           '        groupsClaim: groups',
+          '      groupMappings:',
+          '        - externalGroup: platform-admins',
+          '          role: owner',
+          '        - externalGroup: everyone',
+          '          role: sso-user',
         ]
       : []),
     '',
@@ -124,6 +129,7 @@ describe('identity providers', () => {
     const text = readFileSync(join(out, 'org.yaml'), 'utf8');
     expect(text).toContain('clientSecret: { fromEnv: OKTA_CLIENT_SECRET } # the API never returns a secret');
     expect(text).toContain('defaultRole: viewer');
+    expect(text).toMatch(/groupMappings:\n\s+- externalGroup: everyone\n\s+role: sso-user\n\s+- externalGroup: platform-admins\n\s+role: owner/);
     expect((await run(['plan', out, '--detailed-exitcode'])).code).toBe(0);
   });
 
@@ -134,7 +140,12 @@ describe('identity providers', () => {
     const before = writes().length;
     const apply = await run(['apply', dir, '--auto-approve']);
     expect(apply.code, apply.stdout).toBe(0);
-    expect(writes().slice(before).map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual(['DELETE identityProviders', 'DELETE roles']);
+    expect(writes().slice(before).map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual([
+      'DELETE externalGroupRoleMappings',
+      'DELETE externalGroupRoleMappings',
+      'DELETE identityProviders',
+      'DELETE roles',
+    ]);
   });
 
   it('never shows the secret: not in any output, the plan file, the export or the job summary; only in the create and the rotation the server received', () => {

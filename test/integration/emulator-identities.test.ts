@@ -122,3 +122,26 @@ describe('identity providers', () => {
     expect(foreignRole.body.message).toContain('use a built-in role or a custom role of this group or its ancestors');
   });
 });
+
+describe('group mappings of an identity provider', () => {
+  it('are keyed by external group, role and scope (409 on a repeat), listed by provider, scoped to the org, hold their role, and cannot be updated (405)', async () => {
+    const viewer = (await get(emu, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
+    const idp = (await post(emu, `/iam/v2/identityProviders/${org}`, { name: 'google', defaultRole: viewer, oidc: { issuer: 'https://accounts.google.com', clientId: 'g', clientSecret: 's' } })).body;
+    const role = (await post(emu, `/iam/v2/roles/${org}`, { name: 'mapped', capabilities: ['repo.list'] })).body.uid;
+    const body = { externalGroupId: 'admins@acme.dev', roleUid: role, scope: org };
+    const created = await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, body);
+    expect(created.status, created.text).toBe(200);
+    expect(created.body).toMatchObject({ identityProviderUid: idp.uid, externalGroupId: 'admins@acme.dev', roleUid: role, scope: org });
+    expect(created.body.uid).toMatch(new RegExp(`^${idp.uid}/[0-9a-f]{16}$`));
+    expect((await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, body)).status).toBe(409);
+    const wrongScope = await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, { ...body, externalGroupId: 'x', scope: 'f'.repeat(40) });
+    expect(wrongScope.status).toBe(400);
+    expect(wrongScope.body.message).toContain("scope must be the org's root group");
+    const listed = (await get(emu, `/iam/v2/externalGroupRoleMappings?identityProviderUid=${encodeURIComponent(idp.uid)}`)).body.externalGroupRoleMappings;
+    expect(listed.map((m: { uid: string }) => m.uid)).toEqual([created.body.uid]);
+    const update = await patch(emu, `/iam/v2/externalGroupRoleMappings/${created.body.uid}?updateMask=externalGroupId`, { externalGroupId: 'y' });
+    expect(update.status).toBe(405);
+    expect((await call(emu, 'DELETE', `/iam/v2/roles/${role}`)).status).toBe(400);
+    expect((await call(emu, 'DELETE', `/iam/v2/identityProviders/${idp.uid}`)).body.message).toContain('still has children: 1 groupMapping');
+  });
+});

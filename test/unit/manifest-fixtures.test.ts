@@ -144,14 +144,14 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'bad glob in settings',
     files: ['bad-settings-glob.yaml'],
     expected: [
-      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:) (did you mean "repo:*"?) (at /settings/protect/0)`,
+      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:) (did you mean "repo:*"?) (at /settings/protect/0)`,
     ],
   },
   {
     name: 'unknown kind in settings.prune',
     files: ['bad-prune-kind.yaml'],
     expected: [
-      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions, identityProviders (at /settings/prune/identity)`,
+      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions, identityProviders, groupMappings (at /settings/prune/identity)`,
     ],
   },
   {

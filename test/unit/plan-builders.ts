@@ -15,7 +15,7 @@ import type {
   ResourceUnion,
   Settings,
 } from '../../src/model/resources.js';
-import type { Kind } from '../../src/model/kinds.js';
+import { descriptorOf, type Kind } from '../../src/model/kinds.js';
 
 export const ORG_UID = 'a'.repeat(40);
 export const BUILTIN_ROLES: Record<string, string> = {
@@ -55,6 +55,11 @@ export const r = {
   },
   identityProvider(groupPath: string, name: string, fields: Partial<FieldsByKind['identityProvider']> = {}): Shape {
     return shape('identityProvider', namedAddress('identityProvider', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+  },
+  groupMapping(groupPath: string, idpName: string, externalGroup: string, role: RoleKey): Shape {
+    const fields = { externalGroup, role };
+    const address = descriptorOf('groupMapping').address(groupPath, fields, { groupPath, fields: { name: idpName } });
+    return shape('groupMapping', address, groupPath, namedAddress('identityProvider', groupPath, idpName), fields);
   },
   subscription(groupPath: string, sink: string): Shape {
     return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), { sink });

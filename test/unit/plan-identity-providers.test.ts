@@ -51,4 +51,16 @@ describe('identity providers in a plan', () => {
     const keepIdp = plan(desiredState([r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC })]), live);
     expect(keepIdp.refusals.map((x) => x.rule)).toEqual(['not-empty']);
   });
+
+  it('a group mapping whose role changes is a delete and a create (no update), scoped to the org', () => {
+    const idp = r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC });
+    const live = liveState([idp, r.groupMapping('', 'okta', 'admins', { builtin: 'owner' })]);
+    const p = plan(desiredState([withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC })), r.groupMapping('', 'okta', 'admins', { builtin: 'editor' })]), live);
+    expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual([
+      'create groupMapping:identityProvider:okta/admins=editor',
+      'delete groupMapping:identityProvider:okta/admins=owner',
+    ]);
+    const create = p.steps[0] as CreateStep;
+    expect(create.after).toEqual({ externalGroupId: 'admins', roleUid: BUILTIN_ROLES.editor, scope: 'a'.repeat(40) });
+  });
 });

@@ -47,10 +47,11 @@ export const identityProvider = {
   secretPaths: [CLIENT_SECRET],
   hasUpdate: true,
   renameable: true,
-  holdsChildren: false,
+  // Its group mappings are its children.
+  holdsChildren: true,
   referenceable: false,
   manifest: { listKey: 'identityProviders', definition: 'identityProvider', form: 'item', itemNoun: 'identity provider' },
-  deleteReliesOn: ['identityProvider'],
+  deleteReliesOn: ['identityProvider', 'groupMapping'],
   ownsGroupPath: false,
   address: (groupPath, fields) => namedAddress('identityProvider', groupPath, String(fields.name)),
   describe: (key) => `identity provider ${JSON.stringify(key)}`,

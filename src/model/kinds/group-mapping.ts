@@ -1,0 +1,43 @@
+/**
+ * Group mappings of an identity provider (DESIGN.md §2 ExternalGroupRoleMappings): people in an
+ * external (IdP) group get a role on the org. Keyed by what they join, like role bindings; no
+ * update — a changed mapping is a delete and a create. Declared under `groupMappings:` of an
+ * identity provider; the API's `scope` is always the org's root group.
+ */
+import { namedAddress, referenceText, type RoleKey } from '../address.js';
+import type { KindDescriptor } from '../kind-descriptor.js';
+
+export interface GroupMappingFields {
+  externalGroup: string;
+  role: RoleKey;
+}
+
+export const groupMapping = {
+  kind: 'groupMapping',
+  label: { one: 'group mapping', many: 'group mappings' },
+  api: {
+    collection: '/iam/v2/externalGroupRoleMappings',
+    plural: 'externalGroupRoleMappings',
+    nameFilter: false,
+    createFields: ['externalGroupId', 'roleUid', 'scope'],
+    updatableFields: [],
+  },
+  parentKind: 'identityProvider',
+  keyField: null,
+  fields: [
+    { name: 'externalGroup', apiName: 'externalGroupId', type: 'string' },
+    { name: 'role', apiName: 'roleUid', type: 'roleRef' },
+  ],
+  orgScopeField: 'scope',
+  hasUpdate: false,
+  renameable: false,
+  holdsChildren: false,
+  referenceable: false,
+  manifest: { listKey: 'groupMappings', definition: 'groupMapping', form: 'nested', itemNoun: 'group mapping' },
+  deleteReliesOn: ['groupMapping', 'role'],
+  ownsGroupPath: false,
+  // `groupMapping:identityProvider:<group path>/<idp>/<externalGroup>=<role>`, the role as a binding writes it.
+  address: (groupPath, fields, parent) =>
+    `groupMapping:${namedAddress('identityProvider', groupPath, String((parent.fields as { name?: unknown }).name))}/${String(fields.externalGroup)}=${fields.role ? referenceText(groupPath, fields.role as RoleKey) : '?'}`,
+  describe: (key) => `group mapping of ${JSON.stringify(key)}`,
+} as const satisfies KindDescriptor<'groupMapping'>;
