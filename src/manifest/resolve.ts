@@ -372,7 +372,9 @@ class Resolver {
       const ref = asObject(raw);
       const fromEnv = asString(ref?.fromEnv);
       const fromFile = asString(ref?.fromFile);
-      if (fromEnv !== undefined && fromFile === undefined) refs[path] = { fromEnv };
+      if (fromEnv !== undefined && fromFile === undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(fromEnv)) {
+        this.report({ doc: site.doc, pointer: [...site.pointer, ...parts, 'fromEnv'] }, `fromEnv ${JSON.stringify(fromEnv)} of ${descriptor.describe(key)} is not an environment variable name; expected letters, digits and "_", not starting with a digit (OKTA_CLIENT_SECRET)`);
+      } else if (fromEnv !== undefined && fromFile === undefined) refs[path] = { fromEnv };
       else if (fromFile !== undefined && fromEnv === undefined) refs[path] = { fromFile: resolvePath(dirname(site.doc.file), fromFile) };
       else if (ref !== undefined) {
         this.report({ doc: site.doc, pointer: [...site.pointer, ...parts] }, `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`);

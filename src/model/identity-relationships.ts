@@ -131,9 +131,14 @@ function unknownKeys(field: keyof typeof KEYS, o: Obj): RelationshipProblem[] {
     .map((k) => ({ path: [field, k], message: `${field} has no field ${JSON.stringify(k)}; expected ${KEYS[field].join(', ')}` }));
 }
 
-function claimMatchProblems(o: Obj): RelationshipProblem[] {
+/** `shapeChecked`: the manifest schema already reported unknown keys and value types (not repeated here). */
+interface CheckOptions {
+  shapeChecked?: boolean;
+}
+
+function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
   const problems = [
-    ...unknownKeys('claimMatch', o),
+    ...(opts.shapeChecked ? [] : unknownKeys('claimMatch', o)),
     ...pairProblems('claimMatch', o, 'issuer', 'issuerPattern', false),
     ...pairProblems('claimMatch', o, 'subject', 'subjectPattern', false),
     ...pairProblems('claimMatch', o, 'audience', 'audiencePattern', true),
@@ -145,7 +150,7 @@ function claimMatchProblems(o: Obj): RelationshipProblem[] {
     const map = o[key];
     if (map === undefined) continue;
     if (!isObject(map) || !Object.values(map).every((v) => typeof v === 'string')) {
-      problems.push({ path: ['claimMatch', key], message: `claimMatch.${key} must map claim names to strings` });
+      if (!opts.shapeChecked) problems.push({ path: ['claimMatch', key], message: `claimMatch.${key} must map claim names to strings` });
       continue;
     }
     if (key === 'claimPatterns') {
@@ -158,9 +163,9 @@ function claimMatchProblems(o: Obj): RelationshipProblem[] {
   return problems;
 }
 
-function awsIdentityProblems(o: Obj): RelationshipProblem[] {
+function awsIdentityProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
   const problems = [
-    ...unknownKeys('awsIdentity', o),
+    ...(opts.shapeChecked ? [] : unknownKeys('awsIdentity', o)),
     ...pairProblems('awsIdentity', o, 'arn', 'arnPattern', true),
     ...pairProblems('awsIdentity', o, 'userId', 'userIdPattern', true),
   ];
@@ -173,8 +178,8 @@ function awsIdentityProblems(o: Obj): RelationshipProblem[] {
   return problems;
 }
 
-function staticKeysProblems(o: Obj): RelationshipProblem[] {
-  const problems = unknownKeys('staticKeys', o);
+function staticKeysProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
+  const problems = opts.shapeChecked ? [] : unknownKeys('staticKeys', o);
   if (!isHttpsUrl(o.issuer)) problems.push({ path: ['staticKeys', 'issuer'], message: `staticKeys.issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}; expected the issuer the tokens name` });
   if (typeof o.subject !== 'string' || o.subject === '') problems.push({ path: ['staticKeys', 'subject'], message: 'staticKeys.subject is missing; expected the subject the tokens name' });
   const jwks = o.issuerKeys === undefined ? 'is missing; expected the JWKS document (JSON text) of the keys that sign the tokens' : jwksProblem(o.issuerKeys);
@@ -182,23 +187,23 @@ function staticKeysProblems(o: Obj): RelationshipProblem[] {
   if (o.expirationTime !== undefined && (typeof o.expirationTime !== 'string' || Number.isNaN(Date.parse(o.expirationTime)) || !/^\d{4}-\d{2}-\d{2}T/.test(o.expirationTime))) {
     problems.push({ path: ['staticKeys', 'expirationTime'], message: `staticKeys.expirationTime ${JSON.stringify(o.expirationTime)} is not a time; expected RFC 3339, e.g. 2027-01-01T00:00:00Z` });
   }
-  if (o.audiences !== undefined && (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))) {
+  if (!opts.shapeChecked && o.audiences !== undefined && (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))) {
     problems.push({ path: ['staticKeys', 'audiences'], message: 'staticKeys.audiences must be a list of non-empty strings' });
   }
   return problems;
 }
 
 /** The problems of one relationship field's value (empty when it is good). */
-export function relationshipProblems(field: RelationshipField, value: unknown): RelationshipProblem[] {
+export function relationshipProblems(field: RelationshipField, value: unknown, opts: CheckOptions = {}): RelationshipProblem[] {
   if (field === 'servicePrincipal') {
     const short = normalizeServicePrincipal(value);
     if (typeof short === 'string' && (SERVICE_PRINCIPALS as readonly string[]).includes(short)) return [];
     return [{ path: [field], message: `servicePrincipal ${JSON.stringify(value)} is not a service principal; expected one of ${SERVICE_PRINCIPALS.join(', ')}` }];
   }
   if (!isObject(value)) return [{ path: [field], message: `${field} must be an object` }];
-  if (field === 'claimMatch') return claimMatchProblems(value);
-  if (field === 'awsIdentity') return awsIdentityProblems(value);
-  return staticKeysProblems(value);
+  if (field === 'claimMatch') return claimMatchProblems(value, opts);
+  if (field === 'awsIdentity') return awsIdentityProblems(value, opts);
+  return staticKeysProblems(value, opts);
 }
 
 /** The relationship fields set in `fields` (an identity should have at most one). */

@@ -5,7 +5,8 @@
  * `apply --rotate-secrets`, and never kept anywhere else.
  */
 import { namedAddress, type RoleKey } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import type { ItemProblem, KindDescriptor } from '../kind-descriptor.js';
+import { isHttpsUrl } from '../../util/url.js';
 
 export interface Oidc {
   issuer: string;
@@ -58,13 +59,18 @@ export const identityProvider = {
   checkItem(item, key) {
     const oidc = item.oidc;
     if (typeof oidc !== 'object' || oidc === null) return [];
-    const secret = (oidc as Record<string, unknown>).clientSecret;
-    if (secret === undefined || (typeof secret === 'object' && secret !== null && !Array.isArray(secret))) return [];
-    return [
-      {
+    const o = oidc as Record<string, unknown>;
+    const problems: ItemProblem[] = [];
+    if (typeof o.issuer === 'string' && !isHttpsUrl(o.issuer)) {
+      problems.push({ pointer: ['oidc', 'issuer'], message: `oidc.issuer ${JSON.stringify(o.issuer)} of identity provider ${JSON.stringify(key)} is not an https URL; expected the OIDC issuer, e.g. https://acme.okta.com` });
+    }
+    const secret = o.clientSecret;
+    if (secret !== undefined && (typeof secret !== 'object' || secret === null || Array.isArray(secret))) {
+      problems.push({
         pointer: ['oidc', 'clientSecret'],
         message: `the client secret of identity provider ${JSON.stringify(key)} is written literally; a secret is never kept in manifests: expected {fromEnv: VARIABLE} or {fromFile: path}`,
-      },
-    ];
+      });
+    }
+    return problems;
   },
 } as const satisfies KindDescriptor<'identityProvider'>;

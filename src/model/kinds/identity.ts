@@ -68,7 +68,7 @@ export const identity = {
     }
     // servicePrincipal is an enum the schema checks; the objects have rules beyond their shape.
     for (const field of set.filter((f) => f !== 'servicePrincipal')) {
-      for (const p of relationshipProblems(field, item[field])) {
+      for (const p of relationshipProblems(field, item[field], { shapeChecked: true })) {
         problems.push({ pointer: p.path, message: `${p.message} (identity ${JSON.stringify(key)})` });
       }
     }
