@@ -39,6 +39,10 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
       const { clientSecret: _secret, ...oidc } = d.oidc ?? { issuer: '', clientId: '' };
       return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: structuredClone(oidc), ...times };
     }
+    case 'accountAssociation': {
+      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, structuredClone(d[b])]] : [])));
+      return { uid: r.uid, name: d.name, description: d.description ?? '', ...blocks, ...times };
+    }
     case 'groupMapping':
       return { uid: r.uid, identityProviderUid: r.parent, externalGroupId: d.externalGroupId, roleUid: d.roleUid, scope: d.scope, ...times };
     case 'advisory':

@@ -255,7 +255,8 @@ export class EmulatorService {
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
     const data = validateCreate(kind, req.body ?? {});
-    const r = this.createResource(kind, parentUid, data, caller);
+    // An account association takes its group's uid (at most one per group: a second is 409).
+    const r = this.createResource(kind, parentUid, data, caller, kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined);
     return { status: 200, body: renderResource(this.store, r), mutated: true };
   }
 
@@ -380,13 +381,15 @@ export class EmulatorService {
     }
     // Advisories are the service's read-only data, not the caller's: they never block a
     // delete (the caller could not delete them) and go with their group.
-    const { advisory: _advisories, ...counts } = this.store.childCounts(uid);
+    // An account association shares its group's uid: the group's children are not its own.
+    const sharesUid = r.uid === r.parent;
+    const { advisory: _advisories, ...counts } = sharesUid ? {} : this.store.childCounts(uid);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) {
       const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : KIND_INFO[k as ApiKind].plural}`).join(', ');
       throw resourceNotEmpty(uid, `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`);
     }
-    for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
+    if (!sharesUid) for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
     this.store.remove(r);
     return { status: 200, mutated: true };
   }
@@ -415,6 +418,7 @@ function describeKey(kind: ApiKind, data: ResourceData): string {
   if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
   if (kind === 'subscription') return `a subscription to ${data.sink}`;
   if (kind === 'groupMapping') return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
+  if (kind === 'accountAssociation') return 'an account association (a group has at most one)';
   return `a ${kind} named ${JSON.stringify(data.name)}`;
 }
 

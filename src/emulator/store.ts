@@ -24,6 +24,12 @@ export interface ResourceData {
   awsIdentity?: AwsIdentity;
   staticKeys?: StaticKeys;
   servicePrincipal?: string;
+  /** An account association's blocks (its name and description are the common ones). */
+  amazon?: { account: string };
+  google?: { projectId?: string; projectNumber?: string };
+  azure?: { tenantId: string; clientIds?: Record<string, string> };
+  github?: { installations: { installationId: string; name?: string }[] };
+  chainguard?: { serviceBindings?: Record<string, string> };
   /** A group mapping's external group and scope (its role is `roleUid`). */
   externalGroupId?: string;
   scope?: string;
@@ -118,6 +124,8 @@ function naturalKey(r: StoredResource): string | null {
       return r.data.sink ?? null;
     case 'groupMapping':
       return `${r.data.externalGroupId}\u0000${r.data.roleUid}\u0000${r.data.scope}`;
+    case 'accountAssociation':
+      return 'the one of its group';
     case 'advisory':
       return null;
     default:
@@ -217,7 +225,8 @@ export class Store {
     let m = this.byKind.get(r.kind);
     if (!m) this.byKind.set(r.kind, (m = new Map()));
     m.set(r.uid, r);
-    this.kindOfUid.set(r.uid, r.kind);
+    // An account association has its group's uid: the uid stays the group's.
+    if (r.uid !== r.parent) this.kindOfUid.set(r.uid, r.kind);
     if (r.seq >= this.nextSeq) this.nextSeq = r.seq + 1;
     const sorted = this.uidSorted.get(r.kind);
     if (sorted) {
@@ -257,7 +266,7 @@ export class Store {
 
   remove(r: StoredResource): void {
     this.byKind.get(r.kind)?.delete(r.uid);
-    this.kindOfUid.delete(r.uid);
+    if (r.uid !== r.parent) this.kindOfUid.delete(r.uid);
     const sorted = this.uidSorted.get(r.kind);
     if (sorted) {
       const i = boundOf(sorted, r.uid, r.uid, 'uid');
@@ -265,7 +274,7 @@ export class Store {
     }
     if (r.parent !== null) this.children.get(r.parent)?.get(r.kind)?.delete(r.uid);
     this.globals.get(r.kind)?.delete(r.uid);
-    this.children.delete(r.uid);
+    if (r.uid !== r.parent) this.children.delete(r.uid); // not the children of the group it shares a uid with
     this.indexFields(r, -1);
     this.removeFromCachedLists(r);
     this.onMutation?.({ op: 'del', kind: r.kind, uid: r.uid });

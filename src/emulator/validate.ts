@@ -19,6 +19,7 @@ const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
   subscription: ['uid', 'createTime', 'updateTime'],
   identityProvider: ['uid', 'createTime', 'updateTime'],
   groupMapping: ['uid', 'createTime', 'updateTime', 'identityProviderUid'],
+  accountAssociation: ['uid', 'createTime', 'updateTime'],
   advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
 };
 
@@ -32,6 +33,7 @@ const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
   subscription: ['sink'],
   identityProvider: ['name', 'defaultRole', 'oidc'],
   groupMapping: ['externalGroupId', 'roleUid', 'scope'],
+  accountAssociation: ['name'],
 };
 
 /** Docker-style tag names. */
@@ -68,6 +70,12 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'sink':
       return checkHttpsUrl(value, 'is required and must be an https:// URL');
+    case 'amazon':
+    case 'google':
+    case 'azure':
+    case 'github':
+    case 'chainguard':
+      return checkAccountBlock(field, value);
     case 'externalGroupId':
       return typeof value === 'string' && value.trim() !== '' ? null : 'externalGroupId must be the name or id of a group of the identity provider';
     case 'scope':
@@ -99,6 +107,29 @@ function checkRelationship(field: RelationshipField, value: unknown): string | n
   if (value === null) return null; // clears it
   const [first] = relationshipProblems(field, value);
   return first === undefined ? null : first.message.replace(new RegExp(`^${field}\\.?`), '').trim() || first.message;
+}
+
+/** The blocks of an account association, each an object of the shape DESIGN.md §2 gives. */
+function checkAccountBlock(field: string, value: unknown): string | null {
+  if (value === null) return null; // clears it
+  if (typeof value !== 'object' || Array.isArray(value)) return `${field} must be an object`;
+  const o = value as Record<string, unknown>;
+  const str = (k: string) => typeof o[k] === 'string' && o[k] !== '';
+  const strMap = (k: string) => o[k] === undefined || (typeof o[k] === 'object' && o[k] !== null && !Array.isArray(o[k]) && Object.values(o[k] as object).every((v) => typeof v === 'string'));
+  switch (field) {
+    case 'amazon':
+      return typeof o.account === 'string' && /^\d{12}$/.test(o.account) ? null : 'amazon.account must be a 12-digit AWS account id';
+    case 'google':
+      return str('projectId') || str('projectNumber') ? null : 'google needs projectId or projectNumber';
+    case 'azure':
+      return str('tenantId') && strMap('clientIds') ? null : 'azure needs tenantId (and clientIds as a map of strings)';
+    case 'github':
+      return Array.isArray(o.installations) && o.installations.every((i) => typeof i === 'object' && i !== null && typeof (i as Record<string, unknown>).installationId === 'string')
+        ? null
+        : 'github.installations must be a list of {installationId, name}';
+    default:
+      return strMap('serviceBindings') ? null : 'chainguard.serviceBindings must be a map of strings';
+  }
 }
 
 const OIDC_KEYS = ['issuer', 'clientId', 'clientSecret', 'additionalScopes', 'groupsClaim', 'pkceEnabled'];

@@ -175,6 +175,12 @@ function addGroupBody(
     if (!form || form.form === 'group' || form.form === 'nested') continue; // child groups come last, below; nested lists inside their items
     const items = index.byKind.get(descriptor.kind)?.get(path) ?? [];
     if (items.length === 0) continue;
+    if (form.form === 'single') {
+      const node = doc.createNode(itemFields(descriptor, items[0]!)) as YAMLMap;
+      for (const spec of descriptor.fields) if (spec.type === 'object') setFlow(node, spec.name);
+      map.set(form.listKey, node);
+      continue;
+    }
     map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items, index));
   }
 

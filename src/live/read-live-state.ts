@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
 import { UserError } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES, KIND_INFO, type Kind } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, descriptorOf, KIND_INFO, type Kind } from '../model/kinds.js';
 import type { IncompleteRead, LiveState } from '../model/resources.js';
 import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
 
@@ -39,13 +39,18 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
     return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles };
   }
 
+  // A resource with its parent's uid (the org's account association) is no descendant of the
+  // org: it is read by uid, beside the listings.
+  const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
+  ownedByOrg.catch(() => undefined);
   const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, { descendantsOf: org.uid })));
   const builtin = await builtinRead;
   const items = {} as Record<Kind, ApiObject[]>;
   const incomplete: IncompleteRead[] = [...builtin.incomplete];
+  const owned = (await ownedByOrg).flat();
   LISTED_KINDS.forEach((kind, i) => {
     const listing: ListResult<ApiObject> = listings[i]!;
-    items[kind] = listing.items;
+    items[kind] = [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items];
     if (!listing.consistent) incomplete.push({ kind, reason: `${KIND_INFO[kind].plural}: ${listing.problem ?? 'inconsistent listing'}` });
   });
 
@@ -140,4 +145,14 @@ async function fetchManagedReadmes(
       });
     }),
   );
+}
+
+/** The org's own resource of a kind whose uid is its parent's (an account association), if it has one. */
+async function readOwnedByOrg(client: ApiClient, kind: Kind, orgUid: string): Promise<{ kind: Kind; item: ApiObject }[]> {
+  try {
+    return [{ kind, item: await client.get(kind, orgUid) }];
+  } catch (err) {
+    if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') return [];
+    throw err;
+  }
 }

@@ -225,6 +225,12 @@ class Resolver {
       const form = descriptor.manifest;
       if (!form) continue;
       if (form.form === 'nested') continue; // listed inside an item of its parent kind (addItem)
+      if (form.form === 'single') {
+        const key = fieldKey(value, form.listKey, site.pointer.length === 1 ? 'org' : 'group');
+        const item = asObject(value[key]);
+        if (item) this.addSingle(descriptor, { doc: site.doc, pointer: [...site.pointer, key] }, path, item);
+        continue;
+      }
       this.eachItem(site, value, form.listKey, (item, itemSite) => {
         if (form.form === 'item') this.addItem(descriptor, itemSite, path, item);
         else if (form.form === 'binding') this.bindings.push({ site: itemSite, groupPath: path, value: item });
@@ -381,6 +387,17 @@ class Resolver {
       }
     }
     return { item: copy, refs };
+  }
+
+  /** The one resource of its kind a group may hold (an account association), read through its descriptor. */
+  private addSingle(descriptor: KindDescriptor, site: Site, groupPath: string, item: Obj): void {
+    const fields: Obj = {};
+    for (const spec of descriptor.fields) {
+      const value = readManifestValue(spec, item[spec.name]);
+      if (value !== undefined) fields[spec.name] = value;
+    }
+    const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...this.base(site, groupPath), fields } as unknown as DesiredResource;
+    this.declare(site, resource, () => `${descriptor.describe('')} of ${this.groupLabel(groupPath)}`);
   }
 
   /**

@@ -61,9 +61,10 @@ export interface ManifestForm {
    * `item`: a plain list item keyed by `keyField`; `group`: a nested group (recursive);
    * `binding`: a role binding whose references resolve once every document is read;
    * `nested`: a list inside an item of its parent kind (an identity provider's groupMappings),
-   * resolved once every document is read.
+   * resolved once every document is read; `single`: not a list but one object on its group
+   * (an account association), `listKey` then being that key.
    */
-  readonly form: 'item' | 'group' | 'binding' | 'nested';
+  readonly form: 'item' | 'group' | 'binding' | 'nested' | 'single';
   /** Singular noun for a list item in schema messages ("role binding 2 of org"). */
   readonly itemNoun: string;
 }
@@ -86,6 +87,11 @@ export interface KindDescriptor<K extends string = string> {
   };
   /** Kind of the parent: the resource's uid is `<parent uid>/<16 hex>`. */
   readonly parentKind: 'group' | 'repo' | 'identityProvider';
+  /**
+   * The resource's uid is its parent's (an account association is its group's): there is at most
+   * one per parent, and maps keyed by uid must tell it from the parent by kind.
+   */
+  readonly uidIsParent?: boolean;
   /** A create-body field the API wants set to the org's root group uid (a group mapping's `scope`). */
   readonly orgScopeField?: string;
   /** Natural key among siblings (what an address names), or null when the key is derived. */

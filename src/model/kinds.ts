@@ -13,12 +13,13 @@ import { tag, type TagFields } from './kinds/tag.js';
 import { subscription, type SubscriptionFields } from './kinds/subscription.js';
 import { identityProvider, type IdentityProviderFields } from './kinds/identity-provider.js';
 import { groupMapping, type GroupMappingFields } from './kinds/group-mapping.js';
+import { accountAssociation, type AccountAssociationFields } from './kinds/account-association.js';
 
 export { BUILTIN_ROLE_NAMES, type BuiltinRoleName } from './kinds/role.js';
 export type { ClaimMatch } from './kinds/identity.js';
 
 /** Every managed kind, in the order manifests and views list them. */
-export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping] as const;
+export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation] as const;
 
 export type Kind = (typeof DESCRIPTORS)[number]['kind'];
 export const KINDS: readonly Kind[] = DESCRIPTORS.map((d) => d.kind);
@@ -34,6 +35,7 @@ export interface FieldsByKind {
   subscription: SubscriptionFields;
   identityProvider: IdentityProviderFields;
   groupMapping: GroupMappingFields;
+  accountAssociation: AccountAssociationFields;
 }
 
 const BY_KIND = new Map<string, KindDescriptor>(DESCRIPTORS.map((d) => [d.kind, d]));
@@ -123,9 +125,9 @@ export const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
  * identities and roles) first, bindings after them, a repo's tags after the repo. The live-state
  * builder places resources in this order too (a parent and a referenced resource come first).
  */
-export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
+export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
 /** Order in which kinds are deleted under one group: children and references first (DESIGN.md §4). */
-export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, groupMapping.kind, identityProvider.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
+export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
 
 /** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
 export const PRUNE_KEYS: Readonly<Record<string, Kind>> = Object.fromEntries(

@@ -28,7 +28,8 @@ export function indexLive(live: LiveState): LiveIndex {
   const bindingsByRef = new Map<string, LiveResource[]>();
   for (const raw of live.resources) {
     const r = normaliseBinding(raw, lookup);
-    byUid.set(r.uid, r);
+    // A resource whose uid is its parent's (an account association) is found by address only.
+    if (!descriptorOf(r.kind).uidIsParent) byUid.set(r.uid, r);
     if (byAddress.has(r.address)) ambiguous.add(r.address);
     else byAddress.set(r.address, r);
     if (r.parentAddress !== null) pushTo(childrenOf, r.parentAddress, r);

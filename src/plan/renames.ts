@@ -80,7 +80,7 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
  * names included, so the renamed resources still differ from the manifests in `name`.
  */
 function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): LiveState {
-  const byUid = new Map(live.resources.map((r) => [r.uid, r]));
+  const byUid = new Map(live.resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r]));
   const nameOf = (r: LiveResource): string => newNames.get(r.uid) ?? String((r.fields as { name?: unknown }).name ?? '');
   const paths = new Map<string, string>();
   /** The group path a resource owns (a group) or sits in (anything else). */

@@ -7,7 +7,8 @@ import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UserError } from '../model/errors.js';
 import type { Plan, PlanStep } from '../model/plan.js';
-import { checkFingerprints, fingerprintLive, readmeReposOf } from './fingerprint.js';
+import { checkFingerprints, fingerprintLive, readmeReposOf, uidKey } from './fingerprint.js';
+import { kindOfAddress } from '../model/address.js';
 import type { LiveState } from '../model/resources.js';
 
 /** A saved plan touches a uid its own fingerprints do not vouch for: it was edited, or is not ours. */
@@ -33,7 +34,7 @@ export class UnvouchedPlanError extends UserError {
  */
 export function findUnvouchedSteps(saved: Plan): string[] {
   const orgUid = saved.org.uid;
-  const vouched = new Map(saved.fingerprints.map((f) => [f.uid, f.address]));
+  const vouched = new Map(saved.fingerprints.map((f) => [uidKey(kindOfAddress(f.address), f.uid), f.address]));
   const created = new Set(saved.steps.filter((s) => s.action === 'create').map((s) => s.address));
   const underOrg = (uid: string) => orgUid !== undefined && (uid === orgUid || uid.startsWith(`${orgUid}/`));
   // A rename re-addresses everything beneath it, and a binding's address holds its role (which
@@ -46,7 +47,8 @@ export function findUnvouchedSteps(saved: Plan): string[] {
   const problems: string[] = [];
   const check = (step: PlanStep, role: string, uid: string, address: string | null | undefined): void => {
     const what = `${step.action} ${step.address}: ${role} uid ${uid}`;
-    const read = vouched.get(uid);
+    const kind = role === 'target' ? step.kind : address ? kindOfAddress(address) : 'group';
+    const read = vouched.get(uidKey(kind, uid));
     if (!underOrg(uid)) problems.push(`${what} does not lie under org ${saved.org.name} (${orgUid ?? 'which the plan creates'})`);
     else if (read === undefined) problems.push(`${what} is not one the plan read (no fingerprint vouches for it)`);
     else if (address != null && !sameResource(read, address)) problems.push(`${what} was read as ${read}, not ${address}`);
@@ -96,13 +98,13 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
  */
 function wasApplied(saved: Plan, live: LiveState): boolean {
   if (saved.steps.length === 0 || live.org === null) return false;
-  const byUid = new Map(live.resources.map((r) => [r.uid, r]));
+  const byUid = new Map(live.resources.map((r) => [uidKey(r.kind, r.uid), r]));
   const addresses = new Set(live.resources.map((r) => r.address));
   const versions = new Map(saved.fingerprints.map((f) => [f.uid, f.version]));
   const after = new Map(fingerprintLive(live).map((f) => [f.uid, f.version]));
   return saved.steps.every((step) => {
     if (step.action === 'create') return addresses.has(step.address);
-    if (step.action === 'delete') return !byUid.has(step.uid);
-    return byUid.get(step.uid)?.address === step.address && after.get(step.uid) !== versions.get(step.uid);
+    if (step.action === 'delete') return !byUid.has(uidKey(step.kind, step.uid));
+    return byUid.get(uidKey(step.kind, step.uid))?.address === step.address && after.get(step.uid) !== versions.get(step.uid);
   });
 }

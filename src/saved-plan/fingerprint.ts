@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Fingerprint, Plan } from '../model/plan.js';
+import { kindOfAddress } from '../model/address.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { displayFields } from '../plan/fields.js';
 import { canonicalJson } from '../model/kind-descriptor.js';
@@ -59,16 +60,17 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
         : `the org was created (${live.org?.uid}) after the plan, which creates it`,
     });
   }
+  // By kind and uid: an account association has its group's uid.
   const liveByUid = new Map<string, LiveResource>();
   const liveByAddress = new Map<string, LiveResource[]>();
   for (const r of live.resources) {
-    liveByUid.set(r.uid, r);
+    liveByUid.set(uidKey(r.kind, r.uid), r);
     pushTo(liveByAddress, r.address, r);
   }
   const known = new Set<string>();
   for (const fp of saved.fingerprints) {
     known.add(fp.uid);
-    const now = liveByUid.get(fp.uid);
+    const now = liveByUid.get(uidKey(kindOfAddress(fp.address), fp.uid));
     if (!now) {
       stale.push({ address: fp.address, reason: `gone (uid ${fp.uid})` });
       continue;
@@ -101,7 +103,7 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   // A readme has no version of its own on every API: compare the text the plan changes from.
   for (const step of saved.steps) {
     if (step.action !== 'update' || !step.updateMask?.includes('readme') || step.uid === undefined) continue;
-    const now = liveByUid.get(step.uid);
+    const now = liveByUid.get(uidKey(step.kind, step.uid));
     if (now?.kind !== 'repo' || now.fields.readme === undefined) continue;
     if (now.fields.readme !== step.before?.readme) stale.push({ address: step.address, reason: 'readme changed since the plan' });
   }
@@ -110,4 +112,9 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     stale.push({ address: read.kind, reason: `the live read was incomplete, so the plan cannot be checked (${read.reason})` });
   }
   return stale.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+}
+
+/** A uid qualified by its kind: unique even where one uid names two resources (a group and its account association). */
+export function uidKey(kind: string, uid: string): string {
+  return `${kind}\u0000${uid}`;
 }

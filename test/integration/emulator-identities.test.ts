@@ -145,3 +145,25 @@ describe('group mappings of an identity provider', () => {
     expect((await call(emu, 'DELETE', `/iam/v2/identityProviders/${idp.uid}`)).body.message).toContain('still has children: 1 groupMapping');
   });
 });
+
+describe('account associations', () => {
+  it("take their group's uid (one per group: a second is 409), are updated by a mask naming blocks, and leave the group's children alone when deleted", async () => {
+    const group = (await post(emu, `/iam/v2/groups/${org}`, { name: 'cloud' })).body.uid;
+    const repo = (await post(emu, `/registry/v2/repos/${group}`, { name: 'kept' })).body.uid;
+    const created = await post(emu, `/iam/v2/accountAssociations/${group}`, { name: 'cloud', amazon: { account: '123456789012' } });
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.uid).toBe(group);
+    expect((await post(emu, `/iam/v2/accountAssociations/${group}`, { name: 'again' })).status).toBe(409);
+    const bad = await post(emu, `/iam/v2/accountAssociations/${org}`, { name: 'x', amazon: { account: '1' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('amazon.account must be a 12-digit AWS account id');
+    const updated = await patch(emu, `/iam/v2/accountAssociations/${group}?updateMask=google`, { google: { projectId: 'acme-prod' } });
+    expect(updated.body).toMatchObject({ name: 'cloud', amazon: { account: '123456789012' }, google: { projectId: 'acme-prod' } });
+    // The group cannot go while its association is there; the association goes without touching the group.
+    expect((await call(emu, 'DELETE', `/iam/v2/groups/${group}`)).body.message).toContain('1 accountAssociation');
+    expect((await call(emu, 'DELETE', `/iam/v2/accountAssociations/${group}`)).status).toBe(200);
+    expect((await get(emu, `/iam/v2/groups/${group}`)).status).toBe(200);
+    expect((await get(emu, `/registry/v2/repos/${repo}`)).status).toBe(200);
+    expect((await get(emu, `/iam/v2/accountAssociations/${group}`)).status).toBe(404);
+  });
+});
