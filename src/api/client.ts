@@ -497,7 +497,7 @@ class HttpApiClient implements ApiClient {
     return async (page: PageRequest): Promise<Page<T>> => {
       const envelope = await this.send<Record<string, unknown>>({
         method: 'GET',
-        path: info.collection,
+        path: query.under !== undefined ? `${info.collection}/${uidPath(query.under)}` : info.collection,
         query: {
           'uidp.descendants_of': query.descendantsOf,
           'uidp.children_of': query.childrenOf,
@@ -511,7 +511,13 @@ class HttpApiClient implements ApiClient {
         resource,
         onAttempt,
       });
-      const items = envelope[info.plural];
+      let items = envelope[info.plural];
+      // Items the API gives no uid (acceptances of terms) are named by the kind's own rule.
+      const uidOf = KIND_INFO[kind as Kind]?.uidOf;
+      if (uidOf && Array.isArray(items) && query.under !== undefined) {
+        const under = query.under;
+        items = items.map((i) => (typeof i === 'object' && i !== null && !Array.isArray(i) ? { ...i, uid: uidOf(i as Record<string, unknown>, under) } : i));
+      }
       if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
         throw new ApiError({
           method: 'GET',
@@ -587,7 +593,8 @@ class HttpApiClient implements ApiClient {
         path: parentUid === null ? collection : `${collection}/${uidPath(parentUid)}`,
         body,
         resource,
-        findEarlierEffect: findCreated,
+        // A create that may safely repeat (accepting terms) needs no lookup before a retry.
+        ...(KIND_INFO[kind].idempotentCreate ? {} : { findEarlierEffect: findCreated }),
         trace,
       });
     } catch (err) {

@@ -18,6 +18,8 @@ export interface ListQuery {
   filters?: Record<string, string>;
   /** `order_by`; the paginator picks a stable one when absent. */
   orderBy?: string;
+  /** List `GET {collection}/{under}` (a kind listed per parent: the org's accepted terms). */
+  under?: string;
 }
 
 /** The outcome of reading a whole listing. */

@@ -3,7 +3,7 @@
  * when a step runs; this file decides which requests it makes, and nothing else.
  */
 import type { ApiClient } from '../api/types.js';
-import { KIND_INFO } from '../model/kinds.js';
+import { descriptorOf, KIND_INFO } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 import { setSecretAt, type SecretReader } from './secrets.js';
@@ -47,7 +47,8 @@ function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>
 async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
-  const body: Record<string, unknown> = {};
+  const descriptor = descriptorOf(step.kind);
+  const body: Record<string, unknown> = descriptor.createBody ? descriptor.createBody(after) : {};
   for (const field of KIND_INFO[step.kind].createFields) {
     if (after[field] !== undefined) body[field] = after[field];
   }
@@ -58,7 +59,8 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   if (step.kind === 'repo' && typeof after[README_FIELD] === 'string') {
     await client.updateReadme(resource.uid, after[README_FIELD] as string);
   }
-  return resource.uid;
+  // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
+  return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
 }
 
 async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {

@@ -43,6 +43,9 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
       const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, structuredClone(d[b])]] : [])));
       return { uid: r.uid, name: d.name, description: d.description ?? '', ...blocks, ...times };
     }
+    case 'terms':
+      // An acceptance has no uid of its own: the document names it within its org.
+      return { docId: d.docId, acceptedBy: d.acceptedBy ?? '', orgUid: r.parent, createTime: times.createTime };
     case 'groupMapping':
       return { uid: r.uid, identityProviderUid: r.parent, externalGroupId: d.externalGroupId, roleUid: d.roleUid, scope: d.scope, ...times };
     case 'advisory':

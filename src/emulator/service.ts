@@ -181,6 +181,7 @@ export class EmulatorService {
     if (method !== 'GET') {
       if (caller.role !== 'owner') throw permissionDenied(`this token is read-only (viewer); ${method} ${req.path} needs an owner token`);
     }
+    if (kind === 'terms') return this.terms(caller, method, rest, req);
     if (kind === 'repo' && rest.endsWith(README_SUFFIX)) {
       const repoUid = rest.slice(0, -README_SUFFIX.length);
       if (method === 'GET') return this.getReadme(caller, repoUid, req.query);
@@ -242,6 +243,41 @@ export class EmulatorService {
     };
     if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
     return { status: 200, body, ...(page.shortened ? { shortened: true } : {}) };
+  }
+
+  /**
+   * `GET /iam/v2/terms/{group}` lists a root group's acceptances (paged like any list);
+   * `POST /iam/v2/terms/{group}` `{documentIds}` accepts documents (accepting an accepted one is
+   * a no-op). An acceptance is permanent: nothing updates or deletes it.
+   */
+  private terms(caller: Caller, method: string, groupUid: string, req: ApiRequest): ApiReply {
+    if (groupUid === '') throw invalidArgument([{ field: 'group', description: 'is required in the path: /iam/v2/terms/{group uid}' }]);
+    const group = this.findVisible(caller, 'group', groupUid);
+    if (group.parent !== null) throw invalidArgument([{ field: 'group', description: `terms are accepted by a root group (an org); ${groupUid} is not one` }]);
+    if (method === 'GET') {
+      const listReq = parseListRequest('terms', req.query);
+      listReq.filter.childrenOf = groupUid;
+      const sorted = this.store.query('terms', listReq.filter, listReq.order.field);
+      const page = slicePage('terms', listReq, sorted, this.clock(), this.pageTokenTtlMs, undefined);
+      const body: Record<string, unknown> = { termsAcceptances: page.items.map((r) => renderResource(this.store, r)), totalCount: String(page.totalCount), skipped: listReq.skip };
+      if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
+      return { status: 200, body };
+    }
+    if (method !== 'POST') throw unimplemented(`an acceptance of terms is permanent: ${method} is not supported`);
+    rejectQuery(req.query, []);
+    const body = (req.body ?? {}) as { documentIds?: unknown };
+    const extra = Object.keys(body).filter((k) => k !== 'documentIds');
+    if (extra.length > 0 || !Array.isArray(body.documentIds) || body.documentIds.length === 0 || !body.documentIds.every((d) => typeof d === 'string' && d.trim() !== '')) {
+      throw invalidArgument([{ field: extra[0] ?? 'documentIds', description: extra.length > 0 ? 'is not a field of this request (known: documentIds)' : 'documentIds must be a non-empty list of document ids' }]);
+    }
+    let mutated = false;
+    for (const docId of new Set(body.documentIds as string[])) {
+      if (this.store.findSibling('terms', groupUid, { docId }) !== undefined) continue; // already accepted: a no-op
+      const now = this.clock();
+      this.store.insert({ kind: 'terms', uid: this.newUid(groupUid), parent: groupUid, seq: this.store.allocateSeq(), createMs: now, updateMs: now, data: { docId, acceptedBy: caller.role } });
+      mutated = true;
+    }
+    return { status: 200, body: { group: groupUid, documentIds: body.documentIds }, mutated };
   }
 
   /** A strictly later updateTime than `r` had, so every change is visible in it. */

@@ -30,6 +30,9 @@ export interface ResourceData {
   azure?: { tenantId: string; clientIds?: Record<string, string> };
   github?: { installations: { installationId: string; name?: string }[] };
   chainguard?: { serviceBindings?: Record<string, string> };
+  /** An acceptance of terms: the document, and who accepted it. */
+  docId?: string;
+  acceptedBy?: string;
   /** A group mapping's external group and scope (its role is `roleUid`). */
   externalGroupId?: string;
   scope?: string;
@@ -126,6 +129,8 @@ function naturalKey(r: StoredResource): string | null {
       return `${r.data.externalGroupId}\u0000${r.data.roleUid}\u0000${r.data.scope}`;
     case 'accountAssociation':
       return 'the one of its group';
+    case 'terms':
+      return r.data.docId ?? null;
     case 'advisory':
       return null;
     default:

@@ -20,6 +20,7 @@ const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
   identityProvider: ['uid', 'createTime', 'updateTime'],
   groupMapping: ['uid', 'createTime', 'updateTime', 'identityProviderUid'],
   accountAssociation: ['uid', 'createTime', 'updateTime'],
+  terms: ['docId', 'acceptedBy', 'orgUid', 'createTime'],
   advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
 };
 
@@ -34,6 +35,7 @@ const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
   identityProvider: ['name', 'defaultRole', 'oidc'],
   groupMapping: ['externalGroupId', 'roleUid', 'scope'],
   accountAssociation: ['name'],
+  terms: ['documentIds'],
 };
 
 /** Docker-style tag names. */

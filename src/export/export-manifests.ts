@@ -175,6 +175,14 @@ function addGroupBody(
     if (!form || form.form === 'group' || form.form === 'nested') continue; // child groups come last, below; nested lists inside their items
     const items = index.byKind.get(descriptor.kind)?.get(path) ?? [];
     if (items.length === 0) continue;
+    if (form.form === 'values') {
+      const keyField = descriptor.keyField ?? 'name';
+      const values = items.map((r) => String((r.fields as unknown as Record<string, unknown>)[keyField])).sort(compareStrings);
+      const node = doc.createNode(values) as YAMLSeq;
+      node.flow = true;
+      map.set(form.listKey, node);
+      continue;
+    }
     if (form.form === 'single') {
       const node = doc.createNode(itemFields(descriptor, items[0]!)) as YAMLMap;
       for (const spec of descriptor.fields) if (spec.type === 'object') setFlow(node, spec.name);

@@ -123,7 +123,7 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
     if (paths) pathsByKind.set(kind, paths);
     for (const obj of inPlacementOrder(raw.items[kind] ?? [])) {
       if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
-      const parentUid = descriptor.uidIsParent ? obj.uid : parentUidOf(obj.uid);
+      const parentUid = descriptor.uidIsParent ? obj.uid : descriptor.listedPerParent ? raw.org.uid : parentUidOf(obj.uid);
       const parent = parentUid === null ? undefined : parents.get(parentUid);
       if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
         tally(unplaced, kind, obj.uid);

@@ -43,7 +43,8 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   // org: it is read by uid, beside the listings.
   const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
   ownedByOrg.catch(() => undefined);
-  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, { descendantsOf: org.uid })));
+  // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
+  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, descriptorOf(kind).listedPerParent ? { under: org.uid } : { descendantsOf: org.uid })));
   const builtin = await builtinRead;
   const items = {} as Record<Kind, ApiObject[]>;
   const incomplete: IncompleteRead[] = [...builtin.incomplete];

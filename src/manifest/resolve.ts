@@ -225,6 +225,18 @@ class Resolver {
       const form = descriptor.manifest;
       if (!form) continue;
       if (form.form === 'nested') continue; // listed inside an item of its parent kind (addItem)
+      if (form.form === 'values') {
+        const key = fieldKey(value, form.listKey, site.pointer.length === 1 ? 'org' : 'group');
+        asArray(value[key]).forEach((raw, i) => {
+          const id = asString(raw);
+          if (id === undefined || id === '') return; // the schema reports the type
+          const itemSite = { doc: site.doc, pointer: [...site.pointer, key, i] };
+          const fields = { [descriptor.keyField ?? 'name']: id };
+          const resource = { kind: descriptor.kind, address: descriptor.address(path, fields, { groupPath: path, fields: {} }), ...this.base(itemSite, path), fields } as unknown as DesiredResource;
+          this.declare(itemSite, resource, () => `${descriptor.describe(id)} of ${this.groupLabel(path)}`);
+        });
+        continue;
+      }
       if (form.form === 'single') {
         const key = fieldKey(value, form.listKey, site.pointer.length === 1 ? 'org' : 'group');
         const item = asObject(value[key]);

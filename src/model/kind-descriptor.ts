@@ -62,9 +62,10 @@ export interface ManifestForm {
    * `binding`: a role binding whose references resolve once every document is read;
    * `nested`: a list inside an item of its parent kind (an identity provider's groupMappings),
    * resolved once every document is read; `single`: not a list but one object on its group
-   * (an account association), `listKey` then being that key.
+   * (an account association), `listKey` then being that key; `values`: a list of plain keys
+   * (the org's acceptedTerms document ids).
    */
-  readonly form: 'item' | 'group' | 'binding' | 'nested' | 'single';
+  readonly form: 'item' | 'group' | 'binding' | 'nested' | 'single' | 'values';
   /** Singular noun for a list item in schema messages ("role binding 2 of org"). */
   readonly itemNoun: string;
 }
@@ -92,10 +93,18 @@ export interface KindDescriptor<K extends string = string> {
    * one per parent, and maps keyed by uid must tell it from the parent by kind.
    */
   readonly uidIsParent?: boolean;
+  /** Never deleted (an acceptance of terms): a live one the manifests leave out is a note, not a step. */
+  readonly permanent?: boolean;
+  /** Listed by `GET {collection}/{parent uid}` (the org's), not under `uidp.descendants_of`. */
+  readonly listedPerParent?: boolean;
+  /** The uid of an item the API gives none (an acceptance): made from the item and its parent's uid. */
+  uidOf?(item: Readonly<Record<string, unknown>>, parentUid: string): string;
+  /** The create body, when it is not the create fields as they are (terms: `{documentIds: [id]}`). */
+  createBody?(after: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** A create-body field the API wants set to the org's root group uid (a group mapping's `scope`). */
   readonly orgScopeField?: string;
   /** Natural key among siblings (what an address names), or null when the key is derived. */
-  readonly keyField: 'name' | 'sink' | null;
+  readonly keyField: 'name' | 'sink' | 'docId' | null;
   /**
    * Fields that reference another resource by its kind's name (`identity`, `role`): the API
    * sends them hydrated (`identity: {uid, …}`) or flat (`identityUid`); the model keeps a

@@ -14,12 +14,13 @@ import { subscription, type SubscriptionFields } from './kinds/subscription.js';
 import { identityProvider, type IdentityProviderFields } from './kinds/identity-provider.js';
 import { groupMapping, type GroupMappingFields } from './kinds/group-mapping.js';
 import { accountAssociation, type AccountAssociationFields } from './kinds/account-association.js';
+import { terms, type TermsFields } from './kinds/terms.js';
 
 export { BUILTIN_ROLE_NAMES, type BuiltinRoleName } from './kinds/role.js';
 export type { ClaimMatch } from './kinds/identity.js';
 
 /** Every managed kind, in the order manifests and views list them. */
-export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation] as const;
+export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation, terms] as const;
 
 export type Kind = (typeof DESCRIPTORS)[number]['kind'];
 export const KINDS: readonly Kind[] = DESCRIPTORS.map((d) => d.kind);
@@ -36,6 +37,7 @@ export interface FieldsByKind {
   identityProvider: IdentityProviderFields;
   groupMapping: GroupMappingFields;
   accountAssociation: AccountAssociationFields;
+  terms: TermsFields;
 }
 
 const BY_KIND = new Map<string, KindDescriptor>(DESCRIPTORS.map((d) => [d.kind, d]));
@@ -57,15 +59,24 @@ export type ApiKind = Kind | 'advisory';
 export interface KindInfo {
   readonly collection: string;
   readonly plural: string;
-  readonly keyField: 'name' | 'sink' | null;
+  readonly keyField: 'name' | 'sink' | 'docId' | null;
   readonly createFields: readonly string[];
   readonly updatableFields: readonly string[];
   readonly nameFilter: boolean;
   readonly parentKind: 'group' | 'repo' | 'identityProvider';
+  /** See KindDescriptor: a uid made for items the API gives none, and a create that may safely repeat. */
+  readonly uidOf?: (item: Readonly<Record<string, unknown>>, parentUid: string) => string;
+  readonly idempotentCreate?: boolean;
 }
 
 function kindInfo(d: KindDescriptor): KindInfo {
-  return { ...d.api, keyField: d.keyField, parentKind: d.parentKind };
+  return {
+    ...d.api,
+    keyField: d.keyField,
+    parentKind: d.parentKind,
+    ...(d.uidOf ? { uidOf: d.uidOf.bind(d) } : {}),
+    ...(d.permanent ? { idempotentCreate: true } : {}),
+  };
 }
 
 export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
@@ -125,13 +136,14 @@ export const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
  * identities and roles) first, bindings after them, a repo's tags after the repo. The live-state
  * builder places resources in this order too (a parent and a referenced resource come first).
  */
-export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
+export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, terms.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
 /** Order in which kinds are deleted under one group: children and references first (DESIGN.md §4). */
-export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
+export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, terms.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
 
 /** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
 export const PRUNE_KEYS: Readonly<Record<string, Kind>> = Object.fromEntries(
-  DESCRIPTORS.flatMap((d) => (d.manifest ? [[d.manifest.listKey, d.kind]] : [])),
+  // A permanent kind (accepted terms) is never deleted: there is nothing to prune.
+  DESCRIPTORS.flatMap((d) => (d.manifest && !('permanent' in d && d.permanent) ? [[d.manifest.listKey, d.kind]] : [])),
 );
 
 /** "repo", "role bindings": the kind as a reader says it, for `n` of them. */

@@ -409,7 +409,9 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
   for (const l of unmatchedLive) {
     if (l.address === ORG_ADDRESS || isIgnored(p, l)) continue;
     if (l.kind === 'tag') tags.push(l);
-    else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
+    else if (descriptorOf(l.kind).permanent) {
+      p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
+    } else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
   for (const t of tags) {

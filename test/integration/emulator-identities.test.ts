@@ -167,3 +167,22 @@ describe('account associations', () => {
     expect((await get(emu, `/iam/v2/accountAssociations/${group}`)).status).toBe(404);
   });
 });
+
+describe('terms', () => {
+  it('are accepted by a root group only, once (a repeat is a no-op), listed per org, and never undone', async () => {
+    const group = (await post(emu, `/iam/v2/groups/${org}`, { name: 'not-a-root' })).body.uid;
+    const accepted = await post(emu, `/iam/v2/terms/${org}`, { documentIds: ['tos-2026', 'dpa-2025'] });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body).toEqual({ group: org, documentIds: ['tos-2026', 'dpa-2025'] });
+    expect((await post(emu, `/iam/v2/terms/${org}`, { documentIds: ['tos-2026'] })).status).toBe(200);
+    const listed = (await get(emu, `/iam/v2/terms/${org}`)).body;
+    expect(listed.totalCount).toBe('2');
+    expect(listed.termsAcceptances.map((t: { docId: string }) => t.docId).sort()).toEqual(['dpa-2025', 'tos-2026']);
+    expect(listed.termsAcceptances[0]).toMatchObject({ orgUid: org, createTime: expect.stringMatching(/Z$/) });
+    const child = await post(emu, `/iam/v2/terms/${group}`, { documentIds: ['tos-2026'] });
+    expect(child.status).toBe(400);
+    expect(child.body.message).toContain('terms are accepted by a root group (an org)');
+    expect((await call(emu, 'DELETE', `/iam/v2/terms/${org}`)).status).toBe(501);
+    expect((await post(emu, `/iam/v2/terms/${org}`, { documentIds: [] })).status).toBe(400);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * Accepted terms documents of the org (DESIGN.md §2): `acceptedTerms: [docId…]` on the org.
+ * An acceptance is permanent: declaring a document accepts it (POST, a no-op when it already
+ * is), leaving it out changes nothing (a note, never a step). Acceptances have no uid of their
+ * own: the model names each by its org and document.
+ */
+import type { KindDescriptor } from '../kind-descriptor.js';
+
+export interface TermsFields {
+  docId: string;
+}
+
+export const terms = {
+  kind: 'terms',
+  label: { one: 'accepted terms document', many: 'accepted terms documents' },
+  api: {
+    collection: '/iam/v2/terms',
+    plural: 'termsAcceptances',
+    nameFilter: false,
+    createFields: ['documentIds'],
+    updatableFields: [],
+  },
+  parentKind: 'group',
+  keyField: 'docId',
+  fields: [{ name: 'docId', type: 'string' }],
+  permanent: true,
+  listedPerParent: true,
+  uidOf: (item, parentUid) => `${parentUid}/terms:${String(item.docId)}`,
+  createBody: (after) => ({ documentIds: [after.docId] }),
+  hasUpdate: false,
+  renameable: false,
+  holdsChildren: false,
+  referenceable: false,
+  manifest: { listKey: 'acceptedTerms', definition: 'org', form: 'values', itemNoun: 'document id' },
+  deleteReliesOn: ['terms'],
+  ownsGroupPath: false,
+  address: (_groupPath, fields) => `terms:${String(fields.docId)}`,
+  describe: (key) => `accepted terms document ${JSON.stringify(key)}`,
+} as const satisfies KindDescriptor<'terms'>;
