@@ -51,6 +51,14 @@ export interface SeedRoleBinding {
 export interface SeedSubscription {
   sink: string;
 }
+/** An identity provider: `defaultRole` and each mapping's `role` resolve like a binding's role. */
+export interface SeedIdentityProvider {
+  name: string;
+  description?: string;
+  defaultRole: string;
+  oidc: { issuer: string; clientId: string; clientSecret: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
+  groupMappings?: { externalGroup: string; role: string }[];
+}
 export interface SeedGroup {
   name: string;
   description?: string;
@@ -59,11 +67,15 @@ export interface SeedGroup {
   repos?: SeedRepo[];
   subscriptions?: SeedSubscription[];
   roleBindings?: SeedRoleBinding[];
+  identityProviders?: SeedIdentityProvider[];
+  /** At most one per group; it takes the group's uid. */
+  accountAssociation?: { name: string; description?: string } & Record<string, unknown>;
   groups?: SeedGroup[];
 }
-/** A root group; `uid` (40 lowercase hex) pins its uid. */
+/** A root group; `uid` (40 lowercase hex) pins its uid; `acceptedTerms` are its accepted documents. */
 export interface SeedOrg extends SeedGroup {
   uid?: string;
+  acceptedTerms?: string[];
 }
 /** An advisory; with `org` it lives under that org, else it is global (every token sees it). */
 export interface SeedAdvisory {
@@ -111,9 +123,12 @@ export function readSeedFile(path: string): SeedDocument {
   }
 }
 
-const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'groups'];
+const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'identityProviders', 'accountAssociation', 'groups'];
 const KEYS: Record<string, readonly string[]> = {
-  org: ['uid', ...GROUP_KEYS],
+  org: ['uid', 'acceptedTerms', ...GROUP_KEYS],
+  identityProvider: ['name', 'description', 'defaultRole', 'oidc', 'groupMappings'],
+  groupMapping: ['externalGroup', 'role'],
+  accountAssociation: ['name', 'description', 'amazon', 'google', 'azure', 'github', 'chainguard'],
   group: GROUP_KEYS,
   identity: ['name', 'description', ...RELATIONSHIP_FIELDS],
   role: ['name', 'description', 'capabilities'],
@@ -137,6 +152,12 @@ interface PlannedInsert {
   /** For role bindings: keys of the identity and the role (a built-in role is `builtin:<name>`). */
   identityKey?: string;
   roleKey?: string;
+  /** The body field `roleKey` fills, when it is not a binding's (`defaultRole`, a mapping's `roleUid`). */
+  roleField?: 'defaultRole' | 'roleUid';
+  /** A group mapping: `scope` is the org's uid, the org named by this key. */
+  scopeKey?: string;
+  /** An account association: its uid is its parent's. */
+  uidIsParent?: boolean;
   location: string;
 }
 
@@ -263,6 +284,44 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
       unique(seenSinks, d.sink!, 'subscription', loc);
       inserts.push({ key: `subscription:${myPath}/${d.sink}`, kind: 'subscription', parentKey: key, data: d, location: loc });
     });
+    const orgKey = `group:${myPath.split('/')[0]}`;
+    const seenProviders = new Set<string>();
+    children('identityProviders', 'identityProvider' as Kind, (item, loc) => {
+      const roleKey = typeof item.defaultRole === 'string' ? resolveRole(item.defaultRole, scope) : undefined;
+      if (!roleKey) problems.push(`${loc}.defaultRole: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`);
+      // The real uid is filled in when the role is; a stand-in passes the shape check here.
+      const d = apiCheck('identityProvider', { ...pick(item, ['name', 'description', 'oidc']), defaultRole: 'stand-in' }, loc);
+      if (!d || !roleKey) return;
+      unique(seenProviders, d.name!, 'identity provider', loc);
+      const idpKey = `identityProvider:${myPath}/${d.name}`;
+      inserts.push({ key: idpKey, kind: 'identityProvider', parentKey: key, data: d, roleKey, roleField: 'defaultRole', location: loc });
+      listAt(item.groupMappings, `${loc}.groupMappings`).forEach((m, j) => {
+        const mloc = `${loc}.groupMappings[${j}]`;
+        if (!isObject(m)) return void problems.push(`${mloc}: must be an object {externalGroup, role}`);
+        checkKeys(m, 'groupMapping', mloc);
+        const mappedRole = typeof m.role === 'string' ? resolveRole(m.role, scope) : undefined;
+        if (!mappedRole) problems.push(`${mloc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in`);
+        if (typeof m.externalGroup !== 'string' || m.externalGroup === '') problems.push(`${mloc}.externalGroup: must be a non-empty string`);
+        else if (mappedRole) {
+          inserts.push({ key: `groupMapping:${myPath}/${d.name}/${m.externalGroup}=${m.role}`, kind: 'groupMapping', parentKey: idpKey, data: { externalGroupId: m.externalGroup }, roleKey: mappedRole, roleField: 'roleUid', scopeKey: orgKey, location: mloc });
+        }
+      });
+    });
+    if (g.accountAssociation !== undefined) {
+      const loc = `${location}.accountAssociation`;
+      if (!isObject(g.accountAssociation)) problems.push(`${loc}: must be an object {name, …}`);
+      else {
+        checkKeys(g.accountAssociation, 'accountAssociation', loc);
+        const d = apiCheck('accountAssociation', g.accountAssociation, loc);
+        if (d) inserts.push({ key: `accountAssociation:${myPath}`, kind: 'accountAssociation', parentKey: key, data: d, uidIsParent: true, location: loc });
+      }
+    }
+    if (isOrg) {
+      listAt(g.acceptedTerms, `${location}.acceptedTerms`).forEach((docId, i) => {
+        if (typeof docId !== 'string' || docId === '') return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id`);
+        inserts.push({ key: `terms:${myPath}/${docId}`, kind: 'terms', parentKey: key, data: { docId }, location: `${location}.acceptedTerms[${i}]` });
+      });
+    }
     children('roleBindings', 'roleBinding', (item, loc) => {
       if (typeof item.identity !== 'string' || item.identity === '') problems.push(`${loc}.identity: must name an identity (sibling name or path from the org root)`);
       if (typeof item.role !== 'string' || item.role === '') problems.push(`${loc}.role: must name a role (custom role of this group or an ancestor, or a built-in)`);
@@ -355,10 +414,11 @@ export function applySeed(service: EmulatorService, doc: unknown, source = '(in-
   service.store.invalidateSortedViews();
   for (const ins of inserts) {
     const parentUid = ins.parentKey === null ? null : uidOf(ins.parentKey);
-    const data = ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
+    let data = ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
+    if (ins.roleField) data = { ...data, [ins.roleField]: uidOf(ins.roleKey!), ...(ins.scopeKey ? { scope: uidOf(ins.scopeKey) } : {}) };
     let created;
     try {
-      created = service.createResource(ins.kind, parentUid, data, undefined, ins.uid);
+      created = service.createResource(ins.kind, parentUid, data, undefined, ins.uidIsParent ? (parentUid ?? undefined) : ins.uid);
     } catch (err) {
       if (err instanceof ApiFailure) throw new SeedError(source, [`${ins.location}: ${err.message}`]);
       throw err;

@@ -28,6 +28,21 @@ const GENERATED: SeedDocument = {
         { name: '1.10', description: 'a name YAML would read as a number' },
       ],
       subscriptions: [{ sink: 'https://hooks.gen.example/audit' }],
+      // The rest of the IAM surface round-trips too.
+      identityProviders: [
+        {
+          name: 'okta',
+          description: 'people',
+          defaultRole: 'publisher',
+          oidc: { issuer: 'https://gen.okta.com', clientId: 'client-1', clientSecret: 'seeded-secret', additionalScopes: ['email'], groupsClaim: 'groups' },
+          groupMappings: [
+            { externalGroup: 'admins', role: 'owner' },
+            { externalGroup: 'publishers', role: 'publisher' },
+          ],
+        },
+      ],
+      accountAssociation: { name: 'gen-cloud', amazon: { account: '123456789012' }, azure: { tenantId: 't-1', clientIds: { deploy: 'c-1' } } },
+      acceptedTerms: ['tos-2026', 'dpa-2025'],
       roleBindings: [
         { identity: 'release-bot', role: 'publisher' },
         { identity: 'release-bot', role: 'registry.push' },
@@ -36,6 +51,7 @@ const GENERATED: SeedDocument = {
         {
           name: 'engineering',
           description: 'Engineering',
+          accountAssociation: { name: 'eng-code', github: { installations: [{ installationId: '7', name: 'gen' }] }, chainguard: { serviceBindings: { ci: 'b-1' } } },
           identities: [{ name: 'ci-bot', description: 'ci' }],
           roles: [{ name: 'builder', description: '', capabilities: ['repo.update'] }],
           roleBindings: [
@@ -113,6 +129,10 @@ describe('platform-sync export', () => {
     expect(run.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['data_science.yaml', 'engineering.yaml', 'org.yaml']);
 
+    const orgFile = readFileSync(join(out, 'org.yaml'), 'utf8');
+    expect(orgFile).toContain('clientSecret: { fromEnv: OKTA_CLIENT_SECRET }');
+    expect(orgFile).not.toContain('seeded-secret');
+    expect(orgFile).toContain('acceptedTerms: [ dpa-2025, tos-2026 ]');
     const engineering = readFileSync(join(out, 'engineering.yaml'), 'utf8');
     expect(engineering).toMatch(/identityUid: \S+ # an identity outside this org/);
     expect(engineering).toContain('identity: /release-bot');
