@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The example org's identity provider reads its client secret from the environment.
+    setupFiles: ['test/support/example-secrets.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The machines are shared and have 2 cores: keep workers few so timing-sensitive

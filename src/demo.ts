@@ -28,10 +28,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-sync-demo-'));
   try {
     cpSync(join(ROOT, 'examples', 'acme'), join(dir, 'acme'), { recursive: true });
+    // The example's SSO provider reads its client secret from the environment, never a file in git.
+    const madeUpSecret = process.env.ACME_OKTA_CLIENT_SECRET === undefined;
+    if (madeUpSecret) process.env.ACME_OKTA_CLIENT_SECRET = `demo-okta-secret-${process.pid}`;
     say(
       paint('bold', 'platform-sync demo'),
       `Working in ${dir}: a copy of examples/acme as acme/, and an empty emulator that`,
       `--emulator keeps in ${EMBEDDED_STATE_PATH}. Every command below is the real CLI.`,
+      ...(madeUpSecret ? ['The Okta provider of the example reads ACME_OKTA_CLIENT_SECRET: the demo sets a made-up one (never shown).'] : []),
     );
 
     heading(1, 'Validate the manifests (offline: schema, references, duplicates)');
@@ -80,6 +84,13 @@ async function main(): Promise<void> {
     expectText(rename.stdout, /Plan: 0 to create, 1 to update, 0 to delete\./, 'a rename is one update');
     await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve'], 0, 'renamed');
     await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 0, 'no changes');
+
+    heading(11, 'Identities of every kind and SSO: show prints the uids a CI job or a login needs; --rotate-secrets re-sends the Okta client secret');
+    const shown = await cli(dir, ['show', 'acme', '--emulator'], 0, 'shown', { maxLines: 14 });
+    expectText(shown.stdout, /identity:engineering\/platform\/aws-deployer/, 'show lists the AWS identity');
+    expectText(shown.stdout, /groupMapping:identityProvider:okta\/platform-admins=owner/, 'show lists the SSO group mappings');
+    const rotate = await cli(dir, ['apply', 'acme', '--emulator', '--rotate-secrets', '--auto-approve'], 0, 'the secret was sent again, by one PATCH');
+    expectText(rotate.stdout, /oidc\.clientSecret: \(sensitive: read from \$ACME_OKTA_CLIENT_SECRET at apply time\)/, 'the plan names where the secret comes from, never its value');
 
     say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');

@@ -14,7 +14,7 @@ const CHANGE_SET = join(REPO_ROOT, 'test', 'fixtures', 'apply-change-set');
 const OWNER = 'e2e-apply-owner-token-7d1f0c';
 const VIEWER = 'e2e-apply-viewer-token-2b8e44';
 /** Resources examples/acme declares, the org included. */
-const ACME_RESOURCES = 36;
+const ACME_RESOURCES = 41;
 
 let emulator: Emulator;
 let temp: { dir: string; remove: () => void };
@@ -63,7 +63,7 @@ describe('platform-sync apply', () => {
   it('refuses without a terminal unless --auto-approve, changing nothing', async () => {
     const run = await runCli(['apply', ACME, '--bootstrap'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('Plan: 36 to create, 0 to update, 0 to delete.');
+    expect(run.stdout).toContain('Plan: 41 to create, 0 to update, 0 to delete.');
     expect(run.stderr).toContain('pass --auto-approve');
     expect(writes()).toEqual([]);
   });
@@ -284,7 +284,7 @@ describe('platform-sync apply', () => {
     // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C.
     emulator.setFaults({ latencyMs: 1500 });
     run.child.stdin!.write('yes\n');
-    await run.waitForOutput((s) => /Applying 0\/36/.test(s));
+    await run.waitForOutput((s) => /Applying 0\/41/.test(s));
     run.child.stdin!.write('\x03');
     await run.waitForOutput((s) => s.includes('Interrupted: no new step starts'));
     run.child.stdin!.write('\x03');
@@ -292,6 +292,6 @@ describe('platform-sync apply', () => {
     expect(code).toBe(130);
     const { stdout } = run.output();
     // The Quit line starts a line of its own, after the live line that was showing.
-    expect(stdout).toMatch(/Applying \d+\/36[^\n]*\r?\n(\r)?Quit: \d+ of 36 steps finished \(\d+ done\); [12] steps? in flight may or may not have been applied\. Run the same apply again to finish/);
+    expect(stdout).toMatch(/Applying \d+\/41[^\n]*\r?\n(\r)?Quit: \d+ of 41 steps finished \(\d+ done\); [12] steps? in flight may or may not have been applied\. Run the same apply again to finish/);
   });
 });

@@ -15,6 +15,7 @@ import type { ApiClient } from '../../src/api/types.js';
 import { apply } from '../../src/apply/index.js';
 import { runCli as runBuiltCli, type CliRun } from '../../src/cli/run-cli.js';
 import { planFromManifests } from '../../src/pipeline.js';
+import { EXAMPLE_SECRET_ENV } from '../support/example-secrets.js';
 
 export type { CliRun };
 
@@ -52,7 +53,7 @@ export async function runCli(args: string[], options: { cwd?: string; env?: Reco
     stdout: stdout.stream,
     stderr: stderr.stream,
     stdin: Readable.from([]),
-    env: { NO_COLOR: '1', ...options.env },
+    env: { NO_COLOR: '1', ...EXAMPLE_SECRET_ENV, ...options.env },
     cwd: options.cwd ?? REPO_ROOT,
     signals: new EventEmitter(),
     exit: (c) => void exits.push(c),

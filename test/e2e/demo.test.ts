@@ -18,7 +18,7 @@ describe('npm run demo', () => {
     });
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    for (const step of ['1. Validate', '2. Plan', '3. Apply', '4. Plan again', '6. Drift', '7. Export', '8. Plan on the export']) {
+    for (const step of ['1. Validate', '2. Plan', '3. Apply', '4. Plan again', '6. Drift', '7. Export', '8. Plan on the export', '10. Rename a group', '11. Identities of every kind and SSO']) {
       expect(stdout).toContain(step);
     }
     expect(stdout).toContain('✓ exit 2: drift');

@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { COMMENT_MARKER, runAction, splitArgs, type ActionResult } from '../../src/action/run.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ACME, applyManifests, makeTempDir, openClient, REPO_ROOT, runCli } from './cli-harness.js';
+import { EXAMPLE_SECRET_ENV } from '../support/example-secrets.js';
 
 type Step = { name?: string; id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string };
 type Job = { if?: string; permissions?: Record<string, string>; concurrency?: { group: string; 'cancel-in-progress': boolean }; environment?: string; steps: Step[] };
@@ -82,6 +83,7 @@ async function runStep(inputs: Record<string, string>, env: Record<string, strin
         PS_COMMENT: inputs.comment ?? 'false',
         PS_FAIL_ON_DRIFT: inputs['fail-on-drift'] ?? 'true',
         PS_GITHUB_TOKEN: 'gh-token-for-test',
+        ...EXAMPLE_SECRET_ENV,
         ...env,
       },
       cwd,
@@ -211,7 +213,7 @@ describe('the example workflow', () => {
       }
       expect(github.comments).toHaveLength(1);
       expect(github.comments[0]!.body.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
-      expect(github.comments[0]!.body).toContain('**Plan: 35 to create, 1 to update, 0 to delete.**');
+      expect(github.comments[0]!.body).toContain('**Plan: 40 to create, 1 to update, 0 to delete.**');
       expect(github.comments[0]!.body).toContain('_Plan of abcdef1; applied when merged._');
       expect(github.requests.every((r) => r.endsWith(' auth'))).toBe(true);
     } finally {

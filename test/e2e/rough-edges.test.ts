@@ -97,7 +97,7 @@ describe('rough edges', () => {
     cpSync(join(ACME, 'engineering.yaml'), join(project, 'engineering.yaml'));
     cpSync(join(ACME, 'security.yaml'), join(project, 'security.yaml'));
     const run = await runCli(['validate', project]);
-    expect(run.stdout).toBe('ok: 3 files, 36 resources, org acme\n');
+    expect(run.stdout).toBe('ok: 3 files, 41 resources, org acme\n');
   });
 
   it('an empty list key (the last item deleted) is an empty list', async () => {

@@ -56,7 +56,7 @@ describe('fields of the service that platform-sync does not manage', () => {
     try {
       expect((await runCli(['export', '--org', 'acme', '--out', join(out, 'x')], { env })).code).toBe(0);
       const text = readdirSync(join(out, 'x')).map((f) => readFileSync(join(out, 'x', f), 'utf8')).join('\n');
-      for (const field of Object.values(EXTRA).flatMap((e) => Object.keys(e))) expect(text).not.toContain(field);
+      for (const field of Object.values(EXTRA).flatMap((e) => Object.keys(e))) expect(text).not.toMatch(new RegExp(`\\b${field}:`));
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

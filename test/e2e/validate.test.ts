@@ -42,7 +42,7 @@ describe('platform-sync validate', () => {
   it('accepts examples/acme: exit 0 and a summary, with no network connection', () => {
     const r = validateOffline('examples/acme');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe('ok: 3 files, 36 resources, org acme\n');
+    expect(r.stdout).toBe('ok: 3 files, 41 resources, org acme\n');
     expect(r.code).toBe(0);
   });
 

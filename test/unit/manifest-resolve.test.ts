@@ -30,7 +30,7 @@ describe('examples/acme', () => {
     expect(state.files).toEqual(['examples/acme/engineering.yaml', 'examples/acme/org.yaml', 'examples/acme/security.yaml']);
     expect(state.org).toEqual({ name: 'acme', source: { file: 'examples/acme/org.yaml', line: 7, column: 3 } });
     expect(state.resources.length).toBeGreaterThanOrEqual(25);
-    expect(state.resources.length).toBeLessThanOrEqual(40);
+    expect(state.resources.length).toBeLessThanOrEqual(50);
     expect(new Set(state.resources.map((r) => r.address)).size).toBe(state.resources.length);
     expect(state.settings).toEqual({ prune: true, ignore: ['identity:engineering/human-*'], protect: ['identity:release-bot'] });
   });
