@@ -187,15 +187,22 @@ function describeStep(step: PlanStep, category: DriftCategory, options: Describe
     case 'changed': {
       if (step.action !== 'update') break;
       const { before, after } = step;
-      const fields = step.updateMask.map((field) => {
-        const f: DriftField = { field, live: before[field], manifest: after[field] };
-        const ref = step.refs?.[field as 'roleUid' | 'identityUid'];
+      const fields = step.updateMask.flatMap((field): DriftField[] => {
+        // An object (an identity's claimMatch): which part drifted, field by field.
+        const b = before[field];
+        const a = after[field];
+        if (isPlainObject(b) && isPlainObject(a)) {
+          const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].sort();
+          return keys.filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k])).map((k) => ({ field: `${field}.${k}`, live: b[k], manifest: a[k] }));
+        }
+        const f: DriftField = { field, live: b, manifest: a };
+        const ref = step.refs?.[field as 'roleUid' | 'identityUid' | 'defaultRole'];
         if (ref) {
           f.manifestRef = describeRefAddress(ref.address);
           const liveRef = typeof f.live === 'string' ? options.addressOfUid?.(f.live) : undefined;
           if (liveRef !== undefined) f.liveRef = describeRefAddress(liveRef);
         }
-        return f;
+        return [f];
       });
       item.fields = fields;
       item.message =
@@ -253,4 +260,8 @@ export function describeValue(value: unknown): string {
 
 function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -124,7 +124,7 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
     case 'pattern': {
       // A bad name is the owner's only name: "for identity" reads better than repeating it.
       const what = field === 'name' ? describeObject(doc.value, segments.slice(0, -1), false) : owner;
-      return { location: place(segments), path, message: describePatternError(field ?? '', what, error.data) };
+      return { location: place(segments), path, message: describePatternError(field ?? '', what, error.data, error.parentSchema) };
     }
     case 'minItems':
       if (field === 'capabilities') {
@@ -169,7 +169,7 @@ function describeObject(root: unknown, segments: readonly string[], withName = t
   return `${last} of ${describeObject(root, segments.slice(0, -1))}`;
 }
 
-function describePatternError(field: string, owner: string, data: unknown): string {
+function describePatternError(field: string, owner: string, data: unknown, fieldSchema?: unknown): string {
   const value = JSON.stringify(data);
   switch (field) {
     case 'name':
@@ -182,8 +182,11 @@ function describePatternError(field: string, owner: string, data: unknown): stri
       return `invalid identityUid ${value} in ${owner}; expected an identity uid: 40 lowercase hex digits, then "/" and 16 hex digits per level`;
     case 'roleUid':
       return `invalid roleUid ${value} in ${owner}; expected a role uid: 40 lowercase hex digits (built-in), or followed by "/" and 16 hex digits per level`;
-    default:
-      return `invalid ${field} ${value} for ${owner}`;
+    default: {
+      // What the field is, from its own schema: "expected AWS account id: 12 digits, quoted".
+      const described = (fieldSchema as { description?: unknown } | undefined)?.description;
+      return `invalid ${field} ${value} for ${owner}${typeof described === 'string' ? `; expected ${lowerFirst(described.replace(/\.$/, ''))}` : ''}`;
+    }
   }
 }
 

@@ -162,3 +162,30 @@ describe('identity providers', () => {
     expect(proxy.seen.filter((e) => e.body.includes(ROTATED) || e.path.includes(ROTATED))).toHaveLength(1);
   });
 });
+
+describe('drift of an identity relationship', () => {
+  it('names the part of the relationship that changed by hand', async () => {
+    const { startEmulator: start } = await import('../../src/emulator/index.js');
+    const emu = await start({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    const temp = makeTempDir('drift-rel');
+    try {
+      const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: TOKEN };
+      const file = join(temp.dir, 'org.yaml');
+      writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/.*:ref:refs/heads/main"}\n');
+      expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env })).code).toBe(0);
+      const ci = (await (await fetch(`${emu.url}/iam/v2/identities?name=ci`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { identities: { uid: string }[] };
+      await fetch(`${emu.url}/iam/v2/identities/${ci.identities[0]!.uid}?updateMask=claimMatch`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:.*' } }),
+      });
+      const drift = await runCli(['drift', file, '--format', 'json'], { env });
+      expect(drift.code).toBe(2);
+      const report = JSON.parse(drift.stdout) as { items: { address: string; fields?: { field: string; live: unknown; manifest: unknown }[] }[] };
+      expect(report.items[0]!.fields).toEqual([{ field: 'claimMatch.subjectPattern', live: 'repo:.*', manifest: 'repo:acme/.*:ref:refs/heads/main' }]);
+    } finally {
+      await emu.close();
+      temp.remove();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * Invalid manifests of the new shapes (identity relationships, identity providers and their
- * secrets, group mappings): each is refused with exactly its message — file:line:col, what is
+ * secrets, group mappings, account associations, accepted terms): each is refused with exactly its message — file:line:col, what is
  * wrong and what is expected — and not one request is sent.
  */
 import { writeFileSync } from 'node:fs';
@@ -45,9 +45,15 @@ const CASES: [string, string, string[]][] = [
   ["mapping-no-group", "  identityProviders:\n    - name: okta\n      oidc: {issuer: https://acme.okta.com, clientId: c, clientSecret: {fromEnv: A}}\n      groupMappings:\n        - {role: owner}\n", ["FILE:8:11: missing required field \"externalGroup\" in group mapping 1 of identity provider \"okta\"; expected externalGroup: the group as the identity provider names it (in its groups claim) (at /org/identityProviders/0/groupMappings/0)"]],
   ["duplicate-mapping", "  identityProviders:\n    - name: okta\n      oidc: {issuer: https://acme.okta.com, clientId: c, clientSecret: {fromEnv: A}}\n      groupMappings:\n        - {externalGroup: admins, role: owner}\n        - {externalGroup: admins, role: owner}\n", ["FILE:9:11: group mapping in identity provider \"okta\" in org \"acme\" is declared twice (address groupMapping:identityProvider:okta/admins=owner); also declared at FILE:8:11 (at /org/identityProviders/0/groupMappings/1)"]],
   ["mapping-unknown-key", "  identityProviders:\n    - name: okta\n      oidc: {issuer: https://acme.okta.com, clientId: c, clientSecret: {fromEnv: A}}\n      groupMappings:\n        - {externalGroup: admins, role: owner, scope: org}\n", ["FILE:8:48: unknown field \"scope\" in group mapping 1 of identity provider \"okta\"; expected one of externalGroup, role (at /org/identityProviders/0/groupMappings/0/scope)"]],
+  ["association-short-account", "  accountAssociation:\n    name: cloud\n    amazon: {account: '1234'}\n", ["FILE:6:23: invalid account \"1234\" for amazon of accountAssociation of org \"acme\"; expected AWS account id: 12 digits, quoted (at /org/accountAssociation/amazon/account)"]],
+  ["association-unknown-block", "  accountAssociation:\n    name: cloud\n    oracle: {tenancy: x}\n", ["FILE:6:5: unknown field \"oracle\" in accountAssociation of org \"acme\"; expected one of name, description, amazon, google, azure, github, chainguard (at /org/accountAssociation/oracle)"]],
+  ["association-no-name", "  accountAssociation:\n    amazon: {account: '123456789012'}\n", ["FILE:5:5: missing required field \"name\" in accountAssociation of org \"acme\"; expected name: name of the association (at /org/accountAssociation)"]],
+  ["terms-not-string", "  acceptedTerms: [tos-2026, {id: x}]\n", ["FILE:4:29: item 2 of acceptedTerms must be a string, got a mapping (at /org/acceptedTerms/1)"]],
+  ["terms-twice", "  acceptedTerms: [tos-2026, tos-2026]\n", ["FILE:4:29: accepted terms document \"tos-2026\" of org \"acme\" is declared twice (address terms:tos-2026); also declared at FILE:4:19 (at /org/acceptedTerms/1)"]],
+  ["terms-on-group", "  groups:\n    - name: eng\n      acceptedTerms: [tos-2026]\n", ["FILE:6:7: unknown field \"acceptedTerms\" in group \"eng\"; expected one of name, renamedFrom, description, identities, roles, roleBindings, repos, subscriptions, identityProviders, accountAssociation, groups (at /org/groups/0/acceptedTerms)"]],
 ];
 
-describe('invalid manifests of identity relationships, identity providers and group mappings', () => {
+describe('invalid manifests of identity relationships, identity providers, group mappings, account associations and accepted terms', () => {
   let emulator: Emulator;
   const temp = makeTempDir('invalid-shapes');
   beforeAll(async () => {

@@ -61,6 +61,12 @@ export const r = {
     const address = descriptorOf('groupMapping').address(groupPath, fields, { groupPath, fields: { name: idpName } });
     return shape('groupMapping', address, groupPath, namedAddress('identityProvider', groupPath, idpName), fields);
   },
+  accountAssociation(groupPath: string, fields: Partial<FieldsByKind['accountAssociation']> = {}): Shape {
+    return shape('accountAssociation', descriptorOf('accountAssociation').address(groupPath, {}, { groupPath, fields: {} }), groupPath, groupAddress(groupPath), { name: 'assoc', ...fields });
+  },
+  terms(docId: string): Shape {
+    return shape('terms', `terms:${docId}`, '', 'org', { docId });
+  },
   subscription(groupPath: string, sink: string): Shape {
     return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), { sink });
   },
