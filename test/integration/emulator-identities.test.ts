@@ -18,6 +18,16 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
+describe("the service's own wording", () => {
+  it('says what a bad name must match, in the message and in the field violation', async () => {
+    const r = await post(emu, `/iam/v2/identities/${org}`, { name: 'Bad Name!' });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe('Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$"');
+    const violations = r.body.details.find((d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest').fieldViolations;
+    expect(violations).toEqual([{ field: 'name', description: 'name must match "^[a-z0-9 ._-]{1,}$"' }]);
+  });
+});
+
 describe('identity relationships', () => {
   it('stores and returns each kind of relationship; a service principal in its short spelling', async () => {
     const bodies = {
