@@ -3,39 +3,31 @@
  * serves a huge page gets a clear error naming the listing — never a crash, a hang or memory
  * without end. Raw node:http servers on port 0 misbehave exactly so.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ClientOptions } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import { ListingBoundError } from '../../src/api/paginate.js';
 import type { ApiClient } from '../../src/api/types.js';
+import { startRawServer, type Handler, type RawServer } from '../support/raw-server.js';
 import { ACME, runCli } from '../e2e/cli-harness.js';
 
 const TOKEN = 'tok-bounds-server-5ecret-31';
 const uid = (n: number) => n.toString(16).padStart(40, '0');
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-let handler: Handler = (_req, res) => res.end();
-const seen: { method: string; url: string }[] = [];
-let server: Server;
+let raw: RawServer;
 let baseUrl: string;
+let seen: RawServer['seen'];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '' });
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  raw = await startRawServer();
+  baseUrl = raw.url;
+  seen = raw.seen;
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => raw.close());
 
 function serve(h: Handler, options: Partial<ClientOptions> = {}): ApiClient {
-  handler = h;
-  seen.length = 0;
+  raw.answer(h);
   return createClient({ baseUrl, token: TOKEN, retry: { maxAttempts: 1 }, ...options });
 }
 
@@ -119,8 +111,7 @@ describe('a listing against a server that lies about its size', () => {
   });
 
   it('plan against a server claiming a billion groups exits 1 naming the listing, with nothing written', async () => {
-    handler = (req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], { totalCount: '1000000000' });
-    seen.length = 0;
+    raw.answer((req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], { totalCount: '1000000000' }));
     const run = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: baseUrl, PLATFORM_TOKEN: TOKEN } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');

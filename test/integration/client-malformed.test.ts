@@ -4,39 +4,30 @@
  * body. Each must be a clear error naming what was wrong (never an empty result that makes an
  * org look absent), and the token must appear in none of them.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { ApiClient } from '../../src/api/types.js';
+import { startRawServer, type Handler, type RawServer } from '../support/raw-server.js';
 import { readLiveState } from '../../src/live/index.js';
 
 const TOKEN = 'tok-raw-server-5ecret-77';
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-let handler: Handler = (_req, res) => res.end();
-const seen: { method: string; url: string }[] = [];
-let server: Server;
+let raw: RawServer;
 let baseUrl: string;
+let seen: RawServer['seen'];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', url: req.url ?? '' });
-    handler(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  raw = await startRawServer();
+  baseUrl = raw.url;
+  seen = raw.seen;
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => raw.close());
 
-/** Serves `handler` for one test and returns a client (no retries: every answer is final). */
 function serve(h: Handler): ApiClient {
-  handler = h;
-  seen.length = 0;
+  raw.answer(h);
   return createClient({ baseUrl, token: TOKEN, retry: { maxAttempts: 1 } });
 }
 
