@@ -12,6 +12,7 @@ import { createClient } from '../src/api/client.js';
 import type { ApiClient } from '../src/api/types.js';
 import { readLiveState } from '../src/live/index.js';
 import { LISTED_KINDS } from '../src/live/build-live-state.js';
+import { orgListQuery } from '../src/live/read-live-state.js';
 import { BUILTIN_ROLE_NAMES } from '../src/model/kinds.js';
 
 const TOKEN = 'bench-token';
@@ -80,7 +81,7 @@ export async function run(): Promise<void> {
 
     // (c) baseline 2: page_token cursors, one page after another, every kind at the same time.
     const c = newClient(emulator.url, { listStrategy: 'cursor' });
-    const cursor = await timed(() => Promise.all(LISTED_KINDS.map((kind) => c.list(kind, { descendantsOf: orgUid }))));
+    const cursor = await timed(() => Promise.all(LISTED_KINDS.map((kind) => c.list(kind, orgListQuery(kind, orgUid)))));
     const cRequests = c.requestCount;
     await c.close();
     const cItems = cursor.value.reduce((n, l) => n + l.items.length, 0);

@@ -44,7 +44,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
-  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, descriptorOf(kind).listedPerParent ? { under: org.uid } : { descendantsOf: org.uid })));
+  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, orgListQuery(kind, org.uid))));
   const builtin = await builtinRead;
   const items = {} as Record<Kind, ApiObject[]>;
   const incomplete: IncompleteRead[] = [...builtin.incomplete];
@@ -156,4 +156,9 @@ async function readOwnedByOrg(client: ApiClient, kind: Kind, orgUid: string): Pr
     if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') return [];
     throw err;
   }
+}
+
+/** How every resource of `kind` in an org is listed: under the org, or per org (accepted terms). */
+export function orgListQuery(kind: Kind, orgUid: string): { under: string } | { descendantsOf: string } {
+  return descriptorOf(kind).listedPerParent ? { under: orgUid } : { descendantsOf: orgUid };
 }
