@@ -209,9 +209,18 @@ function parseErrorBody(text: string): ErrorBody | undefined {
 
 /** Describes what a create is making, by its natural key, for messages. */
 function describeCreate(kind: Kind, parentUid: string | null, body: Record<string, unknown>): string {
-  const keyField = KIND_INFO[kind].keyField;
-  const key = keyField !== null ? `"${String(body[keyField])}"` : `(identity ${String(body.identityUid)}, role ${String(body.roleUid)})`;
-  return parentUid === null ? `create root ${kind} ${key}` : `create ${kind} ${key} under ${parentUid}`;
+  const info = KIND_INFO[kind];
+  // What names the new resource: its key field, or else the create fields that say what it is
+  // (never a secret: those are neither key fields nor plain values of these kinds).
+  const key =
+    info.keyField !== null && body[info.keyField] !== undefined
+      ? JSON.stringify(body[info.keyField])
+      : `(${info.createFields
+          .filter((f) => f !== 'description' && (typeof body[f] === 'string' || Array.isArray(body[f])))
+          .map((f) => `${f} ${JSON.stringify(body[f])}`)
+          .join(', ')})`;
+  const what = key === '()' ? kind : `${kind} ${key}`;
+  return parentUid === null ? `create root ${what}` : `create ${what} under ${parentUid}`;
 }
 
 /**

@@ -51,6 +51,15 @@ describe('typed API errors', () => {
     expect(err.message).toMatch(new RegExp(`^create identity "ci-bot" under ${parent}: POST /iam/v2/identities/${parent} failed`));
   });
 
+  it('a create of a kind with no name says what it is by its create fields', async () => {
+    const parent = `${orgUid}/fedcba9876543210`;
+    const binding = await failure(client.create('roleBinding', parent, { identityUid: 'i-1', roleUid: 'r-2' }));
+    expect(binding.message).toMatch(/^create roleBinding \(identityUid "i-1", roleUid "r-2"\) under /);
+    const terms = await failure(client.create('terms', parent, { documentIds: ['tos-2024'] }));
+    expect(terms.message).toMatch(/^create terms \(documentIds \["tos-2024"\]\) under /);
+    expect(binding.message + terms.message).not.toContain('undefined');
+  });
+
   it('400 carries INVALID_ARGUMENT with BadRequest field violations', async () => {
     const err = await failure(client.create('identity', orgUid, {}));
     expect(err).toMatchObject({ status: 400, grpcCode: 3, grpcName: 'INVALID_ARGUMENT' });
