@@ -8,6 +8,7 @@ const BENCHES: { name: string; load: () => Promise<{ run: () => Promise<void> }>
   { name: 'live-read', load: () => import('./live-read.js') },
   { name: 'validate', load: () => import('./validate.js') },
   { name: 'plan', load: () => import('./plan.js') },
+  { name: 'plan-process', load: () => import('./plan-process.js') },
   { name: 'apply', load: () => import('./apply.js') },
 ];
 

@@ -6,7 +6,7 @@ import { DESCRIPTORS } from '../model/kinds.js';
 import { ManifestError, type Diagnostic } from '../model/errors.js';
 import type { DesiredState } from '../model/resources.js';
 import { sortDiagnostics } from './diagnostics.js';
-import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument } from './parse-documents.js';
+import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument, type YamlReader } from './parse-documents.js';
 import { listManifestFiles, readManifestFiles } from './read-files.js';
 import { resolveDesiredState } from './resolve.js';
 import { checkDocumentSchema, hasForeignApiVersion } from './schema.js';
@@ -17,6 +17,8 @@ export { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from
 export interface LoadOptions {
   /** Largest manifest file accepted, in bytes (default 1 MiB). */
   maxFileBytes?: number;
+  /** How YAML is read (parse-documents.ts); the results are the same either way. Default 'fast'. */
+  yamlReader?: YamlReader;
 }
 
 /** What validation found: a state only when there is no diagnostic. */
@@ -57,7 +59,7 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
   const documents: ManifestDocument[] = [];
   let complete = earlier.length === 0;
   for (const { file, text } of texts) {
-    const parsed = parseManifestText(file, text, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    const parsed = parseManifestText(file, text, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.yamlReader);
     diagnostics.push(...parsed.diagnostics);
     complete &&= parsed.complete;
     for (const doc of parsed.documents) {
@@ -83,7 +85,7 @@ const LIST_KEYS: ReadonlySet<string> = new Set([...DESCRIPTORS.flatMap((d) => (d
  * `identities:` left with nothing after its last item was deleted is YAML null: it means an
  * empty list, as a reader of the file would take it (not "must be a list, got nothing").
  */
-function nullListsAsEmpty(value: unknown): void {
+export function nullListsAsEmpty(value: unknown): void {
   if (Array.isArray(value)) {
     for (const item of value) nullListsAsEmpty(item);
     return;

@@ -3,19 +3,9 @@
  * about YAML itself (syntax, tabs, duplicate keys, aliases, dangerous keys, empty documents);
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
-import {
-  LineCounter,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  parseAllDocuments,
-  visit,
-  type Document,
-  type Pair,
-  type YAMLError,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, Pair, YAMLError } from 'yaml';
+import { findPosition, readPlainYaml } from './fast-yaml.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
 import { countNoun, fileDiagnostic, type Pointer } from './diagnostics.js';
@@ -29,6 +19,16 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_ALIAS_COUNT = 100;
 /** Keys that could alter object prototypes in programs that read the manifest as plain objects. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The `yaml` package reads what the fast reader (fast-yaml.ts) does not take: files with a
+ * problem, and the rarer YAML forms. Loaded on first use, so a run whose manifests are all plain
+ * never loads it.
+ */
+let yamlLib: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  return (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+}
 
 const EXPECTED_DOCUMENT = 'expected a manifest document with "apiVersion: platform-sync/v1" and "org"';
 
@@ -73,11 +73,25 @@ function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
+/**
+ * 'fast': the fast reader first, the `yaml` package for what it does not take; 'yaml': the `yaml`
+ * package for every file (slower, same results: for comparing the two).
+ */
+export type YamlReader = 'fast' | 'yaml';
+
 /** Parses one file's text into documents; every YAML problem becomes a diagnostic. */
-export function parseManifestText(file: string, text: string, maxFileBytes = DEFAULT_MAX_FILE_BYTES): ParsedFile {
+export function parseManifestText(file: string, text: string, maxFileBytes = DEFAULT_MAX_FILE_BYTES, reader: YamlReader = 'fast'): ParsedFile {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
 
+  const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS) : undefined;
+  if (fast !== undefined) {
+    const at = locator(file, text);
+    const documents = fast.map(({ value, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(root, pointer, target)) }));
+    return { documents, diagnostics: [], complete: true };
+  }
+
+  const { LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   // Duplicate keys are found by checkMappings (it can name the first occurrence), so yaml's own check is off.
   const yamlDocs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
@@ -120,6 +134,29 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
     documents.push({ file, index, value, locate: (pointer, target = 'value') => at(findOffset(doc, pointer, target)) });
   });
   return { documents, diagnostics, complete };
+}
+
+/**
+ * Offset → line and column, as the `yaml` package's LineCounter counts them: a line starts at
+ * offset 0 and after every "\n"; columns are 1-based.
+ */
+function locator(file: string, text: string): (offset: number) => SourceLocation {
+  let lineStarts: number[] | undefined;
+  return (offset) => {
+    if (lineStarts === undefined) {
+      lineStarts = [0];
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', nl + 1)) lineStarts.push(nl + 1);
+    }
+    let low = 0;
+    let high = lineStarts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (lineStarts[mid]! < offset) low = mid + 1;
+      else high = mid;
+    }
+    if (lineStarts[low] === offset) return { file, line: low + 1, column: 1 };
+    return { file, line: low, column: offset - lineStarts[low - 1]! + 1 };
+  };
 }
 
 /** Rewrites yaml's problem codes as messages that say what was expected. */
@@ -229,6 +266,7 @@ function describeIndentation(problem: YAMLError, text: string, at: (offset: numb
 
 /** Duplicate keys (naming the first) and prototype-altering keys, anywhere in the document. */
 function checkMappings(doc: Document, at: (offset: number) => SourceLocation): Diagnostic[] {
+  const { isMap, isSeq } = yaml();
   const diagnostics: Diagnostic[] = [];
   // A plain walk over collections: yaml's visit() builds a path for every node, which costs more
   // than the check itself on a large manifest. Aliases are not followed (their target is walked where it stands).
@@ -248,6 +286,7 @@ function checkMappings(doc: Document, at: (offset: number) => SourceLocation): D
 }
 
 function checkMapKeys(pairs: readonly Pair[], at: (offset: number) => SourceLocation, diagnostics: Diagnostic[]): void {
+  const { isScalar } = yaml();
   const seen = new Map<string, number>();
   for (const pair of pairs) {
     if (!isScalar(pair.key) || !pair.key.range) continue;
@@ -274,6 +313,7 @@ function checkMapKeys(pairs: readonly Pair[], at: (offset: number) => SourceLoca
 
 /** toJS threw: an alias bomb or an alias without its anchor. Points at the first alias. */
 function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) => SourceLocation): Diagnostic {
+  const { visit } = yaml();
   let firstAlias: number | undefined;
   let aliasCount = 0;
   visit(doc, {
@@ -300,6 +340,7 @@ function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) 
 
 /** Offset of the node a pointer names (see ManifestDocument.locate). */
 function findOffset(doc: Document, pointer: Pointer, target: 'key' | 'value'): number {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yaml();
   let node: unknown = doc.contents;
   let keyOffset: number | undefined;
   let lastOffset = doc.contents?.range?.[0] ?? 0;

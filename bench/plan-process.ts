@@ -1,0 +1,185 @@
+/**
+ * `npm run bench plan-process`: the whole `platform-sync plan` process on a big org (issue 14),
+ * side by side with two readers of the same org in the same run, at 20 ms per request:
+ *   - the product: `platform-sync plan --detailed-exitcode` as a fresh process (empty plan),
+ *     wall, CPU, requests and peak memory; and `platform-sync validate` as a fresh process;
+ *   - baseline 1: a per-resource refresh (one GET per uid, 10 at a time, as a Terraform
+ *     provider refreshes; the uids come from an uncounted read);
+ *   - baseline 2: a naive sequential cursor reader (one kind after another, page_size 200).
+ * The baselines are timed in this process, reading only: no process start, no manifests, so
+ * the comparison is in their favour. Then the CPU of a plan process by phase. At 10k (issue 14's
+ * org) and 100k resources (BENCH_SCALES=1 measures 10k only).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pLimit from 'p-limit';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { createClient } from '../src/api/client.js';
+import { readLiveState } from '../src/live/index.js';
+import { LISTED_KINDS } from '../src/live/build-live-state.js';
+import { orgListQuery } from '../src/live/read-live-state.js';
+import { buildBigOrg, ORG } from './big-org.js';
+
+const TOKEN = 'bench-token';
+const LATENCY_MS = 20;
+const BIN = fileURLToPath(new URL('../../bin/platform-sync', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('../../bench/usage-preload.cjs', import.meta.url));
+const PHASES = fileURLToPath(new URL('./plan-phases.js', import.meta.url));
+
+interface ProcessRun {
+  wallMs: number;
+  cpuMs: number;
+  maxRssKiB: number;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a node script as a fresh process; CPU and peak memory come from the process itself. */
+async function runProcess(args: string[], env: Record<string, string>): Promise<ProcessRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'ps-bench-usage-'));
+  const usageFile = join(dir, 'usage.json');
+  try {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--require', PRELOAD, ...args], {
+      env: { ...process.env, ...env, PS_BENCH_USAGE_FILE: usageFile, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+    const wallMs = performance.now() - started;
+    const usage = JSON.parse(await readFile(usageFile, 'utf8')) as { cpuMs: number; maxRssKiB: number };
+    return { wallMs, ...usage, exitCode, stdout, stderr };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+interface ScaleResult {
+  scale: number;
+  resources: number;
+  plan: { wallMs: number; cpuMs: number; maxRssMiB: number; requests: number };
+  validate: { wallMs: number; cpuMs: number };
+  refresh: { wallMs: number; requests: number };
+  cursor: { wallMs: number; requests: number };
+  phases: Record<string, number>;
+}
+
+async function measure(scale: number, repeats: number): Promise<ScaleResult> {
+  const org = buildBigOrg(scale);
+  const dir = await mkdtemp(join(tmpdir(), 'ps-bench-org-'));
+  let emulator: Emulator | undefined;
+  try {
+    for (const f of org.files) await writeFile(join(dir, f.file), f.text);
+    const bytes = org.files.reduce((n, f) => n + Buffer.byteLength(f.text), 0);
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    const orgUid = emulator.seed(org.seed).orgUids[ORG]!;
+    emulator.setFaults({ latencyMs: LATENCY_MS });
+    const env = { PLATFORM_TOKEN: TOKEN, PLATFORM_API_URL: emulator.url };
+    process.stdout.write(`\norg: ${org.resources} resources in ${org.files.length} files (${(bytes / 1e6).toFixed(2)} MB), ${LATENCY_MS} ms per request\n`);
+
+    // The product, as users run it. The first run is a warm-up (the emulator's first listings
+    // build its indexes), then the median of `repeats`.
+    const plans: ProcessRun[] = [];
+    let requests = 0;
+    for (let i = 0; i <= repeats; i++) {
+      emulator.clearRequestLog();
+      const r = await runProcess([BIN, 'plan', '--detailed-exitcode', dir], env);
+      if (r.exitCode !== 0) throw new Error(`plan exited ${r.exitCode} (expected 0, no changes):\n${r.stderr.slice(0, 2000)}${r.stdout.slice(0, 2000)}`);
+      if (i > 0) plans.push(r);
+      requests = emulator.requestLog.length;
+    }
+    const validates: ProcessRun[] = [];
+    for (let i = 0; i < repeats; i++) {
+      const r = await runProcess([BIN, 'validate', dir], env);
+      if (r.exitCode !== 0) throw new Error(`validate exited ${r.exitCode}:\n${r.stderr.slice(0, 2000)}`);
+      validates.push(r);
+    }
+    const phaseRuns: Record<string, number>[] = [];
+    for (let i = 0; i < Math.min(repeats, 3); i++) {
+      const r = await runProcess([PHASES, dir, emulator.url], env);
+      if (r.exitCode !== 0) throw new Error(`plan-phases failed:\n${r.stderr.slice(0, 2000)}`);
+      phaseRuns.push((JSON.parse(r.stdout) as { phases: Record<string, number> }).phases);
+    }
+    const phases = Object.fromEntries(Object.keys(phaseRuns[0]!).map((k) => [k, median(phaseRuns.map((p) => p[k]!))]));
+
+    // Baseline 1: the uids come from an uncounted read.
+    const reader = createClient({ baseUrl: emulator.url, token: TOKEN });
+    const state = await readLiveState(reader, { org: { name: ORG } });
+    await reader.close();
+    const b = createClient({ baseUrl: emulator.url, token: TOKEN, connections: 10 });
+    const limit = pLimit(10);
+    let started = performance.now();
+    await Promise.all(state.resources.map((r) => limit(() => b.get(r.kind, r.uid))));
+    const refresh = { wallMs: performance.now() - started, requests: b.requestCount };
+    await b.close();
+
+    // Baseline 2: one kind after another, one page after another.
+    const c = createClient({ baseUrl: emulator.url, token: TOKEN, listStrategy: 'cursor', pageSize: 200 });
+    started = performance.now();
+    let items = 0;
+    for (const kind of LISTED_KINDS) items += (await c.list(kind, orgListQuery(kind, orgUid))).items.length;
+    const cursor = { wallMs: performance.now() - started, requests: c.requestCount };
+    await c.close();
+    if (items !== state.resources.length - 1) throw new Error(`the cursor reader read ${items} resources, expected ${state.resources.length - 1}`);
+
+    return {
+      scale,
+      resources: org.resources,
+      plan: { wallMs: median(plans.map((p) => p.wallMs)), cpuMs: median(plans.map((p) => p.cpuMs)), maxRssMiB: Math.max(...plans.map((p) => p.maxRssKiB)) / 1024, requests },
+      validate: { wallMs: median(validates.map((p) => p.wallMs)), cpuMs: median(validates.map((p) => p.cpuMs)) },
+      refresh,
+      cursor,
+      phases,
+    };
+  } finally {
+    await emulator?.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function report(r: ScaleResult, base: ScaleResult | undefined): void {
+  const out = process.stdout;
+  const row = (label: string, wall: number, cpu: string, requests: string, rss: string) =>
+    `  ${label.padEnd(50)} ${`${wall.toFixed(0)} ms`.padStart(9)} ${cpu.padStart(10)} ${requests.padStart(9)} ${rss.padStart(10)}\n`;
+  out.write(`  ${''.padEnd(50)} ${'wall'.padStart(9)} ${'CPU'.padStart(10)} ${'requests'.padStart(9)} ${'peak RSS'.padStart(10)}\n`);
+  out.write(row('platform-sync plan --detailed-exitcode (process)', r.plan.wallMs, `${r.plan.cpuMs.toFixed(0)} ms`, String(r.plan.requests), `${r.plan.maxRssMiB.toFixed(0)} MiB`));
+  out.write(row('platform-sync validate (process, offline)', r.validate.wallMs, `${r.validate.cpuMs.toFixed(0)} ms`, '0', ''));
+  out.write(row('baseline 1: GET per resource, 10 at a time', r.refresh.wallMs, '', String(r.refresh.requests), ''));
+  out.write(row('baseline 2: sequential cursor read, page_size 200', r.cursor.wallMs, '', String(r.cursor.requests), ''));
+  const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const vs1 = r.refresh.wallMs / r.plan.wallMs;
+  const vs2 = r.cursor.wallMs / r.plan.wallMs;
+  if (base === undefined) {
+    out.write(`  plan: ${r.plan.wallMs.toFixed(0)} ms (target ≤ 600 ms: ${check(r.plan.wallMs <= 600)}); `);
+    out.write(`${vs1.toFixed(1)}× baseline 1 (target ≥ 40×: ${check(vs1 >= 40)}); ${vs2.toFixed(2)}× baseline 2 (target ≥ 2.4×: ${check(vs2 >= 2.4)})\n`);
+    out.write(`  validate: ${r.validate.wallMs.toFixed(0)} ms (target ≤ 400 ms: ${check(r.validate.wallMs <= 400)})\n`);
+  } else {
+    const growth = r.plan.wallMs / base.plan.wallMs;
+    out.write(`  plan: ${vs1.toFixed(1)}× baseline 1, ${vs2.toFixed(2)}× baseline 2; ${growth.toFixed(1)}× the ${base.resources}-resource time for ${(r.resources / base.resources).toFixed(0)}× the resources (target ≤ 10×: ${check(growth <= 10)})\n`);
+  }
+  const total = Object.values(r.phases).reduce((a, b) => a + b, 0);
+  out.write(`  CPU of a plan process by phase (median of up to 3, ${total.toFixed(0)} ms in all):\n`);
+  for (const [name, ms] of Object.entries(r.phases)) out.write(`    ${name.padEnd(24)} ${`${ms.toFixed(0)} ms`.padStart(8)} ${`${((ms / total) * 100).toFixed(0)}%`.padStart(5)}\n`);
+}
+
+export async function run(): Promise<void> {
+  const scales = (process.env.BENCH_SCALES ?? '1,10').split(',').map(Number);
+  let base: ScaleResult | undefined;
+  for (const scale of scales) {
+    const r = await measure(scale, scale === 1 ? 5 : 3);
+    report(r, base);
+    base ??= r;
+  }
+}
