@@ -1,19 +1,24 @@
 /**
  * Run as a fresh process by plan-process.ts: `node plan-phases.js <manifest dir> <api url>`
  * (token in PLATFORM_TOKEN). Does what `platform-sync plan` does, one phase after another, and
- * prints the CPU milliseconds of each phase as JSON: the CPU breakdown of a plan process.
+ * prints the CPU and wall milliseconds of each phase as JSON: the CPU breakdown of a plan process.
  * Module loading loads the CLI's own module graph, so it counts what `plan` loads.
  */
 const started = process.cpuUsage();
 let last = started;
+let lastWall = performance.now();
 const phases: Record<string, number> = {};
+const walls: Record<string, number> = {};
 function phase(name: string): void {
   const now = process.cpuUsage();
   phases[name] = (phases[name] ?? 0) + (now.user - last.user + now.system - last.system) / 1000;
   last = now;
+  walls[name] = performance.now() - lastWall;
+  lastWall = performance.now();
 }
 // Node itself: everything before this module ran (bootstrap, this file's own load).
 phases['node start'] = (started.user + started.system) / 1000;
+walls['node start'] = lastWall;
 
 async function main(): Promise<void> {
   const [dir, url] = process.argv.slice(2);
@@ -52,7 +57,7 @@ async function main(): Promise<void> {
   phase('plan()');
   const text = renderPlan(p, 'text', { color: false });
   phase('render');
-  process.stdout.write(JSON.stringify({ phases, steps: p.steps.length, textBytes: text.length }));
+  process.stdout.write(JSON.stringify({ phases, walls, steps: p.steps.length, textBytes: text.length }));
 }
 
 main().catch((err) => {

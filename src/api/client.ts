@@ -42,7 +42,7 @@ export interface ClientOptions {
   /** TCP connect timeout, default 10 s. */
   connectTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Pages fetched at once by one listing after its first page (default 8). */
+  /** Pages fetched at once by one listing after its first page (default 32, the pool's size). */
   listConcurrency?: number;
   /** Pool size (default 32). */
   connections?: number;

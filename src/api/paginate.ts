@@ -25,7 +25,12 @@ import { UserError } from '../model/errors.js';
 export const DEFAULT_PAGE_SIZE = 200;
 /** A total order every kind supports, so that `skip` offsets mean the same thing on every page. */
 const DEFAULT_ORDER_BY = 'uid';
-const DEFAULT_LIST_CONCURRENCY = 8;
+/**
+ * Pages one listing fetches at once after its first: as wide as the client's connection pool, so
+ * a big kind is read in one more round trip, not several. The client-wide throttle (throttle.ts)
+ * bounds what is in flight across listings and backs off when the server limits.
+ */
+const DEFAULT_LIST_CONCURRENCY = 32;
 /** Reads of one listing before it is declared inconsistent. */
 const DEFAULT_MAX_READS = 3;
 /** Pages in a row that bring nothing new while the server says more remain, before a read gives up on it. */

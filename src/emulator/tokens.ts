@@ -4,9 +4,12 @@
  * line. No message here ever contains a token: entries are named by their position.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
 import { UserError } from '../model/errors.js';
 import type { EmulatorToken } from './service.js';
+
+/** The CLI loads this module to read options; yaml only when there is a tokens file. */
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /** A group uid as the emulator makes them: a 40-hex root, then `/16-hex` per level. */
 const GROUP_UID_PATTERN = /^[0-9a-f]{40}(\/[0-9a-f]{16})*$/;
@@ -63,7 +66,7 @@ export function readTokensFile(path: string): EmulatorToken[] {
   }
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (err) {
     // The YAML error quotes the offending line, which may hold a token: give the position only.
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];

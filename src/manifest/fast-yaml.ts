@@ -70,15 +70,19 @@ class Builder {
       const e = events[this.i++]!;
       if (e.type !== EVENT_ID.DOCUMENT || e.directives.length > 0) throw NOT_PLAIN;
       if (events[this.i]?.type !== EVENT_ID.MAPPING) throw NOT_PLAIN; // an empty document, or not a manifest
-      const { value, pos } = this.node();
+      const value = this.node();
       if (events[this.i++]?.type !== EVENT_ID.POP) throw NOT_PLAIN;
-      docs.push({ value: value as Record<string, unknown>, root: pos });
+      docs.push({ value: value as Record<string, unknown>, root: this.pos });
     }
     if (docs.length === 0) throw NOT_PLAIN;
     return docs;
   }
 
-  private node(): { value: unknown; pos: PositionNode } {
+  /** Where the node node() read last starts (kept aside: no wrapper object per node). */
+  private pos: PositionNode = { start: 0 };
+
+  /** Reads the node at the current event; its positions are left in `pos`. */
+  private node(): unknown {
     const e = this.events[this.i++]!;
     switch (e.type) {
       case EVENT_ID.MAPPING: {
@@ -92,29 +96,30 @@ class Builder {
           if (k.type !== EVENT_ID.SCALAR) throw NOT_PLAIN;
           const key = this.scalar(k);
           if (typeof key !== 'string' || this.forbiddenKeys.has(key) || Object.hasOwn(value, key)) throw NOT_PLAIN;
-          const child = this.node();
-          value[key] = child.value;
+          value[key] = this.node();
           keys.push(key);
           keyStarts.push(this.start(k));
-          values.push(child.pos);
+          values.push(this.pos);
         }
         this.i++;
-        return { value, pos: { start: e.start, keys, keyStarts, values } };
+        this.pos = { start: e.start, keys, keyStarts, values };
+        return value;
       }
       case EVENT_ID.SEQUENCE: {
         if (e.anchorStart !== -1 || e.tagStart !== -1) throw NOT_PLAIN;
         const value: unknown[] = [];
         const items: PositionNode[] = [];
         while (this.events[this.i]?.type !== EVENT_ID.POP) {
-          const child = this.node();
-          value.push(child.value);
-          items.push(child.pos);
+          value.push(this.node());
+          items.push(this.pos);
         }
         this.i++;
-        return { value, pos: { start: e.start, items } };
+        this.pos = { start: e.start, items };
+        return value;
       }
       case EVENT_ID.SCALAR:
-        return { value: this.scalar(e), pos: { start: this.start(e) } };
+        this.pos = { start: this.start(e) };
+        return this.scalar(e);
       default:
         throw NOT_PLAIN; // an alias, or events out of order
     }

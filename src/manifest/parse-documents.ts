@@ -3,9 +3,9 @@
  * about YAML itself (syntax, tabs, duplicate keys, aliases, dangerous keys, empty documents);
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
-import { createRequire } from 'node:module';
 import type { Document, Pair, YAMLError } from 'yaml';
 import { findPosition, readPlainYaml } from './fast-yaml.js';
+import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
 import { countNoun, fileDiagnostic, type Pointer } from './diagnostics.js';
@@ -25,10 +25,7 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constr
  * problem, and the rarer YAML forms. Loaded on first use, so a run whose manifests are all plain
  * never loads it.
  */
-let yamlLib: typeof import('yaml') | undefined;
-function yaml(): typeof import('yaml') {
-  return (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
-}
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 const EXPECTED_DOCUMENT = 'expected a manifest document with "apiVersion: platform-sync/v1" and "org"';
 

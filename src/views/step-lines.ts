@@ -4,7 +4,10 @@
  * shown as a unified diff made by the `diff` package.
  */
 import { describeRefAddress } from './words.js';
-import { structuredPatch } from 'diff';
+import { lazyRequire } from '../util/lazy-require.js';
+
+/** Loaded when a plan shows a text diff. */
+const diff = lazyRequire<typeof import('diff')>('diff');
 import type { PlanStep, UidReference } from '../model/plan.js';
 import type { SecretRef } from '../model/resources.js';
 
@@ -52,7 +55,7 @@ function isMultiline(value: unknown): value is string {
 
 /** Unified-diff hunks between two texts, without file headers. */
 export function diffLines(before: string, after: string): StepLine[] {
-  const patch = structuredPatch('before', 'after', before, after, '', '', { context: 3 });
+  const patch = diff().structuredPatch('before', 'after', before, after, '', '', { context: 3 });
   const lines: StepLine[] = [];
   for (const hunk of patch.hunks) {
     lines.push({ tone: 'context', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { exportManifests, readOrgForExport, writeExport, type ExportedFile } from '../../export/index.js';
+import type { ExportedFile } from '../../export/index.js';
 import { findManifestSchemaPath } from '../../manifest/index.js';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
 import { escapeControl } from '../../views/escape.js';
@@ -30,6 +30,7 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
+    const { exportManifests, readOrgForExport, writeExport } = await import('../../export/index.js'); // yaml, on use only (see main.ts)
     const live = await withSession(options, ctx, (session) => readOrgForExport(session.client, options.org));
     const outDir = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
     const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? ctx.cwd);
