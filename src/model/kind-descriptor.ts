@@ -176,6 +176,28 @@ export function copyValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Whether two JSON values are equal as canonicalJson compares them (key order and undefined
+ * members aside), without building the texts: the planner compares every object field of every
+ * matched resource.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isPlainObject(a)) {
+    if (!isPlainObject(b) || Array.isArray(b)) return false;
+    let defined = 0;
+    for (const k in a) {
+      if (!Object.hasOwn(a, k) || a[k] === undefined) continue;
+      defined++;
+      if (!Object.hasOwn(b, k) || !sameJson(a[k], b[k])) return false;
+    }
+    for (const k in b) if (Object.hasOwn(b, k) && b[k] !== undefined) defined--;
+    return defined === 0;
+  }
+  return !isPlainObject(b) && JSON.stringify(a) === JSON.stringify(b); // NaN reads as null there, as in canonicalJson
+}
+
 /** Canonical JSON: keys sorted at every level, so two equal objects give one text (and one hash). */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
@@ -260,7 +282,7 @@ export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boo
     }
     case 'object':
     case 'roleRef':
-      return live === undefined || desired === undefined ? live === desired : canonicalJson(live) === canonicalJson(desired);
+      return live === undefined || desired === undefined ? live === desired : sameJson(live, desired);
     default:
       return live === desired;
   }

@@ -6,30 +6,41 @@ import { joinPath, roleBindingAddress } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { DesiredResource, LiveResource, LiveState } from '../model/resources.js';
 
-/** What is needed to turn a `{uid}` reference into a path when the uid lies inside the org. */
+/**
+ * What is needed to turn a `{uid}` reference into a path when the uid lies inside the org. Most
+ * references are written by path: the uid maps are built on the first `{uid}` reference only.
+ */
 export interface ReferenceLookup {
   /** Live identity/role uid → its path from the org root. */
-  identityPathByUid: Map<string, string>;
-  rolePathByUid: Map<string, string>;
+  identityPath(uid: string): string | undefined;
+  rolePath(uid: string): string | undefined;
   /** Built-in role uid → name. */
-  builtinNameByUid: Map<string, string>;
+  builtinName(uid: string): string | undefined;
 }
 
 export function buildReferenceLookup(live: LiveState): ReferenceLookup {
-  const identityPathByUid = new Map<string, string>();
-  const rolePathByUid = new Map<string, string>();
-  for (const r of live.resources) {
-    if (r.kind === 'identity') identityPathByUid.set(r.uid, joinPath(r.groupPath, r.fields.name));
-    else if (r.kind === 'role') rolePathByUid.set(r.uid, joinPath(r.groupPath, r.fields.name));
-  }
+  let paths: { identity: Map<string, string>; role: Map<string, string> } | undefined;
+  const pathsByUid = () => {
+    if (paths) return paths;
+    paths = { identity: new Map(), role: new Map() };
+    for (const r of live.resources) {
+      if (r.kind === 'identity') paths.identity.set(r.uid, joinPath(r.groupPath, r.fields.name));
+      else if (r.kind === 'role') paths.role.set(r.uid, joinPath(r.groupPath, r.fields.name));
+    }
+    return paths;
+  };
   const builtinNameByUid = new Map<string, string>();
   for (const [name, uid] of Object.entries(live.builtinRoles)) builtinNameByUid.set(uid, name);
-  return { identityPathByUid, rolePathByUid, builtinNameByUid };
+  return {
+    identityPath: (uid) => pathsByUid().identity.get(uid),
+    rolePath: (uid) => pathsByUid().role.get(uid),
+    builtinName: (uid) => builtinNameByUid.get(uid),
+  };
 }
 
 function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup): IdentityKey {
   if ('uid' in key) {
-    const path = lookup.identityPathByUid.get(key.uid);
+    const path = lookup.identityPath(key.uid);
     if (path !== undefined) return { path };
   }
   return key;
@@ -37,9 +48,9 @@ function normaliseIdentityKey(key: IdentityKey, lookup: ReferenceLookup): Identi
 
 function normaliseRoleKey(key: RoleKey, lookup: ReferenceLookup): RoleKey {
   if ('uid' in key) {
-    const builtin = lookup.builtinNameByUid.get(key.uid);
+    const builtin = lookup.builtinName(key.uid);
     if (builtin !== undefined) return { builtin };
-    const path = lookup.rolePathByUid.get(key.uid);
+    const path = lookup.rolePath(key.uid);
     if (path !== undefined) return { path };
   }
   return key;

@@ -138,10 +138,12 @@ function pruneOffFix(input: SafetyInput, blockers: readonly LiveResource[]): str
  */
 function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.allowMassDelete) return [];
-  const managed = new Map<Kind, number>();
   if (deletes.length === 0) return [];
+  const managed = new Map<Kind, number>();
+  const deleted = new Set(deletes.map((s) => s.kind));
   for (const r of input.live.resources) {
-    if (r.address === ORG_ADDRESS || isIgnoredResource(r, input.ignore)) continue;
+    // Only the kinds the plan deletes are judged: the others need no count.
+    if (!deleted.has(r.kind) || r.address === ORG_ADDRESS || isIgnoredResource(r, input.ignore)) continue;
     managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
   }
   const refusals: PlanRefusal[] = [];
