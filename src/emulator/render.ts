@@ -1,9 +1,30 @@
 /** Stored resources → the JSON the API returns (camelCase, ms-precision Z timestamps). */
 import type { Store, StoredResource } from './store.js';
 
-/** `2026-11-20T10:00:00.123Z`: always milliseconds, always Z. */
+let lastMs = NaN;
+let lastText = '';
+
+/**
+ * `2026-11-20T10:00:00.123Z`: always milliseconds, always Z. The last one is kept: a listing
+ * renders runs of resources written in the same millisecond (a seed, a bulk apply).
+ */
 function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
+}
+
+/** A copy of stored JSON data (plain objects, arrays, scalars), so no caller can reach into the store. */
+function copyData<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyData) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = copyData(v);
+    return out as T;
+  }
+  return value;
 }
 
 /** The JSON of one resource; role bindings are hydrated from the store on every call. */
@@ -19,9 +40,9 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
         uid: r.uid,
         name: d.name,
         description: d.description ?? '',
-        ...(d.claimMatch ? { claimMatch: structuredClone(d.claimMatch) } : {}),
-        ...(d.awsIdentity ? { awsIdentity: structuredClone(d.awsIdentity) } : {}),
-        ...(d.staticKeys ? { staticKeys: structuredClone(d.staticKeys) } : {}),
+        ...(d.claimMatch ? { claimMatch: copyData(d.claimMatch) } : {}),
+        ...(d.awsIdentity ? { awsIdentity: copyData(d.awsIdentity) } : {}),
+        ...(d.staticKeys ? { staticKeys: copyData(d.staticKeys) } : {}),
         ...(d.servicePrincipal ? { servicePrincipal: d.servicePrincipal } : {}),
         lastSeenTime: formatTimestamp(d.lastSeenMs ?? r.createMs),
         ...times,
@@ -37,10 +58,10 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
     case 'identityProvider': {
       // The client secret is write-only: never returned.
       const { clientSecret: _secret, ...oidc } = d.oidc ?? { issuer: '', clientId: '' };
-      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: structuredClone(oidc), ...times };
+      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: copyData(oidc), ...times };
     }
     case 'accountAssociation': {
-      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, structuredClone(d[b])]] : [])));
+      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, copyData(d[b])]] : [])));
       return { uid: r.uid, name: d.name, description: d.description ?? '', ...blocks, ...times };
     }
     case 'terms':

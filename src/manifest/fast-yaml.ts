@@ -1,17 +1,21 @@
 /**
- * The first, fast read of a manifest file: js-yaml's event parser, with every node's source
- * position kept. It takes only the plain YAML that manifests are made of — block and flow
- * mappings and sequences, plain, quoted and block scalars, comments, several documents — and
- * gives up (undefined) on anything else: an error, an empty value or document, anchors, aliases,
- * tags, directives, tabs, a byte-order mark, keys that are not strings, duplicate or
+ * The first, fast read of a manifest file: js-yaml, with every node's source position taken from
+ * its parse events (`listener`). It takes only the plain YAML that manifests are made of — block
+ * and flow mappings and sequences, plain, quoted and block scalars, comments, several documents
+ * — and gives up (undefined) on anything else: an error, an empty value or document, anchors,
+ * aliases, tags, directives, tabs, a byte-order mark, keys that are not strings, duplicate or
  * prototype-altering keys. The caller then reads the file with the `yaml` package, whose
  * diagnostics explain what is wrong. What it returns is exactly what that slower read would give
  * (the same values, the same positions): the differential test (test/unit/fast-yaml.test.ts)
  * holds the two readers to it over every fixture and thousands of generated manifests.
  *
  * Plain scalars resolve by the YAML 1.2 core schema as the `yaml` package spells it.
+ *
+ * Why js-yaml 4 and not 5: 5 reads through an event list (parseEvents) that costs a fresh
+ * process twice as much on a 10,000-resource org (≈110 ms against ≈45 ms, `npm run bench
+ * plan-process`), and the `yaml` package's own lexer alone costs ≈160–250 ms there.
  */
-import { parseEvents, getScalarValue, EVENT_ID, SCALAR_STYLE, type Event, type ScalarEvent } from 'js-yaml';
+import { FAILSAFE_SCHEMA, Type, loadAll, type State } from 'js-yaml';
 import type { Pointer } from './diagnostics.js';
 
 /** Where a node starts, and where its children do. */
@@ -29,26 +33,73 @@ export interface FastDocument {
 /**
  * Lines js-yaml reads otherwise than `yaml`: a directive (`%…`, even a mistyped one), a document
  * end marker (`...`: `yaml` counts an empty document between two of them), an indented `---`,
- * and a `---` with something after it on its line.
+ * a `---` with something after it on its line, and a comment right after a quote or a bracket
+ * (`[]#`: `yaml` wants a space before a comment).
  */
-const UNTAKEN = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[ ]|[ ]+---(?:\r|$))/m;
+const UNTAKEN = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)|["'\]}]#/m;
 /** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
 const LONE_CR = /\r(?!\n)/;
 
 class NotPlain {}
 const NOT_PLAIN = new NotPlain();
 
+/** A node as js-yaml's events show it: where it opened, what it read, the nodes it read inside. */
+interface Frame {
+  open: number;
+  close: number;
+  kind: string | null;
+  result: unknown;
+  children: Frame[] | null;
+}
+
+/**
+ * Plain scalars that are not strings (null, booleans, numbers), resolved by resolvePlain; one
+ * implicit type, as what each becomes is all that is read here.
+ */
+const SCHEMA = FAILSAFE_SCHEMA.extend({
+  implicit: [
+    new Type('tag:yaml.org,2002:core-plain', {
+      kind: 'scalar',
+      resolve: (s: string | null) => s !== null && s !== '' && typeof resolvePlain(s) !== 'string',
+      construct: (s: string) => resolvePlain(s),
+    }),
+  ],
+});
+
 /** Reads a file's documents, or undefined when the file is not plain manifest YAML (see above). */
 export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>): FastDocument[] | undefined {
   if (text.charCodeAt(0) === 0xfeff || text.includes('\t') || UNTAKEN.test(text) || LONE_CR.test(text)) return undefined;
-  let events: Event[];
+  const roots: Frame[] = [];
+  const stack: Frame[] = [];
+  let values: unknown[];
   try {
-    events = parseEvents(text, {});
+    values = loadAll(text, undefined, {
+      schema: SCHEMA,
+      listener(event: 'open' | 'close', state: State) {
+        if (event === 'open') {
+          stack.push({ open: state.position, close: -1, kind: null, result: undefined, children: null });
+          return;
+        }
+        const frame = stack.pop()!;
+        frame.close = state.position;
+        frame.kind = state.kind;
+        frame.result = state.result;
+        const parent = stack[stack.length - 1];
+        if (parent === undefined) roots.push(frame);
+        else (parent.children ??= []).push(frame);
+      },
+    });
   } catch {
     return undefined;
   }
+  if (values.length === 0 || roots.length !== values.length) return undefined;
   try {
-    return new Builder(text, events, forbiddenKeys).documents();
+    const builder = new Builder(text, forbiddenKeys);
+    return values.map((value, i) => {
+      const root = builder.position(roots[i]!);
+      if (!('keys' in root) || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
+      return { value: value as Record<string, unknown>, root };
+    });
   } catch (err) {
     if (err === NOT_PLAIN) return undefined;
     throw err;
@@ -56,111 +107,64 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>):
 }
 
 class Builder {
-  private i = 0;
   constructor(
     private readonly text: string,
-    private readonly events: Event[],
     private readonly forbiddenKeys: ReadonlySet<string>,
   ) {}
 
-  documents(): FastDocument[] {
-    const docs: FastDocument[] = [];
-    const events = this.events;
-    while (this.i < events.length) {
-      const e = events[this.i++]!;
-      if (e.type !== EVENT_ID.DOCUMENT || e.directives.length > 0) throw NOT_PLAIN;
-      if (events[this.i]?.type !== EVENT_ID.MAPPING) throw NOT_PLAIN; // an empty document, or not a manifest
-      const value = this.node();
-      if (events[this.i++]?.type !== EVENT_ID.POP) throw NOT_PLAIN;
-      docs.push({ value: value as Record<string, unknown>, root: this.pos });
-    }
-    if (docs.length === 0) throw NOT_PLAIN;
-    return docs;
-  }
-
-  /** Where the node node() read last starts (kept aside: no wrapper object per node). */
-  private pos: PositionNode = { start: 0 };
-
-  /** Reads the node at the current event; its positions are left in `pos`. */
-  private node(): unknown {
-    const e = this.events[this.i++]!;
-    switch (e.type) {
-      case EVENT_ID.MAPPING: {
-        if (e.anchorStart !== -1 || e.tagStart !== -1) throw NOT_PLAIN;
-        const value: Record<string, unknown> = {};
-        const keys: string[] = [];
-        const keyStarts: number[] = [];
-        const values: PositionNode[] = [];
-        while (this.events[this.i]?.type !== EVENT_ID.POP) {
-          const k = this.events[this.i++]!;
-          if (k.type !== EVENT_ID.SCALAR) throw NOT_PLAIN;
-          const key = this.scalar(k);
-          if (typeof key !== 'string' || this.forbiddenKeys.has(key) || Object.hasOwn(value, key)) throw NOT_PLAIN;
-          value[key] = this.node();
-          keys.push(key);
-          keyStarts.push(this.start(k));
-          values.push(this.pos);
-        }
-        this.i++;
-        this.pos = { start: e.start, keys, keyStarts, values };
-        return value;
+  /** The positions of a node and everything in it; NOT_PLAIN when the node is not plain YAML. */
+  position(outer: Frame): PositionNode {
+    // Trying a block mapping reads its first key as a node of its own; when no ":" follows, that
+    // node is the value itself, wrapped once.
+    let f = outer;
+    while (f.children !== null && f.children.length === 1 && f.children[0]!.kind === f.kind && f.children[0]!.result === f.result) f = f.children[0]!;
+    const start = this.nodeStart(f.open);
+    const first = this.text.charCodeAt(start);
+    // An empty value, an anchor, an alias, a tag, an explicit key: not taken.
+    if (f.kind === null || first === 0x26 || first === 0x2a || first === 0x21 || first === 0x3f) throw NOT_PLAIN;
+    const children = f.children ?? [];
+    if (f.kind === 'mapping') {
+      const value = f.result as Record<string, unknown>;
+      if (children.length % 2 !== 0 || children.length !== 2 * Object.keys(value).length) throw NOT_PLAIN;
+      const keys: string[] = [];
+      const keyStarts: number[] = [];
+      const values: PositionNode[] = [];
+      for (let i = 0; i < children.length; i += 2) {
+        const keyNode = this.position(children[i]!);
+        const key = children[i]!.result;
+        if ('keys' in keyNode || 'items' in keyNode || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
+        keys.push(key);
+        keyStarts.push(keyNode.start);
+        values.push(this.position(children[i + 1]!));
       }
-      case EVENT_ID.SEQUENCE: {
-        if (e.anchorStart !== -1 || e.tagStart !== -1) throw NOT_PLAIN;
-        const value: unknown[] = [];
-        const items: PositionNode[] = [];
-        while (this.events[this.i]?.type !== EVENT_ID.POP) {
-          value.push(this.node());
-          items.push(this.pos);
-        }
-        this.i++;
-        this.pos = { start: e.start, items };
-        return value;
-      }
-      case EVENT_ID.SCALAR:
-        this.pos = { start: this.start(e) };
-        return this.scalar(e);
-      default:
-        throw NOT_PLAIN; // an alias, or events out of order
+      return { start, keys, keyStarts, values };
+    }
+    if (f.kind === 'sequence') {
+      if (children.length !== (f.result as unknown[]).length) throw NOT_PLAIN;
+      return { start, items: children.map((c) => this.position(c)) };
+    }
+    if (children.length > 0) throw NOT_PLAIN;
+    if (first === 0x25 || first === 0x40 || first === 0x60) throw NOT_PLAIN; // a plain scalar may not start with % @ `
+    // A quoted or plain scalar over several lines: js-yaml takes continuation lines that `yaml`
+    // refuses as too little indented. Block scalars (| and >) are read alike.
+    if (first !== 0x7c && first !== 0x3e && this.text.slice(start, f.close).trimEnd().includes('\n')) throw NOT_PLAIN;
+    return { start };
+  }
+
+  /** Where the node that js-yaml opened at `open` starts: past spaces, line breaks and comments. */
+  private nodeStart(open: number): number {
+    const text = this.text;
+    let p = open;
+    for (;;) {
+      const c = text.charCodeAt(p);
+      if (c === 0x20 || c === 0x0a || c === 0x0d) p++;
+      else if (c === 0x23 && (p === 0 || text.charCodeAt(p - 1) === 0x20 || text.charCodeAt(p - 1) === 0x0a || text.charCodeAt(p - 1) === 0x0d)) {
+        const nl = text.indexOf('\n', p);
+        if (nl < 0) return text.length;
+        p = nl + 1;
+      } else return p;
     }
   }
-
-  private scalar(e: ScalarEvent): unknown {
-    if (e.valueStart < 0 || e.anchorStart !== -1 || e.tagStart !== -1) throw NOT_PLAIN;
-    if (e.style !== SCALAR_STYLE.PLAIN) return getScalarValue(this.text, e);
-    // A plain scalar may not start with a reserved indicator; js-yaml lets these through.
-    const first = this.text.charCodeAt(e.valueStart);
-    if (first === 0x25 || first === 0x40 || first === 0x60) throw NOT_PLAIN; // % @ `
-    return resolvePlain(getScalarValue(this.text, e));
-  }
-
-  /** Where the `yaml` package starts the scalar: at its opening quote, or its block header. */
-  private start(e: ScalarEvent): number {
-    switch (e.style) {
-      case SCALAR_STYLE.SINGLE_QUOTED:
-      case SCALAR_STYLE.DOUBLE_QUOTED:
-        return e.valueStart - 1;
-      case SCALAR_STYLE.LITERAL_BLOCK:
-      case SCALAR_STYLE.FOLDED_BLOCK:
-        return blockHeaderStart(this.text, e.valueStart);
-      default:
-        return e.valueStart;
-    }
-  }
-}
-
-const BLOCK_HEADER_REST = /^[|>][1-9+-]{0,2}[ ]*(?:#.*)?\r?$/;
-
-/** The `|` or `>` of a block scalar whose content starts on the line at `contentStart`. */
-function blockHeaderStart(text: string, contentStart: number): number {
-  const end = text.lastIndexOf('\n', contentStart - 1);
-  if (end < 0) throw NOT_PLAIN;
-  const lineStart = text.lastIndexOf('\n', end - 1) + 1;
-  for (let p = lineStart; p < end; p++) {
-    const c = text[p];
-    if ((c === '|' || c === '>') && (p === lineStart || text[p - 1] === ' ') && BLOCK_HEADER_REST.test(text.slice(p, end))) return p;
-  }
-  throw NOT_PLAIN;
 }
 
 /** A plain scalar by the YAML 1.2 core schema, in the order and the forms of the `yaml` package. */
