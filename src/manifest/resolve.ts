@@ -169,8 +169,17 @@ class Resolver {
     this.diagnostics.push({ location: site.doc.locate(site.pointer, target), path: formatPointer(site.pointer), message });
   }
 
+  private readonly groupLabels = new Map<string, string>();
+
+  /** `org "acme"`, `group "eng/platform"`: how messages name a group (asked for every item, so kept). */
   private groupLabel(path: string): string {
-    return path === '' ? `org ${JSON.stringify(this.org?.name ?? '')}` : `group ${JSON.stringify(path)}`;
+    if (path === '') return `org ${JSON.stringify(this.org?.name ?? '')}`;
+    let label = this.groupLabels.get(path);
+    if (label === undefined) {
+      label = `group ${JSON.stringify(path)}`;
+      this.groupLabels.set(path, label);
+    }
+    return label;
   }
 
   // ---- groups and what they hold -------------------------------------------------------

@@ -208,10 +208,17 @@ function propertyNames(schema: unknown): string[] {
   return Object.keys((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
 }
 
-/** Field names of one definition of the schema (`roleBinding` → identity, identityUid, …). */
-export function readDefinitionFields(definition: string): string[] {
-  const defs = readManifestSchema().$defs as Record<string, unknown>;
-  return propertyNames(defs[definition]);
+const definitionFields = new Map<string, readonly string[]>();
+
+/** Field names of one definition of the schema (`roleBinding` → identity, identityUid, …), read once. */
+export function readDefinitionFields(definition: string): readonly string[] {
+  let fields = definitionFields.get(definition);
+  if (fields === undefined) {
+    const defs = readManifestSchema().$defs as Record<string, unknown>;
+    fields = Object.freeze(propertyNames(defs[definition]));
+    definitionFields.set(definition, fields);
+  }
+  return fields;
 }
 
 function propertyHint(parentSchema: unknown, property: string): string | undefined {
