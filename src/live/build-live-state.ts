@@ -158,14 +158,17 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
 
 /** Keeps the first resource per address and reports every address held by more than one. */
 function separateAmbiguities(built: LiveResource[]): { resources: LiveResource[]; ambiguities: LiveAmbiguity[] } {
-  const byAddress = new Map<string, LiveResource[]>();
-  for (const r of built) pushTo(byAddress, r.address, r);
-  const resources: LiveResource[] = [];
-  const ambiguities: LiveAmbiguity[] = [];
-  for (const [address, list] of [...byAddress].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    resources.push(list[0]!);
-    if (list.length > 1) ambiguities.push({ address, uids: list.map((r) => r.uid) });
+  const first = new Map<string, LiveResource>();
+  const more = new Map<string, LiveResource[]>();
+  for (const r of built) {
+    if (!first.has(r.address)) first.set(r.address, r);
+    else pushTo(more, r.address, r);
   }
+  const byAddress = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const resources = [...first.values()].sort((a, b) => byAddress(a.address, b.address));
+  const ambiguities = [...more]
+    .sort(([a], [b]) => byAddress(a, b))
+    .map(([address, rest]) => ({ address, uids: [first.get(address)!.uid, ...rest.map((r) => r.uid)] }));
   return { resources, ambiguities };
 }
 
