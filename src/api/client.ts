@@ -28,6 +28,7 @@ import { RequestThrottle, type Clock } from './throttle.js';
 import { referencedUid } from './hydrated.js';
 import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
+import { sameJson } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
 
 export interface ClientOptions {
@@ -639,8 +640,11 @@ class HttpApiClient implements ApiClient {
     if (kind === 'roleBinding') {
       return items.find((b) => referencedUid(b, 'identity') === body.identityUid && referencedUid(b, 'role') === body.roleUid);
     }
-    const key = info.keyField ?? 'name';
-    return items.find((i) => i[key] === body[key]);
+    if (info.keyField !== null) return items.find((i) => i[info.keyField!] === body[info.keyField!]);
+    // No natural key (a group mapping, an account association): the one whose every created
+    // field is as sent. Matching on an absent key would take any sibling for the lost create.
+    const sent = info.createFields.filter((f) => body[f] !== undefined);
+    return items.find((i) => sent.every((f) => sameJson(i[f], body[f])));
   }
 
   async update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T> {

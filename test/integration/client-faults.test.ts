@@ -175,6 +175,24 @@ describe('exactly-once create', () => {
     expect(failedPosts.filter((e) => !e.applied).length).toBeGreaterThan(1);
   });
 
+  it('makes group mappings, which have no name, exactly once: a lost create is not taken for a sibling', async () => {
+    const emu = await setUp([{ name: 'acme', identityProviders: [{ name: 'okta', defaultRole: 'viewer', oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' } }] }]);
+    client = createTestClient(emu);
+    const orgUid = await orgUidOf(client);
+    const idp = (await client.list('identityProvider', { childrenOf: orgUid })).items[0]!;
+    const viewer = (await client.list('role', { name: 'viewer' })).items.find((r) => !r.uid.includes('/'))!;
+    emu.setFaults({ seed: 5, resetRate: 0.4, internalErrorRate: 0.2 });
+    emu.clearRequestLog();
+    const groups = Array.from({ length: 16 }, (_, i) => `okta-group-${i}`);
+    for (const externalGroupId of groups) await client.create('groupMapping', idp.uid, { externalGroupId, roleUid: viewer.uid, scope: orgUid });
+    emu.setFaults({});
+    const { items } = await client.list('groupMapping', { childrenOf: idp.uid });
+    expect(items.map((m) => m.externalGroupId).sort()).toEqual([...groups].sort());
+    // Creates were lost before they took effect: each was made afterwards, not matched to a sibling.
+    const posts = emu.requestLog.filter((e) => e.method === 'POST');
+    expect(posts.filter((e) => (e.faulted === 'reset' || e.faulted === 'internal') && !e.applied).length).toBeGreaterThan(2);
+  });
+
   it('makes subscriptions, tags, role bindings and a root org exactly once under resets, 503s and 500s', async () => {
     const emu = await setUp([{ name: 'acme', identities: [{ name: 'ci' }], repos: [{ name: 'nginx' }] }]);
     client = createTestClient(emu);
