@@ -1,7 +1,8 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
-import { descriptorOf } from '../model/kinds.js';
+import { descriptorOf, type Kind } from '../model/kinds.js';
+import { ORG_ADDRESS } from '../model/address.js';
 import type { RoleKey } from '../model/address.js';
 import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress, type ReferenceLookup } from './references.js';
 
@@ -21,17 +22,23 @@ export interface LiveIndex {
   readonly bindingsByRef: Map<string, LiveResource[]>;
   /** For normalising `{uid}` binding references on both sides. */
   lookup: ReferenceLookup;
+  /** Live resources of each kind, the org root left out (what a mass delete is measured against). */
+  countByKind: Map<Kind, number>;
 }
 
 export function indexLive(live: LiveState): LiveIndex {
   const lookup = buildReferenceLookup(live);
   const byAddress = new Map<string, LiveResource>();
   const ambiguous = new Set<string>(live.ambiguities.map((a) => a.address));
-  const resources = live.resources.map((raw) => normaliseBinding(raw, lookup));
-  for (const r of resources) {
+  const countByKind = new Map<Kind, number>();
+  // One pass over what may be 100,000 resources: on an org that big, each pass costs.
+  const resources = live.resources.map((raw) => {
+    const r = normaliseBinding(raw, lookup);
     if (byAddress.has(r.address)) ambiguous.add(r.address);
     else byAddress.set(r.address, r);
-  }
+    if (r.address !== ORG_ADDRESS) countByKind.set(r.kind, (countByKind.get(r.kind) ?? 0) + 1);
+    return r;
+  });
   for (const address of ambiguous) byAddress.delete(address);
 
   let byUid: Map<string, LiveResource> | undefined;
@@ -57,6 +64,7 @@ export function indexLive(live: LiveState): LiveIndex {
     byAddress,
     ambiguous,
     lookup,
+    countByKind,
     get byUid() {
       // A resource whose uid is its parent's (an account association) is found by address only.
       return (byUid ??= new Map(resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r])));

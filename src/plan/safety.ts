@@ -139,12 +139,14 @@ function pruneOffFix(input: SafetyInput, blockers: readonly LiveResource[]): str
 function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
   if (input.allowMassDelete) return [];
   if (deletes.length === 0) return [];
-  const managed = new Map<Kind, number>();
-  const deleted = new Set(deletes.map((s) => s.kind));
-  for (const r of input.live.resources) {
-    // Only the kinds the plan deletes are judged: the others need no count.
-    if (!deleted.has(r.kind) || r.address === ORG_ADDRESS || isIgnoredResource(r, input.ignore)) continue;
-    managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
+  // What is managed: every live resource but the org root, less the ignored ones.
+  let managed = input.index.countByKind;
+  if (input.ignore.length > 0) {
+    managed = new Map();
+    for (const r of input.live.resources) {
+      if (r.address === ORG_ADDRESS || isIgnoredResource(r, input.ignore)) continue;
+      managed.set(r.kind, (managed.get(r.kind) ?? 0) + 1);
+    }
   }
   const refusals: PlanRefusal[] = [];
   for (const kind of KINDS) {
