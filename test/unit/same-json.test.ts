@@ -3,21 +3,13 @@
  * texts, which it replaces: over seeded random values, their reorderings and near misses.
  */
 import { describe, expect, it } from 'vitest';
+import { createSeededRandom } from '../../src/emulator/prng.js';
 import { canonicalJson, sameJson } from '../../src/model/kind-descriptor.js';
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-}
 
 describe('sameJson', () => {
   it('agrees with canonicalJson on random values, reordered copies and near misses', () => {
-    const r = rng(7);
+    const r = createSeededRandom(7);
     const leaf = () => [null, true, false, 0, -0, 1, 1.5, NaN, Infinity, '', 'a', 'b', '1', undefined][Math.floor(r() * 14)];
     const value = (depth: number): unknown => {
       const roll = r();
