@@ -551,15 +551,18 @@ class Resolver {
       return undefined;
     }
     // Nearest first: the binding's own group, then each ancestor up to the org.
-    const visible: string[] = [];
     for (let g = groupPath; ; g = parentPath(g)) {
       const path = joinPath(g, ref);
       if (this.roles.paths.has(path)) return { path };
-      visible.push(...(this.roles.namesByGroup.get(g) ?? []));
       if (g === '') break;
     }
     if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
     if (this.options.complete) {
+      const visible: string[] = [];
+      for (let g = groupPath; ; g = parentPath(g)) {
+        visible.push(...(this.roles.namesByGroup.get(g) ?? []));
+        if (g === '') break;
+      }
       const custom = visible.length > 0 ? `a custom role of this group or its ancestors (${formatList(visible)})` : 'a custom role of this group or its ancestors (none are declared)';
       const elsewhere = (this.roles.pathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
       const note =
