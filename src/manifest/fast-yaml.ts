@@ -29,7 +29,6 @@ export interface FastDocument {
   root: PositionNode;
 }
 
-/** Thrown inside the builder to give up on a file; never escapes this module. */
 /**
  * Lines js-yaml reads otherwise than `yaml`: a directive (`%…`, even a mistyped one), a document
  * end marker (`...`: `yaml` counts an empty document between two of them), an indented `---`,
@@ -40,6 +39,7 @@ const UNTAKEN = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)|["'\]}]
 /** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
 const LONE_CR = /\r(?!\n)/;
 
+/** Thrown inside the builder to give up on a file; never escapes this module. */
 class NotPlain {}
 const NOT_PLAIN = new NotPlain();
 
@@ -147,7 +147,10 @@ class Builder {
     if (first === 0x25 || first === 0x40 || first === 0x60) throw NOT_PLAIN; // a plain scalar may not start with % @ `
     // A quoted or plain scalar over several lines: js-yaml takes continuation lines that `yaml`
     // refuses as too little indented. Block scalars (| and >) are read alike.
-    if (first !== 0x7c && first !== 0x3e && this.text.slice(start, f.close).trimEnd().includes('\n')) throw NOT_PLAIN;
+    if (first !== 0x7c && first !== 0x3e) {
+      const nl = this.text.indexOf('\n', start);
+      if (nl !== -1 && nl < f.close && /\S/.test(this.text.slice(nl, f.close))) throw NOT_PLAIN;
+    }
     return { start };
   }
 
