@@ -4,32 +4,17 @@
  * without end. Raw node:http servers on port 0 misbehave exactly so.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions } from '../../src/api/client.js';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import { ListingBoundError } from '../../src/api/paginate.js';
-import type { ApiClient } from '../../src/api/types.js';
-import { startRawServer, type Handler, type RawServer } from '../support/raw-server.js';
+import { useRawServer } from '../support/raw-server.js';
 import { ACME, runCli } from '../e2e/cli-harness.js';
 
 const TOKEN = 'tok-bounds-server-5ecret-31';
 const uid = (n: number) => n.toString(16).padStart(40, '0');
 
-let raw: RawServer;
-let baseUrl: string;
-let seen: RawServer['seen'];
-
-beforeAll(async () => {
-  raw = await startRawServer();
-  baseUrl = raw.url;
-  seen = raw.seen;
-});
-afterAll(() => raw.close());
-
-function serve(h: Handler, options: Partial<ClientOptions> = {}): ApiClient {
-  raw.answer(h);
-  return createClient({ baseUrl, token: TOKEN, retry: { maxAttempts: 1 }, ...options });
-}
+const raw = useRawServer(TOKEN);
+const { serve } = raw;
 
 /** A list envelope for whatever collection was asked for (`/iam/v2/groups` → `groups`). */
 function envelope(req: IncomingMessage, res: ServerResponse, items: unknown[], extra: Record<string, unknown> = {}): void {
@@ -54,7 +39,7 @@ describe('a listing against a server that lies about its size', () => {
     const err = await rejection(client.list('group'));
     expect(err).toBeInstanceOf(ListingBoundError);
     expect(err.message).toContain('list groups (GET /iam/v2/groups): the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
-    expect(seen).toHaveLength(1);
+    expect(raw.seen).toHaveLength(1);
     await client.close();
   });
 
@@ -73,7 +58,7 @@ describe('a listing against a server that lies about its size', () => {
     const client = serve((req, res) => envelope(req, res, [{ uid: uid(1) }], { totalCount: '50000' }));
     const err = await rejection(client.list('repo'));
     expect(err.message).toContain('at 1 items a page, the totalCount of 50000 the server claims takes 50,000 pages, more than the 10,000 a listing may take');
-    expect(seen).toHaveLength(1);
+    expect(raw.seen).toHaveLength(1);
     await client.close();
   });
 
@@ -82,7 +67,7 @@ describe('a listing against a server that lies about its size', () => {
     const client = serve((req, res) => envelope(req, res, [{ uid: uid(++n) }], { nextPageToken: `t${n}` }), { listBounds: { maxPages: 40 } });
     const err = await rejection(client.list('role'));
     expect(err.message).toContain('list roles (GET /iam/v2/roles): it went on past 40 pages');
-    expect(seen).toHaveLength(40);
+    expect(raw.seen).toHaveLength(40);
     await client.close();
   });
 
@@ -112,11 +97,11 @@ describe('a listing against a server that lies about its size', () => {
 
   it('plan against a server claiming a billion groups exits 1 naming the listing, with nothing written', async () => {
     raw.answer((req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], { totalCount: '1000000000' }));
-    const run = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: baseUrl, PLATFORM_TOKEN: TOKEN } });
+    const run = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: raw.url, PLATFORM_TOKEN: TOKEN } });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
     expect(run.stdout).toBe('');
-    expect(seen.length).toBeGreaterThan(0);
-    expect(seen.filter((r) => r.method !== 'GET')).toEqual([]);
+    expect(raw.seen.length).toBeGreaterThan(0);
+    expect(raw.seen.filter((r) => r.method !== 'GET')).toEqual([]);
   });
 });

@@ -6,30 +6,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/api/client.js';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
-import type { ApiClient } from '../../src/api/types.js';
-import { startRawServer, type Handler, type RawServer } from '../support/raw-server.js';
+import { useRawServer } from '../support/raw-server.js';
 import { readLiveState } from '../../src/live/index.js';
 
 const TOKEN = 'tok-raw-server-5ecret-77';
 
-let raw: RawServer;
-let baseUrl: string;
-let seen: RawServer['seen'];
-
-beforeAll(async () => {
-  raw = await startRawServer();
-  baseUrl = raw.url;
-  seen = raw.seen;
-});
-afterAll(() => raw.close());
-
-function serve(h: Handler): ApiClient {
-  raw.answer(h);
-  return createClient({ baseUrl, token: TOKEN, retry: { maxAttempts: 1 } });
-}
+const raw = useRawServer(TOKEN);
+const { serve } = raw;
 
 async function failure(work: Promise<unknown>): Promise<ApiError> {
   try {
@@ -94,7 +79,7 @@ describe('the client against a server that misbehaves', () => {
     const err = await failure(client.list('group', { name: 'acme' }));
     expect(err.message).toContain('the API answered with a redirect (HTTP 302) to https://login.example.net/sso?next=%2Fiam, which platform-sync does not follow; check the base URL');
     expect(err.message).not.toContain('pa55word');
-    expect(seen).toHaveLength(1);
+    expect(raw.seen).toHaveLength(1);
     await client.close();
   });
 
@@ -122,7 +107,7 @@ describe('the client against a server that misbehaves', () => {
   it('an empty body is fine for a DELETE, which answers with nothing', async () => {
     const client = serve((_req, res) => res.end());
     await expect(client.delete('repo', `${'a'.repeat(40)}/1`)).resolves.toBeUndefined();
-    expect(seen).toEqual([{ method: 'DELETE', url: `/registry/v2/repos/${'a'.repeat(40)}/1` }]);
+    expect(raw.seen).toEqual([{ method: 'DELETE', url: `/registry/v2/repos/${'a'.repeat(40)}/1` }]);
     await client.close();
   });
 });

@@ -4,6 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { createClient, type ClientOptions } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/types.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -32,5 +35,35 @@ export async function startRawServer(): Promise<RawServer> {
       seen.length = 0;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * One raw server for a test file: started before its tests, closed after them. `serve` sets the
+ * handler and returns a client of it that does not retry (the first answer is the one judged).
+ */
+export function useRawServer(token: string): {
+  serve(handler: Handler, options?: Partial<ClientOptions>): ApiClient;
+  answer(handler: Handler): void;
+  readonly url: string;
+  readonly seen: RawServer['seen'];
+} {
+  let raw: RawServer;
+  beforeAll(async () => {
+    raw = await startRawServer();
+  });
+  afterAll(() => raw.close());
+  return {
+    serve(handler, options = {}) {
+      raw.answer(handler);
+      return createClient({ baseUrl: raw.url, token, retry: { maxAttempts: 1 }, ...options });
+    },
+    answer: (handler) => raw.answer(handler),
+    get url() {
+      return raw.url;
+    },
+    get seen() {
+      return raw.seen;
+    },
   };
 }
