@@ -43,7 +43,7 @@ export interface ClientOptions {
   /** TCP connect timeout, default 10 s. */
   connectTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Pages fetched at once by one listing after its first page (default 32, the pool's size). */
+  /** Pages fetched at once by one listing after its first page (default: `connections`, the pool's size). */
   listConcurrency?: number;
   /** Pool size (default 32). */
   connections?: number;
@@ -257,6 +257,8 @@ class HttpApiClient implements ApiClient {
   private readonly options: ClientOptions;
   private readonly clock: Clock;
   private readonly throttle: RequestThrottle;
+  /** Pool size: also how many pages one listing fetches at once, unless `listConcurrency` says. */
+  private readonly connections: number;
   /** Aborted by close(): cancels every wait, so queued and retrying requests end at once. */
   private readonly closing = createCloseController();
   private count = 0;
@@ -280,6 +282,7 @@ class HttpApiClient implements ApiClient {
     this.random = options.random ?? Math.random;
     this.clock = options.clock ?? REAL_CLOCK;
     const connections = options.connections ?? DEFAULT_CONNECTIONS;
+    this.connections = connections;
     this.throttle = new RequestThrottle(connections, this.clock, this.closing.signal);
     this.origin = url.origin;
     this.ownsPool = options.dispatcher === undefined;
@@ -561,7 +564,7 @@ class HttpApiClient implements ApiClient {
   private listOptions(kind: ApiKind, query: ListQuery) {
     return {
       pageSize: this.options.pageSize,
-      concurrency: this.options.listConcurrency,
+      concurrency: this.options.listConcurrency ?? this.connections,
       orderBy: query.orderBy,
       strategy: this.options.listStrategy,
       maxReads: this.options.maxListReads,

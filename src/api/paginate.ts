@@ -26,9 +26,8 @@ export const DEFAULT_PAGE_SIZE = 200;
 /** A total order every kind supports, so that `skip` offsets mean the same thing on every page. */
 const DEFAULT_ORDER_BY = 'uid';
 /**
- * Pages one listing fetches at once after its first: as wide as the client's connection pool, so
- * a big kind is read in one more round trip, not several. The client-wide throttle (throttle.ts)
- * bounds what is in flight across listings and backs off when the server limits.
+ * Pages one listing fetches at once after its first, when the caller names no number (the
+ * client names its pool size): a big kind is read in one more round trip, not several.
  */
 const DEFAULT_LIST_CONCURRENCY = 32;
 /** Reads of one listing before it is declared inconsistent. */
