@@ -1,5 +1,6 @@
 /** Stored resources → the JSON the API returns (camelCase, ms-precision Z timestamps). */
 import type { Store, StoredResource } from './store.js';
+import { copyValue } from '../model/kind-descriptor.js';
 
 let lastMs = NaN;
 let lastText = '';
@@ -16,16 +17,6 @@ function formatTimestamp(ms: number): string {
   return lastText;
 }
 
-/** A copy of stored JSON data (plain objects, arrays, scalars), so no caller can reach into the store. */
-function copyData<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(copyData) as T;
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = copyData(v);
-    return out as T;
-  }
-  return value;
-}
 
 /** The JSON of one resource; role bindings are hydrated from the store on every call. */
 export function renderResource(store: Store, r: StoredResource): Record<string, unknown> {
@@ -40,9 +31,9 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
         uid: r.uid,
         name: d.name,
         description: d.description ?? '',
-        ...(d.claimMatch ? { claimMatch: copyData(d.claimMatch) } : {}),
-        ...(d.awsIdentity ? { awsIdentity: copyData(d.awsIdentity) } : {}),
-        ...(d.staticKeys ? { staticKeys: copyData(d.staticKeys) } : {}),
+        ...(d.claimMatch ? { claimMatch: copyValue(d.claimMatch) } : {}),
+        ...(d.awsIdentity ? { awsIdentity: copyValue(d.awsIdentity) } : {}),
+        ...(d.staticKeys ? { staticKeys: copyValue(d.staticKeys) } : {}),
         ...(d.servicePrincipal ? { servicePrincipal: d.servicePrincipal } : {}),
         lastSeenTime: formatTimestamp(d.lastSeenMs ?? r.createMs),
         ...times,
@@ -58,10 +49,10 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
     case 'identityProvider': {
       // The client secret is write-only: never returned.
       const { clientSecret: _secret, ...oidc } = d.oidc ?? { issuer: '', clientId: '' };
-      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: copyData(oidc), ...times };
+      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: copyValue(oidc), ...times };
     }
     case 'accountAssociation': {
-      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, copyData(d[b])]] : [])));
+      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, copyValue(d[b])]] : [])));
       return { uid: r.uid, name: d.name, description: d.description ?? '', ...blocks, ...times };
     }
     case 'terms':

@@ -185,7 +185,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
   if (isPlainObject(a)) {
-    if (!isPlainObject(b) || Array.isArray(b)) return false;
+    if (!isPlainObject(b)) return false;
     let defined = 0;
     for (const k in a) {
       if (!Object.hasOwn(a, k) || a[k] === undefined) continue;
