@@ -81,25 +81,19 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
 
+  const at = locator(file, text);
   const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS) : undefined;
   if (fast !== undefined) {
-    const at = locator(file, text);
     const documents = fast.map(({ value, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(root, pointer, target)) }));
     return { documents, diagnostics: [], complete: true };
   }
 
-  const { LineCounter, parseAllDocuments } = yaml();
-  const lineCounter = new LineCounter();
   // Duplicate keys are found by checkMappings (it can name the first occurrence), so yaml's own check is off.
-  const yamlDocs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const yamlDocs = yaml().parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false });
   if (yamlDocs.length === 0) {
     return { documents: [], diagnostics: [fileDiagnostic(file, `empty file (no YAML document); ${EXPECTED_DOCUMENT}`)], complete: true };
   }
 
-  const at = (offset: number): SourceLocation => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, column: col };
-  };
   const documents: ManifestDocument[] = [];
   const diagnostics: Diagnostic[] = [];
   let complete = true;
@@ -134,8 +128,8 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
 }
 
 /**
- * Offset → line and column, as the `yaml` package's LineCounter counts them: a line starts at
- * offset 0 and after every "\n"; columns are 1-based.
+ * Offset → line and column for both readers (the `yaml` package's LineCounter counts the same
+ * way): a line starts at offset 0 and after every "\n"; both 1-based. Lines are found on first use.
  */
 function locator(file: string, text: string): (offset: number) => SourceLocation {
   let lineStarts: number[] | undefined;
