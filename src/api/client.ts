@@ -8,7 +8,8 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Pool, request } from './undici-pool.js';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
 import {
@@ -329,7 +330,7 @@ class HttpApiClient implements ApiClient {
     let retryAfter: string | string[] | undefined;
     let location: string | string[] | undefined;
     try {
-      const res = await this.pool.request({
+      const res = await request(this.pool, {
         origin: this.origin,
         path: this.basePath + target,
         method: req.method,
