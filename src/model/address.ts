@@ -64,9 +64,10 @@ export type RoleKey = { builtin: string } | { path: string } | { uid: string };
 export function referenceText(bindingGroupPath: string, key: IdentityKey | RoleKey): string {
   if ('builtin' in key) return key.builtin;
   if ('uid' in key) return `uid:${key.uid}`;
-  return parentPath(key.path) === bindingGroupPath && pathDepth(key.path) === pathDepth(bindingGroupPath) + 1
-    ? key.path.slice(key.path.lastIndexOf('/') + 1)
-    : `/${key.path}`;
+  // A sibling: the path is the binding's group path and one more segment.
+  const cut = key.path.lastIndexOf('/');
+  const sibling = cut < 0 ? bindingGroupPath === '' && key.path !== '' : key.path.slice(0, cut) === bindingGroupPath && bindingGroupPath !== '';
+  return sibling ? key.path.slice(cut + 1) : `/${key.path}`;
 }
 
 /**

@@ -5,6 +5,9 @@ import {
   kindOfAddress,
   matchesAnyGlob,
   namedAddress,
+  parentPath,
+  pathDepth,
+  referenceText,
   roleBindingAddress,
   tagAddress,
 } from '../../src/model/address.js';
@@ -34,6 +37,16 @@ describe('addresses', () => {
       'roleBinding:engineering/ci-bot=/release-manager',
     );
     expect(roleBindingAddress('', { uid: 'abc/def' }, { builtin: 'viewer' })).toBe('roleBinding:uid:abc/def=viewer');
+  });
+
+  it('names a reference bare exactly when it is one segment below the group of the binding', () => {
+    const paths = ['', 'a', 'b', 'a/b', 'a/c', 'a/b/c', 'b/a', '/a', 'a/', 'a//b', '/'];
+    for (const group of paths) {
+      for (const path of paths) {
+        const sibling = parentPath(path) === group && pathDepth(path) === pathDepth(group) + 1;
+        expect(referenceText(group, { path }), `${JSON.stringify(path)} from ${JSON.stringify(group)}`).toBe(sibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`);
+      }
+    }
   });
 
   it('reads the kind back and matches globs', () => {
