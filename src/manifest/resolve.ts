@@ -387,14 +387,16 @@ class Resolver {
    */
   private takeSecrets(descriptor: KindDescriptor, site: Site, item: Obj, key: string): { item: Obj; refs: Record<string, SecretRef> } {
     const refs: Record<string, SecretRef> = {};
-    if (!descriptor.secretPaths?.length) return { item, refs };
+    const holderOf = (root: Obj, parts: string[]) => parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
+    const present = (descriptor.secretPaths ?? []).map((path) => path.split('.')).filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
+    // Most items hold no secret: only one that does is copied (its secrets are taken out of the copy).
+    if (present.length === 0) return { item, refs };
     const copy: Obj = structuredClone(item);
-    for (const path of descriptor.secretPaths) {
-      const parts = path.split('.');
-      const holder = parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), copy);
+    for (const parts of present) {
+      const path = parts.join('.');
+      const holder = holderOf(copy, parts)!;
       const last = parts[parts.length - 1]!;
-      const raw = holder?.[last];
-      if (holder === undefined || raw === undefined) continue;
+      const raw = holder[last];
       delete holder[last];
       const ref = asObject(raw);
       const fromEnv = asString(ref?.fromEnv);
