@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   if (!desired || problems.length > 0 || parsed.some((p) => p.diagnostics.length > 0)) throw new Error('the benchmark manifests are not valid');
 
   const client = createClient({ baseUrl: url, token: process.env.PLATFORM_TOKEN });
-  const live = await readLiveState(client, { org: { name: desired.org.name }, readmeRepos: managedReadmeRepos(desired) });
+  const live = await readLiveState(client, { org: { name: desired.org.name }, readmeRepos: managedReadmeRepos(desired), expected: desired.resources });
   await client.close();
   phase('live read (client CPU)');
   const p = plan(desired, live);

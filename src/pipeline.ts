@@ -66,7 +66,7 @@ export async function planFromManifests(paths: string[], client: ApiClient, opti
   if (options.targets) checkTargets(options.targets);
   const org: { name: string; uid?: string } = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired) });
+  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired), expected: desired.resources });
   if (live.org === null && !options.bootstrap) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
   return { desired, live, plan: plan(desired, live, options) };
 }

@@ -29,7 +29,7 @@ export async function showDeclared(paths: string[], client: ApiClient): Promise<
   const desired = await loadManifests(paths);
   const org: { name: string; uid?: string } = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org });
+  const live = await readLiveState(client, { org, expected: desired.resources });
   if (live.org === null) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
   const index = indexLive(applyRenames(desired, live).live);
   const resources: ShownResources['resources'] = [];

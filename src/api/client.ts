@@ -571,6 +571,7 @@ class HttpApiClient implements ApiClient {
       maxReads: this.options.maxListReads,
       bounds: this.options.listBounds,
       what: `${describeList(kind, query)} (GET ${KIND_INFO[kind].collection})`,
+      expectedCount: query.expectedCount,
     };
   }
 

@@ -19,7 +19,7 @@
  * (ListBounds), and a server that claims or serves more is a ListingBoundError naming the
  * listing — never a slot per claimed offset, an endless cursor, or a crash.
  */
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { UserError } from '../model/errors.js';
 
 export const DEFAULT_PAGE_SIZE = 200;
@@ -86,6 +86,15 @@ export interface PaginateOptions {
   bounds?: Partial<ListBounds>;
   /** The listing, for errors: `list identities under <uid>`. */
   what?: string;
+  /**
+   * How many items the caller expects the listing to hold (the manifests' count of a kind): a
+   * hint, never trusted. With the skip strategy the pages that count needs are requested beside
+   * the first page instead of after it, one round trip less for a big listing. Each such page is
+   * used only where the first page shows it to be exactly the request the read would have made
+   * (full pages, the same offset and length); any other is set aside unread, and the read goes
+   * on as without the hint.
+   */
+  expectedCount?: number;
 }
 
 /** The outcome of `readListing`: items plus whether they are a consistent snapshot. */
@@ -114,6 +123,7 @@ interface ResolvedOptions {
   maxReads: number;
   bounds: ListBounds;
   what: string;
+  expectedCount: number | undefined;
   /** `performance.now()` after which no page is requested any more. */
   deadline: number;
 }
@@ -128,6 +138,7 @@ function resolveOptions(options: PaginateOptions): ResolvedOptions {
     maxReads: Math.max(1, options.maxReads ?? DEFAULT_MAX_READS),
     bounds,
     what: options.what ?? 'a listing',
+    expectedCount: options.expectedCount,
     deadline: performance.now() + bounds.budgetMs,
   };
 }
@@ -215,33 +226,42 @@ async function* readPagesOnce<T extends { uid: string }>(
   ledger: ReadLedger<T>,
 ): AsyncGenerator<T[], string | undefined> {
   const fetchPage = boundedFetch(unboundedFetch, opts, ledger);
-  const first = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy });
-  yield ledger.accept(first);
-  const total = first.totalCount;
-  const served = first.items.length;
-  if (total !== undefined && served >= total) return ledger.findProblem();
+  const limit = pLimit(opts.concurrency);
+  try {
+    // The pages an expected count needs, asked for beside the first (see PaginateOptions).
+    const early = opts.strategy === 'skip' ? requestExpectedSlots(fetchPage, opts, limit) : new Map<number, EarlySlot<T>>();
+    const first = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy });
+    yield ledger.accept(first);
+    const total = first.totalCount;
+    const served = first.items.length;
+    if (total !== undefined && served >= total) return ledger.findProblem();
 
-  if (opts.strategy === 'skip' && total !== undefined && served > 0) {
-    yield* readRemainingBySkip(fetchPage, opts, ledger, first, total);
-    return ledger.findProblem();
-  }
-  // Cursor: also the fallback when the server gives no totalCount to plan skips with.
-  let token = first.nextPageToken;
-  let emptyPages = 0;
-  while (token) {
-    const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, pageToken: token });
-    const fresh = ledger.accept(page);
-    // A repeated uid means the token expired and the server started over: stop at once,
-    // or a listing longer than the token lifetime would loop forever.
-    if (ledger.firstRepeat !== undefined) {
-      return `page ${ledger.pages} repeated uid ${ledger.firstRepeat}: the page token expired and the listing restarted`;
+    if (opts.strategy === 'skip' && total !== undefined && served > 0) {
+      // Early slots assumed full pages: with shorter ones, their offsets are not this read's.
+      yield* readRemainingBySkip(fetchPage, opts, ledger, first, total, limit, served === opts.pageSize ? early : new Map());
+      return ledger.findProblem();
     }
-    yield fresh;
-    emptyPages = page.items.length === 0 ? emptyPages + 1 : 0;
-    if (emptyPages >= MAX_EMPTY_PAGES) return `the server returned ${emptyPages} empty pages in a row with a page token`;
-    token = page.nextPageToken;
+    // Cursor: also the fallback when the server gives no totalCount to plan skips with.
+    let token = first.nextPageToken;
+    let emptyPages = 0;
+    while (token) {
+      const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, pageToken: token });
+      const fresh = ledger.accept(page);
+      // A repeated uid means the token expired and the server started over: stop at once,
+      // or a listing longer than the token lifetime would loop forever.
+      if (ledger.firstRepeat !== undefined) {
+        return `page ${ledger.pages} repeated uid ${ledger.firstRepeat}: the page token expired and the listing restarted`;
+      }
+      yield fresh;
+      emptyPages = page.items.length === 0 ? emptyPages + 1 : 0;
+      if (emptyPages >= MAX_EMPTY_PAGES) return `the server returned ${emptyPages} empty pages in a row with a page token`;
+      token = page.nextPageToken;
+    }
+    return ledger.findProblem();
+  } finally {
+    // Slots not started yet are not wanted any more (the consumer stopped, or a page failed).
+    limit.clearQueue();
   }
-  return ledger.findProblem();
 }
 
 /** What one skip slot read: its pages, and the uid it found just before its first offset. */
@@ -251,6 +271,8 @@ interface SlotRead<T> {
   overlapUid: string | undefined;
   /** Uid of the last item the slot kept. */
   lastUid: string | undefined;
+  /** A top-up that did not continue where the slot stopped (noted in the ledger when the slot is taken). */
+  shift?: { offset: number; expected: string | undefined; found: string | undefined };
 }
 
 /**
@@ -269,9 +291,10 @@ async function* readRemainingBySkip<T extends { uid: string }>(
   ledger: ReadLedger<T>,
   firstPage: Page<T>,
   total: number,
+  limit: LimitFunction,
+  early: ReadonlyMap<number, EarlySlot<T>>,
 ): AsyncGenerator<T[], void> {
   const served = firstPage.items.length;
-  const limit = pLimit(opts.concurrency);
   // With one item per page an overlap leaves nothing new: read without it (no shift check).
   const overlap = served > 1 ? 1 : 0;
   const stride = served - overlap;
@@ -283,56 +306,98 @@ async function* readRemainingBySkip<T extends { uid: string }>(
       `at ${served} items a page, the totalCount of ${total} the server claims takes ${pagesNeeded.toLocaleString('en-US')} pages, more than the ${opts.bounds.maxPages.toLocaleString('en-US')} a listing may take`,
     );
   }
-  const fetchSlot = async (offset: number, want: number): Promise<SlotRead<T>> => {
-    const slot: SlotRead<T> = { pages: [], overlapUid: undefined, lastUid: undefined };
-    let got = 0;
-    let stalled = 0;
-    while (got < want) {
-      const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got - overlap });
-      let fresh = page.items;
-      if (overlap === 1) {
-        const head = page.items[0]?.uid;
-        // The slot's first overlap is checked against the slot before it, once both are read;
-        // a top-up's overlap must be where this slot stopped.
-        const anchor = got === 0 ? slot.overlapUid : slot.lastUid;
-        if (slot.pages.length === 0) slot.overlapUid = head;
-        else if (head !== anchor) ledger.noteShift(offset + got, anchor, head);
-        fresh = page.items.slice(1);
-      }
-      // Never take more than the slot covers: the surplus belongs to the next slot.
-      const items = fresh.slice(0, want - got);
-      slot.pages.push({ ...page, items });
-      got += items.length;
-      if (items.length > 0) {
-        slot.lastUid = items[items.length - 1]!.uid;
-        stalled = 0;
-        continue;
-      }
-      // Nothing new: the listing ends here (it shrank; the count check reports it), or the
-      // server served a short page that held only the overlap item, which is worth a retry.
-      if (page.items.length === 0 || page.nextPageToken === undefined || ++stalled >= MAX_EMPTY_PAGES) break;
-    }
-    return slot;
-  };
   const slots: { offset: number; read: Promise<SlotRead<T>> }[] = [];
   for (let offset = served; offset < total; offset += stride) {
-    const read = limit(() => fetchSlot(offset, Math.min(stride, total - offset)));
+    const want = Math.min(stride, total - offset);
+    const requested = early.get(offset);
+    // An early slot is this read's only if it asked for just what this slot asks for.
+    const read = requested !== undefined && requested.want === want && overlap === 1 ? requested.read : limit(() => fetchSlot(fetchPage, opts, overlap, offset, want));
     // Awaited in order below; this keeps a failure of a later slot from being "unhandled"
     // while an earlier one is still awaited, or after the consumer stopped early.
     read.catch(() => undefined);
     slots.push({ offset, read });
   }
   let previousUid: string | undefined = firstPage.items[served - 1]?.uid;
-  try {
-    for (const { offset, read } of slots) {
-      const slot = await read;
-      if (overlap === 1 && slot.overlapUid !== previousUid) ledger.noteShift(offset, previousUid, slot.overlapUid);
-      for (const page of slot.pages) yield ledger.accept(page);
-      previousUid = slot.lastUid;
-    }
-  } finally {
-    limit.clearQueue();
+  for (const { offset, read } of slots) {
+    const slot = await read;
+    if (overlap === 1 && slot.overlapUid !== previousUid) ledger.noteShift(offset, previousUid, slot.overlapUid);
+    if (slot.shift) ledger.noteShift(slot.shift.offset, slot.shift.expected, slot.shift.found);
+    for (const page of slot.pages) yield ledger.accept(page);
+    previousUid = slot.lastUid;
   }
+}
+
+/** A slot requested before the first page came back, on the strength of an expected count. */
+interface EarlySlot<T> {
+  want: number;
+  read: Promise<SlotRead<T>>;
+}
+
+/**
+ * The slots readRemainingBySkip will ask for if the listing holds `expectedCount` items in full
+ * pages of `pageSize`, requested now. Bounded like any read: no more pages than a listing may
+ * take, and none for a count that fits the first page.
+ */
+function requestExpectedSlots<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  opts: ResolvedOptions,
+  limit: LimitFunction,
+): Map<number, EarlySlot<T>> {
+  const early = new Map<number, EarlySlot<T>>();
+  const expected = opts.expectedCount;
+  const served = opts.pageSize;
+  if (expected === undefined || !Number.isSafeInteger(expected) || served < 2 || expected <= served) return early;
+  const stride = served - 1;
+  if (1 + Math.ceil((expected - served) / stride) > opts.bounds.maxPages) return early;
+  for (let offset = served; offset < expected; offset += stride) {
+    const want = Math.min(stride, expected - offset);
+    const read = limit(() => fetchSlot(fetchPage, opts, 1, offset, want));
+    read.catch(() => undefined); // a slot the read does not take is never awaited
+    early.set(offset, { want, read });
+  }
+  return early;
+}
+
+/**
+ * Reads one slot: `want` new items from `offset` on, each request starting `overlap` items
+ * early. A short page is topped up from where it stopped.
+ */
+async function fetchSlot<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  opts: ResolvedOptions,
+  overlap: 0 | 1,
+  offset: number,
+  want: number,
+): Promise<SlotRead<T>> {
+  const slot: SlotRead<T> = { pages: [], overlapUid: undefined, lastUid: undefined };
+  let got = 0;
+  let stalled = 0;
+  while (got < want) {
+    const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got - overlap });
+    let fresh = page.items;
+    if (overlap === 1) {
+      const head = page.items[0]?.uid;
+      // The slot's first overlap is checked against the slot before it, once both are read;
+      // a top-up's overlap must be where this slot stopped.
+      const anchor = got === 0 ? slot.overlapUid : slot.lastUid;
+      if (slot.pages.length === 0) slot.overlapUid = head;
+      else if (head !== anchor) slot.shift ??= { offset: offset + got, expected: anchor, found: head };
+      fresh = page.items.slice(1);
+    }
+    // Never take more than the slot covers: the surplus belongs to the next slot.
+    const items = fresh.slice(0, want - got);
+    slot.pages.push({ ...page, items });
+    got += items.length;
+    if (items.length > 0) {
+      slot.lastUid = items[items.length - 1]!.uid;
+      stalled = 0;
+      continue;
+    }
+    // Nothing new: the listing ends here (it shrank; the count check reports it), or the
+    // server served a short page that held only the overlap item, which is worth a retry.
+    if (page.items.length === 0 || page.nextPageToken === undefined || ++stalled >= MAX_EMPTY_PAGES) break;
+  }
+  return slot;
 }
 
 /**

@@ -20,6 +20,11 @@ export interface ListQuery {
   orderBy?: string;
   /** List `GET {collection}/{under}` (a kind listed per parent: the org's accepted terms). */
   under?: string;
+  /**
+   * Not sent: how many items the caller expects (the manifests' count of a kind), so that the
+   * pages that many need are asked for at once (paginate.ts, PaginateOptions.expectedCount).
+   */
+  expectedCount?: number;
 }
 
 /** The outcome of reading a whole listing. */

@@ -198,6 +198,28 @@ describe('readLiveState', () => {
     expect((err as Error).message).toContain('f'.repeat(40));
   });
 
+  it('asks for the pages the declared resources need at once: the same state, no extra request', async () => {
+    const emu = await startTestEmulator({ seed });
+    // Pages of 3, so that several kinds take more than one.
+    const c = createTestClient(emu, { pageSize: 3 });
+    try {
+      const plain = await readLiveState(c, { org: { name: 'acme' } });
+      const plainRequests = c.requestCount;
+      // What manifests that match the org declare: its resources, kind and group path.
+      const hinted = await readLiveState(c, { org: { name: 'acme' }, expected: plain.resources });
+      expect(hinted).toEqual(plain);
+      expect(c.requestCount - plainRequests).toBe(plainRequests);
+      // A hint twice too big reads the same; the pages it asked for past the end cost requests only.
+      const before = c.requestCount;
+      const doubled = await readLiveState(c, { org: { name: 'acme' }, expected: [...plain.resources, ...plain.resources] });
+      expect(doubled).toEqual(plain);
+      expect(c.requestCount - before).toBeGreaterThan(plainRequests);
+    } finally {
+      await c.close();
+      await emu.close();
+    }
+  });
+
   it('reports kinds whose listing never read back consistently as incomplete', async () => {
     let now = Date.UTC(2026, 0, 1);
     const emu = await startTestEmulator({ seed, clock: () => now, faults: { pageTokenTtlSeconds: 1 } });

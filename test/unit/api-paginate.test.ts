@@ -145,6 +145,78 @@ describe('readListing', () => {
   });
 });
 
+describe('readListing with an expected count', () => {
+  /** The listing above, its first page held back a moment: how many requests went out before it came back. */
+  function slowFirstPage(data: Item[], opts: Parameters<typeof arrayListing>[1] = {}) {
+    const listing = arrayListing(() => data, opts);
+    let beforeFirst = -1;
+    const fetchPage: FetchPage<Item> = async (req) => {
+      const page = listing.fetchPage(req);
+      if (req.skip === undefined && req.pageToken === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        beforeFirst = listing.requests.length;
+      }
+      return page;
+    };
+    return { fetchPage, requests: listing.requests, beforeFirst: () => beforeFirst };
+  }
+
+  it('asks for every page the count needs beside the first: the same requests, one round trip', async () => {
+    const data = items(1000);
+    const listing = slowFirstPage(data);
+    const result = await readListing(listing.fetchPage, { expectedCount: 1000 });
+    expect(result).toMatchObject({ consistent: true, reads: 1 });
+    expect(result.items).toEqual(data);
+    expect(listing.beforeFirst()).toBe(6);
+    expect(listing.requests.map((r) => r.skip)).toEqual([undefined, 199, 398, 597, 796, 995]);
+  });
+
+  it('reads exactly the listing when the count is wrong, setting aside pages it does not need', async () => {
+    const data = items(1000);
+    for (const expectedCount of [1500, 500, 1001, 999]) {
+      const listing = slowFirstPage(data);
+      const result = await readListing(listing.fetchPage, { expectedCount });
+      expect(result, `expected ${expectedCount}`).toMatchObject({ consistent: true, reads: 1 });
+      expect(result.items).toEqual(data);
+      // Early pages that turn out to be another slot's are not taken: at most one more per slot.
+      expect(listing.requests.length).toBeLessThanOrEqual(1 + Math.ceil((expectedCount - 200) / 199) + 5);
+    }
+  });
+
+  it('takes no early page when the server serves shorter pages than asked for', async () => {
+    const data = items(450);
+    const listing = slowFirstPage(data, { maxPage: 100 });
+    const result = await readListing(listing.fetchPage, { pageSize: 200, expectedCount: 450 });
+    expect(result).toMatchObject({ consistent: true, reads: 1 });
+    expect(result.items).toEqual(data);
+    // The slots of 99 new items a page that the read makes once it sees pages of 100.
+    expect(listing.requests.map((r) => r.skip).filter((skip) => skip !== undefined && skip % 99 === 0)).toEqual([99, 198, 297, 396]);
+  });
+
+  it('is not hurt by an early page that fails and is not needed', async () => {
+    const data = items(500);
+    const listing = arrayListing(() => data);
+    const fetchPage: FetchPage<Item> = async (req) => {
+      if ((req.skip ?? 0) >= 500) throw new Error('past the end');
+      return listing.fetchPage(req);
+    };
+    const result = await readListing(fetchPage, { expectedCount: 900 });
+    expect(result).toMatchObject({ consistent: true, reads: 1 });
+    expect(result.items).toEqual(data);
+  });
+
+  it('ignores a count that is no count, or one past the bounds of a listing', async () => {
+    const data = items(600);
+    for (const expectedCount of [Number.NaN, -5, 2.5, 1e12]) {
+      const listing = slowFirstPage(data);
+      const result = await readListing(listing.fetchPage, { expectedCount, bounds: { maxPages: 100 } });
+      expect(result.items).toEqual(data);
+      expect(listing.beforeFirst(), `expected ${expectedCount}`).toBe(1);
+      expect(listing.requests).toHaveLength(4);
+    }
+  });
+});
+
 describe('paginateItems', () => {
   it('streams every item once, in listing order', async () => {
     const data = items(730);
