@@ -1,0 +1,89 @@
+/**
+ * The last step of `npm run build`, after tsc: the CLI as one CommonJS file,
+ * dist/platform-sync.cjs, and V8's code cache for it, dist/platform-sync.cjs.cache, which
+ * bin/platform-sync loads (src/cli/launch.ts says why: ≈50 ms of a cold `plan`).
+ *
+ * The bundle is dist/src/cli/main.js with everything it imports, third-party packages
+ * included (their licenses are appended), and the lazily imported commands inlined; what
+ * the code requires at run time by path (undici's pool, the `yaml` and `diff` packages, ajv's
+ * runtime) stays in node_modules. Its first line names a hash of the rest, and the cache is
+ * written for exactly that text.
+ *
+ * The cache is made by a representative run of the bundle itself: `apply` of examples/acme
+ * to an embedded emulator, then a `plan` of it that finds nothing to change and writes the
+ * cache of everything it compiled. Either run failing fails the build: a bundle that cannot
+ * plan the example is broken.
+ */
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+import { BUNDLE_ID_PREFIX, loadBundle } from '../src/cli/launch.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const BUNDLE = join(ROOT, 'dist', 'platform-sync.cjs');
+const BIN = join(ROOT, 'bin', 'platform-sync');
+const EXAMPLE = join(ROOT, 'examples', 'acme');
+
+async function writeBundle(): Promise<void> {
+  const build = await rolldown({ input: ENTRY, platform: 'node', logLevel: 'warn' });
+  const { output } = await build.generate({ format: 'cjs', codeSplitting: false });
+  await build.close();
+  if (output.length !== 1 || output[0].type !== 'chunk') throw new Error(`expected one chunk, got ${output.map((o) => o.fileName).join(', ')}`);
+  const text = `${output[0].code}\n${licenseNotice(output[0].moduleIds)}`;
+  const id = createHash('sha256').update(text).digest('hex');
+  writeFileSync(BUNDLE, `${BUNDLE_ID_PREFIX}${id}\n${text}`);
+}
+
+/** The package directory of a module inside node_modules, or undefined for our own modules. */
+function packageDirOf(moduleId: string): string | undefined {
+  const at = moduleId.lastIndexOf('/node_modules/');
+  if (at < 0) return undefined;
+  const rest = moduleId.slice(at + '/node_modules/'.length).split('/');
+  const name = rest[0]!.startsWith('@') ? rest.slice(0, 2).join('/') : rest[0]!;
+  return `${moduleId.slice(0, at)}/node_modules/${name}`;
+}
+
+/** A comment with the name, version, license and license text of every package bundled. */
+function licenseNotice(moduleIds: readonly string[]): string {
+  const dirs = [...new Set(moduleIds.map(packageDirOf).filter((d): d is string => d !== undefined))].sort();
+  const parts = dirs.map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
+    const file = readdirSync(dir).find((f) => /^licen[cs]e(\.md|\.txt)?$/i.test(f));
+    const text = file === undefined ? '(no license file in the package)' : readFileSync(join(dir, file), 'utf8').trim();
+    return `${pkg.name}@${pkg.version} (${pkg.license ?? 'see its package'})\n\n${text}`;
+  });
+  const body = ['Third-party packages bundled in this file, with their licenses:', ...parts].join('\n\n----\n\n');
+  return `/*\n${body.replaceAll('*/', '* /')}\n*/\n`;
+}
+
+function writeCodeCache(): void {
+  rmSync(`${BUNDLE}.cache`, { force: true });
+  const dir = mkdtempSync(join(tmpdir(), 'platform-sync-build-'));
+  try {
+    const run = (args: string[], env: Record<string, string> = {}): void => {
+      const r = spawnSync(process.execPath, [BIN, ...args, EXAMPLE, '--emulator'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', ACME_OKTA_CLIENT_SECRET: 'build-warm-up-secret', ...env },
+      });
+      if (r.status !== 0) throw new Error(`the bundle's warm-up run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`);
+    };
+    run(['apply', '--bootstrap', '--auto-approve']);
+    run(['plan', '--detailed-exitcode'], { PLATFORM_SYNC_WRITE_CODE_CACHE: '1' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!existsSync(`${BUNDLE}.cache`)) throw new Error('the warm-up run wrote no code cache');
+  const loaded = loadBundle(BUNDLE);
+  if (loaded?.cache !== 'used') throw new Error(`V8 did not take the code cache it just wrote (${loaded?.cache ?? 'no bundle'})`);
+}
+
+await writeBundle();
+writeCodeCache();
+const kib = (file: string) => `${(readFileSync(file).length / 1024).toFixed(0)} KiB`;
+process.stdout.write(`bundled the CLI: ${BUNDLE} (${kib(BUNDLE)}), code cache ${kib(`${BUNDLE}.cache`)}\n`);
