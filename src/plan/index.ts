@@ -440,11 +440,12 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
     const l = p.index.byUid.get(step.uid);
     if (l?.kind === 'roleBinding') pushTo(updatedAway, roleRefAddress(l.fields.role), step.address);
   }
+  const holders = p.index.holdersOf(new Set(deletes.keys()));
   for (const l of deletes.values()) {
     const dependsOn: string[] = [];
-    for (const child of p.index.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
+    for (const child of holders.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
     if (l.kind === 'identity' || l.kind === 'role') {
-      for (const b of p.index.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
+      for (const b of holders.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
       dependsOn.push(...(updatedAway.get(l.address) ?? []));
     }
     const step: DeleteStep = {

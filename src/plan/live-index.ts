@@ -3,8 +3,8 @@ import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 import { descriptorOf, type Kind } from '../model/kinds.js';
 import { ORG_ADDRESS } from '../model/address.js';
-import type { RoleKey } from '../model/address.js';
-import { buildReferenceLookup, identityRefAddress, normaliseBinding, roleRefAddress, type ReferenceLookup } from './references.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './references.js';
 
 /**
  * The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. The
@@ -16,14 +16,31 @@ export interface LiveIndex {
   readonly byUid: Map<string, LiveResource>;
   /** Addresses that more than one live resource claims, or that the reader reported ambiguous. */
   ambiguous: Set<string>;
-  /** Parent address → live children (ambiguous ones included: they block a delete too). */
-  readonly childrenOf: Map<string, LiveResource[]>;
-  /** Identity/role address → live bindings (and identity providers) that reference it. */
-  readonly bindingsByRef: Map<string, LiveResource[]>;
+  /**
+   * What holds the live resources at `addresses` (the ones a plan deletes): one pass over the
+   * live side, keeping only what points at them. The last answer serves any subset of it.
+   */
+  holdersOf(addresses: ReadonlySet<string>): Holders;
   /** For normalising `{uid}` binding references on both sides. */
   lookup: ReferenceLookup;
   /** Live resources of each kind, the org root left out (what a mass delete is measured against). */
   countByKind: Map<Kind, number>;
+}
+
+/** What holds some live resources: what a delete of them waits for, or is refused for. */
+export interface Holders {
+  /** Parent address → live children (ambiguous ones included: they block a delete too). */
+  childrenOf: Map<string, LiveResource[]>;
+  /** Identity/role address → live bindings (and identity providers) that reference it. */
+  bindingsByRef: Map<string, LiveResource[]>;
+}
+
+/** The fields of each kind that name a role (an identity provider's default role): few kinds have one. */
+const ROLE_REF_FIELDS = new Map<Kind, string[]>();
+function roleRefFieldsOf(kind: Kind): string[] {
+  let fields = ROLE_REF_FIELDS.get(kind);
+  if (!fields) ROLE_REF_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f) => f.type === 'roleRef').map((f) => f.name)));
+  return fields;
 }
 
 export function indexLive(live: LiveState): LiveIndex {
@@ -42,23 +59,31 @@ export function indexLive(live: LiveState): LiveIndex {
   for (const address of ambiguous) byAddress.delete(address);
 
   let byUid: Map<string, LiveResource> | undefined;
-  let references: { childrenOf: Map<string, LiveResource[]>; bindingsByRef: Map<string, LiveResource[]> } | undefined;
-  const referencesOf = () => {
-    if (references) return references;
-    references = { childrenOf: new Map(), bindingsByRef: new Map() };
+  let lastHolders: { addresses: ReadonlySet<string>; holders: Holders } | undefined;
+  const holdersOf = (addresses: ReadonlySet<string>): Holders => {
+    if (lastHolders && [...addresses].every((a) => lastHolders!.addresses.has(a))) return lastHolders.holders;
+    const holders: Holders = { childrenOf: new Map(), bindingsByRef: new Map() };
+    if (addresses.size === 0) return holders;
+    // A reference by path names an identity or role of the org; one by uid or a built-in never
+    // names a live address, so only paths are looked up (no address is built to find out).
+    const paths = { identity: new Set<string>(), role: new Set<string>() };
+    for (const address of addresses) {
+      for (const kind of ['identity', 'role'] as const) if (address.startsWith(`${kind}:`)) paths[kind].add(address.slice(kind.length + 1));
+    }
+    const holds = (r: LiveResource, kind: 'identity' | 'role', key: IdentityKey | RoleKey | undefined): void => {
+      if (key !== undefined && 'path' in key && paths[kind].has(key.path)) pushTo(holders.bindingsByRef, `${kind}:${key.path}`, r);
+    };
     for (const r of resources) {
-      if (r.parentAddress !== null) pushTo(references.childrenOf, r.parentAddress, r);
+      if (r.parentAddress !== null && addresses.has(r.parentAddress)) pushTo(holders.childrenOf, r.parentAddress, r);
       if (r.kind === 'roleBinding') {
-        pushTo(references.bindingsByRef, identityRefAddress(r.fields.identity), r);
-        pushTo(references.bindingsByRef, roleRefAddress(r.fields.role), r);
+        holds(r, 'identity', r.fields.identity);
+        holds(r, 'role', r.fields.role);
       }
       // A role another resource defaults to (an identity provider) is held by it like by a binding.
-      for (const spec of descriptorOf(r.kind).fields) {
-        const key = (r.fields as unknown as Record<string, RoleKey | undefined>)[spec.name];
-        if (spec.type === 'roleRef' && key !== undefined) pushTo(references.bindingsByRef, roleRefAddress(key), r);
-      }
+      for (const field of roleRefFieldsOf(r.kind)) holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field]);
     }
-    return references;
+    lastHolders = { addresses, holders };
+    return holders;
   };
   return {
     byAddress,
@@ -69,11 +94,6 @@ export function indexLive(live: LiveState): LiveIndex {
       // A resource whose uid is its parent's (an account association) is found by address only.
       return (byUid ??= new Map(resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r])));
     },
-    get childrenOf() {
-      return referencesOf().childrenOf;
-    },
-    get bindingsByRef() {
-      return referencesOf().bindingsByRef;
-    },
+    holdersOf,
   };
 }

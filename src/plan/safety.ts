@@ -98,10 +98,11 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
   const deletedUids = new Set(deletes.map((s) => s.uid));
   const updatedUids = new Set(input.steps.flatMap((s) => (s.action === 'update' && s.kind === 'roleBinding' ? [s.uid] : [])));
   const refusals: PlanRefusal[] = [];
+  const holders = input.index.holdersOf(new Set(deletes.map((s) => s.address)));
   for (const s of deletes) {
-    const blockers = (input.index.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
+    const blockers = (holders.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
     if (s.kind === 'identity' || s.kind === 'role') {
-      for (const b of input.index.bindingsByRef.get(s.address) ?? []) {
+      for (const b of holders.bindingsByRef.get(s.address) ?? []) {
         if (deletedUids.has(b.uid)) continue;
         // A binding PATCHed to another role no longer references this role (it keeps its identity).
         if (s.kind === 'role' && updatedUids.has(b.uid)) continue;
