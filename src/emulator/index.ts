@@ -278,9 +278,10 @@ function failureReply(f: ApiFailure): ApiReply {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
+  // Encoded once: its length is the content-length, and it is what is written.
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length), ...headers });
+  res.end(bytes);
 }
 
 /** A TCP reset where the platform supports it, else an abrupt close. */

@@ -91,8 +91,10 @@ export function nullListsAsEmpty(value: unknown): void {
     return;
   }
   if (value === null || typeof value !== 'object') return;
-  for (const [key, v] of Object.entries(value)) {
-    if (v === null && LIST_KEYS.has(key)) (value as Record<string, unknown>)[key] = [];
-    else nullListsAsEmpty(v);
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const v = object[key];
+    if (v === null && LIST_KEYS.has(key)) object[key] = [];
+    else if (v !== null && typeof v === 'object') nullListsAsEmpty(v);
   }
 }

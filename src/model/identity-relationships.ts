@@ -6,6 +6,7 @@
  * manifest check (with the place in the file and a fix) and by the emulator (as the API's field
  * violations). Pure.
  */
+import { isHttpsUrl as isHttpsUrlText } from '../util/url.js';
 
 export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
 export type RelationshipField = (typeof RELATIONSHIP_FIELDS)[number];
@@ -88,13 +89,7 @@ export function patternProblem(pattern: string): string | undefined {
 }
 
 function isHttpsUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  return typeof value === 'string' && isHttpsUrlText(value);
 }
 
 /** A JWKS document as JSON text: an object with a non-empty `keys` array of objects. */

@@ -14,7 +14,18 @@ export function isUrl(s: string): boolean {
   return url !== undefined && url.hostname !== '';
 }
 
+/** Answers of isHttpsUrl: manifests repeat a few issuers thousands of times. Bounded. */
+const httpsAnswers = new Map<string, boolean>();
+const MAX_HTTPS_ANSWERS = 1_000;
+
 /** An absolute https URL with a host. */
 export function isHttpsUrl(s: string): boolean {
-  return isUrl(s) && parseUrl(s)!.protocol === 'https:';
+  let answer = httpsAnswers.get(s);
+  if (answer === undefined) {
+    const url = parseUrl(s);
+    answer = url !== undefined && url.hostname !== '' && url.protocol === 'https:';
+    if (httpsAnswers.size >= MAX_HTTPS_ANSWERS) httpsAnswers.clear();
+    httpsAnswers.set(s, answer);
+  }
+  return answer;
 }
