@@ -11,7 +11,7 @@ import { openDurableState, type DurableState } from './persist.js';
 import { acquireStateLock, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
-import { EmulatorService, type ApiReply, type EmulatorToken } from './service.js';
+import { EmulatorService, replyBodyText, type ApiReply, type EmulatorToken } from './service.js';
 import { checkTokens } from './tokens.js';
 
 export type { EmulatorToken } from './service.js';
@@ -279,7 +279,7 @@ function failureReply(f: ApiFailure): ApiReply {
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   // Encoded once: its length is the content-length, and it is what is written.
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  const bytes = Buffer.from(replyBodyText(body), 'utf8');
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length), ...headers });
   res.end(bytes);
 }

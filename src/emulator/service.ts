@@ -25,7 +25,7 @@ import {
 } from './failures.js';
 import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
-import { renderResource } from './render.js';
+import { RenderedJson, renderResource } from './render.js';
 import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { validateCreate, validatePatch } from './validate.js';
 
@@ -60,6 +60,16 @@ export interface ApiReply {
   mutated?: boolean;
   /** True when a List page was cut short by an injected fault. */
   shortened?: boolean;
+}
+
+/** A reply body already written as JSON: a listing joined from its resources' rendered JSON. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A reply body as it is sent: its JSON text. */
+export function replyBodyText(body: unknown): string {
+  return body instanceof JsonText ? body.text : JSON.stringify(body);
 }
 
 /** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
@@ -117,6 +127,7 @@ export interface ServiceOptions {
 
 export class EmulatorService {
   readonly store = new Store();
+  private readonly rendered = new RenderedJson(this.store);
   private readonly tokens = new Map<string, Caller>();
   private readonly clock: () => number;
   random: Random | undefined;
@@ -236,13 +247,17 @@ export class EmulatorService {
     if (caller.scope !== undefined) req.filter.scope = caller.scope;
     const sorted = this.store.query(kind, req.filter, req.order.field);
     const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs, shortPage);
-    const body: Record<string, unknown> = {
-      [KIND_INFO[kind].plural]: page.items.map((r) => renderResource(this.store, r)),
-      totalCount: String(page.totalCount),
-      skipped: req.skip,
-    };
-    if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
+    const body = this.listBody(KIND_INFO[kind].plural, page.items, { totalCount: String(page.totalCount), skipped: req.skip, nextPageToken: page.nextPageToken || undefined });
     return { status: 200, body, ...(page.shortened ? { shortened: true } : {}) };
+  }
+
+  /**
+   * `{"<plural>":[…],"totalCount":…}` as JSON.stringify would write it, the items joined from
+   * their rendered JSON (RenderedJson: unchanged resources are not rendered again).
+   */
+  private listBody(plural: string, items: readonly StoredResource[], envelope: Record<string, unknown>): JsonText {
+    const rest = JSON.stringify(envelope).slice(1, -1);
+    return new JsonText(`{${JSON.stringify(plural)}:[${items.map((r) => this.rendered.of(r)).join(',')}]${rest === '' ? '' : `,${rest}`}}`);
   }
 
   /**
@@ -259,9 +274,7 @@ export class EmulatorService {
       listReq.filter.childrenOf = groupUid;
       const sorted = this.store.query('terms', listReq.filter, listReq.order.field);
       const page = slicePage('terms', listReq, sorted, this.clock(), this.pageTokenTtlMs, undefined);
-      const body: Record<string, unknown> = { termsAcceptances: page.items.map((r) => renderResource(this.store, r)), totalCount: String(page.totalCount), skipped: listReq.skip };
-      if (page.nextPageToken) body.nextPageToken = page.nextPageToken;
-      return { status: 200, body };
+      return { status: 200, body: this.listBody('termsAcceptances', page.items, { totalCount: String(page.totalCount), skipped: listReq.skip, nextPageToken: page.nextPageToken || undefined }) };
     }
     if (method !== 'POST') throw unimplemented(`an acceptance of terms is permanent: ${method} is not supported`);
     rejectQuery(req.query, []);

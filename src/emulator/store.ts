@@ -146,6 +146,8 @@ export type StoreMutation = { op: 'put'; resource: StoredResource } | { op: 'del
 export class Store {
   /** Told of every insert, update and remove once set (the state file's journal). */
   onMutation: ((m: StoreMutation) => void) | undefined;
+  /** Counts every insert, update and remove: what was derived from the store at one version holds until it moves. */
+  version = 0;
   private readonly byKind = new Map<ApiKind, Map<string, StoredResource>>();
   private readonly uidSorted = new Map<ApiKind, StoredResource[] | null>();
   private readonly kindOfUid = new Map<string, ApiKind>();
@@ -253,6 +255,7 @@ export class Store {
     }
     this.indexFields(r, +1);
     this.addToCachedLists(r);
+    this.version++;
     this.onMutation?.({ op: 'put', resource: r });
   }
 
@@ -266,6 +269,7 @@ export class Store {
     r.updateMs = updateMs;
     this.indexFields(r, +1);
     this.addToCachedLists(r);
+    this.version++;
     this.onMutation?.({ op: 'put', resource: r });
   }
 
@@ -282,6 +286,7 @@ export class Store {
     if (r.uid !== r.parent) this.children.delete(r.uid); // not the children of the group it shares a uid with
     this.indexFields(r, -1);
     this.removeFromCachedLists(r);
+    this.version++;
     this.onMutation?.({ op: 'del', kind: r.kind, uid: r.uid });
   }
 

@@ -274,6 +274,8 @@ describe('role bindings and built-in roles', () => {
     // Hydration is live: renaming the identity shows in the binding.
     await patch(emu, `/iam/v2/identities/${identity}`, { description: 'renamed' });
     expect((await get(emu, `/iam/v2/roleBindings/${created.body.uid}`)).body.identity.description).toBe('renamed');
+    // Also in a listing, whose resources' JSON is kept between reads until the store changes.
+    expect((await get(emu, `/iam/v2/roleBindings?uidp.children_of=${sub}`)).body.roleBindings[0].identity.description).toBe('renamed');
   });
 
   it('rejects duplicates (6), unknown identities or roles, and roles from outside the ancestry (3)', async () => {

@@ -10,7 +10,7 @@ import { createClient, type ClientOptions } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import { applySeed, type SeedDocument, type SeedResult } from '../../src/emulator/seed.js';
-import { EmulatorService, type ApiReply, type ApiRequest } from '../../src/emulator/service.js';
+import { EmulatorService, replyBodyText, type ApiReply, type ApiRequest } from '../../src/emulator/service.js';
 import { invalidArgument, permissionDenied } from '../../src/emulator/failures.js';
 
 export const IN_PROCESS_TOKEN = 'in-process-owner-token';
@@ -68,7 +68,7 @@ export function createInProcessApi(options: InProcessApiOptions = {}): InProcess
       log.push({ method: req.method, path: req.path, query: Object.fromEntries(url.searchParams), body, status: reply.status });
       return {
         statusCode: reply.status,
-        data: reply.body === undefined ? '' : JSON.stringify(reply.body),
+        data: reply.body === undefined ? '' : replyBodyText(reply.body),
         responseOptions: { headers: { 'content-type': 'application/json', ...reply.headers } },
       };
     })
