@@ -18,11 +18,15 @@
 import { FAILSAFE_SCHEMA, Type, loadAll, type State } from 'js-yaml';
 import type { Pointer } from './diagnostics.js';
 
-/** Where a node starts, and where its children do. */
+/** Where a node starts, and where its children do; a scalar is just its offset (there are many). */
 export type PositionNode =
   | { readonly start: number; readonly keys: readonly string[]; readonly keyStarts: readonly number[]; readonly values: readonly PositionNode[] }
   | { readonly start: number; readonly items: readonly PositionNode[] }
-  | { readonly start: number };
+  | number;
+
+function startOf(node: PositionNode): number {
+  return typeof node === 'number' ? node : node.start;
+}
 
 export interface FastDocument {
   value: Record<string, unknown>;
@@ -97,7 +101,7 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>):
     const builder = new Builder(text, forbiddenKeys);
     return values.map((value, i) => {
       const root = builder.position(roots[i]!);
-      if (!('keys' in root) || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
+      if (typeof root === 'number' || !('keys' in root) || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
       return { value: value as Record<string, unknown>, root };
     });
   } catch (err) {
@@ -132,9 +136,9 @@ class Builder {
       for (let i = 0; i < children.length; i += 2) {
         const keyNode = this.position(children[i]!);
         const key = children[i]!.result;
-        if ('keys' in keyNode || 'items' in keyNode || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
+        if (typeof keyNode !== 'number' || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
         keys.push(key);
-        keyStarts.push(keyNode.start);
+        keyStarts.push(keyNode);
         values.push(this.position(children[i + 1]!));
       }
       return { start, keys, keyStarts, values };
@@ -151,7 +155,7 @@ class Builder {
       const nl = this.text.indexOf('\n', start);
       if (nl !== -1 && nl < f.close && /\S/.test(this.text.slice(nl, f.close))) throw NOT_PLAIN;
     }
-    return { start };
+    return start;
   }
 
   /** Where the node that js-yaml opened at `open` starts: past spaces, line breaks and comments. */
@@ -195,22 +199,21 @@ export function resolvePlain(s: string): unknown {
 export function findPosition(root: PositionNode, pointer: Pointer, target: 'key' | 'value'): number {
   let node: PositionNode | undefined = root;
   let keyOffset: number | undefined;
-  let lastOffset = root.start;
+  let lastOffset = startOf(root);
   for (const segment of pointer) {
-    lastOffset = node.start;
+    lastOffset = startOf(node);
+    if (typeof node === 'number') return lastOffset;
     if ('keys' in node) {
       const at = node.keys.indexOf(String(segment));
       if (at < 0) return lastOffset;
       keyOffset = node.keyStarts[at];
       node = node.values[at]!;
-    } else if ('items' in node) {
+    } else {
       node = node.items[Number(segment)];
       keyOffset = undefined;
       if (node === undefined) return lastOffset;
-    } else {
-      return lastOffset;
     }
   }
   if (target === 'key' && keyOffset !== undefined) return keyOffset;
-  return node.start;
+  return startOf(node);
 }
