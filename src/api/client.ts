@@ -706,7 +706,8 @@ class HttpApiClient implements ApiClient {
     const closed = new Error('the client was closed');
     this.closing.abort(closed);
     this.throttle.close(closed);
-    if (this.ownsPool) await this.pool.close();
+    // Nothing is waited for: what is still in flight is cancelled, and the sockets are let go at once.
+    if (this.ownsPool) await this.pool.destroy();
   }
 }
 

@@ -69,5 +69,6 @@ export interface ApiClient {
   getReadme(repoUid: string): Promise<string>;
   updateReadme(repoUid: string, content: string): Promise<void>;
   ping(): Promise<boolean>;
+  /** Ends the client: a request still in flight or waiting is cancelled (CANCELLED), and the sockets are released at once. */
   close(): Promise<void>;
 }
