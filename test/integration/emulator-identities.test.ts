@@ -3,7 +3,7 @@
  * stored and returned, exactly one at a time; a PATCH naming one replaces the whole
  * relationship; bad patterns, accounts and key sets are code 3 in the service's wording.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { call, get, patch, post, startTestEmulator } from './emulator-helpers.js';
 
@@ -84,11 +84,13 @@ describe('identity relationships', () => {
 
 describe('identity providers', () => {
   it('keep the client secret write-only: required on create, never returned, kept by a PATCH that does not name it', async () => {
-    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const statePath = join(mkdtempSync(join(tmpdir(), 'emulator-idp-')), 'state.json');
+    const dir = mkdtempSync(join(tmpdir(), 'emulator-idp-'));
+    const statePath = join(dir, 'state.json');
     const e = await startTestEmulator({ seed: { orgs: [{ name: 'sso' }] }, statePath });
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     try {
       const o = (await get(e, '/iam/v2/groups')).body.groups[0].uid;
       const viewer = (await get(e, '/iam/v2/roles?name=viewer')).body.roles[0].uid;

@@ -3,10 +3,10 @@
  * model (addresses, fields, binding keys), org lookup (missing, ambiguous, pinned), readmes
  * fetched only where managed, and inconsistent listings reported as incomplete.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Emulator, SeedDocument } from '../../src/emulator/index.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { UserError } from '../../src/model/errors.js';
@@ -162,7 +162,9 @@ describe('readLiveState', () => {
   it('refuses an ambiguous org name, listing the candidates, and accepts a pinned uid', async () => {
     // The emulator keeps root names unique, the real service need not: make a state with two
     // roots named "twin" through the emulator's own state file.
-    const statePath = join(mkdtempSync(join(tmpdir(), 'ps-live-')), 'state.json');
+    const dir = mkdtempSync(join(tmpdir(), 'ps-live-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const statePath = join(dir, 'state.json');
     const first = await startTestEmulator({ seed: { orgs: [{ name: 'twin' }] }, statePath });
     await first.close();
     const state = JSON.parse(readFileSync(statePath, 'utf8')) as { resources: { uid: string; data: { name: string }; seq: number }[]; nextSeq: number };

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { resolveConnection } from '../../src/api/connection.js';
 import { createClient } from '../../src/api/client.js';
 import { UserError } from '../../src/model/errors.js';
@@ -29,6 +29,7 @@ describe('resolveConnection', () => {
 
   it('prefers --base-url and --token-file, trimming the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ps-conn-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'token');
     writeFileSync(file, `${TOKEN}\n\n`);
     expect(
@@ -44,6 +45,7 @@ describe('resolveConnection', () => {
 
   it('names an unreadable or empty token file by path, never by content', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ps-conn-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const missing = caught(() => resolveConnection({ tokenFile: join(dir, 'nope'), env: { PLATFORM_API_URL: 'https://x' } }));
     expect(missing.message).toMatch(/cannot read the token file .*nope \(ENOENT\)/);
     const empty = join(dir, 'empty');
