@@ -46,7 +46,7 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Pages fetched at once by one listing after its first page (default: `connections`, the pool's size). */
   listConcurrency?: number;
-  /** Pool size (default 32). */
+  /** Pool size, the most requests in flight at once (default 64). */
   connections?: number;
   /** Called after every HTTP attempt (for `--verbose`); never sees headers. */
   onRequest?: (e: RequestEvent) => void;
@@ -82,7 +82,12 @@ export interface ClientRetryEvent extends RetryEvent {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-const DEFAULT_CONNECTIONS = 32;
+/**
+ * Enough for the whole read of a 10,000-resource org (about 60 pages) to go out in one round trip
+ * instead of two. A server that limits the rate gets fewer: the throttle halves what is in flight
+ * on each 429 (throttle.ts).
+ */
+const DEFAULT_CONNECTIONS = 64;
 const KEEP_ALIVE_MS = 30_000;
 
 /** Transport error codes after which the server may or may not have processed the request. */

@@ -13,9 +13,9 @@ import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
 
 /**
  * Readmes are one GET each (the API lists repos without them): on a big org they dominate a
- * read, so they go as wide as the client's connection pool (32) allows.
+ * read, so they go as wide as the client's connection pool (64) allows.
  */
-export const DEFAULT_README_CONCURRENCY = 32;
+export const DEFAULT_README_CONCURRENCY = 64;
 
 export interface ReadLiveStateOptions {
   org: { name: string; uid?: string };
@@ -39,7 +39,10 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   // Built-ins are needed even for an empty org (bootstrap binds them), so start at once.
   const builtinRead = readBuiltinRoles(client);
   builtinRead.catch(() => undefined); // awaited below; keeps an early org error from leaving it unhandled
-  const org = await findOrg(client, options.org);
+  const orgRead = findOrg(client, options.org);
+  // Counted while the lookup is in flight.
+  const expected = expectedListingCounts(options.expected ?? []);
+  const org = await orgRead;
   if (org === null) {
     const builtin = await builtinRead;
     return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles };
@@ -50,7 +53,6 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
-  const expected = expectedListingCounts(options.expected ?? []);
   const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, org.uid), expectedCount: expected.get(kind) })));
   const builtin = await builtinRead;
   const items = {} as Record<Kind, ApiObject[]>;
