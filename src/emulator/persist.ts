@@ -298,21 +298,24 @@ export class DurableState {
     if (this.failure) throw this.failure;
     while (this.pending.length > 0 || this.compactWanted) {
       if (this.pending.length > 0) {
+        // `pending` holds the changes recorded last, up to `recorded`: durable up to there once written.
         const batch = this.pending;
-        const count = batch.length;
+        const upTo = this.recorded;
         this.pending = [];
         const buffer = Buffer.from(batch.join(''), 'utf8');
         writeAll(this.fd, buffer);
         await fdatasyncAsync(this.fd);
         this.journalBytes += buffer.length;
-        this.durable += count;
+        // Not a count added: changes a snapshot already made durable may be written again here.
+        this.durable = Math.max(this.durable, upTo);
         this.settle();
       }
       if (this.compactWanted || this.journalBytes > Math.max(MIN_COMPACT_BYTES, this.snapshotBytes)) {
         this.compactWanted = false;
-        await this.writeSnapshot();
-        // Everything recorded so far is in the snapshot: durable, whatever is still pending.
-        this.durable = this.recorded;
+        // What was recorded up to the snapshot is durable with it; what was recorded while it
+        // was written is not (it waits in `pending` for the new journal, the next turn).
+        const inSnapshot = await this.writeSnapshot();
+        this.durable = Math.max(this.durable, inSnapshot);
         this.settle(true);
       }
     }
@@ -330,10 +333,12 @@ export class DurableState {
   /**
    * Compaction: the snapshot of the next generation (taken now, synchronously: it holds every
    * change applied so far, pending ones included), then an empty journal of that generation.
+   * Returns how many recorded changes the snapshot holds.
    */
-  private async writeSnapshot(): Promise<void> {
+  private async writeSnapshot(): Promise<number> {
     const next = this.generation + 1;
     const content = serializeState(this.store, next);
+    const inSnapshot = this.recorded;
     await writeFileAtomic(this.path, content);
     this.snapshotBytes = Buffer.byteLength(content);
     await writeFileAtomic(this.journalPath, journalHeader(next));
@@ -341,6 +346,7 @@ export class DurableState {
     this.fd = openSync(this.journalPath, 'a');
     this.generation = next;
     this.journalBytes = Buffer.byteLength(journalHeader(next));
+    return inSnapshot;
   }
 }
 

@@ -10,6 +10,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { loadState, openDurableState, replayJournal } from '../../src/emulator/persist.js';
+import { Store } from '../../src/emulator/store.js';
 import { ACME, runCli } from '../e2e/cli-harness.js';
 import { get, OWNER, post, startTestEmulator } from './emulator-helpers.js';
 
@@ -20,6 +22,42 @@ const names = async (emu: Awaited<ReturnType<typeof startTestEmulator>>) =>
   ((await get(emu, '/iam/v2/identities?order_by=name')).body.identities as { name: string }[]).map((i) => i.name);
 
 describe('the journal', () => {
+  it('acknowledges no change before it is on disk, not even one made while a compaction is written', async () => {
+    const state = join(dir, 'compacting.json');
+    const store = new Store();
+    const { state: durable } = await openDurableState(state, store);
+    /**
+     * What a crash right now would leave: the snapshot and the journal as they are on disk. The
+     * journal is read first: a compaction renames its new snapshot into place before its new
+     * journal, so a journal read before the snapshot is never newer than it.
+     */
+    const onDisk = (): Set<string> => {
+      const journal = readFileSync(`${state}.journal`);
+      const copy = new Store();
+      const generation = loadState(state, copy) ?? 0;
+      replayJournal(journal, generation, copy, state);
+      return new Set(copy.query('group', {}, 'uid').map((r) => r.uid));
+    };
+    const lost: string[] = [];
+    const acknowledged: Promise<void>[] = [];
+    let n = 0;
+    // Changes keep arriving, one per turn of the event loop, while compactions come and go.
+    for (let round = 0; round < 20; round++) {
+      const compaction = durable.compact();
+      for (let i = 0; i < 10; i++) {
+        const uid = `g${String(n++).padStart(39, '0')}`;
+        store.insert({ kind: 'group', uid, parent: null, seq: n, createMs: 0, updateMs: 0, data: { name: uid } });
+        acknowledged.push(durable.commit().then(() => void (onDisk().has(uid) || lost.push(uid))));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await compaction;
+    }
+    await Promise.all(acknowledged);
+    await durable.close();
+    expect(lost).toEqual([]);
+    expect(onDisk().size).toBe(n);
+  });
+
   it('cut at every byte offset of its last record, loads the state before that record; whole, the state after it', async () => {
     const state = join(dir, 'cut.json');
     const emu = await startTestEmulator({ statePath: state, seed: { orgs: [{ name: 'acme' }] } });
