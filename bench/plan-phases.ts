@@ -2,7 +2,8 @@
  * Run as a fresh process by plan-process.ts: `node plan-phases.js <manifest dir> <api url>`
  * (token in PLATFORM_TOKEN). Does what `platform-sync plan` does, one phase after another, and
  * prints the CPU and wall milliseconds of each phase as JSON: the CPU breakdown of a plan process.
- * Module loading loads the CLI's own module graph, so it counts what `plan` loads.
+ * Module loading loads the CLI's own module graph from dist/src, so it counts what `plan` loads,
+ * though not as the bin does (from its single-file bundle with a code cache: less).
  */
 const started = process.cpuUsage();
 let last = started;

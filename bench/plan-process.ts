@@ -171,7 +171,7 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
   }
   const total = Object.values(r.phases).reduce((a, b) => a + b.cpu, 0);
   const totalWall = Object.values(r.phases).reduce((a, b) => a + b.wall, 0);
-  out.write(`  a plan process by phase (median of up to 3): CPU ${total.toFixed(0)} ms (all threads), wall ${totalWall.toFixed(0)} ms\n`);
+  out.write(`  a plan process by phase (median of up to 3; modules from dist/src, where the bin loads its bundle): CPU ${total.toFixed(0)} ms (all threads), wall ${totalWall.toFixed(0)} ms\n`);
   for (const [name, { cpu, wall }] of Object.entries(r.phases)) {
     out.write(`    ${name.padEnd(24)} CPU ${`${cpu.toFixed(0)} ms`.padStart(7)} ${`${((cpu / total) * 100).toFixed(0)}%`.padStart(4)}   wall ${`${wall.toFixed(0)} ms`.padStart(7)}\n`);
   }
