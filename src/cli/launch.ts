@@ -1,16 +1,17 @@
 /**
  * How bin/platform-sync loads the CLI: from its single-file build (dist/platform-sync.cjs,
- * made by scripts/build-cli-bundle.ts) with V8's code cache beside it, else from the modules in
- * dist/src. Node 20 has no compile cache of its own (`module.enableCompileCache` came in 22),
- * and a cold `plan` otherwise spends ≈50 ms resolving, reading and compiling some 150 modules
- * (`npm run bench plan-process`: a plan of the 10,000-resource org, 545 → 495 ms).
+ * made by scripts/build-cli-bundle.ts) with V8's code cache beside it, else (no bundle, or one
+ * older than the modules) from the modules in dist/src. Node 20 has no compile cache of its own
+ * (`module.enableCompileCache` came in 22), and a cold `plan` otherwise spends ≈50 ms resolving,
+ * reading and compiling some 150 modules (`npm run bench plan-process`: a plan of the
+ * 10,000-resource org, 545 → 495 ms).
  *
  * The cache is only a shortcut: the bundle's first line names a hash of its text, and a cache
  * is used only when it was made from exactly that text (V8 itself checks its version and
  * flags, and rejects a cache made by another Node). A missing, stale or rejected cache costs
  * the compile it would have saved, never a failure; nothing here writes unless asked to.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
@@ -34,10 +35,15 @@ export interface LoadedBundle {
   writeCache(): void;
 }
 
-/** Loads the CLI from `bundlePath` (and `<bundlePath>.cache`); undefined when there is no bundle. */
-export function loadBundle(bundlePath: string): LoadedBundle | undefined {
+/**
+ * Loads the CLI from `bundlePath` (and `<bundlePath>.cache`); undefined when there is no bundle,
+ * or when it is older than `entry` (the modules were built again since, by `tsc` alone: the
+ * bundle would run the code of the build before).
+ */
+export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
   let source: string;
   try {
+    if (entry !== undefined && statSync(bundlePath).mtimeMs < statSync(entry).mtimeMs) return undefined;
     source = readFileSync(bundlePath, 'utf8');
   } catch {
     return undefined;

@@ -6,7 +6,7 @@
  * those loads run in one, through dist/ (built by `npm test`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,18 @@ describe('loadBundle', () => {
     const other = join(dir, 'other.cjs');
     writeFileSync(other, 'exports.main = 1;\n');
     expect(loadBundle(other)).toBeUndefined();
+  });
+
+  it('is undefined when the modules were built again after it (by tsc alone)', () => {
+    const file = join(dir, 'older.cjs');
+    const entry = join(dir, 'main.js');
+    writeBundle(file, 'd'.repeat(64), 3);
+    writeFileSync(entry, '');
+    utimesSync(file, new Date(2026, 0, 1), new Date(2026, 0, 1));
+    utimesSync(entry, new Date(2026, 0, 2), new Date(2026, 0, 2));
+    expect(loadBundle(file, entry)).toBeUndefined();
+    utimesSync(file, new Date(2026, 0, 2), new Date(2026, 0, 2)); // as old as the modules: a packed release
+    expect(loadBundle(file, entry)?.cli).toBeDefined();
   });
 
   it('runs the bundle as a CommonJS module, then with the cache it wrote', async () => {
