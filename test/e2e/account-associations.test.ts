@@ -5,9 +5,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { makeTempDir, runCli } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'account-assoc-e2e-token-19ad';
 const manifest = (projectId: string, withEng = true) =>
@@ -26,24 +25,13 @@ const manifest = (projectId: string, withEng = true) =>
   ].join('\n');
 
 describe('account associations', () => {
-  let emulator: Emulator;
-  let env: Record<string, string>;
-  const temp = makeTempDir('assoc');
-  const dir = join(temp.dir, 'm');
-  const writes = () => emulator.requestLog.filter((e) => e.method !== 'GET');
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
-    mkdirSync(dir);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    temp.remove();
-  });
+  const suite = useSuiteEmulator(TOKEN, 'assoc', () => mkdirSync(dir));
+  const dir = join(suite.dir, 'm');
+  const writes = () => suite.emulator.requestLog.filter((e) => e.method !== 'GET');
 
   it("creates the org's and a group's association, with their groups' uids; a re-plan is empty", async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('acme-prod'));
-    const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env });
+    const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toContain('✓ create accountAssociation:/');
     expect(apply.stdout).toContain('✓ create accountAssociation:eng');
@@ -51,31 +39,31 @@ describe('account associations', () => {
     const groups = writes().filter((e) => e.path.startsWith('/iam/v2/groups'));
     expect(posts).toHaveLength(2);
     expect(groups).toHaveLength(2);
-    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env })).code).toBe(0);
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
   it('updates a changed block by one PATCH naming it', async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('acme-staging'));
-    const plan = await runCli(['plan', dir], { env });
+    const plan = await runCli(['plan', dir], { env: suite.env });
     expect(plan.stdout).toContain('~ update accountAssociation:/');
     expect(plan.stdout).toContain('google.projectId: "acme-prod" → "acme-staging"');
-    emulator.clearRequestLog();
-    expect((await runCli(['apply', dir, '--auto-approve'], { env })).code).toBe(0);
+    suite.emulator.clearRequestLog();
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
     expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH google']);
   });
 
   it('is exported as a single object and plans back to nothing', async () => {
-    const out = join(temp.dir, 'exported');
-    expect((await runCli(['export', '--org', 'acme', '--out', out], { env })).code).toBe(0);
+    const out = join(suite.dir, 'exported');
+    expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
     expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toContain('accountAssociation:\n    name: acme-cloud');
     expect(readFileSync(join(out, 'eng.yaml'), 'utf8')).toContain('github: { installations: [ { installationId: "42", name: acme } ] }');
-    expect((await runCli(['plan', out, '--detailed-exitcode'], { env })).code).toBe(0);
+    expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
   it('is deleted before its group', async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('acme-staging', false));
-    emulator.clearRequestLog();
-    const apply = await runCli(['apply', dir, '--auto-approve'], { env });
+    suite.emulator.clearRequestLog();
+    const apply = await runCli(['apply', dir, '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stdout).toBe(0);
     expect(writes().map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual(['DELETE accountAssociations', 'DELETE groups']);
   });

@@ -15,6 +15,8 @@ import type { ApiClient } from '../../src/api/types.js';
 import { apply } from '../../src/apply/index.js';
 import { runCli as runBuiltCli, type CliRun } from '../../src/cli/run-cli.js';
 import { planFromManifests } from '../../src/pipeline.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { afterAll, beforeAll } from 'vitest';
 import { EXAMPLE_SECRET_ENV } from '../support/example-secrets.js';
 
 export type { CliRun };
@@ -65,6 +67,44 @@ export async function runCli(args: string[], options: { cwd?: string; env?: Reco
 export function makeTempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `platform-sync-${prefix}-`));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** What a suite's CLI runs against: an emulator, the environment that points the CLI at it, a temporary directory. */
+export interface SuiteEmulator {
+  readonly emulator: Emulator;
+  /** `PLATFORM_API_URL` and `PLATFORM_TOKEN` (an owner token) for `runCli`. */
+  readonly env: Record<string, string>;
+  readonly dir: string;
+}
+
+/**
+ * An emulator with one owner `token` for the tests of the suite it is called in: started (then
+ * `setup` run with it) before them, closed after them with the temporary directory removed.
+ */
+export function useSuiteEmulator(token: string, prefix: string, setup?: (emulator: Emulator) => unknown): SuiteEmulator {
+  const temp = makeTempDir(prefix);
+  let emulator: Emulator | undefined;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token, role: 'owner' }] });
+    await setup?.(emulator);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+  const started = (): Emulator => {
+    if (!emulator) throw new Error('the suite emulator starts before the first test');
+    return emulator;
+  };
+  return {
+    get emulator() {
+      return started();
+    },
+    get env() {
+      return { PLATFORM_API_URL: started().url, PLATFORM_TOKEN: token };
+    },
+    dir: temp.dir,
+  };
 }
 
 /** Makes live state match the manifests at `paths` through the library (load, read, plan, apply). */

@@ -5,55 +5,45 @@
  */
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { makeTempDir, runCli } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'export-untrusted-token-6d0e';
 const LONG = `team ${'x'.repeat(295)}`;
 
 describe('export into a directory it does not trust', () => {
-  let emulator: Emulator;
-  let env: Record<string, string>;
-  const temp = makeTempDir('export-untrusted');
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+  const suite = useSuiteEmulator(TOKEN, 'export-untrusted', async (emulator) => {
     emulator.seed({ orgs: [{ name: 'wide', groups: [{ name: LONG, description: 'a legal 300-character name' }, ...['a', 'b', 'c', 'd'].map((name) => ({ name }))] }] });
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    temp.remove();
   });
 
   it('shortens a 300-character group name to a safe file name, deterministically, and the export still plans to zero changes', async () => {
-    const out = join(temp.dir, 'wide');
-    const run = await runCli(['export', '--org', 'wide', '--out', out], { env });
+    const out = join(suite.dir, 'wide');
+    const run = await runCli(['export', '--org', 'wide', '--out', out], { env: suite.env });
     expect(run.code, run.stderr).toBe(0);
     const files = readdirSync(out).sort();
     expect(files).toHaveLength(6);
     const long = files.find((f) => f.startsWith('team_x'))!;
     expect(long).toMatch(/^team_x+-[0-9a-f]{12}\.yaml$/);
     expect(long.length).toBeLessThanOrEqual(105);
-    const again = join(temp.dir, 'wide-again');
-    expect((await runCli(['export', '--org', 'wide', '--out', again], { env })).code).toBe(0);
+    const again = join(suite.dir, 'wide-again');
+    expect((await runCli(['export', '--org', 'wide', '--out', again], { env: suite.env })).code).toBe(0);
     expect(readdirSync(again).sort()).toEqual(files);
-    const plan = await runCli(['plan', out, '--detailed-exitcode'], { env });
+    const plan = await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 
   it('refuses a dangling symlink at a file name without --force, and with --force replaces the link, never writing through it', async () => {
-    const out = join(temp.dir, 'planted');
+    const out = join(suite.dir, 'planted');
     mkdirSync(out);
-    const outside = join(temp.dir, 'outside.yaml');
+    const outside = join(suite.dir, 'outside.yaml');
     symlinkSync(outside, join(out, 'org.yaml'));
-    const refused = await runCli(['export', '--org', 'wide', '--out', out], { env });
+    const refused = await runCli(['export', '--org', 'wide', '--out', out], { env: suite.env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`${join(out, 'org.yaml')} (a symlink) already exists; export does not overwrite files unless --force`);
     expect(readdirSync(out)).toEqual(['org.yaml']);
     expect(existsSync(outside)).toBe(false);
 
-    const forced = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env });
+    const forced = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env: suite.env });
     expect(forced.code, forced.stderr).toBe(0);
     expect(lstatSync(join(out, 'org.yaml')).isSymbolicLink()).toBe(false);
     expect(existsSync(outside)).toBe(false);
@@ -61,9 +51,9 @@ describe('export into a directory it does not trust', () => {
   });
 
   it('writes all files or none: a directory in the way of one file leaves the others unwritten', async () => {
-    const out = join(temp.dir, 'blocked');
+    const out = join(suite.dir, 'blocked');
     mkdirSync(join(out, 'c.yaml'), { recursive: true });
-    const run = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env });
+    const run = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env: suite.env });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${join(out, 'c.yaml')} is a directory`);
     expect(readdirSync(out)).toEqual(['c.yaml']);

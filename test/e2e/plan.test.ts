@@ -5,14 +5,13 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { loadManifests } from '../../src/manifest/index.js';
 import { readLiveState } from '../../src/live/index.js';
 import { checkFingerprints } from '../../src/saved-plan/fingerprint.js';
 import { loadSavedPlan } from '../../src/saved-plan/saved-plan.js';
 import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
-import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
+import { ACME, applyManifests, openClient, runCli, type CliRun, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'plan-e2e-owner-token-7f3a9c';
 
@@ -22,23 +21,13 @@ function expectNoToken(run: CliRun): void {
 }
 
 describe('platform-sync plan', () => {
-  let emulator: Emulator;
-  let env: Record<string, string>;
   let acmeCount: number;
-  const temp = makeTempDir('plan');
-
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+  const suite = useSuiteEmulator(TOKEN, 'plan', async () => {
     acmeCount = (await loadManifests([ACME])).resources.length;
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    temp.remove();
   });
 
   it('bootstraps: an org that does not exist is created with everything under it', async () => {
-    const run = await runCli(['plan', ACME, '--bootstrap'], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap'], { env: suite.env });
     expectNoToken(run);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -48,34 +37,34 @@ describe('platform-sync plan', () => {
     // Colour only on a TTY: the harness pipes stdout.
     expect(run.stdout).not.toContain('\u001b[');
 
-    const detailed = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
+    const detailed = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env: suite.env });
     expect(detailed.code).toBe(2);
   });
 
   it('prints versioned JSON that matches schemas/plan.schema.json, and markdown for a PR', async () => {
-    const json = await runCli(['plan', ACME, '--bootstrap', '--format', 'json'], { env });
+    const json = await runCli(['plan', ACME, '--bootstrap', '--format', 'json'], { env: suite.env });
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout);
     expect(validatePlanDocument(doc)).toEqual([]);
     expect(doc).toMatchObject({ formatVersion: 1, summary: { create: acmeCount, update: 0, delete: 0 } });
     expect(doc.steps[0]).toMatchObject({ action: 'create', kind: 'group', address: 'org', parent: null });
 
-    const md = await runCli(['plan', ACME, '--bootstrap', '--format', 'markdown'], { env });
+    const md = await runCli(['plan', ACME, '--bootstrap', '--format', 'markdown'], { env: suite.env });
     expect(md.code).toBe(0);
     expect(md.stdout.startsWith(`### platform-sync plan for \`acme\`\n\n**Plan: ${acmeCount} to create, 0 to update, 0 to delete.**\n`)).toBe(true);
     expect(md.stdout).toContain('<details><summary>');
   });
 
   it('says there is nothing to do once applied (exit 0 even with --detailed-exitcode)', async () => {
-    await applyManifests(emulator.url, TOKEN, [ACME]);
-    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
+    await applyManifests(suite.emulator.url, TOKEN, [ACME]);
+    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env: suite.env });
     expectNoToken(run);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('No changes. The org matches the manifests.\n');
   });
 
   it('shows an out-of-band change as an update, saves the plan with fingerprints and no token', async () => {
-    const client = openClient(emulator.url, TOKEN);
+    const client = openClient(suite.emulator.url, TOKEN);
     try {
       const org = (await client.list('group', { name: 'acme' })).items[0]!;
       const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
@@ -84,8 +73,8 @@ describe('platform-sync plan', () => {
     } finally {
       await client.close();
     }
-    const out = join(temp.dir, 'plan.json');
-    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode', '--out', out, '--verbose'], { env });
+    const out = join(suite.dir, 'plan.json');
+    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode', '--out', out, '--verbose'], { env: suite.env });
     expectNoToken(run);
     expect(run.code).toBe(2);
     expect(run.stdout).toContain('  ~ update repo:app\n      description: "Edited in the console" → "The Acme customer-facing application"\n');
@@ -103,7 +92,7 @@ describe('platform-sync plan', () => {
     expect(saved.fingerprints.find((f) => f.address === 'repo:app')?.version).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     // The fingerprints hold against a fresh read, and name what changes after it.
-    const reader = openClient(emulator.url, TOKEN);
+    const reader = openClient(suite.emulator.url, TOKEN);
     try {
       const read = () => readLiveState(reader, { org: { name: 'acme' } });
       expect(checkFingerprints(saved, await read())).toEqual([]);
@@ -116,20 +105,20 @@ describe('platform-sync plan', () => {
   });
 
   it('--target narrows the plan to an address and what it needs', async () => {
-    const run = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:app'], { env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:app'], { env: suite.env });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('~ update repo:app');
     expect(run.stdout).not.toContain('identity:stray');
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
     expect(run.stdout).toContain('! 1 other change is not in this plan because of --target');
 
-    const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], { env });
+    const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], { env: suite.env });
     expect(none.code).toBe(0);
     expect(none.stdout).toContain('! 2 other changes are not in this plan because of --target');
     expect(none.stdout.trimEnd().endsWith('No changes to the targeted resources.')).toBe(true);
     expect(none.stdout).not.toContain('The org matches the manifests');
 
-    const unknown = await runCli(['plan', ACME, '--bootstrap', '--target', 'nonexistent:foo'], { env });
+    const unknown = await runCli(['plan', ACME, '--bootstrap', '--target', 'nonexistent:foo'], { env: suite.env });
     expectNoToken(unknown);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
@@ -140,7 +129,7 @@ describe('platform-sync plan', () => {
   });
 
   it('refuses an unsafe plan with exit 1, naming the protected resource', async () => {
-    const manifests = join(temp.dir, 'protected');
+    const manifests = join(suite.dir, 'protected');
     mkdirSync(manifests, { recursive: true });
     for (const file of ['org.yaml', 'engineering.yaml', 'security.yaml']) {
       writeFileSync(join(manifests, file), readFileSync(join(ACME, file), 'utf8'));
@@ -149,7 +138,7 @@ describe('platform-sync plan', () => {
       join(manifests, 'settings.yaml'),
       'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  protect: ["identity:str*"]\n',
     );
-    const run = await runCli(['plan', manifests, '--bootstrap'], { env });
+    const run = await runCli(['plan', manifests, '--bootstrap'], { env: suite.env });
     expectNoToken(run);
     expect(run.code).toBe(1);
     // A refused plan is still shown: what it would delete, and why it is refused.
@@ -159,22 +148,22 @@ describe('platform-sync plan', () => {
   });
 
   it('fails with exit 1 and one clear line on bad input, never printing the token', async () => {
-    const noToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: emulator.url } });
+    const noToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: suite.emulator.url } });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toBe('Error: no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)\n');
 
-    const wrongToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
+    const wrongToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: suite.emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/^Error: .*401.*UNAUTHENTICATED/);
     expect(wrongToken.stderr).not.toContain(TOKEN);
 
-    const badRatio = await runCli(['plan', ACME, '--bootstrap', '--max-delete-ratio', '2'], { env });
+    const badRatio = await runCli(['plan', ACME, '--bootstrap', '--max-delete-ratio', '2'], { env: suite.env });
     expect(badRatio.code).toBe(1);
     expect(badRatio.stderr).toBe('Error: --max-delete-ratio must be a number from 0 to 1, got "2"\n');
 
-    const badManifest = join(temp.dir, 'bad.yaml');
+    const badManifest = join(suite.dir, 'bad.yaml');
     writeFileSync(badManifest, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - name: Bad Name\n');
-    const invalid = await runCli(['plan', badManifest], { env });
+    const invalid = await runCli(['plan', badManifest], { env: suite.env });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain(`${badManifest}:5:`);
   });

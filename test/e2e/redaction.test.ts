@@ -5,20 +5,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { ACME, applyManifests, makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { ACME, applyManifests, openClient, runCli, type CliRun, useSuiteEmulator } from './cli-harness.js';
 
 /** Lowercase letters, digits and dashes: valid as a resource name too. */
 const TOKEN = 'redaction-e2e-owner-token-4b7c19';
 
 describe('the token planted in live data', () => {
-  let emulator: Emulator;
-  let env: Record<string, string>;
-  const temp = makeTempDir('redaction');
-
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+  const suite = useSuiteEmulator(TOKEN, 'redaction', async (emulator) => {
     await applyManifests(emulator.url, TOKEN, [ACME]);
     const client = openClient(emulator.url, TOKEN);
     try {
@@ -29,11 +23,6 @@ describe('the token planted in live data', () => {
     } finally {
       await client.close();
     }
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    temp.remove();
   });
 
   /** Asserts the run shows the data (redacted) and never the token. */
@@ -44,12 +33,12 @@ describe('the token planted in live data', () => {
 
   it('never appears in plan output (text, json, markdown) or in a saved plan', async () => {
     for (const format of ['text', 'json', 'markdown']) {
-      const run = await runCli(['plan', ACME, '--bootstrap', '--format', format], { env });
+      const run = await runCli(['plan', ACME, '--bootstrap', '--format', format], { env: suite.env });
       expect(run.code, run.stderr).toBe(0);
       expectRedacted(run, `plan --format ${format}`);
     }
-    const saved = join(temp.dir, 'p.json');
-    const run = await runCli(['plan', ACME, '--bootstrap', '--out', saved], { env });
+    const saved = join(suite.dir, 'p.json');
+    const run = await runCli(['plan', ACME, '--bootstrap', '--out', saved], { env: suite.env });
     expect(run.code, run.stderr).toBe(0);
     const file = readFileSync(saved, 'utf8');
     expect(file).not.toContain(TOKEN);
@@ -57,9 +46,9 @@ describe('the token planted in live data', () => {
   });
 
   it('never appears in drift output or in the job summary', async () => {
-    const summary = join(temp.dir, 'summary.md');
+    const summary = join(suite.dir, 'summary.md');
     for (const format of ['text', 'json', 'markdown']) {
-      const run = await runCli(['drift', ACME, '--format', format], { env: { ...env, GITHUB_STEP_SUMMARY: summary } });
+      const run = await runCli(['drift', ACME, '--format', format], { env: { ...suite.env, GITHUB_STEP_SUMMARY: summary } });
       expect(run.code, run.stderr).toBe(2);
       expectRedacted(run, `drift --format ${format}`);
     }
@@ -69,11 +58,11 @@ describe('the token planted in live data', () => {
   });
 
   it('never appears in an export, to stdout or to files', async () => {
-    const stream = await runCli(['export', '--org', 'acme'], { env });
+    const stream = await runCli(['export', '--org', 'acme'], { env: suite.env });
     expect(stream.code, stream.stderr).toBe(0);
     expectRedacted(stream, 'export');
-    const out = join(temp.dir, 'export');
-    const files = await runCli(['export', '--org', 'acme', '--out', out], { env });
+    const out = join(suite.dir, 'export');
+    const files = await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env });
     expect(files.code, files.stderr).toBe(0);
     const texts = readdirSync(out).map((f) => readFileSync(join(out, f), 'utf8'));
     expect(texts.join('\n')).not.toContain(TOKEN);
@@ -81,11 +70,11 @@ describe('the token planted in live data', () => {
   });
 
   it('never appears in apply --format json (the plan and every event)', async () => {
-    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json'], { env });
+    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json'], { env: suite.env });
     expect(run.code, run.stderr).toBe(0);
     expectRedacted(run, 'apply --format json');
     // The apply did what the plan said: the description is restored, the identity deleted.
-    const check = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env });
+    const check = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode'], { env: suite.env });
     expect(check.code, check.stdout).toBe(0);
   });
 });

@@ -5,34 +5,25 @@
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { readLiveState } from '../../src/live/index.js';
 import type { ShownResources } from '../../src/show.js';
-import { ACME, applyManifests, makeTempDir, openClient, runCli } from './cli-harness.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { ACME, applyManifests, openClient, runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'show-e2e-owner-token-5b21';
 
 describe('show on a bootstrapped org', () => {
-  let emulator: Emulator;
-  let env: Record<string, string>;
-  const temp = makeTempDir('show');
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+  const suite = useSuiteEmulator(TOKEN, 'show', async (emulator) => {
     await applyManifests(emulator.url, TOKEN, [ACME]);
-  });
-  afterAll(async () => {
-    await emulator?.close();
-    temp.remove();
   });
 
   it('prints, as JSON, the live uid of every declared resource with zero writes', async () => {
-    const before = emulator.requestLog.length;
-    const run = await runCli(['show', ACME, '--format', 'json'], { env });
+    const before = suite.emulator.requestLog.length;
+    const run = await runCli(['show', ACME, '--format', 'json'], { env: suite.env });
     expect(run.code, run.stderr).toBe(0);
     const shown = JSON.parse(run.stdout) as ShownResources;
-    const client = openClient(emulator.url, TOKEN);
+    const client = openClient(suite.emulator.url, TOKEN);
     const live = await readLiveState(client, { org: { name: 'acme' } }).finally(() => client.close());
     expect(shown.formatVersion).toBe(1);
     expect(shown.org).toEqual({ name: 'acme', uid: live.org!.uid });
@@ -43,17 +34,17 @@ describe('show on a bootstrapped org', () => {
     const ciBot = live.resources.find((r) => r.address === 'identity:engineering/ci-bot')!;
     expect(shown.resources).toContainEqual({ address: 'identity:engineering/ci-bot', kind: 'identity', uid: ciBot.uid });
     expect(shown.resources.map((r) => r.address)).toEqual([...shown.resources.map((r) => r.address)].sort());
-    expect(emulator.requestLog.slice(before).filter((e) => e.method !== 'GET')).toEqual([]);
+    expect(suite.emulator.requestLog.slice(before).filter((e) => e.method !== 'GET')).toEqual([]);
   });
 
   it('prints address and uid per line as text, and leaves out what is declared but not live yet', async () => {
-    const dir = join(temp.dir, 'manifests');
+    const dir = join(suite.dir, 'manifests');
     cpSync(ACME, dir, { recursive: true });
     writeFileSync(
       join(dir, 'new.yaml'),
       'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: not-yet-applied\n      claimMatch: {issuer: "https://issuer.example.com", subject: "x"}\n',
     );
-    const run = await runCli(['show', dir], { env });
+    const run = await runCli(['show', dir], { env: suite.env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^org acme \([0-9a-f]{40}\):\n/);
     expect(run.stdout).toMatch(/\n {2}identity:engineering\/ci-bot +[0-9a-f/]+\n/);
@@ -61,13 +52,13 @@ describe('show on a bootstrapped org', () => {
   });
 
   it('finds a resource renamed in the manifests but not yet applied under its new address, with its old uid', async () => {
-    const dir = join(temp.dir, 'renamed');
+    const dir = join(suite.dir, 'renamed');
     cpSync(ACME, dir, { recursive: true });
     const file = join(dir, 'engineering.yaml');
     const renamed = readFileSync(file, 'utf8').replaceAll('ci-bot', 'ci-runner').replace('- name: ci-runner\n', '- name: ci-runner\n          renamedFrom: ci-bot\n');
     writeFileSync(file, renamed);
-    const before = (JSON.parse((await runCli(['show', ACME, '--format', 'json'], { env })).stdout) as ShownResources).resources;
-    const after = (JSON.parse((await runCli(['show', dir, '--format', 'json'], { env })).stdout) as ShownResources).resources;
+    const before = (JSON.parse((await runCli(['show', ACME, '--format', 'json'], { env: suite.env })).stdout) as ShownResources).resources;
+    const after = (JSON.parse((await runCli(['show', dir, '--format', 'json'], { env: suite.env })).stdout) as ShownResources).resources;
     const oldUid = before.find((r) => r.address === 'identity:engineering/ci-bot')!.uid;
     expect(after).toContainEqual({ address: 'identity:engineering/ci-runner', kind: 'identity', uid: oldUid });
   });
