@@ -297,18 +297,16 @@ async function* readRemainingBySkip<T extends { uid: string }>(
   const served = firstPage.items.length;
   // With one item per page an overlap leaves nothing new: read without it (no shift check).
   const overlap = served > 1 ? 1 : 0;
-  const stride = served - overlap;
   // One slot per page the claimed total needs, so that claim is bounded before any slot exists.
-  const pagesNeeded = 1 + Math.ceil((total - served) / stride);
-  if (pagesNeeded > opts.bounds.maxPages) {
+  const layout = slotLayout(served, total);
+  if (layout.pages > opts.bounds.maxPages) {
     throw new ListingBoundError(
       opts.what,
-      `at ${served} items a page, the totalCount of ${total} the server claims takes ${pagesNeeded.toLocaleString('en-US')} pages, more than the ${opts.bounds.maxPages.toLocaleString('en-US')} a listing may take`,
+      `at ${served} items a page, the totalCount of ${total} the server claims takes ${layout.pages.toLocaleString('en-US')} pages, more than the ${opts.bounds.maxPages.toLocaleString('en-US')} a listing may take`,
     );
   }
   const slots: { offset: number; read: Promise<SlotRead<T>> }[] = [];
-  for (let offset = served; offset < total; offset += stride) {
-    const want = Math.min(stride, total - offset);
+  for (const { offset, want } of layout.slots()) {
     const requested = early.get(offset);
     // An early slot is this read's only if it asked for just what this slot asks for.
     const read = requested !== undefined && requested.want === want && overlap === 1 ? requested.read : limit(() => fetchSlot(fetchPage, opts, overlap, offset, want));
@@ -325,6 +323,21 @@ async function* readRemainingBySkip<T extends { uid: string }>(
     for (const page of slot.pages) yield ledger.accept(page);
     previousUid = slot.lastUid;
   }
+}
+
+/**
+ * The slots that read offsets [served, total) after a first page of `served` items: each asks
+ * for `served - 1` new items (one page, its first item the overlap), the last for what is left.
+ * `pages` counts the first page too.
+ */
+function slotLayout(served: number, total: number): { pages: number; slots(): Generator<{ offset: number; want: number }> } {
+  const stride = served > 1 ? served - 1 : served;
+  return {
+    pages: 1 + Math.ceil((total - served) / stride),
+    *slots() {
+      for (let offset = served; offset < total; offset += stride) yield { offset, want: Math.min(stride, total - offset) };
+    },
+  };
 }
 
 /** A slot requested before the first page came back, on the strength of an expected count. */
@@ -345,12 +358,10 @@ function requestExpectedSlots<T extends { uid: string }>(
 ): Map<number, EarlySlot<T>> {
   const early = new Map<number, EarlySlot<T>>();
   const expected = opts.expectedCount;
-  const served = opts.pageSize;
-  if (expected === undefined || !Number.isSafeInteger(expected) || served < 2 || expected <= served) return early;
-  const stride = served - 1;
-  if (1 + Math.ceil((expected - served) / stride) > opts.bounds.maxPages) return early;
-  for (let offset = served; offset < expected; offset += stride) {
-    const want = Math.min(stride, expected - offset);
+  if (expected === undefined || !Number.isSafeInteger(expected) || opts.pageSize < 2 || expected <= opts.pageSize) return early;
+  const layout = slotLayout(opts.pageSize, expected);
+  if (layout.pages > opts.bounds.maxPages) return early;
+  for (const { offset, want } of layout.slots()) {
     const read = limit(() => fetchSlot(fetchPage, opts, 1, offset, want));
     read.catch(() => undefined); // a slot the read does not take is never awaited
     early.set(offset, { want, read });

@@ -16,7 +16,7 @@ import type { IdentityKey, RoleKey } from '../model/address.js';
 import { createFields, diffManagedFields, displayFields } from './fields.js';
 import { orderSteps, type OrderedStep } from './order.js';
 import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
-import { indexLive, type LiveIndex } from './live-index.js';
+import { indexLive, type Holders, type LiveIndex } from './live-index.js';
 import { pushTo } from '../util/multimap.js';
 import { findRefusals } from './safety.js';
 import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
@@ -432,7 +432,7 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
   return deletes;
 }
 
-function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
+function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: Holders): void {
   // A binding PATCHed away from a role stops referencing it, like a deleted binding.
   const updatedAway = new Map<string, string[]>();
   for (const { step } of p.steps.values()) {
@@ -440,7 +440,6 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>): void {
     const l = p.index.byUid.get(step.uid);
     if (l?.kind === 'roleBinding') pushTo(updatedAway, roleRefAddress(l.fields.role), step.address);
   }
-  const holders = p.index.holdersOf(new Set(deletes.keys()));
   for (const l of deletes.values()) {
     const dependsOn: string[] = [];
     for (const child of holders.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
@@ -627,7 +626,10 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   planCreates(p, matching.creates);
   planUpdates(p, matching.pairs);
   planRoleChanges(p, matching.roleChanges);
-  planDeletes(p, chooseDeletes(p, matching.unmatchedLive, resources));
+  const deletes = chooseDeletes(p, matching.unmatchedLive, resources);
+  // What holds them: what each delete waits for, and (safety) what would keep one from happening.
+  const holders = p.index.holdersOf(new Set(deletes.keys()));
+  planDeletes(p, deletes, holders);
   const untargeted = targets.length > 0 ? selectTargets(p, targets) : undefined;
   explainReplacements(p);
   noteTagsOfDeletedRepos(p);
@@ -637,6 +639,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     steps,
     live,
     index: p.index,
+    holders,
     desiredAddresses: p.index.ambiguous.size > 0 ? new Set(resources.map((r) => r.address)) : new Set(),
     prune: desired.settings.prune,
     protect: desired.settings.protect.map(compileAddressGlob),

@@ -18,7 +18,7 @@ export interface LiveIndex {
   ambiguous: Set<string>;
   /**
    * What holds the live resources at `addresses` (the ones a plan deletes): one pass over the
-   * live side, keeping only what points at them. The last answer serves any subset of it.
+   * live side, keeping only what points at them.
    */
   holdersOf(addresses: ReadonlySet<string>): Holders;
   /** For normalising `{uid}` binding references on both sides. */
@@ -59,9 +59,7 @@ export function indexLive(live: LiveState): LiveIndex {
   for (const address of ambiguous) byAddress.delete(address);
 
   let byUid: Map<string, LiveResource> | undefined;
-  let lastHolders: { addresses: ReadonlySet<string>; holders: Holders } | undefined;
   const holdersOf = (addresses: ReadonlySet<string>): Holders => {
-    if (lastHolders && [...addresses].every((a) => lastHolders!.addresses.has(a))) return lastHolders.holders;
     const holders: Holders = { childrenOf: new Map(), bindingsByRef: new Map() };
     if (addresses.size === 0) return holders;
     // A reference by path names an identity or role of the org; one by uid or a built-in never
@@ -82,7 +80,6 @@ export function indexLive(live: LiveState): LiveIndex {
       // A role another resource defaults to (an identity provider) is held by it like by a binding.
       for (const field of roleRefFieldsOf(r.kind)) holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field]);
     }
-    lastHolders = { addresses, holders };
     return holders;
   };
   return {

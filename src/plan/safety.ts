@@ -7,7 +7,7 @@ import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
 import { deleteReliesOn, KINDS, type Kind } from '../model/kinds.js';
 import type { DeleteStep, PlanRefusal, PlanStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
-import type { LiveIndex } from './live-index.js';
+import type { Holders, LiveIndex } from './live-index.js';
 import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPruned, kindLabel, listNames } from './settings.js';
 
 export interface SafetyInput {
@@ -15,6 +15,8 @@ export interface SafetyInput {
   steps: readonly PlanStep[];
   live: LiveState;
   index: LiveIndex;
+  /** What holds the resources the plan deletes (a superset of these steps' deletes: --target may drop some). */
+  holders: Holders;
   desiredAddresses: ReadonlySet<string>;
   prune: PruneSetting;
   protect: RegExp[];
@@ -98,7 +100,7 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
   const deletedUids = new Set(deletes.map((s) => s.uid));
   const updatedUids = new Set(input.steps.flatMap((s) => (s.action === 'update' && s.kind === 'roleBinding' ? [s.uid] : [])));
   const refusals: PlanRefusal[] = [];
-  const holders = input.index.holdersOf(new Set(deletes.map((s) => s.address)));
+  const { holders } = input;
   for (const s of deletes) {
     const blockers = (holders.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
     if (s.kind === 'identity' || s.kind === 'role') {
