@@ -18,19 +18,33 @@
 import { FAILSAFE_SCHEMA, Type, loadAll, type State } from 'js-yaml';
 import type { Pointer } from './diagnostics.js';
 
-/** Where a node starts, and where its children do; a scalar is just its offset (there are many). */
-export type PositionNode =
-  | { readonly start: number; readonly keys: readonly string[]; readonly keyStarts: readonly number[]; readonly values: readonly PositionNode[] }
-  | { readonly start: number; readonly items: readonly PositionNode[] }
-  | number;
+/**
+ * Where every node of a file starts, flat: one array of numbers for all its documents (a few
+ * thousand objects fewer per file than a tree, all of them long-lived: less for the GC to copy).
+ * A node, in document order: a scalar is `SCALAR, start`; a mapping `MAPPING, start, size, n`
+ * then per entry `key index, key start` and the value's node; a sequence `SEQUENCE, start,
+ * size, n` then its items. `size` counts the node's cells, to step over it; a key index points
+ * into `keys`.
+ */
+export interface Positions {
+  readonly cells: readonly number[];
+  readonly keys: readonly string[];
+}
 
-function startOf(node: PositionNode): number {
-  return typeof node === 'number' ? node : node.start;
+const SCALAR = 0;
+const MAPPING = 1;
+const SEQUENCE = 2;
+
+/** Cells of the node at `at`. */
+function sizeAt(cells: readonly number[], at: number): number {
+  return cells[at] === SCALAR ? 2 : cells[at + 2]!;
 }
 
 export interface FastDocument {
   value: Record<string, unknown>;
-  root: PositionNode;
+  positions: Positions;
+  /** Where the document's root node is in `positions.cells`. */
+  root: number;
 }
 
 /**
@@ -99,25 +113,30 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>):
   if (values.length === 0 || roots.length !== values.length) return undefined;
   try {
     const builder = new Builder(text, forbiddenKeys);
-    return values.map((value, i) => {
-      const root = builder.position(roots[i]!);
-      if (typeof root === 'number' || !('keys' in root) || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
-      return { value: value as Record<string, unknown>, root };
+    const documents = values.map((value, i): FastDocument => {
+      const root = builder.cells.length;
+      builder.position(roots[i]!);
+      if (builder.cells[root] !== MAPPING || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
+      return { value: value as Record<string, unknown>, positions: builder, root };
     });
+    return documents;
   } catch (err) {
     if (err === NOT_PLAIN) return undefined;
     throw err;
   }
 }
 
-class Builder {
+class Builder implements Positions {
+  readonly cells: number[] = [];
+  readonly keys: string[] = [];
+
   constructor(
     private readonly text: string,
     private readonly forbiddenKeys: ReadonlySet<string>,
   ) {}
 
-  /** The positions of a node and everything in it; NOT_PLAIN when the node is not plain YAML. */
-  position(outer: Frame): PositionNode {
+  /** Writes the positions of a node and everything in it; NOT_PLAIN when the node is not plain YAML. */
+  position(outer: Frame): void {
     // Trying a block mapping reads its first key as a node of its own; when no ":" follows, that
     // node is the value itself, wrapped once.
     let f = outer;
@@ -127,25 +146,32 @@ class Builder {
     // An empty value, an anchor, an alias, a tag, an explicit key: not taken.
     if (f.kind === null || first === 0x26 || first === 0x2a || first === 0x21 || first === 0x3f) throw NOT_PLAIN;
     const children = f.children ?? [];
+    const cells = this.cells;
     if (f.kind === 'mapping') {
       const value = f.result as Record<string, unknown>;
       if (children.length % 2 !== 0 || children.length !== 2 * Object.keys(value).length) throw NOT_PLAIN;
-      const keys: string[] = [];
-      const keyStarts: number[] = [];
-      const values: PositionNode[] = [];
+      const at = cells.length;
+      cells.push(MAPPING, start, 0, children.length / 2);
       for (let i = 0; i < children.length; i += 2) {
-        const keyNode = this.position(children[i]!);
+        const keyAt = cells.length;
+        this.position(children[i]!);
         const key = children[i]!.result;
-        if (typeof keyNode !== 'number' || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
-        keys.push(key);
-        keyStarts.push(keyNode);
-        values.push(this.position(children[i + 1]!));
+        if (cells[keyAt] !== SCALAR || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
+        // The key's node becomes the entry's `key index, key start`.
+        cells[keyAt] = this.keys.length;
+        this.keys.push(key);
+        this.position(children[i + 1]!);
       }
-      return { start, keys, keyStarts, values };
+      cells[at + 2] = cells.length - at;
+      return;
     }
     if (f.kind === 'sequence') {
       if (children.length !== (f.result as unknown[]).length) throw NOT_PLAIN;
-      return { start, items: children.map((c) => this.position(c)) };
+      const at = cells.length;
+      cells.push(SEQUENCE, start, 0, children.length);
+      for (const c of children) this.position(c);
+      cells[at + 2] = cells.length - at;
+      return;
     }
     if (children.length > 0) throw NOT_PLAIN;
     if (first === 0x25 || first === 0x40 || first === 0x60) throw NOT_PLAIN; // a plain scalar may not start with % @ `
@@ -155,7 +181,7 @@ class Builder {
       const nl = this.text.indexOf('\n', start);
       if (nl !== -1 && nl < f.close && /\S/.test(this.text.slice(nl, f.close))) throw NOT_PLAIN;
     }
-    return start;
+    cells.push(SCALAR, start);
   }
 
   /** Where the node that js-yaml opened at `open` starts: past spaces, line breaks and comments. */
@@ -196,24 +222,37 @@ export function resolvePlain(s: string): unknown {
  * ManifestDocument.locate): a key's own offset for 'key', and the deepest node that exists for a
  * pointer that goes past what exists.
  */
-export function findPosition(root: PositionNode, pointer: Pointer, target: 'key' | 'value'): number {
-  let node: PositionNode | undefined = root;
+export function findPosition(positions: Positions, root: number, pointer: Pointer, target: 'key' | 'value'): number {
+  const { cells, keys } = positions;
+  let at = root;
   let keyOffset: number | undefined;
-  let lastOffset = startOf(root);
   for (const segment of pointer) {
-    lastOffset = startOf(node);
-    if (typeof node === 'number') return lastOffset;
-    if ('keys' in node) {
-      const at = node.keys.indexOf(String(segment));
-      if (at < 0) return lastOffset;
-      keyOffset = node.keyStarts[at];
-      node = node.values[at]!;
+    const start = cells[at + 1]!;
+    const kind = cells[at];
+    if (kind === SCALAR) return start;
+    const n = cells[at + 3]!;
+    let next = -1;
+    if (kind === MAPPING) {
+      const key = String(segment);
+      for (let i = 0, p = at + 4; i < n; i++) {
+        if (keys[cells[p]!] === key) {
+          keyOffset = cells[p + 1];
+          next = p + 2;
+          break;
+        }
+        p += 2 + sizeAt(cells, p + 2);
+      }
     } else {
-      node = node.items[Number(segment)];
+      const index = Number(segment);
       keyOffset = undefined;
-      if (node === undefined) return lastOffset;
+      if (Number.isInteger(index) && index >= 0 && index < n) {
+        next = at + 4;
+        for (let i = 0; i < index; i++) next += sizeAt(cells, next);
+      }
     }
+    if (next < 0) return start;
+    at = next;
   }
   if (target === 'key' && keyOffset !== undefined) return keyOffset;
-  return startOf(node);
+  return cells[at + 1]!;
 }

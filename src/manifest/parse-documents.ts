@@ -84,7 +84,7 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   const at = locator(file, text);
   const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS) : undefined;
   if (fast !== undefined) {
-    const documents = fast.map(({ value, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(root, pointer, target)) }));
+    const documents = fast.map(({ value, positions, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(positions, root, pointer, target)) }));
     return { documents, diagnostics: [], complete: true };
   }
 
