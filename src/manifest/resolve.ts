@@ -94,6 +94,13 @@ function asArray(v: unknown): unknown[] {
 
 const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
 
+/** Kinds listed inside the items of another kind (group mappings of an identity provider), by that kind. */
+const NESTED_KINDS: ReadonlyMap<string, readonly KindDescriptor[]> = (() => {
+  const byParent = new Map<string, KindDescriptor[]>();
+  for (const d of DESCRIPTORS) if (d.manifest?.form === 'nested') pushTo(byParent, d.parentKind, d);
+  return byParent;
+})();
+
 /** Merges, checks and resolves documents (in file order) into one DesiredState. */
 export function resolveDesiredState(documents: readonly ManifestDocument[], options: ResolveOptions): ResolveResult {
   const resolver = new Resolver(options);
@@ -241,7 +248,7 @@ class Resolver {
           if (id === undefined || id === '') return; // the schema reports the type
           const itemSite = { doc: site.doc, pointer: [...site.pointer, key, i] };
           const fields = { [descriptor.keyField ?? 'name']: id };
-          const resource = { kind: descriptor.kind, address: descriptor.address(path, fields, { groupPath: path, fields: {} }), ...this.base(itemSite, path), fields } as unknown as DesiredResource;
+          const resource = this.groupResource(descriptor, itemSite, path, fields);
           this.declare(itemSite, resource, () => `${descriptor.describe(id)} of ${this.groupLabel(path)}`);
         });
         continue;
@@ -324,8 +331,16 @@ class Resolver {
     return true;
   }
 
-  private base(site: Site, groupPath: string) {
-    return { groupPath, parentAddress: groupAddress(groupPath), source: site.doc.locate(site.pointer) };
+  /** A resource of a group declared at `site`, its address from its descriptor (every field in one literal: this runs per resource). */
+  private groupResource(descriptor: KindDescriptor, site: Site, groupPath: string, fields: Obj): DesiredResource {
+    return {
+      kind: descriptor.kind,
+      address: descriptor.address(groupPath, fields, { groupPath, fields: {} }),
+      groupPath,
+      parentAddress: groupAddress(groupPath),
+      source: site.doc.locate(site.pointer),
+      fields,
+    } as unknown as DesiredResource;
   }
 
   /** A plain list item of a group (identity, role, repo…), read through its descriptor. */
@@ -353,8 +368,7 @@ class Resolver {
       const value = readManifestValue(spec, secrets.item[spec.name]);
       if (value !== undefined) fields[spec.name] = value;
     }
-    const base = this.base(site, groupPath);
-    const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...base, fields } as unknown as DesiredResource;
+    const resource = this.groupResource(descriptor, site, groupPath, fields);
     if (Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
     for (const { field, ref } of roleRefs) {
       this.roleRefs.push({ resource, field, site: { doc: site.doc, pointer: [...site.pointer, field] }, groupPath, ref, what: `${field} of ${descriptor.describe(key)} in ${where}` });
@@ -362,9 +376,8 @@ class Resolver {
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
     // Lists inside this item (an identity provider's groupMappings): resolved once every role is declared.
-    for (const nested of DESCRIPTORS) {
-      if (nested.manifest?.form !== 'nested' || nested.parentKind !== descriptor.kind) continue;
-      const list = nested.manifest.listKey;
+    for (const nested of NESTED_KINDS.get(descriptor.kind) ?? []) {
+      const list = nested.manifest!.listKey;
       asArray(item[list]).forEach((raw, i) => {
         const value = asObject(raw);
         if (value) this.nested.push({ descriptor: nested, site: { doc: site.doc, pointer: [...site.pointer, list, i] }, groupPath, parent: resource, value, where: `${descriptor.describe(key)} in ${where}` });
@@ -419,7 +432,7 @@ class Resolver {
       const value = readManifestValue(spec, item[spec.name]);
       if (value !== undefined) fields[spec.name] = value;
     }
-    const resource = { kind: descriptor.kind, address: descriptor.address(groupPath, fields, { groupPath, fields: {} }), ...this.base(site, groupPath), fields } as unknown as DesiredResource;
+    const resource = this.groupResource(descriptor, site, groupPath, fields);
     this.declare(site, resource, () => `${descriptor.describe('')} of ${this.groupLabel(groupPath)}`);
   }
 
@@ -460,13 +473,7 @@ class Resolver {
     const identity = this.resolveIdentityOf(site, groupPath, value);
     const role = this.resolveRoleOf(site, groupPath, value);
     if (!identity || !role) return;
-    const fields = { identity, role };
-    const resource: DesiredResource = {
-      kind: 'roleBinding',
-      address: descriptorOf('roleBinding').address(groupPath, fields, { groupPath, fields: {} }),
-      ...this.base(site, groupPath),
-      fields,
-    };
+    const resource = this.groupResource(descriptorOf('roleBinding'), site, groupPath, { identity, role });
     this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
   }
 
