@@ -63,8 +63,12 @@ function readListedFields(descriptor: KindDescriptor, obj: ApiObject): Record<st
  * Parents before children, and among siblings lowest uid first, so that "the first of two
  * ambiguous siblings" is the same on every run: a child's uid is longer than its parent's.
  */
-function inPlacementOrder(items: readonly ApiObject[]): ApiObject[] {
-  return [...items].sort((a, b) => a.uid.length - b.uid.length || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+function inPlacementOrder(items: readonly ApiObject[]): readonly ApiObject[] {
+  const before = (a: ApiObject, b: ApiObject) => a.uid.length - b.uid.length || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+  // Listings come ordered by uid: siblings of one depth, the most of them, are in order already.
+  let sorted = true;
+  for (let i = 1; i < items.length && sorted; i++) sorted = before(items[i - 1]!, items[i]!) <= 0;
+  return sorted ? items : [...items].sort(before);
 }
 
 /** The org root group as a resource: address `org`, path '', no parent. */
@@ -165,7 +169,9 @@ function separateAmbiguities(built: LiveResource[]): { resources: LiveResource[]
     else pushTo(more, r.address, r);
   }
   const byAddress = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const resources = [...first.values()].sort((a, b) => byAddress(a.address, b.address));
+  // Addresses are unique here, and the default sort orders strings as byAddress does (by UTF-16
+  // code units), without a call per comparison.
+  const resources = [...first.keys()].sort().map((address) => first.get(address)!);
   const ambiguities = [...more]
     .sort(([a], [b]) => byAddress(a, b))
     .map(([address, rest]) => ({ address, uids: [first.get(address)!.uid, ...rest.map((r) => r.uid)] }));

@@ -170,7 +170,10 @@ export function copyValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyValue);
   if (isPlainObject(value)) {
     const out: Obj = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = copyValue(v);
+    for (const k in value) {
+      if (!Object.hasOwn(value, k) || value[k] === undefined) continue;
+      out[k] = copyValue(value[k]);
+    }
     return out;
   }
   return value;

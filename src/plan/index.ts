@@ -153,12 +153,15 @@ function normaliseDesired(p: Planning): DesiredResource[] {
 function findDanglingReference(p: Planning, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
   const orgUid = p.live.org?.uid;
   if (orgUid === undefined) return false;
-  const refs: [string, IdentityKey | RoleKey, Kind][] = [
-    ['identityUid', binding.fields.identity, 'identity'],
-    ['roleUid', binding.fields.role, 'role'],
-  ];
+  // Bindings name their identity and role by path; only one named by uid is looked at.
+  const identity = binding.fields.identity;
+  const role = binding.fields.role;
+  if (!('uid' in identity) && !('uid' in role)) return false;
   let dangling = false;
-  for (const [field, key, kind] of refs) {
+  for (const [field, key, kind] of [
+    ['identityUid', identity, 'identity'],
+    ['roleUid', role, 'role'],
+  ] as const) {
     if (!('uid' in key) || !key.uid.startsWith(`${orgUid}/`)) continue;
     // Normalising turned every uid the read found into a path: this one was not found. An
     // incomplete listing of that kind may simply have missed it; that read is refused anyway.
