@@ -53,9 +53,22 @@ export interface FastDocument {
  * a `---` with something after it on its line, and a comment right after a quote or a bracket
  * (`[]#`: `yaml` wants a space before a comment).
  */
-const UNTAKEN = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)|["'\]}]#/m;
+const UNTAKEN_LINE = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)/m;
+const UNTAKEN_COMMENT = /["'\]}]#/;
 /** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
 const LONE_CR = /\r(?!\n)/;
+
+/**
+ * Whether the text holds something the fast read does not take (above). Each pattern is tried
+ * only when the characters it needs are there at all: the patterns scan the whole file, and
+ * most files have no directive, no document end marker and no carriage return.
+ */
+function hasUntaken(text: string): boolean {
+  if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
+  if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
+  if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;
+  return text.includes('\r') && LONE_CR.test(text);
+}
 
 /** Thrown inside the builder to give up on a file; never escapes this module. */
 class NotPlain {}
@@ -86,7 +99,7 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({
 
 /** Reads a file's documents, or undefined when the file is not plain manifest YAML (see above). */
 export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>): FastDocument[] | undefined {
-  if (text.charCodeAt(0) === 0xfeff || text.includes('\t') || UNTAKEN.test(text) || LONE_CR.test(text)) return undefined;
+  if (hasUntaken(text)) return undefined;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
   let values: unknown[];
@@ -149,7 +162,9 @@ class Builder implements Positions {
     const cells = this.cells;
     if (f.kind === 'mapping') {
       const value = f.result as Record<string, unknown>;
-      if (children.length % 2 !== 0 || children.length !== 2 * Object.keys(value).length) throw NOT_PLAIN;
+      let keys = 0;
+      for (const key in value) if (Object.hasOwn(value, key)) keys++;
+      if (children.length % 2 !== 0 || children.length !== 2 * keys) throw NOT_PLAIN;
       const at = cells.length;
       cells.push(MAPPING, start, 0, children.length / 2);
       for (let i = 0; i < children.length; i += 2) {
