@@ -9,7 +9,8 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { Pool, request } from './undici-pool.js';
+import { Pool } from './undici-pool.js';
+import { exchange, ResponseTooLargeError } from './exchange.js';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
 import {
@@ -43,6 +44,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** TCP connect timeout, default 10 s. */
   connectTimeoutMs?: number;
+  /** Largest response body read, in bytes (default 64 MiB); a bigger one is an error, read no further. */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   /** Pages fetched at once by one listing after its first page (default: `connections`, the pool's size). */
   listConcurrency?: number;
@@ -89,6 +92,8 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
  */
 const DEFAULT_CONNECTIONS = 64;
 const KEEP_ALIVE_MS = 30_000;
+/** The largest response body read (a page of 200 resources is ≈100 KB): anything bigger is a broken or hostile server. */
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Transport error codes after which the server may or may not have processed the request. */
 const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNABORTED']);
@@ -258,6 +263,7 @@ class HttpApiClient implements ApiClient {
   private readonly basePath: string;
   private readonly token: string | undefined;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly policy: RetryPolicy;
   private readonly random: () => number;
   private readonly options: ClientOptions;
@@ -284,6 +290,7 @@ class HttpApiClient implements ApiClient {
       );
     }
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.policy = resolveRetryPolicy(options.retry);
     this.random = options.random ?? Math.random;
     this.clock = options.clock ?? REAL_CLOCK;
@@ -335,19 +342,27 @@ class HttpApiClient implements ApiClient {
     let retryAfter: string | string[] | undefined;
     let location: string | string[] | undefined;
     try {
-      const res = await request(this.pool, {
-        origin: this.origin,
-        path: this.basePath + target,
-        method: req.method,
-        headers,
-        body: payload ?? null,
-        signal: controller.signal,
-      });
+      const res = await exchange(
+        this.pool,
+        { origin: this.origin, path: this.basePath + target, method: req.method, headers, body: payload ?? null },
+        controller.signal,
+        this.maxResponseBytes,
+      );
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
       location = res.headers.location;
-      text = await readBodyText(res.headers['content-encoding'], Buffer.from(await res.body.arrayBuffer()), res.statusCode);
+      text = await readBodyText(res.headers['content-encoding'], res.body, res.statusCode);
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) {
+        emit(0);
+        // A change may have been made before its answer was refused.
+        throw new AttemptFailedError({
+          retryable: false,
+          outcomeUnknown: req.method !== 'GET',
+          reason: 'response too large',
+          error: this.makeError(req, target, 0, GRPC_CODES.INTERNAL.code, err.message, [], err),
+        });
+      }
       if (err instanceof UnsupportedEncodingError) {
         emit(err.status);
         throw new AttemptFailedError({

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';
 import { useRawServer } from '../support/raw-server.js';
 import { readLiveState } from '../../src/live/index.js';
@@ -102,6 +102,47 @@ describe('the client against a server that misbehaves', () => {
     expect(err.message).toContain('the response body has content-encoding "zstd", which could not be decoded');
     expect(err.message).not.toContain('not JSON');
     await client.close();
+  });
+
+  it('a body over the bound is an error naming the bound, and is not read to its end', async () => {
+    let finished: boolean | undefined;
+    const client = serve(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.on('close', () => (finished = res.writableFinished));
+        res.write(`{"groups": [${' '.repeat(64 * 1024)}`);
+        // Never ends by itself: only the client giving up ends it.
+        const more = setInterval(() => res.write(' '.repeat(64 * 1024)), 5);
+        res.on('close', () => clearInterval(more));
+      },
+      { maxResponseBytes: 100_000 },
+    );
+    const err = await failure(client.list('group'));
+    expect(err.message).toContain('the response body is over 100000 bytes, more than any answer of the API; not read further');
+    await client.close();
+    await vi.waitFor(() => expect(finished).toBe(false));
+  });
+
+  it('a body that stops half-way is a timeout, like no answer at all', async () => {
+    const client = serve(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"groups": [');
+      },
+      { timeoutMs: 150 },
+    );
+    const err = await failure(client.list('group'));
+    expect(err.message).toContain('no response within 150 ms');
+    await client.close();
+  });
+
+  it('close() ends a request still waiting for a connection as cancelled, before it is sent', async () => {
+    const client = serve((_req, _res) => undefined, { connections: 1 }); // the first one never gets an answer
+    const outcomes = Promise.allSettled([client.get('group', 'a'.repeat(40)), client.get('group', 'b'.repeat(40))]);
+    await vi.waitFor(() => expect(raw.seen).toHaveLength(1));
+    await client.close();
+    for (const outcome of await outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: { grpcName: 'CANCELLED' } });
+    expect(raw.seen).toEqual([{ method: 'GET', url: `/iam/v2/groups/${'a'.repeat(40)}` }]);
   });
 
   it('an empty body is fine for a DELETE, which answers with nothing', async () => {
