@@ -41,11 +41,10 @@ export function parentUidOf(uid: string): string | null {
   return i < 0 ? null : uid.slice(0, i);
 }
 
-function timestamps(obj: ApiObject): { createTime?: string; updateTime?: string } {
-  const out: { createTime?: string; updateTime?: string } = {};
-  if (typeof obj.createTime === 'string') out.createTime = obj.createTime;
-  if (typeof obj.updateTime === 'string') out.updateTime = obj.updateTime;
-  return out;
+/** Copies the API object's timestamps onto a resource (they come last among its keys). */
+function addTimestamps(resource: { createTime?: string; updateTime?: string }, obj: ApiObject): void {
+  if (typeof obj.createTime === 'string') resource.createTime = obj.createTime;
+  if (typeof obj.updateTime === 'string') resource.updateTime = obj.updateTime;
 }
 
 /** The managed fields of an API object that its listing carries (others are ignored). */
@@ -73,7 +72,7 @@ function inPlacementOrder(items: readonly ApiObject[]): readonly ApiObject[] {
 
 /** The org root group as a resource: address `org`, path '', no parent. */
 export function buildOrgResource(org: ApiObject): LiveResource {
-  return {
+  const resource = {
     kind: 'group',
     address: ORG_ADDRESS,
     groupPath: '',
@@ -81,8 +80,9 @@ export function buildOrgResource(org: ApiObject): LiveResource {
     uid: org.uid,
     parentUid: null,
     fields: readListedFields(descriptorOf('group'), org),
-    ...timestamps(org),
   } as unknown as LiveResource;
+  addTimestamps(resource, org);
+  return resource;
 }
 
 interface Tally {
@@ -123,6 +123,7 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
 
   for (const kind of CREATE_ORDER) {
     const descriptor = descriptorOf(kind);
+    const roleRefFields = descriptor.fields.filter((spec) => spec.type === 'roleRef');
     const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
     if (paths) pathsByKind.set(kind, paths);
     for (const obj of inPlacementOrder(raw.items[kind] ?? [])) {
@@ -136,9 +137,9 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
       const fields = readListedFields(descriptor, obj);
       for (const ref of descriptor.references ?? []) fields[ref] = referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
       // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
-      for (const spec of descriptor.fields) {
+      for (const spec of roleRefFields) {
         const value = fields[spec.name] as { uid?: string } | undefined;
-        if (spec.type === 'roleRef' && value?.uid !== undefined) fields[spec.name] = referenceKey('role', value.uid, obj.uid);
+        if (value?.uid !== undefined) fields[spec.name] = referenceKey('role', value.uid, obj.uid);
       }
       const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
       const resource = {
@@ -149,8 +150,8 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
         uid: obj.uid,
         parentUid,
         fields,
-        ...timestamps(obj),
       } as unknown as LiveResource;
+      addTimestamps(resource, obj);
       built.push(resource);
       if (descriptor.holdsChildren) parents.set(obj.uid, resource);
       paths?.set(obj.uid, joinPath(groupPath, String(fields.name)));
