@@ -80,14 +80,21 @@ function buildStates(total: number): { desired: DesiredState; live: LiveState } 
     const roll = rng();
     const isRoot = s.address === 'org';
     const leaf = s.kind !== 'group' && s.kind !== 'identity' && s.kind !== 'role';
-    if (isRoot || !leaf || roll >= 0.01) desiredResources.push({ ...s, source: { file: 'acme.yaml', line: 1, column: 1 } } as DesiredResource);
+    // Each object written out in the key order of what makes them in a run (resolve for desired,
+    // the live build for live), not spread from the shape: spreading gives dozens of hidden
+    // classes per side where a run has one or two, and plan() would be timed megamorphic.
+    const source = { file: 'acme.yaml', line: 1, column: 1 };
+    if (isRoot || !leaf || roll >= 0.01) {
+      desiredResources.push({ kind: s.kind, address: s.address, groupPath: s.groupPath, parentAddress: s.parentAddress, source, fields: s.fields } as DesiredResource);
+    }
     if (!isRoot && leaf && roll >= 0.01 && roll < 0.02) continue; // in desired only: a create
     const parentUid = s.parentAddress === null ? null : uidByAddress.get(s.parentAddress)!;
     const uid = parentUid === null ? 'a'.repeat(40) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`;
     uidByAddress.set(s.address, uid);
     let fields = s.fields as unknown as Record<string, unknown>;
     if (roll >= 0.02 && roll < 0.07 && 'description' in fields) fields = { ...fields, description: 'changed out of band' };
-    liveResources.push({ ...s, fields, uid, parentUid, updateTime: '2026-01-01T00:00:00.000Z' } as unknown as LiveResource);
+    const time = '2026-01-01T00:00:00.000Z';
+    liveResources.push({ kind: s.kind, address: s.address, groupPath: s.groupPath, parentAddress: s.parentAddress, uid, parentUid, fields, createTime: time, updateTime: time } as unknown as LiveResource);
   }
   // Bindings reference identities/roles by path; the live side needs no uids for that.
   return {
