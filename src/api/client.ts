@@ -11,6 +11,7 @@ import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Pool } from './undici-pool.js';
 import { exchange, ResponseTooLargeError } from './exchange.js';
+import { Preconnector } from './preconnect.js';
 import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
 import {
@@ -259,6 +260,8 @@ class HttpApiClient implements ApiClient {
   readonly baseUrl: string;
   private readonly pool: Dispatcher;
   private readonly ownsPool: boolean;
+  /** Connections opened ahead of a wave of requests (only for the client's own pool). */
+  private readonly preconnector: Preconnector | undefined;
   private readonly origin: string;
   private readonly basePath: string;
   private readonly token: string | undefined;
@@ -299,13 +302,23 @@ class HttpApiClient implements ApiClient {
     this.throttle = new RequestThrottle(connections, this.clock, this.closing.signal);
     this.origin = url.origin;
     this.ownsPool = options.dispatcher === undefined;
-    this.pool = options.dispatcher ?? new Pool(url.origin, {
-      connections,
-      keepAliveTimeout: KEEP_ALIVE_MS,
-      connect: { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS },
-      headersTimeout: this.timeoutMs + 1_000,
-      bodyTimeout: this.timeoutMs + 1_000,
-    });
+    if (options.dispatcher === undefined) {
+      this.preconnector = new Preconnector(new URL(url.origin), { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+      this.pool = new Pool(url.origin, {
+        connections,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+        connect: this.preconnector.connect,
+        headersTimeout: this.timeoutMs + 1_000,
+        bodyTimeout: this.timeoutMs + 1_000,
+      });
+    } else {
+      this.pool = options.dispatcher;
+    }
+  }
+
+  preconnect(requests: number): void {
+    if (this.closing.signal.aborted) return;
+    this.preconnector?.warm(Math.min(Math.max(0, Math.floor(requests)), this.connections));
   }
 
   get requestCount(): number {
@@ -727,6 +740,7 @@ class HttpApiClient implements ApiClient {
     this.closing.abort(closed);
     this.throttle.close(closed);
     // Nothing is waited for: what is still in flight is cancelled, and the sockets are let go at once.
+    this.preconnector?.close();
     if (this.ownsPool) await this.pool.destroy();
   }
 }

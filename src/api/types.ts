@@ -69,6 +69,11 @@ export interface ApiClient {
   getReadme(repoUid: string): Promise<string>;
   updateReadme(repoUid: string, content: string): Promise<void>;
   ping(): Promise<boolean>;
+  /**
+   * Opens connections for about `requests` requests about to be sent at once (at most the pool's
+   * size), so that their handshakes happen while something else is awaited. Sends nothing.
+   */
+  preconnect?(requests: number): void;
   /** Ends the client: a request still in flight or waiting is cancelled (CANCELLED), and the sockets are released at once. */
   close(): Promise<void>;
 }

@@ -17,6 +17,9 @@ import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
  */
 export const DEFAULT_README_CONCURRENCY = 64;
 
+/** The API's largest page (DESIGN.md §2), what the client asks for. */
+const LISTING_PAGE_SIZE = 200;
+
 export interface ReadLiveStateOptions {
   org: { name: string; uid?: string };
   /**
@@ -40,8 +43,9 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const builtinRead = readBuiltinRoles(client);
   builtinRead.catch(() => undefined); // awaited below; keeps an early org error from leaving it unhandled
   const orgRead = findOrg(client, options.org);
-  // Counted while the lookup is in flight.
+  // Counted while the lookup is in flight, and the connections the listings will need opened.
   const expected = expectedListingCounts(options.expected ?? []);
+  client.preconnect?.(expectedRequests(expected));
   const org = await orgRead;
   if (org === null) {
     const builtin = await builtinRead;
@@ -178,6 +182,17 @@ function expectedListingCounts(declared: readonly { kind: Kind; groupPath: strin
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return counts;
+}
+
+/**
+ * The requests the listings send at once when the org is as declared: each kind's first page and
+ * the pages its count needs beside it (at the API's page size), and the org's own resources read
+ * by uid.
+ */
+function expectedRequests(expected: ReadonlyMap<Kind, number>): number {
+  let requests = LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).length;
+  for (const kind of LISTED_KINDS) requests += Math.max(1, Math.ceil((expected.get(kind) ?? 0) / LISTING_PAGE_SIZE));
+  return requests;
 }
 
 /** How every resource of `kind` in an org is listed: under the org, or per org (accepted terms). */
