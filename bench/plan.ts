@@ -145,4 +145,29 @@ export async function run(): Promise<void> {
   process.stdout.write(`CPU, with fingerprints (saved plan): ${fingerprintMs.toFixed(0)} ms\n`);
   process.stdout.write(`heap: +${mb(heapAfter - heapBefore)} during the first plan, ${mb(retained)} retained by the plan${gc ? '' : ' (run node --expose-gc for exact figures)'}\n`);
   process.stdout.write(`per resource: ${((median * 1000) / TOTAL).toFixed(2)} µs CPU\n`);
+
+  // The same org with 1,000 of its repos renamed in place (renamedFrom): each rename is checked
+  // against the live addresses as the renames before it left them.
+  const RENAMES = 1_000;
+  let renamed = 0;
+  const liveAddresses = new Set(live.resources.map((l) => l.address));
+  const renamedDesired: DesiredState = {
+    ...desired,
+    resources: desired.resources.map((r) => {
+      if (r.kind !== 'repo' || renamed >= RENAMES || !liveAddresses.has(r.address)) return r;
+      renamed++;
+      const name = `${r.fields.name}-renamed`;
+      return { ...r, address: namedAddress('repo', r.groupPath, name), fields: { ...r.fields, name }, renamedFrom: r.fields.name } as DesiredResource;
+    }),
+  };
+  const renameRuns: number[] = [];
+  let renamePlan = plan(renamedDesired, live);
+  for (let i = 0; i < 3; i++) {
+    const start = process.cpuUsage();
+    renamePlan = plan(renamedDesired, live);
+    renameRuns.push(cpuMs(start));
+  }
+  renameRuns.sort((a, b) => a - b);
+  const renameSteps = renamePlan.steps.filter((s) => s.action === 'update' && s.previousAddress !== undefined).length;
+  process.stdout.write(`with ${renamed} repos renamed in place: ${renameSteps} rename steps, CPU median of 3 ${renameRuns[1]!.toFixed(0)} ms\n`);
 }

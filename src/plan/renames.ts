@@ -42,9 +42,11 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   const ambiguous = new Set(live.ambiguities.map((a) => a.address));
   const newNames = new Map<string, string>();
   let current = live;
+  let byAddress = new Map(current.resources.map((r) => [r.address, r]));
+  /** Renames not yet applied to `current` (only its addresses in `byAddress`). */
+  let unapplied = false;
   for (const d of wanted) {
     const oldAddress = oldAddressOf(d, d.renamedFrom!);
-    const byAddress = new Map(current.resources.map((r) => [r.address, r]));
     const before = byAddress.get(oldAddress);
     const after = byAddress.get(d.address);
     if (ambiguous.has(oldAddress)) {
@@ -69,8 +71,20 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (!before || before.kind !== d.kind) continue;
     newNames.set(before.uid, (d.fields as { name: string }).name);
     previousAddress.set(d.address, oldAddress);
-    current = readdress(live, newNames);
+    if (d.kind === 'group') {
+      // Everything under it moves, the groups a later rename names included: address it all again.
+      current = readdress(live, newNames);
+      byAddress = new Map(current.resources.map((r) => [r.address, r]));
+    } else {
+      // Groups come first (renameOrder); what else is renamed moves only itself among the
+      // renameable kinds (its children and the bindings naming it are not renamed), so its own
+      // address is all a later rename can meet: one readdress at the end, not one per rename.
+      byAddress.delete(oldAddress);
+      byAddress.set(d.address, before);
+      unapplied = true;
+    }
   }
+  if (unapplied) current = readdress(live, newNames);
   return { live: current, previousAddress, refusals };
 }
 

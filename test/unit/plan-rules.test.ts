@@ -300,6 +300,19 @@ describe('plan: renames in place (renamedFrom)', () => {
     ]);
   });
 
+  it('takes renames one after another: a name freed by one rename may be taken by the next', () => {
+    const live = liveState([r.repo('', 'a'), r.repo('', 'b')]);
+    // b becomes c, which frees b for a; in the other order b is still live when a wants it.
+    const p = plan(desiredState([renamed(r.repo('', 'c'), 'b'), renamed(r.repo('', 'b'), 'a')]), live);
+    expect(p.refusals).toEqual([]);
+    expect(p.steps.map((s) => [s.address, s.action === 'update' ? s.previousAddress : undefined])).toEqual([
+      ['repo:b', 'repo:a'],
+      ['repo:c', 'repo:b'],
+    ]);
+    const reversed = plan(desiredState([renamed(r.repo('', 'b'), 'a'), renamed(r.repo('', 'c'), 'b')]), live);
+    expect(reversed.refusals.map((x) => [x.rule, x.addresses])).toEqual([['rename-conflict', ['repo:b', 'repo:a']]]);
+  });
+
   it('creates when neither name is live (the old one is gone already)', () => {
     expect(outline(plan(desiredState([renamed(r.repo('', 'new-app'), 'old-app')]), liveState([])))).toEqual(['create repo:new-app']);
   });
