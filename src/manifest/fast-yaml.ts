@@ -15,7 +15,7 @@
  * process twice as much on a 10,000-resource org (≈110 ms against ≈45 ms, `npm run bench
  * plan-process`), and the `yaml` package's own lexer alone costs ≈160–250 ms there.
  */
-import { FAILSAFE_SCHEMA, Type, loadAll, type State } from 'js-yaml';
+import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions, type State } from 'js-yaml';
 import type { Pointer } from './diagnostics.js';
 
 /**
@@ -98,14 +98,18 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({
 });
 
 /** Reads a file's documents, or undefined when the file is not plain manifest YAML (see above). */
-export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>): FastDocument[] | undefined {
+export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number): FastDocument[] | undefined {
   if (hasUntaken(text)) return undefined;
   const roots: Frame[] = [];
   const stack: Frame[] = [];
   let values: unknown[];
   try {
-    values = loadAll(text, undefined, {
+    const options: LoadOptions & { maxDepth: number } = {
       schema: SCHEMA,
+      // js-yaml (4.3 has this bound; its types do not say so) counts every node it opens, wrappers
+      // and scalars too: its own bound is set well past ours, which the builder applies. A deeper
+      // document goes to `yaml` either way.
+      maxDepth: 3 * maxDepth,
       listener(event: 'open' | 'close', state: State) {
         if (event === 'open') {
           stack.push({ open: state.position, close: -1, kind: null, result: undefined, children: null });
@@ -119,13 +123,14 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>):
         if (parent === undefined) roots.push(frame);
         else (parent.children ??= []).push(frame);
       },
-    });
+    };
+    values = loadAll(text, undefined, options);
   } catch {
     return undefined;
   }
   if (values.length === 0 || roots.length !== values.length) return undefined;
   try {
-    const builder = new Builder(text, forbiddenKeys);
+    const builder = new Builder(text, forbiddenKeys, maxDepth);
     const documents = values.map((value, i): FastDocument => {
       const root = builder.cells.length;
       builder.position(roots[i]!);
@@ -146,10 +151,12 @@ class Builder implements Positions {
   constructor(
     private readonly text: string,
     private readonly forbiddenKeys: ReadonlySet<string>,
+    /** Mappings and lists one inside another taken (a deeper document is the `yaml` reader's to report). */
+    private readonly maxDepth: number,
   ) {}
 
   /** Writes the positions of a node and everything in it; NOT_PLAIN when the node is not plain YAML. */
-  position(outer: Frame): void {
+  position(outer: Frame, depth = 1): void {
     // Trying a block mapping reads its first key as a node of its own; when no ":" follows, that
     // node is the value itself, wrapped once.
     let f = outer;
@@ -160,6 +167,7 @@ class Builder implements Positions {
     if (f.kind === null || first === 0x26 || first === 0x2a || first === 0x21 || first === 0x3f) throw NOT_PLAIN;
     const children = f.children ?? [];
     const cells = this.cells;
+    if ((f.kind === 'mapping' || f.kind === 'sequence') && depth > this.maxDepth) throw NOT_PLAIN;
     if (f.kind === 'mapping') {
       const value = f.result as Record<string, unknown>;
       let keys = 0;
@@ -169,13 +177,13 @@ class Builder implements Positions {
       cells.push(MAPPING, start, 0, children.length / 2);
       for (let i = 0; i < children.length; i += 2) {
         const keyAt = cells.length;
-        this.position(children[i]!);
+        this.position(children[i]!, depth + 1);
         const key = children[i]!.result;
         if (cells[keyAt] !== SCALAR || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
         // The key's node becomes the entry's `key index, key start`.
         cells[keyAt] = this.keys.length;
         this.keys.push(key);
-        this.position(children[i + 1]!);
+        this.position(children[i + 1]!, depth + 1);
       }
       cells[at + 2] = cells.length - at;
       return;
@@ -184,7 +192,7 @@ class Builder implements Positions {
       if (children.length !== (f.result as unknown[]).length) throw NOT_PLAIN;
       const at = cells.length;
       cells.push(SEQUENCE, start, 0, children.length);
-      for (const c of children) this.position(c);
+      for (const c of children) this.position(c, depth + 1);
       cells[at + 2] = cells.length - at;
       return;
     }

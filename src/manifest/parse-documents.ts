@@ -8,7 +8,7 @@ import { findPosition, readPlainYaml } from './fast-yaml.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
-import { countNoun, fileDiagnostic, type Pointer } from './diagnostics.js';
+import { countNoun, fileDiagnostic, formatPointer, type Pointer } from './diagnostics.js';
 
 /** Default limit on one manifest file (1 MiB): manifests are small, a huge file is a mistake or an attack. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
@@ -17,6 +17,13 @@ export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
  * aliases at all; a "billion laughs" document needs thousands.
  */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * Mappings and lists one inside another that a document may hold. A group nested in another
+ * takes two levels (its parent's `groups` list and its own mapping), so this allows groups some
+ * 45 deep; a deeper document is an error, not a stack overflow in the checks that walk it.
+ */
+export const MAX_NESTING_DEPTH = 100;
+const TOO_DEEP = `nested too deeply: more than ${MAX_NESTING_DEPTH} mappings and lists one inside another (a group inside another takes two); expected a shallower tree of groups`;
 /** Keys that could alter object prototypes in programs that read the manifest as plain objects. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -82,7 +89,7 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
 
   const at = locator(file, text);
-  const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS) : undefined;
+  const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH) : undefined;
   if (fast !== undefined) {
     const documents = fast.map(({ value, positions, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(positions, root, pointer, target)) }));
     return { documents, diagnostics: [], complete: true };
@@ -117,6 +124,16 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
       complete = false;
       return;
     }
+    const tooDeep = pointerPastDepth(value, MAX_NESTING_DEPTH);
+    if (tooDeep !== undefined) {
+      diagnostics.push({
+        location: at(findOffset(doc, tooDeep, 'value')),
+        path: formatPointer(tooDeep),
+        message: TOO_DEEP,
+      });
+      complete = false;
+      return;
+    }
     if (value === null || value === undefined) {
       const what = yamlDocs.length === 1 ? 'empty file (its only document is empty)' : `empty document (document ${index + 1} of ${yamlDocs.length})`;
       diagnostics.push({ location: at(doc.range[0]), path: '', message: `${what}; ${EXPECTED_DOCUMENT}` });
@@ -125,6 +142,22 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
     documents.push({ file, index, value, locate: (pointer, target = 'value') => at(findOffset(doc, pointer, target)) });
   });
   return { documents, diagnostics, complete };
+}
+
+/**
+ * The path to the first mapping or list nested deeper than `limit` levels (the document's own
+ * mapping is level 1), found without recursion; undefined when there is none.
+ */
+function pointerPastDepth(value: unknown, limit: number): Pointer | undefined {
+  const stack: { node: unknown; pointer: Pointer }[] = [{ node: value, pointer: [] }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { node, pointer } = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (pointer.length >= limit) return pointer;
+    if (Array.isArray(node)) node.forEach((item, i) => stack.push({ node: item, pointer: [...pointer, i] }));
+    else for (const [key, item] of Object.entries(node)) stack.push({ node: item, pointer: [...pointer, key] });
+  }
+  return undefined;
 }
 
 /**
@@ -203,6 +236,8 @@ function yamlSentence(problem: YAMLError): string {
 }
 
 function describeYamlSyntax(problem: YAMLError, location: SourceLocation): Diagnostic {
+  // Nesting so deep that the parser itself ran out of stack (`[[[[…` thousands of times).
+  if (problem.message.includes('Maximum call stack size exceeded')) return { location, path: '', message: TOO_DEEP };
   return { location, path: '', message: `YAML syntax error: ${yamlSentence(problem)}` };
 }
 

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/emulator/prng.js';
-import { parseManifestText, type ParsedFile } from '../../src/manifest/parse-documents.js';
+import { MAX_NESTING_DEPTH, parseManifestText, type ParsedFile } from '../../src/manifest/parse-documents.js';
 import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import type { Pointer } from '../../src/manifest/diagnostics.js';
@@ -45,7 +45,7 @@ function compareReaders(file: string, text: string): boolean {
   });
   const fastState = validateManifestTexts([{ file, text }]);
   expect(fastState).toStrictEqual(validateManifestTexts([{ file, text }], { yamlReader: 'yaml' }));
-  return readPlainYaml(text, new Set(['__proto__', 'constructor', 'prototype'])) !== undefined;
+  return readPlainYaml(text, new Set(['__proto__', 'constructor', 'prototype']), MAX_NESTING_DEPTH) !== undefined;
 }
 
 function view(p: ParsedFile) {
@@ -161,5 +161,59 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
     // Both paths were exercised: most generated files are taken fast, many broken ones are not.
     expect(taken).toBeGreaterThan(50);
     expect(broken).toBeGreaterThan(180);
+  });
+});
+
+describe('a document nested deeper than any manifest', () => {
+  /** An org whose groups nest `depth` deep, each the only child of the one above. */
+  function nestedGroups(depth: number): string {
+    const lines = ['apiVersion: platform-sync/v1', 'org:', '  name: acme'];
+    let indent = '  ';
+    for (let i = 0; i < depth; i++) {
+      lines.push(`${indent}groups:`, `${indent}  - name: g${i}`);
+      indent += '    ';
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  it(`is read up to ${MAX_NESTING_DEPTH} mappings and lists deep, by both readers alike`, () => {
+    // The 49th group's mapping is the 100th level: document, org, then a list and a mapping per group.
+    const text = nestedGroups(49);
+    expect(compareReaders('deep.yaml', text)).toBe(true);
+    expect(validateManifestTexts([{ file: 'deep.yaml', text }]).state?.resources).toHaveLength(50);
+  });
+
+  it('one level deeper is an error naming where, not a stack overflow, by both readers alike', () => {
+    const text = nestedGroups(50);
+    expect(compareReaders('deeper.yaml', text)).toBe(false);
+    const { state, diagnostics } = validateManifestTexts([{ file: 'deeper.yaml', text }]);
+    expect(state).toBeUndefined();
+    const list = `/org${'/groups/0'.repeat(49)}/groups`;
+    expect(diagnostics).toEqual([
+      {
+        // The 50th group's list: its first item, under the 49th group's `groups:` key.
+        location: { file: 'deeper.yaml', line: 103, column: 201 },
+        path: list,
+        message: `nested too deeply: more than ${MAX_NESTING_DEPTH} mappings and lists one inside another (a group inside another takes two); expected a shallower tree of groups`,
+      },
+    ]);
+  });
+
+  it('far deeper still (400 groups) is the same error, in a fresh reading', () => {
+    const { diagnostics } = validateManifestTexts([{ file: 'abyss.yaml', text: nestedGroups(400) }]);
+    expect(diagnostics.map((d) => d.message)).toEqual([expect.stringContaining('nested too deeply')]);
+  });
+});
+
+describe('nesting so deep that the YAML parser runs out of stack', () => {
+  it('is the same "nested too deeply" error, on the line where it happens', () => {
+    const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  description: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`;
+    const { diagnostics } = validateManifestTexts([{ file: 'flow.yaml', text }]);
+    // Where the stack runs out depends on the stack in use (the column, and whether the parser
+    // reports once more on its way out): every report is of line 4, and none is the raw RangeError.
+    expect(diagnostics.length).toBeGreaterThan(0);
+    expect(diagnostics.every((d) => d.location.line === 4)).toBe(true);
+    expect(diagnostics[0]!.message).toMatch(/^nested too deeply: more than 100 mappings and lists/);
+    expect(diagnostics.some((d) => d.message.includes('call stack'))).toBe(false);
   });
 });
