@@ -164,6 +164,34 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
   });
 });
 
+describe('long lists', () => {
+  /** An org with `n` identities and bindings, block and flow, and a long list inside some items. */
+  function longLists(n: number): string {
+    let text = 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n';
+    for (let i = 0; i < n; i++) {
+      text += i % 3 === 0 ? `    - {name: id-${i}, description: "flow ${i}"}\n` : `    - name: id-${i}\n      claimMatch:\n        issuer: https://issuer.example\n        subject: repo:acme/${i}\n`;
+    }
+    text += '  roles:\n    - name: wide\n      capabilities: [' + Array.from({ length: 40 }, (_, i) => `cap.${i}`).join(', ') + ']\n';
+    text += '  roleBindings:\n';
+    for (let i = 0; i < n; i++) text += `  - identity: id-${i}\n    role: ${i % 2 === 0 ? 'viewer' : 'wide'}\n`;
+    return text;
+  }
+
+  it('locate every item as the yaml package does, in order and in any order', () => {
+    const text = longLists(120);
+    expect(compareReaders('long.yaml', text)).toBe(true);
+    const fast = parseManifestText('long.yaml', text).documents[0]!;
+    const slow = parseManifestText('long.yaml', text, undefined, 'yaml').documents[0]!;
+    const r = createSeededRandom(7);
+    const all = pointers(fast.value);
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [all[i], all[j]] = [all[j]!, all[i]!];
+    }
+    for (const p of all) expect(fast.locate(p, 'key'), JSON.stringify(p)).toStrictEqual(slow.locate(p, 'key'));
+  });
+});
+
 describe('a document nested deeper than any manifest', () => {
   /** An org whose groups nest `depth` deep, each the only child of the one above. */
   function nestedGroups(depth: number): string {
