@@ -43,9 +43,22 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   const newNames = new Map<string, string>();
   let current = live;
   let byAddress = new Map(current.resources.map((r) => [r.address, r]));
-  /** Renames not yet applied to `current` (only its addresses in `byAddress`). */
+  /** Renames made so far in `byAddress` only, not yet in `current`. */
   let unapplied = false;
+  /**
+   * The depth (renameOrder) of the group renames among them. A group's rename moves its own
+   * address and everything beneath it: a later rename of a group at the same depth meets only
+   * its own address, but one deeper, or of anything else, is looked up in the state re-addressed.
+   */
+  let unappliedGroups: number | undefined;
   for (const d of wanted) {
+    const order = renameOrder(d);
+    if (unappliedGroups !== undefined && unappliedGroups !== order) {
+      current = readdress(live, newNames);
+      byAddress = new Map(current.resources.map((r) => [r.address, r]));
+      unapplied = false;
+      unappliedGroups = undefined;
+    }
     const oldAddress = oldAddressOf(d, d.renamedFrom!);
     const before = byAddress.get(oldAddress);
     const after = byAddress.get(d.address);
@@ -71,18 +84,13 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (!before || before.kind !== d.kind) continue;
     newNames.set(before.uid, (d.fields as { name: string }).name);
     previousAddress.set(d.address, oldAddress);
-    if (d.kind === 'group') {
-      // Everything under it moves, the groups a later rename names included: address it all again.
-      current = readdress(live, newNames);
-      byAddress = new Map(current.resources.map((r) => [r.address, r]));
-    } else {
-      // Groups come first (renameOrder); what else is renamed moves only itself among the
-      // renameable kinds (its children and the bindings naming it are not renamed), so its own
-      // address is all a later rename can meet: one readdress at the end, not one per rename.
-      byAddress.delete(oldAddress);
-      byAddress.set(d.address, before);
-      unapplied = true;
-    }
+    // Groups come first (renameOrder); what else is renamed moves only itself among the
+    // renameable kinds (its children and the bindings naming it are not renamed), so its own
+    // address is all a later rename can meet: one readdress at the end, not one per rename.
+    byAddress.delete(oldAddress);
+    byAddress.set(d.address, before);
+    unapplied = true;
+    if (d.kind === 'group') unappliedGroups = order;
   }
   if (unapplied) current = readdress(live, newNames);
   return { live: current, previousAddress, refusals };

@@ -313,6 +313,30 @@ describe('plan: renames in place (renamedFrom)', () => {
     expect(reversed.refusals.map((x) => [x.rule, x.addresses])).toEqual([['rename-conflict', ['repo:b', 'repo:a']]]);
   });
 
+  it('takes group renames one after another too, each deeper one inside its renamed parent', () => {
+    const live = liveState([r.group('a'), r.group('b'), r.group('b/x'), r.repo('b/x', 'app'), r.group('c')]);
+    // At one depth: b becomes d, which frees b for a, and c becomes e. One deeper, x (in what
+    // was b, now d) becomes y, and its repo moves with it.
+    const p = plan(
+      desiredState([
+        renamed(r.group('d'), 'b'),
+        renamed(r.group('b'), 'a'),
+        renamed(r.group('e'), 'c'),
+        renamed(r.group('d/y'), 'x'),
+        r.repo('d/y', 'app'),
+      ]),
+      live,
+    );
+    expect(p.refusals).toEqual([]);
+    expect(p.steps.map((s) => [s.address, s.action === 'update' ? s.previousAddress : s.action])).toEqual([
+      ['group:b', 'group:a'],
+      ['group:d', 'group:b'],
+      ['group:e', 'group:c'],
+      ['group:d/y', 'group:d/x'], // its previous name, in its parent as renamed
+    ]);
+    expect(step(p, 'group:d/y')).toMatchObject({ uid: uidOf(live, 'group:b/x'), updateMask: ['name'] });
+  });
+
   it('creates when neither name is live (the old one is gone already)', () => {
     expect(outline(plan(desiredState([renamed(r.repo('', 'new-app'), 'old-app')]), liveState([])))).toEqual(['create repo:new-app']);
   });
