@@ -99,47 +99,74 @@ function tally(counts: Map<Kind, Tally>, kind: Kind, uid: string, binding?: stri
 
 /** Builds every live resource of one org from its listings, kind by kind in create order. */
 export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
-  const org = buildOrgResource(raw.org);
-  const built: LiveResource[] = [org];
+  const builder = new LiveResourceBuilder(raw.org, raw.builtinRoles);
+  for (const kind of CREATE_ORDER) builder.add(kind, raw.items[kind] ?? []);
+  return builder.finish();
+}
+
+/**
+ * buildLiveResources one kind at a time, in create order (parents and referenced kinds first):
+ * the read builds each kind as soon as its listing is in, while the others are still arriving.
+ */
+export class LiveResourceBuilder {
+  private readonly built: LiveResource[];
   /** Resources that hold children (groups, repos), by uid. */
-  const parents = new Map<string, LiveResource>([[raw.org.uid, org]]);
+  private readonly parents: Map<string, LiveResource>;
   /** Path from the org root of each referenceable resource (identities, roles), by kind and uid. */
-  const pathsByKind = new Map<string, Map<string, string>>();
-  const builtinByUid = new Map(Object.entries(raw.builtinRoles).map(([name, uid]) => [uid, name]));
-  const unplaced = new Map<Kind, Tally>();
-  const unlisted = new Map<Kind, Tally>();
+  private readonly pathsByKind = new Map<string, Map<string, string>>();
+  private readonly builtinByUid: Map<string, string>;
+  private readonly unplaced = new Map<Kind, Tally>();
+  private readonly unlisted = new Map<Kind, Tally>();
+  /** Where in CREATE_ORDER the next kind added may be. */
+  private next = 0;
 
-  // A binding may name an identity or role outside the org (kept as `{uid}`), but one whose
-  // uid lies inside the org must have been listed: if not, that listing missed it, and the
-  // binding's address (`uid:…` instead of a path) would not match the manifests.
-  const referenceKey = (kind: Kind, uid: string, bindingUid: string): IdentityKey | RoleKey => {
-    const builtin = builtinByUid.get(uid); // flat uids: only a role can have one
+  constructor(
+    private readonly org: ApiObject,
+    builtinRoles: Record<string, string>,
+  ) {
+    const resource = buildOrgResource(org);
+    this.built = [resource];
+    this.parents = new Map([[org.uid, resource]]);
+    this.builtinByUid = new Map(Object.entries(builtinRoles).map(([name, uid]) => [uid, name]));
+  }
+
+  /**
+   * A binding may name an identity or role outside the org (kept as `{uid}`), but one whose
+   * uid lies inside the org must have been listed: if not, that listing missed it, and the
+   * binding's address (`uid:…` instead of a path) would not match the manifests.
+   */
+  private referenceKey(kind: Kind, uid: string, bindingUid: string): IdentityKey | RoleKey {
+    const builtin = this.builtinByUid.get(uid); // flat uids: only a role can have one
     if (builtin !== undefined) return { builtin };
-    const path = pathsByKind.get(kind)?.get(uid);
+    const path = this.pathsByKind.get(kind)?.get(uid);
     if (path !== undefined) return { path };
-    if (uid.startsWith(`${raw.org.uid}/`)) tally(unlisted, kind, uid, bindingUid);
+    if (uid.startsWith(`${this.org.uid}/`)) tally(this.unlisted, kind, uid, bindingUid);
     return { uid };
-  };
+  }
 
-  for (const kind of CREATE_ORDER) {
+  /** Adds every listed resource of `kind`; kinds come in CREATE_ORDER (others are not built). */
+  add(kind: Kind, items: readonly ApiObject[]): void {
+    const at = CREATE_ORDER.indexOf(kind, this.next);
+    if (at < 0) throw new Error(`live build: ${kind} added out of create order`);
+    this.next = at + 1;
     const descriptor = descriptorOf(kind);
     const roleRefFields = descriptor.fields.filter((spec) => spec.type === 'roleRef');
     const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
-    if (paths) pathsByKind.set(kind, paths);
-    for (const obj of inPlacementOrder(raw.items[kind] ?? [])) {
+    if (paths) this.pathsByKind.set(kind, paths);
+    for (const obj of inPlacementOrder(items)) {
       if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
-      const parentUid = descriptor.uidIsParent ? obj.uid : descriptor.listedPerParent ? raw.org.uid : parentUidOf(obj.uid);
-      const parent = parentUid === null ? undefined : parents.get(parentUid);
+      const parentUid = descriptor.uidIsParent ? obj.uid : descriptor.listedPerParent ? this.org.uid : parentUidOf(obj.uid);
+      const parent = parentUid === null ? undefined : this.parents.get(parentUid);
       if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
-        tally(unplaced, kind, obj.uid);
+        tally(this.unplaced, kind, obj.uid);
         continue;
       }
       const fields = readListedFields(descriptor, obj);
-      for (const ref of descriptor.references ?? []) fields[ref] = referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
+      for (const ref of descriptor.references ?? []) fields[ref] = this.referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
       // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
       for (const spec of roleRefFields) {
         const value = fields[spec.name] as { uid?: string } | undefined;
-        if (value?.uid !== undefined) fields[spec.name] = referenceKey('role', value.uid, obj.uid);
+        if (value?.uid !== undefined) fields[spec.name] = this.referenceKey('role', value.uid, obj.uid);
       }
       const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
       const resource = {
@@ -152,13 +179,16 @@ export function buildLiveResources(raw: RawOrgListings): BuiltLiveResources {
         fields,
       } as unknown as LiveResource;
       addTimestamps(resource, obj);
-      built.push(resource);
-      if (descriptor.holdsChildren) parents.set(obj.uid, resource);
+      this.built.push(resource);
+      if (descriptor.holdsChildren) this.parents.set(obj.uid, resource);
       paths?.set(obj.uid, joinPath(groupPath, String(fields.name)));
     }
   }
 
-  return { ...separateAmbiguities(built), unplaced: [...describeUnplaced(unplaced), ...describeUnlisted(unlisted)] };
+  /** The resources built, sorted, with the ambiguous addresses and what could not be placed. */
+  finish(): BuiltLiveResources {
+    return { ...separateAmbiguities(this.built), unplaced: [...describeUnplaced(this.unplaced), ...describeUnlisted(this.unlisted)] };
+  }
 }
 
 /** Keeps the first resource per address and reports every address held by more than one. */

@@ -7,9 +7,9 @@ import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
 import { UserError } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES, descriptorOf, KIND_INFO, type Kind } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, type Kind } from '../model/kinds.js';
 import type { IncompleteRead, LiveState } from '../model/resources.js';
-import { buildLiveResources, LISTED_KINDS } from './build-live-state.js';
+import { LiveResourceBuilder, LISTED_KINDS } from './build-live-state.js';
 
 /**
  * Readmes are one GET each (the API lists repos without them): on a big org they dominate a
@@ -57,18 +57,29 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
-  const listings = await Promise.all(LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, org.uid), expectedCount: expected.get(kind) })));
+  const listings = LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, org.uid), expectedCount: expected.get(kind) }));
+  // The first listing to fail ends the read at once, as Promise.all would.
+  const allListed = Promise.all(listings);
+  allListed.catch(() => undefined);
+  const listingOf = (kind: Kind): Promise<ListResult<ApiObject>> => {
+    const listing = listings[LISTED_KINDS.indexOf(kind)]!;
+    return Promise.race([listing, allListed.then(() => listing)]);
+  };
   const builtin = await builtinRead;
-  const items = {} as Record<Kind, ApiObject[]>;
-  const incomplete: IncompleteRead[] = [...builtin.incomplete];
   const owned = (await ownedByOrg).flat();
-  LISTED_KINDS.forEach((kind, i) => {
-    const listing: ListResult<ApiObject> = listings[i]!;
-    items[kind] = [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items];
-    if (!listing.consistent) incomplete.push({ kind, reason: `${KIND_INFO[kind].plural}: ${listing.problem ?? 'inconsistent listing'}` });
-  });
-
-  const built = buildLiveResources({ org, items, builtinRoles: builtin.roles });
+  // Each kind is built as soon as its listing is in (parents and referenced kinds first), while
+  // the pages of the kinds after it are still arriving.
+  const builder = new LiveResourceBuilder(org, builtin.roles);
+  for (const kind of CREATE_ORDER) {
+    if (!LISTED_KINDS.includes(kind)) continue;
+    const listing = await listingOf(kind);
+    builder.add(kind, [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items]);
+  }
+  const incomplete: IncompleteRead[] = [...builtin.incomplete];
+  for (const [i, listing] of (await allListed).entries()) {
+    if (!listing.consistent) incomplete.push({ kind: LISTED_KINDS[i]!, reason: `${KIND_INFO[LISTED_KINDS[i]!].plural}: ${listing.problem ?? 'inconsistent listing'}` });
+  }
+  const built = builder.finish();
   incomplete.push(...built.unplaced);
   await fetchManagedReadmes(client, built.resources, options.readmeRepos, options.readmeConcurrency ?? DEFAULT_README_CONCURRENCY);
   return {

@@ -222,6 +222,23 @@ describe('readLiveState', () => {
     }
   });
 
+  it('ends at the first listing that fails, without waiting for one still in flight', { timeout: 3000 }, async () => {
+    // The groups, built first, are held back until the test ends; the role binding listing fails.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    onTestFinished(() => release());
+    const failing = Object.create(client) as ApiClient;
+    const listings: string[] = [];
+    failing.list = (async (kind, query) => {
+      listings.push(kind);
+      if (query && 'descendantsOf' in query && kind === 'group') await held;
+      if (query && 'descendantsOf' in query && kind === 'roleBinding') throw new Error('the role binding listing failed');
+      return client.list(kind, query);
+    }) as ApiClient['list'];
+    await expect(readLiveState(failing, { org: { name: 'acme' } })).rejects.toThrow('the role binding listing failed');
+    expect(listings).toContain('roleBinding');
+  });
+
   it('reports kinds whose listing never read back consistently as incomplete', async () => {
     let now = Date.UTC(2026, 0, 1);
     const emu = await startTestEmulator({ seed, clock: () => now, faults: { pageTokenTtlSeconds: 1 } });
