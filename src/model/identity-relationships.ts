@@ -6,6 +6,7 @@
  * manifest check (with the place in the file and a fix) and by the emulator (as the API's field
  * violations). Pure.
  */
+import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText } from '../util/url.js';
 
 export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
@@ -73,7 +74,7 @@ export function compactRelationship(value: unknown): unknown {
     if (v === undefined || v === null || v === '') continue;
     if (Array.isArray(v) && v.length === 0) continue;
     if (isObject(v) && Object.keys(v).length === 0) continue;
-    out[k] = v;
+    setOwnKey(out, k, v);
   }
   return out;
 }

@@ -6,6 +6,7 @@
  * builder, planner, exporter and views iterate descriptors instead of switching on kind names.
  */
 import type { SourceLocation } from './resources.js';
+import { setOwnKey } from '../util/own-key.js';
 
 /**
  * How a managed field behaves, by the shape of its value:
@@ -172,7 +173,7 @@ export function copyValue(value: unknown): unknown {
     const out: Obj = {};
     for (const k in value) {
       if (!Object.hasOwn(value, k) || value[k] === undefined) continue;
-      out[k] = copyValue(value[k]);
+      setOwnKey(out, k, copyValue(value[k]));
     }
     return out;
   }

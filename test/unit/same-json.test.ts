@@ -1,10 +1,12 @@
 /**
  * sameJson (the planner's comparison of object fields) agrees with comparing canonicalJson
- * texts, which it replaces: over seeded random values, their reorderings and near misses.
+ * texts, which it replaces: over seeded random values, their reorderings and near misses; and
+ * copies of JSON from outside keep a "__proto__" key as data.
  */
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/emulator/prng.js';
-import { canonicalJson, sameJson } from '../../src/model/kind-descriptor.js';
+import { canonicalJson, copyValue, sameJson } from '../../src/model/kind-descriptor.js';
+import { compactRelationship } from '../../src/model/identity-relationships.js';
 
 
 describe('sameJson', () => {
@@ -40,5 +42,29 @@ describe('sameJson', () => {
     }
     expect(equal).toBeGreaterThan(1000);
     expect(different).toBeGreaterThan(500);
+  });
+});
+
+describe('copies of JSON from outside keep a "__proto__" key as data', () => {
+  // JSON.parse keeps the key as an own property; assigning it would set the copy's prototype
+  // instead: the key would vanish, and what it holds would be inherited.
+  const parsed = () => JSON.parse('{"issuer": "https://i.example", "__proto__": {"subject": "x"}, "nested": {"__proto__": [1]}}') as Record<string, unknown>;
+
+  it('copyValue', () => {
+    const copy = copyValue(parsed()) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['issuer', '__proto__', 'nested']);
+    expect(copy.subject).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed()));
+    // So the key is seen: it is no match for the same object without it.
+    expect(sameJson(copy, { issuer: 'https://i.example', nested: {} })).toBe(false);
+    expect(sameJson(copy, parsed())).toBe(true);
+  });
+
+  it('compactRelationship', () => {
+    const compact = compactRelationship(parsed()) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(compact)).toBe(Object.prototype);
+    expect(Object.keys(compact)).toEqual(['issuer', '__proto__', 'nested']);
+    expect(compact.subject).toBeUndefined();
   });
 });
