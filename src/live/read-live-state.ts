@@ -43,28 +43,18 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const builtinRead = readBuiltinRoles(client);
   builtinRead.catch(() => undefined); // awaited below; keeps an early org error from leaving it unhandled
   const orgRead = findOrg(client, options.org);
-  // Counted while the lookup is in flight, and the connections the listings will need opened.
   const expected = expectedListingCounts(options.expected ?? []);
-  client.preconnect?.(expectedRequests(expected));
+  // A pinned org's uid is known: its listings go out beside the lookup that checks it exists (a
+  // round trip sooner; they are only reads, and set aside if it does not). Else they wait for the
+  // lookup, and the connections they will need are opened while it is in flight.
+  const pinned = options.org.uid !== undefined ? startListings(client, options.org.uid, expected) : undefined;
+  if (!pinned) client.preconnect?.(expectedRequests(expected));
   const org = await orgRead;
   if (org === null) {
     const builtin = await builtinRead;
     return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles };
   }
-
-  // A resource with its parent's uid (the org's account association) is no descendant of the
-  // org: it is read by uid, beside the listings.
-  const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, org.uid)));
-  ownedByOrg.catch(() => undefined);
-  // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
-  const listings = LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, org.uid), expectedCount: expected.get(kind) }));
-  // The first listing to fail ends the read at once, as Promise.all would.
-  const allListed = Promise.all(listings);
-  allListed.catch(() => undefined);
-  const listingOf = (kind: Kind): Promise<ListResult<ApiObject>> => {
-    const listing = listings[LISTED_KINDS.indexOf(kind)]!;
-    return Promise.race([listing, allListed.then(() => listing)]);
-  };
+  const { ownedByOrg, allListed, listingOf } = pinned ?? startListings(client, org.uid, expected);
   const builtin = await builtinRead;
   const owned = (await ownedByOrg).flat();
   // Each kind is built as soon as its listing is in (parents and referenced kinds first), while
@@ -89,6 +79,34 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
     ambiguities: built.ambiguities,
     builtinRoles: builtin.roles,
   };
+}
+
+/** The reads of every resource under an org, in flight. */
+interface StartedListings {
+  /** The org's own resources whose uid is the org's (read by uid). */
+  ownedByOrg: Promise<{ kind: Kind; item: ApiObject }[][]>;
+  /** Every listing, in LISTED_KINDS order. */
+  allListed: Promise<ListResult<ApiObject>[]>;
+  /** One kind's listing, as soon as it is in; rejects as soon as any listing fails. */
+  listingOf(kind: Kind): Promise<ListResult<ApiObject>>;
+}
+
+/** Sends the reads of every resource under an org at once. */
+function startListings(client: ApiClient, orgUid: string, expected: ReadonlyMap<Kind, number>): StartedListings {
+  // A resource with its parent's uid (the org's account association) is no descendant of the
+  // org: it is read by uid, beside the listings.
+  const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, orgUid)));
+  ownedByOrg.catch(() => undefined);
+  // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
+  const listings = LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind) }));
+  // The first listing to fail ends the read at once, as Promise.all would.
+  const allListed = Promise.all(listings);
+  allListed.catch(() => undefined);
+  const listingOf = (kind: Kind): Promise<ListResult<ApiObject>> => {
+    const listing = listings[LISTED_KINDS.indexOf(kind)]!;
+    return Promise.race([listing, allListed.then(() => listing)]);
+  };
+  return { ownedByOrg, allListed, listingOf };
 }
 
 /**

@@ -222,6 +222,25 @@ describe('readLiveState', () => {
     }
   });
 
+  it("sends a pinned org's listings beside the lookup of its uid, not after it: the same state", { timeout: 3000 }, async () => {
+    const unpinned = await readLiveState(client, { org: { name: 'acme' } });
+    const orgUid = unpinned.org!.uid;
+    // The lookup of the pinned uid is answered only once a listing under it has been sent.
+    let listed!: () => void;
+    const listingSent = new Promise<void>((resolve) => (listed = resolve));
+    onTestFinished(() => listed());
+    const watched = Object.create(client) as ApiClient;
+    watched.get = (async (kind, uid) => {
+      if (kind === 'group' && uid === orgUid) await listingSent;
+      return client.get(kind, uid);
+    }) as ApiClient['get'];
+    watched.list = ((kind, query) => {
+      if (query && 'descendantsOf' in query) listed();
+      return client.list(kind, query);
+    }) as ApiClient['list'];
+    expect(await readLiveState(watched, { org: { name: 'acme', uid: orgUid } })).toEqual(unpinned);
+  });
+
   it('ends at the first listing that fails, without waiting for one still in flight', { timeout: 3000 }, async () => {
     // The groups, built first, are held back until the test ends; the role binding listing fails.
     let release!: () => void;
