@@ -61,7 +61,6 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   // the pages of the kinds after it are still arriving.
   const builder = new LiveResourceBuilder(org, builtin.roles);
   for (const kind of CREATE_ORDER) {
-    if (!LISTED_KINDS.includes(kind)) continue;
     const listing = await listingOf(kind);
     builder.add(kind, [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items]);
   }

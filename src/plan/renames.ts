@@ -84,9 +84,9 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (!before || before.kind !== d.kind) continue;
     newNames.set(before.uid, (d.fields as { name: string }).name);
     previousAddress.set(d.address, oldAddress);
-    // Groups come first (renameOrder); what else is renamed moves only itself among the
-    // renameable kinds (its children and the bindings naming it are not renamed), so its own
-    // address is all a later rename can meet: one readdress at the end, not one per rename.
+    // Of what this rename moves, only its own address can be looked up by the renames still to
+    // come before the next readdress (groups of one depth first, then what is not a group: that
+    // moves only itself among the renameable kinds), so the map is updated for it alone.
     byAddress.delete(oldAddress);
     byAddress.set(d.address, before);
     unapplied = true;

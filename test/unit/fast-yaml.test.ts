@@ -177,7 +177,7 @@ describe('long lists', () => {
     return text;
   }
 
-  it('locate every item as the yaml package does, in order and in any order', () => {
+  it('locates every item as the yaml package does, in order and in any order', () => {
     const text = longLists(120);
     expect(compareReaders('long.yaml', text)).toBe(true);
     const fast = parseManifestText('long.yaml', text).documents[0]!;
