@@ -97,7 +97,7 @@ async function measureRoundTripMs(client: ApiClient): Promise<number> {
 async function planBootstrap(client: ApiClient, dir: string): Promise<Plan> {
   const desired = await loadManifests([dir]);
   const live = await readLiveState(client, { org: { name: desired.org.name } });
-  return plan(desired, live);
+  return plan(desired, live, { bootstrap: true });
 }
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);

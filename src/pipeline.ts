@@ -50,14 +50,8 @@ function pathVariants(groupPath: string, groupRenames: ReadonlyMap<string, strin
   return variants;
 }
 
-export interface PlanningOptions extends PlanOptions {
-  /**
-   * Create the org when no root group of its name is visible (DESIGN.md §4). Without it, an org
-   * that is not visible is an error: a wrong URL, another tenant's token or a token scoped below
-   * the org look exactly like an org that does not exist, and must not make a second one.
-   */
-  bootstrap?: boolean;
-}
+/** Options of the whole sequence: the planner's, `bootstrap` included (an invisible org is then planned, not an error). */
+export type PlanningOptions = PlanOptions;
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {

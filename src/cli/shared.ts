@@ -128,7 +128,7 @@ export interface PlanningCliOptions {
   /** Still text here: planOptionsFrom parses it (parseDeleteRatio). */
   maxDeleteRatio?: string;
   allowMassDelete?: boolean;
-  /** `--rotate-secrets` (apply): send every declared secret again. */
+  /** `--rotate-secrets` (plan, apply): send every declared secret again. */
   rotateSecrets?: boolean;
 }
 
@@ -169,7 +169,8 @@ export function addPlanningOptions(command: Command): Command {
     .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on)')
     .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
     .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
-    .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error');
+    .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')
+    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one');
 }
 
 /** The planning options from the parsed command-line options. */

@@ -318,7 +318,7 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     }
     if (isOrg) {
       listAt(g.acceptedTerms, `${location}.acceptedTerms`).forEach((docId, i) => {
-        if (typeof docId !== 'string' || docId === '') return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id`);
+        if (typeof docId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(docId)) return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)`);
         inserts.push({ key: `terms:${myPath}/${docId}`, kind: 'terms', parentKey: key, data: { docId }, location: `${location}.acceptedTerms[${i}]` });
       });
     }

@@ -103,6 +103,8 @@ const ROUTES: { prefix: string; kind: ApiKind }[] = (Object.keys(KIND_INFO) as A
 
 const PING_PATH = '/ping/v2/ping';
 const README_SUFFIX = '/readme';
+/** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
+const TERMS_DOCUMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function matchRoute(path: string): Route | undefined {
   for (const { prefix, kind } of ROUTES) {
@@ -280,8 +282,8 @@ export class EmulatorService {
     rejectQuery(req.query, []);
     const body = (req.body ?? {}) as { documentIds?: unknown };
     const extra = Object.keys(body).filter((k) => k !== 'documentIds');
-    if (extra.length > 0 || !Array.isArray(body.documentIds) || body.documentIds.length === 0 || !body.documentIds.every((d) => typeof d === 'string' && d.trim() !== '')) {
-      throw invalidArgument([{ field: extra[0] ?? 'documentIds', description: extra.length > 0 ? 'is not a field of this request (known: documentIds)' : 'documentIds must be a non-empty list of document ids' }]);
+    if (extra.length > 0 || !Array.isArray(body.documentIds) || body.documentIds.length === 0 || !body.documentIds.every((d) => typeof d === 'string' && TERMS_DOCUMENT_ID.test(d))) {
+      throw invalidArgument([{ field: extra[0] ?? 'documentIds', description: extra.length > 0 ? 'is not a field of this request (known: documentIds)' : `documentIds must be a non-empty list of document ids, each matching "${TERMS_DOCUMENT_ID.source}"` }]);
     }
     let mutated = false;
     for (const docId of new Set(body.documentIds as string[])) {

@@ -14,6 +14,7 @@ import { ORG_ADDRESS, parentPath, pathDepth, type IdentityKey, type RoleKey } fr
 import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
+import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
 import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
@@ -84,6 +85,17 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
       `cannot export org ${live.org.name}: custom roles named like built-in roles cannot be written as manifests:\n` +
         shadowing.map((r) => `  - ${r.address} (uid ${(r as LiveResource).uid})`).join('\n') +
         '\nRename them (and update their bindings), then export again.',
+    );
+  }
+  // A key the manifest reader refuses (`__proto__`, `constructor`: a claim may be named so)
+  // would make manifests that `validate` rejects: name them instead (DESIGN.md §4).
+  const forbidden = live.resources.flatMap((r) => findForbiddenKeys(r.fields).map((path) => `  - ${r.address}: key ${JSON.stringify(path.at(-1))} at ${path.join('.')}`));
+  if (forbidden.length > 0) {
+    throw new UserError(
+      'EXPORT_UNREPRESENTABLE',
+      `cannot export org ${live.org.name}: live values hold keys that manifests cannot hold (they could alter object prototypes in programs that read them):\n` +
+        forbidden.join('\n') +
+        '\nRename or remove them on the service, then export again.',
     );
   }
   const index = indexLiveState(live);
@@ -361,4 +373,16 @@ function setAtPath(target: Record<string, unknown>, path: string, value: unknown
     holder = holder[part] as Record<string, unknown>;
   }
   holder[parts[parts.length - 1]!] = value;
+}
+
+/** Paths of the object keys under `value` that a manifest may not hold (FORBIDDEN_KEYS). */
+function findForbiddenKeys(value: unknown, path: string[] = []): string[][] {
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => findForbiddenKeys(v, [...path, String(i)]));
+  const found: string[][] = [];
+  for (const key of Object.keys(value)) {
+    if (FORBIDDEN_KEYS.has(key)) found.push([...path, key]);
+    found.push(...findForbiddenKeys((value as Record<string, unknown>)[key], [...path, key]));
+  }
+  return found;
 }

@@ -153,7 +153,13 @@ export class LiveResourceBuilder {
     const roleRefFields = descriptor.fields.filter((spec) => spec.type === 'roleRef');
     const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
     if (paths) this.pathsByKind.set(kind, paths);
+    // One resource read twice (the org's association by uid, and again by a server whose
+    // descendants_of listing includes the org's own) is one resource: de-duplicated by uid
+    // (placement order sorts by uid, so a repeat comes right after the first).
+    let previousUid: string | undefined;
     for (const obj of inPlacementOrder(items)) {
+      if (obj.uid === previousUid) continue;
+      previousUid = obj.uid;
       if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
       const parentUid = descriptor.uidIsParent ? obj.uid : descriptor.listedPerParent ? this.org.uid : parentUidOf(obj.uid);
       const parent = parentUid === null ? undefined : this.parents.get(parentUid);

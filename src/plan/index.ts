@@ -18,7 +18,7 @@ import { orderSteps, type OrderedStep } from './order.js';
 import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
 import { indexLive, type Holders, type LiveIndex } from './live-index.js';
 import { pushTo } from '../util/multimap.js';
-import { findRefusals } from './safety.js';
+import { findRefusals, rolesUpdatedAway } from './safety.js';
 import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
 import { applyRenames } from './renames.js';
@@ -43,6 +43,12 @@ export interface PlanOptions {
    * the API never returns one, so a changed secret cannot be detected.
    */
   rotateSecrets?: boolean;
+  /**
+   * Plan the create of the org when no root group of its name is visible (`--bootstrap`).
+   * Without it a missing org is a refusal, never a `create org` step (DESIGN.md §4): a wrong
+   * URL or another tenant's token looks exactly like an org that does not exist.
+   */
+  bootstrap?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
@@ -102,8 +108,21 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
   }
 }
 
-function isIgnored(p: Planning, resource: DesiredResource | LiveResource): boolean {
+/**
+ * Whether a live resource that nothing declared is left alone: its address matches an ignore
+ * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
+ */
+function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
   return isIgnoredResource(resource, p.ignore);
+}
+
+/**
+ * Whether a declared resource is left alone: only its own address counts (validate refuses
+ * that anyway). A declared binding of an ignored identity is managed like any other
+ * (DESIGN.md §4): ignoring a person leaves alone only the bindings the manifests do not declare.
+ */
+function isIgnoredDeclared(p: Planning, resource: DesiredResource): boolean {
+  return p.ignore.length > 0 && matchesAnyGlob(resource.address, p.ignore);
 }
 
 function addStep(p: Planning, step: PlanStep, groupPath: string): void {
@@ -212,8 +231,8 @@ function matchResources(p: Planning, desired: DesiredResource[]): Matching {
     `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
   const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
   const liveByKey = new Map<string, Binding<LiveResource>[]>();
-  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnored(p, d)) pushTo(desiredByKey, bindingKey(d), d);
-  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnored(p, l)) pushTo(liveByKey, bindingKey(l), l);
+  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
   const roleChanges: Matching['roleChanges'] = [];
   const paired = new Set<string>();
   for (const [key, ds] of desiredByKey) {
@@ -262,7 +281,7 @@ function resolveParent(p: Planning, parent: string, creating: Set<string>): { pa
 
 function planCreates(p: Planning, creates: DesiredResource[]): void {
   const candidates: OrderedStep[] = creates
-    .filter((d) => !isIgnored(p, d))
+    .filter((d) => !isIgnoredDeclared(p, d))
     .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));
   const byAddress = new Map(creates.map((d) => [d.address, d]));
   // In execution order a parent (and a referenced identity/role) is decided before what
@@ -314,7 +333,8 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
 
 function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
-    if (isIgnored(p, d) || isIgnored(p, l)) continue;
+    // A pair is declared: only the addresses count, not the ignored identity of a binding.
+    if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
     const changes = diffManagedFields(d, l);
     const rotate = p.rotateSecrets && d.secrets !== undefined ? Object.keys(d.secrets) : [];
     if (!changes.some((c) => !c.cleared) && rotate.length === 0) continue;
@@ -410,7 +430,7 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
   const keptByKind = new Map<Kind, string[]>();
   const tags: LiveResource[] = [];
   for (const l of unmatchedLive) {
-    if (l.address === ORG_ADDRESS || isIgnored(p, l)) continue;
+    if (l.address === ORG_ADDRESS || isIgnoredLive(p, l)) continue;
     if (l.kind === 'tag') tags.push(l);
     else if (descriptorOf(l.kind).permanent) {
       p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
@@ -436,12 +456,14 @@ function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: Desi
 }
 
 function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: Holders): void {
-  // A binding PATCHed away from a role stops referencing it, like a deleted binding.
+  // A binding PATCHed to another role, or an identity provider whose default role the plan
+  // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
   const updatedAway = new Map<string, string[]>();
   for (const { step } of p.steps.values()) {
-    if (step.action !== 'update' || step.kind !== 'roleBinding' || step.uid === undefined) continue;
+    if (step.action !== 'update') continue;
     const l = p.index.byUid.get(step.uid);
-    if (l?.kind === 'roleBinding') pushTo(updatedAway, roleRefAddress(l.fields.role), step.address);
+    if (l === undefined) continue;
+    for (const role of rolesUpdatedAway(step, l)) pushTo(updatedAway, roleRefAddress(role), step.address);
   }
   for (const l of deletes.values()) {
     const dependsOn: string[] = [];
@@ -580,7 +602,15 @@ function selectTargets(p: Planning, targets: string[]): number {
   const pending: string[] = [];
   for (const address of p.steps.keys()) if (matchesAnyGlob(address, globs)) pending.push(address);
   for (let i = 0; i < targets.length; i++) {
-    if (![...p.steps.keys()].some((a) => globs[i]!.test(a))) p.warnings.push(`--target ${targets[i]} matches no change`);
+    const glob = globs[i]!;
+    if ([...p.steps.keys()].some((a) => glob.test(a))) continue;
+    // Say which: a target whose resources are as declared, or one that names nothing at all (a typo).
+    const known = p.desired.resources.some((d) => glob.test(d.address)) || [...p.index.byAddress.keys()].some((a) => glob.test(a));
+    p.warnings.push(
+      known
+        ? `--target ${targets[i]} matches no change: what it names is live as declared`
+        : `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`,
+    );
   }
   while (pending.length > 0) {
     const address = pending.pop()!;
@@ -610,6 +640,7 @@ function summarise(steps: PlanStep[]): PlanSummary {
 export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
   const targets = options.targets ?? [];
   checkTargets(targets);
+  if (live.org === null && options.bootstrap !== true) return refuseInvisibleOrg(desired);
   const renamed = applyRenames(desired, live);
   live = renamed.live;
   const p: Planning = {
@@ -664,6 +695,25 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;
+}
+
+/** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */
+function refuseInvisibleOrg(desired: DesiredState): Plan {
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    org: { name: desired.org.name },
+    summary: { create: 0, update: 0, delete: 0 },
+    steps: [],
+    warnings: [],
+    refusals: [{
+      rule: 'org-not-visible',
+      message:
+        `org ${desired.org.name} is not visible (no root group of that name): a wrong URL, a token of another tenant or a token scoped below the org ` +
+        'look exactly like an org that does not exist; to create it, plan with bootstrap (--bootstrap)',
+      addresses: [ORG_ADDRESS],
+    }],
+    fingerprints: [],
+  };
 }
 
 /** Throws UnsafePlanError when the plan is refused: the gate before anything is applied. */

@@ -4,8 +4,10 @@
  * `raise_if_unsafe`). Pure.
  */
 import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
-import { deleteReliesOn, KINDS, type Kind } from '../model/kinds.js';
-import type { DeleteStep, PlanRefusal, PlanStep } from '../model/plan.js';
+import { deleteReliesOn, descriptorOf, KINDS, type Kind } from '../model/kinds.js';
+import type { RoleKey } from '../model/address.js';
+import { roleRefAddress } from './references.js';
+import type { DeleteStep, PlanRefusal, PlanStep, UpdateStep } from '../model/plan.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { Holders, LiveIndex } from './live-index.js';
 import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPruned, kindLabel, listNames } from './settings.js';
@@ -93,12 +95,33 @@ function whyKept(input: SafetyInput, r: LiveResource): string {
 }
 
 /**
+ * The role references a live resource holds that an update step changes: a binding's role
+ * (`roleUid` in the mask), an identity provider's `defaultRole` — any field of type `roleRef`.
+ * After the step the resource no longer references them.
+ */
+export function rolesUpdatedAway(step: UpdateStep, live: LiveResource): RoleKey[] {
+  if (step.kind !== live.kind) return [];
+  const fields = live.fields as unknown as Record<string, unknown>;
+  if (live.kind === 'roleBinding') return step.updateMask.includes('roleUid') ? [live.fields.role] : [];
+  const roles: RoleKey[] = [];
+  for (const spec of descriptorOf(live.kind).fields) {
+    if (spec.type !== 'roleRef' || !step.updateMask.includes(spec.apiName ?? spec.name)) continue;
+    const key = fields[spec.name] as RoleKey | undefined;
+    if (key !== undefined) roles.push(key);
+  }
+  return roles;
+}
+
+/**
  * A delete the server would answer with RESOURCE_NOT_EMPTY: a group or repo that keeps a
- * child, an identity or role that a kept binding still references.
+ * child, an identity or role that a kept binding still references. Judged on the plan's
+ * result, not on live state alone: a holder the same plan moves to another role no longer
+ * holds the old one, and a kept holder is named at the address the plan leaves it at.
  */
 function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanRefusal[] {
   const deletedUids = new Set(deletes.map((s) => s.uid));
-  const updatedUids = new Set(input.steps.flatMap((s) => (s.action === 'update' && s.kind === 'roleBinding' ? [s.uid] : [])));
+  const updates = new Map<string, UpdateStep>();
+  for (const s of input.steps) if (s.action === 'update') updates.set(s.uid, s);
   const refusals: PlanRefusal[] = [];
   const { holders } = input;
   for (const s of deletes) {
@@ -106,13 +129,18 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
     if (s.kind === 'identity' || s.kind === 'role') {
       for (const b of holders.bindingsByRef.get(s.address) ?? []) {
         if (deletedUids.has(b.uid)) continue;
-        // A binding PATCHed to another role no longer references this role (it keeps its identity).
-        if (s.kind === 'role' && updatedUids.has(b.uid)) continue;
+        // A binding PATCHed to another role, or an identity provider given another default
+        // role, no longer references this role (a binding keeps its identity).
+        const update = updates.get(b.uid);
+        if (s.kind === 'role' && update && rolesUpdatedAway(update, b).some((k) => roleRefAddress(k) === s.address)) continue;
         blockers.push(b);
       }
     }
     if (blockers.length === 0) continue;
-    const names = blockers.map((b) => `${b.address} (${whyKept(input, b)})`);
+    const names = blockers.map((b) => {
+      const update = updates.get(b.uid);
+      return update && update.address !== b.address ? `${update.address} (updated by this plan from ${b.address})` : `${b.address} (${whyKept(input, b)})`;
+    });
     const verb = s.kind === 'identity' || s.kind === 'role' ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',

@@ -6,10 +6,14 @@
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UserError } from '../model/errors.js';
-import type { Plan, PlanStep } from '../model/plan.js';
-import { checkFingerprints, fingerprintLive, readmeReposOf, uidKey } from './fingerprint.js';
+import type { CreateStep, Plan, PlanStep, UpdateStep } from '../model/plan.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import { descriptorOf } from '../model/kinds.js';
+import { liveDefault, sameValue } from '../model/kind-descriptor.js';
+import { pushTo } from '../util/multimap.js';
+import { checkFingerprints, readmeReposOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
-import type { LiveState } from '../model/resources.js';
+import type { LiveResource, LiveState } from '../model/resources.js';
 
 /** A saved plan touches a uid its own fingerprints do not vouch for: it was edited, or is not ours. */
 export class UnvouchedPlanError extends UserError {
@@ -93,18 +97,63 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
 
 /**
  * Whether live state is what the plan leads to: everything it creates is there, everything it
- * deletes is gone, everything it updates changed at the address it names. Then a stale plan
- * is simply one that was applied already (a re-run of the apply job), not someone else's change.
+ * deletes is gone, and every resource it creates or updates holds exactly the step's `after`
+ * values (DESIGN.md §4). Then a stale plan is simply one that was applied already (a re-run of
+ * the apply job); a resource changed to anything else is someone else's change, and stale.
  */
 function wasApplied(saved: Plan, live: LiveState): boolean {
   if (saved.steps.length === 0 || live.org === null) return false;
   const byUid = new Map(live.resources.map((r) => [uidKey(r.kind, r.uid), r]));
-  const addresses = new Set(live.resources.map((r) => r.address));
-  const versions = new Map(saved.fingerprints.map((f) => [f.uid, f.version]));
-  const after = new Map(fingerprintLive(live).map((f) => [f.uid, f.version]));
+  const byAddress = new Map<string, LiveResource[]>();
+  for (const r of live.resources) pushTo(byAddress, r.address, r);
+  const uidAt = (address: string): string | undefined => {
+    const found = byAddress.get(address);
+    return found?.length === 1 ? found[0]!.uid : undefined;
+  };
   return saved.steps.every((step) => {
-    if (step.action === 'create') return addresses.has(step.address);
     if (step.action === 'delete') return !byUid.has(uidKey(step.kind, step.uid));
-    return byUid.get(uidKey(step.kind, step.uid))?.address === step.address && after.get(step.uid) !== versions.get(step.uid);
+    const now = step.action === 'create' ? byAddress.get(step.address) : [byUid.get(uidKey(step.kind, step.uid))];
+    if (now?.length !== 1 || now[0] === undefined || now[0].address !== step.address) return false;
+    return holdsAfter(step, now[0], live, uidAt);
   });
+}
+
+/**
+ * Whether a live resource holds every value a create or update step sets. A reference is
+ * compared as the uid it names now; a secret (never returned by the API) cannot be compared and
+ * is left out; an update compares the fields its mask names.
+ */
+function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live: LiveState, uidAt: (address: string) => string | undefined): boolean {
+  const descriptor = descriptorOf(step.kind);
+  const have = resource.fields as unknown as Record<string, unknown>;
+  const fields = step.action === 'update' ? step.updateMask : Object.keys(step.after);
+  for (const field of fields) {
+    if (descriptor.secretPaths?.includes(field)) continue;
+    const ref = (step.refs as Record<string, { address: string } | undefined> | undefined)?.[field];
+    const want = step.after[field] ?? (ref ? uidAt(ref.address) : undefined);
+    if (resource.kind === 'roleBinding' && (field === 'identityUid' || field === 'roleUid')) {
+      const key = field === 'identityUid' ? resource.fields.identity : resource.fields.role;
+      if (want === undefined || referencedUid(field === 'identityUid' ? 'identity' : 'role', key, live, uidAt) !== want) return false;
+      continue;
+    }
+    const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === field);
+    if (spec === undefined) {
+      if (field === descriptor.orgScopeField) continue; // the org's own uid, checked by the plan's org
+      return false;
+    }
+    if (spec.type === 'roleRef') {
+      const key = have[spec.name] as RoleKey | undefined;
+      if (want === undefined || key === undefined || referencedUid('role', key, live, uidAt) !== want) return false;
+      continue;
+    }
+    if (!sameValue(spec, have[spec.name] ?? liveDefault(spec), want)) return false;
+  }
+  return true;
+}
+
+/** The uid an identity or role reference of a live resource names. */
+function referencedUid(kind: 'identity' | 'role', key: IdentityKey | RoleKey, live: LiveState, uidAt: (address: string) => string | undefined): string | undefined {
+  if ('uid' in key) return key.uid;
+  if ('builtin' in key) return live.builtinRoles[key.builtin];
+  return uidAt(`${kind}:${key.path}`);
 }

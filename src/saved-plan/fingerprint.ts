@@ -45,7 +45,8 @@ export interface StaleEntry {
  */
 /** Repos whose readme a saved plan changes: re-read them so {@link checkFingerprints} can compare. */
 export function readmeReposOf(saved: Plan): Set<string> {
-  return new Set(saved.steps.filter((s) => s.action === 'update' && s.updateMask?.includes('readme')).map((s) => s.address));
+  // A create's readme too: whether a re-run finds the plan already applied compares it.
+  return new Set(saved.steps.filter((s) => (s.action === 'update' && s.updateMask?.includes('readme')) || (s.action === 'create' && s.after.readme !== undefined)).map((s) => s.address));
 }
 
 export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {

@@ -219,7 +219,7 @@ describe('plan (generated)', () => {
       const liveShapes = chance(rng, 0.1) ? [] : generateShapes(rng, 'live', outsider);
       await buildLive(api, liveShapes);
       const live = await readLive(api);
-      const p = plan(desired, live, { allowMassDelete: true });
+      const p = plan(desired, live, { allowMassDelete: true, bootstrap: true });
       expect(p.refusals, `seed ${seed}`).toEqual([]);
       // The executor's graph takes the planner's edges as they are and rejects a plan missing one.
       expect(() => buildStepGraph(p.steps), `seed ${seed}`).not.toThrow();
@@ -263,7 +263,7 @@ describe('plan (generated)', () => {
       const { api, outsider } = openApi(seed);
       const desired = desiredState(generateShapes(rng, 'desired', outsider), { settings });
       await buildLive(api, generateShapes(rng, 'live', outsider));
-      const p: Plan = plan(desired, await readLive(api), { allowMassDelete: true });
+      const p: Plan = plan(desired, await readLive(api), { allowMassDelete: true, bootstrap: true });
       if (p.refusals.length > 0) {
         expect(() => assertSafe(p), `seed ${seed}`).toThrow(UnsafePlanError);
         expect(p.refusals.every((x) => x.rule === 'not-empty'), `seed ${seed}`).toBe(true);

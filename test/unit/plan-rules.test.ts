@@ -177,7 +177,7 @@ describe('plan: creates', () => {
       r.binding('eng/platform', '/eng/ci', 'deployer'),
       r.repo('', 'nginx', { readme: '# nginx\n' }),
     ]);
-    const p = plan(desired, emptyLive());
+    const p = plan(desired, emptyLive(), { bootstrap: true });
     expect(outline(p)).toEqual([
       'create org',
       'create group:eng',
@@ -732,7 +732,7 @@ describe('plan: targets', () => {
   it('accepts globs, and says when a target matches nothing', () => {
     const p = plan(desired, liveState([]), { targets: ['repo:*', 'group:nope'] });
     expect(outline(p)).toEqual(['create repo:app', 'create repo:web']);
-    expect(p.warnings).toEqual(['--target group:nope matches no change', '3 other changes are not in this plan because of --target']);
+    expect(p.warnings).toEqual(['--target group:nope matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)', '3 other changes are not in this plan because of --target']);
     expect(p.untargeted).toBe(3);
   });
 

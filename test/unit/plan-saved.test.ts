@@ -33,7 +33,7 @@ function scenario() {
 
 /** A plan as `plan --out` saves it: with a fingerprint of every live resource it read. */
 function savedPlanOf(desired: DesiredState, live: LiveState): Plan {
-  return { ...plan(desired, live), fingerprints: fingerprintLive(live) };
+  return { ...plan(desired, live, { bootstrap: true }), fingerprints: fingerprintLive(live) };
 }
 
 function withResource(live: LiveState, extra: LiveState['resources'][number]): LiveState {

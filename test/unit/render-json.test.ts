@@ -30,7 +30,7 @@ describe('renderJsonPlan', () => {
   it('validates against schemas/plan.schema.json for real planner output', () => {
     const plans = [
       scenarioPlan(),
-      plan(desiredState([r.group('a'), r.identity('a', 'x'), r.binding('a', 'x', 'viewer')]), emptyLive()),
+      plan(desiredState([r.group('a'), r.identity('a', 'x'), r.binding('a', 'x', 'viewer')]), emptyLive(), { bootstrap: true }),
       plan(desiredState([]), liveState([r.group('a'), r.repo('a', 'x'), r.tag('a', 'x', '1')])),
     ];
     for (const p of plans) {

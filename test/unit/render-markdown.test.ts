@@ -44,12 +44,12 @@ describe('renderMarkdownPlan', () => {
     const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }));
     expect(md).toBe(
       '### platform-sync plan for `acme`\n\n**No changes to the targeted resources.**\n\n**Warnings**\n\n' +
-        '- --target repo:y matches no change\n- 1 other change is not in this plan because of --target\n',
+        '- --target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n- 1 other change is not in this plan because of --target\n',
     );
   });
 
   it('fences code so that a readme holding ``` cannot break out', () => {
-    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive()));
+    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive(), { bootstrap: true }));
     expect(md).toContain('````diff\n');
     expect(md).toContain('\n````\n\n</details>');
   });
@@ -57,7 +57,7 @@ describe('renderMarkdownPlan', () => {
   it('cuts to fit 60,000 characters and says what was cut', () => {
     const shapes = Array.from({ length: 1500 }, (_, i) => r.repo('', `repo-${String(i).padStart(4, '0')}`, { description: 'x'.repeat(40) }));
     const identities = Array.from({ length: 50 }, (_, i) => r.identity('', `id-${i}`));
-    const p = plan(desiredState([...shapes, ...identities]), emptyLive());
+    const p = plan(desiredState([...shapes, ...identities]), emptyLive(), { bootstrap: true });
     const md = renderMarkdownPlan(p);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
     expect(md.startsWith('### platform-sync plan for `acme`\n\n**Plan: 1551 to create, 0 to update, 0 to delete.**')).toBe(true);

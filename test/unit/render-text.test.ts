@@ -104,7 +104,7 @@ describe('renderTextPlan', () => {
     expect(renderTextPlan(p, { color: false })).toContain(
       'Warnings:\n  ! 1 identity not in the manifests is kept (identity:kept): settings.prune.identities is false\n',
     );
-    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive()), {
+    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive(), { bootstrap: true }), {
       color: false,
     });
     expect(bootstrap).toContain('+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n');
@@ -126,12 +126,12 @@ describe('renderTextPlan with --target', () => {
   it('does not claim the org matches the manifests when the targets match no change', () => {
     const text = renderTextPlan(plan(desired, live, { targets: ['repo:nothing'] }), { color: false });
     expect(text).toBe(
-      'Warnings:\n  ! --target repo:nothing matches no change\n  ! 2 other changes are not in this plan because of --target\n\n' +
+      'Warnings:\n  ! --target repo:nothing matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n  ! 2 other changes are not in this plan because of --target\n\n' +
         'No changes to the targeted resources.\n',
     );
     // In sync with a target: still no claim about what the targets do not cover.
     expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes), { targets: ['repo:*'] }), { color: false })).toBe(
-      'Warnings:\n  ! --target repo:* matches no change\n\nNo changes to the targeted resources.\n',
+      'Warnings:\n  ! --target repo:* matches no change: what it names is live as declared\n\nNo changes to the targeted resources.\n',
     );
   });
 });

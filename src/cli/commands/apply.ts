@@ -48,8 +48,7 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .argument('[paths...]', 'manifest files or directories, or one saved plan file (.json)')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
-    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
-    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource');
+    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
