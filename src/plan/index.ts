@@ -664,6 +664,8 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   // What holds them: what each delete waits for, and (safety) what would keep one from happening.
   const holders = p.index.holdersOf(new Set(deletes.keys()));
   planDeletes(p, deletes, holders);
+  // Before --target leaves some out: a declared reference holds what it names whether targeted or not.
+  const plannedSteps = [...p.steps.values()].map((s) => s.step);
   const untargeted = targets.length > 0 ? selectTargets(p, targets) : undefined;
   explainReplacements(p);
   noteTagsOfDeletedRepos(p);
@@ -671,6 +673,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const steps = orderSteps([...p.steps.values()]);
   const refusals: PlanRefusal[] = [...p.refusals, ...findRefusals({
     steps,
+    plannedSteps,
     live,
     index: p.index,
     holders,

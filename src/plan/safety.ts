@@ -7,7 +7,8 @@ import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
 import { deleteReliesOn, descriptorOf, KINDS, type Kind } from '../model/kinds.js';
 import type { RoleKey } from '../model/address.js';
 import { roleRefAddress } from './references.js';
-import type { DeleteStep, PlanRefusal, PlanStep, UpdateStep } from '../model/plan.js';
+import type { CreateStep, DeleteStep, PlanRefusal, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
+import { pushTo } from '../util/multimap.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { Holders, LiveIndex } from './live-index.js';
 import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPruned, kindLabel, listNames } from './settings.js';
@@ -15,6 +16,8 @@ import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPru
 export interface SafetyInput {
   /** The steps as planned (after --target selection). */
   steps: readonly PlanStep[];
+  /** Every step planned, before --target selection (what the manifests declare references stays referenced). */
+  plannedSteps?: readonly PlanStep[];
   live: LiveState;
   index: LiveIndex;
   /** What holds the resources the plan deletes (a superset of these steps' deletes: --target may drop some). */
@@ -122,6 +125,11 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
   const deletedUids = new Set(deletes.map((s) => s.uid));
   const updates = new Map<string, UpdateStep>();
   for (const s of input.steps) if (s.action === 'update') updates.set(s.uid, s);
+  const referencedBySteps = new Map<string, (CreateStep | UpdateStep)[]>();
+  for (const step of input.plannedSteps ?? input.steps) {
+    if (step.action === 'delete' || !step.refs) continue;
+    for (const ref of Object.values(step.refs) as (UidReference | undefined)[]) if (ref) pushTo(referencedBySteps, ref.address, step);
+  }
   const refusals: PlanRefusal[] = [];
   const { holders } = input;
   for (const s of deletes) {
@@ -136,16 +144,20 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
         blockers.push(b);
       }
     }
-    if (blockers.length === 0) continue;
+    // What this plan creates or updates to reference it holds it too (a declared binding to an
+    // identity the manifests leave out): the create would fail, or the delete would.
+    const declaredHolders = s.kind === 'identity' || s.kind === 'role' ? (referencedBySteps.get(s.address) ?? []) : [];
+    if (blockers.length === 0 && declaredHolders.length === 0) continue;
     const names = blockers.map((b) => {
       const update = updates.get(b.uid);
       return update && update.address !== b.address ? `${update.address} (updated by this plan from ${b.address})` : `${b.address} (${whyKept(input, b)})`;
     });
+    for (const step of declaredHolders) names.push(`${step.address} (declared${step.source ? ` at ${step.source.file}:${step.source.line}:${step.source.column}` : ''}, ${step.action}d by this plan)`);
     const verb = s.kind === 'identity' || s.kind === 'role' ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',
       message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY${pruneOffFix(input, blockers)}`,
-      addresses: [s.address, ...blockers.map((b) => b.address)],
+      addresses: [s.address, ...blockers.map((b) => b.address), ...declaredHolders.map((d) => d.address)],
     });
   }
   return refusals;

@@ -44,7 +44,8 @@ export function findUnvouchedSteps(saved: Plan): string[] {
   // A rename re-addresses everything beneath it, and a binding's address holds its role (which
   // an update may change): the address a step names and the one the resource was read at may
   // then differ, never in their kind.
-  const renames = saved.steps.some((s) => s.action === 'update' && s.previousAddress !== undefined);
+  // So may a plan that --target cut a rename out of (its other steps name the new addresses).
+  const renames = saved.untargeted !== undefined || saved.steps.some((s) => s.action === 'update' && s.previousAddress !== undefined);
   const kindOf = (address: string) => address.slice(0, address.indexOf(':') + 1) || address;
   const sameResource = (read: string, named: string) =>
     read === named || (kindOf(read) === kindOf(named) && (renames || kindOf(named) === 'roleBinding:'));

@@ -1,0 +1,327 @@
+/**
+ * fast-check generators for the invariant suite: an org as a small model (groups at depth with
+ * every kind a manifest declares), edits that turn one org's manifests into the next (adds,
+ * removals, field changes, `renamedFrom` at every level, moves to another group, bindings by
+ * uid), settings (prune per kind, ignore and protect globs), hand edits made behind a saved
+ * plan's back, and faults during an apply. Names come from small pools so that two draws meet:
+ * matched resources, renames onto taken names, protected and ignored addresses.
+ */
+import fc from 'fast-check';
+
+export const ISSUER = 'https://token.actions.githubusercontent.com';
+export const SECRET_ENV = 'PLATFORM_SYNC_SECRET_OKTA';
+export const SECRET_VALUE = 'invariant-suite-secret-value-0001';
+const BUILTINS = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
+const CAPABILITIES = ['repo.list', 'tag.create', 'identity.list', 'groups.list', 'repo.update'] as const;
+
+export interface MIdentity { name: string; description?: string; relationship: number }
+export interface MRole { name: string; description?: string; capabilities: string[] }
+/** A binding: an identity of its group (by index) or a hand-made person by uid, and a role by index. */
+export interface MBinding { identity: number; role: number; byUid?: boolean; human?: boolean }
+export interface MRepo { name: string; description?: string; readme?: string }
+export interface MIdp { name: string; defaultRole: number; clientId: string; mappings: { externalGroup: string; role: number }[] }
+export interface MGroup {
+  name: string;
+  renamedFrom?: string;
+  description?: string;
+  identities: (MIdentity & { renamedFrom?: string })[];
+  roles: (MRole & { renamedFrom?: string })[];
+  bindings: MBinding[];
+  repos: (MRepo & { renamedFrom?: string })[];
+  subscriptions: string[];
+  idps: (MIdp & { renamedFrom?: string })[];
+  association?: { name: string; account: string };
+  groups: MGroup[];
+}
+export interface MOrg extends MGroup { terms: string[] }
+
+const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
+
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(3) });
+const roleArb = (name: string) =>
+  fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
+const repoArb = (name: string) => fc.record({ name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')) });
+const idpArb = (name: string) =>
+  fc.record({
+    name: fc.constant(name),
+    defaultRole: fc.nat(10),
+    clientId: fc.constantFrom('c-1', 'c-2'),
+    mappings: fc.uniqueArray(fc.record({ externalGroup: fc.constantFrom('admins', 'devs'), role: fc.nat(10) }), { maxLength: 2, selector: (m) => `${m.externalGroup}` }),
+  });
+
+/** Some of `pool`, each drawn with its own fields. */
+function subsetOf<T>(pool: readonly string[], item: (name: string) => fc.Arbitrary<T>, max = pool.length): fc.Arbitrary<T[]> {
+  return fc.subarray([...pool], { maxLength: max }).chain((names) => (names.length === 0 ? fc.constant([] as T[]) : fc.tuple(...names.map(item))));
+}
+
+function groupArb(name: string, depth: number): fc.Arbitrary<MGroup> {
+  const children: fc.Arbitrary<MGroup[]> =
+    depth >= 3 ? fc.constant([]) : fc.subarray(['a', 'b'], { maxLength: depth === 0 ? 2 : 1 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))));
+  return fc.record({
+    name: fc.constant(name),
+    description,
+    identities: subsetOf(['bot', 'ci', 'deploy'], identityArb, 2),
+    roles: subsetOf(['reader', 'writer'], roleArb, 1),
+    bindings: fc.array(fc.record({ identity: fc.nat(5), role: fc.nat(10) }), { maxLength: 2 }),
+    repos: subsetOf(['app', 'web', 'legacy'], repoArb, 2),
+    subscriptions: fc.subarray(['https://hooks.acme.dev/a', 'https://hooks.acme.dev/b'], { maxLength: 1 }),
+    idps: depth <= 1 ? subsetOf(['okta'], idpArb) : fc.constant([]),
+    association: maybe(fc.record({ name: fc.constantFrom('cloud', 'code'), account: fc.constantFrom('123456789012', '210987654321') })),
+    groups: children,
+  });
+}
+
+export const orgArb: fc.Arbitrary<MOrg> = groupArb('org', 0).chain((g) =>
+  fc.subarray(['tos-2026', 'dpa-v2']).map((terms) => ({ ...g, terms })),
+);
+
+/** An edit of the manifests, applied to a copy of the org model by index (modulo what is there). */
+export type Edit =
+  | { op: 'remove'; at: number }
+  | { op: 'describe'; at: number; text: string }
+  | { op: 'rename'; at: number; to: string; declare: boolean }
+  | { op: 'move'; at: number; to: number }
+  | { op: 'add'; at: number; what: 'identity' | 'repo' | 'role' | 'group' | 'binding' | 'subscription' }
+  | { op: 'role'; at: number; role: number }
+  | { op: 'byUid'; at: number }
+  | { op: 'bindHuman'; at: number; role: number };
+
+export const editArb: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('describe' as const), at: fc.nat(), text: fc.constantFrom('', 'changed', 'Team of builders') }),
+  fc.record({ op: fc.constant('rename' as const), at: fc.nat(), to: fc.constantFrom('x1', 'x2', 'b', 'web'), declare: fc.boolean() }),
+  fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ op: fc.constant('add' as const), at: fc.nat(), what: fc.constantFrom('identity' as const, 'repo' as const, 'role' as const, 'group' as const, 'binding' as const, 'subscription' as const) }),
+  fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(10) }),
+  fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
+);
+
+export interface GenSettings {
+  prune: boolean | Record<string, boolean>;
+  ignore: string[];
+  protect: string[];
+}
+
+export const settingsArb: fc.Arbitrary<GenSettings> = fc.record({
+  prune: fc.oneof(
+    fc.boolean(),
+    fc.record({ identities: fc.boolean(), repos: fc.boolean(), roleBindings: fc.boolean(), groups: fc.boolean(), roles: fc.boolean(), subscriptions: fc.boolean() }, { requiredKeys: [] }),
+  ),
+  // Declared resources never match these (no declared identity is named human-*, no repo *hand*).
+  ignore: fc.subarray(['identity:*human-*', 'identity:human-*', 'repo:*hand*', 'identity:a/*human*']),
+  protect: fc.subarray(['repo:*legacy*', 'repo:a/*', 'repo:x1/*', 'group:a', 'identity:*bot', 'subscription:*', 'repo:*hand*']),
+});
+
+/** What is done by hand after the first apply: people (ignored or not) with bindings, tags, an unmanaged repo. */
+export interface Extras {
+  humans: { group: number; name: string; role: (typeof BUILTINS)[number] }[];
+  tags: number[];
+  handRepo?: number;
+}
+
+export const extrasArb: fc.Arbitrary<Extras> = fc.record({
+  humans: fc.uniqueArray(fc.record({ group: fc.nat(6), name: fc.constantFrom('human-ann', 'human-bob'), role: fc.constantFrom(...BUILTINS) }), { maxLength: 2, selector: (h) => h.name }),
+  tags: fc.uniqueArray(fc.nat(8), { maxLength: 2 }),
+  handRepo: maybe(fc.nat(6)),
+});
+
+/** A change made by hand between `plan --out` and `apply plan.json`. */
+export type HandEdit = { op: 'none' } | { op: 'describe'; at: number } | { op: 'delete'; at: number } | { op: 'create'; at: number };
+export const handEditArb: fc.Arbitrary<HandEdit> = fc.oneof(
+  fc.constant({ op: 'none' as const }),
+  fc.record({ op: fc.constant('describe' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('delete' as const), at: fc.nat() }),
+  fc.record({ op: fc.constant('create' as const), at: fc.nat() }),
+);
+
+/** Faults while applying: resets and 500s (some after the change was made), or an interrupt after a few steps. */
+export type ApplyFault = { kind: 'none' } | { kind: 'resets'; seed: number } | { kind: 'interrupt'; after: number };
+export const faultArb: fc.Arbitrary<ApplyFault> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resets' as const), seed: fc.nat(1_000_000) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('interrupt' as const), after: fc.integer({ min: 1, max: 6 }) }) },
+);
+
+/** Every group of the model, depth first, with its path from the org root ('' for the org). */
+export function groupsOf(org: MGroup): { path: string; group: MGroup; depth: number }[] {
+  const out: { path: string; group: MGroup; depth: number }[] = [];
+  const walk = (g: MGroup, path: string, depth: number) => {
+    out.push({ path, group: g, depth });
+    for (const c of g.groups) walk(c, path === '' ? c.name : `${path}/${c.name}`, depth + 1);
+  };
+  walk(org, '', 0);
+  return out;
+}
+
+/** Role names a binding in the group at `index` of groupsOf may use: built-ins, then custom roles of it and its ancestors. */
+function rolesVisible(all: { path: string; group: MGroup }[], index: number): string[] {
+  const path = all[index]!.path;
+  const custom = all.filter((g) => g.path === '' || path === g.path || path.startsWith(`${g.path}/`)).flatMap((g) => g.group.roles.map((r) => r.name));
+  // The nearest one wins for a bare name: list each name once.
+  return [...BUILTINS, ...new Set(custom)];
+}
+
+/** Uids the rendering needs: identities by path (for bindings by uid), and hand-made people. */
+export interface Uids {
+  identity: Map<string, string>;
+  humans: { group: string; name: string; uid: string }[];
+}
+
+const RELATIONSHIPS: Record<string, unknown>[] = [
+  { claimMatch: { issuer: ISSUER, subject: 'repo:acme/app:ref:refs/heads/main' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main', claims: { repository_owner: 'acme' } } },
+  { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
+  { servicePrincipal: 'COSIGNED' },
+];
+
+/** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
+export function renderManifest(org: MOrg, orgName: string, settings: GenSettings | undefined, uids?: Uids): string {
+  const all = groupsOf(org);
+  const render = (g: MGroup, index: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    if (index !== 0) out.name = g.name;
+    if (g.renamedFrom !== undefined) out.renamedFrom = g.renamedFrom;
+    if (g.description !== undefined) out.description = g.description;
+    if (g.identities.length > 0) {
+      out.identities = g.identities.map((i) => ({ name: i.name, ...(i.renamedFrom ? { renamedFrom: i.renamedFrom } : {}), ...(i.description !== undefined ? { description: i.description } : {}), ...RELATIONSHIPS[i.relationship % RELATIONSHIPS.length] }));
+    }
+    if (g.roles.length > 0) {
+      out.roles = g.roles.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), capabilities: r.capabilities }));
+    }
+    const roles = rolesVisible(all, index);
+    const bindings: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    const path = all[index]!.path;
+    for (const b of g.bindings) {
+      const role = roles[b.role % roles.length]!;
+      let ref: Record<string, string> | undefined;
+      if (b.human) {
+        const humans = uids?.humans ?? [];
+        const human = humans[b.identity % Math.max(1, humans.length)];
+        if (human) ref = { identityUid: human.uid };
+      } else if (g.identities.length > 0) {
+        const identity = g.identities[b.identity % g.identities.length]!.name;
+        const uid = b.byUid ? uids?.identity.get(path === '' ? identity : `${path}/${identity}`) : undefined;
+        ref = uid !== undefined ? { identityUid: uid } : { identity };
+      }
+      if (!ref) continue;
+      const key = `${Object.values(ref)[0]}=${role}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      bindings.push({ ...ref, role });
+    }
+    if (bindings.length > 0) out.roleBindings = bindings;
+    if (g.repos.length > 0) {
+      out.repos = g.repos.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), ...(r.readme !== undefined ? { readme: r.readme } : {}) }));
+    }
+    if (g.subscriptions.length > 0) out.subscriptions = g.subscriptions.map((sink) => ({ sink }));
+    if (g.idps.length > 0) {
+      out.identityProviders = g.idps.map((idp) => {
+        const mappings = new Map<string, { externalGroup: string; role: string }>();
+        for (const m of idp.mappings) mappings.set(m.externalGroup, { externalGroup: m.externalGroup, role: roles[m.role % roles.length]! });
+        return {
+          name: idp.name,
+          ...(idp.renamedFrom ? { renamedFrom: idp.renamedFrom } : {}),
+          defaultRole: roles[idp.defaultRole % roles.length],
+          oidc: { issuer: 'https://acme.okta.com', clientId: idp.clientId, clientSecret: { fromEnv: SECRET_ENV } },
+          ...(mappings.size > 0 ? { groupMappings: [...mappings.values()] } : {}),
+        };
+      });
+    }
+    if (g.association) out.accountAssociation = { name: g.association.name, amazon: { account: g.association.account } };
+    if (g.groups.length > 0) out.groups = g.groups.map((c) => render(c, all.findIndex((x) => x.group === c)));
+    return out;
+  };
+  const orgBody = { name: orgName, ...render(org, 0), ...(org.terms.length > 0 ? { acceptedTerms: org.terms } : {}) };
+  const doc: Record<string, unknown> = { apiVersion: 'platform-sync/v1', org: orgBody };
+  if (settings) doc.settings = settings;
+  return JSON.stringify(doc, null, 1);
+}
+
+type Item = { group: MGroup; list: 'identities' | 'roles' | 'bindings' | 'repos' | 'subscriptions' | 'idps' | 'groups' | 'association'; index: number; path: string };
+
+/** Every declared item of the model, for edits by index. */
+function itemsOf(org: MGroup): Item[] {
+  const items: Item[] = [];
+  for (const { group, path } of groupsOf(org)) {
+    for (const list of ['identities', 'roles', 'bindings', 'repos', 'subscriptions', 'idps', 'groups'] as const) {
+      (group[list] as unknown[]).forEach((_, index) => items.push({ group, list, index, path }));
+    }
+    if (group.association) items.push({ group, list: 'association', index: 0, path });
+  }
+  return items;
+}
+
+/** The org model with `edits` applied (a deep copy; an edit that does not fit what is there does nothing). */
+export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
+  const next = structuredClone(org);
+  for (const edit of edits) {
+    const items = itemsOf(next);
+    if (items.length === 0) break;
+    const item = items[edit.at % items.length]!;
+    const list = item.list === 'association' ? undefined : (item.group[item.list] as unknown as Record<string, unknown>[]);
+    const target = list ? list[item.index]! : (item.group.association as unknown as Record<string, unknown>);
+    const groups = groupsOf(next);
+    switch (edit.op) {
+      case 'remove':
+        if (list) list.splice(item.index, 1);
+        else delete item.group.association;
+        break;
+      case 'describe':
+        if (['identities', 'roles', 'repos', 'groups'].includes(item.list)) target.description = edit.text;
+        break;
+      case 'rename': {
+        if (!['identities', 'roles', 'repos', 'groups', 'idps'].includes(item.list) || !list) break;
+        if (list.some((x) => x.name === edit.to) || target.renamedFrom !== undefined) break;
+        if (edit.declare) target.renamedFrom = target.name;
+        target.name = edit.to;
+        break;
+      }
+      case 'move': {
+        if (!['identities', 'repos'].includes(item.list) || !list) break;
+        const to = groups[edit.to % groups.length]!.group;
+        const into = to[item.list as 'identities' | 'repos'] as unknown as Record<string, unknown>[];
+        if (to === item.group || into.some((x) => x.name === target.name)) break;
+        list.splice(item.index, 1);
+        into.push(target);
+        break;
+      }
+      case 'add': {
+        const g = groups[edit.at % groups.length]!;
+        const fresh = (names: string[], taken: { name: string }[]) => names.find((n) => !taken.some((t) => t.name === n));
+        if (edit.what === 'identity') {
+          const name = fresh(['deploy', 'ci', 'bot'], g.group.identities);
+          if (name) g.group.identities.push({ name, relationship: edit.at % 4 });
+        } else if (edit.what === 'repo') {
+          const name = fresh(['legacy', 'web', 'app'], g.group.repos);
+          if (name) g.group.repos.push({ name, readme: '# new\n' });
+        } else if (edit.what === 'role') {
+          const name = fresh(['writer', 'reader'], g.group.roles);
+          if (name) g.group.roles.push({ name, capabilities: ['repo.list'] });
+        } else if (edit.what === 'group' && g.depth < 3) {
+          const name = fresh(['c', 'a', 'b'], g.group.groups);
+          if (name) g.group.groups.push({ name, identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings: [{ identity: 0, role: 0 }], repos: [], subscriptions: [], idps: [], groups: [] });
+        } else if (edit.what === 'binding') {
+          g.group.bindings.push({ identity: edit.at, role: edit.at >> 2 });
+        } else if (edit.what === 'subscription' && !g.group.subscriptions.includes('https://hooks.acme.dev/c')) {
+          g.group.subscriptions.push('https://hooks.acme.dev/c');
+        }
+        break;
+      }
+      case 'role':
+        if (item.list === 'bindings') target.role = edit.role;
+        break;
+      case 'byUid':
+        if (item.list === 'bindings') target.byUid = true;
+        break;
+      case 'bindHuman': {
+        const g = groups[edit.at % groups.length]!;
+        g.group.bindings.push({ identity: edit.at, role: edit.role, human: true });
+        break;
+      }
+    }
+  }
+  return next;
+}

@@ -1,0 +1,22 @@
+/**
+ * The invariant suite (I1–I7, see check-case.ts) over generated orgs: seeded and deterministic
+ * (INVARIANT_SEED), INVARIANT_RUNS cases (30 by default; `npm run test:deep` runs thousands).
+ * A failure prints the seed and fast-check's shrunk counterexample (INVARIANT_SHRINK=1 shrinks);
+ * each one found becomes a named case in regressions.test.ts.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { caseArb, checkCase, Harness, RUNS, SEED } from './check-case.js';
+
+describe('invariants over generated orgs (I1–I7)', () => {
+  const h = new Harness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+
+  it(`hold for ${RUNS} generated cases (seed ${SEED})`, async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, (c) => checkCase(h, c)),
+      { numRuns: RUNS, seed: SEED, endOnFailure: process.env.INVARIANT_SHRINK !== '1', verbose: 1 },
+    );
+  }, 600_000);
+});

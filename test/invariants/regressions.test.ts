@@ -1,0 +1,51 @@
+/**
+ * Counterexamples the invariant suite found (shrunk by fast-check), each kept as a named case so
+ * that it runs on every `npm test` whatever the seed: what it was is in its name.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { checkCase, Harness, type Case } from './check-case.js';
+
+const base: Omit<Case, "initial"> = { edits: [], settings: { prune: {}, ignore: [], protect: [] }, extras: { humans: [], tags: [] }, hand: { op: 'none' }, fault: { kind: 'none' }, target: undefined, allowMassDelete: false };
+const emptyGroup = { identities: [], roles: [], bindings: [], repos: [], subscriptions: [], idps: [], groups: [] };
+
+const REGRESSIONS: [string, Case][] = [
+  [
+    'a declared binding by uid to a person the manifests leave out: the person is not deleted under it (refused up front, --target or not)',
+    {
+      ...base,
+      initial: { name: 'org', ...emptyGroup, association: { name: 'cloud', account: '123456789012' }, terms: [] },
+      edits: [{ op: 'bindHuman', at: 0, role: 0 }],
+      extras: { humans: [{ group: 0, name: 'human-ann', role: 'viewer' }], tags: [] },
+      hand: { op: 'delete', at: 0 },
+      fault: { kind: 'interrupt', after: 1 },
+      target: 0,
+    } as Case,
+  ],
+  [
+    'a saved plan that renames a group and binds a person beneath it is vouched for by its own fingerprints',
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup,
+        roles: [{ name: 'reader', capabilities: ['repo.list'] }],
+        subscriptions: ['https://hooks.acme.dev/a'],
+        idps: [{ name: 'okta', defaultRole: 0, clientId: 'c-1', mappings: [] }],
+        groups: [{ name: 'b', ...emptyGroup, bindings: [{ identity: 0, role: 0 }], repos: [{ name: 'legacy' }] }],
+        terms: [],
+      },
+      edits: [{ op: 'rename', at: 526656765, to: 'x1', declare: true }, { op: 'bindHuman', at: 207785529, role: 0 }],
+      settings: { prune: false, ignore: [], protect: [] },
+      extras: { humans: [{ group: 3, name: 'human-ann', role: 'viewer' }], tags: [] },
+      hand: { op: 'create', at: 0 },
+      fault: { kind: 'resets', seed: 0 },
+      target: 0,
+    } as Case,
+  ],
+];
+
+describe('invariant counterexamples, kept', () => {
+  const h = new Harness();
+  beforeAll(() => h.start());
+  afterAll(() => h.stop());
+  for (const [name, c] of REGRESSIONS) it(name, () => checkCase(h, c));
+});
