@@ -82,5 +82,6 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
     // Never saved refused; a file that says it is refused stays refused.
     refusals: Array.isArray(doc.refusals) ? doc.refusals : [],
     fingerprints: doc.fingerprints,
+    ...(typeof doc.untargeted === 'number' ? { untargeted: doc.untargeted } : {}),
   };
 }

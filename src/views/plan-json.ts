@@ -16,6 +16,8 @@ export interface JsonPlan {
   refusals?: PlanRefusal[];
   /** Present in saved plans only. */
   fingerprints?: Fingerprint[];
+  /** Present when --target made the plan: how many planned changes it left out. */
+  untargeted?: number;
 }
 
 export interface JsonPlanOptions {
@@ -33,5 +35,6 @@ export function renderJsonPlan(plan: Plan, options: JsonPlanOptions = {}): JsonP
   };
   if (plan.refusals.length > 0) out.refusals = plan.refusals;
   if (options.fingerprints) out.fingerprints = plan.fingerprints;
+  if (plan.untargeted !== undefined) out.untargeted = plan.untargeted;
   return out;
 }

@@ -42,6 +42,10 @@ import { normaliseBinding } from '../../src/plan/references.js';
 import { applyRenames } from '../../src/plan/renames.js';
 import { checkSavedPlan } from '../../src/saved-plan/check-saved-plan.js';
 import { fingerprintLive } from '../../src/saved-plan/fingerprint.js';
+import { loadSavedPlan, savePlan } from '../../src/saved-plan/saved-plan.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   applyEdits,
   editArb,
@@ -94,6 +98,8 @@ const readSecret = () => SECRET_VALUE;
 export class Harness {
   emulator!: Emulator;
   client!: ApiClient;
+  /** Where saved plans are written. */
+  readonly dir = mkdtempSync(join(tmpdir(), 'platform-sync-invariants-'));
   private orgs = 0;
 
   async start(): Promise<void> {
@@ -105,6 +111,7 @@ export class Harness {
   async stop(): Promise<void> {
     await this.client?.close();
     await this.emulator?.close();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 
   load(text: string): DesiredState {
@@ -231,6 +238,14 @@ function lastSeq(h: Harness): number {
   return h.emulator.requestLog.at(-1)?.seq ?? 0;
 }
 
+/** The plan as `plan --out` writes it and `apply plan.json` reads it back (a refused plan is kept as it is). */
+async function saveAndLoad(h: Harness, made: Plan, live: LiveState): Promise<Plan> {
+  if (made.refusals.length > 0) return { ...made, fingerprints: fingerprintLive(live) };
+  const file = join(h.dir, 'plan.json');
+  await savePlan(file, made, live);
+  return loadSavedPlan(file);
+}
+
 /** Runs one generated case and checks I1–I7 on it. */
 export async function checkCase(h: Harness, c: Case): Promise<void> {
   const orgName = h.nextOrgName();
@@ -253,7 +268,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     const address = first0.steps[c.target % first0.steps.length]!.address;
     targets = [c.target % 2 === 0 ? address : `${address.slice(0, address.indexOf(':') + 1)}*`];
   }
-  let p: Plan = { ...makePlan(live, targets), fingerprints: fingerprintLive(live) };
+  let p: Plan = await saveAndLoad(h, makePlan(live, targets), live);
 
   // I5: a hand edit behind the saved plan's back makes it stale, naming what changed.
   const editedAddress = await makeHandEdit(h, live, c.hand);
@@ -270,7 +285,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     }
     live = await h.read(desired);
     first0 = makePlan(live);
-    p = { ...makePlan(live, targets), fingerprints: fingerprintLive(live) };
+    p = await saveAndLoad(h, makePlan(live, targets), live);
   }
 
   const ignored = matchedLive(live, desired, ignore, true);
