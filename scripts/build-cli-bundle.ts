@@ -69,7 +69,7 @@ function writeCodeCache(): void {
       const r = spawnSync(process.execPath, [BIN, ...args, EXAMPLE, '--emulator'], {
         cwd: dir,
         encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1', ACME_OKTA_CLIENT_SECRET: 'build-warm-up-secret', ...env },
+        env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-warm-up-secret', ...env },
       });
       if (r.status !== 0) throw new Error(`the bundle's warm-up run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`);
     };

@@ -29,13 +29,13 @@ async function main(): Promise<void> {
   try {
     cpSync(join(ROOT, 'examples', 'acme'), join(dir, 'acme'), { recursive: true });
     // The example's SSO provider reads its client secret from the environment, never a file in git.
-    const madeUpSecret = process.env.ACME_OKTA_CLIENT_SECRET === undefined;
-    if (madeUpSecret) process.env.ACME_OKTA_CLIENT_SECRET = `demo-okta-secret-${process.pid}`;
+    const madeUpSecret = process.env.PLATFORM_SYNC_SECRET_ACME_OKTA === undefined;
+    if (madeUpSecret) process.env.PLATFORM_SYNC_SECRET_ACME_OKTA = `demo-okta-secret-${process.pid}`;
     say(
       paint('bold', 'platform-sync demo'),
       `Working in ${dir}: a copy of examples/acme as acme/, and an empty emulator that`,
       `--emulator keeps in ${EMBEDDED_STATE_PATH}. Every command below is the real CLI.`,
-      ...(madeUpSecret ? ['The Okta provider of the example reads ACME_OKTA_CLIENT_SECRET: the demo sets a made-up one (never shown).'] : []),
+      ...(madeUpSecret ? ['The Okta provider of the example reads PLATFORM_SYNC_SECRET_ACME_OKTA: the demo sets a made-up one (never shown).'] : []),
     );
 
     heading(1, 'Validate the manifests (offline: schema, references, duplicates)');
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
     expectText(shown.stdout, /identity:engineering\/platform\/aws-deployer/, 'show lists the AWS identity');
     expectText(shown.stdout, /groupMapping:identityProvider:okta\/platform-admins=owner/, 'show lists the SSO group mappings');
     const rotate = await cli(dir, ['apply', 'acme', '--emulator', '--rotate-secrets', '--auto-approve'], 0, 'the secret was sent again, by one PATCH');
-    expectText(rotate.stdout, /oidc\.clientSecret: \(sensitive: read from \$ACME_OKTA_CLIENT_SECRET at apply time\)/, 'the plan names where the secret comes from, never its value');
+    expectText(rotate.stdout, /oidc\.clientSecret: \(sensitive: read from \$PLATFORM_SYNC_SECRET_ACME_OKTA at apply time\)/, 'the plan names where the secret comes from, never its value');
 
     say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');

@@ -1,11 +1,25 @@
 /**
- * Secrets declared by reference (DESIGN.md §3): read at apply time from an environment variable
- * or a file, set into the one request that sends them, and named — never shown — in errors.
+ * Secrets declared by reference (DESIGN.md §3, §8). The manifests that name them may come from an
+ * untrusted pull request, so a reference reaches only what the operator handed over for it:
+ * `fromEnv` names a `PLATFORM_SYNC_SECRET_*` variable (never the token or another credential of
+ * the runner); `fromFile` is a relative path under the secrets directory the operator names
+ * (`--secrets-dir`/`PLATFORM_SYNC_SECRETS_DIR`), whose real path stays inside it, a regular file
+ * of at most 64 KiB opened without blocking (a FIFO or a device is refused, never waited on).
+ * A value has at least 16 characters. `plan` only checks that references resolve (it never reads
+ * a value); `apply` reads them all before it prints anything, so each is redacted everywhere.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
 import type { SecretRef } from '../model/resources.js';
+
+/** The only environment variables a manifest may name. */
+export const SECRET_ENV_PATTERN = /^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/;
+/** Largest secret file read. */
+export const MAX_SECRET_FILE_BYTES = 64 * 1024;
+/** Shortest secret value accepted (a shorter one could not be redacted from output safely). */
+export const MIN_SECRET_LENGTH = 16;
 
 /** Reads a secret's value; throws naming the variable or file, never a value. */
 export type SecretReader = (ref: SecretRef) => string;
@@ -16,27 +30,156 @@ export class SecretUnavailableError extends UserError {
   }
 }
 
-function describeRef(ref: SecretRef): string {
-  return 'fromEnv' in ref ? `environment variable ${ref.fromEnv}` : `file ${ref.fromFile}`;
+/** Where secrets may come from: the run's environment, and the operator's secrets directory. */
+export interface SecretSources {
+  env: NodeJS.ProcessEnv;
+  /** `--secrets-dir` or `PLATFORM_SYNC_SECRETS_DIR`; without it `fromFile` is an error. */
+  secretsDir?: string;
 }
 
-/** The reader of the process (or of a given environment): variables from `env`, files from disk. */
-export function secretReader(env: NodeJS.ProcessEnv = process.env): SecretReader {
+function describeRef(ref: SecretRef): string {
+  return 'fromEnv' in ref ? `environment variable ${ref.fromEnv}` : `file ${JSON.stringify(ref.fromFile)} of the secrets directory`;
+}
+
+/**
+ * What is wrong with a reference as a manifest wrote it (offline: `validate`), or undefined.
+ * A file is a relative path that stays inside the secrets directory as written.
+ */
+export function checkSecretRefShape(ref: SecretRef): string | undefined {
+  if ('fromEnv' in ref) {
+    return SECRET_ENV_PATTERN.test(ref.fromEnv) ? undefined : `fromEnv ${JSON.stringify(ref.fromEnv)} may not be read: a manifest may only name variables matching ${SECRET_ENV_PATTERN.source} (e.g. PLATFORM_SYNC_SECRET_OKTA), so that it cannot name the API token or another credential of the runner`;
+  }
+  const path = ref.fromFile;
+  if (path === '' || path.includes('\0') || isAbsolute(path) || /^[A-Za-z]:|^[\\/]/.test(path)) {
+    return `fromFile ${JSON.stringify(path)} must be a path relative to the secrets directory that the operator names (--secrets-dir or PLATFORM_SYNC_SECRETS_DIR)`;
+  }
+  if (path.split(/[\\/]/).includes('..')) return `fromFile ${JSON.stringify(path)} may not contain "..": it is a path inside the secrets directory`;
+  return undefined;
+}
+
+/** The real path of a `fromFile` reference, checked to stay inside the secrets directory. */
+function locateSecretFile(ref: { fromFile: string }, secretsDir: string | undefined): string {
+  const shape = checkSecretRefShape(ref);
+  if (shape) throw new SecretUnavailableError(shape);
+  if (secretsDir === undefined || secretsDir === '') {
+    throw new SecretUnavailableError(`${describeRef(ref)}: there is no secrets directory; the operator names one with --secrets-dir or PLATFORM_SYNC_SECRETS_DIR`);
+  }
+  let root: string;
+  let real: string;
+  try {
+    root = realpathSync(secretsDir);
+  } catch (err) {
+    throw new SecretUnavailableError(`the secrets directory cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  try {
+    real = realpathSync(resolve(root, ref.fromFile));
+  } catch (err) {
+    throw new SecretUnavailableError(`${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  const inside = relative(root, real);
+  if (inside === '' || inside.startsWith(`..${sep}`) || inside === '..' || isAbsolute(inside)) {
+    // Where it points is not said: it is outside what the operator handed over.
+    throw new SecretUnavailableError(`${describeRef(ref)} resolves outside the secrets directory (a symlink?); it may not be read`);
+  }
+  return real;
+}
+
+/** Checks a located file without reading it: a regular file, not empty, not too big. */
+function checkSecretFileStat(ref: { fromFile: string }, stat: { isFile(): boolean; size: number }): void {
+  if (!stat.isFile()) throw new SecretUnavailableError(`${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`);
+  if (stat.size > MAX_SECRET_FILE_BYTES) throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
+  if (stat.size === 0) throw new SecretUnavailableError(`${describeRef(ref)} is empty`);
+}
+
+/** Reads a secret file: opened without blocking, checked as opened, bounded. */
+function readSecretFile(ref: { fromFile: string }, secretsDir: string | undefined): string {
+  const real = locateSecretFile(ref, secretsDir);
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
+  } catch (err) {
+    throw new SecretUnavailableError(`${describeRef(ref)} cannot be opened (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  try {
+    checkSecretFileStat(ref, fstatSync(fd));
+    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > MAX_SECRET_FILE_BYTES) throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (err) {
+    if (err instanceof SecretUnavailableError) throw err;
+    throw new SecretUnavailableError(`${describeRef(ref)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The reader of a run: variables from `env`, files from the secrets directory. */
+export function secretReader(sources: SecretSources = { env: process.env, secretsDir: process.env.PLATFORM_SYNC_SECRETS_DIR }): SecretReader {
   return (ref) => {
     let value: string | undefined;
-    if ('fromEnv' in ref) value = env[ref.fromEnv];
-    else {
-      try {
-        value = readFileSync(ref.fromFile, 'utf8');
-      } catch (err) {
-        throw new SecretUnavailableError(`cannot read the secret from ${describeRef(ref)} (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-      }
+    if ('fromEnv' in ref) {
+      const shape = checkSecretRefShape(ref);
+      if (shape) throw new SecretUnavailableError(shape);
+      value = sources.env[ref.fromEnv];
+    } else {
+      value = readSecretFile(ref, sources.secretsDir);
     }
     // A trailing newline of a file (or an export) is not part of a secret.
     const secret = value?.replace(/\r?\n$/, '');
     if (secret === undefined || secret === '') throw new SecretUnavailableError(`the secret is not available: ${describeRef(ref)} is ${'fromEnv' in ref ? 'not set' : 'empty'}`);
+    if (secret.length < MIN_SECRET_LENGTH) throw new SecretUnavailableError(`the secret from ${describeRef(ref)} is shorter than ${MIN_SECRET_LENGTH} characters; use a real secret`);
     return secret;
   };
+}
+
+/**
+ * For `plan`: checks that a reference resolves without reading its value — the variable is set,
+ * the file is a regular file inside the secrets directory of an acceptable size. Throws naming
+ * the reference.
+ */
+export function checkSecretAvailable(ref: SecretRef, sources: SecretSources): void {
+  if ('fromEnv' in ref) {
+    const shape = checkSecretRefShape(ref);
+    if (shape) throw new SecretUnavailableError(shape);
+    if (sources.env[ref.fromEnv] === undefined || sources.env[ref.fromEnv] === '') throw new SecretUnavailableError(`the secret is not available: ${describeRef(ref)} is not set`);
+    return;
+  }
+  const real = locateSecretFile(ref, sources.secretsDir);
+  let stat;
+  try {
+    stat = statSync(real);
+  } catch (err) {
+    throw new SecretUnavailableError(`${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  checkSecretFileStat(ref, stat);
+}
+
+/** Every secret reference a plan's steps send, with the step that sends it. */
+function secretRefsOf(plan: Plan): { where: string; ref: SecretRef }[] {
+  return plan.steps.flatMap((step) => Object.entries(step.secrets ?? {}).map(([path, ref]) => ({ where: `${step.address} (${path})`, ref })));
+}
+
+function throwProblems(problems: string[]): void {
+  if (problems.length > 0) throw new SecretUnavailableError(`secrets the plan sends are not available:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+}
+
+/** For `plan`: every reference the plan sends resolves (no value is read). */
+export function checkPlanSecrets(plan: Plan, sources: SecretSources): void {
+  const problems: string[] = [];
+  for (const { where, ref } of secretRefsOf(plan)) {
+    try {
+      checkSecretAvailable(ref, sources);
+    } catch (err) {
+      problems.push(`${where}: ${(err as Error).message}`);
+    }
+  }
+  throwProblems(problems);
 }
 
 /**
@@ -46,17 +189,41 @@ export function secretReader(env: NodeJS.ProcessEnv = process.env): SecretReader
 export function readPlanSecrets(plan: Plan, read: SecretReader): string[] {
   const values: string[] = [];
   const problems: string[] = [];
-  for (const step of plan.steps) {
-    for (const [path, ref] of Object.entries(step.secrets ?? {})) {
-      try {
-        values.push(read(ref));
-      } catch (err) {
-        problems.push(`${step.address} (${path}): ${(err as Error).message}`);
-      }
+  for (const { where, ref } of secretRefsOf(plan)) {
+    try {
+      values.push(read(ref));
+    } catch (err) {
+      problems.push(`${where}: ${(err as Error).message}`);
     }
   }
-  if (problems.length > 0) throw new SecretUnavailableError(`secrets the plan sends are not available:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  throwProblems(problems);
   return values;
+}
+
+/**
+ * Reads every secret a plan sends now, once (for `apply`: before anything is printed, so that the
+ * reader can redact each value from all output). Returns a reader that answers from what was
+ * read, and the error naming every reference that could not be read, if any.
+ */
+export function readSecretsOnce(plan: Plan, read: SecretReader): { read: SecretReader; error?: SecretUnavailableError } {
+  const values = new Map<string, string>();
+  const key = (ref: SecretRef) => ('fromEnv' in ref ? `env:${ref.fromEnv}` : `file:${ref.fromFile}`);
+  const problems: string[] = [];
+  for (const { where, ref } of secretRefsOf(plan)) {
+    if (values.has(key(ref))) continue;
+    try {
+      values.set(key(ref), read(ref));
+    } catch (err) {
+      problems.push(`${where}: ${(err as Error).message}`);
+    }
+  }
+  const cached: SecretReader = (ref) => values.get(key(ref)) ?? read(ref);
+  try {
+    throwProblems(problems);
+  } catch (err) {
+    return { read: cached, error: err as SecretUnavailableError };
+  }
+  return { read: cached };
 }
 
 /** Sets `value` at a dotted path inside a request body (`oidc.clientSecret`). */

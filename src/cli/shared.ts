@@ -9,8 +9,9 @@
  * (output.ts) — the client redacts it from its own errors too.
  */
 import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { Option, type Command } from 'commander';
-import { secretReader, type SecretReader } from '../apply/secrets.js';
+import { secretReader, type SecretReader, type SecretSources } from '../apply/secrets.js';
 import { resolveConnection } from '../api/connection.js';
 import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
@@ -130,14 +131,25 @@ export interface PlanningCliOptions {
   allowMassDelete?: boolean;
   /** `--rotate-secrets` (plan, apply): send every declared secret again. */
   rotateSecrets?: boolean;
+  /** `--secrets-dir`: where `fromFile` secret references are read from. */
+  secretsDir?: string;
 }
 
 /**
- * How the CLI reads the secrets a plan sends: from the run's environment and files, each value
- * added to the Output's redaction before it is used, so no text the run writes can carry it.
+ * Where a run's secrets come from (DESIGN.md §3): its environment, and the secrets directory the
+ * operator names with `--secrets-dir` or PLATFORM_SYNC_SECRETS_DIR — never the manifests.
  */
-export function cliSecretReader(ctx: CliContext): SecretReader {
-  const read = secretReader(ctx.env);
+export function cliSecretSources(options: PlanningCliOptions, ctx: CliContext): SecretSources {
+  const dir = options.secretsDir ?? ctx.env.PLATFORM_SYNC_SECRETS_DIR;
+  return dir === undefined || dir === '' ? { env: ctx.env } : { env: ctx.env, secretsDir: resolvePath(ctx.cwd, dir) };
+}
+
+/**
+ * How the CLI reads the secrets a plan sends, each value added to the Output's redaction before
+ * it is used, so no text the run writes can carry it.
+ */
+export function cliSecretReader(options: PlanningCliOptions, ctx: CliContext): SecretReader {
+  const read = secretReader(cliSecretSources(options, ctx));
   return (ref) => {
     const value = read(ref);
     ctx.output.addSecret(value);
@@ -170,6 +182,7 @@ export function addPlanningOptions(command: Command): Command {
     .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
     .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
     .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')
+    .option('--secrets-dir <dir>', 'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read')
     .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one');
 }
 

@@ -233,7 +233,7 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
   forEachMap(seq, (m) => {
     for (const path of descriptor.secretPaths ?? []) {
       const node = m.getIn(path.split('.'), true);
-      if (node && typeof node === 'object') (node as { comment?: string }).comment = ' the API never returns a secret: set this variable when this is created or with apply --rotate-secrets';
+      if (node && typeof node === 'object') (node as { comment?: string }).comment = ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
     }
     for (const spec of descriptor.fields) {
       // Objects and sets on one line read like the manifests people write; a markdown readme
@@ -261,7 +261,7 @@ function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string,
     } else out[spec.name] = copyValue(value);
   }
   // The API never returns a secret: written as the reference a manifest must use.
-  for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path) });
+  for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path, descriptor.secretPaths?.length ?? 1) });
   return out;
 }
 
@@ -359,10 +359,14 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `okta` + `oidc.clientSecret` → `OKTA_CLIENT_SECRET`: the variable an exported secret reference names. */
-function secretVariable(name: string, path: string): string {
+/**
+ * `okta` → `PLATFORM_SYNC_SECRET_OKTA`: the variable an exported secret reference names (DESIGN.md
+ * §4), the only kind of variable a manifest may name; the field is added when a kind has several.
+ */
+function secretVariable(name: string, path: string, secretPaths: number): string {
   const last = path.slice(path.lastIndexOf('.') + 1).replace(/([a-z])([A-Z])/g, '$1_$2');
-  return `${name}_${last}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_').replace(/^([0-9])/, '_$1');
+  const suffix = secretPaths > 1 ? `_${last}` : '';
+  return `PLATFORM_SYNC_SECRET_${name}${suffix}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
 }
 
 function setAtPath(target: Record<string, unknown>, path: string, value: unknown): void {

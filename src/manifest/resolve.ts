@@ -11,7 +11,7 @@ import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor
 import type { Diagnostic } from '../model/errors.js';
 import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { checkSecretRefShape } from '../apply/secrets.js';
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
@@ -414,10 +414,13 @@ class Resolver {
       const ref = asObject(raw);
       const fromEnv = asString(ref?.fromEnv);
       const fromFile = asString(ref?.fromFile);
-      if (fromEnv !== undefined && fromFile === undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(fromEnv)) {
-        this.report({ doc: site.doc, pointer: [...site.pointer, ...parts, 'fromEnv'] }, `fromEnv ${JSON.stringify(fromEnv)} of ${descriptor.describe(key)} is not an environment variable name; expected letters, digits and "_", not starting with a digit (OKTA_CLIENT_SECRET)`);
-      } else if (fromEnv !== undefined && fromFile === undefined) refs[path] = { fromEnv };
-      else if (fromFile !== undefined && fromEnv === undefined) refs[path] = { fromFile: resolvePath(dirname(site.doc.file), fromFile) };
+      // A pull request wrote these (DESIGN.md §3, §8): only PLATFORM_SYNC_SECRET_* variables, only
+      // relative paths inside the operator's secrets directory (checked again where they are read).
+      const written: SecretRef | undefined = fromEnv !== undefined && fromFile === undefined ? { fromEnv } : fromFile !== undefined && fromEnv === undefined ? { fromFile } : undefined;
+      const problem = written ? checkSecretRefShape(written) : undefined;
+      if (written && problem) {
+        this.report({ doc: site.doc, pointer: [...site.pointer, ...parts, 'fromEnv' in written ? 'fromEnv' : 'fromFile'] }, `${problem} (${path} of ${descriptor.describe(key)})`);
+      } else if (written) refs[path] = written;
       else if (ref !== undefined) {
         this.report({ doc: site.doc, pointer: [...site.pointer, ...parts] }, `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`);
       }

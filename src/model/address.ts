@@ -85,21 +85,62 @@ export function kindOfAddress(address: string): Kind {
 }
 
 /**
- * Compiles an address glob (`identity:engineering/human-*`, `repo:*`) to a RegExp.
- * `*` matches any run of characters (including '/'), `?` one character; nothing else is special.
+ * An address glob (`identity:engineering/human-*`, `repo:*`): `*` matches any run of characters
+ * (including '/'), `?` one character; nothing else is special. Matching takes time linear in the
+ * address length for a given glob, whatever its number of `*` (DESIGN.md §3, §8): no
+ * backtracking regular expression, so a glob in a pull request cannot burn CPU. The literal runs
+ * between stars are found leftmost, in order — for `*` globs a match exists exactly when that
+ * greedy placement succeeds.
  */
-export function compileAddressGlob(glob: string): RegExp {
-  let source = '';
-  for (const ch of glob) {
-    if (ch === '*') source += '.*';
-    else if (ch === '?') source += '.';
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+export class AddressGlob {
+  /** The runs between the stars (`?` still in them). */
+  private readonly runs: readonly string[];
+
+  constructor(readonly glob: string) {
+    this.runs = glob.split('*');
   }
-  return new RegExp(`^${source}$`);
+
+  test(address: string): boolean {
+    const runs = this.runs;
+    const first = runs[0]!;
+    if (runs.length === 1) return address.length === first.length && runMatchesAt(address, 0, first);
+    const last = runs[runs.length - 1]!;
+    const end = address.length - last.length;
+    if (end < first.length || !runMatchesAt(address, 0, first) || !runMatchesAt(address, end, last)) return false;
+    let at = first.length;
+    for (let i = 1; i < runs.length - 1; i++) {
+      const run = runs[i]!;
+      if (run === '') continue;
+      let found = -1;
+      for (let j = at; j + run.length <= end; j++) {
+        if (runMatchesAt(address, j, run)) {
+          found = j;
+          break;
+        }
+      }
+      if (found < 0) return false;
+      at = found + run.length;
+    }
+    return true;
+  }
+}
+
+/** Whether `run` (literal characters and `?`) matches `text` at `at`. */
+function runMatchesAt(text: string, at: number, run: string): boolean {
+  for (let k = 0; k < run.length; k++) {
+    const c = run.charCodeAt(k);
+    if (c !== 63 /* ? */ && c !== text.charCodeAt(at + k)) return false;
+  }
+  return true;
+}
+
+/** Compiles an address glob (see {@link AddressGlob}). */
+export function compileAddressGlob(glob: string): AddressGlob {
+  return new AddressGlob(glob);
 }
 
 /** True when the address matches any of the globs. */
-export function matchesAnyGlob(address: string, globs: readonly RegExp[]): boolean {
+export function matchesAnyGlob(address: string, globs: readonly AddressGlob[]): boolean {
   return globs.some((g) => g.test(address));
 }
 

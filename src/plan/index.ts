@@ -6,7 +6,7 @@
  * updates and deletes, wires `dependsOn` edges, orders the steps once, and refuses (collecting
  * every reason) a plan that would be unsafe or that the server would reject.
  */
-import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
+import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
 import { UnsafePlanError } from '../model/errors.js';
 import { descriptorOf, type Kind } from '../model/kinds.js';
 import { PLAN_FORMAT_VERSION } from '../model/plan.js';
@@ -60,7 +60,7 @@ interface Planning {
   /** New address → address before the rename, for each rename in place. */
   previousAddress: Map<string, string>;
   index: LiveIndex;
-  ignore: RegExp[];
+  ignore: AddressGlob[];
   warnings: string[];
   /** Found while planning, reported with the safety refusals (all at once). */
   refusals: PlanRefusal[];

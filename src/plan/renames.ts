@@ -96,6 +96,14 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   return { live: current, previousAddress, refusals };
 }
 
+/** The fields of a kind that name a role (`roleRef`). */
+function roleRefFieldsOf(kind: LiveResource['kind']): string[] {
+  let fields = ROLE_REF_FIELDS.get(kind);
+  if (!fields) ROLE_REF_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f) => f.type === 'roleRef').map((f) => f.name)));
+  return fields;
+}
+const ROLE_REF_FIELDS = new Map<LiveResource['kind'], string[]>();
+
 /**
  * Live state re-addressed with `newNames` (uid → name) applied: every path, address, parent
  * address and binding reference is computed again from the uid tree. Fields are kept as read,
@@ -150,6 +158,15 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
     const moved = { ...r, groupPath: groupPathOf(r), parentAddress: parent ? addressOf(parent) : r.parentAddress } as LiveResource;
     if (moved.kind === 'roleBinding') {
       moved.fields = { identity: rekey('identity', moved.fields.identity), role: rekey('role', moved.fields.role) };
+    } else {
+      // Any other role reference (an identity provider's default role, a group mapping's role)
+      // follows a renamed role too, or a rename would read as a change of what it references.
+      const refs = roleRefFieldsOf(moved.kind);
+      if (refs.length > 0) {
+        const fields = { ...(moved.fields as unknown as Record<string, unknown>) };
+        for (const name of refs) if (fields[name] !== undefined) fields[name] = rekey('role', fields[name] as RoleKey);
+        (moved as { fields: unknown }).fields = fields;
+      }
     }
     moved.address = addressOf(moved);
     return moved;

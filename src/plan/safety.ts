@@ -3,7 +3,7 @@
  * a user fixes them all in one round (like Terraform's diagnostics, octoDNS's
  * `raise_if_unsafe`). Pure.
  */
-import { matchesAnyGlob, ORG_ADDRESS } from '../model/address.js';
+import { matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
 import { deleteReliesOn, descriptorOf, KINDS, type Kind } from '../model/kinds.js';
 import type { RoleKey } from '../model/address.js';
 import { roleRefAddress } from './references.js';
@@ -24,8 +24,8 @@ export interface SafetyInput {
   holders: Holders;
   desiredAddresses: ReadonlySet<string>;
   prune: PruneSetting;
-  protect: RegExp[];
-  ignore: RegExp[];
+  protect: AddressGlob[];
+  ignore: AddressGlob[];
   maxDeleteRatio: number;
   allowMassDelete: boolean;
 }

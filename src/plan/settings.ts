@@ -1,7 +1,7 @@
 /** Reading `settings` and naming kinds and resources in messages. Pure. */
 import type { Kind } from '../model/kinds.js';
 import type { PruneSetting, ResourceUnion } from '../model/resources.js';
-import { matchesAnyGlob } from '../model/address.js';
+import { matchesAnyGlob, type AddressGlob } from '../model/address.js';
 import { identityRefAddress } from './references.js';
 import { PRUNE_KEYS } from '../model/kinds.js';
 
@@ -49,7 +49,7 @@ export function listNames(names: readonly string[]): string {
  * binding of an ignored identity (DESIGN.md §4: ignoring people never revokes the access granted
  * to them by hand). An outside identity is `identity:uid:<uid>` here.
  */
-export function isIgnoredResource(resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>, ignore: readonly RegExp[]): boolean {
+export function isIgnoredResource(resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>, ignore: readonly AddressGlob[]): boolean {
   if (ignore.length === 0) return false;
   if (matchesAnyGlob(resource.address, ignore)) return true;
   return resource.kind === 'roleBinding' && matchesAnyGlob(identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity), ignore);

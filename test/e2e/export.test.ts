@@ -130,7 +130,7 @@ describe('platform-sync export', () => {
     expect(readdirSync(out).sort()).toEqual(['data_science.yaml', 'engineering.yaml', 'org.yaml']);
 
     const orgFile = readFileSync(join(out, 'org.yaml'), 'utf8');
-    expect(orgFile).toContain('clientSecret: { fromEnv: OKTA_CLIENT_SECRET }');
+    expect(orgFile).toContain('clientSecret: { fromEnv: PLATFORM_SYNC_SECRET_OKTA }');
     expect(orgFile).not.toContain('seeded-secret');
     expect(orgFile).toContain('acceptedTerms: [ dpa-2025, tos-2026 ]');
     const engineering = readFileSync(join(out, 'engineering.yaml'), 'utf8');

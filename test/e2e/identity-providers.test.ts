@@ -34,7 +34,7 @@ const manifest = (defaultRole: string, withIdp = true) =>
           '      oidc:',
           '        issuer: https://acme.okta.com',
           '        clientId: 0oa1b2c3d4',
-          '        clientSecret: {fromEnv: OKTA_CLIENT_SECRET}',
+          '        clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}',
           '        additionalScopes: [email, groups]',
           '        groupsClaim: groups',
           '      groupMappings:',
@@ -78,8 +78,8 @@ describe('identity providers', () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('sso-user'));
     const plan = await run(['plan', dir]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('identityProvider:okta (oidc.clientSecret): the secret is not available: environment variable OKTA_CLIENT_SECRET is not set');
-    expect(plan.stdout).toContain('oidc.clientSecret: (sensitive: read from $OKTA_CLIENT_SECRET at apply time)');
+    expect(plan.stderr).toContain('identityProvider:okta (oidc.clientSecret): the secret is not available: environment variable PLATFORM_SYNC_SECRET_OKTA is not set');
+    expect(plan.stdout).toContain('oidc.clientSecret: (sensitive: read from $PLATFORM_SYNC_SECRET_OKTA at apply time)');
     const apply = await run(['apply', dir, '--auto-approve']);
     expect(apply.code).toBe(1);
     expect(writes()).toEqual([]);
@@ -87,10 +87,10 @@ describe('identity providers', () => {
 
   it('is created with its default role (created by the same plan) and the secret read at apply time; a re-plan is empty', async () => {
     const planFile = join(temp.dir, 'plan.json');
-    expect((await run(['plan', dir, '--out', planFile], { OKTA_CLIENT_SECRET: SECRET })).code).toBe(0);
+    expect((await run(['plan', dir, '--out', planFile], { PLATFORM_SYNC_SECRET_OKTA: SECRET })).code).toBe(0);
     const saved = readFileSync(planFile, 'utf8');
-    expect(saved).toContain('"fromEnv": "OKTA_CLIENT_SECRET"');
-    const apply = await run(['apply', planFile, '--auto-approve', '--verbose'], { OKTA_CLIENT_SECRET: SECRET });
+    expect(saved).toContain('"fromEnv": "PLATFORM_SYNC_SECRET_OKTA"');
+    const apply = await run(['apply', planFile, '--auto-approve', '--verbose'], { PLATFORM_SYNC_SECRET_OKTA: SECRET });
     expect(apply.code, apply.stderr).toBe(0);
     const idpCreate = writes().find((e) => e.method === 'POST' && e.path.startsWith('/iam/v2/identityProviders/'))!;
     const body = JSON.parse(idpCreate.body) as { defaultRole: string; oidc: { clientSecret: string } };
@@ -104,9 +104,9 @@ describe('identity providers', () => {
 
   it('sends the secret again only with --rotate-secrets: one PATCH whose mask names it', async () => {
     const before = writes().length;
-    expect((await run(['apply', dir, '--auto-approve'], { OKTA_CLIENT_SECRET: ROTATED })).code).toBe(0);
+    expect((await run(['apply', dir, '--auto-approve'], { PLATFORM_SYNC_SECRET_OKTA: ROTATED })).code).toBe(0);
     expect(writes().length).toBe(before);
-    const rotate = await run(['apply', dir, '--auto-approve', '--rotate-secrets'], { OKTA_CLIENT_SECRET: ROTATED });
+    const rotate = await run(['apply', dir, '--auto-approve', '--rotate-secrets'], { PLATFORM_SYNC_SECRET_OKTA: ROTATED });
     expect(rotate.code, rotate.stderr).toBe(0);
     const patches = writes().slice(before);
     expect(patches.map((e) => `${e.method} ${decodeURIComponent(e.path.replace(/^\/iam\/v2\/identityProviders\/[^?]+/, 'IDP'))}`)).toEqual(['PATCH IDP?updateMask=oidc.clientSecret']);
@@ -127,7 +127,7 @@ describe('identity providers', () => {
     const out = join(temp.dir, 'exported');
     expect((await run(['export', '--org', 'acme', '--out', out])).code).toBe(0);
     const text = readFileSync(join(out, 'org.yaml'), 'utf8');
-    expect(text).toContain('clientSecret: { fromEnv: OKTA_CLIENT_SECRET } # the API never returns a secret');
+    expect(text).toContain('clientSecret: { fromEnv: PLATFORM_SYNC_SECRET_OKTA } # the API never returns a secret');
     expect(text).toContain('defaultRole: viewer');
     expect(text).toMatch(/groupMappings:\n\s+- externalGroup: everyone\n\s+role: sso-user\n\s+- externalGroup: platform-admins\n\s+role: owner/);
     expect((await run(['plan', out, '--detailed-exitcode'])).code).toBe(0);

@@ -41,6 +41,27 @@ const REGRESSIONS: [string, Case][] = [
       target: 0,
     } as Case,
   ],
+  [
+    "a role renamed in place is still the identity provider's default role: no PATCH of defaultRole, and a saved plan is not called applied while one remains",
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup, description: 'team',
+        identities: [{ name: 'ci', description: 'Team of builders', relationship: 1 }],
+        roles: [{ name: 'reader', description: 'x', capabilities: ['repo.update', 'groups.list'] }],
+        bindings: [{ identity: 0, role: 7 }],
+        subscriptions: ['https://hooks.acme.dev/a'],
+        idps: [{ name: 'okta', defaultRole: 5, clientId: 'c-1', mappings: [] }],
+        association: { name: 'cloud', account: '210987654321' },
+        terms: ['tos-2026', 'dpa-v2'],
+      },
+      edits: [{ op: 'rename', at: 1904450755, to: 'web', declare: true }, { op: 'move', at: 1676740538, to: 278277581 }, { op: 'byUid', at: 1986716245 }, { op: 'add', at: 790319528, what: 'role' }],
+      settings: { prune: { repos: false, roleBindings: true, groups: true, roles: false, subscriptions: true }, ignore: [], protect: ['repo:a/*', 'identity:*bot', 'subscription:*'] },
+      extras: { humans: [{ group: 3, name: 'human-bob', role: 'registry.push' }], tags: [7], handRepo: 0 },
+      hand: { op: 'describe', at: 1137538185 },
+      target: 969604806,
+    } as Case,
+  ],
 ];
 
 describe('invariant counterexamples, kept', () => {

@@ -9,7 +9,7 @@ import type { CreateStep, UpdateStep } from '../../src/model/plan.js';
 import { BUILTIN_ROLES, desiredState, liveState, r } from './plan-builders.js';
 
 const OIDC = { issuer: 'https://acme.okta.com', clientId: 'c-1' };
-const SECRET = { 'oidc.clientSecret': { fromEnv: 'OKTA_CLIENT_SECRET' } };
+const SECRET = { 'oidc.clientSecret': { fromEnv: 'PLATFORM_SYNC_SECRET_OKTA' } };
 
 function withSecret(shape: ReturnType<typeof r.identityProvider>) {
   return Object.assign(shape, { secrets: SECRET }) as unknown as ReturnType<typeof r.identityProvider>;

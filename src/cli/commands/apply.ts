@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { readPlanSecrets } from '../../apply/secrets.js';
+import { readSecretsOnce, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
@@ -73,12 +73,15 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
   return withSession(options, ctx, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
+    // Every secret is read before anything is printed, so that each is redacted from all output
+    // (live data may hold one); a missing one stops the run once the plan is shown.
+    const secrets = readSecretsOnce(plan, cliSecretReader(options, ctx));
     const out = output.stdout;
     if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
     else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out, ctx.env) }));
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
-    readPlanSecrets(plan, cliSecretReader(ctx)); // a missing secret stops here, before the question
+    if (secrets.error) throw secrets.error; // before the question
 
     if (!(await confirmApply(plan.steps.length, options, ctx))) {
       output.stderr.write('Apply cancelled: nothing was changed.\n');
@@ -86,7 +89,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     }
     // Approved without a question (CI): a blank line between the plan and the progress.
     if (options.autoApprove && options.format === 'text') out.write('\n');
-    const result = await applyWithInterrupt(plan, client, options, ctx);
+    const result = await applyWithInterrupt(plan, client, options, ctx, secrets.read);
     return result.ok ? 0 : 1;
   });
 }
@@ -181,7 +184,7 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
   const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });
@@ -202,7 +205,7 @@ async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyC
   ctx.signals.on('SIGINT', onSignal);
   ctx.signals.on('SIGTERM', onSignal);
   try {
-    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret: cliSecretReader(ctx) });
+    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret });
   } finally {
     ctx.signals.off('SIGINT', onSignal);
     ctx.signals.off('SIGTERM', onSignal);

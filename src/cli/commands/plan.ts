@@ -6,14 +6,14 @@
 import { Option, type Command } from 'commander';
 import { planFromManifests } from '../../pipeline.js';
 import { assertSafe } from '../../plan/index.js';
-import { readPlanSecrets } from '../../apply/secrets.js';
+import { checkPlanSecrets } from '../../apply/secrets.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../views/plan.js';
 import {
   addConnectionOptions,
   addPlanningOptions,
   planOptionsFrom,
   requirePaths,
-  cliSecretReader,
+  cliSecretSources,
   shouldColor,
   withSession,
   type ConnectionOptions,
@@ -50,8 +50,9 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
-    // A secret the plan would send must be there now, not half-way through an apply.
-    readPlanSecrets(plan, cliSecretReader(ctx));
+    // A secret the plan would send must be there now, not half-way through an apply; its value
+    // is not read (DESIGN.md §3: plan runs on pull requests).
+    checkPlanSecrets(plan, cliSecretSources(options, ctx));
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan, live, { redact: output.redact });
