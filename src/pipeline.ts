@@ -51,12 +51,15 @@ function pathVariants(groupPath: string, groupRenames: ReadonlyMap<string, strin
 }
 
 /** Options of the whole sequence: the planner's, `bootstrap` included (an invisible org is then planned, not an error). */
-export type PlanningOptions = PlanOptions;
+export interface PlanningOptions extends PlanOptions {
+  /** Largest manifest set read, all files together (default 64 MiB). */
+  maxManifestBytes?: number;
+}
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {
   // Bad input is refused before any request: manifests, then targets.
-  const desired = await loadManifests(paths);
+  const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
   if (options.targets) checkTargets(options.targets);
   const org: { name: string; uid?: string } = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;

@@ -10,6 +10,7 @@
  * `GITHUB_STEP_SUMMARY`, `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`,
  * `RUNNER_TEMP`). The API token reaches the CLI only as `PLATFORM_TOKEN`, like everywhere else.
  */
+import { escapeControl } from '../views/escape.js';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,7 +85,7 @@ export function commentBody(markdown: string, stderr: string, exitcode: number):
   } else {
     parts.push(markdown.trimEnd());
   }
-  const body = parts.join('\n');
+  const body = escapeControl(parts.join('\n'));
   return body.length > MAX_COMMENT_CHARS ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)` : body;
 }
 

@@ -46,9 +46,21 @@ function isLoopback(hostname: string): boolean {
  * URL does not parse, control characters escaped, and at most 200 characters.
  */
 export function quoteUrl(raw: string): string {
-  const cut = raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, '$1…@');
+  const cut = withoutCredentials(raw);
   const short = cut.length > 200 ? `${cut.slice(0, 199)}…` : cut;
   return JSON.stringify(short);
+}
+
+/**
+ * The URL with anything that could be credentials cut out, however it is spelt: everything up to
+ * the last `@` (after the scheme, if there is one) — a password may hold `/`, `?`, `#` or a
+ * backslash, and a URL without a scheme still carries it.
+ */
+export function withoutCredentials(raw: string): string {
+  const at = raw.lastIndexOf('@');
+  if (at < 0) return raw;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(raw)?.[0] ?? '';
+  return `${scheme}…@${raw.slice(at + 1)}`;
 }
 
 export interface BaseUrlOptions {
@@ -62,6 +74,9 @@ export interface BaseUrlOptions {
  * and so is plain http to a host that is not loopback unless explicitly allowed.
  */
 export function parseBaseUrl(baseUrl: string, options: BaseUrlOptions = {}): URL {
+  // Credentials in any spelling (a password with / ? # or \, no scheme at all) are refused before
+  // the URL is even parsed, and never echoed.
+  if (baseUrl.includes('@')) throw credentialsError(baseUrl);
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -71,12 +86,7 @@ export function parseBaseUrl(baseUrl: string, options: BaseUrlOptions = {}): URL
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UserError('CONNECTION_INVALID', `the API base URL ${quoteUrl(baseUrl)} must start with http:// or https://`);
   }
-  if (url.username !== '' || url.password !== '') {
-    throw new UserError(
-      'CONNECTION_INVALID',
-      `the API base URL ${quoteUrl(baseUrl)} carries credentials (user:password@), which would be logged and sent in clear to proxies; remove them — the token is read from PLATFORM_TOKEN or --token-file`,
-    );
-  }
+  if (url.username !== '' || url.password !== '') throw credentialsError(baseUrl);
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !options.allowInsecureHttp) {
     throw new UserError(
       'CONNECTION_INSECURE',
@@ -85,6 +95,13 @@ export function parseBaseUrl(baseUrl: string, options: BaseUrlOptions = {}): URL
     );
   }
   return url;
+}
+
+function credentialsError(baseUrl: string): UserError {
+  return new UserError(
+    'CONNECTION_INVALID',
+    `the API base URL ${quoteUrl(baseUrl)} carries credentials (user:password@), which would be logged and sent in clear to proxies; remove them — the token is read from PLATFORM_TOKEN or --token-file`,
+  );
 }
 
 function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string {

@@ -19,6 +19,7 @@ import { UserError } from '../model/errors.js';
 import type { PlanningOptions } from '../pipeline.js';
 import type { Output } from './output.js';
 import type { CliContext } from './context.js';
+import { parseByteCount } from './parse-options.js';
 
 /** Options every API-talking command accepts (as commander parses them). */
 export interface ConnectionOptions {
@@ -133,6 +134,8 @@ export interface PlanningCliOptions {
   rotateSecrets?: boolean;
   /** `--secrets-dir`: where `fromFile` secret references are read from. */
   secretsDir?: string;
+  /** `--max-manifest-bytes`, parsed by planOptionsFrom. */
+  maxManifestBytes?: string;
 }
 
 /**
@@ -182,6 +185,7 @@ export function addPlanningOptions(command: Command): Command {
     .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
     .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
     .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')
+    .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
     .option('--secrets-dir <dir>', 'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read')
     .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one');
 }
@@ -194,5 +198,6 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);
   if (options.allowMassDelete) out.allowMassDelete = true;
   if (options.rotateSecrets) out.rotateSecrets = true;
+  if (options.maxManifestBytes !== undefined) out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
   return out;
 }

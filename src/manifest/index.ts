@@ -14,9 +14,14 @@ import { checkDocumentSchema, hasForeignApiVersion } from './schema.js';
 export { DEFAULT_MAX_FILE_BYTES, MAX_ALIAS_COUNT } from './parse-documents.js';
 export { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from './schema.js';
 
+/** Largest manifest set read by default: all files together (DESIGN.md §8). */
+export const DEFAULT_MAX_TOTAL_BYTES = 64 * 1024 * 1024;
+
 export interface LoadOptions {
   /** Largest manifest file accepted, in bytes (default 1 MiB). */
   maxFileBytes?: number;
+  /** Largest manifest set accepted, all files together, in bytes (default 64 MiB). */
+  maxTotalBytes?: number;
   /** How YAML is read (parse-documents.ts); the results are the same either way. Default 'fast'. */
   yamlReader?: YamlReader;
 }
@@ -42,7 +47,7 @@ export function validateManifestTexts(docs: { file: string; text: string }[], op
 /** Reads files and directories, validates everything and resolves; never throws for bad input. */
 export async function validateManifests(paths: string[], options: LoadOptions = {}): Promise<ValidationResult & { files: string[] }> {
   const listed = await listManifestFiles(paths);
-  const read = await readManifestFiles(listed.files, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+  const read = await readManifestFiles(listed.files, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES);
   const result = checkTexts(read.texts, listed.files, [...listed.diagnostics, ...read.diagnostics], options);
   return { ...result, files: listed.files };
 }

@@ -73,9 +73,18 @@ export async function listManifestFiles(paths: readonly string[]): Promise<{ fil
  * Reads the files, refusing any over `maxFileBytes` before reading it (so a huge file costs
  * nothing). Unreadable and oversized files become diagnostics.
  */
-export async function readManifestFiles(files: readonly string[], maxFileBytes: number): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
+export async function readManifestFiles(files: readonly string[], maxFileBytes: number, maxTotalBytes = Infinity): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
   // Several files at a time (a big org has hundreds); results keep the files' order.
   const limit = pLimit(READ_CONCURRENCY);
+  // The whole set is bounded too (DESIGN.md §8: many files each under the limit add up): sized
+  // before any is read, so an oversized set costs nothing but the stats.
+  if (Number.isFinite(maxTotalBytes) && files.length > 0) {
+    const sizes = await Promise.all(files.map((file) => limit(() => stat(file).then((s) => s.size, () => 0))));
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (total > maxTotalBytes) {
+      return { texts: [], diagnostics: [fileDiagnostic(files[0]!, `the ${files.length} manifest files add up to ${total} bytes, over the limit of ${maxTotalBytes} bytes for a manifest set (--max-manifest-bytes); nothing was read`)] };
+    }
+  }
   const read = await Promise.all(files.map((file) => limit(() => readOne(file, maxFileBytes))));
   const texts: ManifestText[] = [];
   const diagnostics: Diagnostic[] = [];

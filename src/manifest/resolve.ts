@@ -229,6 +229,12 @@ class Resolver {
     if (path === '') {
       const uid = asString(value.uid);
       if (uid !== undefined && this.setScalar(record, 'uid', uid, { doc: site.doc, pointer: [...site.pointer, 'uid'] })) record.resource.uid = uid;
+      // The org's previous name: a pinned uid whose live name differs is refused without it.
+      const renamedFrom = asString(value.renamedFrom);
+      const renameSite = { doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] };
+      if (renamedFrom !== undefined && this.checkRename(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
+        record.resource.renamedFrom = renamedFrom;
+      }
     } else {
       const renamedFrom = asString(value.renamedFrom);
       const renameSite = { doc: site.doc, pointer: [...site.pointer, 'renamedFrom'] };

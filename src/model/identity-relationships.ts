@@ -7,7 +7,7 @@
  * violations). Pure.
  */
 import { setOwnKey } from '../util/own-key.js';
-import { isHttpsUrl as isHttpsUrlText } from '../util/url.js';
+import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
 
 export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
 export type RelationshipField = (typeof RELATIONSHIP_FIELDS)[number];
@@ -139,7 +139,9 @@ function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
     ...pairProblems('claimMatch', o, 'subject', 'subjectPattern', false),
     ...pairProblems('claimMatch', o, 'audience', 'audiencePattern', true),
   ];
-  if (o.issuer !== undefined && !isHttpsUrl(o.issuer)) {
+  const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem('claimMatch.issuer', o.issuer) : undefined;
+  if (ascii) problems.push({ path: ['claimMatch', 'issuer'], message: ascii });
+  else if (o.issuer !== undefined && !isHttpsUrl(o.issuer)) {
     problems.push({ path: ['claimMatch', 'issuer'], message: `claimMatch.issuer ${JSON.stringify(o.issuer)} is not an https URL; expected the token issuer, e.g. https://token.actions.githubusercontent.com` });
   }
   for (const key of ['claims', 'claimPatterns'] as const) {
@@ -176,7 +178,9 @@ function awsIdentityProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] 
 
 function staticKeysProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
   const problems = opts.shapeChecked ? [] : unknownKeys('staticKeys', o);
-  if (!isHttpsUrl(o.issuer)) problems.push({ path: ['staticKeys', 'issuer'], message: `staticKeys.issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}; expected the issuer the tokens name` });
+  const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem('staticKeys.issuer', o.issuer) : undefined;
+  if (ascii) problems.push({ path: ['staticKeys', 'issuer'], message: ascii });
+  else if (!isHttpsUrl(o.issuer)) problems.push({ path: ['staticKeys', 'issuer'], message: `staticKeys.issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}; expected the issuer the tokens name` });
   if (typeof o.subject !== 'string' || o.subject === '') problems.push({ path: ['staticKeys', 'subject'], message: 'staticKeys.subject is missing; expected the subject the tokens name' });
   const jwks = o.issuerKeys === undefined ? 'is missing; expected the JWKS document (JSON text) of the keys that sign the tokens' : jwksProblem(o.issuerKeys);
   if (jwks !== undefined) problems.push({ path: ['staticKeys', 'issuerKeys'], message: `staticKeys.issuerKeys ${jwks}` });

@@ -69,6 +69,8 @@ interface Planning {
   rotateSecrets: boolean;
   /** Addresses created by this plan, as planCreates decided them. */
   creating: Set<string>;
+  /** The address a live resource has now, before the plan's renames (only when there are renames). */
+  liveAddressOf?: (resource: LiveResource) => string;
 }
 
 /**
@@ -113,7 +115,13 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
  * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
  */
 function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
-  return isIgnoredResource(resource, p.ignore);
+  if (isIgnoredResource(resource, p.ignore)) return true;
+  if (p.liveAddressOf === undefined) return false;
+  // Across renames (DESIGN.md §4): the live address before the plan's renames counts too.
+  if (matchesAnyGlob(p.liveAddressOf(resource), p.ignore)) return true;
+  if (resource.kind !== 'roleBinding' || !('path' in resource.fields.identity)) return false;
+  const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
+  return identity !== undefined && matchesAnyGlob(p.liveAddressOf(identity), p.ignore);
 }
 
 /**
@@ -335,6 +343,12 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
+    const liveAddress = p.liveAddressOf?.(l);
+    if (liveAddress !== undefined && liveAddress !== l.address && matchesAnyGlob(liveAddress, p.ignore)) {
+      // Renames moved an ignored resource under a declared address: still left alone, and said.
+      p.warnings.push(`${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`);
+      continue;
+    }
     const changes = diffManagedFields(d, l);
     const rotate = p.rotateSecrets && d.secrets !== undefined ? Object.keys(d.secrets) : [];
     if (!changes.some((c) => !c.cleared) && rotate.length === 0) continue;
@@ -642,6 +656,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   checkTargets(targets);
   if (live.org === null && options.bootstrap !== true) return refuseInvisibleOrg(desired);
   const renamed = applyRenames(desired, live);
+  const liveAddressOf = renamed.live === live ? undefined : originalAddresses(live);
   live = renamed.live;
   const p: Planning = {
     desired,
@@ -655,6 +670,8 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     rotateSecrets: options.rotateSecrets === true,
     creating: new Set(),
   };
+  if (liveAddressOf) p.liveAddressOf = liveAddressOf;
+  refusePinnedOrgOfAnotherName(p);
   const resources = normaliseDesired(p);
   const matching = matchResources(p, resources);
   planCreates(p, matching.creates);
@@ -680,6 +697,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     desiredAddresses: p.index.ambiguous.size > 0 ? new Set(resources.map((r) => r.address)) : new Set(),
     prune: desired.settings.prune,
     protect: desired.settings.protect.map(compileAddressGlob),
+    ...(liveAddressOf ? { liveAddressOf } : {}),
     ignore: p.ignore,
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
@@ -698,6 +716,31 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;
+}
+
+/**
+ * A pinned `org.uid` whose live root group has another name (DESIGN.md §4): a manifest cannot
+ * take over another org by pinning its uid. Renaming the org needs `renamedFrom` on the org.
+ */
+function refusePinnedOrgOfAnotherName(p: Planning): void {
+  const { org } = p.desired;
+  const live = p.live.org;
+  if (org.uid === undefined || live === null || live.name === org.name) return;
+  const declared = p.desired.resources.find((r) => r.address === ORG_ADDRESS);
+  if (declared?.renamedFrom === live.name) return;
+  p.refusals.push({
+    rule: 'org-name-mismatch',
+    message:
+      `org.uid ${org.uid} is pinned, but that root group is named ${JSON.stringify(live.name)} live, not ${JSON.stringify(org.name)}: ` +
+      `a manifest may not take over another org by its uid; fix org.uid, or to rename the org write renamedFrom: ${JSON.stringify(live.name)} on it`,
+    addresses: [ORG_ADDRESS],
+  });
+}
+
+/** Each live resource's address as read, before any rename, found by its kind and uid. */
+function originalAddresses(live: LiveState): (resource: LiveResource) => string {
+  const byUid = new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]));
+  return (resource) => byUid.get(`${resource.kind}\u0000${resource.uid}`) ?? resource.address;
 }
 
 /** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */

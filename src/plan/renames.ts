@@ -7,7 +7,7 @@
  * carry the new path), so matching pairs them and the field diff turns the rename into one
  * update whose mask holds `name`. Pure.
  */
-import { groupAddress, joinPath, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
+import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
@@ -40,6 +40,9 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   if (wanted.length === 0 || live.org === null) return { live, previousAddress, refusals };
 
   const ambiguous = new Set(live.ambiguities.map((a) => a.address));
+  const ignore = desired.settings.ignore.map(compileAddressGlob);
+  const originalByUid = new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]));
+  const original = (r: LiveResource) => originalByUid.get(`${r.kind}\u0000${r.uid}`) ?? r.address;
   const newNames = new Map<string, string>();
   let current = live;
   let byAddress = new Map(current.resources.map((r) => [r.address, r]));
@@ -82,6 +85,17 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     }
     // Already renamed (only the new name is live), or nothing to rename (neither): no rename.
     if (!before || before.kind !== d.kind) continue;
+    // A rename may not take over what settings.ignore leaves alone (a hand-managed identity
+    // renamed into the manifests would be the pull request's to rewrite): refused, not done.
+    const liveAddress = original(before);
+    if (matchesAnyGlob(liveAddress, ignore) || matchesAnyGlob(oldAddress, ignore)) {
+      refusals.push({
+        rule: 'rename-ignored',
+        message: `${d.address} is renamedFrom "${d.renamedFrom}", but ${liveAddress} is ignored (settings.ignore): an ignored resource is left alone, never renamed into the manifests; drop renamedFrom, or narrow the ignore glob`,
+        addresses: [d.address, liveAddress],
+      });
+      continue;
+    }
     newNames.set(before.uid, (d.fields as { name: string }).name);
     previousAddress.set(d.address, oldAddress);
     // Of what this rename moves, only its own address can be looked up by the renames still to

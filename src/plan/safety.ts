@@ -28,6 +28,8 @@ export interface SafetyInput {
   ignore: AddressGlob[];
   maxDeleteRatio: number;
   allowMassDelete: boolean;
+  /** The address a live resource has before the plan's renames (protect holds across renames). */
+  liveAddressOf?: (resource: LiveResource) => string;
 }
 
 function findAmbiguities(input: SafetyInput): PlanRefusal[] {
@@ -80,14 +82,20 @@ function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): 
   return refusals;
 }
 
-function findProtected(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {
-  return deletes
-    .filter((s) => matchesAnyGlob(s.address, input.protect))
-    .map((s) => ({
-      rule: 'protected' as const,
-      message: `${s.address} is protected (settings.protect) and may not be deleted${s.reason ? ` (${s.reason})` : ''}`,
+function findProtected(input: SafetyInput, deletes: readonly DeleteStep[]): PlanRefusal[] {
+  const refusals: PlanRefusal[] = [];
+  for (const s of deletes) {
+    // By its address now, or as it reads before the plan's renames (a renamed parent never unprotects).
+    const live = input.liveAddressOf ? input.index.byUid.get(s.uid) ?? input.live.resources.find((r) => r.kind === s.kind && r.uid === s.uid) : undefined;
+    const before = live && input.liveAddressOf ? input.liveAddressOf(live) : s.address;
+    if (!matchesAnyGlob(s.address, input.protect) && !matchesAnyGlob(before, input.protect)) continue;
+    refusals.push({
+      rule: 'protected',
+      message: `${s.address}${before !== s.address ? ` (now ${before})` : ''} is protected (settings.protect) and may not be deleted${s.reason ? ` (${s.reason})` : ''}`,
       addresses: [s.address],
-    }));
+    });
+  }
+  return refusals;
 }
 
 function whyKept(input: SafetyInput, r: LiveResource): string {

@@ -29,3 +29,19 @@ export function isHttpsUrl(s: string): boolean {
   }
   return answer;
 }
+
+/**
+ * Why a URL written in a manifest is refused for holding a character that is not ASCII (DESIGN.md
+ * §3): a look-alike host (`tоken.actions…` with a Cyrillic `о`) must never pass review; an
+ * international host is written in its punycode form (`xn--…`). Undefined when it is ASCII.
+ */
+export function nonAsciiUrlProblem(what: string, value: string): string | undefined {
+  for (const ch of value) {
+    const code = ch.codePointAt(0)!;
+    if (code > 0x7e || code < 0x20) {
+      const hex = code.toString(16).toUpperCase().padStart(4, '0');
+      return `${what} holds U+${hex}, which is not ASCII: URLs in manifests are ASCII (a look-alike character could pass review unseen); write an international host in its punycode form (xn--…)`;
+    }
+  }
+  return undefined;
+}

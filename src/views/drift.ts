@@ -119,7 +119,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   if (options.planMarkdown && !report.inSync) {
     lines.push('', '<details><summary>The plan that would restore the manifests</summary>', '', options.planMarkdown.trimEnd(), '', '</details>');
   }
-  return lines.join('\n') + '\n';
+  return escapeControl(lines.join('\n') + '\n');
 }
 
 /**
@@ -131,7 +131,7 @@ export function renderMarkdownDriftFailure(reason: string): string {
   const [first = '', ...rest] = reason.split('\n');
   const detail = rest.join('\n').replace(/\s+$/, '');
   const block = detail.trim() === '' ? '' : `\n<pre>\n${escapeHtml(detail)}\n</pre>\n`;
-  return `### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(first)}\n${block}`;
+  return escapeControl(`### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(first)}\n${block}`);
 }
 
 function describeItemMarkdown(item: DriftItem): string {

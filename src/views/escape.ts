@@ -1,11 +1,21 @@
 /**
- * Live and manifest text is untrusted when it reaches a terminal: control characters (C0, DEL,
- * C1) and bidirectional overrides are shown escaped (`\u001b`), never sent raw, so a description
- * cannot clear the screen, fake output or reorder what a reviewer reads.
+ * The one escape every view uses (DESIGN.md §4, §8). Text from live data, servers and manifests is
+ * untrusted when it reaches a terminal, a pull-request comment or a job summary: C0 controls
+ * (but tab and newline, which the views lay out themselves), DEL, C1 controls, the bidirectional
+ * controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the zero-width characters
+ * (U+200B–U+200D, U+2060, U+FEFF) are written as `\u{…}`, never raw: a description cannot clear
+ * the screen, fake output, reorder what a reviewer reads or hide text in a comment.
  */
-// C0 except tab and newline, DEL, C1, and the bidi embedding/override/isolate controls.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+
+/** True when `text` holds a character {@link escapeControl} would escape. */
+export function hasUnsafeCharacters(text: string): boolean {
+  UNSAFE.lastIndex = 0;
+  const found = UNSAFE.test(text);
+  UNSAFE.lastIndex = 0;
+  return found;
+}
 
 export function escapeControl(text: string): string {
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }

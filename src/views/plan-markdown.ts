@@ -4,6 +4,7 @@
  * code. Cut to fit a comment (60,000 characters; GitHub's limit is 65,536) with a note that
  * says what was left out.
  */
+import { escapeControl } from './escape.js';
 import { countLabel, KINDS, type Kind } from '../model/kinds.js';
 import type { Plan, PlanStep } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
@@ -110,5 +111,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
       `> ✂️ **${cut} of ${plan.steps.length} steps are not shown** (${[...cutKinds].join(', ')}): this report is cut to fit ` +
       `${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync plan\` to see the whole plan.\n`;
   }
-  return `${out.replace(/\n+$/, '')}\n`;
+  // One escape over everything (DESIGN.md §4): no raw control, bidi or zero-width character from
+  // live data or manifests reaches a pull-request comment.
+  return escapeControl(`${out.replace(/\n+$/, '')}\n`);
 }

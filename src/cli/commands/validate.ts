@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { validateManifests } from '../../manifest/index.js';
 import { renderValidationReport } from '../../views/validation.js';
 import type { CliContext } from '../context.js';
+import { parseByteCount } from '../parse-options.js';
 
 /**
  * `platform-sync validate <paths…>`: offline schema and semantic checks (DESIGN.md §5).
@@ -14,8 +15,9 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
     .command('validate')
     .description('Check manifests offline (schema, names, references, settings) and report every problem')
     .argument('<paths...>', 'manifest files or directories (read recursively for .yaml/.yml)')
-    .action(async (paths: string[]) => {
-      const result = await validateManifests(paths);
+    .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
+    .action(async (paths: string[], options: { maxManifestBytes?: string }) => {
+      const result = await validateManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: parseByteCount(options.maxManifestBytes, '--max-manifest-bytes') } : {});
       output.stdout.write(renderValidationReport(result, paths));
       ctx.exitCode = result.state ? 0 : 1;
     });

@@ -6,7 +6,7 @@
  */
 import { namedAddress, type RoleKey } from '../address.js';
 import type { ItemProblem, KindDescriptor } from '../kind-descriptor.js';
-import { isHttpsUrl } from '../../util/url.js';
+import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
 
 export interface Oidc {
   issuer: string;
@@ -61,7 +61,9 @@ export const identityProvider = {
     if (typeof oidc !== 'object' || oidc === null) return [];
     const o = oidc as Record<string, unknown>;
     const problems: ItemProblem[] = [];
-    if (typeof o.issuer === 'string' && !isHttpsUrl(o.issuer)) {
+    const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem(`oidc.issuer of identity provider ${JSON.stringify(key)}`, o.issuer) : undefined;
+    if (ascii) problems.push({ pointer: ['oidc', 'issuer'], message: ascii });
+    else if (typeof o.issuer === 'string' && !isHttpsUrl(o.issuer)) {
       problems.push({ pointer: ['oidc', 'issuer'], message: `oidc.issuer ${JSON.stringify(o.issuer)} of identity provider ${JSON.stringify(key)} is not an https URL; expected the OIDC issuer, e.g. https://acme.okta.com` });
     }
     const secret = o.clientSecret;

@@ -1,7 +1,7 @@
 /** Event subscriptions: a group's events delivered to an https sink; keyed by the sink. */
 import { joinPath } from '../address.js';
 import type { KindDescriptor } from '../kind-descriptor.js';
-import { isHttpsUrl } from '../../util/url.js';
+import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
 
 export interface SubscriptionFields {
   sink: string;
@@ -31,6 +31,8 @@ export const subscription = {
   address: (groupPath, fields) => `subscription:${joinPath(groupPath, String(fields.sink))}`,
   describe: (key) => `subscription to ${key}`,
   checkItem(item, key, where) {
+    const ascii = nonAsciiUrlProblem(`sink of a subscription in ${where}`, key);
+    if (ascii) return [{ pointer: ['sink'], message: ascii, fatal: true }];
     // The schema checks the https:// prefix; here the rest of the URL must parse too.
     if (!key.startsWith('https://') || isHttpsUrl(key)) return [];
     return [{ pointer: ['sink'], message: `sink ${JSON.stringify(key)} of a subscription in ${where} is not a valid URL; expected https://<host>/<path>`, fatal: true }];
