@@ -153,7 +153,9 @@ const matchesAnyGlob = (address: string, globs: readonly RegExp[]) => globs.some
 
 /** A live resource as it reads (for "unchanged"): uid, kind and its fields. */
 function printOf(r: LiveResource): string {
-  return JSON.stringify({ kind: r.kind, uid: r.uid, parentUid: r.parentUid, fields: displayFields(r) });
+  // The server's updateTime where it keeps one: a binding whose identity was renamed reads with
+  // another path, yet the binding itself did not change.
+  return JSON.stringify({ kind: r.kind, uid: r.uid, parentUid: r.parentUid, version: r.updateTime ?? displayFields(r) });
 }
 
 /** Does the hand-made extras: people with bindings, tags on repos, an unmanaged repo. */

@@ -62,6 +62,29 @@ const REGRESSIONS: [string, Case][] = [
       target: 969604806,
     } as Case,
   ],
+  [
+    'a binding whose identity a targeted plan renames is not a change outside --target (under resets)',
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup, description: '',
+        identities: [{ name: 'ci', description: 'Team of builders', relationship: 0 }],
+        bindings: [{ identity: 0, role: 9 }, { identity: 5, role: 7 }],
+        repos: [{ name: 'legacy', description: 'team' }],
+        idps: [{ name: 'okta', defaultRole: 9, clientId: 'c-2', mappings: [{ externalGroup: 'admins', role: 0 }, { externalGroup: 'devs', role: 4 }] }],
+        terms: ['dpa-v2'],
+      },
+      edits: [
+        { op: 'rename', at: 1040373065, to: 'b', declare: true }, { op: 'bindHuman', at: 2086848486, role: 1 }, { op: 'remove', at: 802274906 },
+        { op: 'describe', at: 1159348258, text: 'changed' }, { op: 'bindHuman', at: 347235396, role: 1 }, { op: 'remove', at: 1945089746 },
+      ],
+      settings: { prune: { identities: false, repos: true, groups: true, roles: true, subscriptions: false }, ignore: ['identity:*human-*', 'repo:*hand*'], protect: [] },
+      extras: { humans: [{ group: 1, name: 'human-ann', role: 'registry.push' }], tags: [], handRepo: 4 },
+      hand: { op: 'create', at: 998330651 },
+      fault: { kind: 'resets', seed: 282444 },
+      target: 890062917,
+    } as Case,
+  ],
 ];
 
 describe('invariant counterexamples, kept', () => {
