@@ -6,7 +6,7 @@ import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.
 import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
 import { inlineCode } from './plan-markdown.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
@@ -86,7 +86,7 @@ function textDiff(f: DriftField): string[] {
 }
 
 export function renderJsonDrift(report: DriftReport): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  return stringifyForOutput(report, 2) + '\n';
 }
 
 export interface MarkdownDriftOptions {

@@ -19,3 +19,17 @@ export function hasUnsafeCharacters(text: string): boolean {
 export function escapeControl(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }
+
+/**
+ * JSON text with every character {@link escapeControl} escapes written as a JSON `\uXXXX`
+ * escape: the same value for a JSON reader, nothing raw for a person reading the log. Those
+ * characters can only occur inside JSON strings, where the escape is valid.
+ */
+export function escapeJsonText(json: string): string {
+  return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON.stringify, then {@link escapeJsonText}. */
+export function stringifyForOutput(value: unknown, indent?: number): string {
+  return escapeJsonText(JSON.stringify(value, null, indent));
+}

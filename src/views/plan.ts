@@ -2,6 +2,7 @@
  * Plan renderers, a small registry by format name (like knip's reporters): the CLI picks one
  * with `--format` and prints what it returns.
  */
+import { stringifyForOutput } from './escape.js';
 import type { Plan } from '../model/plan.js';
 import { renderJsonPlan } from './plan-json.js';
 import { renderMarkdownPlan } from './plan-markdown.js';
@@ -22,7 +23,7 @@ export interface RenderOptions {
 
 const RENDERERS: Record<PlanFormat, (plan: Plan, options: RenderOptions) => string> = {
   text: (plan, options) => renderTextPlan(plan, { color: options.color ?? false }),
-  json: (plan) => `${JSON.stringify(renderJsonPlan(plan), null, 2)}\n`,
+  json: (plan) => `${stringifyForOutput(renderJsonPlan(plan), 2)}\n`,
   markdown: (plan) => renderMarkdownPlan(plan),
 };
 

@@ -4,7 +4,7 @@
  * {@link createProgressView} writes, to the stream it is given.
  */
 import type { PlanStep } from '../model/plan.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, stringifyForOutput } from './escape.js';
 import { colorPaint, plainPaint, type Paint } from './paint.js';
 import { ABORTED, TOKEN_REFUSED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
 
@@ -106,17 +106,17 @@ export function serializeApplyEvent(e: ApplyEvent): string {
   const stepOf = (s: PlanStep) => ({ action: s.action, kind: s.kind, address: s.address });
   switch (e.type) {
     case 'start':
-      return JSON.stringify({ type: e.type, total: e.total });
+      return stringifyForOutput({ type: e.type, total: e.total });
     case 'step-start':
-      return JSON.stringify({ type: e.type, step: stepOf(e.step) });
+      return stringifyForOutput({ type: e.type, step: stepOf(e.step) });
     case 'step-done':
-      return JSON.stringify({ type: e.type, step: stepOf(e.step), uid: e.uid, ms: e.ms });
+      return stringifyForOutput({ type: e.type, step: stepOf(e.step), uid: e.uid, ms: e.ms });
     case 'step-failed':
-      return JSON.stringify({ type: e.type, step: stepOf(e.step), error: e.error.message });
+      return stringifyForOutput({ type: e.type, step: stepOf(e.step), error: e.error.message });
     case 'step-skipped':
-      return JSON.stringify({ type: e.type, step: stepOf(e.step), because: e.because });
+      return stringifyForOutput({ type: e.type, step: stepOf(e.step), because: e.because });
     case 'end':
-      return JSON.stringify({ type: e.type, result: e.result });
+      return stringifyForOutput({ type: e.type, result: e.result });
   }
 }
 

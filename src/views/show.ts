@@ -1,6 +1,6 @@
 /** The view of `show`: one line per declared resource that exists live (address, then uid), or JSON. */
 import type { ShownResources } from '../show.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, stringifyForOutput } from './escape.js';
 
 export function renderShownText(shown: ShownResources): string {
   const width = Math.max(0, ...shown.resources.map((r) => r.address.length));
@@ -11,5 +11,5 @@ export function renderShownText(shown: ShownResources): string {
 }
 
 export function renderShownJson(shown: ShownResources): string {
-  return `${JSON.stringify(shown, null, 2)}\n`;
+  return `${stringifyForOutput(shown, 2)}\n`;
 }

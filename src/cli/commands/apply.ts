@@ -4,6 +4,7 @@
  * applied (or there was nothing to do); 1 on any error, refusal, cancellation or partial apply
  * (set here or by main.ts).
  */
+import { stringifyForOutput } from '../../views/escape.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { readSecretsOnce, type SecretReader } from '../../apply/secrets.js';
@@ -77,7 +78,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     // (live data may hold one); a missing one stops the run once the plan is shown.
     const secrets = readSecretsOnce(plan, cliSecretReader(options, ctx));
     const out = output.stdout;
-    if (options.format === 'json') out.write(`${JSON.stringify({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
+    if (options.format === 'json') out.write(`${stringifyForOutput({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
     else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out, ctx.env) }));
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
