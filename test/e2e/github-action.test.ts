@@ -150,15 +150,20 @@ describe('the example workflow', () => {
     expect(jobs.plan!.steps.find((s) => OURS.test(s.uses ?? ''))!.with).toMatchObject({ command: 'plan', comment: true });
   });
 
-  it('hands tokens over only as PLATFORM_TOKEN: the write token to the apply step alone, the read-only one everywhere else', () => {
+  it('hands tokens over only as PLATFORM_TOKEN: the write token to the apply step alone, the read-only one everywhere else; identity-provider secrets to the apply step alone', () => {
     for (const [name, job] of Object.entries(jobs)) {
       for (const step of job.steps) {
         expect(step.run ?? '', `${name}: ${step.name}`).not.toMatch(/secrets\./);
         for (const [key, value] of Object.entries(step.env ?? {})) {
           if (!String(value).includes('secrets.')) continue;
+          const writes = OURS.test(step.uses ?? '') && (step.with?.command as string) === 'apply';
+          if (key.startsWith('PLATFORM_SYNC_SECRET_')) {
+            // A secret a manifest may name reaches the apply step only: plan never reads one.
+            expect(writes, `${name}: ${step.name}`).toBe(true);
+            continue;
+          }
           expect(key).toBe('PLATFORM_TOKEN');
           const secret = String(value).match(/secrets\.(\w+)/)![1];
-          const writes = OURS.test(step.uses ?? '') && (step.with?.command as string) === 'apply';
           expect(secret, `${name}: ${step.name}`).toBe(writes ? 'PLATFORM_TOKEN' : 'PLATFORM_TOKEN_READONLY');
         }
       }

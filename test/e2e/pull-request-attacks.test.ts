@@ -265,3 +265,24 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
     expect(RAW.test(written)).toBe(false);
   });
 });
+
+describe('the size of a manifest set', () => {
+  const suite = useSuiteEmulator(TOKEN, 'pr-size');
+
+  it('is bounded as a whole (--max-manifest-bytes), before any file is read or any request sent', async () => {
+    const dir = join(suite.dir, 'many');
+    mkdirSync(dir);
+    const doc = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${Array.from({ length: 50 }, (_, i) => `    - {name: r${i}, description: "${'x'.repeat(100)}"}`).join('\n')}\n`;
+    for (let i = 0; i < 4; i++) writeFileSync(join(dir, `part-${i}.yaml`), doc.replace('repos:', i === 0 ? 'repos:' : 'groups:\n    - name: g' + i + '\n      repos:').replace(/\n    - \{name/g, i === 0 ? '\n    - {name' : '\n        - {name'));
+    const limit = String(doc.length * 2);
+    const validate = await runCli(['validate', dir, '--max-manifest-bytes', limit]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toContain(`over the limit of ${limit} bytes for a manifest set (--max-manifest-bytes); nothing was read`);
+    suite.emulator.clearRequestLog();
+    const plan = await runCli(['plan', dir, '--bootstrap', '--max-manifest-bytes', limit], { env: suite.env });
+    expect(plan.code).toBe(1);
+    expect(suite.emulator.requestLog).toEqual([]);
+    // Under the default bound (64 MiB) the same set is fine.
+    expect((await runCli(['validate', dir])).code).toBe(0);
+  });
+});
