@@ -16,11 +16,14 @@ export class ApiFailure extends Error {
   readonly details: ErrorDetail[];
   /** Extra response headers (Retry-After). */
   readonly headers: Record<string, string>;
-  constructor(codeName: GrpcCodeName, message: string, details: ErrorDetail[], headers: Record<string, string> = {}) {
+  /** An HTTP status other than the code's own (405 for a method a resource does not support). */
+  private readonly statusOverride: number | undefined;
+  constructor(codeName: GrpcCodeName, message: string, details: ErrorDetail[], headers: Record<string, string> = {}, status?: number) {
     super(message);
     this.codeName = codeName;
     this.details = [errorInfo(codeName), ...details];
     this.headers = headers;
+    this.statusOverride = status;
   }
   /** Sets the ErrorInfo domain (the service that answered). */
   inDomain(domain: string): this {
@@ -28,7 +31,7 @@ export class ApiFailure extends Error {
     return this;
   }
   get status(): number {
-    return GRPC_CODES[this.codeName].http;
+    return this.statusOverride ?? GRPC_CODES[this.codeName].http;
   }
   toBody(): ErrorBody {
     return { code: GRPC_CODES[this.codeName].code, message: this.message, details: this.details };
@@ -94,6 +97,14 @@ export function unauthenticated(description: string): ApiFailure {
 
 export function unimplemented(description: string): ApiFailure {
   return new ApiFailure('UNIMPLEMENTED', `Unimplemented: ${description}`, []);
+}
+
+/**
+ * A method the resource does not support (DESIGN.md §2): HTTP 405 with code 12 (UNIMPLEMENTED)
+ * and an `Allow` header naming the methods it does.
+ */
+export function methodNotAllowed(description: string, allow: readonly string[]): ApiFailure {
+  return new ApiFailure('UNIMPLEMENTED', `Unimplemented: ${description}`, [], { allow: allow.join(', ') }, 405);
 }
 
 const INJECTED_FAULT_TEXT = {

@@ -21,13 +21,13 @@ import {
   permissionDenied,
   resourceNotEmpty,
   unauthenticated,
-  unimplemented,
+  methodNotAllowed,
 } from './failures.js';
 import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
 import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
-import { validateCreate, validatePatch } from './validate.js';
+import { expandNestedMask, validateCreate, validatePatch } from './validate.js';
 
 /** A bearer token the emulator accepts. */
 export interface EmulatorToken {
@@ -183,7 +183,7 @@ export class EmulatorService {
 
   private dispatch(req: ApiRequest): ApiReply {
     if (req.path === PING_PATH) {
-      if (req.method !== 'GET') throw unimplemented(`${req.method} ${PING_PATH} is not supported; use GET`);
+      if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${PING_PATH} is not supported; use GET`, ['GET']);
       return { status: 200, body: { response: 'pong' } };
     }
     const route = matchRoute(req.path);
@@ -199,27 +199,27 @@ export class EmulatorService {
       const repoUid = rest.slice(0, -README_SUFFIX.length);
       if (method === 'GET') return this.getReadme(caller, repoUid, req.query);
       if (method === 'PATCH') return this.patchReadme(caller, repoUid, req);
-      throw unimplemented(`${method} is not supported on a readme; use GET or PATCH`);
+      throw methodNotAllowed(`${method} is not supported on a readme; use GET or PATCH`, ['GET', 'PATCH']);
     }
     if (rest === '') {
       if (method === 'GET') return this.list(caller, kind, req.query, req.shortPage);
       if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
       if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${KIND_INFO[kind].collection}/{parent}` }]);
-      throw unimplemented(`${method} ${req.path} is not supported`);
+      throw methodNotAllowed(`${method} ${req.path} is not supported`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
     }
     switch (method) {
       case 'GET':
         rejectQuery(req.query, []);
         return { status: 200, body: renderResource(this.store, this.findVisible(caller, kind, rest)) };
       case 'POST':
-        if (kind === 'advisory') throw unimplemented('advisories are read-only');
+        if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
         return this.create(caller, kind, rest, req);
       case 'PATCH':
         return this.patch(caller, kind, rest, req);
       case 'DELETE':
         return this.remove(caller, kind, rest, req.query);
       default:
-        throw unimplemented(`${method} ${req.path} is not supported`);
+        throw methodNotAllowed(`${method} ${req.path} is not supported`, allowedMethods(kind));
     }
   }
 
@@ -278,7 +278,7 @@ export class EmulatorService {
       const page = slicePage('terms', listReq, sorted, this.clock(), this.pageTokenTtlMs, undefined);
       return { status: 200, body: this.listBody('termsAcceptances', page.items, { totalCount: String(page.totalCount), skipped: listReq.skip, nextPageToken: page.nextPageToken || undefined }) };
     }
-    if (method !== 'POST') throw unimplemented(`an acceptance of terms is permanent: ${method} is not supported`);
+    if (method !== 'POST') throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
     rejectQuery(req.query, []);
     const body = (req.body ?? {}) as { documentIds?: unknown };
     const extra = Object.keys(body).filter((k) => k !== 'documentIds');
@@ -302,7 +302,7 @@ export class EmulatorService {
 
   private create(caller: Caller, kind: ApiKind, parentUid: string | null, req: ApiRequest): ApiReply {
     rejectQuery(req.query, []);
-    if (kind === 'advisory') throw unimplemented('advisories are read-only');
+    if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
     const data = validateCreate(kind, req.body ?? {});
@@ -396,13 +396,11 @@ export class EmulatorService {
     const mask = updateMaskOf(req.query);
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
-    if (kind === 'groupMapping') {
-      const failure = unimplemented('external group role mappings cannot be updated; delete and create instead');
-      return { status: 405, body: failure.toBody(), headers: { allow: 'GET, DELETE' } };
-    }
     if (kind === 'advisory' || KIND_INFO[kind].updatableFields.length === 0)
-      throw unimplemented(`${KIND_INFO[kind].plural} cannot be updated; delete and create instead`);
-    const { clientSecret, ...change } = validatePatch(kind as Kind, req.body ?? {}, mask);
+      throw methodNotAllowed(`${KIND_INFO[kind].plural} cannot be updated${kind === 'advisory' ? '' : '; delete and create instead'}`, allowedMethods(kind));
+    // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
+    const nested = expandNestedMask(kind as Kind, mask, req.body ?? {}, r.data);
+    const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
     if (kind === 'identityProvider') {
       if (change.defaultRole !== undefined) this.checkRoleRef(caller, r.parent!, change.defaultRole, 'defaultRole');
       // The stored secret is kept unless the mask names oidc.clientSecret.
@@ -422,7 +420,7 @@ export class EmulatorService {
 
   private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
     rejectQuery(query, []);
-    if (kind === 'advisory') throw unimplemented('advisories are read-only');
+    if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be deleted`);
     if (kind === 'identity' || kind === 'role') {
@@ -463,6 +461,12 @@ export class EmulatorService {
     if (mutated) this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
     return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated };
   }
+}
+
+/** The methods one resource of a kind supports (the `Allow` header of a 405). */
+function allowedMethods(kind: ApiKind): string[] {
+  if (kind === 'advisory') return ['GET'];
+  return KIND_INFO[kind].updatableFields.length === 0 ? ['GET', 'DELETE'] : ['GET', 'PATCH', 'DELETE'];
 }
 
 function describeKey(kind: ApiKind, data: ResourceData): string {

@@ -295,6 +295,58 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   return change;
 }
 
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Field masks name fields by path, nested ones included (DESIGN.md §2): `oidc.clientId`,
+ * `claimMatch.subject`, `google.projectId` change only that leaf. Rewrites such a mask and body
+ * into the whole-field form {@link validatePatch} checks: the field as stored, with each named
+ * leaf taken from the body (or removed when the body leaves it out). A path whose first segment
+ * is not an updatable field is left as it is, for validatePatch to refuse.
+ */
+export function expandNestedMask(kind: Kind, updateMask: string | undefined, rawBody: unknown, current: ResourceData): { updateMask: string | undefined; body: unknown } {
+  if (updateMask === undefined || !updateMask.includes('.') || !isPlainRecord(rawBody)) return { updateMask, body: rawBody };
+  const updatable: readonly string[] = KIND_INFO[kind].updatableFields;
+  const parts: string[] = [];
+  const expanded = new Map<string, Record<string, unknown>>();
+  for (const part of updateMask.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const dot = part.indexOf('.');
+    const top = part.slice(0, dot);
+    if (dot < 0 || updatable.includes(part) || !updatable.includes(top)) {
+      if (!parts.includes(part)) parts.push(part);
+      continue;
+    }
+    let value = expanded.get(top);
+    if (value === undefined) {
+      const stored = (current as Record<string, unknown>)[top];
+      value = isPlainRecord(stored) ? structuredClone(stored) : {};
+      delete value.clientSecret; // write-only: never copied back from the store
+      expanded.set(top, value);
+      if (!parts.includes(top)) parts.push(top);
+    }
+    const path = part.slice(dot + 1).split('.');
+    let from: unknown = rawBody[top];
+    for (const segment of path) from = isPlainRecord(from) ? from[segment] : undefined;
+    let holder = value;
+    for (const segment of path.slice(0, -1)) {
+      if (!isPlainRecord(holder[segment])) holder[segment] = {};
+      holder = holder[segment] as Record<string, unknown>;
+    }
+    const leaf = path[path.length - 1]!;
+    if (from === undefined) delete holder[leaf];
+    else holder[leaf] = from;
+  }
+  const body: Record<string, unknown> = { ...rawBody };
+  for (const [top, value] of expanded) {
+    // A secret sent beside (`oidc.clientSecret` in the same mask) stays where validatePatch reads it.
+    const given = isPlainRecord(rawBody[top]) ? (rawBody[top] as Record<string, unknown>).clientSecret : undefined;
+    body[top] = given === undefined ? value : { ...value, clientSecret: given };
+  }
+  return { updateMask: parts.join(','), body };
+}
+
 /** Seeds may also set what only the service sets (a tag's `deprecated`). */
 export function checkSeedField(kind: ApiKind, field: string, value: unknown): string | null {
   return checkField(kind, field, value);

@@ -155,7 +155,10 @@ describe('PATCH: update masks, read-only fields, renames', () => {
     expect((await patch(emu, `/iam/v2/identities/${uid}`, { name: 'taken' })).status).toBe(409);
     const sub = (await get(emu, `/events/v2/subscriptions?uidp.children_of=${org}`)).body.subscriptions[0];
     const r = await patch(emu, `/events/v2/subscriptions/${sub.uid}`, { sink: 'https://x.example' });
-    expect(r.status).toBe(501);
+    // A method the resource does not support: 405, code 12, and the methods it does.
+    expect(r.status).toBe(405);
+    expect(r.body.code).toBe(12);
+    expect(r.headers.get('allow')).toBe('GET, DELETE');
   });
 
   it('leaves updateTime alone when nothing changed', async () => {
@@ -218,7 +221,8 @@ describe('advisories under a group', () => {
   it('do not block deleting the group (nobody can delete them) and go with it', async () => {
     const seeded = emu.seed({ orgs: [{ name: 'with-advisory' }], advisories: [{ advisoryId: 'CVE-2026-9999', artifactName: 'zlib', org: 'with-advisory' }] });
     const uid = seeded.uids['advisory:CVE-2026-9999']!;
-    expect((await del(emu, `/vulnerabilities/v2/advisories/${uid}`)).status).toBe(501);
+    const refused = await del(emu, `/vulnerabilities/v2/advisories/${uid}`);
+    expect([refused.status, refused.body.code, refused.headers.get('allow')]).toEqual([405, 12, 'GET']);
     const r = await del(emu, `/iam/v2/groups/${seeded.orgUids['with-advisory']}`);
     expect(r.status).toBe(200);
     expect((await get(emu, `/vulnerabilities/v2/advisories/${uid}`)).status).toBe(404);
