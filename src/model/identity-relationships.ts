@@ -8,6 +8,7 @@
  */
 import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
+import { lazyRequire } from '../util/lazy-require.js';
 
 export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
 export type RelationshipField = (typeof RELATIONSHIP_FIELDS)[number];
@@ -79,15 +80,35 @@ export function compactRelationship(value: unknown): unknown {
   return out;
 }
 
-/** Why a pattern does not compile, or undefined when it does (checked with JS RegExp, as the emulator does). */
+/**
+ * Why a pattern is not a valid RE2 expression, or undefined when it is (DESIGN.md §2): the service
+ * is written in Go and reads patterns as RE2 — `(?i)`, `[[:alnum:]]`, `(?P<name>…)` are valid;
+ * lookaround and backreferences are not. Checked with re2js (a pure-JavaScript port of RE2),
+ * loaded only when a manifest or request holds a pattern. Answers are kept (bounded).
+ */
 export function patternProblem(pattern: string): string | undefined {
+  const known = patternAnswers.get(pattern);
+  if (known !== undefined) return known === true ? undefined : known;
+  let answer: string | true;
   try {
-    new RegExp(pattern, 'u');
-    return undefined;
+    re2().RE2JS.compile(pattern);
+    answer = true;
   } catch (err) {
-    return (err as Error).message.replace(/^Invalid regular expression: /, '');
+    answer = (err as Error).message.replace(/^error parsing regexp: /, '');
   }
+  if (patternAnswers.size >= MAX_PATTERN_ANSWERS) patternAnswers.clear();
+  patternAnswers.set(pattern, answer);
+  return answer === true ? undefined : answer;
 }
+
+/** True when `text` fully matches the RE2 `pattern` (as the service matches a token's claims). */
+export function matchesPattern(pattern: string, text: string): boolean {
+  return re2().RE2JS.compile(pattern).matches(text);
+}
+
+const re2 = lazyRequire<typeof import('re2js')>('re2js');
+const patternAnswers = new Map<string, string | true>();
+const MAX_PATTERN_ANSWERS = 1_000;
 
 function isHttpsUrl(value: unknown): boolean {
   return typeof value === 'string' && isHttpsUrlText(value);
@@ -116,7 +137,7 @@ function pairProblems(field: string, o: Obj, exact: string, pattern: string, opt
   const problems: RelationshipProblem[] = [];
   if (has(pattern)) {
     const why = typeof o[pattern] === 'string' ? patternProblem(o[pattern] as string) : 'is not a string';
-    if (why !== undefined) problems.push({ path: [field, pattern], message: `${field}.${pattern} ${JSON.stringify(o[pattern])} is not a regular expression that compiles (${why})` });
+    if (why !== undefined) problems.push({ path: [field, pattern], message: `${field}.${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2` });
   }
   return problems;
 }
@@ -154,7 +175,7 @@ function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
     if (key === 'claimPatterns') {
       for (const [claim, pattern] of Object.entries(map)) {
         const why = patternProblem(pattern as string);
-        if (why !== undefined) problems.push({ path: ['claimMatch', key, claim], message: `claimMatch.claimPatterns.${claim} ${JSON.stringify(pattern)} is not a regular expression that compiles (${why})` });
+        if (why !== undefined) problems.push({ path: ['claimMatch', key, claim], message: `claimMatch.claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2` });
       }
     }
   }

@@ -48,7 +48,7 @@ describe('identity relationships', () => {
   it('refuses two relationships at once, and bad patterns, accounts and key sets, as code 3', async () => {
     const cases: [unknown, string][] = [
       [{ claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' }, 'Invalid argument: servicePrincipal: an identity has exactly one of claimMatch, awsIdentity, staticKeys, servicePrincipal; got claimMatch and servicePrincipal'],
-      [{ claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(' } }, 'Invalid argument: claimMatch: subjectPattern "repo:(" is not a regular expression that compiles'],
+      [{ claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(' } }, 'Invalid argument: claimMatch: subjectPattern "repo:(" is not a valid RE2 regular expression'],
       [{ claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } }, 'Invalid argument: claimMatch: has both subject and subjectPattern; expected one of them'],
       [{ awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } }, 'Invalid argument: awsIdentity: awsAccount "1234" is not an AWS account id; expected 12 digits'],
       [{ staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } }, 'Invalid argument: staticKeys: issuerKeys is not JSON'],
