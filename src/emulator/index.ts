@@ -50,6 +50,14 @@ export interface EmulatorOptions {
   statePath?: string;
   /** Wait this long for another emulator to release `statePath` instead of refusing at once. */
   lockWait?: LockWait;
+  /**
+   * Start on a journal with a damaged record before its last by truncating it there (the
+   * records from there on are dropped, and counted in `notes`). Without it such a journal is
+   * refused (JournalCorruptError), naming the file and the offset.
+   */
+  repair?: boolean;
+  /** Receives what loading the state dropped (a torn last record, what --repair cut). Default: stderr. */
+  onNote?: (note: string) => void;
   faults?: FaultOptions;
   /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
   clock?: () => number;
@@ -120,7 +128,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.statePath) {
     lock = await acquireStateLock(options.statePath, options.lockWait);
     try {
-      durable = (await openDurableState(options.statePath, service.store, seedNow)).state;
+      const opened = await openDurableState(options.statePath, service.store, seedNow, { repair: options.repair === true });
+      durable = opened.state;
+      for (const note of opened.notes) (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);
     } catch (err) {
       lock.release();
       throw err;
@@ -129,6 +139,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     seedNow();
   }
 
+  /** The first failure to make a change durable (an fsync error): the emulator serves nothing after it. */
+  let stateFailure: Error | undefined;
   const requestLog: RequestLogEntry[] = [];
   let seq = 0;
   const log = (entry: RequestLogEntry): void => {
@@ -192,6 +204,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!isDecodable(url.pathname)) {
       return finish(failureReply(invalidArgument([{ field: 'path', description: 'is not valid percent-encoding' }])));
     }
+    // Once a change could not be made durable, nothing more is acknowledged or served (the
+    // store holds a change no journal has): 503 until the emulator is restarted.
+    if (stateFailure !== undefined) return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));
     const reply = service.handle({
       method,
       path,
@@ -206,8 +221,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       try {
         await durable.commit();
       } catch (err) {
-        process.stderr.write(`emulator: cannot write the state journal of ${options.statePath}: ${(err as Error).message}\n`);
-        return finish(failureReply(injectedFailure('INTERNAL', 0).inDomain(errorDomainFor(path))));
+        stateFailure ??= err as Error;
+        process.stderr.write(`emulator: cannot write the state journal of ${options.statePath}: ${(err as Error).message}; no write is acknowledged from now on (503 until restart)\n`);
+        return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));
       }
     }
     if (decision.action === 'reset-after') return reset(applied);
@@ -318,4 +334,9 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The answer to every request once the state could not be made durable. */
+function stateUnavailable(cause: Error): ApiFailure {
+  return new ApiFailure('UNAVAILABLE', `Unavailable: the emulator could not make a change durable (${cause.message}); it acknowledges nothing until it is restarted`, []);
 }

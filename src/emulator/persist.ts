@@ -25,7 +25,11 @@ import { UserError } from '../model/errors.js';
 import { KIND_INFO, type ApiKind } from '../model/kinds.js';
 import type { ResourceData, Store, StoredResource, StoreMutation } from './store.js';
 
-const fdatasyncAsync = promisify(fdatasync);
+/**
+ * How a journal batch is made durable. Replaceable only by tests, to inject an fsync failure
+ * (EIO) and check that the emulator then stops acknowledging writes.
+ */
+export const journalSync = { fdatasync: promisify(fdatasync) as (fd: number) => Promise<void> };
 
 const STATE_FORMAT = 'platform-sync-emulator-state';
 const STATE_VERSION = 1;
@@ -127,37 +131,72 @@ function decodeRecord(line: string): JournalRecord | undefined {
 export interface ReplayResult {
   /** Records applied. */
   applied: number;
+  /** What was dropped and why (a torn last record, or what --repair cut), for the operator. */
+  notes: string[];
   /** Bytes of the journal that hold a whole header and whole records (the rest is torn). */
   goodBytes: number;
   /** False when the journal belongs to an older snapshot (or has no readable header): ignore it. */
   current: boolean;
 }
 
+/** The journal is trusted only as far as it is whole (DESIGN.md §6): a bad record before the last. */
+export class JournalCorruptError extends UserError {
+  constructor(
+    readonly journalPath: string,
+    readonly offset: number,
+    readonly recordsAfter: number,
+  ) {
+    super(
+      'EMULATOR_JOURNAL_CORRUPT',
+      `the emulator's journal ${journalPath} is corrupt at byte ${offset}: a record there is damaged and ${recordsAfter} more follow it, ` +
+        'so this is no crash mid-append (only a torn last record is); the emulator does not start on state it cannot trust. ' +
+        `Restore the file from a backup, or start with --repair to truncate it at byte ${offset} (dropping that record and the ${recordsAfter} after it)`,
+    );
+  }
+}
+
 /**
- * Replays the journal text over the store, for a snapshot of `generation`. Stops at the first
- * torn or corrupt line: everything before it is kept, it and anything after are not.
+ * Replays the journal text over the store, for a snapshot of `generation`. A torn last record
+ * (a crash mid-append: no newline, or a bad checksum on the last line) is dropped with a note;
+ * a bad record with whole records after it is corruption: JournalCorruptError, unless `repair`,
+ * which keeps what comes before it and notes how many records it drops.
  */
-export function replayJournal(text: Buffer, generation: number, store: Store, path: string): ReplayResult {
+export function replayJournal(text: Buffer, generation: number, store: Store, path: string, repair = false): ReplayResult {
   const firstNewline = text.indexOf(0x0a);
-  if (firstNewline < 0) return { applied: 0, goodBytes: 0, current: false };
+  const notes: string[] = [];
+  if (firstNewline < 0) return { applied: 0, notes, goodBytes: 0, current: false };
   let header: { format?: string; generation?: number };
   try {
     header = JSON.parse(text.subarray(0, firstNewline).toString('utf8')) as typeof header;
   } catch {
-    return { applied: 0, goodBytes: 0, current: false };
+    return { applied: 0, notes, goodBytes: 0, current: false };
   }
   if (header.format !== JOURNAL_FORMAT) throw stateError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
   if (header.generation !== generation) {
     if ((header.generation ?? 0) > generation) throw stateError(path, `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`);
-    return { applied: 0, goodBytes: 0, current: false };
+    return { applied: 0, notes, goodBytes: 0, current: false };
   }
+  const journalPath = `${path}.journal`;
   let offset = firstNewline + 1;
   let applied = 0;
   for (;;) {
     const end = text.indexOf(0x0a, offset);
-    if (end < 0) break; // no newline: a torn last record (or none)
+    if (end < 0) {
+      // No newline: a torn last record (or none).
+      if (offset < text.length) notes.push(`dropped a torn last record of ${journalPath} at byte ${offset} (${text.length - offset} bytes: a crash mid-append; it was never acknowledged)`);
+      break;
+    }
     const record = decodeRecord(text.subarray(offset, end).toString('utf8'));
-    if (!record) break;
+    if (!record) {
+      const after = countLines(text, end + 1);
+      if (after === 0) {
+        notes.push(`dropped a torn last record of ${journalPath} at byte ${offset} (a crash mid-append; it was never acknowledged)`);
+        break;
+      }
+      if (!repair) throw new JournalCorruptError(journalPath, offset, after);
+      notes.push(`--repair: truncated ${journalPath} at byte ${offset}, dropping ${after + 1} records (the damaged one and the ${after} after it)`);
+      break;
+    }
     if (record.op === 'put') {
       checkResource(path, record.r, `journal record ${applied + 1}`);
       putResource(store, record.r);
@@ -168,7 +207,20 @@ export function replayJournal(text: Buffer, generation: number, store: Store, pa
     applied++;
     offset = end + 1;
   }
-  return { applied, goodBytes: offset, current: true };
+  return { applied, notes, goodBytes: offset, current: true };
+}
+
+/** Records (whole or not) from `offset` to the end of the journal text. */
+function countLines(text: Buffer, offset: number): number {
+  let n = 0;
+  let at = offset;
+  while (at < text.length) {
+    const end = text.indexOf(0x0a, at);
+    n++;
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return n;
 }
 
 /** Removes temporary files a crash left beside the state (`<state>.*.tmp`). */
@@ -304,7 +356,7 @@ export class DurableState {
         this.pending = [];
         const buffer = Buffer.from(batch.join(''), 'utf8');
         writeAll(this.fd, buffer);
-        await fdatasyncAsync(this.fd);
+        await journalSync.fdatasync(this.fd);
         this.journalBytes += buffer.length;
         // Not a count added: changes a snapshot already made durable may be written again here.
         this.durable = Math.max(this.durable, upTo);
@@ -362,15 +414,15 @@ function writeAll(fd: number, buffer: Buffer): void {
  * when there was no state yet; then (and when the journal was of an older generation) a
  * snapshot is written at once, so the files exist from the start.
  */
-export async function openDurableState(path: string, store: Store, seed?: () => void): Promise<{ state: DurableState; loaded: boolean }> {
+export async function openDurableState(path: string, store: Store, seed?: () => void, options: { repair?: boolean } = {}): Promise<{ state: DurableState; loaded: boolean; notes: string[] }> {
   removeStaleTemporaries(path);
   const journalPath = `${path}.journal`;
   const generation = loadState(path, store);
   const loaded = generation !== undefined;
-  let replay: ReplayResult = { applied: 0, goodBytes: 0, current: false };
+  let replay: ReplayResult = { applied: 0, notes: [], goodBytes: 0, current: false };
   if (loaded && existsSync(journalPath)) {
     store.invalidateSortedViews();
-    replay = replayJournal(readFileSync(journalPath), generation, store, path);
+    replay = replayJournal(readFileSync(journalPath), generation, store, path, options.repair === true);
     store.invalidateSortedViews();
   }
   if (!loaded) seed?.();
@@ -392,5 +444,5 @@ export async function openDurableState(path: string, store: Store, seed?: () => 
     snapshotBytes: loaded ? Buffer.byteLength(readFileSync(path)) : 0,
   });
   if (!replay.current) await state.compact();
-  return { state, loaded };
+  return { state, loaded, notes: replay.notes };
 }

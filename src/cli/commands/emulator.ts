@@ -12,6 +12,7 @@ interface EmulatorCliOptions {
   port: number;
   host: string;
   state?: string;
+  repair?: boolean;
   seed?: string;
   token?: string;
   viewerToken?: string;
@@ -81,7 +82,8 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
     .description('Run the Platform API v2 emulator (a real HTTP server) until interrupted')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseNumber('integer'), 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--state <file>', 'load state from FILE if it exists; write it atomically after every change')
+    .option('--state <file>', 'load state from FILE if it exists; every change is journalled (FILE.journal, fsynced) before it is acknowledged')
+    .option('--repair', 'start even when the journal has a damaged record before its last: truncate it there, saying how many records are dropped')
     .option('--seed <file>', 'YAML/JSON seed loaded at start (ignored when --state FILE exists)')
     .option('--token <token>', 'owner bearer token (default: $PLATFORM_TOKEN)')
     .option('--viewer-token <token>', 'read-only bearer token (writes get 403)')
@@ -105,6 +107,8 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
         tokens,
         ...(opts.seed ? { seed: opts.seed } : {}),
         ...(opts.state ? { statePath: opts.state } : {}),
+        ...(opts.repair ? { repair: true } : {}),
+        onNote: (note) => ctx.output.stderr.write(`emulator: ${note}\n`),
         faults: faultsFromOptions(opts),
       });
       ctx.output.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
