@@ -9,8 +9,8 @@
  */
 import type { Connection } from '../api/connection.js';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Emulator } from '../emulator/index.js';
 import { UserError } from '../model/errors.js';
 
@@ -31,36 +31,65 @@ export interface EmbeddedEmulator {
  * `--emulator` is a connection of its own, so a base URL or token file beside it is a mistake
  * worth saying out loud rather than silently ignoring one of them.
  */
-/** How long an `--emulator` command waits for another one to release the state file. */
-const LOCK_WAIT_MS = 5 * 60_000;
+/** How long an `--emulator` command waits for the holder of the state file by default (`--lock-timeout`). */
+export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
 
 export async function startEmbeddedEmulator(
-  options: { cwd?: string; baseUrl?: string; tokenFile?: string; onWait?: (message: string) => void } = {},
+  options: { cwd?: string; baseUrl?: string; tokenFile?: string; onWait?: (message: string) => void; lockTimeoutMs?: number; writes?: boolean } = {},
 ): Promise<EmbeddedEmulator> {
   if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
     throw new UserError('OPTION_CONFLICT', '--emulator runs against an embedded emulator; it cannot be combined with --base-url or --token-file');
   }
   const statePath = resolve(options.cwd ?? process.cwd(), EMBEDDED_STATE_PATH);
-  mkdirSync(dirname(statePath), { recursive: true });
+  // Only a command that writes (apply) makes the state: plan, drift, show and export in a
+  // directory without one read an empty emulator and leave nothing behind (DESIGN.md §6).
+  const persistent = options.writes === true || existsSync(statePath);
+  if (persistent) makeStateDirectory(dirname(statePath));
   const token = `embedded-${randomBytes(24).toString('hex')}`;
   // Loaded here, not at the top: every command imports this file for EMBEDDED_STATE_PATH, and
   // only `--emulator` needs the emulator itself (see main.ts on start-up cost).
   const { startEmulator } = await import('../emulator/index.js');
+  const { describeHolder } = await import('../emulator/state-lock.js');
+  const timeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const emulator: Emulator = await startEmulator({
     port: 0,
     host: '127.0.0.1',
     tokens: [{ token, role: 'owner' }],
-    statePath,
-    // Another --emulator command in this directory: wait for it, never share the file with it.
-    lockWait: {
-      timeoutMs: LOCK_WAIT_MS,
-      onWait: (holder) =>
-        options.onWait?.(`Waiting for ${EMBEDDED_STATE_PATH}: another --emulator command (process ${holder.pid}) is using it…`),
-    },
+    ...(persistent
+      ? {
+          statePath,
+          lockHolder: 'an --emulator command',
+          // Another emulator on this state: wait for it (up to --lock-timeout), never share the file.
+          lockWait: {
+            timeoutMs,
+            onWait: (holder) => options.onWait?.(`Waiting for ${EMBEDDED_STATE_PATH}: ${describeHolder(holder)} is using it (giving up after ${Math.round(timeoutMs / 1000)} s, --lock-timeout)…`),
+          },
+        }
+      : {}),
   });
   return {
     connection: { baseUrl: emulator.url, token, insecureHttp: false },
     statePath,
     close: () => emulator.close(),
   };
+}
+
+/** `.platform-sync/`, with a `.gitignore` of `*` so that its state (and its lock) never reaches git. */
+function makeStateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const ignore = join(dir, '.gitignore');
+  if (!existsSync(ignore)) writeFileSync(ignore, '# platform-sync --emulator state: never committed\n*\n');
+}
+
+/**
+ * An org not visible to the embedded emulator: the URL and tenant causes of a remote API cannot
+ * apply; the likely cause is another working directory (the state is per directory).
+ */
+export function embeddedOrgNotVisible(org: string, statePath: string): UserError {
+  const where = existsSync(statePath) ? `the embedded emulator's state (${statePath}) holds no org "${org}"` : `there is no embedded emulator state in this directory (${statePath} does not exist)`;
+  return new UserError(
+    'ORG_NOT_VISIBLE',
+    `org "${org}" is not visible with --emulator: ${where}. The state is kept per directory: the likely cause is running in another directory than the one where \`apply --emulator\` created it. ` +
+      `To create the org here: platform-sync apply <paths> --emulator --bootstrap (or plan … --emulator --bootstrap to see it first).`,
+  );
 }

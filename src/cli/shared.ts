@@ -13,13 +13,13 @@ import { resolve as resolvePath } from 'node:path';
 import { Option, type Command } from 'commander';
 import { secretReader, type SecretReader, type SecretSources } from '../apply/secrets.js';
 import { resolveConnection } from '../api/connection.js';
-import { EMBEDDED_STATE_PATH, startEmbeddedEmulator } from './embedded.js';
+import { EMBEDDED_STATE_PATH, embeddedOrgNotVisible, startEmbeddedEmulator } from './embedded.js';
 import type { ApiClient } from '../api/types.js';
-import { UserError } from '../model/errors.js';
+import { OrgNotVisibleError, UserError } from '../model/errors.js';
 import type { PlanningOptions } from '../pipeline.js';
 import type { Output } from './output.js';
 import type { CliContext } from './context.js';
-import { parseByteCount } from './parse-options.js';
+import { parseByteCount, parseSeconds } from './parse-options.js';
 
 /** Options every API-talking command accepts (as commander parses them). */
 export interface ConnectionOptions {
@@ -35,6 +35,10 @@ export interface ConnectionOptions {
   emulator?: boolean;
   /** `--insecure-http`: allow plain http to a host that is not loopback. */
   insecureHttp?: boolean;
+  /** `--lock-timeout <seconds>`: how long `--emulator` waits for the holder of its state. */
+  lockTimeout?: string;
+  /** Set by commands that write (apply): `--emulator` makes its state directory only for them. */
+  emulatorWrites?: boolean;
 }
 
 /**
@@ -49,6 +53,7 @@ export function addConnectionOptions(command: Command): Command {
     .option('--verbose', 'log every HTTP request to stderr (the token is never shown)')
     .option('--no-color', 'plain output without ANSI colours')
     .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`)
+    .option('--lock-timeout <seconds>', 'with --emulator: how long to wait for another emulator holding its state (default 30)')
     .option('--insecure-http', 'allow a plain http:// base URL to a host that is not loopback (the token then crosses the network unencrypted)')
     .addOption(new Option('--token <token>').hideHelp().argParser(refuseTokenArgument));
 }
@@ -64,6 +69,8 @@ function refuseTokenArgument(): never {
 export interface Session {
   client: ApiClient;
   close(): Promise<void>;
+  /** With --emulator: its state file (for messages that fit the emulator, not a remote API). */
+  embeddedStatePath?: string;
 }
 
 /**
@@ -74,7 +81,14 @@ export interface Session {
 async function openSession(options: ConnectionOptions, ctx: CliContext): Promise<Session> {
   const { output } = ctx;
   const embedded = options.emulator
-    ? await startEmbeddedEmulator({ cwd: ctx.cwd, baseUrl: options.baseUrl, tokenFile: options.tokenFile, onWait: (m) => output.stderr.write(`${m}\n`) })
+    ? await startEmbeddedEmulator({
+        cwd: ctx.cwd,
+        baseUrl: options.baseUrl,
+        tokenFile: options.tokenFile,
+        onWait: (m) => output.stderr.write(`${m}\n`),
+        writes: options.emulatorWrites === true,
+        ...(options.lockTimeout !== undefined ? { lockTimeoutMs: parseSeconds(options.lockTimeout, '--lock-timeout') * 1000 } : {}),
+      })
     : undefined;
   const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, insecureHttp: options.insecureHttp, env: ctx.env });
   // Before the first request: from here on nothing the command writes can carry the token.
@@ -87,7 +101,7 @@ async function openSession(options: ConnectionOptions, ctx: CliContext): Promise
     allowInsecureHttp: connection.insecureHttp,
     onRequest: options.verbose ? (e) => output.stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
   });
-  return { client, close: async () => { await client.close(); await embedded?.close(); } };
+  return { client, close: async () => { await client.close(); await embedded?.close(); }, ...(embedded ? { embeddedStatePath: embedded.statePath } : {}) };
 }
 
 /** Runs `work` in a session and always closes it; the run's Output redacts the session's token. */
@@ -95,6 +109,9 @@ export async function withSession<T>(options: ConnectionOptions, ctx: CliContext
   const session = await openSession(options, ctx);
   try {
     return await work(session);
+  } catch (err) {
+    if (err instanceof OrgNotVisibleError && session.embeddedStatePath !== undefined) throw embeddedOrgNotVisible(err.org, session.embeddedStatePath);
+    throw err;
   } finally {
     await session.close();
   }

@@ -50,6 +50,8 @@ export interface EmulatorOptions {
   statePath?: string;
   /** Wait this long for another emulator to release `statePath` instead of refusing at once. */
   lockWait?: LockWait;
+  /** What this emulator is, for the message of another that waits for its state file ("an --emulator command"). */
+  lockHolder?: string;
   /**
    * Start on a journal with a damaged record before its last by truncating it there (the
    * records from there on are dropped, and counted in `notes`). Without it such a journal is
@@ -126,7 +128,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let lock: StateLock | undefined;
   let durable: DurableState | undefined;
   if (options.statePath) {
-    lock = await acquireStateLock(options.statePath, options.lockWait);
+    lock = await acquireStateLock(options.statePath, { ...(options.lockWait ? { wait: options.lockWait } : {}), ...(options.lockHolder ? { what: options.lockHolder } : {}) });
     try {
       const opened = await openDurableState(options.statePath, service.store, seedNow, { repair: options.repair === true });
       durable = opened.state;

@@ -1,12 +1,22 @@
 /**
- * One emulator per state file (DESIGN.md §6): an exclusive lock file beside the state, holding
- * the pid, host and start time of the process that has it. A second emulator on the same file
- * is refused, naming the holder (or waits, for `--emulator` commands); a lock left by a process
- * that no longer runs is taken over.
+ * One emulator per state file (DESIGN.md §6). A second emulator on the same file is refused,
+ * naming the holder (or waits, for `--emulator` commands, up to a timeout).
+ *
+ * On Linux the lock is a socket bound in the abstract namespace under a name derived from the
+ * state file's real path: binding is exclusive, the kernel releases it when its process ends
+ * however it ends, and there is no file to go stale — so no takeover exists that two processes
+ * could race (a lock file taken over while another contender re-creates it can be held twice;
+ * this cannot). The holder answers a connection with who it is (process, host, since, and what
+ * it is: an `emulator` server or an `--emulator` command), so a waiter names the real holder.
+ * `<state>.lock` is still written beside the state, for people: it is not the lock there.
+ * Elsewhere, the lock is that exclusive file, and a file whose process no longer runs is taken
+ * over (a best effort: the race above is possible there).
  */
+import { createHash } from 'node:crypto';
+import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, resolve as resolvePath } from 'node:path';
+import { linkSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { UserError } from '../model/errors.js';
 
 /** Who holds a state file. */
@@ -15,6 +25,13 @@ export interface LockHolder {
   host: string;
   /** ISO time the holder took the lock. */
   since: string;
+  /** What holds it: "an emulator server (platform-sync emulator)", "an --emulator command". */
+  what?: string;
+}
+
+/** The holder as a message names it. */
+export function describeHolder(holder: LockHolder): string {
+  return `${holder.what ?? 'an emulator'} (process ${holder.pid} on ${holder.host}, since ${holder.since})`;
 }
 
 export class StateLockedError extends UserError {
@@ -22,7 +39,7 @@ export class StateLockedError extends UserError {
   constructor(statePath: string, holder: LockHolder) {
     super(
       'EMULATOR_STATE_LOCKED',
-      `emulator state file ${statePath} is in use by process ${holder.pid} on ${holder.host} (since ${holder.since}); ` +
+      `emulator state file ${statePath} is in use by ${describeHolder(holder)}; ` +
         'two emulators must never share one state file — stop that one, or use another --state',
     );
     this.holder = holder;
@@ -36,6 +53,12 @@ export interface LockWait {
   onWait?: (holder: LockHolder) => void;
 }
 
+export interface LockOptions {
+  wait?: LockWait;
+  /** What the taker is, for a waiter's message ("an --emulator command"). */
+  what?: string;
+}
+
 export interface StateLock {
   release(): void;
 }
@@ -45,7 +68,7 @@ const POLL_MS = 100;
 function readHolder(lockPath: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as Partial<LockHolder>;
-    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?') };
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?'), ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}) };
   } catch {
     // Unreadable or half-written: treated as a lock whose holder is unknown (below).
   }
@@ -87,16 +110,130 @@ function takeOver(lockPath: string, stale: string): boolean {
   return content === stale;
 }
 
-/** Acquires the lock of `statePath`, waiting as `wait` says (not at all by default). */
-export async function acquireStateLock(statePath: string, wait?: LockWait): Promise<StateLock> {
+/** Acquires the lock of `statePath`, waiting as `options.wait` says (not at all by default). */
+export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
+  const mine: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), ...(options.what ? { what: options.what } : {}) };
+  if (process.platform === 'linux') return acquireSocketLock(statePath, mine, options.wait);
+  return acquireFileLock(statePath, mine, options.wait);
+}
+
+/** The abstract socket name of a state file: from its real path (the file may not exist yet). */
+function socketNameOf(statePath: string): string {
+  const absolute = resolvePath(statePath);
+  let dir: string;
+  try {
+    dir = realpathSync(dirname(absolute));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? `its directory ${dirname(statePath)} does not exist` : code === 'ENOTDIR' ? `${dirname(statePath)} is not a directory` : (code ?? (err as Error).message);
+    throw new UserError('EMULATOR_STATE_LOCK', `cannot use the emulator state file ${statePath}: ${why}`);
+  }
+  const digest = createHash('sha256').update(resolvePath(dir, basename(absolute))).digest('hex').slice(0, 48);
+  return `\0platform-sync-emulator-state-${digest}`;
+}
+
+function listen(server: Server, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(name, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Asks the holder of an abstract socket who it is (it answers one JSON line); undefined when it does not say in time. */
+function askHolder(name: string): Promise<LockHolder | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = createConnection(name);
+    const done = (holder: LockHolder | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(holder);
+    };
+    const timer = setTimeout(() => done(undefined), 1000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.length > 4096) done(undefined);
+    });
+    socket.on('end', () => done(parseHolder(text)));
+    socket.on('error', () => done(undefined));
+  });
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    const parsed = JSON.parse(text) as Partial<LockHolder>;
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
+      return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?'), ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}) };
+    }
+  } catch {
+    // Not a holder's answer.
+  }
+  return undefined;
+}
+
+async function acquireSocketLock(statePath: string, mine: LockHolder, wait: LockWait | undefined): Promise<StateLock> {
+  const name = socketNameOf(statePath);
+  const deadline = Date.now() + (wait?.timeoutMs ?? 0);
+  let told = false;
+  for (;;) {
+    const server = createServer((socket) => socket.end(`${JSON.stringify(mine)}\n`));
+    try {
+      await listen(server, name);
+    } catch (err) {
+      server.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      const holder = (await askHolder(name)) ?? { pid: 0, host: 'an unknown host', since: 'an unknown time', what: 'another process' };
+      if (Date.now() >= deadline) throw new StateLockedError(statePath, holder);
+      if (!told) wait?.onWait?.(holder);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      continue;
+    }
+    server.unref();
+    // For people: who holds it, beside the state (the lock itself is the socket).
+    const lockPath = `${statePath}.lock`;
+    const text = `${JSON.stringify(mine)}\n`;
+    try {
+      writeFileSync(`${lockPath}.${process.pid}.tmp`, text, { mode: 0o644 });
+      renameSync(`${lockPath}.${process.pid}.tmp`, lockPath);
+    } catch {
+      // Only information: the lock is held either way.
+    }
+    return {
+      release() {
+        try {
+          if (readFileSync(lockPath, 'utf8') === text) unlinkSync(lockPath);
+        } catch {
+          // Gone already.
+        }
+        server.close();
+      },
+    };
+  }
+}
+
+/** An empty or unreadable lock file is stale once it is this old (its writer would have written it by then). */
+const UNREADABLE_STALE_MS = 2000;
+
+async function acquireFileLock(statePath: string, mine: LockHolder, wait: LockWait | undefined): Promise<StateLock> {
   const lockPath = `${statePath}.lock`;
-  const mine: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
   const text = `${JSON.stringify(mine)}\n`;
   const deadline = Date.now() + (wait?.timeoutMs ?? 0);
   let told = false;
   for (;;) {
     try {
-      writeFileSync(lockPath, text, { flag: 'wx', mode: 0o644 });
+      // Created with its content at once (a link of a written file): never seen empty.
+      const temp = `${lockPath}.${process.pid}.tmp`;
+      writeFileSync(temp, text, { mode: 0o644 });
+      try {
+        linkSync(temp, lockPath);
+      } finally {
+        unlinkSync(temp);
+      }
       return {
         release() {
           // Only our own lock: never one another process took over after us.
@@ -117,7 +254,8 @@ export async function acquireStateLock(statePath: string, wait?: LockWait): Prom
       continue; // released in between: try again
     }
     const holder = readHolder(lockPath);
-    if (holder && !isAlive(holder)) {
+    const unreadableAndOld = holder === undefined && Date.now() - (statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNREADABLE_STALE_MS;
+    if ((holder && !isAlive(holder)) || unreadableAndOld) {
       takeOver(lockPath, stale);
       continue;
     }

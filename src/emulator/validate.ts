@@ -3,6 +3,8 @@
  * each must look like, and the PATCH mask rules of the spec. Pure: no store, no clock.
  * The seed loader uses the same checks, so a seed file can hold only what the API accepts.
  */
+import '../util/re2.js'; // registers the RE2 pattern checker the model uses
+import { createHash } from 'node:crypto';
 import { CAPABILITIES, KIND_INFO, NAME_PATTERN, NAME_PATTERN_SOURCE, type ApiKind, type Kind } from '../model/kinds.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
 import { normalizeServicePrincipal, relationshipProblems, RELATIONSHIP_FIELDS, type RelationshipField } from '../model/identity-relationships.js';
@@ -174,9 +176,20 @@ function toData(field: string, value: unknown): Partial<ResourceData> {
   switch (field) {
     case 'capabilities':
       return { capabilities: value === undefined ? undefined : [...(value as string[])] };
+    case 'oidc': {
+      // Only a digest of the secret is kept (DESIGN.md §3: no output, plan or emulator state holds one).
+      const oidc = { ...(value as Record<string, unknown>) };
+      if (typeof oidc.clientSecret === 'string') oidc.clientSecret = sealSecret(oidc.clientSecret);
+      return { oidc } as Partial<ResourceData>;
+    }
     default:
       return { [field]: value } as Partial<ResourceData>;
   }
+}
+
+/** What the emulator keeps of a write-only secret: `sha256:<hex>`, never the value. */
+export function sealSecret(secret: string): string {
+  return /^sha256:[0-9a-f]{64}$/.test(secret) ? secret : `sha256:${createHash('sha256').update(secret).digest('hex')}`;
 }
 
 /** The value a field takes when a full replacement (`updateMask=*`) leaves it out. */
@@ -274,7 +287,7 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
       // Write-only: set only when the mask names it (the rotation of a secret).
       const secret = (body.oidc as Record<string, unknown> | undefined)?.clientSecret;
       if (typeof secret !== 'string' || secret === '') violations.push({ field: f, description: 'oidc.clientSecret must be a non-empty string' });
-      else change = { ...change, clientSecret: secret };
+      else change = { ...change, clientSecret: sealSecret(secret) };
       continue;
     }
     let v = body[f];

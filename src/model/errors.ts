@@ -72,6 +72,7 @@ export class StalePlanError extends UserError {
  * taken for "create it" without `--bootstrap`.
  */
 export class OrgNotVisibleError extends UserError {
+  readonly org: string;
   constructor(org: string, baseUrl: string) {
     super(
       'ORG_NOT_VISIBLE',
@@ -79,5 +80,6 @@ export class OrgNotVisibleError extends UserError {
         `Likely causes: a wrong base URL, a token of another tenant, or a token scoped below the org. ` +
         `If the org does not exist yet, create it with \`platform-sync apply --bootstrap\` (or plan --bootstrap to see it first).`,
     );
+    this.org = org;
   }
 }

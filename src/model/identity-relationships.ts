@@ -8,7 +8,7 @@
  */
 import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { patternProblem } from './pattern-syntax.js';
 
 export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
 export type RelationshipField = (typeof RELATIONSHIP_FIELDS)[number];
@@ -80,35 +80,7 @@ export function compactRelationship(value: unknown): unknown {
   return out;
 }
 
-/**
- * Why a pattern is not a valid RE2 expression, or undefined when it is (DESIGN.md §2): the service
- * is written in Go and reads patterns as RE2 — `(?i)`, `[[:alnum:]]`, `(?P<name>…)` are valid;
- * lookaround and backreferences are not. Checked with re2js (a pure-JavaScript port of RE2),
- * loaded only when a manifest or request holds a pattern. Answers are kept (bounded).
- */
-export function patternProblem(pattern: string): string | undefined {
-  const known = patternAnswers.get(pattern);
-  if (known !== undefined) return known === true ? undefined : known;
-  let answer: string | true;
-  try {
-    re2().RE2JS.compile(pattern);
-    answer = true;
-  } catch (err) {
-    answer = (err as Error).message.replace(/^error parsing regexp: /, '');
-  }
-  if (patternAnswers.size >= MAX_PATTERN_ANSWERS) patternAnswers.clear();
-  patternAnswers.set(pattern, answer);
-  return answer === true ? undefined : answer;
-}
-
-/** True when `text` fully matches the RE2 `pattern` (as the service matches a token's claims). */
-export function matchesPattern(pattern: string, text: string): boolean {
-  return re2().RE2JS.compile(pattern).matches(text);
-}
-
-const re2 = lazyRequire<typeof import('re2js')>('re2js');
-const patternAnswers = new Map<string, string | true>();
-const MAX_PATTERN_ANSWERS = 1_000;
+export { patternProblem } from './pattern-syntax.js';
 
 function isHttpsUrl(value: unknown): boolean {
   return typeof value === 'string' && isHttpsUrlText(value);

@@ -78,7 +78,7 @@ describe('platform-sync emulator', () => {
       () => 'started',
       (err: Error) => err.message,
     );
-    expect(refused).toContain(`emulator state file ${state} is in use by process ${run.child.pid}`);
+    expect(refused).toContain(`emulator state file ${state} is in use by an emulator server (platform-sync emulator --state ${state}) (process ${run.child.pid} on`);
     const root = (await (await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', ...auth('kill-token'), body: JSON.stringify({ name: 'durable' }) })).json()) as { uid: string };
     // 40 creates, 8 at a time: each answered 200 only once its journal line is fsynced.
     const acknowledged: string[] = [];

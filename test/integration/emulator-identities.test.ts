@@ -3,6 +3,7 @@
  * stored and returned, exactly one at a time; a PATCH naming one replaces the whole
  * relationship; bad patterns, accounts and key sets are code 3 in the service's wording.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { call, get, patch, post, startTestEmulator } from './emulator-helpers.js';
@@ -108,9 +109,13 @@ describe('identity providers', () => {
         return state.resources.find((r) => r.uid === created.body.uid)!.data.oidc!.clientSecret;
       };
       expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc`, { oidc: { ...oidc, clientId: 'client-2', clientSecret: 'ignored' } })).status).toBe(200);
-      expect(await storedSecret()).toBe('first-secret');
+      // The state keeps a digest of the secret, never the secret (DESIGN.md §6).
+      const sha = (v: string) => `sha256:${createHash('sha256').update(v).digest('hex')}`;
+      expect(await storedSecret()).toBe(sha('first-secret'));
+      expect(readFileSync(statePath, 'utf8')).not.toContain('first-secret');
       expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc.clientSecret`, { oidc: { clientSecret: 'second-secret' } })).status).toBe(200);
-      expect(await storedSecret()).toBe('second-secret');
+      expect(await storedSecret()).toBe(sha('second-secret'));
+      expect(readFileSync(statePath, 'utf8')).not.toContain('second-secret');
       expect((await get(e, `/iam/v2/identityProviders/${created.body.uid}`)).body.oidc.clientId).toBe('client-2');
     } finally {
       await e.close();

@@ -139,7 +139,7 @@ describe('the lock of a state file', () => {
     const state = join(dir, 'locked.json');
     const first = await startTestEmulator({ statePath: state });
     await expect(startTestEmulator({ statePath: state })).rejects.toThrow(
-      new RegExp(`emulator state file .*locked\\.json is in use by process ${process.pid} on ${hostname()}`),
+      new RegExp(`emulator state file .*locked\\.json is in use by an emulator \\(process ${process.pid} on ${hostname()}`),
     );
     await first.close();
     const second = await startTestEmulator({ statePath: state });
@@ -164,7 +164,8 @@ describe('the lock of a state file', () => {
     await holder.close();
     const done = await run;
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toContain(`Waiting for .platform-sync/emulator.json: another --emulator command (process ${process.pid}) is using it…`);
+    expect(done.stderr).toContain(`Waiting for .platform-sync/emulator.json: an emulator (process ${process.pid} on ${hostname()}, since`);
+    expect(done.stderr).toContain('is using it (giving up after 30 s, --lock-timeout)…');
   });
 });
 

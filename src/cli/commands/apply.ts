@@ -72,7 +72,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
-  return withSession(options, ctx, async ({ client }) => {
+  return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
     const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
     // Every secret is read before anything is printed, so that each is redacted from all output
     // (live data may hold one); a missing one stops the run once the plan is shown.

@@ -108,6 +108,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
         ...(opts.seed ? { seed: opts.seed } : {}),
         ...(opts.state ? { statePath: opts.state } : {}),
         ...(opts.repair ? { repair: true } : {}),
+        lockHolder: `an emulator server (platform-sync emulator --state ${opts.state ?? ''})`,
         onNote: (note) => ctx.output.stderr.write(`emulator: ${note}\n`),
         faults: faultsFromOptions(opts),
       });

@@ -1,0 +1,35 @@
+/**
+ * RE2, as the service (written in Go) reads patterns (DESIGN.md §2): `(?i)`, `[[:alnum:]]`,
+ * `(?P<name>…)` are valid; lookaround and backreferences are not. re2js (a pure-JavaScript port
+ * of RE2) is loaded on the first pattern, so a run whose manifests hold none never loads it.
+ * Importing this module registers the checker the model uses (pattern-syntax.ts).
+ */
+import { registerPatternChecker } from '../model/pattern-syntax.js';
+import { lazyRequire } from './lazy-require.js';
+
+const re2 = lazyRequire<typeof import('re2js')>('re2js');
+const answers = new Map<string, string | true>();
+const MAX_ANSWERS = 1_000;
+
+/** Why a pattern is not valid RE2 (the parser's reason), or undefined. Answers are kept (bounded). */
+export function re2Problem(pattern: string): string | undefined {
+  const known = answers.get(pattern);
+  if (known !== undefined) return known === true ? undefined : known;
+  let answer: string | true;
+  try {
+    re2().RE2JS.compile(pattern);
+    answer = true;
+  } catch (err) {
+    answer = (err as Error).message.replace(/^error parsing regexp: /, '');
+  }
+  if (answers.size >= MAX_ANSWERS) answers.clear();
+  answers.set(pattern, answer);
+  return answer === true ? undefined : answer;
+}
+
+/** True when `text` fully matches the RE2 `pattern` (as the service matches a token's claims). */
+export function matchesRe2(pattern: string, text: string): boolean {
+  return re2().RE2JS.compile(pattern).matches(text);
+}
+
+registerPatternChecker(re2Problem);
