@@ -25,6 +25,14 @@ export interface CliIo {
 
 /** The process's own streams, environment and signals: what `bin/platform-sync` runs with. */
 export function processIo(): CliIo {
+  // The reader may close the pipe early (`plan | head`, `--help | head -1`): what is still
+  // written has nowhere to go. That ends nothing (DESIGN.md §5): the process finishes quietly
+  // with the exit code it would have had, never a stack trace. Other stream errors still throw.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
   return {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -114,7 +114,12 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
       complete = false;
       return;
     }
-    diagnostics.push(...checkMappings(doc, at));
+    const keyProblems = checkMappings(doc, at);
+    diagnostics.push(...keyProblems);
+    if (keyProblems.some((d) => d.message.startsWith('a mapping key must be a plain name'))) {
+      complete = false;
+      return;
+    }
 
     let value: unknown;
     try {
@@ -315,7 +320,14 @@ function checkMapKeys(pairs: readonly Pair[], at: (offset: number) => SourceLoca
   const { isScalar } = yaml();
   const seen = new Map<string, number>();
   for (const pair of pairs) {
-    if (!isScalar(pair.key) || !pair.key.range) continue;
+    if (!isScalar(pair.key)) {
+      // A complex key (`? [a, b]`, `? {a: 1}`): no manifest field is one, and JavaScript objects
+      // cannot hold it (yaml would stringify it, with a warning on stderr). A diagnostic instead.
+      const range = (pair.key as { range?: [number, number, number] } | null)?.range;
+      if (range) diagnostics.push({ location: at(range[0]), path: '', message: 'a mapping key must be a plain name, not a list or mapping (a complex key `? …`); write the field name as a plain key' });
+      continue;
+    }
+    if (!pair.key.range) continue;
     const key = String(pair.key.value);
     const offset = pair.key.range[0];
     if (FORBIDDEN_KEYS.has(key)) {
