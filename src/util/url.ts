@@ -30,12 +30,15 @@ export function isHttpsUrl(s: string): boolean {
   return answer;
 }
 
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
 /**
  * Why a URL written in a manifest is refused for holding a character that is not ASCII (DESIGN.md
  * §3): a look-alike host (`tоken.actions…` with a Cyrillic `о`) must never pass review; an
  * international host is written in its punycode form (`xn--…`). Undefined when it is ASCII.
  */
 export function nonAsciiUrlProblem(what: string, value: string): string | undefined {
+  if (!NOT_PRINTABLE_ASCII.test(value)) return undefined;
   for (const ch of value) {
     const code = ch.codePointAt(0)!;
     if (code > 0x7e || code < 0x20) {
