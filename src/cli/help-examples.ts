@@ -25,7 +25,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'platform-sync plan manifests/ --out plan.json && platform-sync apply plan.json',
     "platform-sync plan manifests/ --target 'repo:engineering/*'",
     'platform-sync plan manifests/ --emulator --verbose',
-    'Exit codes: 0 ok (with --detailed-exitcode: 0 no changes, 2 changes), 1 error.',
+    'Exit codes: 0 ok (with --detailed-exitcode: 0 no changes, 2 changes), 1 error or a refused plan.',
   ],
   apply: [
     'platform-sync apply manifests/                    plan, show it, ask, apply',

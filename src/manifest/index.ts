@@ -6,7 +6,7 @@ import '../util/re2.js'; // registers the RE2 pattern checker the model uses
 import { DESCRIPTORS } from '../model/kinds.js';
 import { ManifestError, type Diagnostic } from '../model/errors.js';
 import type { DesiredState } from '../model/resources.js';
-import { sortDiagnostics } from './diagnostics.js';
+import { fileDiagnostic, sortDiagnostics } from './diagnostics.js';
 import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument, type YamlReader } from './parse-documents.js';
 import { listManifestFiles, readManifestFiles } from './read-files.js';
 import { resolveDesiredState } from './resolve.js';
@@ -60,12 +60,27 @@ export async function loadManifests(paths: string[], options: LoadOptions = {}):
   return state;
 }
 
+const MANIFEST_FILE = /\.ya?ml$/i;
+
+/** Parsed without problems into documents that all have an apiVersion (of any version: that one is reported). */
+function looksLikeManifest(parsed: { documents: ManifestDocument[]; diagnostics: Diagnostic[] }): boolean {
+  if (parsed.diagnostics.length > 0 || parsed.documents.length === 0) return false;
+  return parsed.documents.every((d) => d.value !== null && typeof d.value === 'object' && !Array.isArray(d.value) && 'apiVersion' in (d.value as object));
+}
+
 function checkTexts(texts: readonly { file: string; text: string }[], files: string[], earlier: Diagnostic[], options: LoadOptions): ValidationResult {
   const diagnostics = [...earlier];
   const documents: ManifestDocument[] = [];
   let complete = earlier.length === 0;
   for (const { file, text } of texts) {
     const parsed = parseManifestText(file, text, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.yamlReader);
+    if (!MANIFEST_FILE.test(file) && !looksLikeManifest(parsed)) {
+      // A file named on the command line that is no manifest (`validate README.md`): one line
+      // saying so, not every YAML error its prose makes.
+      diagnostics.push(fileDiagnostic(file, 'not a manifest: expected a YAML file (.yaml/.yml) whose documents have "apiVersion: platform-sync/v1" and "org"'));
+      complete = false;
+      continue;
+    }
     diagnostics.push(...parsed.diagnostics);
     complete &&= parsed.complete;
     for (const doc of parsed.documents) {

@@ -15,7 +15,7 @@ import { checkSecretRefShape } from '../apply/secrets.js';
 import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
-import { didYouMean, findMisspeltKey, formatList } from '../util/suggest.js';
+import { didYouMean, findMisspeltKey, formatList, suggestClosest } from '../util/suggest.js';
 import { readDefinitionFields } from './schema.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -530,7 +530,13 @@ class Resolver {
     if (this.options.complete) {
       const elsewhere = (this.identities.pathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
       const siblings = this.identities.namesByGroup.get(groupPath) ?? [];
-      const hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
+      let hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
+      if (hint === '') {
+        // A misspelt name of an identity in another group (`releas-bot` for `/release-bot`).
+        const close = suggestClosest(ref, [...this.identities.pathsByName.keys()]);
+        const paths = close === undefined ? [] : (this.identities.pathsByName.get(close) ?? []).map((p) => `"/${p}"`);
+        if (paths.length > 0) hint = ` (did you mean ${paths.join(' or ')}? a name with "/" is a path from the org root)`;
+      }
       const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
       this.report(
         refSite,

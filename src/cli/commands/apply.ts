@@ -47,6 +47,7 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .command('apply')
     .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
     .argument('[paths...]', 'manifest files or directories, or one saved plan file (.json)')
+    .usage('[options] <paths...|plan.json>')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
     .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));

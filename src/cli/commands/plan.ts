@@ -39,6 +39,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     .command('plan')
     .description('Show what apply would change to make the org match the manifests')
     .argument('[paths...]', 'manifest files or directories')
+    .usage('[options] <paths...>')
     .option('--out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none');
@@ -56,7 +57,8 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan, live, { redact: output.redact });
-      output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}\n`);
+      // The hint says how to apply it where it was made (the embedded emulator's state is per directory).
+      output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}${options.emulator ? ' --emulator' : ''}\n`);
     }
     ctx.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
   });
