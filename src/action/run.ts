@@ -19,6 +19,8 @@ import { main } from '../cli/main.js';
 import type { CliIo } from '../cli/context.js';
 
 export const COMMENT_MARKER = '<!-- platform-sync-plan -->';
+/** Who writes the comment with the workflow's own GITHUB_TOKEN (the `comment-author` input overrides it). */
+export const DEFAULT_COMMENT_AUTHOR = 'github-actions[bot]';
 /** GitHub refuses comments over 65,536 characters; the plan view cuts itself well below. */
 const MAX_COMMENT_CHARS = 65_000;
 
@@ -89,6 +91,52 @@ export function commentBody(markdown: string, stderr: string, exitcode: number):
   return body.length > MAX_COMMENT_CHARS ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)` : body;
 }
 
+/** What `apply --format json` ended with (its `end` event), or undefined when it did not get that far. */
+export function applyResultOf(jsonLines: string): { done: string[]; failed: { address: string; error: string }[]; skipped: { address: string; because: string }[] } | undefined {
+  for (const line of jsonLines.split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const event = JSON.parse(line) as { type?: string; result?: { done?: unknown; failed?: unknown; skipped?: unknown } };
+      if (event.type !== 'end' || !event.result) continue;
+      const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+      return { done: list(event.result.done), failed: list(event.result.failed), skipped: list(event.result.skipped) };
+    } catch {
+      // not an event line
+    }
+  }
+  return undefined;
+}
+
+/** The apply's result for the job summary: what was done, what failed, what was not reached. */
+export function applySummaryMarkdown(result: ReturnType<typeof applyResultOf>, stderr: string, exitcode: number): string {
+  const lines = ['### platform-sync apply', ''];
+  if (!result && exitcode === 0) {
+    // Nothing to apply: apply printed the empty plan and sent nothing (no events).
+    lines.push('**No changes**: the org already matched the manifests.');
+    return `${lines.join('\n')}\n`;
+  }
+  if (!result) {
+    lines.push('**Nothing was applied**: the run stopped before applying (see the error below).', '');
+    if (stderr.trim() !== '') lines.push('<pre>', escapeHtml(stderr.trimEnd()), '</pre>', '');
+    return `${escapeControl(lines.join('\n'))}\n`;
+  }
+  const total = result.done.length + result.failed.length + result.skipped.length;
+  lines.push(
+    total === 0
+      ? '**No changes**: the org already matched the manifests.'
+      : `**${exitcode === 0 ? 'Apply complete' : 'Apply incomplete'}: ${result.done.length} of ${total} steps done**${result.failed.length > 0 ? `, ${result.failed.length} failed` : ''}${result.skipped.length > 0 ? `, ${result.skipped.length} not run` : ''}.`,
+    '',
+  );
+  for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
+  if (result.failed.length > 0 || result.skipped.length > 0) lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');
+  if (result.done.length > 0) {
+    lines.push('', `<details><summary>${result.done.length} step${result.done.length === 1 ? '' : 's'} done</summary>`, '');
+    for (const a of result.done) lines.push(`- \`${a}\``);
+    lines.push('', '</details>');
+  }
+  return `${escapeControl(lines.join('\n'))}\n`;
+}
+
 /** Creates the plan comment on the pull request, or updates the one an earlier run made. */
 export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string): Promise<'created' | 'updated'> {
   const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
@@ -98,13 +146,22 @@ export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: stri
   const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json' };
   const call = async (method: string, path: string, payload?: unknown): Promise<unknown> => {
     const res = await fetch(`${api}${path}`, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload) });
+    if (res.status === 403 || res.status === 401) {
+      throw new Error(
+        `cannot ${method === 'GET' ? 'read' : 'write'} the pull request's comments (GitHub API ${method} ${path}: HTTP ${res.status}): ` +
+          'the github-token lacks the "pull-requests: write" permission; add `permissions: { contents: read, pull-requests: write }` to the job (or pass a github-token that has it), or set comment: false',
+      );
+    }
     if (!res.ok) throw new Error(`GitHub API ${method} ${path}: HTTP ${res.status}`);
     return res.json();
   };
+  // Only a comment this action's own identity wrote is ours to edit: anyone can post one that
+  // starts with the marker.
+  const author = (env.PS_COMMENT_AUTHOR ?? '').trim() || DEFAULT_COMMENT_AUTHOR;
   let existing: number | undefined;
   for (let page = 1; page <= 50 && existing === undefined; page++) {
-    const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as { id: number; body?: string }[];
-    existing = comments.find((c) => c.body?.startsWith(COMMENT_MARKER))?.id;
+    const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as { id: number; body?: string; user?: { login?: string } }[];
+    existing = comments.find((c) => c.body?.startsWith(COMMENT_MARKER) && c.user?.login === author)?.id;
     if (comments.length < 100) break;
   }
   if (existing !== undefined) {
@@ -130,14 +187,16 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     command === 'plan'
       ? ['plan', ...paths, '--format', 'markdown', '--detailed-exitcode', '--out', planJson, ...args]
       : command === 'apply'
-        ? ['apply', ...paths, '--auto-approve', ...args]
+        ? // Its outputs are read from the JSON events, never from the text a person reads.
+          ['apply', ...paths, '--auto-approve', '--format', 'json', ...args]
         : ['drift', ...paths, ...args];
   const stdout = tee(io.stdout);
   const stderr = tee(io.stderr);
   const exitcode = await main(['node', 'platform-sync', ...argv], { ...io, stdout: stdout.stream, stderr: stderr.stream });
 
-  const hasChanges =
-    command === 'apply' ? exitcode === 0 && /Apply complete: [1-9]\d* done/.test(stdout.text()) : exitcode === 2;
+  const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
+  // A partial apply changed things too: has-changes says whether any step was done.
+  const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
   const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';
   setOutputs(env, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile });
 
@@ -151,6 +210,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
       else io.stdout.write(`Plan comment ${await postComment(env, pr.number, body)} on pull request #${pr.number}.\n`);
     }
   }
+  if (command === 'apply' && env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   const stepExit = exitcode === 1 ? 1 : command === 'drift' && exitcode === 2 && failOnDrift ? 2 : 0;
   return { exitcode, hasChanges, planJson: planFile, stepExit };

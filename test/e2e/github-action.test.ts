@@ -26,12 +26,15 @@ const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
   outputs: Record<string, { value: string }>;
   runs: { using: string; steps: Step[] };
 };
-const OURS = /^[\w-]+\/platform-sync@v\d+$/;
+/** Our action in the example, pinned by a commit SHA (the tag in a comment). */
+const OURS = /^[\w-]+\/platform-sync@[0-9a-f]{40}$/;
 
 /** A stand-in for the GitHub REST API's issue comments: what a run created or updated. */
 class FakeGitHub {
-  comments: { id: number; body: string }[] = [];
+  comments: { id: number; body: string; user: { login: string } }[] = [];
   requests: string[] = [];
+  /** Answer every request with this status (a token without pull-requests: write gets 403). */
+  status = 200;
   private server: Server | undefined;
   url = '';
   async start(): Promise<void> {
@@ -41,9 +44,13 @@ class FakeGitHub {
       req.on('end', () => {
         this.requests.push(`${req.method} ${req.url} ${req.headers.authorization === 'Bearer gh-token-for-test' ? 'auth' : 'NO AUTH'}`);
         res.setHeader('content-type', 'application/json');
+        if (this.status !== 200) {
+          res.statusCode = this.status;
+          return res.end('{"message":"Resource not accessible by integration"}');
+        }
         if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
         const body = (JSON.parse(text) as { body: string }).body;
-        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body });
+        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
         if (req.method === 'PATCH') this.comments.find((c) => req.url!.endsWith(`/comments/${c.id}`))!.body = body;
         res.end('{}');
       });
@@ -117,6 +124,21 @@ describe('action.yml', () => {
     expect(action.runs.steps.find((s) => s.id === 'run')!.env).toMatchObject({ PS_COMMAND: '${{ inputs.command }}', PS_ARGS: '${{ inputs.args }}' });
   });
 
+  it('gives the platform token to the platform-sync step alone, installs and builds once per job, and pins what it uses by SHA', () => {
+    const [setup, install, run] = action.runs.steps;
+    // The steps before platform-sync's own see no token, even one set in the env of the `uses:` step.
+    expect(setup!.env).toEqual({ PLATFORM_TOKEN: '' });
+    expect(install!.env).toEqual({ PLATFORM_TOKEN: '' });
+    expect(setup!.uses).toMatch(/^actions\/setup-node@[0-9a-f]{40}$/);
+    expect(run!.env!.PS_PLATFORM_TOKEN).toBe('${{ inputs.platform-token }}');
+    expect(run!.run).toContain('export PLATFORM_TOKEN="$PS_PLATFORM_TOKEN"');
+    expect(install!.run).toContain('node_modules/.platform-sync-installed');
+    expect(install!.run).toMatch(/if \[ -f "\$stamp" \]/);
+    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['platform-token', 'comment-author', 'node-version']));
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    for (const input of Object.keys(action.inputs)) expect(readme, `README input table: ${input}`).toContain(`| \`${input}\``);
+  });
+
   it('splits args like a shell: words and quotes', () => {
     expect(splitArgs(`--target 'repo:*' "identity:a b" --allow-mass-delete`)).toEqual(['--target', 'repo:*', 'identity:a b', '--allow-mass-delete']);
   });
@@ -143,27 +165,31 @@ describe('the example workflow', () => {
     expect(jobs.apply!.concurrency).toEqual({ group: 'platform-sync-apply', 'cancel-in-progress': false });
     expect(jobs.plan!.concurrency!['cancel-in-progress']).toBe(true);
     expect(jobs.apply!.environment).toBe('platform');
+    // Every action pinned by commit SHA, its tag in a comment (GitHub's hardening guide).
     const uses = Object.values(jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
-    for (const u of uses) expect(u).toMatch(/^actions\/checkout@v\d+$|^[\w-]+\/platform-sync@v\d+$/);
+    for (const u of uses) expect(u).toMatch(/^actions\/checkout@[0-9a-f]{40}$|^[\w-]+\/platform-sync@[0-9a-f]{40}$/);
+    for (const line of workflowText.split('\n').filter((l) => /^\s*(- )?uses: /.test(l))) expect(line).toMatch(/@[0-9a-f]{40} # v\d/);
     // No separate validate step: invalid manifests reach the plan comment like everything else.
     expect(workflowText).not.toMatch(/platform-sync validate/);
     expect(jobs.plan!.steps.find((s) => OURS.test(s.uses ?? ''))!.with).toMatchObject({ command: 'plan', comment: true });
   });
 
-  it('hands tokens over only as PLATFORM_TOKEN: the write token to the apply step alone, the read-only one everywhere else; identity-provider secrets to the apply step alone', () => {
+  it('hands tokens over only through the platform-token input: the write token to the apply step alone, the read-only one everywhere else; identity-provider secrets to the apply step alone', () => {
     for (const [name, job] of Object.entries(jobs)) {
       for (const step of job.steps) {
         expect(step.run ?? '', `${name}: ${step.name}`).not.toMatch(/secrets\./);
+        const writes = OURS.test(step.uses ?? '') && (step.with?.command as string) === 'apply';
         for (const [key, value] of Object.entries(step.env ?? {})) {
           if (!String(value).includes('secrets.')) continue;
-          const writes = OURS.test(step.uses ?? '') && (step.with?.command as string) === 'apply';
-          if (key.startsWith('PLATFORM_SYNC_SECRET_')) {
-            // A secret a manifest may name reaches the apply step only: plan never reads one.
-            expect(writes, `${name}: ${step.name}`).toBe(true);
-            continue;
-          }
-          expect(key).toBe('PLATFORM_TOKEN');
-          const secret = String(value).match(/secrets\.(\w+)/)![1];
+          // A secret a manifest may name reaches the apply step only: plan never reads one.
+          expect(key, `${name}: ${step.name}`).toMatch(/^PLATFORM_SYNC_SECRET_/);
+          expect(writes, `${name}: ${step.name}`).toBe(true);
+        }
+        const token = step.with?.['platform-token'];
+        if (token === undefined) continue;
+        expect(OURS.test(step.uses ?? ''), `${name}: ${step.name}`).toBe(true);
+        {
+          const secret = String(token).match(/secrets\.(\w+)/)![1];
           expect(secret, `${name}: ${step.name}`).toBe(writes ? 'PLATFORM_TOKEN' : 'PLATFORM_TOKEN_READONLY');
         }
       }
@@ -277,5 +303,63 @@ describe('the plan comment', () => {
     expect(second).toContain('### platform-sync plan failed');
     expect(second).toMatch(/broken\.yaml:5:\d+: /);
     expect(github.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(1);
+  });
+});
+
+describe('the action runner', () => {
+  let emulator: Emulator;
+  let github: FakeGitHub;
+  let env: Record<string, string>;
+  const temp = makeTempDir('runner');
+  const TOKEN = 'action-runner-owner-token-31c8';
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    github = new FakeGitHub();
+    await github.start();
+    const event = join(temp.dir, 'event.json');
+    writeFileSync(event, JSON.stringify({ pull_request: { number: 3, head: { sha: 'feedbeef00' } } }));
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+  });
+  afterAll(async () => {
+    await github?.close();
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('apply: has-changes comes from the JSON result, FORCE_COLOR or not, and the result goes to the job summary', async () => {
+    const summary = join(temp.dir, 'summary.md');
+    writeFileSync(summary, '');
+    const first = await runStep({ command: 'apply', paths: ACME, args: '--bootstrap' }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    expect(first.exitcode, first.stderr).toBe(0);
+    expect(first.outputs['has-changes']).toBe('true');
+    const written = readFileSync(summary, 'utf8');
+    expect(written).toContain('### platform-sync apply');
+    expect(written).toMatch(/\*\*Apply complete: (\d+) of \1 steps done\*\*/);
+    const again = await runStep({ command: 'apply', paths: ACME }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    expect(again.outputs['has-changes']).toBe('false');
+    expect(readFileSync(summary, 'utf8')).toContain('**No changes**: the org already matched the manifests.');
+  });
+
+  it("edits only the bot's own comment: one that anyone else starts with the marker is left alone", async () => {
+    github.comments.push({ id: 1, body: `${COMMENT_MARKER}\nplanted by someone`, user: { login: 'mallory' } });
+    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir);
+    expect(run.stdout).toContain('Plan comment created on pull request #3.');
+    expect(github.comments[0]!.body).toBe(`${COMMENT_MARKER}\nplanted by someone`);
+    expect(github.comments).toHaveLength(2);
+    const again = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir);
+    expect(again.stdout).toContain('Plan comment updated on pull request #3.');
+    expect(github.comments).toHaveLength(2);
+  });
+
+  it('without pull-requests: write, names the missing permission and what to add', async () => {
+    github.status = 403;
+    try {
+      const error = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir).then(() => undefined, (e: Error) => e.message);
+      expect(error).toContain('HTTP 403');
+      expect(error).toContain('lacks the "pull-requests: write" permission');
+      expect(error).toContain('permissions: { contents: read, pull-requests: write }');
+    } finally {
+      github.status = 200;
+    }
   });
 });
