@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
-import { BUNDLE_ID_PREFIX, loadBundle } from '../src/cli/launch.js';
+import { BUNDLE_ID_PREFIX, ENTRY_MARK_PREFIX, loadBundle } from '../src/cli/launch.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -37,6 +37,12 @@ async function writeBundle(): Promise<void> {
   const text = `${output[0].code}\n${licenseNotice(output[0].moduleIds)}`;
   const id = createHash('sha256').update(text).digest('hex');
   writeFileSync(BUNDLE, `${BUNDLE_ID_PREFIX}${id}\n${text}`);
+  // The entry names the bundle made from it: the bin uses the bundle only while the entry is
+  // this one (`tsc` alone writes it again, without the mark), whatever the files' times.
+  const entry = readFileSync(ENTRY, 'utf8').replace(new RegExp(`^${ENTRY_MARK_PREFIX}.*\n`, 'm'), '');
+  const mapAt = entry.lastIndexOf('//# sourceMappingURL=');
+  const mark = `${ENTRY_MARK_PREFIX}${id}\n`;
+  writeFileSync(ENTRY, mapAt < 0 ? `${entry}${mark}` : `${entry.slice(0, mapAt)}${mark}${entry.slice(mapAt)}`);
 }
 
 /** The package directory of a module inside node_modules, or undefined for our own modules. */
@@ -79,7 +85,7 @@ function writeCodeCache(): void {
     rmSync(dir, { recursive: true, force: true });
   }
   if (!existsSync(`${BUNDLE}.cache`)) throw new Error('the warm-up run wrote no code cache');
-  const loaded = loadBundle(BUNDLE);
+  const loaded = loadBundle(BUNDLE, ENTRY);
   if (loaded?.cache !== 'used') throw new Error(`V8 did not take the code cache it just wrote (${loaded?.cache ?? 'no bundle'})`);
 }
 

@@ -11,7 +11,8 @@
  * flags, and rejects a cache made by another Node). A missing, stale or rejected cache costs
  * the compile it would have saved, never a failure; nothing here writes unless asked to.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
@@ -29,21 +30,40 @@ export const BUNDLE_ID_PREFIX = '// platform-sync CLI bundle ';
 /** The CLI loaded from a bundle, and what became of its code cache. */
 export interface LoadedBundle {
   cli: CliEntry;
-  /** `used`: V8 took the cache; `rejected`: V8 refused it; `stale`: made from another text; `none`: no cache file. */
-  cache: 'used' | 'rejected' | 'stale' | 'none';
+  /** `used`: V8 took the cache; `rejected`: V8 refused it; `stale`: made from another text; `corrupt`: its data does not match its digest (never given to V8); `none`: no cache file. */
+  cache: 'used' | 'rejected' | 'stale' | 'corrupt' | 'none';
   /** Writes the code cache of everything compiled so far (after a representative run). */
   writeCache(): void;
 }
 
+/** The line the build adds to the entry module (dist/src/cli/main.js) naming the bundle made from it. */
+export const ENTRY_MARK_PREFIX = '//# platform-sync-bundle ';
+
+/**
+ * Whether `entry` is the module the bundle was made from: the build marks it with the bundle's
+ * id, and `tsc` writing the modules again drops the mark. By content, not by file times (an
+ * install gives every file the time it likes).
+ */
+function entryMatches(entry: string, id: string): boolean {
+  try {
+    return readFileSync(entry, 'utf8').includes(`${ENTRY_MARK_PREFIX}${id}\n`);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Loads the CLI from `bundlePath` (and `<bundlePath>.cache`); undefined when there is no bundle,
- * or when it is older than `entry` (the modules were built again since, by `tsc` alone: the
- * bundle would run the code of the build before).
+ * or when `entry` is not the module it was made from (the modules were built again since, by
+ * `tsc` alone: the bundle would run the code of the build before).
+ *
+ * The cache file is the bundle's id line, `sha256:<hex>` of the data, then V8's data: V8 does not
+ * checksum a cache (a damaged one can abort it), so a cache whose data does not match its digest
+ * is never handed to V8.
  */
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
   let source: string;
   try {
-    if (entry !== undefined && statSync(bundlePath).mtimeMs < statSync(entry).mtimeMs) return undefined;
     source = readFileSync(bundlePath, 'utf8');
   } catch {
     return undefined;
@@ -51,14 +71,22 @@ export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | u
   const newline = source.indexOf('\n');
   const idLine = source.slice(0, newline + 1);
   if (newline < 0 || !idLine.startsWith(BUNDLE_ID_PREFIX)) return undefined;
+  if (entry !== undefined && !entryMatches(entry, idLine.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
   const cachePath = `${bundlePath}.cache`;
   const header = Buffer.from(idLine, 'utf8');
   let cache: LoadedBundle['cache'] = 'none';
   let cachedData: Buffer | undefined;
   try {
     const file = readFileSync(cachePath);
-    if (file.subarray(0, header.length).equals(header)) cachedData = file.subarray(header.length);
-    else cache = 'stale';
+    if (!file.subarray(0, header.length).equals(header)) cache = 'stale';
+    else {
+      const rest = file.subarray(header.length);
+      const end = rest.indexOf(0x0a);
+      const digest = end < 0 ? '' : rest.subarray(0, end).toString('latin1');
+      const data = rest.subarray(end + 1);
+      if (end >= 0 && digest === `sha256:${createHash('sha256').update(data).digest('hex')}`) cachedData = data;
+      else cache = 'corrupt';
+    }
   } catch {
     // no cache: compiled as usual
   }
@@ -70,6 +98,12 @@ export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | u
   return {
     cli: module.exports,
     cache,
-    writeCache: () => writeFileSync(cachePath, Buffer.concat([header, script.createCachedData()])),
+    writeCache: () => {
+      // Written beside and renamed over: a reader never sees half a cache.
+      const data = script.createCachedData();
+      const temp = `${cachePath}.${process.pid}.tmp`;
+      writeFileSync(temp, Buffer.concat([header, Buffer.from(`sha256:${createHash('sha256').update(data).digest('hex')}\n`, 'latin1'), data]));
+      renameSync(temp, cachePath);
+    },
   };
 }

@@ -10,7 +10,8 @@ import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_ID_PREFIX, loadBundle } from '../../src/cli/launch.js';
+import { BUNDLE_ID_PREFIX, ENTRY_MARK_PREFIX, loadBundle } from '../../src/cli/launch.js';
+import { createHash } from 'node:crypto';
 
 const dir = mkdtempSync(join(tmpdir(), 'ps-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,15 +46,19 @@ describe('loadBundle', () => {
     expect(loadBundle(other)).toBeUndefined();
   });
 
-  it('is undefined when the modules were built again after it (by tsc alone)', () => {
+  it('is used only while the entry module is the one it was made from (by content: file times do not matter)', () => {
     const file = join(dir, 'older.cjs');
     const entry = join(dir, 'main.js');
     writeBundle(file, 'd'.repeat(64), 3);
-    writeFileSync(entry, '');
+    // Built by `tsc` alone after the bundle: the entry carries no mark of it.
+    writeFileSync(entry, 'export {};\n');
+    expect(loadBundle(file, entry)).toBeUndefined();
+    writeFileSync(entry, `export {};\n${ENTRY_MARK_PREFIX}${'e'.repeat(64)}\n`);
+    expect(loadBundle(file, entry)).toBeUndefined();
+    // Marked with this bundle's id: used, even when the entry looks newer (as after an install).
+    writeFileSync(entry, `export {};\n${ENTRY_MARK_PREFIX}${'d'.repeat(64)}\n//# sourceMappingURL=main.js.map\n`);
     utimesSync(file, new Date(2026, 0, 1), new Date(2026, 0, 1));
     utimesSync(entry, new Date(2026, 0, 2), new Date(2026, 0, 2));
-    expect(loadBundle(file, entry)).toBeUndefined();
-    utimesSync(file, new Date(2026, 0, 2), new Date(2026, 0, 2)); // as old as the modules: a packed release
     expect(loadBundle(file, entry)?.cli).toBeDefined();
   });
 
@@ -80,9 +85,26 @@ describe('loadBundle', () => {
     expect(stale.cache).toBe('stale');
     expect(await stale.cli.main([], stale.cli.processIo())).toBe(2);
 
-    // The right id, but the data after it is damaged.
+    // The right id and digest, but data V8 refuses.
     const header = Buffer.from(`${BUNDLE_ID_PREFIX}${'c'.repeat(64)}\n`);
-    writeFileSync(`${file}.cache`, Buffer.concat([header, Buffer.from('not a V8 code cache at all, but long enough to be read as one')]));
+    const junk = Buffer.from('not a V8 code cache at all, but long enough to be read as one');
+    const digest = Buffer.from(`sha256:${createHash('sha256').update(junk).digest('hex')}\n`);
+    writeFileSync(`${file}.cache`, Buffer.concat([header, digest, junk]));
     expect(loadFresh(file)).toEqual({ cache: 'rejected', answer: 2 });
+  });
+
+  it('never hands V8 a cache whose bytes were flipped (V8 does not checksum caches: it could abort)', async () => {
+    const file = join(dir, 'flipped.cjs');
+    writeBundle(file, 'f'.repeat(64), 5);
+    loadBundle(file)!.writeCache();
+    expect(loadFresh(file)).toEqual({ cache: 'used', answer: 5 });
+    const good = readFileSync(`${file}.cache`);
+    const headerLength = good.indexOf(0x0a, good.indexOf(0x0a) + 1) + 1;
+    for (const at of [headerLength + 3, headerLength + 40, Math.floor((headerLength + good.length) / 2), good.length - 2]) {
+      const flipped = Buffer.from(good);
+      flipped[at] = flipped[at]! ^ 0xff;
+      writeFileSync(`${file}.cache`, flipped);
+      expect(loadFresh(file), `byte ${at}`).toEqual({ cache: 'corrupt', answer: 5 });
+    }
   });
 });
