@@ -5,7 +5,7 @@
  * directory entry, never writes through it. An entry already at a file's name (a file, a
  * symlink even when dangling) is refused unless `force`.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { ExportedFile } from './export-manifests.js';
@@ -36,6 +36,13 @@ export function writeExport(outDir: string, files: readonly ExportedFile[], opti
   for (const f of files) {
     if (f.file !== basename(f.file) || f.file.startsWith('.')) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
   }
+  // What an earlier export left when it was cut short is cleared (and a replaced export put
+  // back) before anything is looked at.
+  try {
+    recoverInterrupted(outDir);
+  } catch (err) {
+    throw unwritable(outDir, err);
+  }
   const dirEntry = entryAt(outDir);
   if (dirEntry === 'file') throw unwritable(outDir, Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }));
   if (dirEntry === 'link') {
@@ -54,16 +61,27 @@ export function writeExport(outDir: string, files: readonly ExportedFile[], opti
     throw new UserError('EXPORT_WOULD_OVERWRITE', `${named.join(', ')} already exist${named.length === 1 ? 's' : ''}; export does not overwrite files unless --force`);
   }
 
-  // Stage next to the files' final place, so the moves below are renames within one file system.
-  let stageParent = outDir;
-  try {
-    if (dirEntry === 'none') {
-      stageParent = dirname(outDir);
-      mkdirSync(stageParent, { recursive: true });
+  // Over an existing export (--force): the whole directory is replaced, or nothing is. It must
+  // hold nothing but manifests, or the replacement would take someone's other files with it.
+  if (dirEntry === 'directory' && options.force) {
+    const foreign = readdirSync(outDir).filter((name) => !(/\.ya?ml$/i.test(name) && ['file', 'link'].includes(entryAt(join(outDir, name)))));
+    if (foreign.length > 0) {
+      throw new UserError(
+        'EXPORT_WOULD_OVERWRITE',
+        `${outDir} holds more than an export (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}); export --force replaces a whole export directory, so give an empty directory or one holding only an earlier export`,
+      );
     }
-  } catch (err) {
-    throw unwritable(stageParent, err);
   }
+
+  // Staged beside the final place (one file system, so the moves are renames); leftovers of an
+  // interrupted export are cleared first, and a replaced export put back if the swap was cut short.
+  const parent = dirEntry === 'none' || dirEntry === 'directory' ? dirname(outDir) : outDir;
+  try {
+    mkdirSync(parent, { recursive: true });
+  } catch (err) {
+    throw unwritable(parent, err);
+  }
+  const stageParent = dirEntry === 'link' ? outDir : parent;
   let stage: string;
   try {
     stage = mkdtempSync(join(stageParent, `.${basename(outDir)}.export-`));
@@ -72,15 +90,48 @@ export function writeExport(outDir: string, files: readonly ExportedFile[], opti
   }
   try {
     for (const f of files) writeFileSync(join(stage, f.file), f.text, { flag: 'wx', mode: 0o644 });
+    chmodSync(stage, 0o755); // mkdtemp makes it private; the export is an ordinary directory
     if (dirEntry === 'none') {
-      chmodSync(stage, 0o755); // mkdtemp makes it private; the export is an ordinary directory
       renameSync(stage, outDir);
       return;
     }
+    if (dirEntry === 'directory') {
+      // The swap: the old export aside, the new one in its place, the old one gone. Cut short
+      // between the two renames, the next export puts the old one back (recoverInterrupted).
+      const aside = `${join(parent, `.${basename(outDir)}.replaced-`)}${process.pid}-${Date.now()}`;
+      renameSync(outDir, aside);
+      renameSync(stage, outDir);
+      rmSync(aside, { recursive: true, force: true });
+      return;
+    }
+    // A link the user gave as --out: the files are renamed into the directory it leads to.
     for (const f of files) renameSync(join(stage, f.file), join(outDir, f.file));
   } catch (err) {
     throw unwritable(outDir, err);
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
+}
+
+/**
+ * Clears what an interrupted export left beside `outDir`: staging directories are removed; an
+ * export set aside by a swap that did not finish is put back when `outDir` is missing (else,
+ * the swap finished, it is removed).
+ */
+function recoverInterrupted(outDir: string): void {
+  const parent = dirname(outDir);
+  const name = basename(outDir);
+  let entries: string[];
+  try {
+    entries = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.startsWith(`.${name}.replaced-`)) {
+      if (entryAt(outDir) === 'none') renameSync(join(parent, entry), outDir);
+      else rmSync(join(parent, entry), { recursive: true, force: true });
+    }
+  }
+  for (const entry of entries) if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
 }
