@@ -1,0 +1,80 @@
+/**
+ * The package installed the way users install it: packed (`npm pack`), installed from the
+ * tarball into an empty project with `npm ci --offline` (nothing beyond what the lockfile's
+ * install already put in npm's cache), then run through its bin — `validate` and `plan
+ * --emulator` — with the bundle and its code cache in use; and a cache with flipped bytes gives
+ * a normal run.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
+
+describe('the installed package', () => {
+  const temp = makeTempDir('installed');
+  const project = join(temp.dir, 'project');
+  const installed = join(project, 'node_modules', 'platform-sync');
+  afterAll(() => temp.remove());
+
+  beforeAll(() => {
+    // The tarball of what `npm test` just built (scripts off: the build is done).
+    const tarball = execFileSync('npm', ['pack', REPO_ROOT, '--ignore-scripts', '--silent', '--pack-destination', temp.dir], { cwd: temp.dir, encoding: 'utf8' }).trim().split('\n').pop()!;
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; license: string; dependencies: Record<string, string>; bin: Record<string, string>; engines: Record<string, string> };
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean; version?: string; resolved?: string }> };
+    // A lockfile for the project: the tarball, and this repo's locked production dependencies
+    // (by integrity, so npm ci finds them in its cache and asks no registry).
+    const spec = `file:../${tarball}`;
+    const packages: Record<string, unknown> = {
+      '': { name: 'project', version: '1.0.0', dependencies: { 'platform-sync': spec } },
+      'node_modules/platform-sync': { version: pkg.version, resolved: spec, license: pkg.license, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines },
+    };
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (!path.startsWith('node_modules/') || entry.dev || entry.link) continue;
+      const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz` };
+    }
+    execFileSync('mkdir', ['-p', project]);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true, dependencies: { 'platform-sync': spec } }));
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'project', version: '1.0.0', lockfileVersion: 3, requires: true, packages }));
+    execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'pipe'] });
+  }, 120_000);
+
+  /** How the installed bin would load: the bundle (and its cache) or the modules. */
+  function loading(): string {
+    const script = `const { loadBundle } = await import(${JSON.stringify(join(installed, 'dist/src/cli/launch.js'))});
+      const b = loadBundle(${JSON.stringify(join(installed, 'dist/platform-sync.cjs'))}, ${JSON.stringify(join(installed, 'dist/src/cli/main.js'))});
+      process.stdout.write(b ? 'bundle, cache ' + b.cache : 'modules');`;
+    return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  }
+
+  function bin(args: string[]): { code: number | null; stdout: string; stderr: string } {
+    const r = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, {
+      cwd: project,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests' },
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it('runs validate and plan --emulator from the bundle with its code cache', () => {
+    expect(loading()).toBe('bundle, cache used');
+    const validate = bin(['validate', ACME]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toContain('ok: 3 files');
+    const plan = bin(['plan', ACME, '--emulator', '--bootstrap', '--detailed-exitcode']);
+    expect(plan.code, plan.stderr).toBe(2);
+    expect(plan.stdout).toContain('platform-sync will make these changes');
+  });
+
+  it('with flipped bytes in its code cache, runs normally (the cache is not used)', () => {
+    const cache = join(installed, 'dist', 'platform-sync.cjs.cache');
+    const bytes = readFileSync(cache);
+    for (const at of [200, Math.floor(bytes.length / 2), bytes.length - 10]) bytes[at] = bytes[at]! ^ 0x5a;
+    writeFileSync(cache, bytes);
+    expect(loading()).toBe('bundle, cache corrupt');
+    const validate = bin(['validate', ACME]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stderr).toBe('');
+  });
+});
