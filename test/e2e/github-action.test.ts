@@ -133,6 +133,10 @@ describe('action.yml', () => {
     expect(run!.env!.PS_PLATFORM_TOKEN).toBe('${{ inputs.platform-token }}');
     expect(run!.run).toContain('export PLATFORM_TOKEN="$PS_PLATFORM_TOKEN"');
     expect(install!.run).toContain('node_modules/.platform-sync-installed');
+    // The package has no install script (npm 11 warns of them): the action builds explicitly.
+    expect(install!.run).toContain('npm run build --prefix "$GITHUB_ACTION_PATH"');
+    const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
     expect(install!.run).toMatch(/if \[ -f "\$stamp" \]/);
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['platform-token', 'comment-author', 'node-version']));
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
