@@ -6,7 +6,7 @@
  * a normal run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
@@ -65,6 +65,19 @@ describe('the installed package', () => {
     const plan = bin(['plan', ACME, '--emulator', '--bootstrap', '--detailed-exitcode']);
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toContain('platform-sync will make these changes');
+  });
+
+  it('holds its LICENSE, source maps that carry their sources (src/ is not shipped), and exports its CLI as platform-sync/cli', () => {
+    expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toContain('MIT License');
+    expect(existsSync(join(installed, 'src'))).toBe(false);
+    const maps = readdirSync(join(installed, 'dist', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(50);
+    for (const map of maps) {
+      const parsed = JSON.parse(readFileSync(join(installed, 'dist', 'src', map), 'utf8')) as { sources: string[]; sourcesContent?: unknown[] };
+      expect(parsed.sourcesContent?.length, map).toBe(parsed.sources.length);
+    }
+    const script = "const m = await import('platform-sync/cli'); process.stdout.write(typeof m.main);";
+    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' })).toBe('function');
   });
 
   it('with flipped bytes in its code cache, runs normally (the cache is not used)', () => {
