@@ -2,6 +2,7 @@
  * Test helpers for the emulator's integration tests: a started emulator on port 0 and a tiny
  * fetch wrapper. Deliberately not the project's API client: these tests check the wire.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 
 export const OWNER = 'owner-token-1';
@@ -74,4 +75,29 @@ export async function listAll(emu: Emulator, path: string, plural: string, start
     pages++;
   } while (token);
   return { items, pages };
+}
+
+/**
+ * An emulator seeded with one org, `acme`, for the tests of the suite it is called in: started
+ * before them, closed after them. `org` is the org's uid.
+ */
+export function useAcmeEmulator(): { readonly emu: Emulator; readonly org: string } {
+  let emu: Emulator | undefined;
+  let org = '';
+  beforeAll(async () => {
+    emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] } });
+    org = (await get(emu, '/iam/v2/groups')).body.groups[0].uid as string;
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+  return {
+    get emu() {
+      if (!emu) throw new Error('the suite emulator starts before the first test');
+      return emu;
+    },
+    get org() {
+      return org;
+    },
+  };
 }

@@ -3,10 +3,9 @@
  * emulator accept what RE2 accepts and refuse what it refuses — lookaround and backreferences
  * among them, which JavaScript's RegExp would take. Tables from RE2's syntax page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
-import type { Emulator } from '../../src/emulator/index.js';
-import { get, post, startTestEmulator } from '../integration/emulator-helpers.js';
+import { post, useAcmeEmulator } from '../integration/emulator-helpers.js';
 
 export const RE2_VALID = ['(?i)repo:acme/.*', '[[:alnum:]]+', '(?P<name>main|dev)', '\\pL+', '\\p{Greek}', 'x{2,5}', '(?s).*', '[^/]+', '\\Qa.b\\E', '(?:a|b)*?', '\\Arepo\\z', '(?U)a+', '\\d{3}'];
 export const RE2_INVALID = ['(?!secret)', '(?=x)', '(?<=x)y', '(?<!x)y', '(a)\\1', 'a++', 'a{1001}', '(?#comment)', '[[:foo:]]', '(?P=name)', '\\Z', 'x**'];
@@ -24,20 +23,12 @@ describe('RE2 patterns in validate', () => {
 });
 
 describe('RE2 patterns in the emulator', () => {
-  let emu: Emulator;
-  let org: string;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] } });
-    org = (await get(emu, '/iam/v2/groups')).body.groups[0].uid;
-  });
-  afterAll(async () => {
-    await emu?.close();
-  });
+  const suite = useAcmeEmulator();
 
   it('accepts every valid RE2 pattern and refuses every other one with code 3', async () => {
     let n = 0;
     for (const [pattern, status] of [...RE2_VALID.map((p) => [p, 200] as const), ...RE2_INVALID.map((p) => [p, 400] as const)]) {
-      const r = await post(emu, `/iam/v2/identities/${org}`, { name: `p${n++}`, claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: pattern } });
+      const r = await post(suite.emu, `/iam/v2/identities/${suite.org}`, { name: `p${n++}`, claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: pattern } });
       expect([pattern, r.status]).toEqual([pattern, status]);
       if (status === 400) expect(r.body.code).toBe(3);
     }
