@@ -116,7 +116,7 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
  */
 function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
   if (isIgnoredResource(resource, p.ignore)) return true;
-  if (p.liveAddressOf === undefined) return false;
+  if (p.liveAddressOf === undefined || p.ignore.length === 0) return false;
   // Across renames (DESIGN.md §4): the live address before the plan's renames counts too.
   if (matchesAnyGlob(p.liveAddressOf(resource), p.ignore)) return true;
   if (resource.kind !== 'roleBinding' || !('path' in resource.fields.identity)) return false;
@@ -343,7 +343,7 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
   for (const [d, l] of pairs) {
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
-    const liveAddress = p.liveAddressOf?.(l);
+    const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
     if (liveAddress !== undefined && liveAddress !== l.address && matchesAnyGlob(liveAddress, p.ignore)) {
       // Renames moved an ignored resource under a declared address: still left alone, and said.
       p.warnings.push(`${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`);
@@ -473,8 +473,10 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: H
   // A binding PATCHed to another role, or an identity provider whose default role the plan
   // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
   const updatedAway = new Map<string, string[]>();
+  const rolesDeleted = [...deletes.keys()].some((a) => a.startsWith('role:'));
   for (const { step } of p.steps.values()) {
-    if (step.action !== 'update') continue;
+    // Only a role's delete waits for them; only kinds that reference a role can move off one.
+    if (!rolesDeleted || step.action !== 'update' || !referencesRoles(step.kind)) continue;
     const l = p.index.byUid.get(step.uid);
     if (l === undefined) continue;
     for (const role of rolesUpdatedAway(step, l)) pushTo(updatedAway, roleRefAddress(role), step.address);
@@ -656,7 +658,9 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   checkTargets(targets);
   if (live.org === null && options.bootstrap !== true) return refuseInvisibleOrg(desired);
   const renamed = applyRenames(desired, live);
-  const liveAddressOf = renamed.live === live ? undefined : originalAddresses(live);
+  // Only a plan with renames and with ignore or protect globs needs the addresses as read.
+  const globbed = desired.settings.ignore.length > 0 || desired.settings.protect.length > 0;
+  const liveAddressOf = renamed.live === live || !globbed ? undefined : originalAddresses(live);
   live = renamed.live;
   const p: Planning = {
     desired,
@@ -737,10 +741,15 @@ function refusePinnedOrgOfAnotherName(p: Planning): void {
   });
 }
 
+/** Whether a kind's resources name a role (a binding's role, a `roleRef` field). */
+function referencesRoles(kind: Kind): boolean {
+  return kind === 'roleBinding' || descriptorOf(kind).fields.some((f) => f.type === 'roleRef');
+}
+
 /** Each live resource's address as read, before any rename, found by its kind and uid. */
 function originalAddresses(live: LiveState): (resource: LiveResource) => string {
-  const byUid = new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]));
-  return (resource) => byUid.get(`${resource.kind}\u0000${resource.uid}`) ?? resource.address;
+  let byUid: Map<string, string> | undefined;
+  return (resource) => (byUid ??= new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]))).get(`${resource.kind}\u0000${resource.uid}`) ?? resource.address;
 }
 
 /** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */

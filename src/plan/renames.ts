@@ -41,8 +41,10 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
 
   const ambiguous = new Set(live.ambiguities.map((a) => a.address));
   const ignore = desired.settings.ignore.map(compileAddressGlob);
-  const originalByUid = new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]));
-  const original = (r: LiveResource) => originalByUid.get(`${r.kind}\u0000${r.uid}`) ?? r.address;
+  // Addresses as read, found by kind and uid: built only when an ignore glob needs them.
+  let originalByUid: Map<string, string> | undefined;
+  const original = (r: LiveResource) =>
+    (originalByUid ??= new Map(live.resources.map((x) => [`${x.kind}\u0000${x.uid}`, x.address]))).get(`${r.kind}\u0000${r.uid}`) ?? r.address;
   const newNames = new Map<string, string>();
   let current = live;
   let byAddress = new Map(current.resources.map((r) => [r.address, r]));
@@ -87,8 +89,8 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (!before || before.kind !== d.kind) continue;
     // A rename may not take over what settings.ignore leaves alone (a hand-managed identity
     // renamed into the manifests would be the pull request's to rewrite): refused, not done.
-    const liveAddress = original(before);
-    if (matchesAnyGlob(liveAddress, ignore) || matchesAnyGlob(oldAddress, ignore)) {
+    const liveAddress = ignore.length > 0 ? original(before) : oldAddress;
+    if (ignore.length > 0 && (matchesAnyGlob(liveAddress, ignore) || matchesAnyGlob(oldAddress, ignore))) {
       refusals.push({
         rule: 'rename-ignored',
         message: `${d.address} is renamedFrom "${d.renamedFrom}", but ${liveAddress} is ignored (settings.ignore): an ignored resource is left alone, never renamed into the manifests; drop renamedFrom, or narrow the ignore glob`,

@@ -86,8 +86,8 @@ function findProtected(input: SafetyInput, deletes: readonly DeleteStep[]): Plan
   const refusals: PlanRefusal[] = [];
   for (const s of deletes) {
     // By its address now, or as it reads before the plan's renames (a renamed parent never unprotects).
-    const live = input.liveAddressOf ? input.index.byUid.get(s.uid) ?? input.live.resources.find((r) => r.kind === s.kind && r.uid === s.uid) : undefined;
-    const before = live && input.liveAddressOf ? input.liveAddressOf(live) : s.address;
+    // (Found by kind and uid: a delete step holds both.)
+    const before = input.liveAddressOf ? input.liveAddressOf({ kind: s.kind, uid: s.uid, address: s.address } as LiveResource) : s.address;
     if (!matchesAnyGlob(s.address, input.protect) && !matchesAnyGlob(before, input.protect)) continue;
     refusals.push({
       rule: 'protected',
