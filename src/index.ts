@@ -1,6 +1,7 @@
 /** The library API: what tests and other programs embed (DESIGN.md §1). */
 export * from './model/kinds.js';
 export * from './model/address.js';
+export * from './model/address-pattern.js';
 export * from './model/resources.js';
 export * from './model/plan.js';
 export * from './model/errors.js';
@@ -33,7 +34,8 @@ export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
 export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
 export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './views/progress.js';
 // Drift and export
-export { detectDrift, describeDrift, renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
+export { detectDrift, describeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
+export { renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift } from './views/drift.js';
 export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';
 export { exportManifests, exportOrg, readOrgForExport, writeExport, ORG_FILE } from './export/index.js';
 export type { ExportedFile, ExportOptions } from './export/index.js';

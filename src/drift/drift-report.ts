@@ -4,7 +4,7 @@
  * words a reviewer of a nightly report uses: what changed outside platform-sync, what exists
  * live that nobody declared, what is declared but gone. Pure: a Plan in, a report out.
  */
-import { describeRefAddress } from '../views/words.js';
+import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
 import { kindOfAddress } from '../model/address.js';

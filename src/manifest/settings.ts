@@ -4,7 +4,7 @@
  * while `ignore` and `protect` lists are joined in file order without repeats.
  */
 import { KINDS, PRUNE_KEYS, type Kind } from '../model/kinds.js';
-import { findAddressPatternProblem } from '../model/address.js';
+import { findAddressPatternProblem } from '../model/address-pattern.js';
 import type { PruneSetting } from '../model/resources.js';
 
 

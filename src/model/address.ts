@@ -6,8 +6,7 @@
  * Group paths are relative to the org root: '' is the org itself, 'engineering/platform' a
  * grandchild. Every function here is pure.
  */
-import { KINDS, type Kind } from './kinds.js';
-import { suggestClosest } from '../util/suggest.js';
+import type { Kind } from './kinds.js';
 
 export const ORG_ADDRESS = 'org';
 
@@ -144,26 +143,3 @@ export function matchesAnyGlob(address: string, globs: readonly AddressGlob[]): 
   return globs.some((g) => g.test(address));
 }
 
-/**
- * What is wrong with an address pattern (`--target`, `settings.ignore`/`protect`) that can never
- * match: undefined when it is `org` or starts with a known kind prefix and names something.
- * `suggestion` is a corrected pattern when a close kind exists (`repos:*` → `repo:*`).
- * Callers word the message for where the pattern was written.
- */
-export type AddressPatternProblem =
-  | { problem: 'nothing-after-kind'; kind: Kind }
-  | { problem: 'no-kind' | 'unknown-kind'; prefix: string; suggestion?: string };
-
-export function findAddressPatternProblem(pattern: string): AddressPatternProblem | undefined {
-  if (pattern === ORG_ADDRESS) return undefined;
-  const colon = pattern.indexOf(':');
-  const prefix = colon < 0 ? pattern : pattern.slice(0, colon);
-  if (colon > 0 && (KINDS as readonly string[]).includes(prefix)) {
-    return colon === pattern.length - 1 ? { problem: 'nothing-after-kind', kind: prefix as Kind } : undefined;
-  }
-  const known = (KINDS as readonly string[]).includes(prefix) ? prefix : undefined; // a bare kind: `group`
-  const kind = known ?? suggestClosest(prefix, [...KINDS, ORG_ADDRESS]) ?? (prefix.endsWith('s') ? suggestClosest(prefix.slice(0, -1), KINDS) : undefined);
-  const out: AddressPatternProblem = { problem: colon < 0 ? 'no-kind' : 'unknown-kind', prefix };
-  if (kind !== undefined) out.suggestion = kind === ORG_ADDRESS ? ORG_ADDRESS : `${kind}${colon < 0 ? ':*' : pattern.slice(colon)}`;
-  return out;
-}

@@ -91,3 +91,13 @@ export function describeRoleKey(key: RoleKey): string {
   if ('builtin' in key) return key.builtin;
   return 'uid' in key ? `uid:${key.uid}` : key.path;
 }
+
+/**
+ * A reference address as a reader should see it: built-ins by name, outside uids said plainly
+ * (the uid itself is shown beside it), addresses in the org as they are.
+ */
+export function describeRefAddress(address: string): string {
+  const m = /^(identity|role):(builtin|uid):(.*)$/.exec(address);
+  if (!m) return address;
+  return m[2] === 'builtin' ? `built-in role ${m[3]}` : `${m[1]} outside the org`;
+}

@@ -1,5 +1,6 @@
 /** Checking `--target` addresses before planning. Pure. */
-import { findAddressPatternProblem, ORG_ADDRESS } from '../model/address.js';
+import { ORG_ADDRESS } from '../model/address.js';
+import { findAddressPatternProblem } from '../model/address-pattern.js';
 import { UserError } from '../model/errors.js';
 import { KINDS } from '../model/kinds.js';
 

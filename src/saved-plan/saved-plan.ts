@@ -10,7 +10,7 @@ import { UnsafePlanError, UserError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { fingerprintLive } from './fingerprint.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../model/plan.js';
-import { renderJsonPlan } from '../views/plan-json.js';
+import { toPlanDocument } from '../model/plan-document.js';
 import { validatePlanDocument } from './plan-schema.js';
 
 /** A file given as a saved plan is not one (or not one this version reads). */
@@ -32,7 +32,7 @@ export interface SavePlanOptions {
  */
 export async function savePlan(path: string, plan: Plan, live: LiveState, options: SavePlanOptions = {}): Promise<void> {
   if (plan.refusals.length > 0) throw new UnsafePlanError(plan.refusals);
-  const json = `${JSON.stringify(renderJsonPlan({ ...plan, fingerprints: fingerprintLive(live) }, { fingerprints: true }), null, 2)}\n`;
+  const json = `${JSON.stringify(toPlanDocument({ ...plan, fingerprints: fingerprintLive(live) }, { fingerprints: true }), null, 2)}\n`;
   const text = options.redact ? options.redact(json) : json;
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {

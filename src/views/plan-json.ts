@@ -1,40 +1,5 @@
 /**
- * The JSON view of a plan (DESIGN.md §5): versioned, described by schemas/plan.schema.json.
- * It is the plan's own data — the plan is plain data already — so a consumer reads exactly
- * what the executor will do. Saved plans use the same format, with fingerprints.
+ * The JSON view of a plan (DESIGN.md §5): the plan's own document (model/plan-document.ts),
+ * printed as it is.
  */
-import type { Fingerprint, Plan, PlanRefusal, PlanStep, PlanSummary } from '../model/plan.js';
-
-/** What `plan --format json` prints and `plan --out` writes. */
-export interface JsonPlan {
-  formatVersion: Plan['formatVersion'];
-  org: Plan['org'];
-  summary: PlanSummary;
-  steps: PlanStep[];
-  warnings: string[];
-  /** Present when the plan is refused: why apply will not run it. */
-  refusals?: PlanRefusal[];
-  /** Present in saved plans only. */
-  fingerprints?: Fingerprint[];
-  /** Present when --target made the plan: how many planned changes it left out. */
-  untargeted?: number;
-}
-
-export interface JsonPlanOptions {
-  /** Include the fingerprints (saved plans); left out of printed output, where they are noise. */
-  fingerprints?: boolean;
-}
-
-export function renderJsonPlan(plan: Plan, options: JsonPlanOptions = {}): JsonPlan {
-  const out: JsonPlan = {
-    formatVersion: plan.formatVersion,
-    org: plan.org,
-    summary: plan.summary,
-    steps: plan.steps,
-    warnings: plan.warnings,
-  };
-  if (plan.refusals.length > 0) out.refusals = plan.refusals;
-  if (options.fingerprints) out.fingerprints = plan.fingerprints;
-  if (plan.untargeted !== undefined) out.untargeted = plan.untargeted;
-  return out;
-}
+export { toPlanDocument as renderJsonPlan, type JsonPlan, type JsonPlanOptions } from '../model/plan-document.js';

@@ -5,7 +5,8 @@
  */
 import { appendFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { detectDrift, renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift, type DriftResult } from '../../drift/index.js';
+import { detectDrift, type DriftResult } from '../../drift/index.js';
+import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../views/drift.js';
 import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../views/plan.js';
 import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';

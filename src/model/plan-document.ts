@@ -1,0 +1,41 @@
+/**
+ * The plan as a JSON document (DESIGN.md §5): versioned, described by schemas/plan.schema.json.
+ * It is the plan's own data — the plan is plain data already — so a consumer reads exactly
+ * what the executor will do. `plan --format json` prints it (views/plan-json.ts) and saved plans
+ * are this document with fingerprints (saved-plan/saved-plan.ts): data, not a view.
+ */
+import type { Fingerprint, Plan, PlanRefusal, PlanStep, PlanSummary } from './plan.js';
+
+/** What `plan --format json` prints and `plan --out` writes. */
+export interface JsonPlan {
+  formatVersion: Plan['formatVersion'];
+  org: Plan['org'];
+  summary: PlanSummary;
+  steps: PlanStep[];
+  warnings: string[];
+  /** Present when the plan is refused: why apply will not run it. */
+  refusals?: PlanRefusal[];
+  /** Present in saved plans only. */
+  fingerprints?: Fingerprint[];
+  /** Present when --target made the plan: how many planned changes it left out. */
+  untargeted?: number;
+}
+
+export interface JsonPlanOptions {
+  /** Include the fingerprints (saved plans); left out of printed output, where they are noise. */
+  fingerprints?: boolean;
+}
+
+export function toPlanDocument(plan: Plan, options: JsonPlanOptions = {}): JsonPlan {
+  const out: JsonPlan = {
+    formatVersion: plan.formatVersion,
+    org: plan.org,
+    summary: plan.summary,
+    steps: plan.steps,
+    warnings: plan.warnings,
+  };
+  if (plan.refusals.length > 0) out.refusals = plan.refusals;
+  if (options.fingerprints) out.fingerprints = plan.fingerprints;
+  if (plan.untargeted !== undefined) out.untargeted = plan.untargeted;
+  return out;
+}
