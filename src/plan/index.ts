@@ -484,7 +484,7 @@ function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: H
   for (const l of deletes.values()) {
     const dependsOn: string[] = [];
     for (const child of holders.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
-    if (l.kind === 'identity' || l.kind === 'role') {
+    if (descriptorOf(l.kind).referenceable) {
       for (const b of holders.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
       dependsOn.push(...(updatedAway.get(l.address) ?? []));
     }

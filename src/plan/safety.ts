@@ -142,7 +142,8 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
   const { holders } = input;
   for (const s of deletes) {
     const blockers = (holders.childrenOf.get(s.address) ?? []).filter((c) => !deletedUids.has(c.uid));
-    if (s.kind === 'identity' || s.kind === 'role') {
+    const referenceable = descriptorOf(s.kind).referenceable;
+    if (referenceable) {
       for (const b of holders.bindingsByRef.get(s.address) ?? []) {
         if (deletedUids.has(b.uid)) continue;
         // A binding PATCHed to another role, or an identity provider given another default
@@ -154,14 +155,14 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
     }
     // What this plan creates or updates to reference it holds it too (a declared binding to an
     // identity the manifests leave out): the create would fail, or the delete would.
-    const declaredHolders = s.kind === 'identity' || s.kind === 'role' ? (referencedBySteps.get(s.address) ?? []) : [];
+    const declaredHolders = referenceable ? (referencedBySteps.get(s.address) ?? []) : [];
     if (blockers.length === 0 && declaredHolders.length === 0) continue;
     const names = blockers.map((b) => {
       const update = updates.get(b.uid);
       return update && update.address !== b.address ? `${update.address} (updated by this plan from ${b.address})` : `${b.address} (${whyKept(input, b)})`;
     });
     for (const step of declaredHolders) names.push(`${step.address} (declared${step.source ? ` at ${step.source.file}:${step.source.line}:${step.source.column}` : ''}, ${step.action}d by this plan)`);
-    const verb = s.kind === 'identity' || s.kind === 'role' ? 'is still referenced by' : 'still holds';
+    const verb = referenceable ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',
       message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY${pruneOffFix(input, blockers)}`,
@@ -201,7 +202,8 @@ function findMassDeletes(input: SafetyInput, deletes: readonly PlanStep[]): Plan
   }
   const refusals: PlanRefusal[] = [];
   for (const kind of KINDS) {
-    if (kind === 'tag') continue;
+    // A kind the manifests do not declare on its own (a repo's tags) is judged with its parent.
+    if (descriptorOf(kind).manifest === null) continue;
     const total = managed.get(kind) ?? 0;
     const ofKind = deletes.filter((s) => s.kind === kind);
     if (total < 10 || ofKind.length / total <= input.maxDeleteRatio) continue;
