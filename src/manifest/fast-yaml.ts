@@ -1,8 +1,9 @@
 /**
  * The first, fast read of a manifest file: js-yaml, with every node's source position taken from
  * its parse events (`listener`). It takes only the plain YAML that manifests are made of — block
- * and flow mappings and sequences, plain, quoted and block scalars, comments, several documents
- * — and gives up (undefined) on anything else: an error, an empty value or document, anchors,
+ * and flow mappings and sequences, plain, quoted and block scalars, comments — and gives up
+ * (undefined) on anything else: several documents in one file (js-yaml's events do not line up
+ * with its documents there), a line over 1,024 characters, an error, an empty value or document, anchors,
  * aliases, tags, directives, tabs, a byte-order mark, keys that are not strings, duplicate or
  * prototype-altering keys. The caller then reads the file with the `yaml` package, whose
  * diagnostics explain what is wrong. What it returns is exactly what that slower read would give
@@ -64,6 +65,8 @@ export interface FastDocument {
  */
 const UNTAKEN_LINE = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)/m;
 const UNTAKEN_COMMENT = /["'\]}]#/;
+const LONG_LINE_CHARS = 1024;
+const LONG_LINE = new RegExp(`^[^\\n]{${LONG_LINE_CHARS + 1},}`, 'm');
 /** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
 const LONE_CR = /\r(?!\n)/;
 
@@ -74,6 +77,9 @@ const LONE_CR = /\r(?!\n)/;
  */
 function hasUntaken(text: string): boolean {
   if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
+  // `yaml` refuses an implicit key that runs past 1,024 characters, js-yaml takes it: a line that
+  // long (rare in manifests; a long readme line too) goes to `yaml`, which says what is wrong.
+  if (text.length > LONG_LINE_CHARS && LONG_LINE.test(text)) return true;
   if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
   if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;
   return text.includes('\r') && LONE_CR.test(text);
