@@ -51,7 +51,7 @@ export type DesiredResource = ResourceUnion & {
   secrets?: Record<string, SecretRef>;
 };
 
-/** Where a secret is read from at apply time: an environment variable, or a file (absolute path). */
+/** Where a secret is read from at apply time: a PLATFORM_SYNC_SECRET_* variable, or a file relative to the operator's secrets directory (DESIGN.md §3). */
 export type SecretRef = { fromEnv: string } | { fromFile: string };
 
 /** A resource as the API reports it. */

@@ -70,7 +70,7 @@ export function diffLines(before: string, after: string): StepLine[] {
 
 /** A secret as a plan shows it: where it is read from, never what it is. */
 function describeSecret(ref: SecretRef): string {
-  return `(sensitive: read from ${'fromEnv' in ref ? `$${ref.fromEnv}` : ref.fromFile} at apply time)`;
+  return `(sensitive: read from ${'fromEnv' in ref ? `$${ref.fromEnv}` : `${JSON.stringify(ref.fromFile)} in the operator's secrets directory`} at apply time)`;
 }
 
 function referenceText(ref: UidReference): string {

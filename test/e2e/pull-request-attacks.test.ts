@@ -118,6 +118,8 @@ describe('secrets a pull request names', () => {
     }
     const plan = await runCli(['plan', file, '--secrets-dir', secretsDir], { env: suite.env });
     expect(plan.code, plan.stderr).toBe(0);
+    // The plan says where the secret comes from (inside the operator's directory), never what it is.
+    expect(plan.stdout).toContain(`(sensitive: read from "real" in the operator's secrets directory at apply time)`);
     // plan does not know the value, so it cannot have printed it anywhere but where live data shows it.
     suite.emulator.clearRequestLog();
     const apply = await runCli(['apply', file, '--secrets-dir', secretsDir, '--auto-approve'], { env: suite.env });
