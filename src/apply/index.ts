@@ -13,7 +13,7 @@ import { buildStepGraph } from './graph.js';
 export { buildStepGraph, measureCriticalPath, InvalidPlanError, type StepGraph } from './graph.js';
 export { UnresolvedUidError } from './execute-step.js';
 export { readPlanSecrets, secretReader, SecretUnavailableError, type SecretReader } from './secrets.js';
-import { readPlanSecrets, secretReader, type SecretReader } from './secrets.js';
+import { readSecretsOnce, secretReader, type SecretReader } from './secrets.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -86,8 +86,10 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   assertSafe(plan); // a refused plan is shown, never run
   const graph = buildStepGraph(plan.steps);
   // Every secret the plan sends must be readable before the first request.
-  const readSecret = options.readSecret ?? secretReader();
-  readPlanSecrets(plan, readSecret);
+  const secrets = readSecretsOnce(plan, options.readSecret ?? secretReader());
+  if (secrets.error) throw secrets.error;
+  // Each value read once, here: a step that sends it takes it from what was read.
+  const readSecret = secrets.read;
   const limit = pLimit(concurrency);
   const startedAt = performance.now();
   const requestsBefore = client.requestCount;

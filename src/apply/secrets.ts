@@ -183,24 +183,6 @@ export function checkPlanSecrets(plan: Plan, sources: SecretSources): void {
 }
 
 /**
- * Checks before anything is sent that every secret the plan's steps send can be read, and
- * returns the values (for redaction). Throws naming each missing variable or file.
- */
-export function readPlanSecrets(plan: Plan, read: SecretReader): string[] {
-  const values: string[] = [];
-  const problems: string[] = [];
-  for (const { where, ref } of secretRefsOf(plan)) {
-    try {
-      values.push(read(ref));
-    } catch (err) {
-      problems.push(`${where}: ${(err as Error).message}`);
-    }
-  }
-  throwProblems(problems);
-  return values;
-}
-
-/**
  * Reads every secret a plan sends now, once (for `apply`: before anything is printed, so that the
  * reader can redact each value from all output). Returns a reader that answers from what was
  * read, and the error naming every reference that could not be read, if any.
@@ -224,6 +206,16 @@ export function readSecretsOnce(plan: Plan, read: SecretReader): { read: SecretR
     return { read: cached, error: err as SecretUnavailableError };
   }
   return { read: cached };
+}
+
+/**
+ * Checks before anything is sent that every secret the plan's steps send can be read, and
+ * returns the values (for redaction). Throws naming each missing variable or file.
+ */
+export function readPlanSecrets(plan: Plan, read: SecretReader): string[] {
+  const once = readSecretsOnce(plan, read);
+  if (once.error) throw once.error;
+  return secretRefsOf(plan).map(({ ref }) => once.read(ref));
 }
 
 /** Sets `value` at a dotted path inside a request body (`oidc.clientSecret`). */

@@ -32,7 +32,7 @@ export interface EmbeddedEmulator {
  * worth saying out loud rather than silently ignoring one of them.
  */
 /** How long an `--emulator` command waits for the holder of the state file by default (`--lock-timeout`). */
-export const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
 
 export async function startEmbeddedEmulator(
   options: { cwd?: string; baseUrl?: string; tokenFile?: string; onWait?: (message: string) => void; lockTimeoutMs?: number; writes?: boolean } = {},

@@ -12,7 +12,7 @@ import { UserError } from '../model/errors.js';
 import { ApiFailure } from './failures.js';
 import type { EmulatorService } from './service.js';
 import type { BadRequestDetail } from '../api/errors.js';
-import { checkSeedField, validateCreate } from './validate.js';
+import { checkSeedField, TERMS_DOCUMENT_ID, validateCreate } from './validate.js';
 import type { ResourceData } from './store.js';
 
 export interface SeedTag {
@@ -318,7 +318,7 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     }
     if (isOrg) {
       listAt(g.acceptedTerms, `${location}.acceptedTerms`).forEach((docId, i) => {
-        if (typeof docId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(docId)) return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$)`);
+        if (typeof docId !== 'string' || !TERMS_DOCUMENT_ID.test(docId)) return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id (${TERMS_DOCUMENT_ID.source})`);
         inserts.push({ key: `terms:${myPath}/${docId}`, kind: 'terms', parentKey: key, data: { docId }, location: `${location}.acceptedTerms[${i}]` });
       });
     }

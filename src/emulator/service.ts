@@ -27,7 +27,7 @@ import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
 import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
-import { expandNestedMask, validateCreate, validatePatch } from './validate.js';
+import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 
 /** A bearer token the emulator accepts. */
 export interface EmulatorToken {
@@ -103,8 +103,6 @@ const ROUTES: { prefix: string; kind: ApiKind }[] = (Object.keys(KIND_INFO) as A
 
 const PING_PATH = '/ping/v2/ping';
 const README_SUFFIX = '/readme';
-/** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
-const TERMS_DOCUMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function matchRoute(path: string): Route | undefined {
   for (const { prefix, kind } of ROUTES) {

@@ -110,6 +110,13 @@ function takeOver(lockPath: string, stale: string): boolean {
   return content === stale;
 }
 
+/** The state file cannot be locked where it is: its directory is missing, or is no directory. */
+function unusableState(statePath: string, err: unknown): UserError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? `its directory ${dirname(statePath)} does not exist` : code === 'ENOTDIR' ? `${dirname(statePath)} is not a directory` : (code ?? (err as Error).message);
+  return new UserError('EMULATOR_STATE_LOCK', `cannot use the emulator state file ${statePath}: ${why}`);
+}
+
 /** Acquires the lock of `statePath`, waiting as `options.wait` says (not at all by default). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
   const mine: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), ...(options.what ? { what: options.what } : {}) };
@@ -124,9 +131,7 @@ function socketNameOf(statePath: string): string {
   try {
     dir = realpathSync(dirname(absolute));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? `its directory ${dirname(statePath)} does not exist` : code === 'ENOTDIR' ? `${dirname(statePath)} is not a directory` : (code ?? (err as Error).message);
-    throw new UserError('EMULATOR_STATE_LOCK', `cannot use the emulator state file ${statePath}: ${why}`);
+    throw unusableState(statePath, err);
   }
   const digest = createHash('sha256').update(resolvePath(dir, basename(absolute))).digest('hex').slice(0, 48);
   return `\0platform-sync-emulator-state-${digest}`;
@@ -242,10 +247,7 @@ async function acquireFileLock(statePath: string, mine: LockHolder, wait: LockWa
       };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') {
-        const why = code === 'ENOENT' ? `its directory ${dirname(statePath)} does not exist` : code === 'ENOTDIR' ? `${dirname(statePath)} is not a directory` : (code ?? (err as Error).message);
-        throw new UserError('EMULATOR_STATE_LOCK', `cannot use the emulator state file ${statePath}: ${why}`);
-      }
+      if (code !== 'EEXIST') throw unusableState(statePath, err);
     }
     let stale: string;
     try {

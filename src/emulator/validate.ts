@@ -5,6 +5,7 @@
  */
 import '../util/re2.js'; // registers the RE2 pattern checker the model uses
 import { createHash } from 'node:crypto';
+import { isPlainObject } from '../model/kind-descriptor.js';
 import { CAPABILITIES, KIND_INFO, NAME_PATTERN, NAME_PATTERN_SOURCE, type ApiKind, type Kind } from '../model/kinds.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
 import { normalizeServicePrincipal, relationshipProblems, RELATIONSHIP_FIELDS, type RelationshipField } from '../model/identity-relationships.js';
@@ -40,6 +41,8 @@ const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
   terms: ['documentIds'],
 };
 
+/** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
+export const TERMS_DOCUMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Docker-style tag names. */
 const TAG_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -308,10 +311,6 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   return change;
 }
 
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * Field masks name fields by path, nested ones included (DESIGN.md §2): `oidc.clientId`,
  * `claimMatch.subject`, `google.projectId` change only that leaf. Rewrites such a mask and body
@@ -320,7 +319,7 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
  * is not an updatable field is left as it is, for validatePatch to refuse.
  */
 export function expandNestedMask(kind: Kind, updateMask: string | undefined, rawBody: unknown, current: ResourceData): { updateMask: string | undefined; body: unknown } {
-  if (updateMask === undefined || !updateMask.includes('.') || !isPlainRecord(rawBody)) return { updateMask, body: rawBody };
+  if (updateMask === undefined || !updateMask.includes('.') || !isPlainObject(rawBody)) return { updateMask, body: rawBody };
   const updatable: readonly string[] = KIND_INFO[kind].updatableFields;
   const parts: string[] = [];
   const expanded = new Map<string, Record<string, unknown>>();
@@ -334,17 +333,17 @@ export function expandNestedMask(kind: Kind, updateMask: string | undefined, raw
     let value = expanded.get(top);
     if (value === undefined) {
       const stored = (current as Record<string, unknown>)[top];
-      value = isPlainRecord(stored) ? structuredClone(stored) : {};
+      value = isPlainObject(stored) ? structuredClone(stored) : {};
       delete value.clientSecret; // write-only: never copied back from the store
       expanded.set(top, value);
       if (!parts.includes(top)) parts.push(top);
     }
     const path = part.slice(dot + 1).split('.');
     let from: unknown = rawBody[top];
-    for (const segment of path) from = isPlainRecord(from) ? from[segment] : undefined;
+    for (const segment of path) from = isPlainObject(from) ? from[segment] : undefined;
     let holder = value;
     for (const segment of path.slice(0, -1)) {
-      if (!isPlainRecord(holder[segment])) holder[segment] = {};
+      if (!isPlainObject(holder[segment])) holder[segment] = {};
       holder = holder[segment] as Record<string, unknown>;
     }
     const leaf = path[path.length - 1]!;
@@ -354,7 +353,7 @@ export function expandNestedMask(kind: Kind, updateMask: string | undefined, raw
   const body: Record<string, unknown> = { ...rawBody };
   for (const [top, value] of expanded) {
     // A secret sent beside (`oidc.clientSecret` in the same mask) stays where validatePatch reads it.
-    const given = isPlainRecord(rawBody[top]) ? (rawBody[top] as Record<string, unknown>).clientSecret : undefined;
+    const given = isPlainObject(rawBody[top]) ? (rawBody[top] as Record<string, unknown>).clientSecret : undefined;
     body[top] = given === undefined ? value : { ...value, clientSecret: given };
   }
   return { updateMask: parts.join(','), body };

@@ -162,7 +162,8 @@ export type { SourceLocation };
 
 type Obj = Record<string, unknown>;
 
-function isPlainObject(v: unknown): v is Obj {
+/** An object that is not an array (or null): what JSON calls an object. */
+export function isPlainObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -3,7 +3,7 @@
  * `kinds/`, see kind-descriptor.ts) and the tables other code reads, all derived from them.
  * Adding a kind is a descriptor file, one line here, its schema and its emulator part.
  */
-import type { KindDescriptor } from './kind-descriptor.js';
+import type { FieldSpec, KindDescriptor } from './kind-descriptor.js';
 import { group, type GroupFields } from './kinds/group.js';
 import { identity, type IdentityFields } from './kinds/identity.js';
 import { role, type RoleFields } from './kinds/role.js';
@@ -46,6 +46,14 @@ const BY_KIND = new Map<string, KindDescriptor>(DESCRIPTORS.map((d) => [d.kind, 
 export function descriptorOf(kind: Kind): KindDescriptor<Kind> {
   return BY_KIND.get(kind) as KindDescriptor<Kind>;
 }
+
+/** The fields of a kind that name a role (type `roleRef`: an identity provider's default role, a mapping's role), found once per kind. */
+export function roleRefFields(kind: Kind): readonly FieldSpec[] {
+  let fields = ROLE_REF_FIELDS.get(kind);
+  if (!fields) ROLE_REF_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f) => f.type === 'roleRef')));
+  return fields;
+}
+const ROLE_REF_FIELDS = new Map<Kind, readonly FieldSpec[]>();
 
 /** True when `value` names a managed kind. */
 export function isKind(value: string): value is Kind {

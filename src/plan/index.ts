@@ -8,7 +8,7 @@
  */
 import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
 import { UnsafePlanError } from '../model/errors.js';
-import { descriptorOf, type Kind } from '../model/kinds.js';
+import { descriptorOf, roleRefFields, type Kind } from '../model/kinds.js';
 import { PLAN_FORMAT_VERSION } from '../model/plan.js';
 import type { CreateStep, DeleteStep, Plan, PlanRefusal, PlanStep, PlanSummary, UidReference, UpdateStep } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
@@ -21,7 +21,7 @@ import { pushTo } from '../util/multimap.js';
 import { findRefusals, rolesUpdatedAway } from './safety.js';
 import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
-import { applyRenames } from './renames.js';
+import { applyRenames, type RenameResult } from './renames.js';
 
 export { countLabel, isPruned } from './settings.js';
 export { checkTargets, TARGET_PREFIXES } from './targets.js';
@@ -70,7 +70,7 @@ interface Planning {
   /** Addresses created by this plan, as planCreates decided them. */
   creating: Set<string>;
   /** The address a live resource has now, before the plan's renames (only when there are renames). */
-  liveAddressOf?: (resource: LiveResource) => string;
+  liveAddressOf?: RenameResult['liveAddressOf'];
 }
 
 /**
@@ -660,7 +660,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const renamed = applyRenames(desired, live);
   // Only a plan with renames and with ignore or protect globs needs the addresses as read.
   const globbed = desired.settings.ignore.length > 0 || desired.settings.protect.length > 0;
-  const liveAddressOf = renamed.live === live || !globbed ? undefined : originalAddresses(live);
+  const liveAddressOf = renamed.live === live || !globbed ? undefined : renamed.liveAddressOf;
   live = renamed.live;
   const p: Planning = {
     desired,
@@ -743,13 +743,7 @@ function refusePinnedOrgOfAnotherName(p: Planning): void {
 
 /** Whether a kind's resources name a role (a binding's role, a `roleRef` field). */
 function referencesRoles(kind: Kind): boolean {
-  return kind === 'roleBinding' || descriptorOf(kind).fields.some((f) => f.type === 'roleRef');
-}
-
-/** Each live resource's address as read, before any rename, found by its kind and uid. */
-function originalAddresses(live: LiveState): (resource: LiveResource) => string {
-  let byUid: Map<string, string> | undefined;
-  return (resource) => (byUid ??= new Map(live.resources.map((r) => [`${r.kind}\u0000${r.uid}`, r.address]))).get(`${resource.kind}\u0000${resource.uid}`) ?? resource.address;
+  return kind === 'roleBinding' || roleRefFields(kind).length > 0;
 }
 
 /** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */

@@ -1,7 +1,7 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
-import { descriptorOf, type Kind } from '../model/kinds.js';
+import { descriptorOf, roleRefFields, type Kind } from '../model/kinds.js';
 import { ORG_ADDRESS } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './references.js';
@@ -33,14 +33,6 @@ export interface Holders {
   childrenOf: Map<string, LiveResource[]>;
   /** Identity/role address → live bindings (and identity providers) that reference it. */
   bindingsByRef: Map<string, LiveResource[]>;
-}
-
-/** The fields of each kind that name a role (an identity provider's default role): few kinds have one. */
-const ROLE_REF_FIELDS = new Map<Kind, string[]>();
-function roleRefFieldsOf(kind: Kind): string[] {
-  let fields = ROLE_REF_FIELDS.get(kind);
-  if (!fields) ROLE_REF_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f) => f.type === 'roleRef').map((f) => f.name)));
-  return fields;
 }
 
 export function indexLive(live: LiveState): LiveIndex {
@@ -78,7 +70,7 @@ export function indexLive(live: LiveState): LiveIndex {
         holds(r, 'role', r.fields.role);
       }
       // A role another resource defaults to (an identity provider) is held by it like by a binding.
-      for (const field of roleRefFieldsOf(r.kind)) holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field]);
+      for (const field of roleRefFields(r.kind)) holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field.name]);
     }
     return holders;
   };

@@ -8,7 +8,7 @@
  * update whose mask holds `name`. Pure.
  */
 import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
-import { descriptorOf } from '../model/kinds.js';
+import { descriptorOf, roleRefFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
 
@@ -18,6 +18,14 @@ export interface RenameResult {
   /** New address → the address the resource has live now, for each rename to plan. */
   previousAddress: Map<string, string>;
   refusals: PlanRefusal[];
+  /** A live resource's address as read, before any rename (found by kind and uid; mapped on first use). */
+  liveAddressOf: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string;
+}
+
+/** Each live resource's address as read, found by its kind and uid; the map is made on first use. */
+function addressesAsRead(live: LiveState): RenameResult['liveAddressOf'] {
+  let byUid: Map<string, string> | undefined;
+  return (r) => (byUid ??= new Map(live.resources.map((x) => [`${x.kind}\u0000${x.uid}`, x.address]))).get(`${r.kind}\u0000${r.uid}`) ?? r.address;
 }
 
 /** The address a desired resource had under its old name (its parent already renamed, if it was). */
@@ -37,14 +45,11 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   const wanted = desired.resources
     .filter((d) => d.renamedFrom !== undefined && descriptorOf(d.kind).renameable)
     .sort((a, b) => renameOrder(a) - renameOrder(b));
-  if (wanted.length === 0 || live.org === null) return { live, previousAddress, refusals };
+  const liveAddressOf = addressesAsRead(live);
+  if (wanted.length === 0 || live.org === null) return { live, previousAddress, refusals, liveAddressOf };
 
   const ambiguous = new Set(live.ambiguities.map((a) => a.address));
   const ignore = desired.settings.ignore.map(compileAddressGlob);
-  // Addresses as read, found by kind and uid: built only when an ignore glob needs them.
-  let originalByUid: Map<string, string> | undefined;
-  const original = (r: LiveResource) =>
-    (originalByUid ??= new Map(live.resources.map((x) => [`${x.kind}\u0000${x.uid}`, x.address]))).get(`${r.kind}\u0000${r.uid}`) ?? r.address;
   const newNames = new Map<string, string>();
   let current = live;
   let byAddress = new Map(current.resources.map((r) => [r.address, r]));
@@ -89,7 +94,7 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (!before || before.kind !== d.kind) continue;
     // A rename may not take over what settings.ignore leaves alone (a hand-managed identity
     // renamed into the manifests would be the pull request's to rewrite): refused, not done.
-    const liveAddress = ignore.length > 0 ? original(before) : oldAddress;
+    const liveAddress = ignore.length > 0 ? liveAddressOf(before) : oldAddress;
     if (ignore.length > 0 && (matchesAnyGlob(liveAddress, ignore) || matchesAnyGlob(oldAddress, ignore))) {
       refusals.push({
         rule: 'rename-ignored',
@@ -109,16 +114,9 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     if (d.kind === 'group') unappliedGroups = order;
   }
   if (unapplied) current = readdress(live, newNames);
-  return { live: current, previousAddress, refusals };
+  return { live: current, previousAddress, refusals, liveAddressOf };
 }
 
-/** The fields of a kind that name a role (`roleRef`). */
-function roleRefFieldsOf(kind: LiveResource['kind']): string[] {
-  let fields = ROLE_REF_FIELDS.get(kind);
-  if (!fields) ROLE_REF_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f) => f.type === 'roleRef').map((f) => f.name)));
-  return fields;
-}
-const ROLE_REF_FIELDS = new Map<LiveResource['kind'], string[]>();
 
 /**
  * Live state re-addressed with `newNames` (uid → name) applied: every path, address, parent
@@ -177,10 +175,10 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
     } else {
       // Any other role reference (an identity provider's default role, a group mapping's role)
       // follows a renamed role too, or a rename would read as a change of what it references.
-      const refs = roleRefFieldsOf(moved.kind);
+      const refs = roleRefFields(moved.kind);
       if (refs.length > 0) {
         const fields = { ...(moved.fields as unknown as Record<string, unknown>) };
-        for (const name of refs) if (fields[name] !== undefined) fields[name] = rekey('role', fields[name] as RoleKey);
+        for (const { name } of refs) if (fields[name] !== undefined) fields[name] = rekey('role', fields[name] as RoleKey);
         (moved as { fields: unknown }).fields = fields;
       }
     }

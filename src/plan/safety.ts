@@ -4,7 +4,7 @@
  * `raise_if_unsafe`). Pure.
  */
 import { matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
-import { deleteReliesOn, descriptorOf, KINDS, type Kind } from '../model/kinds.js';
+import { deleteReliesOn, descriptorOf, KINDS, roleRefFields, type Kind } from '../model/kinds.js';
 import type { RoleKey } from '../model/address.js';
 import { roleRefAddress } from './references.js';
 import type { CreateStep, DeleteStep, PlanRefusal, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
@@ -29,7 +29,7 @@ export interface SafetyInput {
   maxDeleteRatio: number;
   allowMassDelete: boolean;
   /** The address a live resource has before the plan's renames (protect holds across renames). */
-  liveAddressOf?: (resource: LiveResource) => string;
+  liveAddressOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string;
 }
 
 function findAmbiguities(input: SafetyInput): PlanRefusal[] {
@@ -87,7 +87,7 @@ function findProtected(input: SafetyInput, deletes: readonly DeleteStep[]): Plan
   for (const s of deletes) {
     // By its address now, or as it reads before the plan's renames (a renamed parent never unprotects).
     // (Found by kind and uid: a delete step holds both.)
-    const before = input.liveAddressOf ? input.liveAddressOf({ kind: s.kind, uid: s.uid, address: s.address } as LiveResource) : s.address;
+    const before = input.liveAddressOf ? input.liveAddressOf(s) : s.address;
     if (!matchesAnyGlob(s.address, input.protect) && !matchesAnyGlob(before, input.protect)) continue;
     refusals.push({
       rule: 'protected',
@@ -115,8 +115,8 @@ export function rolesUpdatedAway(step: UpdateStep, live: LiveResource): RoleKey[
   const fields = live.fields as unknown as Record<string, unknown>;
   if (live.kind === 'roleBinding') return step.updateMask.includes('roleUid') ? [live.fields.role] : [];
   const roles: RoleKey[] = [];
-  for (const spec of descriptorOf(live.kind).fields) {
-    if (spec.type !== 'roleRef' || !step.updateMask.includes(spec.apiName ?? spec.name)) continue;
+  for (const spec of roleRefFields(live.kind)) {
+    if (!step.updateMask.includes(spec.apiName ?? spec.name)) continue;
     const key = fields[spec.name] as RoleKey | undefined;
     if (key !== undefined) roles.push(key);
   }

@@ -27,9 +27,4 @@ export function re2Problem(pattern: string): string | undefined {
   return answer === true ? undefined : answer;
 }
 
-/** True when `text` fully matches the RE2 `pattern` (as the service matches a token's claims). */
-export function matchesRe2(pattern: string, text: string): boolean {
-  return re2().RE2JS.compile(pattern).matches(text);
-}
-
 registerPatternChecker(re2Problem);

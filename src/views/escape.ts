@@ -8,14 +8,6 @@
  */
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
 
-/** True when `text` holds a character {@link escapeControl} would escape. */
-export function hasUnsafeCharacters(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  const found = UNSAFE.test(text);
-  UNSAFE.lastIndex = 0;
-  return found;
-}
-
 export function escapeControl(text: string): string {
   return text.replace(UNSAFE, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
 }
@@ -25,7 +17,7 @@ export function escapeControl(text: string): string {
  * escape: the same value for a JSON reader, nothing raw for a person reading the log. Those
  * characters can only occur inside JSON strings, where the escape is valid.
  */
-export function escapeJsonText(json: string): string {
+function escapeJsonText(json: string): string {
   return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
