@@ -21,6 +21,19 @@ describe('help and hints', () => {
     expect((await runCli(['emulator', '--help'])).stdout).not.toContain('atomically after every change');
   });
 
+  it('refuses a bad --max-manifest-bytes or --lock-timeout by name, reading nothing and creating nothing', async () => {
+    const validate = await runCli(['validate', ACME, '--max-manifest-bytes', '12kb']);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toContain('--max-manifest-bytes must be a whole number of bytes, got "12kb"');
+    const cwd = join(temp.dir, 'bad-timeout');
+    const { mkdirSync, existsSync } = await import('node:fs');
+    mkdirSync(cwd);
+    const plan = await runCli(['apply', ACME, '--emulator', '--bootstrap', '--auto-approve', '--lock-timeout', 'soon'], { cwd });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('--lock-timeout must be a number of seconds from 0 to 86400, got "soon"');
+    expect(existsSync(join(cwd, '.platform-sync'))).toBe(false);
+  });
+
   it('the saved-plan hint keeps --emulator', async () => {
     const out = join(temp.dir, 'plan.json');
     const run = await runCli(['plan', ACME, '--emulator', '--bootstrap', '--out', out], { cwd: temp.dir });
