@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const { resolveDesiredState } = await import('../src/manifest/resolve.js');
   const { createClient } = await import('../src/api/client.js');
   const { readLiveState } = await import('../src/live/index.js');
-  const { managedReadmeRepos } = await import('../src/pipeline.js');
+  const { managedSubResources } = await import('../src/pipeline.js');
   const { plan } = await import('../src/plan/index.js');
   const { renderPlan } = await import('../src/views/plan.js');
   phase('module loading');
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   if (!desired || problems.length > 0 || parsed.some((p) => p.diagnostics.length > 0)) throw new Error('the benchmark manifests are not valid');
 
   const client = createClient({ baseUrl: url, token: process.env.PLATFORM_TOKEN });
-  const live = await readLiveState(client, { org: { name: desired.org.name }, readmeRepos: managedReadmeRepos(desired), expected: desired.resources });
+  const live = await readLiveState(client, { org: { name: desired.org.name }, subResources: managedSubResources(desired), expected: desired.resources });
   await client.close();
   phase('live read (client CPU)');
   const p = plan(desired, live);

@@ -46,4 +46,4 @@ export { renderShownText, renderShownJson } from './views/show.js';
 export { startEmulator, SeedError } from './emulator/index.js';
 export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';
 // The "load manifests → read live → plan" sequence every command starts with
-export { planFromManifests, managedReadmeRepos, type PlanningOptions, type PlanningResult } from './pipeline.js';
+export { planFromManifests, managedSubResources, type PlanningOptions, type PlanningResult } from './pipeline.js';

@@ -1,6 +1,6 @@
 /**
  * The read side of every run, as a library call: load the manifests (offline, every problem at
- * once), read the live org (only the readmes the manifests manage), plan. plan, apply and drift
+ * once), read the live org (only the sub-resources the manifests manage), plan. plan, apply and drift
  * all start here; so can a program that embeds platform-sync.
  */
 import type { ApiClient } from './api/types.js';
@@ -8,7 +8,8 @@ import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Plan } from './model/plan.js';
 import { namedAddress } from './model/address.js';
-import type { DesiredState, LiveState } from './model/resources.js';
+import { subResourceFields } from './model/kinds.js';
+import { fieldsOf, type DesiredState, type LiveState } from './model/resources.js';
 import { checkTargets, plan, type PlanOptions } from './plan/index.js';
 import { OrgNotVisibleError } from './model/errors.js';
 
@@ -20,20 +21,22 @@ export interface PlanningResult {
 }
 
 /**
- * Addresses of the repos whose readme the manifests manage: only those readmes are read. A repo
- * that is being renamed, or that sits in a group being renamed (`renamedFrom`), is still at its
- * old address live — or half-way, after an interrupted apply — so every such address is named.
+ * Addresses of the resources whose sub-resources (KindDescriptor `subResource`) the manifests
+ * manage: only those are read. A resource that is being renamed, or that sits in a group being
+ * renamed (`renamedFrom`), is still at its old address live — or half-way, after an interrupted
+ * apply — so every such address is named.
  */
-export function managedReadmeRepos(desired: DesiredState): Set<string> {
+export function managedSubResources(desired: DesiredState): Set<string> {
   const groupRenames = new Map<string, string>();
   for (const r of desired.resources) if (r.kind === 'group' && r.renamedFrom !== undefined) groupRenames.set(r.groupPath, r.renamedFrom);
-  const repos = new Set<string>();
+  const addresses = new Set<string>();
   for (const r of desired.resources) {
-    if (r.kind !== 'repo' || r.fields.readme === undefined) continue;
-    const names = r.renamedFrom !== undefined ? [r.fields.name, r.renamedFrom] : [r.fields.name];
-    for (const groupPath of pathVariants(r.groupPath, groupRenames)) for (const name of names) repos.add(namedAddress('repo', groupPath, name));
+    const fields = fieldsOf(r);
+    if (!subResourceFields(r.kind).some((spec) => fields[spec.name] !== undefined)) continue;
+    const names = r.renamedFrom !== undefined ? [String(fields.name), r.renamedFrom] : [String(fields.name)];
+    for (const groupPath of pathVariants(r.groupPath, groupRenames)) for (const name of names) addresses.add(namedAddress(r.kind, groupPath, name));
   }
-  return repos;
+  return addresses;
 }
 
 /** A group path with each renamed segment under its new and its old name (at most 64 variants). */
@@ -63,7 +66,7 @@ export async function planFromManifests(paths: string[], client: ApiClient, opti
   if (options.targets) checkTargets(options.targets);
   const org: { name: string; uid?: string } = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, readmeRepos: managedReadmeRepos(desired), expected: desired.resources });
+  const live = await readLiveState(client, { org, subResources: managedSubResources(desired), expected: desired.resources });
   if (live.org === null && !options.bootstrap) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
   return { desired, live, plan: plan(desired, live, options) };
 }

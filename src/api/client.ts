@@ -31,7 +31,7 @@ import { RequestThrottle, type Clock } from './throttle.js';
 import { referencedUid } from './hydrated.js';
 import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
-import { sameJson } from '../model/kind-descriptor.js';
+import { sameJson, type SubResource } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
 
 export interface ClientOptions {
@@ -675,8 +675,10 @@ class HttpApiClient implements ApiClient {
     const query: ListQuery = { childrenOf: parentUid };
     if (info.nameFilter) query.name = String(body.name);
     const { items } = await this.list<T>(kind, query);
-    if (kind === 'roleBinding') {
-      return items.find((b) => referencedUid(b, 'identity') === body.identityUid && referencedUid(b, 'role') === body.roleUid);
+    // A kind keyed by what it references (a binding): the item that references what was sent.
+    if (info.references) {
+      const refs = info.references;
+      return items.find((i) => refs.every((ref) => referencedUid(i, ref) === body[`${ref}Uid`]));
     }
     if (info.keyField !== null) return items.find((i) => i[info.keyField!] === body[info.keyField!]);
     // No natural key (a group mapping, an account association): the one whose every created
@@ -706,22 +708,23 @@ class HttpApiClient implements ApiClient {
     }
   }
 
-  async getReadme(repoUid: string): Promise<string> {
-    const readme = await this.send<{ content?: unknown }>({
+  async readSubResource(kind: Kind, uid: string, sub: SubResource): Promise<string> {
+    const body = await this.send<Record<string, unknown>>({
       method: 'GET',
-      path: `${KIND_INFO.repo.collection}/${uidPath(repoUid)}/readme`,
-      resource: `get readme of repo ${repoUid}`,
+      path: `${KIND_INFO[kind].collection}/${uidPath(uid)}/${sub.path}`,
+      resource: `get ${sub.path} of ${kind} ${uid}`,
     });
-    return typeof readme.content === 'string' ? readme.content : '';
+    const text = body[sub.bodyField];
+    return typeof text === 'string' ? text : '';
   }
 
-  async updateReadme(repoUid: string, content: string): Promise<void> {
+  async writeSubResource(kind: Kind, uid: string, sub: SubResource, text: string): Promise<void> {
     await this.send({
       method: 'PATCH',
-      path: `${KIND_INFO.repo.collection}/${uidPath(repoUid)}/readme`,
-      query: { updateMask: 'content' },
-      body: { content },
-      resource: `update readme of repo ${repoUid}`,
+      path: `${KIND_INFO[kind].collection}/${uidPath(uid)}/${sub.path}`,
+      query: { updateMask: sub.bodyField },
+      body: { [sub.bodyField]: text },
+      resource: `update ${sub.path} of ${kind} ${uid}`,
     });
   }
 

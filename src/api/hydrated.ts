@@ -5,7 +5,7 @@
 import type { ApiObject } from './types.js';
 
 /** Uid of a hydrated reference, else of the flat `<field>Uid`; '' when neither is there. */
-export function referencedUid(obj: ApiObject, field: 'identity' | 'role' | 'group'): string {
+export function referencedUid(obj: ApiObject, field: string): string {
   const hydrated = obj[field];
   if (hydrated && typeof hydrated === 'object' && typeof (hydrated as { uid?: unknown }).uid === 'string') {
     return (hydrated as { uid: string }).uid;

@@ -3,6 +3,7 @@
  * (client.ts, over undici) is the only code that speaks HTTP to the Platform API.
  */
 import type { ApiKind, Kind } from '../model/kinds.js';
+import type { SubResource } from '../model/kind-descriptor.js';
 
 /** A resource as the API returns it (camelCase JSON). */
 export type ApiObject = Record<string, unknown> & { uid: string; createTime?: string; updateTime?: string };
@@ -66,8 +67,10 @@ export interface ApiClient {
   update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T>;
   /** DELETE; a 404 is success when `ignoreMissing` (the resource is already gone). */
   delete(kind: Kind, uid: string, options?: { ignoreMissing?: boolean }): Promise<void>;
-  getReadme(repoUid: string): Promise<string>;
-  updateReadme(repoUid: string, content: string): Promise<void>;
+  /** GET a sub-resource of one resource (KindDescriptor `subResource`): its text, `''` when it has none set. */
+  readSubResource(kind: Kind, uid: string, sub: SubResource): Promise<string>;
+  /** PATCH a sub-resource of one resource with its new text. */
+  writeSubResource(kind: Kind, uid: string, sub: SubResource, text: string): Promise<void>;
   ping(): Promise<boolean>;
   /**
    * Opens connections for about `requests` requests about to be sent at once (at most the pool's

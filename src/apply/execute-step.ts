@@ -3,13 +3,10 @@
  * when a step runs; this file decides which requests it makes, and nothing else.
  */
 import type { ApiClient } from '../api/types.js';
-import { descriptorOf, KIND_INFO } from '../model/kinds.js';
+import { descriptorOf, KIND_INFO, subResourceFields } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 import { setSecretAt, type SecretReader } from './secrets.js';
-
-/** The readme is a sub-resource with its own PATCH, never a field of the repo's body. */
-const README_FIELD = 'readme';
 
 /** A step names a uid that is neither in the plan nor produced by an earlier step. */
 export class UnresolvedUidError extends UserError {
@@ -56,8 +53,10 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   addSecrets(step, body, readSecret);
   const resource = await client.create(step.kind, parentUid, body);
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
-  if (step.kind === 'repo' && typeof after[README_FIELD] === 'string') {
-    await client.updateReadme(resource.uid, after[README_FIELD] as string);
+  // A sub-resource is never part of the create body: its own PATCH sets it right after.
+  for (const spec of subResourceFields(step.kind)) {
+    const text = after[spec.name];
+    if (typeof text === 'string') await client.writeSubResource(step.kind, resource.uid, spec.subResource, text);
   }
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
   return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
@@ -67,7 +66,8 @@ async function updateResource(step: UpdateStep, client: ApiClient, created: Crea
   const uid = step.uid;
   const after = step.after;
   const mask = step.updateMask;
-  const fieldMask = mask.filter((f) => f !== README_FIELD);
+  const subResources = subResourceFields(step.kind);
+  const fieldMask = mask.filter((f) => !subResources.some((spec) => spec.name === f));
   if (fieldMask.length > 0) {
     const body: Record<string, unknown> = {};
     for (const field of fieldMask) {
@@ -79,9 +79,10 @@ async function updateResource(step: UpdateStep, client: ApiClient, created: Crea
     addSecrets(step, body, readSecret, fieldMask);
     await client.update(step.kind, uid, body, fieldMask);
   }
-  if (mask.includes(README_FIELD)) {
-    const readme = after[README_FIELD];
-    await client.updateReadme(uid, typeof readme === 'string' ? readme : '');
+  for (const spec of subResources) {
+    if (!mask.includes(spec.name)) continue;
+    const text = after[spec.name];
+    await client.writeSubResource(step.kind, uid, spec.subResource, typeof text === 'string' ? text : '');
   }
   return uid;
 }

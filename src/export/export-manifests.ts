@@ -236,7 +236,7 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
       if (node && typeof node === 'object') (node as { comment?: string }).comment = ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
     }
     for (const spec of descriptor.fields) {
-      // Objects and sets on one line read like the manifests people write; a markdown readme
+      // Objects and sets on one line read like the manifests people write; markdown text
       // as a block scalar stays readable and diffable (an empty one stays "").
       if (spec.type === 'object' || spec.type === 'stringSet') setFlow(m, spec.name);
       const node = m.get(spec.name, true);

@@ -1,4 +1,4 @@
-/** The read side of `export`, as a library call: the whole org, every readme included. */
+/** The read side of `export`, as a library call: the whole org, every sub-resource included. */
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { OrgNotVisibleError } from '../model/errors.js';
@@ -8,10 +8,10 @@ import { exportManifests, type ExportedFile, type ExportOptions } from './export
 /** A root group uid: 40 lowercase hex (DESIGN.md §2). Anything else is a name. */
 const ROOT_UID = /^[0-9a-f]{40}$/;
 
-/** Reads the org named (by root group name or 40-hex uid) with every readme: an export manages all of them. */
+/** Reads the org named (by root group name or 40-hex uid) with every sub-resource: an export manages all of them. */
 export async function readOrgForExport(client: ApiClient, org: string): Promise<LiveState> {
   const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
-  const live = await readLiveState(client, { org: ref, readmeRepos: 'all' });
+  const live = await readLiveState(client, { org: ref, subResources: 'all' });
   if (live.org === null) throw new OrgNotVisibleError(org, client.baseUrl);
   return live;
 }

@@ -51,7 +51,7 @@ function addTimestamps(resource: { createTime?: string; updateTime?: string }, o
 function readListedFields(descriptor: KindDescriptor, obj: ApiObject): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const spec of descriptor.fields) {
-    if (spec.listed === false) continue; // fetched on its own, when managed
+    if (spec.subResource) continue; // fetched on its own, when managed
     const value = readApiValue(spec, obj[spec.apiName ?? spec.name]);
     if (value !== undefined) fields[spec.name] = value;
   }

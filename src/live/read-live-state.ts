@@ -1,21 +1,21 @@
 /**
  * Reads what the API holds for one org (DESIGN.md §1, §4): finds the org root group, lists
  * every kind under it in parallel (`uidp.descendants_of`), reads the built-in roles, and
- * fetches the readmes the manifest manages. The model is built by build-live-state.ts.
+ * fetches the sub-resources the manifest manages. The model is built by build-live-state.ts.
  */
 import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
 import { UserError } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, type Kind } from '../model/kinds.js';
-import type { IncompleteRead, LiveState } from '../model/resources.js';
+import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, subResourceFields, type Kind } from '../model/kinds.js';
+import { fieldsOf, type IncompleteRead, type LiveState } from '../model/resources.js';
 import { LiveResourceBuilder, LISTED_KINDS } from './build-live-state.js';
 
 /**
- * Readmes are one GET each (the API lists repos without them): on a big org they dominate a
- * read, so they go as wide as the client's connection pool (64) allows.
+ * Sub-resources are one GET each (listings leave them out): on a big org they dominate a read,
+ * so they go as wide as the client's connection pool (64) allows.
  */
-export const DEFAULT_README_CONCURRENCY = 64;
+export const DEFAULT_SUB_RESOURCE_CONCURRENCY = 64;
 
 /** The API's largest page (DESIGN.md §2), what the client asks for. */
 const LISTING_PAGE_SIZE = 200;
@@ -23,12 +23,13 @@ const LISTING_PAGE_SIZE = 200;
 export interface ReadLiveStateOptions {
   org: { name: string; uid?: string };
   /**
-   * Addresses of repos (`repo:team/nginx`) whose readme the manifest manages; only these are
-   * fetched. `'all'` fetches every readme (export manages them all).
+   * Addresses of the resources (`repo:team/nginx`) whose sub-resources (KindDescriptor
+   * `subResource`) the manifests manage; only these are fetched. `'all'` fetches every one
+   * (export manages them all).
    */
-  readmeRepos?: ReadonlySet<string> | 'all';
-  /** Readmes fetched at once (default {@link DEFAULT_README_CONCURRENCY}). */
-  readmeConcurrency?: number;
+  subResources?: ReadonlySet<string> | 'all';
+  /** Sub-resources fetched at once (default {@link DEFAULT_SUB_RESOURCE_CONCURRENCY}). */
+  subResourceConcurrency?: number;
   /**
    * The resources the manifests declare (kind and group path): a hint of how many items each
    * listing holds, so that a big listing asks for all its pages at once, one round trip sooner.
@@ -70,7 +71,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   }
   const built = builder.finish();
   incomplete.push(...built.unplaced);
-  await fetchManagedReadmes(client, built.resources, options.readmeRepos, options.readmeConcurrency ?? DEFAULT_README_CONCURRENCY);
+  await fetchSubResources(client, built.resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);
   return {
     org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
     resources: built.resources,
@@ -163,28 +164,30 @@ async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<stri
   return { roles, incomplete };
 }
 
-/** Fills `fields.readme` of the repos the manifest manages a readme for, concurrently. */
-async function fetchManagedReadmes(
+/** Fills the sub-resource fields of the resources named (those the manifests manage), concurrently. */
+async function fetchSubResources(
   client: ApiClient,
   resources: LiveState['resources'],
-  readmeRepos: ReadonlySet<string> | 'all' | undefined,
+  addresses: ReadonlySet<string> | 'all' | undefined,
   concurrency: number,
 ): Promise<void> {
-  if (!readmeRepos || (readmeRepos !== 'all' && readmeRepos.size === 0)) return;
-  const wanted = (address: string): boolean => readmeRepos === 'all' || readmeRepos.has(address);
+  if (!addresses || (addresses !== 'all' && addresses.size === 0)) return;
+  const wanted = (address: string): boolean => addresses === 'all' || addresses.has(address);
   const limit = pLimit(Math.max(1, concurrency));
   await Promise.all(
-    resources.map((r) => {
-      if (r.kind !== 'repo' || !wanted(r.address)) return undefined;
-      return limit(async () => {
-        try {
-          r.fields.readme = await client.getReadme(r.uid);
-        } catch (err) {
-          // No readme yet reads as an empty one: setting it is then an update, as it should be.
-          if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') r.fields.readme = '';
-          else throw err;
-        }
-      });
+    resources.flatMap((r) => {
+      if (!wanted(r.address)) return [];
+      return subResourceFields(r.kind).map((spec) =>
+        limit(async () => {
+          try {
+            fieldsOf(r)[spec.name] = await client.readSubResource(r.kind, r.uid, spec.subResource);
+          } catch (err) {
+            // None set yet reads as empty: setting it is then an update, as it should be.
+            if (err instanceof ApiError && err.grpcName === 'NOT_FOUND') fieldsOf(r)[spec.name] = '';
+            else throw err;
+          }
+        }),
+      );
     }),
   );
 }

@@ -78,7 +78,7 @@ const LONE_CR = /\r(?!\n)/;
 function hasUntaken(text: string): boolean {
   if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
   // `yaml` refuses an implicit key that runs past 1,024 characters, js-yaml takes it: a line that
-  // long (rare in manifests; a long readme line too) goes to `yaml`, which says what is wrong.
+  // long (rare in manifests; a long line of markdown too) goes to `yaml`, which says what is wrong.
   if (text.length > LONG_LINE_CHARS && LONG_LINE.test(text)) return true;
   if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
   if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;

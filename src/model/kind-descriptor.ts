@@ -27,14 +27,27 @@ export interface FieldSpec {
   readonly type: FieldType;
   /** Compared with live to decide an update (default true); false = shown only (a tag's `deprecated`). */
   readonly compared?: boolean;
-  /** Read from the API's resource body (default true); false = fetched on its own (a repo's readme). */
-  readonly listed?: boolean;
-  /** Written by `export` as a block literal (a markdown readme) rather than a plain scalar. */
+  /**
+   * The field is a sub-resource of its own (DESIGN.md §2), not a member of the resource's body:
+   * listings leave it out, it is read and written at its own path, and only where managed.
+   */
+  readonly subResource?: SubResource;
+  /** Written by `export` as a block literal (markdown text) rather than a plain scalar. */
   readonly block?: boolean;
   /** One spelling for values the API or a manifest may write two ways (applied when read from either). */
   readonly normalize?: (value: unknown) => unknown;
   /** A `string` that may be unset (absent or `""` from the API reads as unset, not as `""`). */
   readonly optional?: boolean;
+}
+
+/**
+ * A field the API keeps at `{collection}/{uid}/{path}` as `{[bodyField]: text}`: one GET reads it,
+ * one `PATCH ?updateMask={bodyField}` writes it; a resource without one (404) reads as `''`.
+ * The create of its resource cannot send it, so it is written right after the create.
+ */
+export interface SubResource {
+  readonly path: string;
+  readonly bodyField: string;
 }
 
 /** A problem a kind's own manifest check found in one item. */

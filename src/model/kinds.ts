@@ -3,7 +3,7 @@
  * `kinds/`, see kind-descriptor.ts) and the tables other code reads, all derived from them.
  * Adding a kind is a descriptor file, one line here, its schema and its emulator part.
  */
-import type { FieldSpec, KindDescriptor } from './kind-descriptor.js';
+import type { FieldSpec, KindDescriptor, SubResource } from './kind-descriptor.js';
 import { group, type GroupFields } from './kinds/group.js';
 import { identity, type IdentityFields } from './kinds/identity.js';
 import { role, type RoleFields } from './kinds/role.js';
@@ -55,6 +55,17 @@ export function roleRefFields(kind: Kind): readonly FieldSpec[] {
 }
 const ROLE_REF_FIELDS = new Map<Kind, readonly FieldSpec[]>();
 
+/** A field kept as a sub-resource at its own path (see KindDescriptor `subResource`). */
+export type SubResourceField = FieldSpec & { readonly subResource: SubResource };
+
+/** The fields of a kind that are sub-resources, found once per kind (none for most kinds). */
+export function subResourceFields(kind: Kind): readonly SubResourceField[] {
+  let fields = SUB_RESOURCE_FIELDS.get(kind);
+  if (!fields) SUB_RESOURCE_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f): f is SubResourceField => f.subResource !== undefined)));
+  return fields;
+}
+const SUB_RESOURCE_FIELDS = new Map<Kind, readonly SubResourceField[]>();
+
 /** True when `value` names a managed kind. */
 export function isKind(value: string): value is Kind {
   return BY_KIND.has(value);
@@ -75,6 +86,8 @@ export interface KindInfo {
   /** See KindDescriptor: a uid made for items the API gives none, and a create that may safely repeat. */
   readonly uidOf?: (item: Readonly<Record<string, unknown>>, parentUid: string) => string;
   readonly idempotentCreate?: boolean;
+  /** See KindDescriptor `references`: what the kind's items reference, sent as `<reference>Uid`. */
+  readonly references?: readonly string[];
 }
 
 function kindInfo(d: KindDescriptor): KindInfo {
@@ -84,6 +97,7 @@ function kindInfo(d: KindDescriptor): KindInfo {
     parentKind: d.parentKind,
     ...(d.uidOf ? { uidOf: d.uidOf.bind(d) } : {}),
     ...(d.permanent ? { idempotentCreate: true } : {}),
+    ...(d.references ? { references: d.references } : {}),
   };
 }
 

@@ -42,21 +42,18 @@ interface StepBase {
   reason?: string;
 }
 
-/** Body fields that carry another resource's uid (role bindings). */
-export interface StepRefs {
-  identityUid?: UidReference;
-  roleUid?: UidReference;
-  /** An identity provider's default role. */
-  defaultRole?: UidReference;
-  /** A group mapping's scope: the org's root group. */
-  scope?: UidReference;
-}
+/**
+ * Body fields that carry another resource's uid, by the API field they are sent in (a binding's
+ * `identityUid` and `roleUid`, a role field such as `defaultRole`, a kind's `orgScopeField`):
+ * which fields a kind has is its descriptor's to say, never this type's.
+ */
+export type StepRefs = { readonly [apiField: string]: UidReference };
 
 /** POST under the parent. */
 export interface CreateStep extends StepBase {
   action: 'create';
   parent: string | null;
-  /** The managed fields the create sends (a repo's readme goes by its own PATCH afterwards). */
+  /** The managed fields the create sends (a sub-resource goes by its own PATCH afterwards). */
   after: Record<string, unknown>;
   refs?: StepRefs;
 }
@@ -68,8 +65,8 @@ export interface UpdateStep extends StepBase {
   /** A rename in place (`renamedFrom`): the address the resource has before this step; `updateMask` holds `name`. */
   previousAddress?: string;
   /**
-   * Exactly the fields that change, in API names (`description`, `roleUid`, `readme`).
-   * `readme` is sent by its own PATCH to the repo's readme sub-resource.
+   * Exactly the fields that change, in API names (`description`, `roleUid`). A sub-resource
+   * field (KindDescriptor `subResource`) is sent by its own PATCH to that sub-resource.
    */
   updateMask: string[];
   /** Live values of the fields that change. */

@@ -36,6 +36,11 @@ interface ResourceOf<K extends Kind> {
 
 export type ResourceUnion = { [K in Kind]: ResourceOf<K> }[Kind];
 
+/** A resource's fields by name, for code that walks a kind's field specs rather than one kind's type. */
+export function fieldsOf(resource: ResourceUnion): Record<string, unknown> {
+  return resource.fields as unknown as Record<string, unknown>;
+}
+
 /** A resource as the manifests want it. */
 export type DesiredResource = ResourceUnion & {
   /** Where it was declared. */

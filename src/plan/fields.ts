@@ -6,7 +6,7 @@
  */
 import { copyValue, liveDefault, sameValue } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
-import type { DesiredResource, LiveResource, ResourceUnion } from '../model/resources.js';
+import { fieldsOf, type DesiredResource, type LiveResource, type ResourceUnion } from '../model/resources.js';
 
 /** One managed field that differs: its API name (what an update mask names) and both values (live first). */
 export interface FieldChange {
@@ -21,9 +21,6 @@ export interface FieldChange {
   cleared?: true;
 }
 
-function fieldsOf(resource: ResourceUnion): Record<string, unknown> {
-  return resource.fields as unknown as Record<string, unknown>;
-}
 
 /**
  * The managed fields (present on the desired side) whose live value differs, in the kind's
@@ -50,7 +47,7 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
   return changes;
 }
 
-/** The managed fields a create sends (body fields, plus a sub-resource such as a repo's readme). */
+/** The managed fields a create sends (body fields, plus any sub-resource, written right after). */
 export function createFields(desired: DesiredResource): Record<string, unknown> {
   const want = fieldsOf(desired);
   const body: Record<string, unknown> = {};

@@ -113,8 +113,11 @@ function whyKept(input: SafetyInput, r: LiveResource): string {
 export function rolesUpdatedAway(step: UpdateStep, live: LiveResource): RoleKey[] {
   if (step.kind !== live.kind) return [];
   const fields = live.fields as unknown as Record<string, unknown>;
-  if (live.kind === 'roleBinding') return step.updateMask.includes('roleUid') ? [live.fields.role] : [];
   const roles: RoleKey[] = [];
+  // A reference to a role (a binding's `role`), PATCHed as `roleUid`.
+  for (const ref of descriptorOf(live.kind).references ?? []) {
+    if (ref === 'role' && step.updateMask.includes(`${ref}Uid`) && fields[ref] !== undefined) roles.push(fields[ref] as RoleKey);
+  }
   for (const spec of roleRefFields(live.kind)) {
     if (!step.updateMask.includes(spec.apiName ?? spec.name)) continue;
     const key = fields[spec.name] as RoleKey | undefined;
@@ -149,7 +152,7 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
         // A binding PATCHed to another role, or an identity provider given another default
         // role, no longer references this role (a binding keeps its identity).
         const update = updates.get(b.uid);
-        if (s.kind === 'role' && update && rolesUpdatedAway(update, b).some((k) => roleRefAddress(k) === s.address)) continue;
+        if (update && rolesUpdatedAway(update, b).some((k) => roleRefAddress(k) === s.address)) continue;
         blockers.push(b);
       }
     }

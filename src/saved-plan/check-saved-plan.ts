@@ -11,7 +11,7 @@ import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
 import { liveDefault, sameValue } from '../model/kind-descriptor.js';
 import { pushTo } from '../util/multimap.js';
-import { checkFingerprints, readmeReposOf, uidKey } from './fingerprint.js';
+import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 
@@ -81,7 +81,7 @@ export function findUnvouchedSteps(saved: Plan): string[] {
 export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
-  const live = await readLiveState(client, { org: saved.org, readmeRepos: readmeReposOf(saved) });
+  const live = await readLiveState(client, { org: saved.org, subResources: subResourcesOf(saved) });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
     if (wasApplied(saved, live)) {

@@ -3,9 +3,10 @@
  * (DESIGN.md §4). Pure: hashing is computation, not I/O.
  */
 import { createHash } from 'node:crypto';
-import type { Fingerprint, Plan } from '../model/plan.js';
+import type { Fingerprint, Plan, PlanStep } from '../model/plan.js';
+import { subResourceFields, type SubResourceField } from '../model/kinds.js';
 import { kindOfAddress } from '../model/address.js';
-import type { LiveResource, LiveState } from '../model/resources.js';
+import { fieldsOf, type LiveResource, type LiveState } from '../model/resources.js';
 import { displayFields } from '../plan/fields.js';
 import { canonicalJson } from '../model/kind-descriptor.js';
 import { identityRefAddress, roleRefAddress } from '../plan/references.js';
@@ -13,12 +14,13 @@ import { pushTo } from '../util/multimap.js';
 
 /**
  * The version of a live resource: its `updateTime` when the API gives one, else a hash of
- * its fields. The readme is left out on purpose: it is read only for repos whose readme the
- * manifests manage, so a re-read for a saved plan (which has no manifests) could not see it.
+ * its fields. Sub-resources are left out on purpose: they are read only where the manifests
+ * manage them, so a re-read for a saved plan (which has no manifests) could not see them.
  */
 function versionOf(resource: LiveResource): string {
   if (resource.updateTime) return resource.updateTime;
-  const { readme: _readme, ...fields } = displayFields(resource);
+  const fields = displayFields(resource);
+  for (const spec of subResourceFields(resource.kind)) delete fields[spec.name];
   const hash = createHash('sha256').update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields })).digest('hex');
   return `sha256:${hash}`;
 }
@@ -43,10 +45,16 @@ export interface StaleEntry {
  * binding to an identity or role it deletes (either delete would fail), and a live read too
  * incomplete to check against. Empty when the plan is still good to apply.
  */
-/** Repos whose readme a saved plan changes: re-read them so {@link checkFingerprints} can compare. */
-export function readmeReposOf(saved: Plan): Set<string> {
-  // A create's readme too: whether a re-run finds the plan already applied compares it.
-  return new Set(saved.steps.filter((s) => (s.action === 'update' && s.updateMask?.includes('readme')) || (s.action === 'create' && s.after.readme !== undefined)).map((s) => s.address));
+/** The sub-resource fields a step sets: by its update mask, or a create's `after`. */
+function subResourcesSetBy(step: PlanStep): SubResourceField[] {
+  if (step.action === 'delete') return [];
+  return subResourceFields(step.kind).filter((spec) => (step.action === 'update' ? step.updateMask?.includes(spec.name) === true : step.after?.[spec.name] !== undefined));
+}
+
+/** Resources whose sub-resources a saved plan sets: re-read them so {@link checkFingerprints} can compare. */
+export function subResourcesOf(saved: Plan): Set<string> {
+  // A create's too: whether a re-run finds the plan already applied compares them.
+  return new Set(saved.steps.filter((s) => subResourcesSetBy(s).length > 0).map((s) => s.address));
 }
 
 export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
@@ -101,12 +109,15 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
       if (deleted.has(target)) stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });
     }
   }
-  // A readme has no version of its own on every API: compare the text the plan changes from.
+  // A sub-resource has no version of its own on every API: compare the text the plan changes from.
   for (const step of saved.steps) {
-    if (step.action !== 'update' || !step.updateMask?.includes('readme') || step.uid === undefined) continue;
+    if (step.action !== 'update' || step.uid === undefined) continue;
     const now = liveByUid.get(uidKey(step.kind, step.uid));
-    if (now?.kind !== 'repo' || now.fields.readme === undefined) continue;
-    if (now.fields.readme !== step.before?.readme) stale.push({ address: step.address, reason: 'readme changed since the plan' });
+    if (now?.kind !== step.kind) continue;
+    const fields = fieldsOf(now);
+    for (const spec of subResourcesSetBy(step)) {
+      if (fields[spec.name] !== undefined && fields[spec.name] !== step.before?.[spec.name]) stale.push({ address: step.address, reason: `${spec.name} changed since the plan` });
+    }
   }
   // What a read could not see cannot be checked: a missing resource would read as "gone".
   for (const read of live.incomplete) {

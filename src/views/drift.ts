@@ -73,7 +73,7 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
 const DIFF_LINES_SHOWN = 20;
 
 /**
- * A multi-line text (a readme) that changed, as the unified diff from live to manifests: its
+ * A multi-line text (markdown, a long description) that changed, as the unified diff from live to manifests: its
  * first line and line count alone do not tell a reviewer what was edited.
  */
 function textDiff(f: DriftField): string[] {

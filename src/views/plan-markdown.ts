@@ -20,7 +20,7 @@ export interface MarkdownPlanOptions {
   maxChars?: number;
 }
 
-/** A code fence longer than any run of backticks inside, so a readme cannot break out of it. */
+/** A code fence longer than any run of backticks inside, so a shown text cannot break out of it. */
 function fenceFor(text: string): string {
   let longest = 0;
   for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);

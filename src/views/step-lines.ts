@@ -1,6 +1,6 @@
 /**
  * One plan step as plain lines of text: the body the text view colours and the markdown view
- * puts in ```diff blocks. Pure. Multi-line values (readme, a description with newlines) are
+ * puts in ```diff blocks. Pure. Multi-line values (markdown text, a description with newlines) are
  * shown as a unified diff made by the `diff` package.
  */
 import { describeRefAddress } from './words.js';

@@ -9,6 +9,7 @@ import { createClient, formatRequestEvent, type ClientRetryEvent } from '../../s
 import { ApiError } from '../../src/api/errors.js';
 import type { ApiClient, RequestEvent } from '../../src/api/types.js';
 import { createTestClient, OWNER_TOKEN, startTestEmulator, VIEWER_TOKEN } from './client-harness.js';
+import { getReadme, updateReadme } from '../support/readme.js';
 
 let emulator: Emulator;
 let client: ApiClient;
@@ -101,8 +102,8 @@ describe('typed API errors', () => {
     const repo = (await client.list('repo', { childrenOf: orgUid })).items[0]!;
     const updated = await client.update('repo', repo.uid, { description: 'Hardened' }, ['description']);
     expect(updated.description).toBe('Hardened');
-    await client.updateReadme(repo.uid, '# nginx\n');
-    expect(await client.getReadme(repo.uid)).toBe('# nginx\n');
+    await updateReadme(client, repo.uid, '# nginx\n');
+    expect(await getReadme(client, repo.uid)).toBe('# nginx\n');
     const err = await failure(client.update('repo', repo.uid, { colour: 'red' }, ['colour']));
     expect(err.status).toBe(400);
     expect(err.message).toContain(`update repo ${repo.uid} (colour)`);

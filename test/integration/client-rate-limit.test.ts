@@ -11,6 +11,7 @@ import type { Emulator, SeedOrg } from '../../src/emulator/index.js';
 import type { ApiClient, RequestEvent } from '../../src/api/types.js';
 import { ApiError } from '../../src/api/errors.js';
 import { createTestClient, createVirtualClock, startTestEmulator } from './client-harness.js';
+import { getReadme } from '../support/readme.js';
 
 const emulators: Emulator[] = [];
 let client: ApiClient | undefined;
@@ -42,7 +43,7 @@ describe('client under a rate limit', () => {
     const { items: repos, consistent } = await c.list('repo', { descendantsOf: (await c.list('group', { name: 'acme' })).items[0]!.uid });
     expect(consistent).toBe(true);
     const limit = pLimit(32);
-    const readmes = await Promise.all(repos.map((r) => limit(() => c.getReadme(r.uid))));
+    const readmes = await Promise.all(repos.map((r) => limit(() => getReadme(c, r.uid))));
     expect(readmes.sort()).toEqual(REPOS.map((r) => r.readme).sort());
     const ok = emu.requestLog.filter((e) => e.status === 200).length;
     const limited = emu.requestLog.filter((e) => e.status === 429).length;

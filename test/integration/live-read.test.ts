@@ -94,7 +94,7 @@ function byAddress(resources: LiveResource[]): Record<string, LiveResource> {
 describe('readLiveState', () => {
   it('reads a 3-level org of every kind into addresses, fields and binding keys', async () => {
     emulator.clearRequestLog();
-    const live = await readLiveState(client, { org: { name: 'acme' }, readmeRepos: new Set(['repo:engineering/platform/base']) });
+    const live = await readLiveState(client, { org: { name: 'acme' }, subResources: new Set(['repo:engineering/platform/base']) });
     expect(live.incomplete).toEqual([]);
     expect(live.ambiguities).toEqual([]);
     expect(Object.keys(live.builtinRoles).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.push', 'viewer']);

@@ -33,7 +33,7 @@ import { validateManifestTexts } from '../../src/manifest/index.js';
 import { StalePlanError, UserError } from '../../src/model/errors.js';
 import type { Plan } from '../../src/model/plan.js';
 import type { DesiredState, LiveResource, LiveState } from '../../src/model/resources.js';
-import { managedReadmeRepos } from '../../src/pipeline.js';
+import { managedSubResources } from '../../src/pipeline.js';
 import { displayFields } from '../../src/plan/fields.js';
 import { plan } from '../../src/plan/index.js';
 import { indexLive } from '../../src/plan/live-index.js';
@@ -122,7 +122,7 @@ export class Harness {
   }
 
   read(desired: DesiredState, readmes: 'managed' | 'all' = 'managed'): Promise<LiveState> {
-    return readLiveState(this.client, { org: { name: desired.org.name }, readmeRepos: readmes === 'all' ? 'all' : managedReadmeRepos(desired) });
+    return readLiveState(this.client, { org: { name: desired.org.name }, subResources: readmes === 'all' ? 'all' : managedSubResources(desired) });
   }
 
   async bootstrap(text: string): Promise<DesiredState> {
@@ -139,7 +139,7 @@ export class Harness {
   }
 
   async neighbourPrint(): Promise<string> {
-    const live = await readLiveState(this.client, { org: { name: 'neighbour' }, readmeRepos: 'all' });
+    const live = await readLiveState(this.client, { org: { name: 'neighbour' }, subResources: 'all' });
     return JSON.stringify(fingerprintLive(live));
   }
 }

@@ -11,6 +11,7 @@ import { builtinRoleUid } from '../../src/emulator/service.js';
 import type { Kind } from '../../src/model/kinds.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
 import { createInProcessApi, invalidArgumentReply, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';
+import { getReadme } from '../support/readme.js';
 
 const opened: InProcessApi[] = [];
 afterEach(async () => {
@@ -42,7 +43,7 @@ function countingWrites(client: ApiClient): { client: ApiClient; maxInFlight: ()
     create: counted(client.create.bind(client)),
     update: counted(client.update.bind(client)),
     delete: counted(client.delete.bind(client)),
-    updateReadme: counted(client.updateReadme.bind(client)),
+    writeSubResource: counted(client.writeSubResource.bind(client)),
   });
   return { client: wrapped, maxInFlight: () => max };
 }
@@ -155,7 +156,7 @@ describe('apply (scheduler)', () => {
     expect(tagPosts.map((e) => Object.keys(e.body as object).sort())).toEqual(Array(6).fill(['digest', 'name']));
     const eng = (await uidOf(api, 'group', 'eng'))!;
     const engR1 = (await api.client.list('repo', { childrenOf: eng, name: 'r1' })).items[0]!;
-    expect(await api.client.getReadme(engR1.uid)).toBe('# eng r1');
+    expect(await getReadme(api.client, engR1.uid)).toBe('# eng r1');
     const doneUids = events.flatMap((e) => (e.type === 'step-done' && e.step.address === 'identity:bot' ? [e.uid] : []));
     expect(doneUids).toEqual([await uidOf(api, 'identity', 'bot')]);
   });
@@ -265,7 +266,7 @@ describe('apply (scheduler)', () => {
         `PATCH /iam/v2/roleBindings/${binding}?updateMask=roleUid {"roleUid":"${builtinRoleUid('editor')}"}`,
       ].sort(),
     );
-    expect(await api.client.getReadme(nginx)).toBe('# nginx');
+    expect(await getReadme(api.client, nginx)).toBe('# nginx');
     expect(await api.client.get('roleBinding', binding)).toMatchObject({ role: { uid: builtinRoleUid('editor') } });
   });
 

@@ -57,4 +57,20 @@ describe('architecture', () => {
     for (const file of model) visit(file, []);
     expect(cycles).toEqual([]);
   });
+
+  it('a kind is named only by its descriptor: no module outside src/model/kinds names the readme sub-resource', () => {
+    // The emulator is the server (its own contract names the path); the schema validator is generated from the schema.
+    const exempt = (rel: string) => rel.startsWith('model/kinds/') || rel.startsWith('emulator/') || rel === 'manifest/schema-validator.ts';
+    const offenders = files
+      .map((f) => relative(SRC, f))
+      .filter((rel) => !exempt(rel))
+      .flatMap((rel) => readFileSync(join(SRC, rel), 'utf8').split('\n').flatMap((line, i) => (/readme/.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : [])));
+    expect(offenders).toEqual([]);
+  });
+
+  it('safety rules and step references use descriptor properties, never a kind name', () => {
+    const text = readFileSync(join(SRC, 'plan', 'safety.ts'), 'utf8');
+    expect(text.match(/kind\s*[!=]==\s*'[a-zA-Z]+'/g) ?? []).toEqual([]);
+    expect(readFileSync(join(SRC, 'model', 'plan.ts'), 'utf8')).not.toMatch(/identityUid\?:|roleUid\?:|defaultRole\?:/);
+  });
 });

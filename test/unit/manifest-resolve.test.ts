@@ -400,8 +400,8 @@ describe('renamedFrom', () => {
     expect(r.get('identity:services/ci-bot')!.renamedFrom).toBe('ci');
     expect(r.get('role:services/deployer')!.renamedFrom).toBe('pusher');
     expect(r.get('repo:services/api')!.renamedFrom).toBe('app');
-    const { managedReadmeRepos } = await import('../../src/pipeline.js');
-    expect([...managedReadmeRepos(state!)].sort()).toEqual(['repo:backend/api', 'repo:backend/app', 'repo:services/api', 'repo:services/app']);
+    const { managedSubResources } = await import('../../src/pipeline.js');
+    expect([...managedSubResources(state!)].sort()).toEqual(['repo:backend/api', 'repo:backend/app', 'repo:services/api', 'repo:services/app']);
   });
 
   it('refuses its own name, and two siblings taking over one old name', () => {

@@ -26,6 +26,7 @@ import { readLiveState } from '../../src/live/index.js';
 import { BUILTIN_ROLE_NAMES } from '../../src/model/kinds.js';
 import { desiredState, r, type Shape } from './plan-builders.js';
 import { createInProcessApi, type InProcessApi } from '../support/in-process-api.js';
+import { updateReadme } from '../support/readme.js';
 
 const createRng = createSeededRandom;
 
@@ -154,13 +155,13 @@ async function buildLive(api: InProcessApi, shapes: Shape[]): Promise<void> {
     }
     const { readme, ...createBody } = body;
     const created = await api.client.create(s.kind, parentUid, createBody);
-    if (typeof readme === 'string' && readme !== '') await api.client.updateReadme(created.uid, readme);
+    if (typeof readme === 'string' && readme !== '') await updateReadme(api.client, created.uid, readme);
     uidByAddress.set(s.address, created.uid);
   }
 }
 
 function readLive(api: InProcessApi): Promise<LiveState> {
-  return readLiveState(api.client, { org: { name: 'acme' }, readmeRepos: 'all' });
+  return readLiveState(api.client, { org: { name: 'acme' }, subResources: 'all' });
 }
 
 /** Runs the plan with the real executor, one step at a time in plan order; throws what failed. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
-import { checkFingerprints, fingerprintLive, readmeReposOf } from '../../src/saved-plan/fingerprint.js';
+import { checkFingerprints, fingerprintLive, subResourcesOf } from '../../src/saved-plan/fingerprint.js';
 import type { Plan } from '../../src/model/plan.js';
 import type { DesiredState } from '../../src/model/resources.js';
 import { loadSavedPlan, savePlan } from '../../src/saved-plan/saved-plan.js';
@@ -152,7 +152,7 @@ describe('checkFingerprints', () => {
   it('compares the readme a plan changes with the live one, since a readme edit may not move updateTime', () => {
     const live = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'old' }), updateTime: T1 }]);
     const saved = savedPlanOf(desiredState([r.repo('', 'app', { readme: 'new' })]), live);
-    expect(readmeReposOf(saved)).toEqual(new Set(['repo:app']));
+    expect(subResourcesOf(saved)).toEqual(new Set(['repo:app']));
     expect(checkFingerprints(saved, live)).toEqual([]);
     // Someone edits the readme; the repo's updateTime stays as it was.
     const edited = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'by hand' }), updateTime: T1 }]);

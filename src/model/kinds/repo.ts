@@ -1,4 +1,4 @@
-/** Registry repos; the readme is a sub-resource with its own GET and PATCH. */
+/** Registry repos; the readme is a sub-resource with its own GET and PATCH (its `subResource`). */
 import { namedAddress } from '../address.js';
 import type { KindDescriptor } from '../kind-descriptor.js';
 
@@ -24,7 +24,7 @@ export const repo = {
   fields: [
     { name: 'name', type: 'string' },
     { name: 'description', type: 'string' },
-    { name: 'readme', type: 'string', listed: false, block: true },
+    { name: 'readme', type: 'string', subResource: { path: 'readme', bodyField: 'content' }, block: true },
   ],
   hasUpdate: true,
   renameable: true,
