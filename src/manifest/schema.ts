@@ -36,7 +36,7 @@ export function readManifestSchema(): Record<string, unknown> {
 }
 
 /**
- * The schema's validator, compiled ahead of time by generate-schema-validator.ts (ajv standalone
+ * The schema's validator, compiled ahead of time by generate-schemas.ts (ajv standalone
  * code, options allErrors and verbose): no compile cost at run time.
  */
 const validateDocument = precompiledValidator as unknown as ValidateFunction;

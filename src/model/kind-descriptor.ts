@@ -40,6 +40,37 @@ export interface FieldSpec {
   readonly optional?: boolean;
 }
 
+/** A managed field as the one declaration (kinds/declarations.ts) gives it: its name and JSON type. */
+export interface DeclaredField {
+  readonly name: string;
+  readonly json: string;
+}
+
+/** How a declared field behaves beyond its JSON type (see FieldSpec); `type` defaults from the JSON type. */
+export type FieldBehaviour = Partial<Omit<FieldSpec, 'name'>>;
+
+const TYPE_OF_JSON: Readonly<Record<string, FieldType>> = { string: 'string', array: 'stringSet', object: 'object', boolean: 'boolean' };
+
+/**
+ * A kind's field specs from its declared fields (kinds/declared-fields.ts), in declaration order:
+ * a string is compared exactly, an array as a set, an object as a whole, unless `behaviour` says
+ * more of a field (a role reference, a sub-resource, a normalization). Every declared field is
+ * managed; `behaviour` can name only declared fields.
+ */
+export function declaredFieldSpecs<D extends readonly DeclaredField[]>(declared: D, behaviour: { readonly [N in D[number]['name']]?: FieldBehaviour } = {}): FieldSpec[] {
+  const extra = behaviour as Readonly<Record<string, FieldBehaviour | undefined>>;
+  return declared.map((f) => {
+    const type = TYPE_OF_JSON[f.json];
+    if (type === undefined) throw new Error(`declared field ${f.name} has JSON type ${f.json}, which no field type reads`);
+    return { name: f.name, type, ...extra[f.name] };
+  });
+}
+
+/** The API names of the fields a create body (or a PATCH) carries: every field but sub-resources and shown-only ones. */
+export function bodyFieldNames(fields: readonly FieldSpec[]): string[] {
+  return fields.filter((f) => !f.subResource && f.compared !== false).map((f) => f.apiName ?? f.name);
+}
+
 /**
  * A field the API keeps at `{collection}/{uid}/{path}` as `{[bodyField]: text}`: one GET reads it,
  * one `PATCH ?updateMask={bodyField}` writes it; a resource without one (404) reads as `''`.

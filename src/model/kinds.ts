@@ -4,6 +4,7 @@
  * Adding a kind is a descriptor file, one line here, its schema and its emulator part.
  */
 import type { FieldSpec, KindDescriptor, SubResource } from './kind-descriptor.js';
+import type { Declared } from './kinds/declared-types.js';
 import { group, type GroupFields } from './kinds/group.js';
 import { identity, type IdentityFields } from './kinds/identity.js';
 import { role, type RoleFields } from './kinds/role.js';
@@ -39,6 +40,17 @@ export interface FieldsByKind {
   accountAssociation: AccountAssociationFields;
   terms: TermsFields;
 }
+
+/**
+ * The build fails unless every kind's field type has exactly the declared fields (role bindings
+ * aside: theirs are references, not fields); see declarations.ts. Types only: erased at run time.
+ */
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+type FieldTypesMatchDeclaration = { [K in Exclude<Kind, 'roleBinding'>]: SameKeys<FieldsByKind[K], Declared<K>> };
+type AllTrue<T> = false extends T[keyof T] ? false : true;
+export type FieldTypesAgree = AllTrue<FieldTypesMatchDeclaration> extends true ? true : never;
+const fieldTypesAgree: FieldTypesAgree = true;
+void fieldTypesAgree;
 
 const BY_KIND = new Map<string, KindDescriptor>(DESCRIPTORS.map((d) => [d.kind, d]));
 

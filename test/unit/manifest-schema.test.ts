@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from '../../src/manifest/index.js';
 import { dirname, resolve } from 'node:path';
-import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schema-validator.js';
+import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schemas.js';
 import { PRUNE_KEYS } from '../../src/model/kinds.js';
 import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/kinds.js';
 
@@ -39,7 +39,7 @@ describe('manifest JSON Schema', () => {
 
   it('is checked by the precompiled validator generated from this very schema', async () => {
     const committed = await readFile(SCHEMA_VALIDATOR_MODULE, 'utf8');
-    expect(committed === renderSchemaValidatorModule(schema), `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run build && node dist/src/manifest/generate-schema-validator.js`).toBe(true);
+    expect(committed === renderSchemaValidatorModule(schema), `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run generate`).toBe(true);
   });
 
   it('closes every object and documents every property with a title and a description', () => {

@@ -5,19 +5,16 @@
  * org's), declared as a single `accountAssociation:` on the group, and updated by a PATCH
  * whose mask names the blocks that changed.
  */
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared } from './declared-types.js';
 
-export interface AccountAssociationFields {
-  name: string;
-  description?: string;
-  amazon?: { account: string };
-  google?: { projectId?: string; projectNumber?: string };
-  azure?: { tenantId: string; clientIds?: Record<string, string> };
-  github?: { installations: { installationId: string; name?: string }[] };
-  chainguard?: { serviceBindings?: Record<string, string> };
-}
+/** An account association's fields, as declared (declarations.ts). */
+export type AccountAssociationFields = Declared<'accountAssociation'>;
 
 export const ACCOUNT_BLOCKS = ['amazon', 'google', 'azure', 'github', 'chainguard'] as const;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.accountAssociation);
 
 export const accountAssociation = {
   kind: 'accountAssociation',
@@ -26,17 +23,13 @@ export const accountAssociation = {
     collection: '/iam/v2/accountAssociations',
     plural: 'accountAssociations',
     nameFilter: false,
-    createFields: ['name', 'description', ...ACCOUNT_BLOCKS],
-    updatableFields: ['name', 'description', ...ACCOUNT_BLOCKS],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: bodyFieldNames(FIELDS),
   },
   parentKind: 'group',
   keyField: null,
   uidIsParent: true,
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-    ...ACCOUNT_BLOCKS.map((name) => ({ name, type: 'object' as const })),
-  ],
+  fields: FIELDS,
   hasUpdate: true,
   renameable: false,
   holdsChildren: false,

@@ -5,12 +5,17 @@
  * identity provider; the API's `scope` is always the org's root group.
  */
 import { namedAddress, referenceText, type RoleKey } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared, DeclaredWith } from './declared-types.js';
 
-export interface GroupMappingFields {
-  externalGroup: string;
-  role: RoleKey;
-}
+/** A group mapping's fields, as declared; its role resolved to a key. */
+export type GroupMappingFields = DeclaredWith<'groupMapping', { role: RoleKey }>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.groupMapping, {
+  externalGroup: { apiName: 'externalGroupId' },
+  role: { apiName: 'roleUid', type: 'roleRef' },
+});
 
 export const groupMapping = {
   kind: 'groupMapping',
@@ -19,15 +24,12 @@ export const groupMapping = {
     collection: '/iam/v2/externalGroupRoleMappings',
     plural: 'externalGroupRoleMappings',
     nameFilter: false,
-    createFields: ['externalGroupId', 'roleUid', 'scope'],
+    createFields: [...bodyFieldNames(FIELDS), 'scope'],
     updatableFields: [],
   },
   parentKind: 'identityProvider',
   keyField: null,
-  fields: [
-    { name: 'externalGroup', apiName: 'externalGroupId', type: 'string' },
-    { name: 'role', apiName: 'roleUid', type: 'roleRef' },
-  ],
+  fields: FIELDS,
   orgScopeField: 'scope',
   hasUpdate: false,
   renameable: false,

@@ -1,11 +1,13 @@
 /** Groups: the org's tree. The org itself is the root group (address `org`). */
 import { groupAddress } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared } from './declared-types.js';
 
-export interface GroupFields {
-  name: string;
-  description?: string;
-}
+/** A group's fields, as declared (declarations.ts). */
+export type GroupFields = Declared<'group'>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.group);
 
 export const group = {
   kind: 'group',
@@ -14,15 +16,12 @@ export const group = {
     collection: '/iam/v2/groups',
     plural: 'groups',
     nameFilter: true,
-    createFields: ['name', 'description'],
-    updatableFields: ['name', 'description'],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: bodyFieldNames(FIELDS),
   },
   parentKind: 'group',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-  ],
+  fields: FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: true,

@@ -5,27 +5,21 @@
  * `apply --rotate-secrets`, and never kept anywhere else.
  */
 import { namedAddress, type RoleKey } from '../address.js';
-import type { ItemProblem, KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type ItemProblem, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared, DeclaredWith } from './declared-types.js';
 import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
 
-export interface Oidc {
-  issuer: string;
-  clientId: string;
-  additionalScopes?: string[];
-  groupsClaim?: string;
-  pkceEnabled?: boolean;
-}
+/** The OIDC settings as declared, without the client secret: that is a secret reference (DesiredResource.secrets). */
+export type Oidc = Omit<Declared<'identityProvider'>['oidc'], 'clientSecret'>;
 
-export interface IdentityProviderFields {
-  name: string;
-  description?: string;
-  defaultRole?: RoleKey;
-  /** Without the client secret: that is a secret reference (DesiredResource.secrets). */
-  oidc?: Oidc;
-}
+/** An identity provider's fields, as declared; its default role resolved to a key, and optional on live ones. */
+export type IdentityProviderFields = DeclaredWith<'identityProvider', { defaultRole?: RoleKey; oidc?: Oidc }>;
 
 /** The one secret of an identity provider, as a dotted path into its body. */
 export const CLIENT_SECRET = 'oidc.clientSecret';
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identityProvider, { defaultRole: { type: 'roleRef' } });
 
 export const identityProvider = {
   kind: 'identityProvider',
@@ -34,17 +28,12 @@ export const identityProvider = {
     collection: '/iam/v2/identityProviders',
     plural: 'identityProviders',
     nameFilter: true,
-    createFields: ['name', 'description', 'defaultRole', 'oidc'],
-    updatableFields: ['name', 'description', 'defaultRole', 'oidc', CLIENT_SECRET],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: [...bodyFieldNames(FIELDS), CLIENT_SECRET],
   },
   parentKind: 'group',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-    { name: 'defaultRole', type: 'roleRef' },
-    { name: 'oidc', type: 'object' },
-  ],
+  fields: FIELDS,
   secretPaths: [CLIENT_SECRET],
   hasUpdate: true,
   renameable: true,

@@ -4,7 +4,9 @@
  * platform service principal. The rules of each live in identity-relationships.ts.
  */
 import { namedAddress } from '../address.js';
-import type { ItemProblem, KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type ItemProblem, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { DeclaredWith } from './declared-types.js';
 import {
   compactRelationship,
   normalizeServicePrincipal,
@@ -18,14 +20,15 @@ import {
 
 export type { AwsIdentity, ClaimMatch, StaticKeys } from '../identity-relationships.js';
 
-export interface IdentityFields {
-  name: string;
-  description?: string;
-  claimMatch?: ClaimMatch;
-  awsIdentity?: AwsIdentity;
-  staticKeys?: StaticKeys;
-  servicePrincipal?: string;
-}
+/** An identity's fields, as declared; a live one may name a service principal this version does not know. */
+export type IdentityFields = DeclaredWith<'identity', { servicePrincipal?: string }>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
+  claimMatch: { normalize: compactRelationship },
+  awsIdentity: { normalize: compactRelationship },
+  staticKeys: { normalize: compactRelationship },
+  servicePrincipal: { optional: true, normalize: normalizeServicePrincipal },
+});
 
 export const identity = {
   kind: 'identity',
@@ -34,19 +37,12 @@ export const identity = {
     collection: '/iam/v2/identities',
     plural: 'identities',
     nameFilter: true,
-    createFields: ['name', 'description', ...RELATIONSHIP_FIELDS],
-    updatableFields: ['name', 'description', ...RELATIONSHIP_FIELDS],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: bodyFieldNames(FIELDS),
   },
   parentKind: 'group',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-    { name: 'claimMatch', type: 'object', normalize: compactRelationship },
-    { name: 'awsIdentity', type: 'object', normalize: compactRelationship },
-    { name: 'staticKeys', type: 'object', normalize: compactRelationship },
-    { name: 'servicePrincipal', type: 'string', optional: true, normalize: normalizeServicePrincipal },
-  ],
+  fields: FIELDS,
   exclusiveFields: RELATIONSHIP_FIELDS,
   hasUpdate: true,
   renameable: true,

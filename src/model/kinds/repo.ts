@@ -1,13 +1,15 @@
 /** Registry repos; the readme is a sub-resource with its own GET and PATCH (its `subResource`). */
 import { namedAddress } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared } from './declared-types.js';
 
-export interface RepoFields {
-  name: string;
-  description?: string;
-  /** Markdown readme; a sub-resource on the API (`/registry/v2/repos/{uid}/readme`). */
-  readme?: string;
-}
+/** A repo's fields, as declared (declarations.ts); the readme is a sub-resource of its own. */
+export type RepoFields = Declared<'repo'>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
+  readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
+});
 
 export const repo = {
   kind: 'repo',
@@ -16,16 +18,12 @@ export const repo = {
     collection: '/registry/v2/repos',
     plural: 'repos',
     nameFilter: true,
-    createFields: ['name', 'description'],
-    updatableFields: ['name', 'description'],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: bodyFieldNames(FIELDS),
   },
   parentKind: 'group',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-    { name: 'readme', type: 'string', subResource: { path: 'readme', bodyField: 'content' }, block: true },
-  ],
+  fields: FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: true,

@@ -4,12 +4,15 @@
  * PATCH of `roleUid`.
  */
 import { referenceText, roleBindingAddress, type IdentityKey, type RoleKey } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
 
 export interface RoleBindingFields {
   identity: IdentityKey;
   role: RoleKey;
 }
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.roleBinding);
 
 export const roleBinding = {
   kind: 'roleBinding',
@@ -24,7 +27,7 @@ export const roleBinding = {
   parentKind: 'group',
   keyField: null,
   references: ['identity', 'role'],
-  fields: [],
+  fields: FIELDS,
   hasUpdate: true,
   renameable: false,
   holdsChildren: false,

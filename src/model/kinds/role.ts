@@ -1,16 +1,17 @@
 /** Custom roles: named sets of capabilities owned by a group (built-in roles are not managed). */
 import { namedAddress } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared, DeclaredWith } from './declared-types.js';
 
 /** Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. */
 export const BUILTIN_ROLE_NAMES = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
 export type BuiltinRoleName = (typeof BUILTIN_ROLE_NAMES)[number];
 
-export interface RoleFields {
-  name: string;
-  description?: string;
-  capabilities?: string[];
-}
+/** A role's fields, as declared; a live role may come without capabilities. */
+export type RoleFields = DeclaredWith<'role', { capabilities?: string[] }>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.role);
 
 export const role = {
   kind: 'role',
@@ -19,16 +20,12 @@ export const role = {
     collection: '/iam/v2/roles',
     plural: 'roles',
     nameFilter: true,
-    createFields: ['name', 'description', 'capabilities'],
-    updatableFields: ['name', 'description', 'capabilities'],
+    createFields: bodyFieldNames(FIELDS),
+    updatableFields: bodyFieldNames(FIELDS),
   },
   parentKind: 'group',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'description', type: 'string' },
-    { name: 'capabilities', type: 'stringSet' },
-  ],
+  fields: FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: false,

@@ -1,11 +1,14 @@
 /** Event subscriptions: a group's events delivered to an https sink; keyed by the sink. */
 import { joinPath } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared } from './declared-types.js';
 import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
 
-export interface SubscriptionFields {
-  sink: string;
-}
+/** A subscription's fields, as declared. */
+export type SubscriptionFields = Declared<'subscription'>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.subscription);
 
 export const subscription = {
   kind: 'subscription',
@@ -14,12 +17,12 @@ export const subscription = {
     collection: '/events/v2/subscriptions',
     plural: 'subscriptions',
     nameFilter: false,
-    createFields: ['sink'],
+    createFields: bodyFieldNames(FIELDS),
     updatableFields: [],
   },
   parentKind: 'group',
   keyField: 'sink',
-  fields: [{ name: 'sink', type: 'string' }],
+  fields: FIELDS,
   hasUpdate: false,
   renameable: false,
   holdsChildren: false,

@@ -1,12 +1,16 @@
 /** Image tags: children of a repo, published by CI; never declared in manifests, never updated. */
 import { joinPath, tagAddress } from '../address.js';
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared, DeclaredWith } from './declared-types.js';
 
-export interface TagFields {
-  name: string;
-  digest: string;
-  deprecated: boolean;
-}
+/** A tag's fields, as declared; live state always says whether it is deprecated. */
+export type TagFields = DeclaredWith<'tag', { deprecated: boolean }>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.tag, {
+  // A server-side state the API does not let a client set: shown, never compared.
+  deprecated: { compared: false },
+});
 
 export const tag = {
   kind: 'tag',
@@ -15,17 +19,12 @@ export const tag = {
     collection: '/registry/v2/tags',
     plural: 'tags',
     nameFilter: false,
-    createFields: ['name', 'digest'],
+    createFields: bodyFieldNames(FIELDS),
     updatableFields: [],
   },
   parentKind: 'repo',
   keyField: 'name',
-  fields: [
-    { name: 'name', type: 'string' },
-    { name: 'digest', type: 'string' },
-    // A server-side state the API does not let a client set: shown, never compared.
-    { name: 'deprecated', type: 'boolean', compared: false },
-  ],
+  fields: FIELDS,
   hasUpdate: false,
   renameable: false,
   holdsChildren: false,

@@ -4,11 +4,14 @@
  * is), leaving it out changes nothing (a note, never a step). Acceptances have no uid of their
  * own: the model names each by its org and document.
  */
-import type { KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { DECLARED_FIELDS } from './declared-fields.js';
+import type { Declared } from './declared-types.js';
 
-export interface TermsFields {
-  docId: string;
-}
+/** An accepted terms document, as declared. */
+export type TermsFields = Declared<'terms'>;
+
+const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.terms);
 
 export const terms = {
   kind: 'terms',
@@ -22,7 +25,7 @@ export const terms = {
   },
   parentKind: 'group',
   keyField: 'docId',
-  fields: [{ name: 'docId', type: 'string' }],
+  fields: FIELDS,
   permanent: true,
   listedPerParent: true,
   uidOf: (item, parentUid) => `${parentUid}/terms:${String(item.docId)}`,

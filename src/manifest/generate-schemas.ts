@@ -1,0 +1,87 @@
+/**
+ * Writes what comes from the one declaration of the fields (src/model/kinds/declarations.ts):
+ *
+ * - schemas/manifest.schema.json, the manifest schema (manifest-declaration.ts);
+ * - src/model/kinds/declared-fields.ts, the field lists the descriptors are built from, so run
+ *   time never loads TypeBox;
+ * - src/manifest/schema-validator.ts, ajv's standalone code for the schema, so that a run of
+ *   platform-sync neither loads ajv's compiler nor compiles the schema (about 90 ms of CPU on
+ *   every start).
+ *
+ * test/unit/declaration.test.ts and manifest-schema.test.ts fail when a committed file no longer
+ * matches the declaration. Regenerate with:
+ *
+ *     npm run generate
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { findPackageFile } from '../util/package-file.js';
+import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
+import { manifestSchema } from './manifest-declaration.js';
+
+/** Where the generated files live, relative to the package root. */
+export const SCHEMA_VALIDATOR_MODULE = join('src', 'manifest', 'schema-validator.ts');
+export const MANIFEST_SCHEMA_FILE = join('schemas', 'manifest.schema.json');
+export const DECLARED_FIELDS_MODULE = join('src', 'model', 'kinds', 'declared-fields.ts');
+
+/** The text of schemas/manifest.schema.json. */
+export function renderManifestSchema(): string {
+  return `${JSON.stringify(manifestSchema(), null, 2)}\n`;
+}
+
+/** The JSON type of a declared field's schema: what its FieldType is by default. */
+function jsonTypeOf(schema: unknown): string {
+  const type = (schema as { type?: unknown }).type;
+  if (typeof type !== 'string') throw new Error(`a declared field needs a single JSON type, got ${JSON.stringify(schema)}`);
+  return type;
+}
+
+/** The text of declared-fields.ts: each kind's fields in declaration order, with their JSON types. */
+export function renderDeclaredFieldsModule(): string {
+  const lines = Object.entries(FIELD_DECLARATIONS).map(([kind, decl]) => {
+    const fields = Object.entries(decl.properties as Record<string, unknown>).map(([name, schema]) => `{ name: ${JSON.stringify(name)}, json: ${JSON.stringify(jsonTypeOf(schema))} }`);
+    return `  ${kind}: [${fields.join(', ')}],`;
+  });
+  return [
+    '// Generated from src/model/kinds/declarations.ts by src/manifest/generate-schemas.ts; do not edit.',
+    '// Regenerate: npm run generate',
+    "import type { DeclaredField } from '../kind-descriptor.js';",
+    '',
+    '/** Each kind\'s managed fields as declared, in order, with the JSON type of their values. */',
+    'export const DECLARED_FIELDS = {',
+    ...lines,
+    '} as const satisfies Record<string, readonly DeclaredField[]>;',
+    '',
+  ].join('\n');
+}
+
+/**
+ * The text of the generated module. Options: every error (allErrors), and errors that carry the
+ * data and the schema they are about (verbose), which the messages of schema.ts need.
+ */
+export function renderSchemaValidatorModule(schema: Record<string, unknown>): string {
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true, esm: true } });
+  const code = standaloneCode.default(ajv, ajv.compile(schema));
+  return [
+    '// @ts-nocheck',
+    '// Generated from schemas/manifest.schema.json by src/manifest/generate-schemas.ts; do not edit.',
+    '// Regenerate: npm run generate',
+    '/* eslint-disable */',
+    // ajv's ESM output still calls require() for its small runtime helpers.
+    "import { createRequire } from 'node:module';",
+    'const require = createRequire(import.meta.url);',
+    code,
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const root = join(findPackageFile('package.json'), '..');
+  writeFileSync(join(root, MANIFEST_SCHEMA_FILE), renderManifestSchema());
+  writeFileSync(join(root, DECLARED_FIELDS_MODULE), renderDeclaredFieldsModule());
+  writeFileSync(join(root, SCHEMA_VALIDATOR_MODULE), renderSchemaValidatorModule(manifestSchema()));
+  process.stdout.write(`wrote ${MANIFEST_SCHEMA_FILE}, ${DECLARED_FIELDS_MODULE} and ${SCHEMA_VALIDATOR_MODULE}\n`);
+}
