@@ -8,7 +8,8 @@
  * query is code 3, an expired one silently restarts the listing from the first page (spec: Limits).
  */
 import { createHash } from 'node:crypto';
-import { KIND_INFO, type ApiKind } from '../model/kinds.js';
+import type { ApiKind } from '../model/kinds.js';
+import { kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
 import { boundOf, sortKey, type ListFilter, type OrderField, type StoredResource } from './store.js';
 
@@ -38,9 +39,7 @@ const COMMON_PARAMS = ['uidp.children_of', 'uidp.descendants_of', 'page_size', '
 
 /** Query parameters a List of `kind` accepts. */
 function listParams(kind: ApiKind): string[] {
-  const extra =
-    kind === 'advisory' ? ['artifactNames', 'advisoryIds'] : kind === 'groupMapping' ? ['identityProviderUid'] : KIND_INFO[kind].nameFilter ? ['name'] : [];
-  return [...COMMON_PARAMS, ...extra];
+  return [...COMMON_PARAMS, ...kindContract(kind).listFilters];
 }
 
 function parseNonNegativeInt(field: string, raw: string, violations: FieldViolation[]): number | undefined {
@@ -99,8 +98,8 @@ export function parseListRequest(kind: ApiKind, params: URLSearchParams): ListRe
         field: 'order_by',
         description: `must be one of ${Object.keys(ORDER_FIELDS).join(', ')}, optionally followed by " desc"; got ${JSON.stringify(ob)}`,
       });
-    } else if (field === 'name' && KIND_INFO[kind].keyField !== 'name') {
-      violations.push({ field: 'order_by', description: `${KIND_INFO[kind].plural} have no name to order by` });
+    } else if (field === 'name' && kindContract(kind).uniqueKey[0] !== 'name') {
+      violations.push({ field: 'order_by', description: `${kindContract(kind).plural} have no name to order by` });
     } else order = { field, desc: direction === 'desc' };
   }
   const filter: ListFilter = {};

@@ -22,7 +22,8 @@ import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { UserError } from '../model/errors.js';
-import { KIND_INFO, type ApiKind } from '../model/kinds.js';
+import type { ApiKind } from '../model/kinds.js';
+import { contractKinds } from './contract.js';
 import type { ResourceData, Store, StoredResource, StoreMutation } from './store.js';
 
 /**
@@ -62,8 +63,11 @@ function stateError(path: string, reason: string): UserError {
   return new UserError('EMULATOR_STATE_INVALID', `emulator state file ${path} ${reason}; fix or remove it`);
 }
 
+/** The kinds a state file may hold: those of the contract. */
+const STORED_KINDS = new Set<string>(contractKinds().map((k) => k.kind));
+
 function checkResource(path: string, r: StoredResource, where: string): void {
-  if (!r || typeof r.uid !== 'string' || !Object.hasOwn(KIND_INFO, r.kind) || typeof r.data !== 'object' || r.data === null) {
+  if (!r || typeof r.uid !== 'string' || !STORED_KINDS.has(r.kind) || typeof r.data !== 'object' || r.data === null) {
     throw stateError(path, `has a malformed resource at ${where}`);
   }
 }

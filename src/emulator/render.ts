@@ -1,6 +1,7 @@
 /** Stored resources → the JSON the API returns (camelCase, ms-precision Z timestamps). */
 import type { Store, StoredResource } from './store.js';
 import { copyValue } from '../model/kind-descriptor.js';
+import { kindContract } from './contract.js';
 
 let lastMs = NaN;
 let lastText = '';
@@ -18,51 +19,45 @@ function formatTimestamp(ms: number): string {
 }
 
 
-/** The JSON of one resource; role bindings are hydrated from the store on every call. */
+/** Response members the service computes rather than stores. */
+const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
+  uid: (r) => r.uid,
+  createTime: (r) => formatTimestamp(r.createMs),
+  updateTime: (r) => formatTimestamp(r.updateMs),
+  lastSeenTime: (r) => formatTimestamp(r.data.lastSeenMs ?? r.createMs),
+  identityProviderUid: (r) => r.parent,
+};
+
+/**
+ * The JSON of one resource: the members the contract's response schema lists, in its order —
+ * computed ones (uid, timestamps), stored ones (absent: the schema's `default`, else left out),
+ * write-only members (a client secret) never. Role bindings are hydrated from the store on
+ * every call.
+ */
 export function renderResource(store: Store, r: StoredResource): Record<string, unknown> {
-  const d = r.data;
-  const times = { createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
-  switch (r.kind) {
-    case 'group':
-    case 'repo':
-      return { uid: r.uid, name: d.name, description: d.description ?? '', ...times };
-    case 'identity':
-      return {
-        uid: r.uid,
-        name: d.name,
-        description: d.description ?? '',
-        ...(d.claimMatch ? { claimMatch: copyValue(d.claimMatch) } : {}),
-        ...(d.awsIdentity ? { awsIdentity: copyValue(d.awsIdentity) } : {}),
-        ...(d.staticKeys ? { staticKeys: copyValue(d.staticKeys) } : {}),
-        ...(d.servicePrincipal ? { servicePrincipal: d.servicePrincipal } : {}),
-        lastSeenTime: formatTimestamp(d.lastSeenMs ?? r.createMs),
-        ...times,
-      };
-    case 'role':
-      return { uid: r.uid, name: d.name, description: d.description ?? '', capabilities: [...(d.capabilities ?? [])], ...times };
-    case 'roleBinding':
-      return { uid: r.uid, ...hydrateBinding(store, r), ...times };
-    case 'tag':
-      return { uid: r.uid, name: d.name, digest: d.digest, deprecated: d.deprecated ?? false, ...times };
-    case 'subscription':
-      return { uid: r.uid, sink: d.sink, ...times };
-    case 'identityProvider': {
-      // The client secret is write-only: never returned.
-      const { clientSecret: _secret, ...oidc } = d.oidc ?? { issuer: '', clientId: '' };
-      return { uid: r.uid, name: d.name, description: d.description ?? '', defaultRole: d.defaultRole, oidc: copyValue(oidc), ...times };
-    }
-    case 'accountAssociation': {
-      const blocks = Object.fromEntries((['amazon', 'google', 'azure', 'github', 'chainguard'] as const).flatMap((b) => (d[b] ? [[b, copyValue(d[b])]] : [])));
-      return { uid: r.uid, name: d.name, description: d.description ?? '', ...blocks, ...times };
-    }
-    case 'terms':
-      // An acceptance has no uid of its own: the document names it within its org.
-      return { docId: d.docId, acceptedBy: d.acceptedBy ?? '', orgUid: r.parent, createTime: times.createTime };
-    case 'groupMapping':
-      return { uid: r.uid, identityProviderUid: r.parent, externalGroupId: d.externalGroupId, roleUid: d.roleUid, scope: d.scope, ...times };
-    case 'advisory':
-      return { uid: r.uid, advisoryId: d.advisoryId, artifactName: d.artifactName, ...times };
+  const d = r.data as Record<string, unknown>;
+  if (r.kind === 'roleBinding') return { uid: r.uid, ...hydrateBinding(store, r), createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
+  if (r.kind === 'terms') {
+    // An acceptance has no uid of its own: the document names it within its org.
+    return { docId: d.docId, acceptedBy: d.acceptedBy ?? '', orgUid: r.parent, createTime: formatTimestamp(r.createMs) };
   }
+  const out: Record<string, unknown> = {};
+  for (const member of kindContract(r.kind).response) {
+    const computed = COMPUTED[member.name];
+    if (computed) {
+      out[member.name] = computed(r);
+      continue;
+    }
+    const value = d[member.name];
+    if (value === undefined || value === null) {
+      if (member.default !== undefined) out[member.name] = copyValue(member.default);
+      continue;
+    }
+    const copy = copyValue(value);
+    if (member.writeOnly.length > 0 && typeof copy === 'object' && copy !== null) for (const w of member.writeOnly) delete (copy as Record<string, unknown>)[w];
+    out[member.name] = copy;
+  }
+  return out;
 }
 
 /**

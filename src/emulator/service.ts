@@ -5,13 +5,8 @@
  * clock and uid source.
  */
 import { createHash } from 'node:crypto';
-import {
-  BUILTIN_ROLE_NAMES,
-  CAPABILITIES,
-  KIND_INFO,
-  type ApiKind,
-  type Kind,
-} from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, type ApiKind, type Kind } from '../model/kinds.js';
+import { capabilitiesOfContract, contractKinds, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
   alreadyExists,
@@ -75,6 +70,7 @@ export function replyBodyText(body: unknown): string {
 /** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
 const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);
 
+const CAPABILITIES = capabilitiesOfContract();
 const LIST_CAPABILITIES = CAPABILITIES.filter((c) => c.endsWith('.list'));
 const BUILTIN_ROLES: Readonly<Record<(typeof BUILTIN_ROLE_NAMES)[number], { description: string; capabilities: readonly string[] }>> = {
   viewer: { description: 'Read access to everything in the group', capabilities: LIST_CAPABILITIES },
@@ -96,12 +92,12 @@ interface Route {
   rest: string;
 }
 
-const ROUTES: { prefix: string; kind: ApiKind }[] = (Object.keys(KIND_INFO) as ApiKind[]).map((kind) => ({
-  prefix: KIND_INFO[kind].collection,
-  kind,
-}));
+/** Collections by path prefix, from the contract. */
+const ROUTES: { prefix: string; kind: ApiKind }[] = contractKinds().map((k) => ({ prefix: k.collection, kind: k.kind }));
 
 const PING_PATH = '/ping/v2/ping';
+/** The contract itself, served to anyone (no token), like ping. */
+const OPENAPI_PATH = '/openapi.json';
 const README_SUFFIX = '/readme';
 
 function matchRoute(path: string): Route | undefined {
@@ -184,6 +180,10 @@ export class EmulatorService {
       if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${PING_PATH} is not supported; use GET`, ['GET']);
       return { status: 200, body: { response: 'pong' } };
     }
+    if (req.path === OPENAPI_PATH) {
+      if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${OPENAPI_PATH} is not supported; use GET`, ['GET']);
+      return { status: 200, body: new JsonText(openApiText()) };
+    }
     const route = matchRoute(req.path);
     if (!route) throw notFound('endpoint', req.path, `no endpoint ${req.method} ${req.path} in the Platform API v2`);
     const caller = this.authenticate(req.authorization);
@@ -202,7 +202,7 @@ export class EmulatorService {
     if (rest === '') {
       if (method === 'GET') return this.list(caller, kind, req.query, req.shortPage);
       if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
-      if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${KIND_INFO[kind].collection}/{parent}` }]);
+      if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${kindContract(kind).collection}/{parent}` }]);
       throw methodNotAllowed(`${method} ${req.path} is not supported`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
     }
     switch (method) {
@@ -210,7 +210,7 @@ export class EmulatorService {
         rejectQuery(req.query, []);
         return { status: 200, body: renderResource(this.store, this.findVisible(caller, kind, rest)) };
       case 'POST':
-        if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
+        if (!kindContract(kind).canCreate) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
         return this.create(caller, kind, rest, req);
       case 'PATCH':
         return this.patch(caller, kind, rest, req);
@@ -247,7 +247,7 @@ export class EmulatorService {
     if (caller.scope !== undefined) req.filter.scope = caller.scope;
     const sorted = this.store.query(kind, req.filter, req.order.field);
     const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs, shortPage);
-    const body = this.listBody(KIND_INFO[kind].plural, page.items, { totalCount: String(page.totalCount), skipped: req.skip, nextPageToken: page.nextPageToken || undefined });
+    const body = this.listBody(kindContract(kind).plural, page.items, { totalCount: String(page.totalCount), skipped: req.skip, nextPageToken: page.nextPageToken || undefined });
     return { status: 200, body, ...(page.shortened ? { shortened: true } : {}) };
   }
 
@@ -300,10 +300,10 @@ export class EmulatorService {
 
   private create(caller: Caller, kind: ApiKind, parentUid: string | null, req: ApiRequest): ApiReply {
     rejectQuery(req.query, []);
-    if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
+    if (!kindContract(kind).canCreate) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
-    const data = validateCreate(kind, req.body ?? {});
+    const data = validateCreate(kind as Kind, req.body ?? {});
     // An account association takes its group's uid (at most one per group: a second is 409).
     const r = this.createResource(kind, parentUid, data, caller, kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined);
     return { status: 200, body: renderResource(this.store, r), mutated: true };
@@ -315,7 +315,7 @@ export class EmulatorService {
    * `data` must already have passed validateCreate (or the seed's equivalent).
    */
   createResource(kind: Kind | 'advisory', parentUid: string | null, data: ResourceData, caller: Caller = { role: 'owner' }, uid?: string): StoredResource {
-    const parentKind = KIND_INFO[kind].parentKind;
+    const parentKind = kindContract(kind).parentKind;
     if (parentUid !== null) {
       const parent = this.store.get(parentKind, parentUid);
       if (!parent || !this.visible(caller, parent))
@@ -394,8 +394,9 @@ export class EmulatorService {
     const mask = updateMaskOf(req.query);
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
-    if (kind === 'advisory' || KIND_INFO[kind].updatableFields.length === 0)
-      throw methodNotAllowed(`${KIND_INFO[kind].plural} cannot be updated${kind === 'advisory' ? '' : '; delete and create instead'}`, allowedMethods(kind));
+    const contract = kindContract(kind);
+    if (contract.updatableFields.length === 0)
+      throw methodNotAllowed(`${contract.plural} cannot be updated${contract.canCreate ? '; delete and create instead' : ''}`, allowedMethods(kind));
     // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
     const nested = expandNestedMask(kind as Kind, mask, req.body ?? {}, r.data);
     const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
@@ -418,7 +419,7 @@ export class EmulatorService {
 
   private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
     rejectQuery(query, []);
-    if (kind === 'advisory') throw methodNotAllowed('advisories are read-only', ['GET']);
+    if (!kindContract(kind).itemMethods.includes('DELETE')) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be deleted`);
     if (kind === 'identity' || kind === 'role') {
@@ -433,7 +434,7 @@ export class EmulatorService {
     const { advisory: _advisories, ...counts } = sharesUid ? {} : this.store.childCounts(uid);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) {
-      const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : KIND_INFO[k as ApiKind].plural}`).join(', ');
+      const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : kindContract(k as ApiKind).plural}`).join(', ');
       throw resourceNotEmpty(uid, `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`);
     }
     if (!sharesUid) for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
@@ -463,8 +464,7 @@ export class EmulatorService {
 
 /** The methods one resource of a kind supports (the `Allow` header of a 405). */
 function allowedMethods(kind: ApiKind): string[] {
-  if (kind === 'advisory') return ['GET'];
-  return KIND_INFO[kind].updatableFields.length === 0 ? ['GET', 'DELETE'] : ['GET', 'PATCH', 'DELETE'];
+  return [...kindContract(kind).itemMethods];
 }
 
 function describeKey(kind: ApiKind, data: ResourceData): string {

@@ -13,7 +13,7 @@
  */
 import type { ApiKind } from '../model/kinds.js';
 import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
-import { KIND_INFO } from '../model/kinds.js';
+import { kindContract } from './contract.js';
 
 /** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
 export interface ResourceData {
@@ -404,7 +404,7 @@ export class Store {
         else if (this.siblingKeys.get(k) === r.uid) this.siblingKeys.delete(k);
       }
     }
-    if (r.data.name !== undefined && KIND_INFO[r.kind].keyField === 'name') {
+    if (r.data.name !== undefined && kindContract(r.kind).uniqueKey[0] === 'name') {
       let byName = this.names.get(r.kind);
       if (!byName) this.names.set(r.kind, (byName = new Map()));
       let set = byName.get(r.data.name);

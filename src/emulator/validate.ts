@@ -6,43 +6,17 @@
 import '../util/re2.js'; // registers the RE2 pattern checker the model uses
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '../model/kind-descriptor.js';
-import { CAPABILITIES, KIND_INFO, NAME_PATTERN, NAME_PATTERN_SOURCE, type ApiKind, type Kind } from '../model/kinds.js';
+import type { ApiKind, Kind } from '../model/kinds.js';
+import { bodyViolations, capabilitiesOfContract, kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
 import { normalizeServicePrincipal, relationshipProblems, RELATIONSHIP_FIELDS, type RelationshipField } from '../model/identity-relationships.js';
 import type { ResourceData } from './store.js';
 
-/** Fields a response carries that a request may echo back but never set. */
-const READ_ONLY_FIELDS: Readonly<Record<ApiKind, readonly string[]>> = {
-  group: ['uid', 'createTime', 'updateTime'],
-  identity: ['uid', 'createTime', 'updateTime', 'lastSeenTime'],
-  role: ['uid', 'createTime', 'updateTime'],
-  roleBinding: ['uid', 'createTime', 'updateTime', 'identity', 'group', 'role', 'identityUid'],
-  repo: ['uid', 'createTime', 'updateTime'],
-  tag: ['uid', 'createTime', 'updateTime', 'deprecated'],
-  subscription: ['uid', 'createTime', 'updateTime'],
-  identityProvider: ['uid', 'createTime', 'updateTime'],
-  groupMapping: ['uid', 'createTime', 'updateTime', 'identityProviderUid'],
-  accountAssociation: ['uid', 'createTime', 'updateTime'],
-  terms: ['docId', 'acceptedBy', 'orgUid', 'createTime'],
-  advisory: ['uid', 'createTime', 'updateTime', 'advisoryId', 'artifactName'],
-};
-
-const REQUIRED_ON_CREATE: Readonly<Record<Kind, readonly string[]>> = {
-  group: ['name'],
-  identity: ['name'],
-  role: ['name', 'capabilities'],
-  roleBinding: ['identityUid', 'roleUid'],
-  repo: ['name'],
-  tag: ['name', 'digest'],
-  subscription: ['sink'],
-  identityProvider: ['name', 'defaultRole', 'oidc'],
-  groupMapping: ['externalGroupId', 'roleUid', 'scope'],
-  accountAssociation: ['name'],
-  terms: ['documentIds'],
-};
-
 /** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
 export const TERMS_DOCUMENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Names of groups, identities, repos, roles, identity providers and account associations (DESIGN.md §2). */
+const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
+const NAME_PATTERN = new RegExp(NAME_PATTERN_SOURCE);
 /** Docker-style tag names. */
 const TAG_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -94,8 +68,11 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
     case 'content':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
-    default:
-      return 'is not a field of this resource';
+    default: {
+      // A field the contract declares and no rule here knows: its schema there is the whole check.
+      const contract = kindContract(kind);
+      return contract.createFields.includes(field) || contract.updatableFields.includes(field) ? null : 'is not a field of this resource';
+    }
   }
 }
 
@@ -160,9 +137,10 @@ const isRelationship = (field: string): field is RelationshipField => (RELATIONS
 
 function checkCapabilities(value: unknown): string | null {
   if (!Array.isArray(value) || value.length === 0) return 'is required: a non-empty list of capabilities';
-  const known = new Set<string>(CAPABILITIES);
+  const capabilities = capabilitiesOfContract();
+  const known = new Set<string>(capabilities);
   const bad = value.filter((c) => typeof c !== 'string' || !known.has(c));
-  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; allowed: ${CAPABILITIES.join(', ')}`;
+  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; allowed: ${capabilities.join(', ')}`;
   if (new Set(value).size !== value.length) return 'lists a capability more than once';
   return null;
 }
@@ -218,9 +196,10 @@ function unknownFieldViolations(body: Record<string, unknown>, known: ReadonlySe
  */
 export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
   const body = requireObject(rawBody);
-  const allowed = new Set(KIND_INFO[kind].createFields);
+  const contract = kindContract(kind);
+  const allowed = new Set(contract.createFields);
   const violations = unknownFieldViolations(body, allowed);
-  for (const f of REQUIRED_ON_CREATE[kind]) {
+  for (const f of contract.requiredOnCreate) {
     if (body[f] === undefined) violations.push({ field: f, description: checkField(kind, f, undefined) ?? 'is required' });
   }
   const relationships = RELATIONSHIP_FIELDS.filter((f) => allowed.has(f) && body[f] !== undefined && body[f] !== null);
@@ -238,8 +217,18 @@ export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
   if (kind === 'identityProvider' && typeof body.oidc === 'object' && body.oidc !== null && !(body.oidc as Record<string, unknown>).clientSecret) {
     violations.push({ field: 'oidc.clientSecret', description: 'oidc.clientSecret is required when an identity provider is created' });
   }
+  addContractViolations(violations, bodyViolations(kind, 'create', body));
   if (violations.length > 0) throw invalidArgument(violations);
   return data;
+}
+
+/**
+ * Adds what the contract's schema finds wrong to what the rules here found: a field already
+ * named keeps the message in the service's words, any other gets the schema's.
+ */
+function addContractViolations(violations: FieldViolation[], fromContract: readonly FieldViolation[]): void {
+  const named = new Set(violations.map((v) => v.field.split('.')[0]));
+  for (const v of fromContract) if (!named.has(v.field.split('.')[0])) violations.push(v);
 }
 
 /** A field a PATCH may change, for the readme sub-resource too. */
@@ -255,10 +244,11 @@ const README_FIELDS = { updatable: ['content'], readOnly: ['uid'] } as const;
  */
 export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask: string | undefined): Partial<ResourceData> & { content?: string; clientSecret?: string } {
   const body = requireObject(rawBody);
-  const updatable: readonly string[] = target === 'readme' ? README_FIELDS.updatable : KIND_INFO[target].updatableFields;
-  const readOnly: readonly string[] = target === 'readme' ? README_FIELDS.readOnly : READ_ONLY_FIELDS[target];
+  const contract = target === 'readme' ? undefined : kindContract(target);
+  const updatable: readonly string[] = contract ? contract.updatableFields : README_FIELDS.updatable;
+  const readOnly: readonly string[] = contract ? contract.readOnlyFields : README_FIELDS.readOnly;
   const kindForChecks: ApiKind = target === 'readme' ? 'repo' : target;
-  const known = new Set([...updatable, ...readOnly, ...(target === 'readme' ? [] : KIND_INFO[target].createFields)]);
+  const known = new Set([...updatable, ...readOnly, ...(contract ? contract.createFields : [])]);
   const violations = unknownFieldViolations(body, known);
   const describeNonUpdatable = (f: string): string =>
     known.has(f) ? `is read-only and cannot be changed (updatable: ${updatable.join(', ')})` : `is not a field of this resource (updatable: ${updatable.join(', ')})`;
@@ -307,6 +297,12 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   if (setRelationships.length > 1) {
     violations.push({ field: 'updateMask', description: `names ${setRelationships.join(' and ')}; an identity has exactly one relationship, so a PATCH sets one (and clears the others)` });
   }
+  if (contract) {
+    // The values being set, as the contract's PATCH schema says they may be (secrets aside).
+    const set: Record<string, unknown> = {};
+    for (const f of fields) if (!f.includes('.') && body[f] !== undefined && body[f] !== null) set[f] = body[f];
+    addContractViolations(violations, bodyViolations(target as Kind, 'patch', set));
+  }
   if (violations.length > 0) throw invalidArgument(violations);
   return change;
 }
@@ -320,7 +316,7 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
  */
 export function expandNestedMask(kind: Kind, updateMask: string | undefined, rawBody: unknown, current: ResourceData): { updateMask: string | undefined; body: unknown } {
   if (updateMask === undefined || !updateMask.includes('.') || !isPlainObject(rawBody)) return { updateMask, body: rawBody };
-  const updatable: readonly string[] = KIND_INFO[kind].updatableFields;
+  const updatable: readonly string[] = kindContract(kind).updatableFields;
   const parts: string[] = [];
   const expanded = new Map<string, Record<string, unknown>>();
   for (const part of updateMask.split(',').map((s) => s.trim()).filter((s) => s !== '')) {

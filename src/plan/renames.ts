@@ -125,18 +125,21 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
  */
 function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): LiveState {
   const byUid = new Map(live.resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r]));
-  const nameOf = (r: LiveResource): string => newNames.get(r.uid) ?? String((r.fields as { name?: unknown }).name ?? '');
+  // New names are by uid of what is renamed; a kind that shares its parent's uid keeps its own.
+  const nameOf = (r: LiveResource): string => (descriptorOf(r.kind).uidIsParent ? undefined : newNames.get(r.uid)) ?? String((r.fields as { name?: unknown }).name ?? '');
+  // Keyed by kind and uid: an account association has its group's uid, and its own address.
+  const keyOf = (r: LiveResource): string => `${r.kind}\u0000${r.uid}`;
   const paths = new Map<string, string>();
   /** The group path a resource owns (a group) or sits in (anything else). */
   const groupPathOf = (r: LiveResource): string => {
-    const known = paths.get(r.uid);
+    const known = paths.get(keyOf(r));
     if (known !== undefined) return known;
     const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
     let path: string;
     if (r.address === ORG_ADDRESS || !parent) path = r.address === ORG_ADDRESS ? '' : r.groupPath;
     else if (descriptorOf(r.kind).ownsGroupPath) path = joinPath(groupPathOf(parent), nameOf(r));
     else path = groupPathOf(parent);
-    paths.set(r.uid, path);
+    paths.set(keyOf(r), path);
     return path;
   };
   // Old path → new path of each identity and role, for the references of bindings.
@@ -152,7 +155,7 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
   };
   const addresses = new Map<string, string>();
   const addressOf = (r: LiveResource): string => {
-    const known = addresses.get(r.uid);
+    const known = addresses.get(keyOf(r));
     if (known !== undefined) return known;
     let address: string;
     if (r.address === ORG_ADDRESS) address = ORG_ADDRESS;
@@ -162,7 +165,7 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
       const place = parent ? { groupPath: groupPathOf(parent), fields: { name: nameOf(parent) } } : { groupPath: '', fields: {} };
       address = descriptorOf(r.kind).address(groupPathOf(r), fields, place);
     }
-    addresses.set(r.uid, address);
+    addresses.set(keyOf(r), address);
     return address;
   };
 

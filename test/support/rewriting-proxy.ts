@@ -13,6 +13,8 @@ export interface RewritingProxy {
   url: string;
   /** Requests seen, in order, with their bodies as sent. */
   seen: { method: string; path: string; body: string }[];
+  /** Every exchange whole, in order: the request as sent, the answer as the upstream gave it (before any rewrite). */
+  exchanges: ProxiedExchange[];
   close(): Promise<void>;
 }
 
@@ -22,8 +24,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** One request and its answer, as they crossed the proxy. */
+export interface ProxiedExchange {
+  method: string;
+  /** Path with the query, as sent. */
+  url: string;
+  requestBody: string;
+  status: number;
+  responseBody: string;
+}
+
 export async function startRewritingProxy(upstream: string, rewrite: Rewrite): Promise<RewritingProxy> {
   const seen: RewritingProxy['seen'] = [];
+  const exchanges: ProxiedExchange[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const method = req.method ?? 'GET';
@@ -37,6 +50,7 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
       }
       const answer = await fetch(`${upstream}${path}`, { method, headers, body: body.length > 0 ? body : undefined });
       const text = await answer.text();
+      exchanges.push({ method, url: path, requestBody: body.toString('utf8'), status: answer.status, responseBody: text });
       let out = text;
       if (text !== '' && (answer.headers.get('content-type') ?? '').includes('json')) {
         out = JSON.stringify(rewrite({ method, path }, JSON.parse(text)));
@@ -52,6 +66,7 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
+    exchanges,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -73,4 +73,11 @@ describe('architecture', () => {
     expect(text.match(/kind\s*[!=]==\s*'[a-zA-Z]+'/g) ?? []).toEqual([]);
     expect(readFileSync(join(SRC, 'model', 'plan.ts'), 'utf8')).not.toMatch(/identityUid\?:|roleUid\?:|defaultRole\?:/);
   });
+
+  it("the emulator's tables are its own contract's: no emulator module reads the client's kind descriptors", () => {
+    const offenders = files
+      .filter((f) => relative(SRC, f).startsWith('emulator/'))
+      .flatMap((f) => (/\b(KIND_INFO|DESCRIPTORS|descriptorOf|declaredFieldSpecs|DECLARED_FIELDS)\b/.test(readFileSync(f, 'utf8')) ? [relative(SRC, f)] : []));
+    expect(offenders).toEqual([]);
+  });
 });

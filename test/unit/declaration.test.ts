@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DECLARED_FIELDS_MODULE, MANIFEST_SCHEMA_FILE, renderDeclaredFieldsModule, renderManifestSchema } from '../../src/manifest/generate-schemas.js';
 import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
 import { DESCRIPTORS } from '../../src/model/kinds.js';
-import type { FieldType } from '../../src/model/kind-descriptor.js';
+import type { FieldType, KindDescriptor } from '../../src/model/kind-descriptor.js';
 
 type Json = Record<string, unknown>;
 const declared = (kind: string): [string, Json][] => Object.entries((FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Json> }>)[kind]!.properties);
@@ -32,7 +32,7 @@ describe('one declaration per field', () => {
     expect(committed === renderDeclaredFieldsModule(), `${DECLARED_FIELDS_MODULE} is stale; npm run generate`).toBe(true);
   });
 
-  for (const d of DESCRIPTORS) {
+  for (const d of DESCRIPTORS as readonly KindDescriptor[]) {
     it(`${d.kind}: the descriptor's fields are the declared ones, in order, each read as its declared JSON type`, () => {
       expect(d.fields.map((f) => f.name)).toEqual(declared(d.kind).map(([name]) => name));
       for (const [name, schema] of declared(d.kind)) {

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plan } from '../../src/plan/index.js';
+import { applyRenames } from '../../src/plan/renames.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import { exportManifests } from '../../src/export/index.js';
 import { UserError } from '../../src/model/errors.js';
@@ -124,5 +125,20 @@ describe('--target that names nothing (defect 9)', () => {
       '--target repo:ap matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)',
       '--target repo:app matches no change: what it names is live as declared',
     ]);
+  });
+});
+
+describe('renames where an account association shares its group uid (found by the emulator contract test)', () => {
+  it('a rename elsewhere keeps the org account association at its own address, not at the org (no "org matches 2 live resources")', () => {
+    const live = liveState([r.accountAssociation('', { name: 'cloud' }), r.repo('', 'app'), r.group('engineering')]);
+    const renamedRepo = { ...r.repo('', 'application'), renamedFrom: 'app' };
+    const renamedGroup = { ...r.group('eng'), renamedFrom: 'engineering' };
+    for (const [renamed, kept] of [[renamedRepo, r.group('engineering')], [renamedGroup, r.repo('', 'app')]] as const) {
+      const desired = desiredState([r.org(), r.accountAssociation('', { name: 'cloud' }), renamed, kept]);
+      const moved = applyRenames(desired, live).live.resources;
+      expect(moved.filter((x) => x.address === 'org').map((x) => x.kind)).toEqual(['group']);
+      expect(moved.filter((x) => x.kind === 'accountAssociation').map((x) => x.address)).toEqual(['accountAssociation:/']);
+      expect(plan(desired, live).steps.map((s) => `${s.action} ${s.address}`)).toEqual([`update ${renamed.address}`]);
+    }
   });
 });

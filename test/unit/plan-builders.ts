@@ -133,7 +133,9 @@ export function liveState(
       parentUid = uidByAddress.get(s.parentAddress) ?? null;
       if (parentUid === null) throw new Error(`builder: parent ${s.parentAddress} of ${s.address} must come first`);
     }
-    const uid = e.uid ?? (parentUid === null ? (options.orgUid ?? ORG_UID) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`);
+    // As the API gives them: a kind whose uid is its parent's (an account association) shares it.
+    const sharesParentUid = descriptorOf(s.kind).uidIsParent === true && parentUid !== null;
+    const uid = e.uid ?? (sharesParentUid ? parentUid! : parentUid === null ? (options.orgUid ?? ORG_UID) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`);
     if (!uidByAddress.has(s.address)) uidByAddress.set(s.address, uid);
     const live = { ...s, uid, parentUid } as LiveResource;
     if (e.updateTime !== undefined) live.updateTime = e.updateTime;

@@ -1,0 +1,209 @@
+/**
+ * The emulator's own contract: schemas/platform-api-v2.openapi.json, an OpenAPI 3.1 document of
+ * the API it serves (DESIGN.md §2, §6). Its tables of kinds, paths and fields come from that
+ * document, never from the client's kind descriptors, and every request body is validated
+ * against the document's schemas with ajv: a client that sends what the API does not define is
+ * told so, even when the client's own tables agree with it. The document is served at
+ * `GET /openapi.json` for users' own tools (mock servers, client generators).
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ApiKind } from '../model/kinds.js';
+import { findPackageFile } from '../util/package-file.js';
+import type { FieldViolation } from './failures.js';
+
+export const OPENAPI_RELATIVE_PATH = 'schemas/platform-api-v2.openapi.json';
+
+type Json = Record<string, unknown>;
+
+/** What the emulator knows of one kind, all read from the document. */
+export interface KindContract {
+  readonly kind: ApiKind;
+  /** `GET` lists; `{collection}/{uid}` is one item; `POST {collection}/{parent}` creates. */
+  readonly collection: string;
+  /** The array of a List envelope. */
+  readonly plural: string;
+  /** Kind of the resource a create's `{parent}` names. */
+  readonly parentKind: ApiKind;
+  /** Fields a create body may carry, and those it must. */
+  readonly createFields: readonly string[];
+  readonly requiredOnCreate: readonly string[];
+  /** Fields an update mask may name: the PATCH body's, plus write-only secret paths. */
+  readonly updatableFields: readonly string[];
+  /** Fields a response carries that a request may echo back but never set. */
+  readonly readOnlyFields: readonly string[];
+  /** Response members in order, each with what an unset one reads as and its write-only members. */
+  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[] }[];
+  /** Query parameters a List accepts beyond the common ones. */
+  readonly listFilters: readonly string[];
+  /** Fields unique among siblings (`name`, `sink`, …), if any. */
+  readonly uniqueKey: readonly string[];
+  /** Methods on one item (`GET`, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
+  readonly itemMethods: readonly string[];
+  readonly canCreate: boolean;
+}
+
+const COMMON_LIST_PARAMS = new Set(['uidp.children_of', 'uidp.descendants_of', 'page_size', 'page_token', 'order_by', 'skip']);
+
+let documentText: string | undefined;
+
+/** The document as served (its JSON text, read once). */
+export function openApiText(): string {
+  documentText ??= readFileSync(findPackageFile(OPENAPI_RELATIVE_PATH), 'utf8');
+  return documentText;
+}
+
+let parsed: Json | undefined;
+function openApiDocument(): Json {
+  parsed ??= JSON.parse(openApiText()) as Json;
+  return parsed;
+}
+
+function schemas(): Record<string, Json> {
+  return (openApiDocument().components as { schemas: Record<string, Json> }).schemas;
+}
+
+/** The component a `$ref` names (only local `#/components/schemas/…` references are used). */
+function deref(schema: Json): Json {
+  const ref = schema.$ref;
+  if (typeof ref !== 'string') return schema;
+  return schemas()[ref.replace('#/components/schemas/', '')]!;
+}
+
+function propertiesOf(schema: Json | undefined): Record<string, Json> {
+  return schema ? ((deref(schema).properties as Record<string, Json> | undefined) ?? {}) : {};
+}
+
+function jsonSchemaOf(op: Json | undefined, where: 'request' | 'response'): Json | undefined {
+  if (!op) return undefined;
+  const content = where === 'request' ? (op.requestBody as Json | undefined)?.content : ((op.responses as Json)['200'] as Json | undefined)?.content;
+  return ((content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+}
+
+/** Names of the members of a response property marked `writeOnly` (never returned). */
+function writeOnlyMembers(schema: Json): string[] {
+  const target = deref(schema.allOf ? ((schema.allOf as Json[])[0] as Json) : schema);
+  return Object.entries(propertiesOf(target)).flatMap(([name, s]) => (s.writeOnly === true ? [name] : []));
+}
+
+function buildKinds(): Map<ApiKind, KindContract> {
+  const paths = openApiDocument().paths as Record<string, Json>;
+  const kinds = new Map<ApiKind, KindContract>();
+  for (const [path, item] of Object.entries(paths)) {
+    const kind = item['x-kind'] as ApiKind | undefined;
+    if (kind === undefined) continue;
+    // A kind listed per parent (terms: `GET /iam/v2/terms/{org}` lists, `POST` accepts) has only an item path.
+    const perParent = path.endsWith('/{uid}') && paths[path.slice(0, -'/{uid}'.length)] === undefined;
+    if (path.endsWith('/{uid}') && !perParent) continue;
+    const collection = perParent ? path.slice(0, -'/{uid}'.length) : path;
+    const one = perParent ? {} : (paths[`${path}/{uid}`] ?? {});
+    const listSchema = deref(jsonSchemaOf(item.get as Json, 'response')!);
+    const plural = Object.keys(propertiesOf(listSchema)).find((k) => !['nextPageToken', 'totalCount', 'skipped'].includes(k))!;
+    const resource = perParent ? deref((propertiesOf(listSchema)[plural]!.items as Json)) : deref(jsonSchemaOf(one.get as Json, 'response')!);
+    const createSchema = jsonSchemaOf((perParent ? item.post : one.post) as Json | undefined, 'request');
+    const patchSchema = jsonSchemaOf(one.patch as Json | undefined, 'request');
+    const createFields = Object.keys(propertiesOf(createSchema));
+    const patchFields = Object.keys(propertiesOf(patchSchema));
+    const secretPaths = patchSchema ? ((deref(patchSchema)['x-secret-mask-paths'] as string[] | undefined) ?? []) : [];
+    const updatableFields = [...patchFields, ...secretPaths];
+    const responseProps = propertiesOf(resource);
+    const readOnlyFields = [...new Set([...Object.keys(responseProps), ...createFields])].filter((f) => !updatableFields.includes(f));
+    kinds.set(kind, {
+      kind,
+      collection,
+      plural,
+      parentKind: resource['x-parent-kind'] as ApiKind,
+      createFields,
+      requiredOnCreate: createSchema ? ((deref(createSchema).required as string[] | undefined) ?? []) : [],
+      updatableFields,
+      readOnlyFields,
+      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s) })),
+      listFilters: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string).filter((n) => !COMMON_LIST_PARAMS.has(n)),
+      uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
+      itemMethods: ['get', 'patch', 'delete'].filter((m) => one[m] !== undefined).map((m) => m.toUpperCase()),
+      canCreate: (perParent ? item.post : one.post) !== undefined,
+    });
+  }
+  return kinds;
+}
+
+let kindTable: Map<ApiKind, KindContract> | undefined;
+
+/** The contract of one kind the document serves (terms and sub-resources have paths of their own). */
+export function kindContract(kind: ApiKind): KindContract {
+  kindTable ??= buildKinds();
+  const k = kindTable.get(kind);
+  if (!k) throw new Error(`${OPENAPI_RELATIVE_PATH} serves no kind ${kind}`);
+  return k;
+}
+
+/** Every kind with a collection, in the document's order. */
+export function contractKinds(): KindContract[] {
+  kindTable ??= buildKinds();
+  return [...kindTable.values()];
+}
+
+/** A component schema's enum (`Capabilities` items: the capabilities a custom role may hold). */
+export function capabilitiesOfContract(): readonly string[] {
+  return ((schemas().Capabilities!.items as Json).enum as string[]) ?? [];
+}
+
+// ---- validation ------------------------------------------------------------------------------
+
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** A validator for a component schema of the document, compiled on first use. */
+export function componentValidator(name: string): ValidateFunction {
+  let v = validators.get(name);
+  if (!v) {
+    if (!ajv) {
+      // The OpenAPI document is not itself a JSON Schema: its keywords beyond the components
+      // (openapi, paths, x-…) are annotations to ajv, not errors.
+      ajv = new Ajv2020({ strict: false, allErrors: true });
+      ajv.addSchema(openApiDocument(), 'openapi');
+    }
+    v = ajv.getSchema(`openapi#/components/schemas/${name}`);
+    if (!v) throw new Error(`${OPENAPI_RELATIVE_PATH} has no schema ${name}`);
+    validators.set(name, v);
+  }
+  return v;
+}
+
+/** The component name of a kind's request body: `RepoCreate`, `RepoPatch`. */
+function bodySchemaName(kind: ApiKind, request: 'create' | 'patch'): string | undefined {
+  const paths = openApiDocument().paths as Record<string, Json>;
+  const one = paths[`${kindContract(kind).collection}/{uid}`] ?? {};
+  const schema = jsonSchemaOf((request === 'create' ? one.post : one.patch) as Json | undefined, 'request');
+  return typeof schema?.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
+}
+
+/** One field violation per failing field, named by its path (`oidc.issuer`), in the API's words. */
+function violationsOf(errors: readonly ErrorObject[]): FieldViolation[] {
+  const out = new Map<string, string>();
+  for (const e of errors) {
+    const path = e.instancePath.split('/').slice(1).join('.');
+    let field = path;
+    let description = e.message ?? 'is not valid';
+    if (e.keyword === 'required') {
+      field = path === '' ? String(e.params.missingProperty) : `${path}.${String(e.params.missingProperty)}`;
+      description = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      field = path === '' ? String(e.params.additionalProperty) : `${path}.${String(e.params.additionalProperty)}`;
+      description = 'is not a field of this resource';
+    } else if (e.keyword === 'pattern') {
+      description = `${path.split('.').pop()} must match "${String(e.params.pattern)}"`;
+    }
+    // anyOf (a nullable block) repeats each branch's error: the first says enough.
+    if (field !== '' && !out.has(field)) out.set(field, description);
+  }
+  return [...out].map(([field, description]) => ({ field, description }));
+}
+
+/** Field violations of a request body against the document's create or PATCH schema of `kind`. */
+export function bodyViolations(kind: ApiKind, request: 'create' | 'patch', body: unknown): FieldViolation[] {
+  const name = bodySchemaName(kind, request);
+  if (name === undefined) return [];
+  const validate = componentValidator(name);
+  return validate(body) ? [] : violationsOf(validate.errors ?? []);
+}

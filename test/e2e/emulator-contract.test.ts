@@ -1,0 +1,222 @@
+/**
+ * The emulator's own contract (schemas/platform-api-v2.openapi.json, DESIGN.md §6): served at
+ * GET /openapi.json, and kept by both sides. Every request the client sends and every answer
+ * the emulator gives in a full plan / apply / drift / export run — every kind created, listed,
+ * updated and deleted — is replayed against the document through a real proxy on loopback and
+ * must conform. The emulator refuses what the document does not define even where the client's
+ * tables would allow it, and every field the client declares is one the contract accepts.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { contractKinds, kindContract, OPENAPI_RELATIVE_PATH } from '../../src/emulator/contract.js';
+import { DESCRIPTORS, type ApiKind } from '../../src/model/kinds.js';
+import { bodyFieldNames, type KindDescriptor } from '../../src/model/kind-descriptor.js';
+import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
+import { OpenApiConformance } from '../support/openapi-conformance.js';
+import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+
+const TOKEN = 'contract-e2e-owner-token-5d1e';
+const DOC = JSON.parse(readFileSync(join(REPO_ROOT, OPENAPI_RELATIVE_PATH), 'utf8')) as Record<string, unknown>;
+const JWKS = '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
+
+/** Every kind, most of their fields: the first state of the org. */
+const first = `apiVersion: platform-sync/v1
+settings:
+  prune: true
+org:
+  name: acme
+  description: Acme Corp
+  acceptedTerms: [platform-tos-2026]
+  accountAssociation:
+    name: acme-accounts
+    amazon: {account: "123456789012"}
+    github: {installations: [{installationId: "4242", name: acme}]}
+  identities:
+    - name: release-bot
+      claimMatch: {issuer: https://token.actions.githubusercontent.com, subjectPattern: "repo:acme/.*:ref:refs/heads/main", claims: {repository_owner: acme}}
+    - name: deployer
+      awsIdentity: {awsAccount: "123456789012", arnPattern: "arn:aws:sts::123456789012:assumed-role/deploy/.*"}
+    - name: signer
+      staticKeys: {issuer: https://issuer.acme.dev, subject: signer, issuerKeys: '${JWKS}'}
+    - name: cosigned
+      servicePrincipal: COSIGNED
+  roles:
+    - name: publisher
+      description: Publishes tags
+      capabilities: [repo.list, tag.list, tag.create]
+  roleBindings:
+    - {identity: release-bot, role: publisher}
+    - {identity: deployer, role: viewer}
+  identityProviders:
+    - name: okta
+      defaultRole: viewer
+      oidc: {issuer: https://acme.okta.com, clientId: 0oa1, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: groups}
+      groupMappings:
+        - {externalGroup: admins, role: owner}
+        - {externalGroup: everyone, role: publisher}
+  repos:
+    - name: app
+      description: The app
+      readme: "# app\\n"
+  subscriptions:
+    - sink: https://hooks.acme.dev/platform
+  groups:
+    - name: engineering
+      identities:
+        - name: ci
+          claimMatch: {issuer: https://token.actions.githubusercontent.com, subject: "repo:acme/app:ref:refs/heads/main"}
+      roleBindings:
+        - {identity: ci, role: /publisher}
+      repos:
+        - name: tools
+`;
+
+/** Every kind changed or deleted: renames, nested masks, a relationship switched, a binding's role, deletes. */
+const second = `apiVersion: platform-sync/v1
+settings:
+  prune: true
+org:
+  name: acme
+  description: Acme Corporation
+  acceptedTerms: [platform-tos-2026, platform-dpa-2026]
+  accountAssociation:
+    name: acme-accounts
+    description: Clouds of Acme
+    amazon: {account: "210987654321"}
+  identities:
+    - name: release-bot
+      description: Releases
+      awsIdentity: {awsAccount: "123456789012", arn: "arn:aws:iam::123456789012:role/release"}
+    - name: signer
+      staticKeys: {issuer: https://issuer.acme.dev, subject: signer2, issuerKeys: '${JWKS}'}
+    - name: cosigned
+      servicePrincipal: INGESTER
+  roles:
+    - name: publisher
+      capabilities: [repo.list, tag.list]
+  roleBindings:
+    - {identity: release-bot, role: editor}
+  identityProviders:
+    - name: okta
+      defaultRole: publisher
+      oidc: {issuer: https://acme.okta.com, clientId: 0oa2, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: groups}
+      groupMappings:
+        - {externalGroup: admins, role: owner}
+  repos:
+    - name: application
+      renamedFrom: app
+      readme: "# application\\n"
+  groups:
+    - name: eng
+      renamedFrom: engineering
+      identities:
+        - name: ci
+          claimMatch: {issuer: https://token.actions.githubusercontent.com, subject: "repo:acme/app:ref:refs/heads/main"}
+      roleBindings:
+        - {identity: ci, role: /publisher}
+`;
+
+describe('the emulator contract (OpenAPI 3.1)', () => {
+  let emulator: Emulator;
+  let proxy: RewritingProxy;
+  let env: Record<string, string>;
+  const temp = makeTempDir('contract');
+  const dir = join(temp.dir, 'manifests');
+  const conformance = new OpenApiConformance(DOC);
+  const run = (args: string[]) => runCli(args, { env });
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    // A repo with tags the manifests leave out: its tags are listed, and deleted with it.
+    emulator.seed({
+      orgs: [
+        {
+          name: 'acme',
+          repos: [{ name: 'legacy', tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }, { name: '0.9', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
+        },
+      ],
+    });
+    proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
+    env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN, PLATFORM_SYNC_SECRET_OKTA: 'okta-secret-for-the-contract-test' };
+    mkdirSync(dir);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await emulator?.close();
+    temp.remove();
+  });
+
+  it('is served at GET /openapi.json without a token, as shipped', async () => {
+    const res = await fetch(`${emulator.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(DOC);
+    expect(DOC.openapi).toBe('3.1.0');
+  });
+
+  it('holds for every request and answer of a full plan / apply / drift / export run, every kind created, listed, updated and deleted', async () => {
+    writeFileSync(join(dir, 'org.yaml'), first);
+    const apply1 = await run(['apply', dir, '--auto-approve']);
+    expect(apply1.code, apply1.stderr).toBe(0);
+    writeFileSync(join(dir, 'org.yaml'), second);
+    const apply2 = await run(['apply', dir, '--auto-approve']);
+    expect(apply2.code, apply2.stderr).toBe(0);
+    const rotate = await run(['apply', dir, '--auto-approve', '--rotate-secrets']);
+    expect(rotate.code, rotate.stderr).toBe(0);
+    expect((await run(['drift', dir])).code).toBe(0);
+    expect((await run(['export', '--org', 'acme', '--out', join(temp.dir, 'exported')])).code).toBe(0);
+    expect((await run(['plan', join(temp.dir, 'exported'), '--detailed-exitcode'])).code).toBe(0);
+    // Last, everything goes: roles, groups, the account association, identities, providers.
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\nsettings:\n  prune: true\norg:\n  name: acme\n');
+    const teardown = await run(['apply', dir, '--auto-approve', '--allow-mass-delete']);
+    expect(teardown.code, teardown.stderr).toBe(0);
+
+    const problems = proxy.exchanges.flatMap((x) => conformance.check(x));
+    expect(problems).toEqual([]);
+    const seen = new Set(proxy.exchanges.filter((x) => x.status === 200).map((x) => conformance.operationOf(x.method, x.url)));
+    for (const k of contractKinds()) {
+      if (k.kind === 'advisory' || k.kind === 'terms') continue; // advisories: the service's read-only data, nothing here reads them; terms: below
+      const name = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[`${k.collection}/{uid}`]!;
+      const list = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[k.collection]!.get!.operationId;
+      expect(seen, `list ${k.kind}`).toContain(list);
+      // Tags are published by CI, never created by platform-sync (the seed made these).
+      if (k.canCreate && k.kind !== 'tag') expect(seen, `create ${k.kind}`).toContain(name.post!.operationId);
+      if (k.updatableFields.length > 0) expect(seen, `update ${k.kind}`).toContain(name.patch!.operationId);
+      if (k.itemMethods.includes('DELETE')) expect(seen, `delete ${k.kind}`).toContain(name.delete!.operationId);
+    }
+    for (const op of ['listTermsAcceptances', 'acceptTerms', 'getRepoReadme', 'updateRepoReadme']) expect(seen).toContain(op);
+  });
+
+  it('the check can fail: an answer missing a member, a request with a field the document lacks', () => {
+    const x = proxy.exchanges.find((e) => e.method === 'POST' && e.url.startsWith('/registry/v2/repos/') && e.status === 200)!;
+    const answer = JSON.parse(x.responseBody) as Record<string, unknown>;
+    delete answer.uid;
+    expect(conformance.check({ ...x, responseBody: JSON.stringify(answer) }).join('\n')).toMatch(/must have required property 'uid'/);
+    expect(conformance.check({ ...x, requestBody: JSON.stringify({ ...JSON.parse(x.requestBody), tier: 'gold' }) }).join('\n')).toMatch(/must NOT have additional properties/);
+  });
+
+  it('the emulator refuses a field its contract does not define, naming it', async () => {
+    const org = proxy.exchanges.find((e) => e.method === 'GET' && e.url.startsWith('/iam/v2/groups?'))!;
+    const rootUid = (JSON.parse(org.responseBody) as { groups: { uid: string }[] }).groups[0]!.uid;
+    const res = await fetch(`${emulator.url}/registry/v2/repos/${rootUid}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'gold', tier: 'gold' }),
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('"field":"tier"');
+  });
+
+  it('accepts every field the client declares: each descriptor body field is in the contract of its kind', () => {
+    for (const d of DESCRIPTORS as readonly KindDescriptor[]) {
+      if (d.kind === 'terms') continue; // accepted at a path of its own: POST /iam/v2/terms/{org} {documentIds}
+      const contract = kindContract(d.kind as ApiKind);
+      if (!d.createBody) for (const f of d.api.createFields) expect(contract.createFields, `${d.kind}.${f} (create)`).toContain(f);
+      for (const f of bodyFieldNames(d.fields)) if (!d.createBody) expect(contract.createFields, `${d.kind}.${f}`).toContain(f);
+      for (const f of d.api.updatableFields) expect(contract.updatableFields, `${d.kind}.${f} (update)`).toContain(f);
+      expect(contract.collection, d.kind).toBe(d.api.collection);
+      expect(contract.plural, d.kind).toBe(d.api.plural);
+    }
+  });
+});
