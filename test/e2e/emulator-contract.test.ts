@@ -13,11 +13,22 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { contractKinds, kindContract, OPENAPI_RELATIVE_PATH } from '../../src/emulator/contract.js';
 import { DESCRIPTORS, type ApiKind } from '../../src/model/kinds.js';
 import { bodyFieldNames, type KindDescriptor } from '../../src/model/kind-descriptor.js';
+import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
 import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 
 const TOKEN = 'contract-e2e-owner-token-5d1e';
+
+/** The members the contract's create body gives an object field of a kind (a nullable one's object branch). */
+function contractMembers(kind: string, field: string): string[] {
+  const schemas = (DOC.components as { schemas: Record<string, Record<string, unknown>> }).schemas;
+  const deref = (s: Record<string, unknown>): Record<string, unknown> => (typeof s.$ref === 'string' ? schemas[s.$ref.split('/').pop()!]! : s);
+  const create = Object.entries(schemas).find(([name, s]) => name.endsWith('Create') && schemas[name.slice(0, -'Create'.length)]?.['x-kind'] === kind)![1];
+  let value = deref((create.properties as Record<string, Record<string, unknown>>)[field]!);
+  if (Array.isArray(value.anyOf)) value = deref((value.anyOf as Record<string, unknown>[]).find((b) => b.type !== 'null')!);
+  return Object.keys((value.properties as Record<string, unknown> | undefined) ?? {});
+}
 const DOC = JSON.parse(readFileSync(join(REPO_ROOT, OPENAPI_RELATIVE_PATH), 'utf8')) as Record<string, unknown>;
 const JWKS = '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
 
@@ -52,7 +63,7 @@ org:
   identityProviders:
     - name: okta
       defaultRole: viewer
-      oidc: {issuer: https://acme.okta.com, clientId: 0oa1, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: groups}
+      oidc: {issuer: https://acme.okta.com, clientId: 0oa1, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: groups, pkceEnabled: true, additionalScopes: [email]}
       groupMappings:
         - {externalGroup: admins, role: owner}
         - {externalGroup: everyone, role: publisher}
@@ -216,6 +227,14 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
       for (const f of bodyFieldNames(d.fields)) if (!d.createBody) expect(contract.createFields, `${d.kind}.${f}`).toContain(f);
       for (const f of d.api.updatableFields) expect(contract.updatableFields, `${d.kind}.${f} (update)`).toContain(f);
       expect(contract.collection, d.kind).toBe(d.api.collection);
+      // Nested members too (oidc.pkceEnabled, claimMatch.audience): each declared one is in the contract's create body.
+      const declared = (FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Record<string, unknown>> }>)[d.kind]!.properties;
+      for (const spec of d.fields) {
+        const members = Object.keys((declared[spec.name]!.properties as Record<string, unknown> | undefined) ?? {});
+        if (members.length === 0 || d.createBody) continue;
+        const inContract = contractMembers(d.kind, spec.apiName ?? spec.name);
+        for (const m of members) expect(inContract, `${d.kind}.${spec.name}.${m}`).toContain(m);
+      }
       expect(contract.plural, d.kind).toBe(d.api.plural);
     }
   });
