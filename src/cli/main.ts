@@ -12,6 +12,7 @@ import { findPackageFile } from '../util/package-file.js';
 // them: `validate` never loads them, ~60 ms less CPU per run.
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerDriftCommand } from './commands/drift.js';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerExportCommand } from './commands/export.js';
 import { addHelpExamples } from './help-examples.js';
 import { registerValidateCommand } from './commands/validate.js';
@@ -46,6 +47,7 @@ function buildProgram(ctx: CliContext): Command {
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);
   registerDriftCommand(program, ctx);
+  registerAuditCommand(program, ctx);
   registerShowCommand(program, ctx);
   registerExportCommand(program, ctx);
   registerEmulatorCommand(program, ctx);

@@ -8,7 +8,7 @@
  * the command's Output, which redacts it from everything the command writes from then on
  * (output.ts) — the client redacts it from its own errors too.
  */
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { Option, type Command } from 'commander';
 import { secretReader, type SecretReader, type SecretSources } from '../apply/secrets.js';
@@ -217,4 +217,21 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.rotateSecrets) out.rotateSecrets = true;
   if (options.maxManifestBytes !== undefined) out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
   return out;
+}
+
+/**
+ * Appends markdown to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it, redacted like all
+ * output. The job summary is a copy: when it cannot be written, a warning says so and the exit
+ * code still tells the outcome, which is what a cron job acts on.
+ */
+export function appendStepSummary(markdown: string, { output, env }: CliContext, what: string): void {
+  const summaryPath = env.GITHUB_STEP_SUMMARY;
+  if (!summaryPath) return;
+  try {
+    appendFileSync(summaryPath, `${output.redact(markdown)}\n`);
+  } catch (err) {
+    output.stderr.write(
+      `Warning: cannot append ${what} to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the report above is complete.\n`,
+    );
+  }
 }

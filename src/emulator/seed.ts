@@ -130,7 +130,7 @@ const KEYS: Record<string, readonly string[]> = {
   groupMapping: ['externalGroup', 'role'],
   accountAssociation: ['name', 'description', 'amazon', 'google', 'azure', 'github', 'chainguard'],
   group: GROUP_KEYS,
-  identity: ['name', 'description', ...RELATIONSHIP_FIELDS],
+  identity: ['name', 'description', 'lastSeenTime', ...RELATIONSHIP_FIELDS],
   role: ['name', 'description', 'capabilities'],
   repo: ['name', 'description', 'readme', 'tags'],
   tag: ['name', 'digest', 'deprecated'],
@@ -239,6 +239,12 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     children('identities', 'identity', (item, loc) => {
       const d = apiCheck('identity', pick(item, ['name', 'description', ...RELATIONSHIP_FIELDS]), loc);
       if (!d) return;
+      // When it last logged in (the service sets it; a seed may, to show an unused identity).
+      if (item.lastSeenTime !== undefined) {
+        const ms = typeof item.lastSeenTime === 'string' && /^\d{4}-\d\d-\d\dT/.test(item.lastSeenTime) ? Date.parse(item.lastSeenTime) : NaN;
+        if (Number.isNaN(ms)) problems.push(`${loc}.lastSeenTime: must be an RFC 3339 time such as 2025-01-31T09:00:00Z`);
+        else d.lastSeenMs = ms;
+      }
       unique(seenIdentities, d.name!, 'identity', loc);
       scope.identities.add(d.name!);
       inserts.push({ key: `identity:${myPath}/${d.name}`, kind: 'identity', parentKey: key, data: d, location: loc });

@@ -340,7 +340,7 @@ export class EmulatorService {
       seq: this.store.allocateSeq(),
       createMs: now,
       updateMs: now,
-      data: kind === 'identity' ? { ...data, lastSeenMs: now } : kind === 'repo' ? { readme: '', ...data } : data,
+      data: kind === 'identity' ? { lastSeenMs: now, ...data } : kind === 'repo' ? { readme: '', ...data } : data,
     };
     this.store.insert(resource);
     return resource;

@@ -42,8 +42,10 @@ export function parentUidOf(uid: string): string | null {
 }
 
 /** Copies the API object's timestamps onto a resource (they come last among its keys). */
-function addTimestamps(resource: { createTime?: string; updateTime?: string }, obj: ApiObject): void {
+function addTimestamps(resource: { createTime?: string; updateTime?: string; lastSeenTime?: string }, obj: ApiObject): void {
   if (typeof obj.createTime === 'string') resource.createTime = obj.createTime;
+  // When an identity last logged in (the API sets it): what an access review asks of it.
+  if (typeof obj.lastSeenTime === 'string') resource.lastSeenTime = obj.lastSeenTime;
   if (typeof obj.updateTime === 'string') resource.updateTime = obj.updateTime;
 }
 

@@ -66,6 +66,8 @@ export type LiveResource = ResourceUnion & {
   parentUid: string | null;
   createTime?: string;
   updateTime?: string;
+  /** When an identity last logged in, as the API reports it (identities only). */
+  lastSeenTime?: string;
 };
 
 /** `settings.prune`: true/false for every kind, or per kind (absent kinds default to true). */

@@ -28,3 +28,9 @@ export function re2Problem(pattern: string): string | undefined {
 }
 
 registerPatternChecker(re2Problem);
+
+/** Whether `pattern` (RE2) matches the whole of `text`, as the service matches a claim; false for an invalid pattern. */
+export function re2FullMatch(pattern: string, text: string): boolean {
+  if (re2Problem(pattern) !== undefined) return false;
+  return re2().RE2JS.compile(pattern).matcher(text).matches();
+}

@@ -3,13 +3,12 @@
  * 2 drift, 1 error (set by main.ts). In GitHub Actions the markdown report is also appended
  * to `$GITHUB_STEP_SUMMARY`, so a nightly job shows it on its summary page.
  */
-import { appendFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { detectDrift, type DriftResult } from '../../drift/index.js';
 import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../views/drift.js';
 import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../views/plan.js';
-import { addConnectionOptions, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
+import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -37,7 +36,7 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
     } catch (err) {
       // A failed nightly job still says why on its summary page; the error itself (and exit 1)
       // is main.ts's to report.
-      appendStepSummary(renderMarkdownDriftFailure(describeFailure(err)), ctx);
+      appendStepSummary(renderMarkdownDriftFailure(describeFailure(err)), ctx, 'the drift report');
       throw err;
     }
     const { report } = drift;
@@ -49,7 +48,7 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
           ? renderMarkdownDrift(report, { planMarkdown })
           : renderTextDrift(report, { color: shouldColor(options, output.stdout, ctx.env) });
     output.stdout.write(rendered);
-    appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), ctx);
+    appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), ctx, 'the drift report');
     ctx.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
   });
 }
@@ -58,21 +57,4 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
 function describeFailure(err: unknown): string {
   const message = err instanceof UserError ? err.message : `internal error: ${(err as Error)?.message ?? String(err)}`;
   return message.trim() === '' ? 'unknown error' : message.replace(/^\s*\n/, '');
-}
-
-/**
- * Appends markdown to `$GITHUB_STEP_SUMMARY` when GitHub Actions set it, redacted like all
- * output. The job summary is a copy: when it cannot be written, a warning says so and the exit
- * code still tells drift from no drift (or failure), which is what a cron job acts on.
- */
-function appendStepSummary(markdown: string, { output, env }: CliContext): void {
-  const summaryPath = env.GITHUB_STEP_SUMMARY;
-  if (!summaryPath) return;
-  try {
-    appendFileSync(summaryPath, `${output.redact(markdown)}\n`);
-  } catch (err) {
-    output.stderr.write(
-      `Warning: cannot append the drift report to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the report above is complete.\n`,
-    );
-  }
 }

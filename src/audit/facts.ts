@@ -1,0 +1,106 @@
+/**
+ * What every audit rule reads, worked out once from the manifests and the live org: identities
+ * (declared ones as declared, with their manifest location; live ones the manifests leave out as
+ * read), role bindings on both sides, which roles grant write access, managed repos and their
+ * tags. Pure: no I/O.
+ */
+import { identityRefAddress, roleRefAddress } from '../plan/references.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import type { FieldsByKind } from '../model/kinds.js';
+import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLocation } from '../model/resources.js';
+
+/** Built-in roles that grant write access (DESIGN.md §7). */
+const WRITE_BUILTINS = new Set(['owner', 'editor', 'registry.push']);
+/** A custom role grants write access when a capability of it does. */
+const WRITE_CAPABILITY = /\.(create|update|delete)$/;
+
+export interface AuditedIdentity {
+  address: string;
+  fields: FieldsByKind['identity'];
+  /** Where the manifests declare it; absent for a live identity they leave out. */
+  location?: SourceLocation;
+  /** As read live (timestamps), when it exists. */
+  live?: LiveResource & { kind: 'identity' };
+}
+
+export interface AuditedBinding {
+  address: string;
+  identity: IdentityKey;
+  role: RoleKey;
+  declared: boolean;
+  live: boolean;
+  location?: SourceLocation;
+}
+
+export interface AuditedTag {
+  address: string;
+  name: string;
+  deprecated: boolean;
+}
+
+export interface AuditFacts {
+  org: { name: string; uid: string | null };
+  identities: AuditedIdentity[];
+  bindings: AuditedBinding[];
+  /** Repos the manifests manage, with the tags live holds under each. */
+  managedRepos: { address: string; location: SourceLocation; tags: AuditedTag[] }[];
+  isWriteRole(role: RoleKey): boolean;
+  /** The write roles an identity holds (by any binding, declared or live), by their reference text. */
+  writeRolesOf(identityAddress: string): string[];
+}
+
+const ofKind = <K extends DesiredResource['kind']>(resources: readonly DesiredResource[], kind: K) => resources.filter((r): r is DesiredResource & { kind: K } => r.kind === kind);
+const liveOfKind = <K extends LiveResource['kind']>(resources: readonly LiveResource[], kind: K) => resources.filter((r): r is LiveResource & { kind: K } => r.kind === kind);
+
+export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts {
+  const liveIdentities = new Map(liveOfKind(live.resources, 'identity').map((r) => [r.address, r]));
+  const identities: AuditedIdentity[] = ofKind(desired.resources, 'identity').map((d) => {
+    const l = liveIdentities.get(d.address);
+    return { address: d.address, fields: d.fields, location: d.source, ...(l ? { live: l } : {}) };
+  });
+  const declaredIdentities = new Set(identities.map((i) => i.address));
+  for (const l of liveIdentities.values()) if (!declaredIdentities.has(l.address)) identities.push({ address: l.address, fields: l.fields, live: l });
+
+  const bindings = new Map<string, AuditedBinding>();
+  for (const d of ofKind(desired.resources, 'roleBinding')) bindings.set(d.address, { address: d.address, identity: d.fields.identity, role: d.fields.role, declared: true, live: false, location: d.source });
+  for (const l of liveOfKind(live.resources, 'roleBinding')) {
+    const known = bindings.get(l.address);
+    if (known) known.live = true;
+    else bindings.set(l.address, { address: l.address, identity: l.fields.identity, role: l.fields.role, declared: false, live: true });
+  }
+
+  // Capabilities of custom roles by path: as declared, else as live.
+  const capabilities = new Map<string, readonly string[]>();
+  for (const l of liveOfKind(live.resources, 'role')) capabilities.set(l.address, l.fields.capabilities ?? []);
+  for (const d of ofKind(desired.resources, 'role')) capabilities.set(d.address, d.fields.capabilities ?? []);
+  const builtinByUid = new Map(Object.entries(live.builtinRoles).map(([name, uid]) => [uid, name]));
+  const isWriteRole = (role: RoleKey): boolean => {
+    if ('builtin' in role) return WRITE_BUILTINS.has(role.builtin);
+    if ('uid' in role) {
+      const builtin = builtinByUid.get(role.uid);
+      return builtin !== undefined && WRITE_BUILTINS.has(builtin);
+    }
+    return (capabilities.get(roleRefAddress(role)) ?? []).some((c) => WRITE_CAPABILITY.test(c));
+  };
+  const roleText = (role: RoleKey): string => ('builtin' in role ? role.builtin : 'path' in role ? role.path : `uid:${role.uid}`);
+  const writeRolesOf = (identityAddress: string): string[] =>
+    [...new Set([...bindings.values()].filter((b) => identityRefAddress(b.identity) === identityAddress && isWriteRole(b.role)).map((b) => roleText(b.role)))].sort();
+
+  const tagsByRepo = new Map<string, AuditedTag[]>();
+  for (const t of liveOfKind(live.resources, 'tag')) {
+    if (t.parentAddress === null) continue;
+    const list = tagsByRepo.get(t.parentAddress) ?? [];
+    list.push({ address: t.address, name: t.fields.name, deprecated: t.fields.deprecated === true });
+    tagsByRepo.set(t.parentAddress, list);
+  }
+  const managedRepos = ofKind(desired.resources, 'repo').map((d) => ({ address: d.address, location: d.source, tags: tagsByRepo.get(d.address) ?? [] }));
+
+  return {
+    org: { name: desired.org.name, uid: live.org?.uid ?? null },
+    identities,
+    bindings: [...bindings.values()],
+    managedRepos,
+    isWriteRole,
+    writeRolesOf,
+  };
+}

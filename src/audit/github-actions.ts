@@ -1,0 +1,40 @@
+/**
+ * How the pattern rules read a GitHub Actions identity (DESIGN.md §7): which identities take
+ * GitHub's tokens, and the probe subjects their `subjectPattern` is tried on, matched in full
+ * with RE2 as the service matches claims.
+ */
+import type { ClaimMatch } from '../model/identity-relationships.js';
+import { re2FullMatch } from '../util/re2.js';
+
+export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
+/** A workflow of an owner and repository nobody has: a pattern that takes it takes any owner's. */
+export const ANY_OWNER_PROBE = 'repo:platform-sync-audit-probe/probe:ref:refs/heads/main';
+const PROBE_PREFIX = 'repo:platform-sync-audit-probe/probe';
+
+/** Whether the identity's claim match takes tokens GitHub Actions mints (by issuer, or a pattern that matches it). */
+export function takesGithubActionsTokens(claimMatch: ClaimMatch | undefined): claimMatch is ClaimMatch {
+  if (!claimMatch) return false;
+  if (claimMatch.issuer !== undefined) return claimMatch.issuer === GITHUB_ACTIONS_ISSUER;
+  return claimMatch.issuerPattern !== undefined && re2FullMatch(claimMatch.issuerPattern, GITHUB_ACTIONS_ISSUER);
+}
+
+/** A regular expression's metacharacters: a part with any of them (unescaped) is not a literal. */
+const META = /[*+?[\](){}|^$\\]/;
+
+/** A part of a pattern read as the literal it stands for (`app\.web` → `app.web`), or undefined when it is no literal. */
+function literal(part: string): string | undefined {
+  const unescaped = part.replace(/\\([.\-/_])/g, '$1');
+  return part !== '' && !META.test(unescaped) ? unescaped : undefined;
+}
+
+/**
+ * The pull-request subject a pattern is probed with: `<prefix>:pull_request`, `<prefix>` being
+ * the pattern's literal `repo:<owner>/<repo>` (a repo part that is no literal, such as `.*`, is
+ * probed as `probe`; an owner that is no literal, as the probe owner).
+ */
+export function pullRequestProbe(subjectPattern: string): string {
+  const m = /^\^?repo:([^/:]*)\/([^:]*)/.exec(subjectPattern);
+  const owner = m ? literal(m[1]!) : undefined;
+  if (!m || owner === undefined) return `${PROBE_PREFIX}:pull_request`;
+  return `repo:${owner}/${literal(m[2]!) ?? 'probe'}:pull_request`;
+}

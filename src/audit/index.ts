@@ -1,0 +1,55 @@
+/**
+ * `platform-sync audit` as a library (DESIGN.md §7): every rule of the registry over the
+ * manifests and the live org. `audit()` is pure; `auditFromManifests()` reads (lists only: an
+ * audit never writes).
+ */
+import type { ApiClient } from '../api/types.js';
+import { readLiveState } from '../live/index.js';
+import { loadManifests } from '../manifest/index.js';
+import { OrgNotVisibleError } from '../model/errors.js';
+import type { DesiredState, LiveState, SourceLocation } from '../model/resources.js';
+import { gatherFacts } from './facts.js';
+import { RULES } from './rules/registry.generated.js';
+import { severityRank, type AuditOptions, type AuditRule, type Finding, type Severity } from './types.js';
+
+export { RULES } from './rules/registry.generated.js';
+export { SEVERITIES, severityRank, type AuditOptions, type AuditRule, type Finding, type Severity } from './types.js';
+
+/** Version of the JSON (and SARIF) report's shape; bumped on incompatible change. */
+export const AUDIT_FORMAT_VERSION = 1;
+export const DEFAULT_STALE_DAYS = 90;
+export const DEFAULT_EXPIRY_DAYS = 30;
+
+export interface AuditReport {
+  formatVersion: number;
+  org: { name: string; uid: string | null };
+  summary: Record<Severity, number>;
+  /** Most severe first, then by rule and address. */
+  findings: Finding[];
+}
+
+/** Every rule over the manifests and live state; findings sorted, counted by severity. */
+export function audit(desired: DesiredState, live: LiveState, options: AuditOptions, rules: readonly AuditRule[] = RULES): AuditReport {
+  const facts = gatherFacts(desired, live);
+  const findings = rules.flatMap((rule) => rule.check(facts, options));
+  findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const summary: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
+  for (const f of findings) summary[f.severity]++;
+  return { formatVersion: AUDIT_FORMAT_VERSION, org: facts.org, summary, findings };
+}
+
+/** Whether a report has a finding at or above `failOn` (what makes `audit` exit 2). */
+export function failsAt(report: AuditReport, failOn: Severity): boolean {
+  return report.findings.some((f) => severityRank(f.severity) >= severityRank(failOn));
+}
+
+/** Reads the manifests and the live org (no writes), then audits them; with where the org is declared (SARIF points there for live-only findings). */
+export async function auditFromManifests(paths: string[], client: ApiClient, options: AuditOptions & { maxManifestBytes?: number }): Promise<{ report: AuditReport; orgLocation?: SourceLocation }> {
+  const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
+  const org: { name: string; uid?: string } = { name: desired.org.name };
+  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
+  const live = await readLiveState(client, { org, expected: desired.resources });
+  if (live.org === null) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
+  const orgLocation = desired.resources.find((r) => r.address === 'org')?.source;
+  return { report: audit(desired, live, options), ...(orgLocation ? { orgLocation } : {}) };
+}

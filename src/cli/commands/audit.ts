@@ -1,0 +1,60 @@
+/**
+ * `platform-sync audit <paths…>` (DESIGN.md §7): an access review of the live org and the
+ * manifests. Reads only. Exit 0 when no finding is at or above `--fail-on` (default high), 2
+ * when one is, 1 on error (set by main.ts). In GitHub Actions the markdown report also goes to
+ * `$GITHUB_STEP_SUMMARY`.
+ */
+import { Option, type Command } from 'commander';
+import { UserError } from '../../model/errors.js';
+import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
+import type { CliContext } from '../context.js';
+import { findPackageFile } from '../../util/package-file.js';
+import { createRequire } from 'node:module';
+
+const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
+const FAIL_ON = ['low', 'medium', 'high'] as const;
+/** Day limits are whole days, at most ten years: a stranger's value cannot overflow a date. */
+const MAX_DAYS = 3650;
+
+interface AuditCommandOptions extends ConnectionOptions {
+  format: (typeof FORMATS)[number];
+  staleDays: string;
+  expiryDays: string;
+  failOn: (typeof FAIL_ON)[number];
+}
+
+function parseDays(value: string, option: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n > MAX_DAYS) throw new UserError('OPTION_INVALID', `${option} must be a whole number of days from 0 to ${MAX_DAYS}, got "${value}"`);
+  return n;
+}
+
+export function registerAuditCommand(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('audit')
+    .description('Review access: what the live org and the manifests grant that a security review would flag (exit 0 clean, 2 findings at or above --fail-on, 1 error)')
+    .argument('<paths...>', 'manifest files or directories')
+    .addOption(new Option('--format <format>', 'output format').choices([...FORMATS]).default('text'))
+    .option('--stale-days <days>', 'an identity unseen for longer is stale', '90')
+    .option('--expiry-days <days>', 'report static keys that expire within this many days', '30')
+    .addOption(new Option('--fail-on <severity>', 'exit 2 when a finding is at or above this severity').choices([...FAIL_ON]).default('high'));
+  addConnectionOptions(command);
+  command.action(async (paths: string[], options: AuditCommandOptions) => {
+    const staleDays = parseDays(options.staleDays, '--stale-days');
+    const expiryDays = parseDays(options.expiryDays, '--expiry-days');
+    const { auditFromManifests, failsAt } = await import('../../audit/index.js');
+    const views = await import('../../views/audit.js');
+    const { report, orgLocation } = await withSession(options, ctx, (session) => auditFromManifests(paths, session.client, { now: Date.now(), staleDays, expiryDays }));
+    let rendered: string;
+    if (options.format === 'json') rendered = views.renderJsonAudit(report);
+    else if (options.format === 'markdown') rendered = views.renderMarkdownAudit(report);
+    else if (options.format === 'sarif') {
+      // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
+      const { version } = createRequire(import.meta.url)(findPackageFile('package.json')) as { version: string };
+      rendered = views.renderSarifAudit(report, { version, baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
+    } else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
+    ctx.output.stdout.write(rendered);
+    appendStepSummary(views.renderMarkdownAudit(report), ctx, 'the access review');
+    ctx.exitCode = failsAt(report, options.failOn) ? 2 : 0;
+  });
+}

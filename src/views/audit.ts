@@ -1,0 +1,135 @@
+/**
+ * An audit report for people and for code scanning (DESIGN.md §7): text (one finding a line),
+ * markdown (a job summary, an issue body), JSON (`formatVersion`), and SARIF 2.1.0 for GitHub
+ * code scanning. Every text a finding carries comes from manifests or live data: each renderer
+ * goes through the one escape (escape.ts).
+ */
+import { relative, sep } from 'node:path';
+import { styleText } from 'node:util';
+import { RULES, type AuditReport, type AuditRule, type Finding, type Severity } from '../audit/index.js';
+import type { SourceLocation } from '../model/resources.js';
+import { escapeControl, stringifyForOutput } from './escape.js';
+import { inlineCode } from './plan-markdown.js';
+
+export const AUDIT_FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
+export type AuditFormat = (typeof AUDIT_FORMATS)[number];
+
+const where = (l: SourceLocation | undefined): string => (l ? `${l.file}:${l.line}:${l.column}` : '');
+const ruleById = (rules: readonly AuditRule[]) => new Map(rules.map((r) => [r.id, r]));
+
+function countLine(report: AuditReport): string {
+  const { high, medium, low } = report.summary;
+  const total = high + medium + low;
+  return total === 0 ? 'No findings.' : `${total} finding${total === 1 ? '' : 's'}: ${high} high, ${medium} medium, ${low} low.`;
+}
+
+/** One finding a line: severity, rule, address, message, location; then how to fix each rule that fired. */
+export function renderTextAudit(report: AuditReport, options: { color?: boolean; rules?: readonly AuditRule[] } = {}): string {
+  const paint = (style: Parameters<typeof styleText>[0], text: string) => (options.color ? styleText(style, text, { validateStream: false }) : text);
+  const colour: Record<Severity, Parameters<typeof styleText>[0]> = { high: 'red', medium: 'yellow', low: 'cyan' };
+  const lines = [`Access review of org ${report.org.name}${report.org.uid ? ` (${report.org.uid})` : ''}`, ''];
+  for (const f of report.findings) {
+    const at = where(f.location);
+    lines.push(`${paint(colour[f.severity], f.severity.toUpperCase().padEnd(6))} ${f.rule}  ${f.address}: ${f.message}${at ? `  (${at})` : ''}`);
+  }
+  if (report.findings.length > 0) lines.push('');
+  lines.push(countLine(report));
+  const byId = ruleById(options.rules ?? RULES);
+  const fired = [...new Set(report.findings.map((f) => f.rule))];
+  if (fired.length > 0) {
+    lines.push('', 'How to fix:');
+    for (const id of fired) lines.push(`  ${id}: ${byId.get(id)?.help ?? ''}`);
+  }
+  return escapeControl(lines.join('\n') + '\n');
+}
+
+/** A table cell: no HTML, no cell breaks, one line. */
+function cell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, ' ');
+}
+
+/** Markdown: a heading, the counts, a table of findings, how to fix each rule that fired. */
+export function renderMarkdownAudit(report: AuditReport, options: { rules?: readonly AuditRule[] } = {}): string {
+  const lines = [`### platform-sync access review of ${inlineCode(report.org.name)}`, '', `**${countLine(report)}**`, ''];
+  if (report.findings.length > 0) {
+    lines.push('| Severity | Rule | Resource | Finding | Declared at |', '|---|---|---|---|---|');
+    for (const f of report.findings) lines.push(`| ${f.severity} | ${inlineCode(f.rule)} | ${inlineCode(cell(f.address))} | ${cell(f.message)} | ${f.location ? inlineCode(cell(where(f.location))) : 'live only'} |`);
+    const byId = ruleById(options.rules ?? RULES);
+    lines.push('', '#### How to fix', '');
+    for (const id of [...new Set(report.findings.map((f) => f.rule))]) lines.push(`- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`);
+  }
+  return escapeControl(lines.join('\n') + '\n');
+}
+
+export function renderJsonAudit(report: AuditReport): string {
+  return stringifyForOutput(report, 2) + '\n';
+}
+
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { high: 'error', medium: 'warning', low: 'note' };
+/** GitHub code scanning ranks security results by this property (0–10). */
+const SECURITY_SEVERITY: Record<Severity, string> = { high: '8.0', medium: '5.0', low: '2.0' };
+
+export interface SarifOptions {
+  /** The tool's version (package.json). */
+  version: string;
+  /** Manifest paths are written relative to this directory (the repository root: the working directory). */
+  baseDir: string;
+  /** Where a finding on a resource the manifests do not declare points: the org's declaration. */
+  orgLocation?: SourceLocation;
+  rules?: readonly AuditRule[];
+}
+
+/** A manifest path as a SARIF artifact URI: relative to the repository root, `/`-separated, percent-encoded. */
+function artifactUri(file: string, baseDir: string): string {
+  const rel = relative(baseDir, file).split(sep).join('/');
+  return rel.split('/').map(encodeURIComponent).join('/');
+}
+
+/**
+ * SARIF 2.1.0: one run, a rule per audit rule (help text, default level, security severity), a
+ * result per finding at its manifest location. GitHub code scanning wants a location on every
+ * result: a finding on a live-only resource points at the org's declaration, and says so.
+ */
+export function renderSarifAudit(report: AuditReport, options: SarifOptions): string {
+  const rules = options.rules ?? RULES;
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  const locationOf = (f: Finding) => {
+    const l = f.location ?? options.orgLocation;
+    if (!l) return [];
+    return [{ physicalLocation: { artifactLocation: { uri: artifactUri(l.file, options.baseDir), uriBaseId: '%SRCROOT%' }, region: { startLine: l.line, startColumn: l.column } } }];
+  };
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'platform-sync',
+            semanticVersion: options.version,
+            rules: rules.map((r) => ({
+              id: r.id,
+              name: r.id.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase()),
+              shortDescription: { text: r.title },
+              fullDescription: { text: r.title },
+              help: { text: r.help, markdown: r.help },
+              defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+              properties: { tags: ['security', 'iam'], 'security-severity': SECURITY_SEVERITY[r.severity], precision: 'high' },
+            })),
+          },
+        },
+        originalUriBaseIds: { '%SRCROOT%': { description: { text: 'The repository root (where audit ran).' } } },
+        results: report.findings.map((f) => ({
+          ruleId: f.rule,
+          ruleIndex: index.get(f.rule) ?? 0,
+          level: SARIF_LEVEL[f.severity],
+          message: { text: `${f.address}: ${f.message}${f.location ? '' : ' (not declared in the manifests: shown at the org)'}` },
+          locations: locationOf(f),
+          partialFingerprints: { 'platformSyncFinding/v1': `${f.rule}:${f.address}` },
+          properties: { address: f.address, severity: f.severity, 'security-severity': SECURITY_SEVERITY[f.severity] },
+        })),
+      },
+    ],
+  };
+  return stringifyForOutput(sarif, 2) + '\n';
+}
