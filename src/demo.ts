@@ -92,6 +92,18 @@ async function main(): Promise<void> {
     const rotate = await cli(dir, ['apply', 'acme', '--emulator', '--rotate-secrets', '--auto-approve'], 0, 'the secret was sent again, by one PATCH');
     expectText(rotate.stdout, /oidc\.clientSecret: \(sensitive: read from \$PLATFORM_SYNC_SECRET_ACME_OKTA at apply time\)/, 'the plan names where the secret comes from, never its value');
 
+    heading(12, 'Access review: audit flags what the manifests grant that a security review would (exit 2: something high)');
+    const review = await cli(dir, ['audit', 'acme', '--emulator'], 2, 'a finding at or above --fail-on high (a weekly job fails here)', { maxLines: 12 });
+    expectText(review.stdout, /HIGH\s+pattern-pull-request\s+identity:engineering\/ci-bot/, 'audit finds the pattern that admits pull requests');
+    expectText(review.stdout, /How to fix:\n\s+pattern-pull-request: Match only the refs/, 'audit says how to fix it');
+
+    heading(13, 'An org you adopt: globex, seeded with an identity last seen in March 2025 and an end-of-life tag; export it, then review it');
+    await seedAdoptedOrg(dir);
+    await cli(dir, ['export', '--org', 'globex', '--emulator', '--out', 'globex'], 0, 'written');
+    const adopted = await cli(dir, ['audit', 'globex', '--emulator', '--fail-on', 'medium'], 2, 'medium findings with --fail-on medium');
+    expectText(adopted.stdout, /MEDIUM stale-identity\s+identity:legacy-deployer: last seen \d+ days ago/, 'audit finds the identity nobody has used');
+    expectText(adopted.stdout, /MEDIUM eol-tags\s+repo:nginx: 1 end-of-life tag: 1\.25/, 'audit finds the end-of-life tag');
+
     say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
   } finally {
@@ -121,6 +133,25 @@ async function changeOutOfBand(dir: string): Promise<void> {
     say(`  deleted     subscription ${String(audit.sink)}`);
   } finally {
     await client.close();
+    await emulator.close();
+  }
+}
+
+/** A second org in the same emulator state, as an org that existed before platform-sync: seeded (the emulator's seed sets what only the service sets). */
+async function seedAdoptedOrg(dir: string): Promise<void> {
+  const emulator = await startEmulator({ port: 0, tokens: [{ token: 'demo-seed', role: 'owner' }], statePath: join(dir, EMBEDDED_STATE_PATH) });
+  try {
+    emulator.seed({
+      orgs: [
+        {
+          name: 'globex',
+          identities: [{ name: 'legacy-deployer', description: 'The old deploy pipeline', lastSeenTime: '2025-03-01T09:00:00Z', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:globex/deploy:ref:refs/heads/main' } }],
+          repos: [{ name: 'nginx', tags: [{ name: '1.27', digest: `sha256:${'1'.repeat(64)}` }, { name: '1.25', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
+        },
+      ],
+    });
+    say('  seeded      org globex: identity legacy-deployer (lastSeenTime 2025-03-01), repo nginx with tags 1.27 and 1.25 (deprecated)');
+  } finally {
     await emulator.close();
   }
 }

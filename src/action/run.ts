@@ -24,13 +24,15 @@ export const DEFAULT_COMMENT_AUTHOR = 'github-actions[bot]';
 /** GitHub refuses comments over 65,536 characters; the plan view cuts itself well below. */
 const MAX_COMMENT_CHARS = 65_000;
 
-const COMMANDS = ['plan', 'apply', 'drift'] as const;
+const COMMANDS = ['plan', 'apply', 'drift', 'audit'] as const;
 type ActionCommand = (typeof COMMANDS)[number];
 
 export interface ActionResult {
   exitcode: number;
   hasChanges: boolean;
   planJson: string;
+  /** audit: where the SARIF report was written ('' when none). */
+  sarifFile: string;
   /** Exit code of the step itself. */
   stepExit: number;
 }
@@ -178,18 +180,22 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   const command = (env.PS_COMMAND ?? '').trim() as ActionCommand;
   if (!COMMANDS.includes(command)) {
     io.stderr.write(`Error: the command input must be one of ${COMMANDS.join(', ')}, got ${JSON.stringify(env.PS_COMMAND ?? '')}\n`);
-    return { exitcode: 1, hasChanges: false, planJson: '', stepExit: 1 };
+    return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
   }
   const paths = splitArgs(env.PS_PATHS ?? 'manifests/');
   const args = splitArgs(env.PS_ARGS ?? '');
   const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
+  const sarifFile = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-audit.sarif');
   const argv =
     command === 'plan'
       ? ['plan', ...paths, '--format', 'markdown', '--detailed-exitcode', '--out', planJson, ...args]
       : command === 'apply'
         ? // Its outputs are read from the JSON events, never from the text a person reads.
           ['apply', ...paths, '--auto-approve', '--format', 'json', ...args]
-        : ['drift', ...paths, ...args];
+        : command === 'audit'
+          ? // Text in the log, SARIF for code scanning, markdown in the job summary (the command writes it).
+            ['audit', ...paths, '--sarif', sarifFile, ...args]
+          : ['drift', ...paths, ...args];
   const stdout = tee(io.stdout);
   const stderr = tee(io.stderr);
   const exitcode = await main(['node', 'platform-sync', ...argv], { ...io, stdout: stdout.stream, stderr: stderr.stream });
@@ -198,7 +204,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // A partial apply changed things too: has-changes says whether any step was done.
   const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
   const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';
-  setOutputs(env, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile });
+  const sarifOut = command === 'audit' && exitcode !== 1 && existsSync(sarifFile) ? sarifFile : '';
+  setOutputs(env, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile, 'sarif-file': sarifOut });
 
   if (command === 'plan') {
     const pr = pullRequestOf(env);
@@ -212,6 +219,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   }
   if (command === 'apply' && env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
-  const stepExit = exitcode === 1 ? 1 : command === 'drift' && exitcode === 2 && failOnDrift ? 2 : 0;
-  return { exitcode, hasChanges, planJson: planFile, stepExit };
+  // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
+  const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
+  return { exitcode, hasChanges, planJson: planFile, sarifFile: sarifOut, stepExit };
 }

@@ -42,7 +42,7 @@ function buildProgram(ctx: CliContext): Command {
     })
     .exitOverride();
   addGlobalOptions(program);
-  // In the order of a day's work: check, plan, apply, watch, look up, adopt, try offline.
+  // In the order of a day's work: check, plan, apply, watch, review, look up, adopt, try offline.
   registerValidateCommand(program, ctx);
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);

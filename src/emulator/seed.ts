@@ -29,6 +29,8 @@ export interface SeedRepo {
 export interface SeedIdentity {
   name: string;
   description?: string;
+  /** When it last logged in (RFC 3339); only the service sets it, a seed may (to show an unused identity). */
+  lastSeenTime?: string;
   /** At most one relationship, as the API takes it (DESIGN.md §2). */
   claimMatch?: ClaimMatch;
   awsIdentity?: AwsIdentity;

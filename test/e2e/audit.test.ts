@@ -60,7 +60,7 @@ describe('platform-sync audit', () => {
           repos: [{ name: 'nginx', tags: [{ name: '1.27', digest: `sha256:${'1'.repeat(64)}` }, { name: '1.25', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
         },
       ],
-    } as never);
+    });
     proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
     env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };
     mkdirSync(dir);

@@ -344,6 +344,20 @@ describe('the action runner', () => {
     expect(readFileSync(summary, 'utf8')).toContain('**No changes**: the org already matched the manifests.');
   });
 
+  it('audit: text in the log, the review in the job summary, SARIF at the sarif-file output; a finding at --fail-on fails the step', async () => {
+    const summary = join(temp.dir, 'audit-summary.md');
+    writeFileSync(summary, '');
+    const strict = await runStep({ command: 'audit', paths: ACME }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary, RUNNER_TEMP: temp.dir }, temp.dir);
+    expect([strict.exitcode, strict.stepExit, strict.outputs['has-changes']]).toEqual([2, 2, 'true']);
+    expect(strict.stdout).toContain('pattern-pull-request');
+    expect(readFileSync(summary, 'utf8')).toContain('### platform-sync access review of `acme`');
+    const sarif = JSON.parse(readFileSync(strict.outputs['sarif-file']!, 'utf8')) as { version: string; runs: { results: { ruleId: string }[] }[] };
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.runs[0]!.results.map((r) => r.ruleId)).toContain('pattern-pull-request');
+    const lenient = await runStep({ command: 'audit', paths: ACME, 'fail-on-drift': 'false' }, env, temp.dir);
+    expect([lenient.exitcode, lenient.stepExit]).toEqual([2, 0]);
+  });
+
   it("edits only the bot's own comment: one that anyone else starts with the marker is left alone", async () => {
     github.comments.push({ id: 1, body: `${COMMENT_MARKER}\nplanted by someone`, user: { login: 'mallory' } });
     const run = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir);

@@ -27,7 +27,10 @@ describe('seed files', () => {
       const tags = (await get(emu, `/registry/v2/tags?uidp.children_of=${nginx.uid}&order_by=name`)).body.tags;
       expect(tags.map((t: any) => [t.name, t.deprecated])).toEqual([['1.25', true], ['1.27', false]]);
       expect((await get(emu, '/vulnerabilities/v2/advisories')).body.totalCount).toBe('2');
-      expect(emu.resourceCount()).toBe(17);
+      // An identity the seed says was last seen long ago keeps that time (audit's stale-identity shows it).
+      const legacy = (await get(emu, '/iam/v2/identities?name=legacy-deployer')).body.identities[0];
+      expect(legacy.lastSeenTime).toBe('2025-03-01T09:00:00.000Z');
+      expect(emu.resourceCount()).toBe(18);
     } finally {
       await emu.close();
     }
@@ -76,6 +79,17 @@ describe('seed files', () => {
     try {
       const bindings = (await get(emu, '/iam/v2/roleBindings')).body.roleBindings as { group: { name: string } }[];
       expect(bindings.map((b) => b.group.name).sort()).toEqual(['acme', 'eng']);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it('refuses a lastSeenTime that is no time, naming where, inserting nothing', async () => {
+    const emu = await startTestEmulator();
+    try {
+      const before = emu.resourceCount();
+      expect(() => emu.seed({ orgs: [{ name: 'acme', identities: [{ name: 'old', lastSeenTime: 'last spring' }] }] })).toThrow(/orgs\[0\]\.identities\[0\]\.lastSeenTime: must be an RFC 3339 time/);
+      expect(emu.resourceCount()).toBe(before);
     } finally {
       await emu.close();
     }

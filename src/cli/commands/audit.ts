@@ -9,7 +9,9 @@ import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
 import { findPackageFile } from '../../util/package-file.js';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve as resolvePath } from 'node:path';
 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 const FAIL_ON = ['low', 'medium', 'high'] as const;
@@ -21,6 +23,7 @@ interface AuditCommandOptions extends ConnectionOptions {
   staleDays: string;
   expiryDays: string;
   failOn: (typeof FAIL_ON)[number];
+  sarif?: string;
 }
 
 function parseDays(value: string, option: string): number {
@@ -37,7 +40,8 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     .addOption(new Option('--format <format>', 'output format').choices([...FORMATS]).default('text'))
     .option('--stale-days <days>', 'an identity unseen for longer is stale', '90')
     .option('--expiry-days <days>', 'report static keys that expire within this many days', '30')
-    .addOption(new Option('--fail-on <severity>', 'exit 2 when a finding is at or above this severity').choices([...FAIL_ON]).default('high'));
+    .addOption(new Option('--fail-on <severity>', 'exit 2 when a finding is at or above this severity').choices([...FAIL_ON]).default('high'))
+    .option('--sarif <file>', 'also write the findings as SARIF 2.1.0 to FILE (for github/codeql-action/upload-sarif), whatever --format says');
   addConnectionOptions(command);
   command.action(async (paths: string[], options: AuditCommandOptions) => {
     const staleDays = parseDays(options.staleDays, '--stale-days');
@@ -45,14 +49,17 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     const { auditFromManifests, failsAt } = await import('../../audit/index.js');
     const views = await import('../../views/audit.js');
     const { report, orgLocation } = await withSession(options, ctx, (session) => auditFromManifests(paths, session.client, { now: Date.now(), staleDays, expiryDays }));
+    const sarif = (): string => {
+      // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
+      const { version } = createRequire(import.meta.url)(findPackageFile('package.json')) as { version: string };
+      return views.renderSarifAudit(report, { version, baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
+    };
     let rendered: string;
     if (options.format === 'json') rendered = views.renderJsonAudit(report);
     else if (options.format === 'markdown') rendered = views.renderMarkdownAudit(report);
-    else if (options.format === 'sarif') {
-      // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
-      const { version } = createRequire(import.meta.url)(findPackageFile('package.json')) as { version: string };
-      rendered = views.renderSarifAudit(report, { version, baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
-    } else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
+    else if (options.format === 'sarif') rendered = sarif();
+    else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
+    if (options.sarif !== undefined) writeFileSync(resolvePath(ctx.cwd, options.sarif), ctx.output.redact(sarif()));
     ctx.output.stdout.write(rendered);
     appendStepSummary(views.renderMarkdownAudit(report), ctx, 'the access review');
     ctx.exitCode = failsAt(report, options.failOn) ? 2 : 0;
