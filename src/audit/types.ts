@@ -9,6 +9,9 @@ import type { AuditFacts } from './facts.js';
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/** One day in milliseconds: the unit of `--stale-days` and `--expiry-days`. */
+export const DAY_MS = 86_400_000;
+
 /** How severe, as a number: low 0, medium 1, high 2 (`--fail-on` compares these). */
 export function severityRank(severity: Severity): number {
   return SEVERITIES.indexOf(severity);

@@ -1,7 +1,5 @@
 /** `keys-expiring` (high when expired, medium within `--expiry-days`): static keys at the end of their life. */
-import type { AuditRule, Finding } from '../types.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, type AuditRule, type Finding } from '../types.js';
 
 export const rule: AuditRule = {
   id: 'keys-expiring',

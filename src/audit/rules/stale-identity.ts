@@ -1,7 +1,5 @@
 /** `stale-identity` (medium): an identity not seen for longer than `--stale-days` (or never, and older). */
-import type { AuditRule } from '../types.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, type AuditRule } from '../types.js';
 
 export const rule: AuditRule = {
   id: 'stale-identity',
