@@ -39,6 +39,10 @@ export { renderTextDrift, renderJsonDrift, renderMarkdownDrift, summarizeDrift }
 export type { DriftCategory, DriftField, DriftItem, DriftReport, DriftResult } from './drift/index.js';
 export { exportManifests, exportOrg, readOrgForExport, writeExport, ORG_FILE } from './export/index.js';
 export type { ExportedFile, ExportOptions } from './export/index.js';
+// Access review
+export { audit, auditFromManifests, failsAt, RULES, SEVERITIES, AUDIT_FORMAT_VERSION, DEFAULT_STALE_DAYS, DEFAULT_EXPIRY_DAYS } from './audit/index.js';
+export type { AuditReport, AuditOptions, AuditRule, Finding, Severity } from './audit/index.js';
+export { renderTextAudit, renderMarkdownAudit, renderJsonAudit, renderSarifAudit, AUDIT_FORMATS, type AuditFormat, type SarifOptions } from './views/audit.js';
 // The uids of declared resources
 export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';
 export { renderShownText, renderShownJson } from './views/show.js';
