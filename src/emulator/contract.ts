@@ -41,6 +41,9 @@ export interface KindContract {
   /** Methods on one item (`GET`, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
   readonly itemMethods: readonly string[];
   readonly canCreate: boolean;
+  /** Component names of the schemas of one resource as answered and of a List page. */
+  readonly resourceSchema: string;
+  readonly listSchema: string;
 }
 
 const COMMON_LIST_PARAMS = new Set(['uidp.children_of', 'uidp.descendants_of', 'page_size', 'page_token', 'order_by', 'skip']);
@@ -70,6 +73,10 @@ function deref(schema: Json): Json {
   return schemas()[ref.replace('#/components/schemas/', '')]!;
 }
 
+function componentName(schema: Json): string {
+  return String(schema.$ref).replace('#/components/schemas/', '');
+}
+
 function propertiesOf(schema: Json | undefined): Record<string, Json> {
   return schema ? ((deref(schema).properties as Record<string, Json> | undefined) ?? {}) : {};
 }
@@ -97,9 +104,11 @@ function buildKinds(): Map<ApiKind, KindContract> {
     if (path.endsWith('/{uid}') && !perParent) continue;
     const collection = perParent ? path.slice(0, -'/{uid}'.length) : path;
     const one = perParent ? {} : (paths[`${path}/{uid}`] ?? {});
-    const listSchema = deref(jsonSchemaOf(item.get as Json, 'response')!);
+    const listRef = jsonSchemaOf(item.get as Json, 'response')!;
+    const listSchema = deref(listRef);
     const plural = Object.keys(propertiesOf(listSchema)).find((k) => !['nextPageToken', 'totalCount', 'skipped'].includes(k))!;
-    const resource = perParent ? deref((propertiesOf(listSchema)[plural]!.items as Json)) : deref(jsonSchemaOf(one.get as Json, 'response')!);
+    const resourceRef = perParent ? (propertiesOf(listSchema)[plural]!.items as Json) : jsonSchemaOf(one.get as Json, 'response')!;
+    const resource = deref(resourceRef);
     const createSchema = jsonSchemaOf((perParent ? item.post : one.post) as Json | undefined, 'request');
     const patchSchema = jsonSchemaOf(one.patch as Json | undefined, 'request');
     const createFields = Object.keys(propertiesOf(createSchema));
@@ -122,6 +131,8 @@ function buildKinds(): Map<ApiKind, KindContract> {
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
       itemMethods: ['get', 'patch', 'delete'].filter((m) => one[m] !== undefined).map((m) => m.toUpperCase()),
       canCreate: (perParent ? item.post : one.post) !== undefined,
+      resourceSchema: componentName(resourceRef),
+      listSchema: componentName(listRef),
     });
   }
   return kinds;
@@ -206,4 +217,15 @@ export function bodyViolations(kind: ApiKind, request: 'create' | 'patch', body:
   if (name === undefined) return [];
   const validate = componentValidator(name);
   return validate(body) ? [] : violationsOf(validate.errors ?? []);
+}
+
+/**
+ * What is wrong with an answer the emulator is about to give, by the contract's schema of it
+ * (`[]` when it conforms). For tests and for users who run the emulator to check a client:
+ * an emulator that answers outside its own contract is a bug to surface, not to serve.
+ */
+export function answerViolations(schema: string, body: unknown): string[] {
+  const validate = componentValidator(schema);
+  if (validate(body)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is not valid'}`);
 }

@@ -107,6 +107,11 @@ export function methodNotAllowed(description: string, allow: readonly string[]):
   return new ApiFailure('UNIMPLEMENTED', `Unimplemented: ${description}`, [], { allow: allow.join(', ') }, 405);
 }
 
+/** A bug of the emulator's own (an answer that breaks its contract): HTTP 500, code 13. */
+export function internalError(description: string): ApiFailure {
+  return new ApiFailure('INTERNAL', `Internal: ${description}`, []);
+}
+
 const INJECTED_FAULT_TEXT = {
   UNAVAILABLE: 'Unavailable: the service is temporarily unavailable (injected fault)',
   RESOURCE_EXHAUSTED: 'Resource exhausted: rate limit exceeded (injected fault)',

@@ -61,6 +61,8 @@ export interface EmulatorOptions {
   /** Receives what loading the state dropped (a torn last record, what --repair cut). Default: stderr. */
   onNote?: (note: string) => void;
   faults?: FaultOptions;
+  /** Check every answer against the emulator's contract (schemas/platform-api-v2.openapi.json) before it is sent: one that breaks it is a 500 naming why. For tests. */
+  checkAnswers?: boolean;
   /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
   clock?: () => number;
 }
@@ -116,6 +118,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     random: uidRandom(options.faults ?? {}),
     pageTokenTtlMs: ttlMs(options.faults ?? {}),
+    checkAnswers: options.checkAnswers === true,
   });
 
   const seedNow = (): void => {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BUILTIN_ROLE_NAMES, type ApiKind, type Kind } from '../model/kinds.js';
-import { capabilitiesOfContract, contractKinds, kindContract, openApiText } from './contract.js';
+import { answerViolations, capabilitiesOfContract, contractKinds, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
   alreadyExists,
@@ -17,6 +17,7 @@ import {
   resourceNotEmpty,
   unauthenticated,
   methodNotAllowed,
+  internalError,
 } from './failures.js';
 import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
@@ -119,6 +120,12 @@ export interface ServiceOptions {
   /** Uid randomness; crypto when absent. */
   random?: Random;
   pageTokenTtlMs: number;
+  /**
+   * Check every answer against the contract's schema before it is sent; one that does not
+   * conform becomes a 500 naming what is wrong (tests turn this on: the emulator must keep its
+   * own contract, not only the client).
+   */
+  checkAnswers?: boolean;
 }
 
 export class EmulatorService {
@@ -128,12 +135,14 @@ export class EmulatorService {
   private readonly clock: () => number;
   random: Random | undefined;
   pageTokenTtlMs: number;
+  checkAnswers: boolean;
 
   constructor(options: ServiceOptions) {
     for (const t of options.tokens) this.tokens.set(t.token, { role: t.role, ...(t.scope ? { scope: t.scope } : {}) });
     this.clock = options.clock;
     this.random = options.random;
     this.pageTokenTtlMs = options.pageTokenTtlMs;
+    this.checkAnswers = options.checkAnswers === true;
     this.insertBuiltinRoles();
   }
 
@@ -164,15 +173,26 @@ export class EmulatorService {
 
   /** Answers one request. Never throws for a client mistake: those become error replies. */
   handle(req: ApiRequest): ApiReply {
+    let reply: ApiReply;
     try {
-      return this.dispatch(req);
+      reply = this.dispatch(req);
     } catch (err) {
-      if (err instanceof ApiFailure) {
-        err.inDomain(errorDomainFor(req.path));
-        return { status: err.status, body: err.toBody(), headers: err.headers };
-      }
-      throw err;
+      if (!(err instanceof ApiFailure)) throw err;
+      err.inDomain(errorDomainFor(req.path));
+      reply = { status: err.status, body: err.toBody(), headers: err.headers };
     }
+    return this.checkAnswers ? this.checkedAnswer(req, reply) : reply;
+  }
+
+  /** The reply, or a 500 naming how it breaks the contract (see ServiceOptions.checkAnswers). */
+  private checkedAnswer(req: ApiRequest, reply: ApiReply): ApiReply {
+    const schema = reply.status === 200 ? answerSchemaFor(req) : reply.body === undefined ? undefined : 'Error';
+    if (schema === undefined || reply.body === undefined) return reply;
+    const body: unknown = reply.body instanceof JsonText ? JSON.parse(reply.body.text) : reply.body;
+    const problems = answerViolations(schema, body);
+    if (problems.length === 0) return reply;
+    const failure = internalError(`the emulator's answer to ${req.method} ${req.path} breaks its contract (${schema}): ${problems.join('; ')}`);
+    return { status: failure.status, body: failure.toBody() };
   }
 
   private dispatch(req: ApiRequest): ApiReply {
@@ -460,6 +480,18 @@ export class EmulatorService {
     if (mutated) this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
     return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated };
   }
+}
+
+/** The contract's schema of a 200 answer to `req` (undefined: an answer without a body, or the document itself). */
+function answerSchemaFor(req: ApiRequest): string | undefined {
+  if (req.path === PING_PATH) return 'Pong';
+  const route = matchRoute(req.path);
+  if (!route) return undefined;
+  const { kind, rest } = route;
+  if (kind === 'terms') return req.method === 'GET' ? kindContract('terms').listSchema : 'TermsAccepted';
+  if (kind === 'repo' && rest.endsWith(README_SUFFIX)) return 'Readme';
+  if (req.method === 'DELETE') return undefined;
+  return rest === '' && req.method === 'GET' ? kindContract(kind).listSchema : kindContract(kind).resourceSchema;
 }
 
 /** The methods one resource of a kind supports (the `Allow` header of a 405). */

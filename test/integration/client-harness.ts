@@ -15,6 +15,8 @@ export const VIEWER_TOKEN = 'tok-viewer-5ecret-33c2';
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   return startEmulator({
     port: 0,
+    // Every answer the integration tests get is held to the emulator's own contract.
+    checkAnswers: true,
     tokens: [
       { token: OWNER_TOKEN, role: 'owner' },
       { token: VIEWER_TOKEN, role: 'viewer' },

@@ -51,6 +51,8 @@ export function createInProcessApi(options: InProcessApiOptions = {}): InProcess
     clock: Date.now,
     random: createSeededRandom(options.uidSeed ?? 1),
     pageTokenTtlMs: 3 * 24 * 3600 * 1000,
+    // Every answer the unit tests get is held to the emulator's own contract.
+    checkAnswers: true,
   });
   const seeded = options.seed ? applySeed(service, options.seed) : { orgUids: {}, uids: {}, count: 0 };
   const log: InProcessRequest[] = [];

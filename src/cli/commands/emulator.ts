@@ -27,6 +27,7 @@ interface EmulatorCliOptions {
   retryAfter?: number;
   pageTokenTtl?: number;
   faultSeed?: number;
+  checkAnswers?: boolean;
 }
 
 function parseNumber(kind: 'integer' | 'number' | 'rate') {
@@ -98,6 +99,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
     .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
+    .option('--check-answers', 'check every answer against the emulator\'s contract (GET /openapi.json) before sending it; one that breaks it is a 500 naming why')
     .action(async (opts: EmulatorCliOptions) => {
       const tokens = tokensFromOptions(opts, ctx.env);
       const { startEmulator } = await import('../../emulator/index.js'); // on use only (see main.ts)
@@ -111,6 +113,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
         lockHolder: `an emulator server (platform-sync emulator --state ${opts.state ?? ''})`,
         onNote: (note) => ctx.output.stderr.write(`emulator: ${note}\n`),
         faults: faultsFromOptions(opts),
+        ...(opts.checkAnswers ? { checkAnswers: true } : {}),
       });
       ctx.output.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
       if (tokens.length === 0)
