@@ -15,7 +15,7 @@ import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { createFields, diffManagedFields, displayFields } from './fields.js';
 import { orderSteps, type OrderedStep } from './order.js';
-import { describeRoleKey, identityRefAddress, normaliseBinding, roleRefAddress } from './references.js';
+import { describeRoleKey, identityRefAddress, normaliseBinding, referenceAddress, roleRefAddress } from './references.js';
 import { indexLive, type Holders, type LiveIndex } from './live-index.js';
 import { pushTo } from '../util/multimap.js';
 import { findRefusals, rolesUpdatedAway } from './safety.js';
@@ -308,19 +308,27 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
       if (parent.parentUid !== undefined) step.parentUid = parent.parentUid;
       if (parent.dependsOn !== undefined) dependsOn.push(parent.dependsOn);
     }
-    if (d.kind === 'roleBinding') {
-      const identity = resolveReference(p, d.fields.identity, identityRefAddress(d.fields.identity), creating);
-      const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
-      if (identity === 'missing' || role === 'missing') {
-        const what = identity === 'missing' ? identityRefAddress(d.fields.identity) : roleRefAddress(d.fields.role);
-        p.warnings.push(`${d.address} is not created: ${what} neither exists nor is created (ignored?)`);
+    // What the kind references (a binding's identity and role) is sent as `<reference>Uid`.
+    const references = descriptorOf(d.kind).references ?? [];
+    if (references.length > 0) {
+      const keys = d.fields as unknown as Record<string, IdentityKey | RoleKey>;
+      const resolved = references.map((ref) => {
+        const address = referenceAddress(ref, keys[ref]!);
+        return { field: `${ref}Uid`, address, found: resolveReference(p, keys[ref]!, address, creating) };
+      });
+      const missing = resolved.find((r) => r.found === 'missing');
+      if (missing) {
+        p.warnings.push(`${d.address} is not created: ${missing.address} neither exists nor is created (ignored?)`);
         continue;
       }
-      step.refs = { identityUid: identity.ref, roleUid: role.ref };
-      if (identity.ref.uid !== undefined) step.after.identityUid = identity.ref.uid;
-      if (role.ref.uid !== undefined) step.after.roleUid = role.ref.uid;
-      if (identity.dependsOn) dependsOn.push(identity.dependsOn);
-      if (role.dependsOn) dependsOn.push(role.dependsOn);
+      const refs: Record<string, UidReference> = {};
+      for (const { field, found } of resolved) {
+        if (found === 'missing') continue;
+        refs[field] = found.ref;
+        if (found.ref.uid !== undefined) step.after[field] = found.ref.uid;
+        if (found.dependsOn) dependsOn.push(found.dependsOn);
+      }
+      step.refs = refs;
     }
     const roleRefs = resolveRoleRefs(p, d, [...Object.keys(step.after), ...(descriptorOf(d.kind).orgScopeField ? [descriptorOf(d.kind).orgScopeField!] : [])], creating);
     if ('missing' in roleRefs) {

@@ -78,12 +78,17 @@ export function normaliseBinding<R extends DesiredResource | LiveResource>(resou
  * outside uids and built-ins get a form no real address can take (names never contain ':').
  */
 export function identityRefAddress(key: IdentityKey): string {
-  return 'uid' in key ? `identity:uid:${key.uid}` : `identity:${key.path}`;
+  return referenceAddress('identity', key);
+}
+
+/** The address a reference of a kind's `references` names (`identity`, `role`): one form for every kind. */
+export function referenceAddress(kind: string, key: IdentityKey | RoleKey): string {
+  if ('builtin' in key) return `${kind}:builtin:${key.builtin}`;
+  return 'uid' in key ? `${kind}:uid:${key.uid}` : `${kind}:${key.path}`;
 }
 
 export function roleRefAddress(key: RoleKey): string {
-  if ('builtin' in key) return `role:builtin:${key.builtin}`;
-  return 'uid' in key ? `role:uid:${key.uid}` : `role:${key.path}`;
+  return referenceAddress('role', key);
 }
 
 /** The role's name or path as a manifest writes it, for messages. */
