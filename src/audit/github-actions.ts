@@ -4,6 +4,7 @@
  * with RE2 as the service matches claims.
  */
 import type { ClaimMatch } from '../model/identity-relationships.js';
+import type { AuditedIdentity } from './facts.js';
 import { re2FullMatch } from '../util/re2.js';
 
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
@@ -37,4 +38,12 @@ export function pullRequestProbe(subjectPattern: string): string {
   const owner = m ? literal(m[1]!) : undefined;
   if (!m || owner === undefined) return `${PROBE_PREFIX}:pull_request`;
   return `repo:${owner}/${literal(m[2]!) ?? 'probe'}:pull_request`;
+}
+
+/** Identities that take GitHub Actions tokens by a subject pattern, with that pattern: what the pattern rules probe. */
+export function githubActionsSubjectPatterns(identities: readonly AuditedIdentity[]): { identity: AuditedIdentity; subjectPattern: string }[] {
+  return identities.flatMap((identity) => {
+    const cm = identity.fields.claimMatch;
+    return takesGithubActionsTokens(cm) && cm.subjectPattern !== undefined ? [{ identity, subjectPattern: cm.subjectPattern }] : [];
+  });
 }
