@@ -3,9 +3,8 @@
  * (DESIGN.md §1, STYLE.md §6). Only this file decides how an error reaches the user.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { createRequire } from 'node:module';
 import { UserError } from '../model/errors.js';
-import { findPackageFile } from '../util/package-file.js';
+import { packageVersion } from '../util/package-file.js';
 // Every command is registered up front (help and option parsing need them all), so command
 // modules import only what registering needs. Their heavy dependencies — the API client
 // (undici), saved-plan checks (ajv), the emulator — are imported inside the action that uses
@@ -25,15 +24,12 @@ import { processIo, type CliContext, type CliIo } from './context.js';
 
 export { processIo, type CliIo } from './context.js';
 
-const require = createRequire(import.meta.url);
-// From src/ (tests, in-process) and from dist/src/ (the bin) alike.
-const { version } = require(findPackageFile('package.json')) as { version: string };
 
 function buildProgram(ctx: CliContext): Command {
   const { output } = ctx;
   const program = new Command('platform-sync')
     .description('Keep a Platform API v2 organization exactly as YAML manifests describe it.')
-    .version(version, '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .configureOutput({
       writeOut: (text) => output.stdout.write(text),
       writeErr: (text) => output.stderr.write(text),

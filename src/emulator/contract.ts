@@ -34,8 +34,8 @@ export interface KindContract {
   readonly readOnlyFields: readonly string[];
   /** Response members in order, each with what an unset one reads as and its write-only members. */
   readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[] }[];
-  /** Query parameters a List accepts beyond the common ones. */
-  readonly listFilters: readonly string[];
+  /** Query parameters a List accepts: paging, ordering, `uidp.*` and the kind's own filters. */
+  readonly listParams: readonly string[];
   /** Fields unique among siblings (`name`, `sink`, …), if any. */
   readonly uniqueKey: readonly string[];
   /** Methods on one item (`GET`, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
@@ -44,9 +44,10 @@ export interface KindContract {
   /** Component names of the schemas of one resource as answered and of a List page. */
   readonly resourceSchema: string;
   readonly listSchema: string;
+  /** Component names of the create and PATCH bodies, when the kind takes them. */
+  readonly createSchema?: string;
+  readonly patchSchema?: string;
 }
-
-const COMMON_LIST_PARAMS = new Set(['uidp.children_of', 'uidp.descendants_of', 'page_size', 'page_token', 'order_by', 'skip']);
 
 let documentText: string | undefined;
 
@@ -127,12 +128,14 @@ function buildKinds(): Map<ApiKind, KindContract> {
       updatableFields,
       readOnlyFields,
       response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s) })),
-      listFilters: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string).filter((n) => !COMMON_LIST_PARAMS.has(n)),
+      listParams: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string),
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
       itemMethods: ['get', 'patch', 'delete'].filter((m) => one[m] !== undefined).map((m) => m.toUpperCase()),
       canCreate: (perParent ? item.post : one.post) !== undefined,
       resourceSchema: componentName(resourceRef),
       listSchema: componentName(listRef),
+      ...(createSchema ? { createSchema: componentName(createSchema) } : {}),
+      ...(patchSchema ? { patchSchema: componentName(patchSchema) } : {}),
     });
   }
   return kinds;
@@ -181,14 +184,6 @@ export function componentValidator(name: string): ValidateFunction {
   return v;
 }
 
-/** The component name of a kind's request body: `RepoCreate`, `RepoPatch`. */
-function bodySchemaName(kind: ApiKind, request: 'create' | 'patch'): string | undefined {
-  const paths = openApiDocument().paths as Record<string, Json>;
-  const one = paths[`${kindContract(kind).collection}/{uid}`] ?? {};
-  const schema = jsonSchemaOf((request === 'create' ? one.post : one.patch) as Json | undefined, 'request');
-  return typeof schema?.$ref === 'string' ? schema.$ref.replace('#/components/schemas/', '') : undefined;
-}
-
 /** One field violation per failing field, named by its path (`oidc.issuer`), in the API's words. */
 function violationsOf(errors: readonly ErrorObject[]): FieldViolation[] {
   const out = new Map<string, string>();
@@ -213,7 +208,8 @@ function violationsOf(errors: readonly ErrorObject[]): FieldViolation[] {
 
 /** Field violations of a request body against the document's create or PATCH schema of `kind`. */
 export function bodyViolations(kind: ApiKind, request: 'create' | 'patch', body: unknown): FieldViolation[] {
-  const name = bodySchemaName(kind, request);
+  const contract = kindContract(kind);
+  const name = request === 'create' ? contract.createSchema : contract.patchSchema;
   if (name === undefined) return [];
   const validate = componentValidator(name);
   return validate(body) ? [] : violationsOf(validate.errors ?? []);

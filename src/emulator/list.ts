@@ -35,13 +35,6 @@ const ORDER_FIELDS: Readonly<Record<string, OrderField>> = {
   update_time: 'updateTime',
 };
 
-const COMMON_PARAMS = ['uidp.children_of', 'uidp.descendants_of', 'page_size', 'page_token', 'order_by', 'skip'];
-
-/** Query parameters a List of `kind` accepts. */
-function listParams(kind: ApiKind): string[] {
-  return [...COMMON_PARAMS, ...kindContract(kind).listFilters];
-}
-
 function parseNonNegativeInt(field: string, raw: string, violations: FieldViolation[]): number | undefined {
   if (!/^-?\d+$/.test(raw.trim())) {
     violations.push({ field, description: `must be an integer, got ${JSON.stringify(raw)}` });
@@ -57,7 +50,7 @@ function parseNonNegativeInt(field: string, raw: string, violations: FieldViolat
 
 /** Parses and checks a List's query string; unknown parameters and bad values are code 3. */
 export function parseListRequest(kind: ApiKind, params: URLSearchParams): ListRequest {
-  const allowed = new Set(listParams(kind));
+  const allowed = new Set(kindContract(kind).listParams);
   const violations: FieldViolation[] = [];
   const single = new Map<string, string>();
   const multi = new Map<string, string[]>();

@@ -2,7 +2,7 @@
  * Files shipped at the package root (schemas/…), found by walking up from this module: the
  * same code runs from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,4 +16,12 @@ export function findPackageFile(relativePath: string): string {
     if (up === dir) throw new Error(`${relativePath} not found above ${here}`);
     dir = up;
   }
+}
+
+let version: string | undefined;
+
+/** platform-sync's own version (package.json), read once. */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(findPackageFile('package.json'), 'utf8')) as { version: string }).version;
+  return version;
 }

@@ -9,7 +9,7 @@ import { styleText } from 'node:util';
 import { RULES, type AuditReport, type AuditRule, type Finding, type Severity } from '../audit/index.js';
 import type { SourceLocation } from '../model/resources.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
-import { inlineCode } from './plan-markdown.js';
+import { inlineCode, markdownCell as cell } from './plan-markdown.js';
 
 export const AUDIT_FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];
@@ -41,11 +41,6 @@ export function renderTextAudit(report: AuditReport, options: { color?: boolean;
     for (const id of fired) lines.push(`  ${id}: ${byId.get(id)?.help ?? ''}`);
   }
   return escapeControl(lines.join('\n') + '\n');
-}
-
-/** A table cell: no HTML, no cell breaks, one line. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\n/g, ' ');
 }
 
 /** Markdown: a heading, the counts, a table of findings, how to fix each rule that fired. */

@@ -5,7 +5,7 @@
 import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
 import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
-import { inlineCode } from './plan-markdown.js';
+import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markdown.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 
@@ -153,17 +153,4 @@ function listSome(addresses: readonly string[]): string {
 
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/**
- * Text that must read as itself in markdown rendered by GitHub: a live value such as
- * `</details>` or `<img …>` would otherwise become HTML and could break the report around it.
- */
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A table cell: no HTML, no code spans, no cell breaks (`|`), one line. */
-function escapeCell(text: string): string {
-  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/\n/g, ' '));
 }

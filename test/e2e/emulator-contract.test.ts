@@ -236,6 +236,9 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     });
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('"field":"tier"');
+    // Refused whole: no repo was made.
+    const listed = await fetch(`${emulator.url}/registry/v2/repos?name=gold`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await listed.json()) as { repos: unknown[] }).repos).toEqual([]);
   });
 
   it('accepts every field the client declares: each descriptor body field is in the contract of its kind', () => {

@@ -16,6 +16,7 @@
  *   resource; "already applied" only when live holds every step's `after`.
  * - I6 the server never refuses a step: a plan the server would reject is refused up front.
  * - I7 export then plan is empty.
+ * - I8 nothing is ambiguous where live holds no two siblings of one key (renames included).
  *
  * The default run is seeded and small (INVARIANT_RUNS, default 30); `npm run test:deep` runs
  * thousands. A failure prints the seed and the shrunk case (fast-check), which becomes a named
@@ -306,6 +307,9 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
       expect(p.refusals.map((r) => r.rule), `I3: delete of protected ${step.address} not refused`).toContain('protected');
     }
   }
+  // I8: the emulator never holds two siblings of one key, so no resource is ambiguous: a plan
+  // refused as ambiguous took two resources for one (the org's account association for the org).
+  expect(p.refusals.filter((r) => r.rule === 'ambiguous-live').map((r) => r.message), 'I8: refused as ambiguous').toEqual([]);
   if (p.refusals.length > 0) {
     // A refused plan is not applied; export of what is there still plans back to nothing.
     await checkExport(h, desired);

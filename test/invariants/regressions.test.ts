@@ -10,6 +10,14 @@ const emptyGroup = { identities: [], roles: [], bindings: [], repos: [], subscri
 
 const REGRESSIONS: [string, Case][] = [
   [
+    "a rename in an org with an account association does not take the association for the org (I8: 'org matches 2 live resources')",
+    {
+      ...base,
+      initial: { name: 'org', ...emptyGroup, repos: [{ name: 'app' }], association: { name: 'cloud', account: '123456789012' }, terms: [] },
+      edits: [{ op: 'rename', at: 0, to: 'web', declare: true }],
+    } as Case,
+  ],
+  [
     'a declared binding by uid to a person the manifests leave out: the person is not deleted under it (refused up front, --target or not)',
     {
       ...base,

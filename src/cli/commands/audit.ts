@@ -8,9 +8,8 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
-import { findPackageFile } from '../../util/package-file.js';
+import { packageVersion } from '../../util/package-file.js';
 import { writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { resolve as resolvePath } from 'node:path';
 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
@@ -51,8 +50,7 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     const { report, orgLocation } = await withSession(options, ctx, (session) => auditFromManifests(paths, session.client, { now: Date.now(), staleDays, expiryDays }));
     const sarif = (): string => {
       // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
-      const { version } = createRequire(import.meta.url)(findPackageFile('package.json')) as { version: string };
-      return views.renderSarifAudit(report, { version, baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
+      return views.renderSarifAudit(report, { version: packageVersion(), baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
     };
     let rendered: string;
     if (options.format === 'json') rendered = views.renderJsonAudit(report);
