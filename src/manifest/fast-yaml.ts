@@ -1,102 +1,27 @@
 /**
- * The first, fast read of a manifest file: js-yaml, with every node's source position taken from
- * its parse events (`listener`). It takes only the plain YAML that manifests are made of — block
- * and flow mappings and sequences, plain, quoted and block scalars, comments — and gives up
- * (undefined) on anything else: several documents in one file (js-yaml's events do not line up
- * with its documents there), a line over 1,024 characters, an error, an empty value or document, anchors,
- * aliases, tags, directives, tabs, a byte-order mark, keys that are not strings, duplicate or
- * prototype-altering keys. The caller then reads the file with the `yaml` package, whose
- * diagnostics explain what is wrong. What it returns is exactly what that slower read would give
- * (the same values, the same positions): the differential test (test/unit/fast-yaml.test.ts)
- * holds the two readers to it over every fixture and thousands of generated manifests.
+ * The first, fast read of a manifest file: its values from js-yaml, through documented options
+ * only (`schema`, `maxDepth`), and no positions at all — positions are the `yaml` package's,
+ * read when something needs one (parse-documents.ts). js-yaml and `yaml` read some texts
+ * differently, so a file is read here only when it is in the plain shape manifests are written
+ * in, checked line by line before js-yaml sees it (plainShape): block mappings and sequences
+ * (`key: value`, `- item`, `- key: value`), plain scalars on one line, quoted scalars closed on
+ * their line, block scalars (`|`, `>`), flow collections closed on their line, comments, and
+ * documents split by `---` lines. Anything else — a scalar over several lines, anchors, aliases,
+ * tags, explicit keys, directives, tabs, a byte-order mark, a line over 1,024 characters, a key
+ * that is no string, a prototype-altering key, a document that is no mapping or is nested past
+ * the limit, an error — gives undefined, and the caller reads the file with `yaml`, whose
+ * diagnostics explain what is wrong. What is returned is exactly what `yaml` would give: the
+ * differential test (test/unit/fast-yaml.test.ts) holds the two readers to it over every fixture
+ * and thousands of generated and mutated manifests, several documents and long keys among them.
  *
  * Plain scalars resolve by the YAML 1.2 core schema as the `yaml` package spells it.
  *
  * Why js-yaml 4 and not 5: 5 reads through an event list (parseEvents) that costs a fresh
  * process twice as much on a 10,000-resource org (≈110 ms against ≈45 ms, `npm run bench
- * plan-process`), and the `yaml` package's own lexer alone costs ≈160–250 ms there.
+ * plan-process`), and the `yaml` package's own lexer alone costs ≈160–250 ms there. js-yaml is
+ * pinned: this module relies on what one version reads (the differential test says which).
  */
-import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions, type State } from 'js-yaml';
-import type { Pointer } from './diagnostics.js';
-
-/**
- * Where every node of a file starts, flat: one array of numbers for all its documents (a few
- * thousand objects fewer per file than a tree, all of them long-lived: less for the GC to copy).
- * A node, in document order: a scalar is `SCALAR, start`; a mapping `MAPPING, start, size, n`
- * then per entry `key index, key start` and the value's node; a sequence `SEQUENCE, start,
- * size, n` then its items. `size` counts the node's cells, to step over it; a key index points
- * into `keys`.
- */
-export interface Positions {
-  readonly cells: readonly number[];
-  readonly keys: readonly string[];
-  /**
-   * Where each item of a long sequence starts, by the sequence's cell, made when one is first
-   * indexed: resolving locates every item of a list, and stepping over the items before each
-   * one made a list of 10,000 role bindings cost ≈180 ms.
-   */
-  itemStarts: Map<number, Int32Array> | undefined;
-}
-
-/** Sequences shorter than this are stepped through, not given a table of item starts. */
-const ITEM_TABLE_FROM = 16;
-
-const SCALAR = 0;
-const MAPPING = 1;
-const SEQUENCE = 2;
-
-/** Cells of the node at `at`. */
-function sizeAt(cells: readonly number[], at: number): number {
-  return cells[at] === SCALAR ? 2 : cells[at + 2]!;
-}
-
-export interface FastDocument {
-  value: Record<string, unknown>;
-  positions: Positions;
-  /** Where the document's root node is in `positions.cells`. */
-  root: number;
-}
-
-/**
- * Lines js-yaml reads otherwise than `yaml`: a directive (`%…`, even a mistyped one), a document
- * end marker (`...`: `yaml` counts an empty document between two of them), an indented `---`,
- * a `---` with something after it on its line, and a comment right after a quote or a bracket
- * (`[]#`: `yaml` wants a space before a comment).
- */
-const UNTAKEN_LINE = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)/m;
-const UNTAKEN_COMMENT = /["'\]}]#/;
-const LONG_LINE_CHARS = 1024;
-const LONG_LINE = new RegExp(`^[^\\n]{${LONG_LINE_CHARS + 1},}`, 'm');
-/** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
-const LONE_CR = /\r(?!\n)/;
-
-/**
- * Whether the text holds something the fast read does not take (above). Each pattern is tried
- * only when the characters it needs are there at all: the patterns scan the whole file, and
- * most files have no directive, no document end marker and no carriage return.
- */
-function hasUntaken(text: string): boolean {
-  if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
-  // `yaml` refuses an implicit key that runs past 1,024 characters, js-yaml takes it: a line that
-  // long (rare in manifests; a long line of markdown too) goes to `yaml`, which says what is wrong.
-  if (text.length > LONG_LINE_CHARS && LONG_LINE.test(text)) return true;
-  if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
-  if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;
-  return text.includes('\r') && LONE_CR.test(text);
-}
-
-/** Thrown inside the builder to give up on a file; never escapes this module. */
-class NotPlain {}
-const NOT_PLAIN = new NotPlain();
-
-/** A node as js-yaml's events show it: where it opened, what it read, the nodes it read inside. */
-interface Frame {
-  open: number;
-  close: number;
-  kind: string | null;
-  result: unknown;
-  children: Frame[] | null;
-}
+import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions } from 'js-yaml';
 
 /**
  * Plain scalars that are not strings (null, booleans, numbers), resolved by resolvePlain; one
@@ -112,130 +37,338 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({
   ],
 });
 
-/** Reads a file's documents, or undefined when the file is not plain manifest YAML (see above). */
-export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number): FastDocument[] | undefined {
-  if (hasUntaken(text)) return undefined;
-  const roots: Frame[] = [];
-  const stack: Frame[] = [];
+/**
+ * js-yaml's own bound on nesting (its README, 4.3: `maxDepth`; @types/js-yaml 4.0.9 predates
+ * it). It counts every node it opens, scalars too: set past ours, which the walk below applies;
+ * a deeper document goes to `yaml` either way.
+ */
+interface LoadOptionsWithDepth extends LoadOptions {
+  maxDepth: number;
+}
+
+/**
+ * Reads a file's documents (each a mapping), or undefined when the file is not plain manifest
+ * YAML (see above): then it is the `yaml` reader's.
+ */
+export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number): Record<string, unknown>[] | undefined {
+  const documents = plainShape(text);
+  if (documents === undefined) return undefined;
   let values: unknown[];
   try {
-    const options: LoadOptions & { maxDepth: number } = {
-      schema: SCHEMA,
-      // js-yaml (4.3 has this bound; its types do not say so) counts every node it opens, wrappers
-      // and scalars too: its own bound is set well past ours, which the builder applies. A deeper
-      // document goes to `yaml` either way.
-      maxDepth: 3 * maxDepth,
-      listener(event: 'open' | 'close', state: State) {
-        if (event === 'open') {
-          stack.push({ open: state.position, close: -1, kind: null, result: undefined, children: null });
-          return;
-        }
-        const frame = stack.pop()!;
-        frame.close = state.position;
-        frame.kind = state.kind;
-        frame.result = state.result;
-        const parent = stack[stack.length - 1];
-        if (parent === undefined) roots.push(frame);
-        else (parent.children ??= []).push(frame);
-      },
-    };
-    values = loadAll(text, undefined, options);
+    const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
+    values = loadAll(text, null, options);
   } catch {
     return undefined;
   }
-  if (values.length === 0 || roots.length !== values.length) return undefined;
-  try {
-    const builder = new Builder(text, forbiddenKeys, maxDepth);
-    const documents = values.map((value, i): FastDocument => {
-      const root = builder.cells.length;
-      builder.position(roots[i]!);
-      if (builder.cells[root] !== MAPPING || roots[i]!.result !== value) throw NOT_PLAIN; // a document that is no mapping
-      return { value: value as Record<string, unknown>, positions: builder, root };
-    });
-    return documents;
-  } catch (err) {
-    if (err === NOT_PLAIN) return undefined;
-    throw err;
+  if (values.length !== documents) return undefined;
+  // Prototype-altering keys are rare enough that the walk looks for them only when one is written.
+  let forbidden: ReadonlySet<string> | undefined;
+  for (const key of forbiddenKeys) if (text.includes(key)) forbidden = forbiddenKeys;
+  for (const value of values) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    if (!withinDepth(value, maxDepth - 1, forbidden)) return undefined;
   }
+  return values as Record<string, unknown>[];
 }
 
-class Builder implements Positions {
-  readonly cells: number[] = [];
-  readonly keys: string[] = [];
-  itemStarts: Map<number, Int32Array> | undefined = undefined;
-
-  constructor(
-    private readonly text: string,
-    private readonly forbiddenKeys: ReadonlySet<string>,
-    /** Mappings and lists one inside another taken (a deeper document is the `yaml` reader's to report). */
-    private readonly maxDepth: number,
-  ) {}
-
-  /** Writes the positions of a node and everything in it; NOT_PLAIN when the node is not plain YAML. */
-  position(outer: Frame, depth = 1): void {
-    // Trying a block mapping reads its first key as a node of its own; when no ":" follows, that
-    // node is the value itself, wrapped once.
-    let f = outer;
-    while (f.children !== null && f.children.length === 1 && f.children[0]!.kind === f.kind && f.children[0]!.result === f.result) f = f.children[0]!;
-    const start = this.nodeStart(f.open);
-    const first = this.text.charCodeAt(start);
-    // An empty value, an anchor, an alias, a tag, an explicit key: not taken.
-    if (f.kind === null || first === 0x26 || first === 0x2a || first === 0x21 || first === 0x3f) throw NOT_PLAIN;
-    const children = f.children ?? [];
-    const cells = this.cells;
-    if ((f.kind === 'mapping' || f.kind === 'sequence') && depth > this.maxDepth) throw NOT_PLAIN;
-    if (f.kind === 'mapping') {
-      const value = f.result as Record<string, unknown>;
-      let keys = 0;
-      for (const key in value) if (Object.hasOwn(value, key)) keys++;
-      if (children.length % 2 !== 0 || children.length !== 2 * keys) throw NOT_PLAIN;
-      const at = cells.length;
-      cells.push(MAPPING, start, 0, children.length / 2);
-      for (let i = 0; i < children.length; i += 2) {
-        const keyAt = cells.length;
-        this.position(children[i]!, depth + 1);
-        const key = children[i]!.result;
-        if (cells[keyAt] !== SCALAR || typeof key !== 'string' || this.forbiddenKeys.has(key)) throw NOT_PLAIN;
-        // The key's node becomes the entry's `key index, key start`.
-        cells[keyAt] = this.keys.length;
-        this.keys.push(key);
-        this.position(children[i + 1]!, depth + 1);
-      }
-      cells[at + 2] = cells.length - at;
-      return;
-    }
-    if (f.kind === 'sequence') {
-      if (children.length !== (f.result as unknown[]).length) throw NOT_PLAIN;
-      const at = cells.length;
-      cells.push(SEQUENCE, start, 0, children.length);
-      for (const c of children) this.position(c, depth + 1);
-      cells[at + 2] = cells.length - at;
-      return;
-    }
-    if (children.length > 0) throw NOT_PLAIN;
-    if (first === 0x25 || first === 0x40 || first === 0x60) throw NOT_PLAIN; // a plain scalar may not start with % @ `
-    // A quoted or plain scalar over several lines: js-yaml takes continuation lines that `yaml`
-    // refuses as too little indented. Block scalars (| and >) are read alike.
-    if (first !== 0x7c && first !== 0x3e) {
-      const nl = this.text.indexOf('\n', start);
-      if (nl !== -1 && nl < f.close && /\S/.test(this.text.slice(nl, f.close))) throw NOT_PLAIN;
-    }
-    cells.push(SCALAR, start);
+/**
+ * Whether no mapping or list inside `node` (itself within the limit) is more than `levels`
+ * below it, and no key of a mapping is in `forbidden`.
+ */
+function withinDepth(node: object, levels: number, forbidden: ReadonlySet<string> | undefined): boolean {
+  if (Array.isArray(node)) {
+    for (const item of node) if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
+    return true;
   }
+  for (const key in node) {
+    if (forbidden?.has(key)) return false;
+    const item = (node as Record<string, unknown>)[key];
+    if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
+  }
+  return true;
+}
 
-  /** Where the node that js-yaml opened at `open` starts: past spaces, line breaks and comments. */
-  private nodeStart(open: number): number {
-    const text = this.text;
-    let p = open;
-    for (;;) {
-      const c = text.charCodeAt(p);
-      if (c === 0x20 || c === 0x0a || c === 0x0d) p++;
-      else if (c === 0x23 && (p === 0 || text.charCodeAt(p - 1) === 0x20 || text.charCodeAt(p - 1) === 0x0a || text.charCodeAt(p - 1) === 0x0d)) {
-        const nl = text.indexOf('\n', p);
-        if (nl < 0) return text.length;
-        p = nl + 1;
-      } else return p;
+/**
+ * Lines js-yaml reads otherwise than `yaml`: a directive (`%…`, even a mistyped one), a document
+ * end marker (`...`: `yaml` counts an empty document between two of them), an indented `---`,
+ * a `---` with something after it on its line, and a comment right after a quote or a bracket
+ * (`[]#`: `yaml` wants a space before a comment).
+ */
+const UNTAKEN_LINE = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)/m;
+const UNTAKEN_COMMENT = /["'\]}]#/;
+/** `yaml` refuses an implicit key that runs past 1,024 characters; js-yaml takes it. No longer line is taken. */
+const LONG_LINE_CHARS = 1024;
+/** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
+const LONE_CR = /\r(?!\n)/;
+
+/**
+ * Whether the text holds something the fast read does not take (above). Each pattern is tried
+ * only when the characters it needs are there at all: the patterns scan the whole file, and
+ * most files have no directive, no document end marker and no carriage return.
+ */
+function hasUntaken(text: string): boolean {
+  if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
+  if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
+  if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;
+  return text.includes('\r') && LONE_CR.test(text);
+}
+
+/** Characters that may not start a plain scalar (YAML's indicators) or a plain key, and spaces. */
+const NOT_PLAIN_FIRST = new Uint8Array(128);
+for (const c of '-?:,[]{}#&*!|>\'"%@` \r\n') NOT_PLAIN_FIRST[c.charCodeAt(0)] = 1;
+/** Whether a plain scalar (or key) may start with the character `c`: no indicator, no space of any kind. */
+function startsPlain(c: number): boolean {
+  return c < 128 ? NOT_PLAIN_FIRST[c] === 0 : !/\s/.test(String.fromCharCode(c));
+}
+/** Characters no plain key written here holds (flow indicators). */
+const NOT_IN_KEY = new Uint8Array(128);
+for (const c of ',[]{}') NOT_IN_KEY[c.charCodeAt(0)] = 1;
+/** Quoted scalars closed on their line, read from a position (sticky). */
+const DOUBLE_QUOTED = /"(?:[^"\\\n\r]|\\[^\n\r])*"/y;
+const SINGLE_QUOTED = /'(?:[^'\n\r]|'')*'/y;
+/** The header of a block scalar (`|`, `>-`, `|+`, …): no indentation indicator, a comment at most. */
+const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
+
+/** Plain keys already judged taken (the same few names recur on every item); bounded. */
+const TAKEN_KEYS = new Set<string>();
+
+/**
+ * The number of documents in `text` when every line of it is in the plain shape (see the top of
+ * this module), else undefined. One pass over the lines, by character code; a line is judged by
+ * what the lines above it opened (a block scalar, a scalar that a deeper line would continue).
+ */
+export function plainShape(text: string): number | undefined {
+  if (hasUntaken(text)) return undefined;
+  let markers = 0;
+  let contentBeforeMarker = false;
+  /** In a block scalar: the column its content must be deeper than, and the content's column once known (-1 before). */
+  let blockParent = -1;
+  let blockContent = -1;
+  /** After a line that ends in a scalar: the column a following line may not go deeper than (a deeper one would continue it). */
+  let scalarColumn = -1;
+  let next = 0;
+  while (next < text.length) {
+    const lineStart = next;
+    let end = text.indexOf('\n', lineStart);
+    if (end === -1) end = text.length;
+    next = end + 1;
+    if (end - lineStart > LONG_LINE_CHARS) return undefined;
+    if (text.charCodeAt(end - 1) === 0x0d && end > lineStart) end--;
+    let p = lineStart;
+    while (p < end && text.charCodeAt(p) === 0x20) p++;
+    const indent = p - lineStart;
+    const blank = p === end;
+    if (blockParent >= 0) {
+      if (blank) {
+        // Spaces past the content's column are content (`yaml` and js-yaml may count them apart).
+        if (indent > 0 && (blockContent < 0 || indent > blockContent)) return undefined;
+        continue;
+      }
+      if (blockContent < 0 && indent > blockParent) blockContent = indent;
+      if (blockContent >= 0 && indent >= blockContent) continue;
+      if (indent > blockParent) return undefined; // less deep than its content, deeper than its parent
+      blockParent = blockContent = -1;
     }
+    if (blank || text.charCodeAt(p) === 0x23) continue;
+    if (indent === 0 && end - lineStart === 3 && text.startsWith('---', lineStart)) {
+      markers++;
+      scalarColumn = -1;
+      continue;
+    }
+    if (markers === 0) contentBeforeMarker = true;
+    if (scalarColumn >= 0 && indent > scalarColumn) return undefined;
+    scalarColumn = -1;
+    // Item markers: "- " (or a lone "-" ending the line), any number on one line.
+    let dashes = 0;
+    let dashColumn = -1;
+    while (text.charCodeAt(p) === 0x2d && (p + 1 === end || text.charCodeAt(p + 1) === 0x20)) {
+      dashColumn = p - lineStart;
+      dashes++;
+      p++;
+      while (p < end && text.charCodeAt(p) === 0x20) p++;
+    }
+    if (p === end || text.charCodeAt(p) === 0x23) continue; // "-" alone: the item is on the lines below
+    let parent = dashColumn;
+    const keyEnd = keyEndAt(text, p, end);
+    if (keyEnd === -1) return undefined;
+    if (keyEnd > p) {
+      parent = p - lineStart;
+      let colon = keyEnd;
+      while (text.charCodeAt(colon) === 0x20) colon++;
+      p = colon + 1;
+      if (p < end && text.charCodeAt(p) !== 0x20) return undefined; // "key:value" is no key
+      while (p < end && text.charCodeAt(p) === 0x20) p++;
+      if (p === end || text.charCodeAt(p) === 0x23) continue; // the value is on the lines below (or empty)
+    } else if (dashes === 0) {
+      return undefined; // a scalar of its own on a line: a continuation, or a document that is no mapping
+    }
+    const c = text.charCodeAt(p);
+    if (c === 0x7c || c === 0x3e) {
+      if (!BLOCK_HEADER.test(text.slice(p, end))) return undefined;
+      blockParent = parent;
+      blockContent = -1;
+      continue;
+    }
+    if (!scalarAt(text, p, end)) return undefined;
+    scalarColumn = parent;
+  }
+  if (blockParent >= 0 && blockContent < 0) return undefined; // a block scalar with no content at the end
+  return markers + (contentBeforeMarker ? 1 : 0);
+}
+
+/** Where the quoted scalar at `at` ends (past its closing quote) if it closes on its line, else -1. */
+function quotedEnd(text: string, at: number): number {
+  const quoted = text.charCodeAt(at) === 0x22 ? DOUBLE_QUOTED : SINGLE_QUOTED;
+  quoted.lastIndex = at;
+  return quoted.test(text) ? quoted.lastIndex : -1;
+}
+
+/** Whether only spaces, then perhaps a comment, follow `at` on its line (which ends at `end`). */
+function lineEndsAt(text: string, at: number, end: number): boolean {
+  while (at < end && text.charCodeAt(at) === 0x20) at++;
+  return at === end || text.charCodeAt(at) === 0x23;
+}
+
+/**
+ * Where the key of the node at `p` ends (before its ":"); `p` itself when the node is no key (a
+ * value); -1 for a key not taken: one that is not a plain name resolving to a string or a quoted
+ * name, or a quoted scalar not closed on its line.
+ */
+function keyEndAt(text: string, p: number, end: number): number {
+  const c = text.charCodeAt(p);
+  if (c === 0x5b || c === 0x7b) return p; // a flow collection: a value (one used as a key is not taken)
+  if (c === 0x22 || c === 0x27) {
+    const close = quotedEnd(text, p);
+    if (close === -1) return -1;
+    let after = close;
+    while (text.charCodeAt(after) === 0x20) after++;
+    return after < end && text.charCodeAt(after) === 0x3a ? close : p;
+  }
+  // The key's ":" is one followed by a space or the line's end, before any " #".
+  let colon = -1;
+  for (let i = p; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x23 && text.charCodeAt(i - 1) === 0x20) break;
+    if (ch === 0x3a && (i + 1 === end || text.charCodeAt(i + 1) === 0x20)) {
+      colon = i;
+      break;
+    }
+  }
+  if (colon === -1) return p;
+  let keyEnd = colon;
+  while (text.charCodeAt(keyEnd - 1) === 0x20) keyEnd--;
+  const key = text.slice(p, keyEnd);
+  if (!TAKEN_KEYS.has(key)) {
+    if (key === '' || !startsPlain(c) || typeof resolvePlain(key) !== 'string') return -1;
+    for (let i = 1; i < key.length; i++) {
+      const ch = key.charCodeAt(i);
+      if (ch < 128 && NOT_IN_KEY[ch] === 1) return -1;
+    }
+    if (TAKEN_KEYS.size < 1000) TAKEN_KEYS.add(key);
+  }
+  return keyEnd;
+}
+
+/** Whether the node at `p` is one scalar or one flow collection ending on its line (a comment may follow). */
+function scalarAt(text: string, p: number, end: number): boolean {
+  const c = text.charCodeAt(p);
+  if (c === 0x22 || c === 0x27) {
+    const close = quotedEnd(text, p);
+    return close !== -1 && close <= end && lineEndsAt(text, close, end);
+  }
+  if (c === 0x5b || c === 0x7b) {
+    const rest = text.slice(p, end);
+    const close = flowEnd(rest);
+    return close !== -1 && lineEndsAt(rest, close, rest.length);
+  }
+  // A plain scalar: no indicator first ("-", "?" and ":" may start one when a character other
+  // than a space or a flow indicator follows), no ": " and no ":" at its end; " #" starts a comment.
+  if (!startsPlain(c)) {
+    const second = text.charCodeAt(p + 1);
+    if (!(c === 0x2d || c === 0x3f || c === 0x3a) || p + 1 === end || second === 0x20 || (second < 128 && NOT_IN_KEY[second] === 1)) return false;
+  }
+  for (let i = p + 1; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x3a && (i + 1 === end || text.charCodeAt(i + 1) === 0x20)) return false;
+    if (ch === 0x23 && text.charCodeAt(i - 1) === 0x20) return true;
+  }
+  return true;
+}
+
+/** A plain scalar inside a flow collection: no indicator first, none of `,[]{}:#` inside. */
+const FLOW_PLAIN = /^[^-?:,[\]{}#&*!|>'"%@`\s][^,[\]{}:#]*/;
+
+/**
+ * Where the flow collection at the start of `s` ends, -1 when it is not taken: it must close on
+ * its line, hold only scalars (plain or quoted) and flow collections, and in a mapping every
+ * entry must be `key: value` with a key resolving to a string.
+ */
+function flowEnd(s: string): number {
+  const open: number[] = [];
+  /**
+   * Per open collection, what comes next: 0 a key, 1 its ":", 2 a value (a list's item), 3 a ","
+   * or the end, 4 the end of an empty collection.
+   */
+  const expect: number[] = [];
+  let i = 0;
+  const skip = () => {
+    while (s.charCodeAt(i) === 0x20) i++;
+  };
+  for (;;) {
+    skip();
+    const c = s.charCodeAt(i);
+    const top = open.length - 1;
+    if (Number.isNaN(c)) return -1;
+    const inMap = top >= 0 && open[top] === 0x7b;
+    const state = top >= 0 ? expect[top]! : -1;
+    if (c === 0x5d || c === 0x7d) {
+      // A closing bracket: after a complete entry (or none), never after a ",".
+      if (top < 0 || open[top] !== (c === 0x5d ? 0x5b : 0x7b) || (inMap ? state !== 3 && state !== 4 : state === 2)) return -1;
+      open.pop();
+      expect.pop();
+      i++;
+      if (open.length === 0) return i;
+      expect[open.length - 1] = 3;
+      continue;
+    }
+    if (c === 0x2c) {
+      if (top < 0 || state !== 3) return -1;
+      expect[top] = inMap ? 0 : 2;
+      i++;
+      continue;
+    }
+    if (c === 0x3a) {
+      if (!inMap || state !== 1 || s.charCodeAt(i + 1) !== 0x20) return -1;
+      expect[top] = 2;
+      i++;
+      continue;
+    }
+    // A node: where one may stand (the first item, after a ",", or a mapping's key or value).
+    if (top >= 0 && (inMap ? state !== 0 && state !== 2 : state !== 2)) return -1;
+    const isKey = inMap && state === 0;
+    if (c === 0x5b || c === 0x7b) {
+      if (isKey) return -1;
+      open.push(c);
+      expect.push(4);
+      i++;
+      // An empty collection closes at once; else its first entry follows.
+      skip();
+      if (s.charCodeAt(i) !== (c === 0x5b ? 0x5d : 0x7d)) expect[open.length - 1] = c === 0x7b ? 0 : 2;
+      continue;
+    }
+    let token: string;
+    if (c === 0x22 || c === 0x27) {
+      const close = quotedEnd(s, i);
+      if (close === -1) return -1;
+      token = s.slice(i, close);
+    } else {
+      const plain = FLOW_PLAIN.exec(s.slice(i));
+      if (plain === null) return -1;
+      token = plain[0];
+      if (isKey && typeof resolvePlain(token.trimEnd()) !== 'string') return -1;
+    }
+    i += token.length;
+    expect[top] = isKey ? 1 : 3;
   }
 }
 
@@ -254,61 +387,4 @@ export function resolvePlain(s: string): unknown {
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s)) return parseFloat(s);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) return parseFloat(s);
   return s;
-}
-
-/** Cell of item `index` (< n) of the sequence at `at`. */
-function itemAt(positions: Positions, at: number, n: number, index: number): number {
-  const cells = positions.cells;
-  if (n < ITEM_TABLE_FROM) {
-    let next = at + 4;
-    for (let i = 0; i < index; i++) next += sizeAt(cells, next);
-    return next;
-  }
-  let starts = positions.itemStarts?.get(at);
-  if (starts === undefined) {
-    starts = new Int32Array(n);
-    for (let i = 0, next = at + 4; i < n; i++) {
-      starts[i] = next;
-      next += sizeAt(cells, next);
-    }
-    (positions.itemStarts ??= new Map()).set(at, starts);
-  }
-  return starts[index]!;
-}
-
-/**
- * Offset of the node a pointer names, by the rules of the `yaml` reader's locate (see
- * ManifestDocument.locate): a key's own offset for 'key', and the deepest node that exists for a
- * pointer that goes past what exists.
- */
-export function findPosition(positions: Positions, root: number, pointer: Pointer, target: 'key' | 'value'): number {
-  const { cells, keys } = positions;
-  let at = root;
-  let keyOffset: number | undefined;
-  for (const segment of pointer) {
-    const start = cells[at + 1]!;
-    const kind = cells[at];
-    if (kind === SCALAR) return start;
-    const n = cells[at + 3]!;
-    let next = -1;
-    if (kind === MAPPING) {
-      const key = String(segment);
-      for (let i = 0, p = at + 4; i < n; i++) {
-        if (keys[cells[p]!] === key) {
-          keyOffset = cells[p + 1];
-          next = p + 2;
-          break;
-        }
-        p += 2 + sizeAt(cells, p + 2);
-      }
-    } else {
-      const index = Number(segment);
-      keyOffset = undefined;
-      if (Number.isInteger(index) && index >= 0 && index < n) next = itemAt(positions, at, n, index);
-    }
-    if (next < 0) return start;
-    at = next;
-  }
-  if (target === 'key' && keyOffset !== undefined) return keyOffset;
-  return cells[at + 1]!;
 }

@@ -4,7 +4,7 @@
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
 import type { Document, Pair, YAMLError } from 'yaml';
-import { findPosition, readPlainYaml } from './fast-yaml.js';
+import { readPlainYaml } from './fast-yaml.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
@@ -89,12 +89,46 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
 
   const at = locator(file, text);
-  const fast = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH) : undefined;
-  if (fast !== undefined) {
-    const documents = fast.map(({ value, positions, root }, index): ManifestDocument => ({ file, index, value, locate: (pointer, target = 'value') => at(findPosition(positions, root, pointer, target)) }));
+  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH) : undefined;
+  if (values !== undefined) {
+    // Positions are the `yaml` reader's, read when the first one is asked for: a file whose
+    // resources are only compared (no diagnostic, no change to show) is never read twice.
+    let positioned: ManifestDocument[] | undefined;
+    const documents = values.map((value, index): ManifestDocument => ({
+      file,
+      index,
+      value,
+      locate: (pointer, target = 'value') =>
+        lazyLocation(file, () => {
+          positioned ??= readWithYaml(file, text, at).documents;
+          // The fast reader takes only what `yaml` reads alike (the differential test holds it): the same documents.
+          return positioned[index]?.locate(pointer, target) ?? at(0);
+        }),
+    }));
     return { documents, diagnostics: [], complete: true };
   }
+  return readWithYaml(file, text, at);
+}
 
+/**
+ * A source location whose line and column are found on first use (both readers' locations
+ * read alike: plain properties to JSON, spread and comparison).
+ */
+function lazyLocation(file: string, find: () => SourceLocation): SourceLocation {
+  let found: SourceLocation | undefined;
+  return {
+    file,
+    get line() {
+      return (found ??= find()).line;
+    },
+    get column() {
+      return (found ??= find()).column;
+    },
+  };
+}
+
+/** Reads a file with the `yaml` package: its documents with positions, or its diagnostics. */
+function readWithYaml(file: string, text: string, at: (offset: number) => SourceLocation): ParsedFile {
   // Duplicate keys are found by checkMappings (it can name the first occurrence), so yaml's own check is off.
   const yamlDocs = yaml().parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false });
   if (yamlDocs.length === 0) {
