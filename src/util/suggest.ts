@@ -70,5 +70,10 @@ export function formatList(items: readonly string[], max = 12): string {
  */
 export function findMisspeltKey(object: unknown, wanted: string, known: readonly string[]): string | undefined {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;
+  // Asked of every item for each field it lacks (most items lack some): first, without building
+  // anything, whether it has a key that is not known at all.
+  let unknown = false;
+  for (const key in object) if (!known.includes(key)) unknown = true;
+  if (!unknown) return undefined;
   return Object.keys(object).find((key) => !known.includes(key) && suggestClosest(key, known) === wanted);
 }
