@@ -5,9 +5,6 @@
  * Module loading loads the CLI's own module graph from dist/src, so it counts what `plan` loads,
  * though not as the bin does (from its single-file bundle with a code cache: less).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
 const started = process.cpuUsage();
 let last = started;
 let lastWall = performance.now();
@@ -20,11 +17,6 @@ function phase(name: string): void {
   walls[name] = performance.now() - lastWall;
   lastWall = performance.now();
 }
-/** A full collection of the heap, for the one phase measured alone (below). */
-const collectGarbage: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
 // Node itself: everything before this module ran (bootstrap, this file's own load).
 phases['node start'] = (started.user + started.system) / 1000;
 walls['node start'] = lastWall;
@@ -64,32 +56,9 @@ async function main(): Promise<void> {
   phase('live read (client CPU)');
   const p = plan(desired, live);
   phase('plan()');
-  // The live build alone (the model made from listings already read), outside the read: its own goal.
-  const { LiveResourceBuilder } = await import('../src/live/build-live-state.js');
-  const { CREATE_ORDER } = await import('../src/model/kinds.js');
-  const { orgListQuery } = await import('../src/live/read-live-state.js');
-  const raw = createClient({ baseUrl: url, token: process.env.PLATFORM_TOKEN });
-  const orgItem = (await raw.get('group', live.org!.uid)) as { uid: string; name: string };
-  const listings = new Map<string, unknown[]>();
-  for (const kind of CREATE_ORDER) listings.set(kind, (await raw.list(kind, orgListQuery(kind, live.org!.uid))).items);
-  await raw.close();
-  // Measured alone: what the phases before it left for the collector is collected first, so
-  // that the build's figure is its own work and the collections of its own garbage.
-  collectGarbage();
-  phase('(listings for the build)');
-  const builder = new LiveResourceBuilder(orgItem as never, live.builtinRoles);
-  for (const kind of CREATE_ORDER) builder.add(kind, listings.get(kind) as never);
-  builder.finish();
-  phase('live build (alone)');
   const text = renderPlan(p, 'text', { color: false });
   phase('render');
-  // Not part of a plan process: measured for its own goal only.
-  const liveBuildCpu = phases['live build (alone)'];
-  for (const extra of ['(listings for the build)', 'live build (alone)']) {
-    delete phases[extra];
-    delete walls[extra];
-  }
-  process.stdout.write(JSON.stringify({ phases, walls, liveBuildCpu, steps: p.steps.length, textBytes: text.length }));
+  process.stdout.write(JSON.stringify({ phases, walls, steps: p.steps.length, textBytes: text.length }));
 }
 
 main().catch((err) => {
