@@ -52,7 +52,8 @@ interface LoadOptionsWithDepth extends LoadOptions {
  */
 export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number): Record<string, unknown>[] | undefined {
   const documents = plainShape(text);
-  if (documents === undefined) return undefined;
+  // A file with no document at all (empty, or only comments) is an error `yaml` reports.
+  if (documents === undefined || documents === 0) return undefined;
   let values: unknown[];
   try {
     const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };

@@ -179,6 +179,25 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
   });
 });
 
+describe('texts with no document, or empty ones', () => {
+  // Regression: an empty file was taken by the fast reader as a file of no documents, with no
+  // diagnostic, where `yaml` reports "empty file".
+  it.each([
+    ['empty', ''],
+    ['blank lines', '\n\n'],
+    ['only a comment', '# nothing here\n'],
+    ['only a marker', '---\n'],
+    ['two markers', '---\n---\n'],
+    ['a document, then an empty one', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n---\n'],
+    ['an empty document, then one', '---\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n'],
+    ['a document that is a list', '- a\n- b\n'],
+    ['a document that is a scalar', 'acme\n'],
+  ])('%s: read alike by both readers', (_, text) => {
+    compareReaders('edge.yaml', text);
+    expect(validateManifestTexts([{ file: 'edge.yaml', text }]).diagnostics.length).toBeGreaterThan(0);
+  });
+});
+
 describe('long lists', () => {
   /** An org with `n` identities and bindings, block and flow, and a long list inside some items. */
   function longLists(n: number): string {
