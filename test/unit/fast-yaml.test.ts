@@ -59,7 +59,7 @@ function generateManifest(r: () => number): string {
   const scalar = (s: string): string => pick([s, s, `"${s}"`, `'${s}'`]);
   const comment = () => (r() < 0.15 ? pick(['  # note', ' # why: audit', '    #']) : '');
   const blank = () => (r() < 0.1 ? '\n' : '');
-  const values = ['ci-bot', 'deploy-bot', 'viewer', 'editor', 'release manager', '123', '0o17', '0x1F', '1.50', '-2e3', 'true', 'False', 'null', '~', '.inf', '-.Inf', '.NaN', 'yes', 'no', 'on', '1_000', '0b101', '+12', '.5', '12:30', '2024-01-01', 'a: b', 'x #y', "it's", 'say "hi"', '@org', 'a,b', '[x]', '{y}', '*star', '&amp', '!bang', '%pct', '`tick`', 'ä ö ü', '🙂'];
+  const values = ['ci-bot', 'deploy-bot', 'viewer', 'editor', 'release manager', '123', '0o17', '0x1F', '1.50', '-2e3', 'true', 'False', 'null', '~', '.inf', '-.Inf', '.NaN', 'yes', 'no', 'on', '1_000', '0b101', '+12', '.5', '12:30', '2024-01-01', 'a: b', 'x #y', "it's", 'say "hi"', '@org', 'a,b', '[x]', '{y}', '*star', '&amp', '!bang', '%pct', '`tick`', 'ä ö ü', '🙂', 'nb\u00a0sp', 'line\u2028sep', 'next\u0085line', '\u00a0lead', 'trail\u00a0', 'del\u007f'];
   const val = (): string => {
     const v = pick(values);
     if (/^[@`%!&*[{]|: | #|,|"|'/.test(v)) return v.includes('"') ? `'${v.replace(/'/g, "''")}'` : `"${v}"`;
@@ -111,7 +111,7 @@ function generateManifest(r: () => number): string {
   const edges = [
     () => `  ${'k'.repeat(1010 + Math.floor(r() * 30))}: x\n`,
     () => `  ${pick(['"description"', "'description'", 'description ', '"a\\"b"', "'it''s'"])}: ${val()}\n`,
-    () => `  ${pick(['null', '~', '1', 'true', '0x1F', '-1', '.5', '"1"', "'null'", 'a b', 'a:b', 'a#b'])}: ${val()}\n`,
+    () => `  ${pick(['null', '~', '1', 'true', '0x1F', '-1', '.5', '"1"', "'null'", 'a b', 'a:b', 'a#b', 'ünïcode', '\u00a0nb', 'k\u2028k'])}: ${val()}\n`,
     () => pick(['  description:\n', '  description: # none\n', '  repos:\n  -\n']),
     () => `  labels: ${pick(['{a: {b: [1, "two", [three]]}, c: []}', '[[a, b], {c: d}, []]', '{a: b, }', '[a, , b]', '{"a": b, \'c\': "d"}', '[a: b]', '{a}'])}\n`,
     () => `  notes:\n  - |\n    first\n     second\n  - >-\n\n    folded\n  -\n  - - nested\n    - list\n  - |+\n    kept\n\n`,
