@@ -10,7 +10,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createClient } from '../src/api/client.js';
 import { LiveResourceBuilder } from '../src/live/build-live-state.js';
-import { findOrg, orgListQuery } from '../src/live/read-live-state.js';
+import { findOrg, orgListQuery, readBuiltinRoles } from '../src/live/read-live-state.js';
 import { CREATE_ORDER } from '../src/model/kinds.js';
 import type { ApiObject } from '../src/api/types.js';
 
@@ -23,8 +23,7 @@ async function main(): Promise<void> {
   const client = createClient({ baseUrl: url, token: process.env.PLATFORM_TOKEN });
   const org = await findOrg(client, { name: orgName });
   if (org === null) throw new Error(`no org ${orgName}`);
-  const builtinRoles: Record<string, string> = {};
-  for (const r of (await client.list('role')).items) if (!r.uid.includes('/') && typeof r.name === 'string') builtinRoles[r.name] = r.uid;
+  const builtinRoles = (await readBuiltinRoles(client)).roles;
   const listings = new Map<string, readonly ApiObject[]>();
   for (const kind of CREATE_ORDER) listings.set(kind, (await client.list(kind, orgListQuery(kind, org.uid))).items);
   await client.close();

@@ -147,7 +147,7 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
 }
 
 /** Built-in roles (flat uids, no parent) by name, from an unscoped role listing. */
-async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; incomplete: IncompleteRead[] }> {
+export async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; incomplete: IncompleteRead[] }> {
   const listing = await client.list('role');
   const roles: Record<string, string> = {};
   for (const r of listing.items) {

@@ -296,8 +296,8 @@ function scalarAt(text: string, p: number, end: number): boolean {
   return true;
 }
 
-/** A plain scalar inside a flow collection: no indicator first, none of `,[]{}:#` inside. */
-const FLOW_PLAIN = /^[^-?:,[\]{}#&*!|>'"%@`\s][^,[\]{}:#]*/;
+/** A plain scalar inside a flow collection, read from a position (sticky): no indicator first, none of `,[]{}:#` inside. */
+const FLOW_PLAIN = /[^-?:,[\]{}#&*!|>'"%@`\s][^,[\]{}:#]*/y;
 
 /**
  * Where the flow collection at the start of `s` ends, -1 when it is not taken: it must close on
@@ -357,18 +357,16 @@ function flowEnd(s: string): number {
       if (s.charCodeAt(i) !== (c === 0x5b ? 0x5d : 0x7d)) expect[open.length - 1] = c === 0x7b ? 0 : 2;
       continue;
     }
-    let token: string;
+    let end: number;
     if (c === 0x22 || c === 0x27) {
-      const close = quotedEnd(s, i);
-      if (close === -1) return -1;
-      token = s.slice(i, close);
+      end = quotedEnd(s, i);
     } else {
-      const plain = FLOW_PLAIN.exec(s.slice(i));
-      if (plain === null) return -1;
-      token = plain[0];
-      if (isKey && typeof resolvePlain(token.trimEnd()) !== 'string') return -1;
+      FLOW_PLAIN.lastIndex = i;
+      end = FLOW_PLAIN.test(s) ? FLOW_PLAIN.lastIndex : -1;
+      if (end !== -1 && isKey && typeof resolvePlain(s.slice(i, end).trimEnd()) !== 'string') return -1;
     }
-    i += token.length;
+    if (end === -1) return -1;
+    i = end;
     expect[top] = isKey ? 1 : 3;
   }
 }

@@ -31,6 +31,21 @@ function idpManifest(secret: string, extra = ''): string {
   ].join('\n');
 }
 
+/**
+ * Runs a pull request's manifest as CI does, `plan` and then (after merge) `apply
+ * --auto-approve`, with the same `extra` arguments: both must refuse it (exit 1). The runs, for
+ * what each must say.
+ */
+async function refusedByPlanAndApply(suite: { env: Record<string, string> }, file: string, extra: string[] = []): Promise<CliRun[]> {
+  const runs: CliRun[] = [];
+  for (const command of [['plan', file, ...extra], ['apply', file, ...extra, '--auto-approve']]) {
+    const run = await runCli(command, { env: suite.env });
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    runs.push(run);
+  }
+  return runs;
+}
+
 function expectNothingLeaked(run: CliRun, ...secrets: string[]): void {
   for (const s of secrets) expect(run.stdout + run.stderr).not.toContain(s);
 }
@@ -51,9 +66,7 @@ describe('secrets a pull request names', () => {
   it('fromEnv naming the write token (or anything but PLATFORM_SYNC_SECRET_*) is refused before any request', async () => {
     const file = manifest('token', '{fromEnv: PLATFORM_TOKEN}');
     suite.emulator.clearRequestLog();
-    for (const command of [['plan', file], ['apply', file, '--auto-approve']]) {
-      const run = await runCli(command, { env: suite.env });
-      expect(run.code).toBe(1);
+    for (const run of await refusedByPlanAndApply(suite, file)) {
       expect(run.stderr).toContain('fromEnv "PLATFORM_TOKEN" may not be read');
       expectNothingLeaked(run, TOKEN);
     }
@@ -79,9 +92,7 @@ describe('secrets a pull request names', () => {
     for (const name of ['okta', 'zero']) {
       const file = manifest(`link-${name}`, `{fromFile: ${name}}`);
       suite.emulator.clearRequestLog();
-      for (const command of [['plan', file, '--secrets-dir', secretsDir], ['apply', file, '--secrets-dir', secretsDir, '--auto-approve']]) {
-        const run = await runCli(command, { env: suite.env });
-        expect(run.code, run.stdout + run.stderr).toBe(1);
+      for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir])) {
         expect(run.stderr).toContain('resolves outside the secrets directory');
         expectNothingLeaked(run, OUTSIDE_SECRET, outside);
       }
@@ -95,9 +106,7 @@ describe('secrets a pull request names', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const file = manifest('fifo', '{fromFile: fifo}');
     suite.emulator.clearRequestLog();
-    for (const command of [['plan', file, '--secrets-dir', secretsDir], ['apply', file, '--secrets-dir', secretsDir, '--auto-approve']]) {
-      const run = await runCli(command, { env: suite.env });
-      expect(run.code).toBe(1);
+    for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir])) {
       expect(run.stderr).toContain('is not a regular file');
     }
     expect(writes(suite)).toEqual([]);
@@ -176,9 +185,7 @@ describe('renames against ignore and protect', () => {
     const file = join(suite.dir, 'takeover.yaml');
     writeFileSync(file, base('team', ['      repos: [{name: legacy}]', '      identities:', `        - {name: takeover, renamedFrom: human-carol, claimMatch: {issuer: "${ISSUER}", subject: "repo:evil/x:ref:refs/heads/main"}}`]));
     suite.emulator.clearRequestLog();
-    for (const command of [['plan', file], ['apply', file, '--auto-approve']]) {
-      const run = await runCli(command, { env: suite.env });
-      expect(run.code).toBe(1);
+    for (const run of await refusedByPlanAndApply(suite, file)) {
       expect(run.stdout).toContain('is renamedFrom "human-carol", but identity:team/human-carol is ignored');
     }
     expect(writes(suite)).toEqual([]);
@@ -229,9 +236,7 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
     const mine = join(suite.dir, 'mine.yaml');
     writeFileSync(mine, `apiVersion: platform-sync/v1\norg:\n  name: mine\n  uid: ${uid}\n  repos: [{name: mine}]\n`);
     suite.emulator.clearRequestLog();
-    for (const command of [['plan', mine], ['apply', mine, '--auto-approve']]) {
-      const run = await runCli(command, { env: suite.env });
-      expect(run.code).toBe(1);
+    for (const run of await refusedByPlanAndApply(suite, mine)) {
       expect(run.stdout).toContain('that root group is named "victim" live, not "mine"');
     }
     expect(writes(suite)).toEqual([]);
