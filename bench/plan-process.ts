@@ -42,6 +42,8 @@ interface ProcessRun {
   wallMs: number;
   cpuMs: number;
   maxRssKiB: number;
+  /** CPU of the main thread alone (Linux); the rest of cpuMs ran on helper threads. */
+  mainThreadCpuMs?: number;
   exitCode: number;
   stdout: string;
   stderr: string;
@@ -63,7 +65,7 @@ async function runProcess(args: string[], env: Record<string, string>): Promise<
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
     const wallMs = performance.now() - started;
-    const usage = JSON.parse(await readFile(usageFile, 'utf8')) as { cpuMs: number; maxRssKiB: number };
+    const usage = JSON.parse(await readFile(usageFile, 'utf8')) as { cpuMs: number; maxRssKiB: number; mainThreadCpuMs?: number };
     return { wallMs, ...usage, exitCode, stdout, stderr };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -84,6 +86,17 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+interface ThreadSplit {
+  main: number;
+  helpers: number;
+}
+
+/** Median CPU on the main thread and on every other thread of some runs; undefined where a run did not tell. */
+function threadSplit(runs: readonly ProcessRun[]): ThreadSplit | undefined {
+  if (runs.some((r) => r.mainThreadCpuMs === undefined)) return undefined;
+  return { main: median(runs.map((r) => r.mainThreadCpuMs!)), helpers: median(runs.map((r) => r.cpuMs - r.mainThreadCpuMs!)) };
+}
+
 interface ScaleResult {
   scale: number;
   resources: number;
@@ -92,6 +105,8 @@ interface ScaleResult {
   floor: { wallMs: number; cpuMs: number; requests: number };
   /** The plan process's CPU over the floor's, run by run (median). */
   cpuRatio: number;
+  /** Median CPU of the main thread and of the helper threads, of the plan and the floor processes (Linux only). */
+  threads?: { plan: ThreadSplit; floor: ThreadSplit };
   validate: { wallMs: number; cpuMs: number };
   refresh: { wallMs: number; requests: number };
   cursor: { wallMs: number; requests: number };
@@ -186,12 +201,15 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
     await b.close();
 
 
+    const planThreads = threadSplit(plans);
+    const floorThreads = threadSplit(floors);
     return {
       scale,
       resources: org.resources,
       plan: { wallMs: median(plans.map((p) => p.wallMs)), cpuMs: median(plans.map((p) => p.cpuMs)), maxRssMiB: Math.max(...plans.map((p) => p.maxRssKiB)) / 1024, requests },
       floor: { wallMs: median(floors.map((p) => p.wallMs)), cpuMs: median(floors.map((p) => p.cpuMs)), requests: floorRequests },
       cpuRatio: median(plans.map((p, i) => p.cpuMs / floors[i]!.cpuMs)),
+      ...(planThreads && floorThreads ? { threads: { plan: planThreads, floor: floorThreads } } : {}),
       validate: { wallMs: median(validates.map((p) => p.wallMs)), cpuMs: median(validates.map((p) => p.cpuMs)) },
       refresh,
       cursor: { wallMs: median(cursors.map((c) => c.wallMs)), requests: cursors[0]!.requests },
@@ -216,6 +234,13 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
   out.write(row('baseline 2: sequential cursor read, page_size 200 (median)', r.cursor.wallMs, '', String(r.cursor.requests), ''));
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   out.write(`  plan CPU ${r.cpuRatio.toFixed(2)}× the floor's, run by run (target ≤ 1.3×: ${check(r.cpuRatio <= 1.3)})\n`);
+  if (r.threads) {
+    const { plan, floor } = r.threads;
+    out.write(
+      `  CPU by thread (medians): plan main thread ${plan.main.toFixed(0)} ms, helper threads ${plan.helpers.toFixed(0)} ms; ` +
+        `floor ${floor.main.toFixed(0)} ms and ${floor.helpers.toFixed(0)} ms (helpers: V8's optimizing compiler and parallel GC, libuv)\n`,
+    );
+  }
   const vs1 = r.refresh.wallMs / r.plan.wallMs;
   const vs2 = r.cursor.wallMs / r.plan.wallMs;
   if (base === undefined) {
