@@ -1,24 +1,33 @@
 /**
  * Run as a fresh process by plan-process.ts: `node plan-phases.js <manifest dir> <api url>`
  * (token in PLATFORM_TOKEN). Does what `platform-sync plan` does, one phase after another, and
- * prints the CPU and wall milliseconds of each phase as JSON: the CPU breakdown of a plan process.
+ * prints the CPU and wall milliseconds of each phase as JSON: the CPU breakdown of a plan process,
+ * with the CPU of the main thread alone where the system tells it (the rest is helper threads).
  * Module loading loads the CLI's own module graph from dist/src, so it counts what `plan` loads,
  * though not as the bin does (from its single-file bundle with a code cache: less).
  */
+import { threadCpuMs } from './thread-cpu.js';
+
 const started = process.cpuUsage();
 let last = started;
+let lastMain = threadCpuMs();
 let lastWall = performance.now();
 const phases: Record<string, number> = {};
+const mains: Record<string, number> = {};
 const walls: Record<string, number> = {};
 function phase(name: string): void {
   const now = process.cpuUsage();
   phases[name] = (phases[name] ?? 0) + (now.user - last.user + now.system - last.system) / 1000;
   last = now;
+  const main = threadCpuMs();
+  if (main !== undefined && lastMain !== undefined) mains[name] = (mains[name] ?? 0) + main - lastMain;
+  lastMain = main;
   walls[name] = performance.now() - lastWall;
   lastWall = performance.now();
 }
 // Node itself: everything before this module ran (bootstrap, this file's own load).
 phases['node start'] = (started.user + started.system) / 1000;
+if (lastMain !== undefined) mains['node start'] = lastMain;
 walls['node start'] = lastWall;
 
 async function main(): Promise<void> {
@@ -58,7 +67,7 @@ async function main(): Promise<void> {
   phase('plan()');
   const text = renderPlan(p, 'text', { color: false });
   phase('render');
-  process.stdout.write(JSON.stringify({ phases, walls, steps: p.steps.length, textBytes: text.length }));
+  process.stdout.write(JSON.stringify({ phases, mains, walls, steps: p.steps.length, textBytes: text.length }));
 }
 
 main().catch((err) => {
