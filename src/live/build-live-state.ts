@@ -183,7 +183,8 @@ export class LiveResourceBuilder {
         groupPath,
         parentAddress: parent.address,
         uid: obj.uid,
-        parentUid,
+        // The parent's own uid string (equal to parentUid): a slice of the child's uid would be one more string per resource.
+        parentUid: parent.uid,
         fields,
       } as unknown as LiveResource;
       addTimestamps(resource, obj);
