@@ -152,6 +152,7 @@ export function compileAddressGlob(glob: string): AddressGlob {
 
 /** True when the address matches any of the globs. */
 export function matchesAnyGlob(address: string, globs: readonly AddressGlob[]): boolean {
-  return globs.some((g) => g.test(address));
+  // Asked of every resource of a plan, most often with no globs: no closure made then.
+  return globs.length > 0 && globs.some((g) => g.test(address));
 }
 

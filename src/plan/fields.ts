@@ -22,29 +22,33 @@ export interface FieldChange {
 }
 
 
+/** What diffManagedFields gives for a resource that matches (most of a plan's): one frozen array, not one per resource. */
+const NO_CHANGES: readonly FieldChange[] = Object.freeze([]);
+
 /**
  * The managed fields (present on the desired side) whose live value differs, in the kind's
  * field order. Role bindings have none: their role change is decided by matching.
  */
-export function diffManagedFields(desired: DesiredResource, live: LiveResource): FieldChange[] {
+export function diffManagedFields(desired: DesiredResource, live: LiveResource): readonly FieldChange[] {
   const want = fieldsOf(desired);
   const have = fieldsOf(live);
-  const changes: FieldChange[] = [];
-  for (const spec of descriptorOf(desired.kind).fields) {
+  const descriptor = descriptorOf(desired.kind);
+  let changes: FieldChange[] | undefined;
+  for (const spec of descriptor.fields) {
     if (spec.compared === false) continue;
     const after = want[spec.name];
     if (after === undefined) continue; // not managed: the live value is kept
     const before = have[spec.name] ?? liveDefault(spec);
-    if (!sameValue(spec, before, after)) changes.push({ field: spec.apiName ?? spec.name, before: copyValue(before), after: copyValue(after) });
+    if (!sameValue(spec, before, after)) (changes ??= []).push({ field: spec.apiName ?? spec.name, before: copyValue(before), after: copyValue(after) });
   }
   // An exclusive field set in the manifests replaces whichever other one is live.
-  const exclusive = descriptorOf(desired.kind).exclusiveFields ?? [];
-  if (exclusive.some((f) => want[f] !== undefined)) {
+  const exclusive = descriptor.exclusiveFields;
+  if (exclusive?.some((f) => want[f] !== undefined)) {
     for (const field of exclusive) {
-      if (want[field] === undefined && have[field] !== undefined && have[field] !== '') changes.push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
+      if (want[field] === undefined && have[field] !== undefined && have[field] !== '') (changes ??= []).push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
     }
   }
-  return changes;
+  return changes ?? NO_CHANGES;
 }
 
 /** The managed fields a create sends (body fields, plus any sub-resource, written right after). */

@@ -13,7 +13,7 @@ import { PLAN_FORMAT_VERSION } from '../model/plan.js';
 import type { CreateStep, DeleteStep, Plan, PlanRefusal, PlanStep, PlanSummary, UidReference, UpdateStep } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
-import { createFields, diffManagedFields, displayFields } from './fields.js';
+import { createFields, diffManagedFields, displayFields, type FieldChange } from './fields.js';
 import { orderSteps, type OrderedStep } from './order.js';
 import { describeRoleKey, identityRefAddress, normaliseBinding, referenceAddress, roleRefAddress } from './references.js';
 import { indexLive, type Holders, type LiveIndex } from './live-index.js';
@@ -206,7 +206,8 @@ function findDanglingReference(p: Planning, binding: DesiredResource & { kind: '
 }
 
 interface Matching {
-  pairs: [DesiredResource, LiveResource][];
+  /** Objects, not [desired, live] tuples: a tuple is taken apart through an iterator, allocated per pair in cold code. */
+  pairs: { desired: DesiredResource; live: LiveResource }[];
   /** Bindings whose only change is their role: desired, and the live binding it replaces. */
   roleChanges: [DesiredResource & { kind: 'roleBinding' }, LiveResource & { kind: 'roleBinding' }][];
   creates: DesiredResource[];
@@ -223,7 +224,7 @@ function matchResources(p: Planning, desired: DesiredResource[]): Matching {
     if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
     const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
     if (l && l.kind === d.kind && !matched.has(l)) {
-      pairs.push([d, l]);
+      pairs.push({ desired: d, live: l });
       matched.add(l);
     } else {
       unmatchedDesired.push(d);
@@ -347,8 +348,12 @@ function planCreates(p: Planning, creates: DesiredResource[]): void {
   p.creating = creating;
 }
 
+/** A change the update sends (a cleared one is shown, not sent). */
+const isSent = (c: FieldChange): boolean => !c.cleared;
+const NO_PATHS: readonly string[] = [];
+
 function planUpdates(p: Planning, pairs: Matching['pairs']): void {
-  for (const [d, l] of pairs) {
+  for (const { desired: d, live: l } of pairs) {
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
     const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
@@ -358,8 +363,8 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       continue;
     }
     const changes = diffManagedFields(d, l);
-    const rotate = p.rotateSecrets && d.secrets !== undefined ? Object.keys(d.secrets) : [];
-    if (!changes.some((c) => !c.cleared) && rotate.length === 0) continue;
+    const rotate = p.rotateSecrets && d.secrets !== undefined ? Object.keys(d.secrets) : NO_PATHS;
+    if (rotate.length === 0 && !changes.some(isSent)) continue;
     const descriptor = descriptorOf(d.kind);
     if (!descriptor.hasUpdate) {
       // Immutable, and a replace would need two steps at one address.
@@ -373,9 +378,9 @@ function planUpdates(p: Planning, pairs: Matching['pairs']): void {
       address: d.address,
       uid: l.uid,
       parent: l.parentAddress,
-      updateMask: changes.filter((c) => !c.cleared).map((c) => c.field),
+      updateMask: changes.filter(isSent).map((c) => c.field),
       before: Object.fromEntries(changes.map((c) => [c.field, c.before])),
-      after: Object.fromEntries(changes.filter((c) => !c.cleared).map((c) => [c.field, c.after])),
+      after: Object.fromEntries(changes.filter(isSent).map((c) => [c.field, c.after])),
       source: d.source,
     };
     const roleRefs = resolveRoleRefs(p, d, step.updateMask, p.creating);
