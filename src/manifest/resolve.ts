@@ -102,6 +102,7 @@ function asArray(v: unknown): unknown[] {
 }
 
 const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
+const NO_ROLE_REFS: readonly { field: string; ref: string }[] = [];
 
 /** Kinds listed inside the items of another kind (group mappings of an identity provider), by that kind. */
 const NESTED_KINDS: ReadonlyMap<string, readonly KindDescriptor[]> = (() => {
@@ -131,7 +132,7 @@ class Resolver {
   private readonly bindings: PendingBinding[] = [];
   /** Items of lists inside another kind's items (group mappings of an identity provider). */
   private readonly nested: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }[] = [];
-  /** Role references of other kinds (an identity provider's defaultRole), resolved once every role is declared. */
+  /** Role references of other kinds (an identity provider's defaultRole: `field` of the item at `site`), resolved once every role is declared. */
   private readonly roleRefs: { resource: DesiredResource; field: string; site: Site; groupPath: string; ref: string; what: string }[] = [];
   /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
   private readonly renames = new Map<string, { address: string; what: string; location: SourceLocation }>();
@@ -160,7 +161,7 @@ class Resolver {
   finish(): ResolveResult {
     for (const binding of this.bindings) this.resolveBinding(binding);
     for (const r of this.roleRefs) {
-      const key = this.resolveRoleName(r.site, r.groupPath, r.ref, r.what);
+      const key = this.resolveRoleName(r.site, r.field, r.groupPath, r.ref, r.what);
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
     for (const n of this.nested) this.addNestedItem(n);
@@ -372,22 +373,25 @@ class Resolver {
     }
     if (fatal) return;
     const fields: Obj = { [keyField]: key };
-    const secrets = this.takeSecrets(descriptor, site, item, key);
-    const roleRefs: { field: string; ref: string }[] = [];
+    // Only a kind with secrets looks for them, and only a kind with role references keeps a list
+    // of them: nothing is allocated for what an item cannot hold (this runs per resource).
+    const secrets = descriptor.secretPaths === undefined ? undefined : this.takeSecrets(descriptor, site, item, key);
+    const written = secrets?.item ?? item;
+    let roleRefs: { field: string; ref: string }[] | undefined;
     for (const spec of descriptor.fields) {
       if (spec.name === keyField) continue;
       if (spec.type === 'roleRef') {
         const ref = asString(item[spec.name]);
-        if (ref !== undefined && ref !== '') roleRefs.push({ field: spec.name, ref });
+        if (ref !== undefined && ref !== '') (roleRefs ??= []).push({ field: spec.name, ref });
         continue;
       }
-      const value = readManifestValue(spec, secrets.item[spec.name]);
+      const value = readManifestValue(spec, written[spec.name]);
       if (value !== undefined) fields[spec.name] = value;
     }
     const resource = this.groupResource(descriptor, site, groupPath, fields);
-    if (Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
-    for (const { field, ref } of roleRefs) {
-      this.roleRefs.push({ resource, field, site: siteAt(site, field), groupPath, ref, what: `${field} of ${descriptor.describe(key)} in ${where}` });
+    if (secrets !== undefined && Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
+    for (const { field, ref } of roleRefs ?? NO_ROLE_REFS) {
+      this.roleRefs.push({ resource, field, site, groupPath, ref, what: `${field} of ${descriptor.describe(key)} in ${where}` });
     }
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
@@ -466,7 +470,7 @@ class Resolver {
       if (spec.type === 'roleRef') {
         const ref = asString(written);
         if (ref === undefined || ref === '') return; // the schema reports it missing
-        const key = this.resolveRoleName(siteAt(n.site, spec.name), n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
+        const key = this.resolveRoleName(n.site, spec.name, n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
         if (!key) return;
         fields[spec.name] = key;
       } else {
@@ -497,7 +501,7 @@ class Resolver {
   }
 
   /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
-  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; refSite: Site } | { uid: string } | undefined {
+  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; refKey: string } | { uid: string } | undefined {
     const refKey = fieldKey(value, field, 'roleBinding');
     const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
     const ref = asString(value[refKey]);
@@ -520,18 +524,18 @@ class Resolver {
       }
       return undefined; // a wrong type is the schema's to report
     }
-    return ref !== undefined ? { ref, refSite: siteAt(site, refKey) } : { uid: uid! };
+    return ref !== undefined ? { ref, refKey } : { uid: uid! };
   }
 
   private resolveIdentityOf(site: Site, groupPath: string, value: Obj): IdentityKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'identity');
     if (!picked || 'uid' in picked) return picked;
-    const { ref, refSite } = picked;
+    const { ref, refKey } = picked;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.identities.paths.has(path)) return { path };
       if (this.options.complete) {
-        this.report(refSite, `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
+        this.report(siteAt(site, refKey), `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
       }
       return undefined;
     }
@@ -549,7 +553,7 @@ class Resolver {
       }
       const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
       this.report(
-        refSite,
+        siteAt(site, refKey),
         `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; ${expected}${hint}`,
       );
     }
@@ -559,28 +563,29 @@ class Resolver {
   private resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'role');
     if (!picked || 'uid' in picked) return picked;
-    return this.resolveRoleName(picked.refSite, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`);
+    return this.resolveRoleName(site, picked.refKey, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`);
   }
 
   /**
    * A role named by a resource of `groupPath` (a binding, an identity provider's default role):
    * a path from the org root, else the nearest custom role of the group or its ancestors, else a
-   * built-in. `what` names the referring place in messages ("role binding of org \"acme\"").
+   * built-in. The reference is `refKey` of the item at `at` (its site is made only for a message);
+   * `what` names the referring place in messages ("role binding of org \"acme\"").
    */
-  private resolveRoleName(refSite: Site, groupPath: string, ref: string, what: string): RoleKey | undefined {
+  private resolveRoleName(at: Site, refKey: string, groupPath: string, ref: string, what: string): RoleKey | undefined {
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.roles.paths.has(path)) {
         if (isGroupOrAncestor(parentPath(path), groupPath)) return { path };
         // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
         this.report(
-          refSite,
+          siteAt(at, refKey),
           `role ${JSON.stringify(ref)} in ${what} belongs to ${this.groupLabel(parentPath(path))}, which is not this group or one of its ancestors; it may use the custom roles of its own group and its ancestors, or a built-in role`,
         );
         return undefined;
       }
       if (this.options.complete) {
-        this.report(refSite, `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
+        this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
       }
       return undefined;
     }
@@ -603,7 +608,7 @@ class Resolver {
         elsewhere.length > 0
           ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but only custom roles of its own group and its ancestors may be used`
           : didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES]);
-      this.report(refSite, `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
+      this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
     }
     return undefined;
   }
