@@ -5,7 +5,11 @@
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
 
-/** CPU time of the calling thread in ms, or undefined where /proc does not tell it. */
+/**
+ * CPU time of the calling thread in ms, or undefined where /proc does not tell it. The same as
+ * bench/thread-cpu.ts, which this CommonJS preload cannot load (dist is ES modules; Node 20 does
+ * not require them).
+ */
 function threadCpuMs() {
   try {
     const ns = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);

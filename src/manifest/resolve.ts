@@ -209,7 +209,7 @@ class Resolver {
         kind: 'group',
         address: groupAddress(path),
         groupPath: path,
-        parentAddress: path === '' ? null : groupAddress(parentPath(path)),
+        parentAddress: path === '' ? null : this.groups.get(parentPath(path))!.resource.address,
         fields: { name: path === '' ? this.org!.name : path.slice(path.lastIndexOf('/') + 1) },
         source,
       };
@@ -353,8 +353,9 @@ class Resolver {
       kind: descriptor.kind,
       address: descriptor.address(groupPath, fields, { groupPath, fields: {} }),
       groupPath,
-      // The group's own address string, not a new one per resource (≈3 MB at 100,000 resources).
-      parentAddress: this.groups.get(groupPath)?.resource.address ?? groupAddress(groupPath),
+      // The group's own address string, not a new one per resource (≈3 MB at 100,000 resources);
+      // a group is recorded before anything in it.
+      parentAddress: this.groups.get(groupPath)!.resource.address,
       source: site.doc.locate(site.pointer),
       fields,
     } as unknown as DesiredResource;
@@ -375,7 +376,7 @@ class Resolver {
     const fields: Obj = { [keyField]: key };
     // Only a kind with secrets looks for them, and only a kind with role references keeps a list
     // of them: nothing is allocated for what an item cannot hold (this runs per resource).
-    const secrets = descriptor.secretPaths === undefined ? undefined : this.takeSecrets(descriptor, site, item, key);
+    const secrets = descriptor.secretPaths === undefined ? undefined : this.takeSecrets(descriptor, descriptor.secretPaths, site, item, key);
     const written = secrets?.item ?? item;
     let roleRefs: { field: string; ref: string }[] | undefined;
     for (const spec of descriptor.fields) {
@@ -418,10 +419,10 @@ class Resolver {
    * item (so it is never a field, never compared, planned as a value or exported) and kept as a
    * SecretRef, a file path made absolute against the manifest's own directory.
    */
-  private takeSecrets(descriptor: KindDescriptor, site: Site, item: Obj, key: string): { item: Obj; refs: Record<string, SecretRef> } {
+  private takeSecrets(descriptor: KindDescriptor, secretPaths: readonly string[], site: Site, item: Obj, key: string): { item: Obj; refs: Record<string, SecretRef> } {
     const refs: Record<string, SecretRef> = {};
     const holderOf = (root: Obj, parts: string[]) => parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
-    const present = (descriptor.secretPaths ?? []).map((path) => path.split('.')).filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
+    const present = secretPaths.map((path) => path.split('.')).filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
     // Most items hold no secret: only one that does is copied (its secrets are taken out of the copy).
     if (present.length === 0) return { item, refs };
     const copy: Obj = structuredClone(item);

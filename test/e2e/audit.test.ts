@@ -9,8 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
+import { useRecordedEmulator } from '../support/recorded-emulator.js';
 import { makeTempDir, runCli } from './cli-harness.js';
 
 const TOKEN = 'audit-e2e-owner-token-31f7';
@@ -35,16 +34,9 @@ org:
 `;
 
 describe('platform-sync audit', () => {
-  let emulator: Emulator;
-  let proxy: RewritingProxy;
-  let env: Record<string, string>;
-  const temp = makeTempDir('audit');
-  const dir = join(temp.dir, 'manifests');
-  const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra }, cwd: temp.dir });
-
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    emulator.seed({
+  const api = useRecordedEmulator({
+    token: TOKEN,
+    seed: {
       orgs: [
         {
           name: 'acme',
@@ -60,21 +52,21 @@ describe('platform-sync audit', () => {
           repos: [{ name: 'nginx', tags: [{ name: '1.27', digest: `sha256:${'1'.repeat(64)}` }, { name: '1.25', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
         },
       ],
-    });
-    proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
-    env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };
+    },
+  });
+  const temp = makeTempDir('audit');
+  const dir = join(temp.dir, 'manifests');
+  const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...api.env, ...extra }, cwd: temp.dir });
+
+  beforeAll(() => {
     mkdirSync(dir);
     // human-ann is a person the platform team leaves to the IdP: ignored, so not pruned.
     writeFileSync(join(dir, 'org.yaml'), `${MANIFEST}settings:\n  ignore: ["identity:human-*"]\n`);
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await emulator?.close();
-    temp.remove();
-  });
+  afterAll(() => temp.remove());
 
   it('finds what is real: a pattern pull requests match (high: it can push), an old identity, end-of-life tags, an unmanaged owner; reads only', async () => {
-    const before = proxy.seen.length;
+    const before = api.proxy.seen.length;
     const result = await run(['audit', dir]);
     expect(result.code, result.stderr).toBe(2);
     const lines = result.stdout.split('\n');
@@ -84,7 +76,7 @@ describe('platform-sync audit', () => {
     expect(result.stdout).toMatch(/MEDIUM unmanaged-write-access {2}roleBinding:human-ann=owner/);
     expect(result.stdout).toContain('How to fix:');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
-    const requests = proxy.seen.slice(before);
+    const requests = api.proxy.seen.slice(before);
     expect(requests.length).toBeGreaterThan(5);
     expect(requests.filter((e) => e.method !== 'GET')).toEqual([]);
     // Tags are listed client-side at the API's largest page, as the spec says.

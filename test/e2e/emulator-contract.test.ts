@@ -9,12 +9,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { contractKinds, kindContract, OPENAPI_RELATIVE_PATH } from '../../src/emulator/contract.js';
 import { DESCRIPTORS, type ApiKind } from '../../src/model/kinds.js';
 import { bodyFieldNames, type KindDescriptor } from '../../src/model/kind-descriptor.js';
 import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
-import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
+import { useRecordedEmulator } from '../support/recorded-emulator.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 
@@ -130,34 +129,26 @@ org:
 `;
 
 describe('the emulator contract (OpenAPI 3.1)', () => {
-  let emulator: Emulator;
-  let proxy: RewritingProxy;
-  let env: Record<string, string>;
-  const temp = makeTempDir('contract');
-  const dir = join(temp.dir, 'manifests');
-  const conformance = new OpenApiConformance(DOC);
-  const run = (args: string[]) => runCli(args, { env });
-
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+  const api = useRecordedEmulator({
+    token: TOKEN,
     // A repo with tags the manifests leave out: its tags are listed, and deleted with it.
-    emulator.seed({
+    seed: {
       orgs: [
         {
           name: 'acme',
           repos: [{ name: 'legacy', tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }, { name: '0.9', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
         },
       ],
-    });
-    proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
-    env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN, PLATFORM_SYNC_SECRET_OKTA: 'okta-secret-for-the-contract-test' };
-    mkdirSync(dir);
+    },
+    env: { PLATFORM_SYNC_SECRET_OKTA: 'okta-secret-for-the-contract-test' },
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await emulator?.close();
-    temp.remove();
-  });
+  const temp = makeTempDir('contract');
+  const dir = join(temp.dir, 'manifests');
+  const conformance = new OpenApiConformance(DOC);
+  const run = (args: string[]) => runCli(args, { env: api.env });
+
+  beforeAll(() => mkdirSync(dir));
+  afterAll(() => temp.remove());
 
   it('is a valid OpenAPI 3.1 document, by the published OpenAPI 3.1 schema', async () => {
     const { Ajv2020 } = await import('ajv/dist/2020.js');
@@ -179,7 +170,7 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
   });
 
   it('is served at GET /openapi.json without a token, as shipped', async () => {
-    const res = await fetch(`${emulator.url}/openapi.json`);
+    const res = await fetch(`${api.emulator.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(DOC);
     expect(DOC.openapi).toBe('3.1.0');
@@ -202,9 +193,9 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     const teardown = await run(['apply', dir, '--auto-approve', '--allow-mass-delete']);
     expect(teardown.code, teardown.stderr).toBe(0);
 
-    const problems = proxy.exchanges.flatMap((x) => conformance.check(x));
+    const problems = api.proxy.exchanges.flatMap((x) => conformance.check(x));
     expect(problems).toEqual([]);
-    const seen = new Set(proxy.exchanges.filter((x) => x.status === 200).map((x) => conformance.operationOf(x.method, x.url)));
+    const seen = new Set(api.proxy.exchanges.filter((x) => x.status === 200).map((x) => conformance.operationOf(x.method, x.url)));
     for (const k of contractKinds()) {
       if (k.kind === 'advisory' || k.kind === 'terms') continue; // advisories: the service's read-only data, nothing here reads them; terms: below
       const name = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[`${k.collection}/{uid}`]!;
@@ -219,7 +210,7 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
   });
 
   it('the check can fail: an answer missing a member, a request with a field the document lacks', () => {
-    const x = proxy.exchanges.find((e) => e.method === 'POST' && e.url.startsWith('/registry/v2/repos/') && e.status === 200)!;
+    const x = api.proxy.exchanges.find((e) => e.method === 'POST' && e.url.startsWith('/registry/v2/repos/') && e.status === 200)!;
     const answer = JSON.parse(x.responseBody) as Record<string, unknown>;
     delete answer.uid;
     expect(conformance.check({ ...x, responseBody: JSON.stringify(answer) }).join('\n')).toMatch(/must have required property 'uid'/);
@@ -227,9 +218,9 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
   });
 
   it('the emulator refuses a field its contract does not define, naming it', async () => {
-    const org = proxy.exchanges.find((e) => e.method === 'GET' && e.url.startsWith('/iam/v2/groups?'))!;
+    const org = api.proxy.exchanges.find((e) => e.method === 'GET' && e.url.startsWith('/iam/v2/groups?'))!;
     const rootUid = (JSON.parse(org.responseBody) as { groups: { uid: string }[] }).groups[0]!.uid;
-    const res = await fetch(`${emulator.url}/registry/v2/repos/${rootUid}`, {
+    const res = await fetch(`${api.emulator.url}/registry/v2/repos/${rootUid}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'gold', tier: 'gold' }),
@@ -237,7 +228,7 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('"field":"tier"');
     // Refused whole: no repo was made.
-    const listed = await fetch(`${emulator.url}/registry/v2/repos?name=gold`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const listed = await fetch(`${api.emulator.url}/registry/v2/repos?name=gold`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(((await listed.json()) as { repos: unknown[] }).repos).toEqual([]);
   });
 

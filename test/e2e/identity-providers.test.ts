@@ -9,8 +9,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
+import { useRecordedEmulator } from '../support/recorded-emulator.js';
 import { makeTempDir, runCli, type CliRun } from './cli-harness.js';
 
 const TOKEN = 'idp-e2e-owner-token-77c0';
@@ -48,31 +47,19 @@ const manifest = (defaultRole: string, withIdp = true) =>
   ].join('\n');
 
 describe('identity providers', () => {
-  let emulator: Emulator;
-  let proxy: RewritingProxy;
-  let env: Record<string, string>;
+  const api = useRecordedEmulator({ token: TOKEN, seed: { orgs: [{ name: 'acme' }] } });
   const temp = makeTempDir('idp');
   const dir = join(temp.dir, 'manifests');
   const runs: CliRun[] = [];
   const run = async (args: string[], extra: Record<string, string> = {}) => {
-    const r = await runCli(args, { env: { ...env, GITHUB_STEP_SUMMARY: join(temp.dir, 'summary.md'), ...extra } });
+    const r = await runCli(args, { env: { ...api.env, GITHUB_STEP_SUMMARY: join(temp.dir, 'summary.md'), ...extra } });
     runs.push(r);
     return r;
   };
-  const writes = () => proxy.seen.filter((e) => e.method !== 'GET');
+  const writes = () => api.proxy.seen.filter((e) => e.method !== 'GET');
 
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    emulator.seed({ orgs: [{ name: 'acme' }] });
-    proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
-    env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };
-    mkdirSync(dir);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await emulator?.close();
-    temp.remove();
-  });
+  beforeAll(() => mkdirSync(dir));
+  afterAll(() => temp.remove());
 
   it('is refused at plan time, naming the variable, when the secret it would send is missing; nothing is written', async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('sso-user'));
@@ -96,7 +83,7 @@ describe('identity providers', () => {
     const body = JSON.parse(idpCreate.body) as { defaultRole: string; oidc: { clientSecret: string } };
     expect(body.oidc.clientSecret).toBe(SECRET);
     const role = writes().find((e) => e.method === 'POST' && e.path.startsWith('/iam/v2/roles/'))!;
-    expect(proxy.seen.indexOf(role)).toBeLessThan(proxy.seen.indexOf(idpCreate));
+    expect(api.proxy.seen.indexOf(role)).toBeLessThan(api.proxy.seen.indexOf(idpCreate));
     expect(body.defaultRole).toMatch(/^[0-9a-f]{40}\/[0-9a-f]{16}$/);
     const again = await run(['plan', dir, '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
@@ -158,8 +145,8 @@ describe('identity providers', () => {
     ].join('\n');
     expect(written.length).toBeGreaterThan(1000);
     for (const secret of [SECRET, ROTATED]) expect(written).not.toContain(secret);
-    expect(proxy.seen.filter((e) => e.body.includes(SECRET) || e.path.includes(SECRET))).toHaveLength(1);
-    expect(proxy.seen.filter((e) => e.body.includes(ROTATED) || e.path.includes(ROTATED))).toHaveLength(1);
+    expect(api.proxy.seen.filter((e) => e.body.includes(SECRET) || e.path.includes(SECRET))).toHaveLength(1);
+    expect(api.proxy.seen.filter((e) => e.body.includes(ROTATED) || e.path.includes(ROTATED))).toHaveLength(1);
   });
 });
 
