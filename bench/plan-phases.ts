@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   phase('module loading');
 
   const listed = await listManifestFiles([dir]);
-  const read = await readManifestFiles(listed.files, DEFAULT_MAX_FILE_BYTES);
+  const read = await readManifestFiles(listed, DEFAULT_MAX_FILE_BYTES);
   phase('read files');
   const parsed = read.texts.map((t) => parseManifestText(t.file, t.text));
   phase('parse YAML');

@@ -4,6 +4,8 @@
  * resource after it — so everything derived from requests and responses passes through here.
  */
 
+import { escapeControl, escapeHtml, escapeJsonText, escapeValue } from '../io/escape.js';
+
 export const REDACTED = '[REDACTED]';
 
 /**
@@ -14,14 +16,64 @@ export const REDACTED = '[REDACTED]';
  */
 export const MIN_REDACTED_LENGTH = 8;
 
+/** A string's text inside JSON quotes, as JSON.stringify writes it. */
+function jsonInner(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
 /**
- * Replaces every occurrence of `secret` in `text`; identity when there is no secret. A secret
- * shorter than MIN_REDACTED_LENGTH is replaced only when it is all of `text`.
+ * Every form a secret can take on its way out (DESIGN.md §8 rev 4): as is; JSON-escaped, once
+ * (a server that echoes a request) and twice (a JSON error message quoting a JSON body), with
+ * the door's `\uXXXX` escapes; with the door's `\u{…}` escapes; URL-encoded (upper and lower
+ * case hex, `+` for a space); and HTML- and markdown-escaped as the markdown views write text.
+ * Longest first, so that a longer form is cut whole before a shorter one inside it.
+ */
+export function secretForms(secret: string): string[] {
+  const j1 = jsonInner(secret);
+  const j2 = jsonInner(j1);
+  const url = encodeURIComponent(secret);
+  const cell = (t: string) => t.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`');
+  const forms = [
+    secret,
+    j1,
+    j2,
+    escapeJsonText(j1),
+    escapeJsonText(j2),
+    escapeControl(secret),
+    escapeValue(secret),
+    escapeControl(j1),
+    url,
+    url.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+    url.replace(/%20/g, '+'),
+    encodeURI(secret),
+    escapeHtml(secret),
+    escapeHtml(j1),
+    escapeHtml(escapeControl(secret)),
+    escapeHtml(cell(secret)),
+    escapeHtml(cell(escapeValue(secret))),
+  ];
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+const FORMS = new Map<string, string[]>();
+
+/**
+ * Replaces every occurrence of `secret`, in each of its {@link secretForms}, in `text`; identity
+ * when there is no secret. A secret shorter than MIN_REDACTED_LENGTH is replaced only when it is
+ * all of `text`.
  */
 export function redactSecret(text: string, secret: string | undefined): string {
   if (!secret) return text;
   if (secret.length < MIN_REDACTED_LENGTH) return text === secret ? REDACTED : text;
-  return text.split(secret).join(REDACTED);
+  let forms = FORMS.get(secret);
+  if (forms === undefined) {
+    forms = secretForms(secret);
+    if (FORMS.size > 1000) FORMS.clear();
+    FORMS.set(secret, forms);
+  }
+  let out = text;
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+  return out;
 }
 
 /** Redacts every string inside a JSON-like value (error details), returning a copy. */

@@ -8,11 +8,12 @@
  * A value has at least 16 characters. `plan` only checks that references resolve (it never reads
  * a value); `apply` reads them all before it prints anything, so each is redacted everywhere.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
-import type { SecretRef } from '../model/resources.js';
+import type { DesiredState, SecretRef } from '../model/resources.js';
 
 /** The only environment variables a manifest may name. */
 export const SECRET_ENV_PATTERN = /^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/;
@@ -91,31 +92,16 @@ function checkSecretFileStat(ref: { fromFile: string }, stat: { isFile(): boolea
   if (stat.size === 0) throw new SecretUnavailableError(`${describeRef(ref)} is empty`);
 }
 
-/** Reads a secret file: opened without blocking, checked as opened, bounded. */
+/** Reads a secret file through the door in: confined, regular, non-blocking, bounded. */
 function readSecretFile(ref: { fromFile: string }, secretsDir: string | undefined): string {
   const real = locateSecretFile(ref, secretsDir);
-  let fd: number;
   try {
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
+    return readTextSyncBounded(real, { maxBytes: MAX_SECRET_FILE_BYTES, within: secretsDir, label: describeRef(ref) });
   } catch (err) {
-    throw new SecretUnavailableError(`${describeRef(ref)} cannot be opened (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
-  try {
-    checkSecretFileStat(ref, fstatSync(fd));
-    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > MAX_SECRET_FILE_BYTES) throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
-    }
-    return buffer.subarray(0, length).toString('utf8');
-  } catch (err) {
-    if (err instanceof SecretUnavailableError) throw err;
-    throw new SecretUnavailableError(`${describeRef(ref)} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  } finally {
-    closeSync(fd);
+    if (!(err instanceof FileReadError)) throw err;
+    if (err.code === 'not-regular' || err.code === 'is-directory') throw new SecretUnavailableError(`${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`);
+    if (err.code === 'too-large') throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
+    throw new SecretUnavailableError(err.message);
   }
 }
 
@@ -169,17 +155,21 @@ function throwProblems(problems: string[]): void {
   if (problems.length > 0) throw new SecretUnavailableError(`secrets the plan sends are not available:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
 }
 
-/** For `plan`: every reference the plan sends resolves (no value is read). */
-export function checkPlanSecrets(plan: Plan, sources: SecretSources): void {
-  const problems: string[] = [];
+/**
+ * For `plan`: the references the plan sends that do not resolve here, as warnings (no value is
+ * read). A plan needs no secret (DESIGN.md §3 rev 4: a pull request from a fork has none);
+ * `apply` fails naming the ones it must send.
+ */
+export function planSecretWarnings(plan: Plan, sources: SecretSources): string[] {
+  const warnings: string[] = [];
   for (const { where, ref } of secretRefsOf(plan)) {
     try {
       checkSecretAvailable(ref, sources);
     } catch (err) {
-      problems.push(`${where}: ${(err as Error).message}`);
+      warnings.push(`${where}: ${(err as Error).message}; it is read at apply, which fails without it`);
     }
   }
-  throwProblems(problems);
+  return warnings;
 }
 
 /**
@@ -216,6 +206,22 @@ export function readPlanSecrets(plan: Plan, read: SecretReader): string[] {
   const once = readSecretsOnce(plan, read);
   if (once.error) throw once.error;
   return secretRefsOf(plan).map(({ ref }) => once.read(ref));
+}
+
+/**
+ * Reads every secret the desired state names, for redaction only (a reader that registers each
+ * value it reads): a value that cannot be read is skipped, since this plan may not send it.
+ */
+export function redactDeclaredSecrets(desired: DesiredState, read: SecretReader): void {
+  for (const resource of desired.resources) {
+    for (const ref of Object.values(resource.secrets ?? {})) {
+      try {
+        read(ref);
+      } catch {
+        // not available here: not sent by this plan either, or readSecretsOnce says so
+      }
+    }
+  }
 }
 
 /** Sets `value` at a dotted path inside a request body (`oidc.clientSecret`). */

@@ -58,7 +58,9 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
     case 'chainguard':
       return checkAccountBlock(field, value);
     case 'externalGroupId':
-      return typeof value === 'string' && value.trim() !== '' ? null : 'externalGroupId must be the name or id of a group of the identity provider';
+      if (typeof value !== 'string' || value.trim() === '') return 'externalGroupId must be the name or id of a group of the identity provider';
+      // A key is one line of printable text (DESIGN.md §8 rev 4): no newline, tab or other control.
+      return /[\u0000-\u001f\u007f-\u009f]/.test(value) ? 'externalGroupId must not hold a control character (a newline, a tab, …)' : null;
     case 'scope':
       return typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? null : 'scope must be the uid of the org (its root group)';
     case 'defaultRole':

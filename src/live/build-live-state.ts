@@ -3,6 +3,7 @@
  * paths from the uid tree and names, addresses only through the kind descriptors, binding
  * references as canonical keys. The I/O half is read-live-state.ts.
  */
+import { escapeValue, hasControl } from '../io/escape.js';
 import { joinPath, ORG_ADDRESS, type IdentityKey, type RoleKey } from '../model/address.js';
 import { readApiValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { CREATE_ORDER, descriptorOf, KIND_INFO, KINDS, type Kind } from '../model/kinds.js';
@@ -179,7 +180,7 @@ export class LiveResourceBuilder {
       const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
       const resource = {
         kind,
-        address: descriptor.address(groupPath, fields, parent),
+        address: oneLine(descriptor.address(groupPath, fields, parent)),
         groupPath,
         parentAddress: parent.address,
         uid: obj.uid,
@@ -198,6 +199,15 @@ export class LiveResourceBuilder {
   finish(): BuiltLiveResources {
     return { ...separateAmbiguities(this.built), unplaced: [...describeUnplaced(this.unplaced), ...describeUnlisted(this.unlisted)] };
   }
+}
+
+/**
+ * A live address is one line: a hostile server's name holding a newline or a control is shown
+ * escaped in every view and message (DESIGN.md §8 rev 4). The manifests cannot declare such a
+ * name (validate refuses it), so the escaped address only ever names a live-only resource.
+ */
+function oneLine(address: string): string {
+  return hasControl(address) ? escapeValue(address) : address;
 }
 
 /** Keeps the first resource per address and reports every address held by more than one. */

@@ -10,7 +10,7 @@ import { fileDiagnostic, sortDiagnostics } from './diagnostics.js';
 import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument, type YamlReader } from './parse-documents.js';
 import { listManifestFiles, readManifestFiles } from './read-files.js';
 import { resolveDesiredState } from './resolve.js';
-import { checkDocumentSchema, hasForeignApiVersion } from './schema.js';
+import { MANIFEST_API_VERSION, checkDocumentSchema, hasForeignApiVersion } from './schema.js';
 
 export { DEFAULT_MAX_FILE_BYTES, MAX_ALIAS_COUNT } from './parse-documents.js';
 export { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from './schema.js';
@@ -48,7 +48,7 @@ export function validateManifestTexts(docs: { file: string; text: string }[], op
 /** Reads files and directories, validates everything and resolves; never throws for bad input. */
 export async function validateManifests(paths: string[], options: LoadOptions = {}): Promise<ValidationResult & { files: string[] }> {
   const listed = await listManifestFiles(paths);
-  const read = await readManifestFiles(listed.files, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES);
+  const read = await readManifestFiles(listed, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES);
   const result = checkTexts(read.texts, listed.files, [...listed.diagnostics, ...read.diagnostics], options);
   return { ...result, files: listed.files };
 }
@@ -61,6 +61,17 @@ export async function loadManifests(paths: string[], options: LoadOptions = {}):
 }
 
 const MANIFEST_FILE = /\.ya?ml$/i;
+/** Text that at least tries to be a manifest; a file without it is never quoted in an error. */
+const MANIFEST_MARK = /platform-sync\//;
+/** Messages that quote nothing of a file, kept as they are for a file that is no manifest. */
+const UNQUOTING = /^(missing apiVersion|empty file|empty document|the document must be a mapping with apiVersion and org, got (a list|a mapping|nothing))/;
+
+/** The first problem of a file that holds no manifest, said without quoting any of the file. */
+function unquotedDiagnostic(first: Diagnostic): Diagnostic {
+  if (UNQUOTING.test(first.message)) return first;
+  const what = first.message.startsWith('YAML') ? 'YAML syntax error' : first.message.startsWith('the document must be a mapping') ? 'the document is not a mapping' : 'not a manifest';
+  return { ...first, path: '', message: `${what}: the file holds no "apiVersion: ${MANIFEST_API_VERSION}" document, so none of its content is quoted; is it a manifest?` };
+}
 
 /** Parsed without problems into documents that all have an apiVersion (of any version: that one is reported). */
 function looksLikeManifest(parsed: { documents: ManifestDocument[]; diagnostics: Diagnostic[] }): boolean {
@@ -80,6 +91,16 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
       diagnostics.push(fileDiagnostic(file, 'not a manifest: expected a YAML file (.yaml/.yml) whose documents have "apiVersion: platform-sync/v1" and "org"'));
       complete = false;
       continue;
+    }
+    if (!MANIFEST_MARK.test(text)) {
+      // Not even an attempt at a manifest (a link to .git/config, a credentials file, /proc/…):
+      // one line, and nothing of its content (DESIGN.md §8 rev 4).
+      const found = [...parsed.diagnostics, ...parsed.documents.flatMap((doc) => checkDocumentSchema(doc))];
+      if (found.length > 0 || parsed.documents.length > 0) {
+        diagnostics.push(unquotedDiagnostic(found[0] ?? fileDiagnostic(file, '')));
+        complete = false;
+        continue;
+      }
     }
     diagnostics.push(...parsed.diagnostics);
     complete &&= parsed.complete;

@@ -4,10 +4,11 @@
  * skipped — a project's dependencies carry YAML of their own —, symlinked directories followed
  * once); a file named explicitly is read whatever its extension.
  */
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import type { Diagnostic } from '../model/errors.js';
+import { FileReadError, isSymbolicLink, pathKind, readFileBounded, walkFiles } from '../io/read-file.js';
 import { fileDiagnostic } from './diagnostics.js';
 import { formatOversizeMessage } from './parse-documents.js';
 
@@ -17,79 +18,90 @@ export interface ManifestText {
   text: string;
 }
 
+/** The manifest files of a set of paths, each with the directory named on the command line that confines it. */
+export interface ManifestFileList {
+  files: string[];
+  /** For each file: the directory it must stay inside (DESIGN.md §8 rev 4). */
+  roots: ReadonlyMap<string, string>;
+  diagnostics: Diagnostic[];
+}
+
 const MANIFEST_EXTENSION = /\.ya?ml$/i;
 /** Never manifests: installed packages (platform-sync's own test fixtures among them). */
 const SKIPPED_DIRECTORY = 'node_modules';
+/** Entries a manifest walk visits before it stops: far above any org, far below a whole file system. */
+export const MAX_WALK_ENTRIES = 200_000;
 
-/** Lists the manifest files the paths name: sorted by displayed name, each real file once. */
-export async function listManifestFiles(paths: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+/**
+ * Lists the manifest files the paths name: sorted by displayed name, each real file once. A
+ * directory is walked through the door in (src/io/read-file.ts): a symlink is followed only when
+ * it stays inside the directory named; a file named itself is confined to its own directory.
+ */
+export async function listManifestFiles(paths: readonly string[]): Promise<ManifestFileList> {
   const diagnostics: Diagnostic[] = [];
-  const byRealPath = new Map<string, string>();
-  const visitedDirs = new Set<string>();
-
-  const addFile = async (file: string) => {
-    const real = await realpath(file);
-    if (!byRealPath.has(real)) byRealPath.set(real, file);
+  const roots = new Map<string, string>();
+  const seen = new Set<string>();
+  const add = (file: string, root: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    roots.set(file, root);
   };
-  const walk = async (dir: string): Promise<number> => {
-    const real = await realpath(dir);
-    if (visitedDirs.has(real)) return 0;
-    visitedDirs.add(real);
-    let found = 0;
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const entry of entries) {
-      if (entry.name.startsWith('.') || entry.name === SKIPPED_DIRECTORY) continue;
-      const full = join(dir, entry.name);
-      // One bad entry (a broken link, a link loop, no permission) is reported on its own; the rest of the directory is still read.
-      try {
-        const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(full).then((s) => s.isDirectory(), () => false)));
-        if (isDir) found += await walk(full);
-        else if (MANIFEST_EXTENSION.test(entry.name) && (entry.isFile() || entry.isSymbolicLink())) {
-          await addFile(full);
-          found++;
-        }
-      } catch (err) {
-        diagnostics.push(fileDiagnostic(full, `cannot read: ${describeFsError(err, entry.isSymbolicLink())}`));
-      }
-    }
-    return found;
-  };
-
   for (const path of paths) {
-    try {
-      const info = await stat(path);
-      if (info.isDirectory()) {
-        if ((await walk(path)) === 0) diagnostics.push(fileDiagnostic(path, 'no .yaml or .yml files in this directory; expected manifest files'));
-      } else await addFile(path);
-    } catch (err) {
-      diagnostics.push(fileDiagnostic(path, `cannot read: ${describeFsError(err, await isSymbolicLink(path))}`));
-    }
+    const kind = pathKind(path);
+    if (kind === 'directory') {
+      try {
+        const walked = await walkFiles(path, { maxEntries: MAX_WALK_ENTRIES, accept: (name) => MANIFEST_EXTENSION.test(name), skip: (name) => name.startsWith('.') || name === SKIPPED_DIRECTORY });
+        for (const problem of walked.problems) diagnostics.push(fileDiagnostic(problem.path, describeReadError(problem)));
+        for (const file of walked.files) add(file, path);
+        if (walked.files.length === 0 && walked.problems.length === 0) diagnostics.push(fileDiagnostic(path, 'no .yaml or .yml files in this directory; expected manifest files'));
+      } catch (err) {
+        diagnostics.push(fileDiagnostic(path, err instanceof FileReadError ? err.reason : `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`));
+      }
+    } else if (kind === 'missing') {
+      diagnostics.push(fileDiagnostic(path, `cannot read: ${(await isSymbolicLink(path)) ? 'broken symbolic link (its target does not exist)' : 'no such file or directory'}`));
+    } else add(path, dirname(path));
   }
-  const files = [...byRealPath.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { files, diagnostics };
+  const files = [...roots.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { files, roots, diagnostics };
 }
 
 /**
- * Reads the files, refusing any over `maxFileBytes` before reading it (so a huge file costs
- * nothing). Unreadable and oversized files become diagnostics.
+ * Reads the files through the door in, each bounded by the bytes it really holds (a device or a
+ * FIFO is refused before a byte is read), the set bounded by the bytes read in all. Unreadable,
+ * oversized and confined-out files become diagnostics that never quote the file.
  */
-export async function readManifestFiles(files: readonly string[], maxFileBytes: number, maxTotalBytes = Infinity): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
+export async function readManifestFiles(listed: Pick<ManifestFileList, 'files' | 'roots'>, maxFileBytes: number, maxTotalBytes = Infinity): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
   // Several files at a time (a big org has hundreds); results keep the files' order.
   const limit = pLimit(READ_CONCURRENCY);
-  // The whole set is bounded too (DESIGN.md §8: many files each under the limit add up): sized
-  // before any is read, so an oversized set costs nothing but the stats.
-  if (Number.isFinite(maxTotalBytes) && files.length > 0) {
-    const sizes = await Promise.all(files.map((file) => limit(() => stat(file).then((s) => s.size, () => 0))));
-    const total = sizes.reduce((a, b) => a + b, 0);
-    if (total > maxTotalBytes) {
-      return { texts: [], diagnostics: [fileDiagnostic(files[0]!, `the ${files.length} manifest files add up to ${total} bytes, over the limit of ${maxTotalBytes} bytes for a manifest set (--max-manifest-bytes); nothing was read`)] };
-    }
+  const overSet = (what: string) => ({ texts: [], diagnostics: [fileDiagnostic(listed.files[0]!, `the ${listed.files.length} manifest files add up to ${what}, over the limit of ${maxTotalBytes} bytes for a manifest set (--max-manifest-bytes); nothing was read`)] });
+  // Sized before any is read, so an ordinary oversized set costs nothing but the stats; the
+  // bytes really read are counted too (a device says 0).
+  if (Number.isFinite(maxTotalBytes) && listed.files.length > 0) {
+    const sizes = await Promise.all(listed.files.map((file) => limit(() => stat(file).then((s) => s.size, () => 0))));
+    const sized = sizes.reduce((a, b) => a + b, 0);
+    if (sized > maxTotalBytes) return overSet(`${sized} bytes`);
   }
-  const read = await Promise.all(files.map((file) => limit(() => readOne(file, maxFileBytes))));
+  let total = 0;
+  let overTotal = false;
+  const read = await Promise.all(
+    listed.files.map((file) =>
+      limit(async () => {
+        if (overTotal) return undefined;
+        const r = await readOne(file, listed.roots.get(file) ?? dirname(file), maxFileBytes);
+        if ('text' in r) {
+          total += r.bytes;
+          if (total > maxTotalBytes) overTotal = true;
+        }
+        return r;
+      }),
+    ),
+  );
+  if (overTotal) return overSet('more bytes than that');
   const texts: ManifestText[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const r of read) {
-    if ('text' in r) texts.push(r);
+    if (r === undefined) continue;
+    if ('text' in r) texts.push({ file: r.file, text: r.text });
     else diagnostics.push(r.diagnostic);
   }
   return { texts, diagnostics };
@@ -98,15 +110,28 @@ export async function readManifestFiles(files: readonly string[], maxFileBytes: 
 /** Manifest files read at once: enough to keep the disk busy, far below any open-file limit. */
 const READ_CONCURRENCY = 16;
 
-async function readOne(file: string, maxFileBytes: number): Promise<ManifestText | { diagnostic: Diagnostic }> {
+async function readOne(file: string, root: string, maxFileBytes: number): Promise<(ManifestText & { bytes: number }) | { diagnostic: Diagnostic }> {
   try {
-    const { size } = await stat(file);
-    if (size > maxFileBytes) return { diagnostic: fileDiagnostic(file, formatOversizeMessage(size, maxFileBytes)) };
-    const decoded = decodeManifestBytes(file, await readFile(file));
-    return 'text' in decoded ? { file, text: decoded.text } : decoded;
+    const bytes = await readFileBounded(file, { maxBytes: maxFileBytes, within: root });
+    const decoded = decodeManifestBytes(file, bytes);
+    return 'text' in decoded ? { file, text: decoded.text, bytes: bytes.length } : decoded;
   } catch (err) {
-    return { diagnostic: fileDiagnostic(file, `cannot read: ${describeFsError(err)}`) };
+    if (err instanceof FileReadError) {
+      return { diagnostic: fileDiagnostic(file, err.code === 'too-large' ? await oversizeMessage(file, maxFileBytes) : describeReadError(err)) };
+    }
+    throw err;
   }
+}
+
+/** A refusal of the door says what it refused; a file system error says it could not read. */
+function describeReadError(err: FileReadError): string {
+  return err.code === 'outside' || err.code === 'not-regular' || err.code === 'too-many-entries' ? err.reason : `cannot read: ${err.reason}`;
+}
+
+/** The size of a regular file over the limit, as its stat says (a device never gets here). */
+async function oversizeMessage(file: string, maxFileBytes: number): Promise<string> {
+  const size = await stat(file).then((s) => s.size, () => 0);
+  return size > maxFileBytes ? formatOversizeMessage(size, maxFileBytes) : `file is over the limit of ${maxFileBytes} bytes; split it into several manifest files`;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -150,25 +175,4 @@ function findInvalidUtf8(bytes: Uint8Array): number {
     i += length;
   }
   return bytes.length;
-}
-
-async function isSymbolicLink(path: string): Promise<boolean> {
-  return lstat(path).then((s) => s.isSymbolicLink(), () => false);
-}
-
-function describeFsError(err: unknown, isLink = false): string {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return isLink ? 'broken symbolic link (its target does not exist)' : 'no such file or directory';
-    case 'ELOOP':
-      return 'symbolic link loop (the link leads back to itself)';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'is a directory';
-    default:
-      return (err as Error)?.message ?? String(err);
-  }
 }

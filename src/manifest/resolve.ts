@@ -6,6 +6,7 @@
  * ones. Documents describing the same group are merged (lists add up, scalars must agree); a
  * group may appear only once per document. Pure.
  */
+import { escapeValue, hasControl } from '../io/escape.js';
 import { compileAddressGlob, groupAddress, joinPath, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
@@ -337,6 +338,12 @@ class Resolver {
    * `what` names the resource in that message; it is built only then (this runs per resource).
    */
   private declare(site: Site, resource: DesiredResource, what: () => string): boolean {
+    if (hasControl(resource.address)) {
+      // A name, key or reference on two lines would forge the lines after it in every view
+      // (DESIGN.md §8 rev 4): refused here as the emulator refuses it.
+      this.report(site, `${escapeValue(what())} has a name or key holding a control character (a newline, a tab, …): ${escapeValue(resource.address)}; a name is one line of printable text`);
+      return false;
+    }
     const earlier = this.declared.get(resource.address);
     if (earlier) {
       this.report(site, `${what()} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`);

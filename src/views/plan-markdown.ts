@@ -49,18 +49,8 @@ function kindSummary(steps: readonly PlanStep[]): string {
 }
 
 /** Inline code that survives backticks in the text. */
-/**
- * Text that must read as itself in markdown rendered by GitHub: a live value such as
- * `</details>` or `<img …>` would otherwise become HTML and could break the report around it.
- */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A table cell: no HTML, no code spans, no cell breaks (`|`), one line. */
-export function markdownCell(text: string): string {
-  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/\n/g, ' '));
-}
+export { escapeHtml, markdownCell } from '../io/escape.js';
+import { escapeHtml, markdownCell } from '../io/escape.js';
 
 export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;

@@ -36,11 +36,14 @@ function idpManifest(secret: string, extra = ''): string {
  * --auto-approve`, with the same `extra` arguments: both must refuse it (exit 1). The runs, for
  * what each must say.
  */
-async function refusedByPlanAndApply(suite: { env: Record<string, string> }, file: string, extra: string[] = []): Promise<CliRun[]> {
+async function refusedByPlanAndApply(suite: { env: Record<string, string> }, file: string, extra: string[] = [], planWarnsOnly = false): Promise<CliRun[]> {
   const runs: CliRun[] = [];
   for (const command of [['plan', file, ...extra], ['apply', file, ...extra, '--auto-approve']]) {
     const run = await runCli(command, { env: suite.env });
-    expect(run.code, run.stdout + run.stderr).toBe(1);
+    // A secret is read at apply: plan only warns about one it cannot find (DESIGN.md §3 rev 4).
+    const warnsOnly = planWarnsOnly && command[0] === 'plan';
+    expect(run.code, run.stdout + run.stderr).toBe(warnsOnly ? 0 : 1);
+    if (warnsOnly) expect(run.stderr).toContain('Warning: ');
     runs.push(run);
   }
   return runs;
@@ -92,7 +95,7 @@ describe('secrets a pull request names', () => {
     for (const name of ['okta', 'zero']) {
       const file = manifest(`link-${name}`, `{fromFile: ${name}}`);
       suite.emulator.clearRequestLog();
-      for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir])) {
+      for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir], true)) {
         expect(run.stderr).toContain('resolves outside the secrets directory');
         expectNothingLeaked(run, OUTSIDE_SECRET, outside);
       }
@@ -106,7 +109,7 @@ describe('secrets a pull request names', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const file = manifest('fifo', '{fromFile: fifo}');
     suite.emulator.clearRequestLog();
-    for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir])) {
+    for (const run of await refusedByPlanAndApply(suite, file, ['--secrets-dir', secretsDir], true)) {
       expect(run.stderr).toContain('is not a regular file');
     }
     expect(writes(suite)).toEqual([]);

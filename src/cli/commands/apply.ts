@@ -7,7 +7,7 @@
 import { stringifyForOutput } from '../../views/escape.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { readSecretsOnce, type SecretReader } from '../../apply/secrets.js';
+import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
@@ -74,7 +74,11 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
   return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
-    const plan = saved ? await checkSavedPlan(saved, client) : (await planFromManifests(paths, client, planOptionsFrom(options))).plan;
+    const planned = saved ? undefined : await planFromManifests(paths, client, planOptionsFrom(options));
+    const plan = saved ? await checkSavedPlan(saved, client) : planned!.plan;
+    // Every secret the manifests name is read for redaction, sent or not: live data may hold one
+    // that this plan does not send (DESIGN.md §8 rev 4). One that cannot be read is not needed.
+    if (planned) redactDeclaredSecrets(planned.desired, cliSecretReader(options, ctx));
     // Every secret is read before anything is printed, so that each is redacted from all output
     // (live data may hold one); a missing one stops the run once the plan is shown.
     const secrets = readSecretsOnce(plan, cliSecretReader(options, ctx));

@@ -6,7 +6,8 @@
 import { Option, type Command } from 'commander';
 import { planFromManifests } from '../../pipeline.js';
 import { assertSafe } from '../../plan/index.js';
-import { checkPlanSecrets } from '../../apply/secrets.js';
+import { planSecretWarnings } from '../../apply/secrets.js';
+import { escapeControl } from '../../views/escape.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../views/plan.js';
 import {
   addConnectionOptions,
@@ -51,9 +52,9 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
-    // A secret the plan would send must be there now, not half-way through an apply; its value
-    // is not read (DESIGN.md §3: plan runs on pull requests).
-    checkPlanSecrets(plan, cliSecretSources(options, ctx));
+    // A secret the plan would send is read at apply; plan only warns (DESIGN.md §3 rev 4: plan
+    // runs on pull requests, which have no secrets), and never reads a value.
+    for (const warning of planSecretWarnings(plan, cliSecretSources(options, ctx))) output.stderr.write(`Warning: ${escapeControl(warning)}\n`);
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan, live, { redact: output.redact });
