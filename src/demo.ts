@@ -4,7 +4,13 @@
  * directory, so what you see is what you would type. The tour checks its own expectations
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { listDirectorySync, readTextSyncBounded } from './io/read-file.js';
+
+/** A file of the demo's own directory, through the door in. */
+function readDemoText(path: string): string {
+  return readTextSyncBounded(path, { maxBytes: 16 * 1024 * 1024 });
+}
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,9 +70,9 @@ async function main(): Promise<void> {
 
     heading(7, 'Export the live org as manifests (the way to adopt an existing org)');
     await cli(dir, ['export', '--org', 'acme', '--emulator', '--out', 'exported'], 0, 'written');
-    const files = readdirSync(join(dir, 'exported')).sort();
+    const files = listDirectorySync(join(dir, 'exported'), { maxEntries: 10_000 });
     say(`exported/: ${files.join(', ')}`, '', paint('dim', '--- exported/org.yaml (first lines) ---'));
-    say(...readFileSync(join(dir, 'exported', 'org.yaml'), 'utf8').split('\n').slice(0, 16).map((l) => `  ${l}`));
+    say(...readDemoText(join(dir, 'exported', 'org.yaml')).split('\n').slice(0, 16).map((l) => `  ${l}`));
 
     heading(8, 'Plan on the export: it describes live state exactly, so no changes');
     await cli(dir, ['plan', 'exported', '--emulator', '--detailed-exitcode'], 0, 'no changes');
@@ -77,7 +83,7 @@ async function main(): Promise<void> {
 
     heading(10, 'Rename a group in the manifests: renamedFrom renames it in place (same uid, everything beneath kept)');
     const engineering = join(dir, 'acme', 'engineering.yaml');
-    writeFileSync(engineering, readFileSync(engineering, 'utf8').replace('        - name: backend\n', '        - name: services\n          renamedFrom: backend\n'));
+    writeFileSync(engineering, readDemoText(engineering).replace('        - name: backend\n', '        - name: services\n          renamedFrom: backend\n'));
     say(paint('dim', '  acme/engineering.yaml:   - name: services'), paint('dim', '                             renamedFrom: backend'));
     const rename = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'one rename, nothing deleted', { maxLines: 12 });
     expectText(rename.stdout, /rename group:engineering\/backend → group:engineering\/services/, 'the plan shows the rename as a rename');

@@ -11,7 +11,10 @@
  * `RUNNER_TEMP`). The API token reaches the CLI only as `PLATFORM_TOKEN`, like everywhere else.
  */
 import { escapeControl } from '../views/escape.js';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { escapeHtml, escapeValue } from '../io/escape.js';
+import { createOutput, type Output } from '../io/output.js';
+import { readTextSyncBounded } from '../io/read-file.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -59,20 +62,16 @@ function tee(echo: NodeJS.WritableStream): { stream: Writable; text: () => strin
   return { stream, text: () => chunks.join('') };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function setOutputs(env: NodeJS.ProcessEnv, outputs: Record<string, string>): void {
+function setOutputs(env: NodeJS.ProcessEnv, door: Output, outputs: Record<string, string>): void {
   const file = env.GITHUB_OUTPUT;
   if (!file) return;
-  appendFileSync(file, Object.entries(outputs).map(([k, v]) => `${k}=${v}\n`).join(''));
+  door.appendToFile(file, Object.entries(outputs).map(([k, v]) => `${k}=${escapeValue(v)}\n`).join(''));
 }
 
 /** The pull request of this run's event, if it is one: its number and head commit. */
 function pullRequestOf(env: NodeJS.ProcessEnv): { number: number; sha: string } | undefined {
   if (!env.GITHUB_EVENT_PATH || !existsSync(env.GITHUB_EVENT_PATH)) return undefined;
-  const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as { pull_request?: { number?: unknown; head?: { sha?: unknown } } };
+  const event = JSON.parse(readTextSyncBounded(env.GITHUB_EVENT_PATH, { maxBytes: 64 * 1024 * 1024 })) as { pull_request?: { number?: unknown; head?: { sha?: unknown } } };
   const number = event.pull_request?.number;
   if (typeof number !== 'number') return undefined;
   const sha = event.pull_request?.head?.sha;
@@ -198,6 +197,10 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
           : ['drift', ...paths, ...args];
   const stdout = tee(io.stdout);
   const stderr = tee(io.stderr);
+  // The Action's own door out: what it appends and posts is redacted of every secret of the job
+  // it knows (the CLI redacted its own output already; this covers the Action's writing).
+  const door = createOutput(io.stdout, io.stderr);
+  for (const [name, value] of Object.entries(env)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
   const exitcode = await main(['node', 'platform-sync', ...argv], { ...io, stdout: stdout.stream, stderr: stderr.stream });
 
   const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
@@ -205,19 +208,19 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
   const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';
   const sarifOut = command === 'audit' && exitcode !== 1 && existsSync(sarifFile) ? sarifFile : '';
-  setOutputs(env, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile, 'sarif-file': sarifOut });
+  setOutputs(env, door, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile, 'sarif-file': sarifOut });
 
   if (command === 'plan') {
     const pr = pullRequestOf(env);
     const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}; applied when merged._` : '';
-    const body = commentBody(stdout.text(), stderr.text(), exitcode) + footer;
-    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
+    const body = door.redact(commentBody(stdout.text(), stderr.text(), exitcode) + footer);
+    if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
     if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
       if (pr === undefined) io.stderr.write('Not commenting: this run is not for a pull request.\n');
       else io.stdout.write(`Plan comment ${await postComment(env, pr.number, body)} on pull request #${pr.number}.\n`);
     }
   }
-  if (command === 'apply' && env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));
+  if (command === 'apply' && env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
   const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;

@@ -3,7 +3,7 @@
  * `PLATFORM_API_URL`; the token from `--token-file` or `PLATFORM_TOKEN` — never a plain CLI
  * argument, and never part of any message here (a token file's path is named, not its content).
  */
-import { readFileSync } from 'node:fs';
+import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { UserError } from '../model/errors.js';
 
 export interface ConnectionInput {
@@ -104,14 +104,16 @@ function credentialsError(baseUrl: string): UserError {
   );
 }
 
+/** Largest token file read: a token is a line, not a file system. */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+
 function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): string {
   if (tokenFile !== undefined) {
     let text: string;
     try {
-      text = readFileSync(tokenFile, 'utf8');
+      text = readTextSyncBounded(tokenFile, { maxBytes: MAX_TOKEN_FILE_BYTES });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new UserError('TOKEN_FILE_UNREADABLE', `cannot read the token file ${tokenFile} (${code})`);
+      throw new UserError('TOKEN_FILE_UNREADABLE', `cannot read the token file ${err instanceof FileReadError ? err.message : tokenFile}`);
     }
     const token = text.trim();
     if (token === '') throw new UserError('TOKEN_MISSING', `the token file ${tokenFile} is empty`);

@@ -9,7 +9,8 @@
  */
 import type { Connection } from '../api/connection.js';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Emulator } from '../emulator/index.js';
 import { UserError } from '../model/errors.js';
@@ -76,9 +77,9 @@ export async function startEmbeddedEmulator(
 
 /** `.platform-sync/`, with a `.gitignore` of `*` so that its state (and its lock) never reaches git. */
 function makeStateDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true });
+  makeUserDirectory(dir, "the embedded emulator's state directory");
   const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeFileSync(ignore, '# platform-sync --emulator state: never committed\n*\n');
+  if (!existsSync(ignore)) writeUserFile(ignore, '# platform-sync --emulator state: never committed\n*\n', "the state directory's .gitignore");
 }
 
 /**

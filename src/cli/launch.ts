@@ -12,7 +12,8 @@
  * the compile it would have saved, never a failure; nothing here writes unless asked to.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSyncBounded, readTextSyncBounded } from '../io/read-file.js';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
@@ -37,6 +38,9 @@ export interface LoadedBundle {
 }
 
 /** The line the build adds to the entry module (dist/src/cli/main.js) naming the bundle made from it. */
+/** The package's own files (the bundle, its cache, the entry module) are far below this. */
+const MAX_OWN_FILE_BYTES = 256 * 1024 * 1024;
+
 export const ENTRY_MARK_PREFIX = '//# platform-sync-bundle ';
 
 /**
@@ -46,7 +50,7 @@ export const ENTRY_MARK_PREFIX = '//# platform-sync-bundle ';
  */
 function entryMatches(entry: string, id: string): boolean {
   try {
-    return readFileSync(entry, 'utf8').includes(`${ENTRY_MARK_PREFIX}${id}\n`);
+    return readTextSyncBounded(entry, { maxBytes: MAX_OWN_FILE_BYTES }).includes(`${ENTRY_MARK_PREFIX}${id}\n`);
   } catch {
     return false;
   }
@@ -64,7 +68,7 @@ function entryMatches(entry: string, id: string): boolean {
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
   let source: string;
   try {
-    source = readFileSync(bundlePath, 'utf8');
+    source = readTextSyncBounded(bundlePath, { maxBytes: MAX_OWN_FILE_BYTES });
   } catch {
     return undefined;
   }
@@ -77,7 +81,7 @@ export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | u
   let cache: LoadedBundle['cache'] = 'none';
   let cachedData: Buffer | undefined;
   try {
-    const file = readFileSync(cachePath);
+    const file = readFileSyncBounded(cachePath, { maxBytes: MAX_OWN_FILE_BYTES });
     if (!file.subarray(0, header.length).equals(header)) cache = 'stale';
     else {
       const rest = file.subarray(header.length);

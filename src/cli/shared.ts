@@ -8,7 +8,7 @@
  * the command's Output, which redacts it from everything the command writes from then on
  * (output.ts) — the client redacts it from its own errors too.
  */
-import { appendFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { Option, type Command } from 'commander';
 import { secretReader, type SecretReader, type SecretSources } from '../apply/secrets.js';
@@ -228,7 +228,7 @@ export function appendStepSummary(markdown: string, { output, env }: CliContext,
   const summaryPath = env.GITHUB_STEP_SUMMARY;
   if (!summaryPath) return;
   try {
-    appendFileSync(summaryPath, `${output.redact(markdown)}\n`);
+    output.appendToFile(summaryPath, `${markdown}\n`);
   } catch (err) {
     output.stderr.write(
       `Warning: cannot append ${what} to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the report above is complete.\n`,

@@ -6,7 +6,7 @@
  * told so, even when the client's own tables agree with it. The document is served at
  * `GET /openapi.json` for users' own tools (mock servers, client generators).
  */
-import { readFileSync } from 'node:fs';
+import { readPackageText } from '../io/read-file.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ApiKind } from '../model/kinds.js';
 import { findPackageFile } from '../util/package-file.js';
@@ -53,7 +53,7 @@ let documentText: string | undefined;
 
 /** The document as served (its JSON text, read once). */
 export function openApiText(): string {
-  documentText ??= readFileSync(findPackageFile(OPENAPI_RELATIVE_PATH), 'utf8');
+  documentText ??= readPackageText(findPackageFile(OPENAPI_RELATIVE_PATH));
   return documentText;
 }
 

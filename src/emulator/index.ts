@@ -8,7 +8,7 @@ import { UserError } from '../model/errors.js';
 import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument } from './failures.js';
 import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
 import { openDurableState, type DurableState } from './persist.js';
-import { acquireStateLock, type LockWait, type StateLock } from './state-lock.js';
+import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
 import { EmulatorService, replyBodyText, type ApiReply, type EmulatorToken } from './service.js';
@@ -133,7 +133,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.statePath) {
     lock = await acquireStateLock(options.statePath, { ...(options.lockWait ? { wait: options.lockWait } : {}), ...(options.lockHolder ? { what: options.lockHolder } : {}) });
     try {
-      const opened = await openDurableState(options.statePath, service.store, seedNow, { repair: options.repair === true });
+      // The real path: writes replace the state file itself, never a symlink to it.
+      const opened = await openDurableState(realStatePath(options.statePath), service.store, seedNow, { repair: options.repair === true });
       durable = opened.state;
       for (const note of opened.notes) (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);
     } catch (err) {

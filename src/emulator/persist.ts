@@ -16,7 +16,8 @@
  *   harmless. A torn last line — a crash mid-append: no newline, a bad checksum — is dropped and
  *   cut off, keeping everything before it. Temporary files left by a crash are removed.
  */
-import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { FileReadError, listDirectorySync, pathKind, readFileSyncBounded } from '../io/read-file.js';
 import { open, rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
@@ -84,17 +85,35 @@ function putResource(store: Store, r: StoredResource): void {
   store.update(existing, Object.assign(change, r.data), r.updateMs);
 }
 
+/** Largest snapshot or journal read: far above a 100,000-resource org. */
+const MAX_STATE_FILE_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Reads the snapshot or the journal through the door in: a device, a FIFO or a directory at the
+ * state path (a committed `.platform-sync/emulator.json -> /dev/zero`) is refused at once.
+ */
+function readStateFile(file: string, statePath: string): Buffer {
+  try {
+    return readFileSyncBounded(file, { maxBytes: MAX_STATE_FILE_BYTES });
+  } catch (err) {
+    if (err instanceof FileReadError) throw stateError(statePath, `cannot be read: ${err.message}`);
+    throw err;
+  }
+}
+
 /**
  * Loads the snapshot at `path` into `store` when it exists. Returns its generation, or
  * undefined when there is no file. A file that is not a state file is an error naming it.
  */
 export function loadState(path: string, store: Store): number | undefined {
-  if (!existsSync(path)) return undefined;
+  if (pathKind(path) === 'missing') return undefined;
+  const text = readStateFile(path, path);
   let parsed: StateFile;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as StateFile;
+    parsed = JSON.parse(text.toString('utf8')) as StateFile;
   } catch (err) {
-    throw stateError(path, `is not valid JSON (${(err as Error).message})`);
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw stateError(path, `is not valid JSON${at === undefined ? '' : ` (a syntax error at byte ${at})`}`);
   }
   if (parsed?.format !== STATE_FORMAT || !Array.isArray(parsed.resources)) throw stateError(path, `is not an emulator state file (format ${STATE_FORMAT})`);
   if (parsed.version !== STATE_VERSION) throw stateError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
@@ -168,11 +187,20 @@ export class JournalCorruptError extends UserError {
 export function replayJournal(text: Buffer, generation: number, store: Store, path: string, repair = false): ReplayResult {
   const firstNewline = text.indexOf(0x0a);
   const notes: string[] = [];
-  if (firstNewline < 0) return { applied: 0, notes, goodBytes: 0, current: false };
-  let header: { format?: string; generation?: number };
+  // The header is written whole (renamed into place), never appended: a journal that is empty
+  // is no journal, but a header that does not read is damage like any other — the records after
+  // it may hold every acknowledged write (DESIGN.md §6, §8 rev 4).
+  if (text.length === 0) return { applied: 0, notes, goodBytes: 0, current: false };
+  let header: { format?: string; generation?: number } | undefined;
   try {
-    header = JSON.parse(text.subarray(0, firstNewline).toString('utf8')) as typeof header;
+    header = firstNewline < 0 ? undefined : (JSON.parse(text.subarray(0, firstNewline).toString('utf8')) as typeof header);
   } catch {
+    header = undefined;
+  }
+  if (header === null || typeof header !== 'object' || typeof header.generation !== 'number') {
+    const after = firstNewline < 0 ? 0 : countLines(text, firstNewline + 1);
+    if (!repair) throw new JournalCorruptError(`${path}.journal`, 0, after);
+    notes.push(`--repair: dropped ${path}.journal whole: its header is damaged (${after} records after it were not replayed)`);
     return { applied: 0, notes, goodBytes: 0, current: false };
   }
   if (header.format !== JOURNAL_FORMAT) throw stateError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
@@ -232,7 +260,7 @@ function removeStaleTemporaries(path: string): void {
   const prefix = `${basename(path)}.`;
   let names: string[];
   try {
-    names = readdirSync(dirname(path));
+    names = listDirectorySync(dirname(path), { maxEntries: 100_000 });
   } catch {
     return;
   }
@@ -421,12 +449,14 @@ function writeAll(fd: number, buffer: Buffer): void {
 export async function openDurableState(path: string, store: Store, seed?: () => void, options: { repair?: boolean } = {}): Promise<{ state: DurableState; loaded: boolean; notes: string[] }> {
   removeStaleTemporaries(path);
   const journalPath = `${path}.journal`;
+  // Opening a FIFO to append would wait for a reader forever: only a regular journal is opened.
+  if (!['missing', 'file'].includes(pathKind(journalPath))) throw stateError(path, `has a journal ${journalPath} that is not a regular file (a FIFO, a device or a directory is never opened)`);
   const generation = loadState(path, store);
   const loaded = generation !== undefined;
   let replay: ReplayResult = { applied: 0, notes: [], goodBytes: 0, current: false };
   if (loaded && existsSync(journalPath)) {
     store.invalidateSortedViews();
-    replay = replayJournal(readFileSync(journalPath), generation, store, path, options.repair === true);
+    replay = replayJournal(readStateFile(journalPath, path), generation, store, path, options.repair === true);
     store.invalidateSortedViews();
   }
   if (!loaded) seed?.();
@@ -445,7 +475,7 @@ export async function openDurableState(path: string, store: Store, seed?: () => 
     fd,
     generation: generation ?? 0,
     journalBytes: replay.goodBytes,
-    snapshotBytes: loaded ? Buffer.byteLength(readFileSync(path)) : 0,
+    snapshotBytes: loaded ? statSync(path).size : 0,
   });
   if (!replay.current) await state.compact();
   return { state, loaded, notes: replay.notes };

@@ -5,7 +5,7 @@
  * can only hold what the API would accept.
  */
 import { RELATIONSHIP_FIELDS, type AwsIdentity, type ClaimMatch, type StaticKeys } from '../model/identity-relationships.js';
-import { readFileSync } from 'node:fs';
+import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { parse as parseYaml } from 'yaml';
 import { BUILTIN_ROLE_NAMES, type Kind } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
@@ -110,18 +110,23 @@ export class SeedError extends UserError {
   }
 }
 
+/** Largest seed file read. */
+const MAX_SEED_BYTES = 256 * 1024 * 1024;
+
 /** Reads a YAML or JSON seed file. */
 export function readSeedFile(path: string): SeedDocument {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextSyncBounded(path, { maxBytes: MAX_SEED_BYTES });
   } catch (err) {
-    throw new UserError('EMULATOR_SEED_UNREADABLE', `cannot read emulator seed ${path}: ${(err as Error).message}`);
+    throw new UserError('EMULATOR_SEED_UNREADABLE', `cannot read emulator seed ${err instanceof FileReadError ? err.message : path}`);
   }
   try {
     return (parseYaml(text) ?? {}) as SeedDocument;
   } catch (err) {
-    throw new SeedError(path, [`not valid YAML/JSON: ${(err as Error).message}`]);
+    // Where, never what: a seed is no manifest, and its content is never quoted (DESIGN.md §8 rev 4).
+    const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw new SeedError(path, [`not valid YAML/JSON${at ? ` (at line ${at.line}, column ${at.col})` : ''}`]);
   }
 }
 

@@ -16,8 +16,9 @@ import { createHash } from 'node:crypto';
 import { createConnection, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { basename, dirname, resolve as resolvePath } from 'node:path';
-import { linkSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { UserError } from '../model/errors.js';
+import { readTextSyncBounded } from '../io/read-file.js';
 
 /** Who holds a state file. */
 export interface LockHolder {
@@ -65,9 +66,14 @@ export interface StateLock {
 
 const POLL_MS = 100;
 
+/** A lock file's text, through the door in (a lock is a line; anything else is not one). */
+function readLockText(path: string, _encoding: 'utf8'): string {
+  return readTextSyncBounded(path, { maxBytes: 4096 });
+}
+
 function readHolder(lockPath: string): LockHolder | undefined {
   try {
-    const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as Partial<LockHolder>;
+    const parsed = JSON.parse(readLockText(lockPath, 'utf8')) as Partial<LockHolder>;
     if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?'), ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}) };
   } catch {
     // Unreadable or half-written: treated as a lock whose holder is unknown (below).
@@ -97,7 +103,7 @@ function takeOver(lockPath: string, stale: string): boolean {
   } catch {
     return false;
   }
-  const content = readFileSync(aside, 'utf8');
+  const content = readLockText(aside, 'utf8');
   if (content !== stale) {
     // A fresh lock replaced the stale one in between: put it back (never over a newer one).
     try {
@@ -124,17 +130,36 @@ export async function acquireStateLock(statePath: string, options: LockOptions =
   return acquireFileLock(statePath, mine, options.wait);
 }
 
-/** The abstract socket name of a state file: from its real path (the file may not exist yet). */
-function socketNameOf(statePath: string): string {
+/**
+ * The real path of a state file: every symlink resolved, the file itself when it exists (a
+ * symlink to a held state names the same file), else its real directory and its name. Writes
+ * go there too, so a link is never replaced by a file (DESIGN.md §8 rev 4).
+ */
+export function realStatePath(statePath: string): string {
   const absolute = resolvePath(statePath);
-  let dir: string;
   try {
-    dir = realpathSync(dirname(absolute));
+    return realpathSync(absolute);
+  } catch {
+    // Not there yet: its directory must be.
+  }
+  try {
+    return resolvePath(realpathSync(dirname(absolute)), basename(absolute));
   } catch (err) {
     throw unusableState(statePath, err);
   }
-  const digest = createHash('sha256').update(resolvePath(dir, basename(absolute))).digest('hex').slice(0, 48);
-  return `\0platform-sync-emulator-state-${digest}`;
+}
+
+/**
+ * The abstract socket names of a state file, every one of which the holder binds: one from its
+ * real path, and one from its device and inode when it exists, so that a second emulator on a
+ * symlink or a hard link to a held state is refused like one on the same path.
+ */
+function socketNamesOf(statePath: string): string[] {
+  const name = (key: string) => `\0platform-sync-emulator-state-${createHash('sha256').update(key).digest('hex').slice(0, 48)}`;
+  const names = [name(realStatePath(statePath))];
+  const info = statSync(statePath, { throwIfNoEntry: false, bigint: true });
+  if (info) names.push(name(`inode:${info.dev}:${info.ino}`));
+  return names;
 }
 
 function listen(server: Server, name: string): Promise<void> {
@@ -180,17 +205,36 @@ function parseHolder(text: string): LockHolder | undefined {
   return undefined;
 }
 
+/** Binds every name, or none: the first taken name fails the whole (its holder answers for it). */
+async function listenAll(names: readonly string[], mine: LockHolder): Promise<Server[]> {
+  const servers: Server[] = [];
+  try {
+    for (const name of names) {
+      const server = createServer((socket) => socket.end(`${JSON.stringify(mine)}\n`));
+      servers.push(server);
+      await listen(server, name).catch((err: NodeJS.ErrnoException) => {
+        err.message = name;
+        throw err;
+      });
+    }
+    return servers;
+  } catch (err) {
+    for (const server of servers) server.close();
+    throw err;
+  }
+}
+
 async function acquireSocketLock(statePath: string, mine: LockHolder, wait: LockWait | undefined): Promise<StateLock> {
-  const name = socketNameOf(statePath);
+  const names = socketNamesOf(statePath);
   const deadline = Date.now() + (wait?.timeoutMs ?? 0);
   let told = false;
   for (;;) {
-    const server = createServer((socket) => socket.end(`${JSON.stringify(mine)}\n`));
+    let servers: Server[];
     try {
-      await listen(server, name);
+      servers = await listenAll(names, mine);
     } catch (err) {
-      server.close();
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      const name = (err as Error).message;
       const holder = (await askHolder(name)) ?? { pid: 0, host: 'an unknown host', since: 'an unknown time', what: 'another process' };
       if (Date.now() >= deadline) throw new StateLockedError(statePath, holder);
       if (!told) wait?.onWait?.(holder);
@@ -198,7 +242,7 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       continue;
     }
-    server.unref();
+    for (const server of servers) server.unref();
     // For people: who holds it, beside the state (the lock itself is the socket).
     const lockPath = `${statePath}.lock`;
     const text = `${JSON.stringify(mine)}\n`;
@@ -211,11 +255,11 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
     return {
       release() {
         try {
-          if (readFileSync(lockPath, 'utf8') === text) unlinkSync(lockPath);
+          if (readLockText(lockPath, 'utf8') === text) unlinkSync(lockPath);
         } catch {
           // Gone already.
         }
-        server.close();
+        for (const server of servers) server.close();
       },
     };
   }
@@ -242,7 +286,7 @@ async function acquireFileLock(statePath: string, mine: LockHolder, wait: LockWa
       return {
         release() {
           // Only our own lock: never one another process took over after us.
-          if (readHolder(lockPath)?.pid === mine.pid && readFileSync(lockPath, 'utf8') === text) unlinkSync(lockPath);
+          if (readHolder(lockPath)?.pid === mine.pid && readLockText(lockPath, 'utf8') === text) unlinkSync(lockPath);
         },
       };
     } catch (err) {
@@ -251,7 +295,7 @@ async function acquireFileLock(statePath: string, mine: LockHolder, wait: LockWa
     }
     let stale: string;
     try {
-      stale = readFileSync(lockPath, 'utf8');
+      stale = readLockText(lockPath, 'utf8');
     } catch {
       continue; // released in between: try again
     }

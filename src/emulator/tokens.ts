@@ -3,7 +3,7 @@
  * several tokens (owner, viewer, scoped) can be configured without putting any on a command
  * line. No message here ever contains a token: entries are named by their position.
  */
-import { readFileSync } from 'node:fs';
+import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { UserError } from '../model/errors.js';
 import type { EmulatorToken } from './service.js';
@@ -60,9 +60,9 @@ export function checkTokens(tokens: readonly unknown[], source = 'emulator token
 export function readTokensFile(path: string): EmulatorToken[] {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextSyncBounded(path, { maxBytes: 1024 * 1024 });
   } catch (err) {
-    throw new UserError('EMULATOR_TOKENS_UNREADABLE', `cannot read emulator tokens file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new UserError('EMULATOR_TOKENS_UNREADABLE', `cannot read emulator tokens file ${err instanceof FileReadError ? err.message : path}`);
   }
   let doc: unknown;
   try {

@@ -5,7 +5,8 @@
  * directory entry, never writes through it. An entry already at a file's name (a file, a
  * symlink even when dangling) is refused unless `force`.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { listDirectorySync } from '../io/read-file.js';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { ExportedFile } from './export-manifests.js';
@@ -25,6 +26,16 @@ function entryAt(path: string): 'none' | 'directory' | 'link' | 'file' {
   }
 }
 
+/** The real path of a link to a directory, else the path as given. */
+function realTarget(path: string): string {
+  try {
+    if (lstatSync(path).isSymbolicLink() && statSync(path).isDirectory()) return realpathSync(path);
+  } catch {
+    // Missing, or a dangling link: judged below as it is.
+  }
+  return path;
+}
+
 function unwritable(path: string, err: unknown): UserError {
   const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   const hint = reason === 'EEXIST' || reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : '';
@@ -32,7 +43,10 @@ function unwritable(path: string, err: unknown): UserError {
 }
 
 /** Writes every file into `outDir` (created if missing), or none of them. */
-export function writeExport(outDir: string, files: readonly ExportedFile[], options: WriteExportOptions = {}): void {
+export function writeExport(given: string, files: readonly ExportedFile[], options: WriteExportOptions = {}): void {
+  // Through the target's real path (DESIGN.md §8 rev 4): a link given as --out leads to a
+  // directory, which is then replaced whole like any other, never file by file.
+  const outDir = realTarget(given);
   for (const f of files) {
     if (f.file !== basename(f.file) || f.file.startsWith('.')) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
   }
@@ -64,7 +78,7 @@ export function writeExport(outDir: string, files: readonly ExportedFile[], opti
   // Over an existing export (--force): the whole directory is replaced, or nothing is. It must
   // hold nothing but manifests, or the replacement would take someone's other files with it.
   if (dirEntry === 'directory' && options.force) {
-    const foreign = readdirSync(outDir).filter((name) => !(/\.ya?ml$/i.test(name) && ['file', 'link'].includes(entryAt(join(outDir, name)))));
+    const foreign = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((name) => !(/\.ya?ml$/i.test(name) && ['file', 'link'].includes(entryAt(join(outDir, name)))));
     if (foreign.length > 0) {
       throw new UserError(
         'EXPORT_WOULD_OVERWRITE',
@@ -123,7 +137,7 @@ function recoverInterrupted(outDir: string): void {
   const name = basename(outDir);
   let entries: string[];
   try {
-    entries = readdirSync(parent);
+    entries = listDirectorySync(parent, { maxEntries: 1_000_000 });
   } catch {
     return;
   }

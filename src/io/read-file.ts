@@ -112,9 +112,32 @@ export async function readFileBounded(path: string, limits: ReadLimits): Promise
   }
 }
 
+/** The first `bytes` bytes of a regular file (a peek: what kind of file it is), through the door; undefined when it cannot be read. */
+export function readFileHeadSync(path: string, bytes: number): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(realpathSync(path), OPEN_FLAGS);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Reads UTF-8 text through the door (a file of the product's own, or an operator's). */
 export function readTextSyncBounded(path: string, limits: ReadLimits): string {
   return readFileSyncBounded(path, limits).toString('utf8');
+}
+
+/** The package's own files (schemas, package.json, the OpenAPI document) are far below this. */
+const MAX_PACKAGE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** A file the package ships (found by src/util/package-file.ts), as text, through the door. */
+export function readPackageText(path: string): string {
+  return readTextSyncBounded(path, { maxBytes: MAX_PACKAGE_FILE_BYTES });
 }
 
 /** What a path is, without reading it: `missing` when nothing is there. Links are followed. */

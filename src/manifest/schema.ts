@@ -4,7 +4,7 @@
  * YAML node they are about.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { readFileSync } from 'node:fs';
+import { readPackageText } from '../io/read-file.js';
 import { join } from 'node:path';
 import { findPackageFile } from '../util/package-file.js';
 import { DESCRIPTORS } from '../model/kinds.js';
@@ -31,7 +31,7 @@ let schemaCache: Record<string, unknown> | undefined;
 
 /** The manifest JSON Schema as an object (read once). */
 export function readManifestSchema(): Record<string, unknown> {
-  schemaCache ??= JSON.parse(readFileSync(findManifestSchemaPath(), 'utf8')) as Record<string, unknown>;
+  schemaCache ??= JSON.parse(readPackageText(findManifestSchemaPath())) as Record<string, unknown>;
   return schemaCache;
 }
 

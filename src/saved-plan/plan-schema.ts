@@ -3,7 +3,7 @@
  * hold real planner output against the published contract).
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { readFileSync } from 'node:fs';
+import { readPackageText } from '../io/read-file.js';
 import { join } from 'node:path';
 import { findPackageFile } from '../util/package-file.js';
 
@@ -20,7 +20,7 @@ let validator: ValidateFunction | undefined;
 export function validatePlanDocument(value: unknown): string[] {
   if (!validator) {
     const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    validator = ajv.compile(JSON.parse(readFileSync(findPlanSchemaPath(), 'utf8')) as object);
+    validator = ajv.compile(JSON.parse(readPackageText(findPlanSchemaPath())) as object);
   }
   if (validator(value)) return [];
   return (validator.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);

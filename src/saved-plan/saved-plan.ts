@@ -5,7 +5,8 @@
  * against live state is pure (`checkFingerprints` in fingerprint.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { FileReadError, readFileBounded } from '../io/read-file.js';
 import { UnsafePlanError, UserError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { fingerprintLive } from './fingerprint.js';
@@ -44,21 +45,24 @@ export async function savePlan(path: string, plan: Plan, live: LiveState, option
   }
 }
 
+/** Largest saved plan read: a 100,000-resource org's plan is far below it. */
+export const MAX_PLAN_FILE_BYTES = 512 * 1024 * 1024;
+
 /** Reads a saved plan back, checking its version and shape; every problem is named. */
 export async function loadSavedPlan(path: string): Promise<Plan> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readFileBounded(path, { maxBytes: MAX_PLAN_FILE_BYTES })).toString('utf8');
   } catch (err) {
-    throw new UserError('PLAN_FILE_READ', `cannot read the plan file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-      cause: err,
-    });
+    throw new UserError('PLAN_FILE_READ', `cannot read the plan file ${err instanceof FileReadError ? err.message : path}`, { cause: err });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new PlanFileError(path, `it is not JSON (${(err as Error).message})`);
+    // Where, never what: the file may be anything a link or a typo named (DESIGN.md §8 rev 4).
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new PlanFileError(path, `it is not JSON${at === undefined ? '' : ` (a syntax error at byte ${at})`}; nothing of it is quoted`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new PlanFileError(path, 'it is not a JSON object');
   const version = (value as { formatVersion?: unknown }).formatVersion;

@@ -2,7 +2,8 @@
  * Files shipped at the package root (schemas/…), found by walking up from this module: the
  * same code runs from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readPackageText } from '../io/read-file.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +23,6 @@ let version: string | undefined;
 
 /** platform-sync's own version (package.json), read once. */
 export function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(findPackageFile('package.json'), 'utf8')) as { version: string }).version;
+  version ??= (JSON.parse(readPackageText(findPackageFile('package.json'))) as { version: string }).version;
   return version;
 }

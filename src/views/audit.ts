@@ -4,12 +4,12 @@
  * code scanning. Every text a finding carries comes from manifests or live data: each renderer
  * goes through the one escape (escape.ts).
  */
-import { relative, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { styleText } from 'node:util';
 import { RULES, type AuditReport, type AuditRule, type Finding, type Severity } from '../audit/index.js';
 import type { SourceLocation } from '../model/resources.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
-import { inlineCode, markdownCell as cell } from './plan-markdown.js';
+import { MARKDOWN_MAX_CHARS, inlineCode, markdownCell as cell } from './plan-markdown.js';
 
 export const AUDIT_FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];
@@ -44,14 +44,29 @@ export function renderTextAudit(report: AuditReport, options: { color?: boolean;
 }
 
 /** Markdown: a heading, the counts, a table of findings, how to fix each rule that fired. */
-export function renderMarkdownAudit(report: AuditReport, options: { rules?: readonly AuditRule[] } = {}): string {
+export function renderMarkdownAudit(report: AuditReport, options: { rules?: readonly AuditRule[]; maxChars?: number } = {}): string {
+  const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
   const lines = [`### platform-sync access review of ${inlineCode(report.org.name)}`, '', `**${countLine(report)}**`, ''];
   if (report.findings.length > 0) {
-    lines.push('| Severity | Rule | Resource | Finding | Declared at |', '|---|---|---|---|---|');
-    for (const f of report.findings) lines.push(`| ${f.severity} | ${inlineCode(f.rule)} | ${inlineCode(cell(f.address))} | ${cell(f.message)} | ${f.location ? inlineCode(cell(where(f.location))) : 'live only'} |`);
     const byId = ruleById(options.rules ?? RULES);
-    lines.push('', '#### How to fix', '');
-    for (const id of [...new Set(report.findings.map((f) => f.rule))]) lines.push(`- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`);
+    const help = ['', '#### How to fix', '', ...[...new Set(report.findings.map((f) => f.rule))].map((id) => `- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`)];
+    const reserve = help.join('\n').length + 400;
+    lines.push('| Severity | Rule | Resource | Finding | Declared at |', '|---|---|---|---|---|');
+    // Bounded like the plan (a job summary holds 1 MiB, a PR comment 65,536 characters): the
+    // most severe findings first (the report's order), then how many were left out.
+    let length = lines.join('\n').length;
+    let shown = 0;
+    for (const f of report.findings) {
+      const row = `| ${f.severity} | ${inlineCode(f.rule)} | ${inlineCode(cell(f.address))} | ${cell(f.message)} | ${f.location ? inlineCode(cell(where(f.location))) : 'live only'} |`;
+      if (length + row.length + 1 > maxChars - reserve) break;
+      lines.push(row);
+      length += row.length + 1;
+      shown++;
+    }
+    if (shown < report.findings.length) {
+      lines.push('', `_${(report.findings.length - shown).toLocaleString('en-US')} more findings are not shown: this summary is cut at ${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync audit\` to see them all._`);
+    }
+    lines.push(...help);
   }
   return escapeControl(lines.join('\n') + '\n');
 }
@@ -67,17 +82,37 @@ const SECURITY_SEVERITY: Record<Severity, string> = { high: '8.0', medium: '5.0'
 export interface SarifOptions {
   /** The tool's version (package.json). */
   version: string;
-  /** Manifest paths are written relative to this directory (the repository root: the working directory). */
+  /** Manifest paths are written relative to this directory: the repository root ({@link findRepositoryRoot}). */
   baseDir: string;
+  /** The directory the manifest paths of locations are relative to (default: baseDir). */
+  cwd?: string;
   /** Where a finding on a resource the manifests do not declare points: the org's declaration. */
   orgLocation?: SourceLocation;
   rules?: readonly AuditRule[];
 }
 
-/** A manifest path as a SARIF artifact URI: relative to the repository root, `/`-separated, percent-encoded. */
-function artifactUri(file: string, baseDir: string): string {
-  const rel = relative(baseDir, file).split(sep).join('/');
-  return rel.split('/').map(encodeURIComponent).join('/');
+/**
+ * A manifest path as a SARIF artifact URI: relative to the repository root, `/`-separated,
+ * percent-encoded; undefined for a file outside the repository (code scanning could not resolve
+ * it, and a `../` URI names places the report has no business naming).
+ */
+function artifactUri(file: string, baseDir: string, cwd: string): string | undefined {
+  const rel = relative(resolve(baseDir), resolve(cwd, file));
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).map(encodeURIComponent).join('/');
+}
+
+/**
+ * The repository root for SARIF URIs: `GITHUB_WORKSPACE` when set, else the nearest directory
+ * from `cwd` up that holds `.git`, else `cwd` (audit run from a subdirectory still writes paths
+ * code scanning resolves).
+ */
+export function findRepositoryRoot(cwd: string, env: Record<string, string | undefined>, hasGit: (dir: string) => boolean): string {
+  if (env.GITHUB_WORKSPACE) return resolve(env.GITHUB_WORKSPACE);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (hasGit(dir)) return dir;
+    if (dirname(dir) === dir) return resolve(cwd);
+  }
 }
 
 /**
@@ -90,8 +125,9 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const locationOf = (f: Finding) => {
     const l = f.location ?? options.orgLocation;
-    if (!l) return [];
-    return [{ physicalLocation: { artifactLocation: { uri: artifactUri(l.file, options.baseDir), uriBaseId: '%SRCROOT%' }, region: { startLine: l.line, startColumn: l.column } } }];
+    const uri = l ? artifactUri(l.file, options.baseDir, options.cwd ?? options.baseDir) : undefined;
+    if (!l || uri === undefined) return [];
+    return [{ physicalLocation: { artifactLocation: { uri, uriBaseId: '%SRCROOT%' }, region: { startLine: l.line, startColumn: l.column } } }];
   };
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

@@ -47,7 +47,7 @@ describe('resolveConnection', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ps-conn-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const missing = caught(() => resolveConnection({ tokenFile: join(dir, 'nope'), env: { PLATFORM_API_URL: 'https://x' } }));
-    expect(missing.message).toMatch(/cannot read the token file .*nope \(ENOENT\)/);
+    expect(missing.message).toMatch(/cannot read the token file .*nope: no such file or directory/);
     const empty = join(dir, 'empty');
     writeFileSync(empty, '  \n');
     expect(caught(() => resolveConnection({ tokenFile: empty, env: { PLATFORM_API_URL: 'https://x' } })).message).toMatch(/is empty/);

@@ -65,7 +65,7 @@ describe('readTokensFile', () => {
   });
 
   it('refuses a missing, unparsable, empty or malformed file, naming the file and never the content', () => {
-    expect(messageOf(() => readTokensFile(join(dir, 'absent.yaml')))).toMatch(/cannot read emulator tokens file .*absent\.yaml: ENOENT/);
+    expect(messageOf(() => readTokensFile(join(dir, 'absent.yaml')))).toMatch(/cannot read emulator tokens file .*absent\.yaml: no such file or directory/);
     const broken = messageOf(() => readTokensFile(file('broken.yaml', '- {token: very-secret, role: owner\n')));
     expect(broken).toMatch(/broken\.yaml is not valid YAML\/JSON \(line \d+, column \d+\)/);
     expect(broken).not.toContain('very-secret');

@@ -53,7 +53,7 @@ describe('saved plans', () => {
 
   it('refuses files that are not saved plans, saying why', async () => {
     const cases: [string, string, RegExp][] = [
-      ['missing.json', '', /cannot read the plan file .*missing\.json: ENOENT/],
+      ['missing.json', '', /cannot read the plan file .*missing\.json: no such file or directory/],
       ['text.json', 'hello', /text\.json is not a usable platform-sync plan: it is not JSON/],
       ['array.json', '[]', /it is not a JSON object/],
       ['manifest.json', '{"apiVersion":"platform-sync/v1"}', /it has no formatVersion/],

@@ -6,7 +6,8 @@
  */
 import { stringifyForOutput } from '../../views/escape.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readFileHeadSync } from '../../io/read-file.js';
 import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
@@ -108,18 +109,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
 function isSavedPlanFile(path: string): boolean {
   if (extname(path).toLowerCase() === '.json') return true;
   if (/\.ya?ml$/i.test(path) || statSync(path, { throwIfNoEntry: false })?.isFile() !== true) return false;
-  let head = '';
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      const buffer = Buffer.alloc(4096);
-      head = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
+  const head = readFileHeadSync(path, 4096)?.toString('utf8') ?? '';
   return /^\s*\{/.test(head) && head.includes('"formatVersion"');
 }
 

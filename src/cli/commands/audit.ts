@@ -9,8 +9,9 @@ import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
 import { packageVersion } from '../../util/package-file.js';
-import { writeFileSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { writeUserFile } from '../../io/write-file.js';
+import { existsSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
 
 const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 const FAIL_ON = ['low', 'medium', 'high'] as const;
@@ -50,14 +51,14 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     const { report, orgLocation } = await withSession(options, ctx, (session) => auditFromManifests(paths, session.client, { now: Date.now(), staleDays, expiryDays }));
     const sarif = (): string => {
       // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
-      return views.renderSarifAudit(report, { version: packageVersion(), baseDir: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
+      return views.renderSarifAudit(report, { version: packageVersion(), baseDir: views.findRepositoryRoot(ctx.cwd, ctx.env, (dir) => existsSync(join(dir, '.git'))), cwd: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
     };
     let rendered: string;
     if (options.format === 'json') rendered = views.renderJsonAudit(report);
     else if (options.format === 'markdown') rendered = views.renderMarkdownAudit(report);
     else if (options.format === 'sarif') rendered = sarif();
     else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
-    if (options.sarif !== undefined) writeFileSync(resolvePath(ctx.cwd, options.sarif), ctx.output.redact(sarif()));
+    if (options.sarif !== undefined) writeUserFile(resolvePath(ctx.cwd, options.sarif), ctx.output.redact(sarif()), 'the SARIF report');
     ctx.output.stdout.write(rendered);
     appendStepSummary(views.renderMarkdownAudit(report), ctx, 'the access review');
     ctx.exitCode = failsAt(report, options.failOn) ? 2 : 0;

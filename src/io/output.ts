@@ -1,0 +1,57 @@
+/**
+ * The one door out (DESIGN.md §8 rev 4, STYLE.md 14). Everything the CLI writes — to stdout, to stderr, and to files (saved plans, exports, the job
+ * summary) — goes through one {@link Output}. Once a session knows the API token, the output
+ * redacts it (src/api/redact.ts) from every piece of text before it leaves the process: the
+ * token may come back inside API data (a description someone set to it), and no renderer,
+ * message or file then has to remember to redact on its own.
+ */
+import { appendFileSync } from 'node:fs';
+import { redactSecret } from '../api/redact.js';
+
+/** A place the CLI writes text to. Each `write` is redacted whole, so a token never spans two. */
+export interface OutputStream {
+  write(text: string): void;
+  /** A terminal (for colour, prompts and the live progress line). */
+  readonly isTTY: boolean;
+  /** The terminal's width when it is one. */
+  readonly columns: number | undefined;
+}
+
+/**
+ * The CLI's writers. Invariant: after `addSecret(s)`, no text written through `stdout`,
+ * `stderr`, or returned by `redact` contains `s` (subject to redactSecret's own rules).
+ */
+export interface Output {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** Text for a file the CLI writes, redacted like the streams. */
+  redact(text: string): string;
+  /** Redacts `secret` from now on (the token, once the session has resolved it), in each of its forms (redact.ts). */
+  addSecret(secret: string): void;
+  /** Appends text to a file (the job summary, the Action's outputs), redacted like the streams; throws on a file system error. */
+  appendToFile(path: string, text: string): void;
+}
+
+/** An Output over two Node streams (process.stdout and process.stderr in the CLI). */
+export function createOutput(stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Output {
+  const secrets: string[] = [];
+  const redact = (text: string): string => secrets.reduce((t, s) => redactSecret(t, s), text);
+  const wrap = (stream: typeof stdout): OutputStream => ({
+    write: (text) => void stream.write(redact(text)),
+    get isTTY() {
+      return stream.isTTY === true;
+    },
+    get columns() {
+      return stream.columns;
+    },
+  });
+  return {
+    stdout: wrap(stdout),
+    stderr: wrap(stderr),
+    redact,
+    appendToFile: (path, text) => appendFileSync(path, redact(text)),
+    addSecret: (secret) => {
+      if (secret && !secrets.includes(secret)) secrets.push(secret);
+    },
+  };
+}

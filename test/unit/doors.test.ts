@@ -1,0 +1,148 @@
+/**
+ * One door in, one door out (DESIGN.md §8 rev 4, STYLE.md 14), held over the structure of the
+ * code: every module of src/ is parsed (rolldown's parser, the one the bundle is built with) and
+ * its imports and calls are read from the syntax tree, not matched as text.
+ *
+ * - In: no module but src/io/read-file.ts imports a function that reads a file or a directory
+ *   from node:fs (or the whole module, or requires it), save the exceptions named below with why.
+ * - Out: no module writes to the process's streams or the console but the process shell
+ *   (src/cli/context.ts) and the programs that are not the product's output (the demo, the
+ *   schema generator, the emulator's server log, the Action's last-resort error); the views
+ *   import no file system; files of text a user reads are appended only through the Output.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseAst } from 'rolldown/parseAst';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '..', '..', 'src');
+const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+  .map((f) => join(SRC, f));
+
+type Node = { type: string; [key: string]: unknown };
+
+function parse(file: string): Node {
+  return parseAst(readFileSync(file, 'utf8'), { lang: 'ts' }, file) as unknown as Node;
+}
+
+/** Every node of a tree, depth first. */
+function* walk(node: unknown): Generator<Node> {
+  if (Array.isArray(node)) {
+    for (const n of node) yield* walk(n);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const n = node as Node;
+  if (typeof n.type === 'string') yield n;
+  for (const [key, value] of Object.entries(n)) if (key !== 'type' && value !== null && typeof value === 'object') yield* walk(value);
+}
+
+const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
+/** What reads a file or a directory (or opens one, which is how a read starts). */
+const READS = new Set(['readFile', 'readFileSync', 'read', 'readSync', 'readv', 'readvSync', 'readdir', 'readdirSync', 'opendir', 'opendirSync', 'open', 'openSync', 'createReadStream', 'cp', 'cpSync', 'copyFile', 'copyFileSync', 'openAsBlob', 'watch', 'watchFile']);
+
+/** What a module takes from node:fs at run time: named value imports, `*`/default imports as '*', `require('fs')` as '*'. */
+function fsImports(tree: Node): string[] {
+  const out: string[] = [];
+  for (const node of walk(tree)) {
+    if (node.type === 'ImportDeclaration' && FS_MODULES.has(String((node.source as Node).value)) && node.importKind !== 'type') {
+      for (const spec of node.specifiers as Node[]) {
+        if (spec.type === 'ImportSpecifier') {
+          if (spec.importKind !== 'type') out.push(String((spec.imported as Node).name ?? (spec.imported as Node).value));
+        } else out.push('*');
+      }
+    }
+    if (node.type === 'ImportExpression' && FS_MODULES.has(String((node.source as Node).value))) out.push('*');
+    if (node.type === 'CallExpression' && (node.callee as Node).type === 'Identifier' && (node.callee as Node).name === 'require') {
+      const arg = (node.arguments as Node[])[0];
+      if (arg && FS_MODULES.has(String(arg.value))) out.push('*');
+    }
+  }
+  return out;
+}
+
+/** Calls of `process.stdout.write`, `process.stderr.write` and `console.*` in a module. */
+function processWrites(tree: Node): string[] {
+  const out: string[] = [];
+  for (const node of walk(tree)) {
+    if (node.type !== 'MemberExpression') continue;
+    const object = node.object as Node;
+    const property = node.property as Node;
+    if (object.type === 'Identifier' && object.name === 'console') out.push(`console.${String(property.name)}`);
+    if (object.type === 'MemberExpression' && (object.object as Node).type === 'Identifier' && (object.object as Node).name === 'process' && ['stdout', 'stderr'].includes(String((object.property as Node).name)) && property.name === 'write') {
+      out.push(`process.${String((object.property as Node).name)}.write`);
+    }
+  }
+  return out;
+}
+
+/** Modules allowed a read from node:fs outside the door, each for a reason that is not a read of a user's file. */
+const READ_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
+  'io/read-file.ts': { names: [...READS], why: 'the door itself' },
+  'emulator/persist.ts': { names: ['open', 'openSync'], why: 'opens the journal to append and truncate (it reads it through the door) and the state directory to fsync it' },
+  'demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
+};
+
+const WRITE_EXCEPTIONS: Record<string, string> = {
+  'cli/context.ts': 'the process shell: hands process.stdout/stderr to createOutput',
+  'demo.ts': 'the guided tour is a program of its own, not the product output',
+  'manifest/generate-schemas.ts': 'a build step',
+  'emulator/index.ts': "the emulator server's own log",
+  'action/main.ts': "the Action's last-resort error, when its run cannot start",
+};
+
+describe('one door in', () => {
+  it('no module but src/io/read-file.ts reads files or directories (named exceptions only)', () => {
+    const offenders: string[] = [];
+    for (const file of files) {
+      const rel = relative(SRC, file);
+      const allowed = new Set(READ_EXCEPTIONS[rel]?.names ?? []);
+      for (const name of fsImports(parse(file))) if ((name === '*' || READS.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the checker sees a read however it is imported (it can fail)', () => {
+    const probe = (text: string) => fsImports(parseAst(text, { lang: 'ts' }) as unknown as Node);
+    expect(probe("import { readFileSync as r } from 'node:fs';")).toEqual(['readFileSync']);
+    expect(probe("import * as fs from 'fs';")).toEqual(['*']);
+    expect(probe("import fs from 'node:fs/promises';")).toEqual(['*']);
+    expect(probe("const fs = require('fs');")).toEqual(['*']);
+    expect(probe("const m = await import('node:fs');")).toEqual(['*']);
+    expect(probe("import type { Stats } from 'node:fs';")).toEqual([]);
+  });
+});
+
+describe('one door out', () => {
+  it('no module writes to the process streams or the console but the named ones', () => {
+    const offenders = files.flatMap((file) => {
+      const rel = relative(SRC, file);
+      return WRITE_EXCEPTIONS[rel] ? [] : processWrites(parse(file)).map((w) => `${rel}: ${w}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('views only make text: they import no file system and write nowhere', () => {
+    const offenders = files
+      .filter((f) => relative(SRC, f).startsWith('views/'))
+      .flatMap((file) => [...fsImports(parse(file)), ...processWrites(parse(file))].map((x) => `${relative(SRC, file)}: ${x}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it('text files a user reads are appended only through the Output (it redacts); appendFile is imported nowhere else', () => {
+    const offenders = files.flatMap((file) => {
+      const rel = relative(SRC, file);
+      if (rel === 'io/output.ts') return [];
+      return fsImports(parse(file))
+        .filter((n) => n === 'appendFile' || n === 'appendFileSync')
+        .map((n) => `${rel}: ${n}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('the checker sees a write to the streams (it can fail)', () => {
+    const probe = (text: string) => processWrites(parseAst(text, { lang: 'ts' }) as unknown as Node);
+    expect(probe('process.stderr.write("x"); console.log(1);')).toEqual(['process.stderr.write', 'console.log']);
+  });
+});
