@@ -148,14 +148,17 @@ export function createClient(options: ClientOptions): ApiClient {
  * The text of a response body, decoded per its `content-encoding` (we ask for none, but a
  * proxy may compress anyway); an encoding this client cannot decode is named, not misread.
  */
-async function readBodyText(encoding: string | string[] | undefined, raw: Buffer, status: number): Promise<string> {
+async function readBodyText(encoding: string | string[] | undefined, raw: Buffer, status: number, maxBytes: number): Promise<string> {
   const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
   if (name === '' || name === 'identity') return raw.toString('utf8');
   const decode = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name];
   if (!decode) throw new UnsupportedEncodingError(name, status);
   try {
-    return decode(raw).toString('utf8');
+    // Bounded after decompression (DESIGN.md §8 rev 4): a 1 MB body that inflates to 1 GiB is
+    // refused at the bound, never inflated whole.
+    return decode(raw, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new ResponseTooLargeError(maxBytes);
     throw new UnsupportedEncodingError(name, status, err);
   }
 }
@@ -364,7 +367,7 @@ class HttpApiClient implements ApiClient {
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
       location = res.headers.location;
-      text = await readBodyText(res.headers['content-encoding'], res.body, res.statusCode);
+      text = await readBodyText(res.headers['content-encoding'], res.body, res.statusCode, this.maxResponseBytes);
     } catch (err) {
       if (err instanceof ResponseTooLargeError) {
         emit(0);

@@ -136,6 +136,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // The real path: writes replace the state file itself, never a symlink to it.
       const opened = await openDurableState(realStatePath(options.statePath), service.store, seedNow, { repair: options.repair === true });
       durable = opened.state;
+      await lock.holdFile?.();
       for (const note of opened.notes) (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);
     } catch (err) {
       lock.release();

@@ -128,8 +128,29 @@ export function loadState(path: string, store: Store): number | undefined {
   return typeof parsed.generation === 'number' ? parsed.generation : 0;
 }
 
+/**
+ * The header line, checksummed like a record: a flipped digit of its generation would otherwise
+ * make a current journal look older than its snapshot, and every acknowledged write in it would
+ * be dropped without a word.
+ */
 function journalHeader(generation: number): string {
-  return `${JSON.stringify({ format: JOURNAL_FORMAT, generation })}\n`;
+  const json = JSON.stringify({ format: JOURNAL_FORMAT, generation });
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** The header of a journal: checksummed, or (journals of earlier versions) bare JSON; undefined when it is damaged. */
+function decodeHeader(line: string): { format?: string; generation?: number } | undefined {
+  let json = line;
+  if (!line.startsWith('{')) {
+    json = line.slice(9);
+    if (line.indexOf(' ') !== 8 || crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) return undefined;
+  }
+  try {
+    const header = JSON.parse(json) as { format?: string; generation?: number } | null;
+    return header !== null && typeof header === 'object' && typeof header.generation === 'number' ? header : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function encodeRecord(m: StoreMutation): string {
@@ -191,13 +212,8 @@ export function replayJournal(text: Buffer, generation: number, store: Store, pa
   // is no journal, but a header that does not read is damage like any other — the records after
   // it may hold every acknowledged write (DESIGN.md §6, §8 rev 4).
   if (text.length === 0) return { applied: 0, notes, goodBytes: 0, current: false };
-  let header: { format?: string; generation?: number } | undefined;
-  try {
-    header = firstNewline < 0 ? undefined : (JSON.parse(text.subarray(0, firstNewline).toString('utf8')) as typeof header);
-  } catch {
-    header = undefined;
-  }
-  if (header === null || typeof header !== 'object' || typeof header.generation !== 'number') {
+  const header = firstNewline < 0 ? undefined : decodeHeader(text.subarray(0, firstNewline).toString('utf8'));
+  if (header === undefined) {
     const after = firstNewline < 0 ? 0 : countLines(text, firstNewline + 1);
     if (!repair) throw new JournalCorruptError(`${path}.journal`, 0, after);
     notes.push(`--repair: dropped ${path}.journal whole: its header is damaged (${after} records after it were not replayed)`);

@@ -62,6 +62,11 @@ export interface LockOptions {
 
 export interface StateLock {
   release(): void;
+  /**
+   * Holds the names of the state file as it is now (its inode, once the file exists): called
+   * after the state was first written, so that a hard link made to it later is refused too.
+   */
+  holdFile?(): Promise<void>;
 }
 
 const POLL_MS = 100;
@@ -252,6 +257,7 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
     } catch {
       // Only information: the lock is held either way.
     }
+    const held = new Set(names);
     return {
       release() {
         try {
@@ -260,6 +266,19 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
           // Gone already.
         }
         for (const server of servers) server.close();
+      },
+      async holdFile() {
+        const more = socketNamesOf(statePath).filter((n) => !held.has(n));
+        if (more.length === 0) return;
+        try {
+          const added = await listenAll(more, mine);
+          for (const server of added) server.unref();
+          servers.push(...added);
+          for (const n of more) held.add(n);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+          throw new StateLockedError(statePath, (await askHolder((err as Error).message)) ?? { pid: 0, host: 'an unknown host', since: 'an unknown time', what: 'another process' });
+        }
       },
     };
   }

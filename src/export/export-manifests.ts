@@ -14,6 +14,8 @@ import { ORG_ADDRESS, parentPath, pathDepth, type IdentityKey, type RoleKey } fr
 import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
+import { escapeValue } from '../io/escape.js';
+import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
 import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
@@ -133,7 +135,33 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
     taken.add(file);
     files.push({ file, text: stringify(doc) });
   }
+  checkRoundTrip(live, files);
   return files;
+}
+
+/**
+ * An export is only written when it says what live holds (DESIGN.md §4): the files must pass
+ * `validate`, and every live resource the manifests can hold must be declared in them at its
+ * own address. A non-conforming server's names (a group `a/b` or `../../x`, a name `validate`
+ * rejects) make export fail naming them — never files the next plan would read as deletes.
+ */
+function checkRoundTrip(live: LiveState, files: readonly ExportedFile[]): void {
+  const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
+  const declared = new Set(state?.resources.map((r) => r.address) ?? []);
+  const lost = state ? live.resources.filter((r) => r.address !== ORG_ADDRESS && descriptorOf(r.kind).manifest && !declared.has(r.address)) : [];
+  if (diagnostics.length === 0 && lost.length === 0) return;
+  const problems = [
+    ...diagnostics.slice(0, 20).map((d) => `  - ${escapeValue(d.message)}`),
+    ...lost.slice(0, 20).map((r) => `  - ${escapeValue(r.address)} (uid ${r.uid}) cannot be written at its own address`),
+  ];
+  const more = Math.max(0, diagnostics.length - 20) + Math.max(0, lost.length - 20);
+  throw new UserError(
+    'EXPORT_UNREPRESENTABLE',
+    `cannot export org ${escapeValue(live.org?.name ?? '?')}: live holds names or values that manifests cannot hold as they are, so the export would not describe the org; nothing was written:\n` +
+      problems.join('\n') +
+      (more > 0 ? `\n  … and ${more} more` : '') +
+      '\nRename them on the service (a name is lowercase letters, digits, ".", "_", "-" and spaces, one line, no "/"), then export again.',
+  );
 }
 
 /** Longest file-name stem (bytes): far below the 255 every common file system allows. */

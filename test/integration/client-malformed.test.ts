@@ -93,6 +93,22 @@ describe('the client against a server that misbehaves', () => {
     await client.close();
   });
 
+  it('regression 6 (issue 35): a gzip bomb is bounded after decompression, not by its compressed size', async () => {
+    // 64 KiB of gzip that inflates to 64 MiB: under the bound compressed, far over it inflated.
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(100_000);
+    const client = serve(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(bomb);
+      },
+      { maxResponseBytes: 1_000_000 },
+    );
+    const err = await failure(client.list('group'));
+    expect(err.message).toContain('the response body is over 1000000 bytes, more than any answer of the API; not read further');
+    await client.close();
+  });
+
   it('an encoding it cannot decode is named, not reported as "not JSON"', async () => {
     const client = serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'zstd' });

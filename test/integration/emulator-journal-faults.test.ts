@@ -56,6 +56,26 @@ describe('a damaged journal', () => {
     expect(readFileSync(`${state}.journal`).equals(damaged)).toBe(true);
   });
 
+  it('regression 9 (issue 35): one damaged byte in the first line (the header) is corruption too, never an empty org', async () => {
+    for (const [label, offset] of [['its checksum', 2], ['its generation digit', -3]] as const) {
+      const { state, journal, lines } = await fiveRecords(`header-${offset}`);
+      const damaged = Buffer.from(journal);
+      const at = offset >= 0 ? offset : lines[1]! + offset; // `…"generation":N}` ends 2 bytes before the newline
+      damaged[at] = damaged[at]! ^ 0x01;
+      writeFileSync(`${state}.journal`, damaged);
+      const error = await startTestEmulator({ statePath: state }).then(
+        async (emu) => {
+          await emu.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      expect(error, label).toBeInstanceOf(JournalCorruptError);
+      expect((error as Error).message).toContain(`${state}.journal is corrupt at byte 0`);
+      expect(readFileSync(`${state}.journal`).equals(damaged)).toBe(true);
+    }
+  });
+
   it('--repair truncates there, says how many records it drops, and keeps what came before', async () => {
     const { state, journal, lines } = await fiveRecords('repair');
     const damaged = Buffer.from(journal);

@@ -6,8 +6,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Rewrites one answer's JSON body (parsed); return it (or a new value) to send. */
+/** Rewrites one answer's JSON body (parsed); return it (or a new value) to send, or {@link answerWith} to change the status too. */
 export type Rewrite = (request: { method: string; path: string }, body: unknown) => unknown;
+
+const ANSWER = Symbol('answer');
+
+/** What a rewrite returns to answer with another status and body (a server that echoes a request in its error). */
+export function answerWith(status: number, body: unknown): unknown {
+  return { [ANSWER]: true, status, body };
+}
 
 export interface RewritingProxy {
   url: string;
@@ -52,10 +59,15 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
       const text = await answer.text();
       exchanges.push({ method, url: path, requestBody: body.toString('utf8'), status: answer.status, responseBody: text });
       let out = text;
+      let status = answer.status;
       if (text !== '' && (answer.headers.get('content-type') ?? '').includes('json')) {
-        out = JSON.stringify(rewrite({ method, path }, JSON.parse(text)));
+        const rewritten = rewrite({ method, path }, JSON.parse(text)) as { [ANSWER]?: true; status: number; body: unknown };
+        if (rewritten !== null && typeof rewritten === 'object' && rewritten[ANSWER]) {
+          status = rewritten.status;
+          out = JSON.stringify(rewritten.body);
+        } else out = JSON.stringify(rewritten);
       }
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.writeHead(status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
       res.end(out);
     })().catch((err: unknown) => {
       res.writeHead(502);
