@@ -4,7 +4,7 @@
  * what the executor will do. `plan --format json` prints it (views/plan-json.ts) and saved plans
  * are this document with fingerprints (saved-plan/saved-plan.ts): data, not a view.
  */
-import type { Fingerprint, Plan, PlanRefusal, PlanStep, PlanSummary } from './plan.js';
+import type { Fingerprint, Plan, PlanBasis, PlanRefusal, PlanStep, PlanSummary } from './plan.js';
 
 /** What `plan --format json` prints and `plan --out` writes. */
 export interface JsonPlan {
@@ -19,6 +19,8 @@ export interface JsonPlan {
   fingerprints?: Fingerprint[];
   /** Present when --target made the plan: how many planned changes it left out. */
   untargeted?: number;
+  /** Present in saved plans only: what the plan was planned from (re-planned at apply). */
+  basis?: PlanBasis;
 }
 
 export interface JsonPlanOptions {
@@ -36,6 +38,7 @@ export function toPlanDocument(plan: Plan, options: JsonPlanOptions = {}): JsonP
   };
   if (plan.refusals.length > 0) out.refusals = plan.refusals;
   if (options.fingerprints) out.fingerprints = plan.fingerprints;
+  if (options.fingerprints && plan.basis) out.basis = plan.basis;
   if (plan.untargeted !== undefined) out.untargeted = plan.untargeted;
   return out;
 }

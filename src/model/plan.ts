@@ -3,7 +3,7 @@
  * read it, and `plan --out` saves it as JSON (DESIGN.md §5, schemas/plan.schema.json).
  */
 import type { Kind } from './kinds.js';
-import type { SecretRef, SourceLocation } from './resources.js';
+import type { DesiredState, SecretRef, SourceLocation } from './resources.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -126,6 +126,19 @@ export interface Plan {
    * it so an empty targeted plan does not claim the org matches the manifests. Not saved.
    */
   untargeted?: number;
+  /**
+   * Saved plans only: what the plan was made from — the desired state and the planning options —
+   * so that `apply plan.json` re-plans it against the live state it re-reads and refuses any step
+   * that planning would not produce (a step added or altered by hand), by the same safety rules
+   * (DESIGN.md §4).
+   */
+  basis?: PlanBasis;
+}
+
+/** What a saved plan was planned from. */
+export interface PlanBasis {
+  desired: DesiredState;
+  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean };
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */

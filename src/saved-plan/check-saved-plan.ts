@@ -5,8 +5,10 @@
  */
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
-import { StalePlanError, UserError } from '../model/errors.js';
-import type { CreateStep, Plan, PlanStep, UpdateStep } from '../model/plan.js';
+import { StalePlanError, UnsafePlanError, UserError } from '../model/errors.js';
+import { plan } from '../plan/index.js';
+import { managedSubResources } from '../pipeline.js';
+import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
 import { liveDefault, sameValue } from '../model/kind-descriptor.js';
@@ -81,7 +83,10 @@ export function findUnvouchedSteps(saved: Plan): string[] {
 export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
-  const live = await readLiveState(client, { org: saved.org, subResources: subResourcesOf(saved) });
+  const basis = saved.basis;
+  const subResources = subResourcesOf(saved);
+  if (basis) for (const address of managedSubResources(basis.desired)) subResources.add(address);
+  const live = await readLiveState(client, { org: saved.org, subResources, ...(basis ? { expected: basis.desired.resources } : {}) });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
     if (wasApplied(saved, live)) {
@@ -93,7 +98,59 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
     }
     throw new StalePlanError(changed);
   }
+  if (basis) checkAgainstBasis(saved, basis, live);
   return saved;
+}
+
+/** A saved plan whose steps are not the ones its own basis plans: changed after `plan --out`. */
+export class AlteredPlanError extends UserError {
+  constructor(problems: string[]) {
+    super(
+      'PLAN_ALTERED',
+      `the saved plan holds steps that planning what it records would not produce, so it was changed after \`plan --out\`; nothing was applied:\n` +
+        problems.map((p) => `  - ${p}`).join('\n') +
+        `\nMake a new plan with \`platform-sync plan --out\`.`,
+    );
+  }
+}
+
+/**
+ * Re-plans the saved plan's recorded desired state and options against the live state just
+ * re-read (which its fingerprints vouch is the one it was made from): the same safety rules
+ * (`protect`, the mass-delete ratio, `ignore`, every refusal) apply, and every step must be
+ * exactly one that planning produces (DESIGN.md §4). Throws before anything is sent.
+ */
+export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): void {
+  if (basis.desired.org.name !== saved.org.name) throw new AlteredPlanError([`the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`]);
+  let replanned: Plan;
+  try {
+    replanned = plan(basis.desired, live, basis.options);
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new AlteredPlanError([`what it records cannot be planned (${(err as Error).message})`]);
+  }
+  const expected = new Map<string, number>();
+  for (const step of replanned.steps) {
+    const key = JSON.stringify(step);
+    expected.set(key, (expected.get(key) ?? 0) + 1);
+  }
+  const problems: string[] = [];
+  for (const step of saved.steps) {
+    const key = JSON.stringify(step);
+    const left = expected.get(key) ?? 0;
+    if (left === 0) problems.push(`${step.action} ${step.address}: not a step that planning what the plan records produces (added or altered by hand)`);
+    else expected.set(key, left - 1);
+  }
+  const missing = replanned.steps.length - (saved.steps.length - problems.length);
+  if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
+  if (problems.length === 0 && replanned.refusals.length === 0) return;
+  // Planning differs because live has resources the plan never read (made since, by someone
+  // else): the plan is stale, not altered.
+  const read = new Set(saved.fingerprints.map((f) => f.uid));
+  const since = live.resources.filter((r) => !read.has(r.uid));
+  if (since.length > 0) throw new StalePlanError(since.slice(0, 20).map((r) => ({ address: r.address, reason: `created since the plan (uid ${r.uid})` })));
+  if (replanned.refusals.length > 0) throw new UnsafePlanError(replanned.refusals);
+  throw new AlteredPlanError(problems.slice(0, 20));
 }
 
 /**

@@ -10,7 +10,8 @@ import { FileReadError, readFileBounded } from '../io/read-file.js';
 import { UnsafePlanError, UserError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { fingerprintLive } from './fingerprint.js';
-import { PLAN_FORMAT_VERSION, type Plan } from '../model/plan.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanBasis } from '../model/plan.js';
+import { KINDS } from '../model/kinds.js';
 import { toPlanDocument } from '../model/plan-document.js';
 import { validatePlanDocument } from './plan-schema.js';
 
@@ -24,6 +25,8 @@ export class PlanFileError extends UserError {
 /** How a plan is written: `redact` filters the file's text (the CLI's Output redacts the token). */
 export interface SavePlanOptions {
   redact?: (text: string) => string;
+  /** What the plan was planned from: `apply` re-plans it and refuses any step planning would not produce. */
+  basis: PlanBasis;
 }
 
 /**
@@ -31,9 +34,9 @@ export interface SavePlanOptions {
  * `apply plan.json` can refuse it once live state moved; atomically, so a crash never leaves
  * half a plan. A refused plan is never saved: there is nothing it could apply.
  */
-export async function savePlan(path: string, plan: Plan, live: LiveState, options: SavePlanOptions = {}): Promise<void> {
+export async function savePlan(path: string, plan: Plan, live: LiveState, options: SavePlanOptions): Promise<void> {
   if (plan.refusals.length > 0) throw new UnsafePlanError(plan.refusals);
-  const json = `${JSON.stringify(toPlanDocument({ ...plan, fingerprints: fingerprintLive(live) }, { fingerprints: true }), null, 2)}\n`;
+  const json = `${JSON.stringify(toPlanDocument({ ...plan, fingerprints: fingerprintLive(live), basis: options.basis }, { fingerprints: true }), null, 2)}\n`;
   const text = options.redact ? options.redact(json) : json;
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
@@ -77,6 +80,8 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
     throw new PlanFileError(path, 'it has no fingerprints: save plans with `plan --out`, not by redirecting `--format json`');
   }
   if (!doc.org || typeof doc.org.name !== 'string') throw new PlanFileError(path, 'it does not name its org');
+  const basisProblem = checkBasisShape(doc.basis);
+  if (basisProblem) throw new PlanFileError(path, `${basisProblem}; make a new plan with \`platform-sync plan --out\``);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     org: doc.org,
@@ -87,5 +92,32 @@ export async function loadSavedPlan(path: string): Promise<Plan> {
     refusals: Array.isArray(doc.refusals) ? doc.refusals : [],
     fingerprints: doc.fingerprints,
     ...(typeof doc.untargeted === 'number' ? { untargeted: doc.untargeted } : {}),
+    basis: doc.basis!,
   };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/**
+ * The shape of a saved plan's basis, checked before the planner sees it (a saved plan is
+ * untrusted): a desired state of resources the model knows, settings of strings, options of
+ * their types. What it says is judged by re-planning it.
+ */
+function checkBasisShape(basis: unknown): string | undefined {
+  if (!isObject(basis)) return 'it has no record of what it was planned from (a plan saved by an earlier version, or edited)';
+  const { desired, options } = basis;
+  if (!isObject(options)) return 'its planning options are not an object';
+  if (options.targets !== undefined && !isStrings(options.targets)) return 'its targets are not a list of strings';
+  if (options.maxDeleteRatio !== undefined && (typeof options.maxDeleteRatio !== 'number' || !(options.maxDeleteRatio >= 0 && options.maxDeleteRatio <= 1))) return 'its maxDeleteRatio is not a number from 0 to 1';
+  for (const flag of ['allowMassDelete', 'rotateSecrets', 'bootstrap']) if (options[flag] !== undefined && typeof options[flag] !== 'boolean') return `its ${flag} is not true or false`;
+  if (!isObject(desired) || !isObject(desired.org) || typeof desired.org.name !== 'string' || !Array.isArray(desired.resources) || !isStrings(desired.files)) return 'its desired state is not one';
+  const settings = desired.settings;
+  if (!isObject(settings) || !isStrings(settings.ignore) || !isStrings(settings.protect) || !(typeof settings.prune === 'boolean' || isObject(settings.prune))) return 'its settings are not ones';
+  for (const r of desired.resources as unknown[]) {
+    if (!isObject(r) || typeof r.kind !== 'string' || !(KINDS as readonly string[]).includes(r.kind) || typeof r.address !== 'string' || typeof r.groupPath !== 'string' || !(r.parentAddress === null || typeof r.parentAddress === 'string') || !isObject(r.fields) || !isObject(r.source)) {
+      return 'its desired state holds a resource that is not one';
+    }
+  }
+  return undefined;
 }

@@ -32,7 +32,7 @@ import { exportManifests } from '../../src/export/index.js';
 import { readLiveState } from '../../src/live/index.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import { StalePlanError, UserError } from '../../src/model/errors.js';
-import type { Plan } from '../../src/model/plan.js';
+import type { Plan, PlanBasis } from '../../src/model/plan.js';
 import type { DesiredState, LiveResource, LiveState } from '../../src/model/resources.js';
 import { managedSubResources } from '../../src/pipeline.js';
 import { displayFields } from '../../src/plan/fields.js';
@@ -248,10 +248,10 @@ function lastSeq(h: Harness): number {
 }
 
 /** The plan as `plan --out` writes it and `apply plan.json` reads it back (a refused plan is kept as it is). */
-async function saveAndLoad(h: Harness, made: Plan, live: LiveState): Promise<Plan> {
-  if (made.refusals.length > 0) return { ...made, fingerprints: fingerprintLive(live) };
+async function saveAndLoad(h: Harness, made: Plan, live: LiveState, basis: PlanBasis): Promise<Plan> {
+  if (made.refusals.length > 0) return { ...made, fingerprints: fingerprintLive(live), basis };
   const file = join(h.dir, 'plan.json');
-  await savePlan(file, made, live);
+  await savePlan(file, made, live, { basis });
   return loadSavedPlan(file);
 }
 
@@ -270,6 +270,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   const neighbour = await h.neighbourPrint();
   const makePlan = (l: LiveState, targets?: string[]) =>
     plan(desired, l, { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) });
+  const basisOf = (targets?: string[]): PlanBasis => ({ desired: JSON.parse(JSON.stringify(desired)) as DesiredState, options: { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) } });
   let first0 = makePlan(live);
   // A target drawn from the plan's own addresses (a glob of its first segment, or one address).
   let targets: string[] | undefined;
@@ -277,7 +278,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     const address = first0.steps[c.target % first0.steps.length]!.address;
     targets = [c.target % 2 === 0 ? address : `${address.slice(0, address.indexOf(':') + 1)}*`];
   }
-  let p: Plan = await saveAndLoad(h, makePlan(live, targets), live);
+  let p: Plan = await saveAndLoad(h, makePlan(live, targets), live, basisOf(targets));
 
   // I5: a hand edit behind the saved plan's back makes it stale, naming what changed.
   const editedAddress = await makeHandEdit(h, live, c.hand);
@@ -294,7 +295,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     }
     live = await h.read(desired);
     first0 = makePlan(live);
-    p = await saveAndLoad(h, makePlan(live, targets), live);
+    p = await saveAndLoad(h, makePlan(live, targets), live, basisOf(targets));
   }
 
   const ignored = matchedLive(live, desired, ignore, true);

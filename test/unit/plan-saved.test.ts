@@ -33,7 +33,7 @@ function scenario() {
 
 /** A plan as `plan --out` saves it: with a fingerprint of every live resource it read. */
 function savedPlanOf(desired: DesiredState, live: LiveState): Plan {
-  return { ...plan(desired, live, { bootstrap: true }), fingerprints: fingerprintLive(live) };
+  return { ...plan(desired, live, { bootstrap: true }), fingerprints: fingerprintLive(live), basis: { desired, options: { bootstrap: true } } };
 }
 
 function withResource(live: LiveState, extra: LiveState['resources'][number]): LiveState {
@@ -44,9 +44,9 @@ describe('saved plans', () => {
   it('round-trips through a file with its fingerprints and nothing else', async () => {
     const { plan: p, live } = scenario();
     const path = join(dir, 'plan.json');
-    await savePlan(path, { ...p, fingerprints: [] }, live);
+    await savePlan(path, { ...p, fingerprints: [] }, live, { basis: p.basis! });
     const text = await readFile(path, 'utf8');
-    expect(Object.keys(JSON.parse(text))).toEqual(['formatVersion', 'org', 'summary', 'steps', 'warnings', 'fingerprints']);
+    expect(Object.keys(JSON.parse(text))).toEqual(['formatVersion', 'org', 'summary', 'steps', 'warnings', 'fingerprints', 'basis']);
     expect(await loadSavedPlan(path)).toEqual(p);
     expect(p.fingerprints.map((f) => f.address)).toEqual(['group:old', 'identity:bot', 'org', 'subscription:https://h.example/x']);
   });

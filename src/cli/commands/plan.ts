@@ -4,7 +4,8 @@
  * 1 on any error (set by main.ts).
  */
 import { Option, type Command } from 'commander';
-import { planFromManifests } from '../../pipeline.js';
+import { planFromManifests, type PlanningOptions } from '../../pipeline.js';
+import type { PlanBasis } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
 import { planSecretWarnings } from '../../apply/secrets.js';
 import { escapeControl } from '../../views/escape.js';
@@ -29,6 +30,17 @@ interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {
   detailedExitcode?: boolean;
 }
 
+/** The planning options a saved plan records (the manifest-reading bounds are not planning). */
+function basisOptions(o: PlanningOptions): PlanBasis['options'] {
+  const out: PlanBasis['options'] = {};
+  if (o.targets !== undefined) out.targets = o.targets;
+  if (o.maxDeleteRatio !== undefined) out.maxDeleteRatio = o.maxDeleteRatio;
+  if (o.allowMassDelete !== undefined) out.allowMassDelete = o.allowMassDelete;
+  if (o.rotateSecrets !== undefined) out.rotateSecrets = o.rotateSecrets;
+  if (o.bootstrap !== undefined) out.bootstrap = o.bootstrap;
+  return out;
+}
+
 /** Exit code of a successful plan: 2 means "there are changes" when the caller asked. */
 function planExitCode(steps: number, detailed: boolean | undefined): number {
   return detailed && steps > 0 ? 2 : 0;
@@ -48,7 +60,8 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
     requirePaths(paths, options, 'plan');
-    const { plan, live } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planOptionsFrom(options)));
+    const planning = planOptionsFrom(options);
+    const { plan, live, desired } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planning));
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
@@ -57,7 +70,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     for (const warning of planSecretWarnings(plan, cliSecretSources(options, ctx))) output.stderr.write(`Warning: ${escapeControl(warning)}\n`);
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
-      await savePlan(options.out, plan, live, { redact: output.redact });
+      await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: basisOptions(planning) } });
       // The hint says how to apply it where it was made (the embedded emulator's state is per directory).
       output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}${options.emulator ? ' --emulator' : ''}\n`);
     }
