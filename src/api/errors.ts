@@ -3,6 +3,7 @@
  * the same table the client reads them with.
  */
 import { UserError } from '../model/errors.js';
+import { escapeValue } from '../io/escape.js';
 
 /** gRPC status codes used by the Platform API and the HTTP status each maps to. */
 export const GRPC_CODES = {
@@ -94,7 +95,8 @@ export class ApiError extends UserError {
     const what = init.resource ? `${init.resource}: ` : '';
     super(
       `API_${grpcName}`,
-      `${what}${init.method} ${init.path} failed: ${init.status ? `HTTP ${init.status} ` : ''}${grpcName} (${init.grpcCode}): ${init.reason}`,
+      // The server's words are one line (DESIGN.md §8 rev 4): a reason cannot forge the lines after it.
+      `${escapeValue(what)}${escapeValue(init.method)} ${escapeValue(init.path)} failed: ${init.status ? `HTTP ${init.status} ` : ''}${grpcName} (${init.grpcCode}): ${escapeValue(init.reason)}`,
       { cause: init.cause },
     );
     this.grpcCode = init.grpcCode;

@@ -22,6 +22,9 @@ import { createOutput, type Output } from './output.js';
 import { escapeControl } from '../views/escape.js';
 import { processIo, type CliContext, type CliIo } from './context.js';
 
+/** The variables a manifest's `fromEnv` may name (DESIGN.md §3). */
+const SECRET_ENV_PREFIX = 'PLATFORM_SYNC_SECRET_';
+
 export { processIo, type CliIo } from './context.js';
 
 
@@ -103,6 +106,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   io.stdout.on('error', onStdoutError);
   // The one writer of every command: it redacts the token once a session knows it (output.ts).
   const ctx: CliContext = { ...io, output: createOutput(io.stdout, io.stderr), exitCode: 0 };
+  // The secrets the operator put in this run's environment are redacted from the start, by every
+  // command, whether or not it sends them: live data may hold one (DESIGN.md §8 rev 4). Their
+  // values are only compared with output, never sent or printed.
+  for (const [name, value] of Object.entries(io.env)) if (name.startsWith(SECRET_ENV_PREFIX) && value) ctx.output.addSecret(value);
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv);
