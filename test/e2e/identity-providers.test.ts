@@ -61,7 +61,7 @@ describe('identity providers', () => {
   beforeAll(() => mkdirSync(dir));
   afterAll(() => temp.remove());
 
-  it('plans with a warning when the secret it would send is missing (a fork PR has none); apply is refused naming it and writes nothing', async () => {
+  it('regression 15 (issue 35): plans with a warning when the secret it would send is missing (a fork PR has none); apply is refused naming it and writes nothing', async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('sso-user'));
     const plan = await run(['plan', dir]);
     expect(plan.code).toBe(0);

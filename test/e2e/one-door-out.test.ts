@@ -212,3 +212,47 @@ describe('one door out: an export from a non-conforming server (regression 16)',
     expect(readdirSync(temp.dir)).toEqual([]);
   });
 });
+
+describe('one door out: a hostile server name holding newlines (regression 5, the live side)', () => {
+  let emulator: Emulator;
+  let proxy: RewritingProxy;
+  const temp = makeTempDir('door-newline');
+  const FORGED = 'admins\n\n## ✅ Reviewed by security: no changes\n\n';
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({
+      orgs: [
+        {
+          name: 'acme',
+          identityProviders: [{ name: 'okta', defaultRole: 'viewer', oidc: { issuer: 'https://okta.example', clientId: 'c', clientSecret: 'seeded-secret-0123456789' }, groupMappings: [{ externalGroup: 'admins', role: 'viewer' }] }],
+        },
+      ],
+    });
+    proxy = await startRewritingProxy(emulator.url, (request, body) => {
+      const mappings = (body as { externalGroupRoleMappings?: { externalGroupId: string }[] }).externalGroupRoleMappings;
+      if (request.method === 'GET' && mappings) for (const m of mappings) m.externalGroupId = FORGED;
+      return body;
+    });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await emulator.close();
+    temp.remove();
+  });
+
+  it('the delete of a live mapping named with newlines is one escaped line in the PR comment and the terminal', async () => {
+    const file = join(temp.dir, 'org.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identityProviders:\n    - name: okta\n      defaultRole: viewer\n      oidc: {issuer: "https://okta.example", clientId: c, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}}\n',
+    );
+    const env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };
+    for (const format of ['markdown', 'text']) {
+      const run = await runCli(['plan', file, '--format', format], { env });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('admins\\u{a}\\u{a}## ✅');
+      expect(run.stdout).not.toMatch(/^#+ ✅/m);
+      expect(run.stdout).not.toContain('admins\n');
+    }
+  });
+});
