@@ -35,6 +35,17 @@ async function fiveRecords(name: string): Promise<{ state: string; journal: Buff
   return { state, journal, lines };
 }
 
+/** What starting an emulator on `state` throws (undefined when it starts: it is closed again). */
+function startError(state: string): Promise<unknown> {
+  return startTestEmulator({ statePath: state }).then(
+    async (emu) => {
+      await emu.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+}
+
 describe('a damaged journal', () => {
   it('a flipped byte in record 2 of 5 is corruption: the emulator refuses to start, naming the file and the offset', async () => {
     const { state, journal, lines } = await fiveRecords('flip');
@@ -42,13 +53,7 @@ describe('a damaged journal', () => {
     const at = lines[2]! + 20; // inside record 2
     damaged[at] = damaged[at]! ^ 0x01;
     writeFileSync(`${state}.journal`, damaged);
-    const error = await startTestEmulator({ statePath: state }).then(
-      async (emu) => {
-        await emu.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
+    const error = await startError(state);
     expect(error).toBeInstanceOf(JournalCorruptError);
     expect((error as Error).message).toContain(`${state}.journal is corrupt at byte ${lines[2]}`);
     expect((error as Error).message).toContain('3 more follow it');
@@ -63,13 +68,7 @@ describe('a damaged journal', () => {
       const at = offset >= 0 ? offset : lines[1]! + offset; // `…"generation":N}` ends 2 bytes before the newline
       damaged[at] = damaged[at]! ^ 0x01;
       writeFileSync(`${state}.journal`, damaged);
-      const error = await startTestEmulator({ statePath: state }).then(
-        async (emu) => {
-          await emu.close();
-          return undefined;
-        },
-        (e: unknown) => e,
-      );
+      const error = await startError(state);
       expect(error, label).toBeInstanceOf(JournalCorruptError);
       expect((error as Error).message).toContain(`${state}.journal is corrupt at byte 0`);
       expect(readFileSync(`${state}.journal`).equals(damaged)).toBe(true);
