@@ -32,6 +32,8 @@ export interface ValidationResult {
   state?: DesiredState;
   /** Every problem, sorted by file (in `files` order), line and column. */
   diagnostics: Diagnostic[];
+  /** What does not stop the manifests but a reader should fix (validate prints them). */
+  warnings?: Diagnostic[];
 }
 
 /**
@@ -117,7 +119,7 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
   const resolved = resolveDesiredState(documents, { files, complete });
   diagnostics.push(...resolved.diagnostics);
   if (diagnostics.length > 0) return { diagnostics: sortDiagnostics(diagnostics, files) };
-  return { state: resolved.state!, diagnostics: [] };
+  return { state: resolved.state!, diagnostics: [], ...(resolved.warnings?.length ? { warnings: sortDiagnostics(resolved.warnings, files) } : {}) };
 }
 
 /** Every list key of the manifest format: each kind's list, and the settings' globs. */

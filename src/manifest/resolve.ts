@@ -7,6 +7,7 @@
  * group may appear only once per document. Pure.
  */
 import { escapeValue, hasControl } from '../io/escape.js';
+import { renameLinesOf } from '../model/rename-lines.js';
 import { compileAddressGlob, groupAddress, joinPath, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
@@ -34,6 +35,8 @@ export interface ResolveResult {
   /** Present only when there are no diagnostics. */
   state?: DesiredState;
   diagnostics: Diagnostic[];
+  /** What holds now but will not once the manifests change (a glob that matches only through an old name). */
+  warnings?: Diagnostic[];
 }
 
 /** Where something was written: a document and a path inside it. */
@@ -180,7 +183,39 @@ class Resolver {
       },
       files: this.options.files,
     };
-    return { state, diagnostics: [] };
+    return { state, diagnostics: [], warnings: this.oldNameGlobWarnings() };
+  }
+
+  /**
+   * Globs that match only through an old name a `renamedFrom` line gives (DESIGN.md §4 rev 4):
+   * they hold while the line stays, and stop holding — silently — once it is dropped, so say so
+   * now. A glob "names" an old path when its text after the kind starts with it and no group of
+   * that path is declared.
+   */
+  private oldNameGlobWarnings(): Diagnostic[] {
+    if (this.globs.ignore.size === 0 && this.globs.protect.size === 0) return [];
+    const lines = renameLinesOf({ resources: this.resources });
+    if (lines.groups.length === 0 && lines.items.size === 0) return [];
+    const warnings: Diagnostic[] = [];
+    for (const list of ['ignore', 'protect'] as const) {
+      for (const [glob, location] of this.globs[list]) {
+        const colon = glob.indexOf(':');
+        const kind = glob.slice(0, colon + 1);
+        const rest = glob.slice(colon + 1);
+        const group = lines.groups.find(({ oldPath }) => (rest === oldPath || rest.startsWith(`${oldPath}/`) || rest.startsWith(`${oldPath}:`)) && !this.groups.has(oldPath));
+        const item = [...lines.items].find(([, old]) => old === glob);
+        if (!group && !item) continue;
+        const [oldName, owner, updated] = group
+          ? [group.oldPath, `group ${JSON.stringify(group.path)}`, `${kind}${group.path}${rest.slice(group.oldPath.length)}`]
+          : [item![1], item![0], item![0]];
+        warnings.push({
+          location,
+          path: '',
+          message: `settings.${list} glob ${JSON.stringify(glob)} matches only through the old name ${JSON.stringify(oldName)} that renamedFrom gives ${owner}; it holds while that renamedFrom line stays: update it (to ${JSON.stringify(updated)}) before the line is removed`,
+        });
+      }
+    }
+    return warnings;
   }
 
   private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {

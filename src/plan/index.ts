@@ -21,7 +21,7 @@ import { pushTo } from '../util/multimap.js';
 import { findRefusals, rolesUpdatedAway } from './safety.js';
 import { countLabel, describePruneOff, isIgnoredResource, isPruned, listNames } from './settings.js';
 import { checkTargets } from './targets.js';
-import { applyRenames, type RenameResult } from './renames.js';
+import { applyRenames, formerAddressesOf, type RenameResult } from './renames.js';
 
 export { countLabel, isPruned } from './settings.js';
 export { checkTargets, TARGET_PREFIXES } from './targets.js';
@@ -71,6 +71,8 @@ interface Planning {
   creating: Set<string>;
   /** The address a live resource has now, before the plan's renames (only when there are renames). */
   liveAddressOf?: RenameResult['liveAddressOf'];
+  /** Every address a live resource answers to for ignore and protect (renames.ts); undefined when that is only its address. */
+  formerAddressesOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[];
 }
 
 /**
@@ -116,12 +118,13 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
  */
 function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
   if (isIgnoredResource(resource, p.ignore)) return true;
-  if (p.liveAddressOf === undefined || p.ignore.length === 0) return false;
-  // Across renames (DESIGN.md §4): the live address before the plan's renames counts too.
-  if (matchesAnyGlob(p.liveAddressOf(resource), p.ignore)) return true;
+  if (p.formerAddressesOf === undefined || p.ignore.length === 0) return false;
+  // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and
+  // the address under each old name a `renamedFrom` line still gives it.
+  if (p.formerAddressesOf(resource).some((a) => matchesAnyGlob(a, p.ignore))) return true;
   if (resource.kind !== 'roleBinding' || !('path' in resource.fields.identity)) return false;
   const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
-  return identity !== undefined && matchesAnyGlob(p.liveAddressOf(identity), p.ignore);
+  return identity !== undefined && p.formerAddressesOf(identity).some((a) => matchesAnyGlob(a, p.ignore));
 }
 
 /**
@@ -688,6 +691,8 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     creating: new Set(),
   };
   if (liveAddressOf) p.liveAddressOf = liveAddressOf;
+  const formerOf = globbed ? formerAddressesOf(desired, liveAddressOf) : undefined;
+  if (formerOf) p.formerAddressesOf = formerOf;
   refusePinnedOrgOfAnotherName(p);
   const resources = normaliseDesired(p);
   const matching = matchResources(p, resources);
@@ -714,7 +719,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     desiredAddresses: p.index.ambiguous.size > 0 ? new Set(resources.map((r) => r.address)) : new Set(),
     prune: desired.settings.prune,
     protect: desired.settings.protect.map(compileAddressGlob),
-    ...(liveAddressOf ? { liveAddressOf } : {}),
+    ...(formerOf ? { formerAddressesOf: formerOf } : {}),
     ignore: p.ignore,
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,

@@ -7,6 +7,7 @@
  * carry the new path), so matching pairs them and the field diff turns the rename into one
  * update whose mask holds `name`. Pure.
  */
+import { oldNameVariants, renameLinesOf } from '../model/rename-lines.js';
 import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
 import { descriptorOf, roleRefFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
@@ -191,3 +192,20 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   return { ...live, resources };
 }
+
+/**
+ * Every address a live resource answers to for `ignore` and `protect`: its address now, as read
+ * (before the plan's renames), and each under the old names the manifests' `renamedFrom` lines
+ * give them. Undefined when there is nothing but the address itself (no rename of either kind).
+ */
+export function formerAddressesOf(desired: DesiredState, asRead: RenameResult['liveAddressOf'] | undefined): ((resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[]) | undefined {
+  const lines = renameLinesOf(desired);
+  if (asRead === undefined && lines.groups.length === 0 && lines.items.size === 0) return undefined;
+  return (resource) => {
+    const read = asRead ? asRead(resource) : resource.address;
+    const out = oldNameVariants(resource.address, lines);
+    if (read !== resource.address) for (const v of oldNameVariants(read, lines)) if (!out.includes(v)) out.push(v);
+    return out;
+  };
+}
+

@@ -28,8 +28,8 @@ export interface SafetyInput {
   ignore: AddressGlob[];
   maxDeleteRatio: number;
   allowMassDelete: boolean;
-  /** The address a live resource has before the plan's renames (protect holds across renames). */
-  liveAddressOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string;
+  /** Every address a live resource answers to: as read before the plan's renames, and under the manifests' old names (protect holds across renames). */
+  formerAddressesOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[];
 }
 
 function findAmbiguities(input: SafetyInput): PlanRefusal[] {
@@ -87,11 +87,12 @@ function findProtected(input: SafetyInput, deletes: readonly DeleteStep[]): Plan
   for (const s of deletes) {
     // By its address now, or as it reads before the plan's renames (a renamed parent never unprotects).
     // (Found by kind and uid: a delete step holds both.)
-    const before = input.liveAddressOf ? input.liveAddressOf(s) : s.address;
-    if (!matchesAnyGlob(s.address, input.protect) && !matchesAnyGlob(before, input.protect)) continue;
+    const former = input.formerAddressesOf ? input.formerAddressesOf(s) : [s.address];
+    const hit = former.find((a) => matchesAnyGlob(a, input.protect));
+    if (hit === undefined) continue;
     refusals.push({
       rule: 'protected',
-      message: `${s.address}${before !== s.address ? ` (now ${before})` : ''} is protected (settings.protect) and may not be deleted${s.reason ? ` (${s.reason})` : ''}`,
+      message: `${s.address}${hit !== s.address ? ` (as ${hit})` : ''} is protected (settings.protect) and may not be deleted${s.reason ? ` (${s.reason})` : ''}`,
       addresses: [s.address],
     });
   }

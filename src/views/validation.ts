@@ -9,7 +9,7 @@ import { escapeControl } from './escape.js';
  * file was read (a missing path, a directory without manifests) — `no manifest files found in …`.
  */
 export function renderValidationReport(result: ValidationResult & { files: string[] }, paths: readonly string[]): string {
-  const lines = result.diagnostics.map((d) => escapeControl(formatDiagnostic(d)));
+  const lines = [...result.diagnostics.map((d) => escapeControl(formatDiagnostic(d))), ...(result.warnings ?? []).map((d) => escapeControl(`warning: ${formatDiagnostic(d)}`))];
   const files = countNoun(result.files.length, 'file');
   if (result.files.length === 0) {
     lines.push(escapeControl(`no manifest files found in ${paths.join(', ')}`));

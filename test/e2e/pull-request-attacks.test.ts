@@ -200,7 +200,7 @@ describe('renames against ignore and protect', () => {
     suite.emulator.clearRequestLog();
     const plan = await runCli(['plan', file], { env: suite.env });
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain('repo:squad/legacy (now repo:team/legacy) is protected');
+    expect(plan.stdout).toContain('repo:squad/legacy (as repo:team/legacy) is protected');
     expect(plan.stdout).not.toMatch(/- delete identity:squad\/human-carol|- delete roleBinding/);
     const apply = await runCli(['apply', file, '--auto-approve'], { env: suite.env });
     expect(apply.code).toBe(1);
