@@ -6,6 +6,11 @@
  */
 import { joinPath, namedAddress, parentPath } from './address.js';
 import type { DesiredResource } from './resources.js';
+import { DESCRIPTORS } from './kinds.js';
+import type { KindDescriptor } from './kind-descriptor.js';
+
+/** Kinds whose address is a group path alone: the group, and the association that takes its uid. */
+const GROUP_ADDRESSED: ReadonlySet<string> = new Set((DESCRIPTORS as readonly KindDescriptor[]).filter((d) => d.kind === 'group' || d.uidIsParent === true).map((d) => d.kind));
 
 /** Old-name variants of one address are bounded: a path of many renamed groups stops here. */
 const MAX_FORMER_VARIANTS = 64;
@@ -45,7 +50,9 @@ export function oldNameVariants(address: string, lines: RenameLines): string[] {
       if (variants.length >= MAX_FORMER_VARIANTS) break;
       const colon = v.indexOf(':');
       const rest = v.slice(colon + 1);
-      const under = rest === path || rest.startsWith(`${path}/`) || rest.startsWith(`${path}:`);
+      // Beneath the group: its path and a '/' (a tag's repo path too). The path alone is the
+      // group itself (or its association); an org-level item of that name is not beneath it.
+      const under = rest.startsWith(`${path}/`) || (rest === path && GROUP_ADDRESSED.has(v.slice(0, colon)));
       if (under) variants.push(`${v.slice(0, colon + 1)}${oldPath}${rest.slice(path.length)}`);
     }
   }

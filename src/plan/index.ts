@@ -113,6 +113,19 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
 }
 
 /**
+ * A create of a name that a rename in the same plan frees (repo `legacy` renamed to `web`, a new
+ * `legacy` declared) waits for that rename: the API refuses a second sibling of one name.
+ */
+function waitForFreedNames(p: Planning): void {
+  for (const { step } of p.steps.values()) {
+    if (step.action !== 'update' || step.previousAddress === undefined) continue;
+    const create = p.steps.get(step.previousAddress)?.step;
+    if (create?.action !== 'create') continue;
+    create.dependsOn = [...new Set([...(create.dependsOn ?? []), step.address])].sort();
+  }
+}
+
+/**
  * Whether a live resource that nothing declared is left alone: its address matches an ignore
  * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
  */
@@ -698,6 +711,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const matching = matchResources(p, resources);
   planCreates(p, matching.creates);
   planUpdates(p, matching.pairs);
+  waitForFreedNames(p);
   planRoleChanges(p, matching.roleChanges);
   const deletes = chooseDeletes(p, matching.unmatchedLive, resources);
   // What holds them: what each delete waits for, and (safety) what would keep one from happening.

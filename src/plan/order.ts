@@ -41,10 +41,37 @@ function compareKeys(a: Keyed, b: Keyed): number {
   return sa.address < sb.address ? -1 : sa.address > sb.address ? 1 : 0;
 }
 
-/** Steps in execution order (see the module comment for why this order is valid). */
+/**
+ * Steps in execution order: by the key above, and — where an edge goes against it (a create
+ * that waits for the rename freeing its name) — each step after what it depends on, the key
+ * deciding among the steps that are ready.
+ */
 export function orderSteps(steps: OrderedStep[]): PlanStep[] {
-  return steps
+  const sorted = steps
     .map((s): Keyed => ({ step: s.step, depth: pathDepth(s.groupPath) }))
     .sort(compareKeys)
     .map((s) => s.step);
+  const position = new Map(sorted.map((s, i) => [s.address, i]));
+  const against = sorted.some((s, i) => (s.dependsOn ?? []).some((d) => (position.get(d) ?? -1) > i));
+  return against ? dependenciesFirst(sorted, position) : sorted;
+}
+
+/** A stable topological order: the sorted order, each step moved after the steps it waits for. */
+function dependenciesFirst(sorted: readonly PlanStep[], position: ReadonlyMap<string, number>): PlanStep[] {
+  const out: PlanStep[] = [];
+  const placed = new Set<string>();
+  const visiting = new Set<string>();
+  const place = (step: PlanStep): void => {
+    if (placed.has(step.address) || visiting.has(step.address)) return; // a cycle is the graph's to refuse
+    visiting.add(step.address);
+    for (const d of step.dependsOn ?? []) {
+      const at = position.get(d);
+      if (at !== undefined) place(sorted[at]!);
+    }
+    visiting.delete(step.address);
+    placed.add(step.address);
+    out.push(step);
+  };
+  for (const step of sorted) place(step);
+  return out;
 }

@@ -37,9 +37,6 @@ import type { DesiredState, LiveResource, LiveState } from '../../src/model/reso
 import { managedSubResources } from '../../src/pipeline.js';
 import { displayFields } from '../../src/plan/fields.js';
 import { plan } from '../../src/plan/index.js';
-import { indexLive } from '../../src/plan/live-index.js';
-import { normaliseBinding } from '../../src/plan/references.js';
-import { applyRenames } from '../../src/plan/renames.js';
 import { checkSavedPlan } from '../../src/saved-plan/check-saved-plan.js';
 import { fingerprintLive } from '../../src/saved-plan/fingerprint.js';
 import { loadSavedPlan, savePlan } from '../../src/saved-plan/saved-plan.js';
@@ -64,6 +61,7 @@ import {
   type MOrg,
   type Uids,
 } from './generators.js';
+import { coveredLive, declaredNotLive, globOracle, unjustifiedRefusals } from './oracle.js';
 
 const TOKEN = 'invariant-suite-owner-token-77aa';
 export const RUNS = Number(process.env.INVARIANT_RUNS ?? 30);
@@ -145,12 +143,6 @@ export class Harness {
   }
 }
 
-/** The test's own reading of an address glob (small inputs: a regular expression will do). */
-function globOracle(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((run) => run.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\?/g, '.')).join('.*')}$`);
-}
-
-const matchesAnyGlob = (address: string, globs: readonly RegExp[]) => globs.some((g) => g.test(address));
 
 /** A live resource as it reads (for "unchanged"): uid, kind and its fields. */
 function printOf(r: LiveResource): string {
@@ -195,34 +187,6 @@ async function makeHandEdit(h: Harness, live: LiveState, edit: HandEdit): Promis
     return `repo:${target.groupPath === '' ? '' : `${target.groupPath}/`}by-hand-${edit.at % 7}`;
   }
   return target.address;
-}
-
-/** Addresses (before and after the plan's renames) of the live resources a glob list matches. */
-function matchedLive(live: LiveState, desired: DesiredState, globs: RegExp[], withIgnoredBindings: boolean): Map<string, LiveResource> {
-  const renamed = applyRenames(desired, live).live;
-  const renamedByUid = new Map(renamed.resources.map((r) => [`${r.kind}:${r.uid}`, r.address]));
-  const ignoredIdentities = new Set<string>();
-  const declared = new Set(desired.resources.map((d) => d.address));
-  const out = new Map<string, LiveResource>();
-  for (const r of live.resources) {
-    if (r.address === 'org') continue;
-    const after = renamedByUid.get(`${r.kind}:${r.uid}`) ?? r.address;
-    if (matchesAnyGlob(r.address, globs) || matchesAnyGlob(after, globs)) {
-      out.set(`${r.kind}:${r.uid}`, r);
-      if (r.kind === 'identity') ignoredIdentities.add(r.uid);
-    }
-  }
-  if (withIgnoredBindings) {
-    // A live binding of an ignored identity that nothing declares is left alone too.
-    const index = indexLive(renamed);
-    for (const r of live.resources) {
-      if (r.kind !== 'roleBinding') continue;
-      const identity = 'path' in r.fields.identity ? index.byAddress.get(`identity:${r.fields.identity.path}`)?.uid : r.fields.identity.uid;
-      const after = renamedByUid.get(`${r.kind}:${r.uid}`) ?? r.address;
-      if (identity !== undefined && ignoredIdentities.has(identity) && !declared.has(r.address) && !declared.has(after)) out.set(`${r.kind}:${r.uid}`, r);
-    }
-  }
-  return out;
 }
 
 /** Steps a target keeps: those it matches and, transitively, what they depend on. */
@@ -298,8 +262,9 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     p = await saveAndLoad(h, makePlan(live, targets), live, basisOf(targets));
   }
 
-  const ignored = matchedLive(live, desired, ignore, true);
-  const protectedLive = matchedLive(live, desired, protect, false);
+  // Which live resources ignore and protect cover, by the oracle's own reading of DESIGN §4.
+  const ignored = coveredLive(live, desired, ignore, true);
+  const protectedLive = coveredLive(live, desired, protect, false);
   // I3 on the plan: no step touches an ignored resource; a delete of a protected one is refused.
   for (const step of p.steps) {
     if (step.action === 'create') continue;
@@ -312,7 +277,9 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   // refused as ambiguous took two resources for one (the org's account association for the org).
   expect(p.refusals.filter((r) => r.rule === 'ambiguous-live').map((r) => r.message), 'I8: refused as ambiguous').toEqual([]);
   if (p.refusals.length > 0) {
-    // A refused plan is not applied; export of what is there still plans back to nothing.
+    // A refused plan is not applied, but why it is refused is checked: a reason DESIGN gives.
+    expect(unjustifiedRefusals(p, live, { protect: protectedLive, ignore: ignored }, { maxDeleteRatio: 0.25, allowMassDelete: c.allowMassDelete }), 'refused without a reason DESIGN gives').toEqual([]);
+    // Export of what is there still plans back to nothing.
     await checkExport(h, desired);
     return;
   }
@@ -352,12 +319,9 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
 
   // I2: every declared resource (not ignored) exists live, or the first plan named it.
   if (!targets) {
-    const index = indexLive(live2);
-    for (const raw of desired.resources) {
-      const d = normaliseBinding(raw, index.lookup);
-      if (index.byAddress.has(d.address)) continue;
-      const named = first0.warnings.some((w) => w.includes(raw.address) || w.includes(d.address));
-      expect(named, `I2: ${d.address} is declared, not live, and the plan did not say why`).toBe(true);
+    for (const address of declaredNotLive(desired, live2)) {
+      const named = first0.warnings.some((w) => w.includes(address));
+      expect(named, `I2: ${address} is declared, not live, and the plan did not say why`).toBe(true);
     }
   }
 

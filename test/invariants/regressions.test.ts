@@ -10,6 +10,35 @@ const emptyGroup = { identities: [], roles: [], bindings: [], repos: [], subscri
 
 const REGRESSIONS: [string, Case][] = [
   [
+    'a repo renamed away and a new repo of its old name, applied under resets with a --target: the re-runs converge (test:deep case 1348, seed 20261126)',
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup, description: 'x',
+        identities: [{ name: 'ci', relationship: 1 }],
+        bindings: [{ identity: 3, role: 9 }],
+        repos: [{ name: 'legacy', description: '' }],
+        idps: [{ name: 'okta', defaultRole: 0, clientId: 'c-2', mappings: [{ externalGroup: 'devs', role: 8 }] }],
+        association: { name: 'cloud', account: '123456789012' },
+        terms: [],
+      },
+      edits: [
+        { op: 'role', at: 1097619989, role: 4 },
+        { op: 'rename', at: 143157077, to: 'web', declare: true },
+        { op: 'role', at: 735343042, role: 10 },
+        { op: 'role', at: 1620913087, role: 0 },
+        { op: 'role', at: 418712034, role: 9 },
+        { op: 'add', at: 1551062611, what: 'repo' },
+      ],
+      settings: { prune: { identities: false, roleBindings: false, roles: false, subscriptions: false }, ignore: ['repo:*hand*'], protect: ['repo:x1/*', 'group:a', 'identity:*bot', 'subscription:*', 'repo:*hand*'] },
+      extras: { humans: [{ group: 2, name: 'human-bob', role: 'registry.pull' }], tags: [1, 6], handRepo: 1 },
+      hand: { op: 'none' },
+      fault: { kind: 'resets', seed: 7 },
+      target: 1805426710,
+      allowMassDelete: true,
+    } as Case,
+  ],
+  [
     "a rename in an org with an account association does not take the association for the org (I8: 'org matches 2 live resources')",
     {
       ...base,
