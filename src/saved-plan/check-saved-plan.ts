@@ -89,7 +89,7 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
   const live = await readLiveState(client, { org: saved.org, subResources, ...(basis ? { expected: basis.desired.resources } : {}) });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
-    if (wasApplied(saved, live)) {
+    if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) {
       throw new UserError(
         'PLAN_ALREADY_APPLIED',
         `this saved plan was already applied: every change it makes is live (${saved.steps.length} step${saved.steps.length === 1 ? '' : 's'}), so there is nothing left to apply; ` +
@@ -100,6 +100,20 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
   }
   if (basis) checkAgainstBasis(saved, basis, live);
   return saved;
+}
+
+/**
+ * Whether planning what the saved plan records, now, leaves nothing to do: its changes are live.
+ * The steps' own addresses cannot tell when `--target` left a rename out (a step names the
+ * resource after the rename, live still before it); its basis can.
+ */
+function plansNothing(basis: PlanBasis, live: LiveState): boolean {
+  try {
+    const now = plan(basis.desired, live, basis.options);
+    return now.steps.length === 0 && now.refusals.length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** A saved plan whose steps are not the ones its own basis plans: changed after `plan --out`. */

@@ -349,7 +349,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   // I5: "already applied" exactly when live holds every step's after (here: a clean apply).
   if (c.fault.kind === 'none' && p.steps.length > 0) {
     const error = await checkSavedPlan(p, h.client).then(() => undefined, (e: unknown) => e);
-    expect(error instanceof UserError ? error.code : error, 'I5: a re-run of an applied plan').toBe('PLAN_ALREADY_APPLIED');
+    expect(error instanceof UserError ? error.code : error, `I5: a re-run of an applied plan: ${String((error as Error)?.message)} — steps: ${p.steps.map((s) => `${s.action} ${s.address}`).join(', ')}`).toBe('PLAN_ALREADY_APPLIED');
   }
 
   // I7: export then plan is empty.

@@ -38,7 +38,7 @@ export interface MOrg extends MGroup { terms: string[] }
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(3) });
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(4) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) => fc.record({ name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')) });
@@ -55,16 +55,19 @@ function subsetOf<T>(pool: readonly string[], item: (name: string) => fc.Arbitra
   return fc.subarray([...pool], { maxLength: max }).chain((names) => (names.length === 0 ? fc.constant([] as T[]) : fc.tuple(...names.map(item))));
 }
 
+/** Groups nest this deep (the org is depth 0): renames of nested groups meet people and globs beneath them. */
+const MAX_DEPTH = 5;
+
 function groupArb(name: string, depth: number): fc.Arbitrary<MGroup> {
   const children: fc.Arbitrary<MGroup[]> =
-    depth >= 3 ? fc.constant([]) : fc.subarray(['a', 'b'], { maxLength: depth === 0 ? 2 : 1 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))));
+    depth >= MAX_DEPTH ? fc.constant([]) : fc.subarray(depth === 0 ? ['a', 'b', 'c'] : ['a', 'b'], { maxLength: depth === 0 ? 2 : 1 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))));
   return fc.record({
     name: fc.constant(name),
     description,
-    identities: subsetOf(['bot', 'ci', 'deploy'], identityArb, 2),
-    roles: subsetOf(['reader', 'writer'], roleArb, 1),
+    identities: subsetOf(['bot', 'ci', 'deploy', 'signer', 'builder'], identityArb, 3),
+    roles: subsetOf(['reader', 'writer', 'auditor'], roleArb, 2),
     bindings: fc.array(fc.record({ identity: fc.nat(5), role: fc.nat(10) }), { maxLength: 2 }),
-    repos: subsetOf(['app', 'web', 'legacy'], repoArb, 2),
+    repos: subsetOf(['app', 'web', 'legacy', 'api', 'docs'], repoArb, 3),
     subscriptions: fc.subarray(['https://hooks.acme.dev/a', 'https://hooks.acme.dev/b'], { maxLength: 1 }),
     idps: depth <= 1 ? subsetOf(['okta'], idpArb) : fc.constant([]),
     association: maybe(fc.record({ name: fc.constantFrom('cloud', 'code'), account: fc.constantFrom('123456789012', '210987654321') })),
@@ -90,7 +93,7 @@ export type Edit =
 export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('describe' as const), at: fc.nat(), text: fc.constantFrom('', 'changed', 'Team of builders') }),
-  fc.record({ op: fc.constant('rename' as const), at: fc.nat(), to: fc.constantFrom('x1', 'x2', 'b', 'web'), declare: fc.boolean() }),
+  fc.record({ op: fc.constant('rename' as const), at: fc.nat(), to: fc.constantFrom('x1', 'x2', 'b', 'web', 'api', 'c'), declare: fc.boolean() }),
   fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
   fc.record({ op: fc.constant('add' as const), at: fc.nat(), what: fc.constantFrom('identity' as const, 'repo' as const, 'role' as const, 'group' as const, 'binding' as const, 'subscription' as const) }),
   fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(10) }),
@@ -110,8 +113,8 @@ export const settingsArb: fc.Arbitrary<GenSettings> = fc.record({
     fc.record({ identities: fc.boolean(), repos: fc.boolean(), roleBindings: fc.boolean(), groups: fc.boolean(), roles: fc.boolean(), subscriptions: fc.boolean() }, { requiredKeys: [] }),
   ),
   // Declared resources never match these (no declared identity is named human-*, no repo *hand*).
-  ignore: fc.subarray(['identity:*human-*', 'identity:human-*', 'repo:*hand*', 'identity:a/*human*']),
-  protect: fc.subarray(['repo:*legacy*', 'repo:a/*', 'repo:x1/*', 'group:a', 'identity:*bot', 'subscription:*', 'repo:*hand*']),
+  ignore: fc.subarray(['identity:*human-*', 'identity:human-*', 'repo:*hand*', 'identity:a/*human*', 'identity:a/b/*human*']),
+  protect: fc.subarray(['repo:*legacy*', 'repo:a/*', 'repo:x1/*', 'group:a', 'group:a/b', 'identity:*bot', 'subscription:*', 'repo:*hand*']),
 });
 
 /** What is done by hand after the first apply: people (ignored or not) with bindings, tags, an unmanaged repo. */
@@ -122,7 +125,7 @@ export interface Extras {
 }
 
 export const extrasArb: fc.Arbitrary<Extras> = fc.record({
-  humans: fc.uniqueArray(fc.record({ group: fc.nat(6), name: fc.constantFrom('human-ann', 'human-bob'), role: fc.constantFrom(...BUILTINS) }), { maxLength: 2, selector: (h) => h.name }),
+  humans: fc.uniqueArray(fc.record({ group: fc.nat(10), name: fc.constantFrom('human-ann', 'human-bob', 'human-cid'), role: fc.constantFrom(...BUILTINS) }), { maxLength: 3, selector: (h) => h.name }),
   tags: fc.uniqueArray(fc.nat(8), { maxLength: 2 }),
   handRepo: maybe(fc.nat(6)),
 });
@@ -174,6 +177,7 @@ const RELATIONSHIPS: Record<string, unknown>[] = [
   { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main', claims: { repository_owner: 'acme' } } },
   { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
   { servicePrincipal: 'COSIGNED' },
+  { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
 ];
 
 /** The model as one manifest document (JSON is YAML), for the org named `orgName`. */

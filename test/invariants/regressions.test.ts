@@ -10,6 +10,37 @@ const emptyGroup = { identities: [], roles: [], bindings: [], repos: [], subscri
 
 const REGRESSIONS: [string, Case][] = [
   [
+    'a saved plan re-run after a clean apply of two renames onto one name is "already applied", not stale (test:deep case 506, seed 4242)',
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup, description: 'x',
+        identities: [{ name: 'bot', description: '', relationship: 1 }, { name: 'ci', description: 'Team of builders', relationship: 2 }],
+        bindings: [{ identity: 4, role: 1 }],
+        repos: [{ name: 'app', description: 'Team of builders', readme: '# readme\n\ntext\n' }],
+        idps: [{ name: 'okta', defaultRole: 0, clientId: 'c-2', mappings: [] }],
+        association: { name: 'cloud', account: '123456789012' },
+        groups: [
+          { name: 'a', ...emptyGroup, description: '', identities: [{ name: 'bot', description: 'Team of builders', relationship: 3 }, { name: 'ci', description: 'team', relationship: 0 }], bindings: [{ identity: 1, role: 7 }], association: { name: 'code', account: '123456789012' } },
+          { name: 'b', ...emptyGroup, description: 'x', roles: [{ name: 'writer', description: 'Team of builders', capabilities: ['tag.create', 'repo.list', 'identity.list'] }], bindings: [{ identity: 0, role: 6 }], repos: [{ name: 'web', description: 'Team of builders' }], subscriptions: ['https://hooks.acme.dev/a'], association: { name: 'cloud', account: '123456789012' } },
+        ],
+        terms: ['tos-2026'],
+      },
+      edits: [
+        { op: 'remove', at: 411441473 },
+        { op: 'bindHuman', at: 2005746060, role: 3 },
+        { op: 'rename', at: 376539449, to: 'web', declare: true },
+        { op: 'rename', at: 639583160, to: 'web', declare: true },
+      ],
+      settings: { prune: { identities: false, repos: false, roleBindings: true, roles: false, subscriptions: false }, ignore: ['identity:*human-*', 'repo:*hand*'], protect: ['repo:a/*', 'repo:x1/*', 'repo:*hand*'] },
+      extras: { humans: [{ group: 3, name: 'human-ann', role: 'editor' }], tags: [2], handRepo: 2 },
+      hand: { op: 'none' },
+      fault: { kind: 'none' },
+      target: 21,
+      allowMassDelete: true,
+    } as Case,
+  ],
+  [
     'a repo renamed away and a new repo of its old name, applied under resets with a --target: the re-runs converge (test:deep case 1348, seed 20261126)',
     {
       ...base,
