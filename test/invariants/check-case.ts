@@ -17,6 +17,11 @@
  * - I6 the server never refuses a step: a plan the server would reject is refused up front.
  * - I7 export then plan is empty.
  * - I8 nothing is ambiguous where live holds no two siblings of one key (renames included).
+ * - A refused plan is refused for a reason DESIGN gives (oracle.ts), never skipped unchecked.
+ *
+ * What these rules expect is computed by the suite's own oracle (oracle.ts), written from DESIGN
+ * and sharing no function with the planner: which live resources ignore and protect cover
+ * (renames and old names included), which declared resources are live, why a plan is refused.
  *
  * The default run is seeded and small (INVARIANT_RUNS, default 30); `npm run test:deep` runs
  * thousands. A failure prints the seed and the shrunk case (fast-check), which becomes a named
@@ -219,7 +224,7 @@ async function saveAndLoad(h: Harness, made: Plan, live: LiveState, basis: PlanB
   return loadSavedPlan(file);
 }
 
-/** Runs one generated case and checks I1–I7 on it. */
+/** Runs one generated case and checks I1–I8 (and why a refused plan is refused) on it. */
 export async function checkCase(h: Harness, c: Case): Promise<void> {
   const orgName = h.nextOrgName();
   // The org as it was, built by a first apply, then changed by hand.

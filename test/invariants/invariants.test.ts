@@ -1,5 +1,5 @@
 /**
- * The invariant suite (I1–I7, see check-case.ts) over generated orgs: seeded and deterministic
+ * The invariant suite (I1–I8 and justified refusals, see check-case.ts) over generated orgs: seeded and deterministic
  * (INVARIANT_SEED), INVARIANT_RUNS cases (30 by default; `npm run test:deep` runs thousands).
  * A failure prints the seed and fast-check's shrunk counterexample (INVARIANT_SHRINK=1 shrinks);
  * each one found becomes a named case in regressions.test.ts.
@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { caseArb, checkCase, Harness, RUNS, SEED } from './check-case.js';
 
-describe('invariants over generated orgs (I1–I7)', () => {
+describe('invariants over generated orgs (I1–I8)', () => {
   const h = new Harness();
   beforeAll(() => h.start());
   afterAll(() => h.stop());
