@@ -4,28 +4,34 @@
  * public barrel do), and src/model has no import circle at run time (type-only imports are
  * erased, so they do not count).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseSource, resolveModule, runtimeImportsOf, SRC, sourceModules } from '../support/source-graph.js';
 
-const SRC = resolve(import.meta.dirname, '..', '..', 'src');
-const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-  .map((f) => join(SRC, f));
+const modules = sourceModules();
+const files = modules.map((m) => m.file);
 
-/** Relative modules a file imports at run time (`import type` and `export type` left out). */
+/** Modules a file imports at run time, resolved over the syntax tree (test/support/source-graph.ts). */
 function runtimeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const out: string[] = [];
-  for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+'(\.[^']+)';/gms)) {
-    if (m[2]) continue;
-    out.push(resolve(dirname(file), m[3]!.replace(/\.js$/, '.ts')));
-  }
-  for (const m of text.matchAll(/^import\s+'(\.[^']+)';/gm)) out.push(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
-  return out;
+  return (modules.find((m) => m.file === file)?.imports ?? []).flatMap((i) => (i.resolved ? [i.resolved] : []));
 }
 
 describe('architecture', () => {
+  it('the import reader sees structure: type-only imports are erased, value imports and re-exports are not (it can fail)', () => {
+    const probe = (text: string) => runtimeImportsOf(parseSource(text)).map((i) => `${i.source}:${i.names.join(',')}`);
+    expect(probe("import type { A } from './a.js'; import { type B } from './b.js'; export type { C } from './c.js';")).toEqual([]);
+    expect(probe("import { type B, c } from './b.js'; export { d } from './d.js'; export * from './e.js'; import './f.js'; const g = await import('./g.js');")).toEqual(['./b.js:c', './d.js:d', './e.js:*', './f.js:*', './g.js:*']);
+    // A string that looks like an import is no import.
+    expect(probe("const text = \"import { x } from './views/y.js';\";")).toEqual([]);
+    expect(resolveModule(join(SRC, 'cli', 'main.ts'), '../views/escape.js')).toBe(join(SRC, 'views', 'escape.ts'));
+  });
+
+  it('every relative run-time import resolves to a module of src/', () => {
+    const unresolved = modules.flatMap((m) => m.imports.filter((i) => i.source.startsWith('.') && !i.resolved).map((i) => `${m.rel}: ${i.source}`));
+    expect(unresolved).toEqual([]);
+  });
+
   it('no library module imports a view (views, the CLI, the Action shell and the public barrel may)', () => {
     const allowed = (file: string) => {
       const rel = relative(SRC, file);
@@ -75,9 +81,10 @@ describe('architecture', () => {
   });
 
   it("the emulator's tables are its own contract's: no emulator module reads the client's kind descriptors", () => {
-    const offenders = files
-      .filter((f) => relative(SRC, f).startsWith('emulator/'))
-      .flatMap((f) => (/\b(KIND_INFO|DESCRIPTORS|descriptorOf|declaredFieldSpecs|DECLARED_FIELDS)\b/.test(readFileSync(f, 'utf8')) ? [relative(SRC, f)] : []));
+    const descriptorTables = new Set(['KIND_INFO', 'DESCRIPTORS', 'descriptorOf', 'declaredFieldSpecs', 'DECLARED_FIELDS', '*']);
+    const offenders = modules
+      .filter((m) => m.rel.startsWith('emulator/'))
+      .flatMap((m) => m.imports.filter((i) => i.resolved && !relative(SRC, i.resolved).startsWith('emulator/') && /^model\/(kinds|kind-descriptor)/.test(relative(SRC, i.resolved)) && i.names.some((n) => descriptorTables.has(n))).map((i) => `${m.rel} → ${i.source}: ${i.names.join(', ')}`));
     expect(offenders).toEqual([]);
   });
 });

@@ -10,33 +10,10 @@
  *   schema generator, the emulator's server log, the Action's last-resort error); the views
  *   import no file system; files of text a user reads are appended only through the Output.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { parseAst } from 'rolldown/parseAst';
 import { describe, expect, it } from 'vitest';
+import { parseSource, sourceModules, walkAst as walk, type AstNode as Node } from '../support/source-graph.js';
 
-const SRC = resolve(import.meta.dirname, '..', '..', 'src');
-const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-  .map((f) => join(SRC, f));
-
-type Node = { type: string; [key: string]: unknown };
-
-function parse(file: string): Node {
-  return parseAst(readFileSync(file, 'utf8'), { lang: 'ts' }, file) as unknown as Node;
-}
-
-/** Every node of a tree, depth first. */
-function* walk(node: unknown): Generator<Node> {
-  if (Array.isArray(node)) {
-    for (const n of node) yield* walk(n);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const n = node as Node;
-  if (typeof n.type === 'string') yield n;
-  for (const [key, value] of Object.entries(n)) if (key !== 'type' && value !== null && typeof value === 'object') yield* walk(value);
-}
+const modules = sourceModules();
 
 const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 /** What reads a file or a directory (or opens one, which is how a read starts). */
@@ -95,16 +72,15 @@ const WRITE_EXCEPTIONS: Record<string, string> = {
 describe('one door in', () => {
   it('no module but src/io/read-file.ts reads files or directories (named exceptions only)', () => {
     const offenders: string[] = [];
-    for (const file of files) {
-      const rel = relative(SRC, file);
+    for (const { rel, tree } of modules) {
       const allowed = new Set(READ_EXCEPTIONS[rel]?.names ?? []);
-      for (const name of fsImports(parse(file))) if ((name === '*' || READS.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
+      for (const name of fsImports(tree)) if ((name === '*' || READS.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
     }
     expect(offenders).toEqual([]);
   });
 
   it('the checker sees a read however it is imported (it can fail)', () => {
-    const probe = (text: string) => fsImports(parseAst(text, { lang: 'ts' }) as unknown as Node);
+    const probe = (text: string) => fsImports(parseSource(text));
     expect(probe("import { readFileSync as r } from 'node:fs';")).toEqual(['readFileSync']);
     expect(probe("import * as fs from 'fs';")).toEqual(['*']);
     expect(probe("import fs from 'node:fs/promises';")).toEqual(['*']);
@@ -116,33 +92,26 @@ describe('one door in', () => {
 
 describe('one door out', () => {
   it('no module writes to the process streams or the console but the named ones', () => {
-    const offenders = files.flatMap((file) => {
-      const rel = relative(SRC, file);
-      return WRITE_EXCEPTIONS[rel] ? [] : processWrites(parse(file)).map((w) => `${rel}: ${w}`);
-    });
+    const offenders = modules.flatMap(({ rel, tree }) => (WRITE_EXCEPTIONS[rel] ? [] : processWrites(tree).map((w) => `${rel}: ${w}`)));
     expect(offenders).toEqual([]);
   });
 
   it('views only make text: they import no file system and write nowhere', () => {
-    const offenders = files
-      .filter((f) => relative(SRC, f).startsWith('views/'))
-      .flatMap((file) => [...fsImports(parse(file)), ...processWrites(parse(file))].map((x) => `${relative(SRC, file)}: ${x}`));
+    const offenders = modules
+      .filter((m) => m.rel.startsWith('views/'))
+      .flatMap(({ rel, tree }) => [...fsImports(tree), ...processWrites(tree)].map((x) => `${rel}: ${x}`));
     expect(offenders).toEqual([]);
   });
 
   it('text files a user reads are appended only through the Output (it redacts); appendFile is imported nowhere else', () => {
-    const offenders = files.flatMap((file) => {
-      const rel = relative(SRC, file);
-      if (rel === 'io/output.ts') return [];
-      return fsImports(parse(file))
-        .filter((n) => n === 'appendFile' || n === 'appendFileSync')
-        .map((n) => `${rel}: ${n}`);
-    });
+    const offenders = modules.flatMap(({ rel, tree }) =>
+      rel === 'io/output.ts' ? [] : fsImports(tree).filter((n) => n === 'appendFile' || n === 'appendFileSync').map((n) => `${rel}: ${n}`),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('the checker sees a write to the streams (it can fail)', () => {
-    const probe = (text: string) => processWrites(parseAst(text, { lang: 'ts' }) as unknown as Node);
+    const probe = (text: string) => processWrites(parseSource(text));
     expect(probe('process.stderr.write("x"); console.log(1);')).toEqual(['process.stderr.write', 'console.log']);
   });
 });
