@@ -5,6 +5,7 @@
  * schemas/manifest.schema.json; only that generator and tests load this module (and TypeBox).
  */
 import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
+import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 
 type Json = Record<string, unknown>;
 type DeclaredKind = keyof typeof FIELD_DECLARATIONS;
@@ -76,7 +77,7 @@ export function manifestSchema(): Json {
     "name"
   ],
   "properties": {
-    "name": { ...GROUP.name, ...{"title": "Name", "description": "Name of the org, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", "examples": ["acme"]} },
+    "name": { ...GROUP.name, ...{"title": "Name", "description": describeName("org"), "examples": ["acme"]} },
     "description": { ...GROUP.description, ...{"title": "Description", "description": "Description of the org. Left out = not managed (the live value is kept); \"\" clears it.", "examples": ["Acme Corp"]} },
     "identities": {
       "title": "Identities",
@@ -152,7 +153,7 @@ export function manifestSchema(): Json {
       "title": "Renamed from",
       "description": "The org's previous name, to rename a pinned org (org.uid) in place; without it, a pinned org whose live name differs from org.name is refused.",
       "type": "string",
-      "pattern": "^[a-z0-9 ._-]{1,}$",
+      "pattern": NAME_PATTERN_SOURCE,
       "examples": [
         "old-name"
       ]
@@ -177,12 +178,12 @@ export function manifestSchema(): Json {
     "name"
   ],
   "properties": {
-    "name": { ...GROUP.name, ...{"title": "Name", "description": "Name of the group, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", "examples": ["engineering", "platform"]} },
+    "name": { ...GROUP.name, ...{"title": "Name", "description": describeName("group"), "examples": ["engineering", "platform"]} },
     "renamedFrom": {
       "title": "Renamed from",
       "description": "The group's previous name: when a live sibling group has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.",
       "type": "string",
-      "pattern": "^[a-z0-9 ._-]{1,}$",
+      "pattern": NAME_PATTERN_SOURCE,
       "examples": [
         "old-name"
       ]
@@ -257,7 +258,7 @@ export function manifestSchema(): Json {
     "title": "Renamed from",
     "description": "The identity's previous name: when a live sibling identity has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.",
     "type": "string",
-    "pattern": "^[a-z0-9 ._-]{1,}$",
+    "pattern": NAME_PATTERN_SOURCE,
     "examples": [
       "old-name"
     ]
@@ -271,7 +272,7 @@ export function manifestSchema(): Json {
     "title": "Renamed from",
     "description": "The role's previous name: when a live sibling role has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.",
     "type": "string",
-    "pattern": "^[a-z0-9 ._-]{1,}$",
+    "pattern": NAME_PATTERN_SOURCE,
     "examples": [
       "old-name"
     ]
@@ -379,7 +380,7 @@ export function manifestSchema(): Json {
     "title": "Renamed from",
     "description": "The repo's previous name: when a live sibling repo has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.",
     "type": "string",
-    "pattern": "^[a-z0-9 ._-]{1,}$",
+    "pattern": NAME_PATTERN_SOURCE,
     "examples": [
       "old-name"
     ]
@@ -501,7 +502,7 @@ export function manifestSchema(): Json {
     "title": "Renamed from",
     "description": "The identity provider's previous name: when a live sibling has this name and none has `name`, the plan renames it in place (one PATCH of `name`).",
     "type": "string",
-    "pattern": "^[a-z0-9 ._-]{1,}$"
+    "pattern": NAME_PATTERN_SOURCE
   },
   "groupMappings": {
     "title": "Group mappings",

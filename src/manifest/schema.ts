@@ -5,6 +5,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { readPackageText } from '../io/read-file.js';
+import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { join } from 'node:path';
 import { findPackageFile } from '../util/package-file.js';
 import { DESCRIPTORS } from '../model/kinds.js';
@@ -173,7 +174,7 @@ function describePatternError(field: string, owner: string, data: unknown, field
   const value = JSON.stringify(data);
   switch (field) {
     case 'name':
-      return `invalid ${owner} name ${value}; expected lowercase letters, digits, spaces, ".", "_" and "-" only (^[a-z0-9 ._-]{1,}$)`;
+      return `invalid ${owner} name ${value}; expected lowercase letters, digits, spaces, ".", "_" and "-" only (${NAME_PATTERN_SOURCE})`;
     case 'sink':
       return `sink ${value} of ${owner} is not an https URL; expected "https://…" (events are only delivered over TLS)`;
     case 'uid':

@@ -127,43 +127,6 @@ export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
   },
 };
 
-/** Capabilities a custom role may hold; anything else is code 3 at the API and an error in validation. */
-export const CAPABILITIES = [
-  'groups.list',
-  'groups.create',
-  'groups.update',
-  'groups.delete',
-  'identity.list',
-  'identity.create',
-  'identity.update',
-  'identity.delete',
-  'role_bindings.list',
-  'role_bindings.create',
-  'role_bindings.delete',
-  'repo.list',
-  'repo.create',
-  'repo.update',
-  'repo.delete',
-  'tag.list',
-  'tag.create',
-  'tag.delete',
-  'subscriptions.list',
-  'subscriptions.create',
-  'subscriptions.delete',
-  'advisories.list',
-  'identity_providers.list',
-  'identity_providers.create',
-  'identity_providers.update',
-  'identity_providers.delete',
-  'account_associations.list',
-  'account_associations.create',
-  'account_associations.update',
-  'account_associations.delete',
-] as const;
-
-/** Names of groups, identities, repos and roles (spec: Identity name pattern). */
-export const NAME_PATTERN = /^[a-z0-9 ._-]{1,}$/;
-export const NAME_PATTERN_SOURCE = '^[a-z0-9 ._-]{1,}$';
 
 /**
  * Order in which kinds are created under one group: what others reference (groups, then

@@ -10,7 +10,7 @@ import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from
 import { dirname, resolve } from 'node:path';
 import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schemas.js';
 import { PRUNE_KEYS } from '../../src/model/kinds.js';
-import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/kinds.js';
+import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/vocabulary.js';
 
 type SchemaNode = Record<string, unknown>;
 

@@ -13,14 +13,15 @@
  * Adding a field is one line here (and the emulator's contract, schemas/platform-api-v2.openapi.json).
  */
 import Type from 'typebox';
+import { CAPABILITIES, describeName, NAME_PATTERN_SOURCE } from '../vocabulary.js';
 
 export const FIELD_DECLARATIONS = {
   group: Type.Object({
-    name: Type.String({ title: "Name", description: "Name of the group, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", pattern: "^[a-z0-9 ._-]{1,}$", examples: ["engineering", "platform"] }),
+    name: Type.String({ title: "Name", description: describeName("group"), pattern: NAME_PATTERN_SOURCE, examples: ["engineering", "platform"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the group. Left out = not managed (the live value is kept); \"\" clears it." })),
   }),
   identity: Type.Object({
-    name: Type.String({ title: "Name", description: "Name of the identity, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", pattern: "^[a-z0-9 ._-]{1,}$", examples: ["release-bot", "ci-bot"] }),
+    name: Type.String({ title: "Name", description: describeName("identity"), pattern: NAME_PATTERN_SOURCE, examples: ["release-bot", "ci-bot"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the identity. Left out = not managed (the live value is kept); \"\" clears it." })),
     claimMatch: Type.Optional(Type.Object({
       issuer: Type.Optional(Type.String({ title: "Issuer", description: "URL of the token issuer, e.g. https://token.actions.githubusercontent.com.", minLength: 1, examples: ["https://token.actions.githubusercontent.com"] })),
@@ -49,12 +50,12 @@ export const FIELD_DECLARATIONS = {
     servicePrincipal: Type.Optional(Type.Enum(["COSIGNED", "INGESTER", "CATALOG_SYNCER", "APKO_BUILDER", "SERVICE_PRINCIPAL_COSIGNED", "SERVICE_PRINCIPAL_INGESTER", "SERVICE_PRINCIPAL_CATALOG_SYNCER", "SERVICE_PRINCIPAL_APKO_BUILDER"], { type: "string", title: "Service principal", description: "A platform service this identity stands for: COSIGNED, INGESTER, CATALOG_SYNCER or APKO_BUILDER (SERVICE_PRINCIPAL_<name> is accepted too)." })),
   }),
   role: Type.Object({
-    name: Type.String({ title: "Name", description: "Name of the role, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", pattern: "^[a-z0-9 ._-]{1,}$", examples: ["release-manager", "deployer"] }),
+    name: Type.String({ title: "Name", description: describeName("role"), pattern: NAME_PATTERN_SOURCE, examples: ["release-manager", "deployer"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the role. Left out = not managed (the live value is kept); \"\" clears it." })),
-    capabilities: Type.Array(Type.Enum(["groups.list", "groups.create", "groups.update", "groups.delete", "identity.list", "identity.create", "identity.update", "identity.delete", "role_bindings.list", "role_bindings.create", "role_bindings.delete", "repo.list", "repo.create", "repo.update", "repo.delete", "tag.list", "tag.create", "tag.delete", "subscriptions.list", "subscriptions.create", "subscriptions.delete", "advisories.list", "identity_providers.list", "identity_providers.create", "identity_providers.update", "identity_providers.delete", "account_associations.list", "account_associations.create", "account_associations.update", "account_associations.delete"], { type: "string", title: "Capability", description: "A capability the Platform API knows." }), { title: "Capabilities", description: "Capabilities the role grants; at least one.", minItems: 1, uniqueItems: true, examples: [["repo.list", "tag.create"]] }),
+    capabilities: Type.Array(Type.Enum([...CAPABILITIES], { type: "string", title: "Capability", description: "A capability the Platform API knows." }), { title: "Capabilities", description: "Capabilities the role grants; at least one.", minItems: 1, uniqueItems: true, examples: [["repo.list", "tag.create"]] }),
   }),
   repo: Type.Object({
-    name: Type.String({ title: "Name", description: "Name of the repo, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", pattern: "^[a-z0-9 ._-]{1,}$", examples: ["nginx"] }),
+    name: Type.String({ title: "Name", description: describeName("repo"), pattern: NAME_PATTERN_SOURCE, examples: ["nginx"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the repo. Left out = not managed (the live value is kept); \"\" clears it." })),
     readme: Type.Optional(Type.String({ title: "Readme", description: "Markdown readme of the repo. Left out = not managed.", examples: ["# nginx\n\nHardened nginx image.\n"] })),
   }),
@@ -62,7 +63,7 @@ export const FIELD_DECLARATIONS = {
     sink: Type.String({ title: "Sink", description: "https URL that receives the events.", pattern: "^https://", examples: ["https://hooks.acme.dev/platform"] }),
   }),
   identityProvider: Type.Object({
-    name: Type.String({ title: "Name", description: "Name of the identity provider, unique among its siblings: lowercase letters, digits, spaces, \".\", \"_\" and \"-\" (^[a-z0-9 ._-]{1,}$).", pattern: "^[a-z0-9 ._-]{1,}$", examples: ["okta"] }),
+    name: Type.String({ title: "Name", description: describeName("identity provider"), pattern: NAME_PATTERN_SOURCE, examples: ["okta"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the identity provider. Left out = not managed; \"\" clears it." })),
     defaultRole: Type.String({ title: "Default role", description: "Role people who log in through this provider get by default: the nearest custom role of this group or its ancestors, else a built-in; a path with \"/\" names a custom role from the org root.", minLength: 1, examples: ["viewer"] }),
     oidc: Type.Object({
