@@ -208,7 +208,8 @@ function addGroupBody(
 ): void {
   const path = group.groupPath;
   if (parts.withName) map.set('name', group.fields.name);
-  if (group.fields.description !== undefined) map.set('description', group.fields.description);
+  // Every other declared field of a group, from the one declaration (a field added there is written without a line of its own).
+  for (const [field, value] of Object.entries(itemFields(GROUP, group))) if (field !== 'name') map.set(field, value);
 
   for (const descriptor of DESCRIPTORS) {
     const form = descriptor.manifest;
@@ -345,6 +346,8 @@ function referenceInOrg(groupPath: string, path: string): string {
   const isSibling = parentPath(path) === groupPath && pathDepth(path) === pathDepth(groupPath) + 1;
   return isSibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`;
 }
+
+const GROUP = descriptorOf('group');
 
 function indexLiveState(live: LiveState): GroupIndex {
   const index: GroupIndex = { groups: new Map(), byKind: new Map() };

@@ -19,6 +19,24 @@ const GROUP = plain(FIELD_DECLARATIONS.group.properties) as Record<string, Json>
 const TERMS_DOC_ID = plain(FIELD_DECLARATIONS.terms.properties.docId);
 
 /**
+ * The declared fields of a group, as the org or a child group holds them (issue 41: every field
+ * from the one declaration, none copied by hand): each as declared, the name and description
+ * described for `noun`; a group's `renamedFrom` right after its name.
+ */
+function groupFields(noun: 'org' | 'group', examples: { name: string[]; description?: string[] }, renamedFrom?: Json): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [field, schema] of Object.entries(GROUP)) {
+    if (field === 'name') {
+      out.name = { ...schema, title: 'Name', description: describeName(noun), examples: examples.name };
+      if (renamedFrom) out.renamedFrom = renamedFrom;
+    } else if (field === 'description') {
+      out.description = { ...schema, title: 'Description', description: `Description of the ${noun}. Left out = not managed (the live value is kept); "" clears it.`, ...(examples.description ? { examples: examples.description } : {}) };
+    } else out[field] = schema;
+  }
+  return out;
+}
+
+/**
  * A list item of a kind: its declared fields (required as declared), with the manifest-only
  * members (`renamedFrom`, nested lists) beside them; `renamedFrom` right after `name`.
  */
@@ -77,8 +95,7 @@ export function manifestSchema(): Json {
     "name"
   ],
   "properties": {
-    "name": { ...GROUP.name, ...{"title": "Name", "description": describeName("org"), "examples": ["acme"]} },
-    "description": { ...GROUP.description, ...{"title": "Description", "description": "Description of the org. Left out = not managed (the live value is kept); \"\" clears it.", "examples": ["Acme Corp"]} },
+    ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
     "identities": {
       "title": "Identities",
       "description": "Workload identities owned by this org (matched to callers by one relationship: claimMatch, awsIdentity, staticKeys or servicePrincipal).",
@@ -178,8 +195,7 @@ export function manifestSchema(): Json {
     "name"
   ],
   "properties": {
-    "name": { ...GROUP.name, ...{"title": "Name", "description": describeName("group"), "examples": ["engineering", "platform"]} },
-    "renamedFrom": {
+    ...groupFields('group', { name: ['engineering', 'platform'] }, {
       "title": "Renamed from",
       "description": "The group's previous name: when a live sibling group has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.",
       "type": "string",
@@ -187,8 +203,7 @@ export function manifestSchema(): Json {
       "examples": [
         "old-name"
       ]
-    },
-    "description": { ...GROUP.description, ...{"title": "Description", "description": "Description of the group. Left out = not managed (the live value is kept); \"\" clears it."} },
+    }),
     "identities": {
       "title": "Identities",
       "description": "Workload identities owned by this group (matched to callers by one relationship: claimMatch, awsIdentity, staticKeys or servicePrincipal).",

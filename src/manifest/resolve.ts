@@ -106,6 +106,8 @@ function asArray(v: unknown): unknown[] {
 }
 
 const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
+/** A group's declared fields that a document sets (all but its name, which is the key). */
+const GROUP_SCALARS = descriptorOf('group').fields.filter((spec) => spec.name !== 'name');
 const NO_ROLE_REFS: readonly { field: string; ref: string }[] = [];
 
 /** Kinds listed inside the items of another kind (group mappings of an identity provider), by that kind. */
@@ -262,15 +264,17 @@ class Resolver {
     record.documents.set(site.doc, source);
     // A group merged from several files points back at the place that describes it (sets its
     // description or uid), not at a file that only adds to its lists.
-    if (!record.sourceSetsScalars && (value.description !== undefined || (path === '' && value.uid !== undefined))) {
+    if (!record.sourceSetsScalars && (GROUP_SCALARS.some((spec) => value[spec.name] !== undefined) || (path === '' && value.uid !== undefined))) {
       record.resource.source = source;
       record.sourceSetsScalars = true;
       if (path === '' && this.org) this.org.source = source;
     }
 
-    const description = asString(value.description);
-    if (description !== undefined && this.setScalar(record, 'description', description, siteAt(site, 'description'))) {
-      record.resource.fields.description = description;
+    // Every declared field of a group but its name (the key), from the one declaration: a field
+    // added there is read here without a line of its own.
+    for (const spec of GROUP_SCALARS) {
+      const field = readManifestValue(spec, value[spec.name]);
+      if (field !== undefined && this.setScalar(record, spec.name, field, siteAt(site, spec.name))) (record.resource.fields as unknown as Obj)[spec.name] = field;
     }
     if (path === '') {
       const uid = asString(value.uid);
@@ -360,7 +364,8 @@ class Resolver {
       record.scalars.set(field, { value, location });
       return true;
     }
-    if (earlier.value === value) return true;
+    // A structured field agrees when it is the same value, written anywhere.
+    if (earlier.value === value || (typeof value === 'object' && JSON.stringify(earlier.value) === JSON.stringify(value))) return true;
     this.report(
       site,
       `conflicting ${field} for ${this.groupLabel(record.resource.groupPath)}: ${JSON.stringify(value)} here, but ${JSON.stringify(earlier.value)} at ${formatLocation(earlier.location)}; set it in one place only, or to the same value`,

@@ -59,10 +59,21 @@ describe('one declaration per field', () => {
 
   it('the manifest schema holds every declared field of each kind the manifests declare, with the declared schema', () => {
     const schema = JSON.parse(readFileSync(MANIFEST_SCHEMA_FILE, 'utf8')) as { $defs: Record<string, { properties: Record<string, Json> }> };
+    // What the manifest says of a field for people (its title, description, examples) may be
+    // worded per place (the org's name, a group's); what a value must be may not.
+    const rules = (fieldSchema: Json) => Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(fieldSchema)) as Json).filter(([k]) => !['title', 'description', 'examples'].includes(k)));
     for (const d of DESCRIPTORS) {
-      if (!d.manifest || d.manifest.form === 'values' || d.manifest.form === 'group' || d.manifest.form === 'binding') continue;
-      const item = schema.$defs[d.manifest.definition]!;
-      for (const [name, fieldSchema] of declared(d.kind)) expect(item.properties[name], `${d.kind}.${name}`).toEqual(JSON.parse(JSON.stringify(fieldSchema)));
+      // A values list (accepted terms) holds strings, not items with fields.
+      if (!d.manifest || d.manifest.form === 'values') continue;
+      // A group's fields are the org's and every child group's.
+      const definitions = d.manifest.form === 'group' ? ['org', d.manifest.definition] : [d.manifest.definition];
+      for (const definition of definitions) {
+        const item = schema.$defs[definition]!;
+        for (const [name, fieldSchema] of declared(d.kind)) {
+          expect(item.properties[name], `${definition}.${name} is missing`).toBeDefined();
+          expect(rules(item.properties[name]!), `${definition}.${name}`).toEqual(rules(fieldSchema));
+        }
+      }
     }
   });
 });
