@@ -1,0 +1,125 @@
+/**
+ * The field experiment (issue 41): a field added to the group declaration and one added to the
+ * repo declaration — in a temporary build, touching only src/model/kinds/declarations.ts and the
+ * emulator's contract (schemas/platform-api-v2.openapi.json) — are validated, planned, applied,
+ * read back and exported like any other, with no other line of the product changed.
+ *
+ * The temporary build is a copy of src/ and schemas/ with the two edits; `npm run generate`'s
+ * three outputs are made again from it, and the library is bundled from it (rolldown, as the
+ * CLI's bundle is) and run against its own emulator over loopback.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const temp = mkdtempSync(join(tmpdir(), 'platform-sync-field-experiment-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+/** Inserts `line` after the first line matching `after` inside the `kind: Type.Object({` block of the declarations. */
+function declare(text: string, kind: string, line: string): string {
+  const start = text.indexOf(`  ${kind}: Type.Object({\n`);
+  expect(start, `the declaration of ${kind}`).toBeGreaterThanOrEqual(0);
+  const end = text.indexOf('\n', text.indexOf('description: Type.Optional(', start));
+  return `${text.slice(0, end + 1)}${line}\n${text.slice(end + 1)}`;
+}
+
+/** Adds a string field to the contract's resource, create and patch schemas of a component. */
+function contract(doc: { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }, component: string, field: string): void {
+  for (const name of [component, `${component}Create`, `${component}Patch`]) doc.components.schemas[name]!.properties[field] = { type: 'string', maxLength: 200 };
+}
+
+async function bundle(input: string, file: string): Promise<string> {
+  const build = await rolldown({ input, platform: 'node', logLevel: 'silent', cwd: temp });
+  await build.write({ file, format: 'esm', codeSplitting: false });
+  await build.close();
+  return file;
+}
+
+describe('a field added to the declaration and the contract, and nothing else', () => {
+  it('is validated, planned, applied, read back and exported (a group field and a repo field)', async () => {
+    for (const dir of ['src', 'schemas']) cpSync(join(ROOT, dir), join(temp, dir), { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(temp, 'package.json'));
+    symlinkSync(join(ROOT, 'node_modules'), join(temp, 'node_modules'));
+
+    // The two edits: the declaration, and the emulator's contract.
+    const declarations = join(temp, 'src', 'model', 'kinds', 'declarations.ts');
+    let text = readFileSync(declarations, 'utf8');
+    text = declare(text, 'group', '    owner: Type.Optional(Type.String({ title: "Owner", description: "Who answers for the group." })),');
+    text = declare(text, 'repo', '    tier: Type.Optional(Type.String({ title: "Tier", description: "How critical the repo is." })),');
+    writeFileSync(declarations, text);
+    const openapi = join(temp, 'schemas', 'platform-api-v2.openapi.json');
+    const doc = JSON.parse(readFileSync(openapi, 'utf8'));
+    contract(doc, 'Group', 'owner');
+    contract(doc, 'Repo', 'tier');
+    writeFileSync(openapi, JSON.stringify(doc, null, 2));
+
+    // `npm run generate`, from the temporary build.
+    writeFileSync(
+      join(temp, 'generate.ts'),
+      [
+        "import { writeFileSync } from 'node:fs';",
+        "import { DECLARED_FIELDS_MODULE, MANIFEST_SCHEMA_FILE, SCHEMA_VALIDATOR_MODULE, renderDeclaredFieldsModule, renderManifestSchema, renderSchemaValidatorModule } from './src/manifest/generate-schemas.ts';",
+        "import { manifestSchema } from './src/manifest/manifest-declaration.ts';",
+        'writeFileSync(MANIFEST_SCHEMA_FILE, renderManifestSchema());',
+        'writeFileSync(DECLARED_FIELDS_MODULE, renderDeclaredFieldsModule());',
+        'writeFileSync(SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule(manifestSchema()));',
+      ].join('\n'),
+    );
+    const generator = await bundle(join(temp, 'generate.ts'), join(temp, 'dist', 'generate.mjs'));
+    // The generator writes relative to its working directory, as `npm run generate` does.
+    execFileSync(process.execPath, [generator], { cwd: temp });
+    expect(readFileSync(join(temp, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
+
+    const lib = (await import(pathToFileURL(await bundle(join(temp, 'src', 'index.ts'), join(temp, 'dist', 'lib.mjs'))).href)) as typeof import('../../src/index.js');
+    const manifest = (owner: string, tier: string) => ({
+      file: 'org.yaml',
+      text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  owner: ${owner}\n  repos:\n    - {name: app, tier: ${tier}}\n  groups:\n    - name: team\n      owner: ${owner}-team\n`,
+    });
+
+    // validate: the new fields are accepted where declared, refused where not.
+    const bad = lib.validateManifestTexts([{ file: 'bad.yaml', text: 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: bot, tier: gold}\n' }]);
+    expect(bad.diagnostics.map((d) => d.message).join('\n')).toContain('unknown field "tier"');
+    const first = lib.validateManifestTexts([manifest('ann', 'gold')]);
+    expect(first.diagnostics).toEqual([]);
+
+    const emulator = await lib.startEmulator({ port: 0, tokens: [{ token: 'field-experiment-token-0001', role: 'owner' }] });
+    const client = lib.createClient({ baseUrl: emulator.url, token: 'field-experiment-token-0001' });
+    try {
+      const read = (desired: import('../../src/index.js').DesiredState) => lib.readLiveState(client, { org: { name: 'acme' }, subResources: 'all', expected: desired.resources });
+      // plan → apply: the fields are sent on create.
+      const created = lib.plan(first.state!, await read(first.state!), { bootstrap: true });
+      expect(created.refusals).toEqual([]);
+      expect((await lib.apply(created, client, {})).failed).toEqual([]);
+      const live = await read(first.state!);
+      expect(live.resources.find((r) => r.address === 'org')!.fields).toMatchObject({ owner: 'ann' });
+      expect(live.resources.find((r) => r.address === 'group:team')!.fields).toMatchObject({ owner: 'ann-team' });
+      expect(live.resources.find((r) => r.address === 'repo:app')!.fields).toMatchObject({ tier: 'gold' });
+      expect(lib.plan(first.state!, live).steps).toEqual([]);
+
+      // A change is one PATCH naming exactly the new field.
+      const changed = lib.validateManifestTexts([manifest('bob', 'silver')]).state!;
+      const update = lib.plan(changed, live);
+      expect(update.steps.map((s) => `${s.action} ${s.address} ${s.action === 'update' ? s.updateMask.join(',') : ''}`).sort()).toEqual(['update group:team owner', 'update org owner', 'update repo:app tier']);
+      expect((await lib.apply(update, client, {})).failed).toEqual([]);
+
+      // export writes them, and a plan of the export is empty.
+      const after = await read(changed);
+      const files = lib.exportManifests(after);
+      const exported = files.map((f) => f.text).join('\n');
+      expect(exported).toContain('owner: bob');
+      expect(exported).toContain('owner: bob-team');
+      expect(exported).toContain('tier: silver');
+      const again = lib.validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
+      expect(again.diagnostics).toEqual([]);
+      expect(lib.plan(again.state!, after).steps).toEqual([]);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  }, 60_000);
+});
