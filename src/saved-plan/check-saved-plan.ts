@@ -89,17 +89,20 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
   const live = await readLiveState(client, { org: saved.org, subResources, ...(basis ? { expected: basis.desired.resources } : {}) });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
-    if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) {
-      throw new UserError(
-        'PLAN_ALREADY_APPLIED',
-        `this saved plan was already applied: every change it makes is live (${saved.steps.length} step${saved.steps.length === 1 ? '' : 's'}), so there is nothing left to apply; ` +
-          'run `platform-sync plan` to see whether anything else changed since',
-      );
-    }
+    if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
     throw new StalePlanError(changed);
   }
   if (basis) checkAgainstBasis(saved, basis, live);
   return saved;
+}
+
+/** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */
+function alreadyApplied(saved: Plan): UserError {
+  return new UserError(
+    'PLAN_ALREADY_APPLIED',
+    `this saved plan was already applied: every change it makes is live (${saved.steps.length} step${saved.steps.length === 1 ? '' : 's'}), so there is nothing left to apply; ` +
+      'run `platform-sync plan` to see whether anything else changed since',
+  );
 }
 
 /**
@@ -158,6 +161,9 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   const missing = replanned.steps.length - (saved.steps.length - problems.length);
   if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
   if (problems.length === 0 && replanned.refusals.length === 0) return;
+  // Nothing left to plan: what the saved plan makes is live (its own steps' addresses may not
+  // say so when --target left a rename out).
+  if (saved.steps.length > 0 && replanned.steps.length === 0 && replanned.refusals.length === 0) throw alreadyApplied(saved);
   // Planning differs because live has resources the plan never read (made since, by someone
   // else): the plan is stale, not altered.
   const read = new Set(saved.fingerprints.map((f) => f.uid));
