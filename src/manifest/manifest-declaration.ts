@@ -6,6 +6,11 @@
  */
 import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
 import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
+import { descriptorOf, KINDS, PRUNE_KEYS } from '../model/kinds.js';
+import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
+
+/** "claimMatch, awsIdentity, staticKeys or servicePrincipal", from the declaration. */
+const RELATIONSHIPS = `${RELATIONSHIP_FIELDS.slice(0, -1).join(', ')} or ${RELATIONSHIP_FIELDS.at(-1)}`;
 
 type Json = Record<string, unknown>;
 type DeclaredKind = keyof typeof FIELD_DECLARATIONS;
@@ -17,6 +22,19 @@ function plain(schema: unknown): Json {
 
 const GROUP = plain(FIELD_DECLARATIONS.group.properties) as Record<string, Json>;
 const TERMS_DOC_ID = plain(FIELD_DECLARATIONS.terms.properties.docId);
+
+/**
+ * The keys of a per-kind `prune` map, from the kinds themselves (PRUNE_KEYS: each manifest list
+ * of a kind that can be deleted), in the order of their descriptors.
+ */
+function pruneProperties(): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [key, kind] of Object.entries(PRUNE_KEYS)) {
+    const { many } = descriptorOf(kind).label;
+    out[key] = { title: `Prune ${kind === 'role' ? 'custom roles' : many}`, description: `Delete live ${kind === 'role' ? 'custom roles' : many} the manifests do not declare (default true).`, type: 'boolean' };
+  }
+  return out;
+}
 
 /**
  * The declared fields of a group, as the org or a child group holds them (issue 41: every field
@@ -98,7 +116,7 @@ export function manifestSchema(): Json {
     ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
     "identities": {
       "title": "Identities",
-      "description": "Workload identities owned by this org (matched to callers by one relationship: claimMatch, awsIdentity, staticKeys or servicePrincipal).",
+      "description": `Workload identities owned by this org (matched to callers by one relationship: ${RELATIONSHIPS}).`,
       "type": "array",
       "items": {
         "$ref": "#/$defs/identity"
@@ -206,7 +224,7 @@ export function manifestSchema(): Json {
     }),
     "identities": {
       "title": "Identities",
-      "description": "Workload identities owned by this group (matched to callers by one relationship: claimMatch, awsIdentity, staticKeys or servicePrincipal).",
+      "description": `Workload identities owned by this group (matched to callers by one relationship: ${RELATIONSHIPS}).`,
       "type": "array",
       "items": {
         "$ref": "#/$defs/identity"
@@ -419,53 +437,7 @@ export function manifestSchema(): Json {
         "object"
       ],
       "additionalProperties": false,
-      "properties": {
-        "groups": {
-          "title": "Prune groups",
-          "description": "Delete live groups the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "identities": {
-          "title": "Prune identities",
-          "description": "Delete live identities the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "roles": {
-          "title": "Prune custom roles",
-          "description": "Delete live custom roles the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "roleBindings": {
-          "title": "Prune role bindings",
-          "description": "Delete live role bindings the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "repos": {
-          "title": "Prune repos",
-          "description": "Delete live repos the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "subscriptions": {
-          "title": "Prune subscriptions",
-          "description": "Delete live subscriptions the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "identityProviders": {
-          "title": "Prune identity providers",
-          "description": "Delete live identity providers the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "groupMappings": {
-          "title": "Prune group mappings",
-          "description": "Delete live group mappings the manifests do not declare (default true).",
-          "type": "boolean"
-        },
-        "accountAssociation": {
-          "title": "Prune account associations",
-          "description": "Delete live account associations the manifests do not declare (default true).",
-          "type": "boolean"
-        }
-      },
+      "properties": pruneProperties(),
       "default": true,
       "examples": [
         true,
@@ -476,7 +448,7 @@ export function manifestSchema(): Json {
     },
     "ignore": {
       "title": "Ignore",
-      "description": "Address globs (\"identity:engineering/human-*\") left alone entirely: never created, updated or deleted. Each starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:) or is org. * matches any run of characters, ? one.",
+      "description": `Address globs ("identity:engineering/human-*") left alone entirely: never created, updated or deleted. Each starts with a kind prefix (${KINDS.map((k) => `${k}:`).join(', ')}) or is org. * matches any run of characters, ? one.`,
       "type": "array",
       "items": {
         "title": "Address glob",

@@ -6,12 +6,20 @@
  * manifest check (with the place in the file and a fix) and by the emulator (as the API's field
  * violations). Pure.
  */
+import { DECLARED_FIELDS } from './kinds/declared-fields.js';
+import type { Declared } from './kinds/declared-types.js';
 import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
 import { patternProblem } from './pattern-syntax.js';
 
-export const RELATIONSHIP_FIELDS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
-export type RelationshipField = (typeof RELATIONSHIP_FIELDS)[number];
+/** The relationship fields: every declared field of an identity but its name and description (declared-fields.ts). */
+export type RelationshipField = 'claimMatch' | 'awsIdentity' | 'staticKeys' | 'servicePrincipal';
+/** The union above is the declaration's (the build fails when a relationship is declared or removed without it). */
+type DeclaredRelationship = Exclude<keyof Declared<'identity'>, 'name' | 'description'>;
+type RelationshipFieldsAgree = [RelationshipField] extends [DeclaredRelationship] ? ([DeclaredRelationship] extends [RelationshipField] ? true : never) : never;
+const relationshipFieldsAgree: RelationshipFieldsAgree = true;
+void relationshipFieldsAgree;
+export const RELATIONSHIP_FIELDS = DECLARED_FIELDS.identity.map((f) => f.name).filter((name) => name !== 'name' && name !== 'description') as readonly RelationshipField[];
 
 export const SERVICE_PRINCIPALS = ['COSIGNED', 'INGESTER', 'CATALOG_SYNCER', 'APKO_BUILDER'] as const;
 const SERVICE_PRINCIPAL_PREFIX = 'SERVICE_PRINCIPAL_';
