@@ -113,15 +113,17 @@ function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string, UidRe
 }
 
 /**
- * A create of a name that a rename in the same plan frees (repo `legacy` renamed to `web`, a new
- * `legacy` declared) waits for that rename: the API refuses a second sibling of one name.
+ * A step that takes a name a rename in the same plan frees waits for that rename: a create of
+ * the old name (repo `legacy` renamed to `web`, a new `legacy` declared), or another rename onto
+ * it (`web` renamed to `x2`, `app` renamed to `web`). The API refuses a second sibling of one name.
  */
 function waitForFreedNames(p: Planning): void {
   for (const { step } of p.steps.values()) {
     if (step.action !== 'update' || step.previousAddress === undefined) continue;
-    const create = p.steps.get(step.previousAddress)?.step;
-    if (create?.action !== 'create') continue;
-    create.dependsOn = [...new Set([...(create.dependsOn ?? []), step.address])].sort();
+    const taker = p.steps.get(step.previousAddress)?.step;
+    if (taker === undefined || taker === step) continue;
+    if (taker.action !== 'create' && !(taker.action === 'update' && taker.previousAddress !== undefined)) continue;
+    taker.dependsOn = [...new Set([...(taker.dependsOn ?? []), step.address])].sort();
   }
 }
 

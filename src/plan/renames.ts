@@ -50,6 +50,7 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   if (wanted.length === 0 || live.org === null) return { live, previousAddress, refusals, liveAddressOf };
 
   const ambiguous = new Set(live.ambiguities.map((a) => a.address));
+  const declared = new Set(desired.resources.map((r) => r.address));
   const ignore = desired.settings.ignore.map(compileAddressGlob);
   const newNames = new Map<string, string>();
   let current = live;
@@ -81,6 +82,10 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
       });
       continue;
     }
+    // Both live, but the old name is declared in its own right (a chain of renames once applied:
+    // `x2` renamedFrom `web`, `web` renamedFrom `app`): the old name is that resource's now, and
+    // this line's rename is done.
+    if (before && after && declared.has(oldAddress)) continue;
     if (before && after) {
       refusals.push({
         rule: 'rename-conflict',

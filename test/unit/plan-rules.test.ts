@@ -305,10 +305,12 @@ describe('plan: renames in place (renamedFrom)', () => {
     // b becomes c, which frees b for a; in the other order b is still live when a wants it.
     const p = plan(desiredState([renamed(r.repo('', 'c'), 'b'), renamed(r.repo('', 'b'), 'a')]), live);
     expect(p.refusals).toEqual([]);
+    // The rename that frees b runs first: the API refuses a second sibling named b.
     expect(p.steps.map((s) => [s.address, s.action === 'update' ? s.previousAddress : undefined])).toEqual([
-      ['repo:b', 'repo:a'],
       ['repo:c', 'repo:b'],
+      ['repo:b', 'repo:a'],
     ]);
+    expect(step(p, 'repo:b').dependsOn).toEqual(['repo:c']);
     const reversed = plan(desiredState([renamed(r.repo('', 'b'), 'a'), renamed(r.repo('', 'c'), 'b')]), live);
     expect(reversed.refusals.map((x) => [x.rule, x.addresses])).toEqual([['rename-conflict', ['repo:b', 'repo:a']]]);
   });
@@ -329,8 +331,8 @@ describe('plan: renames in place (renamedFrom)', () => {
     );
     expect(p.refusals).toEqual([]);
     expect(p.steps.map((s) => [s.address, s.action === 'update' ? s.previousAddress : s.action])).toEqual([
-      ['group:b', 'group:a'],
       ['group:d', 'group:b'],
+      ['group:b', 'group:a'], // after the rename that frees its name
       ['group:e', 'group:c'],
       ['group:d/y', 'group:d/x'], // its previous name, in its parent as renamed
     ]);
