@@ -8,6 +8,10 @@ import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
 import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { descriptorOf, KINDS, PRUNE_KEYS } from '../model/kinds.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
+import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
+
+/** What a role binding references (its descriptor): each named by name or by uid. */
+const REFERENCES = (descriptorOf('roleBinding') as KindDescriptor).references ?? [];
 
 /** "claimMatch, awsIdentity, staticKeys or servicePrincipal", from the declaration. */
 const RELATIONSHIPS = `${RELATIONSHIP_FIELDS.slice(0, -1).join(', ')} or ${RELATIONSHIP_FIELDS.at(-1)}`;
@@ -328,7 +332,7 @@ export function manifestSchema(): Json {
         "/release-bot"
       ]
     },
-    "identityUid": {
+    [referenceUidField("identity")]: {
       "title": "Identity uid",
       "description": "Uid of an identity the manifests do not manage (e.g. a person).",
       "type": "string",
@@ -348,7 +352,7 @@ export function manifestSchema(): Json {
         "release-manager"
       ]
     },
-    "roleUid": {
+    [referenceUidField("role")]: {
       "title": "Role uid",
       "description": "Uid of a role the manifests do not manage.",
       "type": "string",
@@ -358,52 +362,8 @@ export function manifestSchema(): Json {
       ]
     }
   },
-  "allOf": [
-    {
-      "anyOf": [
-        {
-          "required": [
-            "identity"
-          ]
-        },
-        {
-          "required": [
-            "identityUid"
-          ]
-        }
-      ]
-    },
-    {
-      "not": {
-        "required": [
-          "identity",
-          "identityUid"
-        ]
-      }
-    },
-    {
-      "anyOf": [
-        {
-          "required": [
-            "role"
-          ]
-        },
-        {
-          "required": [
-            "roleUid"
-          ]
-        }
-      ]
-    },
-    {
-      "not": {
-        "required": [
-          "role",
-          "roleUid"
-        ]
-      }
-    }
-  ]
+  // Exactly one way to name each reference, by name or by uid (the kind's references).
+  "allOf": REFERENCES.flatMap((r) => [{ anyOf: [{ required: [r] }, { required: [referenceUidField(r)] }] }, { not: { required: [r, referenceUidField(r)] } }])
 },
     repo: item('repo', {
   "title": "Repository",

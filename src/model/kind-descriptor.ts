@@ -336,3 +336,8 @@ export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boo
       return live === desired;
   }
 }
+
+/** The API field a reference is sent in: `identity` → `identityUid` (KindDescriptor `references`). */
+export function referenceUidField<R extends string>(reference: R): `${R}Uid` {
+  return `${reference}Uid`;
+}

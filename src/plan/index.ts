@@ -9,6 +9,7 @@
 import { compileAddressGlob, matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
 import { UnsafePlanError } from '../model/errors.js';
 import { descriptorOf, roleRefFields, type Kind } from '../model/kinds.js';
+import { referenceUidField } from '../model/kind-descriptor.js';
 import { PLAN_FORMAT_VERSION } from '../model/plan.js';
 import type { CreateStep, DeleteStep, Plan, PlanRefusal, PlanStep, PlanSummary, UidReference, UpdateStep } from '../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
@@ -204,8 +205,8 @@ function findDanglingReference(p: Planning, binding: DesiredResource & { kind: '
   if (!('uid' in identity) && !('uid' in role)) return false;
   let dangling = false;
   for (const [field, key, kind] of [
-    ['identityUid', identity, 'identity'],
-    ['roleUid', role, 'role'],
+    [referenceUidField('identity'), identity, 'identity'],
+    [referenceUidField('role'), role, 'role'],
   ] as const) {
     if (!('uid' in key) || !key.uid.startsWith(`${orgUid}/`)) continue;
     // Normalising turned every uid the read found into a path: this one was not found. An

@@ -11,7 +11,7 @@ import { managedSubResources } from '../pipeline.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
-import { liveDefault, sameValue } from '../model/kind-descriptor.js';
+import { liveDefault, referenceUidField, sameValue } from '../model/kind-descriptor.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
@@ -209,9 +209,10 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
     if (descriptor.secretPaths?.includes(field)) continue;
     const ref = (step.refs as Record<string, { address: string } | undefined> | undefined)?.[field];
     const want = step.after[field] ?? (ref ? uidAt(ref.address) : undefined);
-    if (resource.kind === 'roleBinding' && (field === 'identityUid' || field === 'roleUid')) {
-      const key = field === 'identityUid' ? resource.fields.identity : resource.fields.role;
-      if (want === undefined || referencedUid(field === 'identityUid' ? 'identity' : 'role', key, live, uidAt) !== want) return false;
+    const reference = descriptor.references?.find((r) => referenceUidField(r) === field) as 'identity' | 'role' | undefined;
+    if (reference !== undefined) {
+      const key = (resource.fields as unknown as Record<string, IdentityKey | RoleKey>)[reference]!;
+      if (want === undefined || referencedUid(reference, key, live, uidAt) !== want) return false;
       continue;
     }
     const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === field);

@@ -9,6 +9,8 @@ import { lazyRequire } from '../util/lazy-require.js';
 /** Loaded when a plan shows a text diff. */
 const diff = lazyRequire<typeof import('diff')>('diff');
 import type { PlanStep, UidReference } from '../model/plan.js';
+import { DESCRIPTORS } from '../model/kinds.js';
+import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { SecretRef } from '../model/resources.js';
 
 /** How a line is meant: the views colour `add`/`remove`/`change` lines, `context` stays plain. */
@@ -83,6 +85,9 @@ const INDENT = '    ';
  * One field of a step before layout: a one-line value, or a block of lines (a multi-line
  * text as a diff). One-line values of a step are aligned on their labels, like Terraform's `=`.
  */
+/** The fields references are sent in (`identityUid`, `roleUid`), from the kinds that have references. */
+const REFERENCE_UID_FIELDS: ReadonlySet<string> = new Set((DESCRIPTORS as readonly KindDescriptor[]).flatMap((d) => (d.references ?? []).map(referenceUidField)));
+
 type FieldEntry = { tone: LineTone; field: string; value: string } | { tone: LineTone; field: string; block: StepLine[] };
 
 function fieldEntries(step: PlanStep): FieldEntry[] {
@@ -90,14 +95,14 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
   const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
   if (step.action === 'create') {
     for (const [field, value] of Object.entries(step.after ?? {})) {
-      if (field === 'identityUid' || field === 'roleUid' || refs[field]) continue; // shown below with its address
+      if (REFERENCE_UID_FIELDS.has(field) || refs[field]) continue; // shown below with its address
       if (isMultiline(value)) {
         // All lines are new: a hunk header would say nothing.
         const block = diffLines('', value).filter((l) => l.tone === 'add');
         entries.push({ tone: 'add', field, block });
       } else entries.push({ tone: 'add', field, value: formatValue(value) });
     }
-    for (const field of new Set(['identityUid', 'roleUid', ...Object.keys(refs)])) {
+    for (const field of new Set([...REFERENCE_UID_FIELDS, ...Object.keys(refs)])) {
       const ref = refs[field];
       if (ref) entries.push({ tone: 'add', field, value: referenceText(ref) });
       else if (step.after?.[field] !== undefined) entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });

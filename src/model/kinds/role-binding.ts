@@ -4,7 +4,7 @@
  * PATCH of `roleUid`.
  */
 import { referenceText, roleBindingAddress, type IdentityKey, type RoleKey } from '../address.js';
-import { declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, referenceUidField, type KindDescriptor } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 
 export interface RoleBindingFields {
@@ -13,6 +13,8 @@ export interface RoleBindingFields {
 }
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.roleBinding);
+/** What a binding references: sent as `identityUid` and `roleUid`, kept as keys (address.ts). */
+const REFERENCES = ['identity', 'role'] as const;
 
 export const roleBinding = {
   kind: 'roleBinding',
@@ -21,12 +23,13 @@ export const roleBinding = {
     collection: '/iam/v2/roleBindings',
     plural: 'roleBindings',
     nameFilter: false,
-    createFields: ['identityUid', 'roleUid'],
-    updatableFields: ['roleUid'],
+    createFields: REFERENCES.map(referenceUidField),
+    // A binding's identity is what it is; its role may change (one PATCH of roleUid).
+    updatableFields: [referenceUidField('role')],
   },
   parentKind: 'group',
   keyField: null,
-  references: ['identity', 'role'],
+  references: REFERENCES,
   fields: FIELDS,
   hasUpdate: true,
   renameable: false,
