@@ -158,6 +158,12 @@ export function contractKinds(): KindContract[] {
 }
 
 /** A component schema's enum (`Capabilities` items: the capabilities a custom role may hold). */
+/** The service principals an identity may stand for (the contract's Identity.servicePrincipal enum). */
+export function identityServicePrincipals(): readonly string[] {
+  const member = (schemas().Identity!.properties as Record<string, Json>).servicePrincipal!;
+  return (member.enum as string[]) ?? [];
+}
+
 export function capabilitiesOfContract(): readonly string[] {
   return ((schemas().Capabilities!.items as Json).enum as string[]) ?? [];
 }

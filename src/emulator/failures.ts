@@ -1,14 +1,26 @@
 /**
- * Errors the emulator answers with: AIP-193 bodies built from the shared table in
- * src/api/errors.ts, so the client reads exactly what the emulator writes.
+ * Errors the emulator answers with: AIP-193 bodies (the spec's error model), with the emulator's
+ * own table of codes and HTTP statuses — not the client's (STYLE.md 16): a client that read a
+ * status wrong would otherwise be judged by the same mistake. Only the body's types are shared.
  */
-import {
-  GRPC_CODES,
-  TYPE_PREFIX,
-  type ErrorBody,
-  type ErrorDetail,
-  type GrpcCodeName,
-} from '../api/errors.js';
+import type { ErrorBody, ErrorDetail } from '../api/errors.js';
+
+/** gRPC codes the emulator answers with, and the HTTP status of each (AIP-193, the spec's §Errors). */
+const CODES = {
+  INVALID_ARGUMENT: { code: 3, http: 400 },
+  NOT_FOUND: { code: 5, http: 404 },
+  ALREADY_EXISTS: { code: 6, http: 409 },
+  PERMISSION_DENIED: { code: 7, http: 403 },
+  RESOURCE_EXHAUSTED: { code: 8, http: 429 },
+  FAILED_PRECONDITION: { code: 9, http: 400 },
+  UNIMPLEMENTED: { code: 12, http: 501 },
+  INTERNAL: { code: 13, http: 500 },
+  UNAVAILABLE: { code: 14, http: 503 },
+  UNAUTHENTICATED: { code: 16, http: 401 },
+} as const;
+export type GrpcCodeName = keyof typeof CODES;
+const GRPC_CODES = CODES;
+const TYPE_PREFIX = 'type.googleapis.com/google.rpc.';
 
 /** A request the emulator refuses. Thrown inside handlers, turned into a reply at the edge. */
 export class ApiFailure extends Error {

@@ -1,6 +1,6 @@
 /** Stored resources → the JSON the API returns (camelCase, ms-precision Z timestamps). */
 import type { Store, StoredResource } from './store.js';
-import { copyValue } from '../model/kind-descriptor.js';
+import { copyJson as copyValue } from './values.js';
 import { kindContract } from './contract.js';
 
 let lastMs = NaN;

@@ -4,10 +4,12 @@
  * with its location), and inserted through the same `createResource` the HTTP API uses, so it
  * can only hold what the API would accept.
  */
-import { RELATIONSHIP_FIELDS, type AwsIdentity, type ClaimMatch, type StaticKeys } from '../model/identity-relationships.js';
+import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
+import { RELATIONSHIPS } from './relationships.js';
 import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { parse as parseYaml } from 'yaml';
-import { BUILTIN_ROLE_NAMES, type Kind } from '../model/kinds.js';
+import type { Kind } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES } from './builtin-roles.js';
 import { UserError } from '../model/errors.js';
 import { ApiFailure } from './failures.js';
 import type { EmulatorService } from './service.js';
@@ -137,7 +139,7 @@ const KEYS: Record<string, readonly string[]> = {
   groupMapping: ['externalGroup', 'role'],
   accountAssociation: ['name', 'description', 'amazon', 'google', 'azure', 'github', 'chainguard'],
   group: GROUP_KEYS,
-  identity: ['name', 'description', 'lastSeenTime', ...RELATIONSHIP_FIELDS],
+  identity: ['name', 'description', 'lastSeenTime', ...RELATIONSHIPS],
   role: ['name', 'description', 'capabilities'],
   repo: ['name', 'description', 'readme', 'tags'],
   tag: ['name', 'digest', 'deprecated'],
@@ -244,7 +246,7 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     };
     const seenIdentities = new Set<string>();
     children('identities', 'identity', (item, loc) => {
-      const d = apiCheck('identity', pick(item, ['name', 'description', ...RELATIONSHIP_FIELDS]), loc);
+      const d = apiCheck('identity', pick(item, ['name', 'description', ...RELATIONSHIPS]), loc);
       if (!d) return;
       // When it last logged in (the service sets it; a seed may, to show an unused identity).
       if (item.lastSeenTime !== undefined) {

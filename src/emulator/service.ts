@@ -5,7 +5,8 @@
  * clock and uid source.
  */
 import { createHash } from 'node:crypto';
-import { BUILTIN_ROLE_NAMES, type ApiKind, type Kind } from '../model/kinds.js';
+import type { ApiKind, Kind } from '../model/kinds.js';
+import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from './builtin-roles.js';
 import { answerViolations, capabilitiesOfContract, contractKinds, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
@@ -71,15 +72,6 @@ export function replyBodyText(body: unknown): string {
 /** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
 const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);
 
-const CAPABILITIES = capabilitiesOfContract();
-const LIST_CAPABILITIES = CAPABILITIES.filter((c) => c.endsWith('.list'));
-const BUILTIN_ROLES: Readonly<Record<(typeof BUILTIN_ROLE_NAMES)[number], { description: string; capabilities: readonly string[] }>> = {
-  viewer: { description: 'Read access to everything in the group', capabilities: LIST_CAPABILITIES },
-  editor: { description: 'Read and write access, without managing role bindings', capabilities: CAPABILITIES.filter((c) => !c.startsWith('role_bindings.') || c.endsWith('.list')) },
-  owner: { description: 'Full access, including role bindings', capabilities: CAPABILITIES },
-  'registry.pull': { description: 'Pull images from the registry', capabilities: ['repo.list', 'tag.list'] },
-  'registry.push': { description: 'Push images to the registry', capabilities: ['repo.list', 'tag.list', 'tag.create'] },
-};
 
 /** The flat 40-hex uid of a built-in role: sha1 of its name, the same in every emulator. */
 export function builtinRoleUid(name: string): string {

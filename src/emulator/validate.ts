@@ -3,13 +3,12 @@
  * each must look like, and the PATCH mask rules of the spec. Pure: no store, no clock.
  * The seed loader uses the same checks, so a seed file can hold only what the API accepts.
  */
-import '../util/re2.js'; // registers the RE2 pattern checker the model uses
 import { createHash } from 'node:crypto';
-import { isPlainObject } from '../model/kind-descriptor.js';
+import { isPlainObject } from './values.js';
 import type { ApiKind, Kind } from '../model/kinds.js';
 import { bodyViolations, capabilitiesOfContract, kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
-import { normalizeServicePrincipal, relationshipProblems, RELATIONSHIP_FIELDS, type RelationshipField } from '../model/identity-relationships.js';
+import { isRelationship, relationshipViolation, RELATIONSHIPS as RELATIONSHIP_FIELDS, shortServicePrincipal as normalizeServicePrincipal, type Relationship as RelationshipField } from './relationships.js';
 import type { ResourceData } from './store.js';
 
 /** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
@@ -90,9 +89,7 @@ function checkHttpsUrl(value: unknown, message: string): string | null {
 
 /** An identity relationship: the rules of identity-relationships.ts, as the API's field violation. */
 function checkRelationship(field: RelationshipField, value: unknown): string | null {
-  if (value === null) return null; // clears it
-  const [first] = relationshipProblems(field, value);
-  return first === undefined ? null : first.message.replace(new RegExp(`^${field}\\.?`), '').trim() || first.message;
+  return relationshipViolation(field, value);
 }
 
 /** The blocks of an account association, each an object of the shape DESIGN.md §2 gives. */
@@ -132,7 +129,6 @@ function checkOidc(value: unknown): string | null {
   return null;
 }
 
-const isRelationship = (field: string): field is RelationshipField => (RELATIONSHIP_FIELDS as readonly string[]).includes(field);
 
 function checkCapabilities(value: unknown): string | null {
   if (!Array.isArray(value) || value.length === 0) return 'is required: a non-empty list of capabilities';

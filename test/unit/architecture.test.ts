@@ -80,6 +80,19 @@ describe('architecture', () => {
     expect(readFileSync(join(SRC, 'model', 'plan.ts'), 'utf8')).not.toMatch(/identityUid\?:|roleUid\?:|defaultRole\?:/);
   });
 
+  it('the emulator shares no rule with the client: from outside src/emulator it imports only types, the shared error class and the doors', () => {
+    // Allowed at run time: the doors (src/io), package files and lazy loading (src/util), and
+    // UserError, the shared error class. Everything else of the client — model rules, API
+    // tables, the planner — only as types (erased).
+    const allowed = (target: string) => /^(emulator|io)\//.test(target) || ['util/package-file.ts', 'util/lazy-require.ts', 'model/errors.ts'].includes(target);
+    const offenders = modules
+      .filter((m) => m.rel.startsWith('emulator/'))
+      .flatMap((m) => m.imports.filter((i) => i.resolved && !allowed(relative(SRC, i.resolved).split('\\').join('/'))).map((i) => `${m.rel} → ${i.source} (${i.names.join(', ')})`));
+    expect(offenders).toEqual([]);
+    const errorsImports = modules.filter((m) => m.rel.startsWith('emulator/')).flatMap((m) => m.imports.filter((i) => i.resolved?.endsWith(join('model', 'errors.ts'))).flatMap((i) => i.names));
+    expect([...new Set(errorsImports)]).toEqual(['UserError']);
+  });
+
   it("the emulator's tables are its own contract's: no emulator module reads the client's kind descriptors", () => {
     const descriptorTables = new Set(['KIND_INFO', 'DESCRIPTORS', 'descriptorOf', 'declaredFieldSpecs', 'DECLARED_FIELDS', '*']);
     const offenders = modules
