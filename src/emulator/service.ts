@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiKind, Kind } from '../model/kinds.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from './builtin-roles.js';
-import { answerViolations, capabilitiesOfContract, contractKinds, kindContract, openApiText } from './contract.js';
+import { answerViolations, contractKinds, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
   alreadyExists,

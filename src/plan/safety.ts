@@ -4,7 +4,7 @@
  * `raise_if_unsafe`). Pure.
  */
 import { matchesAnyGlob, ORG_ADDRESS, type AddressGlob } from '../model/address.js';
-import { deleteReliesOn, descriptorOf, KINDS, roleRefFields, type Kind } from '../model/kinds.js';
+import { deleteReliesOn, descriptorOf, KINDS, roleRefFields } from '../model/kinds.js';
 import type { RoleKey } from '../model/address.js';
 import { roleRefAddress } from './references.js';
 import type { CreateStep, DeleteStep, PlanRefusal, PlanStep, UidReference, UpdateStep } from '../model/plan.js';

@@ -50,7 +50,6 @@ function kindSummary(steps: readonly PlanStep[]): string {
 
 /** Inline code that survives backticks in the text. */
 export { escapeHtml, markdownCell } from '../io/escape.js';
-import { escapeHtml, markdownCell } from '../io/escape.js';
 
 export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;

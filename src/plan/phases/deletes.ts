@@ -1,0 +1,85 @@
+/**
+ * Phase 5, deletes: which unmatched live resources to delete (pruned, not ignored) and what each waits for (children first). Pure (src/plan/index.ts runs the phases in order).
+ */
+import { type Planning, addStep, isIgnoredLive, referencesRoles } from './planning.js';
+import { displayFields } from '../fields.js';
+import type { Holders } from '../live-index.js';
+import { roleRefAddress } from '../references.js';
+import { rolesUpdatedAway } from '../safety.js';
+import { countLabel, describePruneOff, isPruned, listNames } from '../settings.js';
+import { ORG_ADDRESS } from '../../model/address.js';
+import { type Kind, descriptorOf } from '../../model/kinds.js';
+import type { DeleteStep } from '../../model/plan.js';
+import type { DesiredResource, LiveResource } from '../../model/resources.js';
+import { pushTo } from '../../util/multimap.js';
+
+/**
+ * Which unmatched live resources to delete: those of a pruned kind, not ignored, not the org.
+ * Tags are not declared in manifests as a rule, so a live tag is pruned on its own only when
+ * the manifests declare tags for its repo; the tags of a deleted repo go with it.
+ */
+export function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+  const prune = p.desired.settings.prune;
+  const reposWithDeclaredTags = new Set(desired.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
+  const deletes = new Map<string, LiveResource>();
+  const keptByKind = new Map<Kind, string[]>();
+  const tags: LiveResource[] = [];
+  for (const l of unmatchedLive) {
+    if (l.address === ORG_ADDRESS || isIgnoredLive(p, l)) continue;
+    if (l.kind === 'tag') tags.push(l);
+    else if (descriptorOf(l.kind).permanent) {
+      p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
+    } else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
+    else pushTo(keptByKind, l.kind, l.address);
+  }
+  for (const t of tags) {
+    const repoDeleted = t.parentAddress !== null && deletes.has(t.parentAddress);
+    if (!isPruned(prune, 'tag')) {
+      if (repoDeleted) pushTo(keptByKind, 'tag', t.address);
+    } else if (repoDeleted || reposWithDeclaredTags.has(t.parentAddress)) {
+      deletes.set(t.address, t);
+    }
+  }
+  for (const [kind, addresses] of [...keptByKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const n = addresses.length;
+    p.warnings.push(
+      `${countLabel(kind, n)} not in the manifests ${n === 1 ? 'is' : 'are'} kept (${listNames(addresses.sort())}): ` +
+        describePruneOff(prune, kind),
+    );
+  }
+  return deletes;
+}
+
+export function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: Holders): void {
+  // A binding PATCHed to another role, or an identity provider whose default role the plan
+  // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
+  const updatedAway = new Map<string, string[]>();
+  const rolesDeleted = [...deletes.keys()].some((a) => a.startsWith('role:'));
+  for (const { step } of p.steps.values()) {
+    // Only a role's delete waits for them; only kinds that reference a role can move off one.
+    if (!rolesDeleted || step.action !== 'update' || !referencesRoles(step.kind)) continue;
+    const l = p.index.byUid.get(step.uid);
+    if (l === undefined) continue;
+    for (const role of rolesUpdatedAway(step, l)) pushTo(updatedAway, roleRefAddress(role), step.address);
+  }
+  for (const l of deletes.values()) {
+    const dependsOn: string[] = [];
+    for (const child of holders.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
+    if (descriptorOf(l.kind).referenceable) {
+      for (const b of holders.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
+      dependsOn.push(...(updatedAway.get(l.address) ?? []));
+    }
+    const step: DeleteStep = {
+      action: 'delete',
+      kind: l.kind,
+      address: l.address,
+      uid: l.uid,
+      parent: l.parentAddress,
+      before: displayFields(l),
+    };
+    if (l.parentUid !== null) step.parentUid = l.parentUid;
+    if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
+    if (l.kind === 'tag' && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `tag of deleted ${l.parentAddress}`;
+    addStep(p, step, l.groupPath);
+  }
+}

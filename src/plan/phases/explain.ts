@@ -1,0 +1,99 @@
+/**
+ * Phase 6, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
+ */
+import type { Planning } from './planning.js';
+import { collectDependencies } from './targets.js';
+import { countLabel, listNames } from '../settings.js';
+import { descriptorOf } from '../../model/kinds.js';
+import type { PlanStep } from '../../model/plan.js';
+
+/** What a delete and a create of one kind may together be, and how to recognise the pair. */
+interface Replacement {
+  label: 'rename' | 'move';
+  /** Steps that could pair share this key. */
+  key: (step: PlanStep) => string;
+  /** What matching keys on, for the warning. */
+  matchedBy: string;
+}
+
+/** The name a create gives or a delete takes away (groups, identities, roles, repos). */
+function nameOf(step: PlanStep): unknown {
+  return (step.action === 'delete' ? step.before : step.after)?.name;
+}
+
+const REPLACEMENTS: readonly Replacement[] = [
+  // Same name under another parent. Checked first: one name is stronger evidence than one parent.
+  { label: 'move', key: (s) => `${s.kind}\u0000${String(nameOf(s))}`, matchedBy: 'group and name' },
+  // Another name under the same parent.
+  { label: 'rename', key: (s) => `${s.kind}\u0000${s.parent}`, matchedBy: 'name' },
+];
+
+/**
+ * Resources are matched by address, so a rename or a move is planned as a delete and a create:
+ * the new resource gets a new uid, and what the old one held (children, tags, bindings to it)
+ * is deleted with it. When exactly one delete and one create of a kind share a parent (a
+ * rename) or a name (a move), say so on both steps and in a warning, so a reader does not
+ * take it for two unrelated changes. A child recreated because its parent group is replaced
+ * is not called a move: the parent's own pair explains it.
+ */
+export function explainReplacements(p: Planning): void {
+  const candidates: PlanStep[] = [];
+  for (const { step } of p.steps.values()) {
+    if (descriptorOf(step.kind).renameable && step.action !== 'update' && step.parent != null) candidates.push(step);
+  }
+  const paired = new Set<PlanStep>();
+  for (const replacement of REPLACEMENTS) {
+    const byKey = new Map<string, { creates: PlanStep[]; deletes: PlanStep[] }>();
+    for (const step of candidates) {
+      if (paired.has(step)) continue;
+      const key = replacement.key(step);
+      const entry = byKey.get(key) ?? { creates: [], deletes: [] };
+      (step.action === 'create' ? entry.creates : entry.deletes).push(step);
+      byKey.set(key, entry);
+    }
+    for (const { creates, deletes } of byKey.values()) {
+      if (creates.length !== 1 || deletes.length !== 1) continue;
+      const [created, deleted] = [creates[0]!, deletes[0]!];
+      if (replacement.label === 'move' && isReplacedParent(p, deleted, created)) continue;
+      paired.add(created).add(deleted);
+      const lost = collectDependencies(p, deleted.address).size;
+      created.reason ??= `looks like a ${replacement.label} of ${deleted.address}`;
+      deleted.reason ??= `looks like a ${replacement.label} to ${created.address}`;
+      const oldName = String(deleted.action === 'delete' ? deleted.before?.name : undefined);
+      const advice =
+        replacement.label === 'rename'
+          ? `; to rename it in place instead (same uid, everything beneath and every binding kept), add renamedFrom: ${JSON.stringify(oldName)} to ${created.address}`
+          : '; a move to another group cannot be done in place: the uids of the moved resources will change';
+      p.warnings.push(
+        `${deleted.address} → ${created.address} looks like a ${replacement.label}: resources are matched by ${replacement.matchedBy}, ` +
+          `so this is a delete and a create; the new one gets a new uid` +
+          `${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}${advice}`,
+      );
+    }
+  }
+}
+
+/** The old parent is deleted and the new one created: the child goes along with its group. */
+function isReplacedParent(p: Planning, deleted: PlanStep, created: PlanStep): boolean {
+  return p.steps.get(deleted.parent!)?.step.action === 'delete' && p.steps.get(created.parent!)?.step.action === 'create';
+}
+
+/**
+ * A repo's tags are deleted with it and shown as steps; say how many in one note, since
+ * --max-delete-ratio judges the repo and not its tags (see safety.ts).
+ */
+export function noteTagsOfDeletedRepos(p: Planning): void {
+  const repos = new Set<string>();
+  let tags = 0;
+  for (const { step } of p.steps.values()) {
+    if (step.action !== 'delete' || step.kind !== 'tag' || step.parent == null) continue;
+    if (p.steps.get(step.parent)?.step.action !== 'delete') continue;
+    repos.add(step.parent);
+    tags++;
+  }
+  if (tags === 0) return;
+  p.warnings.push(
+    `${countLabel('tag', tags)} ${tags === 1 ? 'goes' : 'go'} with ${repos.size === 1 ? 'its deleted repo' : `${repos.size} deleted repos`} ` +
+      `(${listNames([...repos].sort())}): deleting a repo deletes its tags`,
+  );
+}

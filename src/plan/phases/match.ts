@@ -1,0 +1,61 @@
+/**
+ * Phase 2, match: each declared resource paired with the live one at its address; what is left on either side is a create or a delete candidate. Pure (src/plan/index.ts runs the phases in order).
+ */
+import { type Planning, isIgnoredDeclared, isIgnoredLive } from './planning.js';
+import { identityRefAddress } from '../references.js';
+import type { DesiredResource, LiveResource } from '../../model/resources.js';
+import { pushTo } from '../../util/multimap.js';
+
+export interface Matching {
+  /** Objects, not [desired, live] tuples: a tuple is taken apart through an iterator, allocated per pair in cold code. */
+  pairs: { desired: DesiredResource; live: LiveResource }[];
+  /** Bindings whose only change is their role: desired, and the live binding it replaces. */
+  roleChanges: [DesiredResource & { kind: 'roleBinding' }, LiveResource & { kind: 'roleBinding' }][];
+  creates: DesiredResource[];
+  /** Live resources nothing desired matched (ambiguous ones excluded). */
+  unmatchedLive: LiveResource[];
+}
+
+export function matchResources(p: Planning, desired: DesiredResource[]): Matching {
+  const pairs: Matching['pairs'] = [];
+  const unmatchedDesired: DesiredResource[] = [];
+  const matched = new Set<LiveResource>();
+  const checkAmbiguous = p.index.ambiguous.size > 0;
+  for (const d of desired) {
+    if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
+    const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
+    if (l && l.kind === d.kind && !matched.has(l)) {
+      pairs.push({ desired: d, live: l });
+      matched.add(l);
+    } else {
+      unmatchedDesired.push(d);
+    }
+  }
+  const unmatchedLive: LiveResource[] = [];
+  for (const l of p.index.byAddress.values()) if (!matched.has(l)) unmatchedLive.push(l);
+
+  // A binding is keyed by (group, identity, role); when exactly one desired and one live
+  // binding remain for a (group, identity) and neither is ignored, the role changed.
+  type Binding<S> = S & { kind: 'roleBinding' };
+  const bindingKey = (r: Binding<DesiredResource> | Binding<LiveResource>) =>
+    `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
+  const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
+  const liveByKey = new Map<string, Binding<LiveResource>[]>();
+  for (const d of unmatchedDesired) if (d.kind === 'roleBinding' && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive) if (l.kind === 'roleBinding' && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
+  const roleChanges: Matching['roleChanges'] = [];
+  const paired = new Set<string>();
+  for (const [key, ds] of desiredByKey) {
+    const ls = liveByKey.get(key);
+    if (ds.length !== 1 || ls?.length !== 1) continue;
+    roleChanges.push([ds[0]!, ls[0]!]);
+    paired.add(ds[0]!.address);
+    paired.add(ls[0]!.uid);
+  }
+  return {
+    pairs,
+    roleChanges,
+    creates: unmatchedDesired.filter((d) => !paired.has(d.address)),
+    unmatchedLive: unmatchedLive.filter((l) => !paired.has(l.uid)),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Phase 1, normalise: declared resources in the form live ones have (references by path); what cannot be planned at all (a dangling reference, a pinned org of another name) is refused. Pure (src/plan/index.ts runs the phases in order).
+ */
+import { type Planning, formatSource } from './planning.js';
+import { normaliseBinding } from '../references.js';
+import { ORG_ADDRESS } from '../../model/address.js';
+import { referenceUidField } from '../../model/kind-descriptor.js';
+import type { DesiredResource } from '../../model/resources.js';
+
+/**
+ * Desired resources with bindings normalised. Input order is kept (it is the loader's,
+ * deterministic); the steps are sorted at the end anyway. One resource declared twice is an
+ * error (DESIGN.md §3); validation catches the literal repeats, but a binding written once by
+ * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
+ * It is refused naming both places; the first is kept so the rest of the plan is still checked.
+ */
+export function normaliseDesired(p: Planning): DesiredResource[] {
+  const seen = new Map<string, DesiredResource>();
+  const byUid = new Set<DesiredResource>();
+  for (const raw of p.desired.resources) {
+    const r = normaliseBinding(raw, p.index.lookup);
+    if (r.kind === 'roleBinding' && findDanglingReference(p, r)) continue;
+    if (r !== raw) byUid.add(r);
+    const first = seen.get(r.address);
+    if (first) {
+      p.refusals.push({
+        rule: 'declared-twice',
+        message:
+          `${r.address} is declared twice (${formatSource(first.source)} and ${formatSource(r.source)})` +
+          `${byUid.has(first) !== byUid.has(r) ? ', once by name and once by uid' : ''}; declare it once`,
+        addresses: [r.address],
+      });
+      continue;
+    }
+    seen.set(r.address, r);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * A binding's `identityUid`/`roleUid` that lies inside the org (under its root uid) but names
+ * nothing the full read found: the API would refuse the create half-way through an apply, so the
+ * plan is refused now, naming where the manifest wrote it. A uid outside the org is a person or
+ * a role the org does not contain, and is taken as given. True when the binding is refused.
+ */
+function findDanglingReference(p: Planning, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
+  const orgUid = p.live.org?.uid;
+  if (orgUid === undefined) return false;
+  // Bindings name their identity and role by path; only one named by uid is looked at.
+  const identity = binding.fields.identity;
+  const role = binding.fields.role;
+  if (!('uid' in identity) && !('uid' in role)) return false;
+  let dangling = false;
+  for (const [field, key, kind] of [
+    [referenceUidField('identity'), identity, 'identity'],
+    [referenceUidField('role'), role, 'role'],
+  ] as const) {
+    if (!('uid' in key) || !key.uid.startsWith(`${orgUid}/`)) continue;
+    // Normalising turned every uid the read found into a path: this one was not found. An
+    // incomplete listing of that kind may simply have missed it; that read is refused anyway.
+    if (p.live.incomplete.some((i) => i.kind === kind)) continue;
+    dangling = true;
+    p.refusals.push({
+      rule: 'dangling-reference',
+      message:
+        `${binding.address} (${formatSource(binding.source)}) names ${field} ${key.uid}, which lies inside org ${p.desired.org.name} ` +
+        `but is no ${kind} there; fix the uid, or name the ${kind} by its path`,
+      addresses: [binding.address],
+    });
+  }
+  return dangling;
+}
+
+/**
+ * A pinned `org.uid` whose live root group has another name (DESIGN.md §4): a manifest cannot
+ * take over another org by pinning its uid. Renaming the org needs `renamedFrom` on the org.
+ */
+export function refusePinnedOrgOfAnotherName(p: Planning): void {
+  const { org } = p.desired;
+  const live = p.live.org;
+  if (org.uid === undefined || live === null || live.name === org.name) return;
+  const declared = p.desired.resources.find((r) => r.address === ORG_ADDRESS);
+  if (declared?.renamedFrom === live.name) return;
+  p.refusals.push({
+    rule: 'org-name-mismatch',
+    message:
+      `org.uid ${org.uid} is pinned, but that root group is named ${JSON.stringify(live.name)} live, not ${JSON.stringify(org.name)}: ` +
+      `a manifest may not take over another org by its uid; fix org.uid, or to rename the org write renamedFrom: ${JSON.stringify(live.name)} on it`,
+    addresses: [ORG_ADDRESS],
+  });
+}

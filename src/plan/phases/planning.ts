@@ -1,0 +1,70 @@
+/**
+ * The planner's working state: what every phase reads and adds to (steps, warnings, refusals), and the ignore rules the phases share. Pure (src/plan/index.ts runs the phases in order).
+ */
+import type { LiveIndex } from '../live-index.js';
+import type { OrderedStep } from '../order.js';
+import type { RenameResult } from '../renames.js';
+import { isIgnoredResource } from '../settings.js';
+import { type AddressGlob, matchesAnyGlob } from '../../model/address.js';
+import { type Kind, roleRefFields } from '../../model/kinds.js';
+import type { PlanRefusal, PlanStep } from '../../model/plan.js';
+import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
+
+export interface Planning {
+  desired: DesiredState;
+  /** Live state as read, re-addressed by the renames the manifests ask for (renames.ts). */
+  live: LiveState;
+  /** New address → address before the rename, for each rename in place. */
+  previousAddress: Map<string, string>;
+  index: LiveIndex;
+  ignore: AddressGlob[];
+  warnings: string[];
+  /** Found while planning, reported with the safety refusals (all at once). */
+  refusals: PlanRefusal[];
+  /** Step address → step and its group path (for ordering). */
+  steps: Map<string, OrderedStep>;
+  rotateSecrets: boolean;
+  /** Addresses created by this plan, as planCreates decided them. */
+  creating: Set<string>;
+  /** The address a live resource has now, before the plan's renames (only when there are renames). */
+  liveAddressOf?: RenameResult['liveAddressOf'];
+  /** Every address a live resource answers to for ignore and protect (renames.ts); undefined when that is only its address. */
+  formerAddressesOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[];
+}
+
+/**
+ * Whether a live resource that nothing declared is left alone: its address matches an ignore
+ * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
+ */
+export function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
+  if (isIgnoredResource(resource, p.ignore)) return true;
+  if (p.formerAddressesOf === undefined || p.ignore.length === 0) return false;
+  // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and
+  // the address under each old name a `renamedFrom` line still gives it.
+  if (p.formerAddressesOf(resource).some((a) => matchesAnyGlob(a, p.ignore))) return true;
+  if (resource.kind !== 'roleBinding' || !('path' in resource.fields.identity)) return false;
+  const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
+  return identity !== undefined && p.formerAddressesOf(identity).some((a) => matchesAnyGlob(a, p.ignore));
+}
+
+/**
+ * Whether a declared resource is left alone: only its own address counts (validate refuses
+ * that anyway). A declared binding of an ignored identity is managed like any other
+ * (DESIGN.md §4): ignoring a person leaves alone only the bindings the manifests do not declare.
+ */
+export function isIgnoredDeclared(p: Planning, resource: DesiredResource): boolean {
+  return p.ignore.length > 0 && matchesAnyGlob(resource.address, p.ignore);
+}
+
+export function addStep(p: Planning, step: PlanStep, groupPath: string): void {
+  p.steps.set(step.address, { step, groupPath });
+}
+
+export function formatSource(source: DesiredResource['source']): string {
+  return `${source.file}:${source.line}:${source.column}`;
+}
+
+/** Whether a kind's resources name a role (a binding's role, a `roleRef` field). */
+export function referencesRoles(kind: Kind): boolean {
+  return kind === 'roleBinding' || roleRefFields(kind).length > 0;
+}

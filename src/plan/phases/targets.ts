@@ -1,0 +1,52 @@
+/**
+ * Phase 7, targets: `--target` keeps the steps it matches and what they depend on. Pure (src/plan/index.ts runs the phases in order).
+ */
+import type { Planning } from './planning.js';
+import { compileAddressGlob, matchesAnyGlob } from '../../model/address.js';
+
+/** Addresses of the steps `address` waits for, transitively (what it takes down with it). */
+export function collectDependencies(p: Planning, address: string): Set<string> {
+  const found = new Set<string>();
+  const pending = [...(p.steps.get(address)?.step.dependsOn ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (found.has(next)) continue;
+    found.add(next);
+    pending.push(...(p.steps.get(next)?.step.dependsOn ?? []));
+  }
+  return found;
+}
+
+/**
+ * Keeps the steps a target names and, transitively, every step they depend on. Returns how
+ * many planned changes the targets left out.
+ */
+export function selectTargets(p: Planning, targets: string[]): number {
+  const globs = targets.map(compileAddressGlob);
+  const keep = new Set<string>();
+  const pending: string[] = [];
+  for (const address of p.steps.keys()) if (matchesAnyGlob(address, globs)) pending.push(address);
+  for (let i = 0; i < targets.length; i++) {
+    const glob = globs[i]!;
+    if ([...p.steps.keys()].some((a) => glob.test(a))) continue;
+    // Say which: a target whose resources are as declared, or one that names nothing at all (a typo).
+    const known = p.desired.resources.some((d) => glob.test(d.address)) || [...p.index.byAddress.keys()].some((a) => glob.test(a));
+    p.warnings.push(
+      known
+        ? `--target ${targets[i]} matches no change: what it names is live as declared`
+        : `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`,
+    );
+  }
+  while (pending.length > 0) {
+    const address = pending.pop()!;
+    if (keep.has(address)) continue;
+    keep.add(address);
+    for (const dep of p.steps.get(address)?.step.dependsOn ?? []) pending.push(dep);
+  }
+  const excluded = p.steps.size - keep.size;
+  for (const address of [...p.steps.keys()]) if (!keep.has(address)) p.steps.delete(address);
+  if (excluded > 0) {
+    p.warnings.push(`${excluded} other change${excluded === 1 ? ' is' : 's are'} not in this plan because of --target`);
+  }
+  return excluded;
+}
