@@ -156,6 +156,12 @@ export interface KindDescriptor<K extends string = string> {
    * canonical key (address.ts `IdentityKey`/`RoleKey`). Only role bindings have them.
    */
   readonly references?: readonly string[];
+  /**
+   * Resources made outside the manifests that go with their parent (a repo's tags, published by
+   * CI): one is pruned on its own only when the manifests declare some for its parent, and the
+   * delete of the parent deletes it too, shown with a note (DESIGN.md §4).
+   */
+  readonly goesWithParent?: boolean;
   /** Managed fields in the order plans and exports show them. */
   readonly fields: readonly FieldSpec[];
   /**

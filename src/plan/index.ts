@@ -11,7 +11,7 @@ import { orderSteps } from './order.js';
 import { findRefusals } from './safety.js';
 import { planCreates } from './phases/creates.js';
 import { chooseDeletes, planDeletes } from './phases/deletes.js';
-import { explainReplacements, noteTagsOfDeletedRepos } from './phases/explain.js';
+import { explainReplacements, noteWhatGoesWithParents } from './phases/explain.js';
 import { matchResources } from './phases/match.js';
 import { normaliseDesired, refusePinnedOrgOfAnotherName } from './phases/normalise.js';
 import type { Planning } from './phases/planning.js';
@@ -107,7 +107,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const untargeted = targets.length > 0 ? selectTargets(p, targets) : undefined;
   // 6. explain
   explainReplacements(p);
-  noteTagsOfDeletedRepos(p);
+  noteWhatGoesWithParents(p);
 
   // Order once, then the safety rules over the whole plan (safety.ts).
   const steps = orderSteps([...p.steps.values()]);

@@ -30,6 +30,7 @@ export const tag = {
   holdsChildren: false,
   referenceable: false,
   manifest: null,
+  goesWithParent: true,
   deleteReliesOn: ['tag'],
   ownsGroupPath: false,
   address: (_groupPath, fields, repo) => tagAddress(joinPath(repo.groupPath, String((repo.fields as { name?: unknown }).name)), String(fields.name)),

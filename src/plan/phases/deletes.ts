@@ -9,34 +9,41 @@ import { rolesUpdatedAway } from '../safety.js';
 import { countLabel, describePruneOff, isPruned, listNames } from '../settings.js';
 import { ORG_ADDRESS } from '../../model/address.js';
 import { type Kind, descriptorOf } from '../../model/kinds.js';
+import type { KindDescriptor } from '../../model/kind-descriptor.js';
 import type { DeleteStep } from '../../model/plan.js';
 import type { DesiredResource, LiveResource } from '../../model/resources.js';
 import { pushTo } from '../../util/multimap.js';
 
 /**
  * Which unmatched live resources to delete: those of a pruned kind, not ignored, not the org.
- * Tags are not declared in manifests as a rule, so a live tag is pruned on its own only when
- * the manifests declare tags for its repo; the tags of a deleted repo go with it.
+ * A kind that goes with its parent (a repo's tags: not declared in manifests as a rule) is
+ * pruned on its own only where the manifests declare some for its parent; those of a deleted
+ * parent go with it.
  */
+/** Whether a kind goes with its parent (KindDescriptor `goesWithParent`). */
+function goesWithParent(kind: Kind): boolean {
+  return (descriptorOf(kind) as KindDescriptor).goesWithParent === true;
+}
+
 export function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
-  const reposWithDeclaredTags = new Set(desired.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
+  const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   const deletes = new Map<string, LiveResource>();
   const keptByKind = new Map<Kind, string[]>();
-  const tags: LiveResource[] = [];
+  const followers: LiveResource[] = [];
   for (const l of unmatchedLive) {
     if (l.address === ORG_ADDRESS || isIgnoredLive(p, l)) continue;
-    if (l.kind === 'tag') tags.push(l);
+    if (goesWithParent(l.kind)) followers.push(l);
     else if (descriptorOf(l.kind).permanent) {
       p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
     } else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
-  for (const t of tags) {
+  for (const t of followers) {
     const repoDeleted = t.parentAddress !== null && deletes.has(t.parentAddress);
-    if (!isPruned(prune, 'tag')) {
-      if (repoDeleted) pushTo(keptByKind, 'tag', t.address);
-    } else if (repoDeleted || reposWithDeclaredTags.has(t.parentAddress)) {
+    if (!isPruned(prune, t.kind)) {
+      if (repoDeleted) pushTo(keptByKind, t.kind, t.address);
+    } else if (repoDeleted || parentsWithDeclared.has(`${t.kind}\u0000${t.parentAddress}`)) {
       deletes.set(t.address, t);
     }
   }
@@ -79,7 +86,7 @@ export function planDeletes(p: Planning, deletes: Map<string, LiveResource>, hol
     };
     if (l.parentUid !== null) step.parentUid = l.parentUid;
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
-    if (l.kind === 'tag' && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `tag of deleted ${l.parentAddress}`;
+    if (goesWithParent(l.kind) && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `${descriptorOf(l.kind).label.one} of deleted ${l.parentAddress}`;
     addStep(p, step, l.groupPath);
   }
 }

@@ -4,7 +4,8 @@
 import type { Planning } from './planning.js';
 import { collectDependencies } from './targets.js';
 import { countLabel, listNames } from '../settings.js';
-import { descriptorOf } from '../../model/kinds.js';
+import { descriptorOf, type Kind } from '../../model/kinds.js';
+import type { KindDescriptor } from '../../model/kind-descriptor.js';
 import type { PlanStep } from '../../model/plan.js';
 
 /** What a delete and a create of one kind may together be, and how to recognise the pair. */
@@ -79,21 +80,27 @@ function isReplacedParent(p: Planning, deleted: PlanStep, created: PlanStep): bo
 }
 
 /**
- * A repo's tags are deleted with it and shown as steps; say how many in one note, since
- * --max-delete-ratio judges the repo and not its tags (see safety.ts).
+ * What goes with its parent (a repo's tags) is deleted with it and shown as steps; say how many
+ * in one note per kind, since --max-delete-ratio judges the parent and not what goes with it
+ * (see safety.ts).
  */
-export function noteTagsOfDeletedRepos(p: Planning): void {
-  const repos = new Set<string>();
-  let tags = 0;
+export function noteWhatGoesWithParents(p: Planning): void {
+  // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).
+  const byKind = new Map<Kind, { parents: Set<string>; n: number }>();
   for (const { step } of p.steps.values()) {
-    if (step.action !== 'delete' || step.kind !== 'tag' || step.parent == null) continue;
+    if (step.action !== 'delete' || step.parent == null || (descriptorOf(step.kind) as KindDescriptor).goesWithParent !== true) continue;
     if (p.steps.get(step.parent)?.step.action !== 'delete') continue;
-    repos.add(step.parent);
-    tags++;
+    const entry = byKind.get(step.kind) ?? { parents: new Set<string>(), n: 0 };
+    entry.parents.add(step.parent);
+    entry.n++;
+    byKind.set(step.kind, entry);
   }
-  if (tags === 0) return;
-  p.warnings.push(
-    `${countLabel('tag', tags)} ${tags === 1 ? 'goes' : 'go'} with ${repos.size === 1 ? 'its deleted repo' : `${repos.size} deleted repos`} ` +
-      `(${listNames([...repos].sort())}): deleting a repo deletes its tags`,
-  );
+  for (const [kind, { parents, n }] of byKind) {
+    const descriptor = descriptorOf(kind);
+    const parent = descriptorOf(descriptor.parentKind as Kind).label;
+    p.warnings.push(
+      `${countLabel(kind, n)} ${n === 1 ? 'goes' : 'go'} with ${parents.size === 1 ? `its deleted ${parent.one}` : `${parents.size} deleted ${parent.many}`} ` +
+        `(${listNames([...parents].sort())}): deleting a ${parent.one} deletes its ${descriptor.label.many}`,
+    );
+  }
 }
