@@ -17,7 +17,7 @@ import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
-import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
+import { descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -80,7 +80,7 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   }
   // The manifest format forbids a custom role named like a built-in (a bare name could not
   // say which one a binding means), so such an org cannot be written down as it is.
-  const shadowing = live.resources.filter((r) => r.kind === 'role' && (BUILTIN_ROLE_NAMES as readonly string[]).includes(r.fields.name));
+  const shadowing = live.resources.filter((r) => ((descriptorOf(r.kind) as KindDescriptor).builtinNames ?? []).includes(String((r.fields as { name?: unknown }).name)));
   if (shadowing.length > 0) {
     throw new UserError(
       'EXPORT_UNREPRESENTABLE',

@@ -162,6 +162,8 @@ export interface KindDescriptor<K extends string = string> {
    * delete of the parent deletes it too, shown with a note (DESIGN.md §4).
    */
   readonly goesWithParent?: boolean;
+  /** Names the service defines for every org (built-in roles): a resource of the kind may not take one. */
+  readonly builtinNames?: readonly string[];
   /** Managed fields in the order plans and exports show them. */
   readonly fields: readonly FieldSpec[];
   /**

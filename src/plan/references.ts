@@ -5,6 +5,7 @@
 import { joinPath, roleBindingAddress } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { DesiredResource, LiveResource, LiveState } from '../model/resources.js';
+import { descriptorOf } from '../model/kinds.js';
 
 /**
  * What is needed to turn a `{uid}` reference into a path when the uid lies inside the org. Most
@@ -23,9 +24,10 @@ export function buildReferenceLookup(live: LiveState): ReferenceLookup {
   const pathsByUid = () => {
     if (paths) return paths;
     paths = { identity: new Map(), role: new Map() };
+    // The kinds a binding can reference (KindDescriptor `referenceable`), by uid.
     for (const r of live.resources) {
-      if (r.kind === 'identity') paths.identity.set(r.uid, joinPath(r.groupPath, r.fields.name));
-      else if (r.kind === 'role') paths.role.set(r.uid, joinPath(r.groupPath, r.fields.name));
+      if (!descriptorOf(r.kind).referenceable) continue;
+      paths[r.kind as 'identity' | 'role']?.set(r.uid, joinPath(r.groupPath, String((r.fields as { name?: unknown }).name)));
     }
     return paths;
   };
