@@ -9,9 +9,9 @@
  */
 import { oldNameVariants, renameLinesOf } from '../model/rename-lines.js';
 import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
-import { descriptorOf, roleRefFields } from '../model/kinds.js';
+import { descriptorOf, roleRefFields, subResourceFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
-import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../model/resources.js';
+import { fieldsOf, type DesiredResource, type DesiredState, type LiveResource, type LiveState } from '../model/resources.js';
 
 export interface RenameResult {
   /** Live state with every rename applied to addresses and paths (the renamed resources keep their old `name` field). */
@@ -212,5 +212,22 @@ export function formerAddressesOf(desired: DesiredState, asRead: RenameResult['l
     if (read !== resource.address) for (const v of oldNameVariants(read, lines)) if (!out.includes(v)) out.push(v);
     return out;
   };
+}
+
+/**
+ * Addresses of the resources whose sub-resources (KindDescriptor `subResource`) the manifests
+ * manage: only those are read. A resource that is being renamed, or that sits in a group being
+ * renamed (`renamedFrom`), is still at its old address live — or half-way, after an interrupted
+ * apply — so it is named under every old name the manifests' renamedFrom lines give it.
+ */
+export function managedSubResources(desired: DesiredState): Set<string> {
+  const lines = renameLinesOf(desired);
+  const addresses = new Set<string>();
+  for (const r of desired.resources) {
+    const fields = fieldsOf(r);
+    if (!subResourceFields(r.kind).some((spec) => fields[spec.name] !== undefined)) continue;
+    for (const address of oldNameVariants(r.address, lines)) addresses.add(address);
+  }
+  return addresses;
 }
 

@@ -7,7 +7,7 @@ import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UnsafePlanError, UserError } from '../model/errors.js';
 import { plan } from '../plan/index.js';
-import { managedSubResources } from '../pipeline.js';
+import { managedSubResources } from '../plan/renames.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
