@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiKind, Kind } from '../model/kinds.js';
 import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from './builtin-roles.js';
-import { answerViolations, contractKinds, kindContract, openApiText } from './contract.js';
+import { answerViolations, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
   alreadyExists,
@@ -25,6 +25,8 @@ import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
 import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
+import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, updateMaskOf, rejectQuery } from './routes.js';
+
 
 /** A bearer token the emulator accepts. */
 export interface EmulatorToken {
@@ -76,29 +78,6 @@ const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);
 /** The flat 40-hex uid of a built-in role: sha1 of its name, the same in every emulator. */
 export function builtinRoleUid(name: string): string {
   return createHash('sha1').update(`platform-builtin-role:${name}`).digest('hex');
-}
-
-/** Which collection a path belongs to, and what follows it. */
-interface Route {
-  kind: ApiKind;
-  /** Remainder after the collection: '' for the collection itself, else the uid/parent. */
-  rest: string;
-}
-
-/** Collections by path prefix, from the contract. */
-const ROUTES: { prefix: string; kind: ApiKind }[] = contractKinds().map((k) => ({ prefix: k.collection, kind: k.kind }));
-
-const PING_PATH = '/ping/v2/ping';
-/** The contract itself, served to anyone (no token), like ping. */
-const OPENAPI_PATH = '/openapi.json';
-const README_SUFFIX = '/readme';
-
-function matchRoute(path: string): Route | undefined {
-  for (const { prefix, kind } of ROUTES) {
-    if (path === prefix) return { kind, rest: '' };
-    if (path.startsWith(`${prefix}/`)) return { kind, rest: path.slice(prefix.length + 1) };
-  }
-  return undefined;
 }
 
 interface Caller {
@@ -474,23 +453,6 @@ export class EmulatorService {
   }
 }
 
-/** The contract's schema of a 200 answer to `req` (undefined: an answer without a body, or the document itself). */
-function answerSchemaFor(req: ApiRequest): string | undefined {
-  if (req.path === PING_PATH) return 'Pong';
-  const route = matchRoute(req.path);
-  if (!route) return undefined;
-  const { kind, rest } = route;
-  if (kind === 'terms') return req.method === 'GET' ? kindContract('terms').listSchema : 'TermsAccepted';
-  if (kind === 'repo' && rest.endsWith(README_SUFFIX)) return 'Readme';
-  if (req.method === 'DELETE') return undefined;
-  return rest === '' && req.method === 'GET' ? kindContract(kind).listSchema : kindContract(kind).resourceSchema;
-}
-
-/** The methods one resource of a kind supports (the `Allow` header of a 405). */
-function allowedMethods(kind: ApiKind): string[] {
-  return [...kindContract(kind).itemMethods];
-}
-
 function describeKey(kind: ApiKind, data: ResourceData): string {
   if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
   if (kind === 'subscription') return `a subscription to ${data.sink}`;
@@ -501,18 +463,4 @@ function describeKey(kind: ApiKind, data: ResourceData): string {
 
 function changes(before: ResourceData, change: Partial<ResourceData>): boolean {
   return Object.entries(change).some(([k, v]) => JSON.stringify(before[k as keyof ResourceData]) !== JSON.stringify(v));
-}
-
-/** `updateMask` (or `update_mask`) from a PATCH query; any other parameter is code 3. */
-function updateMaskOf(query: URLSearchParams): string | undefined {
-  rejectQuery(query, ['updateMask', 'update_mask']);
-  return query.get('updateMask') ?? query.get('update_mask') ?? undefined;
-}
-
-function rejectQuery(query: URLSearchParams, allowed: readonly string[]): void {
-  const bad = [...query.keys()].filter((k) => !allowed.includes(k));
-  if (bad.length > 0)
-    throw invalidArgument(
-      bad.map((k) => ({ field: k, description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` })),
-    );
 }

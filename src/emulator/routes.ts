@@ -1,0 +1,63 @@
+/**
+ * The emulator's routing, read from its contract: which collection a path names, the fixed
+ * paths (ping, the OpenAPI document, readmes), the methods an item allows and the query
+ * parameters a request may carry. Each kind's rules are elsewhere (validate.ts, the store).
+ */
+import type { ApiKind } from '../model/kinds.js';
+import { contractKinds, kindContract } from './contract.js';
+import { invalidArgument } from './failures.js';
+import type { ApiRequest } from './service.js';
+
+/** Which collection a path belongs to, and what follows it. */
+interface Route {
+  kind: ApiKind;
+  /** Remainder after the collection: '' for the collection itself, else the uid/parent. */
+  rest: string;
+}
+
+/** Collections by path prefix, from the contract. */
+const ROUTES: { prefix: string; kind: ApiKind }[] = contractKinds().map((k) => ({ prefix: k.collection, kind: k.kind }));
+
+export const PING_PATH = '/ping/v2/ping';
+/** The contract itself, served to anyone (no token), like ping. */
+export const OPENAPI_PATH = '/openapi.json';
+export const README_SUFFIX = '/readme';
+
+export function matchRoute(path: string): Route | undefined {
+  for (const { prefix, kind } of ROUTES) {
+    if (path === prefix) return { kind, rest: '' };
+    if (path.startsWith(`${prefix}/`)) return { kind, rest: path.slice(prefix.length + 1) };
+  }
+  return undefined;
+}
+
+/** The contract's schema of a 200 answer to `req` (undefined: an answer without a body, or the document itself). */
+export function answerSchemaFor(req: ApiRequest): string | undefined {
+  if (req.path === PING_PATH) return 'Pong';
+  const route = matchRoute(req.path);
+  if (!route) return undefined;
+  const { kind, rest } = route;
+  if (kind === 'terms') return req.method === 'GET' ? kindContract('terms').listSchema : 'TermsAccepted';
+  if (kind === 'repo' && rest.endsWith(README_SUFFIX)) return 'Readme';
+  if (req.method === 'DELETE') return undefined;
+  return rest === '' && req.method === 'GET' ? kindContract(kind).listSchema : kindContract(kind).resourceSchema;
+}
+
+/** The methods one resource of a kind supports (the `Allow` header of a 405). */
+export function allowedMethods(kind: ApiKind): string[] {
+  return [...kindContract(kind).itemMethods];
+}
+
+/** `updateMask` (or `update_mask`) from a PATCH query; any other parameter is code 3. */
+export function updateMaskOf(query: URLSearchParams): string | undefined {
+  rejectQuery(query, ['updateMask', 'update_mask']);
+  return query.get('updateMask') ?? query.get('update_mask') ?? undefined;
+}
+
+export function rejectQuery(query: URLSearchParams, allowed: readonly string[]): void {
+  const bad = [...query.keys()].filter((k) => !allowed.includes(k));
+  if (bad.length > 0)
+    throw invalidArgument(
+      bad.map((k) => ({ field: k, description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` })),
+    );
+}
