@@ -7,12 +7,11 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
-import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { Pool } from './undici-pool.js';
 import { exchange, ResponseTooLargeError } from './exchange.js';
 import { Preconnector } from './preconnect.js';
-import { ApiError, GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
+import { ApiError, GRPC_CODES, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
 import {
   AttemptFailedError,
@@ -28,11 +27,13 @@ import {
 import { paginateItems, readListing, type FetchPage, type ListBounds, type ListStrategy, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from './redact.js';
 import { RequestThrottle, type Clock } from './throttle.js';
-import { referencedUid } from './hydrated.js';
+import { findCreated as findLostCreate, findRootGroups } from './lost-create.js';
 import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
-import { sameJson, type SubResource } from '../model/kind-descriptor.js';
+import type { SubResource } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
+import { readBodyText, UnsupportedEncodingError, describeLocation, uidPath, buildQueryString, grpcCodeForStatus, parseErrorBody, describeCreate, parseTotalCount, describeList } from './wire.js';
+
 
 export interface ClientOptions {
   /** `http(s)://host[:port][/prefix]`; paths of DESIGN.md §2 are appended to it. */
@@ -121,7 +122,8 @@ const REAL_CLOCK: Clock = {
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-type Query = Record<string, string | number | undefined>;
+export type { Query } from './wire.js';
+import type { Query } from './wire.js';
 
 interface SendRequest<T> {
   method: Method;
@@ -142,121 +144,6 @@ interface SendRequest<T> {
 /** Creates a client; call `close()` when done so the pool's sockets are released. */
 export function createClient(options: ClientOptions): ApiClient {
   return new HttpApiClient(options);
-}
-
-/**
- * The text of a response body, decoded per its `content-encoding` (we ask for none, but a
- * proxy may compress anyway); an encoding this client cannot decode is named, not misread.
- */
-async function readBodyText(encoding: string | string[] | undefined, raw: Buffer, status: number, maxBytes: number): Promise<string> {
-  const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
-  if (name === '' || name === 'identity') return raw.toString('utf8');
-  const decode = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name];
-  if (!decode) throw new UnsupportedEncodingError(name, status);
-  try {
-    // Bounded after decompression (DESIGN.md §8 rev 4): a 1 MB body that inflates to 1 GiB is
-    // refused at the bound, never inflated whole.
-    return decode(raw, { maxOutputLength: maxBytes }).toString('utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new ResponseTooLargeError(maxBytes);
-    throw new UnsupportedEncodingError(name, status, err);
-  }
-}
-
-/** A response body in a content-encoding this client cannot decode (or a corrupt one). */
-class UnsupportedEncodingError extends Error {
-  constructor(
-    encoding: string,
-    readonly status: number,
-    cause?: unknown,
-  ) {
-    super(`the response body has content-encoding "${encoding.slice(0, 40)}", which could not be decoded`, { cause });
-  }
-}
-
-/** Where a redirect pointed, without any credentials a URL may carry. */
-function describeLocation(location: string): string {
-  try {
-    const url = new URL(location, 'http://relative.invalid');
-    url.username = '';
-    url.password = '';
-    return url.host === 'relative.invalid' ? `${url.pathname}${url.search}` : url.toString();
-  } catch {
-    return JSON.stringify(location.slice(0, 200));
-  }
-}
-
-/** Escapes each segment of a uid but keeps its `/` separators (uids are sent unescaped, §2). */
-function uidPath(uid: string): string {
-  return uid.split('/').map(encodeURIComponent).join('/');
-}
-
-function buildQueryString(query: Query | undefined): string {
-  if (!query) return '';
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(query)) {
-    if (v === undefined) continue;
-    parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
-  }
-  return parts.length ? `?${parts.join('&')}` : '';
-}
-
-/** The gRPC code implied by an HTTP status when the body carries none. */
-function grpcCodeForStatus(status: number): number {
-  for (const v of Object.values(GRPC_CODES)) if (v.http === status && v.code !== 0) return v.code;
-  return status >= 500 ? GRPC_CODES.INTERNAL.code : 2; // 2 = gRPC UNKNOWN
-}
-
-function parseErrorBody(text: string): ErrorBody | undefined {
-  try {
-    const parsed = JSON.parse(text) as Partial<ErrorBody>;
-    if (parsed && typeof parsed === 'object' && typeof parsed.code === 'number') {
-      return {
-        code: parsed.code,
-        message: typeof parsed.message === 'string' ? parsed.message : '',
-        details: Array.isArray(parsed.details) ? (parsed.details as ErrorDetail[]) : [],
-      };
-    }
-  } catch {
-    // not AIP-193: fall through to a status-only error
-  }
-  return undefined;
-}
-
-/** Describes what a create is making, by its natural key, for messages. */
-function describeCreate(kind: Kind, parentUid: string | null, body: Record<string, unknown>): string {
-  const info = KIND_INFO[kind];
-  // What names the new resource: its key field, or else the create fields that say what it is
-  // (never a secret: those are neither key fields nor plain values of these kinds).
-  const key =
-    info.keyField !== null && body[info.keyField] !== undefined
-      ? JSON.stringify(body[info.keyField])
-      : `(${info.createFields
-          .filter((f) => f !== 'description' && (typeof body[f] === 'string' || Array.isArray(body[f])))
-          .map((f) => `${f} ${JSON.stringify(body[f])}`)
-          .join(', ')})`;
-  const what = key === '()' ? kind : `${kind} ${key}`;
-  return parentUid === null ? `create root ${what}` : `create ${what} under ${parentUid}`;
-}
-
-/**
- * `totalCount` as the spec writes it (a decimal string; a number is taken too): a count, absent
- * (undefined), or not a count at all (null) — `"Infinity"`, `"1e9"`, `-1`, `"abc"`.
- */
-function parseTotalCount(raw: unknown): number | undefined | null {
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  const text = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof text !== 'string' || !/^\d{1,15}$/.test(text)) return null;
-  return Number(text);
-}
-
-function describeList(kind: ApiKind, query: ListQuery): string {
-  const scope = [
-    query.descendantsOf !== undefined ? `under ${query.descendantsOf}` : '',
-    query.childrenOf !== undefined ? `children of ${query.childrenOf}` : '',
-    query.name !== undefined ? `named "${query.name}"` : '',
-  ].filter(Boolean);
-  return `list ${KIND_INFO[kind].plural}${scope.length ? ` ${scope.join(' ')}` : ''}`;
 }
 
 class HttpApiClient implements ApiClient {
@@ -632,9 +519,9 @@ class HttpApiClient implements ApiClient {
     const resource = describeCreate(kind, parentUid, body);
     const collection = KIND_INFO[kind].collection;
     // Root groups need not have unique names, so "is it there?" must mean "is there a new one".
-    const rootsBefore = parentUid === null ? new Set((await this.findRootGroups(String(body.name))).map((g) => g.uid)) : undefined;
+    const rootsBefore = parentUid === null ? new Set((await findRootGroups(this, String(body.name))).map((g) => g.uid)) : undefined;
     const findCreated = async (): Promise<{ done: T } | undefined> => {
-      const found = await this.findCreated<T>(kind, parentUid, body, rootsBefore);
+      const found = await findLostCreate<T>(this, kind, parentUid, body, rootsBefore);
       return found ? { done: found } : undefined;
     };
     const trace = { outcomeUnknown: false };
@@ -656,38 +543,6 @@ class HttpApiClient implements ApiClient {
       }
       throw err;
     }
-  }
-
-  private async findRootGroups(name: string): Promise<ApiObject[]> {
-    const result = await this.list('group', { name });
-    return result.items.filter((g) => !g.uid.includes('/') && g.name === name);
-  }
-
-  /** Looks under the parent for the resource a create with `body` would have made. */
-  private async findCreated<T extends ApiObject>(
-    kind: Kind,
-    parentUid: string | null,
-    body: Record<string, unknown>,
-    rootsBefore: Set<string> | undefined,
-  ): Promise<T | undefined> {
-    if (parentUid === null) {
-      const roots = await this.findRootGroups(String(body.name));
-      return roots.find((g) => !rootsBefore?.has(g.uid)) as T | undefined;
-    }
-    const info = KIND_INFO[kind];
-    const query: ListQuery = { childrenOf: parentUid };
-    if (info.nameFilter) query.name = String(body.name);
-    const { items } = await this.list<T>(kind, query);
-    // A kind keyed by what it references (a binding): the item that references what was sent.
-    if (info.references) {
-      const refs = info.references;
-      return items.find((i) => refs.every((ref) => referencedUid(i, ref) === body[`${ref}Uid`]));
-    }
-    if (info.keyField !== null) return items.find((i) => i[info.keyField!] === body[info.keyField!]);
-    // No natural key (a group mapping, an account association): the one whose every created
-    // field is as sent. Matching on an absent key would take any sibling for the lost create.
-    const sent = info.createFields.filter((f) => body[f] !== undefined);
-    return items.find((i) => sent.every((f) => sameJson(i[f], body[f])));
   }
 
   async update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T> {
