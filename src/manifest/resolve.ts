@@ -7,19 +7,19 @@
  * group may appear only once per document. Pure.
  */
 import { escapeValue, hasControl } from '../io/escape.js';
-import { renameLinesOf } from '../model/rename-lines.js';
-import { compileAddressGlob, groupAddress, joinPath, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
+import { groupAddress, joinPath, parentPath } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
+import { descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
 import { checkSecretRefShape } from '../apply/secrets.js';
-import { formatLocation, formatPointer, type Pointer } from './diagnostics.js';
+import { formatLocation, formatPointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
-import { didYouMean, findMisspeltKey, formatList, suggestClosest } from '../util/suggest.js';
-import { readDefinitionFields } from './schema.js';
 import { pushTo } from '../util/multimap.js';
+import { ignoredDeclarations, oldNameGlobWarnings } from './resolve-globs.js';
+import { ReferenceResolver } from './resolve-references.js';
+import { asArray, asObject, asString, fieldKey, siteAt, type GroupRecord, type Obj, type PendingBinding, type ReferenceIndex, type Site } from './resolve-tables.js';
 
 export interface ResolveOptions {
   /** Files read, sorted (becomes DesiredState.files). */
@@ -39,73 +39,6 @@ export interface ResolveResult {
   warnings?: Diagnostic[];
 }
 
-/** Where something was written: a document and a path inside it. */
-interface Site {
-  doc: ManifestDocument;
-  pointer: Pointer;
-}
-
-/**
- * The site `steps` inside `site`. Its pointer is made by `concat`, which allocates it at its
- * length: an array literal with a spread keeps room to grow (≈230 bytes instead of ≈100 for a
- * pointer of five), and a resource's location keeps its pointer (≈15 MB at 100,000 resources).
- */
-function siteAt(site: Site, ...steps: (string | number)[]): Site {
-  return { doc: site.doc, pointer: site.pointer.concat(steps) };
-}
-
-interface ScalarRecord {
-  value: unknown;
-  location: SourceLocation;
-}
-
-interface GroupRecord {
-  resource: DesiredResource & { kind: 'group' };
-  /** Scalars set so far (description; uid for the org), for "set twice differently". */
-  scalars: Map<string, ScalarRecord>;
-  /** Documents that described this group, to refuse a group twice in one document. */
-  documents: Map<ManifestDocument, SourceLocation>;
-  /** Whether `resource.source` is a place that sets a scalar of the group (its "main" declaration). */
-  sourceSetsScalars: boolean;
-}
-
-interface PendingBinding {
-  site: Site;
-  groupPath: string;
-  value: Record<string, unknown>;
-}
-
-type Obj = Record<string, unknown>;
-
-/** What references resolve against: the declared resources of one referenceable kind. */
-interface ReferenceIndex {
-  paths: Set<string>;
-  namesByGroup: Map<string, string[]>;
-  pathsByName: Map<string, string[]>;
-}
-
-/**
- * The key that holds `field` in `obj`: the field itself, or when it is absent, a key misspelt
- * for it ("nmae", "identites"). The schema reports the typo once, with its "did you mean"; the
- * checks here then judge what was meant instead of echoing the typo as a missing name or an
- * unknown reference. `definition` names the schema definition whose fields are the known keys.
- */
-function fieldKey(obj: Obj, field: string, definition: string): string {
-  if (obj[field] !== undefined) return field;
-  return findMisspeltKey(obj, field, readDefinitionFields(definition)) ?? field;
-}
-
-function asObject(v: unknown): Obj | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
-}
-function asString(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
 /** A group's declared fields that a document sets (all but its name, which is the key). */
 const GROUP_SCALARS = descriptorOf('group').fields.filter((spec) => spec.name !== 'name');
 const NO_ROLE_REFS: readonly { field: string; ref: string }[] = [];
@@ -146,7 +79,12 @@ class Resolver {
   private prune: { value: PruneSetting; written: unknown; location: SourceLocation } | undefined;
   private readonly globs = { ignore: new Map<string, SourceLocation>(), protect: new Map<string, SourceLocation>() };
 
-  constructor(private readonly options: ResolveOptions) {}
+  /** How references resolve: against the identities and roles declared so far (resolve-references.ts). */
+  private readonly references: ReferenceResolver;
+
+  constructor(private readonly options: ResolveOptions) {
+    this.references = new ReferenceResolver(this.identities, this.roles, this.groups, options, (site, message, target) => this.report(site, message, target), (path) => this.groupLabel(path));
+  }
 
   addDocument(doc: ManifestDocument): void {
     const root = asObject(doc.value);
@@ -167,11 +105,11 @@ class Resolver {
   finish(): ResolveResult {
     for (const binding of this.bindings) this.resolveBinding(binding);
     for (const r of this.roleRefs) {
-      const key = this.resolveRoleName(r.site, r.field, r.groupPath, r.ref, r.what);
+      const key = this.references.resolveRoleName(r.site, r.field, r.groupPath, r.ref, r.what);
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
     for (const n of this.nested) this.addNestedItem(n);
-    this.checkIgnoredDeclarations();
+    this.diagnostics.push(...ignoredDeclarations(this.globs.ignore, this.resources));
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
     const uid = orgRecord.scalars.get('uid')?.value as string | undefined;
@@ -185,39 +123,7 @@ class Resolver {
       },
       files: this.options.files,
     };
-    return { state, diagnostics: [], warnings: this.oldNameGlobWarnings() };
-  }
-
-  /**
-   * Globs that match only through an old name a `renamedFrom` line gives (DESIGN.md §4 rev 4):
-   * they hold while the line stays, and stop holding — silently — once it is dropped, so say so
-   * now. A glob "names" an old path when its text after the kind starts with it and no group of
-   * that path is declared.
-   */
-  private oldNameGlobWarnings(): Diagnostic[] {
-    if (this.globs.ignore.size === 0 && this.globs.protect.size === 0) return [];
-    const lines = renameLinesOf({ resources: this.resources });
-    if (lines.groups.length === 0 && lines.items.size === 0) return [];
-    const warnings: Diagnostic[] = [];
-    for (const list of ['ignore', 'protect'] as const) {
-      for (const [glob, location] of this.globs[list]) {
-        const colon = glob.indexOf(':');
-        const kind = glob.slice(0, colon + 1);
-        const rest = glob.slice(colon + 1);
-        const group = lines.groups.find(({ oldPath }) => (rest === oldPath || rest.startsWith(`${oldPath}/`) || rest.startsWith(`${oldPath}:`)) && !this.groups.has(oldPath));
-        const item = [...lines.items].find(([, old]) => old === glob);
-        if (!group && !item) continue;
-        const [oldName, owner, updated] = group
-          ? [group.oldPath, `group ${JSON.stringify(group.path)}`, `${kind}${group.path}${rest.slice(group.oldPath.length)}`]
-          : [item![1], item![0], item![0]];
-        warnings.push({
-          location,
-          path: '',
-          message: `settings.${list} glob ${JSON.stringify(glob)} matches only through the old name ${JSON.stringify(oldName)} that renamedFrom gives ${owner}; it holds while that renamedFrom line stays: update it (to ${JSON.stringify(updated)}) before the line is removed`,
-        });
-      }
-    }
-    return warnings;
+    return { state, diagnostics: [], warnings: oldNameGlobWarnings(this.globs, this.resources, this.groups) };
   }
 
   private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {
@@ -518,7 +424,7 @@ class Resolver {
       if (spec.type === 'roleRef') {
         const ref = asString(written);
         if (ref === undefined || ref === '') return; // the schema reports it missing
-        const key = this.resolveRoleName(n.site, spec.name, n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
+        const key = this.references.resolveRoleName(n.site, spec.name, n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
         if (!key) return;
         fields[spec.name] = key;
       } else {
@@ -541,137 +447,11 @@ class Resolver {
   // ---- role bindings --------------------------------------------------------------------
 
   private resolveBinding({ site, groupPath, value }: PendingBinding): void {
-    const identity = this.resolveIdentityOf(site, groupPath, value);
-    const role = this.resolveRoleOf(site, groupPath, value);
+    const identity = this.references.resolveIdentityOf(site, groupPath, value);
+    const role = this.references.resolveRoleOf(site, groupPath, value);
     if (!identity || !role) return;
     const resource = this.groupResource(descriptorOf('roleBinding'), site, groupPath, { identity, role });
     this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
-  }
-
-  /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
-  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; refKey: string } | { uid: string } | undefined {
-    const refKey = fieldKey(value, field, 'roleBinding');
-    const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
-    const ref = asString(value[refKey]);
-    const uid = asString(value[uidKey]);
-    if (ref !== undefined && uid !== undefined) {
-      // Points at whichever of the two keys comes second: that is where the contradiction appears.
-      const [first, second] = [refKey, uidKey].map((key) => site.doc.locate(site.pointer.concat(key), 'key'));
-      const later = first!.line > second!.line || (first!.line === second!.line && first!.column > second!.column) ? refKey : uidKey;
-      this.report(
-        siteAt(site, later),
-        `ambiguous ${field} in role binding of ${this.groupLabel(groupPath)}: both ${field} ${JSON.stringify(ref)} and ${field}Uid ${JSON.stringify(uid)} are given; expected exactly one of ${field}, ${field}Uid`,
-        'key',
-      );
-      return undefined;
-    }
-    if (ref === undefined && uid === undefined) {
-      if (value[refKey] === undefined && value[uidKey] === undefined) {
-        const how = field === 'identity' ? 'identity (a name, or a /path from the org root)' : 'role (a custom or built-in role name)';
-        this.report(site, `role binding in ${this.groupLabel(groupPath)} has no ${field}; expected ${how} or ${field}Uid`);
-      }
-      return undefined; // a wrong type is the schema's to report
-    }
-    return ref !== undefined ? { ref, refKey } : { uid: uid! };
-  }
-
-  private resolveIdentityOf(site: Site, groupPath: string, value: Obj): IdentityKey | undefined {
-    const picked = this.pickReference(site, groupPath, value, 'identity');
-    if (!picked || 'uid' in picked) return picked;
-    const { ref, refKey } = picked;
-    if (ref.includes('/')) {
-      const path = ref.replace(/^\/+/, '');
-      if (this.identities.paths.has(path)) return { path };
-      if (this.options.complete) {
-        this.report(siteAt(site, refKey), `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
-      }
-      return undefined;
-    }
-    const path = joinPath(groupPath, ref);
-    if (this.identities.paths.has(path)) return { path };
-    if (this.options.complete) {
-      const elsewhere = (this.identities.pathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
-      const siblings = this.identities.namesByGroup.get(groupPath) ?? [];
-      let hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
-      if (hint === '') {
-        // A misspelt name of an identity in another group (`releas-bot` for `/release-bot`).
-        const close = suggestClosest(ref, [...this.identities.pathsByName.keys()]);
-        const paths = close === undefined ? [] : (this.identities.pathsByName.get(close) ?? []).map((p) => `"/${p}"`);
-        if (paths.length > 0) hint = ` (did you mean ${paths.join(' or ')}? a name with "/" is a path from the org root)`;
-      }
-      const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
-      this.report(
-        siteAt(site, refKey),
-        `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; ${expected}${hint}`,
-      );
-    }
-    return undefined;
-  }
-
-  private resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
-    const picked = this.pickReference(site, groupPath, value, 'role');
-    if (!picked || 'uid' in picked) return picked;
-    return this.resolveRoleName(site, picked.refKey, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`);
-  }
-
-  /**
-   * A role named by a resource of `groupPath` (a binding, an identity provider's default role):
-   * a path from the org root, else the nearest custom role of the group or its ancestors, else a
-   * built-in. The reference is `refKey` of the item at `at` (its site is made only for a message);
-   * `what` names the referring place in messages ("role binding of org \"acme\"").
-   */
-  private resolveRoleName(at: Site, refKey: string, groupPath: string, ref: string, what: string): RoleKey | undefined {
-    if (ref.includes('/')) {
-      const path = ref.replace(/^\/+/, '');
-      if (this.roles.paths.has(path)) {
-        if (isGroupOrAncestor(parentPath(path), groupPath)) return { path };
-        // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
-        this.report(
-          siteAt(at, refKey),
-          `role ${JSON.stringify(ref)} in ${what} belongs to ${this.groupLabel(parentPath(path))}, which is not this group or one of its ancestors; it may use the custom roles of its own group and its ancestors, or a built-in role`,
-        );
-        return undefined;
-      }
-      if (this.options.complete) {
-        this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
-      }
-      return undefined;
-    }
-    // Nearest first: the binding's own group, then each ancestor up to the org.
-    for (let g = groupPath; ; g = parentPath(g)) {
-      const path = joinPath(g, ref);
-      if (this.roles.paths.has(path)) return { path };
-      if (g === '') break;
-    }
-    if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
-    if (this.options.complete) {
-      const visible: string[] = [];
-      for (let g = groupPath; ; g = parentPath(g)) {
-        visible.push(...(this.roles.namesByGroup.get(g) ?? []));
-        if (g === '') break;
-      }
-      const custom = visible.length > 0 ? `a custom role of this group or its ancestors (${formatList(visible)})` : 'a custom role of this group or its ancestors (none are declared)';
-      const elsewhere = (this.roles.pathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
-      const note =
-        elsewhere.length > 0
-          ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but only custom roles of its own group and its ancestors may be used`
-          : didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES]);
-      this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
-    }
-    return undefined;
-  }
-
-  /** Why a path from the org root names nothing: its group is not declared, or lacks the name. */
-  private explainMissingPath(kind: 'identity' | 'role', path: string): string {
-    const group = parentPath(path);
-    const name = path.slice(path.lastIndexOf('/') + 1);
-    if (!this.groups.has(group)) {
-      return `there is no group ${JSON.stringify(group)}${didYouMean(group, [...this.groups.keys()].filter((g) => g !== ''))}`;
-    }
-    const names = (kind === 'identity' ? this.identities.namesByGroup : this.roles.namesByGroup).get(group) ?? [];
-    const what = kind === 'identity' ? 'identity' : 'custom role';
-    const hint = didYouMean(name, names) || (names.length > 0 ? ` (it declares ${formatList(names)})` : '');
-    return `${this.groupLabel(group)} declares no ${what} ${JSON.stringify(name)}${hint}`;
   }
 
   // ---- settings -------------------------------------------------------------------------
@@ -699,25 +479,4 @@ class Resolver {
       });
     }
   }
-
-  /** A resource both declared and ignored is a contradiction: ignore means "never touch". */
-  private checkIgnoredDeclarations(): void {
-    if (this.globs.ignore.size === 0) return;
-    const globs = [...this.globs.ignore].map(([glob, location]) => ({ glob, location, re: compileAddressGlob(glob) }));
-    for (const resource of this.resources) {
-      const hit = globs.find((g) => g.re.test(resource.address));
-      if (hit) {
-        this.diagnostics.push({
-          location: resource.source,
-          path: '',
-          message: `${resource.address} is declared here but matches ignore glob ${JSON.stringify(hit.glob)} at ${formatLocation(hit.location)}, which leaves it alone entirely; remove the declaration or narrow the glob`,
-        });
-      }
-    }
-  }
-}
-
-/** True when `owner` is `group` itself or one of its ancestors (the org '' is everyone's). */
-function isGroupOrAncestor(owner: string, group: string): boolean {
-  return owner === '' || owner === group || group.startsWith(`${owner}/`);
 }
