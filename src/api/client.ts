@@ -5,7 +5,6 @@
  * attempt through one throttle (throttle.ts), so a rate limit or an outage slows the whole
  * client down instead of each request finding out on its own.
  */
-import { setMaxListeners } from 'node:events';
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { Pool } from './undici-pool.js';
@@ -20,98 +19,22 @@ import {
   parseRetryAfter,
   resolveRetryPolicy,
   runWithRetry,
-  type AttemptFailure,
-  type RetryEvent,
   type RetryPolicy,
 } from './retry.js';
-import { paginateItems, readListing, type FetchPage, type ListBounds, type ListStrategy, type Page, type PageRequest } from './paginate.js';
+import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from './redact.js';
 import { RequestThrottle, type Clock } from './throttle.js';
 import { findCreated as findLostCreate, findRootGroups } from './lost-create.js';
+import type { Query } from './wire.js';
+export { formatRequestEvent, type Query } from './wire.js';
 import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
 import type { SubResource } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
 import { readBodyText, UnsupportedEncodingError, describeLocation, uidPath, buildQueryString, grpcCodeForStatus, parseErrorBody, describeCreate, parseTotalCount, describeList } from './wire.js';
-
-
-export interface ClientOptions {
-  /** `http(s)://host[:port][/prefix]`; paths of DESIGN.md §2 are appended to it. */
-  baseUrl: string;
-  /** Bearer token; sent only in the Authorization header, redacted from everything else. */
-  token?: string;
-  /** Allow `http://` to a host that is not loopback (refused otherwise: the token would travel in clear). */
-  allowInsecureHttp?: boolean;
-  /** Whole-request timeout (connect, headers and body), default 30 s. */
-  timeoutMs?: number;
-  /** TCP connect timeout, default 10 s. */
-  connectTimeoutMs?: number;
-  /** Largest response body read, in bytes (default 64 MiB); a bigger one is an error, read no further. */
-  maxResponseBytes?: number;
-  retry?: Partial<RetryPolicy>;
-  /** Pages fetched at once by one listing after its first page (default: `connections`, the pool's size). */
-  listConcurrency?: number;
-  /** Pool size, the most requests in flight at once (default 64). */
-  connections?: number;
-  /** Called after every HTTP attempt (for `--verbose`); never sees headers. */
-  onRequest?: (e: RequestEvent) => void;
-  /** Called before every retry wait. */
-  onRetry?: (e: ClientRetryEvent) => void;
-  /** Source of jitter, uniform in [0, 1); injectable for deterministic tests. */
-  random?: () => number;
-  /**
-   * What retry waits and the throttle measure time with (default: the real clock). A test may
-   * share a virtual one with the emulator's `clock`. Request timeouts always use real time.
-   */
-  clock?: Clock;
-  /** Requested page size of listings (default 200; the server may serve fewer). */
-  pageSize?: number;
-  /** How listings read pages after the first (default `skip`). */
-  listStrategy?: ListStrategy;
-  /** Whole re-reads of an inconsistent listing before it is reported inconsistent (default 3). */
-  maxListReads?: number;
-  /** Bounds of one listing: items, pages, wall-clock time (DEFAULT_LIST_BOUNDS otherwise). */
-  listBounds?: Partial<ListBounds>;
-  /**
-   * Where requests go instead of a connection pool to `baseUrl`: an undici Dispatcher the
-   * caller owns (and closes), e.g. one that answers from an in-process emulator without a socket.
-   */
-  dispatcher?: Dispatcher;
-}
-
-/** A retry about to happen, with the request it repeats (path redacted like RequestEvent). */
-export interface ClientRetryEvent extends RetryEvent {
-  method: string;
-  path: string;
-}
-
-const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-/**
- * Enough for the whole read of a 10,000-resource org (about 60 pages) to go out in one round trip
- * instead of two. A server that limits the rate gets fewer: the throttle halves what is in flight
- * on each 429 (throttle.ts).
- */
-const DEFAULT_CONNECTIONS = 64;
-const KEEP_ALIVE_MS = 30_000;
-/** The largest response body read (a page of 200 resources is ≈100 KB): anything bigger is a broken or hostile server. */
-const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/** Transport error codes after which the server may or may not have processed the request. */
-const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNABORTED']);
-/** undici's own header/body timeouts (set just above ours, as a backstop). */
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-/** Transport error codes that mean the request never reached the server. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN']);
-/** undici's answers to a request made after `close()`: ours, a cancellation, not a failure. */
-const CLOSED_CODES = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
-
-/** Every wait of a client listens on one signal: as many listeners as requests in flight. */
-function createCloseController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
+export type { ClientOptions, ClientRetryEvent } from './client-options.js';
+import { type ClientOptions, DEFAULT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_CONNECTIONS, KEEP_ALIVE_MS, DEFAULT_MAX_RESPONSE_BYTES } from './client-options.js';
+import { CLOSED_CODES, classifyTransportError, createCloseController } from './transport.js';
 
 const REAL_CLOCK: Clock = {
   now: () => performance.now(),
@@ -122,8 +45,6 @@ const REAL_CLOCK: Clock = {
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-export type { Query } from './wire.js';
-import type { Query } from './wire.js';
 
 interface SendRequest<T> {
   method: Method;
@@ -279,7 +200,7 @@ class HttpApiClient implements ApiClient {
       // Not a failure of the API but close() overtaking a queued request: nothing to log or retry.
       if (this.closing.signal.aborted && CLOSED_CODES.has(code)) throw this.cancelledError(req, target, err);
       emit(0);
-      throw new AttemptFailedError(this.classifyTransportError(req, target, err, timedOut));
+      throw new AttemptFailedError(classifyTransportError(err, timedOut, this.timeoutMs, (grpcCode, reason, cause) => this.makeError(req, target, 0, grpcCode, reason, [], cause)));
     } finally {
       clearTimeout(timer);
     }
@@ -322,36 +243,6 @@ class HttpApiClient implements ApiClient {
       reason: `HTTP ${status}`,
       error: this.makeError(req, target, status, body?.code ?? grpcCodeForStatus(status), reason, body?.details ?? []),
     });
-  }
-
-  private classifyTransportError(req: SendRequest<unknown>, target: string, err: unknown, timedOut: boolean): AttemptFailure {
-    const code = (err as { code?: string })?.code ?? '';
-    const unavailable = GRPC_CODES.UNAVAILABLE.code;
-    if (timedOut || TIMEOUT_CODES.has(code)) {
-      return {
-        retryable: true,
-        outcomeUnknown: true,
-        reason: 'timeout',
-        error: this.makeError(req, target, 0, unavailable, `no response within ${this.timeoutMs} ms`, [], err),
-      };
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    if (RESET_CODES.has(code) || NOT_SENT_CODES.has(code)) {
-      const notSent = NOT_SENT_CODES.has(code);
-      return {
-        retryable: true,
-        outcomeUnknown: !notSent,
-        ...(notSent ? { sort: 'notConnected' as const } : {}),
-        reason: notSent ? `connection failed (${code})` : 'connection reset',
-        error: this.makeError(req, target, 0, unavailable, `${notSent ? 'could not connect' : 'connection reset'} (${code}: ${message})`, [], err),
-      };
-    }
-    return {
-      retryable: false,
-      outcomeUnknown: false,
-      reason: `transport error ${code}`,
-      error: this.makeError(req, target, 0, unavailable, `transport error (${code || 'unknown'}: ${message})`, [], err),
-    };
   }
 
   /** The error of a request that close() ended before it was answered. */
@@ -604,10 +495,4 @@ class HttpApiClient implements ApiClient {
     this.preconnector?.close();
     if (this.ownsPool) await this.pool.destroy();
   }
-}
-
-/** One line per request for `--verbose`: method, redacted path, status, time, attempt. */
-export function formatRequestEvent(e: RequestEvent): string {
-  const status = e.status === 0 ? 'no response' : String(e.status);
-  return `${e.method} ${e.path} → ${status} (${e.ms} ms${e.attempt > 1 ? `, attempt ${e.attempt}` : ''})`;
 }

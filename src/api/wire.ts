@@ -6,7 +6,7 @@
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { ResponseTooLargeError } from './exchange.js';
 import { GRPC_CODES, type ErrorBody, type ErrorDetail } from './errors.js';
-import type { ListQuery } from './types.js';
+import type { ListQuery, RequestEvent } from './types.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
 
 /** Query parameters of a request, before encoding. */
@@ -125,4 +125,10 @@ export function describeList(kind: ApiKind, query: ListQuery): string {
     query.name !== undefined ? `named "${query.name}"` : '',
   ].filter(Boolean);
   return `list ${KIND_INFO[kind].plural}${scope.length ? ` ${scope.join(' ')}` : ''}`;
+}
+
+/** One line per request for `--verbose`: method, redacted path, status, time, attempt. */
+export function formatRequestEvent(e: RequestEvent): string {
+  const status = e.status === 0 ? 'no response' : String(e.status);
+  return `${e.method} ${e.path} → ${status} (${e.ms} ms${e.attempt > 1 ? `, attempt ${e.attempt}` : ''})`;
 }
