@@ -7,6 +7,7 @@
 import { identityRefAddress, roleRefAddress } from '../plan/references.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { FieldsByKind } from '../model/kinds.js';
+import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLocation } from '../model/resources.js';
 
 /** Built-in roles that grant write access (DESIGN.md §7). */
@@ -52,11 +53,26 @@ export interface AuditFacts {
 const ofKind = <K extends DesiredResource['kind']>(resources: readonly DesiredResource[], kind: K) => resources.filter((r): r is DesiredResource & { kind: K } => r.kind === kind);
 const liveOfKind = <K extends LiveResource['kind']>(resources: readonly LiveResource[], kind: K) => resources.filter((r): r is LiveResource & { kind: K } => r.kind === kind);
 
+/**
+ * An identity as it will be once the manifests apply (DESIGN.md §7 "What audit judges"): the
+ * declared value of every field the manifest manages, the live value of every field it leaves
+ * out. The relationship is one field in this sense: an identity declared without one keeps its
+ * live relationship (its staticKeys, its subjectPattern), which audit then judges.
+ */
+function effectiveIdentityFields(declared: FieldsByKind['identity'], live: FieldsByKind['identity'] | undefined): FieldsByKind['identity'] {
+  if (!live) return declared;
+  const has = (f: Record<string, unknown>) => RELATIONSHIP_FIELDS.some((r) => f[r] !== undefined && f[r] !== null);
+  const out: Record<string, unknown> = { ...(live as unknown as Record<string, unknown>) };
+  if (has(declared as unknown as Record<string, unknown>)) for (const r of RELATIONSHIP_FIELDS) delete out[r];
+  for (const [k, v] of Object.entries(declared)) if (v !== undefined) out[k] = v;
+  return out as unknown as FieldsByKind['identity'];
+}
+
 export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts {
   const liveIdentities = new Map(liveOfKind(live.resources, 'identity').map((r) => [r.address, r]));
   const identities: AuditedIdentity[] = ofKind(desired.resources, 'identity').map((d) => {
     const l = liveIdentities.get(d.address);
-    return { address: d.address, fields: d.fields, location: d.source, ...(l ? { live: l } : {}) };
+    return { address: d.address, fields: effectiveIdentityFields(d.fields, l?.fields), location: d.source, ...(l ? { live: l } : {}) };
   });
   const declaredIdentities = new Set(identities.map((i) => i.address));
   for (const l of liveIdentities.values()) if (!declaredIdentities.has(l.address)) identities.push({ address: l.address, fields: l.fields, live: l });

@@ -47,3 +47,33 @@ export function githubActionsSubjectPatterns(identities: readonly AuditedIdentit
     return takesGithubActionsTokens(cm) && cm.subjectPattern !== undefined ? [{ identity, subjectPattern: cm.subjectPattern }] : [];
   });
 }
+
+/**
+ * The owner part of a GitHub subject pattern (between `repo:` and the first `/` outside a
+ * character class), when it is one literal owner: no RE2 operator, class or escape that is not a
+ * literal character (DESIGN.md §7 rev 4). Undefined when the pattern admits more than one owner
+ * (an owner part `initech.*` admits `initech-evil`, `[^/]+` every owner) or does not
+ * start with a literal `repo:` at all. Leading `^` and flag groups (`(?i)`) are read past.
+ */
+export function literalOwnerOf(subjectPattern: string): string | undefined {
+  const rest = subjectPattern.replace(/^\^/, '').replace(/^(\(\?[a-zA-Z]+\))+/, '');
+  if (!rest.startsWith('repo:')) return undefined;
+  let owner = '';
+  for (let i = 'repo:'.length; i < rest.length; i++) {
+    const c = rest[i]!;
+    if (c === '/') return owner === '' ? undefined : owner;
+    if (c === '\\') {
+      // An escape is literal only for a punctuation character (`\.`, `\-`); `\w`, `\d`, `\p{…}` are classes.
+      const next = rest[i + 1];
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) return undefined;
+      owner += next;
+      i++;
+      continue;
+    }
+    // `.` is any character; the others are operators, classes or groups.
+    if ('.*+?[](){}|^$'.includes(c)) return undefined;
+    owner += c;
+  }
+  return undefined;
+}
+

@@ -183,3 +183,43 @@ describe('--fail-on', () => {
     expect(report.findings.map((f) => f.severity)).toEqual(['medium', 'low']);
   });
 });
+
+describe('audit judges the effective org (issue 37, DESIGN.md §7 rev 4): named regressions', () => {
+  const keys = (expirationTime: string) => ({ staticKeys: { issuer: 'https://i.acme.dev', subject: 's', issuerKeys: '{"keys":[{}]}', expirationTime } });
+
+  it('regression: an identity declared by name only whose live staticKeys expired 5 days ago is keys-expiring, high', () => {
+    const report = audit(desiredState([r.identity('', 'signer')]), liveState([r.identity('', 'signer', keys(iso(NOW - 5 * DAY)))]), OPTIONS);
+    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([['identity:signer', 'high']]);
+  });
+
+  it('regression: … and one whose live keys expire in 10 days is keys-expiring, medium', () => {
+    const report = audit(desiredState([r.identity('', 'signer')]), liveState([r.identity('', 'signer', keys(iso(NOW + 10 * DAY)))]), OPTIONS);
+    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([['identity:signer', 'medium']]);
+  });
+
+  it('regression: a live subjectPattern that admits pull requests, on an identity declared without claimMatch, is judged', () => {
+    const report = audit(desiredState([r.identity('', 'ci')]), liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]), OPTIONS);
+    expect(findings(report, 'pattern-pull-request').map((f) => f.address)).toEqual(['identity:ci']);
+  });
+
+  it('the declared relationship wins over the live one (the manifest manages it)', () => {
+    const report = audit(desiredState([r.identity('', 'ci', gha('repo:acme/app:ref:refs/heads/main'))]), liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]), OPTIONS);
+    expect(findings(report, 'pattern-pull-request')).toEqual([]);
+  });
+
+  it('regression: pattern-any-owner reads the owner part from the syntax — repo:initech.*/app and repo:[^/]+/deploy, bound to owner, fail --fail-on high', () => {
+    for (const pattern of ['repo:initech.*/app:ref:refs/heads/main', 'repo:[^/]+/deploy:ref:refs/heads/main']) {
+      const report = audit(desiredState([r.identity('', 'ci', gha(pattern)), r.binding('', 'ci', 'owner')]), liveState([]), OPTIONS);
+      const found = findings(report, 'pattern-any-owner');
+      expect(found.map((f) => [f.address, f.severity]), pattern).toEqual([['identity:ci', 'high']]);
+      expect(found[0]!.message).toContain('not one literal owner');
+      expect(failsAt(report, 'high'), pattern).toBe(true);
+    }
+  });
+
+  it('one literal owner does not fire, escapes and flags included; a class or any-character in the owner does', () => {
+    const owner = (pattern: string) => findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner').length;
+    for (const ok of ['repo:acme/app:ref:refs/heads/.*', '^repo:acme-corp/.*', '(?i)repo:acme/app:.*', 'repo:acme\\.io/app:.*']) expect(owner(ok), ok).toBe(0);
+    for (const bad of ['repo:acme.io/app:.*', 'repo:\\w+/app:.*', 'repo:(acme|evil)/app:.*', 'repo:acme?/app:.*', '.*', 'repo:/app:.*']) expect(owner(bad), bad).toBe(1);
+  });
+});
