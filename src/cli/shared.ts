@@ -149,6 +149,8 @@ export interface PlanningCliOptions {
   allowMassDelete?: boolean;
   /** `--rotate-secrets` (plan, apply): send every declared secret again. */
   rotateSecrets?: boolean;
+  /** `--deny-new-access` (plan, apply): refuse a plan that gains any capability. */
+  denyNewAccess?: boolean;
   /** `--secrets-dir`: where `fromFile` secret references are read from. */
   secretsDir?: string;
   /** `--max-manifest-bytes`, parsed by planOptionsFrom. */
@@ -204,7 +206,8 @@ export function addPlanningOptions(command: Command): Command {
     .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')
     .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
     .option('--secrets-dir <dir>', 'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read')
-    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one');
+    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one')
+    .option('--deny-new-access', 'refuse a plan that gives anyone a capability they do not have (rule new-access); losing access is never refused');
 }
 
 /** The planning options from the parsed command-line options. */
@@ -215,6 +218,7 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.maxDeleteRatio !== undefined) out.maxDeleteRatio = parseDeleteRatio(options.maxDeleteRatio);
   if (options.allowMassDelete) out.allowMassDelete = true;
   if (options.rotateSecrets) out.rotateSecrets = true;
+  if (options.denyNewAccess) out.denyNewAccess = true;
   if (options.maxManifestBytes !== undefined) out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
   return out;
 }

@@ -53,7 +53,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const org = await orgRead;
   if (org === null) {
     const builtin = await builtinRead;
-    return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles };
+    return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles, builtinRoleCapabilities: builtin.capabilities };
   }
   const { ownedByOrg, allListed, listingOf } = pinned ?? startListings(client, org.uid, expected);
   const builtin = await builtinRead;
@@ -78,6 +78,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
     incomplete,
     ambiguities: built.ambiguities,
     builtinRoles: builtin.roles,
+    builtinRoleCapabilities: builtin.capabilities,
   };
 }
 
@@ -147,11 +148,16 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
 }
 
 /** Built-in roles (flat uids, no parent) by name, from an unscoped role listing. */
-export async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; incomplete: IncompleteRead[] }> {
+export async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; capabilities: Record<string, readonly string[]>; incomplete: IncompleteRead[] }> {
   const listing = await client.list('role');
   const roles: Record<string, string> = {};
+  const capabilities: Record<string, readonly string[]> = {};
   for (const r of listing.items) {
-    if (!r.uid.includes('/') && typeof r.name === 'string') roles[r.name] = r.uid;
+    if (!r.uid.includes('/') && typeof r.name === 'string') {
+      roles[r.name] = r.uid;
+      const caps = (r as { capabilities?: unknown }).capabilities;
+      capabilities[r.name] = Array.isArray(caps) ? caps.filter((c): c is string => typeof c === 'string') : [];
+    }
   }
   const missing = BUILTIN_ROLE_NAMES.filter((n) => roles[n] === undefined);
   const incomplete: IncompleteRead[] = [];
@@ -161,7 +167,7 @@ export async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Reco
       reason: `built-in roles: ${listing.problem ?? `not all were listed (missing ${missing.join(', ')})`}`,
     });
   }
-  return { roles, incomplete };
+  return { roles, capabilities, incomplete };
 }
 
 /** Fills the sub-resource fields of the resources named (those the manifests manage), concurrently. */

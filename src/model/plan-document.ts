@@ -19,6 +19,8 @@ export interface JsonPlan {
   fingerprints?: Fingerprint[];
   /** Present when --target made the plan: how many planned changes it left out. */
   untargeted?: number;
+  /** Present when the plan changes effective access: each change once, at the highest group where it starts. */
+  accessChanges?: Plan['accessChanges'];
   /** Present in saved plans only: what the plan was planned from (re-planned at apply). */
   basis?: PlanBasis;
 }
@@ -36,6 +38,7 @@ export function toPlanDocument(plan: Plan, options: JsonPlanOptions = {}): JsonP
     steps: plan.steps,
     warnings: plan.warnings,
   };
+  if (plan.accessChanges !== undefined && plan.accessChanges.length > 0) out.accessChanges = plan.accessChanges;
   if (plan.refusals.length > 0) out.refusals = plan.refusals;
   if (options.fingerprints) out.fingerprints = plan.fingerprints;
   if (options.fingerprints && plan.basis) out.basis = plan.basis;

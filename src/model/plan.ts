@@ -4,6 +4,7 @@
  */
 import type { Kind } from './kinds.js';
 import type { DesiredState, SecretRef, SourceLocation } from './resources.js';
+import type { AccessChange } from '../access/effective-access.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -133,12 +134,14 @@ export interface Plan {
    * (DESIGN.md §4).
    */
   basis?: PlanBasis;
+  /** What the plan changes in effective access (DESIGN.md §4 "Access changes"); absent when nothing. */
+  accessChanges?: AccessChange[];
 }
 
 /** What a saved plan was planned from. */
 export interface PlanBasis {
   desired: DesiredState;
-  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean };
+  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean };
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */
@@ -148,7 +151,7 @@ export interface PlanRefusal {
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
    * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch';
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

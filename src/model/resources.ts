@@ -124,4 +124,6 @@ export interface LiveState {
    * Always read, even for an empty org.
    */
   builtinRoles: Record<string, string>;
+  /** Built-in roles by name → capabilities, as the roles list gives them (effective access reads them). */
+  builtinRoleCapabilities?: Record<string, readonly string[]>;
 }

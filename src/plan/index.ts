@@ -9,6 +9,7 @@
 import { indexLive } from './live-index.js';
 import { orderSteps } from './order.js';
 import { findRefusals } from './safety.js';
+import { accessChanges } from '../access/effective-access.js';
 import { planCreates } from './phases/creates.js';
 import { chooseDeletes, planDeletes } from './phases/deletes.js';
 import { explainReplacements, noteWhatGoesWithParents } from './phases/explain.js';
@@ -51,6 +52,11 @@ export interface PlanOptions {
    * URL or another tenant's token looks exactly like an org that does not exist.
    */
   bootstrap?: boolean;
+  /**
+   * `--deny-new-access`: refuse a plan that gains any capability for anyone (rule `new-access`,
+   * naming the steps that cause it); losing access is never refused by it (DESIGN.md §4).
+   */
+  denyNewAccess?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
@@ -126,6 +132,17 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     allowMassDelete: options.allowMassDelete ?? false,
   })];
 
+  // What the plan changes in effective access: shown first, and refused with --deny-new-access.
+  const access = accessChanges(live, { steps });
+  const gained = access.filter((c) => c.gained.length > 0);
+  if (options.denyNewAccess && gained.length > 0) {
+    refusals.push({
+      rule: 'new-access',
+      message: `the plan gives new access (--deny-new-access): ${gained.map((c) => `${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : ''}`).join('; ')}`,
+      addresses: [...new Set(gained.flatMap((c) => c.steps))].sort(),
+    });
+  }
+
   const org: Plan['org'] = { name: desired.org.name };
   if (live.org) org.uid = live.org.uid;
   const result: Plan = {
@@ -136,6 +153,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     warnings: p.warnings,
     refusals,
     fingerprints: [],
+    ...(access.length > 0 ? { accessChanges: access } : {}),
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;

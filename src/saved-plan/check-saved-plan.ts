@@ -160,7 +160,12 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   }
   const missing = replanned.steps.length - (saved.steps.length - problems.length);
   if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
-  if (problems.length === 0 && replanned.refusals.length === 0) return;
+  if (problems.length === 0 && replanned.refusals.length === 0) {
+    // What it changes in access, as planning it now says (never as the file says: it is untrusted).
+    if (replanned.accessChanges) saved.accessChanges = replanned.accessChanges;
+    else delete saved.accessChanges;
+    return;
+  }
   // Nothing left to plan: what the saved plan makes is live (its own steps' addresses may not
   // say so when --target left a rename out).
   if (saved.steps.length > 0 && replanned.steps.length === 0 && replanned.refusals.length === 0) throw alreadyApplied(saved);

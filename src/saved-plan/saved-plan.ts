@@ -110,7 +110,7 @@ function checkBasisShape(basis: unknown): string | undefined {
   if (!isObject(options)) return 'its planning options are not an object';
   if (options.targets !== undefined && !isStrings(options.targets)) return 'its targets are not a list of strings';
   if (options.maxDeleteRatio !== undefined && (typeof options.maxDeleteRatio !== 'number' || !(options.maxDeleteRatio >= 0 && options.maxDeleteRatio <= 1))) return 'its maxDeleteRatio is not a number from 0 to 1';
-  for (const flag of ['allowMassDelete', 'rotateSecrets', 'bootstrap']) if (options[flag] !== undefined && typeof options[flag] !== 'boolean') return `its ${flag} is not true or false`;
+  for (const flag of ['allowMassDelete', 'rotateSecrets', 'bootstrap', 'denyNewAccess']) if (options[flag] !== undefined && typeof options[flag] !== 'boolean') return `its ${flag} is not true or false`;
   if (!isObject(desired) || !isObject(desired.org) || typeof desired.org.name !== 'string' || !Array.isArray(desired.resources) || !isStrings(desired.files)) return 'its desired state is not one';
   const settings = desired.settings;
   if (!isObject(settings) || !isStrings(settings.ignore) || !isStrings(settings.protect) || !(typeof settings.prune === 'boolean' || isObject(settings.prune))) return 'its settings are not ones';

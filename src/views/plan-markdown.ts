@@ -50,6 +50,8 @@ function kindSummary(steps: readonly PlanStep[]): string {
 
 /** Inline code that survives backticks in the text. */
 export { escapeHtml, markdownCell } from '../io/escape.js';
+import { markdownCell as cell } from '../io/escape.js';
+import { ACCESS_SHOWN } from './access.js';
 
 export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
@@ -61,6 +63,15 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (plan.refusals.length > 0) {
     head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
     for (const r of plan.refusals) head.push(`> - ${r.message}`);
+    head.push('');
+  }
+  const access = plan.accessChanges ?? [];
+  if (access.length > 0) {
+    head.push('#### Access changes', '', '| Identity | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|');
+    for (const c of access.slice(0, ACCESS_SHOWN)) {
+      head.push(`| ${inlineCode(cell(c.identity))} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(c.gained.join(', '))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(c.lost.join(', '))}` : ''} |`);
+    }
+    if (access.length > ACCESS_SHOWN) head.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
     head.push('');
   }
   const renames = plan.steps.flatMap((s) => (s.action === 'update' && s.previousAddress !== undefined ? [s] : []));

@@ -7,6 +7,7 @@
 import type { Plan } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 import { escapeControl } from './escape.js';
+import { ACCESS_SHOWN, reachText } from './access.js';
 import { paintFor, type Style } from './paint.js';
 
 export interface TextPlanOptions {
@@ -32,6 +33,16 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
     const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
     const intro = plan.refusals.length > 0 ? 'platform-sync would make these changes to org' : 'platform-sync will make these changes to org';
     out.push(paint('header', escapeControl(`${intro} ${org}:`)), '');
+    const access = plan.accessChanges ?? [];
+    if (access.length > 0) {
+      out.push(paint('header', 'Access changes:'));
+      for (const c of access.slice(0, ACCESS_SHOWN)) {
+        if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeControl(`${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${reachText(c)}`)}`);
+        if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeControl(`${c.identity} loses ${c.lost.join(', ')} on ${c.scope}${reachText(c)}`)}`);
+      }
+      if (access.length > ACCESS_SHOWN) out.push(`  … and ${access.length - ACCESS_SHOWN} more (plan --format json has them all)`);
+      out.push('');
+    }
     for (const step of plan.steps) {
       for (const line of renderStepLines(step)) out.push(`  ${paint(line.tone, escapeControl(line.text))}`);
       out.push('');

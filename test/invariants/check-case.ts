@@ -67,6 +67,7 @@ import {
   type Uids,
 } from './generators.js';
 import { coveredLive, declaredNotLive, globOracle, unjustifiedRefusals } from './oracle.js';
+import { accessStateOf, diffAccess } from '../../src/access/effective-access.js';
 
 const TOKEN = 'invariant-suite-owner-token-77aa';
 export const RUNS = Number(process.env.INVARIANT_RUNS ?? 30);
@@ -321,6 +322,17 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   const after = makePlan(live2, targets);
   expect(after.refusals.map((r) => r.message), 'I1: re-plan refused').toEqual([]);
   expect(after.steps.map((s) => `${s.action} ${s.address} ${JSON.stringify(s.action === 'update' ? s.updateMask : '')}`), 'I1: re-plan not empty').toEqual([]);
+
+  // A1 (access): the access changes the plan showed are exactly what applying it changed, read
+  // back from the server; and --deny-new-access refuses exactly the plans that gain access.
+  if (c.fault.kind === 'none' && !targets) {
+    const shown = (first0.accessChanges ?? []).map((x) => ({ ...x, steps: [] }));
+    const real = diffAccess(accessStateOf(live), accessStateOf(live2)).map((x) => ({ ...x, steps: [] }));
+    expect(real, 'A1: the access changes applied are the ones the plan showed').toEqual(shown);
+    const denied = plan(desired, live, { allowMassDelete: c.allowMassDelete, denyNewAccess: true });
+    expect(denied.refusals.some((r) => r.rule === 'new-access'), 'A1: --deny-new-access refuses exactly a plan that gains access').toBe(shown.some((x) => x.gained.length > 0));
+    if (!first0.steps.some((s) => ['roleBinding', 'role', 'group'].includes(s.kind))) expect(shown, 'A1: no binding, role or group step, no access change').toEqual([]);
+  }
 
   // I2: every declared resource (not ignored) exists live, or the first plan named it.
   if (!targets) {

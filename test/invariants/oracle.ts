@@ -145,6 +145,7 @@ const DESIGN_RULES: ReadonlySet<PlanRefusal['rule']> = new Set([
   'org-not-visible',
   'rename-ignored',
   'org-name-mismatch',
+  'new-access',
 ]);
 
 /**

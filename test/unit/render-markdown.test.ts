@@ -8,10 +8,17 @@ describe('renderMarkdownPlan', () => {
   it('puts the summary first, calls out every delete, and groups steps by kind in <details>', () => {
     const md = renderMarkdownPlan(scenarioPlan());
     const lines = md.split('\n');
-    expect(lines.slice(0, 10)).toEqual([
+    expect(lines.slice(0, 16)).toEqual([
       '### platform-sync plan for `acme`',
       '',
       '**Plan: 3 to create, 3 to update, 2 to delete.**',
+      '',
+      // What the plan changes in access comes first: the part a reviewer must not miss.
+      '#### Access changes',
+      '',
+      '| Identity | Scope | Reach | Gained | Lost |',
+      '|---|---|---|---|---|',
+      '| `identity:eng/ci` | `group:eng` | 1 group | ➕ repo.list |  |',
       '',
       '> [!WARNING]',
       '> **This plan deletes 2 resources:**',

@@ -11,6 +11,9 @@ describe('renderTextPlan', () => {
     expect(text).toMatchInlineSnapshot(`
       "platform-sync will make these changes to org acme (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa):
 
+      Access changes:
+        + identity:eng/ci gains repo.list on group:eng
+
         + create group:eng/platform
             name:        "platform"
             description: "Platform team"

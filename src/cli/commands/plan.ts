@@ -38,6 +38,7 @@ function basisOptions(o: PlanningOptions): PlanBasis['options'] {
   if (o.allowMassDelete !== undefined) out.allowMassDelete = o.allowMassDelete;
   if (o.rotateSecrets !== undefined) out.rotateSecrets = o.rotateSecrets;
   if (o.bootstrap !== undefined) out.bootstrap = o.bootstrap;
+  if (o.denyNewAccess !== undefined) out.denyNewAccess = o.denyNewAccess;
   return out;
 }
 
