@@ -10,7 +10,7 @@
  * highest group where it starts, with how many groups it reaches.
  */
 import type { Plan, PlanStep, UidReference } from '../model/plan.js';
-import type { LiveResource, LiveState } from '../model/resources.js';
+import type { LiveState } from '../model/resources.js';
 
 /** One change of effective access (JSON `accessChanges[]`). */
 export interface AccessChange {
@@ -53,31 +53,103 @@ export interface AccessState {
 const newKey = (address: string) => `new:${address}`;
 
 /** Live state as an access state. Built-in roles' capabilities come with `live.builtinRoleCapabilities`. */
-export function accessStateOf(live: LiveState): AccessState {
+/**
+ * Which bindings a state needs to hold (a plan's access changes concern few identities): those
+ * of the identities named, plus — found while reading — those of the identities of the bindings
+ * named and of the bindings on the roles named. Undefined: every binding.
+ */
+export interface AccessScope {
+  /** Identities, by the text a binding names them with: a path in the org, or a uid. */
+  identities: Set<string>;
+  bindings: ReadonlySet<string>;
+  /** Roles, by path or uid (as a binding names them; built-ins by uid). */
+  roles: ReadonlySet<string>;
+}
+
+/** The text a binding names a reference with (a path, a uid or a built-in's name): compared without building a string. */
+function refText(key: { path: string } | { uid: string } | { builtin: string }): string {
+  return 'path' in key ? key.path : 'uid' in key ? key.uid : key.builtin;
+}
+
+export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: (address: string) => { uid: string } | undefined): AccessState {
   const state: AccessState = { groups: new Map(), roles: new Map(), bindings: new Map(), identityNames: new Map(), roleSteps: new Map() };
-  const byAddress = new Map(live.resources.map((r) => [r.address, r]));
+  // Identities and roles by the path a binding names them with: through the caller's index of
+  // live addresses when it has one (the planner's), else one made here.
+  let identityByPath: { get(path: string): string | undefined };
+  let roleByPath: { get(path: string): string | undefined };
   for (const [name, uid] of Object.entries(live.builtinRoles)) state.roles.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
-  for (const r of live.resources) {
-    if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
-    else if (r.kind === 'role') state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
-    else if (r.kind === 'identity') state.identityNames.set(r.uid, r.address);
+  if (byAddress) {
+    identityByPath = { get: (path) => byAddress(`identity:${path}`)?.uid };
+    roleByPath = { get: (path) => byAddress(`role:${path}`)?.uid };
+    for (const r of live.resources) {
+      if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
+      else if (r.kind === 'role') state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
+    }
+  } else {
+    const identities = new Map<string, string>();
+    const roles = new Map<string, string>();
+    for (const r of live.resources) {
+      if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
+      else if (r.kind === 'role') {
+        state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
+        roles.set(r.address.slice(ROLE_PREFIX), r.uid);
+      } else if (r.kind === 'identity') identities.set(r.address.slice(IDENTITY_PREFIX), r.uid);
+    }
+    identityByPath = identities;
+    roleByPath = roles;
+  }
+  const keysOf = (r: LiveState['resources'][number]): { identity: string; role: string } | undefined => {
+    if (r.kind !== 'roleBinding' || r.parentUid === null) return undefined;
+    const { identity: i, role: o } = r.fields;
+    const identity = 'uid' in i ? i.uid : identityByPath.get(i.path);
+    const role = 'builtin' in o ? live.builtinRoles[o.builtin] : 'uid' in o ? o.uid : roleByPath.get(o.path);
+    return identity === undefined || role === undefined ? undefined : { identity, role };
+  };
+  if (scope && (scope.bindings.size > 0 || scope.roles.size > 0)) {
+    // First the identities the named bindings and roles concern, then every binding of them.
+    for (const r of live.resources) {
+      if (r.kind !== 'roleBinding') continue;
+      if (scope.bindings.has(r.uid) || scope.roles.has(refText(r.fields.role))) scope.identities.add(refText(r.fields.identity));
+    }
   }
   for (const r of live.resources) {
-    if (r.kind !== 'roleBinding' || r.parentUid === null) continue;
-    const identity = keyOfReference(r.fields.identity, 'identity', byAddress);
-    const role = 'builtin' in r.fields.role ? live.builtinRoles[r.fields.role.builtin] : keyOfReference(r.fields.role, 'role', byAddress);
-    if (identity === undefined || role === undefined) continue;
-    if (!state.identityNames.has(identity)) state.identityNames.set(identity, identity.startsWith('new:') ? identity.slice(4) : `uid:${identity}`);
-    state.bindings.set(r.uid, { group: r.parentUid, identity, role });
+    if (r.kind !== 'roleBinding') continue;
+    if (scope && !scope.identities.has(refText(r.fields.identity))) continue;
+    const keys = keysOf(r);
+    if (!keys) continue;
+    if (!state.identityNames.has(keys.identity)) {
+      const i = r.fields.identity;
+      state.identityNames.set(keys.identity, 'path' in i ? `identity:${i.path}` : `uid:${keys.identity}`);
+    }
+    state.bindings.set(r.uid, { group: r.parentUid!, identity: keys.identity, role: keys.role });
   }
   return state;
 }
 
-function keyOfReference(key: { path: string } | { uid: string } | { builtin: string }, kind: 'identity' | 'role', byAddress: ReadonlyMap<string, LiveResource>): string | undefined {
-  if ('uid' in key) return key.uid;
-  if ('path' in key) return byAddress.get(`${kind}:${key.path}`)?.uid;
-  return undefined;
+/** What a plan's steps name: the bindings and roles they touch, and the identities of the bindings they make. */
+function scopeOfSteps(steps: readonly PlanStep[]): AccessScope {
+  const identities = new Set<string>();
+  const bindings = new Set<string>();
+  const roles = new Set<string>();
+  for (const step of steps) {
+    if (step.kind === 'roleBinding') {
+      if (step.action !== 'create') bindings.add(step.uid);
+      else {
+        const ref = (step.refs ?? {}).identityUid;
+        if (ref) identities.add(ref.address.slice(IDENTITY_PREFIX));
+        if (ref?.uid !== undefined) identities.add(ref.uid);
+        if (typeof step.after.identityUid === 'string') identities.add(step.after.identityUid);
+      }
+    } else if (step.kind === 'role' && step.action !== 'create') {
+      roles.add(step.uid);
+      roles.add(step.address.slice(ROLE_PREFIX));
+    }
+  }
+  return { identities, bindings, roles };
 }
+
+const IDENTITY_PREFIX = 'identity:'.length;
+const ROLE_PREFIX = 'role:'.length;
 
 /** The key of what a reference names: its uid, or the address of what the same plan creates. */
 function refKey(ref: UidReference | undefined, value: unknown): string | undefined {
@@ -159,20 +231,49 @@ function directGrants(state: AccessState, identities: ReadonlySet<string>): Map<
   return out;
 }
 
-/** Effective capabilities of one identity on every group (a binding reaches every descendant). */
-function effective(state: AccessState, direct: Map<string, { caps: Set<string> }> | undefined): Map<string, Set<string>> {
-  const memo = new Map<string, Set<string>>();
-  const of = (group: string, depth = 0): Set<string> => {
+/** Each group's children (the tree walked down from a binding). */
+function childrenOf(state: AccessState): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [key, g] of state.groups) {
+    if (g.parent === null) continue;
+    const list = out.get(g.parent);
+    if (list) list.push(key);
+    else out.set(g.parent, [key]);
+  }
+  return out;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Effective capabilities of one identity (a binding reaches every descendant), on the groups
+ * where it can hold any: the subtrees of the groups it is bound on, and their ancestors. Only
+ * those are walked: an identity is bound on a few groups of an org of hundreds.
+ */
+function effective(state: AccessState, direct: Map<string, { caps: Set<string> }> | undefined, children: ReadonlyMap<string, readonly string[]>): Map<string, ReadonlySet<string>> {
+  const memo = new Map<string, ReadonlySet<string>>();
+  if (!direct) return memo;
+  const of = (group: string, depth = 0): ReadonlySet<string> => {
     const known = memo.get(group);
     if (known) return known;
     const g = state.groups.get(group);
-    const inherited = g && g.parent !== null && depth < 64 ? of(g.parent, depth + 1) : new Set<string>();
-    const own = direct?.get(group)?.caps;
+    const inherited = g && g.parent !== null && depth < 64 ? of(g.parent, depth + 1) : NONE;
+    const own = direct.get(group)?.caps;
     const caps = own && own.size > 0 ? new Set([...inherited, ...own]) : inherited;
     memo.set(group, caps);
     return caps;
   };
-  for (const group of state.groups.keys()) of(group);
+  const visited = new Set<string>();
+  for (const top of direct.keys()) {
+    const stack = [top];
+    while (stack.length > 0) {
+      const g = stack.pop()!;
+      if (visited.has(g)) continue;
+      visited.add(g);
+      of(g);
+      for (const child of children.get(g) ?? []) stack.push(child);
+    }
+  }
   return memo;
 }
 
@@ -198,8 +299,10 @@ const ACCESS_KINDS = new Set(['roleBinding', 'role', 'group']);
  * applied, compared for the identities the plan can affect. Each change once, at the highest
  * group where it starts. A plan with no binding, role or group step has none.
  */
-export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, before: AccessState = accessStateOf(live)): AccessChange[] {
+export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, byAddress?: (address: string) => { uid: string } | undefined): AccessChange[] {
   if (!plan.steps.some((s) => ACCESS_KINDS.has(s.kind))) return [];
+  // Only the bindings of the identities the steps concern are read: a plan touches few.
+  const before = accessStateOf(live, scopeOfSteps(plan.steps), byAddress);
   const after = applySteps(before, plan.steps);
   return diffAccess(before, after, touchedIdentities(before, after, plan.steps));
 }
@@ -214,15 +317,17 @@ export function diffAccess(before: AccessState, after: AccessState, identities?:
   if (identities.size === 0) return [];
   const directBefore = directGrants(before, identities);
   const directAfter = directGrants(after, identities);
+  const childrenBefore = childrenOf(before);
+  const childrenAfter = childrenOf(after);
   const changes: AccessChange[] = [];
   for (const identity of [...identities].sort()) {
-    const was = effective(before, directBefore.get(identity));
-    const now = effective(after, directAfter.get(identity));
+    const was = effective(before, directBefore.get(identity), childrenBefore);
+    const now = effective(after, directAfter.get(identity), childrenAfter);
     const keys = new Set([...was.keys(), ...now.keys()]);
     const diff = new Map<string, { gained: Set<string>; lost: Set<string> }>();
     for (const g of keys) {
-      const a = was.get(g) ?? new Set<string>();
-      const b = now.get(g) ?? new Set<string>();
+      const a = was.get(g) ?? NONE;
+      const b = now.get(g) ?? NONE;
       // A group that only one side has: its access is new (created) or gone with it (deleted), not a change of anyone's.
       if (!before.groups.has(g) || !after.groups.has(g)) continue;
       const gained = new Set([...b].filter((c) => !a.has(c)));

@@ -133,7 +133,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   })];
 
   // What the plan changes in effective access: shown first, and refused with --deny-new-access.
-  const access = accessChanges(live, { steps });
+  const access = accessChanges(live, { steps }, (address) => p.index.byAddress.get(address));
   const gained = access.filter((c) => c.gained.length > 0);
   if (options.denyNewAccess && gained.length > 0) {
     refusals.push({
