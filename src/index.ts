@@ -45,6 +45,10 @@ export type { AuditReport, AuditOptions, AuditRule, Finding, Severity } from './
 export { renderTextAudit, renderMarkdownAudit, renderJsonAudit, renderSarifAudit, AUDIT_FORMATS, type AuditFormat, type SarifOptions } from './views/audit.js';
 // The uids of declared resources
 export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';
+// Effective access
+export { accessFromManifests, accessChanges, accessStateOf, applySteps, diffAccess, queryAccess, checkAccessQuery, ACCESS_FORMAT_VERSION } from './access/index.js';
+export type { AccessChange, AccessGrant, AccessQuery, AccessReport, AccessState } from './access/index.js';
+export { renderTextAccess, renderJsonAccess } from './views/access-report.js';
 export { renderShownText, renderShownJson } from './views/show.js';
 // The emulator
 export { startEmulator, SeedError } from './emulator/index.js';

@@ -34,6 +34,8 @@ interface Binding {
   group: string;
   identity: string;
   role: string;
+  /** Its address (what `platform-sync access` names as the grant). */
+  address?: string;
   /** The step (address) that made or changed it, for "which steps cause it". */
   step?: string;
 }
@@ -48,6 +50,8 @@ export interface AccessState {
   identityNames: Map<string, string>;
   /** Role keys that a step created or changed, for "which steps cause it". */
   roleSteps: Map<string, string>;
+  /** Role key → how it is shown (a built-in's name, a custom role's address). */
+  roleNames: Map<string, string>;
 }
 
 const newKey = (address: string) => `new:${address}`;
@@ -72,18 +76,24 @@ function refText(key: { path: string } | { uid: string } | { builtin: string }):
 }
 
 export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: (address: string) => { uid: string } | undefined): AccessState {
-  const state: AccessState = { groups: new Map(), roles: new Map(), bindings: new Map(), identityNames: new Map(), roleSteps: new Map() };
+  const state: AccessState = { groups: new Map(), roles: new Map(), bindings: new Map(), identityNames: new Map(), roleSteps: new Map(), roleNames: new Map() };
   // Identities and roles by the path a binding names them with: through the caller's index of
   // live addresses when it has one (the planner's), else one made here.
   let identityByPath: { get(path: string): string | undefined };
   let roleByPath: { get(path: string): string | undefined };
-  for (const [name, uid] of Object.entries(live.builtinRoles)) state.roles.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
+  for (const [name, uid] of Object.entries(live.builtinRoles)) {
+    state.roles.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
+    state.roleNames.set(uid, name);
+  }
   if (byAddress) {
     identityByPath = { get: (path) => byAddress(`identity:${path}`)?.uid };
     roleByPath = { get: (path) => byAddress(`role:${path}`)?.uid };
     for (const r of live.resources) {
       if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
-      else if (r.kind === 'role') state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
+      else if (r.kind === 'role') {
+        state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
+        state.roleNames.set(r.uid, r.address);
+      }
     }
   } else {
     const identities = new Map<string, string>();
@@ -92,6 +102,7 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
       if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
       else if (r.kind === 'role') {
         state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
+        state.roleNames.set(r.uid, r.address);
         roles.set(r.address.slice(ROLE_PREFIX), r.uid);
       } else if (r.kind === 'identity') identities.set(r.address.slice(IDENTITY_PREFIX), r.uid);
     }
@@ -121,7 +132,7 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
       const i = r.fields.identity;
       state.identityNames.set(keys.identity, 'path' in i ? `identity:${i.path}` : `uid:${keys.identity}`);
     }
-    state.bindings.set(r.uid, { group: r.parentUid!, identity: keys.identity, role: keys.role });
+    state.bindings.set(r.uid, { group: r.parentUid!, identity: keys.identity, role: keys.role, address: r.address });
   }
   return state;
 }
@@ -166,6 +177,7 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
     bindings: new Map(before.bindings),
     identityNames: new Map(before.identityNames),
     roleSteps: new Map(),
+    roleNames: new Map(before.roleNames),
   };
   for (const step of steps) {
     const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
@@ -189,6 +201,7 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
       if (step.action === 'create' || step.updateMask.includes('capabilities')) {
         state.roles.set(key, Array.isArray(caps) ? (caps as string[]) : []);
         state.roleSteps.set(key, step.address);
+        state.roleNames.set(key, step.address);
       }
     } else if (step.kind === 'roleBinding') {
       if (step.action === 'create') {
@@ -197,11 +210,11 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
         const role = refKey(refs.roleUid, step.after.roleUid);
         if (group === undefined || identity === undefined || role === undefined) continue;
         if (!state.identityNames.has(identity)) state.identityNames.set(identity, refs.identityUid?.address ?? `uid:${identity}`);
-        state.bindings.set(key, { group, identity, role, step: step.address });
+        state.bindings.set(key, { group, identity, role, step: step.address, address: step.address });
       } else if (step.updateMask.includes('roleUid')) {
         const binding = state.bindings.get(key);
         const role = refKey(refs.roleUid, step.after.roleUid);
-        if (binding && role !== undefined) state.bindings.set(key, { ...binding, role, step: step.address });
+        if (binding && role !== undefined) state.bindings.set(key, { ...binding, role, step: step.address, address: step.address });
       }
     }
   }
@@ -363,3 +376,53 @@ function isWithin(state: AccessState, group: string, top: string): boolean {
   for (let g: string | null = group, depth = 0; g !== null && depth < 64; g = state.groups.get(g)?.parent ?? null, depth++) if (g === top) return true;
   return false;
 }
+
+/** One grant `platform-sync access` answers with: who holds what where, and the binding that grants it. */
+export interface AccessGrant {
+  identity: string;
+  /** The group the binding is on; the grant reaches it and every group below. */
+  scope: string;
+  /** How many groups it reaches: the scope and its descendants. */
+  groups: number;
+  capabilities: string[];
+  binding: string;
+  role: string;
+}
+
+/**
+ * Answers of `platform-sync access` over one state (the org as the manifests would make it):
+ * every grant of an identity (`identity`), or every grant of `capability` that reaches `scope`
+ * (on it or an ancestor). Each with the binding that grants it. Pure.
+ */
+export function queryAccess(state: AccessState, query: { identity?: string; scope?: string; capability?: string }): AccessGrant[] {
+  const children = childrenOf(state);
+  const reach = (group: string): number => {
+    let n = 0;
+    const stack = [group];
+    while (stack.length > 0) {
+      const g = stack.pop()!;
+      n++;
+      stack.push(...(children.get(g) ?? []));
+    }
+    return n;
+  };
+  let scopeKey: string | undefined;
+  if (query.scope !== undefined) {
+    scopeKey = groupKeyOf(state, query.scope);
+    if (scopeKey === undefined) return [];
+  }
+  const grants: AccessGrant[] = [];
+  for (const b of state.bindings.values()) {
+    const identity = state.identityNames.get(b.identity) ?? `uid:${b.identity}`;
+    if (query.identity !== undefined && identity !== query.identity) continue;
+    const group = state.groups.get(b.group);
+    if (!group) continue;
+    let caps = [...(state.roles.get(b.role) ?? [])];
+    if (query.capability !== undefined) caps = caps.filter((c) => c === query.capability);
+    if (caps.length === 0) continue;
+    if (scopeKey !== undefined && !isWithin(state, scopeKey, b.group)) continue;
+    grants.push({ identity, scope: group.address, groups: reach(b.group), capabilities: caps.sort(), binding: b.address ?? '', role: state.roleNames.get(b.role) ?? `uid:${b.role}` });
+  }
+  return grants.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+}
+

@@ -52,6 +52,13 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'A read-only (viewer) token is enough.',
     'Exit codes: 0 written, 1 error.',
   ],
+  access: [
+    'platform-sync access manifests/ --identity identity:engineering/ci-bot       what ci-bot can do, and which bindings grant it',
+    'platform-sync access manifests/ --scope group:engineering --capability tag.create   who can create tags in engineering',
+    'platform-sync access manifests/ --identity identity:release-bot --format json',
+    'The org as the manifests would make it: live with the plan applied. A read-only (viewer) token is enough.',
+    'Exit codes: 0 answered, 1 error.',
+  ],
   show: [
     'platform-sync show manifests/                     address and uid of each declared resource that exists',
     "platform-sync show manifests/ --format json | jq -r '.resources[] | select(.address == \"identity:engineering/ci-bot\") | .uid'",
@@ -68,7 +75,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
 export function addHelpExamples(program: Command): void {
   program.addHelpText(
     'after',
-    '\nOptions of plan, apply, drift, export and show (before or after the command name):\n' +
+    '\nOptions of plan, apply, drift, audit, access, export and show (before or after the command name):\n' +
       '  --base-url <url>      Platform API base URL (default: $PLATFORM_API_URL)\n' +
       '  --token-file <file>   read the API token from a file (default: $PLATFORM_TOKEN; never an argument)\n' +
       '  --emulator            use an embedded emulator, state in .platform-sync/emulator.json\n' +

@@ -18,6 +18,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerShowCommand } from './commands/show.js';
+import { registerAccessCommand } from './commands/access.js';
 import { createOutput, type Output } from './output.js';
 import { escapeControl } from '../views/escape.js';
 import { processIo, type CliContext, type CliIo } from './context.js';
@@ -47,6 +48,7 @@ function buildProgram(ctx: CliContext): Command {
   registerApplyCommand(program, ctx);
   registerDriftCommand(program, ctx);
   registerAuditCommand(program, ctx);
+  registerAccessCommand(program, ctx);
   registerShowCommand(program, ctx);
   registerExportCommand(program, ctx);
   registerEmulatorCommand(program, ctx);

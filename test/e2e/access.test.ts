@@ -1,0 +1,87 @@
+/**
+ * Access you can see (issue 37, DESIGN.md §4, §5), end to end through the CLI in process against
+ * the emulator: a plan shows what it changes in effective access first; --deny-new-access
+ * refuses a plan that gains access and never one that only loses it; `access` answers what an
+ * identity can do and who holds a capability, in the org as the manifests would make it, with
+ * the bindings that grant it, in JSON that holds to schemas/access.schema.json.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+
+const TOKEN = 'access-e2e-owner-token-0c3d';
+const manifest = (extra: { ciRole?: string; releaseRole: string }) =>
+  [
+    'apiVersion: platform-sync/v1',
+    'org:',
+    '  name: acme',
+    '  identities:',
+    '    - {name: release-bot, servicePrincipal: COSIGNED}',
+    '  roleBindings:',
+    `    - {identity: release-bot, role: ${extra.releaseRole}}`,
+    '  groups:',
+    '    - name: engineering',
+    '      identities:',
+    '        - name: ci-bot',
+    '          claimMatch: {issuer: "https://token.actions.githubusercontent.com", subject: "repo:acme/app:ref:refs/heads/main"}',
+    ...(extra.ciRole ? ['      roleBindings:', `        - {identity: ci-bot, role: ${extra.ciRole}}`] : []),
+    '      groups:',
+    '        - name: platform',
+    '        - name: web',
+  ].join('\n');
+
+describe('access changes and platform-sync access', () => {
+  const suite = useSuiteEmulator(TOKEN, 'access');
+  const file = () => join(suite.dir, 'org.yaml');
+
+  it('a plan says first that ci-bot can now push in engineering and the two groups below; --deny-new-access refuses it', async () => {
+    writeFileSync(file(), manifest({ releaseRole: 'editor' }));
+    expect((await runCli(['apply', file(), '--bootstrap', '--auto-approve'], { env: suite.env })).code).toBe(0);
+    writeFileSync(file(), manifest({ ciRole: 'registry.push', releaseRole: 'editor' }));
+    const plan = await runCli(['plan', file()], { env: suite.env });
+    expect(plan.code, plan.stderr).toBe(0);
+    const access = plan.stdout.indexOf('Access changes:');
+    expect(access).toBeGreaterThan(0);
+    expect(access).toBeLessThan(plan.stdout.indexOf('+ create roleBinding'));
+    expect(plan.stdout).toContain('+ identity:engineering/ci-bot gains repo.list, tag.create, tag.list on group:engineering and 2 groups below');
+    const json = JSON.parse((await runCli(['plan', file(), '--format', 'json'], { env: suite.env })).stdout) as { accessChanges: unknown[] };
+    expect(json.accessChanges).toEqual([{ identity: 'identity:engineering/ci-bot', scope: 'group:engineering', gained: ['repo.list', 'tag.create', 'tag.list'], lost: [], groups: 3, steps: ['roleBinding:engineering/ci-bot=registry.push'] }]);
+    const md = await runCli(['plan', file(), '--format', 'markdown'], { env: suite.env });
+    expect(md.stdout).toContain('| `identity:engineering/ci-bot` | `group:engineering` | 3 groups | ➕ repo.list, tag.create, tag.list |  |');
+    const denied = await runCli(['plan', file(), '--deny-new-access'], { env: suite.env });
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('the plan gives new access (--deny-new-access): identity:engineering/ci-bot gains repo.list, tag.create, tag.list on group:engineering and 2 groups below');
+    suite.emulator.clearRequestLog();
+    expect((await runCli(['apply', file(), '--deny-new-access', '--auto-approve'], { env: suite.env })).code).toBe(1);
+    expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('--deny-new-access never refuses a plan that only loses access', async () => {
+    writeFileSync(file(), manifest({ releaseRole: 'viewer' }));
+    const plan = await runCli(['plan', file(), '--deny-new-access'], { env: suite.env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/- identity:release-bot loses [^\n]*repo\.delete[^\n]* on org and 3 groups below/);
+    expect(plan.stdout).not.toContain(' gains ');
+  });
+
+  it('access --identity and --scope --capability answer with the bindings that grant it, of the org as the manifests would make it', async () => {
+    writeFileSync(file(), manifest({ ciRole: 'registry.push', releaseRole: 'editor' }));
+    const ci = await runCli(['access', file(), '--identity', 'identity:engineering/ci-bot'], { env: suite.env });
+    expect(ci.code, ci.stderr).toBe(0);
+    expect(ci.stdout).toContain('group:engineering and 2 groups below: repo.list, tag.create, tag.list  (roleBinding:engineering/ci-bot=registry.push, role registry.push)');
+    const who = await runCli(['access', file(), '--scope', 'group:engineering/web', '--capability', 'tag.create'], { env: suite.env });
+    expect(who.code, who.stderr).toBe(0);
+    expect(who.stdout).toContain('identity:engineering/ci-bot  (roleBinding:engineering/ci-bot=registry.push, role registry.push, on group:engineering)');
+    expect(who.stdout).toContain('identity:release-bot  (roleBinding:release-bot=editor, role editor, on org)');
+    const json = await runCli(['access', file(), '--identity', 'identity:engineering/ci-bot', '--format', 'json'], { env: suite.env });
+    const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object;
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const report = JSON.parse(json.stdout) as unknown;
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    const bad = await runCli(['access', file(), '--scope', 'group:engineering'], { env: suite.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('ask about one identity (--identity');
+  });
+});
