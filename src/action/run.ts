@@ -183,6 +183,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   }
   const paths = splitArgs(env.PS_PATHS ?? 'manifests/');
   const args = splitArgs(env.PS_ARGS ?? '');
+  // The deny-new-access input: a gate a bot that merges on its own can rely on.
+  if ((command === 'plan' || command === 'apply') && ['true', 'yes', '1'].includes((env.PS_DENY_NEW_ACCESS ?? '').trim().toLowerCase())) args.push('--deny-new-access');
   const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
   const sarifFile = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-audit.sarif');
   const argv =

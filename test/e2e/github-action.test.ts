@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -328,6 +328,21 @@ describe('the action runner', () => {
     await github?.close();
     await emulator?.close();
     temp.remove();
+  });
+
+  it('deny-new-access: a plan that gains access fails the step naming the gain; the same plan without it passes', async () => {
+    const dir = join(temp.dir, 'deny');
+    mkdirSync(dir, { recursive: true });
+    const org = (bound: boolean) =>
+      `apiVersion: platform-sync/v1\norg:\n  name: gated\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n${bound ? '  roleBindings:\n    - {identity: bot, role: registry.push}\n' : ''}`;
+    writeFileSync(join(dir, 'org.yaml'), org(false));
+    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir)).exitcode).toBe(0);
+    writeFileSync(join(dir, 'org.yaml'), org(true));
+    const denied = await runStep({ command: 'plan', paths: dir }, { ...env, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
+    expect(denied.exitcode).toBe(1);
+    expect(denied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains');
+    const allowed = await runStep({ command: 'plan', paths: dir }, env, temp.dir);
+    expect(allowed.exitcode).toBe(2);
   });
 
   it('apply: has-changes comes from the JSON result, FORCE_COLOR or not, and the result goes to the job summary', async () => {
