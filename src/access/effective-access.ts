@@ -52,6 +52,8 @@ export interface AccessState {
   roleSteps: Map<string, string>;
   /** Role key → how it is shown (a built-in's name, a custom role's address). */
   roleNames: Map<string, string>;
+  /** Identity key → the delete steps of its bindings (what a binding gone no longer says itself). */
+  removedSteps?: Map<string, Set<string>>;
 }
 
 const newKey = (address: string) => `new:${address}`;
@@ -183,7 +185,16 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
     const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
     if (step.action === 'delete') {
       if (step.kind === 'group') state.groups.delete(step.uid);
-      else if (step.kind === 'roleBinding') state.bindings.delete(step.uid);
+      else if (step.kind === 'roleBinding') {
+        const gone = state.bindings.get(step.uid);
+        if (gone) {
+          state.removedSteps ??= new Map();
+          const set = state.removedSteps.get(gone.identity) ?? new Set<string>();
+          set.add(step.address);
+          state.removedSteps.set(gone.identity, set);
+        }
+        state.bindings.delete(step.uid);
+      }
       else if (step.kind === 'role') {
         state.roles.delete(step.uid);
         state.roleSteps.set(step.uid, step.address);
@@ -356,6 +367,7 @@ export function diffAccess(before: AccessState, after: AccessState, identities?:
       const reach = countReach(after, g, diff, new Set(gained), new Set(lost));
       const steps = new Set<string>();
       for (const state of [directBefore.get(identity), directAfter.get(identity)]) for (const entry of state?.values() ?? []) for (const s of entry.steps) steps.add(s);
+      for (const s of after.removedSteps?.get(identity) ?? []) steps.add(s);
       changes.push({ identity: after.identityNames.get(identity) ?? before.identityNames.get(identity) ?? `uid:${identity}`, scope: after.groups.get(g)!.address, gained, lost, groups: reach, steps: [...steps].sort() });
     }
   }

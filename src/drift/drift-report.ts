@@ -72,6 +72,12 @@ export interface DriftReport {
   /** The plan's warnings: differences platform-sync leaves alone (pruning off, …). */
   notes: string[];
   /**
+   * The effective access the hand edits added or removed (DESIGN.md §4): the plan that would
+   * restore the manifests takes away what they added and gives back what they removed.
+   * Absent when the drift changes no access.
+   */
+  access?: { identity: string; scope: string; added: string[]; removed: string[]; groups: number }[];
+  /**
    * Set when the plan is refused because of the drift (a protected or blocking resource
    * created by hand): the items that caused it say why in `detail`, and nothing can be applied
    * until they are resolved.
@@ -120,6 +126,9 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
     notes: [...plan.warnings],
   };
   if (refused) report.refused = true;
+  // What the hand edits did to access is the restoring plan's access changes, turned around.
+  const access = (plan.accessChanges ?? []).map((c) => ({ identity: c.identity, scope: c.scope, added: c.lost, removed: c.gained, groups: c.groups }));
+  if (access.length > 0) report.access = access;
   return report;
 }
 

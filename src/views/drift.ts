@@ -54,6 +54,14 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
       if (item.beneath?.length) lines.push(e(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`));
     }
   }
+  if (report.access && report.access.length > 0) {
+    lines.push('', paint('bold', 'Access changed by hand:'));
+    for (const a of report.access) {
+      const where = `${a.scope}${a.groups > 1 ? ` and ${a.groups - 1} group${a.groups === 2 ? '' : 's'} below` : ''}`;
+      if (a.added.length > 0) lines.push(`  ${e(`+ ${a.identity} holds ${a.added.join(', ')} on ${where}, which the manifests do not grant`)}`);
+      if (a.removed.length > 0) lines.push(`  ${e(`- ${a.identity} lost ${a.removed.join(', ')} on ${where}, which the manifests grant`)}`);
+    }
+  }
   if (report.notes.length > 0) {
     lines.push('', 'Notes:');
     for (const note of report.notes) lines.push(`  - ${e(note)}`);
@@ -111,6 +119,10 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     if (items.length === 0) continue;
     lines.push('', `#### ${CATEGORY_HEADINGS[category]} (${items.length})`, '');
     for (const item of items) lines.push(`- ${describeItemMarkdown(item)}`);
+  }
+  if (report.access && report.access.length > 0) {
+    lines.push('', '#### Access changed by hand', '', '| Identity | Scope | Reach | Added by hand | Removed by hand |', '|---|---|---|---|---|');
+    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.identity))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} | ${escapeCell(a.added.join(', '))} | ${escapeCell(a.removed.join(', '))} |`);
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');

@@ -9,7 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+import { openClient, REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+import { readLiveState } from '../../src/live/index.js';
 
 const TOKEN = 'access-e2e-owner-token-0c3d';
 const manifest = (extra: { ciRole?: string; releaseRole: string }) =>
@@ -84,4 +85,25 @@ describe('access changes and platform-sync access', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('ask about one identity (--identity');
   });
+
+  it('drift shows the access a hand edit added: a binding made by hand outside the manifests', async () => {
+    writeFileSync(file(), manifest({ releaseRole: 'editor' }));
+    expect((await runCli(['apply', file(), '--auto-approve'], { env: suite.env })).code).toBe(0);
+    const client = openClient(suite.emulator.url, TOKEN);
+    try {
+      const live = await readLiveState(client, { org: { name: 'acme' } });
+      const engineering = live.resources.find((r) => r.address === 'group:engineering')!;
+      const ci = live.resources.find((r) => r.address === 'identity:engineering/ci-bot')!;
+      await client.create('roleBinding', engineering.uid, { identityUid: ci.uid, roleUid: live.builtinRoles['owner'] });
+    } finally {
+      await client.close();
+    }
+    const drift = await runCli(['drift', file()], { env: suite.env });
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('Access changed by hand:');
+    expect(drift.stdout).toMatch(/\+ identity:engineering\/ci-bot holds [^\n]*role_bindings\.create[^\n]* on group:engineering and 2 groups below, which the manifests do not grant/);
+    const md = await runCli(['drift', file(), '--format', 'markdown'], { env: suite.env });
+    expect(md.stdout).toContain('#### Access changed by hand');
+  });
 });
+

@@ -332,6 +332,18 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     const denied = plan(desired, live, { allowMassDelete: c.allowMassDelete, denyNewAccess: true });
     expect(denied.refusals.some((r) => r.rule === 'new-access'), 'A1: --deny-new-access refuses exactly a plan that gains access').toBe(shown.some((x) => x.gained.length > 0));
     if (!first0.steps.some((s) => ['roleBinding', 'role', 'group'].includes(s.kind))) expect(shown, 'A1: no binding, role or group step, no access change').toEqual([]);
+    // Every change comes from a step of the plan, and none is said twice along one branch.
+    const stepAddresses = new Set(first0.steps.map((s) => s.address));
+    for (const change of first0.accessChanges ?? []) expect(change.steps.length > 0 && change.steps.every((a) => stepAddresses.has(a)), `A1: ${change.identity} on ${change.scope} comes from no step`).toBe(true);
+    const pathOf = (scope: string) => (scope === 'org' ? '' : scope.slice('group:'.length));
+    const above = (a: string, b: string) => a !== b && (pathOf(a) === '' || pathOf(b).startsWith(`${pathOf(a)}/`));
+    for (const x of first0.accessChanges ?? []) {
+      for (const y of first0.accessChanges ?? []) {
+        if (x.identity !== y.identity || !above(x.scope, y.scope)) continue;
+        const twice = [...x.gained.filter((c) => y.gained.includes(c)), ...x.lost.filter((c) => y.lost.includes(c))];
+        expect(twice, `A1: ${x.identity} ${twice.join(', ')} said at ${x.scope} and again at ${y.scope}`).toEqual([]);
+      }
+    }
   }
 
   // I2: every declared resource (not ignored) exists live, or the first plan named it.
