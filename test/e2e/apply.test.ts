@@ -281,8 +281,8 @@ describe('platform-sync apply', () => {
   it.runIf(existsSync('/usr/bin/script'))('quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far', async () => {
     const run = spawnCli(['apply', ACME, '--bootstrap', '--concurrency', '2'], { tty: true, env: env() });
     await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
-    // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C.
-    emulator.setFaults({ latencyMs: 1500 });
+    // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C, even on a loaded machine.
+    emulator.setFaults({ latencyMs: 3000 });
     run.child.stdin!.write('yes\n');
     await run.waitForOutput((s) => /Applying 0\/41/.test(s));
     run.child.stdin!.write('\x03');
