@@ -12,6 +12,7 @@ import type { Kind } from '../src/model/kinds.js';
 import type { Plan } from '../src/model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, ResourceUnion } from '../src/model/resources.js';
 import { plan } from '../src/plan/index.js';
+import { accessChanges } from '../src/access/effective-access.js';
 
 const BUILTINS: Record<string, string> = { viewer: '1'.repeat(40), editor: '2'.repeat(40), owner: '3'.repeat(40) };
 
@@ -160,6 +161,23 @@ export async function run(): Promise<void> {
   process.stdout.write(`CPU, with fingerprints (saved plan): ${fingerprintMs.toFixed(0)} ms\n`);
   process.stdout.write(`heap: +${mb(heapAfter - heapBefore)} during the first plan, ${mb(retained)} retained by the plan${gc ? '' : ' (run node --expose-gc for exact figures)'}\n`);
   process.stdout.write(`per resource: ${((median * 1000) / TOTAL).toFixed(2)} µs CPU\n`);
+
+  // Effective access (issue 37): the share of plan() that computes the plan's access changes,
+  // and the same at 100,000 resources (it must stay cheap there).
+  for (const [label, states, stepsOf] of [
+    [`${TOTAL.toLocaleString('en-US')}`, { desired, live }, first],
+    ['100,000', buildStates(100_000), undefined],
+  ] as const) {
+    const p = stepsOf ?? plan(states.desired, states.live);
+    const accessRuns: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = process.cpuUsage();
+      accessChanges(states.live, p);
+      accessRuns.push(cpuMs(start));
+    }
+    accessRuns.sort((a, b) => a - b);
+    process.stdout.write(`access changes at ${label} resources: ${(p.accessChanges ?? []).length} changes from ${p.steps.length} steps, CPU median of 5 ${accessRuns[2]!.toFixed(0)} ms\n`);
+  }
 
   // The same org with 1,000 of its repos renamed in place (renamedFrom): each rename is checked
   // against the live addresses as the renames before it left them.
