@@ -163,7 +163,9 @@ function socketNamesOf(statePath: string): string[] {
   const name = (key: string) => `\0platform-sync-emulator-state-${createHash('sha256').update(key).digest('hex').slice(0, 48)}`;
   const names = [name(realStatePath(statePath))];
   const info = statSync(statePath, { throwIfNoEntry: false, bigint: true });
-  if (info) names.push(name(`inode:${info.dev}:${info.ino}`));
+  // With its birth time: an inode number is reused once its file is gone, and an emulator still
+  // holding a deleted file must not lock out the next file that gets its number.
+  if (info) names.push(name(`inode:${info.dev}:${info.ino}:${info.birthtimeNs}`));
   return names;
 }
 
