@@ -181,6 +181,9 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
     roleSteps: new Map(),
     roleNames: new Map(before.roleNames),
   };
+  // Groups by address, kept as steps add groups: a create names its parent by address.
+  const groupByAddress = new Map([...state.groups].map(([key, g]) => [g.address, key]));
+  const groupKey = (address: string) => groupByAddress.get(address) ?? newKey(address);
   for (const step of steps) {
     const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
     if (step.action === 'delete') {
@@ -203,8 +206,9 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
     }
     const key = step.action === 'create' ? newKey(step.address) : step.uid;
     if (step.kind === 'group') {
-      const parent = step.action === 'create' ? (step.parentUid ?? (step.parent ? (groupKeyOf(state, step.parent) ?? newKey(step.parent)) : null)) : (state.groups.get(key)?.parent ?? null);
+      const parent = step.action === 'create' ? (step.parentUid ?? (step.parent ? groupKey(step.parent) : null)) : (state.groups.get(key)?.parent ?? null);
       state.groups.set(key, { address: step.address, parent });
+      groupByAddress.set(step.address, key);
     } else if (step.kind === 'identity') {
       state.identityNames.set(key, step.address);
     } else if (step.kind === 'role') {
@@ -216,7 +220,7 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
       }
     } else if (step.kind === 'roleBinding') {
       if (step.action === 'create') {
-        const group = step.parentUid ?? (step.parent ? (groupKeyOf(state, step.parent) ?? newKey(step.parent)) : undefined);
+        const group = step.parentUid ?? (step.parent ? groupKey(step.parent) : undefined);
         const identity = refKey(refs.identityUid, step.after.identityUid);
         const role = refKey(refs.roleUid, step.after.roleUid);
         if (group === undefined || identity === undefined || role === undefined) continue;

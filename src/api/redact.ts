@@ -4,7 +4,7 @@
  * resource after it — so everything derived from requests and responses passes through here.
  */
 
-import { escapeControl, escapeHtml, escapeJsonText, escapeValue } from '../io/escape.js';
+import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownCell } from '../io/escape.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -32,7 +32,6 @@ export function secretForms(secret: string): string[] {
   const j1 = jsonInner(secret);
   const j2 = jsonInner(j1);
   const url = encodeURIComponent(secret);
-  const cell = (t: string) => t.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`');
   const forms = [
     secret,
     j1,
@@ -49,8 +48,8 @@ export function secretForms(secret: string): string[] {
     escapeHtml(secret),
     escapeHtml(j1),
     escapeHtml(escapeControl(secret)),
-    escapeHtml(cell(secret)),
-    escapeHtml(cell(escapeValue(secret))),
+    markdownCell(secret),
+    markdownCell(escapeValue(secret)),
   ];
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }

@@ -47,7 +47,7 @@ const CHUNK = 64 * 1024;
 /** Reads a regular file through the door; throws {@link FileReadError}. */
 export function readFileSyncBounded(path: string, limits: ReadLimits): Buffer {
   const label = limits.label ?? path;
-  const real = confine(path, limits.within, label, realpathSync);
+  const real = confine(path, limits.within, label);
   let fd: number;
   try {
     fd = openSync(real, OPEN_FLAGS | (constants.O_NOFOLLOW ?? 0));
@@ -123,7 +123,7 @@ export function pathKind(path: string): 'file' | 'directory' | 'other' | 'missin
 
 /** The names in a directory (sorted), through the door: bounded, confined like a file. */
 export function listDirectorySync(dir: string, limits: { maxEntries: number; within?: string }): string[] {
-  const real = confine(dir, limits.within, dir, realpathSync);
+  const real = confine(dir, limits.within, dir);
   let names: string[];
   try {
     names = readdirSync(real);
@@ -177,9 +177,8 @@ export async function walkFiles(root: string, limits: WalkLimits): Promise<WalkR
         if (entry.isSymbolicLink()) {
           real = await realpath(real);
           if (!inside(realRoot, real)) {
-            if (isDir || limits.accept(entry.name) || (await stat(real).then((s) => s.isDirectory(), () => false))) {
-              problems.push(outside(shown));
-            }
+            // Said only of a link the walk would have followed: to a manifest name or a directory.
+            if (limits.accept(entry.name) || (await stat(real).then((s) => s.isDirectory(), () => false))) problems.push(outside(shown));
             continue;
           }
           const s = await stat(real);
@@ -211,17 +210,17 @@ export async function isSymbolicLink(path: string): Promise<boolean> {
 }
 
 /** The real path of a file, after checking it stays inside `within` (when given). */
-function confine(path: string, within: string | undefined, label: string, real: (p: string) => string): string {
+function confine(path: string, within: string | undefined, label: string): string {
   let resolved: string;
   try {
-    resolved = real(path);
+    resolved = realpathSync(path);
   } catch (err) {
     throw fsError(label, err, path);
   }
   if (within === undefined) return resolved;
   let root: string;
   try {
-    root = real(within);
+    root = realpathSync(within);
   } catch (err) {
     throw fsError(within, err, within);
   }

@@ -92,8 +92,9 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
     if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
     throw new StalePlanError(changed);
   }
-  if (basis) checkAgainstBasis(saved, basis, live);
-  return saved;
+  if (!basis) return saved;
+  // What it changes in access is what planning it now says (never what the file says: it is untrusted).
+  return { ...saved, accessChanges: checkAgainstBasis(saved, basis, live) };
 }
 
 /** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */
@@ -112,11 +113,15 @@ function alreadyApplied(saved: Plan): UserError {
  */
 function plansNothing(basis: PlanBasis, live: LiveState): boolean {
   try {
-    const now = plan(basis.desired, live, basis.options);
-    return now.steps.length === 0 && now.refusals.length === 0;
+    return leavesNothing(plan(basis.desired, live, basis.options));
   } catch {
     return false;
   }
+}
+
+/** A plan with nothing to do and nothing refused. */
+function leavesNothing(p: Plan): boolean {
+  return p.steps.length === 0 && p.refusals.length === 0;
 }
 
 /** A saved plan whose steps are not the ones its own basis plans: changed after `plan --out`. */
@@ -135,9 +140,10 @@ export class AlteredPlanError extends UserError {
  * Re-plans the saved plan's recorded desired state and options against the live state just
  * re-read (which its fingerprints vouch is the one it was made from): the same safety rules
  * (`protect`, the mass-delete ratio, `ignore`, every refusal) apply, and every step must be
- * exactly one that planning produces (DESIGN.md §4). Throws before anything is sent.
+ * exactly one that planning produces (DESIGN.md §4). Throws before anything is sent; returns
+ * the access changes planning gives.
  */
-export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): void {
+export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): Plan['accessChanges'] {
   if (basis.desired.org.name !== saved.org.name) throw new AlteredPlanError([`the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`]);
   let replanned: Plan;
   try {
@@ -160,15 +166,10 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   }
   const missing = replanned.steps.length - (saved.steps.length - problems.length);
   if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
-  if (problems.length === 0 && replanned.refusals.length === 0) {
-    // What it changes in access, as planning it now says (never as the file says: it is untrusted).
-    if (replanned.accessChanges) saved.accessChanges = replanned.accessChanges;
-    else delete saved.accessChanges;
-    return;
-  }
+  if (problems.length === 0 && replanned.refusals.length === 0) return replanned.accessChanges;
   // Nothing left to plan: what the saved plan makes is live (its own steps' addresses may not
   // say so when --target left a rename out).
-  if (saved.steps.length > 0 && replanned.steps.length === 0 && replanned.refusals.length === 0) throw alreadyApplied(saved);
+  if (saved.steps.length > 0 && leavesNothing(replanned)) throw alreadyApplied(saved);
   // Planning differs because live has resources the plan never read (made since, by someone
   // else): the plan is stale, not altered.
   const read = new Set(saved.fingerprints.map((f) => f.uid));
