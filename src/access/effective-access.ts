@@ -11,6 +11,9 @@
  */
 import type { Plan, PlanStep, UidReference } from '../model/plan.js';
 import type { LiveState } from '../model/resources.js';
+import { descriptorOf, type Kind } from '../model/kinds.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+import type { KindDescriptor } from '../model/kind-descriptor.js';
 
 /** One change of effective access (JSON `accessChanges[]`). */
 export interface AccessChange {
@@ -91,8 +94,8 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
     identityByPath = { get: (path) => byAddress(`identity:${path}`)?.uid };
     roleByPath = { get: (path) => byAddress(`role:${path}`)?.uid };
     for (const r of live.resources) {
-      if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
-      else if (r.kind === 'role') {
+      if (accessOf(r.kind) === 'scope') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
+      else if (accessOf(r.kind) === 'capabilities') {
         state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
         state.roleNames.set(r.uid, r.address);
       }
@@ -101,19 +104,19 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
     const identities = new Map<string, string>();
     const roles = new Map<string, string>();
     for (const r of live.resources) {
-      if (r.kind === 'group') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
-      else if (r.kind === 'role') {
+      if (accessOf(r.kind) === 'scope') state.groups.set(r.uid, { address: r.address, parent: r.parentUid });
+      else if (accessOf(r.kind) === 'capabilities') {
         state.roles.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
         state.roleNames.set(r.uid, r.address);
         roles.set(r.address.slice(ROLE_PREFIX), r.uid);
-      } else if (r.kind === 'identity') identities.set(r.address.slice(IDENTITY_PREFIX), r.uid);
+      } else if (accessOf(r.kind) === 'principal') identities.set(r.address.slice(IDENTITY_PREFIX), r.uid);
     }
     identityByPath = identities;
     roleByPath = roles;
   }
   const keysOf = (r: LiveState['resources'][number]): { identity: string; role: string } | undefined => {
-    if (r.kind !== 'roleBinding' || r.parentUid === null) return undefined;
-    const { identity: i, role: o } = r.fields;
+    if (accessOf(r.kind) !== 'grant' || r.parentUid === null) return undefined;
+    const { identity: i, role: o } = grantOf(r);
     const identity = 'uid' in i ? i.uid : identityByPath.get(i.path);
     const role = 'builtin' in o ? live.builtinRoles[o.builtin] : 'uid' in o ? o.uid : roleByPath.get(o.path);
     return identity === undefined || role === undefined ? undefined : { identity, role };
@@ -121,17 +124,17 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
   if (scope && (scope.bindings.size > 0 || scope.roles.size > 0)) {
     // First the identities the named bindings and roles concern, then every binding of them.
     for (const r of live.resources) {
-      if (r.kind !== 'roleBinding') continue;
-      if (scope.bindings.has(r.uid) || scope.roles.has(refText(r.fields.role))) scope.identities.add(refText(r.fields.identity));
+      if (accessOf(r.kind) !== 'grant') continue;
+      if (scope.bindings.has(r.uid) || scope.roles.has(refText(grantOf(r).role))) scope.identities.add(refText(grantOf(r).identity));
     }
   }
   for (const r of live.resources) {
-    if (r.kind !== 'roleBinding') continue;
-    if (scope && !scope.identities.has(refText(r.fields.identity))) continue;
+    if (accessOf(r.kind) !== 'grant') continue;
+    if (scope && !scope.identities.has(refText(grantOf(r).identity))) continue;
     const keys = keysOf(r);
     if (!keys) continue;
     if (!state.identityNames.has(keys.identity)) {
-      const i = r.fields.identity;
+      const i = grantOf(r).identity;
       state.identityNames.set(keys.identity, 'path' in i ? `identity:${i.path}` : `uid:${keys.identity}`);
     }
     state.bindings.set(r.uid, { group: r.parentUid!, identity: keys.identity, role: keys.role, address: r.address });
@@ -145,7 +148,7 @@ function scopeOfSteps(steps: readonly PlanStep[]): AccessScope {
   const bindings = new Set<string>();
   const roles = new Set<string>();
   for (const step of steps) {
-    if (step.kind === 'roleBinding') {
+    if (accessOf(step.kind) === 'grant') {
       if (step.action !== 'create') bindings.add(step.uid);
       else {
         const ref = (step.refs ?? {}).identityUid;
@@ -153,7 +156,7 @@ function scopeOfSteps(steps: readonly PlanStep[]): AccessScope {
         if (ref?.uid !== undefined) identities.add(ref.uid);
         if (typeof step.after.identityUid === 'string') identities.add(step.after.identityUid);
       }
-    } else if (step.kind === 'role' && step.action !== 'create') {
+    } else if (accessOf(step.kind) === 'capabilities' && step.action !== 'create') {
       roles.add(step.uid);
       roles.add(step.address.slice(ROLE_PREFIX));
     }
@@ -187,8 +190,8 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
   for (const step of steps) {
     const refs = (step.action === 'delete' ? {} : (step.refs ?? {})) as Record<string, UidReference | undefined>;
     if (step.action === 'delete') {
-      if (step.kind === 'group') state.groups.delete(step.uid);
-      else if (step.kind === 'roleBinding') {
+      if (accessOf(step.kind) === 'scope') state.groups.delete(step.uid);
+      else if (accessOf(step.kind) === 'grant') {
         const gone = state.bindings.get(step.uid);
         if (gone) {
           state.removedSteps ??= new Map();
@@ -198,27 +201,27 @@ export function applySteps(before: AccessState, steps: readonly PlanStep[]): Acc
         }
         state.bindings.delete(step.uid);
       }
-      else if (step.kind === 'role') {
+      else if (accessOf(step.kind) === 'capabilities') {
         state.roles.delete(step.uid);
         state.roleSteps.set(step.uid, step.address);
       }
       continue;
     }
     const key = step.action === 'create' ? newKey(step.address) : step.uid;
-    if (step.kind === 'group') {
+    if (accessOf(step.kind) === 'scope') {
       const parent = step.action === 'create' ? (step.parentUid ?? (step.parent ? groupKey(step.parent) : null)) : (state.groups.get(key)?.parent ?? null);
       state.groups.set(key, { address: step.address, parent });
       groupByAddress.set(step.address, key);
-    } else if (step.kind === 'identity') {
+    } else if (accessOf(step.kind) === 'principal') {
       state.identityNames.set(key, step.address);
-    } else if (step.kind === 'role') {
+    } else if (accessOf(step.kind) === 'capabilities') {
       const caps = step.after.capabilities;
       if (step.action === 'create' || step.updateMask.includes('capabilities')) {
         state.roles.set(key, Array.isArray(caps) ? (caps as string[]) : []);
         state.roleSteps.set(key, step.address);
         state.roleNames.set(key, step.address);
       }
-    } else if (step.kind === 'roleBinding') {
+    } else if (accessOf(step.kind) === 'grant') {
       if (step.action === 'create') {
         const group = step.parentUid ?? (step.parent ? groupKey(step.parent) : undefined);
         const identity = refKey(refs.identityUid, step.after.identityUid);
@@ -309,7 +312,7 @@ function effective(state: AccessState, direct: Map<string, { caps: Set<string> }
 function touchedIdentities(before: AccessState, after: AccessState, steps: readonly PlanStep[]): Set<string> {
   const changedRoles = new Set(after.roleSteps.keys());
   const changedGroups = new Set<string>();
-  for (const step of steps) if (step.kind === 'group' && step.action !== 'update') changedGroups.add(step.action === 'create' ? newKey(step.address) : step.uid);
+  for (const step of steps) if (accessOf(step.kind) === 'scope' && step.action !== 'update') changedGroups.add(step.action === 'create' ? newKey(step.address) : step.uid);
   const out = new Set<string>();
   for (const state of [before, after]) {
     for (const [key, b] of state.bindings) {
@@ -320,7 +323,18 @@ function touchedIdentities(before: AccessState, after: AccessState, steps: reado
   return out;
 }
 
-const ACCESS_KINDS = new Set(['roleBinding', 'role', 'group']);
+/** A grant's references: the identity and the role it binds (a role binding's fields). */
+function grantOf(r: LiveState['resources'][number]): { identity: IdentityKey; role: RoleKey } {
+  return r.fields as unknown as { identity: IdentityKey; role: RoleKey };
+}
+
+/** What a kind is to access (KindDescriptor `access`), read from its descriptor. */
+function accessOf(kind: Kind): KindDescriptor['access'] {
+  return (descriptorOf(kind) as KindDescriptor).access;
+}
+
+/** Kinds whose steps can change access: all but the principals themselves. */
+const changesAccess = (kind: Kind): boolean => accessOf(kind) !== undefined && accessOf(kind) !== 'principal';
 
 /**
  * The access changes of a plan: effective access of live and of live with the plan's steps
@@ -328,7 +342,7 @@ const ACCESS_KINDS = new Set(['roleBinding', 'role', 'group']);
  * group where it starts. A plan with no binding, role or group step has none.
  */
 export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, byAddress?: (address: string) => { uid: string } | undefined): AccessChange[] {
-  if (!plan.steps.some((s) => ACCESS_KINDS.has(s.kind))) return [];
+  if (!plan.steps.some((s) => changesAccess(s.kind))) return [];
   // Only the bindings of the identities the steps concern are read: a plan touches few.
   const before = accessStateOf(live, scopeOfSteps(plan.steps), byAddress);
   const after = applySteps(before, plan.steps);

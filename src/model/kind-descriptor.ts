@@ -162,6 +162,13 @@ export interface KindDescriptor<K extends string = string> {
    * delete of the parent deletes it too, shown with a note (DESIGN.md §4).
    */
   readonly goesWithParent?: boolean;
+  /**
+   * What the kind is to effective access (DESIGN.md §4 "Access changes"): `scope` holds access
+   * and passes it to its descendants (groups), `grant` gives a role to an identity on a scope
+   * (role bindings), `capabilities` is a set of capabilities (roles), `principal` holds access
+   * (identities). Kinds without one do not change access.
+   */
+  readonly access?: 'scope' | 'grant' | 'capabilities' | 'principal';
   /** Names the service defines for every org (built-in roles): a resource of the kind may not take one. */
   readonly builtinNames?: readonly string[];
   /** Managed fields in the order plans and exports show them. */

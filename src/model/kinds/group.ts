@@ -26,6 +26,7 @@ export const group = {
   renameable: true,
   holdsChildren: true,
   referenceable: false,
+  access: 'scope',
   manifest: { listKey: 'groups', definition: 'group', form: 'group', itemNoun: 'group' },
   deleteReliesOn: '*',
   ownsGroupPath: true,

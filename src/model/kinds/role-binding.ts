@@ -35,6 +35,7 @@ export const roleBinding = {
   renameable: false,
   holdsChildren: false,
   referenceable: false,
+  access: 'grant',
   manifest: { listKey: 'roleBindings', definition: 'roleBinding', form: 'binding', itemNoun: 'role binding' },
   deleteReliesOn: ['roleBinding', 'identity', 'role'],
   ownsGroupPath: false,
