@@ -9,7 +9,7 @@
 import { indexLive } from './live-index.js';
 import { orderSteps } from './order.js';
 import { findRefusals } from './safety.js';
-import { accessChanges } from '../access/effective-access.js';
+import { planAccess } from './phases/access.js';
 import { planCreates } from './phases/creates.js';
 import { chooseDeletes, planDeletes } from './phases/deletes.js';
 import { explainReplacements, noteWhatGoesWithParents } from './phases/explain.js';
@@ -132,16 +132,9 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     allowMassDelete: options.allowMassDelete ?? false,
   })];
 
-  // What the plan changes in effective access: shown first, and refused with --deny-new-access.
-  const access = accessChanges(live, { steps }, (address) => p.index.byAddress.get(address));
-  const gained = access.filter((c) => c.gained.length > 0);
-  if (options.denyNewAccess && gained.length > 0) {
-    refusals.push({
-      rule: 'new-access',
-      message: `the plan gives new access (--deny-new-access): ${gained.map((c) => `${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : ''}`).join('; ')}`,
-      addresses: [...new Set(gained.flatMap((c) => c.steps))].sort(),
-    });
-  }
+  // 9. access: what the plan changes in effective access, refused with --deny-new-access.
+  const access = planAccess({ live, index: p.index, steps, denyNewAccess: options.denyNewAccess === true });
+  if (access.refusal) refusals.push(access.refusal);
 
   const org: Plan['org'] = { name: desired.org.name };
   if (live.org) org.uid = live.org.uid;
@@ -153,7 +146,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     warnings: p.warnings,
     refusals,
     fingerprints: [],
-    ...(access.length > 0 ? { accessChanges: access } : {}),
+    ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}),
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;

@@ -15,7 +15,7 @@ import type { DesiredResource } from '../../model/resources.js';
  * the uid each is sent as — known, or filled from the create of a role this plan makes — or
  * the address of the first one that neither exists nor is created.
  */
-export function resolveRoleRefs(p: Planning, d: DesiredResource, fieldNames: readonly string[], creating: Set<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
+export function resolveRoleRefs(p: Pick<Planning, 'live' | 'index'>, d: DesiredResource, fieldNames: readonly string[], creating: Set<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
   const refs: Record<string, UidReference> = {};
   const dependsOn: string[] = [];
   const descriptor = descriptorOf(d.kind);
@@ -52,7 +52,7 @@ export function applyRoleRefs(step: CreateStep | UpdateStep, refs: Record<string
  * built-in), else the address of the create step that will make it. `missing` when neither.
  */
 export function resolveReference(
-  p: Planning,
+  p: Pick<Planning, 'live' | 'index'>,
   key: IdentityKey | RoleKey,
   refAddress: string,
   creating: Set<string>,
@@ -69,14 +69,14 @@ export function resolveReference(
 }
 
 /** The parent a create hangs under: live (uid known), being created (dependsOn), or missing. */
-function resolveParent(p: Planning, parent: string, creating: Set<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
+function resolveParent(p: Pick<Planning, 'index'>, parent: string, creating: Set<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
   const existing = p.index.byAddress.get(parent);
   if (existing) return { parentUid: existing.uid };
   if (creating.has(parent)) return { dependsOn: parent };
   return 'missing';
 }
 
-export function planCreates(p: Planning, creates: DesiredResource[]): void {
+export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore' | 'steps' | 'warnings' | 'creating'>, creates: DesiredResource[]): void {
   const candidates: OrderedStep[] = creates
     .filter((d) => !isIgnoredDeclared(p, d))
     .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));

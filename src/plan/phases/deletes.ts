@@ -25,7 +25,7 @@ function goesWithParent(kind: Kind): boolean {
   return (descriptorOf(kind) as KindDescriptor).goesWithParent === true;
 }
 
-export function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+export function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
   const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   const deletes = new Map<string, LiveResource>();
@@ -57,7 +57,7 @@ export function chooseDeletes(p: Planning, unmatchedLive: LiveResource[], desire
   return deletes;
 }
 
-export function planDeletes(p: Planning, deletes: Map<string, LiveResource>, holders: Holders): void {
+export function planDeletes(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<string, LiveResource>, holders: Holders): void {
   // A binding PATCHed to another role, or an identity provider whose default role the plan
   // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
   const updatedAway = new Map<string, string[]>();

@@ -37,7 +37,7 @@ const REPLACEMENTS: readonly Replacement[] = [
  * take it for two unrelated changes. A child recreated because its parent group is replaced
  * is not called a move: the parent's own pair explains it.
  */
-export function explainReplacements(p: Planning): void {
+export function explainReplacements(p: Pick<Planning, 'steps' | 'warnings'>): void {
   const candidates: PlanStep[] = [];
   for (const { step } of p.steps.values()) {
     if (descriptorOf(step.kind).renameable && step.action !== 'update' && step.parent != null) candidates.push(step);
@@ -75,7 +75,7 @@ export function explainReplacements(p: Planning): void {
 }
 
 /** The old parent is deleted and the new one created: the child goes along with its group. */
-function isReplacedParent(p: Planning, deleted: PlanStep, created: PlanStep): boolean {
+function isReplacedParent(p: Pick<Planning, 'steps'>, deleted: PlanStep, created: PlanStep): boolean {
   return p.steps.get(deleted.parent!)?.step.action === 'delete' && p.steps.get(created.parent!)?.step.action === 'create';
 }
 
@@ -84,7 +84,7 @@ function isReplacedParent(p: Planning, deleted: PlanStep, created: PlanStep): bo
  * in one note per kind, since --max-delete-ratio judges the parent and not what goes with it
  * (see safety.ts).
  */
-export function noteWhatGoesWithParents(p: Planning): void {
+export function noteWhatGoesWithParents(p: Pick<Planning, 'steps' | 'warnings'>): void {
   // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).
   const byKind = new Map<Kind, { parents: Set<string>; n: number }>();
   for (const { step } of p.steps.values()) {

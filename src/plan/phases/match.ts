@@ -16,7 +16,7 @@ export interface Matching {
   unmatchedLive: LiveResource[];
 }
 
-export function matchResources(p: Planning, desired: DesiredResource[]): Matching {
+export function matchResources(p: Pick<Planning, 'index' | 'ignore' | 'formerAddressesOf'>, desired: DesiredResource[]): Matching {
   const pairs: Matching['pairs'] = [];
   const unmatchedDesired: DesiredResource[] = [];
   const matched = new Set<LiveResource>();

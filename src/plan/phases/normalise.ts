@@ -14,7 +14,7 @@ import type { DesiredResource } from '../../model/resources.js';
  * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
  * It is refused naming both places; the first is kept so the rest of the plan is still checked.
  */
-export function normaliseDesired(p: Planning): DesiredResource[] {
+export function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
   const seen = new Map<string, DesiredResource>();
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
@@ -43,7 +43,7 @@ export function normaliseDesired(p: Planning): DesiredResource[] {
  * plan is refused now, naming where the manifest wrote it. A uid outside the org is a person or
  * a role the org does not contain, and is taken as given. True when the binding is refused.
  */
-function findDanglingReference(p: Planning, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
+function findDanglingReference(p: Pick<Planning, 'desired' | 'live' | 'refusals'>, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
   const orgUid = p.live.org?.uid;
   if (orgUid === undefined) return false;
   // Bindings name their identity and role by path; only one named by uid is looked at.
@@ -75,7 +75,7 @@ function findDanglingReference(p: Planning, binding: DesiredResource & { kind: '
  * A pinned `org.uid` whose live root group has another name (DESIGN.md §4): a manifest cannot
  * take over another org by pinning its uid. Renaming the org needs `renamedFrom` on the org.
  */
-export function refusePinnedOrgOfAnotherName(p: Planning): void {
+export function refusePinnedOrgOfAnotherName(p: Pick<Planning, 'desired' | 'live' | 'refusals'>): void {
   const { org } = p.desired;
   const live = p.live.org;
   if (org.uid === undefined || live === null || live.name === org.name) return;

@@ -1,5 +1,5 @@
 /**
- * The planner's working state: what every phase reads and adds to (steps, warnings, refusals), and the ignore rules the phases share. Pure (src/plan/index.ts runs the phases in order).
+ * The planner's working state: its inputs and the ledger the phases add to, and the ignore rules the phases share. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { LiveIndex } from '../live-index.js';
 import type { OrderedStep } from '../order.js';
@@ -10,7 +10,11 @@ import { type Kind, roleRefFields } from '../../model/kinds.js';
 import type { PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 
-export interface Planning {
+/**
+ * What the phases read: fixed before the first phase runs. Each phase names the few of these
+ * it needs (`Pick<Planning, …>` in its signature), so a phase's inputs are read off its type.
+ */
+export interface PlanInputs {
   desired: DesiredState;
   /** Live state as read, re-addressed by the renames the manifests ask for (renames.ts). */
   live: LiveState;
@@ -18,25 +22,31 @@ export interface Planning {
   previousAddress: Map<string, string>;
   index: LiveIndex;
   ignore: AddressGlob[];
-  warnings: string[];
-  /** Found while planning, reported with the safety refusals (all at once). */
-  refusals: PlanRefusal[];
-  /** Step address → step and its group path (for ordering). */
-  steps: Map<string, OrderedStep>;
   rotateSecrets: boolean;
-  /** Addresses created by this plan, as planCreates decided them. */
-  creating: Set<string>;
   /** The address a live resource has now, before the plan's renames (only when there are renames). */
   liveAddressOf?: RenameResult['liveAddressOf'];
   /** Every address a live resource answers to for ignore and protect (renames.ts); undefined when that is only its address. */
   formerAddressesOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[];
 }
 
+/** What the phases add to, in order: the steps, and what is said about them. */
+export interface PlanLedger {
+  /** Step address → step and its group path (for ordering). */
+  steps: Map<string, OrderedStep>;
+  warnings: string[];
+  /** Found while planning, reported with the safety refusals (all at once). */
+  refusals: PlanRefusal[];
+  /** Addresses created by this plan, as planCreates decided them. */
+  creating: Set<string>;
+}
+
+export type Planning = PlanInputs & PlanLedger;
+
 /**
  * Whether a live resource that nothing declared is left alone: its address matches an ignore
  * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
  */
-export function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
+export function isIgnoredLive(p: Pick<Planning, 'ignore' | 'formerAddressesOf' | 'index'>, resource: LiveResource): boolean {
   if (isIgnoredResource(resource, p.ignore)) return true;
   if (p.formerAddressesOf === undefined || p.ignore.length === 0) return false;
   // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and
@@ -52,11 +62,11 @@ export function isIgnoredLive(p: Planning, resource: LiveResource): boolean {
  * that anyway). A declared binding of an ignored identity is managed like any other
  * (DESIGN.md §4): ignoring a person leaves alone only the bindings the manifests do not declare.
  */
-export function isIgnoredDeclared(p: Planning, resource: DesiredResource): boolean {
+export function isIgnoredDeclared(p: Pick<Planning, 'ignore'>, resource: DesiredResource): boolean {
   return p.ignore.length > 0 && matchesAnyGlob(resource.address, p.ignore);
 }
 
-export function addStep(p: Planning, step: PlanStep, groupPath: string): void {
+export function addStep(p: Pick<Planning, 'steps'>, step: PlanStep, groupPath: string): void {
   p.steps.set(step.address, { step, groupPath });
 }
 

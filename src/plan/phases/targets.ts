@@ -5,7 +5,7 @@ import type { Planning } from './planning.js';
 import { compileAddressGlob, matchesAnyGlob } from '../../model/address.js';
 
 /** Addresses of the steps `address` waits for, transitively (what it takes down with it). */
-export function collectDependencies(p: Planning, address: string): Set<string> {
+export function collectDependencies(p: Pick<Planning, 'steps'>, address: string): Set<string> {
   const found = new Set<string>();
   const pending = [...(p.steps.get(address)?.step.dependsOn ?? [])];
   while (pending.length > 0) {
@@ -21,7 +21,7 @@ export function collectDependencies(p: Planning, address: string): Set<string> {
  * Keeps the steps a target names and, transitively, every step they depend on. Returns how
  * many planned changes the targets left out.
  */
-export function selectTargets(p: Planning, targets: string[]): number {
+export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 'warnings'>, targets: string[]): number {
   const globs = targets.map(compileAddressGlob);
   const keep = new Set<string>();
   const pending: string[] = [];

@@ -15,7 +15,7 @@ import type { UpdateStep } from '../../model/plan.js';
  * the old name (repo `legacy` renamed to `web`, a new `legacy` declared), or another rename onto
  * it (`web` renamed to `x2`, `app` renamed to `web`). The API refuses a second sibling of one name.
  */
-export function waitForFreedNames(p: Planning): void {
+export function waitForFreedNames(p: Pick<Planning, 'steps'>): void {
   for (const { step } of p.steps.values()) {
     if (step.action !== 'update' || step.previousAddress === undefined) continue;
     const taker = p.steps.get(step.previousAddress)?.step;
@@ -30,7 +30,7 @@ const isSent = (c: FieldChange): boolean => !c.cleared;
 
 const NO_PATHS: readonly string[] = [];
 
-export function planUpdates(p: Planning, pairs: Matching['pairs']): void {
+export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets' | 'steps' | 'warnings' | 'creating'>, pairs: Matching['pairs']): void {
   for (const { desired: d, live: l } of pairs) {
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
@@ -85,13 +85,13 @@ export function planUpdates(p: Planning, pairs: Matching['pairs']): void {
 }
 
 /** The uid a live binding's role has now (for `before.roleUid`). */
-function liveRoleUid(p: Planning, role: RoleKey): string | undefined {
+function liveRoleUid(p: Pick<Planning, 'live' | 'index'>, role: RoleKey): string | undefined {
   if ('uid' in role) return role.uid;
   if ('builtin' in role) return p.live.builtinRoles[role.builtin];
   return p.index.byAddress.get(roleRefAddress(role))?.uid;
 }
 
-export function planRoleChanges(p: Planning, roleChanges: Matching['roleChanges']): void {
+export function planRoleChanges(p: Pick<Planning, 'live' | 'index' | 'steps' | 'warnings'>, roleChanges: Matching['roleChanges']): void {
   const creating = new Set([...p.steps.values()].filter((s) => s.step.action === 'create').map((s) => s.step.address));
   for (const [d, l] of roleChanges) {
     const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
