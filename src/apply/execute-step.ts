@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/types.js';
 import { descriptorOf, KIND_INFO, subResourceFields } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
+import { setAtPath } from '../model/field-path.js';
 import { setSecretAt, type SecretReader } from './secrets.js';
 
 /** A step names a uid that is neither in the plan nor produced by an earlier step. */
@@ -47,7 +48,7 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   const descriptor = descriptorOf(step.kind);
   const body: Record<string, unknown> = descriptor.createBody ? descriptor.createBody(after) : {};
   for (const field of KIND_INFO[step.kind].createFields) {
-    if (after[field] !== undefined) body[field] = after[field];
+    if (after[field] !== undefined) setAtPath(body, field, after[field]);
   }
   Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
   addSecrets(step, body, readSecret);
@@ -71,7 +72,7 @@ async function updateResource(step: UpdateStep, client: ApiClient, created: Crea
   if (fieldMask.length > 0) {
     const body: Record<string, unknown> = {};
     for (const field of fieldMask) {
-      if (after[field] !== undefined) body[field] = after[field];
+      if (after[field] !== undefined) setAtPath(body, field, after[field]);
     }
     // A role binding's role change is this one PATCH with updateMask=roleUid.
     Object.assign(body, resolveRefs(step, created, fieldMask));

@@ -8,6 +8,7 @@
  * A value has at least 16 characters. `plan` only checks that references resolve (it never reads
  * a value); `apply` reads them all before it prints anything, so each is redacted everywhere.
  */
+import { setAtPath } from '../model/field-path.js';
 import { realpathSync, statSync } from 'node:fs';
 import { FileReadError, inside, readTextSyncBounded } from '../io/read-file.js';
 import { isAbsolute, resolve } from 'node:path';
@@ -226,12 +227,5 @@ export function redactDeclaredSecrets(desired: DesiredState, read: SecretReader)
 
 /** Sets `value` at a dotted path inside a request body (`oidc.clientSecret`). */
 export function setSecretAt(body: Record<string, unknown>, path: string, value: string): void {
-  const parts = path.split('.');
-  let holder = body;
-  for (const part of parts.slice(0, -1)) {
-    const next = holder[part];
-    holder[part] = typeof next === 'object' && next !== null && !Array.isArray(next) ? { ...(next as Record<string, unknown>) } : {};
-    holder = holder[part] as Record<string, unknown>;
-  }
-  holder[parts[parts.length - 1]!] = value;
+  setAtPath(body, path, value);
 }

@@ -282,6 +282,8 @@ function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string,
   for (const spec of descriptor.fields) {
     const value = have[spec.name];
     if (value === undefined) continue;
+    // An empty set is what an absent one means (bundles: every repo has none): not written.
+    if (spec.type === 'stringSet' && Array.isArray(value) && value.length === 0) continue;
     if (spec.type === 'roleRef') {
       // A role as a manifest names one; a role outside the org cannot be named: left unmanaged.
       const key = value as RoleKey;

@@ -38,6 +38,11 @@ export interface FieldSpec {
   readonly normalize?: (value: unknown) => unknown;
   /** A `string` that may be unset (absent or `""` from the API reads as unset, not as `""`). */
   readonly optional?: boolean;
+  /**
+   * An `object` updated leaf by leaf: when both sides hold one, an update's mask names each
+   * member that changed (`syncConfig.expiration`), not the whole object (DESIGN.md §2).
+   */
+  readonly leafMask?: boolean;
 }
 
 /** A managed field as the one declaration (kinds/declarations.ts) gives it: its name and JSON type. */

@@ -4,7 +4,7 @@
  * Pure; the planner and the fingerprinting both use it so that "what counts as a change" is
  * defined once.
  */
-import { copyValue, liveDefault, sameValue } from '../model/kind-descriptor.js';
+import { copyValue, isPlainObject, liveDefault, sameJson, sameValue } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
 import { fieldsOf, type DesiredResource, type LiveResource, type ResourceUnion } from '../model/resources.js';
 
@@ -39,7 +39,16 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
     const after = want[spec.name];
     if (after === undefined) continue; // not managed: the live value is kept
     const before = have[spec.name] ?? liveDefault(spec);
-    if (!sameValue(spec, before, after)) (changes ??= []).push({ field: spec.apiName ?? spec.name, before: copyValue(before), after: copyValue(after) });
+    if (sameValue(spec, before, after)) continue;
+    const field = spec.apiName ?? spec.name;
+    if (spec.leafMask === true && isPlainObject(before) && isPlainObject(after)) {
+      // Leaf by leaf: the mask names `syncConfig.expiration`, and only what changed is sent.
+      for (const leaf of [...new Set([...Object.keys(after), ...Object.keys(before)])]) {
+        if (!sameJson(before[leaf], after[leaf])) (changes ??= []).push({ field: `${field}.${leaf}`, before: copyValue(before[leaf]), after: copyValue(after[leaf]) });
+      }
+      continue;
+    }
+    (changes ??= []).push({ field, before: copyValue(before), after: copyValue(after) });
   }
   // An exclusive field set in the manifests replaces whichever other one is live.
   const exclusive = descriptor.exclusiveFields;

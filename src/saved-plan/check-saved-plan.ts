@@ -11,7 +11,8 @@ import { managedSubResources } from '../plan/renames.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
-import { liveDefault, referenceUidField, sameValue } from '../model/kind-descriptor.js';
+import { liveDefault, referenceUidField, sameJson, sameValue } from '../model/kind-descriptor.js';
+import { valueAtPath } from '../model/field-path.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
@@ -221,7 +222,13 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
       if (want === undefined || referencedUid(reference, key, live, uidAt) !== want) return false;
       continue;
     }
-    const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === field);
+    const [top, ...leaf] = field.split('.');
+    const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === top);
+    if (spec !== undefined && leaf.length > 0) {
+      // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
+      if (spec.leafMask !== true || !sameJson(valueAtPath(have[spec.name], leaf), want)) return false;
+      continue;
+    }
     if (spec === undefined) {
       if (field === descriptor.orgScopeField) continue; // the org's own uid, checked by the plan's org
       return false;

@@ -1,6 +1,6 @@
 /**
  * Fields the real service sends that platform-sync does not manage (DESIGN.md §2: groups'
- * `resourceLimits`, `verified`; identities' `email`, `company`; repos' `catalogTier`, `bundles`,
+ * `resourceLimits`, `verified`; identities' `email`, `company`; repos' `catalogTier`,
  * `aliases`, `activeTags`) are ignored: never planned, drifted or exported. The emulator behind
  * a proxy that adds them to every resource it returns.
  */
@@ -16,7 +16,7 @@ const TOKEN = 'service-fields-owner-token-8f2c';
 const EXTRA: Record<string, Record<string, unknown>> = {
   groups: { resourceLimits: { repos: 100 }, verified: true },
   identities: { email: 'bot@acme.dev', company: 'Acme' },
-  repos: { catalogTier: 'PREMIUM', bundles: ['base'], aliases: ['app-alias'], activeTags: ['latest'] },
+  repos: { catalogTier: 'PREMIUM', aliases: ['app-alias'], activeTags: ['latest'] },
 };
 
 function withServiceFields(body: unknown): unknown {

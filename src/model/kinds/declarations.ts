@@ -58,6 +58,13 @@ export const FIELD_DECLARATIONS = {
     name: Type.String({ title: "Name", description: describeName("repo"), pattern: NAME_PATTERN_SOURCE, examples: ["nginx"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the repo. Left out = not managed (the live value is kept); \"\" clears it." })),
     readme: Type.Optional(Type.String({ title: "Readme", description: "Markdown readme of the repo. Left out = not managed.", examples: ["# nginx\n\nHardened nginx image.\n"] })),
+    bundles: Type.Optional(Type.Array(Type.String({ pattern: "^[a-z0-9-]{1,63}$", title: "Bundle", description: "A bundle keyword: 1 to 63 lowercase letters, digits or -." }), { title: "Bundles", description: "Bundle keywords of the repo, a set (order does not matter; no duplicates), at most 16. Left out = not managed; [] clears them.", maxItems: 16, uniqueItems: true, examples: [["featured", "fips"]] })),
+    syncConfig: Type.Optional(Type.Object({
+      source: Type.String({ title: "Source", description: "Uid of the catalog repo whose images are synced into this one.", pattern: "^[0-9a-f]{40}(/[0-9a-f]{16})+$", examples: ["0123456789abcdef0123456789abcdef01234567/89abcdef01234567"] }),
+      expiration: Type.String({ title: "Expiration", description: "When the sync entitlement ends (RFC 3339); audit's sync-expiring rule warns before it.", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$", examples: ["2027-06-30T00:00:00Z"] }),
+      syncApks: Type.Optional(Type.Boolean({ title: "Sync APKs", description: "Sync the APK packages of the images too (default false)." })),
+      uniqueTags: Type.Optional(Type.Boolean({ title: "Unique tags", description: "Sync only tags whose digest is unique (default false)." })),
+    }, { title: "Sync config", description: "A catalog entitlement: images synced from a catalog repo until the expiration. Left out = not managed; a change is a PATCH naming the leaves that changed (syncConfig.expiration).", additionalProperties: false, examples: [{ "source": "0123456789abcdef0123456789abcdef01234567/89abcdef01234567", "expiration": "2027-06-30T00:00:00Z", "syncApks": true, "uniqueTags": false }] })),
   }),
   subscription: Type.Object({
     sink: Type.String({ title: "Sink", description: "https URL that receives the events.", pattern: "^https://", examples: ["https://hooks.acme.dev/platform"] }),

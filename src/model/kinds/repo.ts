@@ -1,4 +1,7 @@
-/** Registry repos; the readme is a sub-resource with its own GET and PATCH (its `subResource`). */
+/**
+ * Registry repos; the readme is a sub-resource with its own GET and PATCH (its `subResource`);
+ * `bundles` are a set of keywords and `syncConfig` a catalog entitlement, updated leaf by leaf.
+ */
 import { namedAddress } from '../address.js';
 import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
@@ -9,6 +12,7 @@ export type RepoFields = Declared<'repo'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
+  syncConfig: { leafMask: true },
 });
 
 export const repo = {

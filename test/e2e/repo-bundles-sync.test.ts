@@ -1,0 +1,83 @@
+/**
+ * Repo `bundles` and `syncConfig` end to end (DESIGN.md §2, §3; issue 38): created with the repo,
+ * bundles compared as a set, a changed entitlement leaf is one PATCH whose mask names the leaf
+ * (`syncConfig.expiration`), export writes both and plans back to nothing.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, useSuiteEmulator } from './cli-harness.js';
+
+const TOKEN = 'repo-bundles-e2e-token-77c1';
+const SOURCE = '0123456789abcdef0123456789abcdef01234567/89abcdef01234567';
+const manifest = (bundles: string, expiration: string, syncApks = true) =>
+  [
+    'apiVersion: platform-sync/v1',
+    'org:',
+    '  name: acme',
+    '  repos:',
+    '    - name: nginx',
+    `      bundles: ${bundles}`,
+    `      syncConfig: {source: "${SOURCE}", expiration: "${expiration}", syncApks: ${syncApks}, uniqueTags: false}`,
+    '',
+  ].join('\n');
+
+describe('repo bundles and syncConfig', () => {
+  const suite = useSuiteEmulator(TOKEN, 'bundles', () => mkdirSync(dir));
+  const dir = join(suite.dir, 'm');
+  const writes = () => suite.emulator.requestLog.filter((e) => e.method !== 'GET');
+  const liveRepo = async (): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=nginx`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    return ((await res.json()) as { repos: Record<string, unknown>[] }).repos[0]!;
+  };
+
+  it('creates the repo with its bundles and entitlement; a re-plan is empty', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest('[featured, fips]', '2027-06-30T00:00:00Z'));
+    const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(await liveRepo()).toMatchObject({ name: 'nginx', bundles: ['featured', 'fips'], syncConfig: { source: SOURCE, expiration: '2027-06-30T00:00:00Z', syncApks: true, uniqueTags: false } });
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('compares bundles as a set: another order is no change', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest('[fips, featured]', '2027-06-30T00:00:00Z'));
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('updates a changed leaf of the entitlement by one PATCH naming the leaf', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest('[fips, featured]', '2027-12-31T00:00:00Z'));
+    const plan = await runCli(['plan', dir], { env: suite.env });
+    expect(plan.stdout).toContain('~ update repo:nginx');
+    expect(plan.stdout).toContain('syncConfig.expiration: "2027-06-30T00:00:00Z" → "2027-12-31T00:00:00Z"');
+    suite.emulator.clearRequestLog();
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
+    expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH syncConfig.expiration']);
+    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00Z', syncApks: true, uniqueTags: false });
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('sends two leaves and a bundle change in one PATCH', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest('[featured]', '2028-01-31T00:00:00Z', false));
+    suite.emulator.clearRequestLog();
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
+    expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH bundles,syncConfig.expiration,syncConfig.syncApks']);
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('is exported and plans back to nothing', async () => {
+    const out = join(suite.dir, 'exported');
+    expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
+    const text = readFileSync(join(out, 'org.yaml'), 'utf8');
+    expect(text).toContain('bundles: [ featured ]');
+    expect(text).toContain('syncConfig:');
+    expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('refuses a bundle keyword the service refuses, with its position', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest('[Featured, featured, featured]', '2028-01-31T00:00:00Z'));
+    const validate = await runCli(['validate', dir], { env: suite.env });
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toMatch(/org\.yaml:6:\d+: invalid .*"Featured" for bundles of repo "nginx"/);
+    expect(validate.stdout).toContain('"featured" is listed twice in bundles');
+  });
+});
