@@ -16,6 +16,8 @@ import { OrgNotVisibleError } from './model/errors.js';
 export interface PlanningResult {
   desired: DesiredState;
   live: LiveState;
+  /** The time the plan was made at (PlanOptions `now`). */
+  now: number;
   plan: Plan;
 }
 
@@ -36,5 +38,7 @@ export async function planFromManifests(paths: string[], client: ApiClient, opti
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
   const live = await readLiveState(client, { org, subResources: managedSubResources(desired), expected: desired.resources });
   if (live.org === null && !options.bootstrap) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
-  return { desired, live, plan: plan(desired, live, options) };
+  // The time of the run: what invites for members expire from (a saved plan records it).
+  const now = options.now ?? Date.now();
+  return { desired, live, now, plan: plan(desired, live, { ...options, now }) };
 }

@@ -185,6 +185,10 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   const args = splitArgs(env.PS_ARGS ?? '');
   // The deny-new-access input: a gate a bot that merges on its own can rely on.
   if ((command === 'plan' || command === 'apply') && ['true', 'yes', '1'].includes((env.PS_DENY_NEW_ACCESS ?? '').trim().toLowerCase())) args.push('--deny-new-access');
+  // The invite-codes input: where apply keeps the codes of the invites it creates (upload it as a
+  // short-lived artifact, or hand it on); each code is masked in the log before it exists anywhere else.
+  const inviteCodes = (env.PS_INVITE_CODES ?? '').trim();
+  if (command === 'apply' && inviteCodes !== '') args.push('--invite-codes', inviteCodes);
   const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
   const sarifFile = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-audit.sarif');
   const argv =
@@ -203,7 +207,16 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // it knows (the CLI redacted its own output already; this covers the Action's writing).
   const door = createOutput(io.stdout, io.stderr);
   for (const [name, value] of Object.entries(env)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
-  const exitcode = await main(['node', 'platform-sync', ...argv], { ...io, stdout: stdout.stream, stderr: stderr.stream });
+  const exitcode = await main(['node', 'platform-sync', ...argv], {
+    ...io,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    // GitHub masks the code in every later line of the log (a workflow command, so it goes out as is).
+    onInviteCode: (code) => {
+      door.addSecret(code);
+      io.stdout.write(`::add-mask::${code}\n`);
+    },
+  });
 
   const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
   // A partial apply changed things too: has-changes says whether any step was done.

@@ -16,6 +16,28 @@ export class UnresolvedUidError extends UserError {
   }
 }
 
+/** A plan creates invites, but nothing keeps their codes (`apply --invite-codes FILE`). */
+export class InviteCodesNeededError extends UserError {
+  constructor(readonly addresses: readonly string[]) {
+    super(
+      'APPLY_INVITE_CODES_NEEDED',
+      `the plan creates ${addresses.length} invite${addresses.length === 1 ? '' : 's'} (${addresses.slice(0, 5).join(', ')}${addresses.length > 5 ? ', …' : ''}) but names no file for their codes; apply with --invite-codes FILE (a code nobody keeps is a dead invite). Nothing was changed.`,
+    );
+  }
+}
+
+/** What `--invite-codes` keeps of a created invite, one JSON line each (DESIGN.md §4). */
+export interface InviteCodeRecord {
+  /** The group's address (`org`, `group:engineering`). */
+  group: string;
+  email?: string;
+  /** The role as the manifests name it from the group. */
+  role: string;
+  expirationTime: string;
+  /** The secret that admits its holder. */
+  code: string;
+}
+
 /** Uids of resources created so far in this apply, by address. */
 export type CreatedUids = ReadonlyMap<string, string>;
 
@@ -24,10 +46,10 @@ export type CreatedUids = ReadonlyMap<string, string>;
  * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
  * exactly-once guarantee of create live in the client, so this is called once per step.
  */
-export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
+export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<string> {
   switch (step.action) {
     case 'create':
-      return createResource(step, client, created, readSecret);
+      return createResource(step, client, created, readSecret, onInviteCode);
     case 'update':
       return updateResource(step, client, created, readSecret);
     case 'delete':
@@ -42,7 +64,7 @@ function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>
   }
 }
 
-async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
+async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const descriptor = descriptorOf(step.kind);
@@ -53,6 +75,8 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
   addSecrets(step, body, readSecret);
   const resource = await client.create(step.kind, parentUid, body);
+  // An invite's code is in this answer only: kept where the operator said, and nowhere else.
+  if (step.kind === 'groupInvite') keepInviteCode(step, resource as { code?: unknown }, onInviteCode);
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
   // A sub-resource is never part of the create body: its own PATCH sets it right after.
   for (const spec of subResourceFields(step.kind)) {
@@ -61,6 +85,20 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   }
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
   return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
+}
+
+function keepInviteCode(step: CreateStep, resource: { code?: unknown }, onInviteCode: ((record: InviteCodeRecord) => void) | undefined): void {
+  const code = resource.code;
+  if (typeof code !== 'string' || code === '') throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite but its answer carries no code; delete the invite and apply again`);
+  delete resource.code;
+  onInviteCode?.({
+    group: step.parent ?? 'org',
+    ...(typeof step.after.email === 'string' ? { email: step.after.email } : {}),
+    // The role as the address names it: `groupInvite:<group path>/<email>=<role>`.
+    role: step.address.slice(step.address.lastIndexOf('=') + 1),
+    expirationTime: String(step.after.expirationTime),
+    code,
+  });
 }
 
 async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {

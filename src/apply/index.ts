@@ -7,7 +7,8 @@ import { assertSafe } from '../plan/index.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import type { Plan, PlanStep } from '../model/plan.js';
-import { executeStep } from './execute-step.js';
+import { executeStep, InviteCodesNeededError, type InviteCodeRecord } from './execute-step.js';
+export { InviteCodesNeededError, type InviteCodeRecord } from './execute-step.js';
 import { buildStepGraph } from './graph.js';
 
 export { buildStepGraph, measureCriticalPath, InvalidPlanError, type StepGraph } from './graph.js';
@@ -50,6 +51,11 @@ export interface ApplyOptions {
   signal?: AbortSignal;
   /** Reads the secrets steps send (default: this process's environment and files). */
   readSecret?: SecretReader;
+  /**
+   * Keeps the code of each invite the apply creates (`apply --invite-codes FILE`, DESIGN.md §4):
+   * the only place a code goes. A plan that creates invites is refused before any request without it.
+   */
+  onInviteCode?: (record: InviteCodeRecord) => void;
 }
 
 /**
@@ -88,6 +94,9 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   // Every secret the plan sends must be readable before the first request.
   const secrets = readSecretsOnce(plan, options.readSecret ?? secretReader());
   if (secrets.error) throw secrets.error;
+  // A code nobody keeps is a dead invite: refused before the first request.
+  const invites = plan.steps.filter((st) => st.action === 'create' && st.kind === 'groupInvite').map((st) => st.address);
+  if (invites.length > 0 && options.onInviteCode === undefined) throw new InviteCodesNeededError(invites);
   // Each value read once, here: a step that sends it takes it from what was read.
   const readSecret = secrets.read;
   const limit = pLimit(concurrency);
@@ -169,7 +178,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     const t0 = performance.now();
     let uid: string;
     try {
-      uid = await executeStep(step, client, created, readSecret);
+      uid = await executeStep(step, client, created, readSecret, options.onInviteCode);
     } catch (err) {
       const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;

@@ -21,6 +21,11 @@ export interface CliIo {
   signals: { on(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown };
   /** Ends the run at once (a second Ctrl-C); only the process's own io exits the process. */
   exit(code: number): void;
+  /**
+   * Told each invite code `apply --invite-codes` keeps, before anything else could print it (the
+   * GitHub Action masks it in the job's log). Optional: the CLI itself needs none.
+   */
+  onInviteCode?(code: string): void;
 }
 
 /** The process's own streams, environment and signals: what `bin/platform-sync` runs with. */

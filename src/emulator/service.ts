@@ -25,6 +25,7 @@ import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
 import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
+import { ACCEPT_INVITE_PATH, checkInviteExpiration, hashInviteCode, identityNameFor, inviteForCode, newInviteCode, parseAcceptRequest } from './invites.js';
 import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, updateMaskOf, rejectQuery } from './routes.js';
 
 
@@ -175,6 +176,10 @@ export class EmulatorService {
       if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${OPENAPI_PATH} is not supported; use GET`, ['GET']);
       return { status: 200, body: new JsonText(openApiText()) };
     }
+    if (req.path === ACCEPT_INVITE_PATH) {
+      if (req.method !== 'POST') throw methodNotAllowed(`${req.method} ${ACCEPT_INVITE_PATH} is not supported; use POST`, ['POST']);
+      return this.acceptInvite(req);
+    }
     const route = matchRoute(req.path);
     if (!route) throw notFound('endpoint', req.path, `no endpoint ${req.method} ${req.path} in the Platform API v2`);
     const caller = this.authenticate(req.authorization);
@@ -295,9 +300,16 @@ export class EmulatorService {
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
     const data = validateCreate(kind as Kind, req.body ?? {});
+    // An invite opens for at most 30 days, and its code is answered once: the store keeps a hash.
+    const code = kind === 'groupInvite' ? newInviteCode() : undefined;
+    if (code !== undefined) {
+      checkInviteExpiration(data.expirationTime ?? '', this.clock());
+      data.codeHash = hashInviteCode(code);
+    }
     // An account association takes its group's uid (at most one per group: a second is 409).
     const r = this.createResource(kind, parentUid, data, caller, kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined);
-    return { status: 200, body: renderResource(this.store, r), mutated: true };
+    const body = renderResource(this.store, r);
+    return { status: 200, body: code === undefined ? body : { ...body, code }, mutated: true };
   }
 
   /**
@@ -314,6 +326,7 @@ export class EmulatorService {
     }
     if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
     if (kind === 'identityProvider') this.checkRoleRef(caller, parentUid!, data.defaultRole!, 'defaultRole');
+    if (kind === 'groupInvite') this.checkRoleRef(caller, parentUid!, data.role!, 'role');
     if (kind === 'groupMapping') {
       // The role is given on the org (the only scope there is), from the provider's group.
       const orgUid = parentUid!.slice(0, 40);
@@ -431,6 +444,25 @@ export class EmulatorService {
     if (!sharesUid) for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
     this.store.remove(r);
     return { status: 200, mutated: true };
+  }
+
+  /**
+   * `POST /_emulator/groupInvites:accept` (emulator-only, invites.ts): the person holding a code
+   * accepts it — their identity (e-mail, claimMatch) and its binding of the invite's role are
+   * created in the invite's group, and a single-use invite is consumed. No token: the code is
+   * the credential.
+   */
+  private acceptInvite(req: ApiRequest): ApiReply {
+    rejectQuery(req.query, []);
+    const request = parseAcceptRequest(req.body);
+    const invite = inviteForCode(this.store.query('groupInvite', {}, 'uid'), request, this.clock());
+    const group = invite.parent!;
+    const taken = new Set(this.store.childrenOf(group, 'identity').map((i) => i.data.name));
+    const name = identityNameFor(request.email, (n) => taken.has(n));
+    const identity = this.createResource('identity', group, { name, description: '', claimMatch: { issuer: request.issuer, subject: request.subject }, email: request.email });
+    const binding = this.createResource('roleBinding', group, { identityUid: identity.uid, roleUid: invite.data.role! });
+    if (invite.data.singleUse !== false) this.store.remove(invite);
+    return { status: 200, body: { identity: renderResource(this.store, identity), roleBinding: renderResource(this.store, binding) }, mutated: true };
   }
 
   private readmeRepo(caller: Caller, repoUid: string): StoredResource {

@@ -49,6 +49,15 @@ export interface ResourceData {
   sink?: string;
   advisoryId?: string;
   artifactName?: string;
+  /** A repo's bundle keywords and catalog entitlement. */
+  bundles?: string[];
+  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean };
+  /** An invite's role (a role uid), e-mail, end and use; its code only as `sha256:<hex>`. An identity's e-mail (people). */
+  role?: string;
+  email?: string;
+  expirationTime?: string;
+  singleUse?: boolean;
+  codeHash?: string;
 }
 
 /**
@@ -132,6 +141,7 @@ function naturalKey(r: StoredResource): string | null {
     case 'terms':
       return r.data.docId ?? null;
     case 'advisory':
+    case 'groupInvite': // several invites may name one e-mail and role
       return null;
     default:
       return r.data.name ?? null;

@@ -66,6 +66,9 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       return typeof value === 'string' && value !== '' ? null : 'defaultRole must be the uid of a role';
     case 'oidc':
       return checkOidc(value);
+    case 'syncConfig':
+      // The schema allows a PATCH of some leaves; whole, as stored, it has both of these.
+      return isPlainObject(value) && typeof value.source === 'string' && typeof value.expiration === 'string' ? null : 'syncConfig needs source (a catalog repo uid) and expiration';
     case 'content':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;

@@ -3,7 +3,7 @@
  * directory): a path that cannot be written is a clear error naming it and why, never a stack
  * trace (DESIGN.md §8 rev 4). The text passed in has already gone through the door out.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../model/errors.js';
 
@@ -46,4 +46,50 @@ export function makeUserDirectory(dir: string, what: string): void {
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot make ${what} ${dir}: ${describeWriteError(err, dir)}`, { cause: err });
   }
+}
+
+/** A file of secrets the operator asked for, appended to line by line (see openSecretFile). */
+export interface SecretFile {
+  /** Appends one line and makes it durable before returning: a secret written is a secret kept. */
+  appendLine(line: string): void;
+  close(): void;
+}
+
+/**
+ * Opens the one file a secret may be written to (`apply --invite-codes FILE`, DESIGN.md §4): a
+ * regular file, never followed through a symlink, created 0600 (an existing one is made 0600),
+ * appended to. Its lines bypass redaction on purpose — they are the secrets — so nothing else
+ * may be written through it. Opened before the first request: a path that cannot be written is
+ * a clear error and changes nothing.
+ */
+export function openSecretFile(path: string, what: string): SecretFile {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException)?.code;
+    const why = code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path);
+    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}`, { cause: err });
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: it is not a regular file`);
+    fchmodSync(fd, 0o600);
+  } catch (err) {
+    closeSync(fd);
+    if (err instanceof UserError) throw err;
+    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+  }
+  return {
+    appendLine(line) {
+      try {
+        writeSync(fd, `${line}\n`);
+        fsyncSync(fd);
+      } catch (err) {
+        throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+      }
+    },
+    close() {
+      closeSync(fd);
+    },
+  };
 }

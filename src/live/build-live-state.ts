@@ -42,11 +42,13 @@ export function parentUidOf(uid: string): string | null {
   return i < 0 ? null : uid.slice(0, i);
 }
 
-/** Copies the API object's timestamps onto a resource (they come last among its keys). */
-function addTimestamps(resource: { createTime?: string; updateTime?: string; lastSeenTime?: string }, obj: ApiObject): void {
+/** Copies the API object's timestamps (and an identity's e-mail) onto a resource (they come last among its keys). */
+function addTimestamps(resource: { createTime?: string; updateTime?: string; lastSeenTime?: string; email?: string }, obj: ApiObject): void {
   if (typeof obj.createTime === 'string') resource.createTime = obj.createTime;
   // When an identity last logged in (the API sets it): what an access review asks of it.
   if (typeof obj.lastSeenTime === 'string') resource.lastSeenTime = obj.lastSeenTime;
+  // The address a person signed in with (identities): what `members` are matched by, never managed.
+  if (typeof obj.email === 'string' && obj.email !== '' && obj.email.length <= 254) resource.email = obj.email;
   if (typeof obj.updateTime === 'string') resource.updateTime = obj.updateTime;
 }
 
@@ -180,7 +182,7 @@ export class LiveResourceBuilder {
       const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
       const resource = {
         kind,
-        address: oneLine(descriptor.address(groupPath, fields, parent)),
+        address: oneLine(descriptor.address(groupPath, fields, parent, obj.uid)),
         groupPath,
         parentAddress: parent.address,
         uid: obj.uid,

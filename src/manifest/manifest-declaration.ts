@@ -4,7 +4,7 @@
  * (src/model/kinds/declarations.ts). src/manifest/generate-schemas.ts writes it to
  * schemas/manifest.schema.json; only that generator and tests load this module (and TypeBox).
  */
-import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
+import { FIELD_DECLARATIONS, MEMBER_DECLARATION } from '../model/kinds/declarations.js';
 import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { descriptorOf, KINDS, PRUNE_KEYS } from '../model/kinds.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
@@ -150,6 +150,14 @@ export function manifestSchema(): Json {
         "$ref": "#/$defs/repo"
       }
     },
+    "members": {
+      "title": "Members",
+      "description": "People who should hold a role on this org, by the e-mail they sign in with: invited until they accept, then kept as the binding of that role to their identity. One (email, role) pair once per group.",
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/member"
+      }
+    },
     "subscriptions": {
       "title": "Event subscriptions",
       "description": "Event subscriptions of this org, delivered to an https sink.",
@@ -256,6 +264,14 @@ export function manifestSchema(): Json {
       "type": "array",
       "items": {
         "$ref": "#/$defs/repo"
+      }
+    },
+    "members": {
+      "title": "Members",
+      "description": "People who should hold a role on this group, by the e-mail they sign in with: invited until they accept, then kept as the binding of that role to their identity. One (email, role) pair once per group.",
+      "type": "array",
+      "items": {
+        "$ref": "#/$defs/member"
       }
     },
     "subscriptions": {
@@ -383,6 +399,13 @@ export function manifestSchema(): Json {
   "title": "Event subscription",
   "description": "Delivers the group events to an https sink."
 }, {}),
+    member: {
+      ...plain(MEMBER_DECLARATION),
+      title: "Member",
+      description: "A person who should hold a role here, by e-mail: present once a binding of that role to an identity with that e-mail exists, pending while an unexpired invite for them is open, else invited by the plan.",
+      additionalProperties: false,
+      examples: [{ email: "alice@acme.dev", role: "viewer" }],
+    },
     settings: {
   "title": "Settings",
   "description": "How plans treat live resources the manifests do not mention. May be given in several documents: prune must then agree, ignore and protect lists are joined.",
@@ -405,6 +428,14 @@ export function manifestSchema(): Json {
           "roleBindings": false
         }
       ]
+    },
+    "inviteTtl": {
+      "title": "Invite lifetime",
+      "description": "How long an invite the plan creates for a member stays open: days or hours (7d, 36h), at most 30d (default 7d).",
+      "type": "string",
+      "pattern": "^[1-9][0-9]{0,3}(d|h)$",
+      "default": "7d",
+      "examples": ["7d", "14d"]
     },
     "ignore": {
       "title": "Ignore",

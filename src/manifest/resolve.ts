@@ -15,10 +15,11 @@ import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLoca
 import { checkSecretRefShape } from '../apply/secrets.js';
 import { formatLocation, formatPointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
-import { checkAddressGlob, pruneKey, toPruneSetting } from './settings.js';
+import { SettingsReader } from './resolve-settings.js';
 import { pushTo } from '../util/multimap.js';
 import { ignoredDeclarations, oldNameGlobWarnings } from './resolve-globs.js';
 import { ReferenceResolver } from './resolve-references.js';
+import { resolveMembers, type PendingMember } from './resolve-members.js';
 import { asArray, asObject, asString, fieldKey, siteAt, type GroupRecord, type Obj, type PendingBinding, type ReferenceIndex, type Site } from './resolve-tables.js';
 
 export interface ResolveOptions {
@@ -69,6 +70,7 @@ class Resolver {
   private readonly identities = this.referenceable.get('identity')!;
   private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
+  private readonly members: PendingMember[] = [];
   /** Items of lists inside another kind's items (group mappings of an identity provider). */
   private readonly nested: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }[] = [];
   /** Role references of other kinds (an identity provider's defaultRole: `field` of the item at `site`), resolved once every role is declared. */
@@ -76,8 +78,8 @@ class Resolver {
   /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
   private readonly renames = new Map<string, { address: string; what: string; location: SourceLocation }>();
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
-  private prune: { value: PruneSetting; written: unknown; location: SourceLocation } | undefined;
-  private readonly globs = { ignore: new Map<string, SourceLocation>(), protect: new Map<string, SourceLocation>() };
+  /** `settings`, document by document (resolve-settings.ts). */
+  private readonly settings = new SettingsReader((site, message) => this.report(site, message));
 
   /** How references resolve: against the identities and roles declared so far (resolve-references.ts). */
   private readonly references: ReferenceResolver;
@@ -99,7 +101,7 @@ class Resolver {
       return;
     }
     this.addGroup({ doc, pointer: ['org'] }, '', org);
-    this.addSettings(doc, asObject(root.settings));
+    this.settings.add(doc, asObject(root.settings));
   }
 
   finish(): ResolveResult {
@@ -109,21 +111,28 @@ class Resolver {
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
     for (const n of this.nested) this.addNestedItem(n);
-    this.diagnostics.push(...ignoredDeclarations(this.globs.ignore, this.resources));
+    const members = resolveMembers(this.members, {
+      resolveRole: (site, groupPath, ref, what) => this.references.resolveRoleName(site, 'role', groupPath, ref, what),
+      report: (site, message) => this.report(site, message),
+      groupLabel: (path) => this.groupLabel(path),
+    });
+    this.diagnostics.push(...ignoredDeclarations(this.settings.globs.ignore, this.resources));
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
     const uid = orgRecord.scalars.get('uid')?.value as string | undefined;
     const state: DesiredState = {
       org: { name: this.org.name, ...(uid !== undefined ? { uid } : {}), source: this.org.source },
       resources: this.resources,
+      ...(members.length > 0 ? { members } : {}),
       settings: {
-        prune: this.prune?.value ?? true,
-        ignore: [...this.globs.ignore.keys()],
-        protect: [...this.globs.protect.keys()],
+        prune: this.settings.prune?.value ?? true,
+        ignore: [...this.settings.globs.ignore.keys()],
+        protect: [...this.settings.globs.protect.keys()],
+        ...(this.settings.inviteTtl ? { inviteTtlMs: this.settings.inviteTtl.ms } : {}),
       },
       files: this.options.files,
     };
-    return { state, diagnostics: [], warnings: oldNameGlobWarnings(this.globs, this.resources, this.groups) };
+    return { state, diagnostics: [], warnings: oldNameGlobWarnings(this.settings.globs, this.resources, this.groups) };
   }
 
   private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {
@@ -230,6 +239,8 @@ class Resolver {
         }
       });
     }
+    // People by e-mail (resolve-members.ts): resolved once every role is declared.
+    this.eachItem(site, value, 'members', (item, itemSite) => this.members.push({ site: itemSite, groupPath: path, value: item }));
   }
 
   private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {
@@ -452,31 +463,5 @@ class Resolver {
     if (!identity || !role) return;
     const resource = this.groupResource(descriptorOf('roleBinding'), site, groupPath, { identity, role });
     this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
-  }
-
-  // ---- settings -------------------------------------------------------------------------
-
-  private addSettings(doc: ManifestDocument, settings: Obj | undefined): void {
-    if (!settings) return;
-    const prune = toPruneSetting(settings.prune);
-    if (prune !== undefined) {
-      const site = { doc, pointer: ['settings', 'prune'] };
-      const location = doc.locate(site.pointer);
-      // Messages quote the value as written (`{widgets: true}`), not the converted setting.
-      if (!this.prune) this.prune = { value: prune, written: settings.prune, location };
-      else if (pruneKey(this.prune.value) !== pruneKey(prune)) {
-        this.report(site, `conflicting settings.prune: ${JSON.stringify(settings.prune)} here, but ${JSON.stringify(this.prune.written)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`);
-      }
-    }
-    for (const list of ['ignore', 'protect'] as const) {
-      asArray(settings[list]).forEach((raw, i) => {
-        const glob = asString(raw);
-        if (glob === undefined || glob === '') return; // the schema reports the type
-        const site = { doc, pointer: ['settings', list, i] };
-        const problem = checkAddressGlob(glob, list);
-        if (problem) this.report(site, problem);
-        else if (!this.globs[list].has(glob)) this.globs[list].set(glob, doc.locate(site.pointer));
-      });
-    }
   }
 }

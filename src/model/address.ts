@@ -89,6 +89,22 @@ export function roleBindingAddress(groupPath: string, identity: IdentityKey, rol
   return groupPath === '' ? flat('roleBinding:', identityText, '=', roleText) : flat('roleBinding:', groupPath, '/', identityText, '=', roleText);
 }
 
+/**
+ * Address of an invite: `groupInvite:<group path>/<email or uid>=<role>` — the e-mail in lower
+ * case (e-mails compare case-insensitively), or the last segment of its uid when it carries none.
+ */
+export function groupInviteAddress(groupPath: string, who: string, role: RoleKey): string {
+  const roleText = referenceText(groupPath, role);
+  return groupPath === '' ? flat('groupInvite:', who, '=', roleText) : flat('groupInvite:', groupPath, '/', who, '=', roleText);
+}
+
+/** Address of a member line: `member:<group path>/<email>=<role>`, the e-mail in lower case. */
+export function memberAddress(groupPath: string, email: string, role: RoleKey): string {
+  const roleText = referenceText(groupPath, role);
+  const who = email.toLowerCase();
+  return groupPath === '' ? flat('member:', who, '=', roleText) : flat('member:', groupPath, '/', who, '=', roleText);
+}
+
 /** The kind named by an address (`org` is a group). */
 export function kindOfAddress(address: string): Kind {
   if (address === ORG_ADDRESS) return 'group';

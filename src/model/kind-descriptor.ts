@@ -205,8 +205,13 @@ export interface KindDescriptor<K extends string = string> {
    * block it with RESOURCE_NOT_EMPTY, and those its address is built from. `'*'` = every kind.
    */
   readonly deleteReliesOn: readonly string[] | '*';
-  /** Address of a resource of this kind in group `groupPath` (its own path, for a group). */
-  address(groupPath: string, fields: Readonly<Record<string, unknown>>, parent: ParentPlace): string;
+  /**
+   * Address of a resource of this kind in group `groupPath` (its own path, for a group); `uid`
+   * is given for a live one, for a kind whose key may be its uid (an invite without an e-mail).
+   */
+  address(groupPath: string, fields: Readonly<Record<string, unknown>>, parent: ParentPlace, uid?: string): string;
+  /** The key under `settings.prune` of a kind the manifests declare through another list (invites, through `members`). */
+  readonly pruneKey?: string;
   /** A group's path is its parent's plus its name; every other kind sits in its parent's group. */
   readonly ownsGroupPath: boolean;
   /** How a resource is named in a "declared twice" message: `identity "ci-bot"`. */

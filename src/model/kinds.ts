@@ -16,12 +16,13 @@ import { identityProvider, type IdentityProviderFields } from './kinds/identity-
 import { groupMapping, type GroupMappingFields } from './kinds/group-mapping.js';
 import { accountAssociation, type AccountAssociationFields } from './kinds/account-association.js';
 import { terms, type TermsFields } from './kinds/terms.js';
+import { groupInvite, type GroupInviteFields } from './kinds/group-invite.js';
 
 export { BUILTIN_ROLE_NAMES, type BuiltinRoleName } from './kinds/role.js';
 export type { ClaimMatch } from './kinds/identity.js';
 
 /** Every managed kind, in the order manifests and views list them. */
-export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation, terms] as const;
+export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation, terms, groupInvite] as const;
 
 export type Kind = (typeof DESCRIPTORS)[number]['kind'];
 export const KINDS: readonly Kind[] = DESCRIPTORS.map((d) => d.kind);
@@ -39,6 +40,7 @@ export interface FieldsByKind {
   groupMapping: GroupMappingFields;
   accountAssociation: AccountAssociationFields;
   terms: TermsFields;
+  groupInvite: GroupInviteFields;
 }
 
 /**
@@ -133,14 +135,17 @@ export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
  * identities and roles) first, bindings after them, a repo's tags after the repo. The live-state
  * builder places resources in this order too (a parent and a referenced resource come first).
  */
-export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, terms.kind, repo.kind, subscription.kind, roleBinding.kind, tag.kind];
+export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, terms.kind, repo.kind, subscription.kind, roleBinding.kind, groupInvite.kind, tag.kind];
 /** Order in which kinds are deleted under one group: children and references first (DESIGN.md §4). */
-export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, terms.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
+export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, groupInvite.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, terms.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
 
 /** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
 export const PRUNE_KEYS: Readonly<Record<string, Kind>> = Object.fromEntries(
   // A permanent kind (accepted terms) is never deleted: there is nothing to prune.
-  DESCRIPTORS.flatMap((d) => (d.manifest && !('permanent' in d && d.permanent) ? [[d.manifest.listKey, d.kind]] : [])),
+  DESCRIPTORS.flatMap((d): [string, Kind][] => {
+    if ('pruneKey' in d && d.pruneKey !== undefined) return [[d.pruneKey, d.kind]];
+    return d.manifest && !('permanent' in d && d.permanent) ? [[d.manifest.listKey, d.kind]] : [];
+  }),
 );
 
 /** "repo", "role bindings": the kind as a reader says it, for `n` of them. */

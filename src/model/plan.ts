@@ -5,6 +5,7 @@
 import type { Kind } from './kinds.js';
 import type { DesiredState, SecretRef, SourceLocation } from './resources.js';
 import type { AccessChange } from '../access/effective-access.js';
+import type { MemberStatus } from '../plan/phases/members.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -136,12 +137,14 @@ export interface Plan {
   basis?: PlanBasis;
   /** What the plan changes in effective access (DESIGN.md §4 "Access changes"); absent when nothing. */
   accessChanges?: AccessChange[];
+  /** What each `members` line comes to: present, pending (with its expiry) or invited; absent without members. */
+  members?: MemberStatus[];
 }
 
 /** What a saved plan was planned from. */
 export interface PlanBasis {
   desired: DesiredState;
-  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean };
+  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean; now?: number };
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */
@@ -151,7 +154,7 @@ export interface PlanRefusal {
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
    * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access';
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'invite-time';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

@@ -68,6 +68,8 @@ export type LiveResource = ResourceUnion & {
   updateTime?: string;
   /** When an identity last logged in, as the API reports it (identities only). */
   lastSeenTime?: string;
+  /** The e-mail a person signed in with, as the API reports it (identities only): what `members` match; never managed or exported. */
+  email?: string;
 };
 
 /** `settings.prune`: true/false for every kind, or per kind (absent kinds default to true). */
@@ -79,6 +81,23 @@ export interface Settings {
   ignore: string[];
   /** Address globs that may never be deleted. */
   protect: string[];
+  /** `settings.inviteTtl` in milliseconds: how long an invite the plan creates stays open (default 7 days). */
+  inviteTtlMs?: number;
+}
+
+/**
+ * A `members` line (DESIGN.md §3, §4): who should hold a role on a group, by the e-mail they
+ * sign in with; brought about by an invite until a binding of that role to an identity with
+ * that e-mail exists (plan/phases/members.ts).
+ */
+export interface DesiredMember {
+  /** `member:<group path>/<email, lower case>=<role>`. */
+  address: string;
+  groupPath: string;
+  /** As written (compared case-insensitively). */
+  email: string;
+  role: import('./address.js').RoleKey;
+  source: SourceLocation;
 }
 
 /** Everything the manifests say, validated and resolved. */
@@ -91,6 +110,8 @@ export interface DesiredState {
   };
   /** Every resource, including the org root group itself (address `org`, groupPath ''). */
   resources: DesiredResource[];
+  /** `members` lines, when the manifests have any. */
+  members?: DesiredMember[];
   settings: Settings;
   /** Files the state was read from, sorted. */
   files: string[];

@@ -14,6 +14,7 @@ import { planCreates } from './phases/creates.js';
 import { chooseDeletes, planDeletes } from './phases/deletes.js';
 import { explainReplacements, noteWhatGoesWithParents } from './phases/explain.js';
 import { matchResources } from './phases/match.js';
+import { planMembers } from './phases/members.js';
 import { normaliseDesired, refusePinnedOrgOfAnotherName } from './phases/normalise.js';
 import type { Planning } from './phases/planning.js';
 import { summarise } from './phases/summary.js';
@@ -57,6 +58,12 @@ export interface PlanOptions {
    * naming the steps that cause it); losing access is never refused by it (DESIGN.md §4).
    */
   denyNewAccess?: boolean;
+  /**
+   * The time of the plan (ms since the epoch): invites for members expire `settings.inviteTtl`
+   * after it, and an invite is pending while it has not expired. The planner reads no clock:
+   * planFromManifests gives the time of the run; a saved plan keeps the one it was made with.
+   */
+  now?: number;
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
@@ -71,10 +78,21 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   checkTargets(targets);
   if (live.org === null && options.bootstrap !== true) return refuseInvisibleOrg(desired);
   const renamed = applyRenames(desired, live);
+  // 0. members: each `members` line becomes the binding, invite or new invite that brings it about.
+  const now = options.now ?? Number.NaN;
+  const membered = planMembers(desired, renamed.live, now);
+  desired = membered.desired;
   // Only a plan with renames and with ignore or protect globs needs the addresses as read.
   const globbed = desired.settings.ignore.length > 0 || desired.settings.protect.length > 0;
   const liveAddressOf = renamed.live === live || !globbed ? undefined : renamed.liveAddressOf;
-  live = renamed.live;
+  live = membered.live;
+  if (membered.members.some((m) => m.state === 'invited') && !Number.isFinite(now)) {
+    renamed.refusals.push({
+      rule: 'invite-time',
+      message: 'members need invites, but the plan was given no time to set their expiration from (plan() option now)',
+      addresses: membered.members.filter((m) => m.state === 'invited').map((m) => m.address),
+    });
+  }
   const p: Planning = {
     desired,
     live,
@@ -147,6 +165,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
     refusals,
     fingerprints: [],
     ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}),
+    ...(membered.members.length > 0 ? { members: membered.members } : {}),
   };
   if (untargeted !== undefined) result.untargeted = untargeted;
   return result;

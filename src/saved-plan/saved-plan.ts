@@ -111,9 +111,17 @@ function checkBasisShape(basis: unknown): string | undefined {
   if (options.targets !== undefined && !isStrings(options.targets)) return 'its targets are not a list of strings';
   if (options.maxDeleteRatio !== undefined && (typeof options.maxDeleteRatio !== 'number' || !(options.maxDeleteRatio >= 0 && options.maxDeleteRatio <= 1))) return 'its maxDeleteRatio is not a number from 0 to 1';
   for (const flag of ['allowMassDelete', 'rotateSecrets', 'bootstrap', 'denyNewAccess']) if (options[flag] !== undefined && typeof options[flag] !== 'boolean') return `its ${flag} is not true or false`;
+  if (options.now !== undefined && !(typeof options.now === 'number' && Number.isSafeInteger(options.now) && options.now >= 0)) return 'its time (now) is not a time';
   if (!isObject(desired) || !isObject(desired.org) || typeof desired.org.name !== 'string' || !Array.isArray(desired.resources) || !isStrings(desired.files)) return 'its desired state is not one';
   const settings = desired.settings;
   if (!isObject(settings) || !isStrings(settings.ignore) || !isStrings(settings.protect) || !(typeof settings.prune === 'boolean' || isObject(settings.prune))) return 'its settings are not ones';
+  if (settings.inviteTtlMs !== undefined && !(typeof settings.inviteTtlMs === 'number' && settings.inviteTtlMs > 0 && settings.inviteTtlMs <= 30 * 24 * 3600 * 1000)) return 'its inviteTtl is not a duration of at most 30 days';
+  if (desired.members !== undefined) {
+    if (!Array.isArray(desired.members)) return 'its members are not a list';
+    for (const m of desired.members as unknown[]) {
+      if (!isObject(m) || typeof m.address !== 'string' || typeof m.groupPath !== 'string' || typeof m.email !== 'string' || !isObject(m.role) || !isObject(m.source)) return 'its desired state holds a member that is not one';
+    }
+  }
   for (const r of desired.resources as unknown[]) {
     if (!isObject(r) || typeof r.kind !== 'string' || !(KINDS as readonly string[]).includes(r.kind) || typeof r.address !== 'string' || typeof r.groupPath !== 'string' || !(r.parentAddress === null || typeof r.parentAddress === 'string') || !isObject(r.fields) || !isObject(r.source)) {
       return 'its desired state holds a resource that is not one';

@@ -74,6 +74,16 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     if (access.length > ACCESS_SHOWN) head.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
     head.push('');
   }
+  const members = (plan.members ?? []).filter((m) => m.state !== 'present');
+  if (members.length > 0) {
+    head.push('#### Members', '', '| E-mail | Role | Group | State |', '|---|---|---|---|');
+    for (const m of members.slice(0, ACCESS_SHOWN)) {
+      const state = m.state === 'pending' ? `pending until ${m.expirationTime ?? '?'}` : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces an expired invite)` : ''}`;
+      head.push(`| ${inlineCode(cell(m.email))} | ${inlineCode(cell(m.role))} | ${inlineCode(cell(m.group))} | ${cell(state)} |`);
+    }
+    if (members.length > ACCESS_SHOWN) head.push('', `_… and ${members.length - ACCESS_SHOWN} more members: \`plan --format json\` has them all._`);
+    head.push('');
+  }
   const renames = plan.steps.flatMap((s) => (s.action === 'update' && s.previousAddress !== undefined ? [s] : []));
   if (renames.length > 0) {
     head.push('> [!NOTE]', `> **This plan renames ${renames.length} resource${renames.length === 1 ? '' : 's'} in place** (same uid; everything beneath and every binding kept):`, '>');

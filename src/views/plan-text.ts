@@ -48,6 +48,13 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
       out.push('');
     }
   }
+  const members = (plan.members ?? []).filter((m) => m.state !== 'present');
+  if (members.length > 0) {
+    out.push(paint('header', 'Members:'));
+    for (const m of members.slice(0, ACCESS_SHOWN)) out.push(`  ${paint(m.state === 'invited' ? 'add' : 'change', m.state === 'invited' ? '+' : '~')} ${escapeControl(describeMember(m))}`);
+    if (members.length > ACCESS_SHOWN) out.push(`  … and ${members.length - ACCESS_SHOWN} more (plan --format json has them all)`);
+    out.push('');
+  }
   if (plan.warnings.length > 0) {
     out.push(paint('header', 'Warnings:'));
     for (const w of plan.warnings) out.push(`  ${paint('change', '!')} ${escapeControl(w)}`);
@@ -60,4 +67,12 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   }
   out.push(paint('header', summaryLine(plan.summary, plan.untargeted)));
   return `${out.join('\n')}\n`;
+}
+
+/** One member line as a reviewer reads it: who, what, where, and where it stands. */
+export function describeMember(m: NonNullable<Plan['members']>[number]): string {
+  const who = `${m.email} (${m.role} on ${m.group})`;
+  if (m.state === 'pending') return `${who}: pending, the invite expires ${m.expirationTime ?? '?'}`;
+  if (m.state === 'present') return `${who}: present as ${m.identity ?? '?'}`;
+  return `${who}: invited, the invite expires ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces the expired ${m.replaces})` : ''}`;
 }

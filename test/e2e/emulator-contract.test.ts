@@ -70,6 +70,8 @@ org:
     - name: app
       description: The app
       readme: "# app\\n"
+      bundles: [featured, fips]
+      syncConfig: {source: "0123456789abcdef0123456789abcdef01234567/89abcdef01234567", expiration: "2027-06-30T00:00:00Z", syncApks: true}
   subscriptions:
     - sink: https://hooks.acme.dev/platform
   groups:
@@ -79,6 +81,8 @@ org:
           claimMatch: {issuer: https://token.actions.githubusercontent.com, subject: "repo:acme/app:ref:refs/heads/main"}
       roleBindings:
         - {identity: ci, role: /publisher}
+      members:
+        - {email: dev@acme.dev, role: viewer}
       repos:
         - name: tools
 `;
@@ -118,6 +122,8 @@ org:
     - name: application
       renamedFrom: app
       readme: "# application\\n"
+      bundles: [fips]
+      syncConfig: {source: "0123456789abcdef0123456789abcdef01234567/89abcdef01234567", expiration: "2027-12-31T00:00:00Z", syncApks: true}
   groups:
     - name: eng
       renamedFrom: engineering
@@ -178,7 +184,7 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
 
   it('holds for every request and answer of a full plan / apply / drift / export run, every kind created, listed, updated and deleted', async () => {
     writeFileSync(join(dir, 'org.yaml'), first);
-    const apply1 = await run(['apply', dir, '--auto-approve']);
+    const apply1 = await run(['apply', dir, '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')]);
     expect(apply1.code, apply1.stderr).toBe(0);
     writeFileSync(join(dir, 'org.yaml'), second);
     const apply2 = await run(['apply', dir, '--auto-approve']);

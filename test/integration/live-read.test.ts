@@ -145,12 +145,12 @@ describe('readLiveState', () => {
       if (res.kind !== 'tag' && res.kind !== 'roleBinding') expect(res.updateTime).toMatch(/Z$/);
     }
 
-    // Every kind platform-sync manages (10) was listed once under the org; one readme was fetched.
+    // Every kind platform-sync manages (11, invites included) was listed once under the org; one readme was fetched.
     const log = emulator.requestLog;
     const scoped = log.filter((e) => e.query['uidp.descendants_of'] === live.org!.uid);
-    expect(new Set(scoped.map((e) => e.path)).size).toBe(10);
+    expect(new Set(scoped.map((e) => e.path)).size).toBe(11);
     expect(log.filter((e) => e.path.endsWith('/readme')).map((e) => e.path)).toEqual([`/registry/v2/repos/${r['repo:engineering/platform/base']!.uid}/readme`]);
-    expect(log.length).toBeLessThanOrEqual(15);
+    expect(log.length).toBeLessThanOrEqual(16);
   });
 
   it('returns org: null (and still the built-in roles) when the org does not exist', async () => {

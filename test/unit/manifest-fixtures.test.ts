@@ -144,14 +144,14 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'bad glob in settings',
     files: ['bad-settings-glob.yaml'],
     expected: [
-      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:) (did you mean "repo:*"?) (at /settings/protect/0)`,
+      `${F}/bad-settings-glob.yaml:6:13: invalid address glob "repos:*" in settings.protect; expected "org" or a glob that starts with a kind prefix (group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:) (did you mean "repo:*"?) (at /settings/protect/0)`,
     ],
   },
   {
     name: 'unknown kind in settings.prune',
     files: ['bad-prune-kind.yaml'],
     expected: [
-      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions, identityProviders, groupMappings, accountAssociation (at /settings/prune/identity)`,
+      `${F}/bad-prune-kind.yaml:6:5: unknown field "identity" in settings.prune; expected one of groups, identities, roles, roleBindings, repos, subscriptions, identityProviders, groupMappings, accountAssociation, groupInvites (at /settings/prune/identity)`,
     ],
   },
   {
@@ -233,10 +233,10 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     files: ['bad-misspelt-keys.yaml'],
     expected: [
       `${F}/bad-misspelt-keys.yaml:1:1: unknown field "apiVersoin" in the document; expected one of apiVersion, org, settings (did you mean "apiVersion"?) (at /apiVersoin)`,
-      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, renamedFrom, uid (did you mean "identities"?) (at /org/identites)`,
+      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, renamedFrom, uid (did you mean "identities"?) (at /org/identites)`,
       `${F}/bad-misspelt-keys.yaml:7:7: unknown field "nmae" in repo 1 of org "acme"; expected one of name, renamedFrom, description, readme, bundles, syncConfig (did you mean "name"?) (at /org/repos/0/nmae)`,
       `${F}/bad-misspelt-keys.yaml:10:7: unknown field "rol" in role binding 1 of org "acme"; expected one of identity, identityUid, role, roleUid (did you mean "role"?) (at /org/roleBindings/0/rol)`,
-      `${F}/bad-misspelt-keys.yaml:12:3: unknown field "prnue" in settings; expected one of prune, ignore, protect (did you mean "prune"?) (at /settings/prnue)`,
+      `${F}/bad-misspelt-keys.yaml:12:3: unknown field "prnue" in settings; expected one of prune, inviteTtl, ignore, protect (did you mean "prune"?) (at /settings/prnue)`,
     ],
   },
   {

@@ -766,7 +766,7 @@ describe('plan: targets', () => {
         '--target repos:app has an unknown kind "repos"; did you mean repo:app?',
         '--target group has no kind prefix; did you mean group:*?',
         '--target repo: has nothing after "repo:" (e.g. repo:* or repo:<path>)',
-        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:',
+        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:',
       ].join('\n'),
     );
   });

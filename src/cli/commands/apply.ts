@@ -11,7 +11,8 @@ import { readFileHeadSync } from '../../io/read-file.js';
 import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { apply, DEFAULT_CONCURRENCY, type ApplyResult } from '../../apply/index.js';
+import { apply, DEFAULT_CONCURRENCY, InviteCodesNeededError, type ApplyResult, type InviteCodeRecord } from '../../apply/index.js';
+import { openSecretFile } from '../../io/write-file.js';
 import { createProgressView, type ProgressFormat } from '../../views/progress.js';
 import type { ApiClient } from '../../api/types.js';
 import { UserError } from '../../model/errors.js';
@@ -38,6 +39,7 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   autoApprove?: boolean;
   concurrency: number;
   format: ProgressFormat;
+  inviteCodes?: string;
 }
 
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
@@ -51,7 +53,8 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .usage('[options] <paths...|plan.json>')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
-    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'));
+    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
+    .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes');
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
@@ -89,6 +92,9 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
     if (secrets.error) throw secrets.error; // before the question
+    // A code nobody keeps is a dead invite: refused before the question, as apply() would before any write.
+    const invites = plan.steps.filter((s) => s.action === 'create' && s.kind === 'groupInvite').map((s) => s.address);
+    if (invites.length > 0 && options.inviteCodes === undefined) throw new InviteCodesNeededError(invites);
 
     if (!(await confirmApply(plan.steps.length, options, ctx))) {
       output.stderr.write('Apply cancelled: nothing was changed.\n');
@@ -96,8 +102,20 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     }
     // Approved without a question (CI): a blank line between the plan and the progress.
     if (options.autoApprove && options.format === 'text') out.write('\n');
-    const result = await applyWithInterrupt(plan, client, options, ctx, secrets.read);
-    return result.ok ? 0 : 1;
+    // Invite codes go to the operator's file only (opened before any write; registered as
+    // secrets so that no other output can show one).
+    const codes = options.inviteCodes === undefined ? undefined : openSecretFile(options.inviteCodes, 'invite codes');
+    try {
+      const onInviteCode = codes && ((record: InviteCodeRecord) => {
+        ctx.onInviteCode?.(record.code);
+        output.addSecret(record.code);
+        codes.appendLine(JSON.stringify(record));
+      });
+      const result = await applyWithInterrupt(plan, client, options, ctx, secrets.read, onInviteCode);
+      return result.ok ? 0 : 1;
+    } finally {
+      codes?.close();
+    }
   });
 }
 
@@ -180,7 +198,7 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
   const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });
@@ -201,7 +219,7 @@ async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyC
   ctx.signals.on('SIGINT', onSignal);
   ctx.signals.on('SIGTERM', onSignal);
   try {
-    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret });
+    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret, ...(onInviteCode ? { onInviteCode } : {}) });
   } finally {
     ctx.signals.off('SIGINT', onSignal);
     ctx.signals.off('SIGTERM', onSignal);

@@ -62,7 +62,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
   command.action(async (paths: string[], options: PlanCommandOptions) => {
     requirePaths(paths, options, 'plan');
     const planning = planOptionsFrom(options);
-    const { plan, live, desired } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planning));
+    const { plan, live, desired, now } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planning));
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
@@ -71,7 +71,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     for (const warning of planSecretWarnings(plan, cliSecretSources(options, ctx))) output.stderr.write(`Warning: ${escapeControl(warning)}\n`);
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
-      await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: basisOptions(planning) } });
+      await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: { ...basisOptions(planning), now } } });
       // The hint says how to apply it where it was made (the embedded emulator's state is per directory).
       output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}${options.emulator ? ' --emulator' : ''}\n`);
     }

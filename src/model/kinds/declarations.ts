@@ -15,6 +15,21 @@
 import Type from 'typebox';
 import { CAPABILITIES, describeName, NAME_PATTERN_SOURCE } from '../vocabulary.js';
 
+/** An e-mail address as members and invites carry it: ASCII, one @, a dotted domain (compared case-insensitively). */
+export const EMAIL_PATTERN_SOURCE = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$";
+const EMAIL = Type.String({ title: "E-mail", description: "The e-mail address the person signs in with (compared case-insensitively).", pattern: EMAIL_PATTERN_SOURCE, maxLength: 254, examples: ["alice@acme.dev"] });
+const ROLE_NAME_REF = (who: string) => Type.String({ title: "Role", description: `Role ${who} get: the nearest custom role of this group or its ancestors, else a built-in (viewer, editor, owner, registry.pull, registry.push); a path with "/" names a custom role from the org root.`, minLength: 1, examples: ["viewer", "registry.push"] });
+
+/**
+ * A member (DESIGN.md §3, §4 "Members and invites"): who should hold a role on a group, by the
+ * e-mail they sign in with. Not a kind of the API: a member is brought about by an invite, and
+ * once accepted is the binding of that role to the identity with that e-mail.
+ */
+export const MEMBER_DECLARATION = Type.Object({
+  email: EMAIL,
+  role: ROLE_NAME_REF("the person will"),
+});
+
 export const FIELD_DECLARATIONS = {
   group: Type.Object({
     name: Type.String({ title: "Name", description: describeName("group"), pattern: NAME_PATTERN_SOURCE, examples: ["engineering", "platform"] }),
@@ -119,6 +134,12 @@ export const FIELD_DECLARATIONS = {
     docId: Type.String({ title: "Document id", description: "A terms document id: a letter or digit, then letters, digits, \".\", \"_\" or \"-\", at most 128 characters (^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$).", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" }),
   }),
   roleBinding: Type.Object({}),
+  groupInvite: Type.Object({
+    email: Type.Optional(EMAIL),
+    role: ROLE_NAME_REF("whoever accepts the invite will"),
+    expirationTime: Type.String({ title: "Expiration time", description: "When the invite stops being accepted (RFC 3339): set by the plan from settings.inviteTtl.", minLength: 1 }),
+    singleUse: Type.Optional(Type.Boolean({ title: "Single use", description: "The invite is consumed when accepted (default true)." })),
+  }),
 };
 
 export type FieldDeclarations = typeof FIELD_DECLARATIONS;

@@ -15,4 +15,5 @@ export const DECLARED_FIELDS = {
   tag: [{ name: "name", json: "string" }, { name: "digest", json: "string" }, { name: "deprecated", json: "boolean" }],
   terms: [{ name: "docId", json: "string" }],
   roleBinding: [],
+  groupInvite: [{ name: "email", json: "string" }, { name: "role", json: "string" }, { name: "expirationTime", json: "string" }, { name: "singleUse", json: "boolean" }],
 } as const satisfies Record<string, readonly DeclaredField[]>;

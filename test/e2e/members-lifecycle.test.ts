@@ -1,0 +1,86 @@
+/**
+ * Members and invites end to end (DESIGN.md §4 "Members and invites", issue 38): a member line
+ * is invited (its code kept only in the --invite-codes file), pending while the invite is open,
+ * present once the person accepts through the emulator, and pruned with its identity when the
+ * line goes. No code appears in any output.
+ */
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, useSuiteEmulator } from './cli-harness.js';
+
+const TOKEN = 'members-e2e-token-5be0';
+const manifest = (members: string[]) =>
+  ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  groups:', '    - name: eng', ...(members.length > 0 ? ['      members:', ...members.map((m) => `        - ${m}`)] : []), ''].join('\n');
+
+describe('members and invites', () => {
+  const suite = useSuiteEmulator(TOKEN, 'members', () => mkdirSync(dir));
+  const dir = join(suite.dir, 'm');
+  const codesFile = join(suite.dir, 'codes.jsonl');
+  const outputs: string[] = [];
+  const cli = async (args: string[]) => {
+    const r = await runCli(args, { env: suite.env });
+    outputs.push(r.stdout, r.stderr);
+    return r;
+  };
+  const codes = (): { group: string; email: string; role: string; expirationTime: string; code: string }[] =>
+    readFileSync(codesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as never);
+  const accept = async (code: string, email: string) =>
+    fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, email, issuer: 'https://accounts.acme.dev', subject: email }),
+    });
+
+  it('refuses to create invites without --invite-codes, before any write', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest(['{email: Alice@Acme.dev, role: viewer}']));
+    const r = await cli(['apply', dir, '--bootstrap', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('names no file for their codes; apply with --invite-codes FILE');
+    expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('creates an invite and keeps its code only in the --invite-codes file (0600)', async () => {
+    const plan = await cli(['plan', dir, '--bootstrap']);
+    expect(plan.stdout).toMatch(/\+ Alice@Acme\.dev \(viewer on group:eng\): invited, the invite expires \d{4}-\d\d-\d\dT/);
+    expect(plan.stdout).toContain('+ create groupInvite:eng/alice@acme.dev=viewer');
+    const apply = await cli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', codesFile]);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(statSync(codesFile).mode & 0o777).toBe(0o600);
+    const [record] = codes();
+    expect(record).toMatchObject({ group: 'group:eng', email: 'Alice@Acme.dev', role: 'viewer' });
+    expect(record!.code.length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('is pending while the invite is open: the plan is empty and says when it expires', async () => {
+    const plan = await cli(['plan', dir, '--detailed-exitcode']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toMatch(/~ Alice@Acme\.dev \(viewer on group:eng\): pending, the invite expires /);
+    const json = JSON.parse((await cli(['plan', dir, '--format', 'json'])).stdout) as { members: { state: string; expirationTime: string }[] };
+    expect(json.members).toEqual([expect.objectContaining({ state: 'pending', expirationTime: codes()[0]!.expirationTime })]);
+  });
+
+  it('is present once the person accepts: the emulator made the identity and binding, and the plan keeps them', async () => {
+    const accepted = await accept(codes()[0]!.code, 'alice@acme.dev');
+    expect(accepted.status).toBe(200);
+    const plan = await cli(['plan', dir, '--detailed-exitcode', '--format', 'json']);
+    expect(plan.code, plan.stdout).toBe(0);
+    const json = JSON.parse(plan.stdout) as { members: { state: string; identity: string }[] };
+    expect(json.members).toEqual([expect.objectContaining({ state: 'present', identity: 'identity:eng/alice' })]);
+    // The code is consumed: a second accept finds nothing.
+    expect((await accept(codes()[0]!.code, 'alice@acme.dev')).status).toBe(404);
+  });
+
+  it('prunes the binding and the identity when the line goes', async () => {
+    writeFileSync(join(dir, 'org.yaml'), manifest([]));
+    const plan = await cli(['plan', dir]);
+    expect(plan.stdout).toContain('- delete roleBinding:eng/alice=viewer');
+    expect(plan.stdout).toContain('- delete identity:eng/alice');
+    expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
+    expect((await cli(['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('never shows a code in any output', () => {
+    for (const { code } of codes()) for (const text of outputs) expect(text).not.toContain(code);
+  });
+});
