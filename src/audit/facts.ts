@@ -45,6 +45,10 @@ export interface AuditFacts {
   bindings: AuditedBinding[];
   /** Repos the manifests manage, with the tags live holds under each. */
   managedRepos: { address: string; location: SourceLocation; tags: AuditedTag[] }[];
+  /** Live invites (DESIGN.md §7 rev 4: open-invite, invite-expired). */
+  invites: { address: string; email?: string; role: RoleKey; expirationTime: string }[];
+  /** Every repo with a catalog entitlement, as it will be (declared syncConfig, else live). */
+  entitlements: { address: string; expiration: string; location?: SourceLocation }[];
   isWriteRole(role: RoleKey): boolean;
   /** The write roles an identity holds (by any binding, declared or live), by their reference text. */
   writeRolesOf(identityAddress: string): string[];
@@ -111,8 +115,21 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   }
   const managedRepos = ofKind(desired.resources, 'repo').map((d) => ({ address: d.address, location: d.source, tags: tagsByRepo.get(d.address) ?? [] }));
 
+  const invites = liveOfKind(live.resources, 'groupInvite').map((r) => ({ address: r.address, role: r.fields.role, expirationTime: r.fields.expirationTime, ...(r.fields.email !== undefined ? { email: r.fields.email } : {}) }));
+  const declaredRepos = new Map(ofKind(desired.resources, 'repo').map((d) => [d.address, d]));
+  const entitlements: AuditFacts['entitlements'] = [];
+  for (const r of liveOfKind(live.resources, 'repo')) {
+    const declared = declaredRepos.get(r.address);
+    const expiration = (declared?.fields.syncConfig ?? r.fields.syncConfig)?.expiration;
+    if (expiration !== undefined) entitlements.push({ address: r.address, expiration, ...(declared ? { location: declared.source } : {}) });
+    declaredRepos.delete(r.address);
+  }
+  for (const d of declaredRepos.values()) if (d.fields.syncConfig) entitlements.push({ address: d.address, expiration: d.fields.syncConfig.expiration, location: d.source });
+
   return {
     org: { name: desired.org.name, uid: live.org?.uid ?? null },
+    invites,
+    entitlements,
     identities,
     bindings: [...bindings.values()],
     managedRepos,

@@ -50,7 +50,8 @@ export interface AcceptRequest {
   subject: string;
 }
 
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
+/** An e-mail address, as the contract's `Email` schema has it. */
+export const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
 export function parseAcceptRequest(body: unknown): AcceptRequest {
   if (!isPlainObject(body)) throw invalidArgument([{ field: 'body', description: 'must be a JSON object {code, email, issuer, subject}' }]);

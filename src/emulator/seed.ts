@@ -16,6 +16,7 @@ import type { EmulatorService } from './service.js';
 import type { BadRequestDetail } from '../api/errors.js';
 import { checkSeedField, TERMS_DOCUMENT_ID, validateCreate } from './validate.js';
 import type { ResourceData } from './store.js';
+import { EMAIL as SEED_EMAIL, hashInviteCode } from './invites.js';
 
 export interface SeedTag {
   name: string;
@@ -38,6 +39,20 @@ export interface SeedIdentity {
   awsIdentity?: AwsIdentity;
   staticKeys?: StaticKeys;
   servicePrincipal?: string;
+  /** A person's sign-in address (only the service sets it: a seed may, to show a member present). */
+  email?: string;
+}
+
+/**
+ * An invite (DESIGN.md §2): `role` resolves like a binding's; `expirationTime` may be past (an
+ * expired invite stays listed); `code`, when given, is what accepts it (the emulator keeps its hash).
+ */
+export interface SeedGroupInvite {
+  role: string;
+  email?: string;
+  expirationTime: string;
+  singleUse?: boolean;
+  code?: string;
 }
 export interface SeedRole {
   name: string;
@@ -74,6 +89,7 @@ export interface SeedGroup {
   identityProviders?: SeedIdentityProvider[];
   /** At most one per group; it takes the group's uid. */
   accountAssociation?: { name: string; description?: string } & Record<string, unknown>;
+  groupInvites?: SeedGroupInvite[];
   groups?: SeedGroup[];
 }
 /** A root group; `uid` (40 lowercase hex) pins its uid; `acceptedTerms` are its accepted documents. */
@@ -132,14 +148,15 @@ export function readSeedFile(path: string): SeedDocument {
   }
 }
 
-const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'identityProviders', 'accountAssociation', 'groups'];
+const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'identityProviders', 'accountAssociation', 'groupInvites', 'groups'];
 const KEYS: Record<string, readonly string[]> = {
   org: ['uid', 'acceptedTerms', ...GROUP_KEYS],
   identityProvider: ['name', 'description', 'defaultRole', 'oidc', 'groupMappings'],
   groupMapping: ['externalGroup', 'role'],
   accountAssociation: ['name', 'description', 'amazon', 'google', 'azure', 'github', 'chainguard'],
   group: GROUP_KEYS,
-  identity: ['name', 'description', 'lastSeenTime', ...RELATIONSHIPS],
+  identity: ['name', 'description', 'lastSeenTime', 'email', ...RELATIONSHIPS],
+  groupInvite: ['role', 'email', 'expirationTime', 'singleUse', 'code'],
   role: ['name', 'description', 'capabilities'],
   repo: ['name', 'description', 'readme', 'tags'],
   tag: ['name', 'digest', 'deprecated'],
@@ -162,7 +179,7 @@ interface PlannedInsert {
   identityKey?: string;
   roleKey?: string;
   /** The body field `roleKey` fills, when it is not a binding's (`defaultRole`, a mapping's `roleUid`). */
-  roleField?: 'defaultRole' | 'roleUid';
+  roleField?: 'defaultRole' | 'roleUid' | 'role';
   /** A group mapping: `scope` is the org's uid, the org named by this key. */
   scopeKey?: string;
   /** An account association: its uid is its parent's. */
@@ -254,6 +271,10 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
         if (Number.isNaN(ms)) problems.push(`${loc}.lastSeenTime: must be an RFC 3339 time such as 2025-01-31T09:00:00Z`);
         else d.lastSeenMs = ms;
       }
+      if (item.email !== undefined) {
+        if (typeof item.email !== 'string' || !SEED_EMAIL.test(item.email)) problems.push(`${loc}.email: must be an e-mail address`);
+        else d.email = item.email;
+      }
       unique(seenIdentities, d.name!, 'identity', loc);
       scope.identities.add(d.name!);
       inserts.push({ key: `identity:${myPath}/${d.name}`, kind: 'identity', parentKey: key, data: d, location: loc });
@@ -337,6 +358,18 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
         inserts.push({ key: `terms:${myPath}/${docId}`, kind: 'terms', parentKey: key, data: { docId }, location: `${location}.acceptedTerms[${i}]` });
       });
     }
+    children('groupInvites', 'groupInvite', (item, loc) => {
+      const roleKey = typeof item.role === 'string' ? resolveRole(item.role, scope) : undefined;
+      if (!roleKey) return void problems.push(`${loc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`);
+      // Past times are allowed here (an expired invite stays listed); the stand-in role passes the shape check.
+      const d = apiCheck('groupInvite', { ...pick(item, ['email', 'expirationTime', 'singleUse']), role: '0'.repeat(40) }, loc);
+      if (!d) return;
+      if (item.code !== undefined) {
+        if (typeof item.code !== 'string' || item.code.length < 16) return void problems.push(`${loc}.code: must be a string of at least 16 characters`);
+        d.codeHash = hashInviteCode(item.code);
+      }
+      inserts.push({ key: `groupInvite:${myPath}/${String(item.email ?? inserts.length)}=${String(item.role)}`, kind: 'groupInvite', parentKey: key, data: d, roleKey, roleField: 'role', location: loc });
+    });
     children('roleBindings', 'roleBinding', (item, loc) => {
       if (typeof item.identity !== 'string' || item.identity === '') problems.push(`${loc}.identity: must name an identity (sibling name or path from the org root)`);
       if (typeof item.role !== 'string' || item.role === '') problems.push(`${loc}.role: must name a role (custom role of this group or an ancestor, or a built-in)`);

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { ORG_ADDRESS, parentPath, pathDepth, type IdentityKey, type RoleKey } from '../model/address.js';
+import { ORG_ADDRESS, parentPath, pathDepth, referenceText, type IdentityKey, type RoleKey } from '../model/address.js';
 import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
@@ -34,6 +34,8 @@ export interface ExportOptions {
    * `node_modules/platform-sync` schema, else of the running install's.
    */
   schemaRef?: string;
+  /** The time of the export (ms): an invite open at it is written as a member (default: now). */
+  now?: number;
 }
 
 /**
@@ -52,6 +54,10 @@ interface GroupIndex {
   groups: Map<string, LiveOf<'group'>>;
   /** Kind → group path → the resources of that kind the group holds (child groups included), sorted by key. */
   byKind: Map<Kind, Map<string, LiveResource[]>>;
+  /** Group path → its open invites that carry an e-mail: written as members. */
+  members: Map<string, LiveOf<'groupInvite'>[]>;
+  /** Invites no member line describes (expired, or without an e-mail): ignored by the export's settings. */
+  unwritableInvites: LiveResource[];
 }
 
 /**
@@ -100,7 +106,7 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
         '\nRename or remove them on the service, then export again.',
     );
   }
-  const index = indexLiveState(live);
+  const index = indexLiveState(live, options.now ?? Date.now());
   const org = index.groups.get('');
   if (!org) throw new UserError('EXPORT_NO_ORG', `live state for org ${live.org.name} does not contain its root group`);
   const schemaRef = options.schemaRef ?? DEFAULT_SCHEMA_REF;
@@ -113,9 +119,11 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
     ` pinned: plan matches this exact root group, even if another root group is named "${orgName}"`;
   addGroupBody(orgDoc, orgMap, org, index, { withName: false, withChildGroups: false });
   orgDoc.set('org', orgMap);
-  const settings = orgDoc.createNode({ prune: true, ignore: [], protect: [] }) as YAMLMap;
+  // An invite no member line can describe (expired, or for whoever holds its code) is left alone, not pruned.
+  const ignore = index.unwritableInvites.map((r) => r.address).sort(compareStrings);
+  const settings = orgDoc.createNode({ prune: true, ignore, protect: [] }) as YAMLMap;
   commentKey(settings, 'prune', 'live resources these files do not describe are deleted by apply');
-  commentKey(settings, 'ignore', 'address globs left alone entirely, e.g. "identity:*/human-*"');
+  commentKey(settings, 'ignore', ignore.length > 0 ? 'address globs left alone entirely, e.g. "identity:*/human-*"; the invites listed are expired or carry no e-mail, so no member line describes them' : 'address globs left alone entirely, e.g. "identity:*/human-*"');
   commentKey(settings, 'protect', 'address globs never deleted, e.g. "repo:*"');
   orgDoc.set('settings', settings);
   files.push({ file: ORG_FILE, text: stringify(orgDoc) });
@@ -231,6 +239,15 @@ function addGroupBody(
       continue;
     }
     map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items, index));
+  }
+
+  // Open invites with an e-mail: the members they are for (DESIGN.md §4); never their codes.
+  const members = index.members.get(path) ?? [];
+  if (members.length > 0) {
+    const written = members.map((r) => ({ email: r.fields.email!, role: referenceText(path, r.fields.role) })).sort((a, b) => compareStrings(`${a.email}=${a.role}`, `${b.email}=${b.role}`));
+    const seq = doc.createNode(written) as YAMLSeq;
+    forEachMap(seq, (m) => void (m.flow = true));
+    map.set('members', seq);
   }
 
   const children = parts.withChildGroups ? ((index.byKind.get('group')?.get(path) ?? []) as LiveOf<'group'>[]) : [];
@@ -351,11 +368,17 @@ function referenceInOrg(groupPath: string, path: string): string {
 
 const GROUP = descriptorOf('group');
 
-function indexLiveState(live: LiveState): GroupIndex {
-  const index: GroupIndex = { groups: new Map(), byKind: new Map() };
+function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
+  const index: GroupIndex = { groups: new Map(), byKind: new Map(), members: new Map(), unwritableInvites: [] };
   for (const r of live.resources) {
     if (r.kind === 'group') index.groups.set(r.groupPath, r);
     if (r.address === ORG_ADDRESS) continue;
+    if (r.kind === 'groupInvite') {
+      const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > nowMs;
+      if (open) pushTo(index.members, r.groupPath, r);
+      else index.unwritableInvites.push(r);
+      continue;
+    }
     const descriptor = descriptorOf(r.kind);
     if (!descriptor.manifest) continue; // tags are published by CI, not declared in manifests
     const owner = descriptor.ownsGroupPath ? parentPath(r.groupPath) : r.groupPath;

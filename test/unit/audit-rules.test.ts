@@ -22,8 +22,8 @@ function withTimes(live: LiveState, address: string, times: Partial<Pick<LiveRes
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('the rule registry', () => {
-  it('holds the eight rules of DESIGN.md §7, each with a title, help and a severity', () => {
-    expect(RULES.map((x) => x.id).sort()).toEqual(['eol-tags', 'issuer-pattern', 'keys-expiring', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'stale-identity', 'unmanaged-write-access']);
+  it('holds the eleven rules of DESIGN.md §7 (rev 4 included), each with a title, help and a severity', () => {
+    expect(RULES.map((x) => x.id).sort()).toEqual(['eol-tags', 'invite-expired', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
     for (const rule of RULES) {
       expect(rule.title.length, rule.id).toBeGreaterThan(10);
       expect(rule.help.length, rule.id).toBeGreaterThan(20);
@@ -221,5 +221,49 @@ describe('audit judges the effective org (issue 37, DESIGN.md §7 rev 4): named 
     const owner = (pattern: string) => findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner').length;
     for (const ok of ['repo:acme/app:ref:refs/heads/.*', '^repo:acme-corp/.*', '(?i)repo:acme/app:.*', 'repo:acme\\.io/app:.*']) expect(owner(ok), ok).toBe(0);
     for (const bad of ['repo:acme.io/app:.*', 'repo:\\w+/app:.*', 'repo:(acme|evil)/app:.*', 'repo:acme?/app:.*', '.*', 'repo:/app:.*']) expect(owner(bad), bad).toBe(1);
+  });
+});
+
+describe('open-invite', () => {
+  const run = (role: string, email?: string) =>
+    findings(audit(desiredState([]), liveState([r.invite('', role, { expirationTime: iso(NOW + DAY), ...(email ? { email } : {}) })]), OPTIONS), 'open-invite');
+
+  it('an invite without an e-mail is medium, high when its role can write; one with an e-mail is fine', () => {
+    expect(run('viewer')[0]).toMatchObject({ severity: 'medium', address: 'groupInvite:0000000000000001=viewer' });
+    expect(run('editor')[0]).toMatchObject({ severity: 'high' });
+    expect(run('owner', 'alice@acme.dev')).toEqual([]);
+  });
+});
+
+describe('invite-expired', () => {
+  const run = (expirationTime: string) =>
+    findings(audit(desiredState([]), liveState([r.invite('', 'viewer', { email: 'bob@acme.dev', expirationTime })]), OPTIONS), 'invite-expired');
+
+  it('an invite at or past its expiration is low; one a millisecond before is fine', () => {
+    expect(run(iso(NOW - 3 * DAY))[0]).toMatchObject({ severity: 'low', address: 'groupInvite:bob@acme.dev=viewer' });
+    expect(run(iso(NOW))[0]).toMatchObject({ severity: 'low' });
+    expect(run(iso(NOW + 1))).toEqual([]);
+  });
+});
+
+describe('sync-expiring', () => {
+  const SOURCE = `${'a'.repeat(40)}/${'b'.repeat(16)}`;
+  const run = (expiration: string, declared = true) => {
+    const repo = r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration } });
+    return findings(audit(desiredState(declared ? [repo] : []), liveState(declared ? [] : [repo]), OPTIONS), 'sync-expiring');
+  };
+
+  it('past is high (at the manifest line), within --expiry-days medium, later fine; a live entitlement is judged too', () => {
+    expect(run(iso(NOW - DAY))[0]).toMatchObject({ severity: 'high', address: 'repo:nginx', location: { file: 'manifest.yaml' } });
+    expect(run(iso(NOW + 30 * DAY))[0]).toMatchObject({ severity: 'medium' });
+    expect(run(iso(NOW + 30 * DAY + 1))).toEqual([]);
+    expect(run(iso(NOW), false)[0]).toMatchObject({ severity: 'high', address: 'repo:nginx' });
+    expect(run(iso(NOW), false)[0]!.location).toBeUndefined();
+  });
+
+  it('the declared entitlement is judged, not the live one it will replace', () => {
+    const live = liveState([r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration: iso(NOW - DAY) } })]);
+    const desired = desiredState([r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration: iso(NOW + 365 * DAY) } })]);
+    expect(findings(audit(desired, live, OPTIONS), 'sync-expiring')).toEqual([]);
   });
 });

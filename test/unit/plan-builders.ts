@@ -74,6 +74,12 @@ export const r = {
     const repoPath = joinPath(groupPath, repoName);
     return shape('tag', tagAddress(repoPath, name), groupPath, namedAddress('repo', groupPath, repoName), { name, digest, deprecated });
   },
+  /** A live invite (the plan's members phase makes the desired ones): addressed by its e-mail, else `noEmailKey`. */
+  invite(groupPath: string, role: RoleKey | string, fields: { email?: string; expirationTime: string; singleUse?: boolean }, noEmailKey = '0000000000000001'): Shape {
+    const roleKey: RoleKey = typeof role === 'string' ? (role in BUILTIN_ROLES ? { builtin: role } : { path: joinPath(groupPath, role) }) : role;
+    const all = { ...fields, role: roleKey };
+    return shape('groupInvite', descriptorOf('groupInvite').address(groupPath, all, { groupPath, fields: {} }, `x/${noEmailKey}`), groupPath, groupAddress(groupPath), all);
+  },
   /**
    * A binding; string references read as in a manifest: a bare name is a sibling in
    * `groupPath`, `/a/b` a path from the org root, a built-in role name is the built-in.

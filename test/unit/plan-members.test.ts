@@ -1,0 +1,81 @@
+/**
+ * The members phase (DESIGN.md §4 "Members and invites"): each `members` line is present,
+ * pending or invited, and what the plan does for it; e-mails compare case-insensitively.
+ */
+import { describe, expect, it } from 'vitest';
+import { plan } from '../../src/plan/index.js';
+import type { DesiredMember, DesiredState, LiveResource } from '../../src/model/resources.js';
+import { desiredState, liveState, r } from './plan-builders.js';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-27T10:00:00.000Z');
+const member = (groupPath: string, email: string, role: string, line = 9): DesiredMember => ({
+  address: `member:${groupPath === '' ? '' : `${groupPath}/`}${email.toLowerCase()}=${role}`,
+  groupPath,
+  email,
+  role: { builtin: role },
+  source: { file: 'members.yaml', line, column: 7 },
+});
+const withMembers = (d: DesiredState, members: DesiredMember[], settings: Partial<DesiredState['settings']> = {}): DesiredState => ({ ...d, members, settings: { ...d.settings, ...settings } });
+/** An identity as a person who accepted an invite has one: with the e-mail the service reports. */
+const person = (groupPath: string, name: string, email: string) => ({ ...r.identity(groupPath, name), email }) as LiveResource;
+
+describe('plan: members', () => {
+  it('invites a missing member: one create, expiring settings.inviteTtl after now, single use', () => {
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'Alice@Acme.dev', 'viewer')]), liveState([r.group('eng')]), { now: NOW });
+    expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['create groupInvite:eng/alice@acme.dev=viewer']);
+    expect(p.steps[0]).toMatchObject({ after: { email: 'Alice@Acme.dev', expirationTime: '2026-12-04T10:00:00Z', singleUse: true }, source: { file: 'members.yaml', line: 9 } });
+    expect(p.members).toEqual([expect.objectContaining({ state: 'invited', group: 'group:eng', role: 'viewer', expirationTime: '2026-12-04T10:00:00Z' })]);
+    const ttl = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'a@acme.dev', 'viewer')], { inviteTtlMs: 2 * DAY }), liveState([r.group('eng')]), { now: NOW });
+    expect(ttl.steps[0]).toMatchObject({ after: { expirationTime: '2026-11-29T10:00:00Z' } });
+  });
+
+  it('keeps an open invite (pending, with its expiry), matching its e-mail case-insensitively', () => {
+    const invite = r.invite('eng', 'viewer', { email: 'alice@acme.dev', expirationTime: '2026-12-01T00:00:00Z' });
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'ALICE@acme.dev', 'viewer')]), liveState([r.group('eng'), invite]), { now: NOW });
+    expect(p.steps).toEqual([]);
+    expect(p.members).toEqual([expect.objectContaining({ state: 'pending', expirationTime: '2026-12-01T00:00:00Z' })]);
+  });
+
+  it('replaces an expired invite of a member: the old one deleted, a new one created, in one plan', () => {
+    const invite = r.invite('eng', 'viewer', { email: 'alice@acme.dev', expirationTime: '2026-11-01T00:00:00Z' });
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'alice@acme.dev', 'viewer')]), liveState([r.group('eng'), invite]), { now: NOW });
+    expect(p.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create groupInvite:eng/alice@acme.dev=viewer', 'delete groupInvite:eng/0000000000000002=viewer']);
+    expect(p.members![0]).toMatchObject({ state: 'invited', replaces: 'groupInvite:eng/0000000000000002=viewer' });
+  });
+
+  it('is present once a binding of the role holds an identity with the e-mail: binding and identity kept, nothing planned', () => {
+    const live = liveState([r.group('eng'), person('eng', 'alice', 'Alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'alice@ACME.dev', 'viewer')]), live, { now: NOW });
+    expect(p.steps).toEqual([]);
+    expect(p.members).toEqual([expect.objectContaining({ state: 'present', identity: 'identity:eng/alice' })]);
+    // The line removed: the binding and the identity are pruned like any undeclared ones.
+    const gone = plan(desiredState([r.group('eng')]), live, { now: NOW });
+    expect(gone.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete roleBinding:eng/alice=viewer', 'delete identity:eng/alice']);
+  });
+
+  it('a binding of another role does not make the member present: an invite for the declared role', () => {
+    const live = liveState([r.group('eng'), person('eng', 'alice', 'alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
+    const p = plan(withMembers(desiredState([r.group('eng'), r.identity('eng', 'alice'), r.binding('eng', 'alice', 'viewer')]), [member('eng', 'alice@acme.dev', 'editor')]), live, { now: NOW });
+    expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['create groupInvite:eng/alice@acme.dev=editor']);
+  });
+
+  it('prunes invites no member declares, unless ignored or invites are not pruned', () => {
+    const live = liveState([r.group('eng'), r.invite('eng', 'owner', { expirationTime: '2026-12-01T00:00:00Z' })]);
+    expect(plan(desiredState([r.group('eng')]), live, { now: NOW }).steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete groupInvite:eng/0000000000000001=owner']);
+    expect(plan(desiredState([r.group('eng')], { settings: { ignore: ['groupInvite:*'] } }), live, { now: NOW }).steps).toEqual([]);
+    const kept = plan(desiredState([r.group('eng')], { settings: { prune: { groupInvite: false } } }), live, { now: NOW });
+    expect(kept.steps).toEqual([]);
+    expect(kept.warnings.join('\n')).toContain('settings.prune.groupInvites is false');
+  });
+
+  it('an invite for a group the plan creates waits for it', () => {
+    const p = plan(withMembers(desiredState([r.group('new')]), [member('new', 'bob@acme.dev', 'viewer')]), liveState([]), { now: NOW });
+    expect(p.steps.find((s) => s.kind === 'groupInvite')).toMatchObject({ dependsOn: ['group:new'] });
+  });
+
+  it('without a time to set an expiration from, a plan that must invite is refused (plan() option now)', () => {
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'bob@acme.dev', 'viewer')]), liveState([r.group('eng')]));
+    expect(p.refusals).toEqual([expect.objectContaining({ rule: 'invite-time', addresses: ['member:eng/bob@acme.dev=viewer'] })]);
+  });
+});
