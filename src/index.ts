@@ -30,8 +30,8 @@ export { checkSavedPlan, findUnvouchedSteps, UnvouchedPlanError } from './saved-
 export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './views/plan.js';
 export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './views/plan.js';
 // The executor
-export { apply, DEFAULT_CONCURRENCY, InvalidPlanError } from './apply/index.js';
-export type { ApplyEvent, ApplyOptions, ApplyResult } from './apply/index.js';
+export { apply, DEFAULT_CONCURRENCY, InvalidPlanError, InviteCodesNeededError } from './apply/index.js';
+export type { ApplyEvent, ApplyOptions, ApplyResult, InviteCodeRecord } from './apply/index.js';
 export { createProgressView, formatApplySummary, serializeApplyEvent, type ProgressViewOptions } from './views/progress.js';
 // Drift and export
 export { detectDrift, describeDrift, DRIFT_FORMAT_VERSION } from './drift/index.js';
