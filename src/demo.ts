@@ -103,7 +103,19 @@ async function main(): Promise<void> {
     expectText(review.stdout, /HIGH\s+pattern-pull-request\s+identity:engineering\/ci-bot/, 'audit finds the pattern that admits pull requests');
     expectText(review.stdout, /How to fix:\n\s+pattern-pull-request: Match only the refs/, 'audit says how to fix it');
 
-    heading(13, 'An org you adopt: globex, seeded with an identity last seen in March 2025 and an end-of-life tag; export it, then review it');
+    heading(13, 'Onboard a person from git: a members line invites her, the code goes only to the file you name, and once she accepts she is present');
+    writeFileSync(engineering, readDemoText(engineering).replace('    - name: engineering\n', '    - name: engineering\n      members:\n        - {email: dana@acme.dev, role: viewer}\n'));
+    say(paint('dim', '  acme/engineering.yaml:   members:'), paint('dim', '                             - {email: dana@acme.dev, role: viewer}'));
+    const invite = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'one invite to create', { maxLines: 12 });
+    expectText(invite.stdout, /\+ dana@acme\.dev \(viewer on group:engineering\): invited, the invite expires /, 'the plan says who is invited, to what, until when');
+    await cli(dir, ['apply', 'acme', '--emulator', '--auto-approve', '--invite-codes', 'invites.jsonl'], 0, 'invited; the code is in invites.jsonl (0600) and nowhere else');
+    const code = String((JSON.parse(readDemoText(join(dir, 'invites.jsonl')).trim()) as { code?: unknown }).code);
+    await acceptInvite(dir, code, 'dana@acme.dev');
+    say('  dana@acme.dev accepted the invite (the emulator stands in for her sign-in)');
+    const present = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode', '--format', 'json'], 0, 'dana is present: her identity and binding are kept by the members line', { maxLines: 4 });
+    expectText(present.stdout, /"state": "present",\s+"identity": "identity:engineering\/dana"/, 'the plan finds her as present');
+
+    heading(14, 'An org you adopt: globex, seeded with an identity last seen in March 2025 and an end-of-life tag; export it, then review it');
     await seedAdoptedOrg(dir);
     await cli(dir, ['export', '--org', 'globex', '--emulator', '--out', 'globex'], 0, 'written');
     const adopted = await cli(dir, ['audit', 'globex', '--emulator', '--fail-on', 'medium'], 2, 'medium findings with --fail-on medium');
@@ -114,6 +126,21 @@ async function main(): Promise<void> {
     say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A person accepts an invite: the emulator-only accept endpoint, on the demo's state, with its own server. */
+async function acceptInvite(dir: string, code: string, email: string): Promise<void> {
+  const emulator = await startEmulator({ port: 0, tokens: [], statePath: join(dir, EMBEDDED_STATE_PATH) });
+  try {
+    const res = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, email, issuer: 'https://accounts.acme.dev', subject: email }),
+    });
+    if (res.status !== 200) throw new DemoFailure(`accepting the invite answered HTTP ${res.status}`);
+  } finally {
+    await emulator.close();
   }
 }
 
