@@ -208,6 +208,8 @@ class Resolver {
       }
     }
 
+    // People by e-mail (resolve-members.ts): resolved once every role is declared; a group's before its children's.
+    this.eachItem(site, value, 'members', (item, itemSite) => this.members.push({ site: itemSite, groupPath: path, value: item }));
     for (const descriptor of DESCRIPTORS) {
       const form = descriptor.manifest;
       if (!form) continue;
@@ -239,8 +241,6 @@ class Resolver {
         }
       });
     }
-    // People by e-mail (resolve-members.ts): resolved once every role is declared.
-    this.eachItem(site, value, 'members', (item, itemSite) => this.members.push({ site: itemSite, groupPath: path, value: item }));
   }
 
   private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {

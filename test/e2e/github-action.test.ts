@@ -345,6 +345,26 @@ describe('the action runner', () => {
     expect(allowed.exitcode).toBe(2);
   });
 
+  it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {
+    const dir = join(temp.dir, 'invites');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: invited\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
+    const summary = join(temp.dir, 'invites-summary.md');
+    writeFileSync(summary, '');
+    const refused = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir);
+    expect(refused.exitcode).toBe(1);
+    expect(refused.stderr).toContain('apply with --invite-codes FILE');
+    const codes = join(temp.dir, 'invite-codes.jsonl');
+    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, PS_INVITE_CODES: codes, GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    expect(applied.exitcode, applied.stderr).toBe(0);
+    const { code } = JSON.parse(readFileSync(codes, 'utf8').trim()) as { code: string };
+    // The one line that carries it is GitHub's mask command; nothing else does.
+    expect(applied.stdout.split('\n').filter((l) => l.includes(code))).toEqual([`::add-mask::${code}`]);
+    expect(applied.stderr).not.toContain(code);
+    expect(readFileSync(summary, 'utf8')).not.toContain(code);
+    expect(Object.values(applied.outputs).join('\n')).not.toContain(code);
+  });
+
   it('apply: has-changes comes from the JSON result, FORCE_COLOR or not, and the result goes to the job summary', async () => {
     const summary = join(temp.dir, 'summary.md');
     writeFileSync(summary, '');
