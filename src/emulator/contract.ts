@@ -38,7 +38,7 @@ export interface KindContract {
   readonly listParams: readonly string[];
   /** Fields unique among siblings (`name`, `sink`, …), if any. */
   readonly uniqueKey: readonly string[];
-  /** Methods on one item (`GET`, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
+  /** Methods on `{collection}/{uid}` (`GET`, `POST` — a child's create under it —, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
   readonly itemMethods: readonly string[];
   readonly canCreate: boolean;
   /** Component names of the schemas of one resource as answered and of a List page. */
@@ -130,7 +130,7 @@ function buildKinds(): Map<ApiKind, KindContract> {
       response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s) })),
       listParams: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string),
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
-      itemMethods: ['get', 'patch', 'delete'].filter((m) => one[m] !== undefined).map((m) => m.toUpperCase()),
+      itemMethods: ['get', 'post', 'patch', 'delete'].filter((m) => (perParent ? item : one)[m] !== undefined).map((m) => m.toUpperCase()),
       canCreate: (perParent ? item.post : one.post) !== undefined,
       resourceSchema: componentName(resourceRef),
       listSchema: componentName(listRef),

@@ -30,6 +30,8 @@ export class ApiFailure extends Error {
   readonly headers: Record<string, string>;
   /** An HTTP status other than the code's own (405 for a method a resource does not support). */
   private readonly statusOverride: number | undefined;
+  /** The answer ends the connection (a body too large to read to its end). */
+  closesConnection = false;
   constructor(codeName: GrpcCodeName, message: string, details: ErrorDetail[], headers: Record<string, string> = {}, status?: number) {
     super(message);
     this.codeName = codeName;
@@ -75,6 +77,14 @@ export function invalidArgument(violations: FieldViolation[]): ApiFailure {
   return new ApiFailure('INVALID_ARGUMENT', `Invalid argument: ${first!.field}: ${first!.description}${more}`, [
     { '@type': `${TYPE_PREFIX}BadRequest`, fieldViolations: violations },
   ]);
+}
+
+/** A request body over `limit` bytes: code 3 at HTTP 413, and the connection closed after the answer. */
+export function payloadTooLarge(limit: number): ApiFailure {
+  const violations = [{ field: '(body)', description: `is larger than ${limit} bytes` }];
+  const failure = new ApiFailure('INVALID_ARGUMENT', `Invalid argument: (body): ${violations[0]!.description}`, [{ '@type': `${TYPE_PREFIX}BadRequest`, fieldViolations: violations }], { connection: 'close' }, 413);
+  failure.closesConnection = true;
+  return failure;
 }
 
 /** Code 5, HTTP 404, with a ResourceInfo naming what was looked for. */

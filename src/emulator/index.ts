@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { UserError } from '../model/errors.js';
-import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument } from './failures.js';
+import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument, payloadTooLarge } from './failures.js';
 import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
 import { openDurableState, type DurableState } from './persist.js';
 import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
@@ -172,8 +172,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const entrySeq = ++seq;
-    const method = req.method ?? 'GET';
+    // HEAD answers as GET does, without the body (node's server leaves it out).
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     const url = new URL(req.url ?? '/', 'http://emulator');
+    // An empty query value means "not set" (AIP): `?updateMask=` is no mask at all.
+    for (const [key, value] of [...url.searchParams]) if (value === '') url.searchParams.delete(key, value);
     const query: Record<string, string> = Object.fromEntries(url.searchParams);
     // uids may arrive with raw '/' or as %2F: both decode to the same path.
     const path = isDecodable(url.pathname) ? decodeURIComponent(url.pathname) : url.pathname;
@@ -205,8 +208,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       body = await readJsonBody(req);
     } catch (err) {
-      if (err instanceof ApiFailure) return finish(failureReply(err.inDomain(errorDomainFor(path))));
-      throw err;
+      if (!(err instanceof ApiFailure)) throw err;
+      // A body too large is not read to its end: the connection is closed after this answer, and the answer says so.
+      if (err.closesConnection) res.shouldKeepAlive = false;
+      return finish(failureReply(err.inDomain(errorDomainFor(path))));
     }
     if (!isDecodable(url.pathname)) {
       return finish(failureReply(invalidArgument([{ field: 'path', description: 'is not valid percent-encoding' }])));
@@ -323,15 +328,22 @@ function isDecodable(s: string): boolean {
 }
 
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw invalidArgument([{ field: '(body)', description: `is larger than ${MAX_BODY_BYTES} bytes` }]);
+    if (size > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return undefined;
+  // A body is JSON, said so (DESIGN.md §6 rev 4): anything else is 415, never read as JSON.
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw new ApiFailure('INVALID_ARGUMENT', `Invalid argument: the request body must be application/json, got ${type === '' ? 'no Content-Type' : JSON.stringify(type)}`, [], {}, 415);
+  }
   try {
     return JSON.parse(text);
   } catch (err) {

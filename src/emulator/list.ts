@@ -35,6 +35,8 @@ const ORDER_FIELDS: Readonly<Record<string, OrderField>> = {
   update_time: 'updateTime',
 };
 
+const MAX_INT32 = 2_147_483_647;
+
 function parseNonNegativeInt(field: string, raw: string, violations: FieldViolation[]): number | undefined {
   if (!/^-?\d+$/.test(raw.trim())) {
     violations.push({ field, description: `must be an integer, got ${JSON.stringify(raw)}` });
@@ -43,6 +45,11 @@ function parseNonNegativeInt(field: string, raw: string, violations: FieldViolat
   const n = Number(raw);
   if (n < 0) {
     violations.push({ field, description: `must not be negative, got ${n}` });
+    return undefined;
+  }
+  // An int32, as the service's fields are: a larger number is refused, never rounded.
+  if (n > MAX_INT32) {
+    violations.push({ field, description: `must be at most ${MAX_INT32}, got ${raw.trim()}` });
     return undefined;
   }
   return n;

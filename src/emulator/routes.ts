@@ -5,7 +5,7 @@
  */
 import type { ApiKind } from '../model/kinds.js';
 import { contractKinds, kindContract } from './contract.js';
-import { invalidArgument } from './failures.js';
+import { invalidArgument, methodNotAllowed, type ApiFailure } from './failures.js';
 import type { ApiRequest } from './service.js';
 
 /** Which collection a path belongs to, and what follows it. */
@@ -41,6 +41,16 @@ export function answerSchemaFor(req: ApiRequest): string | undefined {
   if (kind === 'repo' && rest.endsWith(README_SUFFIX)) return 'Readme';
   if (req.method === 'DELETE') return undefined;
   return rest === '' && req.method === 'GET' ? kindContract(kind).listSchema : kindContract(kind).resourceSchema;
+}
+
+/** 405 for a method `{collection}/{uid}` does not have, whether or not the uid exists; `Allow` names those it has. */
+export function methodNotOnPath(kind: ApiKind, method: string): ApiFailure {
+  const contract = kindContract(kind);
+  const why =
+    method === 'PATCH' ? `${contract.plural} cannot be updated${contract.canCreate ? '; delete and create instead' : ''}`
+    : method === 'POST' || method === 'DELETE' ? `${contract.plural} are read-only`
+    : `${method} is not supported on ${contract.plural}`;
+  return methodNotAllowed(why, allowedMethods(kind));
 }
 
 /** The methods one resource of a kind supports (the `Allow` header of a 405). */

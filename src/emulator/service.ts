@@ -23,10 +23,10 @@ import {
 import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
-import { isWithin, Store, type ResourceData, type StoredResource } from './store.js';
+import { describeNaturalKey, isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 import { ACCEPT_INVITE_PATH, checkInviteExpiration, hashInviteCode, identityNameFor, inviteForCode, newInviteCode, parseAcceptRequest } from './invites.js';
-import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, updateMaskOf, rejectQuery } from './routes.js';
+import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, updateMaskOf, rejectQuery } from './routes.js';
 
 
 /** A bearer token the emulator accepts. */
@@ -201,12 +201,13 @@ export class EmulatorService {
       if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${kindContract(kind).collection}/{parent}` }]);
       throw methodNotAllowed(`${method} ${req.path} is not supported`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
     }
+    // A method the path does not have is 405 whether or not the uid exists (DESIGN.md §6 rev 4).
+    if (!allowedMethods(kind).includes(method)) throw methodNotOnPath(kind, method);
     switch (method) {
       case 'GET':
         rejectQuery(req.query, []);
         return { status: 200, body: renderResource(this.store, this.findVisible(caller, kind, rest)) };
       case 'POST':
-        if (!kindContract(kind).canCreate) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
         return this.create(caller, kind, rest, req);
       case 'PATCH':
         return this.patch(caller, kind, rest, req);
@@ -335,7 +336,7 @@ export class EmulatorService {
       this.checkRoleRef(caller, idp.parent!, data.roleUid!, 'roleUid');
     }
     const clash = this.store.findSibling(kind, parentUid, data);
-    if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeKey(kind, data), parentUid);
+    if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeNaturalKey(kind, data), parentUid);
     const now = this.clock();
     const resource: StoredResource = {
       kind,
@@ -398,9 +399,6 @@ export class EmulatorService {
     const mask = updateMaskOf(req.query);
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
-    const contract = kindContract(kind);
-    if (contract.updatableFields.length === 0)
-      throw methodNotAllowed(`${contract.plural} cannot be updated${contract.canCreate ? '; delete and create instead' : ''}`, allowedMethods(kind));
     // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
     const nested = expandNestedMask(kind as Kind, mask, req.body ?? {}, r.data);
     const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
@@ -415,7 +413,7 @@ export class EmulatorService {
     const merged: ResourceData = { ...r.data, ...change };
     if (kind === 'roleBinding' && change.roleUid !== undefined) this.checkBindingRefs(caller, r.parent!, r.data.identityUid!, change.roleUid);
     const clash = this.store.findSibling(kind, r.parent, merged);
-    if (clash !== undefined && clash !== r.uid) throw this.clashFailure(caller, kind, clash, describeKey(kind, merged), r.parent);
+    if (clash !== undefined && clash !== r.uid) throw this.clashFailure(caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
     const mutated = changes(r.data, change);
     if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
     return { status: 200, body: renderResource(this.store, r), mutated };
@@ -423,7 +421,6 @@ export class EmulatorService {
 
   private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
     rejectQuery(query, []);
-    if (!kindContract(kind).itemMethods.includes('DELETE')) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be deleted`);
     if (kind === 'identity' || kind === 'role') {
@@ -483,14 +480,6 @@ export class EmulatorService {
     if (mutated) this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
     return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated };
   }
-}
-
-function describeKey(kind: ApiKind, data: ResourceData): string {
-  if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
-  if (kind === 'subscription') return `a subscription to ${data.sink}`;
-  if (kind === 'groupMapping') return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
-  if (kind === 'accountAssociation') return 'an account association (a group has at most one)';
-  return `a ${kind} named ${JSON.stringify(data.name)}`;
 }
 
 function changes(before: ResourceData, change: Partial<ResourceData>): boolean {

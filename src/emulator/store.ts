@@ -480,3 +480,12 @@ function matches(r: StoredResource, f: ListFilter): boolean {
   if (f.advisoryIds !== undefined && !f.advisoryIds.includes(r.data.advisoryId ?? '')) return false;
   return true;
 }
+
+/** A resource's natural key, as an ALREADY_EXISTS message names it. */
+export function describeNaturalKey(kind: ApiKind, data: ResourceData): string {
+  if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
+  if (kind === 'subscription') return `a subscription to ${data.sink}`;
+  if (kind === 'groupMapping') return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
+  if (kind === 'accountAssociation') return 'an account association (a group has at most one)';
+  return `a ${kind} named ${JSON.stringify(data.name)}`;
+}

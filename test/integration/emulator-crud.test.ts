@@ -155,10 +155,10 @@ describe('PATCH: update masks, read-only fields, renames', () => {
     expect((await patch(emu, `/iam/v2/identities/${uid}`, { name: 'taken' })).status).toBe(409);
     const sub = (await get(emu, `/events/v2/subscriptions?uidp.children_of=${org}`)).body.subscriptions[0];
     const r = await patch(emu, `/events/v2/subscriptions/${sub.uid}`, { sink: 'https://x.example' });
-    // A method the resource does not support: 405, code 12, and the methods it does.
+    // A method the resource does not support: 405, code 12, and the methods its path has (POST creates a child there).
     expect(r.status).toBe(405);
     expect(r.body.code).toBe(12);
-    expect(r.headers.get('allow')).toBe('GET, DELETE');
+    expect(r.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
   it('leaves updateTime alone when nothing changed', async () => {

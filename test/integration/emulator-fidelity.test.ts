@@ -50,11 +50,14 @@ describe('methods a resource does not support', () => {
     const repo = await post(suite.emu, `/registry/v2/repos/${suite.org}`, { name: 'app' });
     const tag = await post(suite.emu, `/registry/v2/tags/${repo.body.uid}`, { name: 'v1', digest: DIGEST });
     const cases: [string, string, string][] = [
-      ['PATCH', `/registry/v2/tags/${tag.body.uid}`, 'GET, DELETE'],
+      ['PATCH', `/registry/v2/tags/${tag.body.uid}`, 'GET, POST, DELETE'],
+      // Whether or not the uid exists: the path has no PATCH.
+      ['PATCH', '/registry/v2/tags/0', 'GET, POST, DELETE'],
       ['DELETE', `/iam/v2/terms/${suite.org}`, 'GET, POST'],
       ['DELETE', `/registry/v2/repos/${repo.body.uid}/readme`, 'GET, PATCH'],
       ['POST', '/ping/v2/ping', 'GET'],
-      ['PUT', `/registry/v2/repos/${repo.body.uid}`, 'GET, PATCH, DELETE'],
+      ['PUT', `/registry/v2/repos/${repo.body.uid}`, 'GET, POST, PATCH, DELETE'],
+      ['PUT', '/registry/v2/tags/0', 'GET, POST, DELETE'],
     ];
     for (const [method, path, allow] of cases) {
       const r = await call(suite.emu, method, path, method === 'DELETE' ? undefined : {});

@@ -51,7 +51,7 @@ describe('group invites', () => {
   it('has no update: PATCH is 405 naming the methods there are', async () => {
     const r = await patch(emu, `/iam/v2/groupInvites/${uid}?updateMask=email`, { email: 'bob@acme.dev' });
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET, DELETE');
+    expect(r.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
   it('opens for at most 30 days, never in the past; a viewer token may not create one', async () => {

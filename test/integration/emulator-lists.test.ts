@@ -64,7 +64,9 @@ describe('list envelope and page_size', () => {
     expect(r.body.totalCount).toBe('260');
     // AIP-158: 0 (like an absent page_size) means the default.
     expect((await get(emu, `/registry/v2/repos?uidp.children_of=${big}&page_size=0`)).body.repos).toHaveLength(50);
-    for (const bad of ['-1', 'ten', '2.5', '', '1e3']) {
+    // AIP: an empty value is "not set".
+    expect((await get(emu, `/registry/v2/repos?uidp.children_of=${big}&page_size=`)).body.repos).toHaveLength(50);
+    for (const bad of ['-1', 'ten', '2.5', '1e3', '2147483648', '9007199254740993']) {
       const e = await get(emu, `/registry/v2/repos?page_size=${bad}`);
       expect(e.status).toBe(400);
       expect(e.body.code).toBe(3);

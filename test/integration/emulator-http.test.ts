@@ -1,0 +1,109 @@
+/**
+ * The emulator speaks HTTP like the service (DESIGN.md §6 rev 4, issue 39), each item on a raw
+ * socket where the wire matters: a body too large is answered with `Connection: close` before the
+ * connection ends (a second request on it is never reset); a body that is not JSON is 415; HEAD
+ * answers as GET without the body; an empty query value is "not set"; an int32 parameter beyond
+ * its range is refused, never rounded.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { get, OWNER, post, startTestEmulator } from './emulator-helpers.js';
+
+let emu: Emulator;
+let org: string;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  org = (await post(emu, '/iam/v2/groups', { name: 'acme' })).body.uid;
+});
+afterAll(() => emu.close());
+
+/** A raw connection: write bytes, read what comes back until the server ends the connection or `until` holds. */
+function raw(): { socket: Socket; send(text: string | Buffer): void; received(until: (text: string) => boolean, ms?: number): Promise<{ text: string; ended: boolean; error?: string }> } {
+  const { port } = new URL(emu.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  let ended = false;
+  let error: string | undefined;
+  socket.on('data', (d) => (text += d.toString('latin1')));
+  socket.on('end', () => (ended = true));
+  socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+  return {
+    socket,
+    send: (data) => void socket.write(data),
+    received: async (until, ms = 3000) => {
+      const start = Date.now();
+      while (!until(text) && !ended && error === undefined && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 5));
+      return { text, ended, ...(error !== undefined ? { error } : {}) };
+    },
+  };
+}
+
+const request = (method: string, path: string, headers: Record<string, string> = {}, body = ''): string =>
+  `${method} ${path} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\n${Object.entries({ ...headers, ...(body !== '' ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n${body}`;
+
+describe('the emulator over raw HTTP', () => {
+  it('keeps a connection alive across two ordinary requests', async () => {
+    const c = raw();
+    c.send(request('GET', '/ping/v2/ping') + request('GET', '/ping/v2/ping'));
+    const r = await c.received((t) => t.split('"pong"').length === 3);
+    expect(r.text.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    expect(r.ended).toBe(false);
+    c.socket.destroy();
+  });
+
+  it('answers a body too large with 413 and Connection: close, then ends the connection cleanly: a second request on it is never reset', async () => {
+    const c = raw();
+    const huge = 'x'.repeat(2 * 1024 * 1024);
+    c.send(`POST /registry/v2/repos/${org} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\nContent-Type: application/json\r\nContent-Length: ${huge.length}\r\n\r\n`);
+    const r = await c.received(() => false);
+    expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(r.text.toLowerCase()).toContain('\r\nconnection: close\r\n');
+    expect(r.text).toContain('is larger than');
+    expect(r.ended).toBe(true);
+    expect(r.error).toBeUndefined();
+    c.socket.destroy();
+    // The client that heeds Connection: close opens a new one, which works.
+    expect((await get(emu, '/ping/v2/ping')).status).toBe(200);
+  });
+
+  it('refuses a body that is not application/json with 415, making nothing', async () => {
+    for (const headers of [{ 'Content-Type': 'text/plain' }, {}]) {
+      const c = raw();
+      c.send(request('POST', `/registry/v2/repos/${org}`, headers, '{"name":"plain"}'));
+      const r = await c.received((t) => t.includes('}'));
+      expect(r.text, JSON.stringify(headers)).toMatch(/^HTTP\/1\.1 415 /);
+      c.socket.destroy();
+    }
+    expect((await get(emu, '/registry/v2/repos?name=plain')).body.repos).toEqual([]);
+    const c = raw();
+    c.send(request('POST', `/registry/v2/repos/${org}`, { 'Content-Type': 'application/json; charset=utf-8' }, '{"name":"json"}'));
+    expect((await c.received((t) => t.includes('}'))).text).toMatch(/^HTTP\/1\.1 200 /);
+    c.socket.destroy();
+  });
+
+  it('answers HEAD as GET, without the body', async () => {
+    const c = raw();
+    c.send(request('HEAD', `/iam/v2/groups/${org}`) + request('GET', '/ping/v2/ping'));
+    const r = await c.received((t) => t.includes('"pong"'));
+    const [head] = r.text.split('HTTP/1.1 200').slice(1);
+    expect(r.text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/content-length: \d+/i);
+    // Right after the HEAD answer's headers comes the next answer, not a body.
+    expect(head!.split('\r\n\r\n')[1]).toBe('');
+    c.socket.destroy();
+  });
+
+  it('reads an empty query value as not set (AIP), and refuses an int32 beyond its range instead of rounding it', async () => {
+    expect((await get(emu, `/registry/v2/repos?uidp.children_of=&order_by=`)).status).toBe(200);
+    const repo = (await get(emu, '/registry/v2/repos?name=json')).body.repos[0];
+    const r = await fetch(`${emu.url}/registry/v2/repos/${repo.uid}?updateMask=`, { method: 'PATCH', headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' }, body: '{"description":"d"}' });
+    expect(r.status).toBe(200);
+    const skip = await get(emu, '/registry/v2/repos?skip=9007199254740993');
+    expect(skip.status).toBe(400);
+    expect(skip.text).toContain('must be at most 2147483647');
+  });
+});
