@@ -132,6 +132,25 @@ describe('platform-sync emulator', () => {
     expect(run.output()).not.toMatch(/file-(owner|viewer|scoped)/);
   });
 
+  it("runs the README's tokens.yaml as written: the scoped token sees acme/engineering and what is beneath it", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const block = /```yaml\n(# tokens\.yaml — for `platform-sync emulator ([^`]+)`\n[\s\S]*?)```/.exec(readme);
+    expect(block, 'the tokens.yaml block of the README').not.toBeNull();
+    const tokens = join(dir, 'readme-tokens.yaml');
+    writeFileSync(tokens, block![1]!);
+    const args = block![2]!.split(' ').map((a) => (a === 'tokens.yaml' ? tokens : a));
+    const run = await startCli(args);
+    try {
+      const groups = (await (await fetch(`${run.url}/iam/v2/groups`, auth('eng-bot'))).json()) as { groups: { name: string }[] };
+      expect(groups.groups.map((g) => g.name).sort()).toEqual(['engineering', 'platform']);
+      const all = (await (await fetch(`${run.url}/iam/v2/groups`, auth('dev-viewer'))).json()) as { groups: unknown[] };
+      expect(all.groups).toHaveLength(3);
+    } finally {
+      run.child.kill();
+      await run.exit;
+    }
+  });
+
   it('refuses a token given both in --tokens and PLATFORM_TOKEN, without printing it', async () => {
     const tokens = join(dir, 'dup-tokens.yaml');
     writeFileSync(tokens, '- {token: dup-secret, role: viewer}\n');
