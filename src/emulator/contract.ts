@@ -33,7 +33,7 @@ export interface KindContract {
   /** Fields a response carries that a request may echo back but never set. */
   readonly readOnlyFields: readonly string[];
   /** Response members in order, each with what an unset one reads as and its write-only members. */
-  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[] }[];
+  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[]; serviceSent: boolean }[];
   /** Query parameters a List accepts: paging, ordering, `uidp.*` and the kind's own filters. */
   readonly listParams: readonly string[];
   /** Fields unique among siblings (`name`, `sink`, …), if any. */
@@ -127,7 +127,7 @@ function buildKinds(): Map<ApiKind, KindContract> {
       requiredOnCreate: createSchema ? ((deref(createSchema).required as string[] | undefined) ?? []) : [],
       updatableFields,
       readOnlyFields,
-      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s) })),
+      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s), serviceSent: s['x-service-sent'] === true })),
       listParams: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string),
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
       itemMethods: ['get', 'post', 'patch', 'delete'].filter((m) => (perParent ? item : one)[m] !== undefined).map((m) => m.toUpperCase()),

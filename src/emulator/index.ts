@@ -63,6 +63,12 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Check every answer against the emulator's contract (schemas/platform-api-v2.openapi.json) before it is sent: one that breaks it is a 500 naming why. For tests. */
   checkAnswers?: boolean;
+  /**
+   * Leave out the fields the real service sends that clients must ignore (groups' resourceLimits
+   * and verified, identities' company, repos' catalogTier, aliases and activeTags). Default false:
+   * they are sent, so every client exercises its "ignore what it does not manage" path.
+   */
+  plainResponses?: boolean;
   /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
   clock?: () => number;
 }
@@ -119,6 +125,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     random: uidRandom(options.faults ?? {}),
     pageTokenTtlMs: ttlMs(options.faults ?? {}),
     checkAnswers: options.checkAnswers === true,
+    plainResponses: options.plainResponses === true,
   });
 
   const seedNow = (): void => {

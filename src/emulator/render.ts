@@ -31,10 +31,11 @@ const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
 /**
  * The JSON of one resource: the members the contract's response schema lists, in its order —
  * computed ones (uid, timestamps), stored ones (absent: the schema's `default`, else left out),
+ * the fields only the service sends (unless `plain`),
  * write-only members (a client secret) never. Role bindings are hydrated from the store on
  * every call.
  */
-export function renderResource(store: Store, r: StoredResource): Record<string, unknown> {
+export function renderResource(store: Store, r: StoredResource, plain = false): Record<string, unknown> {
   const d = r.data as Record<string, unknown>;
   if (r.kind === 'roleBinding') return { uid: r.uid, ...hydrateBinding(store, r), createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
   if (r.kind === 'terms') {
@@ -43,6 +44,8 @@ export function renderResource(store: Store, r: StoredResource): Record<string, 
   }
   const out: Record<string, unknown> = {};
   for (const member of kindContract(r.kind).response) {
+    // What the real service sends and a client must ignore (x-service-sent): left out when plain.
+    if (plain && member.serviceSent) continue;
     const computed = COMPUTED[member.name];
     if (computed) {
       out[member.name] = computed(r);
@@ -70,7 +73,10 @@ export class RenderedJson {
   private texts = new WeakMap<StoredResource, string>();
   private version = -1;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly plain = false,
+  ) {}
 
   of(r: StoredResource): string {
     if (this.store.version !== this.version) {
@@ -78,7 +84,7 @@ export class RenderedJson {
       this.version = this.store.version;
     }
     let text = this.texts.get(r);
-    if (text === undefined) this.texts.set(r, (text = JSON.stringify(renderResource(this.store, r))));
+    if (text === undefined) this.texts.set(r, (text = JSON.stringify(renderResource(this.store, r, this.plain))));
     return text;
   }
 }

@@ -98,11 +98,15 @@ export interface ServiceOptions {
    * own contract, not only the client).
    */
   checkAnswers?: boolean;
+  /** Leave out the fields the real service sends that clients must ignore (DESIGN.md §6 rev 4); default false: they are sent. */
+  plainResponses?: boolean;
 }
 
 export class EmulatorService {
   readonly store = new Store();
-  private readonly rendered = new RenderedJson(this.store);
+  private readonly rendered: RenderedJson;
+  /** Leave out the fields only the service sends (`--plain-responses`). */
+  private readonly plainResponses: boolean;
   private readonly tokens = new Map<string, Caller>();
   private readonly clock: () => number;
   random: Random | undefined;
@@ -115,6 +119,8 @@ export class EmulatorService {
     this.random = options.random;
     this.pageTokenTtlMs = options.pageTokenTtlMs;
     this.checkAnswers = options.checkAnswers === true;
+    this.plainResponses = options.plainResponses === true;
+    this.rendered = new RenderedJson(this.store, this.plainResponses);
     this.insertBuiltinRoles();
   }
 
@@ -206,7 +212,7 @@ export class EmulatorService {
     switch (method) {
       case 'GET':
         rejectQuery(req.query, []);
-        return { status: 200, body: renderResource(this.store, this.findVisible(caller, kind, rest)) };
+        return { status: 200, body: this.render(this.findVisible(caller, kind, rest)) };
       case 'POST':
         return this.create(caller, kind, rest, req);
       case 'PATCH':
@@ -290,6 +296,10 @@ export class EmulatorService {
     return { status: 200, body: { group: groupUid, documentIds: body.documentIds }, mutated };
   }
 
+  private render(r: StoredResource): Record<string, unknown> {
+    return renderResource(this.store, r, this.plainResponses);
+  }
+
   /** A strictly later updateTime than `r` had, so every change is visible in it. */
   private nextUpdateMs(r: StoredResource): number {
     return Math.max(this.clock(), r.updateMs + 1);
@@ -309,7 +319,7 @@ export class EmulatorService {
     }
     // An account association takes its group's uid (at most one per group: a second is 409).
     const r = this.createResource(kind, parentUid, data, caller, kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined);
-    const body = renderResource(this.store, r);
+    const body = this.render(r);
     return { status: 200, body: code === undefined ? body : { ...body, code }, mutated: true };
   }
 
@@ -416,7 +426,7 @@ export class EmulatorService {
     if (clash !== undefined && clash !== r.uid) throw this.clashFailure(caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
     const mutated = changes(r.data, change);
     if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
-    return { status: 200, body: renderResource(this.store, r), mutated };
+    return { status: 200, body: this.render(r), mutated };
   }
 
   private remove(caller: Caller, kind: ApiKind, uid: string, query: URLSearchParams): ApiReply {
@@ -459,7 +469,7 @@ export class EmulatorService {
     const identity = this.createResource('identity', group, { name, description: '', claimMatch: { issuer: request.issuer, subject: request.subject }, email: request.email });
     const binding = this.createResource('roleBinding', group, { identityUid: identity.uid, roleUid: invite.data.role! });
     if (invite.data.singleUse !== false) this.store.remove(invite);
-    return { status: 200, body: { identity: renderResource(this.store, identity), roleBinding: renderResource(this.store, binding) }, mutated: true };
+    return { status: 200, body: { identity: this.render(identity), roleBinding: this.render(binding) }, mutated: true };
   }
 
   private readmeRepo(caller: Caller, repoUid: string): StoredResource {

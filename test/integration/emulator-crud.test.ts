@@ -25,7 +25,7 @@ describe('create: parent in the path, body checked, 404 for a missing parent', (
     expect(id.status).toBe(200);
     expect(id.body).toMatchObject({ name: 'release-bot', claimMatch: { subject: 'repo:acme/app:ref:refs/heads/main' } });
     expect(id.body.lastSeenTime).toMatch(/Z$/);
-    expect(Object.keys(id.body).sort()).toEqual(['claimMatch', 'createTime', 'description', 'lastSeenTime', 'name', 'uid', 'updateTime']);
+    expect(Object.keys(id.body).sort()).toEqual(['claimMatch', 'company', 'createTime', 'description', 'lastSeenTime', 'name', 'uid', 'updateTime']);
     const role = await post(emu, `/iam/v2/roles/${org}`, { name: 'deployer', capabilities: ['repo.list', 'tag.create'] });
     expect(role.body.capabilities).toEqual(['repo.list', 'tag.create']);
     const sub = await post(emu, `/events/v2/subscriptions/${org}`, { sink: 'https://hooks.acme.dev/platform' });

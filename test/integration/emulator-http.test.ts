@@ -71,7 +71,7 @@ describe('the emulator over raw HTTP', () => {
   });
 
   it('refuses a body that is not application/json with 415, making nothing', async () => {
-    for (const headers of [{ 'Content-Type': 'text/plain' }, {}]) {
+    for (const headers of [{ 'Content-Type': 'text/plain' }, {}] as Record<string, string>[]) {
       const c = raw();
       c.send(request('POST', `/registry/v2/repos/${org}`, headers, '{"name":"plain"}'));
       const r = await c.received((t) => t.includes('}'));
@@ -105,5 +105,29 @@ describe('the emulator over raw HTTP', () => {
     const skip = await get(emu, '/registry/v2/repos?skip=9007199254740993');
     expect(skip.status).toBe(400);
     expect(skip.text).toContain('must be at most 2147483647');
+  });
+});
+
+describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
+  it('are sent by default, declared read-only in the contract, and left out with plainResponses', async () => {
+    const { kindContract } = await import('../../src/emulator/contract.js');
+    const repo = (await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered' })).body;
+    expect(repo).toMatchObject({ catalogTier: 'STANDARD', aliases: [], activeTags: [] });
+    expect((await get(emu, `/iam/v2/groups/${org}`)).body).toMatchObject({ verified: false, resourceLimits: expect.any(Object) });
+    for (const kind of ['group', 'identity', 'repo'] as const) {
+      const sent = kindContract(kind).response.filter((m) => m.serviceSent).map((m) => m.name);
+      expect(sent.length, kind).toBeGreaterThan(0);
+    }
+    // Read-only: a client may not set one.
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'PREMIUM' })).status).toBe(400);
+    const plain = await startTestEmulator({ plainResponses: true });
+    try {
+      const root = (await post(plain, '/iam/v2/groups', { name: 'acme' })).body;
+      expect(root).not.toHaveProperty('verified');
+      const r = (await post(plain, `/registry/v2/repos/${root.uid}`, { name: 'nginx' })).body;
+      expect(Object.keys(r).sort()).toEqual(['bundles', 'createTime', 'description', 'name', 'uid', 'updateTime']);
+    } finally {
+      await plain.close();
+    }
   });
 });

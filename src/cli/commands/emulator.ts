@@ -28,6 +28,7 @@ interface EmulatorCliOptions {
   pageTokenTtl?: number;
   faultSeed?: number;
   checkAnswers?: boolean;
+  plainResponses?: boolean;
 }
 
 function parseNumber(kind: 'integer' | 'number' | 'rate') {
@@ -99,6 +100,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
     .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
+    .option('--plain-responses', 'leave out the fields only the real service sends (resourceLimits, verified, company, catalogTier, aliases, activeTags), which clients must ignore')
     .option('--check-answers', 'check every answer against the emulator\'s contract (GET /openapi.json) before sending it; one that breaks it is a 500 naming why')
     .action(async (opts: EmulatorCliOptions) => {
       const tokens = tokensFromOptions(opts, ctx.env);
@@ -114,6 +116,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
         onNote: (note) => ctx.output.stderr.write(`emulator: ${note}\n`),
         faults: faultsFromOptions(opts),
         ...(opts.checkAnswers ? { checkAnswers: true } : {}),
+        ...(opts.plainResponses ? { plainResponses: true } : {}),
       });
       ctx.output.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
       if (tokens.length === 0)
