@@ -180,7 +180,7 @@ export function componentValidator(name: string): ValidateFunction {
     if (!ajv) {
       // The OpenAPI document is not itself a JSON Schema: its keywords beyond the components
       // (openapi, paths, x-…) are annotations to ajv, not errors.
-      ajv = new Ajv2020({ strict: false, allErrors: true });
+      ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true });
       ajv.addSchema(openApiDocument(), 'openapi');
     }
     v = ajv.getSchema(`openapi#/components/schemas/${name}`);
@@ -206,6 +206,12 @@ function violationsOf(errors: readonly ErrorObject[]): FieldViolation[] {
     } else if (e.keyword === 'pattern') {
       description = `${path.split('.').pop()} must match "${String(e.params.pattern)}"`;
     }
+    // A rule over the whole body (at most one relationship: a `not`) names the body and the rule.
+    if (field === '' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') {
+      field = '(body)';
+      const rule = (e.parentSchema as { description?: unknown } | undefined)?.description;
+      description = typeof rule === 'string' ? `breaks the rule: ${rule}` : description;
+    }
     // anyOf (a nullable block) repeats each branch's error: the first says enough.
     if (field !== '' && !out.has(field)) out.set(field, description);
   }
@@ -219,6 +225,61 @@ export function bodyViolations(kind: ApiKind, request: 'create' | 'patch', body:
   if (name === undefined) return [];
   const validate = componentValidator(name);
   return validate(body) ? [] : violationsOf(validate.errors ?? []);
+}
+
+let paramAjv: Ajv2020 | undefined;
+const paramValidators = new Map<string, ValidateFunction>();
+
+/**
+ * Field violations of a request's `{uid}` and query parameters against the operation the
+ * document declares at `template` for `method` (DESIGN.md §6 rev 4: the contract is the server's
+ * rule book). Integers arrive as text and are read as integers; an array parameter takes every
+ * value given. Parameters the operation does not declare are left to the caller, which names
+ * the ones it takes.
+ */
+export function parameterViolations(template: string, method: string, uid: string | undefined, query: URLSearchParams): FieldViolation[] {
+  const item = (openApiDocument().paths as Record<string, Json>)[template];
+  const op = item?.[method.toLowerCase()] as Json | undefined;
+  if (!item || !op) return [];
+  const params = [...((item.parameters as Json[] | undefined) ?? []), ...((op.parameters as Json[] | undefined) ?? [])];
+  const out: FieldViolation[] = [];
+  for (const p of params) {
+    const name = p.name as string;
+    const values = p.in === 'path' ? (uid === undefined ? [] : [uid]) : query.getAll(name);
+    if (values.length === 0) continue;
+    const schema = (p.schema as Json | undefined) ?? {};
+    const key = `${template} ${method} ${name}`;
+    let validate = paramValidators.get(key);
+    if (!validate) {
+      if (!paramAjv) {
+        paramAjv = new Ajv2020({ strict: false, coerceTypes: 'array' });
+        paramAjv.addSchema(openApiDocument(), 'openapi');
+      }
+      paramValidators.set(key, (validate = paramAjv.compile(localRefs(schema) as Json)));
+    }
+    const isArray = (schema as { type?: unknown }).type === 'array';
+    if (!validate(isArray ? [...values] : values[0])) {
+      const field = p.in === 'path' ? 'uid' : name;
+      out.push({ field, description: describeParameterRule(schema) });
+    }
+  }
+  return out;
+}
+
+/** What a parameter must be, in words, from its schema. */
+function describeParameterRule(schema: Json): string {
+  if (schema.$ref === '#/components/schemas/RootUid') return 'must be the uid of an org (40 lowercase hex): terms are accepted by a root group (an org) only';
+  if (schema.$ref === '#/components/schemas/Uid') return 'must be a resource uid (40 lowercase hex, then /<16 hex> per level)';
+  if (schema.type === 'integer') return `must be an integer from ${String(schema.minimum ?? '-∞')} to ${String(schema.maximum ?? '∞')}`;
+  if (typeof schema.pattern === 'string') return `must match "${schema.pattern}"`;
+  return `must be ${JSON.stringify(schema)}`;
+}
+
+/** A schema of the document, its local references made to point into the document. */
+function localRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(localRefs);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : localRefs(v)]));
+  return value;
 }
 
 /**

@@ -7,7 +7,7 @@
  * Patterns are read as the service reads them, by RE2 (re2js, a port of the service's library).
  */
 import { lazyRequire } from '../util/lazy-require.js';
-import { identityServicePrincipals } from './contract.js';
+import { componentValidator, identityServicePrincipals } from './contract.js';
 
 /** The relationship fields of an identity (the contract's Identity members that say who it stands for). */
 export const RELATIONSHIPS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
@@ -39,15 +39,9 @@ function notRe2(pattern: unknown): string | undefined {
   }
 }
 
-/** An https URL of ASCII characters (a look-alike host is refused as the service refuses it). */
+/** An https URL of ASCII characters, as the contract's `HttpsUrl` says (a look-alike host is refused as the service refuses it). */
 function httpsUrl(value: unknown): boolean {
-  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  return typeof value === 'string' && componentValidator('HttpsUrl')(value) === true;
 }
 
 /** Exactly one of an exact member and its pattern (at most one when `optional`), the pattern RE2. */

@@ -4,7 +4,7 @@
  * parameters a request may carry. Each kind's rules are elsewhere (validate.ts, the store).
  */
 import type { ApiKind } from '../model/kinds.js';
-import { contractKinds, kindContract } from './contract.js';
+import { contractKinds, kindContract, parameterViolations } from './contract.js';
 import { invalidArgument, methodNotAllowed, type ApiFailure } from './failures.js';
 import type { ApiRequest } from './service.js';
 
@@ -70,4 +70,14 @@ export function rejectQuery(query: URLSearchParams, allowed: readonly string[]):
     throw invalidArgument(
       bad.map((k) => ({ field: k, description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` })),
     );
+}
+
+/** A request's `{uid}` and query parameters, by the contract's declaration of its operation (code 3 naming each). */
+export function checkParameters(kind: ApiKind, method: string, rest: string, query: URLSearchParams): void {
+  const collection = kindContract(kind).collection;
+  const readme = kind === 'repo' && rest.endsWith(README_SUFFIX);
+  const template = rest === '' ? collection : `${collection}/{uid}${readme ? README_SUFFIX : ''}`;
+  const uid = rest === '' ? undefined : readme ? rest.slice(0, -README_SUFFIX.length) : rest;
+  const violations = parameterViolations(template, method, uid, query);
+  if (violations.length > 0) throw invalidArgument(violations);
 }

@@ -26,7 +26,7 @@ import { RenderedJson, renderResource } from './render.js';
 import { describeNaturalKey, isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 import { ACCEPT_INVITE_PATH, checkInviteExpiration, hashInviteCode, identityNameFor, inviteForCode, newInviteCode, parseAcceptRequest } from './invites.js';
-import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, updateMaskOf, rejectQuery } from './routes.js';
+import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, checkParameters, updateMaskOf, rejectQuery } from './routes.js';
 
 
 /** A bearer token the emulator accepts. */
@@ -176,10 +176,12 @@ export class EmulatorService {
   private dispatch(req: ApiRequest): ApiReply {
     if (req.path === PING_PATH) {
       if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${PING_PATH} is not supported; use GET`, ['GET']);
+      rejectQuery(req.query, []);
       return { status: 200, body: { response: 'pong' } };
     }
     if (req.path === OPENAPI_PATH) {
       if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${OPENAPI_PATH} is not supported; use GET`, ['GET']);
+      rejectQuery(req.query, []);
       return { status: 200, body: new JsonText(openApiText()) };
     }
     if (req.path === ACCEPT_INVITE_PATH) {
@@ -194,6 +196,8 @@ export class EmulatorService {
     if (method !== 'GET') {
       if (caller.role !== 'owner') throw permissionDenied(`this token is read-only (viewer); ${method} ${req.path} needs an owner token`);
     }
+    // The uid and query parameters, as the contract declares them (a method the path lacks is 405 below).
+    checkParameters(kind, method, rest, req.query);
     if (kind === 'terms') return this.terms(caller, method, rest, req);
     if (kind === 'repo' && rest.endsWith(README_SUFFIX)) {
       const repoUid = rest.slice(0, -README_SUFFIX.length);
@@ -310,7 +314,7 @@ export class EmulatorService {
     if (!kindContract(kind).canCreate) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
-    const data = validateCreate(kind as Kind, req.body ?? {});
+    const data = validateCreate(kind as Kind, req.body);
     // An invite opens for at most 30 days, and its code is answered once: the store keeps a hash.
     const code = kind === 'groupInvite' ? newInviteCode() : undefined;
     if (code !== undefined) {
@@ -410,7 +414,7 @@ export class EmulatorService {
     const r = this.findVisible(caller, kind, uid);
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
     // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
-    const nested = expandNestedMask(kind as Kind, mask, req.body ?? {}, r.data);
+    const nested = expandNestedMask(kind as Kind, mask, req.body, r.data);
     const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
     if (kind === 'identityProvider') {
       if (change.defaultRole !== undefined) this.checkRoleRef(caller, r.parent!, change.defaultRole, 'defaultRole');
@@ -485,7 +489,7 @@ export class EmulatorService {
   private patchReadme(caller: Caller, repoUid: string, req: ApiRequest): ApiReply {
     const mask = updateMaskOf(req.query);
     const repo = this.readmeRepo(caller, repoUid);
-    const change = validatePatch('readme', req.body ?? {}, mask);
+    const change = validatePatch('readme', req.body, mask);
     const mutated = change.content !== undefined && change.content !== repo.data.readme;
     if (mutated) this.store.update(repo, { readme: change.content }, this.nextUpdateMs(repo));
     return { status: 200, body: { uid: repo.uid, content: repo.data.readme ?? '' }, mutated };

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isPlainObject } from './values.js';
 import type { ApiKind, Kind } from '../model/kinds.js';
-import { bodyViolations, capabilitiesOfContract, kindContract } from './contract.js';
+import { bodyViolations, capabilitiesOfContract, componentValidator, kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
 import { isRelationship, relationshipViolation, RELATIONSHIPS as RELATIONSHIP_FIELDS, shortServicePrincipal as normalizeServicePrincipal, type Relationship as RelationshipField } from './relationships.js';
 import type { ResourceData } from './store.js';
@@ -81,13 +81,8 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
 }
 
 function checkHttpsUrl(value: unknown, message: string): string | null {
-  if (typeof value !== 'string') return message;
-  try {
-    const u = new URL(value);
-    return u.protocol === 'https:' && u.hostname !== '' ? null : message;
-  } catch {
-    return message;
-  }
+  // The contract's HttpsUrl: ASCII, a host, no spaces or controls.
+  return typeof value === 'string' && componentValidator('HttpsUrl')(value) === true ? null : message;
 }
 
 /** An identity relationship: the rules of identity-relationships.ts, as the API's field violation. */
@@ -172,11 +167,20 @@ export function sealSecret(secret: string): string {
 }
 
 /** The value a field takes when a full replacement (`updateMask=*`) leaves it out. */
-function defaultValue(field: string): unknown {
-  return field === 'description' || field === 'content' ? '' : undefined;
+/** What a field named by a mask and absent from the body becomes (AIP-134): its default in the contract's answer, else unset. */
+function defaultValue(kind: ApiKind | 'readme', field: string): unknown {
+  if (field === 'content') return '';
+  const member = kind === 'readme' ? undefined : kindContract(kind).response.find((m) => m.name === field);
+  return member?.default;
+}
+
+/** A field a create must have: a mask that names it must send it (it has no unset state). */
+function requiredField(kind: ApiKind | 'readme', field: string): boolean {
+  return kind === 'readme' ? field === 'content' : kindContract(kind).requiredOnCreate.includes(field);
 }
 
 function requireObject(body: unknown): Record<string, unknown> {
+  if (body === undefined) throw invalidArgument([{ field: '(body)', description: 'is required: a JSON object' }]);
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalidArgument([{ field: '(body)', description: 'must be a JSON object' }]);
   return body as Record<string, unknown>;
@@ -282,9 +286,14 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
       continue;
     }
     let v = body[f];
-    if (v === undefined && (replace || updateMask !== undefined)) v = defaultValue(f);
-    if (v === undefined && !isRelationship(f)) {
+    if (v === undefined && (replace || updateMask !== undefined)) v = defaultValue(target, f);
+    if (v === undefined && requiredField(target, f)) {
       violations.push({ field: f, description: checkField(kindForChecks, f, undefined) ?? 'is required' });
+      continue;
+    }
+    if (v === undefined) {
+      // An optional field named and not sent is cleared (AIP-134), like a relationship.
+      change = { ...change, [f]: undefined };
       continue;
     }
     const problem = v === undefined ? null : checkField(kindForChecks, f, v);

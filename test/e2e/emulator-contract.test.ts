@@ -14,6 +14,7 @@ import { DESCRIPTORS, type ApiKind } from '../../src/model/kinds.js';
 import { bodyFieldNames, type KindDescriptor } from '../../src/model/kind-descriptor.js';
 import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
 import { useRecordedEmulator } from '../support/recorded-emulator.js';
+import { setUpdateMaskPatterns } from '../support/update-masks.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 
@@ -173,6 +174,16 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     }
     const schemas = (DOC.components as { schemas: Record<string, unknown> }).schemas;
     for (const ref of JSON.stringify(DOC).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(schemas, ref[1]).toHaveProperty(ref[1]!);
+  });
+
+  it("states each PATCH's update mask as its body allows it, and lists what it enforces beyond the schemas (x-rules)", () => {
+    const copy = structuredClone(DOC);
+    setUpdateMaskPatterns(copy);
+    expect(copy.paths).toEqual(DOC.paths);
+    // Every rule enforced in code is named in the operation's description too.
+    for (const item of Object.values(DOC.paths as Record<string, Record<string, { description?: string; 'x-rules'?: { field: string }[] }>>)) {
+      for (const op of Object.values(item)) for (const rule of (typeof op === 'object' && op['x-rules']) || []) expect(op.description).toContain(`\`${rule.field}\``);
+    }
   });
 
   it('is served at GET /openapi.json without a token, as shipped', async () => {

@@ -104,7 +104,7 @@ describe('the emulator over raw HTTP', () => {
     expect(r.status).toBe(200);
     const skip = await get(emu, '/registry/v2/repos?skip=9007199254740993');
     expect(skip.status).toBe(400);
-    expect(skip.text).toContain('must be at most 2147483647');
+    expect(skip.text).toContain('must be an integer from 0 to 2147483647');
   });
 });
 

@@ -17,7 +17,8 @@ describe('answers held to the contract', () => {
     expect(created.status).toBe(200);
     expect(s.handle(request('GET', '/iam/v2/groups')).status).toBe(200);
     expect(s.handle(request('GET', '/ping/v2/ping')).status).toBe(200);
-    expect(s.handle(request('GET', '/iam/v2/groups/nope')).status).toBe(404);
+    expect(s.handle(request('GET', '/iam/v2/groups/nope')).status).toBe(400); // not a uid: the contract's {uid}
+    expect(s.handle(request('GET', `/iam/v2/groups/${'0'.repeat(40)}`)).status).toBe(404);
   });
 
   it('an answer that breaks it is a 500 naming the schema and the member; without the check it would have gone out', () => {
