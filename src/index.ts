@@ -27,7 +27,7 @@ export type { PlanOptions } from './plan/index.js';
 export { checkFingerprints, fingerprintLive, type StaleEntry } from './saved-plan/fingerprint.js';
 export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
 export { checkSavedPlan, findUnvouchedSteps, UnvouchedPlanError } from './saved-plan/check-saved-plan.js';
-export { renderPlan, renderTextPlan, renderJsonPlan, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './views/plan.js';
+export { renderPlan, renderTextPlan, renderJsonPlan, toPlanDocument, renderMarkdownPlan, PLAN_FORMATS, MARKDOWN_MAX_CHARS } from './views/plan.js';
 export type { PlanFormat, RenderOptions, JsonPlan, TextPlanOptions, MarkdownPlanOptions } from './views/plan.js';
 // The executor
 export { apply, DEFAULT_CONCURRENCY, InvalidPlanError, InviteCodesNeededError } from './apply/index.js';
@@ -51,7 +51,7 @@ export type { AccessChange, AccessGrant, AccessQuery, AccessReport, AccessState 
 export { renderTextAccess, renderJsonAccess } from './views/access-report.js';
 export { renderShownText, renderShownJson } from './views/show.js';
 // The emulator
-export { startEmulator, SeedError } from './emulator/index.js';
+export { startEmulator, SeedError, readTokensFile } from './emulator/index.js';
 export type { Emulator, EmulatorOptions, EmulatorToken, FaultOptions, SeedDocument, SeedResult, RequestLogEntry } from './emulator/index.js';
 // The "load manifests → read live → plan" sequence every command starts with
 export { planFromManifests, managedSubResources, type PlanningOptions, type PlanningResult } from './pipeline.js';

@@ -2,6 +2,7 @@
  * The CLI entry: parse options, call the library, pick a renderer, set the exit code
  * (DESIGN.md §1, STYLE.md §6). Only this file decides how an error reaches the user.
  */
+import { isAbsolute, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { UserError } from '../model/errors.js';
 import { packageVersion } from '../util/package-file.js';
@@ -29,6 +30,27 @@ const SECRET_ENV_PREFIX = 'PLATFORM_SYNC_SECRET_';
 export { processIo, type CliIo } from './context.js';
 
 
+/** Options whose value is a path the user typed: read relative to the run's working directory. */
+const PATH_OPTIONS = ['out', 'sarif', 'inviteCodes', 'tokenFile', 'secretsDir', 'state', 'seed', 'tokens'] as const;
+
+/**
+ * `main(argv, io)` runs in `io.cwd` (DESIGN.md §5): manifest paths and path options are read
+ * relative to it, not to the host process's directory. When the two are the same (the binary),
+ * paths stay as typed, so messages name files the way the user wrote them.
+ */
+function resolvePathsAgainst(program: Command, cwd: string): void {
+  if (resolve(cwd) === process.cwd()) return;
+  const at = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
+  program.hook('preAction', (_root, action) => {
+    const args = action.processedArgs as unknown[];
+    if (Array.isArray(args[0])) args[0] = (args[0] as unknown[]).map((p) => (typeof p === 'string' ? at(p) : p));
+    for (const name of PATH_OPTIONS) {
+      const value: unknown = action.getOptionValue(name);
+      if (typeof value === 'string' && value !== '') action.setOptionValue(name, at(value));
+    }
+  });
+}
+
 function buildProgram(ctx: CliContext): Command {
   const { output } = ctx;
   const program = new Command('platform-sync')
@@ -53,6 +75,7 @@ function buildProgram(ctx: CliContext): Command {
   registerExportCommand(program, ctx);
   registerEmulatorCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
+  resolvePathsAgainst(program, ctx.cwd);
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the
   // error itself off the screen.
   program.showHelpAfterError("Run 'platform-sync --help' for the commands and examples.");

@@ -146,7 +146,9 @@ function markRefusals(refusals: readonly PlanRefusal[], items: DriftItem[], item
       item.detail = item.detail === undefined ? r.message : `${item.detail}; ${r.message}`;
       continue;
     }
-    items.push({ category: 'unmanaged', kind: kindOfAddress(address), address, message: REFUSED_UNMANAGED, detail: r.message });
+    // An org that is not visible is in the manifests and missing live, not something live the manifests leave out.
+    if (r.rule === 'org-not-visible') items.push({ category: 'missing', kind: 'group', address, message: 'in the manifests but not visible live: no root group of that name (a wrong URL or token looks the same)', detail: r.message });
+    else items.push({ category: 'unmanaged', kind: kindOfAddress(address), address, message: REFUSED_UNMANAGED, detail: r.message });
   }
   return refusals.length > 0;
 }

@@ -59,7 +59,7 @@ export function inlineCode(text: string): string {
 
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
-  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted)}**`, ''];
+  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`, ''];
   if (plan.refusals.length > 0) {
     head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
     for (const r of plan.refusals) head.push(`> - ${r.message}`);

@@ -65,7 +65,7 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
     for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${escapeControl(r.message)}`);
     out.push('');
   }
-  out.push(paint('header', summaryLine(plan.summary, plan.untargeted)));
+  out.push(paint('header', summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)));
   return `${out.join('\n')}\n`;
 }
 

@@ -2,13 +2,12 @@
  * Plan renderers, a small registry by format name (like knip's reporters): the CLI picks one
  * with `--format` and prints what it returns.
  */
-import { stringifyForOutput } from './escape.js';
 import type { Plan } from '../model/plan.js';
 import { renderJsonPlan } from './plan-json.js';
 import { renderMarkdownPlan } from './plan-markdown.js';
 import { renderTextPlan } from './plan-text.js';
 
-export { renderJsonPlan, type JsonPlan, type JsonPlanOptions } from './plan-json.js';
+export { renderJsonPlan, toPlanDocument, type JsonPlan, type JsonPlanOptions } from './plan-json.js';
 export { renderMarkdownPlan, MARKDOWN_MAX_CHARS, type MarkdownPlanOptions } from './plan-markdown.js';
 export { renderTextPlan, type TextPlanOptions } from './plan-text.js';
 export { summaryLine } from './step-lines.js';
@@ -23,7 +22,7 @@ export interface RenderOptions {
 
 const RENDERERS: Record<PlanFormat, (plan: Plan, options: RenderOptions) => string> = {
   text: (plan, options) => renderTextPlan(plan, { color: options.color ?? false }),
-  json: (plan) => `${stringifyForOutput(renderJsonPlan(plan), 2)}\n`,
+  json: (plan) => renderJsonPlan(plan),
   markdown: (plan) => renderMarkdownPlan(plan),
 };
 

@@ -168,8 +168,10 @@ export function renderStepLines(step: PlanStep): StepLine[] {
  * "Plan: 3 to create, 1 to update, 2 to delete." or the no-change sentence. `untargeted` is
  * `Plan.untargeted`: when --target was given, an empty plan makes no claim about the rest of the org.
  */
-export function summaryLine(summary: { create: number; update: number; delete: number }, untargeted?: number): string {
+export function summaryLine(summary: { create: number; update: number; delete: number }, untargeted?: number, refused = false): string {
   if (summary.create + summary.update + summary.delete === 0) {
+    // A refused plan makes no claim that the org matches: the refusals above say why nothing is planned.
+    if (refused) return 'Nothing planned: the refusals above come first.';
     // How many changes --target left out is one of the plan's warnings, shown above this line.
     return untargeted === undefined ? 'No changes. The org matches the manifests.' : 'No changes to the targeted resources.';
   }

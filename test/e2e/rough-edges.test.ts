@@ -68,7 +68,8 @@ describe('rough edges', () => {
     expect((await runCli(['apply', ACME, '--emulator', '--bootstrap', '--auto-approve'], { cwd })).code).toBe(0);
     const run = await runCli(['export', '--org', 'acme', '--emulator', '--out', 'exported'], { cwd });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('Check it: platform-sync plan exported --emulator (expect no changes)');
+    // The path as the run read it: relative to io.cwd, so absolute when that is not the host process's directory.
+    expect(run.stdout).toMatch(/Check it: platform-sync plan \S*exported --emulator \(expect no changes\)/);
   });
 
   it('with a read-only token, stops sending writes after the first refusal and says once what is needed', async () => {

@@ -42,7 +42,7 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<Run
   });
 }
 
-const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
 
 describe('platform-sync emulator', () => {
   beforeAll(() => {
@@ -119,7 +119,7 @@ describe('platform-sync emulator', () => {
     const run = await startCli(['--tokens', tokens, '--seed', 'examples/emulator-seed.yaml', '--internal-error-rate', '0', '--short-page-rate', '1']);
     const groups = async (token: string) => (await (await fetch(`${run.url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
     expect((await groups('file-owner')).groups).toHaveLength(3);
-    const scoped = await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', headers: { authorization: 'Bearer file-scoped' }, body: '{"name":"another-org"}' });
+    const scoped = await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', headers: { authorization: 'Bearer file-scoped', 'content-type': 'application/json' }, body: '{"name":"another-org"}' });
     expect(scoped.status).toBe(403); // a scoped token cannot create a root org
     const viewer = await fetch(`${run.url}/iam/v2/groups/${acme}`, { method: 'DELETE', ...auth('file-viewer') });
     expect(viewer.status).toBe(403);

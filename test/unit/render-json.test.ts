@@ -35,7 +35,7 @@ describe('renderJsonPlan', () => {
     ];
     for (const p of plans) {
       expect(validatePlanDocument(JSON.parse(renderPlan(p, 'json')))).toEqual([]);
-      expect(validatePlanDocument(renderJsonPlan(p, { fingerprints: true }))).toEqual([]);
+      expect(validatePlanDocument(JSON.parse(renderJsonPlan(p, { fingerprints: true })))).toEqual([]);
     }
   });
 

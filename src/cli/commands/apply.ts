@@ -20,7 +20,7 @@ import type { Plan } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
 import { checkSavedPlan } from '../../saved-plan/check-saved-plan.js';
 import { planFromManifests } from '../../pipeline.js';
-import { renderJsonPlan, renderPlan } from '../../views/plan.js';
+import { renderPlan, toPlanDocument } from '../../views/plan.js';
 import {
   addConnectionOptions,
   addPlanningOptions,
@@ -87,7 +87,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     // (live data may hold one); a missing one stops the run once the plan is shown.
     const secrets = readSecretsOnce(plan, cliSecretReader(options, ctx));
     const out = output.stdout;
-    if (options.format === 'json') out.write(`${stringifyForOutput({ type: 'plan', plan: renderJsonPlan(plan) })}\n`);
+    if (options.format === 'json') out.write(`${stringifyForOutput({ type: 'plan', plan: toPlanDocument(plan) })}\n`);
     else out.write(renderPlan(plan, 'text', { color: shouldColor(options, out, ctx.env) }));
     assertSafe(plan); // a refused plan is shown whole, then stops here
     if (plan.steps.length === 0) return 0;
