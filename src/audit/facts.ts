@@ -5,6 +5,8 @@
  * tags. Pure: no I/O.
  */
 import { identityRefAddress, roleRefAddress } from '../plan/references.js';
+import { isIgnoredResource, isPruned } from '../plan/settings.js';
+import { compileAddressGlob } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { FieldsByKind } from '../model/kinds.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
@@ -31,6 +33,8 @@ export interface AuditedBinding {
   declared: boolean;
   live: boolean;
   location?: SourceLocation;
+  /** A live binding the manifests leave out: why it stays — the ignore glob that keeps it, or prune off — or that the next apply deletes it. */
+  undeclaredBecause?: { ignoredBy: string } | 'not-pruned' | 'pruned-next-apply';
 }
 
 export interface AuditedTag {
@@ -81,12 +85,18 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   const declaredIdentities = new Set(identities.map((i) => i.address));
   for (const l of liveIdentities.values()) if (!declaredIdentities.has(l.address)) identities.push({ address: l.address, fields: l.fields, live: l });
 
+  const ignore = desired.settings.ignore.map((g) => ({ glob: g, compiled: compileAddressGlob(g) }));
+  const whyUndeclared = (l: LiveResource): NonNullable<AuditedBinding['undeclaredBecause']> => {
+    const glob = ignore.find((g) => isIgnoredResource(l, [g.compiled]));
+    if (glob) return { ignoredBy: glob.glob };
+    return isPruned(desired.settings.prune, 'roleBinding') ? 'pruned-next-apply' : 'not-pruned';
+  };
   const bindings = new Map<string, AuditedBinding>();
   for (const d of ofKind(desired.resources, 'roleBinding')) bindings.set(d.address, { address: d.address, identity: d.fields.identity, role: d.fields.role, declared: true, live: false, location: d.source });
   for (const l of liveOfKind(live.resources, 'roleBinding')) {
     const known = bindings.get(l.address);
     if (known) known.live = true;
-    else bindings.set(l.address, { address: l.address, identity: l.fields.identity, role: l.fields.role, declared: false, live: true });
+    else bindings.set(l.address, { address: l.address, identity: l.fields.identity, role: l.fields.role, declared: false, live: true, undeclaredBecause: whyUndeclared(l) });
   }
 
   // Capabilities of custom roles by path: as declared, else as live.

@@ -154,7 +154,7 @@ export interface PlanRefusal {
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
    * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'invite-time';
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'invite-time' | 'unknown-target';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

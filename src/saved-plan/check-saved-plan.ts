@@ -122,7 +122,8 @@ function plansNothing(basis: PlanBasis, live: LiveState): boolean {
 
 /** A plan with nothing to do and nothing refused. */
 function leavesNothing(p: Plan): boolean {
-  return p.steps.length === 0 && p.refusals.length === 0;
+  // A target that named what the plan deleted names nothing once it is applied: nothing is left.
+  return p.steps.length === 0 && p.refusals.every((r) => r.rule === 'unknown-target');
 }
 
 /** A saved plan whose steps are not the ones its own basis plans: changed after `plan --out`. */

@@ -171,7 +171,7 @@ export function renderStepLines(step: PlanStep): StepLine[] {
 export function summaryLine(summary: { create: number; update: number; delete: number }, untargeted?: number, refused = false): string {
   if (summary.create + summary.update + summary.delete === 0) {
     // A refused plan makes no claim that the org matches: the refusals above say why nothing is planned.
-    if (refused) return 'Nothing planned: the refusals above come first.';
+    if (refused) return 'Nothing planned: the plan is refused.';
     // How many changes --target left out is one of the plan's warnings, shown above this line.
     return untargeted === undefined ? 'No changes. The org matches the manifests.' : 'No changes to the targeted resources.';
   }

@@ -112,11 +112,12 @@ describe('platform-sync plan', () => {
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete.');
     expect(run.stdout).toContain('! 1 other change is not in this plan because of --target');
 
+    // A target that names nothing is an error, as in Terraform (issue 40): a typo must not read as "no changes".
     const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], { env: suite.env });
-    expect(none.code).toBe(0);
-    expect(none.stdout).toContain('! 2 other changes are not in this plan because of --target');
-    expect(none.stdout.trimEnd().endsWith('No changes to the targeted resources.')).toBe(true);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain('x --target repo:nothing matches nothing');
     expect(none.stdout).not.toContain('The org matches the manifests');
+    expect(none.stdout).not.toContain('No changes');
 
     const unknown = await runCli(['plan', ACME, '--bootstrap', '--target', 'nonexistent:foo'], { env: suite.env });
     expectNoToken(unknown);

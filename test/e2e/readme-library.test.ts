@@ -50,7 +50,7 @@ describe("the README's library API", () => {
     expect(refused.refusals.map((r) => r.rule)).toEqual(['org-not-visible']);
     const text = lib.renderTextPlan(refused, { color: false });
     expect(text).not.toContain('No changes');
-    expect(text).toContain('Nothing planned: the refusals above come first.');
+    expect(text).toContain('Nothing planned: the plan is refused.');
     const drift = lib.describeDrift(refused);
     expect(drift.inSync).toBe(false);
     expect(drift.items).toEqual([expect.objectContaining({ category: 'missing', address: 'org' })]);

@@ -146,6 +146,9 @@ const DESIGN_RULES: ReadonlySet<PlanRefusal['rule']> = new Set([
   'rename-ignored',
   'org-name-mismatch',
   'new-access',
+  // Issue 40: a --target that names nothing is an error, as in Terraform (and members' invites need a time).
+  'unknown-target',
+  'invite-time',
 ]);
 
 /**

@@ -267,3 +267,15 @@ describe('sync-expiring', () => {
     expect(findings(audit(desired, live, OPTIONS), 'sync-expiring')).toEqual([]);
   });
 });
+
+describe('unmanaged-write-access says what keeps the binding (issue 40)', () => {
+  const live = liveState([r.identity('', 'human-ann'), r.binding('', 'human-ann', 'owner')]);
+  const message = (settings: Parameters<typeof desiredState>[1]) => findings(audit(desiredState([r.identity('', 'human-ann')], settings), live, OPTIONS), 'unmanaged-write-access')[0]!.message;
+
+  it('an ignore glob, pruning off, or the next apply deleting it — never "turn prune on" when it is on', () => {
+    expect(message({ settings: { ignore: ['identity:human-*'] } })).toContain('settings.ignore leaves it alone (glob identity:human-*)');
+    expect(message({ settings: { prune: { roleBinding: false } } })).toContain('settings.prune is off for role bindings');
+    expect(message({})).toContain('the next apply deletes it');
+    for (const rule of RULES) expect(rule.help, rule.id).not.toContain('acme');
+  });
+});

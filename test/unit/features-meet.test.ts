@@ -121,10 +121,9 @@ describe('--target that names nothing (defect 9)', () => {
   it('says whether the target is a typo or already as declared', () => {
     const shapes = [r.repo('', 'app')];
     const p = plan(desiredState(shapes), liveState(shapes), { targets: ['repo:ap', 'repo:app'] });
-    expect(p.warnings).toEqual([
-      '--target repo:ap matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)',
-      '--target repo:app matches no change: what it names is live as declared',
-    ]);
+    // The typo is an error (a refusal: plan exits 1, apply will not run it); the other a note.
+    expect(p.refusals).toEqual([{ rule: 'unknown-target', message: '--target repo:ap matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)', addresses: ['repo:ap'] }]);
+    expect(p.warnings).toEqual(['--target repo:app matches no change: what it names is live as declared']);
   });
 });
 

@@ -734,7 +734,8 @@ describe('plan: targets', () => {
   it('accepts globs, and says when a target matches nothing', () => {
     const p = plan(desired, liveState([]), { targets: ['repo:*', 'group:nope'] });
     expect(outline(p)).toEqual(['create repo:app', 'create repo:web']);
-    expect(p.warnings).toEqual(['--target group:nope matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)', '3 other changes are not in this plan because of --target']);
+    expect(p.refusals.map((r) => r.message)).toEqual(['--target group:nope matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)']);
+    expect(p.warnings).toEqual(['3 other changes are not in this plan because of --target']);
     expect(p.untargeted).toBe(3);
   });
 

@@ -50,8 +50,8 @@ describe('renderMarkdownPlan', () => {
     const live = liveState([r.repo('', 'x', { description: 'old' })]);
     const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }));
     expect(md).toBe(
-      '### platform-sync plan for `acme`\n\n**No changes to the targeted resources.**\n\n**Warnings**\n\n' +
-        '- --target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n- 1 other change is not in this plan because of --target\n',
+      '### platform-sync plan for `acme`\n\n**Nothing planned: the plan is refused.**\n\n> [!CAUTION]\n> **This plan is refused: apply will not run it.**\n>\n> - --target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n\n**Warnings**\n\n' +
+        '- 1 other change is not in this plan because of --target\n',
     );
   });
 

@@ -129,8 +129,9 @@ describe('renderTextPlan with --target', () => {
   it('does not claim the org matches the manifests when the targets match no change', () => {
     const text = renderTextPlan(plan(desired, live, { targets: ['repo:nothing'] }), { color: false });
     expect(text).toBe(
-      'Warnings:\n  ! --target repo:nothing matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n  ! 2 other changes are not in this plan because of --target\n\n' +
-        'No changes to the targeted resources.\n',
+      'Warnings:\n  ! 2 other changes are not in this plan because of --target\n\n' +
+        'Refused: apply will not run this plan:\n  x --target repo:nothing matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n\n' +
+        'Nothing planned: the plan is refused.\n',
     );
     // In sync with a target: still no claim about what the targets do not cover.
     expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes), { targets: ['repo:*'] }), { color: false })).toBe(

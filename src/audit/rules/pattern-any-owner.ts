@@ -6,7 +6,7 @@ import { re2FullMatch } from '../../util/re2.js';
 export const rule: AuditRule = {
   id: 'pattern-any-owner',
   title: 'A GitHub Actions identity accepts workflows of any GitHub owner',
-  help: 'Anchor subjectPattern to your own owner and repository (repo:acme/app:ref:refs/heads/main), or use subject for one exact workflow. GitHub mints tokens for every repository on github.com: a pattern that matches another owner lets that owner act as this identity.',
+  help: 'Anchor subjectPattern to your own owner and repository (repo:<owner>/<repo>:ref:refs/heads/main), or use subject for one exact workflow. GitHub mints tokens for every repository on github.com: a pattern that matches another owner lets that owner act as this identity.',
   severity: 'high',
   check(facts) {
     return githubActionsSubjectPatterns(facts.identities).flatMap(({ identity: i, subjectPattern }) => {

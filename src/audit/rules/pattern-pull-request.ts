@@ -6,7 +6,7 @@ import { re2FullMatch } from '../../util/re2.js';
 export const rule: AuditRule = {
   id: 'pattern-pull-request',
   title: 'Pull-request workflows can act as a GitHub Actions identity',
-  help: 'Match only the refs that should act, e.g. subjectPattern "repo:acme/app:ref:refs/heads/.*" or subject "repo:acme/app:ref:refs/heads/main". A pull request from a fork or a branch runs code nobody has reviewed yet; a token it gets must not carry this identity\'s roles.',
+  help: 'Match only the refs that should act, e.g. subjectPattern "repo:<owner>/<repo>:ref:refs/heads/.*" or subject "repo:<owner>/<repo>:ref:refs/heads/main". A pull request from a fork or a branch runs code nobody has reviewed yet; a token it gets must not carry this identity\'s roles.',
   severity: 'high',
   check(facts) {
     return githubActionsSubjectPatterns(facts.identities).flatMap(({ identity: i, subjectPattern }) => {

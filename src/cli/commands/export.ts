@@ -25,7 +25,7 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     .command('export')
     .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
     .requiredOption('--org <name|uid>', 'the org: its root group name, or its 40-hex uid')
-    .option('--out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
+    .option('-o, --out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
     .option('--force', 'overwrite files that already exist in --out')
     .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);

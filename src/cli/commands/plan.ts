@@ -54,7 +54,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     .description('Show what apply would change to make the org match the manifests')
     .argument('[paths...]', 'manifest files or directories')
     .usage('[options] <paths...>')
-    .option('--out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
+    .option('-o, --out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none');
   addPlanningOptions(command);

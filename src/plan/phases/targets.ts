@@ -21,7 +21,7 @@ export function collectDependencies(p: Pick<Planning, 'steps'>, address: string)
  * Keeps the steps a target names and, transitively, every step they depend on. Returns how
  * many planned changes the targets left out.
  */
-export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 'warnings'>, targets: string[]): number {
+export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 'warnings' | 'refusals'>, targets: string[]): number {
   const globs = targets.map(compileAddressGlob);
   const keep = new Set<string>();
   const pending: string[] = [];
@@ -31,11 +31,9 @@ export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 
     if ([...p.steps.keys()].some((a) => glob.test(a))) continue;
     // Say which: a target whose resources are as declared, or one that names nothing at all (a typo).
     const known = p.desired.resources.some((d) => glob.test(d.address)) || [...p.index.byAddress.keys()].some((a) => glob.test(a));
-    p.warnings.push(
-      known
-        ? `--target ${targets[i]} matches no change: what it names is live as declared`
-        : `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`,
-    );
+    // As in Terraform: a target that names nothing is an error (a typo must not plan "no changes"); one whose resources match is a note.
+    if (known) p.warnings.push(`--target ${targets[i]} matches no change: what it names is live as declared`);
+    else p.refusals.push({ rule: 'unknown-target', message: `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`, addresses: [targets[i]!] });
   }
   while (pending.length > 0) {
     const address = pending.pop()!;
