@@ -4,6 +4,7 @@
  * directory, so what you see is what you would type. The tour checks its own expectations
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
+import { findPackageFile } from './util/package-file.js';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { listDirectorySync, readTextSyncBounded } from './io/read-file.js';
 
@@ -12,8 +13,8 @@ function readDemoText(path: string): string {
   return readTextSyncBounded(path, { maxBytes: 16 * 1024 * 1024 });
 }
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { styleText } from 'node:util';
 import { createClient } from './api/client.js';
 import type { ApiClient } from './api/types.js';
@@ -21,7 +22,6 @@ import { EMBEDDED_STATE_PATH } from './cli/embedded.js';
 import { runCli, type CliRun } from './cli/run-cli.js';
 import { startEmulator } from './emulator/index.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
 type Style = Parameters<typeof styleText>[0];
 const paint = (style: Style, text: string): string => (useColor ? styleText(style, text, { validateStream: false }) : text);
@@ -29,11 +29,12 @@ const paint = (style: Style, text: string): string => (useColor ? styleText(styl
 /** A step that did not do what the tour expected. */
 class DemoFailure extends Error {}
 
-async function main(): Promise<void> {
+/** The guided tour (`npm run demo`, `platform-sync demo`); throws DemoFailure when a step does not do what it should. */
+export async function runDemo(): Promise<void> {
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'platform-sync-demo-'));
   try {
-    cpSync(join(ROOT, 'examples', 'acme'), join(dir, 'acme'), { recursive: true });
+    cpSync(findPackageFile(join('examples', 'acme')), join(dir, 'acme'), { recursive: true });
     // The example's SSO provider reads its client secret from the environment, never a file in git.
     const madeUpSecret = process.env.PLATFORM_SYNC_SECRET_ACME_OKTA === undefined;
     if (madeUpSecret) process.env.PLATFORM_SYNC_SECRET_ACME_OKTA = `demo-okta-secret-${process.pid}`;
@@ -232,8 +233,17 @@ function say(...lines: string[]): void {
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof DemoFailure) process.stderr.write(`\ndemo failed: ${err.message}\n`);
-  else process.stderr.write(`\ndemo failed with an unexpected error (a bug):\n${(err as Error)?.stack ?? String(err)}\n`);
-  process.exitCode = 1;
-});
+/** The demo as a program: its exit code (0, or 1 naming the step that failed). */
+export async function demoMain(): Promise<number> {
+  try {
+    await runDemo();
+    return 0;
+  } catch (err) {
+    if (err instanceof DemoFailure) process.stderr.write(`\ndemo failed: ${err.message}\n`);
+    else process.stderr.write(`\ndemo failed with an unexpected error (a bug):\n${(err as Error)?.stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+// Run as a script (`node dist/src/demo.js`, npm run demo); imported by `platform-sync demo`, it waits to be called.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) void demoMain().then((code) => (process.exitCode = code));

@@ -10,6 +10,7 @@ import { packageVersion } from '../util/package-file.js';
 // modules import only what registering needs. Their heavy dependencies — the API client
 // (undici), saved-plan checks (ajv), the emulator — are imported inside the action that uses
 // them: `validate` never loads them, ~60 ms less CPU per run.
+import { registerInitCommand } from './commands/init.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerDriftCommand } from './commands/drift.js';
 import { registerAuditCommand } from './commands/audit.js';
@@ -74,6 +75,7 @@ function buildProgram(ctx: CliContext): Command {
   registerShowCommand(program, ctx);
   registerExportCommand(program, ctx);
   registerEmulatorCommand(program, ctx);
+  registerInitCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   resolvePathsAgainst(program, ctx.cwd);
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the

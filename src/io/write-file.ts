@@ -31,9 +31,10 @@ export function describeWriteError(err: unknown, path: string): string {
 }
 
 /** Writes a whole text file; a failure is a UserError naming `what`, the path and why. */
-export function writeUserFile(path: string, text: string, what: string, options: { mode?: number } = {}): void {
+export function writeUserFile(path: string, text: string, what: string, options: { mode?: number; exclusive?: boolean } = {}): void {
   try {
-    writeFileSync(path, text, options.mode === undefined ? {} : { mode: options.mode });
+    // `exclusive`: a file that exists (even one made a moment ago) is never overwritten.
+    writeFileSync(path, text, { ...(options.mode === undefined ? {} : { mode: options.mode }), ...(options.exclusive ? { flag: 'wx' } : {}) });
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
   }

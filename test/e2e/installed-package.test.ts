@@ -69,6 +69,9 @@ describe('the installed package', () => {
 
   it('holds its LICENSE, source maps that carry their sources (src/ is not shipped), and exports its CLI as platform-sync/cli', () => {
     expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toContain('MIT License');
+    // What `platform-sync demo` and `init` start from ships with it (issue 40).
+    expect(existsSync(join(installed, 'examples', 'acme', 'org.yaml'))).toBe(true);
+    expect(existsSync(join(installed, 'examples', 'github-actions', 'platform-sync.yml'))).toBe(true);
     expect(existsSync(join(installed, 'src'))).toBe(false);
     const maps = readdirSync(join(installed, 'dist', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js.map'));
     expect(maps.length).toBeGreaterThan(50);

@@ -1,0 +1,41 @@
+/**
+ * `platform-sync init [DIR] [--org NAME]` (DESIGN.md §5): a starter repository — an org manifest
+ * with comments and the schema line, the GitHub workflow, `.gitignore`, and a README of the next
+ * three commands — that never overwrites a file. And `platform-sync demo`: the guided tour,
+ * from the installed package. Exit 0, or 1 on an error.
+ */
+import { basename, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+
+export function registerInitCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('init')
+    .description('Write a starter repository: an org manifest with comments, the GitHub workflow, .gitignore and a README of the next three commands; never overwrites a file')
+    .argument('[dir]', 'where (default: the current directory)', '.')
+    .option('--org <name>', 'the org the manifest describes (default: the directory\'s name, else my-org)')
+    .action(async (dir: string, options: { org?: string }) => {
+      const { writeStarter } = await import('../../init/starter.js');
+      const target = resolve(ctx.cwd, dir);
+      const org = options.org ?? defaultOrg(target);
+      const result = writeStarter(target, org);
+      const out = ctx.output.stdout;
+      for (const file of result.written) out.write(`wrote  ${file}\n`);
+      for (const file of result.kept) out.write(`kept   ${file} (it exists: never overwritten)\n`);
+      const where = dir === '.' ? '' : `cd ${dir} && `;
+      out.write(`\nNext: ${where}npm install --save-dev platform-sync, then\n  npx --no-install platform-sync validate manifests/\n  npx --no-install platform-sync plan manifests/ --emulator --bootstrap\n  npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve\n`);
+    });
+  program
+    .command('demo')
+    .description('Run the guided tour: plan, apply, drift, export, renames, members and audit against an embedded emulator, in a temporary directory')
+    .action(async () => {
+      const { demoMain } = await import('../../demo.js');
+      ctx.exitCode = await demoMain();
+    });
+}
+
+/** The directory's name as an org name, when it is one; else my-org. */
+function defaultOrg(dir: string): string {
+  const name = basename(dir).toLowerCase();
+  return /^[a-z0-9][a-z0-9._-]{0,62}$/.test(name) ? name : 'my-org';
+}

@@ -1,0 +1,121 @@
+/**
+ * `platform-sync init [DIR]` (DESIGN.md §5): a starter repository a newcomer can run at once —
+ * a commented org manifest (with the `yaml-language-server` schema line), the GitHub workflow
+ * (the package's own example), a `.gitignore`, and a README of the next three commands. It never
+ * overwrites a file: one that exists is kept, and said so.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { readPackageText } from '../io/read-file.js';
+import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
+import { findPackageFile } from '../util/package-file.js';
+import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
+import { UserError } from '../model/errors.js';
+
+export interface StarterFile {
+  /** Relative to the starter's directory. */
+  path: string;
+  text: string;
+}
+
+export interface InitResult {
+  written: string[];
+  /** Files that existed and were left as they are. */
+  kept: string[];
+}
+
+/** The starter's files, for an org named `org`. */
+export function starterFiles(org: string): StarterFile[] {
+  if (!new RegExp(NAME_PATTERN_SOURCE).test(org) || org.length > 63) throw new UserError('USAGE', `--org ${JSON.stringify(org)} is not an org name; expected lowercase letters, digits, ".", "_", "-" or spaces (e.g. acme)`);
+  return [
+    { path: 'manifests/org.yaml', text: orgManifest(org) },
+    { path: '.github/workflows/platform-sync.yml', text: readPackageText(findPackageFile('examples/github-actions/platform-sync.yml')) },
+    { path: '.gitignore', text: GITIGNORE },
+    { path: 'README.md', text: starterGuide(org) },
+  ];
+}
+
+/** Writes the starter into `dir` (made when missing); an existing file is kept, never overwritten. */
+export function writeStarter(dir: string, org: string): InitResult {
+  const result: InitResult = { written: [], kept: [] };
+  for (const file of starterFiles(org)) {
+    const path = join(dir, file.path);
+    if (existsSync(path)) {
+      result.kept.push(file.path);
+      continue;
+    }
+    makeUserDirectory(dirname(path), 'the directory of');
+    writeUserFile(path, file.text, file.path, { exclusive: true });
+    result.written.push(file.path);
+  }
+  return result;
+}
+
+/** The `$schema` of the starter's manifests: the installed package's, seen from `manifests/`. */
+const SCHEMA_REF = '../node_modules/platform-sync/schemas/manifest.schema.json';
+
+function orgManifest(org: string): string {
+  return `# yaml-language-server: $schema=${SCHEMA_REF}
+#
+# Your org, as it should be. platform-sync plans the changes that make the org match this file
+# (and every other .yaml file under manifests/): \`platform-sync plan manifests/\`.
+# Reference: https://github.com/platform-sync/platform-sync#manifest-reference
+apiVersion: platform-sync/v1
+org:
+  name: ${org}                 # the root group, found by name among those the token sees
+  description: Managed by platform-sync from git
+  identities:
+    # A GitHub Actions workflow, by the exact subject of its token (audit flags loose patterns).
+    - name: release-bot
+      description: Release workflow of ${org}/app
+      claimMatch:
+        issuer: https://token.actions.githubusercontent.com
+        subject: repo:${org}/app:ref:refs/heads/main
+  roleBindings:
+    - identity: release-bot
+      role: registry.push          # a built-in role; custom roles go under roles:
+  repos:
+    - name: app
+      description: The application image
+  # People, by the e-mail they sign in with: invited until they accept (apply --invite-codes FILE).
+  # members:
+  #   - {email: you@example.com, role: viewer}
+  groups:
+    - name: engineering
+      description: The engineering teams
+settings:
+  prune: true                  # live resources these files do not describe are deleted by apply
+  protect: ["repo:*"]          # never deleted, whatever the files say
+`;
+}
+
+const GITIGNORE = `# platform-sync: the embedded emulator's state (--emulator)
+.platform-sync/
+# saved plans: apply them, do not commit them
+plan.json
+# invite codes are secrets: hand them to the people invited, never commit them
+*.invite-codes.jsonl
+node_modules/
+`;
+
+function starterGuide(org: string): string {
+  return `# ${org}: the org as code
+
+The Platform API v2 org \`${org}\`, kept as the YAML files in \`manifests/\` describe it by
+[platform-sync](https://www.npmjs.com/package/platform-sync). Edit the files, open a pull request:
+the workflow in \`.github/workflows/platform-sync.yml\` posts the plan on it, applies it when it is
+merged, and checks every night that nobody changed the org by hand.
+
+## The next three commands
+
+\`\`\`sh
+npx --no-install platform-sync validate manifests/                       # offline: schema, references, duplicates
+npx --no-install platform-sync plan manifests/ --emulator --bootstrap    # the plan, against an emulator on this machine
+npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve
+\`\`\`
+
+Then point it at the real API: set \`PLATFORM_API_URL\` and \`PLATFORM_TOKEN\`, and run
+\`npx --no-install platform-sync plan manifests/\` (the first apply of a new org needs \`--bootstrap\`).
+\`npx --no-install platform-sync demo\` walks through plan, apply, drift and export on an example org.
+`;
+}

@@ -1,0 +1,52 @@
+/**
+ * `platform-sync init` (DESIGN.md §5, issue 40 item 1): a starter a newcomer can run at once —
+ * its manifest validates and plans against the embedded emulator, its workflow is the package's
+ * example — and that never overwrites a file.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+
+describe('platform-sync init', () => {
+  const temp = makeTempDir('init');
+  afterAll(() => temp.remove());
+  const dir = join(temp.dir, 'acme-infra');
+
+  it('writes the starter: a commented manifest with its schema line, the workflow, .gitignore and a README of the next three commands', async () => {
+    const run = await runCli(['init', 'acme-infra', '--org', 'acme'], { cwd: temp.dir });
+    expect(run.code, run.stderr).toBe(0);
+    for (const file of ['manifests/org.yaml', '.github/workflows/platform-sync.yml', '.gitignore', 'README.md']) expect(run.stdout).toContain(`wrote  ${file}`);
+    const manifest = readFileSync(join(dir, 'manifests', 'org.yaml'), 'utf8');
+    expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
+    expect(manifest).toContain('  name: acme ');
+    expect(readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8')).toBe(readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8'));
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.platform-sync/', 'plan.json', '*.invite-codes.jsonl']));
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(readme).toContain('npx --no-install platform-sync plan manifests/ --emulator --bootstrap');
+    expect(readme).not.toMatch(/npx platform-sync/); // never a bare npx: it would fetch the name from a registry
+  });
+
+  it("runs: the starter's README commands validate, apply and re-plan it against the embedded emulator", async () => {
+    expect((await runCli(['validate', 'manifests/'], { cwd: dir })).code).toBe(0);
+    const apply = await runCli(['apply', 'manifests/', '--emulator', '--bootstrap', '--auto-approve'], { cwd: dir });
+    expect(apply.code, apply.stderr).toBe(0);
+    expect((await runCli(['plan', 'manifests/', '--emulator', '--detailed-exitcode'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('never overwrites a file: a second init keeps what is there and says so', async () => {
+    writeFileSync(join(dir, 'README.md'), '# mine\n');
+    const run = await runCli(['init', 'acme-infra'], { cwd: temp.dir });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('kept   README.md (it exists: never overwritten)');
+    expect(run.stdout).not.toContain('wrote');
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# mine\n');
+  });
+
+  it('refuses an org name the manifests cannot hold, writing nothing', async () => {
+    const run = await runCli(['init', 'bad', '--org', 'Acme Corp!'], { cwd: temp.dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is not an org name');
+    expect(existsSync(join(temp.dir, 'bad', 'manifests'))).toBe(false);
+  });
+});
