@@ -195,8 +195,9 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     command === 'plan'
       ? ['plan', ...paths, '--format', 'markdown', '--detailed-exitcode', '--out', planJson, ...args]
       : command === 'apply'
-        ? // Its outputs are read from the JSON events, never from the text a person reads.
-          ['apply', ...paths, '--auto-approve', '--format', 'json', ...args]
+        ? // Its outputs are read from the JSON events, never from the text a person reads: the
+          // JSON format comes last, so a --format in args cannot take it away (issue 40).
+          ['apply', ...paths, '--auto-approve', ...args, '--format', 'json']
         : command === 'audit'
           ? // Text in the log, SARIF for code scanning, markdown in the job summary (the command writes it).
             ['audit', ...paths, '--sarif', sarifFile, ...args]
@@ -232,7 +233,18 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
     if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
       if (pr === undefined) io.stderr.write('Not commenting: this run is not for a pull request.\n');
-      else io.stdout.write(`Plan comment ${await postComment(env, pr.number, body)} on pull request #${pr.number}.\n`);
+      else {
+        try {
+          io.stdout.write(`Plan comment ${await postComment(env, pr.number, body)} on pull request #${pr.number}.\n`);
+        } catch (err) {
+          // GitHub unreachable (fetch's TypeError): the plan succeeded and is in the job summary, so
+          // this is a warning, not a failed step. A refusal from GitHub (a missing permission) still fails it.
+          if (!(err instanceof TypeError)) throw err;
+          const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+          const why = `${(err as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`;
+          io.stderr.write(door.redact(`::warning::the plan comment could not be posted on pull request #${pr.number}: ${why}; the plan is in the job summary\n`));
+        }
+      }
     }
   }
   if (command === 'apply' && env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));

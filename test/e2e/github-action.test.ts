@@ -141,6 +141,10 @@ describe('action.yml', () => {
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['platform-token', 'comment-author', 'node-version']));
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     for (const input of Object.keys(action.inputs)) expect(readme, `README input table: ${input}`).toContain(`| \`${input}\``);
+    // Every output and every command the action takes is in the README too.
+    for (const output of Object.keys((action as unknown as { outputs: Record<string, unknown> }).outputs)) expect(readme, `README outputs: ${output}`).toContain(`\`${output}\``);
+    const commandRow = readme.split('\n').find((l) => l.startsWith('| `command` |'))!;
+    for (const command of ['plan', 'apply', 'drift', 'audit']) expect(commandRow).toContain(`\`${command}\``);
   });
 
   it('splits args like a shell: words and quotes', () => {
@@ -377,6 +381,24 @@ describe('the action runner', () => {
     const again = await runStep({ command: 'apply', paths: ACME }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(again.outputs['has-changes']).toBe('false');
     expect(readFileSync(summary, 'utf8')).toContain('**No changes**: the org already matched the manifests.');
+  });
+
+  it("apply: outputs come from the JSON events even when args ask for --format text (issue 40)", async () => {
+    const dir = join(temp.dir, 'format-text');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: formatted\n  repos:\n    - {name: one}\n    - {name: two}\n');
+    const summary = join(temp.dir, 'format-summary.md');
+    writeFileSync(summary, '');
+    const created = await runStep({ command: 'apply', paths: dir, args: '--bootstrap --format text' }, { ...env, GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    expect(created.exitcode, created.stderr).toBe(0);
+    expect(created.outputs['has-changes']).toBe('true');
+    expect(readFileSync(summary, 'utf8')).not.toContain('**No changes**');
+  });
+
+  it('a plan whose comment cannot reach GitHub (unreachable) warns and does not fail the step', async () => {
+    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true', args: '--bootstrap' }, { ...env, GITHUB_API_URL: 'http://127.0.0.1:9' }, temp.dir);
+    expect(run.stepExit, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stderr).toMatch(/::warning::the plan comment could not be posted on pull request #\d+: fetch failed/);
   });
 
   it('audit: text in the log, the review in the job summary, SARIF at the sarif-file output; a finding at --fail-on fails the step', async () => {
