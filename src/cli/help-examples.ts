@@ -67,12 +67,32 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   emulator: [
     'platform-sync emulator --port 8080 --token dev-token',
-    'PLATFORM_API_URL=http://127.0.0.1:8080 PLATFORM_TOKEN=dev-token platform-sync plan examples/acme',
+    'PLATFORM_API_URL=http://127.0.0.1:8080 PLATFORM_TOKEN=dev-token platform-sync plan manifests/ --bootstrap',
+    'platform-sync emulator --tokens tokens.yaml --seed seed.yaml --state state.json   tokens kept off the command line; state kept across restarts',
+  ],
+  audit: [
+    'platform-sync audit manifests/                          findings in the terminal; exit 2 when one is high',
+    'platform-sync audit manifests/ --fail-on medium --stale-days 60',
+    'platform-sync audit manifests/ --sarif audit.sarif      SARIF 2.1.0 for GitHub code scanning',
+    'platform-sync audit manifests/ --format json | jq \'.findings[] | select(.severity == "high")\'',
+    'Judges the org as it will be once the manifests apply. A read-only (viewer) token is enough.',
+    'Exit codes: 0 nothing at or above --fail-on (default high), 2 findings at or above it, 1 error.',
+  ],
+  init: [
+    'platform-sync init                    a starter repository here: manifests/org.yaml, the GitHub workflow, .gitignore, README',
+    'platform-sync init acme-infra --org acme',
+    'Never overwrites a file: one that exists is kept, and said so. Exit codes: 0 done, 1 error.',
+  ],
+  demo: [
+    'platform-sync demo                    plan, apply, drift, export, a rename, a member invited, an audit — on an embedded emulator',
+    'Works in a temporary directory and leaves nothing behind. Exit codes: 0 every step as expected, 1 otherwise.',
   ],
 };
 
 /** Appends the examples to the help of the program and of each command that has some. */
 export function addHelpExamples(program: Command): void {
+  // A command's line in the top-level help reads as its own usage (`plan [options] <paths...>`), not as its parser's arguments.
+  program.configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}` });
   program.addHelpText(
     'after',
     '\nOptions of plan, apply, drift, audit, access, export and show (before or after the command name):\n' +

@@ -1,0 +1,56 @@
+/**
+ * The README and `--help` agree (issue 40 item 6): every option of every command is in the
+ * README, every command's help has examples, a command's paths read the same in the top-level
+ * help as in its own, and the README cites nothing a user does not have (DESIGN.md is ours).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from './cli-harness.js';
+
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const COMMANDS = ['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo'];
+
+/** The long options a help text lists. */
+function optionsOf(help: string): string[] {
+  return [...new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!))].filter((o) => o !== '--help');
+}
+
+describe('README and --help', () => {
+  it('name every option of every command in the README', async () => {
+    const missing: string[] = [];
+    for (const command of COMMANDS) {
+      const help = (await runCli([command, '--help'])).stdout;
+      for (const option of optionsOf(help)) if (!readme.includes(`\`${option}`) && !readme.includes(` ${option}`)) missing.push(`${command} ${option}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it("give every command's help examples", async () => {
+    const without: string[] = [];
+    for (const command of COMMANDS) if (!/Examples?:/.test((await runCli([command, '--help'])).stdout)) without.push(command);
+    expect(without).toEqual([]);
+  });
+
+  it("show a command's arguments the same in the top-level help as in its own", async () => {
+    const top = (await runCli(['--help'])).stdout;
+    for (const command of COMMANDS) {
+      const usage = /^Usage: platform-sync (\S+) (.*)$/m.exec((await runCli([command, '--help'])).stdout)!;
+      const args = usage[2]!.replace('[options]', '').trim();
+      const line = top.split('\n').find((l) => l.trim().startsWith(`${command} `) || l.trim() === command);
+      expect(line, `${command} in the top-level help`).toBeDefined();
+      if (args !== '') expect(line!, command).toContain(args);
+    }
+  });
+
+  it('list the commands that take the global options the same way: the help names them, and so does every README list of them', async () => {
+    const help = (await runCli(['--help'])).stdout;
+    const list = /Options of ([a-z, ]+) \(before or after/.exec(help)![1]!.replace(' and ', ', ').split(', ');
+    expect(list).toEqual(expect.arrayContaining(['plan', 'apply', 'drift', 'audit', 'access', 'export', 'show']));
+    for (const line of readme.split('\n').filter((l) => /`plan`, `apply`, `drift`, /.test(l) && !l.startsWith('| `command`'))) for (const command of list) expect(line, line).toContain(`\`${command}\``);
+  });
+
+  it('cite no DESIGN.md: users have the README, the schemas and --help', () => {
+    expect(readme.match(/DESIGN\.md[^\n]{0,30}/g) ?? []).toEqual([]);
+  });
+});
