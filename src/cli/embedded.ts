@@ -10,7 +10,7 @@
 import type { Connection } from '../api/connection.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
+import { makeUserDirectory, removeUserDirectory, writeUserFile } from '../io/write-file.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Emulator } from '../emulator/index.js';
 import { UserError } from '../model/errors.js';
@@ -45,6 +45,8 @@ export async function startEmbeddedEmulator(
   // Only a command that writes (apply) makes the state: plan, drift, show and export in a
   // directory without one read an empty emulator and leave nothing behind (DESIGN.md §6).
   const persistent = options.writes === true || existsSync(statePath);
+  // A state this run makes and then writes nothing to (an apply with nothing to do) is removed again.
+  const madeHere = persistent && !existsSync(dirname(statePath));
   if (persistent) makeStateDirectory(dirname(statePath));
   const token = `embedded-${randomBytes(24).toString('hex')}`;
   // Loaded here, not at the top: every command imports this file for EMBEDDED_STATE_PATH, and
@@ -71,7 +73,11 @@ export async function startEmbeddedEmulator(
   return {
     connection: { baseUrl: emulator.url, token, insecureHttp: false },
     statePath,
-    close: () => emulator.close(),
+    close: async () => {
+      const wrote = emulator.requestLog.some((e) => e.method !== 'GET' && e.status >= 200 && e.status < 300);
+      await emulator.close();
+      if (madeHere && !wrote) removeUserDirectory(dirname(statePath));
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * directory): a path that cannot be written is a clear error naming it and why, never a stack
  * trace (DESIGN.md §8 rev 4). The text passed in has already gone through the door out.
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../model/errors.js';
 
@@ -46,6 +46,15 @@ export function makeUserDirectory(dir: string, what: string): void {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot make ${what} ${dir}: ${describeWriteError(err, dir)}`, { cause: err });
+  }
+}
+
+/** Removes a directory this run made and left empty of anything worth keeping (best effort: it is never an error). */
+export function removeUserDirectory(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // left behind: harmless
   }
 }
 

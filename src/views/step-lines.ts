@@ -9,7 +9,7 @@ import { lazyRequire } from '../util/lazy-require.js';
 /** Loaded when a plan shows a text diff. */
 const diff = lazyRequire<typeof import('diff')>('diff');
 import type { PlanStep, UidReference } from '../model/plan.js';
-import { DESCRIPTORS } from '../model/kinds.js';
+import { DESCRIPTORS, descriptorOf } from '../model/kinds.js';
 import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { SecretRef } from '../model/resources.js';
 
@@ -137,8 +137,21 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
 }
 
 /** The field lines of a step (not its header line): labels aligned, blocks indented under theirs. */
+/**
+ * A field as the manifests name it (issue 40): `role` where the API says `roleUid`,
+ * `externalGroup` where it says `externalGroupId`; a dotted path keeps its tail (`oidc.clientSecret`).
+ */
+function manifestFieldName(kind: PlanStep['kind'], field: string): string {
+  const dot = field.indexOf('.');
+  const head = dot < 0 ? field : field.slice(0, dot);
+  const descriptor = descriptorOf(kind);
+  const reference = descriptor.references?.find((r) => referenceUidField(r) === head);
+  const name = reference ?? descriptor.fields.find((f) => (f.apiName ?? f.name) === head)?.name ?? head;
+  return dot < 0 ? name : `${name}${field.slice(dot)}`;
+}
+
 function fieldLines(step: PlanStep): StepLine[] {
-  const entries = fieldEntries(step);
+  const entries = fieldEntries(step).map((e) => ({ ...e, field: manifestFieldName(step.kind, e.field) }));
   const width = Math.max(0, ...entries.map((e) => ('value' in e ? e.field.length + 1 : 0)));
   const lines: StepLine[] = [];
   for (const e of entries) {

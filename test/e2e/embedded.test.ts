@@ -30,6 +30,20 @@ describe('--emulator: an embedded emulator whose state persists across processes
     expect(drift.code).toBe(0);
   });
 
+  it('an apply --emulator that writes nothing leaves no state behind (issue 40)', async () => {
+    const fresh = makeTempDir('embedded-nothing');
+    try {
+      const refused = await runCli(['apply', ACME, '--emulator', '--auto-approve'], { cwd: fresh.dir });
+      expect(refused.code).toBe(1); // the org is not visible without --bootstrap: nothing was written
+      expect(existsSync(join(fresh.dir, '.platform-sync'))).toBe(false);
+      const made = await runCli(['apply', ACME, '--emulator', '--bootstrap', '--auto-approve'], { cwd: fresh.dir });
+      expect(made.code, made.stderr).toBe(0);
+      expect(existsSync(join(fresh.dir, '.platform-sync', 'emulator.json'))).toBe(true);
+    } finally {
+      fresh.remove();
+    }
+  });
+
   it('never writes a token to the state file or the output', async () => {
     const cwd = temp.dir;
     const run = await runCli(['plan', ACME, '--bootstrap', '--emulator', '--verbose'], { cwd });

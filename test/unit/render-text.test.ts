@@ -22,8 +22,8 @@ describe('renderTextPlan', () => {
             name: "deploy-bot"
 
         + create roleBinding:eng/platform/deploy-bot=/deployer
-            identityUid: (known after apply: identity:eng/platform/deploy-bot)
-            roleUid:     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
+            identity: (known after apply: identity:eng/platform/deploy-bot)
+            role:     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
 
         ~ update identity:eng/ci
             description: "old bot" → "CI bot"
@@ -38,7 +38,7 @@ describe('renderTextPlan', () => {
               +More.
 
         ~ update roleBinding:eng/ci=/deployer  (role viewer → deployer (was roleBinding:eng/ci=viewer))
-            roleUid: "1111111111111111111111111111111111111111" → "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
+            role: "1111111111111111111111111111111111111111" → "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/0000000000000003" (role:deployer)
 
         - delete tag:legacy:1.0  (tag of deleted repo:legacy)
             name:       "1.0"
