@@ -9,7 +9,7 @@
  * describe — are left out.
  */
 import { createHash } from 'node:crypto';
-import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, isMap, isPair, isScalar, isSeq, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { ORG_ADDRESS, parentPath, pathDepth, referenceText, type IdentityKey, type RoleKey } from '../model/address.js';
 import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
@@ -406,9 +406,27 @@ function forEachMap(seq: YAMLSeq, fn: (m: YAMLMap) => void): void {
   for (const item of seq.items) if (isMap(item)) fn(item);
 }
 
+/**
+ * Longest object or list written on one line (`claimMatch: { issuer: …, subject: … }`); a longer
+ * one (an identity provider's oidc) is a block of its own lines, never a flow mapping folded over
+ * several — with its short members on one line each (`clientSecret: { fromEnv: … }`).
+ */
+const FLOW_MAX = 110;
+
 function setFlow(m: YAMLMap, key: string): void {
   const node = m.get(key, true) as Node | undefined;
-  if (node && (isMap(node) || (node as YAMLSeq).items)) (node as YAMLMap | YAMLSeq).flow = true;
+  if (node) flowWhenShort(node);
+}
+
+function flowWhenShort(node: Node): void {
+  if (!isMap(node) && !isSeq(node)) return;
+  const short = JSON.stringify(node.toJSON()).length <= FLOW_MAX;
+  node.flow = short;
+  if (short) return;
+  for (const item of node.items) {
+    const value = isPair(item) ? item.value : item;
+    if (value && typeof value === 'object') flowWhenShort(value as Node);
+  }
 }
 
 function compareStrings(a: string, b: string): number {

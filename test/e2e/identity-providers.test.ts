@@ -116,6 +116,9 @@ describe('identity providers', () => {
     expect((await run(['export', '--org', 'acme', '--out', out])).code).toBe(0);
     const text = readFileSync(join(out, 'org.yaml'), 'utf8');
     expect(text).toContain('clientSecret: { fromEnv: PLATFORM_SYNC_SECRET_OKTA } # the API never returns a secret');
+    // A long block (oidc) is lines of its own, never a flow mapping folded over several (issue 40).
+    expect(text).toMatch(/\n +oidc:\n +issuer: /);
+    expect(text).not.toMatch(/\{[^}\n]*\n/);
     expect(text).toContain('defaultRole: viewer');
     expect(text).toMatch(/groupMappings:\n\s+- externalGroup: everyone\n\s+role: sso-user\n\s+- externalGroup: platform-admins\n\s+role: owner/);
     expect((await run(['plan', out, '--detailed-exitcode'])).code).toBe(0);
