@@ -188,6 +188,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // The invite-codes input: where apply keeps the codes of the invites it creates (upload it as a
   // short-lived artifact, or hand it on); each code is masked in the log before it exists anywhere else.
   const inviteCodes = (env.PS_INVITE_CODES ?? '').trim();
+  // The reviewed-plan input: the plan the pull request's plan job saved (its plan-json output, kept as an artifact).
+  const reviewedPlan = (env.PS_REVIEWED_PLAN ?? '').trim();
   if (command === 'apply' && inviteCodes !== '') args.push('--invite-codes', inviteCodes);
   const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
   const sarifFile = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-audit.sarif');
@@ -197,7 +199,10 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
       : command === 'apply'
         ? // Its outputs are read from the JSON events, never from the text a person reads: the
           // JSON format comes last, so a --format in args cannot take it away (issue 40).
-          ['apply', ...paths, '--auto-approve', ...args, '--format', 'json']
+          // With reviewed-plan, exactly the plan the pull request showed, if the merged manifests are the ones it was made from.
+          reviewedPlan !== ''
+          ? ['apply', reviewedPlan, '--manifests', ...paths, '--auto-approve', ...args, '--format', 'json']
+          : ['apply', ...paths, '--auto-approve', ...args, '--format', 'json']
         : command === 'audit'
           ? // Text in the log, SARIF for code scanning, markdown in the job summary (the command writes it).
             ['audit', ...paths, '--sarif', sarifFile, ...args]
@@ -219,6 +224,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     },
   });
 
+  // Each manifest problem as a GitHub annotation on its line (issue 40): the PR's diff shows it where it is.
+  if (exitcode === 1) for (const line of annotationsOf(stderr.text() + stdout.text())) io.stdout.write(door.redact(line));
   const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
   // A partial apply changed things too: has-changes says whether any step was done.
   const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
@@ -252,4 +259,24 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
   const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
   return { exitcode, hasChanges, planJson: planFile, sarifFile: sarifOut, stepExit };
+}
+
+/** Workflow-command data: `%`, CR and LF escaped; in a property, `:` and `,` too (GitHub's rules). */
+function escapeData(text: string): string {
+  return text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+}
+function escapeProperty(text: string): string {
+  return escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
+}
+
+/** `::error file=…,line=…,col=…::message` for each `file:line:col: message` a command printed (at most 50). */
+export function annotationsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^([^\s:][^:]*):(\d+):(\d+): (.+)$/.exec(line);
+    if (!m || /^https?$/.test(m[1]!)) continue;
+    out.push(`::error file=${escapeProperty(m[1]!)},line=${m[2]},col=${m[3]}::${escapeData(m[4]!)}\n`);
+    if (out.length === 50) break;
+  }
+  return out;
 }

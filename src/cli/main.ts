@@ -32,7 +32,7 @@ export { processIo, type CliIo } from './context.js';
 
 
 /** Options whose value is a path the user typed: read relative to the run's working directory. */
-const PATH_OPTIONS = ['out', 'sarif', 'inviteCodes', 'tokenFile', 'secretsDir', 'state', 'seed', 'tokens'] as const;
+const PATH_OPTIONS = ['out', 'sarif', 'inviteCodes', 'tokenFile', 'secretsDir', 'state', 'seed', 'tokens', 'manifests'] as const;
 
 /**
  * `main(argv, io)` runs in `io.cwd` (DESIGN.md §5): manifest paths and path options are read
@@ -48,6 +48,7 @@ function resolvePathsAgainst(program: Command, cwd: string): void {
     for (const name of PATH_OPTIONS) {
       const value: unknown = action.getOptionValue(name);
       if (typeof value === 'string' && value !== '') action.setOptionValue(name, at(value));
+      else if (Array.isArray(value)) action.setOptionValue(name, value.map((p: unknown) => (typeof p === 'string' ? at(p) : p)));
     }
   });
 }

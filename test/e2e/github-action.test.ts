@@ -395,6 +395,41 @@ describe('the action runner', () => {
     expect(readFileSync(summary, 'utf8')).not.toContain('**No changes**');
   });
 
+  it('reviewed-plan: the merge applies exactly the plan the pull request saved, and refuses one its manifests no longer match', async () => {
+    const dir = join(temp.dir, 'reviewed');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n');
+    // The plan job's runner temp outlives the step here, as an artifact would.
+    const runner = join(temp.dir, 'runner-temp');
+    mkdirSync(runner, { recursive: true });
+    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(planned.exitcode, planned.stderr).toBe(2);
+    const saved = planned.outputs['plan-json']!;
+    expect(saved).not.toBe('');
+    // The merge changed nothing the plan did not show: applied, exactly that plan.
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: saved }, temp.dir);
+    expect(applied.exitcode, applied.stderr).toBe(0);
+    expect(applied.outputs['has-changes']).toBe('true');
+    // A merge with more than was reviewed: refused, naming why.
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n    - {name: three}\n');
+    const reviewed = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(reviewed.exitcode, reviewed.stderr).toBe(2);
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n    - {name: three}\n    - {name: unreviewed}\n');
+    const refused = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: reviewed.outputs['plan-json']! }, temp.dir);
+    expect(refused.exitcode).toBe(1);
+    expect(refused.stderr).toContain('not the ones this plan was made from');
+    expect(refused.outputs['has-changes']).toBe('false');
+  });
+
+  it('invalid manifests appear as GitHub annotations on their lines', async () => {
+    const dir = join(temp.dir, 'invalid');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - {name: Bad Name}\n');
+    const run = await runStep({ command: 'plan', paths: dir }, env, temp.dir);
+    expect(run.exitcode).toBe(1);
+    expect(run.stdout).toMatch(new RegExp(`::error file=${join(dir, 'org.yaml').replaceAll('/', '\\/')},line=5,col=\\d+::`));
+  });
+
   it('a plan whose comment cannot reach GitHub (unreachable) warns and does not fail the step', async () => {
     const run = await runStep({ command: 'plan', paths: ACME, comment: 'true', args: '--bootstrap' }, { ...env, GITHUB_API_URL: 'http://127.0.0.1:9' }, temp.dir);
     expect(run.stepExit, `${run.stdout}\n${run.stderr}`).toBe(0);

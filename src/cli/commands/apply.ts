@@ -20,6 +20,7 @@ import type { Plan } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
 import { checkSavedPlan } from '../../saved-plan/check-saved-plan.js';
 import { planFromManifests } from '../../pipeline.js';
+import { loadManifests } from '../../manifest/index.js';
 import { renderPlan, toPlanDocument } from '../../views/plan.js';
 import {
   addConnectionOptions,
@@ -40,6 +41,8 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   concurrency: number;
   format: ProgressFormat;
   inviteCodes?: string;
+  /** `--manifests <paths…>` with a saved plan: the manifests it must have been made from (apply what was reviewed). */
+  manifests?: string[];
 }
 
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
@@ -54,6 +57,7 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
     .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
+    .option('--manifests <paths...>', 'with a saved plan: apply it only if it was made from exactly these manifests (what was merged is what was reviewed)')
     .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes');
   addPlanningOptions(command);
   addConnectionOptions(command);
@@ -77,6 +81,12 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
+  if (options.manifests !== undefined) {
+    if (!saved) throw new UserError('APPLY_USAGE', '--manifests goes with a saved plan (apply plan.json --manifests manifests/): it checks the plan was made from them');
+    // Offline, before connecting: the merged manifests must be the ones the reviewed plan was made from.
+    const { checkPlanMadeFrom } = await import('../../saved-plan/reviewed.js');
+    checkPlanMadeFrom(saved, await loadManifests(options.manifests), options.manifests);
+  }
   return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
     const planned = saved ? undefined : await planFromManifests(paths, client, planOptionsFrom(options));
     const plan = saved ? await checkSavedPlan(saved, client) : planned!.plan;
