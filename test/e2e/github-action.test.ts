@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDoc } from '../support/docs.js';
 import { parse } from 'yaml';
 import { COMMENT_MARKER, runAction, splitArgs, type ActionResult } from '../../src/action/run.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -139,7 +140,7 @@ describe('action.yml', () => {
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
     expect(install!.run).toMatch(/if \[ -f "\$stamp" \]/);
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['platform-token', 'comment-author', 'node-version']));
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const readme = readDoc('github-action.md');
     for (const input of Object.keys(action.inputs)) expect(readme, `README input table: ${input}`).toContain(`| \`${input}\``);
     // Every output and every command the action takes is in the README too.
     for (const output of Object.keys((action as unknown as { outputs: Record<string, unknown> }).outputs)) expect(readme, `README outputs: ${output}`).toContain(`\`${output}\``);
@@ -154,6 +155,7 @@ describe('action.yml', () => {
   it('no doc or example runs a bare npx (it would fetch the name from a registry into a job holding the token)', () => {
     const files = [
       join(REPO_ROOT, 'README.md'),
+      ...readdirSync(join(REPO_ROOT, 'docs')).map((f) => join(REPO_ROOT, 'docs', f)),
       join(REPO_ROOT, 'action.yml'),
       ...readdirSync(join(REPO_ROOT, 'examples'), { recursive: true, encoding: 'utf8' }).map((f) => join(REPO_ROOT, 'examples', f)).filter((f) => /\.(ya?ml|md)$/.test(f)),
     ];

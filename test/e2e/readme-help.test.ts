@@ -3,12 +3,11 @@
  * README, every command's help has examples, a command's paths read the same in the top-level
  * help as in its own, and the README cites nothing a user does not have (DESIGN.md is ours).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli } from './cli-harness.js';
+import { runCli } from './cli-harness.js';
+import { allDocs } from '../support/docs.js';
 
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const readme = allDocs();
 const COMMANDS = ['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo'];
 
 /** The long options a help text lists. */

@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as lib from '../../src/index.js';
 import { REPO_ROOT, runCli } from './cli-harness.js';
+import { readDoc } from '../support/docs.js';
 
 const SNIPPETS = join(REPO_ROOT, 'test', '.readme-snippets');
 afterAll(() => rmSync(SNIPPETS, { recursive: true, force: true }));
 
 /** The first fenced block of a language after a heading of the README. */
 function blockAfter(heading: string, lang: string): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readDoc('library.md');
   const at = readme.indexOf(`\n${heading}\n`);
   expect(at, heading).toBeGreaterThan(0);
   const start = readme.indexOf(`\`\`\`${lang}\n`, at) + lang.length + 4;
@@ -25,7 +26,7 @@ function blockAfter(heading: string, lang: string): string {
 describe("the README's library API", () => {
   it('runs its example as written: bootstrap, apply, in sync, export and audit', async () => {
     mkdirSync(SNIPPETS, { recursive: true });
-    const code = blockAfter('## Library API', 'ts')
+    const code = blockAfter('# Library API', 'ts')
       .replace("from 'platform-sync'", `from ${JSON.stringify(join(REPO_ROOT, 'src', 'index.ts'))}`)
       .replaceAll('process.stdout.write(', 'written.push(');
     expect(code).toContain('bootstrap: true');

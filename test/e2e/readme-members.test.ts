@@ -2,14 +2,15 @@
  * The README's "Members and invites" example runs as written (issue 38: the README documents
  * members with an onboarding example): it validates, and its plan invites both people.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+import { runCli, useSuiteEmulator } from './cli-harness.js';
+import { readDoc } from '../support/docs.js';
 
 /** The first fenced yaml block after a heading of the README. */
 function yamlAfter(heading: string): string {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readDoc('manifests.md');
   const at = readme.indexOf(`\n${heading}\n`);
   expect(at, heading).toBeGreaterThan(0);
   const start = readme.indexOf('```yaml\n', at) + '```yaml\n'.length;

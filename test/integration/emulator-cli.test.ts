@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDoc } from '../support/docs.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/platform-sync');
@@ -133,7 +134,7 @@ describe('platform-sync emulator', () => {
   });
 
   it("runs the README's tokens.yaml as written: the scoped token sees acme/engineering and what is beneath it", async () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const readme = readDoc('emulator.md');
     const block = /```yaml\n(# tokens\.yaml — for `platform-sync emulator ([^`]+)`\n[\s\S]*?)```/.exec(readme);
     expect(block, 'the tokens.yaml block of the README').not.toBeNull();
     const tokens = join(dir, 'readme-tokens.yaml');
