@@ -258,7 +258,9 @@ export function parameterViolations(template: string, method: string, uid: strin
       paramValidators.set(key, (validate = paramAjv.compile(localRefs(schema) as Json)));
     }
     const isArray = (schema as { type?: unknown }).type === 'array';
-    if (!validate(isArray ? [...values] : values[0])) {
+    // An integer in a URL is digits (ajv would read " " as 0): anything else is not one.
+    const notDigits = (schema as { type?: unknown }).type === 'integer' && !/^-?[0-9]+$/.test(values[0]!);
+    if (notDigits || !validate(isArray ? [...values] : values[0])) {
       const field = p.in === 'path' ? 'uid' : name;
       out.push({ field, description: describeParameterRule(schema) });
     }

@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidArgument, ApiFailure, notFound, permissionDenied } from './failures.js';
 import { isPlainObject } from './values.js';
-import type { ResourceData, StoredResource } from './store.js';
+import type { ResourceData, Store, StoredResource } from './store.js';
 
 export const ACCEPT_INVITE_PATH = '/_emulator/groupInvites:accept';
 
@@ -85,4 +85,27 @@ export function identityNameFor(email: string, taken: (name: string) => boolean)
   const base = email.slice(0, email.indexOf('@')).toLowerCase().replace(/[^a-z0-9._-]/g, '-') || 'member';
   if (!taken(base)) return base;
   for (let i = 2; ; i++) if (!taken(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+/**
+ * The person holding a code accepts it: their identity (a name from their e-mail, the e-mail, a
+ * claimMatch of the issuer and subject they signed in with) and its binding of the invite's role
+ * are created in the invite's group, through `create` (every API check applies), and a
+ * single-use invite is consumed.
+ */
+export function acceptInvite(
+  store: Store,
+  body: unknown,
+  nowMs: number,
+  create: (kind: 'identity' | 'roleBinding', parent: string, data: ResourceData) => StoredResource,
+): { identity: StoredResource; binding: StoredResource } {
+  const request = parseAcceptRequest(body);
+  const invite = inviteForCode(store.query('groupInvite', {}, 'uid'), request, nowMs);
+  const group = invite.parent!;
+  const taken = new Set(store.childrenOf(group, 'identity').map((i) => i.data.name));
+  const name = identityNameFor(request.email, (n) => taken.has(n));
+  const identity = create('identity', group, { name, description: '', claimMatch: { issuer: request.issuer, subject: request.subject }, email: request.email });
+  const binding = create('roleBinding', group, { identityUid: identity.uid, roleUid: invite.data.role! });
+  if (invite.data.singleUse !== false) store.remove(invite);
+  return { identity, binding };
 }

@@ -25,7 +25,7 @@ import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
 import { describeNaturalKey, isWithin, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
-import { ACCEPT_INVITE_PATH, checkInviteExpiration, hashInviteCode, identityNameFor, inviteForCode, newInviteCode, parseAcceptRequest } from './invites.js';
+import { ACCEPT_INVITE_PATH, acceptInvite, checkInviteExpiration, hashInviteCode, newInviteCode } from './invites.js';
 import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, checkParameters, updateMaskOf, rejectQuery } from './routes.js';
 
 
@@ -457,23 +457,11 @@ export class EmulatorService {
     return { status: 200, mutated: true };
   }
 
-  /**
-   * `POST /_emulator/groupInvites:accept` (emulator-only, invites.ts): the person holding a code
-   * accepts it — their identity (e-mail, claimMatch) and its binding of the invite's role are
-   * created in the invite's group, and a single-use invite is consumed. No token: the code is
-   * the credential.
-   */
+  /** `POST /_emulator/groupInvites:accept` (emulator-only): see invites.ts. No token: the code is the credential. */
   private acceptInvite(req: ApiRequest): ApiReply {
     rejectQuery(req.query, []);
-    const request = parseAcceptRequest(req.body);
-    const invite = inviteForCode(this.store.query('groupInvite', {}, 'uid'), request, this.clock());
-    const group = invite.parent!;
-    const taken = new Set(this.store.childrenOf(group, 'identity').map((i) => i.data.name));
-    const name = identityNameFor(request.email, (n) => taken.has(n));
-    const identity = this.createResource('identity', group, { name, description: '', claimMatch: { issuer: request.issuer, subject: request.subject }, email: request.email });
-    const binding = this.createResource('roleBinding', group, { identityUid: identity.uid, roleUid: invite.data.role! });
-    if (invite.data.singleUse !== false) this.store.remove(invite);
-    return { status: 200, body: { identity: this.render(identity), roleBinding: this.render(binding) }, mutated: true };
+    const made = acceptInvite(this.store, req.body, this.clock(), (kind, parent, data) => this.createResource(kind, parent, data));
+    return { status: 200, body: { identity: this.render(made.identity), roleBinding: this.render(made.binding) }, mutated: true };
   }
 
   private readmeRepo(caller: Caller, repoUid: string): StoredResource {

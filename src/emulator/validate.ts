@@ -306,8 +306,10 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   }
   if (contract) {
     // The values being set, as the contract's PATCH schema says they may be (secrets aside).
+    // Every member of the body as the contract's PATCH schema says it may be — the ones the mask
+    // leaves out too (a body the contract forbids is refused whatever the mask) — secrets aside.
     const set: Record<string, unknown> = {};
-    for (const f of fields) if (!f.includes('.') && body[f] !== undefined && body[f] !== null) set[f] = body[f];
+    for (const f of Object.keys(body)) if (updatable.includes(f) && body[f] !== undefined && (body[f] !== null || !fields.includes(f))) set[f] = body[f];
     addContractViolations(violations, bodyViolations(target as Kind, 'patch', set));
   }
   if (violations.length > 0) throw invalidArgument(violations);

@@ -257,6 +257,8 @@ export class ContractFuzzer {
   }
 
   private paramValid(key: string, schema: Json, value: unknown): boolean {
+    // An integer in a URL is digits, as OpenAPI tools write one (ajv's coercion would read " " as 0).
+    if (this.resolve(schema).type === 'integer' && !(typeof value === 'string' && /^-?[0-9]+$/.test(value))) return false;
     let v = this.validators.get(key);
     if (!v) this.validators.set(key, (v = this.paramAjv.compile(rewriteRefs(schema) as Json)));
     return v(structuredClone(value)) === true;
