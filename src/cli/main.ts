@@ -2,10 +2,10 @@
  * The CLI entry: parse options, call the library, pick a renderer, set the exit code
  * (DESIGN.md §1, STYLE.md §6). Only this file decides how an error reaches the user.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { UserError } from '../model/errors.js';
-import { packageVersion } from '../util/package-file.js';
+import { findPackageFile, packageVersion } from '../util/package-file.js';
 // Every command is registered up front (help and option parsing need them all), so command
 // modules import only what registering needs. Their heavy dependencies — the API client
 // (undici), saved-plan checks (ajv), the emulator — are imported inside the action that uses
@@ -159,6 +159,16 @@ function exitCodeFor(err: unknown, output: Output): number {
     output.stderr.write(`Error: ${escapeControl(err.message)}\n`);
     return 1;
   }
-  output.stderr.write(`platform-sync: internal error (this is a bug, please report it):\n${(err as Error)?.stack ?? String(err)}\n`);
+  output.stderr.write(internalErrorText(err));
   return 1;
+}
+
+/**
+ * What an internal error prints: the version and the trace, which names platform-sync's own files
+ * from its package (`platform-sync/dist/…`), not the directory it is installed in; each line escaped.
+ */
+export function internalErrorText(err: unknown): string {
+  const root = dirname(findPackageFile('package.json'));
+  const trace = ((err as Error)?.stack ?? String(err)).replaceAll(`file://${root}`, 'platform-sync').replaceAll(root, 'platform-sync');
+  return `platform-sync ${packageVersion()}: internal error (this is a bug, please report it with this trace):\n${trace.split('\n').map(escapeControl).join('\n')}\n`;
 }

@@ -4,7 +4,8 @@
  * help as in its own, and the README cites nothing a user does not have (DESIGN.md is ours).
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli-harness.js';
+import { join } from 'node:path';
+import { REPO_ROOT, runCli } from './cli-harness.js';
 import { allDocs } from '../support/docs.js';
 
 const readme = allDocs();
@@ -51,5 +52,18 @@ describe('README and --help', () => {
 
   it('cite no DESIGN.md: users have the README, the schemas and --help', () => {
     expect(readme.match(/DESIGN\.md[^\n]{0,30}/g) ?? []).toEqual([]);
+  });
+});
+
+describe('an internal error', () => {
+  it("names the package's own files, not the directory it is installed or built in, with the version", async () => {
+    const { internalErrorText } = await import('../../src/cli/main.js');
+    const err = new Error('boom');
+    err.stack = `Error: boom\n    at plan (${join(REPO_ROOT, 'dist', 'src', 'plan', 'index.js')}:10:5)\n    at file://${join(REPO_ROOT, 'dist', 'platform-sync.cjs')}:1:1`;
+    const text = internalErrorText(err);
+    expect(text).toMatch(/^platform-sync \d+\.\d+\.\d+: internal error/);
+    expect(text).toContain('at plan (platform-sync/dist/src/plan/index.js:10:5)');
+    expect(text).toContain('at platform-sync/dist/platform-sync.cjs:1:1');
+    expect(text).not.toContain(REPO_ROOT);
   });
 });
