@@ -90,6 +90,7 @@ async function runStep(inputs: Record<string, string>, env: Record<string, strin
         PS_ARGS: inputs.args ?? '',
         PS_COMMENT: inputs.comment ?? 'false',
         PS_FAIL_ON_DRIFT: inputs['fail-on-drift'] ?? 'true',
+        PS_REVIEWED_PLAN: inputs['reviewed-plan'] ?? '',
         PS_GITHUB_TOKEN: 'gh-token-for-test',
         ...EXAMPLE_SECRET_ENV,
         ...env,
@@ -170,14 +171,14 @@ describe('the example workflow', () => {
   it('plans on pull requests, applies on main one at a time, checks drift nightly, each with least privilege, through the action', () => {
     expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push', 'schedule', 'workflow_dispatch']);
     expect(jobs.plan!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
+    expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'read', actions: 'read' });
     expect(jobs.drift!.permissions).toEqual({ contents: 'read' });
     expect(jobs.apply!.concurrency).toEqual({ group: 'platform-sync-apply', 'cancel-in-progress': false });
     expect(jobs.plan!.concurrency!['cancel-in-progress']).toBe(true);
     expect(jobs.apply!.environment).toBe('platform');
     // Every action pinned by commit SHA, its tag in a comment (GitHub's hardening guide).
     const uses = Object.values(jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
-    for (const u of uses) expect(u).toMatch(/^actions\/checkout@[0-9a-f]{40}$|^[\w-]+\/platform-sync@[0-9a-f]{40}$/);
+    for (const u of uses) expect(u).toMatch(/^actions\/(checkout|upload-artifact|download-artifact)@[0-9a-f]{40}$|^[\w-]+\/platform-sync@[0-9a-f]{40}$/);
     for (const line of workflowText.split('\n').filter((l) => /^\s*(- )?uses: /.test(l))) expect(line).toMatch(/@[0-9a-f]{40} # v\d/);
     // No separate validate step: invalid manifests reach the plan comment like everything else.
     expect(workflowText).not.toMatch(/platform-sync validate/);
@@ -206,15 +207,26 @@ describe('the example workflow', () => {
     }
   });
 
-  it('a mass-delete label on the pull request adds --allow-mass-delete to its plan and, once merged, to the apply', () => {
+  it('a mass-delete label on the pull request adds --allow-mass-delete to its plan, which the merge applies as reviewed', () => {
     const plan = jobs.plan!.steps.find((s) => OURS.test(s.uses ?? ''))!;
     expect(String(plan.with!.args)).toBe("${{ contains(github.event.pull_request.labels.*.name, 'platform-sync:allow-mass-delete') && '--allow-mass-delete' || '' }}");
     expect(workflow.env.MASS_DELETE_LABEL).toBe('platform-sync:allow-mass-delete');
-    const label = jobs.apply!.steps.find((s) => s.id === 'label')!;
-    expect(label.run).toContain('commits/$GITHUB_SHA/pulls');
-    expect(label.run).toContain('echo "args=--allow-mass-delete"');
+    // The saved plan records --allow-mass-delete: the apply passes no planning option of its own.
     const apply = jobs.apply!.steps.find((s) => (s.with?.command as string) === 'apply')!;
-    expect(apply.with!.args).toBe('${{ steps.label.outputs.args }}');
+    expect(apply.with!.args).toBeUndefined();
+  });
+
+  it('applies what was reviewed: the plan job keeps its plan for the head commit, the merge fetches and applies exactly it', () => {
+    const keep = jobs.plan!.steps.find((s) => /upload-artifact/.test(s.uses ?? ''))!;
+    expect(keep.if).toBe("steps.plan.outputs.plan-json != ''");
+    expect(keep.with).toMatchObject({ name: 'platform-sync-plan-${{ github.event.pull_request.head.sha }}', path: '${{ steps.plan.outputs.plan-json }}' });
+    const find = jobs.apply!.steps.find((s) => s.id === 'reviewed')!;
+    expect(find.run).toContain('commits/$GITHUB_SHA/pulls');
+    expect(find.run).toContain('exit 1'); // no reviewed plan, no apply
+    const fetch = jobs.apply!.steps.find((s) => /download-artifact/.test(s.uses ?? ''))!;
+    expect(fetch.with).toMatchObject({ name: 'platform-sync-plan-${{ steps.reviewed.outputs.head }}', 'run-id': '${{ steps.reviewed.outputs.run }}' });
+    const apply = jobs.apply!.steps.find((s) => (s.with?.command as string) === 'apply')!;
+    expect(apply.with!['reviewed-plan']).toBe('${{ runner.temp }}/reviewed/platform-sync-plan.json');
   });
 
   it("runs: each job's platform-sync steps, through the action's runner, against an embedded emulator", async () => {
@@ -228,6 +240,9 @@ describe('the example workflow', () => {
       expect((await runCli(['apply', bootstrap, '--bootstrap', '--auto-approve', '--emulator'], { cwd: temp.dir })).code).toBe(0);
       const event = join(temp.dir, 'event.json');
       writeFileSync(event, JSON.stringify({ pull_request: { number: 7, head: { sha: 'abcdef1234567' } } }));
+      const runnerTemp = join(temp.dir, 'runner-temp');
+      mkdirSync(runnerTemp);
+      let reviewedPlan = '';
       const expected: Record<string, { exitcode: number; hasChanges: string }[]> = {
         plan: [{ exitcode: 2, hasChanges: 'true' }],
         apply: [
@@ -245,7 +260,10 @@ describe('the example workflow', () => {
             Object.entries(step.with ?? {}).map(([k, v]) => [k, String(v).replace('${{ env.MANIFESTS }}', ACME).replace(/\$\{\{.*\}\}/, '')]),
           );
           inputs.args = `${inputs.args ?? ''} --emulator`.trim();
-          const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url }, temp.dir);
+          // The merge's job fetches the plan the pull request's job kept: here, the file it wrote.
+          if (step.with?.['reviewed-plan'] !== undefined) inputs['reviewed-plan'] = reviewedPlan;
+          const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url, RUNNER_TEMP: runnerTemp }, temp.dir);
+          if (name === 'plan') reviewedPlan = run.outputs['plan-json']!;
           expect(run.exitcode, `${name}: ${step.name}\n${run.stderr}`).toBe(expected[name]![i]!.exitcode);
           expect(run.outputs['has-changes'], `${name}: ${step.name}`).toBe(expected[name]![i]!.hasChanges);
           expect(run.outputs.exitcode).toBe(String(run.exitcode));
