@@ -57,6 +57,20 @@ describe("the README's library API", () => {
     expect(drift.items).toEqual([expect.objectContaining({ category: 'missing', address: 'org' })]);
   });
 
+  it('exportOrg takes {name} or {uid} and names the org it could not find', async () => {
+    const emulator = await lib.startEmulator({ port: 0, tokens: [{ token: 'export-org-token-1234', role: 'owner' }] });
+    const client = lib.createClient({ baseUrl: emulator.url, token: 'export-org-token-1234' });
+    try {
+      await expect(lib.exportOrg(client, { name: 'nowhere' })).rejects.toThrow(/org "nowhere" is not visible/);
+      emulator.seed({ orgs: [{ name: 'somewhere' }] });
+      const files = await lib.exportOrg(client, { name: 'somewhere' });
+      expect(files.map((f) => f.file)).toEqual(['org.yaml']);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+
   it('exports what it documents, in the shapes it documents', () => {
     expect(typeof lib.readTokensFile).toBe('function');
     const p = lib.plan({ org: { name: 'a', source: { file: 'o', line: 1, column: 1 } }, resources: [], settings: { prune: true, ignore: [], protect: [] }, files: [] } as lib.DesiredState, { org: { uid: 'u', name: 'a' }, resources: [], incomplete: [], ambiguities: [], unplaced: [], builtinRoles: {} } as unknown as lib.LiveState);
