@@ -18,31 +18,32 @@ export interface Documentation {
 /** "claimMatch, awsIdentity, staticKeys or servicePrincipal". */
 const RELATIONSHIPS = `${RELATIONSHIP_FIELDS.slice(0, -1).join(', ')} or ${RELATIONSHIP_FIELDS.at(-1)}`;
 
+/** The lists an org and a group both hold, described for either (the org's own words aside). */
+function groupLists(noun: 'org' | 'group'): Record<string, Documentation> {
+  const lists: Record<string, Documentation> = {
+    identities: { title: "Identities", description: `Workload identities owned by this ${noun} (matched to callers by one relationship: ${RELATIONSHIPS}).` },
+    roles: { title: "Custom roles", description: `Custom roles owned by this ${noun}; usable by role bindings in it and in its descendants.` },
+    roleBindings: { title: "Role bindings", description: `Grants of a role to an identity on this ${noun}.` },
+    repos: { title: "Repositories", description: `Registry repositories owned by this ${noun}. Tags are published by CI and never declared here.` },
+    members: { title: "Members", description: `People who should hold a role on this ${noun}, by the e-mail they sign in with: invited until they accept, then kept as the binding of that role to their identity. One (email, role) pair once per group.` },
+    subscriptions: { title: "Event subscriptions", description: `Event subscriptions of this ${noun}, delivered to an https sink.` },
+    identityProviders: { title: "Identity providers", description: `SSO (OIDC) identity providers of this ${noun}.` },
+    groups: { title: "Child groups", description: `Child groups of this ${noun}, each with the same lists, recursively.` },
+  };
+  return Object.fromEntries(Object.entries(lists).map(([list, doc]) => [`/$defs/${noun}/properties/${list}`, doc]));
+}
+
 export const MANIFEST_DOCUMENTATION: Readonly<Record<string, Documentation>> = {
+  ...groupLists('org'),
+  ...groupLists('group'),
   "/": { title: "platform-sync manifest (platform-sync/v1)", description: "One document of a platform-sync manifest set: an org on the Platform API v2 as it should be. All documents for one org are merged." },
   "/properties/apiVersion": { title: "API version", description: "Manifest format version; must be platform-sync/v1.", examples: ["platform-sync/v1"] },
   "/$defs/org": { title: "Org", description: "The org root group, found by name among the root groups the token sees (or by uid when pinned)." },
-  "/$defs/org/properties/identities": { title: "Identities", description: `Workload identities owned by this org (matched to callers by one relationship: ${RELATIONSHIPS}).` },
-  "/$defs/org/properties/roles": { title: "Custom roles", description: "Custom roles owned by this org; usable by role bindings in it and in its descendants." },
-  "/$defs/org/properties/roleBindings": { title: "Role bindings", description: "Grants of a role to an identity on this org." },
-  "/$defs/org/properties/repos": { title: "Repositories", description: "Registry repositories owned by this org. Tags are published by CI and never declared here." },
-  "/$defs/org/properties/members": { title: "Members", description: "People who should hold a role on this org, by the e-mail they sign in with: invited until they accept, then kept as the binding of that role to their identity. One (email, role) pair once per group." },
-  "/$defs/org/properties/subscriptions": { title: "Event subscriptions", description: "Event subscriptions of this org, delivered to an https sink." },
-  "/$defs/org/properties/identityProviders": { title: "Identity providers", description: "SSO (OIDC) identity providers of this org." },
   "/$defs/org/properties/acceptedTerms": { title: "Accepted terms", description: "Ids of the terms documents the org accepts. Accepting is permanent: a document removed from this list stays accepted (the plan notes it).", examples: [["platform-tos-2026"]] },
-  "/$defs/org/properties/groups": { title: "Child groups", description: "Child groups of this org, each with the same lists, recursively." },
   "/$defs/org/properties/renamedFrom": { title: "Renamed from", description: "The org's previous name, to rename a pinned org (org.uid) in place; without it, a pinned org whose live name differs from org.name is refused.", examples: ["old-name"] },
   "/$defs/org/properties/uid": { title: "Pinned uid", description: "Uid of the root group (40 lowercase hex). Pins the org when names are ambiguous; wins over name matching.", examples: ["0123456789abcdef0123456789abcdef01234567"] },
   "/$defs/group": { title: "Group", description: "A child group, with its own identities, roles, role bindings, repos, subscriptions and child groups. Several documents may describe one group; their lists are merged." },
   "/$defs/group/properties/renamedFrom": { title: "Renamed from", description: "The group's previous name: when a live sibling group has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.", examples: ["old-name"] },
-  "/$defs/group/properties/identities": { title: "Identities", description: `Workload identities owned by this group (matched to callers by one relationship: ${RELATIONSHIPS}).` },
-  "/$defs/group/properties/roles": { title: "Custom roles", description: "Custom roles owned by this group; usable by role bindings in it and in its descendants." },
-  "/$defs/group/properties/roleBindings": { title: "Role bindings", description: "Grants of a role to an identity on this group." },
-  "/$defs/group/properties/repos": { title: "Repositories", description: "Registry repositories owned by this group. Tags are published by CI and never declared here." },
-  "/$defs/group/properties/members": { title: "Members", description: "People who should hold a role on this group, by the e-mail they sign in with: invited until they accept, then kept as the binding of that role to their identity. One (email, role) pair once per group." },
-  "/$defs/group/properties/subscriptions": { title: "Event subscriptions", description: "Event subscriptions of this group, delivered to an https sink." },
-  "/$defs/group/properties/identityProviders": { title: "Identity providers", description: "SSO (OIDC) identity providers of this group." },
-  "/$defs/group/properties/groups": { title: "Child groups", description: "Child groups of this group, each with the same lists, recursively." },
   "/$defs/identity": { title: "Identity", description: "A workload identity: who may log in, matched by exactly one relationship — claimMatch (OIDC token claims), awsIdentity (an AWS role or user), staticKeys (tokens signed by keys given here) or servicePrincipal (a platform service)." },
   "/$defs/identity/properties/renamedFrom": { title: "Renamed from", description: "The identity's previous name: when a live sibling identity has this name and none has `name`, the plan renames it in place (one PATCH of `name`: same uid, everything beneath it and every binding kept). Once renamed it is a no-op, so it may stay; when both names exist live the plan is refused.", examples: ["old-name"] },
   "/$defs/role": { title: "Custom role", description: "A custom role: a named set of capabilities. Its name must not be a built-in role name (viewer, editor, owner, registry.pull, registry.push)." },
