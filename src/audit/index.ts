@@ -3,6 +3,7 @@
  * manifests and the live org. `audit()` is pure; `auditFromManifests()` reads (lists only: an
  * audit never writes).
  */
+import { planMembers } from '../plan/phases/members.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { loadManifests } from '../manifest/index.js';
@@ -30,7 +31,8 @@ export interface AuditReport {
 
 /** Every rule over the manifests and live state; findings sorted, counted by severity. */
 export function audit(desired: DesiredState, live: LiveState, options: AuditOptions, rules: readonly AuditRule[] = RULES): AuditReport {
-  const facts = gatherFacts(desired, live);
+  // Members as the plan reads them: a present member's binding and identity are declared by its line.
+  const facts = gatherFacts(planMembers(desired, live, options.now).desired, live);
   const findings = rules.flatMap((rule) => rule.check(facts, options));
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary: Record<Severity, number> = { high: 0, medium: 0, low: 0 };

@@ -279,3 +279,13 @@ describe('unmanaged-write-access says what keeps the binding (issue 40)', () => 
     for (const rule of RULES) expect(rule.help, rule.id).not.toContain('acme');
   });
 });
+
+describe('members in the audit', () => {
+  it("a present member's write binding is declared by its line: no unmanaged-write-access", () => {
+    const person = { ...r.identity('', 'alice'), email: 'alice@acme.dev' } as LiveResource;
+    const live = liveState([person, r.binding('', 'alice', 'editor')]);
+    const desired = { ...desiredState([]), members: [{ address: 'member:alice@acme.dev=editor', groupPath: '', email: 'Alice@acme.dev', role: { builtin: 'editor' }, source: { file: 'm.yaml', line: 3, column: 7 } }] };
+    expect(findings(audit(desired, live, OPTIONS), 'unmanaged-write-access')).toEqual([]);
+    expect(findings(audit(desiredState([]), live, OPTIONS), 'unmanaged-write-access')).toHaveLength(1);
+  });
+});
