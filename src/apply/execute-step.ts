@@ -74,9 +74,17 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   }
   Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
   addSecrets(step, body, readSecret);
-  const resource = await client.create(step.kind, parentUid, body);
-  // An invite's code is in this answer only: kept where the operator said, and nowhere else.
-  if (step.kind === 'groupInvite') keepInviteCode(step, resource as { code?: unknown }, onInviteCode);
+  let resource = await client.create(step.kind, parentUid, body);
+  if (step.kind === 'groupInvite') {
+    // An invite's code is in the create's answer only. A create whose answer was lost and that
+    // the client then found by listing (lost-create recovery) has none: that invite nobody can
+    // use is deleted and made again, once, so that its code is kept.
+    if (typeof (resource as { code?: unknown }).code !== 'string') {
+      await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+      resource = await client.create(step.kind, parentUid, body);
+    }
+    keepInviteCode(step, resource as { code?: unknown }, onInviteCode);
+  }
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
   // A sub-resource is never part of the create body: its own PATCH sets it right after.
   for (const spec of subResourceFields(step.kind)) {

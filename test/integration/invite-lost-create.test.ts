@@ -1,0 +1,45 @@
+/**
+ * An invite whose create answer is lost (issue 38, under DESIGN.md §4's exactly-once creates):
+ * the client finds what the create made by listing — an invite without its code, which nobody
+ * could use — so apply deletes it and makes it again, and keeps the code of the one that stays.
+ */
+import { describe, expect, it } from 'vitest';
+import { apply, createClient, plan, readLiveState, type DesiredState, type InviteCodeRecord } from '../../src/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { answerWith, startRewritingProxy } from '../support/rewriting-proxy.js';
+
+const TOKEN = 'invite-lost-create-token-2c8f';
+
+describe('an invite whose create answer is lost', () => {
+  it('is deleted and made again, and the code kept is the one that opens the invite that stays', async () => {
+    const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    let lost = 0;
+    // The first create of an invite is made upstream, but its answer never reaches the client.
+    const proxy = await startRewritingProxy(emulator.url, (request, body) => (request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && lost++ === 0 ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] }) : body));
+    const client = createClient({ baseUrl: proxy.url, token: TOKEN });
+    try {
+      const desired = {
+        org: { name: 'acme', source: { file: 'o.yaml', line: 1, column: 1 } },
+        resources: [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme' }, source: { file: 'o.yaml', line: 1, column: 1 } }],
+        members: [{ address: 'member:erin@acme.dev=viewer', groupPath: '', email: 'erin@acme.dev', role: { builtin: 'viewer' }, source: { file: 'o.yaml', line: 4, column: 7 } }],
+        settings: { prune: true, ignore: [], protect: [] },
+        files: ['o.yaml'],
+      } as DesiredState;
+      const live = await readLiveState(client, { org: { name: 'acme' } });
+      const codes: InviteCodeRecord[] = [];
+      const result = await apply(plan(desired, live, { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) });
+      expect(result.ok, JSON.stringify(result.failed)).toBe(true);
+      expect(lost).toBeGreaterThanOrEqual(2);
+      expect(codes).toHaveLength(1);
+      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      expect(invites).toHaveLength(1);
+      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: codes[0]!.code, email: 'erin@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'erin' }) });
+      expect(accepted.status).toBe(200);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await emulator.close();
+    }
+  });
+});
