@@ -77,7 +77,7 @@ org:
   repos:
     - name: app
       description: The application image
-  # People, by the e-mail they sign in with: invited until they accept (apply --invite-codes FILE).
+  # People, by the e-mail they sign in with: invited until they accept (apply --invite-codes invites.jsonl).
   # members:
   #   - {email: you@example.com, role: viewer}
   groups:
@@ -94,7 +94,7 @@ const GITIGNORE = `# platform-sync: the embedded emulator's state (--emulator)
 # saved plans: apply them, do not commit them
 plan.json
 # invite codes are secrets: hand them to the people invited, never commit them
-*.invite-codes.jsonl
+invites*.jsonl
 node_modules/
 `;
 

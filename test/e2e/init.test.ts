@@ -21,7 +21,7 @@ describe('platform-sync init', () => {
     expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
     expect(manifest).toContain('  name: acme ');
     expect(readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8')).toBe(readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8'));
-    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.platform-sync/', 'plan.json', '*.invite-codes.jsonl']));
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.platform-sync/', 'plan.json', 'invites*.jsonl']));
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain('npx --no-install platform-sync plan manifests/ --emulator --bootstrap');
     expect(readme).not.toMatch(/npx platform-sync/); // never a bare npx: it would fetch the name from a registry
