@@ -8,9 +8,7 @@ import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Plan } from './model/plan.js';
 import type { DesiredState, LiveState } from './model/resources.js';
-import { managedSubResources } from './plan/renames.js';
-import { checkTargets, plan, type PlanOptions } from './plan/index.js';
-import { OrgNotVisibleError } from './model/errors.js';
+import { liveReadFor, plan, type PlanOptions } from './plan/index.js';
 
 /** What a plan was made from, for commands that need more than the plan. */
 export interface PlanningResult {
@@ -31,13 +29,9 @@ export interface PlanningOptions extends PlanOptions {
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {
-  // Bad input is refused before any request: manifests, then targets.
+  // Bad input is refused before any request: manifests, then the planner's options (liveReadFor).
   const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
-  if (options.targets) checkTargets(options.targets);
-  const org: { name: string; uid?: string } = { name: desired.org.name };
-  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, subResources: managedSubResources(desired), expected: desired.resources });
-  if (live.org === null && !options.bootstrap) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
+  const live = await readLiveState(client, liveReadFor(desired, options));
   // The time of the run: what invites for members expire from (a saved plan records it).
   const now = options.now ?? Date.now();
   return { desired, live, now, plan: plan(desired, live, { ...options, now }) };

@@ -6,7 +6,7 @@ import type { ApiClient } from './api/types.js';
 import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Kind } from './model/kinds.js';
-import { OrgNotVisibleError } from './model/errors.js';
+import { liveReadFor } from './plan/read-request.js';
 import { indexLive } from './plan/live-index.js';
 import { normaliseBinding } from './plan/references.js';
 import { applyRenames } from './plan/renames.js';
@@ -27,10 +27,7 @@ export interface ShownResources {
  */
 export async function showDeclared(paths: string[], client: ApiClient): Promise<ShownResources> {
   const desired = await loadManifests(paths);
-  const org: { name: string; uid?: string } = { name: desired.org.name };
-  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, expected: desired.resources });
-  if (live.org === null) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
+  const live = await readLiveState(client, liveReadFor(desired, { subResources: false }));
   const index = indexLive(applyRenames(desired, live).live);
   const resources: ShownResources['resources'] = [];
   for (const raw of desired.resources) {
@@ -39,5 +36,6 @@ export async function showDeclared(paths: string[], client: ApiClient): Promise<
     if (l && l.kind === d.kind) resources.push({ address: d.address, kind: d.kind, uid: l.uid });
   }
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { formatVersion: SHOW_FORMAT_VERSION, org: { name: live.org.name, uid: live.org.uid }, resources };
+  const org = live.org!; // liveReadFor asks for the org to exist: readLiveState threw if it is not visible
+  return { formatVersion: SHOW_FORMAT_VERSION, org: { name: org.name, uid: org.uid }, resources };
 }

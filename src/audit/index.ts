@@ -7,7 +7,7 @@ import { planMembers } from '../plan/phases/members.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { loadManifests } from '../manifest/index.js';
-import { OrgNotVisibleError } from '../model/errors.js';
+import { liveReadFor } from '../plan/read-request.js';
 import type { DesiredState, LiveState, SourceLocation } from '../model/resources.js';
 import { gatherFacts } from './facts.js';
 import { RULES } from './rules/registry.generated.js';
@@ -48,10 +48,7 @@ export function failsAt(report: AuditReport, failOn: Severity): boolean {
 /** Reads the manifests and the live org (no writes), then audits them; with where the org is declared (SARIF points there for live-only findings). */
 export async function auditFromManifests(paths: string[], client: ApiClient, options: AuditOptions & { maxManifestBytes?: number }): Promise<{ report: AuditReport; orgLocation?: SourceLocation }> {
   const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
-  const org: { name: string; uid?: string } = { name: desired.org.name };
-  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
-  const live = await readLiveState(client, { org, expected: desired.resources });
-  if (live.org === null) throw new OrgNotVisibleError(desired.org.name, client.baseUrl);
+  const live = await readLiveState(client, liveReadFor(desired, { subResources: false }));
   const orgLocation = desired.resources.find((r) => r.address === 'org')?.source;
   return { report: audit(desired, live, options), ...(orgLocation ? { orgLocation } : {}) };
 }

@@ -2,7 +2,6 @@
 import { UserError } from '../model/errors.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
-import { OrgNotVisibleError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { exportManifests, type ExportedFile, type ExportOptions } from './export-manifests.js';
 
@@ -18,9 +17,7 @@ export async function readOrgForExport(client: ApiClient, org: string | { name?:
     return readOrgForExport(client, given);
   }
   const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
-  const live = await readLiveState(client, { org: ref, subResources: 'all' });
-  if (live.org === null) throw new OrgNotVisibleError(org, client.baseUrl);
-  return live;
+  return readLiveState(client, { org: ref, subResources: 'all', orgMustExist: true });
 }
 
 /** Reads the org and writes it as manifests that plan to zero changes (the files' names and texts). */

@@ -6,7 +6,7 @@
 import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
-import { UserError } from '../model/errors.js';
+import { OrgNotVisibleError, UserError } from '../model/errors.js';
 import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, subResourceFields, type Kind } from '../model/kinds.js';
 import { fieldsOf, type IncompleteRead, type LiveState } from '../model/resources.js';
 import { LiveResourceBuilder, LISTED_KINDS } from './build-live-state.js';
@@ -36,9 +36,11 @@ export interface ReadLiveStateOptions {
    * Only a hint: a listing that turns out otherwise is read as without it.
    */
   expected?: readonly { kind: Kind; groupPath: string }[];
+  /** An org that is not visible is an error (OrgNotVisibleError), not `org: null`. */
+  orgMustExist?: boolean;
 }
 
-/** Reads the live state of one org; `org: null` when it does not exist yet. */
+/** Reads the live state of one org; `org: null` when it does not exist yet (unless `orgMustExist`). */
 export async function readLiveState(client: ApiClient, options: ReadLiveStateOptions): Promise<LiveState> {
   // Built-ins are needed even for an empty org (bootstrap binds them), so start at once.
   const builtinRead = readBuiltinRoles(client);
@@ -52,6 +54,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   if (!pinned) client.preconnect?.(expectedRequests(expected));
   const org = await orgRead;
   if (org === null) {
+    if (options.orgMustExist === true) throw new OrgNotVisibleError(options.org.name, client.baseUrl);
     const builtin = await builtinRead;
     return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles, builtinRoleCapabilities: builtin.capabilities };
   }

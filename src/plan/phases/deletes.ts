@@ -14,18 +14,18 @@ import type { DeleteStep } from '../../model/plan.js';
 import type { DesiredResource, LiveResource } from '../../model/resources.js';
 import { pushTo } from '../../util/multimap.js';
 
+/** Whether a kind goes with its parent (KindDescriptor `goesWithParent`). */
+function goesWithParent(kind: Kind): boolean {
+  return (descriptorOf(kind) as KindDescriptor).goesWithParent === true;
+}
+
 /**
  * Which unmatched live resources to delete: those of a pruned kind, not ignored, not the org.
  * A kind that goes with its parent (a repo's tags: not declared in manifests as a rule) is
  * pruned on its own only where the manifests declare some for its parent; those of a deleted
  * parent go with it.
  */
-/** Whether a kind goes with its parent (KindDescriptor `goesWithParent`). */
-function goesWithParent(kind: Kind): boolean {
-  return (descriptorOf(kind) as KindDescriptor).goesWithParent === true;
-}
-
-export function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
   const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   const deletes = new Map<string, LiveResource>();
@@ -57,7 +57,22 @@ export function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' |
   return deletes;
 }
 
-export function planDeletes(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<string, LiveResource>, holders: Holders): void {
+/**
+ * The deletes the plan makes: chosen among the live resources nothing declared, each a step that
+ * waits for what holds it. Returns what holds them (the safety rules read it).
+ */
+export function planDeletes(
+  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'steps'>,
+  unmatchedLive: LiveResource[],
+  desired: DesiredResource[],
+): Holders {
+  const deletes = chooseDeletes(p, unmatchedLive, desired);
+  const holders = p.index.holdersOf(new Set(deletes.keys()));
+  addDeleteSteps(p, deletes, holders);
+  return holders;
+}
+
+function addDeleteSteps(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<string, LiveResource>, holders: Holders): void {
   // A binding PATCHed to another role, or an identity provider whose default role the plan
   // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
   const updatedAway = new Map<string, string[]>();

@@ -1,5 +1,5 @@
 /**
- * Phase 6, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 7, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Planning } from './planning.js';
 import { collectDependencies } from './targets.js';

@@ -1,5 +1,5 @@
 /**
- * Phase 0, members (DESIGN.md §4 "Members and invites", peribolos's model): each `members` line
+ * Phase 0 (prepare), members (DESIGN.md §4 "Members and invites", peribolos's model): each `members` line
  * — who should hold which role on a group, by e-mail — becomes what brings it about, before
  * anything is matched:
  *

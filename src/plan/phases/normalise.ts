@@ -7,6 +7,12 @@ import { ORG_ADDRESS } from '../../model/address.js';
 import { referenceUidField } from '../../model/kind-descriptor.js';
 import type { DesiredResource } from '../../model/resources.js';
 
+/** The declared resources as the later phases compare them; what cannot be planned at all is refused. */
+export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
+  refusePinnedOrgOfAnotherName(p);
+  return normaliseDesired(p);
+}
+
 /**
  * Desired resources with bindings normalised. Input order is kept (it is the loader's,
  * deterministic); the steps are sorted at the end anyway. One resource declared twice is an
@@ -14,7 +20,7 @@ import type { DesiredResource } from '../../model/resources.js';
  * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
  * It is refused naming both places; the first is kept so the rest of the plan is still checked.
  */
-export function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
+function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
   const seen = new Map<string, DesiredResource>();
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
@@ -75,7 +81,7 @@ function findDanglingReference(p: Pick<Planning, 'desired' | 'live' | 'refusals'
  * A pinned `org.uid` whose live root group has another name (DESIGN.md §4): a manifest cannot
  * take over another org by pinning its uid. Renaming the org needs `renamedFrom` on the org.
  */
-export function refusePinnedOrgOfAnotherName(p: Pick<Planning, 'desired' | 'live' | 'refusals'>): void {
+function refusePinnedOrgOfAnotherName(p: Pick<Planning, 'desired' | 'live' | 'refusals'>): void {
   const { org } = p.desired;
   const live = p.live.org;
   if (org.uid === undefined || live === null || live.name === org.name) return;

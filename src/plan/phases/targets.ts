@@ -1,5 +1,5 @@
 /**
- * Phase 7, targets: `--target` keeps the steps it matches and what they depend on. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 6, targets: `--target` keeps the steps it matches and what they depend on. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Planning } from './planning.js';
 import { compileAddressGlob, matchesAnyGlob } from '../../model/address.js';

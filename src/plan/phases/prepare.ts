@@ -1,0 +1,78 @@
+/**
+ * Phase 0, prepare: the planner's inputs fixed before the first phase runs. The renames the
+ * manifests ask for re-address live state; each `members` line becomes the binding, invite or
+ * new invite that brings it about; live state is indexed. An org that is not visible ends the
+ * plan here. Pure (src/plan/index.ts runs the phases in order).
+ */
+import { type MemberStatus, planMembers } from './members.js';
+import type { Planning } from './planning.js';
+import { indexLive } from '../live-index.js';
+import type { PlanOptions } from '../options.js';
+import { applyRenames, formerAddressesOf } from '../renames.js';
+import { ORG_ADDRESS, compileAddressGlob } from '../../model/address.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../../model/plan.js';
+import type { DesiredState, LiveState } from '../../model/resources.js';
+
+export interface Prepared {
+  p: Planning;
+  /** What each `members` line is (present, pending, invited), for the plan's Members section. */
+  members: MemberStatus[];
+}
+
+export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveState, options: PlanOptions): Prepared {
+  const renamed = applyRenames(desiredAsLoaded, liveAsRead);
+  const now = options.now ?? Number.NaN;
+  const membered = planMembers(desiredAsLoaded, renamed.live, now);
+  const { desired, live } = membered;
+  // Only a plan with renames and with ignore or protect globs needs the addresses as read.
+  const globbed = desired.settings.ignore.length > 0 || desired.settings.protect.length > 0;
+  const liveAddressOf = renamed.live === liveAsRead || !globbed ? undefined : renamed.liveAddressOf;
+  const invited = membered.members.filter((m) => m.state === 'invited');
+  if (invited.length > 0 && !Number.isFinite(now)) {
+    renamed.refusals.push({
+      rule: 'invite-time',
+      message: 'members need invites, but the plan was given no time to set their expiration from (plan() option now)',
+      addresses: invited.map((m) => m.address),
+    });
+  }
+  const p: Planning = {
+    desired,
+    live,
+    previousAddress: renamed.previousAddress,
+    index: indexLive(live),
+    ignore: desired.settings.ignore.map(compileAddressGlob),
+    warnings: [],
+    refusals: [...renamed.refusals],
+    steps: new Map(),
+    rotateSecrets: options.rotateSecrets === true,
+    creating: new Set(),
+  };
+  if (liveAddressOf) p.liveAddressOf = liveAddressOf;
+  const formerOf = globbed ? formerAddressesOf(desired, liveAddressOf) : undefined;
+  if (formerOf) p.formerAddressesOf = formerOf;
+  return { p, members: membered.members };
+}
+
+/** Whether the plan ends before it starts: the org is not visible and the caller did not ask to create it. */
+export function orgInvisible(live: LiveState, options: PlanOptions): boolean {
+  return live.org === null && options.bootstrap !== true;
+}
+
+/** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */
+export function refuseInvisibleOrg(desired: DesiredState): Plan {
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    org: { name: desired.org.name },
+    summary: { create: 0, update: 0, delete: 0 },
+    steps: [],
+    warnings: [],
+    refusals: [{
+      rule: 'org-not-visible',
+      message:
+        `org ${desired.org.name} is not visible (no root group of that name): a wrong URL, a token of another tenant or a token scoped below the org ` +
+        'look exactly like an org that does not exist; to create it, plan with bootstrap (--bootstrap)',
+      addresses: [ORG_ADDRESS],
+    }],
+    fingerprints: [],
+  };
+}
