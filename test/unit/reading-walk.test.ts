@@ -1,0 +1,45 @@
+/**
+ * The planner reads as its phases (issue 36), checked over the syntax tree with the reading walk
+ * of `npm run walk` (scripts/walk.ts): a reader who follows the code from planFromManifests meets
+ * load → read → plan and nothing else, and plan() is the list of its phases.
+ */
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { measureWalk, readingWalk } from '../../scripts/walk.js';
+import { SRC } from '../support/source-graph.js';
+
+const rel = (file: string) => relative(SRC, file).split('\\').join('/');
+
+describe('the reading walk', () => {
+  it('follows names through imports and re-exports, each definition once, and comes back', () => {
+    const path = readingWalk(join(SRC, 'plan', 'index.ts'), 'assertSafe');
+    // assertSafe → UnsafePlanError (model/errors.ts, through its base class) → back.
+    expect(path.map((s) => `${rel(s.file)}${s.name ? `#${s.name}` : ''}`)).toEqual([
+      'plan/index.ts#assertSafe',
+      'model/errors.ts#UnsafePlanError',
+      'model/errors.ts#UserError',
+      'model/errors.ts',
+      'plan/index.ts',
+    ]);
+    expect(measureWalk(path)).toMatchObject({ files: 2, climbs: 1, revisits: 1 });
+  });
+
+  it('planFromManifests reads as load → read → plan: one definition of each stage, and back', () => {
+    const m = measureWalk(readingWalk(join(SRC, 'pipeline.ts'), 'planFromManifests', 2));
+    expect(m.stays.map(rel)).toEqual([
+      'pipeline.ts',
+      'manifest/index.ts', 'pipeline.ts',
+      'live/read-live-state.ts', 'pipeline.ts',
+      'plan/read-request.ts', 'pipeline.ts',
+      'plan/index.ts', 'pipeline.ts',
+    ]);
+  });
+
+  it('plan() is the list of its phases: every name it reads is a phase (or the target check)', () => {
+    const m = measureWalk(readingWalk(join(SRC, 'plan', 'index.ts'), 'plan', 2));
+    const outside = [...new Set(m.stays.map(rel))].filter((f) => f !== 'plan/index.ts' && f !== 'plan/targets.ts' && !f.startsWith('plan/phases/'));
+    expect(outside).toEqual([]);
+    // Each phase is entered once, in order, and the walk comes back to the list between phases.
+    expect(m.stays.filter((f) => rel(f) === 'plan/index.ts').length).toBe(m.stays.length - (m.stays.length - 1) / 2);
+  });
+});
