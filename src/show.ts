@@ -9,6 +9,7 @@ import type { Kind } from './model/kinds.js';
 import { liveReadFor } from './plan/read-request.js';
 import { indexLive } from './plan/live-index.js';
 import { normaliseBinding } from './plan/references.js';
+import { planMembers } from './plan/phases/members.js';
 import { applyRenames } from './plan/renames.js';
 
 export const SHOW_FORMAT_VERSION = 1;
@@ -23,12 +24,16 @@ export interface ShownResources {
 
 /**
  * Loads the manifests, reads the org, and pairs each declared resource with its live uid, matched
- * the way the planner matches (a binding written by uid or by path, a rename not yet applied).
+ * the way the planner matches (a binding written by uid or by path, a rename not yet applied, a
+ * member line: its identity and binding once present, its open invite while pending). `now`
+ * (default: the time of the call) is what an invite has expired by.
  */
-export async function showDeclared(paths: string[], client: ApiClient): Promise<ShownResources> {
-  const desired = await loadManifests(paths);
-  const live = await readLiveState(client, liveReadFor(desired, { subResources: false }));
-  const index = indexLive(applyRenames(desired, live).live);
+export async function showDeclared(paths: string[], client: ApiClient, options: { now?: number } = {}): Promise<ShownResources> {
+  const loaded = await loadManifests(paths);
+  const live = await readLiveState(client, liveReadFor(loaded, { subResources: false }));
+  const membered = planMembers(loaded, applyRenames(loaded, live).live, options.now ?? Date.now());
+  const { desired } = membered;
+  const index = indexLive(membered.live);
   const resources: ShownResources['resources'] = [];
   for (const raw of desired.resources) {
     const d = normaliseBinding(raw, index.lookup);

@@ -58,6 +58,9 @@ describe('members and invites', () => {
     expect(plan.stdout).toMatch(/~ Alice@Acme\.dev \(viewer on group:eng\): pending, the invite expires /);
     const json = JSON.parse((await cli(['plan', dir, '--format', 'json'])).stdout) as { members: { state: string; expirationTime: string }[] };
     expect(json.members).toEqual([expect.objectContaining({ state: 'pending', expirationTime: codes()[0]!.expirationTime })]);
+    // show lists the open invite the line stands for, with its uid.
+    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as { resources: { address: string; kind: string; uid: string }[] };
+    expect(shown.resources.filter((r) => r.kind === 'groupInvite')).toEqual([expect.objectContaining({ address: 'groupInvite:eng/alice@acme.dev=viewer', uid: expect.stringMatching(/\S/) })]);
   });
 
   it('is present once the person accepts: the emulator made the identity and binding, and the plan keeps them', async () => {
@@ -67,6 +70,9 @@ describe('members and invites', () => {
     expect(plan.code, plan.stdout).toBe(0);
     const json = JSON.parse(plan.stdout) as { members: { state: string; identity: string }[] };
     expect(json.members).toEqual([expect.objectContaining({ state: 'present', identity: 'identity:eng/alice' })]);
+    // show gives the person's identity and binding, the invite gone.
+    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as { resources: { address: string; kind: string }[] };
+    expect(shown.resources.map((r) => r.address)).toEqual(['group:eng', 'identity:eng/alice', 'org', 'roleBinding:eng/alice=viewer']);
     // The code is consumed: a second accept finds nothing.
     expect((await accept(codes()[0]!.code, 'alice@acme.dev')).status).toBe(404);
   });
