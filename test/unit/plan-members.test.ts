@@ -44,6 +44,23 @@ describe('plan: members', () => {
     expect(p.members![0]).toMatchObject({ state: 'invited', replaces: 'groupInvite:eng/0000000000000002=viewer' });
   });
 
+  it('replaces an expired invite of a member even where invites are not pruned (DESIGN.md §4: deleted and replaced), unless it is ignored', () => {
+    const invite = r.invite('eng', 'viewer', { email: 'alice@acme.dev', expirationTime: '2026-11-01T00:00:00Z' });
+    const other = r.invite('eng', 'owner', { expirationTime: '2026-11-01T00:00:00Z' });
+    const live = liveState([r.group('eng'), invite, other]);
+    // Live resources get their uids from liveState; an invite's address before its move is by uid.
+    const uidOf = (i: typeof invite) => live.resources.find((l) => l.address === i.address)!.uid;
+    const aside = (i: typeof invite, role: string) => `groupInvite:eng/${uidOf(i).slice(uidOf(i).lastIndexOf('/') + 1)}=${role}`;
+    expect(other.address).toMatch(/^groupInvite:eng\/\d+=owner$/); // no e-mail: addressed by its uid already
+    const declared = (settings: object) => withMembers(desiredState([r.group('eng')], { settings }), [member('eng', 'alice@acme.dev', 'viewer')]);
+    const kept = plan(declared({ prune: { groupInvite: false } }), live, { now: NOW });
+    // The member's expired invite goes; the undeclared one stays, as prune says.
+    expect(kept.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create groupInvite:eng/alice@acme.dev=viewer', `delete ${aside(invite, 'viewer')}`]);
+    expect(kept.warnings.join('\n')).toContain(`kept (${other.address})`);
+    const ignored = plan(declared({ ignore: [aside(invite, 'viewer')] }), live, { now: NOW });
+    expect(ignored.steps.map((s) => `${s.action} ${s.address}`).sort()).toEqual(['create groupInvite:eng/alice@acme.dev=viewer', `delete ${other.address}`]);
+  });
+
   it('is present once a binding of the role holds an identity with the e-mail: binding and identity kept, nothing planned', () => {
     const live = liveState([r.group('eng'), person('eng', 'alice', 'Alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
     const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'alice@ACME.dev', 'viewer')]), live, { now: NOW });

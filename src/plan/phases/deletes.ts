@@ -20,12 +20,13 @@ function goesWithParent(kind: Kind): boolean {
 }
 
 /**
- * Which unmatched live resources to delete: those of a pruned kind, not ignored, not the org.
+ * Which unmatched live resources to delete: those of a pruned kind (or replaced by a declaration:
+ * a member's expired invite), not ignored, not the org.
  * A kind that goes with its parent (a repo's tags: not declared in manifests as a rule) is
  * pruned on its own only where the manifests declare some for its parent; those of a deleted
  * parent go with it.
  */
-function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'replaced'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
   const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   const deletes = new Map<string, LiveResource>();
@@ -36,7 +37,7 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warni
     if (goesWithParent(l.kind)) followers.push(l);
     else if (descriptorOf(l.kind).permanent) {
       p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
-    } else if (isPruned(prune, l.kind)) deletes.set(l.address, l);
+    } else if (isPruned(prune, l.kind) || p.replaced.has(l.address)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
   for (const t of followers) {
@@ -62,7 +63,7 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warni
  * waits for what holds it. Returns what holds them (the safety rules read it).
  */
 export function planDeletes(
-  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'steps'>,
+  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'replaced' | 'steps'>,
   unmatchedLive: LiveResource[],
   desired: DesiredResource[],
 ): Holders {

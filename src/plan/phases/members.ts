@@ -44,12 +44,14 @@ export interface MembersResult {
   desired: DesiredState;
   live: LiveState;
   members: MemberStatus[];
+  /** The addresses expired invites of members were moved aside to: deleted by the plan whatever prune says (DESIGN.md §4). */
+  replaced: string[];
 }
 
 /** Desired state with the member lines turned into resources; live with expired invites of members moved aside. */
 export function planMembers(desired: DesiredState, live: LiveState, nowMs: number): MembersResult {
   const lines = desired.members ?? [];
-  if (lines.length === 0) return { desired, live, members: [] };
+  if (lines.length === 0) return { desired, live, members: [], replaced: [] };
   const identitiesByEmail = new Map<string, LiveResource[]>();
   const byAddress = new Map<string, LiveResource>();
   for (const r of live.resources) {
@@ -99,7 +101,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   }
   const resources = movedAside.size === 0 ? live.resources : live.resources.map((r) => (movedAside.has(r) ? { ...r, address: movedAside.get(r)! } : r));
   members.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { desired: { ...desired, resources: [...desired.resources, ...added] }, live: resources === live.resources ? live : { ...live, resources }, members };
+  return { desired: { ...desired, resources: [...desired.resources, ...added] }, live: resources === live.resources ? live : { ...live, resources }, members, replaced: [...movedAside.values()] };
 }
 
 /** The live binding that makes a member present, and its identity, if any. */

@@ -45,6 +45,7 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
     refusals: [...renamed.refusals],
     steps: new Map(),
     rotateSecrets: options.rotateSecrets === true,
+    replaced: new Set(membered.replaced),
     creating: new Set(),
   };
   if (liveAddressOf) p.liveAddressOf = liveAddressOf;
