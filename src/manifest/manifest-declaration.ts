@@ -32,8 +32,10 @@ const TERMS_DOC_ID = plain(FIELD_DECLARATIONS.terms.properties.docId);
 function pruneProperties(): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [key, kind] of Object.entries(PRUNE_KEYS)) {
-    const { many } = descriptorOf(kind).label;
-    out[key] = { title: `Prune ${kind === 'role' ? 'custom roles' : many}`, description: `Delete live ${kind === 'role' ? 'custom roles' : many} the manifests do not declare (default true).`, type: 'boolean' };
+    // A kind with built-in members (roles) prunes only the custom ones.
+    const descriptor = descriptorOf(kind);
+    const many = descriptor.builtinNames ? `custom ${descriptor.label.many}` : descriptor.label.many;
+    out[key] = { title: `Prune ${many}`, description: `Delete live ${many} the manifests do not declare (default true).`, type: 'boolean' };
   }
   return out;
 }
