@@ -22,7 +22,7 @@ export type { Connection, ConnectionInput } from './api/connection.js';
 export { readLiveState } from './live/index.js';
 export type { ReadLiveStateOptions } from './live/index.js';
 // The planner (pure)
-export { plan, assertSafe, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
+export { plan, assertSafe, liveReadFor, DEFAULT_MAX_DELETE_RATIO } from './plan/index.js';
 export type { PlanOptions } from './plan/index.js';
 export { checkFingerprints, fingerprintLive, type StaleEntry } from './saved-plan/fingerprint.js';
 export { savePlan, loadSavedPlan, PlanFileError } from './saved-plan/saved-plan.js';
