@@ -200,7 +200,7 @@ export function requirePaths(paths: readonly string[], options: PlanningCliOptio
 /** Adds the planning options (--target, --max-delete-ratio, --allow-mass-delete) to a command. */
 export function addPlanningOptions(command: Command): Command {
   return command
-    .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on)')
+    .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on); member:… plans what a members line causes')
     .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
     .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
     .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')

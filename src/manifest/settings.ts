@@ -37,6 +37,10 @@ export function pruneKey(p: PruneSetting): string {
 export function checkAddressGlob(glob: string, list: 'ignore' | 'protect'): string | undefined {
   const found = findAddressPatternProblem(glob);
   if (found === undefined) return undefined;
+  if (found.problem === 'member-line') {
+    const instead = list === 'ignore' ? "to leave a person's access alone" : "to keep a person's access";
+    return `address glob ${JSON.stringify(glob)} in settings.${list} names members lines, which are not live resources; ${instead}, name their role binding (roleBinding:<group path>/<identity>=<role>) or identity`;
+  }
   if (found.problem === 'nothing-after-kind') {
     return `address glob ${JSON.stringify(glob)} in settings.${list} has nothing after "${found.kind}:"; expected e.g. "${found.kind}:*" or "${found.kind}:<path>"`;
   }

@@ -14,13 +14,26 @@ import { suggestClosest } from '../util/suggest.js';
  * Callers word the message for where the pattern was written.
  */
 export type AddressPatternProblem =
-  | { problem: 'nothing-after-kind'; kind: Kind }
-  | { problem: 'no-kind' | 'unknown-kind'; prefix: string; suggestion?: string };
+  | { problem: 'nothing-after-kind'; kind: Kind | typeof MEMBER_PREFIX }
+  | { problem: 'no-kind' | 'unknown-kind'; prefix: string; suggestion?: string }
+  /** A `member:` pattern where only resources count (`ignore`, `protect`): a members line is no live resource. */
+  | { problem: 'member-line' };
 
-export function findAddressPatternProblem(pattern: string): AddressPatternProblem | undefined {
+/** The prefix of a members line's address (`member:<group path>/<email>=<role>`): it names a line, not a resource. */
+export const MEMBER_PREFIX = 'member';
+
+/**
+ * `members: true` where a pattern may name members lines (`--target`: the steps a line causes);
+ * elsewhere a `member:` pattern is the problem `member-line`.
+ */
+export function findAddressPatternProblem(pattern: string, options: { members?: boolean } = {}): AddressPatternProblem | undefined {
   if (pattern === ORG_ADDRESS) return undefined;
   const colon = pattern.indexOf(':');
   const prefix = colon < 0 ? pattern : pattern.slice(0, colon);
+  if (colon > 0 && prefix === MEMBER_PREFIX) {
+    if (options.members !== true) return { problem: 'member-line' };
+    return colon === pattern.length - 1 ? { problem: 'nothing-after-kind', kind: MEMBER_PREFIX } : undefined;
+  }
   if (colon > 0 && (KINDS as readonly string[]).includes(prefix)) {
     return colon === pattern.length - 1 ? { problem: 'nothing-after-kind', kind: prefix as Kind } : undefined;
   }

@@ -1,16 +1,16 @@
 /** Checking `--target` addresses before planning. Pure. */
 import { ORG_ADDRESS } from '../model/address.js';
-import { findAddressPatternProblem } from '../model/address-pattern.js';
+import { findAddressPatternProblem, MEMBER_PREFIX } from '../model/address-pattern.js';
 import { UserError } from '../model/errors.js';
 import { KINDS } from '../model/kinds.js';
 
-/** What a target may start with: `org` itself, or a kind prefix. */
-export const TARGET_PREFIXES: readonly string[] = [ORG_ADDRESS, ...KINDS.map((k) => `${k}:`)];
+/** What a target may start with: `org` itself, a kind prefix, or `member:` (the steps a members line causes). */
+export const TARGET_PREFIXES: readonly string[] = [ORG_ADDRESS, ...KINDS.map((k) => `${k}:`), `${MEMBER_PREFIX}:`];
 
 /** The problem with one target, or undefined: it must be `org` or start with a known kind prefix. */
 function checkTarget(target: string): string | undefined {
-  const found = findAddressPatternProblem(target);
-  if (found === undefined) return undefined;
+  const found = findAddressPatternProblem(target, { members: true });
+  if (found === undefined || found.problem === 'member-line') return undefined;
   if (found.problem === 'nothing-after-kind') {
     return `--target ${target} has nothing after "${found.kind}:" (e.g. ${found.kind}:* or ${found.kind}:<path>)`;
   }

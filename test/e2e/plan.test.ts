@@ -125,7 +125,7 @@ describe('platform-sync plan', () => {
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toBe(
       'Error: --target nonexistent:foo has an unknown kind "nonexistent"\n' +
-        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:\n',
+        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:, member:\n',
     );
   });
 

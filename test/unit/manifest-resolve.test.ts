@@ -233,6 +233,19 @@ settings:
     ]);
   });
 
+  it('a member: glob in ignore or protect is refused with what to name instead (a members line is no live resource)', () => {
+    const { diagnostics } = validateOne(`org:
+  name: acme
+settings:
+  ignore: ["member:eng/*"]
+  protect: ["member:*"]
+`);
+    expect(diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`)).toEqual([
+      `5:12 address glob "member:eng/*" in settings.ignore names members lines, which are not live resources; to leave a person's access alone, name their role binding (roleBinding:<group path>/<identity>=<role>) or identity`,
+      `6:13 address glob "member:*" in settings.protect names members lines, which are not live resources; to keep a person's access, name their role binding (roleBinding:<group path>/<identity>=<role>) or identity`,
+    ]);
+  });
+
   it('loadManifests throws one ManifestError carrying every diagnostic', async () => {
     const err = await loadManifests(['test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-name.yaml']).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ManifestError);

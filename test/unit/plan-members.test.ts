@@ -86,6 +86,27 @@ describe('plan: members', () => {
     expect(kept.warnings.join('\n')).toContain('settings.prune.groupInvites is false');
   });
 
+  it('--target member:… keeps the steps its line causes (and what they wait for); a line with nothing to do is a note, a typo a refusal', () => {
+    const expiredInvite = r.invite('old', 'viewer', { email: 'carol@acme.dev', expirationTime: '2026-11-01T00:00:00Z' });
+    const live = liveState([r.group('eng'), r.group('old'), expiredInvite, person('eng', 'alice', 'alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
+    const desired = withMembers(desiredState([r.group('eng'), r.group('old'), r.group('new'), r.repo('eng', 'app')]), [
+      member('eng', 'alice@acme.dev', 'viewer'),
+      member('new', 'bob@acme.dev', 'viewer'),
+      member('old', 'Carol@acme.dev', 'viewer'),
+    ]);
+    const steps = (targets: string[]) => plan(desired, live, { now: NOW, targets }).steps.map((s) => `${s.action} ${s.address}`).sort();
+    expect(steps(['member:new/bob@acme.dev=viewer'])).toEqual(['create group:new', 'create groupInvite:new/bob@acme.dev=viewer']);
+    const replaced = steps(['member:old/*']);
+    expect(replaced).toHaveLength(2);
+    expect(replaced).toContain('create groupInvite:old/carol@acme.dev=viewer');
+    expect(replaced.find((s) => s.startsWith('delete groupInvite:old/'))).toBeDefined();
+    const present = plan(desired, live, { now: NOW, targets: ['member:eng/alice@acme.dev=viewer'] });
+    expect(present.steps).toEqual([]);
+    expect(present.warnings.join('\n')).toContain('--target member:eng/alice@acme.dev=viewer matches no change');
+    const typo = plan(desired, live, { now: NOW, targets: ['member:eng/alice@acme.dev=owner'] });
+    expect(typo.refusals.map((x) => x.rule)).toEqual(['unknown-target']);
+  });
+
   it('an invite for a group the plan creates waits for it', () => {
     const p = plan(withMembers(desiredState([r.group('new')]), [member('new', 'bob@acme.dev', 'viewer')]), liveState([]), { now: NOW });
     expect(p.steps.find((s) => s.kind === 'groupInvite')).toMatchObject({ dependsOn: ['group:new'] });

@@ -755,7 +755,7 @@ describe('plan: targets', () => {
     expect(attempt(['nonexistent:foo'])).toThrow(UserError);
     let err: UserError | undefined;
     try {
-      attempt(['nonexistent:foo', 'repos:app', 'repo:app', 'group', 'org', 'repo:'])();
+      attempt(['nonexistent:foo', 'repos:app', 'repo:app', 'group', 'org', 'repo:', 'member:*', 'member:'])();
     } catch (e) {
       err = e as UserError;
     }
@@ -767,7 +767,8 @@ describe('plan: targets', () => {
         '--target repos:app has an unknown kind "repos"; did you mean repo:app?',
         '--target group has no kind prefix; did you mean group:*?',
         '--target repo: has nothing after "repo:" (e.g. repo:* or repo:<path>)',
-        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:',
+        '--target member: has nothing after "member:" (e.g. member:* or member:<path>)',
+        'a target is "org" or starts with one of group:, identity:, role:, roleBinding:, repo:, tag:, subscription:, identityProvider:, groupMapping:, accountAssociation:, terms:, groupInvite:, member:',
       ].join('\n'),
     );
   });

@@ -46,12 +46,14 @@ export interface MembersResult {
   members: MemberStatus[];
   /** The addresses expired invites of members were moved aside to: deleted by the plan whatever prune says (DESIGN.md §4). */
   replaced: string[];
+  /** Member address → the addresses of the steps its line causes (`--target member:…`): an invite's create, an expired one's delete. */
+  stepsByMember: Map<string, string[]>;
 }
 
 /** Desired state with the member lines turned into resources; live with expired invites of members moved aside. */
 export function planMembers(desired: DesiredState, live: LiveState, nowMs: number): MembersResult {
   const lines = desired.members ?? [];
-  if (lines.length === 0) return { desired, live, members: [], replaced: [] };
+  if (lines.length === 0) return { desired, live, members: [], replaced: [], stepsByMember: new Map() };
   const identitiesByEmail = new Map<string, LiveResource[]>();
   const byAddress = new Map<string, LiveResource>();
   for (const r of live.resources) {
@@ -62,6 +64,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   const added: DesiredResource[] = [];
   const movedAside = new Map<LiveResource, string>();
   const members: MemberStatus[] = [];
+  const stepsByMember = new Map<string, string[]>();
   const ttl = desired.settings.inviteTtlMs ?? DEFAULT_INVITE_TTL_MS;
   const declare = (r: DesiredResource): void => {
     if (declared.has(r.address)) return;
@@ -91,8 +94,10 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
       const aside = groupInviteAddress(m.groupPath, open.uid.slice(open.uid.lastIndexOf('/') + 1), m.role);
       movedAside.set(open, aside);
       status.replaces = aside;
+      pushTo(stepsByMember, m.address, aside);
     }
     if (Number.isFinite(nowMs)) {
+      pushTo(stepsByMember, m.address, inviteAddress);
       const expirationTime = rfc3339Seconds(nowMs + ttl);
       declare(memberResource(m, { kind: 'groupInvite', address: inviteAddress, groupPath: m.groupPath, parentAddress: groupAddress(m.groupPath), fields: { email: m.email, role: m.role, expirationTime, singleUse: true } }));
       status.expirationTime = expirationTime;
@@ -101,7 +106,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   }
   const resources = movedAside.size === 0 ? live.resources : live.resources.map((r) => (movedAside.has(r) ? { ...r, address: movedAside.get(r)! } : r));
   members.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { desired: { ...desired, resources: [...desired.resources, ...added] }, live: resources === live.resources ? live : { ...live, resources }, members, replaced: [...movedAside.values()] };
+  return { desired: { ...desired, resources: [...desired.resources, ...added] }, live: resources === live.resources ? live : { ...live, resources }, members, replaced: [...movedAside.values()], stepsByMember };
 }
 
 /** The live binding that makes a member present, and its identity, if any. */

@@ -25,6 +25,8 @@ export interface PlanInputs {
   rotateSecrets: boolean;
   /** Live addresses a declaration replaces (a member's expired invite): deleted even where their kind is not pruned. */
   replaced: ReadonlySet<string>;
+  /** Member address → the steps its line causes, for `--target member:…` (members.ts). */
+  stepsByMember: ReadonlyMap<string, readonly string[]>;
   /** The address a live resource has now, before the plan's renames (only when there are renames). */
   liveAddressOf?: RenameResult['liveAddressOf'];
   /** Every address a live resource answers to for ignore and protect (renames.ts); undefined when that is only its address. */

@@ -46,6 +46,7 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
     steps: new Map(),
     rotateSecrets: options.rotateSecrets === true,
     replaced: new Set(membered.replaced),
+    stepsByMember: membered.stepsByMember,
     creating: new Set(),
   };
   if (liveAddressOf) p.liveAddressOf = liveAddressOf;

@@ -2,7 +2,7 @@
  * Phase 6, targets: `--target` keeps the steps it matches and what they depend on. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Planning } from './planning.js';
-import { compileAddressGlob, matchesAnyGlob } from '../../model/address.js';
+import { type AddressGlob, compileAddressGlob, matchesAnyGlob } from '../../model/address.js';
 
 /** Addresses of the steps `address` waits for, transitively (what it takes down with it). */
 export function collectDependencies(p: Pick<Planning, 'steps'>, address: string): Set<string> {
@@ -18,19 +18,26 @@ export function collectDependencies(p: Pick<Planning, 'steps'>, address: string)
 }
 
 /**
- * Keeps the steps a target names and, transitively, every step they depend on. Returns how
- * many planned changes the targets left out.
+ * Keeps the steps a target names and, transitively, every step they depend on. A target that
+ * names members lines (`member:…`) names the steps those lines cause. Returns how many planned
+ * changes the targets left out.
  */
-export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 'warnings' | 'refusals'>, targets: string[]): number {
+export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'steps' | 'warnings' | 'refusals' | 'stepsByMember'>, targets: string[]): number {
   const globs = targets.map(compileAddressGlob);
   const keep = new Set<string>();
   const pending: string[] = [];
   for (const address of p.steps.keys()) if (matchesAnyGlob(address, globs)) pending.push(address);
+  const membersOf = (glob: AddressGlob) => [...p.stepsByMember.keys()].filter((m) => glob.test(m));
+  for (const glob of globs) for (const m of membersOf(glob)) pending.push(...(p.stepsByMember.get(m) ?? []).filter((a) => p.steps.has(a)));
   for (let i = 0; i < targets.length; i++) {
     const glob = globs[i]!;
-    if ([...p.steps.keys()].some((a) => glob.test(a))) continue;
+    const ofMembers = membersOf(glob).flatMap((m) => p.stepsByMember.get(m) ?? []);
+    if ([...p.steps.keys()].some((a) => glob.test(a)) || ofMembers.some((a) => p.steps.has(a))) continue;
     // Say which: a target whose resources are as declared, or one that names nothing at all (a typo).
-    const known = p.desired.resources.some((d) => glob.test(d.address)) || [...p.index.byAddress.keys()].some((a) => glob.test(a));
+    const known =
+      p.desired.resources.some((d) => glob.test(d.address)) ||
+      [...p.index.byAddress.keys()].some((a) => glob.test(a)) ||
+      (p.desired.members ?? []).some((m) => glob.test(m.address));
     // As in Terraform: a target that names nothing is an error (a typo must not plan "no changes"); one whose resources match is a note.
     if (known) p.warnings.push(`--target ${targets[i]} matches no change: what it names is live as declared`);
     else p.refusals.push({ rule: 'unknown-target', message: `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`, addresses: [targets[i]!] });
