@@ -7,6 +7,7 @@
 import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
+import type { MemberStatus } from '../plan/phases/members.js';
 import { kindOfAddress } from '../model/address.js';
 import type { SourceLocation } from '../model/resources.js';
 import { UnsafePlanError } from '../model/errors.js';
@@ -103,8 +104,13 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   const stepByAddress = new Map(plan.steps.map((s) => [s.address, s]));
   const rootOf = (step: PlanStep): string => findFindingRoot(step, stepByAddress);
   const itemByRoot = new Map<string, DriftItem>();
+  const memberSteps = memberOfStep(plan.members ?? []);
   for (const step of plan.steps) {
-    if (rootOf(step) === step.address) itemByRoot.set(step.address, describeStep(step, CATEGORY_OF_ACTION[step.action], options));
+    if (rootOf(step) !== step.address) continue;
+    const item = describeStep(step, CATEGORY_OF_ACTION[step.action], options);
+    const member = memberSteps.get(step.address);
+    if (member) item.message = describeMemberStep(member, step);
+    itemByRoot.set(step.address, item);
   }
   for (const step of plan.steps) {
     const root = rootOf(step);
@@ -130,6 +136,29 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   const access = (plan.accessChanges ?? []).map((c) => ({ identity: c.identity, scope: c.scope, added: c.lost, removed: c.gained, groups: c.groups }));
   if (access.length > 0) report.access = access;
   return report;
+}
+
+/** The member line each invite step comes from: the invite it creates, the expired one it replaces. */
+function memberOfStep(members: readonly MemberStatus[]): Map<string, MemberStatus> {
+  const out = new Map<string, MemberStatus>();
+  for (const m of members) {
+    if (m.state !== 'invited') continue;
+    if (m.invite !== undefined) out.set(m.invite, m);
+    if (m.replaces !== undefined) out.set(m.replaces, m);
+  }
+  return out;
+}
+
+/**
+ * An invite step in a nightly report's words: a member who never accepted is no "hand edit".
+ * The expired invite is deleted and the person invited again by the same apply.
+ */
+function describeMemberStep(m: MemberStatus, step: PlanStep): string {
+  const who = `${m.email} (${m.role} on ${m.group})`;
+  if (step.address === m.replaces) return `the invite for ${who} expired before it was accepted: apply deletes it and invites them again`;
+  return m.replaces !== undefined
+    ? `${who} did not accept their invite before it expired: apply invites them again`
+    : `${who} holds no binding of that role and has no open invite: apply invites them`;
 }
 
 /**

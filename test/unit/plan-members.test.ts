@@ -3,6 +3,7 @@
  * pending or invited, and what the plan does for it; e-mails compare case-insensitively.
  */
 import { describe, expect, it } from 'vitest';
+import { describeDrift } from '../../src/drift/drift-report.js';
 import { plan } from '../../src/plan/index.js';
 import type { DesiredMember, DesiredState, LiveResource } from '../../src/model/resources.js';
 import { desiredState, liveState, r } from './plan-builders.js';
@@ -105,6 +106,22 @@ describe('plan: members', () => {
     expect(present.warnings.join('\n')).toContain('--target member:eng/alice@acme.dev=viewer matches no change');
     const typo = plan(desired, live, { now: NOW, targets: ['member:eng/alice@acme.dev=owner'] });
     expect(typo.refusals.map((x) => x.rule)).toEqual(['unknown-target']);
+  });
+
+  it('drift tells a member who never accepted from a hand edit: the expired invite and the new one say whose they are', () => {
+    const expiredInvite = r.invite('eng', 'viewer', { email: 'carol@acme.dev', expirationTime: '2026-11-01T00:00:00Z' });
+    const desired = withMembers(desiredState([r.group('eng')]), [member('eng', 'Carol@acme.dev', 'viewer'), member('eng', 'dan@acme.dev', 'editor')]);
+    const p = plan(desired, liveState([r.group('eng'), expiredInvite]), { now: NOW });
+    expect(p.members!.map((m) => [m.email, m.invite])).toEqual([
+      ['Carol@acme.dev', 'groupInvite:eng/carol@acme.dev=viewer'],
+      ['dan@acme.dev', 'groupInvite:eng/dan@acme.dev=editor'],
+    ]);
+    const drift = describeDrift(p);
+    const byAddress = new Map(drift.items.map((i) => [i.address, i]));
+    const replaced = p.members![0]!.replaces!;
+    expect(byAddress.get(replaced)).toMatchObject({ category: 'unmanaged', message: 'the invite for Carol@acme.dev (viewer on group:eng) expired before it was accepted: apply deletes it and invites them again' });
+    expect(byAddress.get('groupInvite:eng/carol@acme.dev=viewer')?.message).toBe('Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply invites them again');
+    expect(byAddress.get('groupInvite:eng/dan@acme.dev=editor')?.message).toBe('dan@acme.dev (editor on group:eng) holds no binding of that role and has no open invite: apply invites them');
   });
 
   it('an invite for a group the plan creates waits for it', () => {

@@ -38,6 +38,8 @@ export interface MemberStatus {
   expirationTime?: string;
   /** An expired invite of the member that the plan deletes (invited). */
   replaces?: string;
+  /** The address of the invite the plan creates (invited). */
+  invite?: string;
 }
 
 export interface MembersResult {
@@ -101,6 +103,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
       const expirationTime = rfc3339Seconds(nowMs + ttl);
       declare(memberResource(m, { kind: 'groupInvite', address: inviteAddress, groupPath: m.groupPath, parentAddress: groupAddress(m.groupPath), fields: { email: m.email, role: m.role, expirationTime, singleUse: true } }));
       status.expirationTime = expirationTime;
+      status.invite = inviteAddress;
     }
     members.push(status);
   }
