@@ -109,7 +109,8 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
     if (rootOf(step) !== step.address) continue;
     const item = describeStep(step, CATEGORY_OF_ACTION[step.action], options);
     const member = memberSteps.get(step.address);
-    if (member) item.message = describeMemberStep(member, step);
+    // The category's heading ("created by hand?") does not fit a member's invite: every view shows the detail.
+    if (member) item.message = item.detail = describeMemberStep(member, step);
     itemByRoot.set(step.address, item);
   }
   for (const step of plan.steps) {

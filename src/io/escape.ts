@@ -43,7 +43,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** A table cell: no HTML, no code spans, no cell breaks (`|`), one line. */
+/** A table cell: no HTML, no code spans, no links (`[text](url)`), no cell breaks (`|`), one line. */
 export function markdownCell(text: string): string {
-  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/`/g, '\\`').replace(/\n/g, ' '));
+  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/[|`[\]]/g, (c) => `\\${c}`).replace(/\n/g, ' '));
 }

@@ -4,6 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeDrift } from '../../src/drift/drift-report.js';
+import { renderMarkdownDrift, renderTextDrift } from '../../src/views/drift.js';
+import { markdownCell } from '../../src/io/escape.js';
+import { renderMarkdownPlan } from '../../src/views/plan-markdown.js';
 import { plan } from '../../src/plan/index.js';
 import type { DesiredMember, DesiredState, LiveResource } from '../../src/model/resources.js';
 import { desiredState, liveState, r } from './plan-builders.js';
@@ -122,6 +125,21 @@ describe('plan: members', () => {
     expect(byAddress.get(replaced)).toMatchObject({ category: 'unmanaged', message: 'the invite for Carol@acme.dev (viewer on group:eng) expired before it was accepted: apply deletes it and invites them again' });
     expect(byAddress.get('groupInvite:eng/carol@acme.dev=viewer')?.message).toBe('Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply invites them again');
     expect(byAddress.get('groupInvite:eng/dan@acme.dev=editor')?.message).toBe('dan@acme.dev (editor on group:eng) holds no binding of that role and has no open invite: apply invites them');
+    // Text and markdown show it under the item (they show a finding's detail, not its message).
+    expect(renderTextDrift(drift, { color: false })).toContain('      the invite for Carol@acme.dev (viewer on group:eng) expired before it was accepted');
+    expect(renderMarkdownDrift(drift)).toContain('— Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply invites them again');
+  });
+
+  it('a live expiry that is no time is expired: the invite is replaced and its text shown nowhere (the server is untrusted)', () => {
+    const hostile = '2099-01-01T00:00:00Z [Approve now](https://evil.example/login)';
+    const invite = r.invite('eng', 'viewer', { email: 'alice@acme.dev', expirationTime: hostile });
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'alice@acme.dev', 'viewer')]), liveState([r.group('eng'), invite]), { now: NOW });
+    expect(p.members![0]).toMatchObject({ state: 'invited', replaces: expect.stringMatching(/^groupInvite:eng\//) });
+    // The delete shows the invite as it is live, inside a fenced block only (code, never a link).
+    const outsideFences = renderMarkdownPlan(p).split(/^```.*$/m).filter((_, i) => i % 2 === 0).join('');
+    expect(outsideFences).not.toContain('Approve now');
+    // And a table cell never holds a link, whatever text reaches it.
+    expect(markdownCell('[Approve now](https://evil.example/login)')).toBe('\\[Approve now\\](https://evil.example/login)');
   });
 
   it('an invite for a group the plan creates waits for it', () => {
