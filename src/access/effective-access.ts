@@ -361,6 +361,7 @@ export function diffAccess(before: AccessState, after: AccessState, identities?:
   const directAfter = directGrants(after, identities);
   const childrenBefore = childrenOf(before);
   const childrenAfter = childrenOf(after);
+  const nameOf = identityNamer(before, after);
   const changes: AccessChange[] = [];
   for (const identity of [...identities].sort()) {
     const was = effective(before, directBefore.get(identity), childrenBefore);
@@ -386,10 +387,34 @@ export function diffAccess(before: AccessState, after: AccessState, identities?:
       const steps = new Set<string>();
       for (const state of [directBefore.get(identity), directAfter.get(identity)]) for (const entry of state?.values() ?? []) for (const s of entry.steps) steps.add(s);
       for (const s of after.removedSteps?.get(identity) ?? []) steps.add(s);
-      changes.push({ identity: after.identityNames.get(identity) ?? before.identityNames.get(identity) ?? `uid:${identity}`, scope: after.groups.get(g)!.address, gained, lost, groups: reach, steps: [...steps].sort() });
+      changes.push({ identity: nameOf(identity), scope: after.groups.get(g)!.address, gained, lost, groups: reach, steps: [...steps].sort() });
     }
   }
   return changes.sort((a, b) => (a.identity < b.identity ? -1 : a.identity > b.identity ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+}
+
+/**
+ * How a change names an identity: as the after state does; one the after state no longer binds
+ * is named under its group's address there, so that a group renamed in the same plan (or
+ * between two reads) names it as it names the scope.
+ */
+function identityNamer(before: AccessState, after: AccessState): (identity: string) => string {
+  let groupByAddress: Map<string, string> | undefined;
+  return (identity) => {
+    const now = after.identityNames.get(identity);
+    if (now !== undefined) return now;
+    const was = before.identityNames.get(identity);
+    if (was === undefined) return `uid:${identity}`;
+    if (!was.startsWith('identity:')) return was;
+    const path = was.slice('identity:'.length);
+    const slash = path.lastIndexOf('/');
+    groupByAddress ??= new Map([...before.groups].map(([uid, g]) => [g.address, uid]));
+    const group = groupByAddress.get(slash < 0 ? 'org' : `group:${path.slice(0, slash)}`);
+    const there = group === undefined ? undefined : after.groups.get(group)?.address;
+    if (there === undefined) return was;
+    const name = path.slice(slash + 1);
+    return there === 'org' ? `identity:${name}` : `identity:${there.slice('group:'.length)}/${name}`;
+  };
 }
 
 /** Groups in the subtree of `top` where any of the change's capabilities change the same way. */
