@@ -335,6 +335,12 @@ export function expandNestedMask(kind: Kind, updateMask: string | undefined, raw
       if (!parts.includes(part)) parts.push(part);
       continue;
     }
+    // A parent that is sent but is no object (`"google": []`) is checked as sent, whole: refused.
+    const sent = rawBody[top];
+    if (sent !== undefined && sent !== null && !isPlainObject(sent)) {
+      if (!parts.includes(top)) parts.push(top);
+      continue;
+    }
     let value = expanded.get(top);
     if (value === undefined) {
       const stored = (current as Record<string, unknown>)[top];
