@@ -6,7 +6,7 @@ import type { ApiClient } from './api/types.js';
 import { readLiveState } from './live/index.js';
 import { loadManifests } from './manifest/index.js';
 import type { Kind } from './model/kinds.js';
-import { liveReadFor } from './plan/read-request.js';
+import { liveReadFor } from './plan/index.js';
 import { indexLive } from './plan/live-index.js';
 import { normaliseBinding } from './plan/references.js';
 import { planMembers } from './plan/phases/members.js';

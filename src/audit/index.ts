@@ -7,7 +7,7 @@ import { planMembers } from '../plan/phases/members.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { loadManifests } from '../manifest/index.js';
-import { liveReadFor } from '../plan/read-request.js';
+import { liveReadFor } from '../plan/index.js';
 import type { DesiredState, LiveState, SourceLocation } from '../model/resources.js';
 import { gatherFacts } from './facts.js';
 import { RULES } from './rules/registry.generated.js';

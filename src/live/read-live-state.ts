@@ -42,47 +42,78 @@ export interface ReadLiveStateOptions {
 
 /** Reads the live state of one org; `org: null` when it does not exist yet (unless `orgMustExist`). */
 export async function readLiveState(client: ApiClient, options: ReadLiveStateOptions): Promise<LiveState> {
+  const reads = startReads(client, options);
+  const org = await reads.org;
+  if (org === null) return orgAbsent(client, options, reads.builtin);
+  const listings = reads.pinned ?? startListings(client, org.uid, reads.expected);
+  const builtin = await reads.builtin;
+  const { resources, ambiguities, incomplete } = await buildAsListed(org, builtin, listings);
+  await fetchSubResources(client, resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);
+  return {
+    org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
+    resources,
+    incomplete,
+    ambiguities,
+    builtinRoles: builtin.roles,
+    builtinRoleCapabilities: builtin.capabilities,
+  };
+}
+
+type BuiltinRoles = Awaited<ReturnType<typeof readBuiltinRoles>>;
+
+/** The reads that go out before the org is found, all at once. */
+interface StartedReads {
+  builtin: Promise<BuiltinRoles>;
+  org: Promise<ApiObject | null>;
+  /** How many items each listing should hold if the org is as declared. */
+  expected: ReadonlyMap<Kind, number>;
+  /** The listings of a pinned org, sent beside its lookup. */
+  pinned?: StartedListings;
+}
+
+function startReads(client: ApiClient, options: ReadLiveStateOptions): StartedReads {
   // Built-ins are needed even for an empty org (bootstrap binds them), so start at once.
-  const builtinRead = readBuiltinRoles(client);
-  builtinRead.catch(() => undefined); // awaited below; keeps an early org error from leaving it unhandled
-  const orgRead = findOrg(client, options.org);
+  const builtin = readBuiltinRoles(client);
+  builtin.catch(() => undefined); // awaited later; keeps an early org error from leaving it unhandled
+  const org = findOrg(client, options.org);
   const expected = expectedListingCounts(options.expected ?? []);
   // A pinned org's uid is known: its listings go out beside the lookup that checks it exists (a
   // round trip sooner; they are only reads, and set aside if it does not). Else they wait for the
   // lookup, and the connections they will need are opened while it is in flight.
   const pinned = options.org.uid !== undefined ? startListings(client, options.org.uid, expected) : undefined;
   if (!pinned) client.preconnect?.(expectedRequests(expected));
-  const org = await orgRead;
-  if (org === null) {
-    if (options.orgMustExist === true) throw new OrgNotVisibleError(options.org.name, client.baseUrl);
-    const builtin = await builtinRead;
-    return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles, builtinRoleCapabilities: builtin.capabilities };
-  }
-  const { ownedByOrg, allListed, listingOf } = pinned ?? startListings(client, org.uid, expected);
+  return { builtin, org, expected, ...(pinned ? { pinned } : {}) };
+}
+
+/** No org of that name is visible: an error when it must exist, else an org to create (bootstrap). */
+async function orgAbsent(client: ApiClient, options: ReadLiveStateOptions, builtinRead: Promise<BuiltinRoles>): Promise<LiveState> {
+  if (options.orgMustExist === true) throw new OrgNotVisibleError(options.org.name, client.baseUrl);
   const builtin = await builtinRead;
-  const owned = (await ownedByOrg).flat();
-  // Each kind is built as soon as its listing is in (parents and referenced kinds first), while
-  // the pages of the kinds after it are still arriving.
+  return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles, builtinRoleCapabilities: builtin.capabilities };
+}
+
+/**
+ * Each kind is built as soon as its listing is in (parents and referenced kinds first), while the
+ * pages of the kinds after it are still arriving.
+ */
+async function buildAsListed(
+  org: ApiObject,
+  builtin: BuiltinRoles,
+  listings: StartedListings,
+): Promise<Pick<LiveState, 'resources' | 'ambiguities' | 'incomplete'>> {
+  const owned = (await listings.ownedByOrg).flat();
   const builder = new LiveResourceBuilder(org, builtin.roles);
   for (const kind of CREATE_ORDER) {
-    const listing = await listingOf(kind);
+    const listing = await listings.listingOf(kind);
     builder.add(kind, [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items]);
   }
   const incomplete: IncompleteRead[] = [...builtin.incomplete];
-  for (const [i, listing] of (await allListed).entries()) {
+  for (const [i, listing] of (await listings.allListed).entries()) {
     if (!listing.consistent) incomplete.push({ kind: LISTED_KINDS[i]!, reason: `${KIND_INFO[LISTED_KINDS[i]!].plural}: ${listing.problem ?? 'inconsistent listing'}` });
   }
   const built = builder.finish();
   incomplete.push(...built.unplaced);
-  await fetchSubResources(client, built.resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);
-  return {
-    org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
-    resources: built.resources,
-    incomplete,
-    ambiguities: built.ambiguities,
-    builtinRoles: builtin.roles,
-    builtinRoleCapabilities: builtin.capabilities,
-  };
+  return { resources: built.resources, ambiguities: built.ambiguities, incomplete };
 }
 
 /** The reads of every resource under an org, in flight. */

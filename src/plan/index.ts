@@ -6,7 +6,6 @@
  * updates and deletes, wires `dependsOn` edges, orders the steps once, and refuses (collecting
  * every reason) a plan that would be unsafe or that the server would reject.
  */
-import { planAccess } from './phases/access.js';
 import { orderAndCheck } from './phases/check.js';
 import { planCreates } from './phases/creates.js';
 import { planDeletes } from './phases/deletes.js';
@@ -15,18 +14,17 @@ import { matchResources } from './phases/match.js';
 import { normalise } from './phases/normalise.js';
 import { orgInvisible, preparePlanning, refuseInvisibleOrg } from './phases/prepare.js';
 import { assemblePlan } from './phases/summary.js';
-import { selectTargets } from './phases/targets.js';
+import { checkTargets, selectTargets } from './phases/targets.js';
 import { planRoleChanges, planUpdates, waitForFreedNames } from './phases/updates.js';
 import type { PlanOptions } from './options.js';
-import { checkTargets } from './targets.js';
 import { UnsafePlanError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
 import type { DesiredState, LiveState } from '../model/resources.js';
 
 export { countLabel, isPruned } from './settings.js';
-export { checkTargets, TARGET_PREFIXES } from './targets.js';
+export { checkTargets, TARGET_PREFIXES } from './phases/targets.js';
 export { DEFAULT_MAX_DELETE_RATIO, type PlanOptions } from './options.js';
-export { liveReadFor } from './read-request.js';
+export { liveReadFor } from './phases/prepare.js';
 
 /**
  * Plans the steps that take `live` to `desired`, phase by phase (src/plan/phases). A plan that
@@ -57,13 +55,10 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   // 7. explain
   explainReplacements(p);
   noteWhatGoesWithParents(p);
-  // 8. order and check
+  // 8. order and check: the safety rules, and what the plan changes in access (--deny-new-access)
   const checked = orderAndCheck(p, { plannedSteps, holders, resources }, options);
-  // 9. access: what the plan changes in effective access, refused with --deny-new-access
-  const access = planAccess({ live: p.live, index: p.index, steps: checked.steps, denyNewAccess: options.denyNewAccess === true });
-  if (access.refusal) checked.refusals.push(access.refusal);
-  // 10. summary
-  return assemblePlan(p, checked, { accessChanges: access.changes, members, untargeted });
+  // 9. summary
+  return assemblePlan(p, checked, { members, untargeted });
 }
 
 /** Throws UnsafePlanError when the plan is refused: the gate before anything is applied. */

@@ -1,12 +1,15 @@
 /**
- * Phase 8, order and check: the steps ordered once, then the safety rules over the whole plan
- * (src/plan/safety.ts), every reason at once. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 8, order and check: the steps ordered once, then the rules over the whole ordered plan,
+ * every reason at once: the safety rules (src/plan/safety.ts), and what the plan changes in
+ * effective access (shown first in every view), refused as `new-access` when
+ * `--deny-new-access` forbids any gain. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Planning } from './planning.js';
 import type { Holders } from '../live-index.js';
 import { DEFAULT_MAX_DELETE_RATIO, type PlanOptions } from '../options.js';
 import { orderSteps } from '../order.js';
 import { findRefusals } from '../safety.js';
+import { type AccessChange, accessChanges } from '../../access/effective-access.js';
 import { compileAddressGlob } from '../../model/address.js';
 import type { PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
@@ -14,8 +17,10 @@ import type { DesiredResource } from '../../model/resources.js';
 export interface Checked {
   /** The steps in the order apply runs them. */
   steps: PlanStep[];
-  /** What the earlier phases refused, then what the safety rules refuse. */
+  /** What the earlier phases refused, then what the safety rules and the access check refuse. */
   refusals: PlanRefusal[];
+  /** What the plan changes in effective access. */
+  accessChanges: AccessChange[];
 }
 
 export function orderAndCheck(
@@ -26,7 +31,7 @@ export function orderAndCheck(
     holders: Holders;
     resources: DesiredResource[];
   },
-  options: Pick<PlanOptions, 'maxDeleteRatio' | 'allowMassDelete'>,
+  options: Pick<PlanOptions, 'maxDeleteRatio' | 'allowMassDelete' | 'denyNewAccess'>,
 ): Checked {
   const steps = orderSteps([...p.steps.values()]);
   const { settings } = p.desired;
@@ -44,5 +49,23 @@ export function orderAndCheck(
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
   })];
-  return { steps, refusals };
+  const access = accessChanges(p.live, { steps }, (address) => p.index.byAddress.get(address));
+  if (options.denyNewAccess === true) refusals.push(...refuseNewAccess(access));
+  return { steps, refusals, accessChanges: access };
+}
+
+/** The `new-access` refusal (--deny-new-access), when the plan gives any access. */
+function refuseNewAccess(changes: AccessChange[]): PlanRefusal[] {
+  const gained = changes.filter((c) => c.gained.length > 0);
+  if (gained.length === 0) return [];
+  return [{
+    rule: 'new-access',
+    message: `the plan gives new access (--deny-new-access): ${gained.map(describeGain).join('; ')}`,
+    addresses: [...new Set(gained.flatMap((c) => c.steps))].sort(),
+  }];
+}
+
+function describeGain(c: AccessChange): string {
+  const below = c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : '';
+  return `${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${below}`;
 }

@@ -1,17 +1,38 @@
 /**
- * Phase 0, prepare: the planner's inputs fixed before the first phase runs. The renames the
- * manifests ask for re-address live state; each `members` line becomes the binding, invite or
- * new invite that brings it about; live state is indexed. An org that is not visible ends the
- * plan here. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 0, prepare. Before the read: what planning needs read from the org (liveReadFor), and
+ * options the planner would refuse, refused before any request. After it: the planner's inputs
+ * fixed before the first phase runs. The renames the manifests ask for re-address live state;
+ * each `members` line becomes the binding, invite or new invite that brings it about; live state
+ * is indexed. An org that is not visible ends the plan here. Pure (src/plan/index.ts runs the
+ * phases in order).
  */
 import { type MemberStatus, planMembers } from './members.js';
 import type { Planning } from './planning.js';
+import { checkTargets } from './targets.js';
+import type { ReadLiveStateOptions } from '../../live/read-live-state.js';
 import { indexLive } from '../live-index.js';
 import type { PlanOptions } from '../options.js';
-import { applyRenames, formerAddressesOf } from '../renames.js';
+import { applyRenames, formerAddressesOf, managedSubResources } from '../renames.js';
 import { ORG_ADDRESS, compileAddressGlob } from '../../model/address.js';
 import { PLAN_FORMAT_VERSION, type Plan } from '../../model/plan.js';
 import type { DesiredState, LiveState } from '../../model/resources.js';
+
+/**
+ * What planning a set of manifests needs read from the org: the org as declared (its pinned uid
+ * too), the sub-resources the manifests manage (across renames: renames.ts), and how many of
+ * each kind to expect.
+ */
+export function liveReadFor(desired: DesiredState, options: Pick<PlanOptions, 'targets' | 'bootstrap'> & { subResources?: boolean } = {}): ReadLiveStateOptions {
+  if (options.targets) checkTargets(options.targets);
+  const org: ReadLiveStateOptions['org'] = { name: desired.org.name };
+  if (desired.org.uid !== undefined) org.uid = desired.org.uid;
+  return {
+    org,
+    ...(options.subResources === false ? {} : { subResources: managedSubResources(desired) }),
+    expected: desired.resources,
+    orgMustExist: options.bootstrap !== true,
+  };
+}
 
 export interface Prepared {
   p: Planning;

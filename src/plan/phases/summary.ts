@@ -1,11 +1,10 @@
 /**
- * Phase 10, summary: the plan as the views and apply read it, with how many steps of each
+ * Phase 9, summary: the plan as the views and apply read it, with how many steps of each
  * action. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Checked } from './check.js';
 import type { MemberStatus } from './members.js';
 import type { Planning } from './planning.js';
-import type { AccessChange } from '../../access/effective-access.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep, type PlanSummary } from '../../model/plan.js';
 
 export function summarise(steps: PlanStep[]): PlanSummary {
@@ -17,7 +16,7 @@ export function summarise(steps: PlanStep[]): PlanSummary {
 export function assemblePlan(
   p: Pick<Planning, 'desired' | 'live' | 'warnings'>,
   checked: Checked,
-  found: { accessChanges: AccessChange[]; members: MemberStatus[]; untargeted: number | undefined },
+  found: { members: MemberStatus[]; untargeted: number | undefined },
 ): Plan {
   const org: Plan['org'] = { name: p.desired.org.name };
   if (p.live.org) org.uid = p.live.org.uid;
@@ -29,7 +28,7 @@ export function assemblePlan(
     warnings: p.warnings,
     refusals: checked.refusals,
     fingerprints: [],
-    ...(found.accessChanges.length > 0 ? { accessChanges: found.accessChanges } : {}),
+    ...(checked.accessChanges.length > 0 ? { accessChanges: checked.accessChanges } : {}),
     ...(found.members.length > 0 ? { members: found.members } : {}),
   };
   if (found.untargeted !== undefined) result.untargeted = found.untargeted;
