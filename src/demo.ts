@@ -13,7 +13,7 @@ function readDemoText(path: string): string {
   return readTextSyncBounded(path, { maxBytes: 16 * 1024 * 1024 });
 }
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { styleText } from 'node:util';
 import { createClient } from './api/client.js';
@@ -124,7 +124,9 @@ export async function runDemo(): Promise<void> {
     expectText(adopted.stdout, /MEDIUM eol-tags\s+repo:nginx: 1 end-of-life tag: 1\.25/, 'audit finds the end-of-life tag');
 
     say('', paint(['bold', 'green'], `Demo finished: every step behaved as expected (${((performance.now() - started) / 1000).toFixed(1)} s).`));
-    say('Next: README.md, `platform-sync --help`, and examples/github-actions/ for CI.');
+    // Where the package is (a repository checkout, or node_modules/platform-sync), as the reader can open it.
+    const place = (file: string): string => relative(process.cwd(), findPackageFile(file)) || file;
+    say(`Next: \`platform-sync init\` for a starter repository; the docs in ${place('docs')}/, and ${place(join('examples', 'github-actions'))}/ for CI.`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,7 +7,8 @@ import type { Command } from 'commander';
 
 const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   '': [
-    'npm run demo                                     a guided tour on an embedded emulator',
+    'platform-sync demo                               a guided tour on an embedded emulator',
+    'platform-sync init my-org                        a starter repository: manifest, workflow, README',
     'platform-sync validate manifests/',
     'PLATFORM_TOKEN=… platform-sync plan manifests/ --base-url https://api.example.com',
     'platform-sync plan manifests/ --emulator          no server needed; state in .platform-sync/',

@@ -29,7 +29,7 @@ export function starterFiles(org: string): StarterFile[] {
   if (!new RegExp(NAME_PATTERN_SOURCE).test(org) || org.length > 63) throw new UserError('USAGE', `--org ${JSON.stringify(org)} is not an org name; expected lowercase letters, digits, ".", "_", "-" or spaces (e.g. acme)`);
   return [
     { path: 'manifests/org.yaml', text: orgManifest(org) },
-    { path: '.github/workflows/platform-sync.yml', text: readPackageText(findPackageFile('examples/github-actions/platform-sync.yml')) },
+    { path: '.github/workflows/platform-sync.yml', text: starterWorkflow(readPackageText(findPackageFile('examples/github-actions/platform-sync.yml'))) },
     { path: '.gitignore', text: GITIGNORE },
     { path: 'README.md', text: starterGuide(org) },
   ];
@@ -59,7 +59,7 @@ function orgManifest(org: string): string {
 #
 # Your org, as it should be. platform-sync plans the changes that make the org match this file
 # (and every other .yaml file under manifests/): \`platform-sync plan manifests/\`.
-# Reference: https://github.com/platform-sync/platform-sync#manifest-reference
+# Reference: node_modules/platform-sync/docs/manifests.md (installed with the package)
 apiVersion: platform-sync/v1
 org:
   name: ${org}                 # the root group, found by name among those the token sees
@@ -87,6 +87,20 @@ settings:
   prune: true                  # live resources these files do not describe are deleted by apply
   protect: ["repo:*"]          # never deleted, whatever the files say
 `;
+}
+
+/** The example's secret of its own org's identity provider, which the starter's manifest does not have. */
+const EXAMPLE_SECRET = /^( +)env:\n +PLATFORM_SYNC_SECRET_ACME_OKTA: .*\n/m;
+
+/**
+ * The package's example workflow, as the starter's: the example's own provider secret becomes the
+ * comment that says how to give the apply step one.
+ */
+export function starterWorkflow(example: string): string {
+  if (!EXAMPLE_SECRET.test(example)) throw new Error('the example workflow no longer holds the env block the starter rewrites');
+  return example.replace(EXAMPLE_SECRET, (_all, indent: string) =>
+    `${indent}# env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name, e.g.\n` +
+    `${indent}#   PLATFORM_SYNC_SECRET_OKTA: \${{ secrets.PLATFORM_SYNC_SECRET_OKTA }}\n`);
 }
 
 const GITIGNORE = `# platform-sync: the embedded emulator's state (--emulator)
@@ -117,5 +131,18 @@ npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-ap
 Then point it at the real API: set \`PLATFORM_API_URL\` and \`PLATFORM_TOKEN\`, and run
 \`npx --no-install platform-sync plan manifests/\` (the first apply of a new org needs \`--bootstrap\`).
 \`npx --no-install platform-sync demo\` walks through plan, apply, drift and export on an example org.
+
+## Before the first pull request
+
+In \`.github/workflows/platform-sync.yml\`:
+
+- replace each \`your-org/platform-sync@0000…\` with the platform-sync action at the commit of the
+  release you reviewed (a full commit SHA, the tag in a comment);
+- set the repository variable \`PLATFORM_API_URL\`, the secret \`PLATFORM_TOKEN_READONLY\` (a viewer
+  token: plan and drift) and, in an environment named \`platform\`, the secret \`PLATFORM_TOKEN\`
+  (a token that can write: apply only).
+
+The references are installed with the package: \`node_modules/platform-sync/docs/\` (manifests,
+CLI, GitHub Action, security).
 `;
 }

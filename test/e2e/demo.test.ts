@@ -24,5 +24,8 @@ describe('npm run demo', () => {
     expect(stdout).toContain('✓ exit 2: drift');
     expect(stdout).toContain('✓ exit 0: in sync');
     expect(stdout).toContain('Demo finished: every step behaved as expected');
+    // What to read next, as paths the reader can open from where they ran it (here the checkout;
+    // installed, node_modules/platform-sync/…).
+    expect(stdout).toContain('Next: `platform-sync init` for a starter repository; the docs in docs/, and examples/github-actions/ for CI.');
   }, 60_000);
 });

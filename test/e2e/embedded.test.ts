@@ -138,5 +138,10 @@ describe('--verbose never shows the token', () => {
     const top = await runCli(['--help']);
     expect(top.stdout).toContain('--verbose');
     expect(top.stdout).toContain('--no-color');
+    // Every example is a command an installed package runs: no npm script of this repository
+    // (a user's project has no `npm run demo`; issue 40).
+    const examples = top.stdout.slice(top.stdout.indexOf('Examples:')).split('\n').slice(1).filter((l) => l.trim() !== '');
+    for (const line of examples) expect(line.trim(), line).toMatch(/^(PLATFORM_TOKEN=\S+ )?platform-sync /);
+    expect(top.stdout).toMatch(/platform-sync demo /);
   });
 });

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 
 describe('platform-sync init', () => {
@@ -20,7 +21,20 @@ describe('platform-sync init', () => {
     const manifest = readFileSync(join(dir, 'manifests', 'org.yaml'), 'utf8');
     expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
     expect(manifest).toContain('  name: acme ');
-    expect(readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8')).toBe(readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8'));
+    // The package's workflow, less the example org's own provider secret (a comment says how to add one).
+    const workflow = readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8');
+    const example = readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8');
+    expect(workflow).not.toContain('ACME');
+    expect(workflow).toContain('# env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name');
+    const code = (text: string) => text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+    expect(Object.keys(parse(workflow).jobs)).toEqual(['plan', 'apply', 'drift']);
+    expect(code(workflow)).toEqual(code(example.replace(/^ +env:\n +PLATFORM_SYNC_SECRET_ACME_OKTA: .*\n/m, '')));
+    // What the newcomer must set before the first pull request, and where the references are.
+    const guide = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(guide).toContain('your-org/platform-sync@0000');
+    for (const name of ['PLATFORM_API_URL', 'PLATFORM_TOKEN_READONLY', 'PLATFORM_TOKEN']) expect(guide).toContain(`\`${name}\``);
+    const reference = /# Reference: node_modules\/platform-sync\/(\S+)/.exec(manifest)?.[1];
+    expect(reference && existsSync(join(REPO_ROOT, reference)), reference).toBe(true);
     expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.platform-sync/', 'plan.json', 'invites*.jsonl']));
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain('npx --no-install platform-sync plan manifests/ --emulator --bootstrap');
