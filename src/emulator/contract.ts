@@ -285,6 +285,21 @@ function localRefs(value: unknown): unknown {
 }
 
 /**
+ * The component the document names as the 200 answer of `method` at `template` (undefined: an
+ * answer without a body, or no such operation): each answer is held to its own operation's
+ * schema (a create's may say more than a read's: an invite's code).
+ */
+export function answerSchemaName(template: string, method: string): string | undefined {
+  const op = (openApiDocument().paths as Record<string, Json>)[template]?.[method.toLowerCase()] as Json | undefined;
+  const ok = (op?.responses as Record<string, Json> | undefined)?.['200'];
+  const schema = (ok?.content as Record<string, Json> | undefined)?.['application/json']?.schema as Json | undefined;
+  const ref = schema?.$ref;
+  return typeof ref === 'string' && ref.startsWith(COMPONENT_PREFIX) ? ref.slice(COMPONENT_PREFIX.length) : undefined;
+}
+
+const COMPONENT_PREFIX = '#/components/schemas/';
+
+/**
  * What is wrong with an answer the emulator is about to give, by the contract's schema of it
  * (`[]` when it conforms). For tests and for users who run the emulator to check a client:
  * an emulator that answers outside its own contract is a bug to surface, not to serve.

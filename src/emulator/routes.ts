@@ -4,7 +4,7 @@
  * parameters a request may carry. Each kind's rules are elsewhere (validate.ts, the store).
  */
 import type { ApiKind } from '../model/kinds.js';
-import { contractKinds, kindContract, parameterViolations } from './contract.js';
+import { answerSchemaName, contractKinds, kindContract, parameterViolations } from './contract.js';
 import { invalidArgument, methodNotAllowed, type ApiFailure } from './failures.js';
 import type { ApiRequest } from './service.js';
 
@@ -31,16 +31,11 @@ export function matchRoute(path: string): Route | undefined {
   return undefined;
 }
 
-/** The contract's schema of a 200 answer to `req` (undefined: an answer without a body, or the document itself). */
+/** The contract's schema of a 200 answer to `req`, from its operation (undefined: an answer without a body, or the document itself). */
 export function answerSchemaFor(req: ApiRequest): string | undefined {
-  if (req.path === PING_PATH) return 'Pong';
+  if (req.path === PING_PATH) return answerSchemaName(PING_PATH, req.method);
   const route = matchRoute(req.path);
-  if (!route) return undefined;
-  const { kind, rest } = route;
-  if (kind === 'terms') return req.method === 'GET' ? kindContract('terms').listSchema : 'TermsAccepted';
-  if (kind === 'repo' && rest.endsWith(README_SUFFIX)) return 'Readme';
-  if (req.method === 'DELETE') return undefined;
-  return rest === '' && req.method === 'GET' ? kindContract(kind).listSchema : kindContract(kind).resourceSchema;
+  return route ? answerSchemaName(operationPath(route.kind, route.rest).template, req.method) : undefined;
 }
 
 /** 405 for a method `{collection}/{uid}` does not have, whether or not the uid exists; `Allow` names those it has. */
@@ -74,10 +69,16 @@ export function rejectQuery(query: URLSearchParams, allowed: readonly string[]):
 
 /** A request's `{uid}` and query parameters, by the contract's declaration of its operation (code 3 naming each). */
 export function checkParameters(kind: ApiKind, method: string, rest: string, query: URLSearchParams): void {
+  const { template, uid } = operationPath(kind, rest);
+  const violations = parameterViolations(template, method, uid, query);
+  if (violations.length > 0) throw invalidArgument(violations);
+}
+
+/** The contract's path of a request under a collection (`/iam/v2/groups/{uid}`), and its `{uid}`. */
+function operationPath(kind: ApiKind, rest: string): { template: string; uid: string | undefined } {
   const collection = kindContract(kind).collection;
   const readme = kind === 'repo' && rest.endsWith(README_SUFFIX);
   const template = rest === '' ? collection : `${collection}/{uid}${readme ? README_SUFFIX : ''}`;
   const uid = rest === '' ? undefined : readme ? rest.slice(0, -README_SUFFIX.length) : rest;
-  const violations = parameterViolations(template, method, uid, query);
-  if (violations.length > 0) throw invalidArgument(violations);
+  return { template, uid };
 }

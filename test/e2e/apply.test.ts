@@ -24,7 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => temp.remove());
 beforeEach(async () => {
-  emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+  emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
 });
 afterEach(async () => {
   await emulator.close();

@@ -19,7 +19,7 @@ describe('an org that is not visible', () => {
   let emulator: Emulator;
   let env: Record<string, string>;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
   });
   afterAll(async () => {
@@ -54,12 +54,12 @@ describe('a token scoped below the org', () => {
   const temp = makeTempDir('scoped');
   beforeAll(async () => {
     const statePath = join(temp.dir, 'state.json');
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }], statePath });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }], statePath });
     await applyManifests(emulator.url, OWNER, [ACME]);
     const groups = (await (await fetch(`${emulator.url}/iam/v2/groups?name=engineering`, { headers: { authorization: `Bearer ${OWNER}` } })).json()) as { groups: { uid: string }[] };
     await emulator.close();
     // The same state, now with a token that sees only engineering's subtree.
-    emulator = await startEmulator({ port: 0, tokens: [{ token: SCOPED, role: 'owner', scope: groups.groups[0]!.uid }], statePath });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: SCOPED, role: 'owner', scope: groups.groups[0]!.uid }], statePath });
   });
   afterAll(async () => {
     await emulator?.close();

@@ -85,7 +85,7 @@ export function useSuiteEmulator(token: string, prefix: string, setup?: (emulato
   const temp = makeTempDir(prefix);
   let emulator: Emulator | undefined;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token, role: 'owner' }] });
     await setup?.(emulator);
   });
   afterAll(async () => {

@@ -13,7 +13,7 @@ describe('platform-sync drift', () => {
   const temp = makeTempDir('drift');
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
     await applyManifests(emulator.url, OWNER, [ACME]);
     // Drift only reads: a read-only token is all it needs.
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER };

@@ -62,7 +62,7 @@ describe('--verbose never shows the token', () => {
   let emulator: Emulator;
   const temp = makeTempDir('verbose');
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
   });
   afterAll(async () => {
     await emulator?.close();

@@ -82,7 +82,7 @@ describe('platform-sync export', () => {
   const temp = makeTempDir('export');
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
     const seeded = emulator.seed(GENERATED);
     // A binding of an identity outside the org (a person) is made through the API, as a person would.
     const client = openClient(emulator.url, TOKEN);

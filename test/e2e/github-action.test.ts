@@ -289,7 +289,7 @@ describe('the plan comment', () => {
   const temp = makeTempDir('comment');
   const TOKEN = 'action-comment-owner-token-77e1';
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     await applyManifests(emulator.url, TOKEN, [ACME]);
     github = new FakeGitHub();
     await github.start();
@@ -341,7 +341,7 @@ describe('the action runner', () => {
   const temp = makeTempDir('runner');
   const TOKEN = 'action-runner-owner-token-31c8';
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     github = new FakeGitHub();
     await github.start();
     const event = join(temp.dir, 'event.json');

@@ -60,7 +60,7 @@ describe('invalid manifests of identity relationships, identity providers, group
   let emulator: Emulator;
   const temp = makeTempDir('invalid-shapes');
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
   });
   afterAll(async () => {
     await emulator?.close();

@@ -41,7 +41,7 @@ describe('one door out: secrets in every form', () => {
   let echo = false;
   const temp = makeTempDir('door-out');
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme' }] });
     // A server that echoes the request in its 400 error, as some do.
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
@@ -105,7 +105,7 @@ describe('one door out: what a user path or a big report may do', () => {
   const temp = makeTempDir('door-paths');
   let emulator: Emulator;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme', identities: [{ name: 'ci-bot' }] }] });
   });
   afterAll(async () => {
@@ -187,7 +187,7 @@ describe('one door out: an export from a non-conforming server (regression 16)',
   let proxy: RewritingProxy;
   const temp = makeTempDir('door-export');
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme', groups: [{ name: 'team' }, { name: 'other' }, { name: 'third' }] }] });
     const rename: Record<string, string> = { team: 'a/b', other: '../../x', third: 'Upper Case' };
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
@@ -219,7 +219,7 @@ describe('one door out: a hostile server name holding newlines (regression 5, th
   const temp = makeTempDir('door-newline');
   const FORGED = 'admins\n\n## ✅ Reviewed by security: no changes\n\n';
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({
       orgs: [
         {

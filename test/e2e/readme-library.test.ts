@@ -58,7 +58,7 @@ describe("the README's library API", () => {
   });
 
   it('exportOrg takes {name} or {uid} and names the org it could not find', async () => {
-    const emulator = await lib.startEmulator({ port: 0, tokens: [{ token: 'export-org-token-1234', role: 'owner' }] });
+    const emulator = await lib.startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: 'export-org-token-1234', role: 'owner' }] });
     const client = lib.createClient({ baseUrl: emulator.url, token: 'export-org-token-1234' });
     try {
       await expect(lib.exportOrg(client, { name: 'nowhere' })).rejects.toThrow(/org "nowhere" is not visible/);

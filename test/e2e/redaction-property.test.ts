@@ -44,7 +44,7 @@ describe('no output holds a secret in any form (property)', () => {
   const temp = makeTempDir('redaction-property');
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme', repos: [{ name: 'app', description: 'app' }], identities: [{ name: 'ci-bot' }] }] });
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
       if (!current) return body;

@@ -17,7 +17,7 @@ describe('rough edges', () => {
   let env: Record<string, string>;
   const temp = makeTempDir('rough');
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
     await applyManifests(emulator.url, OWNER, [ACME]);
   });

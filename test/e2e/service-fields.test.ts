@@ -33,7 +33,7 @@ describe('fields of the service that platform-sync does not manage', () => {
   let proxy: RewritingProxy;
   let env: Record<string, string>;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     await applyManifests(emulator.url, TOKEN, [ACME]);
     proxy = await startRewritingProxy(emulator.url, (_request, body) => withServiceFields(body));
     env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };

@@ -64,7 +64,7 @@ describe('show on a bootstrapped org', () => {
   });
 
   it('exits 1 naming the org when it is not visible', async () => {
-    const empty = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    const empty = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     try {
       const run = await runCli(['show', ACME], { env: { PLATFORM_API_URL: empty.url, PLATFORM_TOKEN: TOKEN } });
       expect(run.code).toBe(1);

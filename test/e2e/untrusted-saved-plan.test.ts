@@ -24,7 +24,7 @@ describe('a hand-edited saved plan', () => {
   let otherGroupUid: string;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
     await applyManifests(emulator.url, OWNER, [ACME]);
     const other = join(temp.dir, 'other');

@@ -19,7 +19,7 @@ describe('a listing that stays incomplete', () => {
   let emulator: Emulator;
   let proxy: RewritingProxy;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     await applyManifests(emulator.url, OWNER, [ACME]);
     // The proxy drops ci-bot from every identity listing but leaves totalCount counting it.
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
@@ -48,7 +48,7 @@ describe('control characters in live text', () => {
   let emulator: Emulator;
   let env: Record<string, string>;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     await applyManifests(emulator.url, OWNER, [ACME]);
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
     const client = openClient(emulator.url, OWNER);
@@ -82,7 +82,7 @@ describe('base URLs that would leak the token', () => {
   let lan: string;
   beforeAll(async () => {
     // Listening on every interface, so the same server is reachable by a name that is not loopback.
-    emulator = await startEmulator({ port: 0, host: '0.0.0.0', tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, host: '0.0.0.0', tokens: [{ token: OWNER, role: 'owner' }] });
     const address = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
     expect(address, 'this test needs a network interface besides loopback').toBeDefined();
     lan = `http://${address}:${new URL(emulator.url).port}`;
@@ -132,7 +132,7 @@ describe('a create that collides with a writer the read did not see', () => {
   let emulator: Emulator;
   let proxy: RewritingProxy;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     await applyManifests(emulator.url, OWNER, [ACME]);
     // As if another apply created ci-bot just after this one read the org: the read (consistently)
     // does not show it, the create meets it.

@@ -18,7 +18,7 @@ export const OWNER_TOKEN = 'apply-test-owner-token-5f3a';
 export const VIEWER_TOKEN = 'apply-test-viewer-token-91c2';
 
 export function startApplyEmulator(faults?: FaultOptions): Promise<Emulator> {
-  return startEmulator({
+  return startEmulator({ checkAnswers: true,
     port: 0,
     tokens: [
       { token: OWNER_TOKEN, role: 'owner' },

@@ -36,7 +36,7 @@ beforeAll(async () => {
   engRepo = (await get(emu, `/registry/v2/repos?name=api`)).body.repos[0].uid;
   salesRepo = (await get(emu, `/registry/v2/repos?name=crm`)).body.repos[0].uid;
   await emu.close();
-  emu = await startEmulator({
+  emu = await startEmulator({ checkAnswers: true,
     tokens: [
       { token: OWNER, role: 'owner' },
       { token: VIEWER, role: 'viewer' },

@@ -18,7 +18,7 @@ export interface Reply {
 }
 
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  return startEmulator({
+  return startEmulator({ checkAnswers: true,
     tokens: [
       { token: OWNER, role: 'owner' },
       { token: VIEWER, role: 'viewer' },

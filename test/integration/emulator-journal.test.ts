@@ -150,7 +150,7 @@ describe('the lock of a state file', () => {
     const state = join(dir, 'stale.json');
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(`${state}.lock`, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), since: '2026-01-01T00:00:00.000Z' }));
-    const emu = await startEmulator({ statePath: state, tokens: [{ token: OWNER, role: 'owner' }] });
+    const emu = await startEmulator({ checkAnswers: true, statePath: state, tokens: [{ token: OWNER, role: 'owner' }] });
     expect(JSON.parse(readFileSync(`${state}.lock`, 'utf8')).pid).toBe(process.pid);
     await emu.close();
   });

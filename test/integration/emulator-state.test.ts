@@ -55,7 +55,7 @@ describe('seed files', () => {
         '    groups: [{name: a}, {name: a}]',
       ].join('\n'),
     );
-    const err = await startEmulator({ seed: bad }).catch((e: unknown) => e);
+    const err = await startEmulator({ checkAnswers: true, seed: bad }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SeedError);
     const message = (err as Error).message;
     expect(message).toContain(bad);
@@ -165,13 +165,13 @@ describe('persistence of the state file', () => {
 
     const corrupt = join(dir, 'corrupt.json');
     writeFileSync(corrupt, '{"format":"platform-sync-emulator-state","resou');
-    await expect(startEmulator({ statePath: corrupt })).rejects.toThrow(/corrupt\.json is not valid JSON/);
+    await expect(startEmulator({ checkAnswers: true, statePath: corrupt })).rejects.toThrow(/corrupt\.json is not valid JSON/);
   });
 });
 
 describe('the emulator as a library', () => {
   it('starts on port 0 at 127.0.0.1, counts resources, closes idempotently', async () => {
-    const emu = await startEmulator({ tokens: [{ token: OWNER, role: 'owner' }] });
+    const emu = await startEmulator({ checkAnswers: true, tokens: [{ token: OWNER, role: 'owner' }] });
     expect(emu.url).toBe(`http://127.0.0.1:${emu.port}`);
     expect(emu.port).toBeGreaterThan(0);
     expect(emu.resourceCount()).toBe(0);

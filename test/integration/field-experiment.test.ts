@@ -90,7 +90,7 @@ describe('a field added to the declaration and the contract, and nothing else', 
     const first = lib.validateManifestTexts([manifest('ann', 'gold')]);
     expect(first.diagnostics).toEqual([]);
 
-    const emulator = await lib.startEmulator({ port: 0, tokens: [{ token: 'field-experiment-token-0001', role: 'owner' }] });
+    const emulator = await lib.startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: 'field-experiment-token-0001', role: 'owner' }] });
     const client = lib.createClient({ baseUrl: emulator.url, token: 'field-experiment-token-0001' });
     try {
       const read = (desired: import('../../src/index.js').DesiredState) => lib.readLiveState(client, { org: { name: 'acme' }, subResources: 'all', expected: desired.resources });

@@ -12,7 +12,7 @@ const TOKEN = 'invite-lost-create-token-2c8f';
 
 describe('an invite whose create answer is lost', () => {
   it('is deleted and made again, and the code kept is the one that opens the invite that stays', async () => {
-    const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme' }] });
     let lost = 0;
     // The first create of an invite is made upstream, but its answer never reaches the client.

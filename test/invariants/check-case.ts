@@ -107,7 +107,7 @@ export class Harness {
   private orgs = 0;
 
   async start(): Promise<void> {
-    this.emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    this.emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     this.client = createClient({ baseUrl: this.emulator.url, token: TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 4 } });
     await this.bootstrap(renderManifest({ name: 'org', identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings: [{ identity: 0, role: 2 }], repos: [{ name: 'app' }], subscriptions: [], idps: [], groups: [], terms: [] }, 'neighbour', undefined));
   }

@@ -43,7 +43,7 @@ const SEED_DOC = {
 
 /** An emulator seeded with SEED_DOC, the uids of what it holds by kind, and the fuzzer's hints for rules beyond the schema. */
 async function startSeeded(fuzzer: ContractFuzzer): Promise<{ emulator: Emulator; uids: UidsByKind }> {
-  const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+  const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
   const seeded = emulator.seed(SEED_DOC);
   const uids: UidsByKind = {};
   for (const [key, uid] of Object.entries(seeded.uids)) (uids[key.slice(0, key.indexOf(':'))] ??= []).push(uid);

@@ -50,7 +50,7 @@ describe('members, as a property', () => {
   let emulator: Emulator;
   const temp = mkdtempSync(join(tmpdir(), 'platform-sync-members-property-'));
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
   });
   afterAll(async () => {
     await emulator.close();

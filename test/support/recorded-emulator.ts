@@ -18,7 +18,7 @@ export function useRecordedEmulator(options: { token: string; seed: SeedDocument
   let proxy: RewritingProxy;
   let env: Record<string, string>;
   beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: options.token, role: 'owner' }] });
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: options.token, role: 'owner' }] });
     emulator.seed(options.seed);
     proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
     env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: options.token, ...options.env };

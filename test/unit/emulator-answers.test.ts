@@ -1,8 +1,10 @@
 /**
  * The emulator keeps its own contract in what it answers too: with checkAnswers (on in every
- * unit and integration test), an answer that breaks the contract's schema is a 500 that names
+ * emulator a test starts: the last test here holds that), an answer that breaks the contract's schema is a 500 that names
  * the schema and what is wrong, never served as if it were right.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EmulatorService, replyBodyText } from '../../src/emulator/service.js';
 
@@ -21,6 +23,22 @@ describe('answers held to the contract', () => {
     expect(s.handle(request('GET', `/iam/v2/groups/${'0'.repeat(40)}`)).status).toBe(404);
   });
 
+  it("each answer is held to the schema its own operation declares: an invite's create answer carries its code (GroupInviteCreated), a read of it never does (GroupInvite)", () => {
+    const s = service(true);
+    const org = (s.handle(request('POST', '/iam/v2/groups', { name: 'acme' })).body as { uid: string }).uid;
+    const viewer = s.builtinRoleUids().viewer!;
+    const created = s.handle(request('POST', `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: '2026-12-01T00:00:00Z', email: 'ada@example.com' }));
+    expect([created.status, replyBodyText(created.body)]).toEqual([200, expect.stringContaining('"code":')]);
+    const uid = (created.body as { uid: string }).uid;
+    const read = s.handle(request('GET', `/iam/v2/groupInvites/${uid}`));
+    expect(read.status, replyBodyText(read.body)).toBe(200);
+    expect(replyBodyText(read.body)).not.toContain('"code"');
+    // Readmes, terms and ping have answers of their own too.
+    const repo = (s.handle(request('POST', `/registry/v2/repos/${org}`, { name: 'app' })).body as { uid: string }).uid;
+    expect(s.handle(request('GET', `/registry/v2/repos/${repo}/readme`)).status).toBe(200);
+    expect(s.handle(request('GET', `/iam/v2/terms/${org}`)).status).toBe(200);
+  });
+
   it('an answer that breaks it is a 500 naming the schema and the member; without the check it would have gone out', () => {
     for (const checked of [true, false]) {
       const s = service(checked);
@@ -37,5 +55,13 @@ describe('answers held to the contract', () => {
         expect(reply.status).toBe(200);
       }
     }
+  });
+
+  it('every emulator a test starts checks its answers (a test that forgets would let a bug like the invite code one through)', () => {
+    const root = join(import.meta.dirname, '..');
+    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(root, f));
+    const unchecked = files.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/startEmulator\(\{(?![^}]*checkAnswers)/g)].map(() => relative(root, file)));
+    expect(unchecked).toEqual([]);
+    expect(files.length).toBeGreaterThan(50);
   });
 });
