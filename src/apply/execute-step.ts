@@ -78,10 +78,16 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   if (step.kind === 'groupInvite') {
     // An invite's code is in the create's answer only. A create whose answer was lost and that
     // the client then found by listing (lost-create recovery) has none: that invite nobody can
-    // use is deleted and made again, once, so that its code is kept.
-    if (typeof (resource as { code?: unknown }).code !== 'string') {
+    // use is deleted and made again, once, so that its code is kept. When the second answer has
+    // no code either, that one is deleted too: no invite is left that nobody can open, and the
+    // next apply invites them anew (a partial apply leaves what the next run finishes).
+    if (!hasCode(resource)) {
       await client.delete(step.kind, resource.uid, { ignoreMissing: true });
       resource = await client.create(step.kind, parentUid, body);
+      if (!hasCode(resource)) {
+        await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+        throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`);
+      }
     }
     keepInviteCode(step, resource as { code?: unknown }, onInviteCode);
   }
@@ -93,6 +99,11 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   }
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
   return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
+}
+
+function hasCode(resource: object): boolean {
+  const code = (resource as { code?: unknown }).code;
+  return typeof code === 'string' && code !== '';
 }
 
 function keepInviteCode(step: CreateStep, resource: { code?: unknown }, onInviteCode: ((record: InviteCodeRecord) => void) | undefined): void {

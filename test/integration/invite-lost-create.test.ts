@@ -10,6 +10,15 @@ import { answerWith, startRewritingProxy } from '../support/rewriting-proxy.js';
 
 const TOKEN = 'invite-lost-create-token-2c8f';
 
+/** An org with one member line: erin, a viewer. */
+const ERIN = {
+  org: { name: 'acme', source: { file: 'o.yaml', line: 1, column: 1 } },
+  resources: [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme' }, source: { file: 'o.yaml', line: 1, column: 1 } }],
+  members: [{ address: 'member:erin@acme.dev=viewer', groupPath: '', email: 'erin@acme.dev', role: { builtin: 'viewer' }, source: { file: 'o.yaml', line: 4, column: 7 } }],
+  settings: { prune: true, ignore: [], protect: [] },
+  files: ['o.yaml'],
+} as DesiredState;
+
 describe('an invite whose create answer is lost', () => {
   it('is deleted and made again, and the code kept is the one that opens the invite that stays', async () => {
     const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
@@ -19,13 +28,7 @@ describe('an invite whose create answer is lost', () => {
     const proxy = await startRewritingProxy(emulator.url, (request, body) => (request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && lost++ === 0 ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] }) : body));
     const client = createClient({ baseUrl: proxy.url, token: TOKEN });
     try {
-      const desired = {
-        org: { name: 'acme', source: { file: 'o.yaml', line: 1, column: 1 } },
-        resources: [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme' }, source: { file: 'o.yaml', line: 1, column: 1 } }],
-        members: [{ address: 'member:erin@acme.dev=viewer', groupPath: '', email: 'erin@acme.dev', role: { builtin: 'viewer' }, source: { file: 'o.yaml', line: 4, column: 7 } }],
-        settings: { prune: true, ignore: [], protect: [] },
-        files: ['o.yaml'],
-      } as DesiredState;
+      const desired = ERIN;
       const live = await readLiveState(client, { org: { name: 'acme' } });
       const codes: InviteCodeRecord[] = [];
       const result = await apply(plan(desired, live, { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) });
@@ -36,6 +39,32 @@ describe('an invite whose create answer is lost', () => {
       expect(invites).toHaveLength(1);
       const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: codes[0]!.code, email: 'erin@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'erin' }) });
       expect(accepted.status).toBe(200);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await emulator.close();
+    }
+  });
+
+  it('whose answer is lost twice: both are deleted, apply says so, and the next apply invites them (no invite left that nobody can open)', async () => {
+    const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    let losing = true;
+    const proxy = await startRewritingProxy(emulator.url, (request, body) => (losing && request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] }) : body));
+    const client = createClient({ baseUrl: proxy.url, token: TOKEN });
+    try {
+      const invites = async () => (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const codes: InviteCodeRecord[] = [];
+      const first = await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) });
+      expect(first.ok).toBe(false);
+      expect(first.failed.map((f) => f.error).join('\n')).toContain('both were deleted, so the next apply invites them again');
+      expect(await invites()).toEqual([]);
+      expect(codes).toEqual([]);
+      losing = false;
+      const next = plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() });
+      expect(next.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['create groupInvite:erin@acme.dev=viewer']);
+      expect((await apply(next, client, { onInviteCode: (r) => codes.push(r) })).ok).toBe(true);
+      expect(codes).toHaveLength(1);
     } finally {
       await client.close();
       await proxy.close();
