@@ -19,9 +19,11 @@ export const MANIFEST_API_VERSION = 'platform-sync/v1';
 const SCHEMA_RELATIVE_PATH = join('schemas', 'manifest.schema.json');
 
 /** Manifest list field → what one item of it is called in messages. */
-const LIST_ITEM_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  DESCRIPTORS.flatMap((d) => (d.manifest ? [[d.manifest.listKey, d.manifest.itemNoun]] : [])),
-);
+const LIST_ITEM_NAMES: Readonly<Record<string, string>> = Object.fromEntries([
+  ...DESCRIPTORS.flatMap((d) => (d.manifest ? [[d.manifest.listKey, d.manifest.itemNoun]] : [])),
+  // A members line is no kind of its own: it stands for a binding or an invite.
+  ['members', 'member'],
+]);
 
 /** Path of schemas/manifest.schema.json in this package. */
 export function findManifestSchemaPath(): string {
@@ -167,6 +169,8 @@ function describeObject(root: unknown, segments: readonly string[], withName = t
   if (last === 'org' && segments.length === 1) return named('org');
   if (last === 'settings' && segments.length === 1) return 'settings';
   if (last === 'prune' && parent === 'settings') return 'settings.prune';
+  // Any other list's item goes by position: "item 2 of mappings of …", never a bare "1 of".
+  if (isIndex(last)) return `item ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -1))}`;
   return `${last} of ${describeObject(root, segments.slice(0, -1))}`;
 }
 

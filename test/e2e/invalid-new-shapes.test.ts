@@ -53,6 +53,7 @@ const CASES: [string, string, string[]][] = [
   ["association-no-name", "  accountAssociation:\n    amazon: {account: '123456789012'}\n", ["FILE:5:5: missing required field \"name\" in accountAssociation of org \"acme\"; expected name: name of the association (at /org/accountAssociation)"]],
   ["terms-not-string", "  acceptedTerms: [tos-2026, {id: x}]\n", ["FILE:4:29: item 2 of acceptedTerms must be a string, got a mapping (at /org/acceptedTerms/1)"]],
   ["terms-twice", "  acceptedTerms: [tos-2026, tos-2026]\n", ["FILE:4:29: accepted terms document \"tos-2026\" of org \"acme\" is declared twice (address terms:tos-2026); also declared at FILE:4:19 (at /org/acceptedTerms/1)"]],
+  ["member-bad-email", "  members:\n    - {email: a@acme.dev, role: viewer}\n    - {email: not-an-email, role: viewer}\n", ["FILE:6:15: invalid email \"not-an-email\" for member 2 of org \"acme\"; expected the e-mail address the person signs in with (compared case-insensitively) (at /org/members/1/email)"]],
   ["terms-on-group", "  groups:\n    - name: eng\n      acceptedTerms: [tos-2026]\n", ["FILE:6:7: unknown field \"acceptedTerms\" in group \"eng\"; expected one of name, renamedFrom, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, groups (at /org/groups/0/acceptedTerms)"]],
 ];
 
