@@ -122,7 +122,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   }
   if (report.access && report.access.length > 0) {
     lines.push('', '#### Access changed by hand', '', '| Identity | Scope | Reach | Added by hand | Removed by hand |', '|---|---|---|---|---|');
-    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.identity))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} | ${escapeCell(a.added.join(', '))} | ${escapeCell(a.removed.join(', '))} |`);
+    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.identity))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${a.added.length > 0 ? `➕ ${escapeCell(a.added.join(', '))}` : ''} | ${a.removed.length > 0 ? `➖ ${escapeCell(a.removed.join(', '))}` : ''} |`);
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');

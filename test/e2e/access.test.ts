@@ -104,6 +104,8 @@ describe('access changes and platform-sync access', () => {
     expect(drift.stdout).toMatch(/\+ identity:engineering\/ci-bot holds [^\n]*role_bindings\.create[^\n]* on group:engineering and 2 groups below, which the manifests do not grant/);
     const md = await runCli(['drift', file(), '--format', 'markdown'], { env: suite.env });
     expect(md.stdout).toContain('#### Access changed by hand');
+    // Read as the plan's access table reads: the reach in groups, each change signed.
+    expect(md.stdout).toMatch(/\| `identity:engineering\/ci-bot` \| `group:engineering` \| 3 groups \| ➕ [^|]*role_bindings\.create[^|]* \| {2}\|/);
   });
 });
 
