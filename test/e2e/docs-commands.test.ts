@@ -13,7 +13,7 @@ import { makeTempDir, REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.
 
 /** The shell blocks of a page that run platform-sync, each as its lines. */
 function shellBlocks(page: string): string[][] {
-  return [...readDoc(page).matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.trim()).filter(Boolean)).filter((b) => b.some((l) => /^(bin\/)?platform-sync\b/.test(l)));
+  return [...readDoc(page).matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.trim()).filter(Boolean)).filter((b) => b.some((l) => /^(bin\/|npx --no-install )?platform-sync\b/.test(l)));
 }
 
 interface Line {
@@ -25,7 +25,7 @@ interface Line {
 function parse(line: string): Line | { env: [string, string] } | undefined {
   const env = /^export (\w+)=(\S+)/.exec(line);
   if (env) return { env: [env[1]!, env[2]!] };
-  const m = /^(?:bin\/)?platform-sync (.*?)(?:\s+#\s*(.*))?$/.exec(line);
+  const m = /^(?:bin\/|npx --no-install )?platform-sync (.*?)(?:\s+#\s*(.*))?$/.exec(line);
   if (!m) return undefined; // npm run build, rm -r …: the test's own directory stands in for them
   return { args: splitArgs(m[1]!), comment: m[2] ?? '' };
 }
@@ -66,6 +66,17 @@ describe('the commands of the README and docs/', () => {
       cpSync(join(REPO_ROOT, 'examples', 'acme'), join(temp.dir, 'manifests'), { recursive: true });
       expect((await runCli(['apply', 'manifests/', '--bootstrap', '--auto-approve'], { cwd: temp.dir, env: suite.env })).code).toBe(0);
       expect(await runBlock(real!, temp.dir, { ...suite.env })).toHaveLength(1);
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it("README: in your own repository, init's starter validates and plans", async () => {
+    const temp = makeTempDir('docs-own-repository');
+    try {
+      const own = shellBlocks('README.md').find((b) => b.some((l) => l.startsWith('npm install')));
+      expect(await runBlock(own!, temp.dir, {})).toHaveLength(3);
+      expect(readFileSync(join(temp.dir, 'manifests', 'org.yaml'), 'utf8')).toContain('apiVersion: platform-sync/v1');
     } finally {
       temp.remove();
     }
