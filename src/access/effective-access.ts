@@ -128,14 +128,15 @@ export function accessStateOf(live: LiveState, scope?: AccessScope, byAddress?: 
       if (scope.bindings.has(r.uid) || scope.roles.has(refText(grantOf(r).role))) scope.identities.add(refText(grantOf(r).identity));
     }
   }
-  // Each identity as it is named now, one that no binding names too (a change that takes its
-  // last binding names it so, as the plan's own after state does).
   for (const r of live.resources) {
-    if (accessOf(r.kind) !== 'principal') continue;
-    if (!scope || scope.identities.has(r.address.slice(IDENTITY_PREFIX)) || scope.identities.has(r.uid)) state.identityNames.set(r.uid, r.address);
-  }
-  for (const r of live.resources) {
-    if (accessOf(r.kind) !== 'grant') continue;
+    const access = accessOf(r.kind);
+    if (access === 'principal') {
+      // Each identity as it is named now, one that no binding names too (a change that takes its
+      // last binding names it so, as the plan's own after state does).
+      if (!scope || scope.identities.has(r.address.slice(IDENTITY_PREFIX)) || scope.identities.has(r.uid)) state.identityNames.set(r.uid, r.address);
+      continue;
+    }
+    if (access !== 'grant') continue;
     if (scope && !scope.identities.has(refText(grantOf(r).identity))) continue;
     const keys = keysOf(r);
     if (!keys) continue;
