@@ -79,15 +79,15 @@ export function openSecretFile(path: string, what: string): SecretFile {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException)?.code;
     const why = code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path);
-    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}`, { cause: err });
+    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}. Nothing was changed.`, { cause: err });
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: it is not a regular file`);
+    if (!fstatSync(fd).isFile()) throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: it is not a regular file. Nothing was changed.`);
     fchmodSync(fd, 0o600);
   } catch (err) {
     closeSync(fd);
     if (err instanceof UserError) throw err;
-    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}. Nothing was changed.`, { cause: err });
   }
   return {
     appendLine(line) {

@@ -4,7 +4,7 @@
  * present once the person accepts through the emulator, and pruned with its identity when the
  * line goes. No code appears in any output.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, useSuiteEmulator } from './cli-harness.js';
@@ -38,6 +38,18 @@ describe('members and invites', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('names no file for their codes; apply with --invite-codes FILE');
     expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('refuses a codes file that is a symbolic link, before any write (a PR cannot aim the codes elsewhere)', async () => {
+    const elsewhere = join(suite.dir, 'elsewhere.jsonl');
+    writeFileSync(elsewhere, '');
+    const link = join(suite.dir, 'link.jsonl');
+    symlinkSync(elsewhere, link);
+    const r = await cli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', link]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`cannot write invite codes to ${link}: ${link} is a symbolic link; name the file itself. Nothing was changed.`);
+    expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('');
   });
 
   it('creates an invite and keeps its code only in the --invite-codes file (0600)', async () => {
