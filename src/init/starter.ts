@@ -54,6 +54,11 @@ export function writeStarter(dir: string, org: string): InitResult {
 /** The `$schema` of the starter's manifests: the installed package's, seen from `manifests/`. */
 const SCHEMA_REF = '../node_modules/platform-sync/schemas/manifest.schema.json';
 
+/** A GitHub owner the org's name could be (letters, digits and "-"): the starter's guess, to be edited. */
+function githubOwnerOf(org: string): string {
+  return org.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'your-org';
+}
+
 function orgManifest(org: string): string {
   return `# yaml-language-server: $schema=${SCHEMA_REF}
 #
@@ -67,10 +72,10 @@ org:
   identities:
     # A GitHub Actions workflow, by the exact subject of its token (audit flags loose patterns).
     - name: release-bot
-      description: Release workflow of ${org}/app
+      description: Release workflow of ${githubOwnerOf(org)}/app
       claimMatch:
         issuer: https://token.actions.githubusercontent.com
-        subject: repo:${org}/app:ref:refs/heads/main
+        subject: repo:${githubOwnerOf(org)}/app:ref:refs/heads/main   # your GitHub owner/repository
   roleBindings:
     - identity: release-bot
       role: registry.push          # a built-in role; custom roles go under roles:

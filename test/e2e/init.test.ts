@@ -57,6 +57,15 @@ describe('platform-sync init', () => {
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# mine\n');
   });
 
+  it("guesses a GitHub owner from an org name that is none (\"acme corp\" → acme-corp), and the starter still validates", async () => {
+    const run = await runCli(['init', 'spaced', '--org', 'acme corp'], { cwd: temp.dir });
+    expect(run.code, run.stderr).toBe(0);
+    const manifest = readFileSync(join(temp.dir, 'spaced', 'manifests', 'org.yaml'), 'utf8');
+    expect(manifest).toContain('  name: acme corp ');
+    expect(manifest).toContain('subject: repo:acme-corp/app:ref:refs/heads/main');
+    expect((await runCli(['validate', 'manifests/'], { cwd: join(temp.dir, 'spaced') })).code).toBe(0);
+  });
+
   it('refuses an org name the manifests cannot hold, writing nothing', async () => {
     const run = await runCli(['init', 'bad', '--org', 'Acme Corp!'], { cwd: temp.dir });
     expect(run.code).toBe(1);
