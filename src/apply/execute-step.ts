@@ -81,15 +81,15 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
     // use is deleted and made again, once, so that its code is kept. When the second answer has
     // no code either, that one is deleted too: no invite is left that nobody can open, and the
     // next apply invites them anew (a partial apply leaves what the next run finishes).
-    if (!hasCode(resource)) {
+    let code = codeOf(resource);
+    for (let attempt = 1; code === undefined; attempt++) {
       await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+      if (attempt === 2) throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`);
       resource = await client.create(step.kind, parentUid, body);
-      if (!hasCode(resource)) {
-        await client.delete(step.kind, resource.uid, { ignoreMissing: true });
-        throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`);
-      }
+      code = codeOf(resource);
     }
-    keepInviteCode(step, resource as { code?: unknown }, onInviteCode);
+    delete (resource as { code?: unknown }).code;
+    keepInviteCode(step, code, onInviteCode);
   }
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
   // A sub-resource is never part of the create body: its own PATCH sets it right after.
@@ -101,15 +101,13 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
 }
 
-function hasCode(resource: object): boolean {
+/** The code an invite's create answer carries, if it reached us. */
+function codeOf(resource: object): string | undefined {
   const code = (resource as { code?: unknown }).code;
-  return typeof code === 'string' && code !== '';
+  return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
-function keepInviteCode(step: CreateStep, resource: { code?: unknown }, onInviteCode: ((record: InviteCodeRecord) => void) | undefined): void {
-  const code = resource.code;
-  if (typeof code !== 'string' || code === '') throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite but its answer carries no code; delete the invite and apply again`);
-  delete resource.code;
+function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => void) | undefined): void {
   onInviteCode?.({
     group: step.parent ?? 'org',
     ...(typeof step.after.email === 'string' ? { email: step.after.email } : {}),

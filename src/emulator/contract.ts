@@ -41,9 +41,6 @@ export interface KindContract {
   /** Methods on `{collection}/{uid}` (`GET`, `POST` — a child's create under it —, `PATCH`, `DELETE`), for the `Allow` header of a 405. */
   readonly itemMethods: readonly string[];
   readonly canCreate: boolean;
-  /** Component names of the schemas of one resource as answered and of a List page. */
-  readonly resourceSchema: string;
-  readonly listSchema: string;
   /** Component names of the create and PATCH bodies, when the kind takes them. */
   readonly createSchema?: string;
   readonly patchSchema?: string;
@@ -132,8 +129,6 @@ function buildKinds(): Map<ApiKind, KindContract> {
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
       itemMethods: ['get', 'post', 'patch', 'delete'].filter((m) => (perParent ? item : one)[m] !== undefined).map((m) => m.toUpperCase()),
       canCreate: (perParent ? item.post : one.post) !== undefined,
-      resourceSchema: componentName(resourceRef),
-      listSchema: componentName(listRef),
       ...(createSchema ? { createSchema: componentName(createSchema) } : {}),
       ...(patchSchema ? { patchSchema: componentName(patchSchema) } : {}),
     });

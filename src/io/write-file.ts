@@ -73,21 +73,22 @@ export interface SecretFile {
  * a clear error and changes nothing.
  */
 export function openSecretFile(path: string, what: string): SecretFile {
+  // Opened before the first request: whatever goes wrong here, nothing was changed yet.
+  const refuse = (why: string, cause?: unknown) => new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}. Nothing was changed.`, cause === undefined ? undefined : { cause });
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException)?.code;
-    const why = code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path);
-    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}. Nothing was changed.`, { cause: err });
+    throw refuse(code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path), err);
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: it is not a regular file. Nothing was changed.`);
+    if (!fstatSync(fd).isFile()) throw refuse('it is not a regular file');
     fchmodSync(fd, 0o600);
   } catch (err) {
     closeSync(fd);
     if (err instanceof UserError) throw err;
-    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}. Nothing was changed.`, { cause: err });
+    throw refuse(describeWriteError(err, path), err);
   }
   return {
     appendLine(line) {

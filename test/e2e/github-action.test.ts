@@ -341,6 +341,15 @@ describe('the action runner', () => {
   let env: Record<string, string>;
   const temp = makeTempDir('runner');
   const TOKEN = 'action-runner-owner-token-31c8';
+  /** A manifest directory holding one org.yaml, and an empty job summary beside it. */
+  const scratch = (name: string, orgYaml: string): { dir: string; summary: string } => {
+    const dir = join(temp.dir, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'org.yaml'), orgYaml);
+    const summary = join(temp.dir, `${name}-summary.md`);
+    writeFileSync(summary, '');
+    return { dir, summary };
+  };
   beforeAll(async () => {
     emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     github = new FakeGitHub();
@@ -371,11 +380,7 @@ describe('the action runner', () => {
   });
 
   it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {
-    const dir = join(temp.dir, 'invites');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: invited\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
-    const summary = join(temp.dir, 'invites-summary.md');
-    writeFileSync(summary, '');
+    const { dir, summary } = scratch('invites', 'apiVersion: platform-sync/v1\norg:\n  name: invited\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
     const refused = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain('apply with --invite-codes FILE');
@@ -405,11 +410,7 @@ describe('the action runner', () => {
   });
 
   it("apply: outputs come from the JSON events even when args ask for --format text (issue 40)", async () => {
-    const dir = join(temp.dir, 'format-text');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: formatted\n  repos:\n    - {name: one}\n    - {name: two}\n');
-    const summary = join(temp.dir, 'format-summary.md');
-    writeFileSync(summary, '');
+    const { dir, summary } = scratch('format-text', 'apiVersion: platform-sync/v1\norg:\n  name: formatted\n  repos:\n    - {name: one}\n    - {name: two}\n');
     const created = await runStep({ command: 'apply', paths: dir, args: '--bootstrap --format text' }, { ...env, GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(created.exitcode, created.stderr).toBe(0);
     expect(created.outputs['has-changes']).toBe('true');
