@@ -46,8 +46,8 @@ export { renderTextAudit, renderMarkdownAudit, renderJsonAudit, renderSarifAudit
 // The uids of declared resources
 export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';
 // Effective access
-export { accessFromManifests, accessChanges, accessStateOf, applySteps, diffAccess, queryAccess, checkAccessQuery, ACCESS_FORMAT_VERSION } from './access/index.js';
-export type { AccessChange, AccessGrant, AccessQuery, AccessReport, AccessState } from './access/index.js';
+export { accessFromManifests, accessChanges, answerAccess, relationsOfPlan, relationOf, diffRelations, stateOfLive, stateAfterSteps, parseToken, ACCESS_FORMAT_VERSION } from './access/index.js';
+export type { AccessChange, AccessGrant, AccessQuestion, AccessReport, AccessRelation, Principal, Token } from './access/index.js';
 export { renderTextAccess, renderJsonAccess } from './views/access-report.js';
 export { renderShownText, renderShownJson } from './views/show.js';
 // The emulator

@@ -77,7 +77,7 @@ export interface DriftReport {
    * restore the manifests takes away what they added and gives back what they removed.
    * Absent when the drift changes no access.
    */
-  access?: { identity: string; scope: string; added: string[]; removed: string[]; groups: number }[];
+  access?: { principal: string; identity?: string; scope: string; added: string[]; removed: string[]; groups: number }[];
   /**
    * Set when the plan is refused because of the drift (a protected or blocking resource
    * created by hand): the items that caused it say why in `detail`, and nothing can be applied
@@ -134,7 +134,7 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   };
   if (refused) report.refused = true;
   // What the hand edits did to access is the restoring plan's access changes, turned around.
-  const access = (plan.accessChanges ?? []).map((c) => ({ identity: c.identity, scope: c.scope, added: c.lost, removed: c.gained, groups: c.groups }));
+  const access = (plan.accessChanges ?? []).map((c) => ({ principal: c.principal, ...(c.identity !== undefined ? { identity: c.identity } : {}), scope: c.scope, added: c.lost, removed: c.gained, groups: c.groups }));
   if (access.length > 0) report.access = access;
   return report;
 }

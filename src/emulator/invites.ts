@@ -67,6 +67,9 @@ export function parseAcceptRequest(body: unknown): AcceptRequest {
 }
 
 /** The invite a code opens, refused when unknown, expired, or meant for another e-mail. */
+/** E-mails compare by ASCII lower case only: a Kelvin sign is no `k`. */
+const lowerAscii = (email: string): string => email.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
 export function inviteForCode(invites: Iterable<StoredResource>, request: AcceptRequest, nowMs: number): StoredResource {
   const hash = hashInviteCode(request.code);
   let found: StoredResource | undefined;
@@ -74,7 +77,7 @@ export function inviteForCode(invites: Iterable<StoredResource>, request: Accept
   // The code is never echoed: it is a secret.
   if (!found) throw notFound('groupInvite', '', 'no open invite has this code (it may have been accepted or deleted)');
   if (inviteExpired(found.data, nowMs)) throw new ApiFailure('FAILED_PRECONDITION', `Precondition failed: invite ${found.uid} expired at ${found.data.expirationTime}`, []);
-  if (found.data.email !== undefined && found.data.email.toLowerCase() !== request.email.toLowerCase()) {
+  if (found.data.email !== undefined && lowerAscii(found.data.email) !== lowerAscii(request.email)) {
     throw permissionDenied(`invite ${found.uid} is for another e-mail address`);
   }
   return found;

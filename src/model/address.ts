@@ -6,6 +6,7 @@
  * Group paths are relative to the org root: '' is the org itself, 'engineering/platform' a
  * grandchild. Every function here is pure.
  */
+import { asciiLower } from './email.js';
 import type { Kind } from './kinds.js';
 
 export const ORG_ADDRESS = 'org';
@@ -101,7 +102,7 @@ export function groupInviteAddress(groupPath: string, who: string, role: RoleKey
 /** Address of a member line: `member:<group path>/<email>=<role>`, the e-mail in lower case. */
 export function memberAddress(groupPath: string, email: string, role: RoleKey): string {
   const roleText = referenceText(groupPath, role);
-  const who = email.toLowerCase();
+  const who = asciiLower(email);
   return groupPath === '' ? flat('member:', who, '=', roleText) : flat('member:', groupPath, '/', who, '=', roleText);
 }
 

@@ -120,6 +120,32 @@ export interface ManifestForm {
   readonly itemNoun: string;
 }
 
+/**
+ * What a kind is to effective access:
+ * - `scope`: holds access and passes it to its descendants (groups);
+ * - `capabilities`: a set of capabilities, in `field` (roles);
+ * - `principal`: someone who can act, through the `relationship` fields (who can present a token
+ *   it accepts) and, for a person, the `email` the service reports (identities);
+ * - `grant`: gives the role in the API field `role` to a principal, on the group it lies under
+ *   (`on: 'parent'`) or on the group its `scopeField` names: the identity in `principalField`
+ *   (`to: 'identity'`), whoever holds the code, for the e-mail in `principalField` (`to: 'email'`,
+ *   invites), everyone in the external group in `principalField` of the provider it lies under
+ *   (`to: 'externalGroup'`), or everyone who signs in through it (`to: 'signIn'`).
+ */
+export type AccessPart =
+  | { readonly is: 'scope' }
+  | { readonly is: 'capabilities'; readonly field: string }
+  | { readonly is: 'principal'; readonly relationship: readonly string[] }
+  | {
+      readonly is: 'grant';
+      readonly role: string;
+      readonly to: 'identity' | 'email' | 'externalGroup' | 'signIn';
+      readonly principalField?: string;
+      readonly scopeField?: string;
+      /** When the grant stops (an invite's expiry): an RFC 3339 field. */
+      readonly expiryField?: string;
+    };
+
 export interface KindDescriptor<K extends string = string> {
   readonly kind: K;
   /** "role binding" / "role bindings": the kind as a reader says it. */
@@ -168,12 +194,10 @@ export interface KindDescriptor<K extends string = string> {
    */
   readonly goesWithParent?: boolean;
   /**
-   * What the kind is to effective access (DESIGN.md §4 "Access changes"): `scope` holds access
-   * and passes it to its descendants (groups), `grant` gives a role to an identity on a scope
-   * (role bindings), `capabilities` is a set of capabilities (roles), `principal` holds access
-   * (identities). Kinds without one do not change access.
+   * What the kind is to effective access (DESIGN.md §4 "Effective access", STYLE.md 17); the
+   * access module reads this and names no kind. Kinds without one do not change access.
    */
-  readonly access?: 'scope' | 'grant' | 'capabilities' | 'principal';
+  readonly access?: AccessPart;
   /** Names the service defines for every org (built-in roles): a resource of the kind may not take one. */
   readonly builtinNames?: readonly string[];
   /** Managed fields in the order plans and exports show them. */

@@ -3,6 +3,7 @@
  * call: check that every uid the plan touches is one it vouches for, then re-read the org and
  * compare what the plan recorded with what is there now.
  */
+import { accessChanges, newAccessRefusal } from '../access/effective-access.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UnsafePlanError, UserError } from '../model/errors.js';
@@ -81,7 +82,7 @@ export function findUnvouchedSteps(saved: Plan): string[] {
  * that has since changed is refused (StalePlanError). Both before anything is sent. Returns the
  * plan, ready for `apply`.
  */
-export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Plan> {
+export async function checkSavedPlan(saved: Plan, client: ApiClient, now: { denyNewAccess?: boolean } = {}): Promise<Plan> {
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const basis = saved.basis;
@@ -93,9 +94,14 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient): Promise<Pl
     if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
     throw new StalePlanError(changed);
   }
-  if (!basis) return saved;
-  // What it changes in access is what planning it now says (never what the file says: it is untrusted).
-  return { ...saved, accessChanges: checkAgainstBasis(saved, basis, live) };
+  if (basis) checkAgainstBasis(saved, basis, live);
+  // What it changes in access is the relation of the state its steps lead to against live, worked
+  // out now (never what the file says: it is untrusted), and --deny-new-access as given now is
+  // checked on it (DESIGN.md §4: a flag is never accepted and ignored).
+  const access = accessChanges(live, saved, basis?.options.now ?? Date.now());
+  const refusals = now.denyNewAccess === true ? [...saved.refusals, ...newAccessRefusal(access)] : saved.refusals;
+  const { accessChanges: _untrusted, ...rest } = saved;
+  return { ...rest, refusals, ...(access.length > 0 ? { accessChanges: access } : {}) };
 }
 
 /** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */
@@ -145,7 +151,7 @@ export class AlteredPlanError extends UserError {
  * exactly one that planning produces (DESIGN.md §4). Throws before anything is sent; returns
  * the access changes planning gives.
  */
-export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): Plan['accessChanges'] {
+export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): void {
   if (basis.desired.org.name !== saved.org.name) throw new AlteredPlanError([`the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`]);
   let replanned: Plan;
   try {
@@ -168,7 +174,7 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   }
   const missing = replanned.steps.length - (saved.steps.length - problems.length);
   if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
-  if (problems.length === 0 && replanned.refusals.length === 0) return replanned.accessChanges;
+  if (problems.length === 0 && replanned.refusals.length === 0) return;
   // Nothing left to plan: what the saved plan makes is live (its own steps' addresses may not
   // say so when --target left a rename out).
   if (saved.steps.length > 0 && leavesNothing(replanned)) throw alreadyApplied(saved);

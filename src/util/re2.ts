@@ -10,6 +10,7 @@ import { lazyRequire } from './lazy-require.js';
 const re2 = lazyRequire<typeof import('re2js')>('re2js');
 const answers = new Map<string, string | true>();
 const MAX_ANSWERS = 1_000;
+const compiledPatterns = new Map<string, ReturnType<ReturnType<typeof re2>['RE2JS']['compile']>>();
 
 /** Why a pattern is not valid RE2 (the parser's reason), or undefined. Answers are kept (bounded). */
 export function re2Problem(pattern: string): string | undefined {
@@ -32,5 +33,10 @@ registerPatternChecker(re2Problem);
 /** Whether `pattern` (RE2) matches the whole of `text`, as the service matches a claim; false for an invalid pattern. */
 export function re2FullMatch(pattern: string, text: string): boolean {
   if (re2Problem(pattern) !== undefined) return false;
-  return re2().RE2JS.compile(pattern).matcher(text).matches();
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) {
+    if (compiledPatterns.size >= MAX_ANSWERS) compiledPatterns.clear();
+    compiledPatterns.set(pattern, (compiled = re2().RE2JS.compile(pattern)));
+  }
+  return compiled.matcher(text).matches();
 }

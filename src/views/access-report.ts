@@ -2,14 +2,26 @@
 import type { AccessReport } from '../access/index.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 
+function asked(report: AccessReport): string {
+  const q = report.query;
+  const who = q.identity !== undefined ? q.identity : q.email !== undefined ? `email:${q.email}` : q.as !== undefined ? `a token ${JSON.stringify(q.as)}` : 'anyone';
+  const what = q.capability ?? 'any capability';
+  const where = q.scope !== undefined ? ` on ${q.scope}` : '';
+  return `what ${who} can do (${what}${where})`;
+}
+
 export function renderTextAccess(report: AccessReport): string {
   const q = report.query;
-  const asked = q.identity !== undefined ? `what ${q.identity} can do` : `who holds ${q.capability} on ${q.scope}`;
-  const lines = [`Access in org ${report.org.name}, as the manifests would make it: ${asked}`, ''];
-  if (report.grants.length === 0) lines.push(q.identity !== undefined ? 'Nothing: no binding grants it a capability.' : 'Nobody: no binding on it or above grants that capability.');
+  const state = report.state === 'live' ? 'as it is now' : 'as the manifests would make it';
+  const lines = [`Access in org ${report.org.name}, ${state}: ${asked(report)}`, ''];
+  if (report.actingAs !== undefined) {
+    lines.push(report.actingAs.length === 0 ? 'The token can act as no identity of the org.' : `The token can act as: ${report.actingAs.join(', ')}`, '');
+  }
+  if (report.grants.length === 0) lines.push(q.scope !== undefined || q.capability !== undefined ? 'Nobody: no grant on it or above gives that.' : 'Nothing: no grant gives a capability.');
+  const onePrincipal = new Set(report.grants.map((g) => g.principal)).size === 1 && (q.identity !== undefined || q.email !== undefined);
   for (const g of report.grants) {
     const where = `${g.scope}${g.groups > 1 ? ` and ${g.groups - 1} group${g.groups === 2 ? '' : 's'} below` : ''}`;
-    lines.push(q.identity !== undefined ? `${where}: ${g.capabilities.join(', ')}  (${g.binding}, role ${g.role})` : `${g.identity}  (${g.binding}, role ${g.role}, on ${g.scope})`);
+    lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, role ${g.role})` : `${g.principal}  (${g.grant}, role ${g.role}, on ${where}): ${g.capabilities.join(', ')}`);
   }
   return escapeControl(`${lines.join('\n')}\n`);
 }

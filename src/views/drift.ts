@@ -6,7 +6,7 @@ import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.
 import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
 import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markdown.js';
-import { escapeControl, stringifyForOutput } from './escape.js';
+import { escapeControl, escapeValue, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
@@ -58,8 +58,8 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     lines.push('', paint('bold', 'Access changed by hand:'));
     for (const a of report.access) {
       const where = `${a.scope}${a.groups > 1 ? ` and ${a.groups - 1} group${a.groups === 2 ? '' : 's'} below` : ''}`;
-      if (a.added.length > 0) lines.push(`  ${e(`+ ${a.identity} holds ${a.added.join(', ')} on ${where}, which the manifests do not grant`)}`);
-      if (a.removed.length > 0) lines.push(`  ${e(`- ${a.identity} lost ${a.removed.join(', ')} on ${where}, which the manifests grant`)}`);
+      if (a.added.length > 0) lines.push(`  ${escapeValue(`+ ${a.principal} holds ${a.added.join(', ')} on ${where}, which the manifests do not grant`)}`);
+      if (a.removed.length > 0) lines.push(`  ${escapeValue(`- ${a.principal} lost ${a.removed.join(', ')} on ${where}, which the manifests grant`)}`);
     }
   }
   if (report.notes.length > 0) {
@@ -122,7 +122,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   }
   if (report.access && report.access.length > 0) {
     lines.push('', '#### Access changed by hand', '', '| Identity | Scope | Reach | Added by hand | Removed by hand |', '|---|---|---|---|---|');
-    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.identity))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${a.added.length > 0 ? `➕ ${escapeCell(a.added.join(', '))}` : ''} | ${a.removed.length > 0 ? `➖ ${escapeCell(a.removed.join(', '))}` : ''} |`);
+    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.principal))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${a.added.length > 0 ? `➕ ${escapeCell(a.added.join(', '))}` : ''} | ${a.removed.length > 0 ? `➖ ${escapeCell(a.removed.join(', '))}` : ''} |`);
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');

@@ -4,7 +4,7 @@
  * code. Cut to fit a comment (60,000 characters; GitHub's limit is 65,536) with a note that
  * says what was left out.
  */
-import { escapeControl } from './escape.js';
+import { escapeControl, escapeValue } from './escape.js';
 import { countLabel, KINDS, type Kind } from '../model/kinds.js';
 import type { Plan, PlanStep } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
@@ -62,14 +62,14 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`, ''];
   if (plan.refusals.length > 0) {
     head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
-    for (const r of plan.refusals) head.push(`> - ${r.message}`);
+    for (const r of plan.refusals) head.push(`> - ${escapeValue(r.message)}`);
     head.push('');
   }
   const access = plan.accessChanges ?? [];
   if (access.length > 0) {
-    head.push('#### Access changes', '', '| Identity | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|');
+    head.push('#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|');
     for (const c of access.slice(0, ACCESS_SHOWN)) {
-      head.push(`| ${inlineCode(cell(c.identity))} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(c.gained.join(', '))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(c.lost.join(', '))}` : ''} |`);
+      head.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(c.gained.join(', '))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(c.lost.join(', '))}` : ''} |`);
     }
     if (access.length > ACCESS_SHOWN) head.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
     head.push('');

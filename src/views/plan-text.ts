@@ -6,7 +6,7 @@
  */
 import type { Plan } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
-import { escapeControl } from './escape.js';
+import { escapeControl, escapeValue } from './escape.js';
 import { ACCESS_SHOWN, reachText } from './access.js';
 import { paintFor, type Style } from './paint.js';
 
@@ -37,8 +37,9 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
     if (access.length > 0) {
       out.push(paint('header', 'Access changes:'));
       for (const c of access.slice(0, ACCESS_SHOWN)) {
-        if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeControl(`${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${reachText(c)}`)}`);
-        if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeControl(`${c.identity} loses ${c.lost.join(', ')} on ${c.scope}${reachText(c)}`)}`);
+        if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeValue(`${c.principal} gains ${c.gained.join(', ')} on ${c.scope}${reachText(c)}`)}`);
+        if (c.note !== undefined) out.push(`      ${escapeValue(c.note)}`);
+        if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeValue(`${c.principal} loses ${c.lost.join(', ')} on ${c.scope}${reachText(c)}`)}`);
       }
       if (access.length > ACCESS_SHOWN) out.push(`  … and ${access.length - ACCESS_SHOWN} more (plan --format json has them all)`);
       out.push('');
@@ -62,7 +63,7 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   }
   if (plan.refusals.length > 0) {
     out.push(paint('remove', 'Refused: apply will not run this plan:'));
-    for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${escapeControl(r.message)}`);
+    for (const r of plan.refusals) out.push(`  ${paint('remove', 'x')} ${escapeValue(r.message)}`);
     out.push('');
   }
   out.push(paint('header', summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)));

@@ -48,12 +48,12 @@ describe('access changes and platform-sync access', () => {
     expect(access).toBeLessThan(plan.stdout.indexOf('+ create roleBinding'));
     expect(plan.stdout).toContain('+ identity:engineering/ci-bot gains repo.list, tag.create, tag.list on group:engineering and 2 groups below');
     const json = JSON.parse((await runCli(['plan', file(), '--format', 'json'], { env: suite.env })).stdout) as { accessChanges: unknown[] };
-    expect(json.accessChanges).toEqual([{ identity: 'identity:engineering/ci-bot', scope: 'group:engineering', gained: ['repo.list', 'tag.create', 'tag.list'], lost: [], groups: 3, steps: ['roleBinding:engineering/ci-bot=registry.push'] }]);
+    expect(json.accessChanges).toEqual([{ principal: 'identity:engineering/ci-bot', identity: 'identity:engineering/ci-bot', scope: 'group:engineering', gained: ['repo.list', 'tag.create', 'tag.list'], lost: [], groups: 3, causes: ['roleBinding:engineering/ci-bot=registry.push'] }]);
     const md = await runCli(['plan', file(), '--format', 'markdown'], { env: suite.env });
     expect(md.stdout).toContain('| `identity:engineering/ci-bot` | `group:engineering` | 3 groups | ➕ repo.list, tag.create, tag.list |  |');
     const denied = await runCli(['plan', file(), '--deny-new-access'], { env: suite.env });
     expect(denied.code).toBe(1);
-    expect(denied.stderr).toContain('the plan gives new access (--deny-new-access): identity:engineering/ci-bot gains repo.list, tag.create, tag.list on group:engineering and 2 groups below');
+    expect(denied.stderr).toContain('the plan gives new access (--deny-new-access): identity:engineering/ci-bot gains repo.list, tag.create, tag.list on group:engineering and 2 groups below (by roleBinding:engineering/ci-bot=registry.push)');
     suite.emulator.clearRequestLog();
     expect((await runCli(['apply', file(), '--deny-new-access', '--auto-approve'], { env: suite.env })).code).toBe(1);
     expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
@@ -74,16 +74,16 @@ describe('access changes and platform-sync access', () => {
     expect(ci.stdout).toContain('group:engineering and 2 groups below: repo.list, tag.create, tag.list  (roleBinding:engineering/ci-bot=registry.push, role registry.push)');
     const who = await runCli(['access', file(), '--scope', 'group:engineering/web', '--capability', 'tag.create'], { env: suite.env });
     expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toContain('identity:engineering/ci-bot  (roleBinding:engineering/ci-bot=registry.push, role registry.push, on group:engineering)');
-    expect(who.stdout).toContain('identity:release-bot  (roleBinding:release-bot=editor, role editor, on org)');
+    expect(who.stdout).toContain('identity:engineering/ci-bot  (roleBinding:engineering/ci-bot=registry.push, role registry.push, on group:engineering and 2 groups below): tag.create');
+    expect(who.stdout).toContain('identity:release-bot  (roleBinding:release-bot=editor, role editor, on org and 3 groups below): tag.create');
     const json = await runCli(['access', file(), '--identity', 'identity:engineering/ci-bot', '--format', 'json'], { env: suite.env });
     const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object;
     const validate = new Ajv2020({ strict: false }).compile(schema);
     const report = JSON.parse(json.stdout) as unknown;
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
-    const bad = await runCli(['access', file(), '--scope', 'group:engineering'], { env: suite.env });
+    const bad = await runCli(['access', file(), '--identity', 'identity:release-bot', '--email', 'a@acme.dev'], { env: suite.env });
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('ask about one identity (--identity');
+    expect(bad.stderr).toContain('ask about one principal at a time');
   });
 
   it('drift shows the access a hand edit added: a binding made by hand outside the manifests', async () => {

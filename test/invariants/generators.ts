@@ -38,7 +38,7 @@ export interface MOrg extends MGroup { terms: string[] }
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(4) });
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(7) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) => fc.record({ name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')) });
@@ -178,6 +178,10 @@ const RELATIONSHIPS: Record<string, unknown>[] = [
   { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
   { servicePrincipal: 'COSIGNED' },
   { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
+  // Widenings of the above (issue 46): any GitHub workflow, the owner claim dropped, other keys.
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main' } },
+  { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
 ];
 
 /** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
@@ -315,7 +319,10 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
         break;
       }
       case 'role':
+        // A binding's role, an identity's relationship (widened or narrowed), a provider's default role.
         if (item.list === 'bindings') target.role = edit.role;
+        else if (item.list === 'identities') target.relationship = edit.role;
+        else if (item.list === 'idps') target.defaultRole = edit.role;
         break;
       case 'byUid':
         if (item.list === 'bindings') target.byUid = true;

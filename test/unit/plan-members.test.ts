@@ -75,6 +75,13 @@ describe('plan: members', () => {
     expect(gone.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete roleBinding:eng/alice=viewer', 'delete identity:eng/alice']);
   });
 
+  it('compares e-mails by ASCII lower case only: a live \u212Aate@acme.dev (KELVIN SIGN) does not make kate@acme.dev present (issue 46)', () => {
+    const live = liveState([r.group('eng'), person('eng', 'kelvin', '\u212Aate@acme.dev'), r.binding('eng', 'kelvin', 'viewer')]);
+    const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'Kate@acme.dev', 'viewer')], { ignore: ['identity:eng/kelvin', 'roleBinding:eng/kelvin=*'] }), live, { now: NOW });
+    expect(p.members).toEqual([expect.objectContaining({ state: 'invited' })]);
+    expect(p.steps.map((s) => `${s.action} ${s.kind}`)).toEqual(['create groupInvite']);
+  });
+
   it('a binding of another role does not make the member present: an invite for the declared role', () => {
     const live = liveState([r.group('eng'), person('eng', 'alice', 'alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
     const p = plan(withMembers(desiredState([r.group('eng'), r.identity('eng', 'alice'), r.binding('eng', 'alice', 'viewer')]), [member('eng', 'alice@acme.dev', 'editor')]), live, { now: NOW });

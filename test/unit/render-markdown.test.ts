@@ -16,16 +16,17 @@ describe('renderMarkdownPlan', () => {
       // What the plan changes in access comes first: the part a reviewer must not miss.
       '#### Access changes',
       '',
-      '| Identity | Scope | Reach | Gained | Lost |',
+      '| Principal | Scope | Reach | Gained | Lost |',
       '|---|---|---|---|---|',
-      '| `identity:eng/ci` | `group:eng` | 1 group | ➕ repo.list |  |',
+      // The group the plan creates below is a real change too: it inherits nothing of repo.list.
+      '| `identity:eng/ci` | `group:eng` | 2 groups | ➕ repo.list |  |',
+      '| `identity:eng/platform/deploy-bot` | `group:eng/platform` | 1 group | ➕ repo.list |  |',
       '',
       '> [!WARNING]',
       '> **This plan deletes 2 resources:**',
       '>',
       '> - `tag:legacy:1.0` (tag of deleted repo:legacy)',
       '> - `repo:legacy`',
-      '',
     ]);
     expect(md).toContain('<details><summary>1 group: 1 to create</summary>\n\n```diff\n+ create group:eng/platform\n');
     expect(md).toContain('<details><summary>2 role bindings: 1 to create, 1 to update</summary>');

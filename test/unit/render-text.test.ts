@@ -12,7 +12,8 @@ describe('renderTextPlan', () => {
       "platform-sync will make these changes to org acme (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa):
 
       Access changes:
-        + identity:eng/ci gains repo.list on group:eng
+        + identity:eng/ci gains repo.list on group:eng and 1 group below
+        + identity:eng/platform/deploy-bot gains repo.list on group:eng/platform
 
         + create group:eng/platform
             name:        "platform"

@@ -1,36 +1,57 @@
 /**
- * `platform-sync access <paths…> (--identity ADDRESS | --scope GROUP --capability CAP)`
- * (DESIGN.md §5): effective access in the org as the manifests would make it, each answer with
- * the binding that grants it. Read-only; a viewer token is enough. Exit 0, or 1 on any error.
+ * `platform-sync access <paths…> [--identity ADDR|UID] [--email E] [--as CLAIMS] [--scope GROUP]
+ * [--capability CAP] [--live]` (DESIGN.md §5): effective access — of the org as the manifests
+ * would make it, or as it is (`--live`) — each answer with the grant that gives it. A name that
+ * does not exist is an error with did-you-mean, never an empty answer. Read-only. Exit 0, or 1.
  */
 import { Option, type Command } from 'commander';
 import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
+import { UserError } from '../../model/errors.js';
 
 const ACCESS_FORMATS = ['text', 'json'] as const;
 
 interface AccessCommandOptions extends ConnectionOptions {
   identity?: string;
+  email?: string;
+  as?: string;
   scope?: string;
   capability?: string;
+  live?: boolean;
   format: (typeof ACCESS_FORMATS)[number];
 }
 
 export function registerAccessCommand(program: Command, ctx: CliContext): void {
   const command = program
     .command('access')
-    .description('Show effective access as the manifests would make it: what an identity can do, or who holds a capability on a group')
+    .description('Show effective access as the manifests would make it (--live: as it is): who can do what where, and the grant behind it')
     .argument('<paths...>', 'manifest files or directories')
-    .option('--identity <address>', 'what this identity can do (identity:engineering/ci-bot), with the bindings that grant it')
-    .option('--scope <group>', 'with --capability: who holds it on this group (group:engineering, org)')
-    .option('--capability <capability>', 'with --scope: the capability asked about (tag.create)')
+    .option('--identity <address-or-uid>', 'what this identity can do (identity:engineering/ci-bot, or its uid)')
+    .option('--email <email>', 'what this person can do: invites to the e-mail and identities that signed in with it')
+    .option('--as <claims>', `what a token can do: the identities it can act as, and their grants ('{"iss":"…","sub":"…"}')`)
+    .option('--scope <group>', 'only grants that reach this group (group:engineering, org)')
+    .option('--capability <capability>', 'only this capability (tag.create)')
+    .option('--live', 'the org as it is now, not as the manifests would make it')
     .addOption(new Option('--format <format>', 'output format').choices([...ACCESS_FORMATS]).default('text'));
   addConnectionOptions(command);
   command.action(async (paths: string[], options: AccessCommandOptions) => {
-    const { accessFromManifests, checkAccessQuery } = await import('../../access/index.js');
+    const { accessFromManifests, parseToken } = await import('../../access/index.js');
     const { renderJsonAccess, renderTextAccess } = await import('../../views/access-report.js');
-    const query = { ...(options.identity ? { identity: options.identity } : {}), ...(options.scope ? { scope: options.scope } : {}), ...(options.capability ? { capability: options.capability } : {}) };
-    checkAccessQuery(query);
+    const who = [options.identity, options.email, options.as].filter((x) => x !== undefined).length;
+    if (who > 1) throw new UserError('USAGE', 'ask about one principal at a time: --identity, --email or --as');
+    if (who === 0 && options.scope === undefined && options.capability === undefined) {
+      throw new UserError('USAGE', 'ask about a principal (--identity, --email, --as) or a group and capability (--scope group:<path> --capability <capability>)');
+    }
+    // Offline, before connecting: a token that is no JSON is a usage error.
+    const token = options.as === undefined ? undefined : parseToken(options.as);
+    const query = {
+      ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      ...(options.email !== undefined ? { email: options.email } : {}),
+      ...(token !== undefined ? { as: token } : {}),
+      ...(options.scope !== undefined ? { scope: options.scope } : {}),
+      ...(options.capability !== undefined ? { capability: options.capability } : {}),
+      ...(options.live ? { live: true } : {}),
+    };
     const report = await withSession(options, ctx, (session) => accessFromManifests(paths, session.client, query));
     ctx.output.stdout.write(options.format === 'json' ? renderJsonAccess(report) : renderTextAccess(report));
   });

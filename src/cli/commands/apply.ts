@@ -89,7 +89,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   }
   return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
     const planned = saved ? undefined : await planFromManifests(paths, client, planOptionsFrom(options));
-    const plan = saved ? await checkSavedPlan(saved, client) : planned!.plan;
+    const plan = saved ? await checkSavedPlan(saved, client, { denyNewAccess: options.denyNewAccess === true }) : planned!.plan;
     // Every secret the manifests name is read for redaction, sent or not: live data may hold one
     // that this plan does not send (DESIGN.md §8 rev 4). One that cannot be read is not needed.
     if (planned) redactDeclaredSecrets(planned.desired, cliSecretReader(options, ctx));

@@ -5,6 +5,7 @@
  * The create's answer alone carries the invite's `code`, a secret that goes only to the file the
  * operator names (`apply --invite-codes`); no update (a changed invite is deleted and made anew).
  */
+import { asciiLower } from '../email.js';
 import { groupInviteAddress, type RoleKey } from '../address.js';
 import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
@@ -44,8 +45,9 @@ export const groupInvite = {
   pruneKey: 'groupInvites',
   deleteReliesOn: ['groupInvite', 'role'],
   ownsGroupPath: false,
+  access: { is: 'grant', role: 'role', to: 'email', principalField: 'email', expiryField: 'expirationTime' },
   address: (groupPath, fields, _parent, uid) => {
-    const email = typeof fields.email === 'string' && fields.email !== '' ? fields.email.toLowerCase() : uidTail(uid);
+    const email = typeof fields.email === 'string' && fields.email !== '' ? asciiLower(fields.email) : uidTail(uid);
     return groupInviteAddress(groupPath, email, (fields.role as RoleKey | undefined) ?? { builtin: '?' });
   },
   describe: (key) => `group invite ${JSON.stringify(key)}`,

@@ -38,6 +38,7 @@ export const groupMapping = {
   manifest: { listKey: 'groupMappings', definition: 'groupMapping', form: 'nested', itemNoun: 'group mapping' },
   deleteReliesOn: ['groupMapping', 'role'],
   ownsGroupPath: false,
+  access: { is: 'grant', role: 'roleUid', to: 'externalGroup', principalField: 'externalGroupId', scopeField: 'scope' },
   // `groupMapping:identityProvider:<group path>/<idp>/<externalGroup>=<role>`, the role as a binding writes it.
   address: (groupPath, fields, parent) =>
     `groupMapping:${namedAddress('identityProvider', groupPath, String((parent.fields as { name?: unknown }).name))}/${String(fields.externalGroup)}=${fields.role ? referenceText(groupPath, fields.role as RoleKey) : '?'}`,

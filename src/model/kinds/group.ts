@@ -26,7 +26,7 @@ export const group = {
   renameable: true,
   holdsChildren: true,
   referenceable: false,
-  access: 'scope',
+  access: { is: 'scope' },
   manifest: { listKey: 'groups', definition: 'group', form: 'group', itemNoun: 'group' },
   deleteReliesOn: '*',
   ownsGroupPath: true,

@@ -43,6 +43,7 @@ export const identityProvider = {
   manifest: { listKey: 'identityProviders', definition: 'identityProvider', form: 'item', itemNoun: 'identity provider' },
   deleteReliesOn: ['identityProvider', 'groupMapping'],
   ownsGroupPath: false,
+  access: { is: 'grant', role: 'defaultRole', to: 'signIn' },
   address: (groupPath, fields) => namedAddress('identityProvider', groupPath, String(fields.name)),
   describe: (key) => `identity provider ${JSON.stringify(key)}`,
   checkItem(item, key) {

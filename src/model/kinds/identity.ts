@@ -48,7 +48,7 @@ export const identity = {
   renameable: true,
   holdsChildren: false,
   referenceable: true,
-  access: 'principal',
+  access: { is: 'principal', relationship: RELATIONSHIP_FIELDS },
   manifest: { listKey: 'identities', definition: 'identity', form: 'item', itemNoun: 'identity' },
   deleteReliesOn: ['identity', 'roleBinding'],
   ownsGroupPath: false,

@@ -35,7 +35,7 @@ export const roleBinding = {
   renameable: false,
   holdsChildren: false,
   referenceable: false,
-  access: 'grant',
+  access: { is: 'grant', role: 'roleUid', to: 'identity', principalField: 'identityUid' },
   manifest: { listKey: 'roleBindings', definition: 'roleBinding', form: 'binding', itemNoun: 'role binding' },
   deleteReliesOn: ['roleBinding', 'identity', 'role'],
   ownsGroupPath: false,

@@ -30,7 +30,7 @@ export const role = {
   renameable: true,
   holdsChildren: false,
   referenceable: true,
-  access: 'capabilities',
+  access: { is: 'capabilities', field: 'capabilities' },
   builtinNames: BUILTIN_ROLE_NAMES,
   manifest: { listKey: 'roles', definition: 'role', form: 'item', itemNoun: 'role' },
   deleteReliesOn: ['role', 'roleBinding'],

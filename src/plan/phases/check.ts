@@ -9,7 +9,7 @@ import type { Holders } from '../live-index.js';
 import { DEFAULT_MAX_DELETE_RATIO, type PlanOptions } from '../options.js';
 import { orderSteps } from '../order.js';
 import { findRefusals } from '../safety.js';
-import { type AccessChange, accessChanges } from '../../access/effective-access.js';
+import { type AccessChange, accessChanges, newAccessRefusal } from '../../access/effective-access.js';
 import { compileAddressGlob } from '../../model/address.js';
 import type { PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
@@ -31,7 +31,7 @@ export function orderAndCheck(
     holders: Holders;
     resources: DesiredResource[];
   },
-  options: Pick<PlanOptions, 'maxDeleteRatio' | 'allowMassDelete' | 'denyNewAccess'>,
+  options: Pick<PlanOptions, 'maxDeleteRatio' | 'allowMassDelete' | 'denyNewAccess' | 'now'>,
 ): Checked {
   const steps = orderSteps([...p.steps.values()]);
   const { settings } = p.desired;
@@ -49,23 +49,7 @@ export function orderAndCheck(
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
   })];
-  const access = accessChanges(p.live, { steps }, (address) => p.index.byAddress.get(address));
-  if (options.denyNewAccess === true) refusals.push(...refuseNewAccess(access));
+  const access = accessChanges(p.live, { steps }, options.now);
+  if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access));
   return { steps, refusals, accessChanges: access };
-}
-
-/** The `new-access` refusal (--deny-new-access), when the plan gives any access. */
-function refuseNewAccess(changes: AccessChange[]): PlanRefusal[] {
-  const gained = changes.filter((c) => c.gained.length > 0);
-  if (gained.length === 0) return [];
-  return [{
-    rule: 'new-access',
-    message: `the plan gives new access (--deny-new-access): ${gained.map(describeGain).join('; ')}`,
-    addresses: [...new Set(gained.flatMap((c) => c.steps))].sort(),
-  }];
-}
-
-function describeGain(c: AccessChange): string {
-  const below = c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : '';
-  return `${c.identity} gains ${c.gained.join(', ')} on ${c.scope}${below}`;
 }

@@ -14,6 +14,7 @@
  *
  * Pure: the clock is the planner's `now` option.
  */
+import { asciiLower } from '../../model/email.js';
 import { groupAddress, groupInviteAddress, joinPath, referenceText, roleBindingAddress } from '../../model/address.js';
 import type { DesiredMember, DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 import { pushTo } from '../../util/multimap.js';
@@ -60,7 +61,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   const byAddress = new Map<string, LiveResource>();
   for (const r of live.resources) {
     byAddress.set(r.address, r);
-    if (r.kind === 'identity' && r.email !== undefined) pushTo(identitiesByEmail, r.email.toLowerCase(), r);
+    if (r.kind === 'identity' && r.email !== undefined) pushTo(identitiesByEmail, asciiLower(r.email), r);
   }
   const declared = new Set(desired.resources.map((r) => r.address));
   const added: DesiredResource[] = [];
@@ -74,7 +75,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
     added.push(r);
   };
   for (const m of lines) {
-    const email = m.email.toLowerCase();
+    const email = asciiLower(m.email);
     const base = { address: m.address, group: groupAddress(m.groupPath), email: m.email, role: referenceText(m.groupPath, m.role) };
     const present = presentBinding(m, identitiesByEmail.get(email) ?? [], byAddress);
     if (present) {

@@ -1,0 +1,122 @@
+/**
+ * Who can act as an identity (DESIGN.md §4 "Effective access" (a)): the tokens its relationship
+ * accepts. A change of relationship is a new principal exactly when the identity may now accept
+ * a token it did not — decided here, by meaning where it can be decided cheaply and exactly, and
+ * otherwise on the safe side (a changed pattern that is not plainly narrower is a new principal):
+ *
+ * - an exact value is within an exact value when equal, within a pattern when the pattern (RE2,
+ *   as the service reads it) matches all of it;
+ * - a pattern is within a pattern when they are the same, or when the old one is a literal
+ *   prefix and `.*` and the new one starts with that prefix (`repo:acme/app.*` within `repo:.*`);
+ * - a requirement left out (an audience, a claim) accepts anything;
+ * - another relationship, other keys, another issuer or a later key expiry accept other tokens.
+ */
+import { normalizeServicePrincipal } from '../model/identity-relationships.js';
+import { re2FullMatch } from '../util/re2.js';
+
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The relationship an identity's fields hold: its field name and value (undefined: none). */
+export function relationshipOf(fields: Obj, names: readonly string[]): { field: string; value: unknown } | undefined {
+  for (const field of names) if (fields[field] !== undefined && fields[field] !== null) return { field, value: fields[field] };
+  return undefined;
+}
+
+const LITERAL = /^[A-Za-z0-9:/_\-=@,;~ ]*/;
+
+/** Whether every text `newPattern` matches is matched by `oldPattern`, as far as it can be told (false when not known). */
+function patternWithin(newPattern: string, oldPattern: string): boolean {
+  if (newPattern === oldPattern) return true;
+  if (!oldPattern.endsWith('.*')) return false;
+  const prefix = oldPattern.slice(0, -2);
+  if (LITERAL.exec(prefix)![0] !== prefix) return false;
+  const literal = LITERAL.exec(newPattern)![0];
+  return literal.startsWith(prefix);
+}
+
+/** One requirement (an exact member or its pattern): is what `now` accepts within what `was` accepted? */
+function within(now: Obj, was: Obj, exact: string, pattern: string): boolean {
+  const wasExact = str(was[exact]);
+  const wasPattern = str(was[pattern]);
+  if (wasExact === undefined && wasPattern === undefined) return true;
+  const nowExact = str(now[exact]);
+  const nowPattern = str(now[pattern]);
+  if (nowExact !== undefined) return wasExact !== undefined ? nowExact === wasExact : re2FullMatch(wasPattern!, nowExact);
+  if (nowPattern !== undefined) return wasPattern !== undefined && patternWithin(nowPattern, wasPattern);
+  return false;
+}
+
+/** Every claim `was` required must be required now, as strictly: an exact claim the same; a pattern by a pattern within it, or an exact claim it matches. */
+function claimsWithin(now: Obj, was: Obj): boolean {
+  const nowClaims = isObject(now.claims) ? now.claims : {};
+  const nowPatterns = isObject(now.claimPatterns) ? now.claimPatterns : {};
+  for (const [claim, value] of Object.entries(isObject(was.claims) ? was.claims : {})) if (nowClaims[claim] !== value) return false;
+  for (const [claim, value] of Object.entries(isObject(was.claimPatterns) ? was.claimPatterns : {})) {
+    const pattern = str(value);
+    if (pattern === undefined) continue;
+    const exact = str(nowClaims[claim]);
+    const narrower = str(nowPatterns[claim]);
+    if (exact !== undefined ? !re2FullMatch(pattern, exact) : narrower === undefined || !patternWithin(narrower, pattern)) return false;
+  }
+  return true;
+}
+
+function claimMatchWithin(now: Obj, was: Obj): boolean {
+  return (
+    within(now, was, 'issuer', 'issuerPattern') &&
+    within(now, was, 'subject', 'subjectPattern') &&
+    within(now, was, 'audience', 'audiencePattern') &&
+    claimsWithin(now, was)
+  );
+}
+
+function awsWithin(now: Obj, was: Obj): boolean {
+  return now.awsAccount === was.awsAccount && within(now, was, 'arn', 'arnPattern') && within(now, was, 'userId', 'userIdPattern');
+}
+
+function staticKeysWithin(now: Obj, was: Obj): boolean {
+  if (now.issuer !== was.issuer || now.subject !== was.subject || now.issuerKeys !== was.issuerKeys) return false;
+  const wasAudiences = Array.isArray(was.audiences) ? (was.audiences as unknown[]) : undefined;
+  const nowAudiences = Array.isArray(now.audiences) ? (now.audiences as unknown[]) : undefined;
+  if (wasAudiences !== undefined && (nowAudiences === undefined || !nowAudiences.every((a) => wasAudiences.includes(a)))) return false;
+  const wasExpiry = str(was.expirationTime);
+  const nowExpiry = str(now.expirationTime);
+  if (wasExpiry !== undefined && (nowExpiry === undefined || Date.parse(nowExpiry) > Date.parse(wasExpiry))) return false;
+  return true;
+}
+
+/** Whether every token the identity accepts `now` it also accepted before (`was`). No relationship accepts nothing. */
+export function acceptsWithin(now: { field: string; value: unknown } | undefined, was: { field: string; value: unknown } | undefined): boolean {
+  if (now === undefined) return true;
+  if (was === undefined || now.field !== was.field) return false;
+  if (now.field === 'servicePrincipal') return normalizeServicePrincipal(now.value) === normalizeServicePrincipal(was.value);
+  if (!isObject(now.value) || !isObject(was.value)) return false;
+  if (now.field === 'claimMatch') return claimMatchWithin(now.value, was.value);
+  if (now.field === 'awsIdentity') return awsWithin(now.value, was.value);
+  if (now.field === 'staticKeys') return staticKeysWithin(now.value, was.value);
+  return JSON.stringify(now.value) === JSON.stringify(was.value);
+}
+
+/** How a changed relationship is named beside its identity: `subjectPattern "repo:.*"`, `staticKeys (other keys)`. */
+export function describeRelationship(now: { field: string; value: unknown }, was: { field: string; value: unknown } | undefined): string {
+  if (!isObject(now.value)) return `${now.field} ${JSON.stringify(normalizeServicePrincipal(now.value))}`;
+  if (was === undefined || was.field !== now.field || !isObject(was.value)) return `${now.field}`;
+  const changed = Object.keys(now.value).filter((k) => JSON.stringify((now.value as Obj)[k]) !== JSON.stringify((was.value as Obj)[k]));
+  // A member replaced by its pattern (subject → subjectPattern) is said once, by the pattern.
+  const removed = Object.keys(was.value).filter((k) => (now.value as Obj)[k] === undefined && (now.value as Obj)[`${k}Pattern`] === undefined);
+  const parts = changed.map((k) => (k === 'issuerKeys' ? 'other issuerKeys' : `${k} ${JSON.stringify((now.value as Obj)[k])}`));
+  for (const k of removed) parts.push(`no ${k}`);
+  return parts.length > 0 ? parts.join(', ') : now.field;
+}
+
+/** Whether a GitHub workflow of any owner could present a token this relationship accepts: for the "any GitHub workflow" warning. */
+export function acceptsAnyGithubWorkflow(rel: { field: string; value: unknown }): boolean {
+  if (rel.field !== 'claimMatch' || !isObject(rel.value)) return false;
+  const v = rel.value;
+  const issuerOk = v.issuer === 'https://token.actions.githubusercontent.com' || (typeof v.issuerPattern === 'string' && re2FullMatch(v.issuerPattern, 'https://token.actions.githubusercontent.com'));
+  if (!issuerOk) return false;
+  const probe = 'repo:platform-sync-outsider-probe/x:ref:refs/heads/main';
+  return typeof v.subjectPattern === 'string' && re2FullMatch(v.subjectPattern, probe) && (v.claims === undefined || Object.keys(v.claims as Obj).length === 0);
+}

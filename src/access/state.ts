@@ -1,0 +1,159 @@
+/**
+ * The states effective access is computed from (DESIGN.md §4 "Effective access"): the org as it
+ * is live, and the org as a plan leaves it. A state is a list of records, one per resource a kind
+ * says something about to access (its descriptor's `access`), each with its API fields and every
+ * reference as a key: the uid of what exists, `new:<address>` of what a plan creates.
+ *
+ * The state a plan leads to is live with each step's result written over it, the same for every
+ * kind (a create adds its record, an update writes the fields its mask names, a delete removes
+ * it): what a step *means* to access is never read here, only in relation.ts, from the state.
+ */
+import type { PlanStep, UidReference } from '../model/plan.js';
+import type { LiveResource, LiveState } from '../model/resources.js';
+import { descriptorOf, type Kind } from '../model/kinds.js';
+import type { AccessPart, FieldSpec } from '../model/kind-descriptor.js';
+import type { IdentityKey, RoleKey } from '../model/address.js';
+
+/** One resource of a state, as access reads it. */
+export interface AccessRecord {
+  kind: Kind;
+  /** Its uid, or `new:<address>` when a plan creates it. */
+  key: string;
+  address: string;
+  /** The key of the group (or provider) it lies under; null for the org. */
+  parent: string | null;
+  /** API fields; a reference holds the key of what it names. */
+  fields: Record<string, unknown>;
+  /** The step that made, changed or removed it (the states a plan leads to only). */
+  step?: string;
+}
+
+export interface AccessStateRecords {
+  records: Map<string, AccessRecord>;
+  /** Capabilities of built-in roles, by their key (uid). */
+  builtinCapabilities: Map<string, readonly string[]>;
+  /** Built-in role keys → names. */
+  builtinNames: Map<string, string>;
+  /** Records a plan removed, by key, with the step that removed them (for "which steps cause it"). */
+  removed: Map<string, AccessRecord>;
+}
+
+export const newKey = (address: string): string => `new:${address}`;
+
+/** What a kind is to access; undefined when nothing. */
+export function accessPartOf(kind: Kind): AccessPart | undefined {
+  return descriptorOf(kind).access;
+}
+
+const apiName = (spec: FieldSpec): string => spec.apiName ?? spec.name;
+
+/**
+ * Live as a state. `fields` of a live resource are the model's: a reference is a key (a path, a
+ * uid, a built-in's name), turned here into the key of what it names; the rest by API name.
+ */
+export function stateOfLive(live: LiveState): AccessStateRecords {
+  const builtinCapabilities = new Map<string, readonly string[]>();
+  const builtinNames = new Map<string, string>();
+  for (const [name, uid] of Object.entries(live.builtinRoles)) {
+    builtinCapabilities.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
+    builtinNames.set(uid, name);
+  }
+  const byAddress = new Map<string, string>();
+  for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
+  const identityKey = (k: IdentityKey): string | undefined => ('uid' in k ? k.uid : byAddress.get(`identity:${k.path}`));
+  const roleKey = (k: RoleKey): string | undefined => ('builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : byAddress.get(`role:${k.path}`));
+  const records = new Map<string, AccessRecord>();
+  for (const r of live.resources) {
+    const part = accessPartOf(r.kind);
+    if (!part) continue;
+    records.set(r.uid, { kind: r.kind, key: r.uid, address: r.address, parent: r.parentUid, fields: liveFields(r, part, identityKey, roleKey, live.org?.uid ?? null) });
+  }
+  return { records, builtinCapabilities, builtinNames, removed: new Map() };
+}
+
+function liveFields(r: LiveResource, part: AccessPart, identityKey: (k: IdentityKey) => string | undefined, roleKey: (k: RoleKey) => string | undefined, orgUid: string | null): Record<string, unknown> {
+  const model = r.fields as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const descriptor = descriptorOf(r.kind);
+  for (const spec of descriptor.fields) {
+    const value = model[spec.name];
+    if (value === undefined) continue;
+    out[apiName(spec)] = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;
+  }
+  // A kind whose references are keys of their own (a binding's identity and role).
+  for (const reference of descriptor.references ?? []) {
+    const value = model[reference] as IdentityKey | RoleKey | undefined;
+    if (value === undefined) continue;
+    out[`${reference}Uid`] = reference === 'identity' ? identityKey(value as IdentityKey) : roleKey(value as RoleKey);
+  }
+  if (part.is === 'grant' && part.scopeField !== undefined && out[part.scopeField] === undefined) out[part.scopeField] = orgUid;
+  if (r.email !== undefined) out.email = r.email;
+  return out;
+}
+
+/** The key a step's reference field names: the uid sent, else the one known, else what the plan creates. */
+function refKey(ref: UidReference | undefined, value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (ref?.uid !== undefined) return ref.uid;
+  return ref ? newKey(ref.address) : undefined;
+}
+
+/** Sets a dotted mask path (`claimMatch.subject`) from `after` into `fields`. */
+function writeMasked(fields: Record<string, unknown>, after: Record<string, unknown>, path: string): void {
+  const parts = path.split('.');
+  let from: unknown = after;
+  for (const p of parts) from = from !== null && typeof from === 'object' ? (from as Record<string, unknown>)[p] : undefined;
+  let into = fields;
+  for (const p of parts.slice(0, -1)) {
+    const next = into[p];
+    into = into[p] = next !== null && typeof next === 'object' ? { ...(next as Record<string, unknown>) } : {};
+  }
+  const last = parts[parts.length - 1]!;
+  if (from === undefined) delete into[last];
+  else into[last] = from;
+}
+
+/**
+ * The state `steps` lead to from `before` (a copy; `before` is not changed): each step's result
+ * written over it, whatever its kind. A create's parent is its `parentUid`, or the key of the
+ * create of its parent address in the same plan.
+ */
+export function stateAfterSteps(before: AccessStateRecords, steps: readonly PlanStep[]): AccessStateRecords {
+  const records = new Map(before.records);
+  const removed = new Map(before.removed);
+  const keyOfAddress = new Map<string, string>();
+  for (const r of records.values()) keyOfAddress.set(r.address, r.key);
+  for (const step of steps) {
+    if (!accessPartOf(step.kind)) continue;
+    if (step.action === 'delete') {
+      const gone = records.get(step.uid);
+      if (gone) removed.set(gone.key, { ...gone, step: step.address });
+      records.delete(step.uid);
+      continue;
+    }
+    const refs = (step.refs ?? {}) as Record<string, UidReference | undefined>;
+    if (step.action === 'create') {
+      const fields: Record<string, unknown> = { ...step.after };
+      for (const [field, ref] of Object.entries(refs)) fields[field] = refKey(ref, step.after[field]);
+      const parent = step.parentUid ?? (step.parent ? (keyOfAddress.get(step.parent) ?? newKey(step.parent)) : null);
+      const key = newKey(step.address);
+      records.set(key, { kind: step.kind, key, address: step.address, parent, fields, step: step.address });
+      keyOfAddress.set(step.address, key);
+      continue;
+    }
+    const was = records.get(step.uid);
+    if (!was) continue;
+    const fields = { ...was.fields };
+    // Fields of which the resource holds one at most (an identity's relationships): setting one clears the others, as the service does.
+    const exclusive = descriptorOf(step.kind).exclusiveFields ?? [];
+    for (const path of step.updateMask) {
+      const top = path.split('.')[0]!;
+      if (exclusive.includes(top) && step.after[top] !== undefined && step.after[top] !== null) for (const other of exclusive) if (other !== top) delete fields[other];
+      writeMasked(fields, step.after, path);
+    }
+    for (const [field, ref] of Object.entries(refs)) if (step.updateMask.includes(field)) fields[field] = refKey(ref, step.after[field]);
+    records.set(step.uid, { ...was, address: step.address, fields, step: step.address });
+    keyOfAddress.set(step.address, step.uid);
+  }
+  return { records, builtinCapabilities: before.builtinCapabilities, builtinNames: before.builtinNames, removed };
+}
