@@ -252,6 +252,18 @@ export interface AccessChange {
   causes: string[];
   /** A widened relationship: who can now present a token it accepts (shown beside the principal). */
   note?: string;
+  /** When `gained` (`lost`) is exactly a built-in role's capabilities: its name, so that a view can say "all of owner". */
+  gainedRole?: string;
+  lostRole?: string;
+}
+
+/** The built-in role whose capabilities are exactly `caps` (more than a few), if any. */
+function roleOfExactly(rel: AccessRelation, caps: readonly string[]): string | undefined {
+  if (caps.length < 4) return undefined;
+  for (const [key, roleCaps] of rel.state.builtinCapabilities) {
+    if (roleCaps.length === caps.length && roleCaps.every((c) => caps.includes(c))) return rel.state.builtinNames.get(key);
+  }
+  return undefined;
 }
 
 /**
@@ -367,7 +379,9 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
     const widened = now?.relationship !== undefined && old !== undefined ? describeRelationship(now.relationship, old) : undefined;
     const gainName = widened !== undefined ? `${now!.name} (${widened})` : p.name;
     const note = widened !== undefined ? `${now!.name} now also accepts ${widened}${acceptsAnyGithubWorkflow(now!.relationship!) ? ' — any GitHub workflow' : ''}` : undefined;
-    const lossName = (was ?? p).name;
+    // The tokens it accepted before and no longer: named by what it accepted.
+    const nowRelationship = was?.identityKey === undefined || now !== undefined ? undefined : formerRelationship(after, was.identityKey);
+    const lossName = was?.relationship !== undefined && nowRelationship !== undefined ? `${was.name} (${describeRelationship(was.relationship, nowRelationship)})` : (was ?? p).name;
     const byScope = new Map<string, AccessChange>();
     const at = (name: string, scope: string): AccessChange => {
       const k = `${name}\u0000${scope}`;
@@ -400,6 +414,10 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
       c.groups = n;
       c.gained.sort();
       c.lost.sort();
+      const gainedRole = roleOfExactly(after, c.gained);
+      const lostRole = roleOfExactly(before, c.lost);
+      if (gainedRole !== undefined) c.gainedRole = gainedRole;
+      if (lostRole !== undefined) c.lostRole = lostRole;
       changes.push(c);
     }
   }

@@ -10,3 +10,8 @@ export const ACCESS_SHOWN = 50;
 export function reachText(change: AccessChange): string {
   return change.groups > 1 ? ` and ${change.groups - 1} group${change.groups === 2 ? '' : 's'} below` : '';
 }
+
+/** What a change gains or loses, said shortly: "all of owner (30 capabilities)" when it is exactly a built-in role's, else the list. */
+export function capabilitiesText(caps: readonly string[], role: string | undefined): string {
+  return role !== undefined ? `all of ${role} (${caps.length} capabilities)` : caps.join(', ');
+}

@@ -51,7 +51,7 @@ function kindSummary(steps: readonly PlanStep[]): string {
 /** Inline code that survives backticks in the text. */
 export { escapeHtml, markdownCell } from '../io/escape.js';
 import { markdownCell as cell } from '../io/escape.js';
-import { ACCESS_SHOWN } from './access.js';
+import { ACCESS_SHOWN, capabilitiesText } from './access.js';
 
 export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
@@ -69,7 +69,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (access.length > 0) {
     head.push('#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|');
     for (const c of access.slice(0, ACCESS_SHOWN)) {
-      head.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(c.gained.join(', '))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(c.lost.join(', '))}` : ''} |`);
+      head.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : ''} |`);
     }
     if (access.length > ACCESS_SHOWN) head.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
     head.push('');

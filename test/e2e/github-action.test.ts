@@ -379,6 +379,26 @@ describe('the action runner', () => {
     expect(allowed.exitcode).toBe(2);
   });
 
+  it('deny-new-access with reviewed-plan: the merge re-checks the reviewed plan and refuses a gain before any write (issue 46)', async () => {
+    const dir = join(temp.dir, 'deny-reviewed');
+    mkdirSync(dir, { recursive: true });
+    const org = (bound: boolean) =>
+      `apiVersion: platform-sync/v1\norg:\n  name: gated-reviewed\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n${bound ? '  roleBindings:\n    - {identity: bot, role: owner}\n' : ''}`;
+    writeFileSync(join(dir, 'org.yaml'), org(false));
+    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir)).exitcode).toBe(0);
+    writeFileSync(join(dir, 'org.yaml'), org(true));
+    const runner = join(temp.dir, 'runner-temp-deny');
+    mkdirSync(runner, { recursive: true });
+    // The pull request's plan job ran without the gate; the merge's apply job has it.
+    const planned = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(planned.exitcode, planned.stderr).toBe(2);
+    emulator!.clearRequestLog();
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: planned.outputs['plan-json']!, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
+    expect(applied.exitcode).toBe(1);
+    expect(applied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains all of owner');
+    expect(emulator!.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
   it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {
     const { dir, summary } = scratch('invites', 'apiVersion: platform-sync/v1\norg:\n  name: invited\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
     const refused = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir);
