@@ -20,6 +20,8 @@ import { normalizeServicePrincipal } from '../model/identity-relationships.js';
 /** Who can act. */
 export interface Principal {
   id: string;
+  /** Who it is: an identity's token holders, a person by e-mail, whoever holds an invite's code, an IdP's group, everyone who signs in through an IdP. */
+  kind: 'identity' | 'email' | 'code' | 'externalGroup' | 'signIn';
   /** How it is shown: `identity:ci-bot`, `email:alice@acme.dev`, `idp:okta/group:admins`, `idp:okta/*`. */
   name: string;
   /** The identity's address, for an identity. */
@@ -70,17 +72,17 @@ function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'gran
     case 'email': {
       if (typeof value === 'string' && value !== '') {
         const email = asciiLower(value);
-        return { id: `email:${email}`, name: `email:${email}`, email };
+        return { id: `email:${email}`, kind: 'email', name: `email:${email}`, email };
       }
-      return { id: `code:${r.key}`, name: `whoever holds the code of ${r.address}`, record: r.key };
+      return { id: `code:${r.key}`, kind: 'code', name: `whoever holds the code of ${r.address}`, record: r.key };
     }
     case 'externalGroup': {
       if (typeof value !== 'string' || r.parent === null) return undefined;
       const idp = state.records.get(r.parent);
-      return { id: `idp:${r.parent}/group:${value}`, name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
+      return { id: `idp:${r.parent}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
     }
     case 'signIn':
-      return { id: `idp:${r.key}/*`, name: `idp:${idpPath(r.address)}/*`, record: r.key };
+      return { id: `idp:${r.key}/*`, kind: 'signIn', name: `idp:${idpPath(r.address)}/*`, record: r.key };
   }
 }
 
@@ -93,12 +95,12 @@ const idpPath = (address: string): string => address.slice(address.indexOf(':') 
  * another principal. An identity the org does not hold (a uid) is itself.
  */
 function identityPrincipal(key: string, identity: AccessRecord | undefined): Principal {
-  if (!identity) return { id: `identity:${key}`, name: `uid:${key}`, identityKey: key };
+  if (!identity) return { id: `identity:${key}`, kind: 'identity', name: `uid:${key}`, identityKey: key };
   const part = accessPartOf(identity.kind);
   const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
   const email = typeof identity.fields.email === 'string' ? asciiLower(identity.fields.email) : undefined;
   const id = relationship ? `accepts:${relationship.field}:${canonical(relationship.value)}` : `identity:${key}`;
-  return { id, name: identity.address, identity: identity.address, identityKey: key, record: key, records: [key], ...(relationship ? { relationship } : {}), ...(email ? { email } : {}) };
+  return { id, kind: 'identity', name: identity.address, identity: identity.address, identityKey: key, record: key, records: [key], ...(relationship ? { relationship } : {}), ...(email ? { email } : {}) };
 }
 
 function canonical(value: unknown): string {

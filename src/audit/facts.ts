@@ -9,6 +9,7 @@ import { isIgnoredResource, isPruned } from '../plan/settings.js';
 import { compileAddressGlob } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { FieldsByKind } from '../model/kinds.js';
+import type { AccessRelation } from '../access/relation.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLocation } from '../model/resources.js';
 
@@ -54,6 +55,8 @@ export interface AuditFacts {
   /** Every repo with a catalog entitlement, as it will be (declared syncConfig, else live). */
   entitlements: { address: string; expiration: string; location?: SourceLocation }[];
   isWriteRole(role: RoleKey): boolean;
+  /** Effective access of the org as the manifests would make it (set by audit()): who can act, and what they hold where. */
+  access?: AccessRelation;
   /** The write roles an identity holds (by any binding, declared or live), by their reference text. */
   writeRolesOf(identityAddress: string): string[];
 }

@@ -7,7 +7,8 @@ import { planMembers } from '../plan/phases/members.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { loadManifests } from '../manifest/index.js';
-import { liveReadFor } from '../plan/index.js';
+import { liveReadFor, plan } from '../plan/index.js';
+import { relationsOfPlan } from '../access/effective-access.js';
 import type { DesiredState, LiveState, SourceLocation } from '../model/resources.js';
 import { gatherFacts } from './facts.js';
 import { RULES } from './rules/registry.generated.js';
@@ -33,6 +34,8 @@ export interface AuditReport {
 export function audit(desired: DesiredState, live: LiveState, options: AuditOptions, rules: readonly AuditRule[] = RULES): AuditReport {
   // Members as the plan reads them: a present member's binding and identity are declared by its line.
   const facts = gatherFacts(planMembers(desired, live, options.now).desired, live);
+  // Who can act, as the manifests would make the org: the relation every access view reads (DESIGN.md §4).
+  facts.access = relationsOfPlan(live, plan(desired, live, { now: options.now }), options.now).planned;
   const findings = rules.flatMap((rule) => rule.check(facts, options));
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary: Record<Severity, number> = { high: 0, medium: 0, low: 0 };

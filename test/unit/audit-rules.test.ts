@@ -22,8 +22,8 @@ function withTimes(live: LiveState, address: string, times: Partial<Pick<LiveRes
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('the rule registry', () => {
-  it('holds the eleven rules of DESIGN.md §7 (rev 4 included), each with a title, help and a severity', () => {
-    expect(RULES.map((x) => x.id).sort()).toEqual(['eol-tags', 'invite-expired', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
+  it('holds the rules of DESIGN.md §7 (rev 4 included) and the access rules of issue 46, each with a title, help and a severity', () => {
+    expect(RULES.map((x) => x.id).sort()).toEqual(['eol-tags', 'invite-expired', 'invite-outside-domain', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'sso-write-access', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
     for (const rule of RULES) {
       expect(rule.title.length, rule.id).toBeGreaterThan(10);
       expect(rule.help.length, rule.id).toBeGreaterThan(20);
@@ -287,5 +287,44 @@ describe('members in the audit', () => {
     const desired = { ...desiredState([]), members: [{ address: 'member:alice@acme.dev=editor', groupPath: '', email: 'Alice@acme.dev', role: { builtin: 'editor' }, source: { file: 'm.yaml', line: 3, column: 7 } }] };
     expect(findings(audit(desired, live, OPTIONS), 'unmanaged-write-access')).toEqual([]);
     expect(findings(audit(desiredState([]), live, OPTIONS), 'unmanaged-write-access')).toHaveLength(1);
+  });
+});
+
+/** Live with the built-in roles' capabilities, as the roles list gives them (what effective access reads). */
+function withCapabilities(live: LiveState): LiveState {
+  return { ...live, builtinRoleCapabilities: { owner: ['groups.delete', 'repo.list'], editor: ['repo.update', 'repo.list'], viewer: ['repo.list'], 'registry.push': ['tag.create', 'repo.list'], 'registry.pull': ['repo.list'] } };
+}
+
+describe('sso-write-access', () => {
+  const idp = (defaultRole: string, mappings: [string, string][] = []) => [
+    r.identityProvider('', 'okta', { defaultRole: { builtin: defaultRole }, oidc: { issuer: 'https://acme.okta.com', clientId: 'c' } } as never),
+    ...mappings.map(([group, role]) => r.groupMapping('', 'okta', group, { builtin: role })),
+  ];
+  const run = (desired: Parameters<typeof desiredState>[0]) => findings(audit(desiredState(desired), withCapabilities(liveState([])), OPTIONS), 'sso-write-access');
+
+  it('fires for a default role (high) or a group mapping (medium) that can write, naming who', () => {
+    expect(run(idp('owner'))).toEqual([expect.objectContaining({ severity: 'high', address: 'identityProvider:okta', message: 'everyone who signs in through okta holds role owner on org, which can write' })]);
+    expect(run(idp('viewer', [['everyone', 'owner']]))).toEqual([expect.objectContaining({ severity: 'medium', message: 'everyone in idp:okta/group:everyone holds role owner on org, which can write' })]);
+  });
+
+  it('does not fire for read roles', () => {
+    expect(run(idp('viewer', [['devs', 'registry.pull']]))).toEqual([]);
+  });
+});
+
+describe('invite-outside-domain', () => {
+  const member = (email: string, role: string) => ({ address: `member:${email}=${role}`, groupPath: '', email, role: { builtin: role }, source: { file: 'members.yaml', line: 3, column: 7 } });
+  const run = (members: ReturnType<typeof member>[], live: Parameters<typeof liveState>[0] = []) =>
+    findings(audit({ ...desiredState([]), members }, withCapabilities(liveState(live)), OPTIONS), 'invite-outside-domain');
+
+  it('fires (high) for a write role invited to a domain no other person of the org uses', () => {
+    expect(run([member('mallory@evil.example', 'owner'), member('alice@acme.dev', 'viewer')])).toEqual([
+      expect.objectContaining({ severity: 'high', message: 'mallory@evil.example is invited to role owner on org, which can write, and no other person of the org uses evil.example' }),
+    ]);
+  });
+
+  it("does not fire for a read role, nor for a domain the org's people use", () => {
+    expect(run([member('mallory@evil.example', 'viewer')])).toEqual([]);
+    expect(run([member('bob@acme.dev', 'owner'), member('alice@ACME.dev', 'viewer')])).toEqual([]);
   });
 });
