@@ -79,14 +79,24 @@ function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'gran
     case 'externalGroup': {
       if (typeof value !== 'string' || r.parent === null) return undefined;
       const idp = state.records.get(r.parent);
-      return { id: `idp:${r.parent}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
+      return { id: `idp:${issuerOf(idp) ?? r.parent}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
     }
     case 'signIn':
-      return { id: `idp:${r.key}/*`, kind: 'signIn', name: `idp:${idpPath(r.address)}/*`, record: r.key };
+      return { id: `idp:${issuerOf(r) ?? r.key}/*`, kind: 'signIn', name: `idp:${idpPath(r.address)}/*`, record: r.key };
   }
 }
 
 const idpPath = (address: string): string => address.slice(address.indexOf(':') + 1);
+
+/**
+ * Who an identity provider's people are is its issuer (the provider that signs them in), not
+ * where it lies: a provider renamed or moved keeps its people, one pointed at another issuer is
+ * other people — a new principal, as a widened relationship is.
+ */
+function issuerOf(idp: AccessRecord | undefined): string | undefined {
+  const oidc = idp?.fields.oidc;
+  return oidc !== null && typeof oidc === 'object' && typeof (oidc as Record<string, unknown>).issuer === 'string' ? ((oidc as Record<string, unknown>).issuer as string) : undefined;
+}
 
 /**
  * An identity as a principal: whoever can present a token it accepts. Its id is its relationship,

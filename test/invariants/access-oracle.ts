@@ -25,8 +25,8 @@ export type Concrete =
   | { kind: 'keys'; iss: string; sub: string; keys: string; aud: string | undefined; label: string }
   | { kind: 'email'; email: string; label: string }
   | { kind: 'code'; invite: string; label: string }
-  | { kind: 'idpGroup'; idp: string; group: string; label: string }
-  | { kind: 'signIn'; idp: string; label: string };
+  | { kind: 'idpGroup'; issuer: string; group: string; label: string }
+  | { kind: 'signIn'; issuer: string; label: string };
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,6 +40,8 @@ const full = (pattern: string, text: string): boolean => {
 const lower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const pair = (o: Obj, exact: string, pattern: string, value: string | undefined, optional: boolean): boolean =>
   typeof o[exact] === 'string' ? value === o[exact] : typeof o[pattern] === 'string' ? value !== undefined && full(o[pattern] as string, value) : optional;
+
+const issuerOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.issuer);
 
 /** Whether an identity (its live fields) accepts the concrete principal. */
 function accepts(identity: LiveResource, who: Concrete): boolean {
@@ -98,10 +100,11 @@ export function universe(states: readonly LiveState[]): Concrete[] {
         if (typeof f.email === 'string' && f.email !== '') once({ kind: 'email', email: lower(f.email), label: `email ${lower(f.email)}` });
         else once({ kind: 'code', invite: r.uid, label: `code ${r.uid}` });
       }
-      if (r.kind === 'identityProvider') once({ kind: 'signIn', idp: r.address, label: `sign-in ${r.address}` });
+      // An identity provider's people are those its issuer signs in, wherever the provider lies.
+      if (r.kind === 'identityProvider') once({ kind: 'signIn', issuer: issuerOf(r), label: `sign-in ${issuerOf(r)}` });
       if (r.kind === 'groupMapping') {
         const idp = live.resources.find((x) => x.uid === r.parentUid);
-        if (idp) once({ kind: 'idpGroup', idp: idp.address, group: String(f.externalGroup), label: `idp-group ${idp.address} ${String(f.externalGroup)}` });
+        if (idp) once({ kind: 'idpGroup', issuer: issuerOf(idp), group: String(f.externalGroup), label: `idp-group ${issuerOf(idp)} ${String(f.externalGroup)}` });
       }
     }
   }
@@ -161,10 +164,10 @@ class OracleState {
         const email = typeof f.email === 'string' && f.email !== '' ? lower(f.email) : undefined;
         if ((who.kind === 'email' && email === who.email) || (who.kind === 'code' && email === undefined && who.invite === r.uid)) give(r.parentUid, this.role(f.role));
       } else if (r.kind === 'identityProvider') {
-        if (who.kind === 'signIn' && who.idp === r.address && f.defaultRole !== undefined) give(r.parentUid, this.role(f.defaultRole));
+        if (who.kind === 'signIn' && who.issuer === issuerOf(r) && f.defaultRole !== undefined) give(r.parentUid, this.role(f.defaultRole));
       } else if (r.kind === 'groupMapping') {
         const idp = this.live.resources.find((x) => x.uid === r.parentUid);
-        if (who.kind === 'idpGroup' && idp?.address === who.idp && who.group === f.externalGroup) give(org, this.role(f.role));
+        if (who.kind === 'idpGroup' && idp !== undefined && issuerOf(idp) === who.issuer && who.group === f.externalGroup) give(org, this.role(f.role));
       }
     }
     return out;
@@ -225,9 +228,9 @@ export function namesPrincipal(principal: string, identity: string | undefined, 
     case 'code':
       return principal.startsWith('whoever holds the code of ');
     case 'idpGroup':
-      return principal === `idp:${gain.who.idp.slice(gain.who.idp.indexOf(':') + 1)}/group:${gain.who.group}`;
+      return principal.startsWith('idp:') && principal.endsWith(`/group:${gain.who.group}`);
     case 'signIn':
-      return principal === `idp:${gain.who.idp.slice(gain.who.idp.indexOf(':') + 1)}/*`;
+      return principal.startsWith('idp:') && principal.endsWith('/*');
     default:
       return identity !== undefined && gain.via.includes(identity);
   }

@@ -11,9 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, createClient, detectDrift, planFromManifests, renderPlan, renderTextDrift, serializeApplyEvent, type InviteCodeRecord } from '../../src/index.js';
+import { apply, createClient, detectDrift, plan, planFromManifests, renderPlan, renderTextDrift, serializeApplyEvent, type InviteCodeRecord } from '../../src/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RUNS, SEED } from './check-case.js';
+import { namesPrincipal, oracleGains } from './access-oracle.js';
 
 const TOKEN = 'members-property-token-0e4d';
 const GROUPS = ['', 'eng', 'eng/web', 'ops'] as const;
@@ -71,10 +72,17 @@ describe('members, as a property', () => {
           for (const format of ['text', 'json', 'markdown'] as const) shown.push(renderPlan(first.plan, format));
           expect(first.plan.members?.map((m) => m.state)).toEqual(lines.map(() => 'invited'));
           expect(first.plan.refusals).toEqual([]);
+          expect(plan(first.desired, first.live, { bootstrap: true, denyNewAccess: true, now: first.now }).refusals.map((r) => r.rule), 'A1: --deny-new-access refuses invites').toEqual(['new-access']);
           const codes: InviteCodeRecord[] = [];
           const result = await apply(first.plan, client, { onInviteCode: (r) => codes.push(r), onEvent: (e) => shown.push(serializeApplyEvent(e)) });
           expect(result.ok, JSON.stringify(result.failed)).toBe(true);
           expect(codes).toHaveLength(lines.length);
+          // A1 for people (issue 46), judged by the oracle of its own: every person an invite made able
+          // to act is named by the plan's access changes, and --deny-new-access refuses the plan.
+          const applied = await planFromManifests([file], client);
+          const gains = oracleGains(first.live, applied.live, Date.now());
+          for (const gain of gains) expect(first.plan.accessChanges?.some((c) => c.gained.includes(gain.capability) && namesPrincipal(c.principal, c.identity, gain)), `A1: ${gain.who.label} gains ${gain.capability} on ${gain.group} unnamed`).toBe(true);
+          expect(new Set(gains.map((g) => g.who.label))).toEqual(new Set(lines.map((l) => `email ${l.person}@acme.dev`)));
           for (const [i, record] of codes.entries()) {
             // Accepted with the e-mail in another case than the line wrote it.
             const res = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
