@@ -71,6 +71,11 @@ export interface EmulatorOptions {
   plainResponses?: boolean;
   /** ms since epoch; timestamps, page-token expiry and the rate-limit bucket follow it. */
   clock?: () => number;
+  /**
+   * For tests of the emulator itself: called with each request once its body is read; what it
+   * throws is an internal error of the emulator (which must answer 500, never hang).
+   */
+  internalFault?: (request: { method: string; path: string }) => void;
 }
 
 /** One request as the emulator saw it (never its headers, so never a token). */
@@ -166,7 +171,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((err) => {
       // The client went away mid-request (killed, timed out): normal for a server, nothing to answer.
-      if (req.destroyed || res.destroyed || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
+      // Not `req.destroyed`: a request whose body was read is destroyed (autoDestroy), and its
+      // client still waits for an answer — only a socket really gone has nobody to answer.
+      if (res.destroyed || req.socket.destroyed || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
       // A bug in the emulator: answer 500 with an AIP-193 body rather than hang the client.
       process.stderr.write(`emulator: internal error: ${(err as Error)?.stack ?? err}\n`);
       if (!res.headersSent) sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });
@@ -223,6 +230,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!isDecodable(url.pathname)) {
       return finish(failureReply(invalidArgument([{ field: 'path', description: 'is not valid percent-encoding' }])));
     }
+    options.internalFault?.({ method, path });
     // Once a change could not be made durable, nothing more is acknowledged or served (the
     // store holds a change no journal has): 503 until the emulator is restarted.
     if (stateFailure !== undefined) return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));

@@ -180,3 +180,25 @@ describe('faults', () => {
     }
   });
 });
+
+describe('an internal error of the emulator (issue 47)', () => {
+  it('is answered 500 (code 13, AIP-193 body) at once, for a request with a body too, never a hang', async () => {
+    const emu = await startTestEmulator({ internalFault: ({ method }) => { if (method === 'POST' || method === 'GET') throw new Error('a bug in a handler'); } });
+    started.push(emu);
+    const errors: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const timeout = AbortSignal.timeout(5_000);
+      // A request whose body was read is what node marks destroyed: it must still be answered.
+      const created = await fetch(`${emu.url}/iam/v2/groups`, { method: 'POST', signal: timeout, headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'acme' }) });
+      expect(created.status).toBe(500);
+      expect(await created.json()).toEqual({ code: 13, message: 'Internal: a bug in a handler', details: [] });
+      const listed = await fetch(`${emu.url}/iam/v2/groups`, { signal: timeout, headers: { authorization: `Bearer ${OWNER}` } });
+      expect(listed.status).toBe(500);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(errors.join('')).toContain('emulator: internal error: Error: a bug in a handler');
+  });
+});
