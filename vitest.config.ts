@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The example org's identity provider reads its client secret from the environment.
     setupFiles: ['test/support/example-secrets.ts'],
+    // One rotating seed for every property and fuzz run, printed (INVARIANT_SEED replays it).
+    globalSetup: ['test/support/rotating-seed.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The machines are shared and have 2 cores: keep workers few so timing-sensitive
