@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The example org's identity provider reads its client secret from the environment.
-    setupFiles: ['test/support/example-secrets.ts'],
+    setupFiles: ['test/support/example-secrets.ts', 'test/support/strict-emulator.ts'],
     // One rotating seed for every property and fuzz run, printed (INVARIANT_SEED replays it).
     globalSetup: ['test/support/rotating-seed.ts'],
     testTimeout: 30_000,

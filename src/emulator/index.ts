@@ -61,7 +61,12 @@ export interface EmulatorOptions {
   /** Receives what loading the state dropped (a torn last record, what --repair cut). Default: stderr. */
   onNote?: (note: string) => void;
   faults?: FaultOptions;
-  /** Check every answer against the emulator's contract (schemas/platform-api-v2.openapi.json) before it is sent: one that breaks it is a 500 naming why. For tests. */
+  /**
+   * Check every answer against the emulator's contract (schemas/platform-api-v2.openapi.json)
+   * before it is sent: one that breaks it is a 500 naming why. Default: on when the environment
+   * says `PLATFORM_SYNC_EMULATOR_STRICT=1` (what a test run sets, for every emulator it starts:
+   * in process, `--emulator`, spawned), else off.
+   */
   checkAnswers?: boolean;
   /**
    * Leave out the fields the real service sends that clients must ignore (groups' resourceLimits
@@ -76,6 +81,11 @@ export interface EmulatorOptions {
    * throws is an internal error of the emulator (which must answer 500, never hang).
    */
   internalFault?: (request: { method: string; path: string }) => void;
+  /**
+   * For tests of the checks that judge the emulator (the contract fuzzer): rewrites the body of
+   * each answer before it is checked and sent — an emulator whose answers break its contract.
+   */
+  answerFault?: (request: { method: string; path: string }, body: unknown) => unknown;
 }
 
 /** One request as the emulator saw it (never its headers, so never a token). */
@@ -113,6 +123,31 @@ export interface Emulator {
   clearRequestLog(): void;
   /** Stored resources, built-in roles excluded. */
   resourceCount(): number;
+  /** Whether answers are checked against the contract (EmulatorOptions.checkAnswers). */
+  readonly checksAnswers: boolean;
+}
+
+/** `PLATFORM_SYNC_EMULATOR_STRICT=1`: every emulator checks its answers and keeps its internal errors (a test run sets it). */
+function strictByEnvironment(): boolean {
+  return process.env.PLATFORM_SYNC_EMULATOR_STRICT === '1';
+}
+
+/**
+ * Internal errors of the emulators of this process — a 500 that no fault injected: a bug in a
+ * handler, or an answer that broke the contract — kept while strict (PLATFORM_SYNC_EMULATOR_STRICT)
+ * until taken: a test run takes them after each test and fails the test that caused one, since
+ * the contract allows no 500 to any request (issue 47).
+ */
+const internalErrors: string[] = [];
+const MAX_INTERNAL_ERRORS = 100;
+
+/** The internal errors kept since the last call (see above), emptied. */
+export function takeInternalErrors(): string[] {
+  return internalErrors.splice(0);
+}
+
+function keepInternalError(what: string): void {
+  if (strictByEnvironment() && internalErrors.length < MAX_INTERNAL_ERRORS) internalErrors.push(what);
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -129,9 +164,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     random: uidRandom(options.faults ?? {}),
     pageTokenTtlMs: ttlMs(options.faults ?? {}),
-    checkAnswers: options.checkAnswers === true,
+    checkAnswers: options.checkAnswers ?? strictByEnvironment(),
     plainResponses: options.plainResponses === true,
   });
+
+  service.answerFault = options.answerFault;
 
   const seedNow = (): void => {
     if (options.seed === undefined) return;
@@ -176,6 +213,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (res.destroyed || req.socket.destroyed || (err as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
       // A bug in the emulator: answer 500 with an AIP-193 body rather than hang the client.
       process.stderr.write(`emulator: internal error: ${(err as Error)?.stack ?? err}\n`);
+      keepInternalError(`${req.method} ${req.url}: ${(err as Error)?.message ?? err}`);
       if (!res.headersSent) sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });
     });
   });
@@ -199,6 +237,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (decision.delayMs > 0) await sleep(decision.delayMs);
     const finish = (reply: ApiReply, faulted?: RequestLogEntry['faulted']): void => {
       entry.status = reply.status;
+      if (reply.status === 500 && faulted === undefined) keepInternalError(`${method} ${path}: ${JSON.stringify(reply.body)}`);
       if (faulted) entry.faulted = faulted;
       log(entry);
       if (reply.body === undefined) {
@@ -313,6 +352,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     resourceCount() {
       return service.store.count();
     },
+    checksAnswers: service.checkAnswers,
   };
 }
 

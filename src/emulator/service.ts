@@ -159,8 +159,15 @@ export class EmulatorService {
       err.inDomain(errorDomainFor(req.path));
       reply = { status: err.status, body: err.toBody(), headers: err.headers };
     }
+    if (this.answerFault && reply.body !== undefined) {
+      const body: unknown = reply.body instanceof JsonText ? JSON.parse(reply.body.text) : reply.body;
+      reply = { ...reply, body: this.answerFault({ method: req.method, path: req.path }, body) };
+    }
     return this.checkAnswers ? this.checkedAnswer(req, reply) : reply;
   }
+
+  /** For tests of the checks themselves (EmulatorOptions.answerFault): rewrites an answer's body before it is checked. */
+  answerFault: ((request: { method: string; path: string }, body: unknown) => unknown) | undefined;
 
   /** The reply, or a 500 naming how it breaks the contract (see ServiceOptions.checkAnswers). */
   private checkedAnswer(req: ApiRequest, reply: ApiReply): ApiReply {

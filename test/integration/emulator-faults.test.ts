@@ -1,7 +1,7 @@
 /** Emulator over HTTP: seeded, reproducible faults (issue 2, point 10). Page-token TTL is in emulator-lists. */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Emulator, FaultOptions } from '../../src/emulator/index.js';
+import { startEmulator, takeInternalErrors, type Emulator, type FaultOptions } from '../../src/emulator/index.js';
 import { OWNER, get, post, startTestEmulator } from './emulator-helpers.js';
 
 const started: Emulator[] = [];
@@ -200,5 +200,28 @@ describe('an internal error of the emulator (issue 47)', () => {
       process.stderr.write = write;
     }
     expect(errors.join('')).toContain('emulator: internal error: Error: a bug in a handler');
+    // Made on purpose: taken here, so that the run's check after each test does not fail this one.
+    expect(takeInternalErrors()).toEqual(['POST /iam/v2/groups: a bug in a handler', 'GET /iam/v2/groups: a bug in a handler']);
+  });
+});
+
+describe('the one test emulator (issue 47)', () => {
+  it('every emulator the suite starts checks its answers, one started without options too, and so does every process it spawns', async () => {
+    expect(process.env.PLATFORM_SYNC_EMULATOR_STRICT).toBe('1');
+    const plain = await startEmulator();
+    started.push(plain);
+    expect(plain.checksAnswers).toBe(true);
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    // No test turns the check off.
+    const off: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(dir, e.name));
+        else if (e.name.endsWith('.ts') && /checkAnswers:\s*false/.test(readFileSync(join(dir, e.name), 'utf8'))) off.push(e.name);
+      }
+    };
+    walk(join(import.meta.dirname, '..'));
+    expect(off).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinRoleUid, startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { builtinRoleUid, startEmulator, takeInternalErrors, type Emulator } from '../../src/emulator/index.js';
 import { ContractFuzzer, send, urlOf, type UidsByKind } from '../support/contract-fuzzer.js';
 import { RUNS, SEED } from './check-case.js';
 
@@ -114,6 +114,34 @@ describe('the emulator against its contract, fuzzed', () => {
       { numRuns: 300, seed: SEED },
     );
     expect([...found]).toContain('allowed by the contract, refused by the server (400) on order_by');
+  });
+
+  it('can fail: against an emulator whose answers break the contract (a list without its totalCount), it names the 500s its own check makes of them', async () => {
+    const mutant = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }], answerFault: (_r, body) => {
+      if (body === null || typeof body !== 'object' || !('totalCount' in body)) return body;
+      const { totalCount: _dropped, ...rest } = body as Record<string, unknown>;
+      return rest;
+    } });
+    try {
+      const judge = new ContractFuzzer(DOC);
+      const seeded = mutant.seed(SEED_DOC);
+      const mutantUids: UidsByKind = { group: Object.values(seeded.orgUids) };
+      const listRepos = judge.operations.find((o) => o.operationId === 'listRepos')!;
+      const found = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(judge.requestOf(listRepos, mutantUids, true), async (r) => {
+          const { status, answer } = await send(mutant.url, TOKEN, r);
+          const problem = judge.problemWith(listRepos, r, judge.judge(listRepos, r), status, answer);
+          if (problem) found.add(problem.replace(/\(.*\)/, '(…)'));
+        }),
+        { numRuns: 50, seed: SEED },
+      );
+      expect([...found], [...found].join('\n')).toContain('answered 500 (…); the contract allows no internal error');
+    } finally {
+      await mutant.close();
+    }
+    // Made on purpose: taken here, so that the run's check after each test does not fail this one.
+    expect(takeInternalErrors().length).toBeGreaterThan(0);
   });
 
   it("walks each create's links: what a create makes is got, patched and deleted as its links say", async () => {

@@ -272,6 +272,10 @@ export class ContractFuzzer {
   /** What is wrong with the server's answer to a request (undefined when nothing). */
   problemWith(o: Operation, r: FuzzRequest, verdict: Verdict, status: number, answer: string): string | undefined {
     const body = safeJson(answer) as { code?: number; details?: { fieldViolations?: { field: string }[] }[] } | undefined;
+    // No request, allowed or forbidden, may be answered 500: it is a bug in a handler, or an answer
+    // the emulator's own check found breaking the contract (issue 47: an answer-breaking emulator
+    // must fail the fuzzer, not hide behind "5xx is allowed").
+    if (status === 500) return `answered 500 (${(body as { message?: string } | undefined)?.message ?? 'an internal error'}); the contract allows no internal error`;
     const invalid = status === 415 || status === 422 || status === 413 || (status === 400 && body?.code === 3);
     if (verdict.allowed && invalid) {
       const fields = (body?.details ?? []).flatMap((d) => d.fieldViolations ?? []).map((f) => f.field);
