@@ -4,10 +4,16 @@
  * public barrel do), and src/model has no import circle at run time (type-only imports are
  * erased, so they do not count).
  */
-import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseSource, resolveModule, runtimeImportsOf, SRC, sourceModules } from '../support/source-graph.js';
+import { parseSource, resolveModule, runtimeImportsOf, SRC, sourceModules, walkAst, type AstNode } from '../support/source-graph.js';
+
+/** `x.kind` (not computed). */
+const isKindMember = (n: AstNode | undefined): boolean => n?.type === 'MemberExpression' && n.computed !== true && (n.property as AstNode).name === 'kind';
+/** A name or a string that says readme (what names the sub-resource in code). */
+const namesReadme = (n: AstNode): boolean =>
+  (n.type === 'Identifier' && /readme/i.test(String(n.name))) || (n.type === 'Literal' && typeof n.value === 'string' && /readme/.test(n.value)) || (n.type === 'TemplateElement' && /readme/.test(String((n.value as AstNode).raw)));
+const textOf = (n: AstNode): string => String(n.name ?? n.value ?? (n.value as AstNode | undefined)?.raw);
 
 const modules = sourceModules();
 const files = modules.map((m) => m.file);
@@ -66,18 +72,28 @@ describe('architecture', () => {
 
   it('a kind is named only by its descriptor: no module outside src/model/kinds names the readme sub-resource', () => {
     // The emulator is the server (its own contract names the path); the schema validator is generated from the schema.
+    // Read from the syntax tree: a name or a string that says readme is naming it; a comment is not.
     const exempt = (rel: string) => rel.startsWith('model/kinds/') || rel.startsWith('emulator/') || rel === 'manifest/schema-validator.ts';
-    const offenders = files
-      .map((f) => relative(SRC, f))
-      .filter((rel) => !exempt(rel))
-      .flatMap((rel) => readFileSync(join(SRC, rel), 'utf8').split('\n').flatMap((line, i) => (/readme/.test(line) ? [`${rel}:${i + 1}: ${line.trim()}`] : [])));
+    const offenders = modules.filter((m) => !exempt(m.rel)).flatMap((m) => [...walkAst(m.tree)].filter(namesReadme).map((n) => `${m.rel}: ${textOf(n)}`));
     expect(offenders).toEqual([]);
   });
 
   it('safety rules and step references use descriptor properties, never a kind name', () => {
-    const text = readFileSync(join(SRC, 'plan', 'safety.ts'), 'utf8');
-    expect(text.match(/kind\s*[!=]==\s*'[a-zA-Z]+'/g) ?? []).toEqual([]);
-    expect(readFileSync(join(SRC, 'model', 'plan.ts'), 'utf8')).not.toMatch(/identityUid\?:|roleUid\?:|defaultRole\?:/);
+    const safety = modules.find((m) => m.rel === 'plan/safety.ts')!;
+    // `x.kind === 'group'` (or `!==`, either side), from the syntax tree.
+    const kindTests = [...walkAst(safety.tree)].filter((n) => n.type === 'BinaryExpression' && ['===', '!=='].includes(String(n.operator)) && [[n.left, n.right], [n.right, n.left]].some(([a, b]) => isKindMember(a as AstNode) && (b as AstNode).type === 'Literal' && typeof (b as AstNode).value === 'string'));
+    expect(kindTests.length).toBe(0);
+    // The step type names no reference field: which fields carry uids is the descriptors' to say.
+    const planModule = modules.find((m) => m.rel === 'model/plan.ts')!;
+    const fields = [...walkAst(planModule.tree)].filter((n) => n.type === 'TSPropertySignature').map((n) => String((n.key as AstNode).name ?? (n.key as AstNode).value));
+    expect(fields.filter((f) => ['identityUid', 'roleUid', 'defaultRole'].includes(f))).toEqual([]);
+  });
+
+  it('reads those rules from the syntax tree: a comment is no code, a kind test split over lines is one', () => {
+    const probe = parseSource("// if (s.kind === 'group') readme\nconst a = s\n  .kind\n  !==\n 'role';\ninterface T { roleUid?: string }");
+    expect([...walkAst(probe)].filter((n) => n.type === 'BinaryExpression' && isKindMember(n.left as AstNode)).length).toBe(1);
+    expect([...walkAst(probe)].filter(namesReadme)).toEqual([]);
+    expect([...walkAst(probe)].filter((n) => n.type === 'TSPropertySignature').map((n) => (n.key as AstNode).name)).toEqual(['roleUid']);
   });
 
   it('the emulator shares no rule with the client: from outside src/emulator it imports only types, the shared error class and the doors', () => {
