@@ -87,7 +87,7 @@ export function universe(states: readonly LiveState[]): Concrete[] {
       if (r.kind === 'identity' && isObj(f.staticKeys)) {
         const k = f.staticKeys;
         const auds = Array.isArray(k.audiences) ? (k.audiences as string[]) : [undefined];
-        for (const aud of [...auds, 'other-audience']) once({ kind: 'keys', iss: String(k.issuer), sub: String(k.subject), keys: String(k.issuerKeys), aud, label: `keys ${String(k.issuer)} ${String(k.subject)} ${String(k.issuerKeys).length}/${aud}` });
+        for (const aud of [...auds, 'other-audience']) once({ kind: 'keys', iss: String(k.issuer), sub: String(k.subject), keys: String(k.issuerKeys), aud, label: `keys ${String(k.issuer)} ${String(k.subject)} ${String(k.issuerKeys)} /${aud}` });
       }
       if (r.kind === 'identity' && isObj(f.claimMatch)) {
         const m = f.claimMatch;
