@@ -6,8 +6,15 @@
  */
 import type { ApiClient, ApiObject, ListQuery } from './types.js';
 import { referencedUid } from './hydrated.js';
-import { KIND_INFO, type Kind } from '../model/kinds.js';
-import { referenceUidField, sameJson } from '../model/kind-descriptor.js';
+import { descriptorOf, isKind, KIND_INFO, type Kind } from '../model/kinds.js';
+import { referenceUidField, sameJson, withInstants } from '../model/kind-descriptor.js';
+
+/** A body field's value as it compares: its instants (FieldSpec `instants`) in one spelling. */
+function comparable(kind: string, apiField: string, value: unknown): unknown {
+  if (!isKind(kind)) return value;
+  const spec = descriptorOf(kind).fields.find((f) => (f.apiName ?? f.name) === apiField);
+  return withInstants(spec?.instants, value);
+}
 
 /** The root groups of a name (root groups need not have unique names). */
 export async function findRootGroups(client: Pick<ApiClient, 'list'>, name: string): Promise<ApiObject[]> {
@@ -43,5 +50,6 @@ export async function findCreated<T extends ApiObject>(
   // No natural key (a group mapping, an account association): the one whose every created
   // field is as sent. Matching on an absent key would take any sibling for the lost create.
   const sent = info.createFields.filter((f) => body[f] !== undefined);
-  return items.find((i) => sent.every((f) => sameJson(i[f], body[f])));
+  // Times compare as instants: the service answers them in its own form (DESIGN.md §4 "Timestamps").
+  return items.find((i) => sent.every((f) => sameJson(comparable(kind, f, i[f]), comparable(kind, f, body[f]))));
 }

@@ -33,7 +33,7 @@ export interface KindContract {
   /** Fields a response carries that a request may echo back but never set. */
   readonly readOnlyFields: readonly string[];
   /** Response members in order, each with what an unset one reads as and its write-only members. */
-  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[]; serviceSent: boolean }[];
+  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[]; serviceSent: boolean; instants: readonly string[] }[];
   /** Query parameters a List accepts: paging, ordering, `uidp.*` and the kind's own filters. */
   readonly listParams: readonly string[];
   /** Fields unique among siblings (`name`, `sink`, …), if any. */
@@ -85,6 +85,18 @@ function jsonSchemaOf(op: Json | undefined, where: 'request' | 'response'): Json
   return ((content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
 }
 
+/**
+ * Where a response property holds an RFC 3339 time (`RfcTimestamp`): `''` for the property
+ * itself, else the names of its members that do. The service answers every time in one form —
+ * milliseconds and `Z` (spec: "with milliseconds and Z") — whatever form it was sent in.
+ */
+function instantMembers(schema: Json): string[] {
+  const isInstant = (s: Json | undefined): boolean => typeof s?.$ref === 'string' && s.$ref.endsWith('/RfcTimestamp');
+  if (isInstant(schema)) return [''];
+  const target = deref(schema.allOf ? ((schema.allOf as Json[])[0] as Json) : schema);
+  return Object.entries(propertiesOf(target)).flatMap(([name, s]) => (isInstant(s) ? [name] : []));
+}
+
 /** Names of the members of a response property marked `writeOnly` (never returned). */
 function writeOnlyMembers(schema: Json): string[] {
   const target = deref(schema.allOf ? ((schema.allOf as Json[])[0] as Json) : schema);
@@ -124,7 +136,7 @@ function buildKinds(): Map<ApiKind, KindContract> {
       requiredOnCreate: createSchema ? ((deref(createSchema).required as string[] | undefined) ?? []) : [],
       updatableFields,
       readOnlyFields,
-      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s), serviceSent: s['x-service-sent'] === true })),
+      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s), serviceSent: s['x-service-sent'] === true, instants: instantMembers(s) })),
       listParams: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string),
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
       itemMethods: ['get', 'post', 'patch', 'delete'].filter((m) => (perParent ? item : one)[m] !== undefined).map((m) => m.toUpperCase()),

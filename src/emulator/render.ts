@@ -35,6 +35,13 @@ const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
  * write-only members (a client secret) never. Role bindings are hydrated from the store on
  * every call.
  */
+/** An RFC 3339 time as the service answers it: UTC, milliseconds, Z (anything else as it was). */
+function serviceTime(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : value;
+}
+
 export function renderResource(store: Store, r: StoredResource, plain = false): Record<string, unknown> {
   const d = r.data as Record<string, unknown>;
   if (r.kind === 'roleBinding') return { uid: r.uid, ...hydrateBinding(store, r), createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
@@ -56,8 +63,13 @@ export function renderResource(store: Store, r: StoredResource, plain = false): 
       if (member.default !== undefined) out[member.name] = copyValue(member.default);
       continue;
     }
-    const copy = copyValue(value);
+    let copy: unknown = copyValue(value);
     if (member.writeOnly.length > 0 && typeof copy === 'object' && copy !== null) for (const w of member.writeOnly) delete (copy as Record<string, unknown>)[w];
+    // Times in the service's one form (milliseconds and Z), whatever form they were sent in.
+    for (const at of member.instants) {
+      if (at === '') copy = serviceTime(copy);
+      else if (typeof copy === 'object' && copy !== null && at in copy) (copy as Record<string, unknown>)[at] = serviceTime((copy as Record<string, unknown>)[at]);
+    }
     out[member.name] = copy;
   }
   return out;

@@ -5,6 +5,7 @@
  * lives in `src/model/kinds/`; `src/model/kinds.ts` collects them. The resolver, live-state
  * builder, planner, exporter and views iterate descriptors instead of switching on kind names.
  */
+import { rfc3339Millis } from '../util/time.js';
 import type { SourceLocation } from './resources.js';
 import { setOwnKey } from '../util/own-key.js';
 
@@ -43,6 +44,36 @@ export interface FieldSpec {
    * member that changed (`syncConfig.expiration`), not the whole object (DESIGN.md §2).
    */
   readonly leafMask?: boolean;
+  /**
+   * Where the field holds an RFC 3339 time, compared as an instant (DESIGN.md §4 "Timestamps"):
+   * `''` for the field itself, else the names of its members that do (`syncConfig.expiration`).
+   * Read from the API or a manifest in one spelling (UTC, milliseconds, Z), so that
+   * `2027-06-30T00:00:00Z` declared and `2027-06-30T00:00:00.000Z` live are one value in every
+   * comparison (plan, drift, export round trip, saved-plan freshness).
+   */
+  readonly instants?: readonly string[];
+}
+
+/** An RFC 3339 time in the service's one spelling (UTC, milliseconds, Z); anything else as it was. */
+export function canonicalInstant(value: unknown): unknown {
+  if (typeof value !== 'string' || !RFC3339.test(value)) return value;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? rfc3339Millis(ms) : value;
+}
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A field's value with its instants (FieldSpec `instants`) in one spelling. */
+export function withInstants(instants: readonly string[] | undefined, value: unknown): unknown {
+  if (instants === undefined || instants.length === 0 || value === undefined) return value;
+  if (instants.includes('')) return canonicalInstant(value);
+  if (!isPlainObject(value)) return value;
+  let out: Obj | undefined;
+  for (const at of instants) {
+    if (!(at in value)) continue;
+    const v = canonicalInstant(value[at]);
+    if (v !== value[at]) (out ??= { ...value })[at] = v;
+  }
+  return out ?? value;
 }
 
 /** A managed field as the one declaration (kinds/declarations.ts) gives it: its name and JSON type. */
@@ -67,7 +98,12 @@ export function declaredFieldSpecs<D extends readonly DeclaredField[]>(declared:
   return declared.map((f) => {
     const type = TYPE_OF_JSON[f.json];
     if (type === undefined) throw new Error(`declared field ${f.name} has JSON type ${f.json}, which no field type reads`);
-    return { name: f.name, type, ...extra[f.name] };
+    const more = extra[f.name];
+    // Instants are read in one spelling, after any other normalization of the field.
+    const instants = more?.instants;
+    const prior = more?.normalize;
+    const normalize = instants === undefined ? prior : (v: unknown) => withInstants(instants, prior ? prior(v) : v);
+    return { name: f.name, type, ...more, ...(normalize ? { normalize } : {}) };
   });
 }
 
@@ -369,6 +405,10 @@ function readManifestValueOfType(spec: FieldSpec, value: unknown): unknown {
 
 /** Whether a live value and a desired value are the same for this field. */
 export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boolean {
+  if (spec.instants !== undefined) {
+    live = withInstants(spec.instants, live);
+    desired = withInstants(spec.instants, desired);
+  }
   switch (spec.type) {
     case 'stringSet': {
       const a = live as readonly string[];

@@ -12,7 +12,7 @@ import { managedSubResources } from '../plan/renames.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
-import { liveDefault, referenceUidField, sameJson, sameValue } from '../model/kind-descriptor.js';
+import { canonicalInstant, liveDefault, referenceUidField, sameJson, sameValue } from '../model/kind-descriptor.js';
 import { valueAtPath } from '../model/field-path.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
@@ -233,7 +233,8 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
     const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === top);
     if (spec !== undefined && leaf.length > 0) {
       // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
-      if (spec.leafMask !== true || !sameJson(valueAtPath(have[spec.name], leaf), want)) return false;
+      const instant = spec.instants?.includes(leaf.join('.')) === true;
+      if (spec.leafMask !== true || !sameJson(instant ? canonicalInstant(valueAtPath(have[spec.name], leaf)) : valueAtPath(have[spec.name], leaf), instant ? canonicalInstant(want) : want)) return false;
       continue;
     }
     if (spec === undefined) {

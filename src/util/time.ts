@@ -22,3 +22,9 @@ export function rfc3339Seconds(ms: number): string {
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(Math.floor(rest / 3600))}:${pad(Math.floor((rest % 3600) / 60))}:${pad(rest % 60)}Z`;
 }
+
+/** `2026-12-04T03:16:55.123Z`: RFC 3339 in UTC with milliseconds, the one form the service answers every time in. */
+export function rfc3339Millis(ms: number): string {
+  const whole = Math.floor(ms / 1000) * 1000;
+  return `${rfc3339Seconds(whole).slice(0, -1)}.${pad(Math.floor(ms - whole), 3)}Z`;
+}

@@ -35,8 +35,10 @@ describe('repo bundles and syncConfig', () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('[featured, fips]', '2027-06-30T00:00:00Z'));
     const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stderr).toBe(0);
-    expect(await liveRepo()).toMatchObject({ name: 'nginx', bundles: ['featured', 'fips'], syncConfig: { source: SOURCE, expiration: '2027-06-30T00:00:00Z', syncApks: true, uniqueTags: false } });
+    // The service answers every time with milliseconds and Z (issue 48): the same instant, so a re-plan is empty.
+    expect(await liveRepo()).toMatchObject({ name: 'nginx', bundles: ['featured', 'fips'], syncConfig: { source: SOURCE, expiration: '2027-06-30T00:00:00.000Z', syncApks: true, uniqueTags: false } });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+    expect((await runCli(['drift', dir], { env: suite.env })).code).toBe(0);
   });
 
   it('compares bundles as a set: another order is no change', async () => {
@@ -48,11 +50,11 @@ describe('repo bundles and syncConfig', () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('[fips, featured]', '2027-12-31T00:00:00Z'));
     const plan = await runCli(['plan', dir], { env: suite.env });
     expect(plan.stdout).toContain('~ update repo:nginx');
-    expect(plan.stdout).toContain('syncConfig.expiration: "2027-06-30T00:00:00Z" → "2027-12-31T00:00:00Z"');
+    expect(plan.stdout).toContain('syncConfig.expiration: "2027-06-30T00:00:00.000Z" → "2027-12-31T00:00:00.000Z"');
     suite.emulator.clearRequestLog();
     expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
     expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH syncConfig.expiration']);
-    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00Z', syncApks: true, uniqueTags: false });
+    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00.000Z', syncApks: true, uniqueTags: false });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 

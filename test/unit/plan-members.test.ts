@@ -28,10 +28,10 @@ describe('plan: members', () => {
   it('invites a missing member: one create, expiring settings.inviteTtl after now, single use', () => {
     const p = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'Alice@Acme.dev', 'viewer')]), liveState([r.group('eng')]), { now: NOW });
     expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['create groupInvite:eng/alice@acme.dev=viewer']);
-    expect(p.steps[0]).toMatchObject({ after: { email: 'Alice@Acme.dev', expirationTime: '2026-12-04T10:00:00Z', singleUse: true }, source: { file: 'members.yaml', line: 9 } });
-    expect(p.members).toEqual([expect.objectContaining({ state: 'invited', group: 'group:eng', role: 'viewer', expirationTime: '2026-12-04T10:00:00Z' })]);
+    expect(p.steps[0]).toMatchObject({ after: { email: 'Alice@Acme.dev', expirationTime: '2026-12-04T10:00:00.000Z', singleUse: true }, source: { file: 'members.yaml', line: 9 } });
+    expect(p.members).toEqual([expect.objectContaining({ state: 'invited', group: 'group:eng', role: 'viewer', expirationTime: '2026-12-04T10:00:00.000Z' })]);
     const ttl = plan(withMembers(desiredState([r.group('eng')]), [member('eng', 'a@acme.dev', 'viewer')], { inviteTtlMs: 2 * DAY }), liveState([r.group('eng')]), { now: NOW });
-    expect(ttl.steps[0]).toMatchObject({ after: { expirationTime: '2026-11-29T10:00:00Z' } });
+    expect(ttl.steps[0]).toMatchObject({ after: { expirationTime: '2026-11-29T10:00:00.000Z' } });
   });
 
   it('keeps an open invite (pending, with its expiry), matching its e-mail case-insensitively', () => {

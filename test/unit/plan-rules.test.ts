@@ -820,6 +820,7 @@ describe('plan: no I/O in the planner', () => {
     const impure = (n: Node): boolean =>
       (n.type === 'MemberExpression' && ((name(n.object) === 'Date' && name(n.property) === 'now') || (name(n.object) === 'Math' && name(n.property) === 'random') || name(n.object) === 'process')) ||
       (n.type === 'NewExpression' && name(n.callee) === 'Date');
+    // (Date.parse is pure: it reads no clock.)
     const root = join(import.meta.dirname, '..', '..');
     const seen = new Set<string>();
     const offenders: string[] = [];

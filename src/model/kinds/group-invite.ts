@@ -17,6 +17,7 @@ export type GroupInviteFields = DeclaredWith<'groupInvite', { role: RoleKey }>;
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.groupInvite, {
   email: { optional: true },
   role: { type: 'roleRef' },
+  expirationTime: { instants: [''] },
 });
 
 /** The last segment of a uid (`<group uid>/<16 hex>` → the 16 hex): how an invite without an e-mail is addressed. */

@@ -26,7 +26,7 @@ export type IdentityFields = DeclaredWith<'identity', { servicePrincipal?: strin
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
   claimMatch: { normalize: compactRelationship },
   awsIdentity: { normalize: compactRelationship },
-  staticKeys: { normalize: compactRelationship },
+  staticKeys: { normalize: compactRelationship, instants: ['expirationTime'] },
   servicePrincipal: { optional: true, normalize: normalizeServicePrincipal },
 });
 

@@ -12,7 +12,7 @@ export type RepoFields = Declared<'repo'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
-  syncConfig: { leafMask: true },
+  syncConfig: { leafMask: true, instants: ['expiration'] },
 });
 
 export const repo = {

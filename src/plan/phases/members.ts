@@ -18,7 +18,7 @@ import { asciiLower } from '../../model/email.js';
 import { groupAddress, groupInviteAddress, joinPath, referenceText, roleBindingAddress } from '../../model/address.js';
 import type { DesiredMember, DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 import { pushTo } from '../../util/multimap.js';
-import { rfc3339Seconds } from '../../util/time.js';
+import { rfc3339Millis } from '../../util/time.js';
 
 /** How long an invite stays open when `settings.inviteTtl` does not say (DESIGN.md §4). */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -101,7 +101,8 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
     }
     if (Number.isFinite(nowMs)) {
       pushTo(stepsByMember, m.address, inviteAddress);
-      const expirationTime = rfc3339Seconds(nowMs + ttl);
+      // In the service's own form (milliseconds and Z), to the second: what it answers back, and what the codes file keeps.
+      const expirationTime = rfc3339Millis(Math.floor((nowMs + ttl) / 1000) * 1000);
       declare(memberResource(m, { kind: 'groupInvite', address: inviteAddress, groupPath: m.groupPath, parentAddress: groupAddress(m.groupPath), fields: { email: m.email, role: m.role, expirationTime, singleUse: true } }));
       status.expirationTime = expirationTime;
       status.invite = inviteAddress;
