@@ -183,7 +183,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     lock = await acquireStateLock(options.statePath, { ...(options.lockWait ? { wait: options.lockWait } : {}), ...(options.lockHolder ? { what: options.lockHolder } : {}) });
     try {
       // The real path: writes replace the state file itself, never a symlink to it.
-      const opened = await openDurableState(realStatePath(options.statePath), service.store, seedNow, { repair: options.repair === true });
+      const real = realStatePath(options.statePath);
+      const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch((err: unknown) => {
+        // An error names the path the user gave, and what it links to (issue 48): not the target alone.
+        if (err instanceof UserError && real !== options.statePath && err.message.includes(real)) {
+          throw new UserError(err.code, err.message.replace(real, `${options.statePath!} (a link to ${real})`), { cause: err });
+        }
+        throw err;
+      });
       durable = opened.state;
       await lock.holdFile?.();
       for (const note of opened.notes) (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);

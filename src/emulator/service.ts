@@ -215,8 +215,10 @@ export class EmulatorService {
     if (rest === '') {
       if (method === 'GET') return this.list(caller, kind, req.query, req.shortPage);
       if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
-      if (method === 'POST') throw invalidArgument([{ field: 'parent', description: `is required in the path: POST ${kindContract(kind).collection}/{parent}` }]);
-      throw methodNotAllowed(`${method} ${req.path} is not supported`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
+      // The collection path has no POST but for groups (a new org): 405, as for any method a path
+      // lacks (a create names its parent: the message says where).
+      const hint = method === 'POST' && kindContract(kind).canCreate ? `; a create names its parent: POST ${kindContract(kind).collection}/{parent}` : '';
+      throw methodNotAllowed(`${method} ${req.path} is not supported${hint}`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
     }
     // A method the path does not have is 405 whether or not the uid exists (DESIGN.md §6 rev 4).
     if (!allowedMethods(kind).includes(method)) throw methodNotOnPath(kind, method);
@@ -280,6 +282,8 @@ export class EmulatorService {
    * a no-op). An acceptance is permanent: nothing updates or deletes it.
    */
   private terms(caller: Caller, method: string, groupUid: string, req: ApiRequest): ApiReply {
+    // A method the path lacks is 405 whether or not the group exists (DESIGN.md §6 rev 4).
+    if (method !== 'GET' && method !== 'POST') throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
     if (groupUid === '') throw invalidArgument([{ field: 'group', description: 'is required in the path: /iam/v2/terms/{group uid}' }]);
     const group = this.findVisible(caller, 'group', groupUid);
     if (group.parent !== null) throw invalidArgument([{ field: 'group', description: `terms are accepted by a root group (an org); ${groupUid} is not one` }]);

@@ -180,7 +180,9 @@ function requiredField(kind: ApiKind | 'readme', field: string): boolean {
 }
 
 function requireObject(body: unknown): Record<string, unknown> {
-  if (body === undefined) throw invalidArgument([{ field: '(body)', description: 'is required: a JSON object' }]);
+  // An empty body is an empty object: its fields are what is missing (spec, Errors rule 1: an
+  // identity created with an empty body is a violation on `name`, quoting its pattern).
+  if (body === undefined) return {};
   if (body === null || typeof body !== 'object' || Array.isArray(body))
     throw invalidArgument([{ field: '(body)', description: 'must be a JSON object' }]);
   return body as Record<string, unknown>;

@@ -185,3 +185,12 @@ describe('the emulator as a library', () => {
     await expect(fetch(`${emu.url}/ping/v2/ping`)).rejects.toThrow();
   });
 });
+
+describe('a state file that is a link (issue 48)', () => {
+  it('is named as the user gave it, with what it links to, when it cannot be read', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const link = join(dir, 'linked-state.json');
+    symlinkSync('/dev/zero', link);
+    await expect(startEmulator({ statePath: link })).rejects.toThrow(`emulator state file ${link} (a link to /dev/zero) cannot be read`);
+  });
+});
