@@ -190,9 +190,12 @@ export function fileNameForGroup(name: string, taken: ReadonlySet<string>): stri
   return file;
 }
 
+/** The mark every file an export writes carries in its header: what `export --force` may replace (DESIGN.md §8 rev 5). */
+export const EXPORT_MARK = 'Written by `platform-sync export`';
+
 function newManifestDocument(schemaRef: string, what: string): Document {
   const doc = new Document({ apiVersion: MANIFEST_API_VERSION });
-  doc.commentBefore = ` yaml-language-server: $schema=${schemaRef}\n ${what}\n Written by \`platform-sync export\`; \`platform-sync plan\` on these files shows no changes.`;
+  doc.commentBefore = ` yaml-language-server: $schema=${schemaRef}\n ${what}\n ${EXPORT_MARK}; \`platform-sync plan\` on these files shows no changes.`;
   return doc;
 }
 

@@ -6,7 +6,9 @@
  * symlink even when dangling) is refused unless `force`.
  */
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { listDirectorySync } from '../io/read-file.js';
+import { listDirectorySync, readFileHeadSync } from '../io/read-file.js';
+import { escapeValue } from '../io/escape.js';
+import { EXPORT_MARK } from './export-manifests.js';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { ExportedFile } from './export-manifests.js';
@@ -40,6 +42,12 @@ function unwritable(path: string, err: unknown): UserError {
   const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   const hint = reason === 'EEXIST' || reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : '';
   return new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${hint}; nothing was written`, { cause: err });
+}
+
+/** Whether a directory entry is a file an export wrote: a YAML file whose head carries the export's mark. */
+function writtenByExport(path: string): boolean {
+  if (!/\.ya?ml$/i.test(path) || entryAt(path) !== 'file') return false;
+  return readFileHeadSync(path, 4096)?.toString('utf8').includes(EXPORT_MARK) === true;
 }
 
 /** Writes every file into `outDir` (created if missing), or none of them. */
@@ -76,13 +84,15 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
   }
 
   // Over an existing export (--force): the whole directory is replaced, or nothing is. It must
-  // hold nothing but manifests, or the replacement would take someone's other files with it.
+  // hold nothing but what an export wrote (files carrying its header, DESIGN.md §8 rev 5), or the
+  // replacement would take someone's other files with it: a hand-written manifest, a values.yml.
   if (dirEntry === 'directory' && options.force) {
-    const foreign = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((name) => !(/\.ya?ml$/i.test(name) && ['file', 'link'].includes(entryAt(join(outDir, name)))));
+    const foreign = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((name) => !writtenByExport(join(outDir, name)));
     if (foreign.length > 0) {
+      const shown = foreign.slice(0, 5).map((n) => escapeValue(n));
       throw new UserError(
         'EXPORT_WOULD_OVERWRITE',
-        `${outDir} holds more than an export (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}); export --force replaces a whole export directory, so give an empty directory or one holding only an earlier export`,
+        `${escapeValue(outDir)} holds files an export did not write (${shown.join(', ')}${foreign.length > 5 ? `, … ${foreign.length} in all` : ''}); export --force replaces only an earlier export, so move them away or export to another directory; nothing was written`,
       );
     }
   }

@@ -32,7 +32,7 @@ describe('export into a directory it does not trust', () => {
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 
-  it('refuses a dangling symlink at a file name without --force, and with --force replaces the link, never writing through it', async () => {
+  it('refuses a dangling symlink at a file name, with --force too, never writing through it', async () => {
     const out = join(suite.dir, 'planted');
     mkdirSync(out);
     const outside = join(suite.dir, 'outside.yaml');
@@ -43,11 +43,13 @@ describe('export into a directory it does not trust', () => {
     expect(readdirSync(out)).toEqual(['org.yaml']);
     expect(existsSync(outside)).toBe(false);
 
+    // A link is nothing an export wrote: --force refuses it too, naming it, and writes nothing (DESIGN.md §8 rev 5).
     const forced = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env: suite.env });
-    expect(forced.code, forced.stderr).toBe(0);
-    expect(lstatSync(join(out, 'org.yaml')).isSymbolicLink()).toBe(false);
+    expect(forced.code).toBe(1);
+    expect(forced.stderr).toContain('holds files an export did not write (org.yaml)');
+    expect(lstatSync(join(out, 'org.yaml')).isSymbolicLink()).toBe(true);
     expect(existsSync(outside)).toBe(false);
-    expect(readdirSync(out)).toHaveLength(6);
+    expect(readdirSync(out)).toEqual(['org.yaml']);
   });
 
   it('writes all files or none: a directory in the way of one file leaves the others unwritten', async () => {
