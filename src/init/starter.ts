@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readPackageText } from '../io/read-file.js';
+import { readPackageText, readTextSyncBounded } from '../io/read-file.js';
 import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
 import { findPackageFile } from '../util/package-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
@@ -22,7 +22,12 @@ export interface InitResult {
   written: string[];
   /** Files that existed and were left as they are. */
   kept: string[];
+  /** Files that existed and had lines added (an existing .gitignore gets the lines that keep secrets out of git). */
+  updated: { path: string; added: string[] }[];
 }
+
+/** What a repository's .gitignore must hold so that invite codes, saved plans and emulator state never reach git (DESIGN.md §8 rev 5). */
+const IGNORED = ['.platform-sync/', 'plan.json', 'invites*.jsonl'];
 
 /** The starter's files, for an org named `org`. */
 export function starterFiles(org: string): StarterFile[] {
@@ -37,9 +42,21 @@ export function starterFiles(org: string): StarterFile[] {
 
 /** Writes the starter into `dir` (made when missing); an existing file is kept, never overwritten. */
 export function writeStarter(dir: string, org: string): InitResult {
-  const result: InitResult = { written: [], kept: [] };
+  const result: InitResult = { written: [], kept: [], updated: [] };
   for (const file of starterFiles(org)) {
     const path = join(dir, file.path);
+    if (existsSync(path) && file.path === '.gitignore') {
+      // An existing .gitignore is kept, with the lines it lacks added at its end: without them a
+      // `git add -A` after `apply --invite-codes invites.jsonl` commits every code.
+      const text = readTextSyncBounded(path, { maxBytes: 1024 * 1024 });
+      const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
+      const added = IGNORED.filter((line) => !have.has(line));
+      if (added.length > 0) {
+        writeUserFile(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`, file.path);
+        result.updated.push({ path: file.path, added });
+      } else result.kept.push(file.path);
+      continue;
+    }
     if (existsSync(path)) {
       result.kept.push(file.path);
       continue;
@@ -67,7 +84,7 @@ function orgManifest(org: string): string {
 # Reference: node_modules/platform-sync/docs/manifests.md (installed with the package)
 apiVersion: platform-sync/v1
 org:
-  name: ${org}                 # the root group, found by name among those the token sees
+  name: ${JSON.stringify(org)}                 # the root group, found by name among those the token sees
   description: Managed by platform-sync from git
   identities:
     # A GitHub Actions workflow, by the exact subject of its token (audit flags loose patterns).

@@ -20,7 +20,7 @@ describe('platform-sync init', () => {
     for (const file of ['manifests/org.yaml', '.github/workflows/platform-sync.yml', '.gitignore', 'README.md']) expect(run.stdout).toContain(`wrote  ${file}`);
     const manifest = readFileSync(join(dir, 'manifests', 'org.yaml'), 'utf8');
     expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
-    expect(manifest).toContain('  name: acme ');
+    expect(manifest).toContain('  name: "acme" ');
     // The package's workflow, less the example org's own provider secret (a comment says how to add one).
     const workflow = readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8');
     const example = readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8');
@@ -61,7 +61,7 @@ describe('platform-sync init', () => {
     const run = await runCli(['init', 'spaced', '--org', 'acme corp'], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
     const manifest = readFileSync(join(temp.dir, 'spaced', 'manifests', 'org.yaml'), 'utf8');
-    expect(manifest).toContain('  name: acme corp ');
+    expect(manifest).toContain('  name: "acme corp" ');
     expect(manifest).toContain('subject: repo:acme-corp/app:ref:refs/heads/main');
     expect((await runCli(['validate', 'manifests/'], { cwd: join(temp.dir, 'spaced') })).code).toBe(0);
   });
@@ -71,5 +71,28 @@ describe('platform-sync init', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('is not an org name');
     expect(existsSync(join(temp.dir, 'bad', 'manifests'))).toBe(false);
+  });
+
+  it('adds the lines that keep invite codes and saved plans out of git to an existing .gitignore, and says so (issue 50)', async () => {
+    const here = join(temp.dir, 'has-gitignore');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(here);
+    writeFileSync(join(here, '.gitignore'), 'dist/\nplan.json');
+    const run = await runCli(['init', '--org', 'acme'], { cwd: here });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('added  .platform-sync/, invites*.jsonl to .gitignore');
+    const lines = readFileSync(join(here, '.gitignore'), 'utf8').split('\n');
+    expect(lines.slice(0, 2)).toEqual(['dist/', 'plan.json']);
+    expect(lines).toEqual(expect.arrayContaining(['.platform-sync/', 'invites*.jsonl']));
+    expect(lines.filter((l) => l === 'plan.json')).toHaveLength(1);
+    // A second init has nothing to add: kept.
+    const again = await runCli(['init', '--org', 'acme'], { cwd: here });
+    expect(again.stdout).toContain('kept   .gitignore');
+  });
+
+  it('writes a starter that validates for an org name YAML would read otherwise ("- x")', async () => {
+    const run = await runCli(['init', 'dashed', '--org', '- x'], { cwd: temp.dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await runCli(['validate', 'manifests/'], { cwd: join(temp.dir, 'dashed') })).code).toBe(0);
   });
 });

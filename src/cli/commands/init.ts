@@ -4,6 +4,7 @@
  * three commands — that never overwrites a file. And `platform-sync demo`: the guided tour,
  * from the installed package. Exit 0, or 1 on an error.
  */
+import { escapeValue } from '../../io/escape.js';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -21,8 +22,10 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
       const result = writeStarter(target, org);
       const out = ctx.output.stdout;
       for (const file of result.written) out.write(`wrote  ${file}\n`);
+      for (const file of result.updated) out.write(`added  ${file.added.join(', ')} to ${file.path} (invite codes, saved plans and emulator state stay out of git)\n`);
       for (const file of result.kept) out.write(`kept   ${file} (it exists: never overwritten)\n`);
-      const where = dir === '.' ? '' : `cd ${dir} && `;
+      // A path is printed escaped like a name (a newline in it is one line), quoted when a shell needs it.
+      const where = dir === '.' ? '' : `cd ${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(escapeValue(dir))} && `;
       out.write(`\nNext: ${where}npm install --save-dev platform-sync, then\n  npx --no-install platform-sync validate manifests/\n  npx --no-install platform-sync plan manifests/ --emulator --bootstrap\n  npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve\n`);
     });
   program
