@@ -220,6 +220,11 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     // GitHub masks the code in every later line of the log (a workflow command, so it goes out as is).
     onInviteCode: (code) => {
       door.addSecret(code);
+      // A value the server chose reaches a workflow command only as printable ASCII without %,
+      // CR or LF (DESIGN.md §8 rev 5): a newline would start a command of its own
+      // (`::stop-commands::`), after which later codes would be printed unmasked. Refused, the
+      // invite is deleted again by apply (a code nobody keeps is a dead invite).
+      if (!SAFE_FOR_WORKFLOW_COMMAND.test(code)) throw new Error('the service answered a code that is not printable ASCII without %, CR or LF, which a workflow command cannot carry safely');
       io.stdout.write(`::add-mask::${code}\n`);
     },
   });
@@ -268,6 +273,9 @@ function escapeData(text: string): string {
 function escapeProperty(text: string): string {
   return escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
 }
+
+/** Printable ASCII without `%` (and so without CR or LF): what a server-chosen value may be to reach a workflow command. */
+const SAFE_FOR_WORKFLOW_COMMAND = /^[\x20-\x24\x26-\x7e]+$/;
 
 /** `::error file=…,line=…,col=…::message` for each `file:line:col: message` a command printed (at most 50). */
 export function annotationsOf(text: string): string[] {

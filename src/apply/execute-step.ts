@@ -89,7 +89,15 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
       code = codeOf(resource);
     }
     delete (resource as { code?: unknown }).code;
-    keepInviteCode(step, code, onInviteCode);
+    // A code nobody keeps is a dead invite (DESIGN.md §8 rev 5): when it cannot be kept (the
+    // codes file cannot be written, a disk is full, the code is refused as unsafe to print), the
+    // invite is deleted again, and the next apply invites them anew.
+    try {
+      keepInviteCode(step, code, onInviteCode);
+    } catch (err) {
+      await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+      throw new UserError('APPLY_INVITE_CODE_NOT_KEPT', `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`, { cause: err });
+    }
   }
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
   // A sub-resource is never part of the create body: its own PATCH sets it right after.

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDoc } from '../support/docs.js';
+import { startRewritingProxy } from '../support/rewriting-proxy.js';
 import { parse } from 'yaml';
 import { COMMENT_MARKER, runAction, splitArgs, type ActionResult } from '../../src/action/run.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -413,6 +414,27 @@ describe('the action runner', () => {
     expect(applied.stderr).not.toContain(code);
     expect(readFileSync(summary, 'utf8')).not.toContain(code);
     expect(Object.values(applied.outputs).join('\n')).not.toContain(code);
+  });
+
+  it('invite-codes: a server-chosen code holding a newline never reaches a workflow command; the invite is deleted again (issue 49)', async () => {
+    const { dir } = scratch('hostile-code', 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
+    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+      request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && body !== null && typeof body === 'object' ? { ...(body as object), code: 'abc\n::stop-commands::pwned\n::warning::fake' } : body,
+    );
+    try {
+      const codes = join(temp.dir, 'hostile-codes.jsonl');
+      const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, PLATFORM_API_URL: proxy.url, PS_INVITE_CODES: codes }, temp.dir);
+      expect(applied.exitcode).toBe(1);
+      expect(applied.stdout).not.toMatch(/^::(stop-commands|warning|add-mask)::/m);
+      expect(applied.stdout + applied.stderr).toContain('its code could not be kept (the service answered a code that is not printable ASCII without %, CR or LF');
+      const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+      const orgs = ((await (await fetch(`${emulator.url}/iam/v2/groups?name=hostile`, auth)).json()) as { groups: { uid: string }[] }).groups;
+      expect(orgs).toHaveLength(1);
+      const live = await fetch(`${emulator.url}/iam/v2/groupInvites?uidp.descendants_of=${orgs[0]!.uid}`, auth);
+      expect(((await live.json()) as { groupInvites: unknown[] }).groupInvites).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('apply: has-changes comes from the JSON result, FORCE_COLOR or not, and the result goes to the job summary', async () => {

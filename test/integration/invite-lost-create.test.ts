@@ -72,3 +72,29 @@ describe('an invite whose create answer is lost', () => {
     }
   });
 });
+
+describe('an invite whose code cannot be kept (issue 49)', () => {
+  it('is deleted again when the code cannot be written (a full disk), and the next apply invites them', async () => {
+    const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    const client = createClient({ baseUrl: emulator.url, token: TOKEN });
+    try {
+      const invites = async () => (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const full = await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, {
+        onInviteCode: () => {
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        },
+      });
+      expect(full.ok).toBe(false);
+      expect(full.failed.map((f) => f.error).join('\n')).toContain('groupInvite:erin@acme.dev=viewer: its code could not be kept (ENOSPC: no space left on device, write); the invite was deleted again, so the next apply invites them anew');
+      expect(await invites()).toEqual([]);
+      const codes: InviteCodeRecord[] = [];
+      expect((await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) })).ok).toBe(true);
+      expect(codes).toHaveLength(1);
+      expect(await invites()).toHaveLength(1);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+});
