@@ -63,7 +63,7 @@ export async function runDemo(): Promise<void> {
     heading(5, 'Someone changes the org by hand, through the API, behind platform-sync\'s back');
     await changeOutOfBand(dir);
 
-    heading(6, 'Drift: what changed outside platform-sync');
+    heading(6, 'Drift: where live differs from the manifests (changed by hand, or not applied yet)');
     const drift = await cli(dir, ['drift', 'acme', '--emulator'], 2, 'drift (a nightly CI job fails here)');
     expectText(drift.stdout, /repo:app/, 'drift names the edited repo');
     expectText(drift.stdout, /identity:intruder/, 'drift names the identity created by hand');

@@ -37,7 +37,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'Exit codes: 0 applied, 1 error, refused or partly applied (run plan to see what is left).',
   ],
   drift: [
-    'platform-sync drift manifests/                    what changed outside platform-sync',
+    'platform-sync drift manifests/                    where live differs: changed by hand, or not applied yet',
     'platform-sync drift manifests/ --format json | jq .summary',
     'platform-sync drift manifests/ --format markdown > drift.md',
     'platform-sync drift manifests/ --emulator',

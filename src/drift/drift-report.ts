@@ -87,9 +87,9 @@ export interface DriftReport {
 }
 
 export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
-  changed: 'Changed outside platform-sync',
-  unmanaged: 'Exists live but not in the manifests — created by hand?',
-  missing: 'In the manifests but missing live — deleted by hand, or never applied',
+  changed: 'Live differs from the manifests — changed by hand, or not applied yet',
+  unmanaged: 'Exists live but not in the manifests — created by hand, or its removal not applied yet',
+  missing: 'In the manifests but missing live — deleted by hand, or not applied yet',
 };
 
 const CATEGORY_OF_ACTION = { update: 'changed', delete: 'unmanaged', create: 'missing' } as const;
@@ -247,7 +247,7 @@ function describeStep(step: PlanStep, category: DriftCategory, options: Describe
       });
       item.fields = fields;
       item.message =
-        `changed outside platform-sync: ` +
+        `live differs from the manifests (changed by hand, or not applied yet): ` +
         fields.map((f) => `${f.field} is ${describeLive(f)} live, the manifests say ${describeManifest(f)}`).join('; ');
       break;
     }
@@ -255,13 +255,13 @@ function describeStep(step: PlanStep, category: DriftCategory, options: Describe
       item.message =
         step.address === 'org'
           ? 'the org exists live but the manifests do not describe it'
-          : 'exists live but not in the manifests — created by hand?';
+          : 'exists live but not in the manifests — created by hand, or its removal not applied yet';
       break;
     case 'missing':
       item.message =
         step.address === 'org'
           ? 'the org does not exist live — never applied?'
-          : 'in the manifests but missing live — deleted by hand, or never applied';
+          : 'in the manifests but missing live — deleted by hand, or not applied yet';
       break;
   }
   return item;

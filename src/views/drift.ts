@@ -19,11 +19,11 @@ export function summarizeDrift(report: DriftReport): string {
   if (report.inSync) return `No drift: ${org} matches the manifests.`;
   const n = report.items.length;
   const parts = [
-    report.summary.changed ? `${report.summary.changed} changed outside platform-sync` : '',
+    report.summary.changed ? `${report.summary.changed} differ${report.summary.changed === 1 ? 's' : ''} from the manifests` : '',
     report.summary.unmanaged ? `${report.summary.unmanaged} only live` : '',
     report.summary.missing ? `${report.summary.missing} missing live` : '',
   ].filter(Boolean);
-  return `Drift in ${org}: ${n} finding${n === 1 ? '' : 's'} (${parts.join(', ')}).`;
+  return `Drift in ${org}: live differs from the manifests — changed by hand, or not applied yet: ${n} finding${n === 1 ? '' : 's'} (${parts.join(', ')}).`;
 }
 
 export interface TextDriftOptions {
@@ -55,7 +55,7 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     }
   }
   if (report.access && report.access.length > 0) {
-    lines.push('', paint('bold', 'Access changed by hand:'));
+    lines.push('', paint('bold', 'Access differs from the manifests (changed by hand, or not applied yet):'));
     for (const a of report.access) {
       const where = `${a.scope}${a.groups > 1 ? ` and ${a.groups - 1} group${a.groups === 2 ? '' : 's'} below` : ''}`;
       if (a.added.length > 0) lines.push(`  ${escapeValue(`+ ${a.principal} holds ${a.added.join(', ')} on ${where}, which the manifests do not grant`)}`);
@@ -121,7 +121,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     for (const item of items) lines.push(`- ${describeItemMarkdown(item)}`);
   }
   if (report.access && report.access.length > 0) {
-    lines.push('', '#### Access changed by hand', '', '| Identity | Scope | Reach | Added by hand | Removed by hand |', '|---|---|---|---|---|');
+    lines.push('', '#### Access differs from the manifests — changed by hand, or not applied yet', '', '| Principal | Scope | Reach | Held live, not granted by the manifests | Granted by the manifests, not held live |', '|---|---|---|---|---|');
     for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.principal))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${a.added.length > 0 ? `➕ ${escapeCell(a.added.join(', '))}` : ''} | ${a.removed.length > 0 ? `➖ ${escapeCell(a.removed.join(', '))}` : ''} |`);
   }
   if (report.notes.length > 0) {

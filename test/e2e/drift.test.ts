@@ -45,12 +45,12 @@ describe('platform-sync drift', () => {
 
     const text = await runCli(['drift', ACME], { env });
     expect(text.code).toBe(2);
-    expect(text.stdout).toContain('Changed outside platform-sync (1):');
+    expect(text.stdout).toContain('Live differs from the manifests — changed by hand, or not applied yet (1):');
     expect(text.stdout).toMatch(/~ repo:app .*org\.yaml:\d+:\d+/);
     expect(text.stdout).toContain('description: live "Edited in the console", manifests "The Acme customer-facing application"');
-    expect(text.stdout).toContain('Exists live but not in the manifests — created by hand? (1):');
+    expect(text.stdout).toContain('Exists live but not in the manifests — created by hand, or its removal not applied yet (1):');
     expect(text.stdout).toContain('? identity:intruder');
-    expect(text.stdout).toContain('In the manifests but missing live — deleted by hand, or never applied (1):');
+    expect(text.stdout).toContain('In the manifests but missing live — deleted by hand, or not applied yet (1):');
     expect(text.stdout).toContain('! subscription:https://hooks.acme.dev/platform/audit');
 
     const json = await runCli(['drift', ACME, '--format', 'json'], { env });
@@ -74,7 +74,7 @@ describe('platform-sync drift', () => {
     writeFileSync(summary, '## earlier step\n');
     const run = await runCli(['drift', ACME], { env: { ...env, GITHUB_STEP_SUMMARY: summary } });
     expect(run.code).toBe(2);
-    expect(run.stdout).toContain('Changed outside platform-sync (1):'); // the log still gets text
+    expect(run.stdout).toContain('Live differs from the manifests — changed by hand, or not applied yet (1):'); // the log still gets text
     const written = readFileSync(summary, 'utf8');
     expect(written.startsWith('## earlier step\n')).toBe(true);
     expect(written).toContain('### platform-sync drift: org `acme`');

@@ -170,8 +170,10 @@ describe('one door out: what a user path or a big report may do', () => {
   it('regression 8: export --force --out LINK replaces the directory the link leads to whole: no stale file stays', async () => {
     const real = join(temp.dir, 'real-export');
     mkdirSync(real);
-    writeFileSync(join(real, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n');
-    writeFileSync(join(real, 'stale-team.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: stale-team\n');
+    // An earlier export: its files carry the export's mark (what --force may replace, DESIGN.md §8 rev 5).
+    const mark = '# Written by `platform-sync export`\n';
+    writeFileSync(join(real, 'org.yaml'), `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n`);
+    writeFileSync(join(real, 'stale-team.yaml'), `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: stale-team\n`);
     const link = join(temp.dir, 'export-link');
     symlinkSync(real, link);
     const run = await runCli(['export', '--org', 'acme', '--out', link, '--force'], { env: env() });

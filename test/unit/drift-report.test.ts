@@ -44,12 +44,12 @@ describe('describeDrift', () => {
       ['missing', 'group:ops'],
     ]);
     const [changed, scratch, intruder, ops] = report.items;
-    expect(changed!.message).toBe('changed outside platform-sync: description is "Patched by hand" live, the manifests say "Hardened nginx"');
+    expect(changed!.message).toBe('live differs from the manifests (changed by hand, or not applied yet): description is "Patched by hand" live, the manifests say "Hardened nginx"');
     expect(changed!.fields).toEqual([{ field: 'description', live: 'Patched by hand', manifest: 'Hardened nginx' }]);
     expect(changed!.source).toEqual(source);
-    expect(intruder!.message).toBe('exists live but not in the manifests — created by hand?');
+    expect(intruder!.message).toBe('exists live but not in the manifests — created by hand, or its removal not applied yet');
     expect(intruder!.uid).toBe(`${ORG}/0000000000000004`);
-    expect(ops!.message).toBe('in the manifests but missing live — deleted by hand, or never applied');
+    expect(ops!.message).toBe('in the manifests but missing live — deleted by hand, or not applied yet');
     // What lies beneath a finding is part of it: the tags of the hand-made repo, the repo of the missing group.
     expect(scratch!.beneath).toEqual(['tag:scratch:1.0']);
     expect(ops!.beneath).toEqual(['repo:ops/tools']);
@@ -147,11 +147,11 @@ describe('describeValue', () => {
 describe('drift renderers', () => {
   it('text: headings per category, fields, locations, and no color unless asked', () => {
     const text = renderTextDrift(describeDrift(mixedPlan));
-    expect(text).toContain('Drift in org acme: 4 findings (1 changed outside platform-sync, 2 only live, 1 missing live).');
-    expect(text).toContain('Changed outside platform-sync (1):\n  ~ repo:nginx  (declared at manifests/org.yaml:12:7)\n      description: live "Patched by hand", manifests "Hardened nginx"');
-    expect(text).toContain('Exists live but not in the manifests — created by hand? (2):');
+    expect(text).toContain('Drift in org acme: live differs from the manifests — changed by hand, or not applied yet: 4 findings (1 differs from the manifests, 2 only live, 1 missing live).');
+    expect(text).toContain('Live differs from the manifests — changed by hand, or not applied yet (1):\n  ~ repo:nginx  (declared at manifests/org.yaml:12:7)\n      description: live "Patched by hand", manifests "Hardened nginx"');
+    expect(text).toContain('Exists live but not in the manifests — created by hand, or its removal not applied yet (2):');
     expect(text).toContain(`  ? identity:intruder  (uid ${ORG}/0000000000000004)`);
-    expect(text).toContain('In the manifests but missing live — deleted by hand, or never applied (1):');
+    expect(text).toContain('In the manifests but missing live — deleted by hand, or not applied yet (1):');
     expect(text).toContain('and 1 resource beneath it: repo:ops/tools');
     expect(text).not.toContain('\x1b[');
     expect(renderTextDrift(describeDrift(mixedPlan), { color: true })).toContain("\x1b[33m~ repo:nginx\x1b[39m");
@@ -235,7 +235,7 @@ describe('drift of a binding\'s role and of a readme', () => {
     expect(known.items[0]!.fields).toEqual([
       { field: 'roleUid', live: 'e'.repeat(40), manifest: 'v'.repeat(40), liveRef: 'built-in role editor', manifestRef: 'built-in role viewer' },
     ]);
-    expect(known.items[0]!.message).toBe('changed outside platform-sync: roleUid is built-in role editor live, the manifests say built-in role viewer');
+    expect(known.items[0]!.message).toBe('live differs from the manifests (changed by hand, or not applied yet): roleUid is built-in role editor live, the manifests say built-in role viewer');
     expect(renderTextDrift(known)).toContain('      roleUid: live built-in role editor, manifests built-in role viewer\n');
     expect(renderMarkdownDrift(known)).toContain('| `roleBinding:ci=viewer` | roleUid | built-in role editor | built-in role viewer |');
     // Without a lookup the uid is all there is to show.
