@@ -76,13 +76,39 @@ export function findUnvouchedSteps(saved: Plan): string[] {
   return problems;
 }
 
+/** How long a saved plan is good for when it records no `--plan-ttl` (DESIGN.md §4): 72 hours. */
+export const DEFAULT_PLAN_TTL_MS = 72 * 3_600_000;
+/** An invite a saved plan creates must stay open at least this long after it is applied. */
+const INVITE_MARGIN_MS = 3_600_000;
+
+const hoursText = (ms: number): string => (ms >= 48 * 3_600_000 ? `${Math.round(ms / 86_400_000 * 10) / 10} days` : `${Math.round(ms / 3_600_000 * 10) / 10} hours`);
+
+/**
+ * A saved plan expires (DESIGN.md §4): it records when it was made and for how long it is good
+ * (`plan --plan-ttl`, default 72 hours); an older one is refused, naming its age — a re-run of an
+ * old apply job would otherwise undo what later merges did. An invite it creates whose expiry
+ * would be past or within the hour is refused too (re-plan). Both before anything is read or sent.
+ */
+export function checkPlanAge(saved: Plan, nowMs: number): void {
+  const madeAt = saved.basis?.options.now;
+  if (madeAt === undefined) throw new UserError('PLAN_EXPIRED', 'the saved plan records no time it was made (a plan saved by an earlier version, or edited), so it cannot be known to be fresh; plan again and review that plan; nothing was changed');
+  const ttl = saved.basis?.options.planTtlMs ?? DEFAULT_PLAN_TTL_MS;
+  const age = nowMs - madeAt;
+  if (age > ttl) throw new UserError('PLAN_EXPIRED', `the saved plan was made ${hoursText(age)} ago, and plans are good for ${hoursText(ttl)} (plan --plan-ttl); plan again and review that plan; nothing was changed`);
+  const closing = saved.steps.filter((s) => s.action === 'create' && typeof s.after.expirationTime === 'string' && Date.parse(s.after.expirationTime) - nowMs < INVITE_MARGIN_MS);
+  if (closing.length > 0) {
+    throw new UserError('PLAN_INVITE_EXPIRY', `the saved plan creates invites that would expire within the hour or have expired (${closing.map((s) => s.address).slice(0, 5).join(', ')}); plan again so that they get a fresh expiry; nothing was changed`);
+  }
+}
+
 /**
  * Refuses a plan that touches uids it does not vouch for (UnvouchedPlanError), then re-reads
  * the org and compares it with the fingerprints the plan recorded: a plan made against a world
  * that has since changed is refused (StalePlanError). Both before anything is sent. Returns the
  * plan, ready for `apply`.
  */
-export async function checkSavedPlan(saved: Plan, client: ApiClient, now: { denyNewAccess?: boolean } = {}): Promise<Plan> {
+export async function checkSavedPlan(saved: Plan, client: ApiClient, now: { denyNewAccess?: boolean; nowMs?: number } = {}): Promise<Plan> {
+  checkPlanAge(saved, now.nowMs ?? Date.now());
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const basis = saved.basis;

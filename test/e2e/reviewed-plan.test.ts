@@ -58,4 +58,23 @@ describe('apply what was reviewed', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--manifests goes with a saved plan');
   });
+
+  it('refuses a saved plan older than its --plan-ttl, naming its age, before any request (issue 49)', async () => {
+    const { readFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'org.yaml'), org(['app', 'web', 'aged']));
+    expect((await runCli(['plan', dir, '--out', planFile, '--plan-ttl', '2h'], { env: suite.env })).code).toBe(0);
+    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as { basis: { options: { now: number; planTtlMs: number } } };
+    expect(saved.basis.options.planTtlMs).toBe(2 * 3_600_000);
+    // Made three hours ago, as a re-run of an old apply job would find it.
+    saved.basis.options.now -= 3 * 3_600_000;
+    writeFileSync(planFile, JSON.stringify(saved));
+    suite.emulator.clearRequestLog();
+    const apply = await runCli(['apply', planFile, '--auto-approve'], { env: suite.env });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('the saved plan was made 3 hours ago, and plans are good for 2 hours (plan --plan-ttl); plan again and review that plan; nothing was changed');
+    expect(suite.emulator.requestLog).toEqual([]);
+    const bad = await runCli(['plan', dir, '--out', planFile, '--plan-ttl', 'forever'], { env: suite.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('expected a duration such as 30m, 72h or 3d');
+  });
 });

@@ -240,7 +240,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   const neighbour = await h.neighbourPrint();
   const makePlan = (l: LiveState, targets?: string[]) =>
     plan(desired, l, { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) });
-  const basisOf = (targets?: string[]): PlanBasis => ({ desired: JSON.parse(JSON.stringify(desired)) as DesiredState, options: { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) } });
+  const basisOf = (targets?: string[]): PlanBasis => ({ desired: JSON.parse(JSON.stringify(desired)) as DesiredState, options: { allowMassDelete: c.allowMassDelete, now: Date.now(), ...(targets ? { targets } : {}) } });
   let first0 = makePlan(live);
   // A target drawn from the plan's own addresses (a glob of its first segment, or one address).
   let targets: string[] | undefined;

@@ -3,7 +3,7 @@
  * save it for `apply plan.json`. Exit 0; with --detailed-exitcode 0 = no changes, 2 = changes;
  * 1 on any error (set by main.ts).
  */
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { planFromManifests, type PlanningOptions } from '../../pipeline.js';
 import type { PlanBasis } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
@@ -26,8 +26,18 @@ import type { CliContext } from '../context.js';
 
 interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {
   out?: string;
+  /** `--plan-ttl`: how long a saved plan is good for, in ms (default 72 hours). */
+  planTtl?: number;
   format: PlanFormat;
   detailedExitcode?: boolean;
+}
+
+/** Parses `--plan-ttl`: a number of minutes, hours or days (30m, 72h, 3d), from a minute to 30 days. */
+function parsePlanTtl(value: string): number {
+  const m = /^(\d{1,6})(m|h|d)$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'] : Number.NaN;
+  if (!(ms >= 60_000 && ms <= 30 * 86_400_000)) throw new InvalidArgumentError('expected a duration such as 30m, 72h or 3d, from 1m to 30d.');
+  return ms;
 }
 
 /** The planning options a saved plan records (the manifest-reading bounds are not planning). */
@@ -55,6 +65,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     .argument('[paths...]', 'manifest files or directories')
     .usage('[options] <paths...>')
     .option('-o, --out <file>', 'save the plan (with fingerprints of what it read) for `apply <file>`')
+    .option('--plan-ttl <duration>', 'with --out: how long the saved plan may be applied (30m, 72h, 3d; at most 30d; default 72h)', parsePlanTtl)
     .addOption(new Option('--format <format>', 'output format').choices([...PLAN_FORMATS]).default('text'))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none');
   addPlanningOptions(command);
@@ -71,7 +82,7 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
     for (const warning of planSecretWarnings(plan, cliSecretSources(options, ctx))) output.stderr.write(`Warning: ${escapeControl(warning)}\n`);
     if (options.out !== undefined) {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
-      await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: { ...basisOptions(planning), now } } });
+      await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: { ...basisOptions(planning), now, ...(options.planTtl !== undefined ? { planTtlMs: options.planTtl } : {}) } } });
       // The hint says how to apply it where it was made (the embedded emulator's state is per directory).
       output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}${options.emulator ? ' --emulator' : ''}\n`);
     }
