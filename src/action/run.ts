@@ -173,6 +173,34 @@ export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: stri
   return 'created';
 }
 
+/**
+ * Why a reviewed apply must not run now, if it must not (DESIGN.md §4): the commit it runs for
+ * is not the head of its branch any more, so a re-run of an old apply job (same commit, same
+ * artifact) would undo what later merges did. Read from the GitHub API with the github-token
+ * (contents: read is enough); what cannot be confirmed is refused too.
+ */
+export async function reviewedApplyProblem(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const sha = (env.GITHUB_SHA ?? '').trim();
+  const branch = (env.GITHUB_REF_NAME ?? '').trim();
+  const repo = (env.GITHUB_REPOSITORY ?? '').trim();
+  const token = (env.PS_GITHUB_TOKEN ?? '').trim();
+  if (!sha || !branch || !repo) return 'cannot tell which commit of which branch this apply runs for (GITHUB_SHA, GITHUB_REF_NAME and GITHUB_REPOSITORY are set in every GitHub Actions job)';
+  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  let head: unknown;
+  try {
+    const res = await fetch(`${api}/repos/${repo}/branches/${encodeURIComponent(branch)}`, { headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: AbortSignal.timeout(30_000) });
+    if (!res.ok) return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (GitHub API HTTP ${res.status}); give the job \`contents: read\` (the github-token input)`;
+    head = ((await res.json()) as { commit?: { sha?: unknown } }).commit?.sha;
+  } catch (err) {
+    return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (${(err as Error).message})`;
+  }
+  if (typeof head !== 'string' || !/^[0-9a-f]{7,64}$/i.test(head)) return `the GitHub API answered no commit for the head of branch ${branch}`;
+  if (head.toLowerCase() !== sha.toLowerCase()) {
+    return `this apply runs for commit ${sha}, but the head of ${branch} is now ${head}: applying this older reviewed plan would undo what later merges did. Nothing was changed; the apply of the newest merge applies its own reviewed plan (or run the workflow's plan-and-apply of ${branch})`;
+  }
+  return undefined;
+}
+
 /** Runs the action with the given environment and streams; returns what it set. */
 export async function runAction(io: CliIo): Promise<ActionResult> {
   const { env } = io;
@@ -191,6 +219,14 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // The reviewed-plan input: the plan the pull request's plan job saved (its plan-json output, kept as an artifact).
   const reviewedPlan = (env.PS_REVIEWED_PLAN ?? '').trim();
   if (command === 'apply' && inviteCodes !== '') args.push('--invite-codes', inviteCodes);
+  if (command === 'apply' && reviewedPlan !== '') {
+    const problem = await reviewedApplyProblem(env);
+    if (problem !== undefined) {
+      io.stderr.write(`Error: ${escapeControl(problem)}\n`);
+      setOutputs(env, createOutput(io.stdout, io.stderr), { exitcode: '1', 'has-changes': 'false', 'plan-json': '', 'sarif-file': '' });
+      return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
+    }
+  }
   const planJson = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-plan.json');
   const sarifFile = join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-audit.sarif');
   const argv =

@@ -35,6 +35,8 @@ const OURS = /^[\w-]+\/platform-sync@[0-9a-f]{40}$/;
 class FakeGitHub {
   comments: { id: number; body: string; user: { login: string } }[] = [];
   requests: string[] = [];
+  /** The head commit of each branch (GET /repos/…/branches/{name}). */
+  heads: Record<string, string> = {};
   /** Answer every request with this status (a token without pull-requests: write gets 403). */
   status = 200;
   private server: Server | undefined;
@@ -50,6 +52,8 @@ class FakeGitHub {
           res.statusCode = this.status;
           return res.end('{"message":"Resource not accessible by integration"}');
         }
+        const branch = /^\/repos\/[^/]+\/[^/]+\/branches\/([^/?]+)$/.exec(req.url ?? '');
+        if (req.method === 'GET' && branch) return res.end(JSON.stringify({ name: decodeURIComponent(branch[1]!), commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }));
         if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
         const body = (JSON.parse(text) as { body: string }).body;
         if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
@@ -264,7 +268,9 @@ describe('the example workflow', () => {
           inputs.args = `${inputs.args ?? ''} --emulator`.trim();
           // The merge's job fetches the plan the pull request's job kept: here, the file it wrote.
           if (step.with?.['reviewed-plan'] !== undefined) inputs['reviewed-plan'] = reviewedPlan;
-          const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url, RUNNER_TEMP: runnerTemp }, temp.dir);
+          // The merge's job runs for the head of main (a re-run of an older one would be refused).
+          github.heads.main = 'abcdef1abcdef1abcdef1abcdef1abcdef1abcd';
+          const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url, RUNNER_TEMP: runnerTemp, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main' }, temp.dir);
           if (name === 'plan') reviewedPlan = run.outputs['plan-json']!;
           expect(run.exitcode, `${name}: ${step.name}\n${run.stderr}`).toBe(expected[name]![i]!.exitcode);
           expect(run.outputs['has-changes'], `${name}: ${step.name}`).toBe(expected[name]![i]!.hasChanges);
@@ -394,7 +400,8 @@ describe('the action runner', () => {
     const planned = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
     expect(planned.exitcode, planned.stderr).toBe(2);
     emulator!.clearRequestLog();
-    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: planned.outputs['plan-json']!, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
+    github.heads.main = 'abc0000000000000000000000000000000000def';
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']!, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
     expect(applied.exitcode).toBe(1);
     expect(applied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains all of owner');
     expect(emulator!.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
@@ -471,7 +478,9 @@ describe('the action runner', () => {
     const saved = planned.outputs['plan-json']!;
     expect(saved).not.toBe('');
     // The merge changed nothing the plan did not show: applied, exactly that plan.
-    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: saved }, temp.dir);
+    github.heads.main = 'feedbeef00feedbeef00feedbeef00feedbeef00';
+    const merge = { GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' };
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, ...merge, PS_REVIEWED_PLAN: saved }, temp.dir);
     expect(applied.exitcode, applied.stderr).toBe(0);
     expect(applied.outputs['has-changes']).toBe('true');
     // A merge with more than was reviewed: refused, naming why.
@@ -479,10 +488,30 @@ describe('the action runner', () => {
     const reviewed = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
     expect(reviewed.exitcode, reviewed.stderr).toBe(2);
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n    - {name: three}\n    - {name: unreviewed}\n');
-    const refused = await runStep({ command: 'apply', paths: dir }, { ...env, PS_REVIEWED_PLAN: reviewed.outputs['plan-json']! }, temp.dir);
+    const refused = await runStep({ command: 'apply', paths: dir }, { ...env, ...merge, PS_REVIEWED_PLAN: reviewed.outputs['plan-json']! }, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain('not the ones this plan was made from');
     expect(refused.outputs['has-changes']).toBe('false');
+  });
+
+  it('reviewed-plan: a re-run of an old apply job (its commit no longer the head of the branch) is refused before anything is read or sent (issue 49)', async () => {
+    const { dir } = scratch('rerun', 'apiVersion: platform-sync/v1\norg:\n  name: rerun\n  repos:\n    - {name: one}\n');
+    const runner = join(temp.dir, 'runner-temp-rerun');
+    mkdirSync(runner, { recursive: true });
+    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(planned.exitcode, planned.stderr).toBe(2);
+    // A later merge moved main on; the old job's commit is not its head any more.
+    github.heads.main = '2222222222222222222222222222222222222222';
+    emulator.clearRequestLog();
+    const rerun = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: '1111111111111111111111111111111111111111', GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
+    expect(rerun.exitcode).toBe(1);
+    expect(rerun.stderr).toContain('this apply runs for commit 1111111111111111111111111111111111111111, but the head of main is now 2222222222222222222222222222222222222222');
+    expect(rerun.outputs['has-changes']).toBe('false');
+    expect(emulator.requestLog).toEqual([]);
+    // Where the commit is the head, the same plan applies.
+    github.heads.main = '1111111111111111111111111111111111111111';
+    const fresh = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
+    expect(fresh.exitcode, fresh.stderr).toBe(0);
   });
 
   it('invalid manifests appear as GitHub annotations on their lines', async () => {
