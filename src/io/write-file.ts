@@ -3,6 +3,7 @@
  * directory): a path that cannot be written is a clear error naming it and why, never a stack
  * trace (DESIGN.md §8 rev 4). The text passed in has already gone through the door out.
  */
+import { escapeValue } from './escape.js';
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UserError } from '../model/errors.js';
@@ -74,7 +75,7 @@ export interface SecretFile {
  */
 export function openSecretFile(path: string, what: string): SecretFile {
   // Opened before the first request: whatever goes wrong here, nothing was changed yet.
-  const refuse = (why: string, cause?: unknown) => new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${why}. Nothing was changed.`, cause === undefined ? undefined : { cause });
+  const refuse = (why: string, cause?: unknown) => new UserError('FILE_WRITE', `cannot write ${what} to ${escapeValue(path)}: ${why}. Nothing was changed.`, cause === undefined ? undefined : { cause });
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
@@ -83,7 +84,12 @@ export function openSecretFile(path: string, what: string): SecretFile {
     throw refuse(code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path), err);
   }
   try {
-    if (!fstatSync(fd).isFile()) throw refuse('it is not a regular file');
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw refuse('it is not a regular file');
+    // Owned by whoever runs apply (DESIGN.md §8 rev 5): another user's file — one that user could
+    // read, or a planted one — never receives a code.
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) throw refuse(`it belongs to another user (uid ${stat.uid}, not ${uid}); name a file of your own`);
     fchmodSync(fd, 0o600);
   } catch (err) {
     closeSync(fd);

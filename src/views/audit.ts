@@ -5,6 +5,7 @@
  * goes through the one escape (escape.ts).
  */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { styleText } from 'node:util';
 import { RULES, type AuditReport, type AuditRule, type Finding, type Severity } from '../audit/index.js';
 import type { SourceLocation } from '../model/resources.js';
@@ -93,13 +94,14 @@ export interface SarifOptions {
 
 /**
  * A manifest path as a SARIF artifact URI: relative to the repository root, `/`-separated,
- * percent-encoded; undefined for a file outside the repository (code scanning could not resolve
- * it, and a `../` URI names places the report has no business naming).
+ * percent-encoded; a file outside the repository is named by an absolute `file:` URI (DESIGN.md
+ * §7), never `../`, and carries no `uriBaseId`.
  */
-function artifactUri(file: string, baseDir: string, cwd: string): string | undefined {
-  const rel = relative(resolve(baseDir), resolve(cwd, file));
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return rel.split(sep).map(encodeURIComponent).join('/');
+function artifactLocation(file: string, baseDir: string, cwd: string): { uri: string; uriBaseId?: string } {
+  const absolute = resolve(cwd, file);
+  const rel = relative(resolve(baseDir), absolute);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { uri: pathToFileURL(absolute).href };
+  return { uri: rel.split(sep).map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
 }
 
 /**
@@ -125,9 +127,8 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const locationOf = (f: Finding) => {
     const l = f.location ?? options.orgLocation;
-    const uri = l ? artifactUri(l.file, options.baseDir, options.cwd ?? options.baseDir) : undefined;
-    if (!l || uri === undefined) return [];
-    return [{ physicalLocation: { artifactLocation: { uri, uriBaseId: '%SRCROOT%' }, region: { startLine: l.line, startColumn: l.column } } }];
+    if (!l) return [];
+    return [{ physicalLocation: { artifactLocation: artifactLocation(l.file, options.baseDir, options.cwd ?? options.baseDir), region: { startLine: l.line, startColumn: l.column } } }];
   };
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

@@ -49,4 +49,10 @@ describe('audit views', () => {
     expect(second!.level).toBe('note');
     expect(second!.locations[0]!.physicalLocation.region.startLine).toBe(2);
   });
+
+  it('names a manifest outside the repository by an absolute file: URI, never ../ (DESIGN.md §7, issue 50)', () => {
+    const outside: AuditReport = { ...report, findings: [{ ...report.findings[0]!, location: { file: '/elsewhere/team a.yaml', line: 3, column: 5 } }] };
+    const sarif = JSON.parse(renderSarifAudit(outside, { version: '0.1.0', baseDir: '/repo' })) as { runs: { results: { locations: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[] }[] }[] };
+    expect(sarif.runs[0]!.results[0]!.locations[0]!.physicalLocation.artifactLocation).toEqual({ uri: 'file:///elsewhere/team%20a.yaml' });
+  });
 });
