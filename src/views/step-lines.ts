@@ -3,6 +3,7 @@
  * puts in ```diff blocks. Pure. Multi-line values (markdown text, a description with newlines) are
  * shown as a unified diff made by the `diff` package.
  */
+import { escapeValue } from '../io/escape.js';
 import { describeRefAddress } from './words.js';
 import { lazyRequire } from '../util/lazy-require.js';
 
@@ -172,7 +173,8 @@ export function renderStepLines(step: PlanStep): StepLine[] {
   const what = step.action === 'update' && step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
   const header: StepLine = {
     tone,
-    text: `${ACTION_SYMBOL[step.action]} ${what}${step.reason ? `  (${step.reason})` : ''}`,
+    // One line: a reason may carry live text (a person's e-mail), escaped like a name.
+    text: `${ACTION_SYMBOL[step.action]} ${what}${step.reason ? `  (${escapeValue(step.reason)})` : ''}`,
   };
   return [header, ...fieldLines(step)];
 }

@@ -140,7 +140,7 @@ describe('one door out: what a user path or a big report may do', () => {
     expect(run.stderr).not.toContain('internal error');
   });
 
-  it('regression 14: SARIF URIs are relative to the repository root, from a subdirectory too, and never leave it', async () => {
+  it('regression 14: SARIF URIs are relative to the repository root, from a subdirectory too, and never ../ (outside it: an absolute file: URI)', async () => {
     const repo = join(temp.dir, 'repo');
     mkdirSync(join(repo, '.git'), { recursive: true });
     mkdirSync(join(repo, 'manifests'));
@@ -154,7 +154,8 @@ describe('one door out: what a user path or a big report may do', () => {
     expect(new Set(uris)).toEqual(new Set(['manifests/org.yaml']));
     const outside = await runCli(['audit', join(temp.dir, 'outside', 'org.yaml'), '--format', 'sarif'], { cwd: join(repo, 'manifests'), env: env() });
     expect(outside.code, outside.stderr).not.toBe(1);
-    expect(outside.stdout).not.toContain('"uri"');
+    // Outside the repository: an absolute file: URI (DESIGN.md §7), never ../
+    expect(outside.stdout).toContain(`"uri": "file://${join(temp.dir, 'outside', 'org.yaml')}"`);
     expect(outside.stdout).not.toContain('../');
   });
 

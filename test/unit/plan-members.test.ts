@@ -73,6 +73,8 @@ describe('plan: members', () => {
     // The line removed: the binding and the identity are pruned like any undeclared ones.
     const gone = plan(desiredState([r.group('eng')]), live, { now: NOW });
     expect(gone.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete roleBinding:eng/alice=viewer', 'delete identity:eng/alice']);
+    // Named as people, by their e-mail (issue 50): the reviewer sees who loses access.
+    expect(gone.steps.map((s) => s.reason)).toEqual(['member Alice@acme.dev: their members line is gone', 'the person Alice@acme.dev: no members line or declaration names them any more']);
   });
 
   it('compares e-mails by ASCII lower case only: a live \u212Aate@acme.dev (KELVIN SIGN) does not make kate@acme.dev present (issue 46)', () => {

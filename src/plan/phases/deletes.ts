@@ -103,6 +103,26 @@ function addDeleteSteps(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<strin
     if (l.parentUid !== null) step.parentUid = l.parentUid;
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
     if (goesWithParent(l.kind) && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `${descriptorOf(l.kind).label.one} of deleted ${l.parentAddress}`;
+    else {
+      // A person is named by the e-mail they signed in with, not only by the resources their
+      // members line brought (issue 50): the reviewer sees who loses access.
+      const person = personOf(p, l);
+      if (person !== undefined) step.reason = person;
+    }
     addStep(p, step, l.groupPath);
   }
+}
+
+/**
+ * Who a delete takes access from, when it is a person (an identity with the e-mail the service
+ * reports, or a binding of one): "member alice@acme.dev", for the reader. Read from what the
+ * kinds are to access (their descriptors), not from kind names.
+ */
+function personOf(p: Pick<Planning, 'index'>, l: LiveResource): string | undefined {
+  const part = descriptorOf(l.kind).access;
+  if (part?.is === 'principal') return l.email !== undefined ? `the person ${l.email}: no members line or declaration names them any more` : undefined;
+  if (part?.is !== 'grant' || part.to !== 'identity') return undefined;
+  const ref = (l.fields as unknown as Record<string, unknown>).identity as { path?: string } | undefined;
+  const identity = ref?.path === undefined ? undefined : p.index.byAddress.get(`identity:${ref.path}`);
+  return identity?.email !== undefined ? `member ${identity.email}: their members line is gone` : undefined;
 }
