@@ -363,26 +363,9 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
     const now = after.principals.get(id);
     const candidates = new Set<string>();
     for (const rel of [before, after]) for (const g of rel.grantsOf.get(id) ?? []) collectSubtree(rel, g.group, candidates);
-    const gainedAt = new Map<string, Set<string>>();
-    const lostAt = new Map<string, Set<string>>();
-    if (now && after.grantsOf.has(id)) {
-      const a = holdingsOf(after, id);
-      const b = holdingsOf(before, ...covering(before, now));
-      for (const g of candidates) {
-        const had = heldAt(before, after, b, g);
-        const gained = new Set([...heldAt(after, before, a, g)].filter((c) => !had.has(c)));
-        if (gained.size > 0) gainedAt.set(g, gained);
-      }
-    }
-    if (was && before.grantsOf.has(id)) {
-      const b = holdingsOf(before, id);
-      const a = holdingsOf(after, ...covering(after, was));
-      for (const g of candidates) {
-        const has = heldAt(after, before, a, g);
-        const lost = new Set([...heldAt(before, after, b, g)].filter((c) => !has.has(c)));
-        if (lost.size > 0) lostAt.set(g, lost);
-      }
-    }
+    // Gains: what it holds after beyond what held all its tokens before; losses the other way round.
+    const gainedAt = heldBeyond(after, before, id, now, candidates);
+    const lostAt = heldBeyond(before, after, id, was, candidates);
     if (gainedAt.size === 0 && lostAt.size === 0) continue;
     const p = now ?? was!;
     const causes = causesOf(before, after, id);
@@ -434,6 +417,23 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
     }
   }
   return changes.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+}
+
+/**
+ * Where principal `id` (`p` in `rel`) holds in `rel` what every principal of `other` that accepts
+ * all its tokens did not hold there: each candidate group's capabilities beyond.
+ */
+function heldBeyond(rel: AccessRelation, other: AccessRelation, id: string, p: Principal | undefined, candidates: ReadonlySet<string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (p === undefined || !rel.grantsOf.has(id)) return out;
+  const mine = holdingsOf(rel, id);
+  const theirs = holdingsOf(other, ...covering(other, p));
+  for (const g of candidates) {
+    const had = heldAt(other, rel, theirs, g);
+    const beyond = new Set([...heldAt(rel, other, mine, g)].filter((c) => !had.has(c)));
+    if (beyond.size > 0) out.set(g, beyond);
+  }
+  return out;
 }
 
 /** The relationship an identity record had in `rel` (undefined: it was not there). */
