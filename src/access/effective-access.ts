@@ -18,9 +18,9 @@ export type { AccessChange } from './relation.js';
  * The access changes of a plan: the relation of live and the relation of the state its steps lead
  * to, compared. A plan with no step of a kind that matters to access has none.
  */
-export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number): AccessChange[] {
+export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number, byAddress?: (address: string) => { uid: string } | undefined): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
-  const before = stateOfLive(live);
+  const before = stateOfLive(live, byAddress);
   return diffRelations(relationOf(before, now), relationOf(stateAfterSteps(before, plan.steps), now));
 }
 

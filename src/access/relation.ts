@@ -62,12 +62,12 @@ const NONE: ReadonlySet<string> = new Set();
 const MAX_DEPTH = 64;
 
 /** The principal a grant record gives its role to (undefined: none it can name). */
-function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'grant' }>, state: AccessStateRecords): Principal | undefined {
+function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'grant' }>, state: AccessStateRecords, identities: ReadonlyMap<string, Principal>): Principal | undefined {
   const value = part.principalField === undefined ? undefined : r.fields[part.principalField];
   switch (part.to) {
     case 'identity': {
       if (typeof value !== 'string') return undefined;
-      return identityPrincipal(value, state.records.get(value));
+      return identities.get(value) ?? identityPrincipal(value, undefined);
     }
     case 'email': {
       if (typeof value === 'string' && value !== '') {
@@ -109,8 +109,19 @@ function identityPrincipal(key: string, identity: AccessRecord | undefined): Pri
   const part = accessPartOf(identity.kind);
   const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
   const email = typeof identity.fields.email === 'string' ? asciiLower(identity.fields.email) : undefined;
-  const id = relationship ? `accepts:${relationship.field}:${canonical(relationship.value)}` : `identity:${key}`;
+  const id = relationship ? principalIdOf(identity.fields, relationship) : `identity:${key}`;
   return { id, kind: 'identity', name: identity.address, identity: identity.address, identityKey: key, record: key, records: [key], ...(relationship ? { relationship } : {}), ...(email ? { email } : {}) };
+}
+
+/**
+ * The id of a relationship, kept per fields object: the state a plan leads to shares the record
+ * of every identity the plan leaves alone with live's, so each is spelled once per run.
+ */
+const principalIds = new WeakMap<object, string>();
+function principalIdOf(fields: object, relationship: { field: string; value: unknown }): string {
+  let id = principalIds.get(fields);
+  if (id === undefined) principalIds.set(fields, (id = `accepts:${relationship.field}:${canonical(relationship.value)}`));
+  return id;
 }
 
 function canonical(value: unknown): string {
@@ -158,12 +169,16 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
   const principals = new Map<string, Principal>();
   const grantsOf = new Map<string, Grant[]>();
   const orgKey = [...groups].find(([, g]) => g.parent === null)?.[0] ?? null;
+  // Identities first (a grant names its identity by key), then the grants.
+  const identities = new Map<string, Principal>();
+  const grantRecords: AccessRecord[] = [];
   for (const r of state.records.values()) {
     const part = accessPartOf(r.kind);
-    if (part?.is === 'principal') {
-      addPrincipal(principals, identityPrincipal(r.key, r));
-      continue;
-    }
+    if (part?.is === 'principal') identities.set(r.key, addPrincipal(principals, identityPrincipal(r.key, r)));
+    else if (part?.is === 'grant') grantRecords.push(r);
+  }
+  for (const r of grantRecords) {
+    const part = accessPartOf(r.kind);
     if (part?.is !== 'grant') continue;
     const role = r.fields[part.role];
     if (typeof role !== 'string') continue;
@@ -174,7 +189,7 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
     const scope = part.scopeField === undefined ? r.parent : r.fields[part.scopeField];
     const on = typeof scope === 'string' ? scope : part.scopeField !== undefined ? orgKey : null;
     if (on === null) continue;
-    const found = principalOfGrant(r, part, state);
+    const found = principalOfGrant(r, part, state, identities);
     if (!found) continue;
     const p = principals.get(found.id) ?? addPrincipal(principals, found);
     const list = grantsOf.get(p.id);
@@ -341,11 +356,57 @@ function causesOf(before: AccessRelation, after: AccessRelation, id: string): st
 function covering(rel: AccessRelation, p: Principal): string[] {
   const out = rel.principals.has(p.id) ? [p.id] : [];
   if (p.relationship === undefined) return out;
-  for (const q of rel.principals.values()) {
-    if (q.id === p.id || q.relationship === undefined || q.relationship.field !== p.relationship.field || !rel.grantsOf.has(q.id)) continue;
-    if (acceptsWithin(p.relationship, q.relationship)) out.push(q.id);
+  const index = (coveringIndexes.get(rel) ?? coveringIndexes.set(rel, anchorIndex(rel)).get(rel))!;
+  for (const anchor of anchorsThatMayHold(p.relationship)) {
+    for (const q of index.get(anchor) ?? []) {
+      if (q.id !== p.id && acceptsWithin(p.relationship, q.relationship!)) out.push(q.id);
+    }
   }
   return out;
+}
+
+/**
+ * Which relationships could accept every token of another, found by an anchor instead of trying
+ * every principal of the org (tens of thousands at 100k resources): a relationship can hold only
+ * one of its own kind with the same exact issuer and subject (or keys, or account, or service),
+ * or one whose subject or issuer is a pattern.
+ */
+const coveringIndexes = new WeakMap<AccessRelation, Map<string, Principal[]>>();
+
+function anchorOf(rel: { field: string; value: unknown }): string {
+  const v = (rel.value !== null && typeof rel.value === 'object' ? rel.value : {}) as Record<string, unknown>;
+  switch (rel.field) {
+    case 'claimMatch':
+      if (typeof v.issuer !== 'string') return 'cm**';
+      return typeof v.subject === 'string' ? `cm|${v.issuer}|${v.subject}` : `cm*|${v.issuer}`;
+    case 'staticKeys':
+      return `sk|${String(v.issuer)}|${String(v.subject)}|${String(v.issuerKeys)}`;
+    case 'awsIdentity':
+      return `aws|${String(v.awsAccount)}`;
+    default:
+      return `${rel.field}|${typeof rel.value === 'string' ? rel.value.replace(/^SERVICE_PRINCIPAL_/, '') : JSON.stringify(rel.value)}`;
+  }
+}
+
+/** The anchors of every relationship that may accept all the tokens `rel` accepts. */
+function anchorsThatMayHold(rel: { field: string; value: unknown }): string[] {
+  const own = anchorOf(rel);
+  if (rel.field !== 'claimMatch') return [own];
+  const issuer = (rel.value as Record<string, unknown>).issuer;
+  if (own === 'cm**') return ['cm**'];
+  return own.startsWith('cm*|') ? [own, 'cm**'] : [own, `cm*|${String(issuer)}`, 'cm**'];
+}
+
+function anchorIndex(rel: AccessRelation): Map<string, Principal[]> {
+  const index = new Map<string, Principal[]>();
+  for (const q of rel.principals.values()) {
+    if (q.relationship === undefined || !rel.grantsOf.has(q.id)) continue;
+    const anchor = anchorOf(q.relationship);
+    const list = index.get(anchor);
+    if (list) list.push(q);
+    else index.set(anchor, [q]);
+  }
+  return index;
 }
 
 /**

@@ -51,17 +51,23 @@ const apiName = (spec: FieldSpec): string => spec.apiName ?? spec.name;
  * Live as a state. `fields` of a live resource are the model's: a reference is a key (a path, a
  * uid, a built-in's name), turned here into the key of what it names; the rest by API name.
  */
-export function stateOfLive(live: LiveState): AccessStateRecords {
+export function stateOfLive(live: LiveState, byAddressGiven?: (address: string) => { uid: string } | undefined): AccessStateRecords {
   const builtinCapabilities = new Map<string, readonly string[]>();
   const builtinNames = new Map<string, string>();
   for (const [name, uid] of Object.entries(live.builtinRoles)) {
     builtinCapabilities.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
     builtinNames.set(uid, name);
   }
-  const byAddress = new Map<string, string>();
-  for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
-  const identityKey = (k: IdentityKey): string | undefined => ('uid' in k ? k.uid : byAddress.get(`identity:${k.path}`));
-  const roleKey = (k: RoleKey): string | undefined => ('builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : byAddress.get(`role:${k.path}`));
+  // Paths to uids through the caller's index of live addresses when it has one (the planner's).
+  let uidAt: (address: string) => string | undefined;
+  if (byAddressGiven) uidAt = (address) => byAddressGiven(address)?.uid;
+  else {
+    const byAddress = new Map<string, string>();
+    for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
+    uidAt = (address) => byAddress.get(address);
+  }
+  const identityKey = (k: IdentityKey): string | undefined => ('uid' in k ? k.uid : uidAt(`identity:${k.path}`));
+  const roleKey = (k: RoleKey): string | undefined => ('builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : uidAt(`role:${k.path}`));
   const records = new Map<string, AccessRecord>();
   for (const r of live.resources) {
     const part = accessPartOf(r.kind);
@@ -71,11 +77,25 @@ export function stateOfLive(live: LiveState): AccessStateRecords {
   return { records, builtinCapabilities, builtinNames, removed: new Map() };
 }
 
+/** The API fields access reads of a kind (its descriptor's `access`): only those are taken from live. */
+const ACCESS_FIELDS = new Map<Kind, ReadonlySet<string>>();
+function accessFieldsOf(kind: Kind, part: AccessPart): ReadonlySet<string> {
+  let fields = ACCESS_FIELDS.get(kind);
+  if (!fields) {
+    const names = part.is === 'principal' ? [...part.relationship] : part.is === 'capabilities' ? [part.field] : part.is === 'grant' ? [part.role, part.principalField, part.expiryField, part.scopeField].filter((f): f is string => f !== undefined) : [];
+    // `oidc`: an identity provider's people are its issuer's (relation.ts).
+    ACCESS_FIELDS.set(kind, (fields = new Set([...names, 'oidc'])));
+  }
+  return fields;
+}
+
 function liveFields(r: LiveResource, part: AccessPart, identityKey: (k: IdentityKey) => string | undefined, roleKey: (k: RoleKey) => string | undefined, orgUid: string | null): Record<string, unknown> {
   const model = r.fields as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   const descriptor = descriptorOf(r.kind);
+  const wanted = accessFieldsOf(r.kind, part);
   for (const spec of descriptor.fields) {
+    if (!wanted.has(apiName(spec))) continue;
     const value = model[spec.name];
     if (value === undefined) continue;
     out[apiName(spec)] = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;

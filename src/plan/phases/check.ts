@@ -49,7 +49,7 @@ export function orderAndCheck(
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
   })];
-  const access = accessChanges(p.live, { steps }, options.now);
+  const access = accessChanges(p.live, { steps }, options.now, (address) => p.index.byAddress.get(address));
   if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access));
   return { steps, refusals, accessChanges: access };
 }
