@@ -276,7 +276,11 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
 
   if (command === 'plan') {
     const pr = pullRequestOf(env);
-    const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}; applied when merged._` : '';
+    // What merging will do, said plainly (issue 49): only a plan with changes is applied.
+    const refused = exitcode === 1 && stdout.text().includes('This plan is refused');
+    const outcome =
+      exitcode === 2 ? '; applied when merged' : exitcode === 0 ? ': no changes, so merging applies nothing' : refused ? ': refused — not applied when merged; fix what it names and push again' : ': no plan (the manifests are invalid or planning failed) — nothing is applied when merged';
+    const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}${outcome}._` : '';
     const body = door.redact(commentBody(stdout.text(), stderr.text(), exitcode) + footer);
     if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
     if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {

@@ -330,6 +330,8 @@ describe('the plan comment', () => {
     expect(first).toContain('repo:hand-made');
     expect(first).toMatch(/CAUTION/);
     expect(first).not.toContain(TOKEN);
+    // The footer says what merging does (issue 49): a refused plan is not applied.
+    expect(first).toMatch(/_Plan of \w+: refused — not applied when merged; fix what it names and push again\._$/);
 
     writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');
     const invalid = await runStep({ command: 'plan', paths: dir, comment: 'true' }, env, temp.dir);
@@ -338,6 +340,7 @@ describe('the plan comment', () => {
     const second = github.comments[0]!.body;
     expect(second).toContain('### platform-sync plan failed');
     expect(second).toMatch(/broken\.yaml:5:\d+: /);
+    expect(second).toMatch(/_Plan of \w+: no plan \(the manifests are invalid or planning failed\) — nothing is applied when merged\._$/);
     expect(github.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(1);
   });
 });

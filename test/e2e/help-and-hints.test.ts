@@ -38,7 +38,7 @@ describe('help and hints', () => {
     const out = join(temp.dir, 'plan.json');
     const run = await runCli(['plan', ACME, '--emulator', '--bootstrap', '--out', out], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`apply exactly this plan with: platform-sync apply ${out} --emulator`);
+    expect(run.stderr).toContain(`apply exactly this plan with: platform-sync apply ${out} --manifests ${ACME} --emulator`);
   });
 
   it('validate of a file that is no manifest says so once', async () => {

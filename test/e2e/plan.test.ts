@@ -82,7 +82,7 @@ describe('platform-sync plan', () => {
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 1 to delete.');
     // --verbose: one line per request on stderr, paths only.
     expect(run.stderr).toMatch(/^GET \/iam\/v2\/groups\?\S* → 200 \(\d+ ms\)$/m);
-    expect(run.stderr).toContain(`Saved the plan to ${out}; apply exactly this plan with: platform-sync apply ${out}`);
+    expect(run.stderr).toContain(`Saved the plan to ${out}; apply exactly this plan with: platform-sync apply ${out} --manifests `);
 
     const text = readFileSync(out, 'utf8');
     expect(text).not.toContain(TOKEN);

@@ -8,7 +8,7 @@ import { planFromManifests, type PlanningOptions } from '../../pipeline.js';
 import type { PlanBasis } from '../../model/plan.js';
 import { assertSafe } from '../../plan/index.js';
 import { planSecretWarnings } from '../../apply/secrets.js';
-import { escapeControl } from '../../views/escape.js';
+import { escapeControl, escapeValue } from '../../views/escape.js';
 import { PLAN_FORMATS, renderPlan, type PlanFormat } from '../../views/plan.js';
 import {
   addConnectionOptions,
@@ -84,7 +84,9 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
       const { savePlan } = await import('../../saved-plan/saved-plan.js'); // ajv, on use only (see main.ts)
       await savePlan(options.out, plan, live, { redact: output.redact, basis: { desired, options: { ...basisOptions(planning), now, ...(options.planTtl !== undefined ? { planTtlMs: options.planTtl } : {}) } } });
       // The hint says how to apply it where it was made (the embedded emulator's state is per directory).
-      output.stderr.write(`Saved the plan to ${options.out}; apply exactly this plan with: platform-sync apply ${options.out}${options.emulator ? ' --emulator' : ''}\n`);
+      // With --manifests: apply then checks the manifests are still the ones the plan was made from (issue 49).
+      const shell = (p: string) => (/^[\w./@:=-]+$/.test(p) ? p : JSON.stringify(escapeValue(p)));
+      output.stderr.write(`Saved the plan to ${escapeValue(options.out)}; apply exactly this plan with: platform-sync apply ${shell(options.out)} --manifests ${paths.map(shell).join(' ')}${options.emulator ? ' --emulator' : ''}\n`);
     }
     ctx.exitCode = planExitCode(plan.steps.length, options.detailedExitcode);
   });
