@@ -174,6 +174,24 @@ export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: stri
 }
 
 /**
+ * The secrets-env input: `NAME=value` a line (blank lines and `#` comments skipped), every name a
+ * PLATFORM_SYNC_SECRET_* variable (the only ones a manifest can name); a message saying what is
+ * wrong otherwise — never the value.
+ */
+export function secretsEnvOf(text: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    const name = eq < 0 ? line : line.slice(0, eq).trim();
+    if (eq < 0 || !/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/.test(name)) return `secrets-env line ${i + 1}: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name)${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `, got ${name}` : ''}`;
+    out[name] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+/**
  * Why a reviewed apply must not run now, if it must not (DESIGN.md §4): the commit it runs for
  * is not the head of its branch any more, so a re-run of an old apply job (same commit, same
  * artifact) would undo what later merges did. Read from the GitHub API with the github-token
@@ -248,9 +266,19 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // The Action's own door out: what it appends and posts is redacted of every secret of the job
   // it knows (the CLI redacted its own output already; this covers the Action's writing).
   const door = createOutput(io.stdout, io.stderr);
-  for (const [name, value] of Object.entries(env)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
+  // The secrets-env input: the secrets the manifests name, for this step alone (issue 49).
+  const secrets = secretsEnvOf(env.PS_SECRETS_ENV ?? '');
+  if (typeof secrets === 'string') {
+    io.stderr.write(`Error: ${escapeControl(secrets)}\n`);
+    setOutputs(env, door, { exitcode: '1', 'has-changes': 'false', 'plan-json': '', 'sarif-file': '' });
+    return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
+  }
+  const { PS_SECRETS_ENV: _given, ...rest } = env;
+  const runEnv: NodeJS.ProcessEnv = { ...rest, ...secrets };
+  for (const [name, value] of Object.entries(runEnv)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
   const exitcode = await main(['node', 'platform-sync', ...argv], {
     ...io,
+    env: runEnv,
     stdout: stdout.stream,
     stderr: stderr.stream,
     // GitHub masks the code in every later line of the log (a workflow command, so it goes out as is).

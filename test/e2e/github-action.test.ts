@@ -202,6 +202,11 @@ describe('the example workflow', () => {
           expect(key, `${name}: ${step.name}`).toMatch(/^PLATFORM_SYNC_SECRET_/);
           expect(writes, `${name}: ${step.name}`).toBe(true);
         }
+        // Secrets the manifests name go through the secrets-env input, to the apply step alone.
+        for (const line of String(step.with?.['secrets-env'] ?? '').split('\n').filter((l) => l.trim() !== '')) {
+          expect(line.trim(), `${name}: ${step.name}`).toMatch(/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+=\$\{\{ secrets\.PLATFORM_SYNC_SECRET_[A-Z0-9_]+ \}\}$/);
+          expect(writes, `${name}: ${step.name}`).toBe(true);
+        }
         const token = step.with?.['platform-token'];
         if (token === undefined) continue;
         expect(OURS.test(step.uses ?? ''), `${name}: ${step.name}`).toBe(true);
@@ -408,6 +413,19 @@ describe('the action runner', () => {
     expect(applied.exitcode).toBe(1);
     expect(applied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains all of owner');
     expect(emulator!.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+
+  it('secrets-env: the secrets the manifests name reach the platform-sync step alone, redacted; a name no manifest can use is refused (issue 49)', async () => {
+    const secret = 'okta-client-secret-through-secrets-env-01';
+    const { dir, summary } = scratch('secrets-env', 'apiVersion: platform-sync/v1\norg:\n  name: sso\n  identityProviders:\n    - name: okta\n      defaultRole: viewer\n      oidc: {issuer: "https://acme.okta.com", clientId: "c1", clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}}\n');
+    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, GITHUB_STEP_SUMMARY: summary, PS_SECRETS_ENV: `# the provider's\nPLATFORM_SYNC_SECRET_OKTA=${secret}\n` }, temp.dir);
+    expect(applied.exitcode, applied.stderr).toBe(0);
+    expect(applied.stdout + applied.stderr + readFileSync(summary, 'utf8')).not.toContain(secret);
+    expect(process.env.PLATFORM_SYNC_SECRET_OKTA).toBeUndefined(); // never set in the process for anyone else
+    const refused = await runStep({ command: 'plan', paths: dir }, { ...env, PS_SECRETS_ENV: 'PLATFORM_TOKEN=stolen-token-value' }, temp.dir);
+    expect(refused.exitcode).toBe(1);
+    expect(refused.stderr).toContain('secrets-env line 1: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name), got PLATFORM_TOKEN');
+    expect(refused.stderr).not.toContain('stolen-token-value');
   });
 
   it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {

@@ -25,10 +25,10 @@ describe('platform-sync init', () => {
     const workflow = readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8');
     const example = readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8');
     expect(workflow).not.toContain('ACME');
-    expect(workflow).toContain('# env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name');
+    expect(workflow).toContain('# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name');
     const code = (text: string) => text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
     expect(Object.keys(parse(workflow).jobs)).toEqual(['plan', 'apply', 'drift']);
-    expect(code(workflow)).toEqual(code(example.replace(/^ +env:\n +PLATFORM_SYNC_SECRET_ACME_OKTA: .*\n/m, '')));
+    expect(code(workflow)).toEqual(code(example.replace(/^ +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/m, '')));
     // What the newcomer must set before the first pull request, and where the references are.
     const guide = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(guide).toContain('your-org/platform-sync@0000');
