@@ -49,17 +49,68 @@ export function splitArgs(text: string): string[] {
 }
 
 /** A stream that keeps what is written and copies it to `echo` (the job log). */
-function tee(echo: NodeJS.WritableStream): { stream: Writable; text: () => string } {
+function tee(echo: NodeJS.WritableStream, show: (line: string) => string | null = (line) => line): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
+  let partial = '';
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       const text = chunk.toString();
       chunks.push(text);
-      echo.write(text);
+      // Line by line, so that a line can be shown otherwise (apply's JSON events as people read them).
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const shown = show(line);
+        if (shown !== null) echo.write(`${shown}\n`);
+      }
+      done();
+    },
+    final(done) {
+      if (partial !== '') {
+        const shown = show(partial);
+        if (shown !== null) echo.write(shown);
+      }
       done();
     },
   });
   return { stream, text: () => chunks.join('') };
+}
+
+/**
+ * One of apply's JSON events (what the Action reads its outputs from) as the line a person reads
+ * in the job's log (issue 49: not one huge JSON line); null for events that show nothing.
+ */
+export function applyEventLine(line: string): string | null {
+  if (!line.startsWith('{')) return line;
+  let e: { type?: string; total?: number; step?: { action?: string; address?: string }; ms?: number; error?: string; because?: string; plan?: { summary?: { create?: number; update?: number; delete?: number }; accessChanges?: unknown[] }; result?: { done?: unknown[]; failed?: unknown[]; skipped?: unknown[] } };
+  try {
+    e = JSON.parse(line) as typeof e;
+  } catch {
+    return line;
+  }
+  const step = `${e.step?.action ?? '?'} ${e.step?.address ?? '?'}`;
+  switch (e.type) {
+    case 'plan': {
+      const sum = e.plan?.summary ?? {};
+      const access = e.plan?.accessChanges?.length ?? 0;
+      return escapeValue(`Plan: ${sum.create ?? 0} to create, ${sum.update ?? 0} to update, ${sum.delete ?? 0} to delete${access > 0 ? ` (${access} access change${access === 1 ? '' : 's'}: see the job summary)` : ''}.`);
+    }
+    case 'start':
+      return `Applying ${e.total ?? 0} step${e.total === 1 ? '' : 's'}…`;
+    case 'step-done':
+      return escapeValue(`✓ ${step} (${e.ms ?? 0} ms)`);
+    case 'step-failed':
+      return escapeValue(`✗ ${step}: ${e.error ?? ''}`);
+    case 'step-skipped':
+      return escapeValue(`- skipped ${step} (depends on ${e.because ?? '?'})`);
+    case 'end': {
+      const r = e.result ?? {};
+      const failed = r.failed?.length ?? 0;
+      return failed === 0 ? `Apply complete: ${r.done?.length ?? 0} done.` : `Apply failed: ${r.done?.length ?? 0} done, ${failed} failed, ${r.skipped?.length ?? 0} skipped (the job summary says what to do).`;
+    }
+    default:
+      return null;
+  }
 }
 
 function setOutputs(env: NodeJS.ProcessEnv, door: Output, outputs: Record<string, string>): void {
@@ -261,7 +312,9 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
           ? // Text in the log, SARIF for code scanning, markdown in the job summary (the command writes it).
             ['audit', ...paths, '--sarif', sarifFile, ...args]
           : ['drift', ...paths, ...args];
-  const stdout = tee(io.stdout);
+  // Apply's JSON events are what the outputs are read from; the log shows them as people read them,
+  // and the events are kept whole in a file beside the plan (RUNNER_TEMP/platform-sync-apply.jsonl).
+  const stdout = command === 'apply' ? tee(io.stdout, applyEventLine) : tee(io.stdout);
   const stderr = tee(io.stderr);
   // The Action's own door out: what it appends and posts is redacted of every secret of the job
   // it knows (the CLI redacted its own output already; this covers the Action's writing).
@@ -296,6 +349,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // Each manifest problem as a GitHub annotation on its line (issue 40): the PR's diff shows it where it is.
   if (exitcode === 1) for (const line of annotationsOf(stderr.text() + stdout.text())) io.stdout.write(door.redact(line));
   const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
+  if (command === 'apply') door.appendToFile(join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-apply.jsonl'), stdout.text());
   // A partial apply changed things too: has-changes says whether any step was done.
   const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
   const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';

@@ -471,6 +471,11 @@ describe('the action runner', () => {
     const first = await runStep({ command: 'apply', paths: ACME, args: '--bootstrap' }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(first.exitcode, first.stderr).toBe(0);
     expect(first.outputs['has-changes']).toBe('true');
+    // The log reads as people read it (issue 49): lines, not apply's JSON events, which are kept in a file.
+    expect(first.stdout).toMatch(/^Plan: \d+ to create, \d+ to update, 0 to delete/m);
+    expect(first.stdout).toMatch(/^✓ create group:engineering \(\d+ ms\)$/m);
+    expect(first.stdout).toMatch(/^Apply complete: \d+ done\.$/m);
+    expect(first.stdout).not.toContain('{"type"');
     const written = readFileSync(summary, 'utf8');
     expect(written).toContain('### platform-sync apply');
     expect(written).toMatch(/\*\*Apply complete: (\d+) of \1 steps done\*\*/);
