@@ -47,3 +47,8 @@ export interface AuditRule {
   readonly severity: Severity;
   check(facts: AuditFacts, options: AuditOptions): Finding[];
 }
+
+/** `1 day`, `3 days`: a whole number of days, said as English says it. */
+export function daysText(n: number): string {
+  return `${n} day${n === 1 ? '' : 's'}`;
+}

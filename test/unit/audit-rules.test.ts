@@ -135,6 +135,12 @@ describe('keys-expiring', () => {
     expect(run(iso(NOW + 31 * DAY))).toEqual([]);
   });
 
+  it('says one day as English does: "1 day", never "1 days" (issue 50)', () => {
+    expect(run(iso(NOW - DAY))[0]!.message).toMatch(/expired 1 day ago/);
+    expect(run(iso(NOW + DAY))[0]!.message).toMatch(/expire in 1 day \(/);
+    expect(run(iso(NOW + 2 * DAY))[0]!.message).toMatch(/expire in 2 days \(/);
+  });
+
   it('a time that is no time is reported, not skipped', () => {
     expect(run('next tuesday')[0]!.message).toContain('is not a time');
   });

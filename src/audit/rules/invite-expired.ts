@@ -1,5 +1,5 @@
 /** `invite-expired` (low): an expired invite still listed (it admits nobody, and clutters the org). */
-import { DAY_MS, type AuditRule, type Finding } from '../types.js';
+import { DAY_MS, type AuditRule, type Finding, daysText } from '../types.js';
 
 export const rule: AuditRule = {
   id: 'invite-expired',
@@ -10,7 +10,7 @@ export const rule: AuditRule = {
     return facts.invites.flatMap((i): Finding[] => {
       const at = Date.parse(i.expirationTime);
       if (Number.isFinite(at) && at > options.now) return [];
-      const ago = Number.isFinite(at) ? ` ${Math.floor((options.now - at) / DAY_MS)} days ago` : '';
+      const ago = Number.isFinite(at) ? ` ${daysText(Math.floor((options.now - at) / DAY_MS))} ago` : '';
       return [{ rule: this.id, severity: 'low', address: i.address, message: `the invite expired${ago} (${i.expirationTime}) and is still listed` }];
     });
   },

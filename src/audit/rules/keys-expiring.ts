@@ -1,5 +1,5 @@
 /** `keys-expiring` (high when expired, medium within `--expiry-days`): static keys at the end of their life. */
-import { DAY_MS, type AuditRule, type Finding } from '../types.js';
+import { DAY_MS, type AuditRule, type Finding, daysText } from '../types.js';
 
 export const rule: AuditRule = {
   id: 'keys-expiring',
@@ -13,8 +13,8 @@ export const rule: AuditRule = {
       const at = Date.parse(expiration);
       const where = i.location ? { location: i.location } : {};
       if (Number.isNaN(at)) return [{ rule: this.id, severity: 'medium' as const, address: i.address, message: `staticKeys.expirationTime ${JSON.stringify(expiration)} is not a time (RFC 3339 expected): when the keys expire cannot be told`, ...where }];
-      if (at <= options.now) return [{ rule: this.id, severity: 'high' as const, address: i.address, message: `static keys expired ${Math.floor((options.now - at) / DAY_MS)} days ago (${expiration})`, ...where }];
-      if (at - options.now <= options.expiryDays * DAY_MS) return [{ rule: this.id, severity: 'medium' as const, address: i.address, message: `static keys expire in ${Math.ceil((at - options.now) / DAY_MS)} days (${expiration}), within ${options.expiryDays}`, ...where }];
+      if (at <= options.now) return [{ rule: this.id, severity: 'high' as const, address: i.address, message: `static keys expired ${daysText(Math.floor((options.now - at) / DAY_MS))} ago (${expiration})`, ...where }];
+      if (at - options.now <= options.expiryDays * DAY_MS) return [{ rule: this.id, severity: 'medium' as const, address: i.address, message: `static keys expire in ${daysText(Math.ceil((at - options.now) / DAY_MS))} (${expiration}), within ${options.expiryDays}`, ...where }];
       return [];
     });
   },

@@ -1,5 +1,5 @@
 /** `stale-identity` (medium): an identity not seen for longer than `--stale-days` (or never, and older). */
-import { DAY_MS, type AuditRule } from '../types.js';
+import { DAY_MS, type AuditRule, daysText } from '../types.js';
 
 export const rule: AuditRule = {
   id: 'stale-identity',
@@ -16,8 +16,8 @@ export const rule: AuditRule = {
       if (Number.isNaN(since) || options.now - since <= limit) return [];
       const days = Math.floor((options.now - since) / DAY_MS);
       const message = Number.isNaN(seen)
-        ? `never seen, and created ${days} days ago (more than ${options.staleDays})`
-        : `last seen ${days} days ago (${i.live.lastSeenTime}), more than ${options.staleDays}`;
+        ? `never seen, and created ${daysText(days)} ago (more than ${options.staleDays})`
+        : `last seen ${daysText(days)} ago (${i.live.lastSeenTime}), more than ${options.staleDays}`;
       return [{ rule: this.id, severity: this.severity, address: i.address, message, ...(i.location ? { location: i.location } : {}) }];
     });
   },

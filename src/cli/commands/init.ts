@@ -13,7 +13,7 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
   program
     .command('init')
     .description('Write a starter repository: an org manifest with comments, the GitHub workflow, .gitignore and a README of the next three commands; never overwrites a file')
-    .argument('[dir]', 'where (default: the current directory)', '.')
+    .argument('[dir]', 'where', '.')
     .option('--org <name>', 'the org the manifest describes (default: the directory\'s name, else my-org)')
     .action(async (dir: string, options: { org?: string }) => {
       const { writeStarter } = await import('../../init/starter.js');
