@@ -14,7 +14,8 @@ export function renderValidationReport(result: ValidationResult & { files: strin
   if (result.files.length === 0) {
     lines.push(escapeControl(`no manifest files found in ${paths.join(', ')}`));
   } else if (result.state) {
-    lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}, org ${result.state.org.name}`);
+    const members = result.state.members?.length ?? 0;
+    lines.push(`ok: ${files}, ${countNoun(result.state.resources.length, 'resource')}${members > 0 ? `, ${countNoun(members, 'member')}` : ''}, org ${result.state.org.name}`);
   } else {
     const withProblems = new Set(result.diagnostics.map((d) => d.location.file)).size;
     lines.push(`${countNoun(result.diagnostics.length, 'problem')} in ${countNoun(withProblems, 'file')} (${files} read)`);

@@ -79,6 +79,14 @@ describe('platform-sync validate', () => {
     expect(none.code).toBe(1);
   });
 
+  it('counts members beside resources (issue 50)', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const file = join(dir, 'members.yaml');
+    await writeFile(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  members:\n    - {email: a@acme.dev, role: viewer}\n    - {email: b@acme.dev, role: viewer}\n');
+    const r = await validate(file);
+    expect(r.stdout).toBe('ok: 1 file, 1 resource, 2 members, org acme\n');
+  });
+
   it('asks for at least one path', async () => {
     const r = await validate();
     expect(r.stderr).toMatch(/missing required argument 'paths'/);
