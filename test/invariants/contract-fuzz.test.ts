@@ -55,6 +55,21 @@ async function startSeeded(fuzzer: ContractFuzzer): Promise<{ emulator: Emulator
   return { emulator, uids };
 }
 
+/** The problems a judge finds with `runs` generated listRepos requests to the server at `url`. */
+async function problemsListingRepos(judge: ContractFuzzer, url: string, uids: UidsByKind, allowedOnly: boolean, runs: number): Promise<Set<string>> {
+  const listRepos = judge.operations.find((o) => o.operationId === 'listRepos')!;
+  const found = new Set<string>();
+  await fc.assert(
+    fc.asyncProperty(judge.requestOf(listRepos, uids, allowedOnly), async (r) => {
+      const { status, answer } = await send(url, TOKEN, r);
+      const problem = judge.problemWith(listRepos, r, judge.judge(listRepos, r), status, answer);
+      if (problem) found.add(problem);
+    }),
+    { numRuns: runs, seed: SEED },
+  );
+  return found;
+}
+
 describe('the emulator against its contract, fuzzed', () => {
   let emulator: Emulator;
   let uids: UidsByKind = {};
@@ -103,16 +118,7 @@ describe('the emulator against its contract, fuzzed', () => {
     const loose = structuredClone(DOC) as { paths: Record<string, { get: { parameters: { name: string; schema: unknown }[] } }> };
     for (const p of loose.paths['/registry/v2/repos']!.get.parameters) if (p.name === 'order_by') p.schema = { type: 'string' };
     const judge = new ContractFuzzer(loose as unknown as Record<string, unknown>);
-    const listRepos = judge.operations.find((o) => o.operationId === 'listRepos')!;
-    const found = new Set<string>();
-    await fc.assert(
-      fc.asyncProperty(judge.requestOf(listRepos, uids, false), async (r) => {
-        const { status, answer } = await send(emulator.url, TOKEN, r);
-        const problem = judge.problemWith(listRepos, r, judge.judge(listRepos, r), status, answer);
-        if (problem) found.add(problem);
-      }),
-      { numRuns: 300, seed: SEED },
-    );
+    const found = await problemsListingRepos(judge, emulator.url, uids, false, 300);
     expect([...found]).toContain('allowed by the contract, refused by the server (400) on order_by');
   });
 
@@ -126,17 +132,8 @@ describe('the emulator against its contract, fuzzed', () => {
       const judge = new ContractFuzzer(DOC);
       const seeded = mutant.seed(SEED_DOC);
       const mutantUids: UidsByKind = { group: Object.values(seeded.orgUids) };
-      const listRepos = judge.operations.find((o) => o.operationId === 'listRepos')!;
-      const found = new Set<string>();
-      await fc.assert(
-        fc.asyncProperty(judge.requestOf(listRepos, mutantUids, true), async (r) => {
-          const { status, answer } = await send(mutant.url, TOKEN, r);
-          const problem = judge.problemWith(listRepos, r, judge.judge(listRepos, r), status, answer);
-          if (problem) found.add(problem.replace(/\(.*\)/, '(…)'));
-        }),
-        { numRuns: 50, seed: SEED },
-      );
-      expect([...found], [...found].join('\n')).toContain('answered 500 (…); the contract allows no internal error');
+      const found = [...(await problemsListingRepos(judge, mutant.url, mutantUids, true, 50))].map((p) => p.replace(/\(.*\)/, '(…)'));
+      expect(found, found.join('\n')).toContain('answered 500 (…); the contract allows no internal error');
     } finally {
       await mutant.close();
     }
