@@ -57,7 +57,9 @@ describe('the commands of the README and docs/', () => {
     const temp = makeTempDir('docs-quick-start');
     try {
       cpSync(join(REPO_ROOT, 'examples'), join(temp.dir, 'examples'), { recursive: true });
-      const [offline, real] = shellBlocks('README.md');
+      const blocks = shellBlocks('README.md');
+      const offline = blocks.find((b) => b.some((l) => l.startsWith('bin/platform-sync validate examples/acme')));
+      const real = blocks.find((b) => b.some((l) => l.startsWith('export PLATFORM_API_URL')));
       const exported = join(temp.dir, 'exported');
       const ran = await runBlock(offline!, temp.dir, {}, (args) => args.map((a) => (a === '/tmp/acme-export' ? exported : a)));
       expect(ran.length).toBeGreaterThanOrEqual(6);

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
+import { splitArgs } from '../../src/action/run.js';
 
 describe('the installed package', () => {
   const temp = makeTempDir('installed');
@@ -65,6 +66,21 @@ describe('the installed package', () => {
     const plan = bin(['plan', ACME, '--emulator', '--bootstrap', '--detailed-exitcode']);
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toContain('platform-sync will make these changes');
+  });
+
+  it("runs the README's npm path as written, from the installed package: init, validate, plan on an emulator; the example it names is shipped (issue 50)", () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('npm install --save-dev platform-sync'))!;
+    const commands = block.split('\n').map((l) => /^npx --no-install platform-sync (.*?)(?:\s+#.*)?$/.exec(l.trim())?.[1]).filter((c): c is string => c !== undefined);
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    for (const command of commands) {
+      const run = bin(splitArgs(command));
+      expect(run.code, `${command}\n${run.stdout}${run.stderr}`).toBe(0);
+    }
+    const example = /`(node_modules\/platform-sync\/examples\/acme)`/.exec(readme)![1]!;
+    const validate = bin(['validate', example]);
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(existsSync(join(project, 'node_modules', 'platform-sync', 'docs', 'manifests.md'))).toBe(true);
   });
 
   it('holds its LICENSE, source maps that carry their sources (src/ is not shipped), and exports its CLI as platform-sync/cli', () => {
