@@ -84,6 +84,11 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'platform-sync init acme-infra --org acme',
     'Never overwrites a file: one that exists is kept, and said so. Exit codes: 0 done, 1 error.',
   ],
+  'accept-invite': [
+    'platform-sync apply manifests/ --emulator --invite-codes invites.jsonl',
+    'platform-sync accept-invite --emulator --code-file invites.jsonl --email alice@acme.dev   alice signs in: present at the next plan',
+    'Exit codes: 0 accepted, 1 error (no such code, expired, another e-mail).',
+  ],
   demo: [
     'platform-sync demo                    plan, apply, drift, export, a rename, a member invited, an audit — on an embedded emulator',
     'Works in a temporary directory and leaves nothing behind. Exit codes: 0 every step as expected, 1 otherwise.',

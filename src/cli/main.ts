@@ -21,6 +21,7 @@ import { registerPlanCommand } from './commands/plan.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerShowCommand } from './commands/show.js';
 import { registerAccessCommand } from './commands/access.js';
+import { registerAcceptInviteCommand } from './commands/accept-invite.js';
 import { createOutput, type Output } from './output.js';
 import { escapeControl } from '../views/escape.js';
 import { processIo, type CliContext, type CliIo } from './context.js';
@@ -77,6 +78,7 @@ function buildProgram(ctx: CliContext): Command {
   registerExportCommand(program, ctx);
   registerEmulatorCommand(program, ctx);
   registerInitCommand(program, ctx);
+  registerAcceptInviteCommand(program, ctx);
   addHelpExamples(program); // last: it attaches examples to every command registered above
   resolvePathsAgainst(program, ctx.cwd);
   // A usage error is one line and a pointer to the help, not fifty lines of help that push the

@@ -102,3 +102,31 @@ describe('members and invites', () => {
     for (const { code } of codes()) for (const text of outputs) expect(text).not.toContain(code);
   });
 });
+
+describe('accept-invite on the embedded emulator (issue 50)', () => {
+  it('lets a member accept offline with the code from the --invite-codes file: the next plan finds them present, and no output shows the code', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const here = mkdtempSync(join(tmpdir(), 'accept-invite-'));
+    try {
+      writeFileSync(join(here, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: offline\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
+      const applied = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'], { cwd: here });
+      expect(applied.code, applied.stderr).toBe(0);
+      const code = (JSON.parse(readFileSync(join(here, 'invites.jsonl'), 'utf8').trim()) as { code: string }).code;
+      const accepted = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'Alice@acme.dev'], { cwd: here });
+      expect(accepted.code, accepted.stderr).toBe(0);
+      expect(accepted.stdout).toContain('Accepted: Alice@acme.dev');
+      expect(accepted.stdout + accepted.stderr).not.toContain(code);
+      const plan = await runCli(['plan', 'org.yaml', '--emulator', '--format', 'json'], { cwd: here });
+      expect((JSON.parse(plan.stdout) as { members: { state: string }[] }).members).toEqual([expect.objectContaining({ state: 'present' })]);
+      const again = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev'], { cwd: here });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('the invite was not accepted (HTTP 404');
+      const remote = await runCli(['accept-invite', '--code', 'x', '--email', 'alice@acme.dev'], { cwd: here });
+      expect(remote.code).toBe(1);
+      expect(remote.stderr).toContain('accept-invite works on the embedded emulator only (--emulator)');
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
+  });
+});

@@ -9,7 +9,7 @@ import { REPO_ROOT, runCli } from './cli-harness.js';
 import { allDocs } from '../support/docs.js';
 
 const readme = allDocs();
-const COMMANDS = ['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo'];
+const COMMANDS = ['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo', 'accept-invite'];
 
 /** The long options a help text lists. */
 function optionsOf(help: string): string[] {

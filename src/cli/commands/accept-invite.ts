@@ -1,0 +1,72 @@
+/**
+ * `platform-sync accept-invite --emulator --code CODE --email E [--subject S] [--issuer URL]`
+ * (issue 50): a person accepting their invite on the embedded emulator, as they would on the
+ * service in its own sign-in flow — so a member's whole lifecycle (invite, pending, present) can be
+ * tried offline. The code is the credential, read from the --invite-codes file and never printed.
+ */
+import type { Command } from 'commander';
+import { UserError } from '../../model/errors.js';
+import type { CliContext } from '../context.js';
+
+interface AcceptOptions {
+  emulator?: boolean;
+  code?: string;
+  codeFile?: string;
+  email: string;
+  subject?: string;
+  issuer: string;
+}
+
+export function registerAcceptInviteCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('accept-invite')
+    .description("Accept a member's invite on the embedded emulator (--emulator), as the person would on the service: makes their identity and the binding of the invite's role")
+    .option('--emulator', 'the embedded emulator of this directory (.platform-sync/emulator.json); the only one this command accepts on')
+    .option('--code <code>', "the invite's code, from the --invite-codes file (better: --code-file, which keeps it off the command line)")
+    .option('--code-file <file>', 'read the code from the first line of the --invite-codes file whose e-mail is --email')
+    .requiredOption('--email <email>', 'the e-mail the person signs in with (the invite is for it)')
+    .option('--subject <subject>', 'the subject their sign-in gives them (default: the e-mail)')
+    .option('--issuer <url>', 'the issuer of their sign-in', 'https://accounts.google.com')
+    .action(async (options: AcceptOptions) => {
+      if (!options.emulator) throw new UserError('USAGE', "accept-invite works on the embedded emulator only (--emulator): on the service, the person invited accepts in the service's own sign-in flow");
+      const code = options.code ?? (options.codeFile !== undefined ? await codeFromFile(options.codeFile, options.email, ctx.cwd) : undefined);
+      if (code === undefined) throw new UserError('USAGE', 'name the code: --code-file <the --invite-codes file> (or --code <code>)');
+      ctx.output.addSecret(code);
+      const { startEmbeddedEmulator } = await import('../embedded.js');
+      const { ACCEPT_INVITE_PATH } = await import('../../emulator/invites.js');
+      const embedded = await startEmbeddedEmulator({ cwd: ctx.cwd, writes: true });
+      try {
+        const res = await fetch(`${embedded.connection.baseUrl}${ACCEPT_INVITE_PATH}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ code, email: options.email, issuer: options.issuer, subject: options.subject ?? options.email }),
+        });
+        const text = await res.text();
+        if (res.status !== 200) {
+          const message = (() => { try { return (JSON.parse(text) as { message?: string }).message; } catch { return undefined; } })();
+          throw new UserError('ACCEPT_INVITE', `the invite was not accepted (HTTP ${res.status}${message ? `: ${message}` : ''})`);
+        }
+        ctx.output.stdout.write(`Accepted: ${options.email} signed in and holds the invite's role; the next plan finds the member present.\n`);
+      } finally {
+        await embedded.close();
+      }
+    });
+}
+
+/** The code of the invite for `email` in an --invite-codes file (one JSON object a line). */
+async function codeFromFile(path: string, email: string, cwd: string): Promise<string> {
+  const { resolve } = await import('node:path');
+  const { readTextSyncBounded } = await import('../../io/read-file.js');
+  const { asciiLower } = await import('../../model/email.js');
+  const text = readTextSyncBounded(resolve(cwd, path), { maxBytes: 16 * 1024 * 1024, label: path });
+  const codes = text.split('\n').flatMap((line) => {
+    try {
+      const record = JSON.parse(line) as { email?: unknown; code?: unknown };
+      return typeof record.email === 'string' && typeof record.code === 'string' && asciiLower(record.email) === asciiLower(email) ? [record.code] : [];
+    } catch {
+      return [];
+    }
+  });
+  if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${email} in ${path}`);
+  return codes[codes.length - 1]!;
+}
