@@ -6,7 +6,7 @@
  * a normal run.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
@@ -81,6 +81,19 @@ describe('the installed package', () => {
     const validate = bin(['validate', example]);
     expect(validate.code, validate.stderr).toBe(0);
     expect(existsSync(join(project, 'node_modules', 'platform-sync', 'docs', 'manifests.md'))).toBe(true);
+  });
+
+  it('the bundled CLI takes a member through invite, accept-invite and present on the embedded emulator (what the modules alone would not show)', () => {
+    const dir = join(project, 'members-lifecycle');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: bundled\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
+    const inDir = (args: string[]) => spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    const applied = inDir(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl']);
+    expect(applied.status, applied.stderr).toBe(0);
+    const accepted = inDir(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev']);
+    expect(accepted.status, accepted.stderr).toBe(0);
+    const plan = inDir(['plan', 'org.yaml', '--emulator', '--detailed-exitcode']);
+    expect(plan.status, plan.stdout + plan.stderr).toBe(0);
   });
 
   it('holds its LICENSE, source maps that carry their sources (src/ is not shipped), and exports its CLI as platform-sync/cli', () => {

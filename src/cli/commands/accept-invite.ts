@@ -5,6 +5,9 @@
  * tried offline. The code is the credential, read from the --invite-codes file and never printed.
  */
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { readTextSyncBounded } from '../../io/read-file.js';
+import { asciiLower } from '../../model/email.js';
 import { UserError } from '../../model/errors.js';
 import type { CliContext } from '../context.js';
 
@@ -55,9 +58,6 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
 
 /** The code of the invite for `email` in an --invite-codes file (one JSON object a line). */
 async function codeFromFile(path: string, email: string, cwd: string): Promise<string> {
-  const { resolve } = await import('node:path');
-  const { readTextSyncBounded } = await import('../../io/read-file.js');
-  const { asciiLower } = await import('../../model/email.js');
   const text = readTextSyncBounded(resolve(cwd, path), { maxBytes: 16 * 1024 * 1024, label: path });
   const codes = text.split('\n').flatMap((line) => {
     try {
