@@ -8,6 +8,8 @@
  * form the manifest loader resolves back to the same key, and tags — which manifests do not
  * describe — are left out.
  */
+import { planMembers } from '../plan/phases/members.js';
+import { asciiLower } from '../model/email.js';
 import { createHash } from 'node:crypto';
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { ORG_ADDRESS, parentPath, pathDepth, referenceText, type IdentityKey, type RoleKey } from '../model/address.js';
@@ -54,8 +56,8 @@ interface GroupIndex {
   groups: Map<string, LiveOf<'group'>>;
   /** Kind → group path → the resources of that kind the group holds (child groups included), sorted by key. */
   byKind: Map<Kind, Map<string, LiveResource[]>>;
-  /** Group path → its open invites that carry an e-mail: written as members. */
-  members: Map<string, LiveOf<'groupInvite'>[]>;
+  /** Group path → who should hold which role there, by e-mail: written as `members` lines — open invites that carry an e-mail, and people present (DESIGN.md §4). */
+  members: Map<string, { email: string; role: RoleKey }[]>;
   /** Invites no member line describes (expired, or without an e-mail): ignored by the export's settings. */
   unwritableInvites: LiveResource[];
 }
@@ -106,7 +108,8 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
         '\nRename or remove them on the service, then export again.',
     );
   }
-  const index = indexLiveState(live, options.now ?? Date.now());
+  const nowMs = options.now ?? Date.now();
+  const index = indexLiveState(live, nowMs);
   const org = index.groups.get('');
   if (!org) throw new UserError('EXPORT_NO_ORG', `live state for org ${live.org.name} does not contain its root group`);
   const schemaRef = options.schemaRef ?? DEFAULT_SCHEMA_REF;
@@ -143,7 +146,7 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
     taken.add(file);
     files.push({ file, text: stringify(doc) });
   }
-  checkRoundTrip(live, files);
+  checkRoundTrip(live, files, nowMs);
   return files;
 }
 
@@ -153,9 +156,10 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
  * own address. A non-conforming server's names (a group `a/b` or `../../x`, a name `validate`
  * rejects) make export fail naming them — never files the next plan would read as deletes.
  */
-function checkRoundTrip(live: LiveState, files: readonly ExportedFile[]): void {
+function checkRoundTrip(live: LiveState, files: readonly ExportedFile[], nowMs: number): void {
   const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
-  const declared = new Set(state?.resources.map((r) => r.address) ?? []);
+  // A members line declares the binding and the identity of a person present, as plan reads it.
+  const declared = new Set((state ? planMembers(state, live, nowMs).desired : undefined)?.resources.map((r) => r.address) ?? []);
   const lost = state ? live.resources.filter((r) => r.address !== ORG_ADDRESS && descriptorOf(r.kind).manifest && !declared.has(r.address)) : [];
   if (diagnostics.length === 0 && lost.length === 0) return;
   const problems = [
@@ -247,7 +251,9 @@ function addGroupBody(
   // Open invites with an e-mail: the members they are for (DESIGN.md §4); never their codes.
   const members = index.members.get(path) ?? [];
   if (members.length > 0) {
-    const written = members.map((r) => ({ email: r.fields.email!, role: referenceText(path, r.fields.role) })).sort((a, b) => compareStrings(`${a.email}=${a.role}`, `${b.email}=${b.role}`));
+    // One line per (e-mail, role): a present person's binding and an open invite of the same role are one member.
+    const unique = new Map(members.map((m) => [`${asciiLower(m.email)}=${referenceText(path, m.role)}`, { email: m.email, role: referenceText(path, m.role) }]));
+    const written = [...unique.values()].sort((a, b) => compareStrings(`${a.email}=${a.role}`, `${b.email}=${b.role}`));
     const seq = doc.createNode(written) as YAMLSeq;
     forEachMap(seq, (m) => void (m.flow = true));
     map.set('members', seq);
@@ -371,17 +377,43 @@ function referenceInOrg(groupPath: string, path: string): string {
 
 const GROUP = descriptorOf('group');
 
+/** An identity's path from the org root (what a binding names it by). */
+function identityPath(r: LiveResource): string {
+  return r.address.slice('identity:'.length);
+}
+
 function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
   const index: GroupIndex = { groups: new Map(), byKind: new Map(), members: new Map(), unwritableInvites: [] };
+  // People present (DESIGN.md §4): an identity the service reports an e-mail for, bound to a role,
+  // is written as a members line per binding — not as a managed identity and its bindings. One
+  // bound to nothing stays an identity (a plan would otherwise prune it).
+  const personEmail = new Map<string, string>();
+  for (const r of live.resources) if (r.kind === 'identity' && r.email !== undefined) personEmail.set(identityPath(r), r.email);
+  const boundPeople = new Set<string>();
+  const personOf = (r: LiveResource): string | undefined => {
+    if (r.kind !== 'roleBinding') return undefined;
+    const key = r.fields.identity;
+    return 'path' in key && personEmail.has(key.path) ? key.path : undefined;
+  };
+  for (const r of live.resources) {
+    const person = personOf(r);
+    if (person !== undefined) boundPeople.add(person);
+  }
   for (const r of live.resources) {
     if (r.kind === 'group') index.groups.set(r.groupPath, r);
     if (r.address === ORG_ADDRESS) continue;
     if (r.kind === 'groupInvite') {
       const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > nowMs;
-      if (open) pushTo(index.members, r.groupPath, r);
+      if (open) pushTo(index.members, r.groupPath, { email: r.fields.email!, role: r.fields.role });
       else index.unwritableInvites.push(r);
       continue;
     }
+    const person = personOf(r);
+    if (person !== undefined && r.kind === 'roleBinding') {
+      pushTo(index.members, r.groupPath, { email: personEmail.get(person)!, role: r.fields.role });
+      continue;
+    }
+    if (r.kind === 'identity' && boundPeople.has(identityPath(r))) continue;
     const descriptor = descriptorOf(r.kind);
     if (!descriptor.manifest) continue; // tags are published by CI, not declared in manifests
     const owner = descriptor.ownsGroupPath ? parentPath(r.groupPath) : r.groupPath;

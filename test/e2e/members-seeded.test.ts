@@ -35,12 +35,14 @@ describe('members against seeded invites', () => {
   const codesFile = join(suite.dir, 'codes.jsonl');
   const org = (members: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  identities:', '    - name: carol', ...(members.length > 0 ? ['  members:', ...members.map((m) => `    - ${m}`)] : []), ''].join('\n');
 
-  it('exports the open invite with an e-mail as a member and ignores the others, planning back to nothing', async () => {
+  it('exports the open invite with an e-mail and the person present as members and ignores the others, planning back to nothing', async () => {
     const out = join(suite.dir, 'exported');
     const exported = await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env });
     expect(exported.code, exported.stderr).toBe(0);
     const text = readFileSync(join(out, 'org.yaml'), 'utf8');
-    expect(text).toContain('members:\n    - { email: dave@acme.dev, role: viewer }');
+    // Carol is present (an identity with her e-mail, bound editor): a members line, not an identity and a binding (issue 50).
+    expect(text).toContain('members:\n    - { email: Carol@acme.dev, role: editor }\n    - { email: dave@acme.dev, role: viewer }');
+    expect(text).not.toMatch(/name: carol/);
     expect(text).toMatch(/ignore:\n( {4}- groupInvite:\S+\n){2}/);
     expect(text).toMatch(/\n {4}- groupInvite:[0-9a-f]{16}=owner\n/);
     expect(text).toContain('\n    - groupInvite:alice@acme.dev=viewer\n');

@@ -15,7 +15,9 @@ import { ACME, applyManifests, runCli } from './cli-harness.js';
 const TOKEN = 'service-fields-owner-token-8f2c';
 const EXTRA: Record<string, Record<string, unknown>> = {
   groups: { resourceLimits: { repos: 100 }, verified: true },
-  identities: { email: 'bot@acme.dev', company: 'Acme' },
+  // Not `email`: the service reports it for people, and a person bound to a role is exported as a
+  // members line (DESIGN.md §2, §4) — see members-seeded.test.ts.
+  identities: { company: 'Acme' },
   repos: { catalogTier: 'PREMIUM', aliases: ['app-alias'], activeTags: ['latest'] },
 };
 
