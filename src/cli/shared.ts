@@ -151,6 +151,8 @@ export interface PlanningCliOptions {
   rotateSecrets?: boolean;
   /** `--deny-new-access` (plan, apply): refuse a plan that gains any capability. */
   denyNewAccess?: boolean;
+  /** `--reinvite`: members whose open invite is replaced by a new one. */
+  reinvite?: string[];
   /** `--secrets-dir`: where `fromFile` secret references are read from. */
   secretsDir?: string;
   /** `--max-manifest-bytes`, parsed by planOptionsFrom. */
@@ -207,7 +209,8 @@ export function addPlanningOptions(command: Command): Command {
     .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
     .option('--secrets-dir <dir>', 'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read')
     .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one')
-    .option('--deny-new-access', 'refuse a plan that gives anyone a capability they do not have (rule new-access); losing access is never refused');
+    .option('--deny-new-access', 'refuse a plan that gives anyone a capability they do not have (rule new-access); losing access is never refused')
+    .option('--reinvite <emails...>', 'replace the open invite of these members with a new one (a lost code): the old invite is deleted, a new one created');
 }
 
 /** The planning options from the parsed command-line options. */
@@ -219,6 +222,7 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.allowMassDelete) out.allowMassDelete = true;
   if (options.rotateSecrets) out.rotateSecrets = true;
   if (options.denyNewAccess) out.denyNewAccess = true;
+  if (options.reinvite && options.reinvite.length > 0) out.reinvite = options.reinvite;
   if (options.maxManifestBytes !== undefined) out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
   return out;
 }

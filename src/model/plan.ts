@@ -144,7 +144,7 @@ export interface Plan {
 /** What a saved plan was planned from. */
 export interface PlanBasis {
   desired: DesiredState;
-  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean; now?: number; planTtlMs?: number };
+  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean; now?: number; planTtlMs?: number; reinvite?: string[] };
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */

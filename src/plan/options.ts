@@ -36,6 +36,11 @@ export interface PlanOptions {
    * planFromManifests gives the time of the run; a saved plan keeps the one it was made with.
    */
   now?: number;
+  /**
+   * `--reinvite EMAIL`: members lines of these e-mails whose invite is still open get a new one
+   * (the open invite deleted, another created with a new code) — for a code that was lost.
+   */
+  reinvite?: string[];
 }
 
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;

@@ -112,6 +112,7 @@ function checkBasisShape(basis: unknown): string | undefined {
   if (options.maxDeleteRatio !== undefined && (typeof options.maxDeleteRatio !== 'number' || !(options.maxDeleteRatio >= 0 && options.maxDeleteRatio <= 1))) return 'its maxDeleteRatio is not a number from 0 to 1';
   for (const flag of ['allowMassDelete', 'rotateSecrets', 'bootstrap', 'denyNewAccess']) if (options[flag] !== undefined && typeof options[flag] !== 'boolean') return `its ${flag} is not true or false`;
   if (options.now !== undefined && !(typeof options.now === 'number' && Number.isSafeInteger(options.now) && options.now >= 0)) return 'its time (now) is not a time';
+  if (options.reinvite !== undefined && !isStrings(options.reinvite)) return 'its reinvite is not a list of e-mails';
   if (options.planTtlMs !== undefined && !(typeof options.planTtlMs === 'number' && Number.isSafeInteger(options.planTtlMs) && options.planTtlMs > 0 && options.planTtlMs <= 30 * 86_400_000)) return 'its plan TTL is not a duration of at most 30 days';
   if (!isObject(desired) || !isObject(desired.org) || typeof desired.org.name !== 'string' || !Array.isArray(desired.resources) || !isStrings(desired.files)) return 'its desired state is not one';
   const settings = desired.settings;

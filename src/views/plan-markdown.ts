@@ -78,7 +78,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (members.length > 0) {
     head.push('#### Members', '', '| E-mail | Role | Group | State |', '|---|---|---|---|');
     for (const m of members.slice(0, ACCESS_SHOWN)) {
-      const state = m.state === 'pending' ? `pending until ${m.expirationTime ?? '?'}` : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces an expired invite)` : ''}`;
+      const state = m.state === 'pending' ? `pending until ${m.expirationTime ?? '?'}` : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces ${m.reinvited ? 'the open invite: --reinvite' : 'an expired invite'})` : ''}`;
       head.push(`| ${inlineCode(cell(m.email))} | ${inlineCode(cell(m.role))} | ${inlineCode(cell(m.group))} | ${cell(state)} |`);
     }
     if (members.length > ACCESS_SHOWN) head.push('', `_… and ${members.length - ACCESS_SHOWN} more members: \`plan --format json\` has them all._`);

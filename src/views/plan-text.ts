@@ -75,5 +75,5 @@ export function describeMember(m: NonNullable<Plan['members']>[number]): string 
   const who = `${m.email} (${m.role} on ${m.group})`;
   if (m.state === 'pending') return `${who}: pending, the invite expires ${m.expirationTime ?? '?'}`;
   if (m.state === 'present') return `${who}: present as ${m.identity ?? '?'}`;
-  return `${who}: invited, the invite expires ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces the expired ${m.replaces})` : ''}`;
+  return `${who}: invited, the invite expires ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces the ${m.reinvited ? 'open invite, by --reinvite,' : 'expired'} ${m.replaces})` : ''}`;
 }

@@ -130,3 +130,28 @@ describe('accept-invite on the embedded emulator (issue 50)', () => {
     }
   });
 });
+
+describe('--reinvite (issue 50)', () => {
+  it('replaces an open invite whose code was lost: the old one deleted, a new one whose code works; a typo is refused', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const here = mkdtempSync(join(tmpdir(), 'reinvite-'));
+    try {
+      writeFileSync(join(here, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: lost\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
+      expect((await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'lost.jsonl'], { cwd: here })).code).toBe(0);
+      rmSync(join(here, 'lost.jsonl')); // the code is lost
+      const plan = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'Alice@acme.dev'], { cwd: here });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/alice@acme\.dev \(viewer on org\): invited, the invite expires \S+ \(replaces the open invite, by --reinvite, groupInvite:[0-9a-f]{16}=viewer\)/);
+      expect(plan.stdout).toContain('Plan: 1 to create, 0 to update, 1 to delete.');
+      const applied = await runCli(['apply', 'org.yaml', '--emulator', '--auto-approve', '--reinvite', 'alice@acme.dev', '--invite-codes', 'new.jsonl'], { cwd: here });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect((await runCli(['accept-invite', '--emulator', '--code-file', 'new.jsonl', '--email', 'alice@acme.dev'], { cwd: here })).code).toBe(0);
+      const typo = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'alcie@acme.dev'], { cwd: here });
+      expect(typo.code).toBe(1);
+      expect(typo.stderr).toContain('--reinvite alcie@acme.dev: no members line of that e-mail has an invite to replace');
+    } finally {
+      rmSync(here, { recursive: true, force: true });
+    }
+  });
+});

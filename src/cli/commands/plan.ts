@@ -49,6 +49,7 @@ function basisOptions(o: PlanningOptions): PlanBasis['options'] {
   if (o.rotateSecrets !== undefined) out.rotateSecrets = o.rotateSecrets;
   if (o.bootstrap !== undefined) out.bootstrap = o.bootstrap;
   if (o.denyNewAccess !== undefined) out.denyNewAccess = o.denyNewAccess;
+  if (o.reinvite !== undefined) out.reinvite = o.reinvite;
   return out;
 }
 

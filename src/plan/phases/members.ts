@@ -37,8 +37,10 @@ export interface MemberStatus {
   identity?: string;
   /** When the open invite ends (pending), or the one the plan creates will (invited). */
   expirationTime?: string;
-  /** An expired invite of the member that the plan deletes (invited). */
+  /** An expired invite of the member that the plan deletes (invited), or an open one `--reinvite` replaces. */
   replaces?: string;
+  /** The invite it replaces was still open: `--reinvite` asked for a new code. */
+  reinvited?: boolean;
   /** The address of the invite the plan creates (invited). */
   invite?: string;
 }
@@ -53,8 +55,10 @@ export interface MembersResult {
   stepsByMember: Map<string, string[]>;
 }
 
+const NO_REINVITE: ReadonlySet<string> = new Set();
+
 /** Desired state with the member lines turned into resources; live with expired invites of members moved aside. */
-export function planMembers(desired: DesiredState, live: LiveState, nowMs: number): MembersResult {
+export function planMembers(desired: DesiredState, live: LiveState, nowMs: number, reinvite: ReadonlySet<string> = NO_REINVITE): MembersResult {
   const lines = desired.members ?? [];
   if (lines.length === 0) return { desired, live, members: [], replaced: [], stepsByMember: new Map() };
   const identitiesByEmail = new Map<string, LiveResource[]>();
@@ -87,7 +91,8 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
     }
     const inviteAddress = groupInviteAddress(m.groupPath, email, m.role);
     const open = byAddress.get(inviteAddress);
-    if (open?.kind === 'groupInvite' && !expired(open.fields.expirationTime, nowMs)) {
+    // An open invite is pending, unless --reinvite asks for a new one (its code was lost): then it is replaced like an expired one.
+    if (open?.kind === 'groupInvite' && !expired(open.fields.expirationTime, nowMs) && !reinvite.has(email)) {
       declare(memberResource(m, { kind: 'groupInvite', address: open.address, groupPath: open.groupPath, parentAddress: open.parentAddress, fields: { ...open.fields } }));
       members.push({ ...base, state: 'pending', expirationTime: open.fields.expirationTime });
       continue;
@@ -97,6 +102,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
       const aside = groupInviteAddress(m.groupPath, open.uid.slice(open.uid.lastIndexOf('/') + 1), m.role);
       movedAside.set(open, aside);
       status.replaces = aside;
+      if (!expired(open.fields.expirationTime, nowMs)) status.reinvited = true;
       pushTo(stepsByMember, m.address, aside);
     }
     if (Number.isFinite(nowMs)) {

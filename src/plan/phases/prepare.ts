@@ -6,6 +6,7 @@
  * is indexed. An org that is not visible ends the plan here. Pure (src/plan/index.ts runs the
  * phases in order).
  */
+import { asciiLower } from '../../model/email.js';
 import { type MemberStatus, planMembers } from './members.js';
 import type { Planning } from './planning.js';
 import { checkTargets } from './targets.js';
@@ -43,7 +44,14 @@ export interface Prepared {
 export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveState, options: PlanOptions): Prepared {
   const renamed = applyRenames(desiredAsLoaded, liveAsRead);
   const now = options.now ?? Number.NaN;
-  const membered = planMembers(desiredAsLoaded, renamed.live, now);
+  const reinvite = new Set((options.reinvite ?? []).map(asciiLower));
+  const membered = planMembers(desiredAsLoaded, renamed.live, now, reinvite);
+  // A --reinvite that replaces nothing is a typo, refused as an unknown --target is.
+  const replaced = new Set(membered.members.filter((m) => m.replaces !== undefined).map((m) => asciiLower(m.email)));
+  const unknown = [...reinvite].filter((e) => !replaced.has(e));
+  if (unknown.length > 0) {
+    renamed.refusals.push({ rule: 'unknown-target', message: `--reinvite ${unknown.join(', ')}: no members line of ${unknown.length === 1 ? 'that e-mail' : 'those e-mails'} has an invite to replace (a present member needs none; a missing one is invited anyway)`, addresses: [] });
+  }
   const { desired, live } = membered;
   // Only a plan with renames and with ignore or protect globs needs the addresses as read.
   const globbed = desired.settings.ignore.length > 0 || desired.settings.protect.length > 0;
