@@ -169,11 +169,21 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
     const verb = referenceable ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',
-      message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY${pruneOffFix(input, blockers)}`,
+      message: `cannot delete ${s.address}: it ${verb} ${listNames(names)}; the API would refuse with RESOURCE_NOT_EMPTY${pruneOffFix(input, blockers)}${keepOrUnreferenceFix(s, declaredHolders)}`,
       addresses: [s.address, ...blockers.map((b) => b.address), ...declaredHolders.map((d) => d.address)],
     });
   }
   return refusals;
+}
+
+/**
+ * How to unblock the delete of an identity (a person whose members line is gone, say) that the
+ * manifests still name by its uid (issue 50): keep it, or stop naming it.
+ */
+function keepOrUnreferenceFix(s: DeleteStep, declaredHolders: readonly (CreateStep | UpdateStep)[]): string {
+  if (declaredHolders.length === 0 || descriptorOf(s.kind).access?.is !== 'principal') return '';
+  const holders = listNames(declaredHolders.map((d) => d.address));
+  return `. To fix: keep ${s.address} — declare it in its group's identities, or keep the members line that brought it — or remove ${holders}, which name${declaredHolders.length === 1 ? 's' : ''} it by uid`;
 }
 
 /**

@@ -84,6 +84,14 @@ describe('plan: members', () => {
     expect(p.steps.map((s) => `${s.action} ${s.kind}`)).toEqual(['create groupInvite']);
   });
 
+  it('removing the line of a person the manifests still name by uid is refused with a remedy (issue 50)', () => {
+    const live = liveState([r.group('eng'), person('eng', 'alice', 'alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
+    const alice = live.resources.find((x) => x.address === 'identity:eng/alice')!;
+    const p = plan(desiredState([r.group('eng'), r.binding('', { uid: alice.uid }, 'editor')]), live, { now: NOW });
+    const refusal = p.refusals.find((x) => x.rule === 'not-empty' && x.addresses[0] === 'identity:eng/alice');
+    expect(refusal?.message).toMatch(/To fix: keep identity:eng\/alice — declare it in its group's identities, or keep the members line that brought it — or remove roleBinding:\S+=editor, which names it by uid$/);
+  });
+
   it('a binding of another role does not make the member present: an invite for the declared role', () => {
     const live = liveState([r.group('eng'), person('eng', 'alice', 'alice@acme.dev'), r.binding('eng', 'alice', 'viewer')]);
     const p = plan(withMembers(desiredState([r.group('eng'), r.identity('eng', 'alice'), r.binding('eng', 'alice', 'viewer')]), [member('eng', 'alice@acme.dev', 'editor')]), live, { now: NOW });
