@@ -107,10 +107,19 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   const memberSteps = memberOfStep(plan.members ?? []);
   for (const step of plan.steps) {
     if (rootOf(step) !== step.address) continue;
-    const item = describeStep(step, CATEGORY_OF_ACTION[step.action], options);
     const member = memberSteps.get(step.address);
+    // An expired invite and the invite that replaces it are one finding, under the member (issue 50).
+    if (member && step.address === member.replaces && member.invite !== undefined && stepByAddress.has(member.invite)) continue;
+    const item = describeStep(step, CATEGORY_OF_ACTION[step.action], options);
     // The category's heading ("created by hand?") does not fit a member's invite: every view shows the detail.
-    if (member) item.message = item.detail = describeMemberStep(member, step);
+    if (member) {
+      item.message = item.detail = describeMemberStep(member, step);
+      if (member.replaces !== undefined && step.address === member.invite) {
+        item.address = member.address;
+        const expired = stepByAddress.get(member.replaces);
+        if (expired !== undefined && expired.action === 'delete') item.uid = expired.uid;
+      }
+    }
     itemByRoot.set(step.address, item);
   }
   for (const step of plan.steps) {
@@ -158,7 +167,7 @@ function describeMemberStep(m: MemberStatus, step: PlanStep): string {
   const who = `${m.email} (${m.role} on ${m.group})`;
   if (step.address === m.replaces) return `the invite for ${who} expired before it was accepted: apply deletes it and invites them again`;
   return m.replaces !== undefined
-    ? `${who} did not accept their invite before it expired: apply invites them again`
+    ? `${who} did not accept their invite before it expired: apply deletes it and invites them again`
     : `${who} holds no binding of that role and has no open invite: apply invites them`;
 }
 

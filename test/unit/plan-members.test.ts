@@ -139,12 +139,15 @@ describe('plan: members', () => {
     const drift = describeDrift(p);
     const byAddress = new Map(drift.items.map((i) => [i.address, i]));
     const replaced = p.members![0]!.replaces!;
-    expect(byAddress.get(replaced)).toMatchObject({ category: 'unmanaged', message: 'the invite for Carol@acme.dev (viewer on group:eng) expired before it was accepted: apply deletes it and invites them again' });
-    expect(byAddress.get('groupInvite:eng/carol@acme.dev=viewer')?.message).toBe('Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply invites them again');
+    // One finding per expired invite, under the member (issue 50): not the invite's own address as well.
+    expect(byAddress.has(replaced)).toBe(false);
+    expect(drift.items).toHaveLength(2);
+    expect(byAddress.get('member:eng/carol@acme.dev=viewer')).toMatchObject({ category: 'missing', message: 'Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply deletes it and invites them again' });
     expect(byAddress.get('groupInvite:eng/dan@acme.dev=editor')?.message).toBe('dan@acme.dev (editor on group:eng) holds no binding of that role and has no open invite: apply invites them');
     // Text and markdown show it under the item (they show a finding's detail, not its message).
-    expect(renderTextDrift(drift, { color: false })).toContain('      the invite for Carol@acme.dev (viewer on group:eng) expired before it was accepted');
-    expect(renderMarkdownDrift(drift)).toContain('— Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply invites them again');
+    expect(renderTextDrift(drift, { color: false })).toContain('  ! member:eng/carol@acme.dev=viewer');
+    expect(renderTextDrift(drift, { color: false })).toContain('      Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired');
+    expect(renderMarkdownDrift(drift)).toContain('— Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply deletes it and invites them again');
   });
 
   it('a live expiry that is no time is expired: the invite is replaced and its text shown nowhere (the server is untrusted)', () => {
