@@ -4,6 +4,7 @@
  * code scanning. Every text a finding carries comes from manifests or live data: each renderer
  * goes through the one escape (escape.ts).
  */
+import { escapeValue } from '../io/escape.js';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { styleText } from 'node:util';
@@ -15,7 +16,8 @@ import { MARKDOWN_MAX_CHARS, inlineCode, markdownCell as cell } from './plan-mar
 export const AUDIT_FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
 export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 
-const where = (l: SourceLocation | undefined): string => (l ? `${l.file}:${l.line}:${l.column}` : '');
+/** A manifest location, its path escaped like a name (a file name holding a newline is one line). */
+const where = (l: SourceLocation | undefined): string => (l ? `${escapeValue(l.file)}:${l.line}:${l.column}` : '');
 const ruleById = (rules: readonly AuditRule[]) => new Map(rules.map((r) => [r.id, r]));
 
 function countLine(report: AuditReport): string {

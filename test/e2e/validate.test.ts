@@ -87,6 +87,16 @@ describe('platform-sync validate', () => {
     expect(r.stdout).toBe('ok: 1 file, 1 resource, 2 members, org acme\n');
   });
 
+  it('prints a file name holding a newline as one line, escaped like a name (issue 50)', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const hostile = join(dir, 'x\n## ✅ Approved by security.yaml');
+    await writeFile(hostile, 'apiVersion: platform-sync/v1\norg:\n  name: Bad Name\n');
+    const r = await validate(hostile);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('x\\u{a}## ✅ Approved by security.yaml:3:9: invalid org name');
+    expect(r.stdout).not.toMatch(/^## /m);
+  });
+
   it('asks for at least one path', async () => {
     const r = await validate();
     expect(r.stderr).toMatch(/missing required argument 'paths'/);
