@@ -112,14 +112,14 @@ settings:
 }
 
 /** The example's secret of its own org's identity provider, which the starter's manifest does not have. */
-const EXAMPLE_SECRET = /^( +)# The secrets the manifests name.*\n +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/m;
+const EXAMPLE_SECRET = /^( +)# The secrets the manifests name.*\n +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm;
 
 /**
  * The package's example workflow, as the starter's: the example's own provider secret becomes the
  * comment that says how to give the apply step one.
  */
 export function starterWorkflow(example: string): string {
-  if (!EXAMPLE_SECRET.test(example)) throw new Error('the example workflow no longer holds the env block the starter rewrites');
+  if (example.search(EXAMPLE_SECRET) < 0) throw new Error('the example workflow no longer holds the env block the starter rewrites');
   return example.replace(EXAMPLE_SECRET, (_all, indent: string) =>
     `${indent}# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name, e.g.\n` +
     `${indent}# secrets-env: |\n` +

@@ -261,8 +261,11 @@ describe('the example workflow', () => {
           { exitcode: 0, hasChanges: 'false' },
         ],
         drift: [{ exitcode: 0, hasChanges: 'false' }],
+        // Run by hand (plan-and-apply): main planned now, then exactly that plan applied after approval.
+        replan: [{ exitcode: 0, hasChanges: 'false' }],
+        'apply-replanned': [{ exitcode: 0, hasChanges: 'false' }],
       };
-      for (const name of ['plan', 'apply', 'drift']) {
+      for (const name of ['plan', 'apply', 'drift', 'replan', 'apply-replanned']) {
         const steps = jobs[name]!.steps.filter((s) => OURS.test(s.uses ?? ''));
         expect(steps.length, name).toBe(expected[name]!.length);
         for (const [i, step] of steps.entries()) {
@@ -276,11 +279,11 @@ describe('the example workflow', () => {
           // The merge's job runs for the head of main (a re-run of an older one would be refused).
           github.heads.main = 'abcdef1abcdef1abcdef1abcdef1abcdef1abcd';
           const run = await runStep(inputs, { GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url, RUNNER_TEMP: runnerTemp, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main' }, temp.dir);
-          if (name === 'plan') reviewedPlan = run.outputs['plan-json']!;
+          if (name === 'plan' || name === 'replan') reviewedPlan = run.outputs['plan-json']!;
           expect(run.exitcode, `${name}: ${step.name}\n${run.stderr}`).toBe(expected[name]![i]!.exitcode);
           expect(run.outputs['has-changes'], `${name}: ${step.name}`).toBe(expected[name]![i]!.hasChanges);
           expect(run.outputs.exitcode).toBe(String(run.exitcode));
-          if (name === 'plan') expect(run.outputs['plan-json']).toMatch(/platform-sync-plan\.json$/);
+          if (name === 'plan' || name === 'replan') expect(run.outputs['plan-json']).toMatch(/platform-sync-plan\.json$/);
         }
       }
       expect(github.comments).toHaveLength(1);
