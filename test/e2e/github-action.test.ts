@@ -4,6 +4,7 @@
  * own runner against an embedded emulator, the pull-request comment goes to a stand-in for the
  * GitHub API on loopback, and no doc or example runs a bare `npx`.
  */
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
@@ -215,6 +216,31 @@ describe('the example workflow', () => {
           expect(secret, `${name}: ${step.name}`).toBe(writes ? 'PLATFORM_TOKEN' : 'PLATFORM_TOKEN_READONLY');
         }
       }
+    }
+  });
+
+  it.skipIf(spawnSync('gpg', ['--version']).status !== 0)("hands invite codes over encrypted: the apply job's step encrypts them to the inviter's key and shreds the plain file (issue 49)", () => {
+    const step = jobs.apply!.steps.find((s) => s.name === 'Hand the invite codes over, encrypted')!;
+    expect(jobs.apply!.steps.find((s) => (s.with?.command as string) === 'apply')!.with!['invite-codes']).toContain('vars.INVITE_CODES_PUBLIC_KEY');
+    const temp = makeTempDir('invite-codes-gpg');
+    try {
+      // A throwaway key pair of the inviter, in a keyring of its own.
+      const inviter = join(temp.dir, 'inviter');
+      mkdirSync(inviter, { mode: 0o700 });
+      const gpg = (args: string[], input?: string) => spawnSync('gpg', ['--homedir', inviter, '--batch', '--yes', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { encoding: 'utf8', ...(input !== undefined ? { input } : {}) });
+      expect(gpg(['--quick-gen-key', 'inviter@acme.dev', 'default', 'default', 'never']).status).toBe(0);
+      const key = gpg(['--armor', '--export', 'inviter@acme.dev']).stdout;
+      expect(key).toContain('BEGIN PGP PUBLIC KEY BLOCK');
+      const codes = join(temp.dir, 'invite-codes.jsonl');
+      writeFileSync(codes, '{"email":"alice@acme.dev","code":"secret-code-123"}\n');
+      const run = spawnSync('bash', ['-e', '-c', step.run!], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', RUNNER_TEMP: temp.dir, KEY: key } });
+      expect(run.status, run.stderr).toBe(0);
+      expect(existsSync(codes)).toBe(false);
+      expect(readFileSync(`${codes}.gpg`).toString('latin1')).not.toContain('secret-code-123');
+      expect(gpg(['--decrypt', `${codes}.gpg`]).stdout).toBe('{"email":"alice@acme.dev","code":"secret-code-123"}\n');
+    } finally {
+      spawnSync('gpgconf', ['--homedir', join(temp.dir, 'inviter'), '--kill', 'all']);
+      temp.remove();
     }
   });
 
