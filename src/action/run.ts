@@ -22,6 +22,8 @@ import { main } from '../cli/main.js';
 import type { CliIo } from '../cli/context.js';
 
 export const COMMENT_MARKER = '<!-- platform-sync-plan -->';
+/** The first line of the apply's comment on the merged pull request (updated in place, as the plan's). */
+export const APPLY_COMMENT_MARKER = '<!-- platform-sync-apply -->';
 /** Who writes the comment with the workflow's own GITHUB_TOKEN (the `comment-author` input overrides it). */
 export const DEFAULT_COMMENT_AUTHOR = 'github-actions[bot]';
 /** GitHub refuses comments over 65,536 characters; the plan view cuts itself well below. */
@@ -129,6 +131,20 @@ function pullRequestOf(env: NodeJS.ProcessEnv): { number: number; sha: string } 
   return { number, sha: typeof sha === 'string' ? sha.slice(0, 7) : '' };
 }
 
+/** The pull request merged as this commit (GET /repos/…/commits/{sha}/pulls), if any. */
+async function mergedPullRequestOf(env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  const sha = (env.GITHUB_SHA ?? '').trim();
+  const repo = (env.GITHUB_REPOSITORY ?? '').trim();
+  if (!sha || !repo) return undefined;
+  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const token = (env.PS_GITHUB_TOKEN ?? '').trim();
+  const res = await fetch(`${api}/repos/${repo}/commits/${encodeURIComponent(sha)}/pulls`, { headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: AbortSignal.timeout(30_000) });
+  if (!res.ok) throw new Error(`GitHub API GET /repos/${repo}/commits/${sha}/pulls: HTTP ${res.status}`);
+  const pulls = (await res.json()) as { number?: unknown; merged_at?: unknown }[];
+  const merged = Array.isArray(pulls) ? pulls.find((p) => typeof p.number === 'number' && p.merged_at !== null) : undefined;
+  return merged?.number as number | undefined;
+}
+
 /** The comment body: the marker, the plan (or why there is none), and the error output when it failed. */
 export function commentBody(markdown: string, stderr: string, exitcode: number): string {
   const parts = [COMMENT_MARKER];
@@ -190,7 +206,7 @@ export function applySummaryMarkdown(result: ReturnType<typeof applyResultOf>, s
 }
 
 /** Creates the plan comment on the pull request, or updates the one an earlier run made. */
-export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string): Promise<'created' | 'updated'> {
+export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string, marker: string = COMMENT_MARKER): Promise<'created' | 'updated'> {
   const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
   const repo = env.GITHUB_REPOSITORY;
   const token = env.PS_GITHUB_TOKEN;
@@ -213,7 +229,7 @@ export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: stri
   let existing: number | undefined;
   for (let page = 1; page <= 50 && existing === undefined; page++) {
     const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as { id: number; body?: string; user?: { login?: string } }[];
-    existing = comments.find((c) => c.body?.startsWith(COMMENT_MARKER) && c.user?.login === author)?.id;
+    existing = comments.find((c) => c.body?.startsWith(marker) && c.user?.login === author)?.id;
     if (comments.length < 100) break;
   }
   if (existing !== undefined) {
@@ -381,7 +397,21 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
       }
     }
   }
-  if (command === 'apply' && env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, applySummaryMarkdown(applied, stderr.text(), exitcode));
+  if (command === 'apply') {
+    const summary = applySummaryMarkdown(applied, stderr.text(), exitcode);
+    if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, summary);
+    // The result goes back to the merged pull request too, as one comment updated in place (issue 49).
+    if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
+      try {
+        const pr = await mergedPullRequestOf(env);
+        if (pr === undefined) io.stderr.write('Not commenting: no merged pull request for this commit.\n');
+        else io.stdout.write(`Apply comment ${await postComment(env, pr, door.redact(`${APPLY_COMMENT_MARKER}\n${summary}\n_Apply of ${(env.GITHUB_SHA ?? '').slice(0, 7)}._`), APPLY_COMMENT_MARKER)} on pull request #${pr}.\n`);
+      } catch (err) {
+        // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
+        io.stderr.write(door.redact(`::warning::the apply's result could not be posted on the merged pull request: ${escapeData((err as Error).message)}; it is in the job summary\n`));
+      }
+    }
+  }
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
   const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;

@@ -36,6 +36,8 @@ const OURS = /^[\w-]+\/platform-sync@[0-9a-f]{40}$/;
 class FakeGitHub {
   comments: { id: number; body: string; user: { login: string } }[] = [];
   requests: string[] = [];
+  /** The pull request merged as the commit (GET /repos/…/commits/{sha}/pulls). */
+  mergedPull: number | undefined = 7;
   /** The head commit of each branch (GET /repos/…/branches/{name}). */
   heads: Record<string, string> = {};
   /** Answer every request with this status (a token without pull-requests: write gets 403). */
@@ -54,6 +56,7 @@ class FakeGitHub {
           return res.end('{"message":"Resource not accessible by integration"}');
         }
         const branch = /^\/repos\/[^/]+\/[^/]+\/branches\/([^/?]+)$/.exec(req.url ?? '');
+        if (req.method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/commits\/[^/]+\/pulls$/.test(req.url ?? '')) return res.end(JSON.stringify(this.mergedPull === undefined ? [] : [{ number: this.mergedPull, merged_at: '2026-11-28T10:00:00Z' }]));
         if (req.method === 'GET' && branch) return res.end(JSON.stringify({ name: decodeURIComponent(branch[1]!), commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }));
         if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
         const body = (JSON.parse(text) as { body: string }).body;
@@ -178,7 +181,7 @@ describe('the example workflow', () => {
   it('plans on pull requests, applies on main one at a time, checks drift nightly, each with least privilege, through the action', () => {
     expect(Object.keys(workflow.on).sort()).toEqual(['pull_request', 'push', 'schedule', 'workflow_dispatch']);
     expect(jobs.plan!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'read', actions: 'read' });
+    expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', actions: 'read' });
     expect(jobs.drift!.permissions).toEqual({ contents: 'read' });
     expect(jobs.apply!.concurrency).toEqual({ group: 'platform-sync-apply', 'cancel-in-progress': false });
     expect(jobs.plan!.concurrency!['cancel-in-progress']).toBe(true);
@@ -312,7 +315,9 @@ describe('the example workflow', () => {
           if (name === 'plan' || name === 'replan') expect(run.outputs['plan-json']).toMatch(/platform-sync-plan\.json$/);
         }
       }
-      expect(github.comments).toHaveLength(1);
+      // The plan's comment, and the apply's result on the merged pull request.
+      expect(github.comments).toHaveLength(2);
+      expect(github.comments[1]!.body.startsWith('<!-- platform-sync-apply -->\n')).toBe(true);
       expect(github.comments[0]!.body.startsWith(`${COMMENT_MARKER}\n`)).toBe(true);
       expect(github.comments[0]!.body).toContain('**Plan: 40 to create, 1 to update, 0 to delete.**');
       expect(github.comments[0]!.body).toContain('_Plan of abcdef1; applied when merged._');
@@ -567,6 +572,23 @@ describe('the action runner', () => {
     github.heads.main = '1111111111111111111111111111111111111111';
     const fresh = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
     expect(fresh.exitcode, fresh.stderr).toBe(0);
+  });
+
+  it("apply with comment: the result goes back to the merged pull request as one comment, updated in place (issue 49)", async () => {
+    const { dir } = scratch('apply-comment', 'apiVersion: platform-sync/v1\norg:\n  name: commented\n  repos:\n    - {name: one}\n');
+    github.comments = [];
+    const merge = { GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe', PS_GITHUB_TOKEN: 'gh-token-for-test' };
+    const first = await runStep({ command: 'apply', paths: dir, args: '--bootstrap', comment: 'true' }, { ...env, ...merge }, temp.dir);
+    expect(first.exitcode, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Apply comment created on pull request #7.');
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]!.body).toMatch(/^<!-- platform-sync-apply -->\n### platform-sync apply\n\n\*\*Apply complete: 2 of 2 steps done\*\*/);
+    expect(github.comments[0]!.body).toContain('_Apply of c0ffee0._');
+    const again = await runStep({ command: 'apply', paths: dir, comment: 'true' }, { ...env, ...merge }, temp.dir);
+    expect(again.stdout).toContain('Apply comment updated on pull request #7.');
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]!.body).toContain('**No changes**');
+    github.comments = [];
   });
 
   it('invalid manifests appear as GitHub annotations on their lines', async () => {
