@@ -591,6 +591,48 @@ describe('the action runner', () => {
     github.comments = [];
   });
 
+  it('the pipeline end to end (issue 49): a member invited by a merge and accepted; a refused reviewed apply, then the dispatched plan-and-apply; nightly drift says both', async () => {
+    const dir = join(temp.dir, 'pipeline');
+    mkdirSync(dir, { recursive: true });
+    const runner = join(temp.dir, 'runner-temp-pipeline');
+    mkdirSync(runner, { recursive: true });
+    const org = (repos: string[]) => `apiVersion: platform-sync/v1\norg:\n  name: pipeline\n  members:\n    - {email: erin@acme.dev, role: viewer}\n  repos:\n${repos.map((r) => `    - {name: ${r}}`).join('\n')}\n`;
+    const main = (sha: string) => ({ ...env, RUNNER_TEMP: runner, GITHUB_SHA: sha, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' });
+    // 1. The pull request adds a member: its plan shows the invite; the merge applies it, keeping the code.
+    writeFileSync(join(dir, 'org.yaml'), org(['app']));
+    const pr = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(pr.exitcode, pr.stderr).toBe(2);
+    github.heads.main = '1'.repeat(40);
+    const codes = join(runner, 'invite-codes.jsonl');
+    const merged = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: pr.outputs['plan-json']!, PS_INVITE_CODES: codes }, temp.dir);
+    expect(merged.exitcode, merged.stderr).toBe(0);
+    const { code } = JSON.parse(readFileSync(codes, 'utf8').trim()) as { code: string };
+    const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, email: 'erin@acme.dev', issuer: 'https://accounts.google.com', subject: 'erin' }) });
+    expect(accepted.status).toBe(200);
+    const present = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(present.exitcode, present.stdout).toBe(0);
+    // 2. The next pull request adds a repo; before it merges, someone adds one by hand: the reviewed apply is refused.
+    writeFileSync(join(dir, 'org.yaml'), org(['app', 'web']));
+    const pr2 = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(pr2.exitcode).toBe(2);
+    const orgUid = ((await (await fetch(`${emulator.url}/iam/v2/groups?name=pipeline`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { groups: { uid: string }[] }).groups[0]!.uid;
+    expect((await fetch(`${emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hand-made' }) })).status).toBe(200);
+    github.heads.main = '2'.repeat(40);
+    const refused = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: pr2.outputs['plan-json']! }, temp.dir);
+    expect(refused.exitcode).toBe(1);
+    // 3. The way forward: run by hand, plan-and-apply — main planned now, applied once approved.
+    const replan = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(replan.exitcode, replan.stderr).toBe(2);
+    const approved = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: replan.outputs['plan-json']! }, temp.dir);
+    expect(approved.exitcode, approved.stderr).toBe(0);
+    expect(approved.outputs['has-changes']).toBe('true');
+    // 4. A change by hand after that: the nightly drift says it may be a hand edit or a merge not applied yet.
+    expect((await fetch(`${emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'another' }) })).status).toBe(200);
+    const drift = await runStep({ command: 'drift', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect(drift.exitcode).toBe(2);
+    expect(drift.stdout).toContain('created by hand, or its removal not applied yet');
+  });
+
   it('invalid manifests appear as GitHub annotations on their lines', async () => {
     const dir = join(temp.dir, 'invalid');
     mkdirSync(dir, { recursive: true });
