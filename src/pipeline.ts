@@ -25,13 +25,15 @@ export { managedSubResources } from './plan/renames.js';
 export interface PlanningOptions extends PlanOptions {
   /** Largest manifest set read, all files together (default 64 MiB). */
   maxManifestBytes?: number;
+  /** Told as the live read goes (kinds listed of all), for a progress line on a terminal. */
+  onReadProgress?: (done: number, total: number) => void;
 }
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {
   // Bad input is refused before any request: manifests, then the planner's options (liveReadFor).
   const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
-  const live = await readLiveState(client, liveReadFor(desired, options));
+  const live = await readLiveState(client, { ...liveReadFor(desired, options), ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}) });
   // The time of the run: what invites for members expire from (a saved plan records it).
   const now = options.now ?? Date.now();
   return { desired, live, now, plan: plan(desired, live, { ...options, now }) };

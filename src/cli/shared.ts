@@ -243,3 +243,28 @@ export function appendStepSummary(markdown: string, { output, env }: CliContext,
     );
   }
 }
+
+/**
+ * A progress line while the live org is read (issue 50): `Reading the live org: 5 of 12 kinds listed…`,
+ * rewritten in place on a terminal and cleared when the read is done — never on a pipe or in a
+ * CI log (CI set), where it would be noise. `done()` clears it.
+ */
+export function readProgress(ctx: CliContext): { onReadProgress?: (done: number, total: number) => void; done(): void } {
+  const stream = ctx.output.stderr;
+  if (!stream.isTTY || (ctx.env.CI ?? '') !== '') return { done: () => undefined };
+  let shown = false;
+  return {
+    onReadProgress: (done, total) => {
+      shown = true;
+      stream.write(`\r\u001b[2K${readProgressText(done, total)}`);
+    },
+    done: () => {
+      if (shown) stream.write('\r\u001b[2K');
+    },
+  };
+}
+
+/** The words of the read's progress line. */
+export function readProgressText(done: number, total: number): string {
+  return `Reading the live org: ${done} of ${total} kinds listed${done < total ? '…' : ''}`;
+}

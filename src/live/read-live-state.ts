@@ -38,6 +38,8 @@ export interface ReadLiveStateOptions {
   expected?: readonly { kind: Kind; groupPath: string }[];
   /** An org that is not visible is an error (OrgNotVisibleError), not `org: null`. */
   orgMustExist?: boolean;
+  /** Told as each kind's listing is in (done of total), for a progress line on a terminal. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Reads the live state of one org; `org: null` when it does not exist yet (unless `orgMustExist`). */
@@ -46,6 +48,11 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const org = await reads.org;
   if (org === null) return orgAbsent(client, options, reads.builtin);
   const listings = reads.pinned ?? startListings(client, org.uid, reads.expected);
+  if (options.onProgress) {
+    const report = options.onProgress;
+    let done = 0;
+    for (const kind of LISTED_KINDS) void listings.listingOf(kind).then(() => report(++done, LISTED_KINDS.length), () => undefined);
+  }
   const builtin = await reads.builtin;
   const { resources, ambiguities, incomplete } = await buildAsListed(org, builtin, listings);
   await fetchSubResources(client, resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);

@@ -32,6 +32,7 @@ import {
   withSession,
   type ConnectionOptions,
   type PlanningCliOptions,
+  readProgress,
 } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
@@ -88,7 +89,8 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     checkPlanMadeFrom(saved, await loadManifests(options.manifests), options.manifests);
   }
   return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
-    const planned = saved ? undefined : await planFromManifests(paths, client, planOptionsFrom(options));
+    const progress = readProgress(ctx);
+    const planned = saved ? undefined : await planFromManifests(paths, client, { ...planOptionsFrom(options), ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}) }).finally(progress.done);
     const plan = saved ? await checkSavedPlan(saved, client, { denyNewAccess: options.denyNewAccess === true }) : planned!.plan;
     // Every secret the manifests name is read for redaction, sent or not: live data may hold one
     // that this plan does not send (DESIGN.md §8 rev 4). One that cannot be read is not needed.

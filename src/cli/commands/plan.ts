@@ -20,6 +20,7 @@ import {
   withSession,
   type ConnectionOptions,
   type PlanningCliOptions,
+  readProgress,
 } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
@@ -73,8 +74,9 @@ export function registerPlanCommand(program: Command, ctx: CliContext): void {
   addConnectionOptions(command);
   command.action(async (paths: string[], options: PlanCommandOptions) => {
     requirePaths(paths, options, 'plan');
-    const planning = planOptionsFrom(options);
-    const { plan, live, desired, now } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planning));
+    const progress = readProgress(ctx);
+    const planning = { ...planOptionsFrom(options), ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}) };
+    const { plan, live, desired, now } = await withSession(options, ctx, (session) => planFromManifests(paths, session.client, planning)).finally(progress.done);
     output.stdout.write(renderPlan(plan, options.format, { color: shouldColor(options, output.stdout, ctx.env) }));
     // A refused plan is shown whole above; the refusal is the error (exit 1), and it is not saved.
     assertSafe(plan);
