@@ -47,12 +47,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const reads = startReads(client, options);
   const org = await reads.org;
   if (org === null) return orgAbsent(client, options, reads.builtin);
-  const listings = reads.pinned ?? startListings(client, org.uid, reads.expected);
-  if (options.onProgress) {
-    const report = options.onProgress;
-    let done = 0;
-    for (const kind of LISTED_KINDS) void listings.listingOf(kind).then(() => report(++done, LISTED_KINDS.length), () => undefined);
-  }
+  const listings = reads.pinned ?? startListings(client, org.uid, reads.expected, options.onProgress);
   const builtin = await reads.builtin;
   const { resources, ambiguities, incomplete } = await buildAsListed(org, builtin, listings);
   await fetchSubResources(client, resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);
@@ -87,7 +82,7 @@ function startReads(client: ApiClient, options: ReadLiveStateOptions): StartedRe
   // A pinned org's uid is known: its listings go out beside the lookup that checks it exists (a
   // round trip sooner; they are only reads, and set aside if it does not). Else they wait for the
   // lookup, and the connections they will need are opened while it is in flight.
-  const pinned = options.org.uid !== undefined ? startListings(client, options.org.uid, expected) : undefined;
+  const pinned = options.org.uid !== undefined ? startListings(client, options.org.uid, expected, options.onProgress) : undefined;
   if (!pinned) client.preconnect?.(expectedRequests(expected));
   return { builtin, org, expected, ...(pinned ? { pinned } : {}) };
 }
@@ -134,13 +129,16 @@ interface StartedListings {
 }
 
 /** Sends the reads of every resource under an org at once. */
-function startListings(client: ApiClient, orgUid: string, expected: ReadonlyMap<Kind, number>): StartedListings {
+function startListings(client: ApiClient, orgUid: string, expected: ReadonlyMap<Kind, number>, onProgress?: (done: number, total: number) => void): StartedListings {
   // A resource with its parent's uid (the org's account association) is no descendant of the
   // org: it is read by uid, beside the listings.
   const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, orgUid)));
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
   const listings = LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind) }));
+  // Each kind's listing told as it is in (a progress line on a terminal).
+  let done = 0;
+  if (onProgress) for (const listing of listings) void listing.then(() => onProgress(++done, listings.length), () => undefined);
   // The first listing to fail ends the read at once, as Promise.all would.
   const allListed = Promise.all(listings);
   allListed.catch(() => undefined);
