@@ -4,10 +4,10 @@
  * present once the person accepts through the emulator, and pruned with its identity when the
  * line goes. No code appears in any output.
  */
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useSuiteEmulator } from './cli-harness.js';
+import { makeTempDir, runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'members-e2e-token-5be0';
 const manifest = (members: string[]) =>
@@ -105,13 +105,7 @@ describe('members and invites', () => {
 
 describe('accept-invite on the embedded emulator (issue 50)', () => {
   it('lets a member accept offline with the code from the --invite-codes file: the next plan finds them present, and no output shows the code', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const here = mkdtempSync(join(tmpdir(), 'accept-invite-'));
-    try {
-      writeFileSync(join(here, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: offline\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
-      const applied = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'], { cwd: here });
-      expect(applied.code, applied.stderr).toBe(0);
+    await withInvitedAlice('offline', 'invites.jsonl', async (here) => {
       const code = (JSON.parse(readFileSync(join(here, 'invites.jsonl'), 'utf8').trim()) as { code: string }).code;
       const accepted = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'Alice@acme.dev'], { cwd: here });
       expect(accepted.code, accepted.stderr).toBe(0);
@@ -125,20 +119,13 @@ describe('accept-invite on the embedded emulator (issue 50)', () => {
       const remote = await runCli(['accept-invite', '--code', 'x', '--email', 'alice@acme.dev'], { cwd: here });
       expect(remote.code).toBe(1);
       expect(remote.stderr).toContain('accept-invite works on the embedded emulator only (--emulator)');
-    } finally {
-      rmSync(here, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('--reinvite (issue 50)', () => {
   it('replaces an open invite whose code was lost: the old one deleted, a new one whose code works; a typo is refused', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const here = mkdtempSync(join(tmpdir(), 'reinvite-'));
-    try {
-      writeFileSync(join(here, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: lost\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
-      expect((await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'lost.jsonl'], { cwd: here })).code).toBe(0);
+    await withInvitedAlice('lost', 'lost.jsonl', async (here) => {
       rmSync(join(here, 'lost.jsonl')); // the code is lost
       const plan = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'Alice@acme.dev'], { cwd: here });
       expect(plan.code, plan.stderr).toBe(0);
@@ -150,8 +137,19 @@ describe('--reinvite (issue 50)', () => {
       const typo = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'alcie@acme.dev'], { cwd: here });
       expect(typo.code).toBe(1);
       expect(typo.stderr).toContain('--reinvite alcie@acme.dev: no members line of that e-mail has an invite to replace');
-    } finally {
-      rmSync(here, { recursive: true, force: true });
-    }
+    });
   });
 });
+
+/** A directory of its own (its embedded emulator's state in it) where org `org` has invited alice, her code in `codesFile`. */
+async function withInvitedAlice(org: string, codesFile: string, fn: (here: string) => Promise<void>): Promise<void> {
+  const temp = makeTempDir(`members-${org}`);
+  try {
+    writeFileSync(join(temp.dir, 'org.yaml'), `apiVersion: platform-sync/v1\norg:\n  name: ${org}\n  members:\n    - {email: alice@acme.dev, role: viewer}\n`);
+    const applied = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', codesFile], { cwd: temp.dir });
+    expect(applied.code, applied.stderr).toBe(0);
+    await fn(temp.dir);
+  } finally {
+    temp.remove();
+  }
+}
