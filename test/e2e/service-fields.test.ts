@@ -18,7 +18,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   // Not `email`: the service reports it for people, and a person bound to a role is exported as a
   // members line (DESIGN.md §2, §4) — see members-seeded.test.ts.
   identities: { company: 'Acme' },
-  repos: { catalogTier: 'PREMIUM', aliases: ['app-alias'], activeTags: ['latest'] },
+  repos: { catalogTier: 'FIPS', aliases: ['app-alias'], activeTags: ['latest'] },
 };
 
 function withServiceFields(body: unknown): unknown {

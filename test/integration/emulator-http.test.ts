@@ -112,14 +112,16 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
   it('are sent by default, declared read-only in the contract, and left out with plainResponses', async () => {
     const { kindContract } = await import('../../src/emulator/contract.js');
     const repo = (await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered' })).body;
-    expect(repo).toMatchObject({ catalogTier: 'STANDARD', aliases: [], activeTags: [] });
+    // The service's zero tier is unset: not sent (DESIGN.md §2 rev 5).
+    expect(repo).toMatchObject({ aliases: [], activeTags: [] });
+    expect(repo).not.toHaveProperty('catalogTier');
     expect((await get(emu, `/iam/v2/groups/${org}`)).body).toMatchObject({ verified: false, resourceLimits: expect.any(Object) });
     for (const kind of ['group', 'identity', 'repo'] as const) {
       const sent = kindContract(kind).response.filter((m) => m.serviceSent).map((m) => m.name);
       expect(sent.length, kind).toBeGreaterThan(0);
     }
     // Read-only: a client may not set one.
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'PREMIUM' })).status).toBe(400);
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'FIPS' })).status).toBe(400);
     const plain = await startTestEmulator({ plainResponses: true });
     try {
       const root = (await post(plain, '/iam/v2/groups', { name: 'acme' })).body;
