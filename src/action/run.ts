@@ -131,14 +131,27 @@ function pullRequestOf(env: NodeJS.ProcessEnv): { number: number; sha: string } 
   return { number, sha: typeof sha === 'string' ? sha.slice(0, 7) : '' };
 }
 
+/**
+ * One call to the job's GitHub API (GITHUB_API_URL), with the github-token input when there is
+ * one; a call that hangs ends after 30 s, so a stalled API never holds the job.
+ */
+function githubApi(env: NodeJS.ProcessEnv, method: string, path: string, payload?: unknown): Promise<Response> {
+  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const token = (env.PS_GITHUB_TOKEN ?? '').trim();
+  return fetch(`${api}${path}`, {
+    method,
+    headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: payload === undefined ? undefined : JSON.stringify(payload),
+    signal: AbortSignal.timeout(30_000),
+  });
+}
+
 /** The pull request merged as this commit (GET /repos/…/commits/{sha}/pulls), if any. */
 async function mergedPullRequestOf(env: NodeJS.ProcessEnv): Promise<number | undefined> {
   const sha = (env.GITHUB_SHA ?? '').trim();
   const repo = (env.GITHUB_REPOSITORY ?? '').trim();
   if (!sha || !repo) return undefined;
-  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
-  const token = (env.PS_GITHUB_TOKEN ?? '').trim();
-  const res = await fetch(`${api}/repos/${repo}/commits/${encodeURIComponent(sha)}/pulls`, { headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: AbortSignal.timeout(30_000) });
+  const res = await githubApi(env, 'GET', `/repos/${repo}/commits/${encodeURIComponent(sha)}/pulls`);
   if (!res.ok) throw new Error(`GitHub API GET /repos/${repo}/commits/${sha}/pulls: HTTP ${res.status}`);
   const pulls = (await res.json()) as { number?: unknown; merged_at?: unknown }[];
   const merged = Array.isArray(pulls) ? pulls.find((p) => typeof p.number === 'number' && p.merged_at !== null) : undefined;
@@ -207,13 +220,10 @@ export function applySummaryMarkdown(result: ReturnType<typeof applyResultOf>, s
 
 /** Creates the plan comment on the pull request, or updates the one an earlier run made. */
 export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string, marker: string = COMMENT_MARKER): Promise<'created' | 'updated'> {
-  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
   const repo = env.GITHUB_REPOSITORY;
-  const token = env.PS_GITHUB_TOKEN;
-  if (!repo || !token) throw new Error('cannot comment: GITHUB_REPOSITORY or the github-token input is not set');
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json' };
+  if (!repo || !(env.PS_GITHUB_TOKEN ?? '').trim()) throw new Error('cannot comment: GITHUB_REPOSITORY or the github-token input is not set');
   const call = async (method: string, path: string, payload?: unknown): Promise<unknown> => {
-    const res = await fetch(`${api}${path}`, { method, headers, body: payload === undefined ? undefined : JSON.stringify(payload) });
+    const res = await githubApi(env, method, path, payload);
     if (res.status === 403 || res.status === 401) {
       throw new Error(
         `cannot ${method === 'GET' ? 'read' : 'write'} the pull request's comments (GitHub API ${method} ${path}: HTTP ${res.status}): ` +
@@ -268,12 +278,10 @@ export async function reviewedApplyProblem(env: NodeJS.ProcessEnv): Promise<stri
   const sha = (env.GITHUB_SHA ?? '').trim();
   const branch = (env.GITHUB_REF_NAME ?? '').trim();
   const repo = (env.GITHUB_REPOSITORY ?? '').trim();
-  const token = (env.PS_GITHUB_TOKEN ?? '').trim();
   if (!sha || !branch || !repo) return 'cannot tell which commit of which branch this apply runs for (GITHUB_SHA, GITHUB_REF_NAME and GITHUB_REPOSITORY are set in every GitHub Actions job)';
-  const api = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
   let head: unknown;
   try {
-    const res = await fetch(`${api}/repos/${repo}/branches/${encodeURIComponent(branch)}`, { headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, signal: AbortSignal.timeout(30_000) });
+    const res = await githubApi(env, 'GET', `/repos/${repo}/branches/${encodeURIComponent(branch)}`);
     if (!res.ok) return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (GitHub API HTTP ${res.status}); give the job \`contents: read\` (the github-token input)`;
     head = ((await res.json()) as { commit?: { sha?: unknown } }).commit?.sha;
   } catch (err) {

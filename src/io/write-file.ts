@@ -81,7 +81,7 @@ export function openSecretFile(path: string, what: string): SecretFile {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException)?.code;
-    throw refuse(code === 'ELOOP' ? `${path} is a symbolic link; name the file itself` : describeWriteError(err, path), err);
+    throw refuse(code === 'ELOOP' ? 'it is a symbolic link; name the file itself' : describeWriteError(err, path), err);
   }
   try {
     const stat = fstatSync(fd);

@@ -47,7 +47,7 @@ describe('members and invites', () => {
     symlinkSync(elsewhere, link);
     const r = await cli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', link]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`cannot write invite codes to ${link}: ${link} is a symbolic link; name the file itself. Nothing was changed.`);
+    expect(r.stderr).toContain(`cannot write invite codes to ${link}: it is a symbolic link; name the file itself. Nothing was changed.`);
     expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
     expect(readFileSync(elsewhere, 'utf8')).toBe('');
   });
@@ -116,6 +116,12 @@ describe('accept-invite on the embedded emulator (issue 50)', () => {
       const again = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev'], { cwd: here });
       expect(again.code).toBe(1);
       expect(again.stderr).toContain('the invite was not accepted (HTTP 404');
+      // An e-mail with no code in the file: named on one line, and nothing accepted (the emulator is never started).
+      const stateBefore = readFileSync(join(here, '.platform-sync', 'emulator.json'), 'utf8');
+      const unknown = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'bob@acme.dev\nAccepted: x'], { cwd: here });
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no invite code for bob@acme.dev\\u{a}Accepted: x in invites.jsonl');
+      expect(readFileSync(join(here, '.platform-sync', 'emulator.json'), 'utf8')).toBe(stateBefore);
       const remote = await runCli(['accept-invite', '--code', 'x', '--email', 'alice@acme.dev'], { cwd: here });
       expect(remote.code).toBe(1);
       expect(remote.stderr).toContain('accept-invite works on the embedded emulator only (--emulator)');

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { readTextSyncBounded } from '../../io/read-file.js';
+import { escapeValue } from '../../io/escape.js';
 import { asciiLower } from '../../model/email.js';
 import { UserError } from '../../model/errors.js';
 import type { CliContext } from '../context.js';
@@ -47,9 +48,9 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
         const text = await res.text();
         if (res.status !== 200) {
           const message = (() => { try { return (JSON.parse(text) as { message?: string }).message; } catch { return undefined; } })();
-          throw new UserError('ACCEPT_INVITE', `the invite was not accepted (HTTP ${res.status}${message ? `: ${message}` : ''})`);
+          throw new UserError('ACCEPT_INVITE', `the invite was not accepted (HTTP ${res.status}${typeof message === 'string' ? `: ${escapeValue(message.slice(0, 500))}` : ''})`);
         }
-        ctx.output.stdout.write(`Accepted: ${options.email} signed in and holds the invite's role; the next plan finds the member present.\n`);
+        ctx.output.stdout.write(`Accepted: ${escapeValue(options.email)} signed in and holds the invite's role; the next plan finds the member present.\n`);
       } finally {
         await embedded.close();
       }
@@ -67,6 +68,6 @@ async function codeFromFile(path: string, email: string, cwd: string): Promise<s
       return [];
     }
   });
-  if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${email} in ${path}`);
+  if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
   return codes[codes.length - 1]!;
 }
