@@ -9,7 +9,7 @@ import { UserError } from '../model/errors.js';
 import { asciiLower } from '../model/email.js';
 import { didYouMean } from '../util/suggest.js';
 import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
-import { diffRelations, holdingsOf, isWithin, relationOf, type AccessChange, type AccessRelation, type Principal } from './relation.js';
+import { diffRelations, isWithin, relationOf, type AccessChange, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted, type Token } from './tokens.js';
 
 export type { AccessChange } from './relation.js';
@@ -20,13 +20,13 @@ export type { AccessChange } from './relation.js';
  */
 export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number, byAddress?: (address: string) => { uid: string } | undefined): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
-  const before = stateOfLive(live, byAddress);
-  return diffRelations(relationOf(before, now), relationOf(stateAfterSteps(before, plan.steps), now));
+  const relations = relationsOfPlan(live, plan, now, byAddress);
+  return diffRelations(relations.live, relations.planned);
 }
 
-/** The relations of live and of the state a plan leads to. */
-export function relationsOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number): { live: AccessRelation; planned: AccessRelation } {
-  const before = stateOfLive(live);
+/** The relations of live and of the state a plan leads to (`byAddress`: the caller's index of live addresses, when it has one). */
+export function relationsOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number, byAddress?: (address: string) => { uid: string } | undefined): { live: AccessRelation; planned: AccessRelation } {
+  const before = stateOfLive(live, byAddress);
   return { live: relationOf(before, now), planned: relationOf(stateAfterSteps(before, plan.steps), now) };
 }
 
@@ -41,7 +41,7 @@ export function newAccessRefusal(changes: readonly AccessChange[]): Plan['refusa
   }];
 }
 
-export function describeGain(c: AccessChange): string {
+function describeGain(c: AccessChange): string {
   const below = c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : '';
   const by = c.causes.length > 0 ? ` (by ${c.causes.join(', ')})` : '';
   return `${c.principal} gains ${c.gainedRole !== undefined ? `all of ${c.gainedRole} (${c.gained.length} capabilities)` : c.gained.join(', ')} on ${c.scope}${below}${by}`;
@@ -87,7 +87,10 @@ const unknown = (what: string, name: string, known: Iterable<string>): UserError
 /** The principals a question names (an identity, an e-mail, a token's identities); undefined: every principal. Unknown names are errors. */
 function principalsAsked(rel: AccessRelation, q: AccessQuestion): { ids: Set<string> | undefined; actingAs?: string[] } {
   if (q.scope !== undefined && ![...rel.groups.values()].some((g) => g.address === q.scope)) throw unknown('group', q.scope, [...rel.groups.values()].map((g) => g.address));
-  if (q.capability !== undefined && !knownCapabilities(rel).has(q.capability)) throw unknown('capability', q.capability, knownCapabilities(rel));
+  if (q.capability !== undefined) {
+    const known = knownCapabilities(rel);
+    if (!known.has(q.capability)) throw unknown('capability', q.capability, known);
+  }
   const identities = [...rel.principals.values()].filter((p) => p.identityKey !== undefined && p.identity !== undefined);
   if (q.identity !== undefined) {
     const wanted = q.identity.startsWith('uid:') ? q.identity.slice(4) : q.identity;
@@ -142,16 +145,4 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
   }
   grants.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.grant < b.grant ? -1 : 1));
   return actingAs === undefined ? { grants } : { grants, actingAs };
-}
-
-/** Whether `principal` holds `capability` on the group at `address` (a test's and audit's question). */
-export function holds(rel: AccessRelation, principal: string, capability: string, address: string): boolean {
-  const key = [...rel.groups].find(([, g]) => g.address === address)?.[0];
-  if (key === undefined) return false;
-  const holdings = holdingsOf(rel, principal);
-  for (let g: string | null = key; g !== null; g = rel.groups.get(g)?.parent ?? null) {
-    const caps = holdings.get(g);
-    if (caps) return caps.has(capability);
-  }
-  return false;
 }

@@ -8,7 +8,7 @@ import type { ApiClient } from '../api/types.js';
 import { planFromManifests, type PlanningOptions } from '../pipeline.js';
 import { answerAccess, relationsOfPlan, type AccessGrant, type AccessQuestion } from './effective-access.js';
 
-export { accessChanges, answerAccess, describeGain, holds, newAccessRefusal, relationsOfPlan, type AccessChange, type AccessGrant, type AccessQuestion } from './effective-access.js';
+export { accessChanges, answerAccess, newAccessRefusal, relationsOfPlan, type AccessChange, type AccessGrant, type AccessQuestion } from './effective-access.js';
 export { stateOfLive, stateAfterSteps, type AccessRecord, type AccessStateRecords } from './state.js';
 export { relationOf, diffRelations, holdingsOf, type AccessRelation, type Principal } from './relation.js';
 export { parseToken, tokenAccepted, type Token } from './tokens.js';

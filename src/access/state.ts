@@ -38,7 +38,7 @@ export interface AccessStateRecords {
   removed: Map<string, AccessRecord>;
 }
 
-export const newKey = (address: string): string => `new:${address}`;
+const newKey = (address: string): string => `new:${address}`;
 
 /** What a kind is to access; undefined when nothing. */
 export function accessPartOf(kind: Kind): AccessPart | undefined {

@@ -4,6 +4,7 @@
  * compare what the plan recorded with what is there now.
  */
 import { accessChanges, newAccessRefusal } from '../access/effective-access.js';
+import { escapeValue } from '../io/escape.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
 import { StalePlanError, UnsafePlanError, UserError } from '../model/errors.js';
@@ -97,7 +98,7 @@ export function checkPlanAge(saved: Plan, nowMs: number): void {
   if (age > ttl) throw new UserError('PLAN_EXPIRED', `the saved plan was made ${hoursText(age)} ago, and plans are good for ${hoursText(ttl)} (plan --plan-ttl); plan again and review that plan; nothing was changed`);
   const closing = saved.steps.filter((s) => s.action === 'create' && typeof s.after.expirationTime === 'string' && Date.parse(s.after.expirationTime) - nowMs < INVITE_MARGIN_MS);
   if (closing.length > 0) {
-    throw new UserError('PLAN_INVITE_EXPIRY', `the saved plan creates invites that would expire within the hour or have expired (${closing.map((s) => s.address).slice(0, 5).join(', ')}); plan again so that they get a fresh expiry; nothing was changed`);
+    throw new UserError('PLAN_INVITE_EXPIRY', `the saved plan creates invites that would expire within the hour or have expired (${closing.slice(0, 5).map((s) => escapeValue(s.address)).join(', ')}); plan again so that they get a fresh expiry; nothing was changed`);
   }
 }
 
@@ -107,8 +108,8 @@ export function checkPlanAge(saved: Plan, nowMs: number): void {
  * that has since changed is refused (StalePlanError). Both before anything is sent. Returns the
  * plan, ready for `apply`.
  */
-export async function checkSavedPlan(saved: Plan, client: ApiClient, now: { denyNewAccess?: boolean; nowMs?: number } = {}): Promise<Plan> {
-  checkPlanAge(saved, now.nowMs ?? Date.now());
+export async function checkSavedPlan(saved: Plan, client: ApiClient, options: { denyNewAccess?: boolean; nowMs?: number } = {}): Promise<Plan> {
+  checkPlanAge(saved, options.nowMs ?? Date.now());
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const basis = saved.basis;
@@ -125,7 +126,7 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient, now: { deny
   // out now (never what the file says: it is untrusted), and --deny-new-access as given now is
   // checked on it (DESIGN.md §4: a flag is never accepted and ignored).
   const access = accessChanges(live, saved, basis?.options.now ?? Date.now());
-  const refusals = now.denyNewAccess === true ? [...saved.refusals, ...newAccessRefusal(access)] : saved.refusals;
+  const refusals = options.denyNewAccess === true ? [...saved.refusals, ...newAccessRefusal(access)] : saved.refusals;
   const { accessChanges: _untrusted, ...rest } = saved;
   return { ...rest, refusals, ...(access.length > 0 ? { accessChanges: access } : {}) };
 }
