@@ -303,20 +303,9 @@ function nearestIn(rel: AccessRelation, other: AccessRelation, group: string): s
 }
 
 function heldAt(rel: AccessRelation, other: AccessRelation, holdings: Map<string, ReadonlySet<string>>, group: string): ReadonlySet<string> {
-  if (rel.groups.has(group)) return holdingsOrInherited(rel, holdings, group);
-  const near = nearestIn(rel, other, group);
-  return near === undefined ? NONE : holdingsOrInherited(rel, holdings, near);
-}
-
-function holdingsOrInherited(rel: AccessRelation, holdings: Map<string, ReadonlySet<string>>, group: string): ReadonlySet<string> {
-  const known = holdings.get(group);
-  if (known) return known;
-  // Not in a subtree of a grant: what an ancestor holds (only when it holds anything is it in `holdings`).
-  for (let g = rel.groups.get(group)?.parent ?? null, depth = 0; g !== null && depth < MAX_DEPTH; g = rel.groups.get(g)?.parent ?? null, depth++) {
-    const up = holdings.get(g);
-    if (up) return up;
-  }
-  return NONE;
+  // `holdings` holds every group below a grant (holdingsOf), so a group it lacks holds nothing.
+  const at = rel.groups.has(group) ? group : nearestIn(rel, other, group);
+  return at === undefined ? NONE : (holdings.get(at) ?? NONE);
 }
 
 /** Principals whose access can differ between two relations: those whose grants, roles or identities changed. */

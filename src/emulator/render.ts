@@ -28,6 +28,13 @@ const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
   identityProviderUid: (r) => r.parent,
 };
 
+/** An RFC 3339 time as the service answers it: UTC, milliseconds, Z (anything else as it was). */
+function serviceTime(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? formatTimestamp(ms) : value;
+}
+
 /**
  * The JSON of one resource: the members the contract's response schema lists, in its order —
  * computed ones (uid, timestamps), stored ones (absent: the schema's `default`, else left out),
@@ -35,13 +42,6 @@ const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
  * write-only members (a client secret) never. Role bindings are hydrated from the store on
  * every call.
  */
-/** An RFC 3339 time as the service answers it: UTC, milliseconds, Z (anything else as it was). */
-function serviceTime(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : value;
-}
-
 export function renderResource(store: Store, r: StoredResource, plain = false): Record<string, unknown> {
   const d = r.data as Record<string, unknown>;
   if (r.kind === 'roleBinding') return { uid: r.uid, ...hydrateBinding(store, r), createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
