@@ -18,6 +18,9 @@ const WRITE_BUILTINS = new Set(['owner', 'editor', 'registry.push']);
 /** A custom role grants write access when a capability of it does. */
 const WRITE_CAPABILITY = /\.(create|update|delete)$/;
 
+/** Whether a role with these capabilities can write: one of them ends in `.create`, `.update` or `.delete`. */
+export const canWrite = (capabilities: readonly string[]): boolean => capabilities.some((c) => WRITE_CAPABILITY.test(c));
+
 export interface AuditedIdentity {
   address: string;
   fields: FieldsByKind['identity'];
@@ -113,7 +116,7 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
       const builtin = builtinByUid.get(role.uid);
       return builtin !== undefined && WRITE_BUILTINS.has(builtin);
     }
-    return (capabilities.get(roleRefAddress(role)) ?? []).some((c) => WRITE_CAPABILITY.test(c));
+    return canWrite(capabilities.get(roleRefAddress(role)) ?? []);
   };
   const roleText = (role: RoleKey): string => ('builtin' in role ? role.builtin : 'path' in role ? role.path : `uid:${role.uid}`);
   const writeRolesOf = (identityAddress: string): string[] =>

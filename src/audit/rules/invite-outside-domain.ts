@@ -18,11 +18,17 @@ export const rule: AuditRule = {
   check(facts) {
     const rel = facts.access;
     if (!rel) return [];
-    const grants = writeGrantsOf(facts, (p) => p.kind === 'email');
-    return grants.flatMap(({ principal, grant, role, scope }): Finding[] => {
+    // The people of each domain, counted once (not once per grant).
+    const people = new Map<string, Set<string>>();
+    for (const p of rel.principals.values()) {
+      if (p.email === undefined) continue;
+      const domain = domainOf(p.email);
+      if (!people.has(domain)) people.set(domain, new Set());
+      people.get(domain)!.add(p.email);
+    }
+    return writeGrantsOf(facts, (p) => p.kind === 'email').flatMap(({ principal, grant, role, scope }): Finding[] => {
       const domain = domainOf(principal.email!);
-      const others = [...rel.principals.values()].some((p) => p.email !== undefined && p.email !== principal.email && domainOf(p.email) === domain);
-      if (others) return [];
+      if ([...(people.get(domain) ?? [])].some((email) => email !== principal.email)) return [];
       return [{ rule: this.id, severity: 'high', address: grant, message: `${principal.email!} is invited to role ${role} on ${scope}, which can write, and no other person of the org uses ${domain}` }];
     });
   },
