@@ -70,7 +70,7 @@ export interface EmulatorOptions {
   checkAnswers?: boolean;
   /**
    * Leave out the fields the real service sends that clients must ignore (groups' resourceLimits
-   * and verified, identities' company, repos' catalogTier, aliases and activeTags). Default false:
+   * and verified, identities' company). Default false:
    * they are sent, so every client exercises its "ignore what it does not manage" path.
    */
   plainResponses?: boolean;

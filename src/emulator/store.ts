@@ -51,7 +51,11 @@ export interface ResourceData {
   artifactName?: string;
   /** A repo's bundle keywords and catalog entitlement. */
   bundles?: string[];
-  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean };
+  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean; gracePeriod?: boolean; amazon?: boolean; google?: boolean; azure?: boolean; apkoOverlay?: string };
+  /** A repo's catalog tier (unset when absent), other names and the tags the catalog keeps current. */
+  catalogTier?: string;
+  aliases?: string[];
+  activeTags?: string[];
   /** An invite's role (a role uid), e-mail, end and use; its code only as `sha256:<hex>`. An identity's e-mail (people). */
   role?: string;
   email?: string;

@@ -68,7 +68,8 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       return checkOidc(value);
     case 'syncConfig':
       // The schema allows a PATCH of some leaves; whole, as stored, it has both of these.
-      return isPlainObject(value) && typeof value.source === 'string' && typeof value.expiration === 'string' ? null : 'syncConfig needs source (a catalog repo uid) and expiration';
+      if (!isPlainObject(value) || typeof value.source !== 'string' || typeof value.expiration !== 'string') return 'syncConfig needs source (a catalog repo uid) and expiration';
+      return typeof value.apkoOverlay === 'string' && value.apkoOverlay !== '' && !isJsonObjectText(value.apkoOverlay) ? 'syncConfig.apkoOverlay must be JSON text of an object (an apko configuration), or "" for none' : null;
     case 'content':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
@@ -375,4 +376,14 @@ export function expandNestedMask(kind: Kind, updateMask: string | undefined, raw
 /** Seeds may also set what only the service sets (a tag's `deprecated`). */
 export function checkSeedField(kind: ApiKind, field: string, value: unknown): string | null {
   return checkField(kind, field, value);
+}
+
+/** Text that parses as a JSON object (an apko overlay). */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }

@@ -83,3 +83,65 @@ describe('repo bundles and syncConfig', () => {
     expect(validate.stdout).toContain('"featured" is listed twice in bundles');
   });
 });
+
+/**
+ * The provider's repo fields (issue 48; DESIGN.md §2 rev 5): `tier` (the API's catalogTier),
+ * `aliases`, `activeTags` and syncConfig's `gracePeriod`, `amazon`, `google`, `azure`,
+ * `apkoOverlay`: absent = unmanaged, declared = compared and PATCHed by leaf, exported when set.
+ */
+describe("the provider's repo fields", () => {
+  const suite = useSuiteEmulator('repo-provider-fields-token-3d9a', 'provider', () => mkdirSync(dir));
+  const dir = join(suite.dir, 'm');
+  const writes = () => suite.emulator.requestLog.filter((e) => e.method !== 'GET');
+  const OVERLAY = '{"contents":{"packages":["curl"]}}';
+  const repo = (extra: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  repos:', '    - name: app', ...extra.map((l) => `      ${l}`), ''].join('\n');
+  const FULL = [
+    'tier: FIPS',
+    'aliases: [app-fips, app-legacy]',
+    'activeTags: [latest, "1.27"]',
+    `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", gracePeriod: true, amazon: true, google: false, apkoOverlay: '${OVERLAY}'}`,
+  ];
+
+  it('are created with the repo, read back, and a re-plan is empty', async () => {
+    writeFileSync(join(dir, 'org.yaml'), repo(FULL));
+    const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
+    expect(apply.code, apply.stderr).toBe(0);
+    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, { headers: { authorization: `Bearer ${suite.env.PLATFORM_TOKEN}` } });
+    const live = ((await res.json()) as { repos: Record<string, unknown>[] }).repos[0]!;
+    expect(live).toMatchObject({ catalogTier: 'FIPS', aliases: ['app-fips', 'app-legacy'], activeTags: ['latest', '1.27'], syncConfig: { gracePeriod: true, amazon: true, google: false, apkoOverlay: OVERLAY } });
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('left out, are not managed: the live values stay', async () => {
+    writeFileSync(join(dir, 'org.yaml'), repo([]));
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('a change is one PATCH whose mask names only what changed; sets compare without order', async () => {
+    writeFileSync(join(dir, 'org.yaml'), repo(['tier: BASE', 'aliases: [app-legacy, app-fips]', 'activeTags: [latest]', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: false, google: false, apkoOverlay: '${OVERLAY}'}`]));
+    const plan = await runCli(['plan', dir], { env: suite.env });
+    expect(plan.stdout).toMatch(/tier: +"FIPS" → "BASE"/);
+    suite.emulator.clearRequestLog();
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
+    expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon']);
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('are exported and plan back to nothing', async () => {
+    const out = join(suite.dir, 'exported');
+    expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
+    const text = readFileSync(join(out, 'org.yaml'), 'utf8');
+    expect(text).toContain('tier: BASE');
+    expect(text).toMatch(/aliases: \[ app-fips, app-legacy \]/);
+    expect(text).toContain('apkoOverlay');
+    expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
+  it('refuses a tier outside the enum and an overlay that is not JSON, with their positions', async () => {
+    writeFileSync(join(dir, 'org.yaml'), repo(['tier: GOLD', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", apkoOverlay: "{contents"}`]));
+    const validate = await runCli(['validate', dir], { env: suite.env });
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toMatch(/org\.yaml:6:\d+: .*"GOLD" for tier of repo "app"; expected one of APPLICATION, BASE, FIPS, AI, DEVTOOLS, COMMERCIAL/);
+    expect(validate.stdout).toMatch(/org\.yaml:7:\d+: syncConfig\.apkoOverlay of repo "app" is not JSON text of an object/);
+  });
+});

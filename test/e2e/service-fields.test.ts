@@ -1,8 +1,8 @@
 /**
  * Fields the real service sends that platform-sync does not manage (DESIGN.md §2: groups'
- * `resourceLimits`, `verified`; identities' `email`, `company`; repos' `catalogTier`,
- * `aliases`, `activeTags`) are ignored: never planned, drifted or exported. The emulator behind
- * a proxy that adds them to every resource it returns.
+ * `resourceLimits`, `verified`; identities' `email`, `company`) are ignored: never planned,
+ * drifted or exported. The emulator behind a proxy that adds them to every resource it returns.
+ * (A repo's `catalogTier`, `aliases` and `activeTags` are managed since rev 5: repo-bundles-sync.test.ts.)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,6 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   // Not `email`: the service reports it for people, and a person bound to a role is exported as a
   // members line (DESIGN.md §2, §4) — see members-seeded.test.ts.
   identities: { company: 'Acme' },
-  repos: { catalogTier: 'FIPS', aliases: ['app-alias'], activeTags: ['latest'] },
 };
 
 function withServiceFields(body: unknown): unknown {

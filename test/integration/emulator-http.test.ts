@@ -8,7 +8,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { get, OWNER, post, startTestEmulator } from './emulator-helpers.js';
+import { get, OWNER, patch, post, startTestEmulator } from './emulator-helpers.js';
 
 let emu: Emulator;
 let org: string;
@@ -111,25 +111,42 @@ describe('the emulator over raw HTTP', () => {
 describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
   it('are sent by default, declared read-only in the contract, and left out with plainResponses', async () => {
     const { kindContract } = await import('../../src/emulator/contract.js');
-    const repo = (await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered' })).body;
-    // The service's zero tier is unset: not sent (DESIGN.md §2 rev 5).
-    expect(repo).toMatchObject({ aliases: [], activeTags: [] });
-    expect(repo).not.toHaveProperty('catalogTier');
     expect((await get(emu, `/iam/v2/groups/${org}`)).body).toMatchObject({ verified: false, resourceLimits: expect.any(Object) });
-    for (const kind of ['group', 'identity', 'repo'] as const) {
+    for (const kind of ['group', 'identity'] as const) {
       const sent = kindContract(kind).response.filter((m) => m.serviceSent).map((m) => m.name);
       expect(sent.length, kind).toBeGreaterThan(0);
     }
     // Read-only: a client may not set one.
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'FIPS' })).status).toBe(400);
+    expect((await patch(emu, `/iam/v2/groups/${org}?updateMask=verified`, { verified: true })).status).toBe(400);
     const plain = await startTestEmulator({ plainResponses: true });
     try {
       const root = (await post(plain, '/iam/v2/groups', { name: 'acme' })).body;
       expect(root).not.toHaveProperty('verified');
       const r = (await post(plain, `/registry/v2/repos/${root.uid}`, { name: 'nginx' })).body;
-      expect(Object.keys(r).sort()).toEqual(['bundles', 'createTime', 'description', 'name', 'uid', 'updateTime']);
+      expect(Object.keys(r).sort()).toEqual(['activeTags', 'aliases', 'bundles', 'createTime', 'description', 'name', 'uid', 'updateTime']);
     } finally {
       await plain.close();
     }
+  });
+
+  it("a repo's catalogTier, aliases and activeTags are a client's to set (DESIGN.md §2 rev 5); the zero tier is not sent", async () => {
+    const repo = (await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered' })).body;
+    expect(repo).toMatchObject({ aliases: [], activeTags: [] });
+    expect(repo).not.toHaveProperty('catalogTier');
+    const set = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-2', catalogTier: 'FIPS', aliases: ['t2'], activeTags: ['latest'] });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ catalogTier: 'FIPS', aliases: ['t2'], activeTags: ['latest'] });
+    // Outside the enum, or a duplicate in a set: code 3.
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'GOLD' })).status).toBe(400);
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'y', aliases: ['a', 'a'] })).status).toBe(400);
+    const changed = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier,activeTags`, { catalogTier: 'BASE', activeTags: [] });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ catalogTier: 'BASE', aliases: ['t2'], activeTags: [] });
+    // An apko overlay is JSON text of an object; anything else is code 3 naming it.
+    const sync = { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00.000Z' };
+    const overlay = await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{contents' } });
+    expect(overlay.status).toBe(400);
+    expect(overlay.text).toContain('syncConfig.apkoOverlay must be JSON text of an object');
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{"contents":{}}', gracePeriod: true, azure: true } })).status).toBe(200);
   });
 });

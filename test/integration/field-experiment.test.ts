@@ -51,12 +51,12 @@ describe('a field added to the declaration and the contract, and nothing else', 
     const declarations = join(temp, 'src', 'model', 'kinds', 'declarations.ts');
     let text = readFileSync(declarations, 'utf8');
     text = declare(text, 'group', '    owner: Type.Optional(Type.String({ title: "Owner", description: "Who answers for the group." })),');
-    text = declare(text, 'repo', '    tier: Type.Optional(Type.String({ title: "Tier", description: "How critical the repo is." })),');
+    text = declare(text, 'repo', '    criticality: Type.Optional(Type.String({ title: "Criticality", description: "How critical the repo is." })),');
     writeFileSync(declarations, text);
     const openapi = join(temp, 'schemas', 'platform-api-v2.openapi.json');
     const doc = JSON.parse(readFileSync(openapi, 'utf8'));
     contract(doc, 'Group', 'owner');
-    contract(doc, 'Repo', 'tier');
+    contract(doc, 'Repo', 'criticality');
     // The contract's update masks name every field of a PATCH body: derived again, as its own test holds them.
     setUpdateMaskPatterns(doc as unknown as Record<string, unknown>);
     writeFileSync(openapi, JSON.stringify(doc, null, 2));
@@ -79,14 +79,14 @@ describe('a field added to the declaration and the contract, and nothing else', 
     expect(readFileSync(join(temp, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
 
     const lib = (await import(pathToFileURL(await bundle(join(temp, 'src', 'index.ts'), join(temp, 'dist', 'lib.mjs'))).href)) as typeof import('../../src/index.js');
-    const manifest = (owner: string, tier: string) => ({
+    const manifest = (owner: string, criticality: string) => ({
       file: 'org.yaml',
-      text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  owner: ${owner}\n  repos:\n    - {name: app, tier: ${tier}}\n  groups:\n    - name: team\n      owner: ${owner}-team\n`,
+      text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  owner: ${owner}\n  repos:\n    - {name: app, criticality: ${criticality}}\n  groups:\n    - name: team\n      owner: ${owner}-team\n`,
     });
 
     // validate: the new fields are accepted where declared, refused where not.
-    const bad = lib.validateManifestTexts([{ file: 'bad.yaml', text: 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: bot, tier: gold}\n' }]);
-    expect(bad.diagnostics.map((d) => d.message).join('\n')).toContain('unknown field "tier"');
+    const bad = lib.validateManifestTexts([{ file: 'bad.yaml', text: 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: bot, criticality: gold}\n' }]);
+    expect(bad.diagnostics.map((d) => d.message).join('\n')).toContain('unknown field "criticality"');
     const first = lib.validateManifestTexts([manifest('ann', 'gold')]);
     expect(first.diagnostics).toEqual([]);
 
@@ -101,13 +101,13 @@ describe('a field added to the declaration and the contract, and nothing else', 
       const live = await read(first.state!);
       expect(live.resources.find((r) => r.address === 'org')!.fields).toMatchObject({ owner: 'ann' });
       expect(live.resources.find((r) => r.address === 'group:team')!.fields).toMatchObject({ owner: 'ann-team' });
-      expect(live.resources.find((r) => r.address === 'repo:app')!.fields).toMatchObject({ tier: 'gold' });
+      expect(live.resources.find((r) => r.address === 'repo:app')!.fields).toMatchObject({ criticality: 'gold' });
       expect(lib.plan(first.state!, live).steps).toEqual([]);
 
       // A change is one PATCH naming exactly the new field.
       const changed = lib.validateManifestTexts([manifest('bob', 'silver')]).state!;
       const update = lib.plan(changed, live);
-      expect(update.steps.map((s) => `${s.action} ${s.address} ${s.action === 'update' ? s.updateMask.join(',') : ''}`).sort()).toEqual(['update group:team owner', 'update org owner', 'update repo:app tier']);
+      expect(update.steps.map((s) => `${s.action} ${s.address} ${s.action === 'update' ? s.updateMask.join(',') : ''}`).sort()).toEqual(['update group:team owner', 'update org owner', 'update repo:app criticality']);
       expect((await lib.apply(update, client, {})).failed).toEqual([]);
 
       // export writes them, and a plan of the export is empty.
@@ -116,7 +116,7 @@ describe('a field added to the declaration and the contract, and nothing else', 
       const exported = files.map((f) => f.text).join('\n');
       expect(exported).toContain('owner: bob');
       expect(exported).toContain('owner: bob-team');
-      expect(exported).toContain('tier: silver');
+      expect(exported).toContain('criticality: silver');
       const again = lib.validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
       expect(again.diagnostics).toEqual([]);
       expect(lib.plan(again.state!, after).steps).toEqual([]);

@@ -128,8 +128,8 @@ describe('readLiveState', () => {
     expect(r['group:engineering/platform']).toMatchObject({ groupPath: 'engineering/platform', parentAddress: 'group:engineering', uid: platformUid, parentUid: r['group:engineering']!.uid });
     expect(r['identity:release-bot']).toMatchObject({ groupPath: '', parentAddress: 'org', fields: { name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM } });
     expect(r['role:release-manager']!.fields).toEqual({ name: 'release-manager', description: 'Releases', capabilities: ['repo.list', 'tag.create'] });
-    expect(r['repo:nginx']!.fields).toEqual({ name: 'nginx', description: 'Hardened nginx', bundles: [] }); // readme not managed → not read; no bundles read as none
-    expect(r['repo:engineering/platform/base']!.fields).toEqual({ name: 'base', description: '', readme: '# base image\n', bundles: [] });
+    expect(r['repo:nginx']!.fields).toEqual({ name: 'nginx', description: 'Hardened nginx', bundles: [], aliases: [], activeTags: [] }); // readme not managed → not read; no bundles read as none
+    expect(r['repo:engineering/platform/base']!.fields).toEqual({ name: 'base', description: '', readme: '# base image\n', bundles: [], aliases: [], activeTags: [] });
     expect(r['tag:nginx:1.24']).toMatchObject({ groupPath: '', parentAddress: 'repo:nginx', parentUid: r['repo:nginx']!.uid, fields: { name: '1.24', digest: D2, deprecated: true } });
     expect(r['tag:nginx:1.25']!.fields).toEqual({ name: '1.25', digest: D1, deprecated: false });
     expect(r[`subscription:engineering/platform/${HOOK}`]).toMatchObject({ groupPath: 'engineering/platform', fields: { sink: HOOK } });

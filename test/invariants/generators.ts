@@ -18,7 +18,7 @@ export interface MIdentity { name: string; description?: string; relationship: n
 export interface MRole { name: string; description?: string; capabilities: string[] }
 /** A binding: an identity of its group (by index) or a hand-made person by uid, and a role by index. */
 export interface MBinding { identity: number; role: number; byUid?: boolean; human?: boolean }
-export interface MRepo { name: string; description?: string; readme?: string }
+export interface MRepo { name: string; description?: string; readme?: string; tier?: string; aliases?: string[] }
 export interface MIdp { name: string; defaultRole: number; clientId: string; mappings: { externalGroup: string; role: number }[] }
 export interface MGroup {
   name: string;
@@ -41,7 +41,11 @@ const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(7) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
-const repoArb = (name: string) => fc.record({ name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')) });
+const repoArb = (name: string) =>
+  fc.record(
+    { name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')), tier: fc.constantFrom('FIPS', 'BASE'), aliases: fc.uniqueArray(fc.constantFrom(`${name}-a`, `${name}-b`), { maxLength: 2 }) },
+    { requiredKeys: ['name', 'description', 'readme'] },
+  );
 const idpArb = (name: string) =>
   fc.record({
     name: fc.constant(name),
@@ -222,7 +226,7 @@ export function renderManifest(org: MOrg, orgName: string, settings: GenSettings
     }
     if (bindings.length > 0) out.roleBindings = bindings;
     if (g.repos.length > 0) {
-      out.repos = g.repos.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), ...(r.readme !== undefined ? { readme: r.readme } : {}) }));
+      out.repos = g.repos.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), ...(r.readme !== undefined ? { readme: r.readme } : {}), ...(r.tier !== undefined ? { tier: r.tier } : {}), ...(r.aliases !== undefined ? { aliases: r.aliases } : {}) }));
     }
     if (g.subscriptions.length > 0) out.subscriptions = g.subscriptions.map((sink) => ({ sink }));
     if (g.idps.length > 0) {

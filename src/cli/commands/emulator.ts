@@ -100,7 +100,7 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
     .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
-    .option('--plain-responses', 'leave out the fields only the real service sends (resourceLimits, verified, company, catalogTier, aliases, activeTags), which clients must ignore')
+    .option('--plain-responses', 'leave out the fields only the real service sends (resourceLimits, verified, company), which clients must ignore')
     .option('--check-answers', 'check every answer against the emulator\'s contract (GET /openapi.json) before sending it; one that breaks it is a 500 naming why')
     .action(async (opts: EmulatorCliOptions) => {
       const tokens = tokensFromOptions(opts, ctx.env);

@@ -7,7 +7,7 @@ export const DECLARED_FIELDS = {
   group: [{ name: "name", json: "string" }, { name: "description", json: "string" }],
   identity: [{ name: "name", json: "string" }, { name: "description", json: "string" }, { name: "claimMatch", json: "object" }, { name: "awsIdentity", json: "object" }, { name: "staticKeys", json: "object" }, { name: "servicePrincipal", json: "string" }],
   role: [{ name: "name", json: "string" }, { name: "description", json: "string" }, { name: "capabilities", json: "array" }],
-  repo: [{ name: "name", json: "string" }, { name: "description", json: "string" }, { name: "readme", json: "string" }, { name: "bundles", json: "array" }, { name: "syncConfig", json: "object" }],
+  repo: [{ name: "name", json: "string" }, { name: "description", json: "string" }, { name: "readme", json: "string" }, { name: "bundles", json: "array" }, { name: "tier", json: "string" }, { name: "aliases", json: "array" }, { name: "activeTags", json: "array" }, { name: "syncConfig", json: "object" }],
   subscription: [{ name: "sink", json: "string" }],
   identityProvider: [{ name: "name", json: "string" }, { name: "description", json: "string" }, { name: "defaultRole", json: "string" }, { name: "oidc", json: "object" }],
   groupMapping: [{ name: "externalGroup", json: "string" }, { name: "role", json: "string" }],
