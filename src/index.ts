@@ -46,8 +46,9 @@ export { renderTextAudit, renderMarkdownAudit, renderJsonAudit, renderSarifAudit
 // The uids of declared resources
 export { showDeclared, SHOW_FORMAT_VERSION, type ShownResources } from './show.js';
 // Effective access
-export { accessFromManifests, accessChanges, answerAccess, relationsOfPlan, relationOf, diffRelations, stateOfLive, stateAfterSteps, parseToken, ACCESS_FORMAT_VERSION } from './access/index.js';
-export type { AccessChange, AccessGrant, AccessQuestion, AccessReport, AccessRelation, Principal, Token } from './access/index.js';
+export { accessChanges, answerAccess, relationsOfPlan, relationOf, diffRelations, stateOfLive, stateAfterSteps, parseToken } from './access/index.js';
+export { accessFromManifests, ACCESS_FORMAT_VERSION, type AccessReport } from './access-query.js';
+export type { AccessChange, AccessGrant, AccessQuestion, AccessRelation, Principal, Token } from './access/index.js';
 export { renderTextAccess, renderJsonAccess } from './views/access-report.js';
 export { renderShownText, renderShownJson } from './views/show.js';
 // The emulator

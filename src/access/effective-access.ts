@@ -3,16 +3,16 @@
  * access changes of a plan (the relation of live against the relation of the state the plan
  * leads to), and the answers of `platform-sync access` over one relation. Pure.
  */
-import type { Plan } from '../model/plan.js';
+import type { AccessChange, Plan } from '../model/plan.js';
 import type { LiveState } from '../model/resources.js';
 import { UserError } from '../model/errors.js';
 import { asciiLower } from '../model/email.js';
 import { didYouMean } from '../util/suggest.js';
 import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
-import { diffRelations, isWithin, relationOf, type AccessChange, type AccessRelation, type Principal } from './relation.js';
+import { diffRelations, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted, type Token } from './tokens.js';
 
-export type { AccessChange } from './relation.js';
+export type { AccessChange } from '../model/plan.js';
 
 /**
  * The access changes of a plan: the relation of live and the relation of the state its steps lead

@@ -1,35 +1,10 @@
 /**
- * `platform-sync access` as a library call (DESIGN.md §5): effective access over one relation —
- * of the org as the manifests would make it (live with the plan's steps written over it), or as
- * it is (`live`) — for an identity, an e-mail, a token, a group, a capability; each answer with
- * the grant that gives it.
+ * Effective access (DESIGN.md §4 "Effective access"): the relation of who can act where, of live
+ * and of the state a plan leads to, and its changes. Pure: the query that reads the manifests and
+ * the org to answer `platform-sync access` stands above it, beside the pipeline (access-query.ts).
  */
-import type { ApiClient } from '../api/types.js';
-import { planFromManifests, type PlanningOptions } from '../pipeline.js';
-import { answerAccess, relationsOfPlan, type AccessGrant, type AccessQuestion } from './effective-access.js';
 
 export { accessChanges, answerAccess, newAccessRefusal, relationsOfPlan, type AccessChange, type AccessGrant, type AccessQuestion } from './effective-access.js';
 export { stateOfLive, stateAfterSteps, type AccessRecord, type AccessStateRecords } from './state.js';
 export { relationOf, diffRelations, holdingsOf, type AccessRelation, type Principal } from './relation.js';
 export { parseToken, tokenAccepted, type Token } from './tokens.js';
-
-export const ACCESS_FORMAT_VERSION = 2;
-
-export interface AccessReport {
-  formatVersion: typeof ACCESS_FORMAT_VERSION;
-  org: { name: string; uid?: string };
-  /** `planned`: as the manifests would make it; `live`: as it is now. */
-  state: 'planned' | 'live';
-  query: Omit<AccessQuestion, 'as'> & { as?: Readonly<Record<string, unknown>> };
-  /** With `as`: the identities the token can act as. */
-  actingAs?: string[];
-  grants: AccessGrant[];
-}
-
-export async function accessFromManifests(paths: string[], client: ApiClient, query: AccessQuestion & { live?: boolean }, options: PlanningOptions = {}): Promise<AccessReport> {
-  const { live, plan, now } = await planFromManifests(paths, client, options);
-  const relations = relationsOfPlan(live, plan, now);
-  const { live: wantLive, ...question } = query;
-  const answer = answerAccess(wantLive ? relations.live : relations.planned, question);
-  return { formatVersion: ACCESS_FORMAT_VERSION, org: plan.org, state: wantLive ? 'live' : 'planned', query: question, ...answer };
-}

@@ -14,6 +14,7 @@
 import { accessPartOf, type AccessRecord, type AccessStateRecords } from './state.js';
 import { acceptsAnyGithubWorkflow, acceptsWithin, describeRelationship, relationshipOf } from './relationships.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
+import type { AccessChange } from '../model/plan.js';
 import { asciiLower } from '../model/email.js';
 import { normalizeServicePrincipal } from '../model/identity-relationships.js';
 
@@ -263,26 +264,6 @@ export function isWithin(rel: AccessRelation, group: string, top: string): boole
   return false;
 }
 
-/** One change of effective access (JSON `accessChanges[]`). */
-export interface AccessChange {
-  /** Who: `identity:ci-bot`, `identity:ci-bot (subjectPattern "repo:.*")`, `email:alice@acme.dev`, `idp:okta/group:admins`, `idp:okta/*`. */
-  principal: string;
-  /** The identity's address, when the principal is an identity. */
-  identity?: string;
-  /** The address of the highest group where the change starts (`org` for the root). */
-  scope: string;
-  gained: string[];
-  lost: string[];
-  /** Groups where the capabilities really change: the scope and those of its descendants. */
-  groups: number;
-  /** Addresses of the steps that cause it. */
-  causes: string[];
-  /** A widened relationship: who can now present a token it accepts (shown beside the principal). */
-  note?: string;
-  /** When `gained` (`lost`) is exactly a built-in role's capabilities: its name, so that a view can say "all of owner". */
-  gainedRole?: string;
-  lostRole?: string;
-}
 
 /** The built-in role whose capabilities are exactly `caps` (more than a few), if any. */
 function roleOfExactly(rel: AccessRelation, caps: readonly string[]): string | undefined {

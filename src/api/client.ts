@@ -22,7 +22,7 @@ import {
   type RetryPolicy,
 } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from './paginate.js';
-import { redactDeep, redactSecret } from './redact.js';
+import { redactDeep, redactSecret } from '../io/redact.js';
 import { RequestThrottle, type Clock } from './throttle.js';
 import { findCreated as findLostCreate, findRootGroups } from './lost-create.js';
 import type { Query } from './wire.js';

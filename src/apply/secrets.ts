@@ -11,13 +11,12 @@
 import { setAtPath } from '../model/field-path.js';
 import { realpathSync, statSync } from 'node:fs';
 import { FileReadError, inside, readTextSyncBounded } from '../io/read-file.js';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
 import type { DesiredState, SecretRef } from '../model/resources.js';
+import { checkSecretRefShape } from '../model/secret-ref.js';
 
-/** The only environment variables a manifest may name. */
-export const SECRET_ENV_PATTERN = /^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/;
 /** Largest secret file read. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024;
 /** Shortest secret value accepted (a shorter one could not be redacted from output safely). */
@@ -43,21 +42,6 @@ function describeRef(ref: SecretRef): string {
   return 'fromEnv' in ref ? `environment variable ${ref.fromEnv}` : `file ${JSON.stringify(ref.fromFile)} of the secrets directory`;
 }
 
-/**
- * What is wrong with a reference as a manifest wrote it (offline: `validate`), or undefined.
- * A file is a relative path that stays inside the secrets directory as written.
- */
-export function checkSecretRefShape(ref: SecretRef): string | undefined {
-  if ('fromEnv' in ref) {
-    return SECRET_ENV_PATTERN.test(ref.fromEnv) ? undefined : `fromEnv ${JSON.stringify(ref.fromEnv)} may not be read: a manifest may only name variables matching ${SECRET_ENV_PATTERN.source} (e.g. PLATFORM_SYNC_SECRET_OKTA), so that it cannot name the API token or another credential of the runner`;
-  }
-  const path = ref.fromFile;
-  if (path === '' || path.includes('\0') || isAbsolute(path) || /^[A-Za-z]:|^[\\/]/.test(path)) {
-    return `fromFile ${JSON.stringify(path)} must be a path relative to the secrets directory that the operator names (--secrets-dir or PLATFORM_SYNC_SECRETS_DIR)`;
-  }
-  if (path.split(/[\\/]/).includes('..')) return `fromFile ${JSON.stringify(path)} may not contain "..": it is a path inside the secrets directory`;
-  return undefined;
-}
 
 /** The real path of a `fromFile` reference, checked to stay inside the secrets directory. */
 function locateSecretFile(ref: { fromFile: string }, secretsDir: string | undefined): string {

@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { UserError } from '../model/errors.js';
-import { findPackageFile, packageVersion } from '../util/package-file.js';
+import { findPackageFile, packageVersion } from '../io/package-file.js';
 // Every command is registered up front (help and option parsing need them all), so command
 // modules import only what registering needs. Their heavy dependencies — the API client
 // (undici), saved-plan checks (ajv), the emulator — are imported inside the action that uses

@@ -7,7 +7,7 @@
 import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
-import type { MemberStatus } from '../plan/phases/members.js';
+import type { MemberStatus } from '../model/plan.js';
 import { kindOfAddress } from '../model/address.js';
 import type { SourceLocation } from '../model/resources.js';
 import { UnsafePlanError } from '../model/errors.js';

@@ -9,7 +9,7 @@
 import { readPackageText } from '../io/read-file.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ApiKind } from '../model/kinds.js';
-import { findPackageFile } from '../util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 import type { FieldViolation } from './failures.js';
 
 export const OPENAPI_RELATIVE_PATH = 'schemas/platform-api-v2.openapi.json';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readPackageText, readTextSyncBounded } from '../io/read-file.js';
 import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
-import { findPackageFile } from '../util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { UserError } from '../model/errors.js';
 

@@ -1,6 +1,6 @@
 /**
  * The escapes of the one door out (DESIGN.md §4, §8 rev 4), as primitives: the views compose
- * with them, and redaction (src/api/redact.ts) knows every form a secret can take through them.
+ * with them, and redaction (src/io/redact.ts) knows every form a secret can take through them.
  *
  * C0 controls (but tab and newline, which a view lays out itself), DEL, C1 controls, the
  * bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the

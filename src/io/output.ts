@@ -1,12 +1,12 @@
 /**
  * The one door out (DESIGN.md §8 rev 4, STYLE.md 14). Everything the CLI writes — to stdout, to stderr, and to files (saved plans, exports, the job
  * summary) — goes through one {@link Output}. Once a session knows the API token, the output
- * redacts it (src/api/redact.ts) from every piece of text before it leaves the process: the
+ * redacts it (src/io/redact.ts) from every piece of text before it leaves the process: the
  * token may come back inside API data (a description someone set to it), and no renderer,
  * message or file then has to remember to redact on its own.
  */
 import { appendFileSync } from 'node:fs';
-import { redactSecret } from '../api/redact.js';
+import { redactSecret } from './redact.js';
 
 /** A place the CLI writes text to. Each `write` is redacted whole, so a token never spans two. */
 export interface OutputStream {

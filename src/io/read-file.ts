@@ -106,7 +106,7 @@ export function readTextSyncBounded(path: string, limits: ReadLimits): string {
 /** The package's own files (schemas, package.json, the OpenAPI document) are far below this. */
 const MAX_PACKAGE_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A file the package ships (found by src/util/package-file.ts), as text, through the door. */
+/** A file the package ships (found by src/io/package-file.ts), as text, through the door. */
 export function readPackageText(path: string): string {
   return readTextSyncBounded(path, { maxBytes: MAX_PACKAGE_FILE_BYTES });
 }

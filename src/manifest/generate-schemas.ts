@@ -18,7 +18,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findPackageFile } from '../util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
 import { manifestSchema } from './manifest-declaration.js';
 

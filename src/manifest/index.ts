@@ -2,7 +2,6 @@
  * Manifests → DesiredState (DESIGN.md §3): read files, parse YAML with positions, check the
  * schema, check and resolve meaning, and report every problem at once. Never touches the network.
  */
-import '../util/re2.js'; // registers the RE2 pattern checker the model uses
 import { DESCRIPTORS } from '../model/kinds.js';
 import { ManifestError, type Diagnostic } from '../model/errors.js';
 import type { DesiredState } from '../model/resources.js';

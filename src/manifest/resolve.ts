@@ -12,7 +12,7 @@ import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor
 import type { Diagnostic } from '../model/errors.js';
 import { descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
-import { checkSecretRefShape } from '../apply/secrets.js';
+import { checkSecretRefShape } from '../model/secret-ref.js';
 import { formatLocation, formatPointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { SettingsReader } from './resolve-settings.js';

@@ -7,7 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { readPackageText } from '../io/read-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { join } from 'node:path';
-import { findPackageFile } from '../util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 import { DESCRIPTORS } from '../model/kinds.js';
 import type { Diagnostic } from '../model/errors.js';
 import { FORBIDDEN_KEYS, type ManifestDocument } from './parse-documents.js';

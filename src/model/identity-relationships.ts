@@ -10,7 +10,7 @@ import { DECLARED_FIELDS } from './kinds/declared-fields.js';
 import type { Declared } from './kinds/declared-types.js';
 import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
-import { patternProblem } from './pattern-syntax.js';
+import { re2Problem as patternProblem } from '../util/re2.js';
 
 /** The relationship fields: every declared field of an identity but its name and description (declared-fields.ts). */
 export type RelationshipField = 'claimMatch' | 'awsIdentity' | 'staticKeys' | 'servicePrincipal';
@@ -88,7 +88,7 @@ export function compactRelationship(value: unknown): unknown {
   return out;
 }
 
-export { patternProblem } from './pattern-syntax.js';
+export { re2Problem as patternProblem } from '../util/re2.js';
 
 function isHttpsUrl(value: unknown): boolean {
   return typeof value === 'string' && isHttpsUrlText(value);

@@ -4,8 +4,6 @@
  */
 import type { Kind } from './kinds.js';
 import type { DesiredState, SecretRef, SourceLocation } from './resources.js';
-import type { AccessChange } from '../access/effective-access.js';
-import type { MemberStatus } from '../plan/phases/members.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 
@@ -158,4 +156,47 @@ export interface PlanRefusal {
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];
+}
+
+/** What a member line comes to in this plan. */
+export interface MemberStatus {
+  /** `member:<group path>/<email>=<role>`. */
+  address: string;
+  /** The group's address (`org`, `group:engineering`). */
+  group: string;
+  email: string;
+  /** The role as the member line names it from its group. */
+  role: string;
+  state: 'present' | 'pending' | 'invited';
+  /** The identity that holds the role (present). */
+  identity?: string;
+  /** When the open invite ends (pending), or the one the plan creates will (invited). */
+  expirationTime?: string;
+  /** An expired invite of the member that the plan deletes (invited), or an open one `--reinvite` replaces. */
+  replaces?: string;
+  /** The invite it replaces was still open: `--reinvite` asked for a new code. */
+  reinvited?: boolean;
+  /** The address of the invite the plan creates (invited). */
+  invite?: string;
+}
+
+/** One change of effective access (JSON `accessChanges[]`). */
+export interface AccessChange {
+  /** Who: `identity:ci-bot`, `identity:ci-bot (subjectPattern "repo:.*")`, `email:alice@acme.dev`, `idp:okta/group:admins`, `idp:okta/*`. */
+  principal: string;
+  /** The identity's address, when the principal is an identity. */
+  identity?: string;
+  /** The address of the highest group where the change starts (`org` for the root). */
+  scope: string;
+  gained: string[];
+  lost: string[];
+  /** Groups where the capabilities really change: the scope and those of its descendants. */
+  groups: number;
+  /** Addresses of the steps that cause it. */
+  causes: string[];
+  /** A widened relationship: who can now present a token it accepts (shown beside the principal). */
+  note?: string;
+  /** When `gained` (`lost`) is exactly a built-in role's capabilities: its name, so that a view can say "all of owner". */
+  gainedRole?: string;
+  lostRole?: string;
 }

@@ -5,7 +5,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { readPackageText } from '../io/read-file.js';
 import { join } from 'node:path';
-import { findPackageFile } from '../util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 
 const SCHEMA_RELATIVE_PATH = join('schemas', 'plan.schema.json');
 

@@ -2,9 +2,8 @@
  * RE2, as the service (written in Go) reads patterns (DESIGN.md §2): `(?i)`, `[[:alnum:]]`,
  * `(?P<name>…)` are valid; lookaround and backreferences are not. re2js (a pure-JavaScript port
  * of RE2) is loaded on the first pattern, so a run whose manifests hold none never loads it.
- * Importing this module registers the checker the model uses (pattern-syntax.ts).
+ * The model checks patterns with it (identity-relationships.ts): loading waits for the first one.
  */
-import { registerPatternChecker } from '../model/pattern-syntax.js';
 import { lazyRequire } from './lazy-require.js';
 
 const re2 = lazyRequire<typeof import('re2js')>('re2js');
@@ -27,8 +26,6 @@ export function re2Problem(pattern: string): string | undefined {
   answers.set(pattern, answer);
   return answer === true ? undefined : answer;
 }
-
-registerPatternChecker(re2Problem);
 
 /** Whether `pattern` (RE2) matches the whole of `text`, as the service matches a claim; false for an invalid pattern. */
 export function re2FullMatch(pattern: string, text: string): boolean {

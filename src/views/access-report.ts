@@ -1,5 +1,5 @@
 /** The views of `platform-sync access`: one grant a line (text), or the report as JSON (schemas/access.schema.json). */
-import type { AccessReport } from '../access/index.js';
+import type { AccessReport } from '../access-query.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 
 function asked(report: AccessReport): string {

@@ -3,7 +3,7 @@
  * it drives the CLI in process itself, so a spawned node adds only a second start-up).
  */
 import { describe, expect, it } from 'vitest';
-import { demoMain } from '../../src/demo.js';
+import { demoMain } from '../../src/cli/demo.js';
 
 /** Runs `fn` with what it writes to stdout and stderr captured. */
 async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: string; stderr: string }> {

@@ -6,7 +6,7 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretForms } from '../../src/api/redact.js';
+import { secretForms } from '../../src/io/redact.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { renderMarkdownAudit } from '../../src/views/audit.js';
 import type { AuditReport } from '../../src/audit/index.js';

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { secretForms } from '../../src/api/redact.js';
+import { secretForms } from '../../src/io/redact.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { answerWith, startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
 import { makeTempDir, runCli } from './cli-harness.js';

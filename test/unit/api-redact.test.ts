@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_REDACTED_LENGTH, REDACTED, redactDeep, redactSecret } from '../../src/api/redact.js';
+import { MIN_REDACTED_LENGTH, REDACTED, redactDeep, redactSecret } from '../../src/io/redact.js';
 
 describe('redactSecret', () => {
   it('replaces every occurrence of a token of ordinary length', () => {

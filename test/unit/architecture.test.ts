@@ -4,8 +4,10 @@
  * public barrel do), and src/model has no import circle at run time (type-only imports are
  * erased, so they do not count).
  */
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { everyImport, stackRooms } from '../../scripts/rooms.js';
 import { parseSource, resolveModule, runtimeImportsOf, SRC, sourceModules, walkAst, type AstNode } from '../support/source-graph.js';
 
 /** `x.kind` (not computed). */
@@ -41,7 +43,7 @@ describe('architecture', () => {
   it('no library module imports a view (views, the CLI, the Action shell and the public barrel may)', () => {
     const allowed = (file: string) => {
       const rel = relative(SRC, file);
-      return rel.startsWith('views/') || rel.startsWith('cli/') || rel.startsWith('action/') || rel === 'index.ts' || rel === 'demo.ts';
+      return rel.startsWith('views/') || rel.startsWith('cli/') || rel.startsWith('action/') || rel === 'index.ts';
     };
     const offenders: string[] = [];
     for (const file of files) {
@@ -100,7 +102,7 @@ describe('architecture', () => {
     // Allowed at run time: the doors (src/io), package files and lazy loading (src/util), and
     // UserError, the shared error class. Everything else of the client — model rules, API
     // tables, the planner — only as types (erased).
-    const allowed = (target: string) => /^(emulator|io)\//.test(target) || ['util/package-file.ts', 'util/lazy-require.ts', 'model/errors.ts'].includes(target);
+    const allowed = (target: string) => /^(emulator|io)\//.test(target) || ['util/lazy-require.ts', 'model/errors.ts'].includes(target);
     const offenders = modules
       .filter((m) => m.rel.startsWith('emulator/'))
       .flatMap((m) => m.imports.filter((i) => i.resolved && !allowed(relative(SRC, i.resolved).split('\\').join('/'))).map((i) => `${m.rel} → ${i.source} (${i.names.join(', ')})`));
@@ -115,5 +117,20 @@ describe('architecture', () => {
       .filter((m) => m.rel.startsWith('emulator/'))
       .flatMap((m) => m.imports.filter((i) => i.resolved && !relative(SRC, i.resolved).startsWith('emulator/') && /^model\/(kinds|kind-descriptor)/.test(relative(SRC, i.resolved)) && i.names.some((n) => descriptorTables.has(n))).map((i) => `${m.rel} → ${i.source}: ${i.names.join(', ')}`));
     expect(offenders).toEqual([]);
+  });
+
+  it('the folders stack without circles: at most 2 imports run back up (issue 52; `npm run rooms` draws the house)', () => {
+    const house = stackRooms(everyImport());
+    expect(house.circles).toEqual([]);
+    expect(house.backUp.map((i) => `${i.from} → ${i.to}`).length).toBeLessThanOrEqual(2);
+    // It can fail: an import from the model up into the planner is a circle.
+    const probe = stackRooms([...everyImport(), { from: 'model/plan.ts', to: 'plan/phases/members.ts' }]);
+    expect(probe.circles.length).toBe(1);
+    expect(probe.backUp.length).toBeGreaterThan(0);
+  });
+
+  it('no module of src/ is longer than 500 lines (the generated validator aside)', () => {
+    const over = files.filter((f) => !f.endsWith('schema-validator.ts')).map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 500);
+    expect(over).toEqual([]);
   });
 });

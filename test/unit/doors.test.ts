@@ -58,13 +58,13 @@ function processWrites(tree: Node): string[] {
 const READ_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
   'io/read-file.ts': { names: [...READS], why: 'the door itself' },
   'emulator/persist.ts': { names: ['open', 'openSync'], why: 'opens the journal to append and truncate (it reads it through the door) and the state directory to fsync it' },
-  'demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
+  'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
   'io/write-file.ts': { names: ['openSync'], why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600); it never reads it' },
 };
 
 const WRITE_EXCEPTIONS: Record<string, string> = {
   'cli/context.ts': 'the process shell: hands process.stdout/stderr to createOutput',
-  'demo.ts': 'the guided tour is a program of its own, not the product output',
+  'cli/demo.ts': 'the guided tour is a program of its own, not the product output',
   'manifest/generate-schemas.ts': 'a build step',
   'emulator/index.ts': "the emulator server's own log",
   'action/main.ts': "the Action's last-resort error, when its run cannot start",

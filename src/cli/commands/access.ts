@@ -35,7 +35,8 @@ export function registerAccessCommand(program: Command, ctx: CliContext): void {
     .addOption(new Option('--format <format>', 'output format').choices([...ACCESS_FORMATS]).default('text'));
   addConnectionOptions(command);
   command.action(async (paths: string[], options: AccessCommandOptions) => {
-    const { accessFromManifests, parseToken } = await import('../../access/index.js');
+    const { accessFromManifests } = await import('../../access-query.js');
+    const { parseToken } = await import('../../access/index.js');
     const { renderJsonAccess, renderTextAccess } = await import('../../views/access-report.js');
     const who = [options.identity, options.email, options.as].filter((x) => x !== undefined).length;
     if (who > 1) throw new UserError('USAGE', 'ask about one principal at a time: --identity, --email or --as');

@@ -8,7 +8,7 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
-import { packageVersion } from '../../util/package-file.js';
+import { packageVersion } from '../../io/package-file.js';
 import { writeUserFile } from '../../io/write-file.js';
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';

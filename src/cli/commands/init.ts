@@ -32,7 +32,7 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
     .command('demo')
     .description('Run the guided tour: plan, apply, drift, export, renames, members and audit against an embedded emulator, in a temporary directory')
     .action(async () => {
-      const { demoMain } = await import('../../demo.js');
+      const { demoMain } = await import('../demo.js');
       ctx.exitCode = await demoMain();
     });
 }

@@ -17,33 +17,13 @@
 import { asciiLower } from '../../model/email.js';
 import { groupAddress, groupInviteAddress, joinPath, referenceText, roleBindingAddress } from '../../model/address.js';
 import type { DesiredMember, DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
+import type { MemberStatus } from '../../model/plan.js';
 import { pushTo } from '../../util/multimap.js';
 import { rfc3339Millis } from '../../util/time.js';
 
 /** How long an invite stays open when `settings.inviteTtl` does not say (DESIGN.md §4). */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** What a member line comes to in this plan. */
-export interface MemberStatus {
-  /** `member:<group path>/<email>=<role>`. */
-  address: string;
-  /** The group's address (`org`, `group:engineering`). */
-  group: string;
-  email: string;
-  /** The role as the member line names it from its group. */
-  role: string;
-  state: 'present' | 'pending' | 'invited';
-  /** The identity that holds the role (present). */
-  identity?: string;
-  /** When the open invite ends (pending), or the one the plan creates will (invited). */
-  expirationTime?: string;
-  /** An expired invite of the member that the plan deletes (invited), or an open one `--reinvite` replaces. */
-  replaces?: string;
-  /** The invite it replaces was still open: `--reinvite` asked for a new code. */
-  reinvited?: boolean;
-  /** The address of the invite the plan creates (invited). */
-  invite?: string;
-}
 
 export interface MembersResult {
   desired: DesiredState;

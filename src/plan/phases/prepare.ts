@@ -7,7 +7,8 @@
  * phases in order).
  */
 import { asciiLower } from '../../model/email.js';
-import { type MemberStatus, planMembers } from './members.js';
+import { planMembers } from './members.js';
+import type { MemberStatus } from '../../model/plan.js';
 import type { Planning } from './planning.js';
 import { checkTargets } from './targets.js';
 import type { ReadLiveStateOptions } from '../../live/read-live-state.js';

@@ -3,7 +3,7 @@
  * action. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Checked } from './check.js';
-import type { MemberStatus } from './members.js';
+import type { MemberStatus } from '../../model/plan.js';
 import type { Planning } from './planning.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep, type PlanSummary } from '../../model/plan.js';
 

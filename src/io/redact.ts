@@ -4,7 +4,7 @@
  * resource after it — so everything derived from requests and responses passes through here.
  */
 
-import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownCell } from '../io/escape.js';
+import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownCell } from './escape.js';
 
 export const REDACTED = '[REDACTED]';
 

@@ -4,9 +4,9 @@
  * directory, so what you see is what you would type. The tour checks its own expectations
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
-import { findPackageFile } from './util/package-file.js';
+import { findPackageFile } from '../io/package-file.js';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { listDirectorySync, readTextSyncBounded } from './io/read-file.js';
+import { listDirectorySync, readTextSyncBounded } from '../io/read-file.js';
 
 /** A file of the demo's own directory, through the door in. */
 function readDemoText(path: string): string {
@@ -16,11 +16,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { styleText } from 'node:util';
-import { createClient } from './api/client.js';
-import type { ApiClient } from './api/types.js';
-import { EMBEDDED_STATE_PATH } from './cli/embedded.js';
-import { runCli, type CliRun } from './cli/run-cli.js';
-import { startEmulator } from './emulator/index.js';
+import { createClient } from '../api/client.js';
+import type { ApiClient } from '../api/types.js';
+import { EMBEDDED_STATE_PATH } from './embedded.js';
+import { runCli, type CliRun } from './run-cli.js';
+import { startEmulator } from '../emulator/index.js';
 
 const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
 type Style = Parameters<typeof styleText>[0];
@@ -247,5 +247,5 @@ export async function demoMain(): Promise<number> {
   }
 }
 
-// Run as a script (`node dist/src/demo.js`, npm run demo); imported by `platform-sync demo`, it waits to be called.
+// Run as a script (`node dist/src/cli/demo.js`, npm run demo); imported by `platform-sync demo`, it waits to be called.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) void demoMain().then((code) => (process.exitCode = code));

@@ -3,7 +3,7 @@
  * same code runs from `src/` (tests) and from `dist/src/` (the built CLI, the published package).
  */
 import { existsSync } from 'node:fs';
-import { readPackageText } from '../io/read-file.js';
+import { readPackageText } from './read-file.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
