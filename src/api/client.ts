@@ -404,7 +404,7 @@ class HttpApiClient implements ApiClient {
   }
 
   async create<T extends ApiObject = ApiObject>(kind: Kind, parentUid: string | null, body: Record<string, unknown>): Promise<T> {
-    if (parentUid === null && kind !== 'group') {
+    if (parentUid === null && KIND_INFO[kind].rootable !== true) {
       throw new UserError('CREATE_WITHOUT_PARENT', `create ${kind}: only a root group can be created without a parent`);
     }
     const resource = describeCreate(kind, parentUid, body);

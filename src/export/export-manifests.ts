@@ -19,7 +19,7 @@ import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
-import { descriptorOf, DESCRIPTORS, type Kind } from '../model/kinds.js';
+import { declaringGroupPath, descriptorOf, DESCRIPTORS, isGroupKind, isIdentityGrantKind, isInviteKind, isPrincipalKind, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -388,10 +388,10 @@ function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
   // is written as a members line per binding — not as a managed identity and its bindings. One
   // bound to nothing stays an identity (a plan would otherwise prune it).
   const personEmail = new Map<string, string>();
-  for (const r of live.resources) if (r.kind === 'identity' && r.email !== undefined) personEmail.set(identityPath(r), r.email);
+  for (const r of live.resources) if (isPrincipalKind(r) && r.email !== undefined) personEmail.set(identityPath(r), r.email);
   const boundPeople = new Set<string>();
   const personOf = (r: LiveResource): string | undefined => {
-    if (r.kind !== 'roleBinding') return undefined;
+    if (!isIdentityGrantKind(r)) return undefined;
     const key = r.fields.identity;
     return 'path' in key && personEmail.has(key.path) ? key.path : undefined;
   };
@@ -400,26 +400,25 @@ function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
     if (person !== undefined) boundPeople.add(person);
   }
   for (const r of live.resources) {
-    if (r.kind === 'group') index.groups.set(r.groupPath, r);
+    if (isGroupKind(r)) index.groups.set(r.groupPath, r);
     if (r.address === ORG_ADDRESS) continue;
-    if (r.kind === 'groupInvite') {
+    if (isInviteKind(r)) {
       const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > nowMs;
       if (open) pushTo(index.members, r.groupPath, { email: r.fields.email!, role: r.fields.role });
       else index.unwritableInvites.push(r);
       continue;
     }
     const person = personOf(r);
-    if (person !== undefined && r.kind === 'roleBinding') {
+    if (person !== undefined && isIdentityGrantKind(r)) {
       pushTo(index.members, r.groupPath, { email: personEmail.get(person)!, role: r.fields.role });
       continue;
     }
-    if (r.kind === 'identity' && boundPeople.has(identityPath(r))) continue;
+    if (isPrincipalKind(r) && boundPeople.has(identityPath(r))) continue;
     const descriptor = descriptorOf(r.kind);
     if (!descriptor.manifest) continue; // tags are published by CI, not declared in manifests
-    const owner = descriptor.ownsGroupPath ? parentPath(r.groupPath) : r.groupPath;
     let byGroup = index.byKind.get(r.kind);
     if (!byGroup) index.byKind.set(r.kind, (byGroup = new Map()));
-    pushTo(byGroup, owner, r);
+    pushTo(byGroup, declaringGroupPath(r), r);
   }
   // Stable output whatever order the API listed things in: a re-export diffs only on change.
   for (const [kind, byGroup] of index.byKind) {

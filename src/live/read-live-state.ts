@@ -254,7 +254,7 @@ async function readOwnedByOrg(client: ApiClient, kind: Kind, orgUid: string): Pr
 function expectedListingCounts(declared: readonly { kind: Kind; groupPath: string }[]): Map<Kind, number> {
   const counts = new Map<Kind, number>();
   for (const { kind, groupPath } of declared) {
-    if (groupPath === '' && (kind === 'group' || descriptorOf(kind).uidIsParent)) continue;
+    if (groupPath === '' && (descriptorOf(kind).ownsGroupPath || descriptorOf(kind).uidIsParent)) continue;
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return counts;

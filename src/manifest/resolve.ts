@@ -10,7 +10,7 @@ import { escapeValue, hasControl } from '../io/escape.js';
 import { groupAddress, joinPath, parentPath } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
-import { descriptorOf, DESCRIPTORS } from '../model/kinds.js';
+import { declaringGroupPath, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
 import { checkSecretRefShape } from '../model/secret-ref.js';
 import { formatLocation, formatPointer } from './diagnostics.js';
@@ -257,12 +257,12 @@ class Resolver {
    */
   private checkRename(site: Site, resource: DesiredResource, renamedFrom: string): boolean {
     const name = (resource.fields as { name?: string }).name ?? '';
-    const what = `${descriptorOf(resource.kind).describe(name)} in ${this.groupLabel(resource.kind === 'group' ? parentPath(resource.groupPath) : resource.groupPath)}`;
+    const what = `${descriptorOf(resource.kind).describe(name)} in ${this.groupLabel(declaringGroupPath(resource))}`;
     if (renamedFrom === name) {
       this.report(site, `renamedFrom ${JSON.stringify(renamedFrom)} of ${what} is its own name; expected the previous name, or remove renamedFrom`);
       return false;
     }
-    const parent = resource.kind === 'group' ? parentPath(resource.groupPath) : resource.groupPath;
+    const parent = declaringGroupPath(resource);
     const key = `${resource.kind}\u0000${parent}\u0000${renamedFrom}`;
     const earlier = this.renames.get(key);
     if (earlier && earlier.address !== resource.address) {

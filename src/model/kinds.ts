@@ -3,6 +3,7 @@
  * `kinds/`, see kind-descriptor.ts) and the tables other code reads, all derived from them.
  * Adding a kind is a descriptor file, one line here, its schema and its emulator part.
  */
+import { parentPath } from './address.js';
 import type { FieldSpec, KindDescriptor, SubResource } from './kind-descriptor.js';
 import type { Declared } from './kinds/declared-types.js';
 import { group, type GroupFields } from './kinds/group.js';
@@ -80,6 +81,33 @@ export function subResourceFields(kind: Kind): readonly SubResourceField[] {
 }
 const SUB_RESOURCE_FIELDS = new Map<Kind, readonly SubResourceField[]>();
 
+/**
+ * What a kind is to members (DESIGN.md §4), read from its access part: an identity is who can act
+ * (a person when the service reports an e-mail); an invite grants a role to an e-mail; a binding
+ * grants one to an identity. Type guards, so that a caller reads the kind's fields.
+ */
+export function isPrincipalKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'identity' } {
+  return descriptorOf(r.kind).access?.is === 'principal';
+}
+export function isInviteKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'groupInvite' } {
+  const part = descriptorOf(r.kind).access;
+  return part?.is === 'grant' && part.to === 'email';
+}
+export function isIdentityGrantKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'roleBinding' } {
+  const part = descriptorOf(r.kind).access;
+  return part?.is === 'grant' && part.to === 'identity';
+}
+
+/** A kind that owns a group path (groups): the structure every other kind hangs from. */
+export function isGroupKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'group' } {
+  return descriptorOf(r.kind).ownsGroupPath;
+}
+
+/** The group a resource is declared in: a group is declared in its parent (its own path is its parent's plus its name). */
+export function declaringGroupPath(r: { readonly kind: Kind; readonly groupPath: string }): string {
+  return isGroupKind(r) ? parentPath(r.groupPath) : r.groupPath;
+}
+
 /** True when `value` names a managed kind. */
 export function isKind(value: string): value is Kind {
   return BY_KIND.has(value);
@@ -102,6 +130,8 @@ export interface KindInfo {
   readonly idempotentCreate?: boolean;
   /** See KindDescriptor `references`: what the kind's items reference, sent as `<reference>Uid`. */
   readonly references?: readonly string[];
+  /** Items may stand without a parent (root groups: the kinds that own a group path). */
+  readonly rootable?: true;
 }
 
 function kindInfo(d: KindDescriptor): KindInfo {
@@ -112,6 +142,7 @@ function kindInfo(d: KindDescriptor): KindInfo {
     ...(d.uidOf ? { uidOf: d.uidOf.bind(d) } : {}),
     ...(d.permanent ? { idempotentCreate: true } : {}),
     ...(d.references ? { references: d.references } : {}),
+    ...(d.ownsGroupPath ? { rootable: true as const } : {}),
   };
 }
 

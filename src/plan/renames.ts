@@ -9,7 +9,7 @@
  */
 import { oldNameVariants, renameLinesOf } from '../model/rename-lines.js';
 import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
-import { descriptorOf, roleRefFields, subResourceFields } from '../model/kinds.js';
+import { descriptorOf, isIdentityGrantKind, roleRefFields, subResourceFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
 import { fieldsOf, type DesiredResource, type DesiredState, type LiveResource, type LiveState } from '../model/resources.js';
 
@@ -31,13 +31,13 @@ function addressesAsRead(live: LiveState): RenameResult['liveAddressOf'] {
 
 /** The address a desired resource had under its old name (its parent already renamed, if it was). */
 function oldAddressOf(d: DesiredResource, oldName: string): string {
-  if (d.kind === 'group') return groupAddress(joinPath(parentPath(d.groupPath), oldName));
+  if (descriptorOf(d.kind).ownsGroupPath) return groupAddress(joinPath(parentPath(d.groupPath), oldName));
   return descriptorOf(d.kind).address(d.groupPath, { ...d.fields, name: oldName }, { groupPath: d.groupPath, fields: {} });
 }
 
 /** Depth of what a rename changes: groups shallowest first, so a nested rename sees its parent's new path. */
 function renameOrder(d: DesiredResource): number {
-  return (d.kind === 'group' ? 0 : 1000) + d.groupPath.split('/').length;
+  return (descriptorOf(d.kind).ownsGroupPath ? 0 : 1000) + d.groupPath.split('/').length;
 }
 
 export function applyRenames(desired: DesiredState, live: LiveState): RenameResult {
@@ -117,7 +117,7 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
     byAddress.delete(oldAddress);
     byAddress.set(d.address, before);
     unapplied = true;
-    if (d.kind === 'group') unappliedGroups = order;
+    if (descriptorOf(d.kind).ownsGroupPath) unappliedGroups = order;
   }
   if (unapplied) current = readdress(live, newNames);
   return { live: current, previousAddress, refusals, liveAddressOf };
@@ -179,7 +179,7 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
     if (r.address === ORG_ADDRESS) return r;
     const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
     const moved = { ...r, groupPath: groupPathOf(r), parentAddress: parent ? addressOf(parent) : r.parentAddress } as LiveResource;
-    if (moved.kind === 'roleBinding') {
+    if (isIdentityGrantKind(moved)) {
       moved.fields = { identity: rekey('identity', moved.fields.identity), role: rekey('role', moved.fields.role) };
     } else {
       // Any other role reference (an identity provider's default role, a group mapping's role)

@@ -69,7 +69,7 @@ export function findUnvouchedSteps(saved: Plan): string[] {
     } else if (step.parentUid !== undefined) {
       check(step, 'parent', step.parentUid, step.parent);
     } else if (step.parent === null) {
-      if (step.kind !== 'group' || step.address !== 'org' || orgUid !== undefined) problems.push(`create ${step.address}: only the org itself is created without a parent`);
+      if (!descriptorOf(step.kind).ownsGroupPath || step.address !== 'org' || orgUid !== undefined) problems.push(`create ${step.address}: only the org itself is created without a parent`);
     } else if (!created.has(step.parent)) {
       problems.push(`create ${step.address}: its parent ${step.parent} has no uid and is not created by the plan`);
     }

@@ -133,4 +133,22 @@ describe('architecture', () => {
     const over = files.filter((f) => !f.endsWith('schema-validator.ts')).map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 500);
     expect(over).toEqual([]);
   });
+
+  it('what a kind is comes from its descriptor: no test of a kind name outside src/model (the emulator, its own contract, aside)', () => {
+    const KIND_NAMES = new Set(['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription', 'identityProvider', 'groupMapping', 'accountAssociation', 'terms', 'groupInvite']);
+    const isName = (n: AstNode | undefined) => n?.type === 'Literal' && KIND_NAMES.has(String(n.value));
+    const offenders = modules
+      .filter((m) => !m.rel.startsWith('model/') && !m.rel.startsWith('emulator/'))
+      .flatMap((m) =>
+        [...walkAst(m.tree)].flatMap((n) => {
+          const tests = n.type === 'BinaryExpression' && ['===', '!=='].includes(String(n.operator)) && [[n.left, n.right], [n.right, n.left]].some(([a, b]) => isKindMember(a as AstNode) && isName(b as AstNode));
+          const cases = n.type === 'SwitchStatement' && isKindMember(n.discriminant as AstNode) && (n.cases as AstNode[]).some((c) => isName(c.test as AstNode));
+          return tests || cases ? [`${m.rel}:${textOf(n.right as AstNode ?? n)}`] : [];
+        }),
+      );
+    expect(offenders).toEqual([]);
+    // It can fail: a kind test in a probe is found.
+    const probe = parseSource("if (r.kind === 'groupInvite') x(); switch (s.kind) { case 'roleBinding': break; }");
+    expect([...walkAst(probe)].filter((n) => (n.type === 'BinaryExpression' && isKindMember(n.left as AstNode) && isName(n.right as AstNode)) || (n.type === 'SwitchStatement' && isKindMember(n.discriminant as AstNode))).length).toBe(2);
+  });
 });

@@ -6,6 +6,7 @@ import { normaliseBinding } from '../references.js';
 import { ORG_ADDRESS } from '../../model/address.js';
 import { referenceUidField } from '../../model/kind-descriptor.js';
 import type { DesiredResource } from '../../model/resources.js';
+import { isIdentityGrantKind } from '../../model/kinds.js';
 
 /** The declared resources as the later phases compare them; what cannot be planned at all is refused. */
 export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
@@ -25,7 +26,7 @@ function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refu
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
     const r = normaliseBinding(raw, p.index.lookup);
-    if (r.kind === 'roleBinding' && findDanglingReference(p, r)) continue;
+    if (isIdentityGrantKind(r) && findDanglingReference(p, r)) continue;
     if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {

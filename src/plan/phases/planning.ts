@@ -6,7 +6,7 @@ import type { OrderedStep } from '../order.js';
 import type { RenameResult } from '../renames.js';
 import { isIgnoredResource } from '../settings.js';
 import { type AddressGlob, matchesAnyGlob } from '../../model/address.js';
-import { type Kind, roleRefFields } from '../../model/kinds.js';
+import { descriptorOf, isIdentityGrantKind, type Kind, roleRefFields } from '../../model/kinds.js';
 import type { PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 
@@ -56,7 +56,7 @@ export function isIgnoredLive(p: Pick<Planning, 'ignore' | 'formerAddressesOf' |
   // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and
   // the address under each old name a `renamedFrom` line still gives it.
   if (p.formerAddressesOf(resource).some((a) => matchesAnyGlob(a, p.ignore))) return true;
-  if (resource.kind !== 'roleBinding' || !('path' in resource.fields.identity)) return false;
+  if (!isIdentityGrantKind(resource) || !('path' in resource.fields.identity)) return false;
   const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
   return identity !== undefined && p.formerAddressesOf(identity).some((a) => matchesAnyGlob(a, p.ignore));
 }
@@ -80,5 +80,5 @@ export function formatSource(source: DesiredResource['source']): string {
 
 /** Whether a kind's resources name a role (a binding's role, a `roleRef` field). */
 export function referencesRoles(kind: Kind): boolean {
-  return kind === 'roleBinding' || roleRefFields(kind).length > 0;
+  return descriptorOf(kind).references?.includes('role') === true || roleRefFields(kind).length > 0;
 }
