@@ -74,7 +74,9 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
     default: {
-      // A field the contract declares and no rule here knows: its schema there is the whole check.
+      // A field the contract declares and no rule here knows: its schema there is the whole check
+      // (null is no value of any such schema: a field is reset by leaving it out of the body).
+      if (value === null) return 'must not be null; leave it out of the body to reset it';
       const contract = kindContract(kind);
       return contract.createFields.includes(field) || contract.updatableFields.includes(field) ? null : 'is not a field of this resource';
     }

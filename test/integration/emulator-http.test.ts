@@ -142,6 +142,10 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
     const changed = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier,activeTags`, { catalogTier: 'BASE', activeTags: [] });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(changed.body).toMatchObject({ catalogTier: 'BASE', aliases: ['t2'], activeTags: [] });
+    // The contract-fuzz counterexample of seed 897259: null is no value of these fields, even under updateMask=*.
+    const nulled = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=*`, { name: 'tiered-2', aliases: null });
+    expect(nulled.status).toBe(400);
+    expect(nulled.text).toContain('aliases');
     // An apko overlay is JSON text of an object; anything else is code 3 naming it.
     const sync = { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00.000Z' };
     const overlay = await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{contents' } });
