@@ -5,7 +5,9 @@
  * (exit codes and key lines) and exits non-zero when any step misbehaves.
  */
 import { findPackageFile } from '../io/package-file.js';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { environmentRedactor } from '../io/redact.js';
+import { writeUserFile } from '../io/write-file.js';
 import { listDirectorySync, readTextSyncBounded } from '../io/read-file.js';
 
 /** A file of the demo's own directory, through the door in. */
@@ -84,7 +86,7 @@ export async function runDemo(): Promise<void> {
 
     heading(10, 'Rename a group in the manifests: renamedFrom renames it in place (same uid, everything beneath kept)');
     const engineering = join(dir, 'acme', 'engineering.yaml');
-    writeFileSync(engineering, readDemoText(engineering).replace('        - name: backend\n', '        - name: services\n          renamedFrom: backend\n'));
+    writeUserFile(engineering, readDemoText(engineering).replace('        - name: backend\n', '        - name: services\n          renamedFrom: backend\n'), 'the renamed group', { redact: environmentRedactor() });
     say(paint('dim', '  acme/engineering.yaml:   - name: services'), paint('dim', '                             renamedFrom: backend'));
     const rename = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'one rename, nothing deleted', { maxLines: 12 });
     expectText(rename.stdout, /rename group:engineering\/backend → group:engineering\/services/, 'the plan shows the rename as a rename');
@@ -105,7 +107,7 @@ export async function runDemo(): Promise<void> {
     expectText(review.stdout, /How to fix:\n\s+pattern-pull-request: Match only the refs/, 'audit says how to fix it');
 
     heading(13, 'Onboard a person from git: a members line invites her, the code goes only to the file you name, and once she accepts she is present');
-    writeFileSync(engineering, readDemoText(engineering).replace('    - name: engineering\n', '    - name: engineering\n      members:\n        - {email: dana@acme.dev, role: viewer}\n'));
+    writeUserFile(engineering, readDemoText(engineering).replace('    - name: engineering\n', '    - name: engineering\n      members:\n        - {email: dana@acme.dev, role: viewer}\n'), 'the new member line', { redact: environmentRedactor() });
     say(paint('dim', '  acme/engineering.yaml:   members:'), paint('dim', '                             - {email: dana@acme.dev, role: viewer}'));
     const invite = await cli(dir, ['plan', 'acme', '--emulator', '--detailed-exitcode'], 2, 'one invite to create', { maxLines: 12 });
     expectText(invite.stdout, /\+ dana@acme\.dev \(viewer on group:engineering\): invited, the invite expires /, 'the plan says who is invited, to what, until when');

@@ -10,6 +10,7 @@
 import type { Connection } from '../api/connection.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { environmentRedactor } from '../io/redact.js';
 import { makeUserDirectory, removeUserDirectory, writeUserFile } from '../io/write-file.js';
 import { dirname, join, resolve } from 'node:path';
 import type { Emulator } from '../emulator/index.js';
@@ -85,7 +86,7 @@ export async function startEmbeddedEmulator(
 function makeStateDirectory(dir: string): void {
   makeUserDirectory(dir, "the embedded emulator's state directory");
   const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeUserFile(ignore, '# platform-sync --emulator state: never committed\n*\n', "the state directory's .gitignore");
+  if (!existsSync(ignore)) writeUserFile(ignore, '# platform-sync --emulator state: never committed\n*\n', "the state directory's .gitignore", { redact: environmentRedactor() });
 }
 
 /**

@@ -238,8 +238,9 @@ export function appendStepSummary(markdown: string, { output, env }: CliContext,
   try {
     output.appendToFile(summaryPath, `${markdown}\n`);
   } catch (err) {
+    const cause = ((err as { cause?: unknown }).cause ?? err) as NodeJS.ErrnoException;
     output.stderr.write(
-      `Warning: cannot append ${what} to $GITHUB_STEP_SUMMARY (${summaryPath}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; the report above is complete.\n`,
+      `Warning: cannot append ${what} to $GITHUB_STEP_SUMMARY (${summaryPath}): ${cause.code ?? cause.message}; the report above is complete.\n`,
     );
   }
 }

@@ -5,9 +5,11 @@
  * directory entry, never writes through it. An entry already at a file's name (a file, a
  * symlink even when dangling) is refused unless `force`.
  */
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { listDirectorySync, readFileHeadSync } from '../io/read-file.js';
 import { escapeValue } from '../io/escape.js';
+import { environmentRedactor } from '../io/redact.js';
+import { recoverDirectory, writeDirectory, type Redactor } from '../io/write-file.js';
 import { EXPORT_MARK } from './export-manifests.js';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
@@ -16,6 +18,8 @@ import type { ExportedFile } from './export-manifests.js';
 export interface WriteExportOptions {
   /** Replace files (and links) already at the files' names. */
   force?: boolean;
+  /** The door out's redaction (the CLI's Output.redact); by default the secrets of the environment (io/redact.ts environmentRedactor). */
+  redact?: Redactor;
 }
 
 function entryAt(path: string): 'none' | 'directory' | 'link' | 'file' {
@@ -97,65 +101,17 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
     }
   }
 
-  // Staged beside the final place (one file system, so the moves are renames); leftovers of an
-  // interrupted export are cleared first, and a replaced export put back if the swap was cut short.
-  const parent = dirEntry === 'none' || dirEntry === 'directory' ? dirname(outDir) : outDir;
-  try {
-    mkdirSync(parent, { recursive: true });
-  } catch (err) {
-    throw unwritable(parent, err);
-  }
-  const stageParent = dirEntry === 'link' ? outDir : parent;
-  let stage: string;
-  try {
-    stage = mkdtempSync(join(stageParent, `.${basename(outDir)}.export-`));
-  } catch (err) {
-    throw unwritable(stageParent, err);
-  }
-  try {
-    for (const f of files) writeFileSync(join(stage, f.file), f.text, { flag: 'wx', mode: 0o644 });
-    chmodSync(stage, 0o755); // mkdtemp makes it private; the export is an ordinary directory
-    if (dirEntry === 'none') {
-      renameSync(stage, outDir);
-      return;
-    }
-    if (dirEntry === 'directory') {
-      // The swap: the old export aside, the new one in its place, the old one gone. Cut short
-      // between the two renames, the next export puts the old one back (recoverInterrupted).
-      const aside = `${join(parent, `.${basename(outDir)}.replaced-`)}${process.pid}-${Date.now()}`;
-      renameSync(outDir, aside);
-      renameSync(stage, outDir);
-      rmSync(aside, { recursive: true, force: true });
-      return;
-    }
-    // A link the user gave as --out: the files are renamed into the directory it leads to.
-    for (const f of files) renameSync(join(stage, f.file), join(outDir, f.file));
-  } catch (err) {
-    throw unwritable(outDir, err);
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
+  // Staged beside the final place, then moved in by renames (the one writer, io/write-file.ts).
+  writeDirectory(outDir, files, dirEntry === 'none' ? 'new' : dirEntry === 'directory' ? 'replace' : 'into', { redact: options.redact ?? environmentRedactor(), unwritable });
 }
 
-/**
- * Clears what an interrupted export left beside `outDir`: staging directories are removed; an
- * export set aside by a swap that did not finish is put back when `outDir` is missing (else,
- * the swap finished, it is removed).
- */
+/** Clears what an interrupted export left beside `outDir` (io/write-file.ts recoverDirectory). */
 function recoverInterrupted(outDir: string): void {
-  const parent = dirname(outDir);
-  const name = basename(outDir);
   let entries: string[];
   try {
-    entries = listDirectorySync(parent, { maxEntries: 1_000_000 });
+    entries = listDirectorySync(dirname(outDir), { maxEntries: 1_000_000 });
   } catch {
     return;
   }
-  for (const entry of entries) {
-    if (entry.startsWith(`.${name}.replaced-`)) {
-      if (entryAt(outDir) === 'none') renameSync(join(parent, entry), outDir);
-      else rmSync(join(parent, entry), { recursive: true, force: true });
-    }
-  }
-  for (const entry of entries) if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
+  recoverDirectory(outDir, entries, () => entryAt(outDir) === 'none');
 }

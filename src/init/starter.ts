@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readPackageText, readTextSyncBounded } from '../io/read-file.js';
-import { makeUserDirectory, writeUserFile } from '../io/write-file.js';
+import { environmentRedactor } from '../io/redact.js';
+import { makeUserDirectory, writeUserFile, type Redactor } from '../io/write-file.js';
 import { findPackageFile } from '../io/package-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { UserError } from '../model/errors.js';
@@ -41,7 +42,7 @@ export function starterFiles(org: string): StarterFile[] {
 }
 
 /** Writes the starter into `dir` (made when missing); an existing file is kept, never overwritten. */
-export function writeStarter(dir: string, org: string): InitResult {
+export function writeStarter(dir: string, org: string, redact: Redactor = environmentRedactor()): InitResult {
   const result: InitResult = { written: [], kept: [], updated: [] };
   for (const file of starterFiles(org)) {
     const path = join(dir, file.path);
@@ -52,7 +53,7 @@ export function writeStarter(dir: string, org: string): InitResult {
       const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
       const added = IGNORED.filter((line) => !have.has(line));
       if (added.length > 0) {
-        writeUserFile(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`, file.path);
+        writeUserFile(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`, file.path, { redact });
         result.updated.push({ path: file.path, added });
       } else result.kept.push(file.path);
       continue;
@@ -62,7 +63,7 @@ export function writeStarter(dir: string, org: string): InitResult {
       continue;
     }
     makeUserDirectory(dirname(path), 'the directory of');
-    writeUserFile(path, file.text, file.path, { exclusive: true });
+    writeUserFile(path, file.text, file.path, { redact, exclusive: true });
     result.written.push(file.path);
   }
   return result;

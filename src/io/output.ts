@@ -5,8 +5,8 @@
  * token may come back inside API data (a description someone set to it), and no renderer,
  * message or file then has to remember to redact on its own.
  */
-import { appendFileSync } from 'node:fs';
 import { redactSecret } from './redact.js';
+import { appendUserFile, writeUserFile } from './write-file.js';
 
 /** A place the CLI writes text to. Each `write` is redacted whole, so a token never spans two. */
 export interface OutputStream {
@@ -28,8 +28,10 @@ export interface Output {
   redact(text: string): string;
   /** Redacts `secret` from now on (the token, once the session has resolved it), in each of its forms (redact.ts). */
   addSecret(secret: string): void;
-  /** Appends text to a file (the job summary, the Action's outputs), redacted like the streams; throws on a file system error. */
-  appendToFile(path: string, text: string): void;
+  /** Appends text to a file (the job summary, the Action's outputs), redacted like the streams; a failure is a UserError naming the file. */
+  appendToFile(path: string, text: string, what?: string): void;
+  /** Writes a whole file (a SARIF report), redacted like the streams, atomically (io/write-file.ts); a failure is a UserError naming `what`. */
+  writeFile(path: string, text: string, what: string, options?: { mode?: number; exclusive?: boolean }): void;
 }
 
 /** An Output over two Node streams (process.stdout and process.stderr in the CLI). */
@@ -49,7 +51,8 @@ export function createOutput(stdout: NodeJS.WritableStream & { isTTY?: boolean; 
     stdout: wrap(stdout),
     stderr: wrap(stderr),
     redact,
-    appendToFile: (path, text) => appendFileSync(path, redact(text)),
+    appendToFile: (path, text, what = 'the text') => appendUserFile(path, text, what, redact),
+    writeFile: (path, text, what, options = {}) => writeUserFile(path, text, what, { ...options, redact }),
     addSecret: (secret) => {
       if (secret && !secrets.includes(secret)) secrets.push(secret);
     },

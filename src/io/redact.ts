@@ -87,3 +87,13 @@ export function redactDeep<T>(value: T, secret: string | undefined): T {
   }
   return value;
 }
+
+/**
+ * The redaction a library caller gets when it passes none: the secrets of the environment — the
+ * API token (PLATFORM_TOKEN) and every PLATFORM_SYNC_SECRET_* a manifest may name — in each of
+ * their forms. The CLI passes its Output's, which knows the session's token too.
+ */
+export function environmentRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
+  const secrets = Object.entries(env).flatMap(([name, value]) => (value && (name === 'PLATFORM_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_')) ? [value] : []));
+  return (text) => secrets.reduce((t, s) => redactSecret(t, s), text);
+}

@@ -1,12 +1,20 @@
 /**
- * Files the product writes at a path a user named (SARIF reports, the embedded emulator's
- * directory): a path that cannot be written is a clear error naming it and why, never a stack
- * trace (DESIGN.md §8 rev 4). The text passed in has already gone through the door out.
+ * The one writer of files (DESIGN.md §8, issue 52): every file the product writes — saved plans,
+ * exports, SARIF reports, the job summary, a starter, the embedded emulator's directory, invite
+ * codes — is written here, and nowhere else (test/unit/doors.test.ts). Every writer takes the
+ * redactor of the door out and applies it (the invite-codes file alone bypasses it: its lines are
+ * the secrets); whole files are written atomically (a temporary file beside the target, then a
+ * rename), so a crash never leaves half a file. A path that cannot be written is a clear error
+ * naming it and why, never a stack trace (DESIGN.md §8 rev 4).
  */
+import { randomBytes } from 'node:crypto';
 import { escapeValue } from './escape.js';
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { appendFileSync, chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
+
+/** What every text passes through before it is written: the door out's redaction (Output.redact). */
+export type Redactor = (text: string) => string;
 
 /** Why a path cannot be written, in words. */
 export function describeWriteError(err: unknown, path: string): string {
@@ -31,14 +39,94 @@ export function describeWriteError(err: unknown, path: string): string {
   }
 }
 
-/** Writes a whole text file; a failure is a UserError naming `what`, the path and why. */
-export function writeUserFile(path: string, text: string, what: string, options: { mode?: number; exclusive?: boolean } = {}): void {
+/**
+ * Writes a whole text file, redacted, atomically: a temporary file beside it, renamed over it —
+ * or, `exclusive`, linked to its name, so that a file that exists (even one made a moment ago) is
+ * never replaced. A failure is a UserError naming `what`, the path and why; nothing is left behind.
+ */
+export function writeUserFile(path: string, text: string, what: string, options: { redact: Redactor; mode?: number; exclusive?: boolean }): void {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    // `exclusive`: a file that exists (even one made a moment ago) is never overwritten.
-    writeFileSync(path, text, { ...(options.mode === undefined ? {} : { mode: options.mode }), ...(options.exclusive ? { flag: 'wx' } : {}) });
+    writeFileSync(temp, options.redact(text), { flag: 'wx', mode: options.mode ?? 0o644 });
+    if (options.exclusive) linkSync(temp, path);
+    else renameSync(temp, path);
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+  } finally {
+    rmSync(temp, { force: true });
   }
+}
+
+/** Appends redacted text to a file (the job summary, the Action's outputs); a failure is a UserError naming `what`. */
+export function appendUserFile(path: string, text: string, what: string, redact: Redactor): void {
+  try {
+    appendFileSync(path, redact(text));
+  } catch (err) {
+    throw new UserError('FILE_WRITE', `cannot append ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+  }
+}
+
+/** One file of a directory written whole: its name (no directory part) and its text. */
+export interface DirectoryFile {
+  file: string;
+  text: string;
+}
+
+/**
+ * Writes `files`, redacted, as the directory `outDir` — all of them or none: they are staged in a
+ * directory beside it (one file system, so the moves are renames), then `outDir` is made by one
+ * rename (`into: 'new'`), swapped for the old one (`'replace'`: the old one set aside, the new
+ * one renamed in, the old one removed), or — for a directory reached through a link — the files
+ * are renamed into it (`'into'`). Leftovers of an interrupted write are cleared first, and a
+ * directory set aside by a swap cut short is put back (see {@link recoverDirectory}).
+ * `unwritable` makes the error for a path that cannot be written.
+ */
+export function writeDirectory(outDir: string, files: readonly DirectoryFile[], how: 'new' | 'replace' | 'into', options: { redact: Redactor; unwritable: (path: string, err: unknown) => Error }): void {
+  const parent = how === 'into' ? outDir : dirname(outDir);
+  try {
+    mkdirSync(parent, { recursive: true });
+  } catch (err) {
+    throw options.unwritable(parent, err);
+  }
+  let stage: string;
+  try {
+    stage = mkdtempSync(join(parent, `.${basename(outDir)}.export-`));
+  } catch (err) {
+    throw options.unwritable(parent, err);
+  }
+  try {
+    for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
+    chmodSync(stage, 0o755); // mkdtemp makes it private; the result is an ordinary directory
+    if (how === 'new') renameSync(stage, outDir);
+    else if (how === 'replace') {
+      // Cut short between the two renames, the next write puts the old one back (recoverDirectory).
+      const aside = `${join(parent, `.${basename(outDir)}.replaced-`)}${process.pid}-${Date.now()}`;
+      renameSync(outDir, aside);
+      renameSync(stage, outDir);
+      rmSync(aside, { recursive: true, force: true });
+    } else for (const f of files) renameSync(join(stage, f.file), join(outDir, f.file));
+  } catch (err) {
+    throw options.unwritable(outDir, err);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Clears what an interrupted {@link writeDirectory} left beside `outDir` (its parent's `entries`):
+ * staging directories are removed; a directory set aside by a swap that did not finish is put
+ * back when `outDir` is missing (else, the swap finished, it is removed).
+ */
+export function recoverDirectory(outDir: string, entries: readonly string[], outDirMissing: () => boolean): void {
+  const parent = dirname(outDir);
+  const name = basename(outDir);
+  for (const entry of entries) {
+    if (entry.startsWith(`.${name}.replaced-`)) {
+      if (outDirMissing()) renameSync(join(parent, entry), outDir);
+      else rmSync(join(parent, entry), { recursive: true, force: true });
+    }
+  }
+  for (const entry of entries) if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
 }
 
 /** Makes a directory (and its parents); a failure is a UserError naming `what`, the path and why. */

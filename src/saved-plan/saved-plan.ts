@@ -4,9 +4,9 @@
  * secret: only what the plan shows. This module does the file I/O; checking a saved plan
  * against live state is pure (`checkFingerprints` in fingerprint.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { FileReadError, readFileBounded } from '../io/read-file.js';
+import { environmentRedactor } from '../io/redact.js';
+import { writeUserFile } from '../io/write-file.js';
 import { UnsafePlanError, UserError } from '../model/errors.js';
 import type { LiveState } from '../model/resources.js';
 import { fingerprintLive } from './fingerprint.js';
@@ -22,7 +22,7 @@ export class PlanFileError extends UserError {
   }
 }
 
-/** How a plan is written: `redact` filters the file's text (the CLI's Output redacts the token). */
+/** How a plan is written: `redact` filters the file's text (the CLI's Output redacts the token; by default the secrets of the environment). */
 export interface SavePlanOptions {
   redact?: (text: string) => string;
   /** What the plan was planned from: `apply` re-plans it and refuses any step planning would not produce. */
@@ -37,15 +37,7 @@ export interface SavePlanOptions {
 export async function savePlan(path: string, plan: Plan, live: LiveState, options: SavePlanOptions): Promise<void> {
   if (plan.refusals.length > 0) throw new UnsafePlanError(plan.refusals);
   const json = `${JSON.stringify(toPlanDocument({ ...plan, fingerprints: fingerprintLive(live), basis: options.basis }, { fingerprints: true }), null, 2)}\n`;
-  const text = options.redact ? options.redact(json) : json;
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temp, text, { encoding: 'utf8', mode: 0o644 });
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw new UserError('PLAN_FILE_WRITE', `cannot write the plan to ${path}: ${(err as Error).message}`, { cause: err });
-  }
+  writeUserFile(path, json, 'the plan', { redact: options.redact ?? environmentRedactor() });
 }
 
 /** Largest saved plan read: a 100,000-resource org's plan is far below it. */

@@ -8,7 +8,9 @@
  * - Out: no module writes to the process's streams or the console but the process shell
  *   (src/cli/context.ts) and the programs that are not the product's output (the demo, the
  *   schema generator, the emulator's server log, the Action's last-resort error); the views
- *   import no file system; files of text a user reads are appended only through the Output.
+ *   import no file system; no module but src/io writes, renames or appends to a file or opens a
+ *   stream to one (the one writer, src/io/write-file.ts, redacting and atomic), save the
+ *   exceptions named below with why.
  */
 import { describe, expect, it } from 'vitest';
 import { parseSource, sourceModules, walkAst as walk, type AstNode as Node } from '../support/source-graph.js';
@@ -62,6 +64,18 @@ const READ_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
   'io/write-file.ts': { names: ['openSync'], why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600); it never reads it' },
 };
 
+/** What writes a file, renames or links one, or opens a stream to one. */
+const FILE_WRITES = new Set(['write', 'writeSync', 'writev', 'writevSync', 'writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'rename', 'renameSync', 'createWriteStream', 'truncate', 'truncateSync', 'ftruncate', 'ftruncateSync', 'link', 'linkSync', 'symlink', 'symlinkSync', 'copyFile', 'copyFileSync', 'cp', 'cpSync']);
+
+/** Modules allowed a file write outside src/io, each for a reason that is not a file of the product's output. */
+const FILE_WRITE_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
+  'emulator/persist.ts': { names: ['writeSync', 'ftruncateSync', 'rename'], why: "the emulator's own durable store (its state file and journal), a server's, not the client's output" },
+  'emulator/state-lock.ts': { names: ['linkSync', 'renameSync', 'writeFileSync'], why: "the emulator's state lock (made by an atomic link)" },
+  'cli/launch.ts': { names: ['renameSync', 'writeFileSync'], why: "the CLI's V8 code cache beside the bundle: a build artifact, no text of the product's" },
+  'manifest/generate-schemas.ts': { names: ['writeFileSync'], why: 'a build step (npm run generate)' },
+  'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
+};
+
 const WRITE_EXCEPTIONS: Record<string, string> = {
   'cli/context.ts': 'the process shell: hands process.stdout/stderr to createOutput',
   'cli/demo.ts': 'the guided tour is a program of its own, not the product output',
@@ -104,9 +118,25 @@ describe('one door out', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('text files a user reads are appended only through the Output (it redacts); appendFile is imported nowhere else', () => {
+  it('no module but src/io writes a file (named exceptions only): one writer, redacting and atomic', () => {
+    const offenders: string[] = [];
+    for (const { rel, tree } of modules) {
+      if (rel.startsWith('io/')) continue;
+      const allowed = new Set(FILE_WRITE_EXCEPTIONS[rel]?.names ?? []);
+      for (const name of fsImports(tree)) if ((name === '*' || FILE_WRITES.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
+    }
+    expect(offenders).toEqual([]);
+    // Every exception is still needed: one that no longer writes is taken off the list.
+    const unused = Object.entries(FILE_WRITE_EXCEPTIONS).flatMap(([rel, { names }]) => {
+      const used = new Set(fsImports(modules.find((m) => m.rel === rel)?.tree ?? parseSource('')));
+      return names.filter((n) => !used.has(n)).map((n) => `${rel}: ${n}`);
+    });
+    expect(unused).toEqual([]);
+  });
+
+  it('in src/io, appending is the Output\'s and the writer\'s alone', () => {
     const offenders = modules.flatMap(({ rel, tree }) =>
-      rel === 'io/output.ts' ? [] : fsImports(tree).filter((n) => n === 'appendFile' || n === 'appendFileSync').map((n) => `${rel}: ${n}`),
+      rel === 'io/write-file.ts' ? [] : fsImports(tree).filter((n) => n === 'appendFile' || n === 'appendFileSync').map((n) => `${rel}: ${n}`),
     );
     expect(offenders).toEqual([]);
   });

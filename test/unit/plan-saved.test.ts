@@ -51,6 +51,22 @@ describe('saved plans', () => {
     expect(p.fingerprints.map((f) => f.address)).toEqual(['group:old', 'identity:bot', 'org', 'subscription:https://h.example/x']);
   });
 
+  it('is always redacted: without a redactor, the secrets of the environment never reach the file (issue 52)', async () => {
+    const secret = 'saved-plan-secret-value-9f3c2a71';
+    const desired = desiredState([r.identity('', 'bot', { description: `leaked ${secret}` })]);
+    const p = plan(desired, emptyLive(), { bootstrap: true });
+    const path = join(dir, 'redacted.json');
+    process.env.PLATFORM_SYNC_SECRET_SAVED_PLAN_TEST = secret;
+    try {
+      await savePlan(path, p, emptyLive(), { basis: { desired, options: { bootstrap: true } } });
+    } finally {
+      delete process.env.PLATFORM_SYNC_SECRET_SAVED_PLAN_TEST;
+    }
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(secret);
+    expect(text).toContain('leaked [REDACTED]');
+  });
+
   it('refuses files that are not saved plans, saying why', async () => {
     const cases: [string, string, RegExp][] = [
       ['missing.json', '', /cannot read the plan file .*missing\.json: no such file or directory/],

@@ -9,7 +9,6 @@ import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
 import { packageVersion } from '../../io/package-file.js';
-import { writeUserFile } from '../../io/write-file.js';
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 
@@ -58,7 +57,7 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     else if (options.format === 'markdown') rendered = views.renderMarkdownAudit(report);
     else if (options.format === 'sarif') rendered = sarif();
     else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
-    if (options.sarif !== undefined) writeUserFile(resolvePath(ctx.cwd, options.sarif), ctx.output.redact(sarif()), 'the SARIF report');
+    if (options.sarif !== undefined) ctx.output.writeFile(resolvePath(ctx.cwd, options.sarif), sarif(), 'the SARIF report');
     ctx.output.stdout.write(rendered);
     appendStepSummary(views.renderMarkdownAudit(report), ctx, 'the access review');
     ctx.exitCode = failsAt(report, options.failOn) ? 2 : 0;

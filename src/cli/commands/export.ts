@@ -39,7 +39,7 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
       output.stdout.write(joinAsStream(files));
       return;
     }
-    writeExport(outDir, files, { force: options.force === true });
+    writeExport(outDir, files, { force: options.force === true, redact: output.redact });
     for (const f of files) output.stdout.write(`Wrote ${escapeControl(join(options.out!, f.file))}\n`);
     // The hint runs against where the export came from: the embedded emulator too.
     output.stdout.write(`Check it: platform-sync plan ${options.out}${options.emulator ? ' --emulator' : ''} (expect no changes)\n`);

@@ -19,7 +19,7 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
       const { writeStarter } = await import('../../init/starter.js');
       const target = resolve(ctx.cwd, dir);
       const org = options.org ?? defaultOrg(target);
-      const result = writeStarter(target, org);
+      const result = writeStarter(target, org, ctx.output.redact);
       const out = ctx.output.stdout;
       for (const file of result.written) out.write(`wrote  ${file}\n`);
       for (const file of result.updated) out.write(`added  ${file.added.join(', ')} to ${file.path} (invite codes, saved plans and emulator state stay out of git)\n`);
