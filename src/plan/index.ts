@@ -9,7 +9,7 @@
 import { orderAndCheck } from './phases/check.js';
 import { planCreates } from './phases/creates.js';
 import { planDeletes } from './phases/deletes.js';
-import { explainReplacements, noteWhatGoesWithParents } from './phases/explain.js';
+import { explainReplacements, noteWhatGoesWithParents, withReasons } from './phases/explain.js';
 import { matchResources } from './phases/match.js';
 import { normalise } from './phases/normalise.js';
 import { orgInvisible, preparePlanning, refuseInvisibleOrg } from './phases/prepare.js';
@@ -36,29 +36,32 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   checkTargets(targets);
   if (orgInvisible(live, options)) return refuseInvisibleOrg(desired);
   // 0. prepare: renames re-address live state, members become bindings and invites, live is indexed
-  const { p, members } = preparePlanning(desired, live, options);
+  const { p, members, refusals: prepared } = preparePlanning(desired, live, options);
   // 1. normalise
-  const resources = normalise(p);
+  const normalised = normalise(p);
   // 2. match
-  const matching = matchResources(p, resources);
+  const matching = matchResources(p, normalised.resources);
   // 3. creates
-  planCreates(p, matching.creates);
-  // 4. updates
-  planUpdates(p, matching.pairs);
-  waitForFreedNames(p);
-  planRoleChanges(p, matching.roleChanges);
-  // 5. deletes
-  const holders = planDeletes(p, matching.unmatchedLive, resources);
-  const plannedSteps = [...p.steps.values()].map((s) => s.step);
-  // 6. targets (before explaining: a note explains only the steps a target keeps)
-  const untargeted = targets.length > 0 ? selectTargets(p, targets) : undefined;
-  // 7. explain
-  explainReplacements(p);
-  noteWhatGoesWithParents(p);
-  // 8. order and check: the safety rules, and what the plan changes in access (--deny-new-access)
-  const checked = orderAndCheck(p, { plannedSteps, holders, resources }, options);
-  // 9. summary
-  return assemblePlan(p, checked, { members, untargeted });
+  const creates = planCreates(p, matching.creates);
+  // 4. updates, and the role a binding changes to
+  const updates = planUpdates(p, matching.pairs, creates.creating);
+  const roleChanges = planRoleChanges(p, matching.roleChanges, creates.creating);
+  // 5. deletes (waiting for the updates that move a reference off a deleted role)
+  const deletes = planDeletes(p, matching.unmatchedLive, normalised.resources, [...updates.steps, ...roleChanges.steps]);
+  // 6. freed names: a create or rename that takes a name a rename frees waits for it
+  const planned = waitForFreedNames([...creates.steps, ...updates.steps, ...roleChanges.steps, ...deletes.steps]);
+  // 7. targets (before explaining: a note explains only the steps a target keeps)
+  const targeted = targets.length > 0 ? selectTargets(p, planned, targets) : undefined;
+  const kept = targeted?.steps ?? planned;
+  // 8. explain
+  const explained = explainReplacements(kept);
+  const goesWith = noteWhatGoesWithParents(kept);
+  // 9. order and check: the safety rules, and what the plan changes in access (--deny-new-access)
+  const refusals = [...prepared, ...normalised.refusals, ...(targeted?.refusals ?? [])];
+  const checked = orderAndCheck(p, { steps: withReasons(kept, explained.reasons), plannedSteps: planned.map((s) => s.step), holders: deletes.holders, resources: normalised.resources, refusals }, options);
+  // 10. summary
+  const warnings = [...creates.warnings, ...updates.warnings, ...roleChanges.warnings, ...deletes.warnings, ...(targeted?.warnings ?? []), ...explained.warnings, ...goesWith];
+  return assemblePlan(p, checked, { members, untargeted: targeted?.untargeted, warnings });
 }
 
 /** Throws UnsafePlanError when the plan is refused: the gate before anything is applied. */

@@ -46,7 +46,7 @@ function compareKeys(a: Keyed, b: Keyed): number {
  * that waits for the rename freeing its name) — each step after what it depends on, the key
  * deciding among the steps that are ready.
  */
-export function orderSteps(steps: OrderedStep[]): PlanStep[] {
+export function orderSteps(steps: readonly OrderedStep[]): PlanStep[] {
   const sorted = steps
     .map((s): Keyed => ({ step: s.step, depth: pathDepth(s.groupPath) }))
     .sort(compareKeys)

@@ -51,4 +51,18 @@ describe('the reading walk', () => {
     // Each phase is entered once, in order, and the walk comes back to the list between phases.
     expect(m.stays.filter((f) => rel(f) === 'plan/index.ts').length).toBe(m.stays.length - (m.stays.length - 1) / 2);
   });
+
+  it('phases return what they make: the inputs they share hold no ledger of steps, warnings or refusals (issue 52)', async () => {
+    const { sourceModules, walkAst } = await import('../support/source-graph.js');
+    const planning = sourceModules().find((m) => m.rel === 'plan/phases/planning.ts')!;
+    const inputs = [...walkAst(planning.tree)].find((n) => n.type === 'TSInterfaceDeclaration' && (n.id as { name: string }).name === 'PlanInputs')!;
+    const fields = [...walkAst(inputs)].filter((n) => n.type === 'TSPropertySignature').map((n) => String((n.key as { name: string }).name));
+    expect(fields.length).toBeGreaterThan(5);
+    expect(fields.filter((f) => ['steps', 'warnings', 'refusals', 'creating', 'notes'].includes(f))).toEqual([]);
+    // plan() hands each phase what it reads and puts together what they return: no phase is called without its result kept.
+    const index = sourceModules().find((m) => m.rel === 'plan/index.ts')!;
+    const plan = [...walkAst(index.tree)].find((n) => n.type === 'FunctionDeclaration' && (n.id as { name: string }).name === 'plan')!;
+    const bare = [...walkAst(plan)].filter((n) => n.type === 'ExpressionStatement' && (n.expression as { type: string }).type === 'CallExpression').map((n) => String(((n.expression as { callee: { name?: string } }).callee).name));
+    expect(bare).toEqual(['checkTargets']);
+  });
 });

@@ -7,11 +7,11 @@
 import type { Planning } from './planning.js';
 import type { Holders } from '../live-index.js';
 import { DEFAULT_MAX_DELETE_RATIO, type PlanOptions } from '../options.js';
-import { orderSteps } from '../order.js';
+import { type OrderedStep, orderSteps } from '../order.js';
 import { findRefusals } from '../safety.js';
-import { type AccessChange, accessChanges, newAccessRefusal } from '../../access/effective-access.js';
+import { accessChanges, newAccessRefusal } from '../../access/effective-access.js';
 import { compileAddressGlob } from '../../model/address.js';
-import type { PlanRefusal, PlanStep } from '../../model/plan.js';
+import type { AccessChange, PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
 
 export interface Checked {
@@ -24,18 +24,22 @@ export interface Checked {
 }
 
 export function orderAndCheck(
-  p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore' | 'formerAddressesOf' | 'steps' | 'refusals'>,
+  p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore' | 'formerAddressesOf'>,
   found: {
+    /** The steps of the plan (after --target selection), in no order yet. */
+    steps: readonly OrderedStep[];
     /** Every step planned, before --target selection: a declared reference holds what it names whether targeted or not. */
     plannedSteps: PlanStep[];
     holders: Holders;
     resources: DesiredResource[];
+    /** What the earlier phases refused: reported first, with the rest. */
+    refusals: readonly PlanRefusal[];
   },
   options: Pick<PlanOptions, 'maxDeleteRatio' | 'allowMassDelete' | 'denyNewAccess' | 'now'>,
 ): Checked {
-  const steps = orderSteps([...p.steps.values()]);
+  const steps = orderSteps(found.steps);
   const { settings } = p.desired;
-  const refusals = [...p.refusals, ...findRefusals({
+  const refusals = [...found.refusals, ...findRefusals({
     steps,
     plannedSteps: found.plannedSteps,
     live: p.live,

@@ -1,7 +1,7 @@
 /**
  * Phase 3, creates: a step per declared resource with no live counterpart, parent first, with the references it needs. Pure (src/plan/index.ts runs the phases in order).
  */
-import { type Planning, addStep, isIgnoredDeclared } from './planning.js';
+import { type Made, type Planning, isIgnoredDeclared } from './planning.js';
 import { createFields } from '../fields.js';
 import { type OrderedStep, orderSteps } from '../order.js';
 import { referenceAddress, roleRefAddress } from '../references.js';
@@ -15,7 +15,7 @@ import type { DesiredResource } from '../../model/resources.js';
  * the uid each is sent as — known, or filled from the create of a role this plan makes — or
  * the address of the first one that neither exists nor is created.
  */
-export function resolveRoleRefs(p: Pick<Planning, 'live' | 'index'>, d: DesiredResource, fieldNames: readonly string[], creating: Set<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
+export function resolveRoleRefs(p: Pick<Planning, 'live' | 'index'>, d: DesiredResource, fieldNames: readonly string[], creating: ReadonlySet<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
   const refs: Record<string, UidReference> = {};
   const dependsOn: string[] = [];
   const descriptor = descriptorOf(d.kind);
@@ -55,7 +55,7 @@ export function resolveReference(
   p: Pick<Planning, 'live' | 'index'>,
   key: IdentityKey | RoleKey,
   refAddress: string,
-  creating: Set<string>,
+  creating: ReadonlySet<string>,
 ): { ref: UidReference; dependsOn?: string } | 'missing' {
   if ('uid' in key) return { ref: { address: refAddress, uid: key.uid } };
   if ('builtin' in key) {
@@ -69,14 +69,20 @@ export function resolveReference(
 }
 
 /** The parent a create hangs under: live (uid known), being created (dependsOn), or missing. */
-function resolveParent(p: Pick<Planning, 'index'>, parent: string, creating: Set<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
+function resolveParent(p: Pick<Planning, 'index'>, parent: string, creating: ReadonlySet<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
   const existing = p.index.byAddress.get(parent);
   if (existing) return { parentUid: existing.uid };
   if (creating.has(parent)) return { dependsOn: parent };
   return 'missing';
 }
 
-export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore' | 'steps' | 'warnings' | 'creating'>, creates: DesiredResource[]): void {
+/** What the creates phase makes: its steps and warnings, and the addresses it creates (what later phases may wait for). */
+export interface Creates extends Made {
+  creating: ReadonlySet<string>;
+}
+
+export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore'>, creates: DesiredResource[]): Creates {
+  const made: Made = { steps: [], warnings: [] };
   const candidates: OrderedStep[] = creates
     .filter((d) => !isIgnoredDeclared(p, d))
     .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));
@@ -91,7 +97,7 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
     if (d.parentAddress !== null) {
       const parent = resolveParent(p, d.parentAddress, creating);
       if (parent === 'missing') {
-        p.warnings.push(`${d.address} is not created: its parent ${d.parentAddress} neither exists nor is created (ignored?)`);
+        made.warnings.push(`${d.address} is not created: its parent ${d.parentAddress} neither exists nor is created (ignored?)`);
         continue;
       }
       if (parent.parentUid !== undefined) step.parentUid = parent.parentUid;
@@ -107,7 +113,7 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
       });
       const missing = resolved.find((r) => r.found === 'missing');
       if (missing) {
-        p.warnings.push(`${d.address} is not created: ${missing.address} neither exists nor is created (ignored?)`);
+        made.warnings.push(`${d.address} is not created: ${missing.address} neither exists nor is created (ignored?)`);
         continue;
       }
       const refs: Record<string, UidReference> = {};
@@ -121,7 +127,7 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
     }
     const roleRefs = resolveRoleRefs(p, d, [...Object.keys(step.after), ...(descriptorOf(d.kind).orgScopeField ? [descriptorOf(d.kind).orgScopeField!] : [])], creating);
     if ('missing' in roleRefs) {
-      p.warnings.push(`${d.address} is not created: ${roleRefs.missing} neither exists nor is created (ignored?)`);
+      made.warnings.push(`${d.address} is not created: ${roleRefs.missing} neither exists nor is created (ignored?)`);
       continue;
     }
     applyRoleRefs(step, roleRefs.refs);
@@ -131,7 +137,7 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
     step.source = d.source;
     if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} is visible to this token`;
     creating.add(d.address);
-    addStep(p, step, d.groupPath);
+    made.steps.push({ step, groupPath: d.groupPath });
   }
-  p.creating = creating;
+  return { ...made, creating };
 }

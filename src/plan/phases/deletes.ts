@@ -1,7 +1,8 @@
 /**
  * Phase 5, deletes: which unmatched live resources to delete (pruned, not ignored) and what each waits for (children first). Pure (src/plan/index.ts runs the phases in order).
  */
-import { type Planning, addStep, isIgnoredLive, referencesRoles } from './planning.js';
+import { type Made, type Planning, isIgnoredLive, referencesRoles } from './planning.js';
+import type { OrderedStep } from '../order.js';
 import { displayFields } from '../fields.js';
 import type { Holders } from '../live-index.js';
 import { roleRefAddress } from '../references.js';
@@ -26,7 +27,7 @@ function goesWithParent(kind: Kind): boolean {
  * pruned on its own only where the manifests declare some for its parent; those of a deleted
  * parent go with it.
  */
-function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'replaced'>, unmatchedLive: LiveResource[], desired: DesiredResource[]): Map<string, LiveResource> {
+function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'formerAddressesOf' | 'replaced'>, unmatchedLive: LiveResource[], desired: DesiredResource[], warnings: string[]): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
   const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   const deletes = new Map<string, LiveResource>();
@@ -36,7 +37,7 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warni
     if (l.address === ORG_ADDRESS || isIgnoredLive(p, l)) continue;
     if (goesWithParent(l.kind)) followers.push(l);
     else if (descriptorOf(l.kind).permanent) {
-      p.warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
+      warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
     } else if (isPruned(prune, l.kind) || p.replaced.has(l.address)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
@@ -50,7 +51,7 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warni
   }
   for (const [kind, addresses] of [...keptByKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const n = addresses.length;
-    p.warnings.push(
+    warnings.push(
       `${countLabel(kind, n)} not in the manifests ${n === 1 ? 'is' : 'are'} kept (${listNames(addresses.sort())}): ` +
         describePruneOff(prune, kind),
     );
@@ -58,27 +59,34 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warni
   return deletes;
 }
 
-/**
- * The deletes the plan makes: chosen among the live resources nothing declared, each a step that
- * waits for what holds it. Returns what holds them (the safety rules read it).
- */
-export function planDeletes(
-  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'warnings' | 'formerAddressesOf' | 'replaced' | 'steps'>,
-  unmatchedLive: LiveResource[],
-  desired: DesiredResource[],
-): Holders {
-  const deletes = chooseDeletes(p, unmatchedLive, desired);
-  const holders = p.index.holdersOf(new Set(deletes.keys()));
-  addDeleteSteps(p, deletes, holders);
-  return holders;
+/** What the deletes phase makes: its steps and warnings, and what holds the deleted (the safety rules read it). */
+export interface Deletes extends Made {
+  holders: Holders;
 }
 
-function addDeleteSteps(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<string, LiveResource>, holders: Holders): void {
+/**
+ * The deletes the plan makes: chosen among the live resources nothing declared, each a step that
+ * waits for what holds it — and for the `updates` that move a reference off a deleted role.
+ */
+export function planDeletes(
+  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'formerAddressesOf' | 'replaced'>,
+  unmatchedLive: LiveResource[],
+  desired: DesiredResource[],
+  updates: readonly OrderedStep[],
+): Deletes {
+  const warnings: string[] = [];
+  const deletes = chooseDeletes(p, unmatchedLive, desired, warnings);
+  const holders = p.index.holdersOf(new Set(deletes.keys()));
+  return { steps: deleteSteps(p, deletes, holders, updates), warnings, holders };
+}
+
+function deleteSteps(p: Pick<Planning, 'index'>, deletes: Map<string, LiveResource>, holders: Holders, updates: readonly OrderedStep[]): OrderedStep[] {
+  const steps: OrderedStep[] = [];
   // A binding PATCHed to another role, or an identity provider whose default role the plan
   // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
   const updatedAway = new Map<string, string[]>();
   const rolesDeleted = [...deletes.keys()].some((a) => a.startsWith('role:'));
-  for (const { step } of p.steps.values()) {
+  for (const { step } of updates) {
     // Only a role's delete waits for them; only kinds that reference a role can move off one.
     if (!rolesDeleted || step.action !== 'update' || !referencesRoles(step.kind)) continue;
     const l = p.index.byUid.get(step.uid);
@@ -109,8 +117,9 @@ function addDeleteSteps(p: Pick<Planning, 'index' | 'steps'>, deletes: Map<strin
       const person = personOf(p, l);
       if (person !== undefined) step.reason = person;
     }
-    addStep(p, step, l.groupPath);
+    steps.push({ step, groupPath: l.groupPath });
   }
+  return steps;
 }
 
 /**

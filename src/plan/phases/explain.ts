@@ -1,12 +1,28 @@
 /**
  * Phase 7, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
  */
-import type { Planning } from './planning.js';
+import { byAddress, type StepsByAddress } from './planning.js';
+import type { OrderedStep } from '../order.js';
 import { collectDependencies } from './targets.js';
 import { countLabel, listNames } from '../settings.js';
 import { descriptorOf, type Kind } from '../../model/kinds.js';
 import type { KindDescriptor } from '../../model/kind-descriptor.js';
 import type { PlanStep } from '../../model/plan.js';
+
+/** What explaining makes: a reason for steps that have none (address → reason), and warnings. */
+export interface Explained {
+  reasons: Map<string, string>;
+  warnings: string[];
+}
+
+/** The steps with the reasons explaining gave them (new step objects for those; the rest as they were). */
+export function withReasons<S extends { step: PlanStep }>(steps: readonly S[], reasons: ReadonlyMap<string, string>): S[] {
+  if (reasons.size === 0) return [...steps];
+  return steps.map((s) => {
+    const reason = reasons.get(s.step.address);
+    return reason === undefined ? s : { ...s, step: { ...s.step, reason } };
+  });
+}
 
 /** What a delete and a create of one kind may together be, and how to recognise the pair. */
 interface Replacement {
@@ -37,9 +53,14 @@ const REPLACEMENTS: readonly Replacement[] = [
  * take it for two unrelated changes. A child recreated because its parent group is replaced
  * is not called a move: the parent's own pair explains it.
  */
-export function explainReplacements(p: Pick<Planning, 'steps' | 'warnings'>): void {
+export function explainReplacements(planned: readonly OrderedStep[]): Explained {
+  const steps = byAddress(planned);
+  const explained: Explained = { reasons: new Map(), warnings: [] };
+  const reason = (step: PlanStep, text: string) => {
+    if (step.reason === undefined && !explained.reasons.has(step.address)) explained.reasons.set(step.address, text);
+  };
   const candidates: PlanStep[] = [];
-  for (const { step } of p.steps.values()) {
+  for (const { step } of steps.values()) {
     if (descriptorOf(step.kind).renameable && step.action !== 'update' && step.parent != null) candidates.push(step);
   }
   const paired = new Set<PlanStep>();
@@ -55,28 +76,29 @@ export function explainReplacements(p: Pick<Planning, 'steps' | 'warnings'>): vo
     for (const { creates, deletes } of byKey.values()) {
       if (creates.length !== 1 || deletes.length !== 1) continue;
       const [created, deleted] = [creates[0]!, deletes[0]!];
-      if (replacement.label === 'move' && isReplacedParent(p, deleted, created)) continue;
+      if (replacement.label === 'move' && isReplacedParent(steps, deleted, created)) continue;
       paired.add(created).add(deleted);
-      const lost = collectDependencies(p, deleted.address).size;
-      created.reason ??= `looks like a ${replacement.label} of ${deleted.address}`;
-      deleted.reason ??= `looks like a ${replacement.label} to ${created.address}`;
+      const lost = collectDependencies(steps, deleted.address).size;
+      reason(created, `looks like a ${replacement.label} of ${deleted.address}`);
+      reason(deleted, `looks like a ${replacement.label} to ${created.address}`);
       const oldName = String(deleted.action === 'delete' ? deleted.before?.name : undefined);
       const advice =
         replacement.label === 'rename'
           ? `; to rename it in place instead (same uid, everything beneath and every binding kept), add renamedFrom: ${JSON.stringify(oldName)} to ${created.address}`
           : '; a move to another group cannot be done in place: the uids of the moved resources will change';
-      p.warnings.push(
+      explained.warnings.push(
         `${deleted.address} → ${created.address} looks like a ${replacement.label}: resources are matched by ${replacement.matchedBy}, ` +
           `so this is a delete and a create; the new one gets a new uid` +
           `${lost > 0 ? `, and ${lost} other delete${lost === 1 ? ' comes' : 's come'} with it` : ''}${advice}`,
       );
     }
   }
+  return explained;
 }
 
 /** The old parent is deleted and the new one created: the child goes along with its group. */
-function isReplacedParent(p: Pick<Planning, 'steps'>, deleted: PlanStep, created: PlanStep): boolean {
-  return p.steps.get(deleted.parent!)?.step.action === 'delete' && p.steps.get(created.parent!)?.step.action === 'create';
+function isReplacedParent(steps: StepsByAddress, deleted: PlanStep, created: PlanStep): boolean {
+  return steps.get(deleted.parent!)?.step.action === 'delete' && steps.get(created.parent!)?.step.action === 'create';
 }
 
 /**
@@ -84,12 +106,14 @@ function isReplacedParent(p: Pick<Planning, 'steps'>, deleted: PlanStep, created
  * in one note per kind, since --max-delete-ratio judges the parent and not what goes with it
  * (see safety.ts).
  */
-export function noteWhatGoesWithParents(p: Pick<Planning, 'steps' | 'warnings'>): void {
+export function noteWhatGoesWithParents(planned: readonly OrderedStep[]): string[] {
+  const steps = byAddress(planned);
+  const warnings: string[] = [];
   // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).
   const byKind = new Map<Kind, { parents: Set<string>; n: number }>();
-  for (const { step } of p.steps.values()) {
+  for (const { step } of steps.values()) {
     if (step.action !== 'delete' || step.parent == null || (descriptorOf(step.kind) as KindDescriptor).goesWithParent !== true) continue;
-    if (p.steps.get(step.parent)?.step.action !== 'delete') continue;
+    if (steps.get(step.parent)?.step.action !== 'delete') continue;
     const entry = byKind.get(step.kind) ?? { parents: new Set<string>(), n: 0 };
     entry.parents.add(step.parent);
     entry.n++;
@@ -98,9 +122,10 @@ export function noteWhatGoesWithParents(p: Pick<Planning, 'steps' | 'warnings'>)
   for (const [kind, { parents, n }] of byKind) {
     const descriptor = descriptorOf(kind);
     const parent = descriptorOf(descriptor.parentKind as Kind).label;
-    p.warnings.push(
+    warnings.push(
       `${countLabel(kind, n)} ${n === 1 ? 'goes' : 'go'} with ${parents.size === 1 ? `its deleted ${parent.one}` : `${parents.size} deleted ${parent.many}`} ` +
         `(${listNames([...parents].sort())}): deleting a ${parent.one} deletes its ${descriptor.label.many}`,
     );
   }
+  return warnings;
 }

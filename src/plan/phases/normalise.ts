@@ -5,13 +5,22 @@ import { type Planning, formatSource } from './planning.js';
 import { normaliseBinding } from '../references.js';
 import { ORG_ADDRESS } from '../../model/address.js';
 import { referenceUidField } from '../../model/kind-descriptor.js';
+import type { PlanRefusal } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
 import { isIdentityGrantKind } from '../../model/kinds.js';
 
+/** What normalise makes: the declared resources as the later phases compare them, and what cannot be planned at all. */
+export interface Normalised {
+  resources: DesiredResource[];
+  refusals: PlanRefusal[];
+}
+
 /** The declared resources as the later phases compare them; what cannot be planned at all is refused. */
-export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
-  refusePinnedOrgOfAnotherName(p);
-  return normaliseDesired(p);
+export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Normalised {
+  const refusals: PlanRefusal[] = [];
+  const pinned = refusalOfPinnedOrgOfAnotherName(p);
+  if (pinned) refusals.push(pinned);
+  return { resources: normaliseDesired(p, refusals), refusals };
 }
 
 /**
@@ -21,16 +30,16 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refu
  * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
  * It is refused naming both places; the first is kept so the rest of the plan is still checked.
  */
-function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refusals'>): DesiredResource[] {
+function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refusals: PlanRefusal[]): DesiredResource[] {
   const seen = new Map<string, DesiredResource>();
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
     const r = normaliseBinding(raw, p.index.lookup);
-    if (isIdentityGrantKind(r) && findDanglingReference(p, r)) continue;
+    if (isIdentityGrantKind(r) && findDanglingReference(p, r, refusals)) continue;
     if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {
-      p.refusals.push({
+      refusals.push({
         rule: 'declared-twice',
         message:
           `${r.address} is declared twice (${formatSource(first.source)} and ${formatSource(r.source)})` +
@@ -50,7 +59,7 @@ function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index' | 'refu
  * plan is refused now, naming where the manifest wrote it. A uid outside the org is a person or
  * a role the org does not contain, and is taken as given. True when the binding is refused.
  */
-function findDanglingReference(p: Pick<Planning, 'desired' | 'live' | 'refusals'>, binding: DesiredResource & { kind: 'roleBinding' }): boolean {
+function findDanglingReference(p: Pick<Planning, 'desired' | 'live'>, binding: DesiredResource & { kind: 'roleBinding' }, refusals: PlanRefusal[]): boolean {
   const orgUid = p.live.org?.uid;
   if (orgUid === undefined) return false;
   // Bindings name their identity and role by path; only one named by uid is looked at.
@@ -67,7 +76,7 @@ function findDanglingReference(p: Pick<Planning, 'desired' | 'live' | 'refusals'
     // incomplete listing of that kind may simply have missed it; that read is refused anyway.
     if (p.live.incomplete.some((i) => i.kind === kind)) continue;
     dangling = true;
-    p.refusals.push({
+    refusals.push({
       rule: 'dangling-reference',
       message:
         `${binding.address} (${formatSource(binding.source)}) names ${field} ${key.uid}, which lies inside org ${p.desired.org.name} ` +
@@ -82,17 +91,17 @@ function findDanglingReference(p: Pick<Planning, 'desired' | 'live' | 'refusals'
  * A pinned `org.uid` whose live root group has another name (DESIGN.md §4): a manifest cannot
  * take over another org by pinning its uid. Renaming the org needs `renamedFrom` on the org.
  */
-function refusePinnedOrgOfAnotherName(p: Pick<Planning, 'desired' | 'live' | 'refusals'>): void {
+function refusalOfPinnedOrgOfAnotherName(p: Pick<Planning, 'desired' | 'live'>): PlanRefusal | undefined {
   const { org } = p.desired;
   const live = p.live.org;
-  if (org.uid === undefined || live === null || live.name === org.name) return;
+  if (org.uid === undefined || live === null || live.name === org.name) return undefined;
   const declared = p.desired.resources.find((r) => r.address === ORG_ADDRESS);
-  if (declared?.renamedFrom === live.name) return;
-  p.refusals.push({
+  if (declared?.renamedFrom === live.name) return undefined;
+  return {
     rule: 'org-name-mismatch',
     message:
       `org.uid ${org.uid} is pinned, but that root group is named ${JSON.stringify(live.name)} live, not ${JSON.stringify(org.name)}: ` +
       `a manifest may not take over another org by its uid; fix org.uid, or to rename the org write renamedFrom: ${JSON.stringify(live.name)} on it`,
     addresses: [ORG_ADDRESS],
-  });
+  };
 }

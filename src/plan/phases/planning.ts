@@ -1,5 +1,7 @@
 /**
- * The planner's working state: its inputs and the ledger the phases add to, and the ignore rules the phases share. Pure (src/plan/index.ts runs the phases in order).
+ * What the phases share: their inputs, fixed before the first phase runs, what a phase makes, and
+ * the ignore rules. No phase edits what another made: each returns its steps, warnings and
+ * refusals, and src/plan/index.ts puts them together, in order. Pure.
  */
 import type { LiveIndex } from '../live-index.js';
 import type { OrderedStep } from '../order.js';
@@ -7,7 +9,6 @@ import type { RenameResult } from '../renames.js';
 import { isIgnoredResource } from '../settings.js';
 import { type AddressGlob, matchesAnyGlob } from '../../model/address.js';
 import { descriptorOf, isIdentityGrantKind, type Kind, roleRefFields } from '../../model/kinds.js';
-import type { PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 
 /**
@@ -33,18 +34,21 @@ export interface PlanInputs {
   formerAddressesOf?: (resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[];
 }
 
-/** What the phases add to, in order: the steps, and what is said about them. */
-export interface PlanLedger {
-  /** Step address → step and its group path (for ordering). */
-  steps: Map<string, OrderedStep>;
+/** The planner's inputs, as each phase names the few it reads (`Pick<Planning, …>`). */
+export type Planning = PlanInputs;
+
+/** What a phase makes: its steps (each with the group path it sits in, for ordering) and what it says of them. */
+export interface Made {
+  steps: OrderedStep[];
   warnings: string[];
-  /** Found while planning, reported with the safety refusals (all at once). */
-  refusals: PlanRefusal[];
-  /** Addresses created by this plan, as planCreates decided them. */
-  creating: Set<string>;
 }
 
-export type Planning = PlanInputs & PlanLedger;
+/** Steps by address, for a phase that looks one up (what a delete waits for, a step's parent). */
+export type StepsByAddress = ReadonlyMap<string, OrderedStep>;
+
+export function byAddress(steps: readonly OrderedStep[]): StepsByAddress {
+  return new Map(steps.map((s) => [s.step.address, s]));
+}
 
 /**
  * Whether a live resource that nothing declared is left alone: its address matches an ignore
@@ -68,10 +72,6 @@ export function isIgnoredLive(p: Pick<Planning, 'ignore' | 'formerAddressesOf' |
  */
 export function isIgnoredDeclared(p: Pick<Planning, 'ignore'>, resource: DesiredResource): boolean {
   return p.ignore.length > 0 && matchesAnyGlob(resource.address, p.ignore);
-}
-
-export function addStep(p: Pick<Planning, 'steps'>, step: PlanStep, groupPath: string): void {
-  p.steps.set(step.address, { step, groupPath });
 }
 
 export function formatSource(source: DesiredResource['source']): string {

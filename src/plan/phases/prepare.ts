@@ -16,7 +16,7 @@ import { indexLive } from '../live-index.js';
 import type { PlanOptions } from '../options.js';
 import { applyRenames, formerAddressesOf, managedSubResources } from '../renames.js';
 import { ORG_ADDRESS, compileAddressGlob } from '../../model/address.js';
-import { PLAN_FORMAT_VERSION, type Plan } from '../../model/plan.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanRefusal } from '../../model/plan.js';
 import type { DesiredState, LiveState } from '../../model/resources.js';
 
 /**
@@ -40,6 +40,8 @@ export interface Prepared {
   p: Planning;
   /** What each `members` line is (present, pending, invited), for the plan's Members section. */
   members: MemberStatus[];
+  /** What cannot be planned as asked (a rename onto a taken name, a --reinvite of nobody). */
+  refusals: PlanRefusal[];
 }
 
 export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveState, options: PlanOptions): Prepared {
@@ -71,18 +73,14 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
     previousAddress: renamed.previousAddress,
     index: indexLive(live),
     ignore: desired.settings.ignore.map(compileAddressGlob),
-    warnings: [],
-    refusals: [...renamed.refusals],
-    steps: new Map(),
     rotateSecrets: options.rotateSecrets === true,
     replaced: new Set(membered.replaced),
     stepsByMember: membered.stepsByMember,
-    creating: new Set(),
   };
   if (liveAddressOf) p.liveAddressOf = liveAddressOf;
   const formerOf = globbed ? formerAddressesOf(desired, liveAddressOf) : undefined;
   if (formerOf) p.formerAddressesOf = formerOf;
-  return { p, members: membered.members };
+  return { p, members: membered.members, refusals: renamed.refusals };
 }
 
 /** Whether the plan ends before it starts: the org is not visible and the caller did not ask to create it. */

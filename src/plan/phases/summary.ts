@@ -14,9 +14,9 @@ export function summarise(steps: PlanStep[]): PlanSummary {
 }
 
 export function assemblePlan(
-  p: Pick<Planning, 'desired' | 'live' | 'warnings'>,
+  p: Pick<Planning, 'desired' | 'live'>,
   checked: Checked,
-  found: { members: MemberStatus[]; untargeted: number | undefined },
+  found: { members: MemberStatus[]; untargeted: number | undefined; warnings: string[] },
 ): Plan {
   const org: Plan['org'] = { name: p.desired.org.name };
   if (p.live.org) org.uid = p.live.org.uid;
@@ -25,7 +25,7 @@ export function assemblePlan(
     org,
     summary: summarise(checked.steps),
     steps: checked.steps,
-    warnings: p.warnings,
+    warnings: found.warnings,
     refusals: checked.refusals,
     fingerprints: [],
     ...(checked.accessChanges.length > 0 ? { accessChanges: checked.accessChanges } : {}),

@@ -1,28 +1,43 @@
 /**
- * Phase 4, updates: a PATCH per matched pair whose managed fields differ (renames included), a binding's new role as one PATCH of roleUid, and the order renames that free a name need. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 4, updates: a PATCH per matched pair whose managed fields differ (renames included), a binding's new role as one PATCH of roleUid, and the edges renames that free a name need. Pure (src/plan/index.ts runs the phases in order).
  */
 import { applyRoleRefs, resolveReference, resolveRoleRefs } from './creates.js';
 import type { Matching } from './match.js';
-import { type Planning, addStep, isIgnoredDeclared } from './planning.js';
+import { byAddress, type Made, type Planning, type StepsByAddress, isIgnoredDeclared } from './planning.js';
 import { type FieldChange, diffManagedFields } from '../fields.js';
 import { describeRoleKey, roleRefAddress } from '../references.js';
 import { type RoleKey, matchesAnyGlob } from '../../model/address.js';
 import { descriptorOf } from '../../model/kinds.js';
 import type { UpdateStep } from '../../model/plan.js';
+import type { OrderedStep } from '../order.js';
+import { pushTo } from '../../util/multimap.js';
 
 /**
- * A step that takes a name a rename in the same plan frees waits for that rename: a create of
- * the old name (repo `legacy` renamed to `web`, a new `legacy` declared), or another rename onto
- * it (`web` renamed to `x2`, `app` renamed to `web`). The API refuses a second sibling of one name.
+ * The edges freed names need: a step that takes a name a rename in the same plan frees waits for
+ * that rename — a create of the old name (repo `legacy` renamed to `web`, a new `legacy`
+ * declared), or another rename onto it (`web` renamed to `x2`, `app` renamed to `web`). The API
+ * refuses a second sibling of one name. Returns, per waiting step, the renames it waits for.
  */
-export function waitForFreedNames(p: Pick<Planning, 'steps'>): void {
-  for (const { step } of p.steps.values()) {
+function freedNameEdges(steps: StepsByAddress): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  for (const { step } of steps.values()) {
     if (step.action !== 'update' || step.previousAddress === undefined) continue;
-    const taker = p.steps.get(step.previousAddress)?.step;
+    const taker = steps.get(step.previousAddress)?.step;
     if (taker === undefined || taker === step) continue;
     if (taker.action !== 'create' && !(taker.action === 'update' && taker.previousAddress !== undefined)) continue;
-    taker.dependsOn = [...new Set([...(taker.dependsOn ?? []), step.address])].sort();
+    pushTo(edges, taker.address, step.address);
   }
+  return edges;
+}
+
+/** The steps with the edges freed names need (new step objects for those that gain one; the rest as they were). */
+export function waitForFreedNames(steps: readonly OrderedStep[]): OrderedStep[] {
+  const edges = freedNameEdges(byAddress(steps));
+  if (edges.size === 0) return [...steps];
+  return steps.map((s) => {
+    const more = edges.get(s.step.address);
+    return more === undefined ? s : { ...s, step: { ...s.step, dependsOn: [...new Set([...(s.step.dependsOn ?? []), ...more])].sort() } };
+  });
 }
 
 /** A change the update sends (a cleared one is shown, not sent). */
@@ -30,14 +45,15 @@ const isSent = (c: FieldChange): boolean => !c.cleared;
 
 const NO_PATHS: readonly string[] = [];
 
-export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets' | 'steps' | 'warnings' | 'creating'>, pairs: Matching['pairs']): void {
+export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets'>, pairs: Matching['pairs'], creating: ReadonlySet<string>): Made {
+  const made: Made = { steps: [], warnings: [] };
   for (const { desired: d, live: l } of pairs) {
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
     const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
     if (liveAddress !== undefined && liveAddress !== l.address && matchesAnyGlob(liveAddress, p.ignore)) {
       // Renames moved an ignored resource under a declared address: still left alone, and said.
-      p.warnings.push(`${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`);
+      made.warnings.push(`${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`);
       continue;
     }
     const changes = diffManagedFields(d, l);
@@ -47,7 +63,7 @@ export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liv
     if (!descriptor.hasUpdate) {
       // Immutable, and a replace would need two steps at one address.
       const what = changes.map((c) => `${c.field} ${String(c.before)} but the manifests say ${String(c.after)}`).join('; ');
-      p.warnings.push(`${d.address} has ${what}; ${descriptor.label.many} cannot be changed, delete it to recreate`);
+      made.warnings.push(`${d.address} has ${what}; ${descriptor.label.many} cannot be changed, delete it to recreate`);
       continue;
     }
     const step: UpdateStep = {
@@ -61,9 +77,9 @@ export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liv
       after: Object.fromEntries(changes.filter(isSent).map((c) => [c.field, c.after])),
       source: d.source,
     };
-    const roleRefs = resolveRoleRefs(p, d, step.updateMask, p.creating);
+    const roleRefs = resolveRoleRefs(p, d, step.updateMask, creating);
     if ('missing' in roleRefs) {
-      p.warnings.push(`${d.address} is not updated: ${roleRefs.missing} neither exists nor is created (ignored?)`);
+      made.warnings.push(`${d.address} is not updated: ${roleRefs.missing} neither exists nor is created (ignored?)`);
       continue;
     }
     applyRoleRefs(step, roleRefs.refs);
@@ -80,8 +96,9 @@ export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liv
       step.reason = `renamedFrom "${d.renamedFrom}": same uid, everything beneath and every binding kept`;
     }
     if (l.parentUid !== null) step.parentUid = l.parentUid;
-    addStep(p, step, d.groupPath);
+    made.steps.push({ step, groupPath: d.groupPath });
   }
+  return made;
 }
 
 /** The uid a live binding's role has now (for `before.roleUid`). */
@@ -91,12 +108,12 @@ function liveRoleUid(p: Pick<Planning, 'live' | 'index'>, role: RoleKey): string
   return p.index.byAddress.get(roleRefAddress(role))?.uid;
 }
 
-export function planRoleChanges(p: Pick<Planning, 'live' | 'index' | 'steps' | 'warnings'>, roleChanges: Matching['roleChanges']): void {
-  const creating = new Set([...p.steps.values()].filter((s) => s.step.action === 'create').map((s) => s.step.address));
+export function planRoleChanges(p: Pick<Planning, 'live' | 'index'>, roleChanges: Matching['roleChanges'], creating: ReadonlySet<string>): Made {
+  const made: Made = { steps: [], warnings: [] };
   for (const [d, l] of roleChanges) {
     const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
     if (role === 'missing') {
-      p.warnings.push(`${d.address} is not planned: ${roleRefAddress(d.fields.role)} neither exists nor is created (ignored?)`);
+      made.warnings.push(`${d.address} is not planned: ${roleRefAddress(d.fields.role)} neither exists nor is created (ignored?)`);
       continue;
     }
     const before: Record<string, unknown> = {};
@@ -119,6 +136,7 @@ export function planRoleChanges(p: Pick<Planning, 'live' | 'index' | 'steps' | '
     };
     if (l.parentUid !== null) step.parentUid = l.parentUid;
     if (role.dependsOn) step.dependsOn = [role.dependsOn];
-    addStep(p, step, d.groupPath);
+    made.steps.push({ step, groupPath: d.groupPath });
   }
+  return made;
 }
