@@ -7,7 +7,7 @@
  */
 import { FIELD_DECLARATIONS, MEMBER_DECLARATION } from '../model/kinds/declarations.js';
 import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
-import { descriptorOf, KINDS, PRUNE_KEYS } from '../model/kinds.js';
+import { descriptorOf, DESCRIPTORS, KINDS, PRUNE_KEYS } from '../model/kinds.js';
 import { MANIFEST_DOCUMENTATION, type Documentation } from './manifest-documentation.js';
 import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
 
@@ -23,7 +23,6 @@ function plain(schema: unknown): Json {
 }
 
 const GROUP = plain(FIELD_DECLARATIONS.group.properties) as Record<string, Json>;
-const TERMS_DOC_ID = plain(FIELD_DECLARATIONS.terms.properties.docId);
 
 /**
  * The keys of a per-kind `prune` map, from the kinds themselves (PRUNE_KEYS: each manifest list
@@ -37,6 +36,36 @@ function pruneProperties(): Record<string, Json> {
     const many = descriptor.builtinNames ? `custom ${descriptor.label.many}` : descriptor.label.many;
     out[key] = { title: `Prune ${many}`, description: `Delete live ${many} the manifests do not declare (default true).`, type: 'boolean' };
   }
+  return out;
+}
+
+/**
+ * What an org and a group hold, in the schema's order: one list for both. Each entry is read
+ * from the descriptor of the kind whose manifest list it is — an item list, one object (an
+ * account association), a list of plain keys (the org's accepted terms: a kind whose
+ * definition is the org's is the org's alone); `members` is no kind (its lines become bindings
+ * and invites).
+ */
+const HELD_LISTS = ['identities', 'roles', 'roleBindings', 'repos', 'members', 'subscriptions', 'identityProviders', 'accountAssociation', 'acceptedTerms', 'groups'] as const;
+
+function heldLists(noun: 'org' | 'group'): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const key of HELD_LISTS) {
+    if (key === 'members') {
+      out.members = { type: 'array', items: { $ref: '#/$defs/member' } };
+      continue;
+    }
+    const descriptor = DESCRIPTORS.find((d) => d.manifest?.listKey === key);
+    if (!descriptor?.manifest) throw new Error(`no kind is held in the manifest list ${key}`);
+    const { form, definition } = descriptor.manifest;
+    if (definition === 'org' && noun !== 'org') continue;
+    if (form === 'single') out[key] = { $ref: `#/$defs/${definition}` };
+    else if (form === 'values') out[key] = { type: 'array', items: plain((FIELD_DECLARATIONS[descriptor.kind as DeclaredKind].properties as Json)[String(descriptor.keyField)]) };
+    else out[key] = { type: 'array', items: { $ref: `#/$defs/${definition}` } };
+  }
+  // Every kind a group holds in a list of its own is in the one list above.
+  const missing = DESCRIPTORS.filter((d) => d.manifest && d.manifest.form !== 'nested' && !(HELD_LISTS as readonly string[]).includes(d.manifest.listKey));
+  if (missing.length > 0) throw new Error(`the manifest lists of ${missing.map((d) => d.kind).join(', ')} are not in HELD_LISTS`);
   return out;
 }
 
@@ -142,61 +171,7 @@ function manifestStructure(): Json {
   ],
   "properties": {
     ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
-    "identities": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/identity"
-      }
-    },
-    "roles": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/role"
-      }
-    },
-    "roleBindings": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/roleBinding"
-      }
-    },
-    "repos": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/repo"
-      }
-    },
-    "members": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/member"
-      }
-    },
-    "subscriptions": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/subscription"
-      }
-    },
-    "identityProviders": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/identityProvider"
-      }
-    },
-    "accountAssociation": {
-      "$ref": "#/$defs/accountAssociation"
-    },
-    "acceptedTerms": {
-      "type": "array",
-      "items": TERMS_DOC_ID,
-    },
-    "groups": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/group"
-      }
-    },
+    ...heldLists('org'),
     "renamedFrom": {
       "type": "string",
       "pattern": NAME_PATTERN_SOURCE,
@@ -218,57 +193,7 @@ function manifestStructure(): Json {
       "type": "string",
       "pattern": NAME_PATTERN_SOURCE,
     }),
-    "identities": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/identity"
-      }
-    },
-    "roles": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/role"
-      }
-    },
-    "roleBindings": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/roleBinding"
-      }
-    },
-    "repos": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/repo"
-      }
-    },
-    "members": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/member"
-      }
-    },
-    "subscriptions": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/subscription"
-      }
-    },
-    "identityProviders": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/identityProvider"
-      }
-    },
-    "accountAssociation": {
-      "$ref": "#/$defs/accountAssociation"
-    },
-    "groups": {
-      "type": "array",
-      "items": {
-        "$ref": "#/$defs/group"
-      }
-    }
+    ...heldLists('group'),
   }
 },
     identity: item('identity', {

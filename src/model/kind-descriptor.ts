@@ -284,6 +284,38 @@ export interface KindDescriptor<K extends string = string> {
   isOrgResource?(item: { uid: string }): boolean;
 }
 
+/** The members of a descriptor that have a default (see {@link defineKind}). */
+type Defaulted = 'hasUpdate' | 'renameable' | 'holdsChildren' | 'referenceable' | 'ownsGroupPath' | 'deleteReliesOn' | 'parentKind';
+type DefaultedApi = 'createFields' | 'updatableFields' | 'nameFilter';
+
+/** What a kind file says: its descriptor, less what {@link defineKind} defaults. */
+export type KindDefinition<K extends string> = Omit<KindDescriptor<K>, Defaulted | 'api'> &
+  Partial<Pick<KindDescriptor<K>, Defaulted>> & {
+    readonly api: Omit<KindDescriptor<K>['api'], DefaultedApi> & Partial<Pick<KindDescriptor<K>['api'], DefaultedApi>>;
+  };
+
+/**
+ * A kind's descriptor from what its file says (one per kind, src/model/kinds/), with the defaults
+ * most kinds share written once: it sits in a group (and owns no group path), holds no children,
+ * is referenced by nothing, has no update and no rename, and its delete relies on its own listing
+ * alone; its API creates — and, with an update, PATCHes — every body field of its declaration,
+ * and has no name filter.
+ */
+export function defineKind<const K extends string>(definition: KindDefinition<K>): KindDescriptor<K> {
+  const hasUpdate = definition.hasUpdate ?? false;
+  return {
+    parentKind: 'group',
+    hasUpdate,
+    renameable: false,
+    holdsChildren: false,
+    referenceable: false,
+    ownsGroupPath: false,
+    deleteReliesOn: [definition.kind],
+    ...definition,
+    api: { nameFilter: false, createFields: bodyFieldNames(definition.fields), updatableFields: hasUpdate ? bodyFieldNames(definition.fields) : [], ...definition.api },
+  };
+}
+
 /** Where a desired resource was declared, re-exported for descriptor files. */
 export type { SourceLocation };
 

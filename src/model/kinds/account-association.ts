@@ -5,7 +5,7 @@
  * org's), declared as a single `accountAssociation:` on the group, and updated by a PATCH
  * whose mask names the blocks that changed.
  */
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -16,27 +16,18 @@ export const ACCOUNT_BLOCKS = ['amazon', 'google', 'azure', 'github', 'chainguar
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.accountAssociation);
 
-export const accountAssociation = {
+export const accountAssociation = defineKind({
   kind: 'accountAssociation',
   label: { one: 'account association', many: 'account associations' },
   api: {
     collection: '/iam/v2/accountAssociations',
     plural: 'accountAssociations',
-    nameFilter: false,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: bodyFieldNames(FIELDS),
   },
-  parentKind: 'group',
   keyField: null,
   uidIsParent: true,
   fields: FIELDS,
   hasUpdate: true,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: { listKey: 'accountAssociation', definition: 'accountAssociation', form: 'single', itemNoun: 'account association' },
-  deleteReliesOn: ['accountAssociation'],
-  ownsGroupPath: false,
   address: (groupPath) => `accountAssociation:${groupPath === '' ? '/' : groupPath}`,
   describe: () => 'account association',
-} as const satisfies KindDescriptor<'accountAssociation'>;
+});

@@ -7,7 +7,7 @@
  */
 import { asciiLower } from '../email.js';
 import { groupInviteAddress, type RoleKey } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { DeclaredWith } from './declared-types.js';
 
@@ -25,31 +25,22 @@ function uidTail(uid: string | undefined): string {
   return uid === undefined ? '?' : uid.slice(uid.lastIndexOf('/') + 1);
 }
 
-export const groupInvite = {
+export const groupInvite = defineKind({
   kind: 'groupInvite',
   label: { one: 'group invite', many: 'group invites' },
   api: {
     collection: '/iam/v2/groupInvites',
     plural: 'groupInvites',
-    nameFilter: false,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: [],
   },
-  parentKind: 'group',
   keyField: null,
   fields: FIELDS,
-  hasUpdate: false,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: null,
   pruneKey: 'groupInvites',
   deleteReliesOn: ['groupInvite', 'role'],
-  ownsGroupPath: false,
   access: { is: 'grant', role: 'role', to: 'email', principalField: 'email', expiryField: 'expirationTime' },
   address: (groupPath, fields, _parent, uid) => {
     const email = typeof fields.email === 'string' && fields.email !== '' ? asciiLower(fields.email) : uidTail(uid);
     return groupInviteAddress(groupPath, email, (fields.role as RoleKey | undefined) ?? { builtin: '?' });
   },
   describe: (key) => `group invite ${JSON.stringify(key)}`,
-} as const satisfies KindDescriptor<'groupInvite'>;
+});

@@ -5,7 +5,7 @@
  * identity provider; the API's `scope` is always the org's root group.
  */
 import { namedAddress, referenceText, type RoleKey } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared, DeclaredWith } from './declared-types.js';
 
@@ -17,30 +17,23 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.groupMapping, {
   role: { apiName: 'roleUid', type: 'roleRef' },
 });
 
-export const groupMapping = {
+export const groupMapping = defineKind({
   kind: 'groupMapping',
   label: { one: 'group mapping', many: 'group mappings' },
   api: {
     collection: '/iam/v2/externalGroupRoleMappings',
     plural: 'externalGroupRoleMappings',
-    nameFilter: false,
     createFields: [...bodyFieldNames(FIELDS), 'scope'],
-    updatableFields: [],
   },
   parentKind: 'identityProvider',
   keyField: null,
   fields: FIELDS,
   orgScopeField: 'scope',
-  hasUpdate: false,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: { listKey: 'groupMappings', definition: 'groupMapping', form: 'nested', itemNoun: 'group mapping' },
   deleteReliesOn: ['groupMapping', 'role'],
-  ownsGroupPath: false,
   access: { is: 'grant', role: 'roleUid', to: 'externalGroup', principalField: 'externalGroupId', scopeField: 'scope' },
   // `groupMapping:identityProvider:<group path>/<idp>/<externalGroup>=<role>`, the role as a binding writes it.
   address: (groupPath, fields, parent) =>
     `groupMapping:${namedAddress('identityProvider', groupPath, String((parent.fields as { name?: unknown }).name))}/${String(fields.externalGroup)}=${fields.role ? referenceText(groupPath, fields.role as RoleKey) : '?'}`,
   describe: (key) => `group mapping of ${JSON.stringify(key)}`,
-} as const satisfies KindDescriptor<'groupMapping'>;
+});

@@ -1,6 +1,6 @@
 /** Groups: the org's tree. The org itself is the root group (address `org`). */
 import { groupAddress } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -9,27 +9,23 @@ export type GroupFields = Declared<'group'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.group);
 
-export const group = {
+export const group = defineKind({
   kind: 'group',
   label: { one: 'group', many: 'groups' },
   api: {
     collection: '/iam/v2/groups',
     plural: 'groups',
     nameFilter: true,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: bodyFieldNames(FIELDS),
   },
-  parentKind: 'group',
   keyField: 'name',
   fields: FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: true,
-  referenceable: false,
   access: { is: 'scope' },
   manifest: { listKey: 'groups', definition: 'group', form: 'group', itemNoun: 'group' },
   deleteReliesOn: '*',
   ownsGroupPath: true,
   address: (groupPath) => groupAddress(groupPath),
   describe: (key) => `group ${JSON.stringify(key)}`,
-} as const satisfies KindDescriptor<'group'>;
+});

@@ -5,7 +5,7 @@
  * `apply --rotate-secrets`, and never kept anywhere else.
  */
 import { namedAddress, type RoleKey } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type ItemProblem, type KindDescriptor } from '../kind-descriptor.js';
+import { bodyFieldNames, declaredFieldSpecs, defineKind, type ItemProblem } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared, DeclaredWith } from './declared-types.js';
 import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
@@ -21,17 +21,15 @@ export const CLIENT_SECRET = 'oidc.clientSecret';
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identityProvider, { defaultRole: { type: 'roleRef' } });
 
-export const identityProvider = {
+export const identityProvider = defineKind({
   kind: 'identityProvider',
   label: { one: 'identity provider', many: 'identity providers' },
   api: {
     collection: '/iam/v2/identityProviders',
     plural: 'identityProviders',
     nameFilter: true,
-    createFields: bodyFieldNames(FIELDS),
     updatableFields: [...bodyFieldNames(FIELDS), CLIENT_SECRET],
   },
-  parentKind: 'group',
   keyField: 'name',
   fields: FIELDS,
   secretPaths: [CLIENT_SECRET],
@@ -39,10 +37,8 @@ export const identityProvider = {
   renameable: true,
   // Its group mappings are its children.
   holdsChildren: true,
-  referenceable: false,
   manifest: { listKey: 'identityProviders', definition: 'identityProvider', form: 'item', itemNoun: 'identity provider' },
   deleteReliesOn: ['identityProvider', 'groupMapping'],
-  ownsGroupPath: false,
   access: { is: 'grant', role: 'defaultRole', to: 'signIn' },
   address: (groupPath, fields) => namedAddress('identityProvider', groupPath, String(fields.name)),
   describe: (key) => `identity provider ${JSON.stringify(key)}`,
@@ -65,4 +61,4 @@ export const identityProvider = {
     }
     return problems;
   },
-} as const satisfies KindDescriptor<'identityProvider'>;
+});

@@ -4,7 +4,7 @@
  * platform service principal. The rules of each live in identity-relationships.ts.
  */
 import { namedAddress } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type ItemProblem, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind, type ItemProblem } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { DeclaredWith } from './declared-types.js';
 import {
@@ -30,28 +30,23 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
   servicePrincipal: { optional: true, normalize: normalizeServicePrincipal },
 });
 
-export const identity = {
+export const identity = defineKind({
   kind: 'identity',
   label: { one: 'identity', many: 'identities' },
   api: {
     collection: '/iam/v2/identities',
     plural: 'identities',
     nameFilter: true,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: bodyFieldNames(FIELDS),
   },
-  parentKind: 'group',
   keyField: 'name',
   fields: FIELDS,
   exclusiveFields: RELATIONSHIP_FIELDS,
   hasUpdate: true,
   renameable: true,
-  holdsChildren: false,
   referenceable: true,
   access: { is: 'principal', relationship: RELATIONSHIP_FIELDS },
   manifest: { listKey: 'identities', definition: 'identity', form: 'item', itemNoun: 'identity' },
   deleteReliesOn: ['identity', 'roleBinding'],
-  ownsGroupPath: false,
   address: (groupPath, fields) => namedAddress('identity', groupPath, String(fields.name)),
   describe: (key) => `identity ${JSON.stringify(key)}`,
   checkItem(item, key) {
@@ -71,4 +66,4 @@ export const identity = {
     }
     return problems;
   },
-} as const satisfies KindDescriptor<'identity'>;
+});

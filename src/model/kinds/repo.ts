@@ -5,7 +5,7 @@
  * `activeTags` are sets (DESIGN.md §2 rev 5: managed as the provider manages them).
  */
 import { namedAddress } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -29,26 +29,21 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   tier: { apiName: 'catalogTier', optional: true },
 });
 
-export const repo = {
+export const repo = defineKind({
   kind: 'repo',
   label: { one: 'repo', many: 'repos' },
   api: {
     collection: '/registry/v2/repos',
     plural: 'repos',
     nameFilter: true,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: bodyFieldNames(FIELDS),
   },
-  parentKind: 'group',
   keyField: 'name',
   fields: FIELDS,
   hasUpdate: true,
   renameable: true,
   holdsChildren: true,
-  referenceable: false,
   manifest: { listKey: 'repos', definition: 'repo', form: 'item', itemNoun: 'repo' },
   deleteReliesOn: ['repo', 'tag'],
-  ownsGroupPath: false,
   address: (groupPath, fields) => namedAddress('repo', groupPath, String(fields.name)),
   describe: (key) => `repo ${JSON.stringify(key)}`,
   checkItem(item, key) {
@@ -57,4 +52,4 @@ export const repo = {
     if (typeof overlay !== 'string' || overlay === '' || jsonObjectOf(overlay)) return [];
     return [{ pointer: ['syncConfig', 'apkoOverlay'], message: `syncConfig.apkoOverlay of repo ${JSON.stringify(key)} is not JSON text of an object; expected an apko configuration such as {"contents":{"packages":["curl"]}} (or "" for none)` }];
   },
-} as const satisfies KindDescriptor<'repo'>;
+});

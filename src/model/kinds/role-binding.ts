@@ -4,7 +4,7 @@
  * PATCH of `roleUid`.
  */
 import { referenceText, roleBindingAddress, type IdentityKey, type RoleKey } from '../address.js';
-import { declaredFieldSpecs, referenceUidField, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind, referenceUidField } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 
 export interface RoleBindingFields {
@@ -16,33 +16,27 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.roleBinding);
 /** What a binding references: sent as `identityUid` and `roleUid`, kept as keys (address.ts). */
 const REFERENCES = ['identity', 'role'] as const;
 
-export const roleBinding = {
+export const roleBinding = defineKind({
   kind: 'roleBinding',
   label: { one: 'role binding', many: 'role bindings' },
   api: {
     collection: '/iam/v2/roleBindings',
     plural: 'roleBindings',
-    nameFilter: false,
     createFields: REFERENCES.map(referenceUidField),
     // A binding's identity is what it is; its role may change (one PATCH of roleUid).
     updatableFields: [referenceUidField('role')],
   },
-  parentKind: 'group',
   keyField: null,
   references: REFERENCES,
   fields: FIELDS,
   hasUpdate: true,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   access: { is: 'grant', role: 'roleUid', to: 'identity', principalField: 'identityUid' },
   manifest: { listKey: 'roleBindings', definition: 'roleBinding', form: 'binding', itemNoun: 'role binding' },
   deleteReliesOn: ['roleBinding', 'identity', 'role'],
-  ownsGroupPath: false,
   address: (groupPath, fields) => roleBindingAddress(groupPath, fields.identity as IdentityKey, fields.role as RoleKey),
   describe: () => 'role binding',
   display: (groupPath, fields) => ({
     identity: referenceText(groupPath, fields.identity as IdentityKey),
     role: referenceText(groupPath, fields.role as RoleKey),
   }),
-} as const satisfies KindDescriptor<'roleBinding'>;
+});

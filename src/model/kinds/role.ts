@@ -1,6 +1,6 @@
 /** Custom roles: named sets of capabilities owned by a group (built-in roles are not managed). */
 import { namedAddress } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared, DeclaredWith } from './declared-types.js';
 
@@ -13,28 +13,23 @@ export type RoleFields = DeclaredWith<'role', { capabilities?: string[] }>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.role);
 
-export const role = {
+export const role = defineKind({
   kind: 'role',
   label: { one: 'role', many: 'roles' },
   api: {
     collection: '/iam/v2/roles',
     plural: 'roles',
     nameFilter: true,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: bodyFieldNames(FIELDS),
   },
-  parentKind: 'group',
   keyField: 'name',
   fields: FIELDS,
   hasUpdate: true,
   renameable: true,
-  holdsChildren: false,
   referenceable: true,
   access: { is: 'capabilities', field: 'capabilities' },
   builtinNames: BUILTIN_ROLE_NAMES,
   manifest: { listKey: 'roles', definition: 'role', form: 'item', itemNoun: 'role' },
   deleteReliesOn: ['role', 'roleBinding'],
-  ownsGroupPath: false,
   address: (groupPath, fields) => namedAddress('role', groupPath, String(fields.name)),
   describe: (key) => `role ${JSON.stringify(key)}`,
   checkItem(_item, key, where) {
@@ -49,4 +44,4 @@ export const role = {
   },
   // A built-in role, should a scoped listing ever include one: flat uid, not the org's.
   isOrgResource: (item) => item.uid.includes('/'),
-} as const satisfies KindDescriptor<'role'>;
+});

@@ -1,6 +1,6 @@
 /** Event subscriptions: a group's events delivered to an https sink; keyed by the sink. */
 import { joinPath } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 import { isHttpsUrl, nonAsciiUrlProblem } from '../../util/url.js';
@@ -10,26 +10,16 @@ export type SubscriptionFields = Declared<'subscription'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.subscription);
 
-export const subscription = {
+export const subscription = defineKind({
   kind: 'subscription',
   label: { one: 'subscription', many: 'subscriptions' },
   api: {
     collection: '/events/v2/subscriptions',
     plural: 'subscriptions',
-    nameFilter: false,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: [],
   },
-  parentKind: 'group',
   keyField: 'sink',
   fields: FIELDS,
-  hasUpdate: false,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: { listKey: 'subscriptions', definition: 'subscription', form: 'item', itemNoun: 'subscription' },
-  deleteReliesOn: ['subscription'],
-  ownsGroupPath: false,
   // `subscription:<group path>/<sink>` (no leading '/' at the root).
   address: (groupPath, fields) => `subscription:${joinPath(groupPath, String(fields.sink))}`,
   describe: (key) => `subscription to ${key}`,
@@ -40,4 +30,4 @@ export const subscription = {
     if (!key.startsWith('https://') || isHttpsUrl(key)) return [];
     return [{ pointer: ['sink'], message: `sink ${JSON.stringify(key)} of a subscription in ${where} is not a valid URL; expected https://<host>/<path>`, fatal: true }];
   },
-} as const satisfies KindDescriptor<'subscription'>;
+});

@@ -1,6 +1,6 @@
 /** Image tags: children of a repo, published by CI; never declared in manifests, never updated. */
 import { joinPath, tagAddress } from '../address.js';
-import { bodyFieldNames, declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared, DeclaredWith } from './declared-types.js';
 
@@ -12,27 +12,18 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.tag, {
   deprecated: { compared: false },
 });
 
-export const tag = {
+export const tag = defineKind({
   kind: 'tag',
   label: { one: 'tag', many: 'tags' },
   api: {
     collection: '/registry/v2/tags',
     plural: 'tags',
-    nameFilter: false,
-    createFields: bodyFieldNames(FIELDS),
-    updatableFields: [],
   },
   parentKind: 'repo',
   keyField: 'name',
   fields: FIELDS,
-  hasUpdate: false,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: null,
   goesWithParent: true,
-  deleteReliesOn: ['tag'],
-  ownsGroupPath: false,
   address: (_groupPath, fields, repo) => tagAddress(joinPath(repo.groupPath, String((repo.fields as { name?: unknown }).name)), String(fields.name)),
   describe: (key) => `tag ${JSON.stringify(key)}`,
-} as const satisfies KindDescriptor<'tag'>;
+});

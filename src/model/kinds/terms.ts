@@ -4,7 +4,7 @@
  * is), leaving it out changes nothing (a note, never a step). Acceptances have no uid of their
  * own: the model names each by its org and document.
  */
-import { declaredFieldSpecs, type KindDescriptor } from '../kind-descriptor.js';
+import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -13,30 +13,21 @@ export type TermsFields = Declared<'terms'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.terms);
 
-export const terms = {
+export const terms = defineKind({
   kind: 'terms',
   label: { one: 'accepted terms document', many: 'accepted terms documents' },
   api: {
     collection: '/iam/v2/terms',
     plural: 'termsAcceptances',
-    nameFilter: false,
     createFields: ['documentIds'],
-    updatableFields: [],
   },
-  parentKind: 'group',
   keyField: 'docId',
   fields: FIELDS,
   permanent: true,
   listedPerParent: true,
   uidOf: (item, parentUid) => `${parentUid}/terms:${String(item.docId)}`,
   createBody: (after) => ({ documentIds: [after.docId] }),
-  hasUpdate: false,
-  renameable: false,
-  holdsChildren: false,
-  referenceable: false,
   manifest: { listKey: 'acceptedTerms', definition: 'org', form: 'values', itemNoun: 'document id' },
-  deleteReliesOn: ['terms'],
-  ownsGroupPath: false,
   address: (_groupPath, fields) => `terms:${String(fields.docId)}`,
   describe: (key) => `accepted terms document ${JSON.stringify(key)}`,
-} as const satisfies KindDescriptor<'terms'>;
+});
