@@ -9,10 +9,10 @@
 import { orderAndCheck } from './phases/check.js';
 import { planCreates } from './phases/creates.js';
 import { planDeletes } from './phases/deletes.js';
-import { explainReplacements, noteWhatGoesWithParents, withReasons } from './phases/explain.js';
+import { explain } from './phases/explain.js';
 import { matchResources } from './phases/match.js';
 import { normalise } from './phases/normalise.js';
-import { orgInvisible, preparePlanning, refuseInvisibleOrg } from './phases/prepare.js';
+import { invisibleOrgPlan, preparePlanning } from './phases/prepare.js';
 import { assemblePlan } from './phases/summary.js';
 import { checkTargets, selectTargets } from './phases/targets.js';
 import { planRoleChanges, planUpdates, waitForFreedNames } from './phases/updates.js';
@@ -34,7 +34,8 @@ export { liveReadFor } from './phases/prepare.js';
 export function plan(desired: DesiredState, live: LiveState, options: PlanOptions = {}): Plan {
   const targets = options.targets ?? [];
   checkTargets(targets);
-  if (orgInvisible(live, options)) return refuseInvisibleOrg(desired);
+  const invisible = invisibleOrgPlan(desired, live, options);
+  if (invisible) return invisible;
   // 0. prepare: renames re-address live state, members become bindings and invites, live is indexed
   const { p, members, refusals: prepared } = preparePlanning(desired, live, options);
   // 1. normalise
@@ -54,13 +55,12 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const targeted = targets.length > 0 ? selectTargets(p, planned, targets) : undefined;
   const kept = targeted?.steps ?? planned;
   // 8. explain
-  const explained = explainReplacements(kept);
-  const goesWith = noteWhatGoesWithParents(kept);
+  const explained = explain(kept);
   // 9. order and check: the safety rules, and what the plan changes in access (--deny-new-access)
   const refusals = [...prepared, ...normalised.refusals, ...(targeted?.refusals ?? [])];
-  const checked = orderAndCheck(p, { steps: withReasons(kept, explained.reasons), plannedSteps: planned.map((s) => s.step), holders: deletes.holders, resources: normalised.resources, refusals }, options);
+  const checked = orderAndCheck(p, { steps: explained.steps, plannedSteps: planned.map((s) => s.step), holders: deletes.holders, resources: normalised.resources, refusals }, options);
   // 10. summary
-  const warnings = [...creates.warnings, ...updates.warnings, ...roleChanges.warnings, ...deletes.warnings, ...(targeted?.warnings ?? []), ...explained.warnings, ...goesWith];
+  const warnings = [...creates.warnings, ...updates.warnings, ...roleChanges.warnings, ...deletes.warnings, ...(targeted?.warnings ?? []), ...explained.warnings];
   return assemblePlan(p, checked, { members, untargeted: targeted?.untargeted, warnings });
 }
 

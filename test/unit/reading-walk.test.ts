@@ -52,6 +52,15 @@ describe('the reading walk', () => {
     expect(m.stays.filter((f) => rel(f) === 'plan/index.ts').length).toBe(m.stays.length - (m.stays.length - 1) / 2);
   });
 
+  it('walked phase by phase, plan() is at most 30 stays and climbs back at most 6 times; from planFromManifests, 3 deep, at most 16 files (issue 52)', () => {
+    const phases = measureWalk(readingWalk(join(SRC, 'plan', 'index.ts'), 'plan', 2));
+    expect(phases.stays.length).toBeLessThanOrEqual(30);
+    expect(phases.climbs).toBeLessThanOrEqual(6);
+    const data = measureWalk(readingWalk(join(SRC, 'pipeline.ts'), 'planFromManifests', 3));
+    expect(data.files).toBeLessThanOrEqual(16);
+    expect(data.climbs).toBeLessThanOrEqual(6);
+  });
+
   it('phases return what they make: the inputs they share hold no ledger of steps, warnings or refusals (issue 52)', async () => {
     const { sourceModules, walkAst } = await import('../support/source-graph.js');
     const planning = sourceModules().find((m) => m.rel === 'plan/phases/planning.ts')!;

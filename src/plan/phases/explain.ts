@@ -9,14 +9,23 @@ import { descriptorOf, type Kind } from '../../model/kinds.js';
 import type { KindDescriptor } from '../../model/kind-descriptor.js';
 import type { PlanStep } from '../../model/plan.js';
 
-/** What explaining makes: a reason for steps that have none (address → reason), and warnings. */
-export interface Explained {
+/**
+ * The explain phase: the kept steps with the reasons it gives them (new step objects for those),
+ * and its notes — replacements that look like renames or moves, what goes with its parent.
+ */
+export function explain(kept: readonly OrderedStep[]): { steps: OrderedStep[]; warnings: string[] } {
+  const explained = explainReplacements(kept);
+  return { steps: withReasons(kept, explained.reasons), warnings: [...explained.warnings, ...noteWhatGoesWithParents(kept)] };
+}
+
+/** What explaining replacements makes: a reason for steps that have none (address → reason), and warnings. */
+interface Explained {
   reasons: Map<string, string>;
   warnings: string[];
 }
 
 /** The steps with the reasons explaining gave them (new step objects for those; the rest as they were). */
-export function withReasons<S extends { step: PlanStep }>(steps: readonly S[], reasons: ReadonlyMap<string, string>): S[] {
+function withReasons<S extends { step: PlanStep }>(steps: readonly S[], reasons: ReadonlyMap<string, string>): S[] {
   if (reasons.size === 0) return [...steps];
   return steps.map((s) => {
     const reason = reasons.get(s.step.address);
@@ -53,7 +62,7 @@ const REPLACEMENTS: readonly Replacement[] = [
  * take it for two unrelated changes. A child recreated because its parent group is replaced
  * is not called a move: the parent's own pair explains it.
  */
-export function explainReplacements(planned: readonly OrderedStep[]): Explained {
+function explainReplacements(planned: readonly OrderedStep[]): Explained {
   const steps = byAddress(planned);
   const explained: Explained = { reasons: new Map(), warnings: [] };
   const reason = (step: PlanStep, text: string) => {
@@ -106,7 +115,7 @@ function isReplacedParent(steps: StepsByAddress, deleted: PlanStep, created: Pla
  * in one note per kind, since --max-delete-ratio judges the parent and not what goes with it
  * (see safety.ts).
  */
-export function noteWhatGoesWithParents(planned: readonly OrderedStep[]): string[] {
+function noteWhatGoesWithParents(planned: readonly OrderedStep[]): string[] {
   const steps = byAddress(planned);
   const warnings: string[] = [];
   // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).

@@ -83,13 +83,12 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
   return { p, members: membered.members, refusals: renamed.refusals };
 }
 
-/** Whether the plan ends before it starts: the org is not visible and the caller did not ask to create it. */
-export function orgInvisible(live: LiveState, options: PlanOptions): boolean {
-  return live.org === null && options.bootstrap !== true;
-}
-
-/** The plan for an org that is not visible, without `bootstrap`: no step, one refusal. */
-export function refuseInvisibleOrg(desired: DesiredState): Plan {
+/**
+ * The plan when it ends before it starts — the org is not visible and the caller did not ask to
+ * create it (`bootstrap`): no step, one refusal. Undefined when planning goes on.
+ */
+export function invisibleOrgPlan(desired: DesiredState, live: LiveState, options: Pick<PlanOptions, 'bootstrap'>): Plan | undefined {
+  if (live.org !== null || options.bootstrap === true) return undefined;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     org: { name: desired.org.name },
