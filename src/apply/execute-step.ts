@@ -3,7 +3,7 @@
  * when a step runs; this file decides which requests it makes, and nothing else.
  */
 import type { ApiClient } from '../api/types.js';
-import { descriptorOf, isInviteKind, KIND_INFO, subResourceFields } from '../model/kinds.js';
+import { descriptorOf, INVITE_KIND, KIND_INFO, subResourceFields } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 import { setAtPath } from '../model/field-path.js';
@@ -75,7 +75,7 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
   Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
   addSecrets(step, body, readSecret);
   let resource = await client.create(step.kind, parentUid, body);
-  if (isInviteKind(step)) {
+  if (step.kind === INVITE_KIND) {
     // An invite's code is in the create's answer only. A create whose answer was lost and that
     // the client then found by listing (lost-create recovery) has none: that invite nobody can
     // use is deleted and made again, once, so that its code is kept. When the second answer has

@@ -15,7 +15,7 @@ export { buildStepGraph, measureCriticalPath, InvalidPlanError, type StepGraph }
 export { UnresolvedUidError } from './execute-step.js';
 export { readPlanSecrets, secretReader, SecretUnavailableError, type SecretReader } from './secrets.js';
 import { readSecretsOnce, secretReader, type SecretReader } from './secrets.js';
-import { isInviteKind } from '../model/kinds.js';
+import { INVITE_KIND } from '../model/kinds.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -96,7 +96,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   const secrets = readSecretsOnce(plan, options.readSecret ?? secretReader());
   if (secrets.error) throw secrets.error;
   // A code nobody keeps is a dead invite: refused before the first request.
-  const invites = plan.steps.filter((st) => st.action === 'create' && isInviteKind(st)).map((st) => st.address);
+  const invites = plan.steps.filter((st) => st.action === 'create' && st.kind === INVITE_KIND).map((st) => st.address);
   if (invites.length > 0 && options.onInviteCode === undefined) throw new InviteCodesNeededError(invites);
   // Each value read once, here: a step that sends it takes it from what was read.
   const readSecret = secrets.read;

@@ -19,7 +19,7 @@ import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
-import { declaringGroupPath, descriptorOf, DESCRIPTORS, isGroupKind, isIdentityGrantKind, isInviteKind, isPrincipalKind, type Kind } from '../model/kinds.js';
+import { declaringGroupPath, descriptorOf, DESCRIPTORS, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -388,10 +388,10 @@ function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
   // is written as a members line per binding — not as a managed identity and its bindings. One
   // bound to nothing stays an identity (a plan would otherwise prune it).
   const personEmail = new Map<string, string>();
-  for (const r of live.resources) if (isPrincipalKind(r) && r.email !== undefined) personEmail.set(identityPath(r), r.email);
+  for (const r of live.resources) if (r.kind === PRINCIPAL_KIND && r.email !== undefined) personEmail.set(identityPath(r), r.email);
   const boundPeople = new Set<string>();
   const personOf = (r: LiveResource): string | undefined => {
-    if (!isIdentityGrantKind(r)) return undefined;
+    if (r.kind !== IDENTITY_GRANT_KIND) return undefined;
     const key = r.fields.identity;
     return 'path' in key && personEmail.has(key.path) ? key.path : undefined;
   };
@@ -400,20 +400,20 @@ function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
     if (person !== undefined) boundPeople.add(person);
   }
   for (const r of live.resources) {
-    if (isGroupKind(r)) index.groups.set(r.groupPath, r);
+    if (r.kind === GROUP_KIND) index.groups.set(r.groupPath, r);
     if (r.address === ORG_ADDRESS) continue;
-    if (isInviteKind(r)) {
+    if (r.kind === INVITE_KIND) {
       const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > nowMs;
       if (open) pushTo(index.members, r.groupPath, { email: r.fields.email!, role: r.fields.role });
       else index.unwritableInvites.push(r);
       continue;
     }
     const person = personOf(r);
-    if (person !== undefined && isIdentityGrantKind(r)) {
+    if (person !== undefined && r.kind === IDENTITY_GRANT_KIND) {
       pushTo(index.members, r.groupPath, { email: personEmail.get(person)!, role: r.fields.role });
       continue;
     }
-    if (isPrincipalKind(r) && boundPeople.has(identityPath(r))) continue;
+    if (r.kind === PRINCIPAL_KIND && boundPeople.has(identityPath(r))) continue;
     const descriptor = descriptorOf(r.kind);
     if (!descriptor.manifest) continue; // tags are published by CI, not declared in manifests
     let byGroup = index.byKind.get(r.kind);

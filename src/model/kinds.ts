@@ -81,31 +81,29 @@ export function subResourceFields(kind: Kind): readonly SubResourceField[] {
 }
 const SUB_RESOURCE_FIELDS = new Map<Kind, readonly SubResourceField[]>();
 
-/**
- * What a kind is to members (DESIGN.md §4), read from its access part: an identity is who can act
- * (a person when the service reports an e-mail); an invite grants a role to an e-mail; a binding
- * grants one to an identity. Type guards, so that a caller reads the kind's fields.
- */
-export function isPrincipalKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'identity' } {
-  return descriptorOf(r.kind).access?.is === 'principal';
-}
-export function isInviteKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'groupInvite' } {
-  const part = descriptorOf(r.kind).access;
-  return part?.is === 'grant' && part.to === 'email';
-}
-export function isIdentityGrantKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'roleBinding' } {
-  const part = descriptorOf(r.kind).access;
-  return part?.is === 'grant' && part.to === 'identity';
+/** The one kind whose descriptor says `is`; its type is checked when the module loads. */
+function theKind<K extends Kind>(expected: K, is: (d: KindDescriptor) => boolean): K {
+  const found = DESCRIPTORS.filter((d) => is(d as KindDescriptor)).map((d) => d.kind);
+  if (found.length !== 1 || found[0] !== expected) throw new Error(`internal error: the descriptors make ${found.join(', ') || 'no kind'} what ${expected} is`);
+  return expected;
 }
 
-/** A kind that owns a group path (groups): the structure every other kind hangs from. */
-export function isGroupKind<T extends { kind: Kind }>(r: T): r is T & { kind: 'group' } {
-  return descriptorOf(r.kind).ownsGroupPath;
-}
+/**
+ * What a kind is to members and to structure (DESIGN.md §4), read from the descriptors once: an
+ * identity is who can act (a person when the service reports an e-mail); an invite grants a role
+ * to an e-mail; a binding grants one to an identity; a group owns a group path. Compared with a
+ * resource's `kind` where it is read (`r.kind === INVITE_KIND`), which narrows its type — and
+ * keeps each such read a property load of its own call site (a shared predicate made every one
+ * polymorphic: issue 51).
+ */
+export const PRINCIPAL_KIND = theKind('identity', (d) => d.access?.is === 'principal');
+export const INVITE_KIND = theKind('groupInvite', (d) => d.access?.is === 'grant' && d.access.to === 'email');
+export const IDENTITY_GRANT_KIND = theKind('roleBinding', (d) => d.access?.is === 'grant' && d.access.to === 'identity');
+export const GROUP_KIND = theKind('group', (d) => d.ownsGroupPath);
 
 /** The group a resource is declared in: a group is declared in its parent (its own path is its parent's plus its name). */
 export function declaringGroupPath(r: { readonly kind: Kind; readonly groupPath: string }): string {
-  return isGroupKind(r) ? parentPath(r.groupPath) : r.groupPath;
+  return r.kind === GROUP_KIND ? parentPath(r.groupPath) : r.groupPath;
 }
 
 /** True when `value` names a managed kind. */

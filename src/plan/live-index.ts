@@ -1,7 +1,7 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
-import { descriptorOf, isIdentityGrantKind, type Kind, roleRefFields } from '../model/kinds.js';
+import { descriptorOf, IDENTITY_GRANT_KIND, type Kind, roleRefFields } from '../model/kinds.js';
 import { ORG_ADDRESS } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './references.js';
@@ -65,7 +65,7 @@ export function indexLive(live: LiveState): LiveIndex {
     };
     for (const r of resources) {
       if (r.parentAddress !== null && addresses.has(r.parentAddress)) pushTo(holders.childrenOf, r.parentAddress, r);
-      if (isIdentityGrantKind(r)) {
+      if (r.kind === IDENTITY_GRANT_KIND) {
         holds(r, 'identity', r.fields.identity);
         holds(r, 'role', r.fields.role);
       }

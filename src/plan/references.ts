@@ -5,7 +5,7 @@
 import { joinPath, roleBindingAddress } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { DesiredResource, LiveResource, LiveState } from '../model/resources.js';
-import { descriptorOf, isIdentityGrantKind } from '../model/kinds.js';
+import { descriptorOf, IDENTITY_GRANT_KIND } from '../model/kinds.js';
 
 /**
  * What is needed to turn a `{uid}` reference into a path when the uid lies inside the org. Most
@@ -64,7 +64,7 @@ function normaliseRoleKey(key: RoleKey, lookup: ReferenceLookup): RoleKey {
  * Other resources are returned unchanged.
  */
 export function normaliseBinding<R extends DesiredResource | LiveResource>(resource: R, lookup: ReferenceLookup): R {
-  if (!isIdentityGrantKind(resource)) return resource;
+  if (resource.kind !== IDENTITY_GRANT_KIND) return resource;
   const identity = normaliseIdentityKey(resource.fields.identity, lookup);
   const role = normaliseRoleKey(resource.fields.role, lookup);
   if (identity === resource.fields.identity && role === resource.fields.role) return resource;

@@ -9,7 +9,7 @@
  */
 import { oldNameVariants, renameLinesOf } from '../model/rename-lines.js';
 import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
-import { descriptorOf, isIdentityGrantKind, roleRefFields, subResourceFields } from '../model/kinds.js';
+import { descriptorOf, IDENTITY_GRANT_KIND, roleRefFields, subResourceFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
 import { fieldsOf, type DesiredResource, type DesiredState, type LiveResource, type LiveState } from '../model/resources.js';
 
@@ -179,7 +179,7 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
     if (r.address === ORG_ADDRESS) return r;
     const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
     const moved = { ...r, groupPath: groupPathOf(r), parentAddress: parent ? addressOf(parent) : r.parentAddress } as LiveResource;
-    if (isIdentityGrantKind(moved)) {
+    if (moved.kind === IDENTITY_GRANT_KIND) {
       moved.fields = { identity: rekey('identity', moved.fields.identity), role: rekey('role', moved.fields.role) };
     } else {
       // Any other role reference (an identity provider's default role, a group mapping's role)

@@ -3,7 +3,7 @@ import type { Kind } from '../model/kinds.js';
 import type { PruneSetting, ResourceUnion } from '../model/resources.js';
 import { matchesAnyGlob, type AddressGlob } from '../model/address.js';
 import { identityRefAddress } from './references.js';
-import { isIdentityGrantKind, PRUNE_KEYS } from '../model/kinds.js';
+import { IDENTITY_GRANT_KIND, PRUNE_KEYS } from '../model/kinds.js';
 
 /** `settings.prune` for one kind: a boolean for all, or a map whose absent kinds are pruned. */
 export function isPruned(prune: PruneSetting, kind: Kind): boolean {
@@ -52,5 +52,5 @@ export function listNames(names: readonly string[]): string {
 export function isIgnoredResource(resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>, ignore: readonly AddressGlob[]): boolean {
   if (ignore.length === 0) return false;
   if (matchesAnyGlob(resource.address, ignore)) return true;
-  return isIdentityGrantKind(resource) && matchesAnyGlob(identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity), ignore);
+  return resource.kind === IDENTITY_GRANT_KIND && matchesAnyGlob(identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity), ignore);
 }

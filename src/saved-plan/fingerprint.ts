@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Fingerprint, Plan, PlanStep } from '../model/plan.js';
-import { isIdentityGrantKind, type SubResourceField, subResourceFields } from '../model/kinds.js';
+import { IDENTITY_GRANT_KIND, type SubResourceField, subResourceFields } from '../model/kinds.js';
 import { kindOfAddress } from '../model/address.js';
 import { fieldsOf, type LiveResource, type LiveState } from '../model/resources.js';
 import { displayFields } from '../plan/fields.js';
@@ -103,7 +103,7 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     if (r.parentAddress !== null && deleted.has(r.parentAddress)) {
       stale.push({ address: r.address, reason: `new inside ${r.parentAddress}, which the plan deletes` });
     }
-    if (!isIdentityGrantKind(r)) continue;
+    if (r.kind !== IDENTITY_GRANT_KIND) continue;
     // A new binding to an identity or role the plan deletes would make that delete fail.
     for (const target of [identityRefAddress(r.fields.identity), roleRefAddress(r.fields.role)]) {
       if (deleted.has(target)) stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });

@@ -36,7 +36,7 @@ import {
 } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
-import { isInviteKind } from '../../model/kinds.js';
+import { INVITE_KIND } from '../../model/kinds.js';
 
 interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   autoApprove?: boolean;
@@ -106,7 +106,7 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     if (plan.steps.length === 0) return 0;
     if (secrets.error) throw secrets.error; // before the question
     // A code nobody keeps is a dead invite: refused before the question, as apply() would before any write.
-    const invites = plan.steps.filter((s) => s.action === 'create' && isInviteKind(s)).map((s) => s.address);
+    const invites = plan.steps.filter((s) => s.action === 'create' && s.kind === INVITE_KIND).map((s) => s.address);
     if (invites.length > 0 && options.inviteCodes === undefined) throw new InviteCodesNeededError(invites);
 
     if (!(await confirmApply(plan.steps.length, options, ctx))) {

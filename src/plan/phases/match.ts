@@ -5,7 +5,7 @@ import { type Planning, isIgnoredDeclared, isIgnoredLive } from './planning.js';
 import { identityRefAddress } from '../references.js';
 import type { DesiredResource, LiveResource } from '../../model/resources.js';
 import { pushTo } from '../../util/multimap.js';
-import { isIdentityGrantKind } from '../../model/kinds.js';
+import { IDENTITY_GRANT_KIND } from '../../model/kinds.js';
 
 export interface Matching {
   /** Objects, not [desired, live] tuples: a tuple is taken apart through an iterator, allocated per pair in cold code. */
@@ -42,8 +42,8 @@ export function matchResources(p: Pick<Planning, 'index' | 'ignore' | 'formerAdd
     `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
   const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
   const liveByKey = new Map<string, Binding<LiveResource>[]>();
-  for (const d of unmatchedDesired) if (isIdentityGrantKind(d) && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
-  for (const l of unmatchedLive) if (isIdentityGrantKind(l) && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
+  for (const d of unmatchedDesired) if (d.kind === IDENTITY_GRANT_KIND && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive) if (l.kind === IDENTITY_GRANT_KIND && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
   const roleChanges: Matching['roleChanges'] = [];
   const paired = new Set<string>();
   for (const [key, ds] of desiredByKey) {

@@ -20,7 +20,7 @@ import type { DesiredMember, DesiredResource, DesiredState, LiveResource, LiveSt
 import type { MemberStatus } from '../../model/plan.js';
 import { pushTo } from '../../util/multimap.js';
 import { rfc3339Millis } from '../../util/time.js';
-import { isIdentityGrantKind, isInviteKind, isPrincipalKind } from '../../model/kinds.js';
+import { IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND } from '../../model/kinds.js';
 
 /** How long an invite stays open when `settings.inviteTtl` does not say (DESIGN.md §4). */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -46,7 +46,7 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   const byAddress = new Map<string, LiveResource>();
   for (const r of live.resources) {
     byAddress.set(r.address, r);
-    if (isPrincipalKind(r) && r.email !== undefined) pushTo(identitiesByEmail, asciiLower(r.email), r);
+    if (r.kind === PRINCIPAL_KIND && r.email !== undefined) pushTo(identitiesByEmail, asciiLower(r.email), r);
   }
   const declared = new Set(desired.resources.map((r) => r.address));
   const added: DesiredResource[] = [];
@@ -73,13 +73,13 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
     const inviteAddress = groupInviteAddress(m.groupPath, email, m.role);
     const open = byAddress.get(inviteAddress);
     // An open invite is pending, unless --reinvite asks for a new one (its code was lost): then it is replaced like an expired one.
-    if (open !== undefined && isInviteKind(open) && !expired(open.fields.expirationTime, nowMs) && !reinvite.has(email)) {
+    if (open !== undefined && open.kind === INVITE_KIND && !expired(open.fields.expirationTime, nowMs) && !reinvite.has(email)) {
       declare(memberResource(m, { kind: 'groupInvite', address: open.address, groupPath: open.groupPath, parentAddress: open.parentAddress, fields: { ...open.fields } }));
       members.push({ ...base, state: 'pending', expirationTime: open.fields.expirationTime });
       continue;
     }
     const status: MemberStatus = { ...base, state: 'invited' };
-    if (open !== undefined && isInviteKind(open)) {
+    if (open !== undefined && open.kind === INVITE_KIND) {
       const aside = groupInviteAddress(m.groupPath, open.uid.slice(open.uid.lastIndexOf('/') + 1), m.role);
       movedAside.set(open, aside);
       status.replaces = aside;
@@ -104,10 +104,10 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
 /** The live binding that makes a member present, and its identity, if any. */
 function presentBinding(m: DesiredMember, identities: readonly LiveResource[], byAddress: ReadonlyMap<string, LiveResource>): { identity: LiveResource & { kind: 'identity' }; binding: LiveResource & { kind: 'roleBinding' } } | undefined {
   for (const identity of identities) {
-    if (!isPrincipalKind(identity)) continue;
+    if (identity.kind !== PRINCIPAL_KIND) continue;
     const path = joinPath(identity.groupPath, identity.fields.name);
     const binding = byAddress.get(roleBindingAddress(m.groupPath, { path }, m.role));
-    if (binding !== undefined && isIdentityGrantKind(binding)) return { identity, binding };
+    if (binding !== undefined && binding.kind === IDENTITY_GRANT_KIND) return { identity, binding };
   }
   return undefined;
 }

@@ -7,7 +7,7 @@ import { ORG_ADDRESS } from '../../model/address.js';
 import { referenceUidField } from '../../model/kind-descriptor.js';
 import type { PlanRefusal } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
-import { isIdentityGrantKind } from '../../model/kinds.js';
+import { IDENTITY_GRANT_KIND } from '../../model/kinds.js';
 
 /** What normalise makes: the declared resources as the later phases compare them, and what cannot be planned at all. */
 export interface Normalised {
@@ -35,7 +35,7 @@ function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refus
   const byUid = new Set<DesiredResource>();
   for (const raw of p.desired.resources) {
     const r = normaliseBinding(raw, p.index.lookup);
-    if (isIdentityGrantKind(r) && findDanglingReference(p, r, refusals)) continue;
+    if (r.kind === IDENTITY_GRANT_KIND && findDanglingReference(p, r, refusals)) continue;
     if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {

@@ -8,7 +8,7 @@ import type { OrderedStep } from '../order.js';
 import type { RenameResult } from '../renames.js';
 import { isIgnoredResource } from '../settings.js';
 import { type AddressGlob, matchesAnyGlob } from '../../model/address.js';
-import { descriptorOf, isIdentityGrantKind, type Kind, roleRefFields } from '../../model/kinds.js';
+import { descriptorOf, IDENTITY_GRANT_KIND, type Kind, roleRefFields } from '../../model/kinds.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState } from '../../model/resources.js';
 
 /**
@@ -60,7 +60,7 @@ export function isIgnoredLive(p: Pick<Planning, 'ignore' | 'formerAddressesOf' |
   // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and
   // the address under each old name a `renamedFrom` line still gives it.
   if (p.formerAddressesOf(resource).some((a) => matchesAnyGlob(a, p.ignore))) return true;
-  if (!isIdentityGrantKind(resource) || !('path' in resource.fields.identity)) return false;
+  if (resource.kind !== IDENTITY_GRANT_KIND || !('path' in resource.fields.identity)) return false;
   const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
   return identity !== undefined && p.formerAddressesOf(identity).some((a) => matchesAnyGlob(a, p.ignore));
 }
