@@ -5,7 +5,7 @@
  */
 import { escapeValue, hasControl } from '../io/escape.js';
 import { joinPath, ORG_ADDRESS, type IdentityKey, type RoleKey } from '../model/address.js';
-import { readApiValue, type KindDescriptor } from '../model/kind-descriptor.js';
+import { listedFields, type KindDescriptor, type ListedField } from '../model/kind-descriptor.js';
 import { CREATE_ORDER, descriptorOf, KIND_INFO, KINDS, type Kind } from '../model/kinds.js';
 import type { IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
 import type { ApiObject } from '../api/types.js';
@@ -52,13 +52,21 @@ function addTimestamps(resource: { createTime?: string; updateTime?: string; las
   if (typeof obj.updateTime === 'string') resource.updateTime = obj.updateTime;
 }
 
+/** Each kind's listed fields and their readers, decided once. */
+const LISTED = new Map<string, readonly ListedField[]>();
+function listedOf(descriptor: KindDescriptor): readonly ListedField[] {
+  let listed = LISTED.get(descriptor.kind);
+  if (listed === undefined) LISTED.set(descriptor.kind, (listed = listedFields(descriptor.fields)));
+  return listed;
+}
+
 /** The managed fields of an API object that its listing carries (others are ignored). */
-function readListedFields(descriptor: KindDescriptor, obj: ApiObject): Record<string, unknown> {
+function readListedFields(listed: readonly ListedField[], obj: ApiObject): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  for (const spec of descriptor.fields) {
-    if (spec.subResource) continue; // fetched on its own, when managed
-    const value = readApiValue(spec, obj[spec.apiName ?? spec.name]);
-    if (value !== undefined) fields[spec.name] = value;
+  for (let i = 0; i < listed.length; i++) {
+    const f = listed[i]!;
+    const value = f.read(obj[f.key]);
+    if (value !== undefined) fields[f.name] = value;
   }
   return fields;
 }
@@ -84,7 +92,7 @@ export function buildOrgResource(org: ApiObject): LiveResource {
     parentAddress: null,
     uid: org.uid,
     parentUid: null,
-    fields: readListedFields(descriptorOf('group'), org),
+    fields: readListedFields(listedOf(descriptorOf('group')), org),
   } as unknown as LiveResource;
   addTimestamps(resource, org);
   return resource;
@@ -156,6 +164,7 @@ export class LiveResourceBuilder {
     this.next = at + 1;
     const descriptor = descriptorOf(kind);
     const roleRefFields = descriptor.fields.filter((spec) => spec.type === 'roleRef');
+    const listed = listedOf(descriptor);
     const paths = descriptor.referenceable ? new Map<string, string>() : undefined;
     if (paths) this.pathsByKind.set(kind, paths);
     // One resource read twice (the org's association by uid, and again by a server whose
@@ -172,7 +181,7 @@ export class LiveResourceBuilder {
         tally(this.unplaced, kind, obj.uid);
         continue;
       }
-      const fields = readListedFields(descriptor, obj);
+      const fields = readListedFields(listed, obj);
       for (const ref of descriptor.references ?? []) fields[ref] = this.referenceKey(ref as Kind, referencedUid(obj, ref as 'identity' | 'role'), obj.uid);
       // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
       for (const spec of roleRefFields) {
