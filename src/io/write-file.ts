@@ -46,14 +46,30 @@ export function describeWriteError(err: unknown, path: string): string {
  */
 export function writeUserFile(path: string, text: string, what: string, options: { redact: Redactor; mode?: number; exclusive?: boolean }): void {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const mode = options.mode ?? 0o644;
   try {
-    writeFileSync(temp, options.redact(text), { flag: 'wx', mode: options.mode ?? 0o644 });
-    if (options.exclusive) linkSync(temp, path);
+    const redacted = options.redact(text);
+    writeFileSync(temp, redacted, { flag: 'wx', mode });
+    if (options.exclusive) linkOrCreate(temp, path, redacted, mode);
     else renameSync(temp, path);
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
   } finally {
     rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Gives `temp` the name `path` unless a file has it (EEXIST). A file system without hard links
+ * (EPERM, ENOTSUP, ENOSYS) gets an exclusive create instead: the same guarantee, without the
+ * atomic rename of the content.
+ */
+function linkOrCreate(temp: string, path: string, text: string, mode: number): void {
+  try {
+    linkSync(temp, path);
+  } catch (err) {
+    if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    writeFileSync(path, text, { flag: 'wx', mode });
   }
 }
 
