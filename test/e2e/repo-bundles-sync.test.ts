@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useSuiteEmulator } from './cli-harness.js';
+import { runCli, useSuiteEmulator, type SuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'repo-bundles-e2e-token-77c1';
 const SOURCE = '0123456789abcdef0123456789abcdef01234567/89abcdef01234567';
@@ -21,6 +21,23 @@ const manifest = (bundles: string, expiration: string, syncApks = true) =>
     `      syncConfig: {source: "${SOURCE}", expiration: "${expiration}", syncApks: ${syncApks}, uniqueTags: false}`,
     '',
   ].join('\n');
+
+/** Applies the manifests in `dir`, shows that a re-plan is empty, and gives each write's method and update mask. */
+async function appliedWrites(suite: SuiteEmulator, dir: string): Promise<string[]> {
+  suite.emulator.clearRequestLog();
+  expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
+  const writes = suite.emulator.requestLog.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.query.updateMask}`);
+  expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  return writes;
+}
+
+/** Exports the suite's org, shows that the export plans back to nothing, and gives its org.yaml. */
+async function exportedAndPlannedBack(suite: SuiteEmulator): Promise<string> {
+  const out = join(suite.dir, 'exported');
+  expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
+  expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  return readFileSync(join(out, 'org.yaml'), 'utf8');
+}
 
 describe('repo bundles and syncConfig', () => {
   const suite = useSuiteEmulator(TOKEN, 'bundles', () => mkdirSync(dir));
@@ -60,19 +77,13 @@ describe('repo bundles and syncConfig', () => {
 
   it('sends two leaves and a bundle change in one PATCH', async () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('[featured]', '2028-01-31T00:00:00Z', false));
-    suite.emulator.clearRequestLog();
-    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
-    expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH bundles,syncConfig.expiration,syncConfig.syncApks']);
-    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+    expect(await appliedWrites(suite, dir)).toEqual(['PATCH bundles,syncConfig.expiration,syncConfig.syncApks']);
   });
 
   it('is exported and plans back to nothing', async () => {
-    const out = join(suite.dir, 'exported');
-    expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
-    const text = readFileSync(join(out, 'org.yaml'), 'utf8');
+    const text = await exportedAndPlannedBack(suite);
     expect(text).toContain('bundles: [ featured ]');
     expect(text).toContain('syncConfig:');
-    expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
   it('refuses a bundle keyword the service refuses, with its position', async () => {
@@ -92,7 +103,6 @@ describe('repo bundles and syncConfig', () => {
 describe("the provider's repo fields", () => {
   const suite = useSuiteEmulator('repo-provider-fields-token-3d9a', 'provider', () => mkdirSync(dir));
   const dir = join(suite.dir, 'm');
-  const writes = () => suite.emulator.requestLog.filter((e) => e.method !== 'GET');
   const OVERLAY = '{"contents":{"packages":["curl"]}}';
   const repo = (extra: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  repos:', '    - name: app', ...extra.map((l) => `      ${l}`), ''].join('\n');
   const FULL = [
@@ -121,20 +131,14 @@ describe("the provider's repo fields", () => {
     writeFileSync(join(dir, 'org.yaml'), repo(['tier: BASE', 'aliases: [app-legacy, app-fips]', 'activeTags: [latest]', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: false, google: false, apkoOverlay: '${OVERLAY}'}`]));
     const plan = await runCli(['plan', dir], { env: suite.env });
     expect(plan.stdout).toMatch(/tier: +"FIPS" → "BASE"/);
-    suite.emulator.clearRequestLog();
-    expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
-    expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon']);
-    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+    expect(await appliedWrites(suite, dir)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon']);
   });
 
   it('are exported and plan back to nothing', async () => {
-    const out = join(suite.dir, 'exported');
-    expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
-    const text = readFileSync(join(out, 'org.yaml'), 'utf8');
+    const text = await exportedAndPlannedBack(suite);
     expect(text).toContain('tier: BASE');
     expect(text).toMatch(/aliases: \[ app-fips, app-legacy \]/);
     expect(text).toContain('apkoOverlay');
-    expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
   it('refuses a tier outside the enum and an overlay that is not JSON, with their positions', async () => {
