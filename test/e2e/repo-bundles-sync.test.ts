@@ -122,6 +122,13 @@ describe("the provider's repo fields", () => {
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
+  it('an overlay compares as JSON: another spelling of the same JSON is no change', async () => {
+    const spelled = FULL.map((l) => l.replace(`apkoOverlay: '${OVERLAY}'`, `apkoOverlay: '{ "contents": { "packages": [ "curl" ] } }'`));
+    expect(spelled).not.toEqual(FULL);
+    writeFileSync(join(dir, 'org.yaml'), repo(spelled));
+    expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
+  });
+
   it('left out, are not managed: the live values stay', async () => {
     writeFileSync(join(dir, 'org.yaml'), repo([]));
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);

@@ -5,7 +5,7 @@
  * `activeTags` are sets (DESIGN.md §2 rev 5: managed as the provider manages them).
  */
 import { namedAddress } from '../address.js';
-import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
+import { canonicalJson, declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -20,12 +20,27 @@ const jsonObjectOf = (text: string): object | undefined => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 };
 
+/**
+ * A syncConfig whose apkoOverlay (JSON text) is in one spelling — its JSON with keys sorted and no
+ * spaces — so that the service re-serializing it, or a manifest writing it over several lines, is
+ * no change (it compares as JSON, not as text); text that is not JSON is left as it is.
+ */
+function withCanonicalOverlay(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const overlay = (value as Record<string, unknown>).apkoOverlay;
+  if (typeof overlay !== 'string' || overlay === '') return value;
+  const parsed = jsonObjectOf(overlay);
+  if (parsed === undefined) return value;
+  const canonical = canonicalJson(parsed);
+  return canonical === overlay ? value : { ...value, apkoOverlay: canonical };
+}
+
 /** A repo's fields, as declared (declarations.ts); the readme is a sub-resource of its own. */
 export type RepoFields = Declared<'repo'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
-  syncConfig: { leafMask: true, instants: ['expiration'] },
+  syncConfig: { leafMask: true, instants: ['expiration'], normalize: withCanonicalOverlay },
   tier: { apiName: 'catalogTier', optional: true },
 });
 
