@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { UserError } from '../model/errors.js';
 import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument, payloadTooLarge } from './failures.js';
 import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
-import { openDurableState, type DurableState } from './persist.js';
+import { openDurableState, StateFileError, type DurableState } from './persist.js';
 import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
@@ -186,9 +186,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const real = realStatePath(options.statePath);
       const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch((err: unknown) => {
         // An error names the path the user gave, and what it links to (issue 48): not the target alone.
-        if (err instanceof UserError && real !== options.statePath && err.message.includes(real)) {
-          throw new UserError(err.code, err.message.replace(real, `${options.statePath!} (a link to ${real})`), { cause: err });
-        }
+        if (err instanceof StateFileError && real !== options.statePath) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
         throw err;
       });
       durable = opened.state;

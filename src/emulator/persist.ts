@@ -60,8 +60,9 @@ export function serializeState(store: Store, generation = 0): string {
   return JSON.stringify(state);
 }
 
-function stateError(path: string, reason: string): UserError {
-  return new UserError('EMULATOR_STATE_INVALID', `emulator state file ${path} ${reason}; fix or remove it`);
+/** A state file that cannot be used: which file, and why (apart, so that the caller names the file as the user gave it). */
+export class StateFileError extends UserError {
+  constructor(readonly file: string, readonly reason: string) { super('EMULATOR_STATE_INVALID', `emulator state file ${file} ${reason}; fix or remove it`); }
 }
 
 /** The kinds a state file may hold: those of the contract. */
@@ -69,7 +70,7 @@ const STORED_KINDS = new Set<string>(contractKinds().map((k) => k.kind));
 
 function checkResource(path: string, r: StoredResource, where: string): void {
   if (!r || typeof r.uid !== 'string' || !STORED_KINDS.has(r.kind) || typeof r.data !== 'object' || r.data === null) {
-    throw stateError(path, `has a malformed resource at ${where}`);
+    throw new StateFileError(path, `has a malformed resource at ${where}`);
   }
 }
 
@@ -96,7 +97,7 @@ function readStateFile(file: string, statePath: string): Buffer {
   try {
     return readFileSyncBounded(file, { maxBytes: MAX_STATE_FILE_BYTES });
   } catch (err) {
-    if (err instanceof FileReadError) throw stateError(statePath, `cannot be read: ${err.message}`);
+    if (err instanceof FileReadError) throw new StateFileError(statePath, `cannot be read: ${err.message}`);
     throw err;
   }
 }
@@ -113,14 +114,14 @@ export function loadState(path: string, store: Store): number | undefined {
     parsed = JSON.parse(text.toString('utf8')) as StateFile;
   } catch (err) {
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw stateError(path, `is not valid JSON${at === undefined ? '' : ` (a syntax error at byte ${at})`}`);
+    throw new StateFileError(path, `is not valid JSON${at === undefined ? '' : ` (a syntax error at byte ${at})`}`);
   }
-  if (parsed?.format !== STATE_FORMAT || !Array.isArray(parsed.resources)) throw stateError(path, `is not an emulator state file (format ${STATE_FORMAT})`);
-  if (parsed.version !== STATE_VERSION) throw stateError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
+  if (parsed?.format !== STATE_FORMAT || !Array.isArray(parsed.resources)) throw new StateFileError(path, `is not an emulator state file (format ${STATE_FORMAT})`);
+  if (parsed.version !== STATE_VERSION) throw new StateFileError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
   store.invalidateSortedViews();
   parsed.resources.forEach((r, i) => {
     checkResource(path, r, `resources[${i}]`);
-    if (r.parent !== null && !store.hasUid(r.parent)) throw stateError(path, `has resources[${i}] (${r.kind} ${r.uid}) whose parent ${r.parent} is missing`);
+    if (r.parent !== null && !store.hasUid(r.parent)) throw new StateFileError(path, `has resources[${i}] (${r.kind} ${r.uid}) whose parent ${r.parent} is missing`);
     putResource(store, r);
   });
   store.seq = parsed.nextSeq;
@@ -219,9 +220,9 @@ export function replayJournal(text: Buffer, generation: number, store: Store, pa
     notes.push(`--repair: dropped ${path}.journal whole: its header is damaged (${after} records after it were not replayed)`);
     return { applied: 0, notes, goodBytes: 0, current: false };
   }
-  if (header.format !== JOURNAL_FORMAT) throw stateError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
+  if (header.format !== JOURNAL_FORMAT) throw new StateFileError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
   if (header.generation !== generation) {
-    if ((header.generation ?? 0) > generation) throw stateError(path, `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`);
+    if ((header.generation ?? 0) > generation) throw new StateFileError(path, `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`);
     return { applied: 0, notes, goodBytes: 0, current: false };
   }
   const journalPath = `${path}.journal`;
@@ -466,7 +467,7 @@ export async function openDurableState(path: string, store: Store, seed?: () => 
   removeStaleTemporaries(path);
   const journalPath = `${path}.journal`;
   // Opening a FIFO to append would wait for a reader forever: only a regular journal is opened.
-  if (!['missing', 'file'].includes(pathKind(journalPath))) throw stateError(path, `has a journal ${journalPath} that is not a regular file (a FIFO, a device or a directory is never opened)`);
+  if (!['missing', 'file'].includes(pathKind(journalPath))) throw new StateFileError(path, `has a journal ${journalPath} that is not a regular file (a FIFO, a device or a directory is never opened)`);
   const generation = loadState(path, store);
   const loaded = generation !== undefined;
   let replay: ReplayResult = { applied: 0, notes: [], goodBytes: 0, current: false };
