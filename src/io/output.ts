@@ -5,7 +5,7 @@
  * token may come back inside API data (a description someone set to it), and no renderer,
  * message or file then has to remember to redact on its own.
  */
-import { redactSecret } from './redact.js';
+import { redactAll } from './redact.js';
 import { appendUserFile, writeUserFile } from './write-file.js';
 
 /** A place the CLI writes text to. Each `write` is redacted whole, so a token never spans two. */
@@ -37,7 +37,7 @@ export interface Output {
 /** An Output over two Node streams (process.stdout and process.stderr in the CLI). */
 export function createOutput(stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Output {
   const secrets: string[] = [];
-  const redact = (text: string): string => secrets.reduce((t, s) => redactSecret(t, s), text);
+  const redact = (text: string): string => redactAll(text, secrets);
   const wrap = (stream: typeof stdout): OutputStream => ({
     write: (text) => void stream.write(redact(text)),
     get isTTY() {

@@ -95,5 +95,10 @@ export function redactDeep<T>(value: T, secret: string | undefined): T {
  */
 export function environmentRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
   const secrets = Object.entries(env).flatMap(([name, value]) => (value && (name === 'PLATFORM_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_')) ? [value] : []));
-  return (text) => secrets.reduce((t, s) => redactSecret(t, s), text);
+  return (text) => redactAll(text, secrets);
+}
+
+/** `text` with every one of `secrets` redacted (redactSecret, one after the other). */
+export function redactAll(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((t, s) => redactSecret(t, s), text);
 }

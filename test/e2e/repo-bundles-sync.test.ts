@@ -154,5 +154,11 @@ describe("the provider's repo fields", () => {
     expect(validate.code).toBe(1);
     expect(validate.stdout).toMatch(/org\.yaml:6:\d+: .*"GOLD" for tier of repo "app"; expected one of APPLICATION, BASE, FIPS, AI, DEVTOOLS, COMMERCIAL/);
     expect(validate.stdout).toMatch(/org\.yaml:7:\d+: syncConfig\.apkoOverlay of repo "app" is not JSON text of an object/);
+    // Refused before any request: apply changes nothing.
+    suite.emulator.clearRequestLog();
+    const apply = await runCli(['apply', dir, '--auto-approve'], { env: suite.env });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toMatch(/org\.yaml:6:\d+: .*"GOLD" for tier of repo "app"/);
+    expect(suite.emulator.requestLog).toEqual([]);
   });
 });

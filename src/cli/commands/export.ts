@@ -34,7 +34,8 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     const live = await withSession(options, ctx, (session) => readOrgForExport(session.client, options.org));
     const outDir = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
     const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? ctx.cwd);
-    const files = exportManifests(live, { schemaRef }).map((f) => ({ ...f, text: output.redact(f.text) }));
+    // Redacted on the way out: by stdout, or by the writer of the files.
+    const files = exportManifests(live, { schemaRef });
     if (outDir === undefined) {
       output.stdout.write(joinAsStream(files));
       return;

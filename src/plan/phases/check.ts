@@ -1,5 +1,5 @@
 /**
- * Phase 8, order and check: the steps ordered once, then the rules over the whole ordered plan,
+ * Phase 9, order and check: the steps ordered once, then the rules over the whole ordered plan,
  * every reason at once: the safety rules (src/plan/safety.ts), and what the plan changes in
  * effective access (shown first in every view), refused as `new-access` when
  * `--deny-new-access` forbids any gain. Pure (src/plan/index.ts runs the phases in order).

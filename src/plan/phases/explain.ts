@@ -1,5 +1,5 @@
 /**
- * Phase 7, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 8, explain: notes for the reader — a delete and a create that replace one resource, the tags deleted with their repo. Pure (src/plan/index.ts runs the phases in order).
  */
 import { byAddress, type StepsByAddress } from './planning.js';
 import type { OrderedStep } from '../order.js';
@@ -14,8 +14,9 @@ import type { PlanStep } from '../../model/plan.js';
  * and its notes — replacements that look like renames or moves, what goes with its parent.
  */
 export function explain(kept: readonly OrderedStep[]): { steps: OrderedStep[]; warnings: string[] } {
-  const explained = explainReplacements(kept);
-  return { steps: withReasons(kept, explained.reasons), warnings: [...explained.warnings, ...noteWhatGoesWithParents(kept)] };
+  const steps = byAddress(kept);
+  const explained = explainReplacements(steps);
+  return { steps: withReasons(kept, explained.reasons), warnings: [...explained.warnings, ...noteWhatGoesWithParents(steps)] };
 }
 
 /** What explaining replacements makes: a reason for steps that have none (address → reason), and warnings. */
@@ -62,8 +63,7 @@ const REPLACEMENTS: readonly Replacement[] = [
  * take it for two unrelated changes. A child recreated because its parent group is replaced
  * is not called a move: the parent's own pair explains it.
  */
-function explainReplacements(planned: readonly OrderedStep[]): Explained {
-  const steps = byAddress(planned);
+function explainReplacements(steps: StepsByAddress): Explained {
   const explained: Explained = { reasons: new Map(), warnings: [] };
   const reason = (step: PlanStep, text: string) => {
     if (step.reason === undefined && !explained.reasons.has(step.address)) explained.reasons.set(step.address, text);
@@ -115,8 +115,7 @@ function isReplacedParent(steps: StepsByAddress, deleted: PlanStep, created: Pla
  * in one note per kind, since --max-delete-ratio judges the parent and not what goes with it
  * (see safety.ts).
  */
-function noteWhatGoesWithParents(planned: readonly OrderedStep[]): string[] {
-  const steps = byAddress(planned);
+function noteWhatGoesWithParents(steps: StepsByAddress): string[] {
   const warnings: string[] = [];
   // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).
   const byKind = new Map<Kind, { parents: Set<string>; n: number }>();

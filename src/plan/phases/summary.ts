@@ -1,5 +1,5 @@
 /**
- * Phase 9, summary: the plan as the views and apply read it, with how many steps of each
+ * Phase 10, summary: the plan as the views and apply read it, with how many steps of each
  * action. Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Checked } from './check.js';

@@ -1,5 +1,5 @@
 /**
- * Phase 6, targets: `--target` keeps the steps it matches and what they depend on. A target that
+ * Phase 7, targets: `--target` keeps the steps it matches and what they depend on. A target that
  * can never match is refused before anything is read (checkTargets). Pure (src/plan/index.ts runs
  * the phases in order).
  */

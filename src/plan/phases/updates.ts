@@ -1,5 +1,5 @@
 /**
- * Phase 4, updates: a PATCH per matched pair whose managed fields differ (renames included), a binding's new role as one PATCH of roleUid, and the edges renames that free a name need. Pure (src/plan/index.ts runs the phases in order).
+ * Phase 4, updates: a PATCH per matched pair whose managed fields differ (renames included), a binding's new role as one PATCH of roleUid, and (phase 6, freed names) the edges renames that free a name need. Pure (src/plan/index.ts runs the phases in order).
  */
 import { applyRoleRefs, resolveReference, resolveRoleRefs } from './creates.js';
 import type { Matching } from './match.js';
