@@ -16,6 +16,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { readFileSyncBounded, readTextSyncBounded } from '../io/read-file.js';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import type { CliIo } from './context.js';
 
@@ -37,10 +38,10 @@ export interface LoadedBundle {
   writeCache(): void;
 }
 
-/** The line the build adds to the entry module (dist/src/cli/main.js) naming the bundle made from it. */
 /** The package's own files (the bundle, its cache, the entry module) are far below this. */
 const MAX_OWN_FILE_BYTES = 256 * 1024 * 1024;
 
+/** The line the build adds to the entry module (dist/src/cli/main.js) naming the bundle made from it. */
 export const ENTRY_MARK_PREFIX = '//# platform-sync-bundle ';
 
 /**
@@ -57,6 +58,26 @@ function entryMatches(entry: string, id: string): boolean {
 }
 
 /**
+ * V8's tiering budget for a run of the CLI: eight times its default (66 KiB of bytecode run
+ * before a function is optimised, in Node 20's V8). V8's default suits a page or a server that runs for hours; a
+ * `plan` lives a second or two, and at the default V8 optimises some 120 functions of a
+ * 10,000-resource plan on its helper thread (≈420 ms of compiling, 17 deoptimisations), most of
+ * which finish before the optimised code pays back. At eight times: 31 functions (≈110 ms), 2
+ * deoptimisations; the process's CPU falls by about a sixth and its wall a little, and at 100,000
+ * resources it is even (docs/performance.md). `npm run bench -- plan-process` measures it.
+ */
+export const SHORT_RUN_COMPILER_FLAGS = '--interrupt-budget=540672';
+
+/**
+ * The V8 flags the CLI sets for itself: none when the user set the budget themselves (in the
+ * command line or NODE_OPTIONS); theirs wins.
+ */
+export function compilerFlagsFor(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
+  const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  return given.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg)) ? undefined : SHORT_RUN_COMPILER_FLAGS;
+}
+
+/**
  * Loads the CLI from `bundlePath` (and `<bundlePath>.cache`); undefined when there is no bundle,
  * or when `entry` is not the module it was made from (the modules were built again since, by
  * `tsc` alone: the bundle would run the code of the build before).
@@ -66,6 +87,10 @@ function entryMatches(entry: string, id: string): boolean {
  * is never handed to V8.
  */
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
+  // Before anything of the CLI compiles, and in every process that loads the bundle (V8 keys its
+  // cache to its flags: the run that writes the cache and the runs that read it must agree).
+  const flags = compilerFlagsFor(process.execArgv, process.env.NODE_OPTIONS);
+  if (flags !== undefined) setFlagsFromString(flags);
   let source: string;
   try {
     source = readTextSyncBounded(bundlePath, { maxBytes: MAX_OWN_FILE_BYTES });
