@@ -47,11 +47,27 @@ interface LoadOptionsWithDepth extends LoadOptions {
 }
 
 /**
- * Reads a file's documents (each a mapping), or undefined when the file is not plain manifest
- * YAML (see above): then it is the `yaml` reader's.
+ * The lines of a file that hold its structure (not blank, a comment, a `---` or the content of a
+ * block scalar), as the shape check meets them: what plain-positions.ts finds nodes by.
  */
-export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number): Record<string, unknown>[] | undefined {
-  const documents = plainShape(text);
+export interface PlainLines {
+  /** Per line: the offset of its first character that is not a space. */
+  content: number[];
+  /** Per line: its column (the spaces before it). */
+  indent: number[];
+  /** Per line: its number in the file (1-based). */
+  number: number[];
+  /** The first line (an index into the lists above) of each document. */
+  docFirst: number[];
+}
+
+/**
+ * Reads a file's documents (each a mapping), or undefined when the file is not plain manifest
+ * YAML (see above): then it is the `yaml` reader's. `lines`, when given, receives the lines that
+ * hold the file's structure.
+ */
+export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number, lines?: PlainLines): Record<string, unknown>[] | undefined {
+  const documents = plainShape(text, lines);
   // A file with no document at all (empty, or only comments) is an error `yaml` reports.
   if (documents === undefined || documents === 0) return undefined;
   let values: unknown[];
@@ -138,9 +154,12 @@ const TAKEN_KEYS = new Set<string>();
  * this module), else undefined. One pass over the lines, by character code; a line is judged by
  * what the lines above it opened (a block scalar, a scalar that a deeper line would continue).
  */
-export function plainShape(text: string): number | undefined {
+export function plainShape(text: string, lines?: PlainLines): number | undefined {
   if (hasUntaken(text)) return undefined;
   let markers = 0;
+  let lineNumber = 0;
+  /** The markers before the document the last line recorded in `lines` is in. */
+  let recordedDocument = -1;
   let contentBeforeMarker = false;
   /** In a block scalar: the column its content must be deeper than, and the content's column once known (-1 before). */
   let blockParent = -1;
@@ -153,6 +172,7 @@ export function plainShape(text: string): number | undefined {
     let end = text.indexOf('\n', lineStart);
     if (end === -1) end = text.length;
     next = end + 1;
+    lineNumber++;
     if (end - lineStart > LONG_LINE_CHARS) return undefined;
     if (text.charCodeAt(end - 1) === 0x0d && end > lineStart) end--;
     let p = lineStart;
@@ -177,6 +197,15 @@ export function plainShape(text: string): number | undefined {
       continue;
     }
     if (markers === 0) contentBeforeMarker = true;
+    if (lines !== undefined) {
+      if (recordedDocument !== markers) {
+        recordedDocument = markers;
+        lines.docFirst.push(lines.content.length);
+      }
+      lines.content.push(p);
+      lines.indent.push(indent);
+      lines.number.push(lineNumber);
+    }
     if (scalarColumn >= 0 && indent > scalarColumn) return undefined;
     scalarColumn = -1;
     // Item markers: "- " (or a lone "-" ending the line), any number on one line.
@@ -235,7 +264,7 @@ function lineEndsAt(text: string, at: number, end: number): boolean {
  * value); -1 for a key not taken: one that is not a plain name resolving to a string or a quoted
  * name, or a quoted scalar not closed on its line.
  */
-function keyEndAt(text: string, p: number, end: number): number {
+export function keyEndAt(text: string, p: number, end: number): number {
   const c = text.charCodeAt(p);
   if (c === 0x5b || c === 0x7b) return p; // a flow collection: a value (one used as a key is not taken)
   if (c === 0x22 || c === 0x27) {

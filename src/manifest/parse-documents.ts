@@ -4,7 +4,8 @@
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
 import type { Document, Pair, YAMLError } from 'yaml';
-import { readPlainYaml } from './fast-yaml.js';
+import { readPlainYaml, type PlainLines } from './fast-yaml.js';
+import { PlainPositions } from './plain-positions.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
@@ -89,16 +90,18 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
 
   const at = locator(file, text);
-  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH) : undefined;
+  const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
+  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, lines) : undefined;
   if (values !== undefined) {
-    // Positions are the `yaml` reader's, read when the first one is asked for: a file whose
-    // resources are only compared (no diagnostic, no change to show) is never read twice.
+    // Positions are found from the lines (plain-positions.ts) where that is certain, else they
+    // are the `yaml` reader's, read when the first such one is asked for.
+    const plain = new PlainPositions(file, text, lines);
     const positions = new DeferredPositions(file, text, at);
     const documents = values.map((value, index): ManifestDocument => ({
       file,
       index,
       value,
-      locate: (pointer, target = 'value') => deferredLocation(positions, index, pointer, target),
+      locate: (pointer, target = 'value') => plain.locate(index, pointer, target) ?? deferredLocation(positions, index, pointer, target),
     }));
     return { documents, diagnostics: [], complete: true };
   }

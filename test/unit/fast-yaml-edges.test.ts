@@ -1,12 +1,15 @@
 /**
  * Where js-yaml and `yaml` differ, the fast reader steps aside: a key past 1,024 characters
  * (`yaml` refuses it, js-yaml took it). Files of several documents are read fast, and alike —
- * the same diagnostics, the same state; positions come from `yaml`, when one is asked for.
+ * the same diagnostics, the same state. Positions are found from the file's lines
+ * (plain-positions.ts), and from `yaml` where that is not certain, when one is asked for.
  */
 import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
-import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
+import { readPlainYaml, type PlainLines } from '../../src/manifest/fast-yaml.js';
 import { parseManifestText } from '../../src/manifest/parse-documents.js';
+import { PlainPositions } from '../../src/manifest/plain-positions.js';
+import type { Pointer } from '../../src/manifest/diagnostics.js';
 
 function both(text: string) {
   return (['fast', 'yaml'] as const).map((yamlReader) => {
@@ -49,7 +52,7 @@ describe('the fast reader at its edges', () => {
     expect(fast!.diagnostics.join('\n')).toContain('empty document (document 2 of 3)');
   });
 
-  it('reads positions only when one is asked for, from yaml: the same as a yaml read', () => {
+  it('a position is a plain location, the same as a yaml read', () => {
     const text = 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - name: a\n      description: "x"\n';
     const fast = parseManifestText('m.yaml', text).documents[0]!;
     const slow = parseManifestText('m.yaml', text, undefined, 'yaml').documents[0]!;
@@ -57,5 +60,36 @@ describe('the fast reader at its edges', () => {
     expect(location.file).toBe('m.yaml');
     expect({ ...location }).toEqual({ file: 'm.yaml', line: 6, column: 20 });
     expect(JSON.parse(JSON.stringify(location))).toEqual(slow.locate(['org', 'repos', 0, 'description']));
+  });
+
+  it('finds every node and key of a block-style org from its lines alone, where yaml has it', () => {
+    // The shape manifests are written in: nested groups, lists under their key or at its column,
+    // comments and blank lines between, a block scalar, an empty value, CRLF in one copy.
+    const group = (i: number, ind: string, depth: number): string =>
+      `${ind}- name: g${i}\n${ind}  description: team ${i} # owner: ${i}\n\n${ind}  identities:\n` +
+      [0, 1].map((k) => `${ind}    - name: id-${k}\n${ind}      claimMatch:\n${ind}        issuer: https://issuer.example\n${ind}        subject: repo:acme/${i}-${k}\n`).join('') +
+      `${ind}  repos:\n${ind}  # at the key's column\n${ind}  - name: app\n${ind}    readme: |\n${ind}      # Title\n\n${ind}      body: text\n${ind}    description:\n` +
+      `${ind}  roleBindings:\n${ind}    -\n${ind}      identity: id-0\n${ind}      role: viewer\n` +
+      (depth < 2 ? `${ind}  groups:\n${[0, 1].map((k) => group(k, `${ind}    `, depth + 1)).join('')}` : '');
+    const org = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n${group(0, '    ', 0)}${group(1, '    ', 0)}`;
+    for (const text of [org, org.replace(/\n/g, '\r\n')]) {
+      const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
+      const [value] = readPlainYaml(text, new Set(), 100, lines)!;
+      const plain = new PlainPositions('m.yaml', text, lines);
+      const slow = parseManifestText('m.yaml', text, undefined, 'yaml').documents[0]!;
+      const nodes: Pointer[] = [];
+      const walk = (node: unknown, pointer: Pointer): void => {
+        nodes.push(pointer);
+        if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...pointer, i]));
+        else if (node !== null && typeof node === 'object') for (const [key, item] of Object.entries(node)) walk(item, [...pointer, key]);
+      };
+      walk(value, []);
+      expect(nodes.length).toBeGreaterThan(300);
+      for (const pointer of nodes) {
+        for (const target of ['key', 'value'] as const) {
+          expect(plain.locate(0, pointer, target), `${JSON.stringify(pointer)} ${target}`).toStrictEqual(slow.locate(pointer, target));
+        }
+      }
+    }
   });
 });

@@ -1,0 +1,233 @@
+/**
+ * Where a node of a file read fast (fast-yaml.ts: the plain shape, block mappings and sequences
+ * of one-line scalars) starts, found from the lines the shape check met: the position the `yaml`
+ * package gives the same node, without reading the file again with it. A resource's source
+ * location is then a plain `{file, line, column}`, made as the resource is, and a file whose
+ * positions are all found here is never read by `yaml`.
+ *
+ * Only what is certain is found here: a pointer into a flow collection or into a list on its
+ * item's line (`- - x`), a quoted key, an empty item, or a pointer past what exists gives undefined, and
+ * the caller asks `yaml` (parse-documents.ts). The differential test (test/unit/fast-yaml.test.ts)
+ * holds every answer to the `yaml` package's, for every node and key of every fixture and of
+ * thousands of generated manifests. Pure.
+ */
+import type { SourceLocation } from '../model/resources.js';
+import type { Pointer } from './diagnostics.js';
+import { keyEndAt, type PlainLines } from './fast-yaml.js';
+
+/** What a pointer has reached: a block mapping, a block sequence, or a value it cannot go into. */
+const MAP = 0;
+const SEQ = 1;
+const LEAF = 2;
+/**
+ * A list item whose content starts on its dash's line: a mapping if a key starts it, else a value
+ * (a scalar, a flow collection, a list `- - x`), found when a pointer goes into it.
+ */
+const ITEM = 3;
+
+export class PlainPositions {
+  /** The item lines of each block sequence, by the line of its first item. */
+  private readonly items = new Map<number, number[]>();
+  /**
+   * The last walk, to resume from: the resolver asks for the items of one list one after
+   * another, so a pointer mostly shares all but its last step with the one before. Per step:
+   * what was reached, on which line, at which offset, the column of its entries or items, and
+   * the key that led there (offset and line; -1 when an item did).
+   */
+  private readonly walked: { doc: number; pointer: Pointer; steps: number } = { doc: -1, pointer: [], steps: 0 };
+  private readonly kinds: number[] = [];
+  private readonly lines: number[] = [];
+  private readonly offsets: number[] = [];
+  private readonly columns: number[] = [];
+  private readonly keyOffsets: number[] = [];
+  private readonly keyLines: number[] = [];
+  /**
+   * The list the last pointer ended in an item of: its pointer and document, and where each of its
+   * items is (undefined: yaml's to place). The resolver locates a list's items one after another:
+   * each is then found without a walk.
+   */
+  private list: { doc: number; pointer: Pointer; items: (SourceLocation | undefined)[] } | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly text: string,
+    private readonly table: PlainLines,
+  ) {}
+
+  /**
+   * The location of the node at `pointer` in document `index` (of its key when `target` is
+   * 'key' and the pointer ends in a mapping), as `yaml` has it; undefined when it is not certain here.
+   */
+  locate(index: number, pointer: Pointer, target: 'key' | 'value'): SourceLocation | undefined {
+    // An item of the last list (no key leads to an item: 'key' and 'value' are one place).
+    const list = this.list;
+    const last = pointer.length - 1;
+    const item = pointer[last];
+    if (list !== undefined && list.doc === index && list.pointer.length === last && typeof item === 'number') {
+      let s = 0;
+      while (s < last && list.pointer[s] === pointer[s]) s++;
+      if (s === last) return list.items[item];
+    }
+    const step = this.walk(index, pointer);
+    if (step < 0) return undefined;
+    const useKey = target === 'key' && this.keyOffsets[step]! >= 0;
+    const offset = useKey ? this.keyOffsets[step]! : this.offsets[step]!;
+    const line = useKey ? this.keyLines[step]! : this.lines[step]!;
+    const lineStart = this.table.content[line]! - this.table.indent[line]!;
+    return { file: this.file, line: this.table.number[line]!, column: offset - lineStart + 1 };
+  }
+
+  /** Walks `pointer` (resuming the last walk where they agree); the step reached, or -1. */
+  private walk(index: number, pointer: Pointer): number {
+    const { content, indent, docFirst } = this.table;
+    const first = docFirst[index];
+    if (first === undefined) return -1;
+    const limit = docFirst[index + 1] ?? content.length;
+    let s = 0;
+    const last = this.walked;
+    if (last.doc === index) {
+      const common = Math.min(last.steps, pointer.length);
+      while (s < common && last.pointer[s] === pointer[s]) s++;
+    } else {
+      // Step 0: the document's root mapping.
+      this.set(0, MAP, first, content[first]!, indent[first]!, -1, -1);
+    }
+    last.doc = index;
+    last.pointer = pointer;
+    last.steps = s;
+    const text = this.text;
+    for (; s < pointer.length; s++) {
+      let kind = this.kinds[s]!;
+      let line = this.lines[s]!;
+      let at = this.offsets[s]!;
+      let column = this.columns[s]!;
+      const segment = pointer[s]!;
+      if (kind === ITEM) {
+        // An item's content on its dash's line, gone into: a mapping when a key starts it.
+        const keyEnd = keyEndAt(text, at, lineEnd(text, at));
+        if (keyEnd <= at) return -1;
+        kind = MAP;
+        column = at - (content[line]! - indent[line]!);
+      }
+      if (kind === MAP) {
+        const key = typeof segment === 'string' ? segment : String(segment);
+        // The entry at `at` on `line`; the next ones start the lines at this mapping's column.
+        for (;;) {
+          const found = this.keyMatches(at, key);
+          if (found === undefined) return -1;
+          if (found) break;
+          let k = line + 1;
+          while (k < limit && indent[k]! > column) k++;
+          // A line at the column is the next entry, or an item of a list at its key's column (no key matches it).
+          if (k >= limit || indent[k]! < column) return -1;
+          line = k;
+          at = content[k]!;
+        }
+        const keyOffset = at;
+        const keyLine = line;
+        let v = text.indexOf(':', at + key.length) + 1;
+        const end = lineEnd(text, v);
+        while (v < end && text.charCodeAt(v) === 0x20) v++;
+        if (v < end && text.charCodeAt(v) !== 0x23) {
+          this.set(s + 1, LEAF, line, v, column, keyOffset, keyLine);
+          continue;
+        }
+        // The value is on the lines below: deeper than its key, or a list at the key's column.
+        const keyColumn = at - (content[line]! - indent[line]!);
+        const below = line + 1;
+        if (below < limit && (indent[below]! > keyColumn || (indent[below] === keyColumn && this.isItem(content[below]!)))) {
+          this.set(s + 1, this.isItem(content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, keyOffset, keyLine);
+        } else {
+          // An empty value (`description:`): yaml's node has no width and points at its key.
+          this.set(s + 1, LEAF, line, at, column, keyOffset, keyLine);
+        }
+      } else if (kind === SEQ) {
+        const items = this.itemsOf(line, column, limit);
+        if (s === pointer.length - 1) this.list = { doc: index, pointer: pointer.slice(0, s), items: items.map((k) => this.itemLocation(k, column, limit)) };
+        const item = typeof segment === 'number' ? segment : Number(segment);
+        if (!Number.isInteger(item) || item < 0 || item >= items.length) return -1;
+        line = items[item]!;
+        let p = content[line]! + 1;
+        const end = lineEnd(text, p);
+        while (p < end && text.charCodeAt(p) === 0x20) p++;
+        if (p < end && text.charCodeAt(p) !== 0x23) {
+          this.set(s + 1, ITEM, line, p, column, -1, -1);
+          continue;
+        }
+        // "-" alone: the item is the deeper node on the lines below (an empty item is yaml's to place).
+        const below = line + 1;
+        if (below >= limit || indent[below]! <= column) return -1;
+        this.set(s + 1, this.isItem(content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, -1, -1);
+      } else {
+        return -1; // into a scalar, a flow collection or an empty value: yaml's to say where it stops
+      }
+      last.steps = s + 1;
+    }
+    return pointer.length;
+  }
+
+  private set(step: number, kind: number, line: number, at: number, column: number, keyOffset: number, keyLine: number): void {
+    this.kinds[step] = kind;
+    this.lines[step] = line;
+    this.offsets[step] = at;
+    this.columns[step] = column;
+    this.keyOffsets[step] = keyOffset;
+    this.keyLines[step] = keyLine;
+  }
+
+  /** Where the item on `line` of a list at `column` is, as the walk above finds it: on its dash's line, or (a "-" alone) on the deeper line below. */
+  private itemLocation(line: number, column: number, limit: number): SourceLocation | undefined {
+    const { content, indent, number } = this.table;
+    let p = content[line]! + 1;
+    const end = lineEnd(this.text, p);
+    while (p < end && this.text.charCodeAt(p) === 0x20) p++;
+    if (p < end && this.text.charCodeAt(p) !== 0x23) return { file: this.file, line: number[line]!, column: p - (content[line]! - indent[line]!) + 1 };
+    const below = line + 1;
+    return below < limit && indent[below]! > column ? { file: this.file, line: number[below]!, column: indent[below]! + 1 } : undefined;
+  }
+
+  /** Whether the entry starting at `at` has the plain key `key`; undefined for a quoted key (yaml's to read). */
+  private keyMatches(at: number, key: string): boolean | undefined {
+    const text = this.text;
+    const c = text.charCodeAt(at);
+    if (c === 0x22 || c === 0x27) return undefined;
+    if (!text.startsWith(key, at)) return false;
+    let p = at + key.length;
+    while (text.charCodeAt(p) === 0x20) p++;
+    return text.charCodeAt(p) === 0x3a && endsToken(text.charCodeAt(p + 1));
+  }
+
+  /** Whether a list item starts at `at` ("- ", or a "-" that ends its line). */
+  private isItem(at: number): boolean {
+    return this.text.charCodeAt(at) === 0x2d && endsToken(this.text.charCodeAt(at + 1));
+  }
+
+  /** The lines of the items of the block sequence whose first item is on `line` (found once). */
+  private itemsOf(line: number, column: number, limit: number): number[] {
+    let items = this.items.get(line);
+    if (items === undefined) {
+      items = [];
+      const { content, indent } = this.table;
+      // Deeper lines are what an item holds; a line at the column that is no item ends the list.
+      for (let k = line; k < limit && indent[k]! >= column; k++) {
+        if (indent[k] !== column) continue;
+        if (!this.isItem(content[k]!)) break;
+        items.push(k);
+      }
+      this.items.set(line, items);
+    }
+    return items;
+  }
+}
+
+/** A space, a line break or the end of the text: what ends a ":" or a "-" that YAML reads as an indicator. */
+function endsToken(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || Number.isNaN(c);
+}
+
+/** Where the line holding `at` ends (before its "\r\n" or "\n"). */
+function lineEnd(text: string, at: number): number {
+  let end = text.indexOf('\n', at);
+  if (end === -1) end = text.length;
+  return end > at && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+}
