@@ -192,7 +192,9 @@ class ReadLedger<T extends { uid: string }> {
     this.pages++;
     if (page.totalCount !== undefined) this.totals.add(page.totalCount);
     const fresh: T[] = [];
-    for (const item of page.items) {
+    const items = page.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       if (this.seen.has(item.uid)) {
         this.firstRepeat ??= item.uid;
         continue;

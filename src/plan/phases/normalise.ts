@@ -33,7 +33,9 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Norm
 function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refusals: PlanRefusal[]): DesiredResource[] {
   const seen = new Map<string, DesiredResource>();
   const byUid = new Set<DesiredResource>();
-  for (const raw of p.desired.resources) {
+  const resources = p.desired.resources;
+  for (let i = 0; i < resources.length; i++) {
+    const raw = resources[i]!;
     const r = normaliseBinding(raw, p.index.lookup);
     if (r.kind === IDENTITY_GRANT_KIND && findDanglingReference(p, r, refusals)) continue;
     if (r !== raw) byUid.add(r);

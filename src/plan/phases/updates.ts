@@ -47,7 +47,9 @@ const NO_PATHS: readonly string[] = [];
 
 export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets'>, pairs: Matching['pairs'], creating: ReadonlySet<string>): Made {
   const made: Made = { steps: [], warnings: [] };
-  for (const { desired: d, live: l } of pairs) {
+  // Indexed: per matched resource, mostly before V8 optimises it (a for…of allocates then).
+  for (let i = 0; i < pairs.length; i++) {
+    const { desired: d, live: l } = pairs[i]!;
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
     const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
