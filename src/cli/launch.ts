@@ -58,15 +58,16 @@ function entryMatches(entry: string, id: string): boolean {
 }
 
 /**
- * V8's tiering budget for a run of the CLI: eight times its default (66 KiB of bytecode run
- * before a function is optimised, in Node 20's V8). V8's default suits a page or a server that runs for hours; a
- * `plan` lives a second or two, and at the default V8 optimises some 120 functions of a
- * 10,000-resource plan on its helper thread (≈420 ms of compiling, 17 deoptimisations), most of
- * which finish before the optimised code pays back. At eight times: 31 functions (≈110 ms), 2
- * deoptimisations; the process's CPU falls by about a sixth and its wall a little, and at 100,000
- * resources it is even (docs/performance.md). `npm run bench -- plan-process` measures it.
+ * V8's tiering budget for a run of the CLI: six times its default (66 KiB of bytecode run before
+ * a function is optimised, in Node 20's V8). The default suits a page or a server that runs for
+ * hours; a `plan` lives a second or two, and at the default V8 optimises some 115–130 functions
+ * of a 10,000-resource plan on its helper thread (≈0.5 s of compiling, 10–18 deoptimisations),
+ * most of which finish before the optimised code pays back. At six times: 42 functions (≈160 ms),
+ * 3–4 deoptimisations. Against the floor (docs/performance.md, 20 runs interleaved): four times
+ * 1.62× CPU / 1.38× wall, six times 1.52–1.55× / 1.34×, eight times 1.52× / 1.38× (fewer
+ * compiles, but more of the plan runs unoptimised); at 100,000 resources six and eight are even.
  */
-export const SHORT_RUN_COMPILER_FLAGS = '--interrupt-budget=540672';
+export const SHORT_RUN_COMPILER_FLAGS = '--interrupt-budget=405504';
 
 /**
  * The V8 flags the CLI sets for itself: none when the user set the budget themselves (in the
