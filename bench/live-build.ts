@@ -18,7 +18,7 @@ import type { ApiObject } from '../src/api/types.js';
 
 setFlagsFromString('--expose-gc');
 // The compiler budget the CLI runs its commands under (src/cli/launch.ts).
-setFlagsFromString(compilerFlagsFor(process.execArgv, process.env.NODE_OPTIONS) ?? '');
+setFlagsFromString(compilerFlagsFor(process.execArgv) ?? '');
 const collectGarbage = runInNewContext('gc') as () => void;
 
 async function main(): Promise<void> {

@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { compilerFlagsFor } from '../src/cli/launch.js';
 import { threadCpuMs } from './thread-cpu.js';
 
-setFlagsFromString(compilerFlagsFor(process.execArgv, process.env.NODE_OPTIONS) ?? '');
+setFlagsFromString(compilerFlagsFor(process.execArgv) ?? '');
 
 const started = process.cpuUsage();
 let last = started;

@@ -70,12 +70,12 @@ function entryMatches(entry: string, id: string): boolean {
 export const SHORT_RUN_COMPILER_FLAGS = '--interrupt-budget=405504';
 
 /**
- * The V8 flags the CLI sets for itself: none when the user set the budget themselves (in the
- * command line or NODE_OPTIONS); theirs wins.
+ * The V8 flags the CLI sets for itself: none when the user gave the budget on node's command line
+ * (`node --interrupt-budget=… bin/platform-sync`); theirs wins. (Node refuses V8 flags such as
+ * this one in NODE_OPTIONS, so the command line is the only place a user can give it.)
  */
-export function compilerFlagsFor(execArgv: readonly string[], nodeOptions: string | undefined): string | undefined {
-  const given = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
-  return given.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg)) ? undefined : SHORT_RUN_COMPILER_FLAGS;
+export function compilerFlagsFor(execArgv: readonly string[]): string | undefined {
+  return execArgv.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg)) ? undefined : SHORT_RUN_COMPILER_FLAGS;
 }
 
 /**
@@ -90,7 +90,7 @@ export function compilerFlagsFor(execArgv: readonly string[], nodeOptions: strin
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
   // Before anything of the CLI compiles, and in every process that loads the bundle (V8 keys its
   // cache to its flags: the run that writes the cache and the runs that read it must agree).
-  const flags = compilerFlagsFor(process.execArgv, process.env.NODE_OPTIONS);
+  const flags = compilerFlagsFor(process.execArgv);
   if (flags !== undefined) setFlagsFromString(flags);
   let source: string;
   try {
