@@ -55,18 +55,23 @@ export function readFileSyncBounded(path: string, limits: ReadLimits): Buffer {
     throw fsError(label, err, path);
   }
   try {
-    checkRegular(label, fstatSync(fd));
+    const stats = fstatSync(fd);
+    checkRegular(label, stats);
     const chunks: Buffer[] = [];
     let total = 0;
+    // The first read asks for what the file says it holds (one that grew, or a size of 0 that is
+    // not true, reads on in chunks): most files arrive in one read, returned as it is, not copied.
+    let size = Math.max(CHUNK, stats.size);
     for (;;) {
-      const buffer = Buffer.allocUnsafe(Math.min(CHUNK, limits.maxBytes - total + 1));
+      const buffer = Buffer.allocUnsafe(Math.min(size, limits.maxBytes - total + 1));
+      size = CHUNK;
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (n === 0) break;
       total += n;
       if (total > limits.maxBytes) throw tooLarge(label, limits.maxBytes);
       chunks.push(buffer.subarray(0, n));
     }
-    return Buffer.concat(chunks, total);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } catch (err) {
     if (err instanceof FileReadError) throw err;
     throw fsError(label, err, path);
