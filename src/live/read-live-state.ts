@@ -107,7 +107,9 @@ async function buildAsListed(
   const builder = new LiveResourceBuilder(org, builtin.roles);
   for (const kind of CREATE_ORDER) {
     const listing = await listings.listingOf(kind);
-    builder.add(kind, [...owned.filter((o) => o.kind === kind).map((o) => o.item), ...listing.items]);
+    // The listing as it came, unless a resource read by uid joins it (the org's own association).
+    const byUid = owned.filter((o) => o.kind === kind);
+    builder.add(kind, byUid.length === 0 ? listing.items : [...byUid.map((o) => o.item), ...listing.items]);
   }
   const incomplete: IncompleteRead[] = [...builtin.incomplete];
   for (const [i, listing] of (await listings.allListed).entries()) {
