@@ -1,20 +1,15 @@
 /**
- * The first, fast read of a manifest file: its values from js-yaml, through documented options
- * only (`schema`, `maxDepth`), and no positions at all — positions are the `yaml` package's,
- * read when something needs one (parse-documents.ts). js-yaml and `yaml` read some texts
- * differently, so a file is read here only when it is in the plain shape manifests are written
- * in, checked line by line before js-yaml sees it (plainShape): block mappings and sequences
- * (`key: value`, `- item`, `- key: value`), plain scalars on one line, quoted scalars closed on
- * their line, block scalars (`|`, `>`), flow collections closed on their line, comments, and
- * documents split by `---` lines. Anything else — a scalar over several lines, anchors, aliases,
- * tags, explicit keys, directives, tabs, a byte-order mark, a line over 1,024 characters, a key
- * that is no string, a prototype-altering key, a document that is no mapping or is nested past
- * the limit, an error — gives undefined, and the caller reads the file with `yaml`, whose
- * diagnostics explain what is wrong. What is returned is exactly what `yaml` would give: the
- * differential test (test/unit/fast-yaml.test.ts) holds the two readers to it over every fixture
- * and thousands of generated and mutated manifests, several documents and long keys among them.
- *
- * Plain scalars resolve by the YAML 1.2 core schema as the `yaml` package spells it.
+ * The first, fast read of a manifest file: its values, and no positions at all — positions are
+ * found from its lines when something needs one (plain-positions.ts, parse-documents.ts). A file
+ * is read here only when it is in the plain shape manifests are written in, checked line by line
+ * first (plain-shape.ts). Its values are then built from those lines (plain-values.ts) when it is
+ * plainer still — block mappings and sequences of one-line scalars — and read by js-yaml, through
+ * documented options only (`schema`, `maxDepth`), when it holds flow collections, block scalars
+ * or escapes. Anything the shape check does not take gives undefined, and the caller reads the
+ * file with `yaml`, whose diagnostics explain what is wrong. What is returned is exactly what
+ * `yaml` would give: the differential test (test/unit/fast-yaml.test.ts) holds the readers to it
+ * over every fixture and thousands of generated and mutated manifests, several documents and long
+ * keys among them.
  *
  * Why js-yaml 4 and not 5: 5 reads through an event list (parseEvents) that costs a fresh
  * process twice as much on a 10,000-resource org (≈110 ms against ≈45 ms, `npm run bench
@@ -22,6 +17,8 @@
  * pinned: this module relies on what one version reads (the differential test says which).
  */
 import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions } from 'js-yaml';
+import { plainShape, resolvePlain, type PlainLines } from './plain-shape.js';
+import { buildPlainValues } from './plain-values.js';
 
 /**
  * Plain scalars that are not strings (null, booleans, numbers), resolved by resolvePlain; one
@@ -47,40 +44,29 @@ interface LoadOptionsWithDepth extends LoadOptions {
 }
 
 /**
- * The lines of a file that hold its structure (not blank, a comment, a `---` or the content of a
- * block scalar), as the shape check meets them: what plain-positions.ts finds nodes by.
- */
-export interface PlainLines {
-  /** Per line: the offset of its first character that is not a space. */
-  content: number[];
-  /** Per line: its column (the spaces before it). */
-  indent: number[];
-  /** Per line: its number in the file (1-based). */
-  number: number[];
-  /** The first line (an index into the lists above) of each document. */
-  docFirst: number[];
-}
-
-/**
  * Reads a file's documents (each a mapping), or undefined when the file is not plain manifest
  * YAML (see above): then it is the `yaml` reader's. `lines`, when given, receives the lines that
  * hold the file's structure.
  */
-export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number, lines?: PlainLines): Record<string, unknown>[] | undefined {
+export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number, lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] }): Record<string, unknown>[] | undefined {
   const documents = plainShape(text, lines);
   // A file with no document at all (empty, or only comments) is an error `yaml` reports.
   if (documents === undefined || documents === 0) return undefined;
-  let values: unknown[];
-  try {
-    const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
-    values = loadAll(text, null, options);
-  } catch {
-    return undefined;
-  }
-  if (values.length !== documents) return undefined;
   // Prototype-altering keys are rare enough that the walk looks for them only when one is written.
   let forbidden: ReadonlySet<string> | undefined;
   for (const key of forbiddenKeys) if (text.includes(key)) forbidden = forbiddenKeys;
+  // Built from the lines where the file is plainer still (plain-values.ts); js-yaml reads the
+  // rest, and every file that may hold a prototype-altering key.
+  let values: unknown[] | undefined = forbidden === undefined ? buildPlainValues(text, lines) : undefined;
+  if (values === undefined) {
+    try {
+      const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
+      values = loadAll(text, null, options);
+    } catch {
+      return undefined;
+    }
+  }
+  if (values.length !== documents) return undefined;
   for (const value of values) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
     if (!withinDepth(value, maxDepth - 1, forbidden)) return undefined;
@@ -103,316 +89,4 @@ function withinDepth(node: object, levels: number, forbidden: ReadonlySet<string
     if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
   }
   return true;
-}
-
-/**
- * Lines js-yaml reads otherwise than `yaml`: a directive (`%…`, even a mistyped one), a document
- * end marker (`...`: `yaml` counts an empty document between two of them), an indented `---`,
- * a `---` with something after it on its line, and a comment right after a quote or a bracket
- * (`[]#`: `yaml` wants a space before a comment).
- */
-const UNTAKEN_LINE = /^(?:[ ]*%|[ ]*\.\.\.(?:[ \r]|$)|[ ]*---[^\r\n]|[ ]+---)/m;
-const UNTAKEN_COMMENT = /["'\]}]#/;
-/** `yaml` refuses an implicit key that runs past 1,024 characters; js-yaml takes it. No longer line is taken. */
-const LONG_LINE_CHARS = 1024;
-/** A carriage return that does not end a line (CRLF does): `yaml` does not take it as a line break. */
-const LONE_CR = /\r(?!\n)/;
-
-/**
- * Whether the text holds something the fast read does not take (above). Each pattern is tried
- * only when the characters it needs are there at all: the patterns scan the whole file, and
- * most files have no directive, no document end marker and no carriage return.
- */
-function hasUntaken(text: string): boolean {
-  if (text.charCodeAt(0) === 0xfeff || text.includes('\t')) return true;
-  if ((text.includes('%') || text.includes('...') || text.includes('---')) && UNTAKEN_LINE.test(text)) return true;
-  if (text.includes('#') && UNTAKEN_COMMENT.test(text)) return true;
-  return text.includes('\r') && LONE_CR.test(text);
-}
-
-/** Characters that may not start a plain scalar (YAML's indicators) or a plain key, and spaces. */
-const NOT_PLAIN_FIRST = new Uint8Array(128);
-for (const c of '-?:,[]{}#&*!|>\'"%@` \r\n') NOT_PLAIN_FIRST[c.charCodeAt(0)] = 1;
-/** Whether a plain scalar (or key) may start with the character `c`: no indicator, no space of any kind. */
-function startsPlain(c: number): boolean {
-  return c < 128 ? NOT_PLAIN_FIRST[c] === 0 : !/\s/.test(String.fromCharCode(c));
-}
-/** Characters no plain key written here holds (flow indicators). */
-const NOT_IN_KEY = new Uint8Array(128);
-for (const c of ',[]{}') NOT_IN_KEY[c.charCodeAt(0)] = 1;
-/** Quoted scalars closed on their line, read from a position (sticky). */
-const DOUBLE_QUOTED = /"(?:[^"\\\n\r]|\\[^\n\r])*"/y;
-const SINGLE_QUOTED = /'(?:[^'\n\r]|'')*'/y;
-/** The header of a block scalar (`|`, `>-`, `|+`, …): no indentation indicator, a comment at most. */
-const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;
-
-/** Plain keys already judged taken (the same few names recur on every item); bounded. */
-const TAKEN_KEYS = new Set<string>();
-
-/**
- * The number of documents in `text` when every line of it is in the plain shape (see the top of
- * this module), else undefined. One pass over the lines, by character code; a line is judged by
- * what the lines above it opened (a block scalar, a scalar that a deeper line would continue).
- */
-export function plainShape(text: string, lines?: PlainLines): number | undefined {
-  if (hasUntaken(text)) return undefined;
-  let markers = 0;
-  let lineNumber = 0;
-  /** The markers before the document the last line recorded in `lines` is in. */
-  let recordedDocument = -1;
-  let contentBeforeMarker = false;
-  /** In a block scalar: the column its content must be deeper than, and the content's column once known (-1 before). */
-  let blockParent = -1;
-  let blockContent = -1;
-  /** After a line that ends in a scalar: the column a following line may not go deeper than (a deeper one would continue it). */
-  let scalarColumn = -1;
-  let next = 0;
-  while (next < text.length) {
-    const lineStart = next;
-    let end = text.indexOf('\n', lineStart);
-    if (end === -1) end = text.length;
-    next = end + 1;
-    lineNumber++;
-    if (end - lineStart > LONG_LINE_CHARS) return undefined;
-    if (text.charCodeAt(end - 1) === 0x0d && end > lineStart) end--;
-    let p = lineStart;
-    while (p < end && text.charCodeAt(p) === 0x20) p++;
-    const indent = p - lineStart;
-    const blank = p === end;
-    if (blockParent >= 0) {
-      if (blank) {
-        // Spaces past the content's column are content (`yaml` and js-yaml may count them apart).
-        if (indent > 0 && (blockContent < 0 || indent > blockContent)) return undefined;
-        continue;
-      }
-      if (blockContent < 0 && indent > blockParent) blockContent = indent;
-      if (blockContent >= 0 && indent >= blockContent) continue;
-      if (indent > blockParent) return undefined; // less deep than its content, deeper than its parent
-      blockParent = blockContent = -1;
-    }
-    if (blank || text.charCodeAt(p) === 0x23) continue;
-    if (indent === 0 && end - lineStart === 3 && text.startsWith('---', lineStart)) {
-      markers++;
-      scalarColumn = -1;
-      continue;
-    }
-    if (markers === 0) contentBeforeMarker = true;
-    if (lines !== undefined) {
-      if (recordedDocument !== markers) {
-        recordedDocument = markers;
-        lines.docFirst.push(lines.content.length);
-      }
-      lines.content.push(p);
-      lines.indent.push(indent);
-      lines.number.push(lineNumber);
-    }
-    if (scalarColumn >= 0 && indent > scalarColumn) return undefined;
-    scalarColumn = -1;
-    // Item markers: "- " (or a lone "-" ending the line), any number on one line.
-    let dashes = 0;
-    let dashColumn = -1;
-    while (text.charCodeAt(p) === 0x2d && (p + 1 === end || text.charCodeAt(p + 1) === 0x20)) {
-      dashColumn = p - lineStart;
-      dashes++;
-      p++;
-      while (p < end && text.charCodeAt(p) === 0x20) p++;
-    }
-    if (p === end || text.charCodeAt(p) === 0x23) continue; // "-" alone: the item is on the lines below
-    let parent = dashColumn;
-    const keyEnd = keyEndAt(text, p, end);
-    if (keyEnd === -1) return undefined;
-    if (keyEnd > p) {
-      parent = p - lineStart;
-      let colon = keyEnd;
-      while (text.charCodeAt(colon) === 0x20) colon++;
-      p = colon + 1;
-      if (p < end && text.charCodeAt(p) !== 0x20) return undefined; // "key:value" is no key
-      while (p < end && text.charCodeAt(p) === 0x20) p++;
-      if (p === end || text.charCodeAt(p) === 0x23) continue; // the value is on the lines below (or empty)
-    } else if (dashes === 0) {
-      return undefined; // a scalar of its own on a line: a continuation, or a document that is no mapping
-    }
-    const c = text.charCodeAt(p);
-    if (c === 0x7c || c === 0x3e) {
-      if (!BLOCK_HEADER.test(text.slice(p, end))) return undefined;
-      blockParent = parent;
-      blockContent = -1;
-      continue;
-    }
-    if (!scalarAt(text, p, end)) return undefined;
-    scalarColumn = parent;
-  }
-  if (blockParent >= 0 && blockContent < 0) return undefined; // a block scalar with no content at the end
-  return markers + (contentBeforeMarker ? 1 : 0);
-}
-
-/** Where the quoted scalar at `at` ends (past its closing quote) if it closes on its line, else -1. */
-function quotedEnd(text: string, at: number): number {
-  const quoted = text.charCodeAt(at) === 0x22 ? DOUBLE_QUOTED : SINGLE_QUOTED;
-  quoted.lastIndex = at;
-  return quoted.test(text) ? quoted.lastIndex : -1;
-}
-
-/** Whether only spaces, then perhaps a comment, follow `at` on its line (which ends at `end`). */
-function lineEndsAt(text: string, at: number, end: number): boolean {
-  while (at < end && text.charCodeAt(at) === 0x20) at++;
-  return at === end || text.charCodeAt(at) === 0x23;
-}
-
-/**
- * Where the key of the node at `p` ends (before its ":"); `p` itself when the node is no key (a
- * value); -1 for a key not taken: one that is not a plain name resolving to a string or a quoted
- * name, or a quoted scalar not closed on its line.
- */
-export function keyEndAt(text: string, p: number, end: number): number {
-  const c = text.charCodeAt(p);
-  if (c === 0x5b || c === 0x7b) return p; // a flow collection: a value (one used as a key is not taken)
-  if (c === 0x22 || c === 0x27) {
-    const close = quotedEnd(text, p);
-    if (close === -1) return -1;
-    let after = close;
-    while (text.charCodeAt(after) === 0x20) after++;
-    return after < end && text.charCodeAt(after) === 0x3a ? close : p;
-  }
-  // The key's ":" is one followed by a space or the line's end, before any " #".
-  let colon = -1;
-  for (let i = p; i < end; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 0x23 && text.charCodeAt(i - 1) === 0x20) break;
-    if (ch === 0x3a && (i + 1 === end || text.charCodeAt(i + 1) === 0x20)) {
-      colon = i;
-      break;
-    }
-  }
-  if (colon === -1) return p;
-  let keyEnd = colon;
-  while (text.charCodeAt(keyEnd - 1) === 0x20) keyEnd--;
-  const key = text.slice(p, keyEnd);
-  if (!TAKEN_KEYS.has(key)) {
-    if (key === '' || !startsPlain(c) || typeof resolvePlain(key) !== 'string') return -1;
-    for (let i = 1; i < key.length; i++) {
-      const ch = key.charCodeAt(i);
-      if (ch < 128 && NOT_IN_KEY[ch] === 1) return -1;
-    }
-    if (TAKEN_KEYS.size < 1000) TAKEN_KEYS.add(key);
-  }
-  return keyEnd;
-}
-
-/** Whether the node at `p` is one scalar or one flow collection ending on its line (a comment may follow). */
-function scalarAt(text: string, p: number, end: number): boolean {
-  const c = text.charCodeAt(p);
-  if (c === 0x22 || c === 0x27) {
-    const close = quotedEnd(text, p);
-    return close !== -1 && close <= end && lineEndsAt(text, close, end);
-  }
-  if (c === 0x5b || c === 0x7b) {
-    const rest = text.slice(p, end);
-    const close = flowEnd(rest);
-    return close !== -1 && lineEndsAt(rest, close, rest.length);
-  }
-  // A plain scalar: no indicator first ("-", "?" and ":" may start one when a character other
-  // than a space or a flow indicator follows), no ": " and no ":" at its end; " #" starts a comment.
-  if (!startsPlain(c)) {
-    const second = text.charCodeAt(p + 1);
-    if (!(c === 0x2d || c === 0x3f || c === 0x3a) || p + 1 === end || second === 0x20 || (second < 128 && NOT_IN_KEY[second] === 1)) return false;
-  }
-  for (let i = p + 1; i < end; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch === 0x3a && (i + 1 === end || text.charCodeAt(i + 1) === 0x20)) return false;
-    if (ch === 0x23 && text.charCodeAt(i - 1) === 0x20) return true;
-  }
-  return true;
-}
-
-/** A plain scalar inside a flow collection, read from a position (sticky): no indicator first, none of `,[]{}:#` inside. */
-const FLOW_PLAIN = /[^-?:,[\]{}#&*!|>'"%@`\s][^,[\]{}:#]*/y;
-
-/**
- * Where the flow collection at the start of `s` ends, -1 when it is not taken: it must close on
- * its line, hold only scalars (plain or quoted) and flow collections, and in a mapping every
- * entry must be `key: value` with a key resolving to a string.
- */
-function flowEnd(s: string): number {
-  const open: number[] = [];
-  /**
-   * Per open collection, what comes next: 0 a key, 1 its ":", 2 a value (a list's item), 3 a ","
-   * or the end, 4 the end of an empty collection.
-   */
-  const expect: number[] = [];
-  let i = 0;
-  const skip = () => {
-    while (s.charCodeAt(i) === 0x20) i++;
-  };
-  for (;;) {
-    skip();
-    const c = s.charCodeAt(i);
-    const top = open.length - 1;
-    if (Number.isNaN(c)) return -1;
-    const inMap = top >= 0 && open[top] === 0x7b;
-    const state = top >= 0 ? expect[top]! : -1;
-    if (c === 0x5d || c === 0x7d) {
-      // A closing bracket: after a complete entry (or none), never after a ",".
-      if (top < 0 || open[top] !== (c === 0x5d ? 0x5b : 0x7b) || (inMap ? state !== 3 && state !== 4 : state === 2)) return -1;
-      open.pop();
-      expect.pop();
-      i++;
-      if (open.length === 0) return i;
-      expect[open.length - 1] = 3;
-      continue;
-    }
-    if (c === 0x2c) {
-      if (top < 0 || state !== 3) return -1;
-      expect[top] = inMap ? 0 : 2;
-      i++;
-      continue;
-    }
-    if (c === 0x3a) {
-      if (!inMap || state !== 1 || s.charCodeAt(i + 1) !== 0x20) return -1;
-      expect[top] = 2;
-      i++;
-      continue;
-    }
-    // A node: where one may stand (the first item, after a ",", or a mapping's key or value).
-    if (top >= 0 && (inMap ? state !== 0 && state !== 2 : state !== 2)) return -1;
-    const isKey = inMap && state === 0;
-    if (c === 0x5b || c === 0x7b) {
-      if (isKey) return -1;
-      open.push(c);
-      expect.push(4);
-      i++;
-      // An empty collection closes at once; else its first entry follows.
-      skip();
-      if (s.charCodeAt(i) !== (c === 0x5b ? 0x5d : 0x7d)) expect[open.length - 1] = c === 0x7b ? 0 : 2;
-      continue;
-    }
-    let end: number;
-    if (c === 0x22 || c === 0x27) {
-      end = quotedEnd(s, i);
-    } else {
-      FLOW_PLAIN.lastIndex = i;
-      end = FLOW_PLAIN.test(s) ? FLOW_PLAIN.lastIndex : -1;
-      if (end !== -1 && isKey && typeof resolvePlain(s.slice(i, end).trimEnd()) !== 'string') return -1;
-    }
-    if (end === -1) return -1;
-    i = end;
-    expect[top] = isKey ? 1 : 3;
-  }
-}
-
-/** A plain scalar by the YAML 1.2 core schema, in the order and the forms of the `yaml` package. */
-export function resolvePlain(s: string): unknown {
-  if (s.length === 0) return null;
-  const c = s.charCodeAt(0);
-  // Most values start with a letter other than those of null/true/false/.inf: strings at once.
-  if (!(c <= 0x39 || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || c === 0x7e)) return s;
-  if (/^(?:~|[Nn]ull|NULL)$/.test(s)) return null;
-  if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (/^0o[0-7]+$/.test(s)) return parseInt(s.substring(2), 8);
-  if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10);
-  if (/^0x[0-9a-fA-F]+$/.test(s)) return parseInt(s.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s)) return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s)) return parseFloat(s);
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) return parseFloat(s);
-  return s;
 }

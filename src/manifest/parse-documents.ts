@@ -4,7 +4,8 @@
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
 import type { Document, Pair, YAMLError } from 'yaml';
-import { readPlainYaml, type PlainLines } from './fast-yaml.js';
+import { readPlainYaml } from './fast-yaml.js';
+import type { PlainLines } from './plain-shape.js';
 import { PlainPositions } from './plain-positions.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';

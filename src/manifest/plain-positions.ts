@@ -13,7 +13,7 @@
  */
 import type { SourceLocation } from '../model/resources.js';
 import type { Pointer } from './diagnostics.js';
-import { keyEndAt, type PlainLines } from './fast-yaml.js';
+import { keyEndAt, type PlainLines } from './plain-shape.js';
 
 /** What a pointer has reached: a block mapping, a block sequence, or a value it cannot go into. */
 const MAP = 0;

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
-import { readPlainYaml, type PlainLines } from '../../src/manifest/fast-yaml.js';
+import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
+import type { PlainLines } from '../../src/manifest/plain-shape.js';
 import { parseManifestText } from '../../src/manifest/parse-documents.js';
 import { PlainPositions } from '../../src/manifest/plain-positions.js';
 import type { Pointer } from '../../src/manifest/diagnostics.js';

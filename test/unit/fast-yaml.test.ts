@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import { MAX_NESTING_DEPTH, parseManifestText, type ParsedFile } from '../../src/manifest/parse-documents.js';
 import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
+import { plainShape, type PlainLines } from '../../src/manifest/plain-shape.js';
+import { buildPlainValues } from '../../src/manifest/plain-values.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import type { Pointer } from '../../src/manifest/diagnostics.js';
 
@@ -53,8 +55,13 @@ function view(p: ParsedFile) {
 }
 
 
-/** A manifest in a random mix of the styles people write: block or flow, quoted or plain, comments, readmes. */
-function generateManifest(r: () => number): string {
+/**
+ * A manifest in a random mix of the styles people write: block or flow, quoted or plain, comments,
+ * readmes. `blockOnly`: no flow collection and no block scalar, what the fast reader builds itself
+ * (plain-values.ts) rather than asking js-yaml.
+ */
+function generateManifest(r: () => number, blockOnly = false): string {
+  const flow = (chance: number) => !blockOnly && r() < chance;
   const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const scalar = (s: string): string => pick([s, s, `"${s}"`, `'${s}'`]);
   const comment = () => (r() < 0.15 ? pick(['  # note', ' # why: audit', '    #']) : '');
@@ -67,11 +74,11 @@ function generateManifest(r: () => number): string {
   };
   const identity = (ind: string): string => {
     const name = pick(['ci-bot', 'deploy-bot', 'release bot', 'svc.a', 'x']);
-    if (r() < 0.3) return `${ind}- {name: ${scalar(name)}, description: ${val()}}${comment()}\n`;
+    if (flow(0.3)) return `${ind}- {name: ${scalar(name)}, description: ${val()}}${comment()}\n`;
     let s = `${ind}- name: ${scalar(name)}${comment()}\n`;
     if (r() < 0.6) s += `${ind}  description: ${val()}\n`;
     if (r() < 0.5) {
-      s += r() < 0.5
+      s += !flow(0.5)
         ? `${ind}  claimMatch:${comment()}\n${blank()}${ind}    issuer: https://token.actions.githubusercontent.com\n${ind}    subject: ${scalar('repo:acme/app:ref:refs/heads/main')}\n`
         : `${ind}  claimMatch: {issuer: "https://issuer.example", subjectPattern: 'repo:acme/.*'}\n`;
     }
@@ -79,15 +86,15 @@ function generateManifest(r: () => number): string {
   };
   const repo = (ind: string): string => {
     let s = `${ind}- name: ${scalar(pick(['app', 'nginx', 'base-images', 'a.b']))}\n`;
-    if (r() < 0.5) s += `${ind}  description: ${pick([val(), `>-\n${ind}    Folded\n${ind}    text`, `"multi\n${ind}    line"`, `plain\n${ind}    continued`])}\n`;
-    if (r() < 0.4) {
+    if (r() < 0.5) s += `${ind}  description: ${blockOnly ? val() : pick([val(), `>-\n${ind}    Folded\n${ind}    text`, `"multi\n${ind}    line"`, `plain\n${ind}    continued`])}\n`;
+    if (!blockOnly && r() < 0.4) {
       const header = pick(['|', '|-', '|+', '>', '|2', '| # readme']);
       s += `${ind}  readme: ${header}\n${ind}    # Title\n${r() < 0.5 ? '\n' : ''}${ind}    Body text: with colon\n${ind}      indented more\n`;
     }
     return s;
   };
   const binding = (ind: string): string =>
-    r() < 0.5 ? `${ind}- {identity: ${scalar('ci-bot')}, role: ${scalar(pick(['viewer', 'owner', 'registry.pull']))}}\n` : `${ind}- identity: ${scalar('/release-bot')}\n${ind}  role: viewer${comment()}\n`;
+    flow(0.5) ? `${ind}- {identity: ${scalar('ci-bot')}, role: ${scalar(pick(['viewer', 'owner', 'registry.pull']))}}\n` : `${ind}- identity: ${scalar('/release-bot')}\n${ind}  role: viewer${comment()}\n`;
   const list = (key: string, ind: string, item: (ind: string) => string, n: number): string => {
     if (n === 0) return r() < 0.5 ? `${ind}${key}: []\n` : '';
     const itemInd = r() < 0.3 ? ind : `${ind}  `; // "- " at the key's column, or indented
@@ -118,7 +125,7 @@ function generateManifest(r: () => number): string {
     () => `  readme: ${pick(['|', '>'])}\n${pick(['   \n', '\n', '      \n', ''])}    spaced\n${pick(['  \n', '      \n', '\n'])}    end\n`,
     () => `  readme: |\n`,
   ];
-  if (r() < 0.3) body += pick(edges)();
+  if (r() < 0.3) body += pick(blockOnly ? edges.slice(0, 4) : edges)();
   body += list('identities', '  ', identity, Math.floor(r() * 3));
   body += list('groups', '  ', (i) => group(i, 0), Math.floor(r() * 3));
   if (r() < 0.2) body += `settings:\n  prune: ${pick(['true', 'false', '"true"'])}\n`;
@@ -177,6 +184,24 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
     expect(taken).toBeGreaterThan(generated * 0.2);
     expect(broken).toBeGreaterThan(generated * 0.72);
   }, 30_000 + generated * 300); // derived from the case count (issue 47)
+
+  it(`seeded block-style manifests, which the fast reader builds itself, valid and broken (${generated} and 3 variants of each)`, () => {
+    const r = createSeededRandom(Number(process.env.FAST_YAML_SEED ?? 20261124) + 1);
+    let built = 0;
+    for (let n = 0; n < generated; n++) {
+      const text = generateManifest(r, true);
+      compareReaders(`block-${n}.yaml`, text);
+      const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
+      if (plainShape(text, lines) !== undefined && buildPlainValues(text, lines) !== undefined) built++;
+      for (let m = 0; m < 3; m++) {
+        let bad = text;
+        for (let k = 1 + Math.floor(r() * 2); k > 0; k--) bad = mutate(bad, r);
+        compareReaders(`block-${n}-${m}.yaml`, bad);
+      }
+    }
+    // Most are built from their lines (the rest have a quoted key, an escape, a key written twice…).
+    expect(built).toBeGreaterThan(generated * 0.5);
+  }, 30_000 + generated * 300);
 });
 
 describe('texts with no document, or empty ones', () => {
