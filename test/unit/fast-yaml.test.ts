@@ -199,8 +199,9 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
         compareReaders(`block-${n}-${m}.yaml`, bad);
       }
     }
-    // Most are built from their lines (the rest have a quoted key, an escape, a key written twice…).
-    expect(built).toBeGreaterThan(generated * 0.5);
+    // Many are built from their lines (41–59% over 18 seeds; the rest have a directive, a quoted
+    // key, an escape, a key written twice…, and go to js-yaml or `yaml`).
+    expect(built).toBeGreaterThan(generated * 0.3);
   }, 30_000 + generated * 300);
 });
 
