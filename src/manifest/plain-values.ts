@@ -1,9 +1,10 @@
 /**
- * The values of a file in the plain shape, built from the lines the shape check met (fast-yaml.ts
+ * The values of a file in the plain shape, built from the lines the shape check met (plain-shape.ts
  * `PlainLines`) without a second parser: block mappings and sequences of plain and quoted
- * one-line scalars, and empty `[]` and `{}`, which is how manifests are written. Anything else — a flow collection, a
- * block scalar, an escape in a double-quoted scalar, a quoted key, a list on its item's line, a
- * key written twice — gives undefined, and js-yaml reads the file (as before this module).
+ * one-line scalars, and empty `[]` and `{}`, which is how manifests are written. Anything else —
+ * a flow collection, a block scalar, an escape in a double-quoted scalar, a quoted key, a list on
+ * its item's line, a key written twice, a line left of the document's first — gives undefined,
+ * and js-yaml reads the file (as before this module).
  *
  * What is built is what `yaml` gives, value for value: the differential test
  * (test/unit/fast-yaml.test.ts) holds the fast reader to the `yaml` package over every fixture
@@ -47,7 +48,12 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
     const end = lineEnd(text, content[j]!);
     let p = content[j]!;
     if (isItem(text, p)) {
-      while (stack[stack.length - 1]!.column > column) stack.pop();
+      // Back to the frame this item's column belongs to; none (a line left of the document's
+      // first) is not built here.
+      while (stack[stack.length - 1]!.column > column) {
+        stack.pop();
+        if (stack.length === 0) return undefined;
+      }
       const seq = sequenceAt(stack, column);
       if (seq === undefined) return undefined;
       p++;

@@ -93,4 +93,17 @@ describe('the fast reader at its edges', () => {
       }
     }
   });
+
+  // Regression: the builder of block-style values (plain-values.ts) threw on a list item left of
+  // the document's first line, where it must step aside for the readers that report it.
+  it.each([
+    ['a list item left of the first key', '  apiVersion: platform-sync/v1\n- x\n'],
+    ['a list item left of its list', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n  - name: a\n- name: b\n'],
+    ['a key left of the first key', '  apiVersion: platform-sync/v1\norg:\n  name: acme\n'],
+  ])('%s: no throw, and read as yaml reads it', (_, text) => {
+    expect(() => readPlainYaml(text, new Set(), 100)).not.toThrow();
+    const [fast, yaml] = both(text);
+    expect(fast).toEqual(yaml);
+    expect(fast!.diagnostics.length).toBeGreaterThan(0);
+  });
 });
