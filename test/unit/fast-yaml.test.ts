@@ -150,6 +150,8 @@ function mutate(text: string, r: () => number): string {
     () => '',
     () => line.replace(/: .*/, ':'),
     () => line.replace(/\S.*/, (rest) => `${rest.replace(/^- /, '')}`),
+    () => line.trimStart(),
+    () => `- ${line.trimStart()}`,
   ];
   lines[at] = kinds[Math.floor(r() * kinds.length)]!();
   return lines.join('\n');
@@ -194,7 +196,9 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
       const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
       if (plainShape(text, lines) !== undefined && buildPlainValues(text, lines) !== undefined) built++;
       for (let m = 0; m < 3; m++) {
-        let bad = text;
+        // The third variant is indented whole first, so that a line shifted left can fall left of
+        // the document's first (a regression: the builder threw there).
+        let bad = m === 2 ? text.replace(/^(?=.)/gm, '  ') : text;
         for (let k = 1 + Math.floor(r() * 2); k > 0; k--) bad = mutate(bad, r);
         compareReaders(`block-${n}-${m}.yaml`, bad);
       }
