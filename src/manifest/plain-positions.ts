@@ -25,9 +25,14 @@ const LEAF = 2;
  */
 const ITEM = 3;
 
+/** A mapping with a quoted key: its keys are yaml's to read. */
+const QUOTED = Symbol('a quoted key');
+
 export class PlainPositions {
   /** The item lines of each block sequence, by the line of its first item. */
   private readonly items = new Map<number, number[]>();
+  /** The keys of each block mapping (QUOTED: one is quoted), by the offset of its first entry. */
+  private readonly keys = new Map<number, ReadonlyMap<string, number> | typeof QUOTED>();
   /**
    * The last walk, to resume from: the resolver asks for the items of one list one after
    * another, so a pointer mostly shares all but its last step with the one before. Per step:
@@ -111,17 +116,12 @@ export class PlainPositions {
       }
       if (kind === MAP) {
         const key = typeof segment === 'string' ? segment : String(segment);
-        // The entry at `at` on `line`; the next ones start the lines at this mapping's column.
-        for (;;) {
-          const found = this.keyMatches(at, key);
-          if (found === undefined) return -1;
-          if (found) break;
-          let k = line + 1;
-          while (k < limit && indent[k]! > column) k++;
-          // A line at the column is the next entry, or an item of a list at its key's column (no key matches it).
-          if (k >= limit || indent[k]! < column) return -1;
-          line = k;
-          at = content[k]!;
+        const keys = this.keysOf(line, at, column, limit);
+        const entryLine = keys?.get(key);
+        if (entryLine === undefined) return -1;
+        if (entryLine !== line) {
+          line = entryLine;
+          at = content[entryLine]!;
         }
         const keyOffset = at;
         const keyLine = line;
@@ -186,15 +186,39 @@ export class PlainPositions {
     return below < limit && indent[below]! > column ? { file: this.file, line: number[below]!, column: indent[below]! + 1 } : undefined;
   }
 
-  /** Whether the entry starting at `at` has the plain key `key`; undefined for a quoted key (yaml's to read). */
-  private keyMatches(at: number, key: string): boolean | undefined {
+  /**
+   * The keys of the mapping whose first entry is at `at` on `line`, each with its entry's line (the
+   * first, for a key written twice, as yaml finds it); found once per mapping, so that a mapping
+   * of thousands of keys (each one a diagnostic) is not read once per key. Undefined when a key
+   * is quoted: its value is yaml's to read.
+   */
+  private keysOf(line: number, at: number, column: number, limit: number): ReadonlyMap<string, number> | undefined {
+    const known = this.keys.get(at);
+    if (known !== undefined) return known === QUOTED ? undefined : known;
+    const { content, indent } = this.table;
     const text = this.text;
-    const c = text.charCodeAt(at);
-    if (c === 0x22 || c === 0x27) return undefined;
-    if (!text.startsWith(key, at)) return false;
-    let p = at + key.length;
-    while (text.charCodeAt(p) === 0x20) p++;
-    return text.charCodeAt(p) === 0x3a && endsToken(text.charCodeAt(p + 1));
+    const keys = new Map<string, number>();
+    let quoted = false;
+    for (let k = line, p = at; ; p = content[k]!) {
+      const c = text.charCodeAt(p);
+      if (c === 0x22 || c === 0x27) {
+        quoted = true;
+        break;
+      }
+      // A line at the column is an entry, or an item of a list at its key's column (no entry).
+      if (!this.isItem(p)) {
+        const keyEnd = keyEndAt(text, p, lineEnd(text, p));
+        if (keyEnd > p) {
+          const key = text.slice(p, keyEnd);
+          if (!keys.has(key)) keys.set(key, k);
+        }
+      }
+      k++;
+      while (k < limit && indent[k]! > column) k++;
+      if (k >= limit || indent[k]! < column) break;
+    }
+    this.keys.set(at, quoted ? QUOTED : keys);
+    return quoted ? undefined : keys;
   }
 
   /** Whether a list item starts at `at` ("- ", or a "-" that ends its line). */
