@@ -57,7 +57,10 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, 
   for (const key of forbiddenKeys) if (text.includes(key)) forbidden = forbiddenKeys;
   // Built from the lines where the file is plainer still (plain-values.ts); js-yaml reads the
   // rest, and every file that may hold a prototype-altering key.
-  let values: unknown[] | undefined = forbidden === undefined ? buildPlainValues(text, lines) : undefined;
+  const built = forbidden === undefined ? buildPlainValues(text, lines) : 'unsupported';
+  // Lines that are no block structure js-yaml may still take: `yaml` reads them, and says why.
+  if (built === 'invalid') return undefined;
+  let values: unknown[] | undefined = built === 'unsupported' ? undefined : built;
   if (values === undefined) {
     try {
       const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };

@@ -23,23 +23,36 @@ interface Frame {
   pendingItem: boolean;
 }
 
-/** The documents of `text`, one per `lines.docFirst`, or undefined when a line is beyond what is built here. */
-export function buildPlainValues(text: string, lines: PlainLines): Record<string, unknown>[] | undefined {
+/**
+ * What the lines do not allow building: `unsupported`, a value or key this module does not read
+ * (js-yaml reads the file); `invalid`, lines that are no YAML block structure at all — a list
+ * item where no list can be, a line left of the document's first — which js-yaml may still take
+ * (it reads `- x` at a mapping's column after a nested value): `yaml` reads such a file and
+ * reports it. The structure is checked to the end even past an unsupported value.
+ */
+export type NotBuilt = 'unsupported' | 'invalid';
+
+/** The documents of `text`, one per `lines.docFirst`, or why they are not built here. */
+export function buildPlainValues(text: string, lines: PlainLines): Record<string, unknown>[] | NotBuilt {
   const documents: Record<string, unknown>[] = [];
+  let unsupported = false;
   for (let d = 0; d < lines.docFirst.length; d++) {
     const document = buildDocument(text, lines, lines.docFirst[d]!, lines.docFirst[d + 1] ?? lines.content.length);
-    if (document === undefined) return undefined;
-    documents.push(document);
+    if (document === 'invalid') return 'invalid';
+    if (document === 'unsupported') unsupported = true;
+    else documents.push(document);
   }
-  return documents;
+  return unsupported ? 'unsupported' : documents;
 }
 
 function frame(column: number, map: Record<string, unknown> | undefined, seq: unknown[] | undefined): Frame {
   return { column, map, seq, pending: undefined, pendingItem: false };
 }
 
-function buildDocument(text: string, lines: PlainLines, from: number, to: number): Record<string, unknown> | undefined {
+function buildDocument(text: string, lines: PlainLines, from: number, to: number): Record<string, unknown> | NotBuilt {
   const { content, indent } = lines;
+  /** A value or key not read here was met: the structure is still checked, the values are not kept. */
+  let unsupported = false;
   const root: Record<string, unknown> = {};
   const stack: Frame[] = [frame(indent[from]!, root, undefined)];
   for (let j = from; j < to; j++) {
@@ -52,10 +65,10 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
       // first) is not built here.
       while (stack[stack.length - 1]!.column > column) {
         stack.pop();
-        if (stack.length === 0) return undefined;
+        if (stack.length === 0) return 'invalid';
       }
       const seq = sequenceAt(stack, column);
-      if (seq === undefined) return undefined;
+      if (seq === undefined) return 'invalid';
       p++;
       while (p < end && text.charCodeAt(p) === 0x20) p++;
       const top = stack[stack.length - 1]!;
@@ -65,12 +78,12 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
         continue;
       }
       top.pendingItem = false;
-      if (isItem(text, p)) return undefined; // "- - x"
+      if (isItem(text, p)) return 'unsupported'; // "- - x": a list on its item's line, not followed here
       const keyEnd = keyEndAt(text, p, end);
-      if (keyEnd === -1) return undefined;
+      if (keyEnd === -1) return 'invalid';
       if (keyEnd === p) {
         const value = scalar(text, p, end);
-        if (value === NOT_BUILT) return undefined;
+        if (value === NOT_BUILT) unsupported = true;
         seq.push(value);
         continue;
       }
@@ -78,21 +91,21 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
       seq.push(map);
       const entries = frame(p - lineStart, map, undefined);
       stack.push(entries);
-      if (!entry(text, entries, p, keyEnd, end)) return undefined;
+      if (!entry(text, entries, p, keyEnd, end)) unsupported = true;
       continue;
     }
     // A key line: the entries of the mapping at its column (a list at that column ends here).
     for (let top = stack[stack.length - 1]!; top.column > column || (top.column === column && top.seq !== undefined); top = stack[stack.length - 1]!) {
       stack.pop();
-      if (stack.length === 0) return undefined;
+      if (stack.length === 0) return 'invalid';
     }
     const map = mappingAt(stack, column);
-    if (map === undefined) return undefined;
+    if (map === undefined) return 'invalid';
     const keyEnd = keyEndAt(text, p, end);
-    if (keyEnd <= p) return undefined;
-    if (!entry(text, stack[stack.length - 1]!, p, keyEnd, end)) return undefined;
+    if (keyEnd <= p) return 'invalid';
+    if (!entry(text, stack[stack.length - 1]!, p, keyEnd, end)) unsupported = true;
   }
-  return root;
+  return unsupported ? 'unsupported' : root;
 }
 
 /** The sequence a "-" at `column` adds an item to: the one there, or a new one as the value left open above it. */
@@ -133,25 +146,28 @@ function openValue(top: Frame, column: number, value: Record<string, unknown> | 
   return false;
 }
 
-/** Reads `key: value` at `p` into the frame's mapping; false when it is beyond what is built here. */
+/**
+ * Reads `key: value` at `p` into the frame's mapping; false when the key or the value is beyond
+ * what is built here (the entry is still taken for the structure: a `key:` left open stays open).
+ */
 function entry(text: string, into: Frame, p: number, keyEnd: number, end: number): boolean {
   const c = text.charCodeAt(p);
-  if (c === 0x22 || c === 0x27) return false; // a quoted key: js-yaml's to read
-  const key = text.slice(p, keyEnd);
+  // A quoted key is js-yaml's to read; one written twice js-yaml refuses and `yaml` reports.
+  let key = text.slice(p, keyEnd);
   const map = into.map!;
-  if (Object.prototype.hasOwnProperty.call(map, key)) return false; // written twice: js-yaml refuses it, and `yaml` reports it
+  const taken = c !== 0x22 && c !== 0x27 && !Object.prototype.hasOwnProperty.call(map, key);
+  if (!taken) key = `\u0000${keyEnd}`; // a stand-in, unique in the file, only for the structure
   let v = text.indexOf(':', keyEnd) + 1;
   while (v < end && text.charCodeAt(v) === 0x20) v++;
   if (v === end || text.charCodeAt(v) === 0x23) {
     map[key] = null;
     into.pending = key;
-    return true;
+    return taken;
   }
   const value = scalar(text, v, end);
-  if (value === NOT_BUILT) return false;
   map[key] = value;
   into.pending = undefined;
-  return true;
+  return taken && value !== NOT_BUILT;
 }
 
 const NOT_BUILT = Symbol('not built here');

@@ -106,4 +106,17 @@ describe('the fast reader at its edges', () => {
     expect(fast).toEqual(yaml);
     expect(fast!.diagnostics.length).toBeGreaterThan(0);
   });
+
+  // Regression (a generated manifest, a line turned into a list item): js-yaml took a list item at
+  // the document's column after a nested mapping, where `yaml` reports an error; such lines go to
+  // `yaml`, also when a flow collection (js-yaml's to read) comes before them.
+  it.each([
+    ['after an empty item', "apiVersion: 'platform-sync/v1'\norg:\n  name: acme\n  repos:\n  -\n- identities:  # note\n\n    - name: \"deploy-bot\"\n    - {name: svc.a, description: \"2024-01-01\"}\n  groups: []\n"],
+    ['after a flow collection', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  labels: {a: b}\n  repos:\n  -\n- identities: []\n'],
+  ])('a list item at a mapping\'s column %s: read as yaml reads it', (_, text) => {
+    expect(readPlainYaml(text, new Set(), 100)).toBeUndefined();
+    const [fast, yaml] = both(text);
+    expect(fast).toEqual(yaml);
+    expect(fast!.diagnostics.length).toBeGreaterThan(0);
+  });
 });
