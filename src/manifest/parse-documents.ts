@@ -7,6 +7,7 @@ import type { Document, Pair, YAMLError } from 'yaml';
 import { readPlainYaml } from './fast-yaml.js';
 import type { PlainLines } from './plain-shape.js';
 import { PlainPositions } from './plain-positions.js';
+import { findOffset } from './yaml-positions.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
@@ -453,38 +454,4 @@ function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) 
     return { location, path: '', message: `alias *${unresolved[1]} has no anchor &${unresolved[1]} before it; define the anchor first or write the value out` };
   }
   return { location, path: '', message: `YAML error: ${text}` };
-}
-
-/** Offset of the node a pointer names (see ManifestDocument.locate). */
-function findOffset(doc: Document, pointer: Pointer, target: 'key' | 'value'): number {
-  const { isAlias, isMap, isPair, isScalar, isSeq } = yaml();
-  let node: unknown = doc.contents;
-  let keyOffset: number | undefined;
-  let lastOffset = doc.contents?.range?.[0] ?? 0;
-  for (const segment of pointer) {
-    if (isAlias(node)) node = node.resolve(doc);
-    if (isNode(node) && node.range) lastOffset = node.range[0];
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
-      if (!pair) return lastOffset;
-      keyOffset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-      node = pair.value;
-    } else if (isSeq(node)) {
-      node = node.items[Number(segment)];
-      keyOffset = undefined;
-      if (node === undefined) return lastOffset;
-    } else {
-      return lastOffset;
-    }
-  }
-  if (target === 'key' && keyOffset !== undefined) return keyOffset;
-  if (isAlias(node)) return node.range?.[0] ?? keyOffset ?? lastOffset;
-  // An empty value (`description:`) has a zero-width range at the end of its line: point at the key.
-  if (isScalar(node) && node.range && node.range[0] === node.range[1] && keyOffset !== undefined) return keyOffset;
-  const own = isNode(node) ? node.range?.[0] : undefined;
-  return own ?? keyOffset ?? lastOffset;
-}
-
-function isNode(node: unknown): node is { range?: [number, number, number] | null } {
-  return typeof node === 'object' && node !== null && 'range' in node;
 }
