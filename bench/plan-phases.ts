@@ -7,11 +7,10 @@
  * though not as the bin does (from its single-file bundle with a code cache: less). V8 runs under
  * the compiler budget the CLI sets for itself (src/cli/launch.ts), as in the bin.
  */
-import { setFlagsFromString } from 'node:v8';
-import { compilerFlagsFor } from '../src/cli/launch.js';
+import { useShortRunCompilerFlags } from '../src/cli/launch.js';
 import { threadCpuMs } from './thread-cpu.js';
 
-setFlagsFromString(compilerFlagsFor(process.execArgv) ?? '');
+useShortRunCompilerFlags();
 
 const started = process.cpuUsage();
 let last = started;

@@ -78,6 +78,12 @@ export function compilerFlagsFor(execArgv: readonly string[]): string | undefine
   return execArgv.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg)) ? undefined : SHORT_RUN_COMPILER_FLAGS;
 }
 
+/** Sets this process's flags for a short run (compilerFlagsFor), before what they concern compiles. */
+export function useShortRunCompilerFlags(): void {
+  const flags = compilerFlagsFor(process.execArgv);
+  if (flags !== undefined) setFlagsFromString(flags);
+}
+
 /**
  * Loads the CLI from `bundlePath` (and `<bundlePath>.cache`); undefined when there is no bundle,
  * or when `entry` is not the module it was made from (the modules were built again since, by
@@ -90,8 +96,7 @@ export function compilerFlagsFor(execArgv: readonly string[]): string | undefine
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
   // Before anything of the CLI compiles, and in every process that loads the bundle (V8 keys its
   // cache to its flags: the run that writes the cache and the runs that read it must agree).
-  const flags = compilerFlagsFor(process.execArgv);
-  if (flags !== undefined) setFlagsFromString(flags);
+  useShortRunCompilerFlags();
   let source: string;
   try {
     source = readTextSyncBounded(bundlePath, { maxBytes: MAX_OWN_FILE_BYTES });

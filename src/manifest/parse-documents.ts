@@ -7,8 +7,7 @@ import type { Document, Pair, YAMLError } from 'yaml';
 import { readPlainYaml } from './fast-yaml.js';
 import type { PlainLines } from './plain-shape.js';
 import { PlainPositions } from './plain-positions.js';
-import { findOffset } from './yaml-positions.js';
-import { lazyRequire } from '../util/lazy-require.js';
+import { findOffset, yaml } from './yaml-positions.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
 import { countNoun, fileDiagnostic, formatPointer, type Pointer } from './diagnostics.js';
@@ -30,12 +29,6 @@ const TOO_DEEP = `nested too deeply: more than ${MAX_NESTING_DEPTH} mappings and
 /** Keys that could alter object prototypes in programs that read the manifest as plain objects. */
 export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/**
- * The `yaml` package reads what the fast reader (fast-yaml.ts) does not take: files with a
- * problem, and the rarer YAML forms. Loaded on first use, so a run whose manifests are all plain
- * never loads it.
- */
-const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 const EXPECTED_DOCUMENT = 'expected a manifest document with "apiVersion: platform-sync/v1" and "org"';
 

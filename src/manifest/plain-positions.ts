@@ -13,7 +13,7 @@
  */
 import type { SourceLocation } from '../model/resources.js';
 import type { Pointer } from './diagnostics.js';
-import { keyEndAt, type PlainLines } from './plain-shape.js';
+import { keyEndAt, lineEnd, startsItem, type PlainLines } from './plain-shape.js';
 
 /** What a pointer has reached: a block mapping, a block sequence, or a value it cannot go into. */
 const MAP = 0;
@@ -76,10 +76,13 @@ export class PlainPositions {
     const step = this.walk(index, pointer);
     if (step < 0) return undefined;
     const useKey = target === 'key' && this.keyOffsets[step]! >= 0;
-    const offset = useKey ? this.keyOffsets[step]! : this.offsets[step]!;
-    const line = useKey ? this.keyLines[step]! : this.lines[step]!;
-    const lineStart = this.table.content[line]! - this.table.indent[line]!;
-    return { file: this.file, line: this.table.number[line]!, column: offset - lineStart + 1 };
+    return useKey ? this.locationAt(this.keyLines[step]!, this.keyOffsets[step]!) : this.locationAt(this.lines[step]!, this.offsets[step]!);
+  }
+
+  /** The location of `offset`, on (structural) line `line`. */
+  private locationAt(line: number, offset: number): SourceLocation {
+    const { content, indent, number } = this.table;
+    return { file: this.file, line: number[line]!, column: offset - (content[line]! - indent[line]!) + 1 };
   }
 
   /** Walks `pointer` (resuming the last walk where they agree); the step reached, or -1. */
@@ -135,8 +138,8 @@ export class PlainPositions {
         // The value is on the lines below: deeper than its key, or a list at the key's column.
         const keyColumn = at - (content[line]! - indent[line]!);
         const below = line + 1;
-        if (below < limit && (indent[below]! > keyColumn || (indent[below] === keyColumn && this.isItem(content[below]!)))) {
-          this.set(s + 1, this.isItem(content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, keyOffset, keyLine);
+        if (below < limit && (indent[below]! > keyColumn || (indent[below] === keyColumn && startsItem(this.text, content[below]!)))) {
+          this.set(s + 1, startsItem(this.text, content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, keyOffset, keyLine);
         } else {
           // An empty value (`description:`): yaml's node has no width and points at its key.
           this.set(s + 1, LEAF, line, at, column, keyOffset, keyLine);
@@ -147,17 +150,10 @@ export class PlainPositions {
         const item = typeof segment === 'number' ? segment : Number(segment);
         if (!Number.isInteger(item) || item < 0 || item >= items.length) return -1;
         line = items[item]!;
-        let p = content[line]! + 1;
-        const end = lineEnd(text, p);
-        while (p < end && text.charCodeAt(p) === 0x20) p++;
-        if (p < end && text.charCodeAt(p) !== 0x23) {
-          this.set(s + 1, ITEM, line, p, column, -1, -1);
-          continue;
-        }
-        // "-" alone: the item is the deeper node on the lines below (an empty item is yaml's to place).
-        const below = line + 1;
-        if (below >= limit || indent[below]! <= column) return -1;
-        this.set(s + 1, this.isItem(content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, -1, -1);
+        const start = this.itemStart(line, column, limit);
+        if (start < 0) return -1;
+        if (start !== content[line + 1]) this.set(s + 1, ITEM, line, start, column, -1, -1);
+        else this.set(s + 1, startsItem(text, start) ? SEQ : MAP, line + 1, start, indent[line + 1]!, -1, -1);
       } else {
         return -1; // into a scalar, a flow collection or an empty value: yaml's to say where it stops
       }
@@ -175,15 +171,26 @@ export class PlainPositions {
     this.keyLines[step] = keyLine;
   }
 
-  /** Where the item on `line` of a list at `column` is, as the walk above finds it: on its dash's line, or (a "-" alone) on the deeper line below. */
-  private itemLocation(line: number, column: number, limit: number): SourceLocation | undefined {
-    const { content, indent, number } = this.table;
+  /**
+   * Where the node of the item on `line` of a list at `column` starts: on its dash's line, or (a
+   * "-" alone) the deeper line below — then exactly that line's first character, which is how a
+   * caller tells the two apart; -1 for an empty item (yaml's to place).
+   */
+  private itemStart(line: number, column: number, limit: number): number {
+    const { content, indent } = this.table;
     let p = content[line]! + 1;
     const end = lineEnd(this.text, p);
     while (p < end && this.text.charCodeAt(p) === 0x20) p++;
-    if (p < end && this.text.charCodeAt(p) !== 0x23) return { file: this.file, line: number[line]!, column: p - (content[line]! - indent[line]!) + 1 };
+    if (p < end && this.text.charCodeAt(p) !== 0x23) return p;
     const below = line + 1;
-    return below < limit && indent[below]! > column ? { file: this.file, line: number[below]!, column: indent[below]! + 1 } : undefined;
+    return below < limit && indent[below]! > column ? content[below]! : -1;
+  }
+
+  /** Where the item on `line` is, as the walk finds it (see itemStart). */
+  private itemLocation(line: number, column: number, limit: number): SourceLocation | undefined {
+    const start = this.itemStart(line, column, limit);
+    if (start < 0) return undefined;
+    return this.locationAt(start === this.table.content[line + 1] ? line + 1 : line, start);
   }
 
   /**
@@ -206,7 +213,7 @@ export class PlainPositions {
         break;
       }
       // A line at the column is an entry, or an item of a list at its key's column (no entry).
-      if (!this.isItem(p)) {
+      if (!startsItem(this.text, p)) {
         const keyEnd = keyEndAt(text, p, lineEnd(text, p));
         if (keyEnd > p) {
           const key = text.slice(p, keyEnd);
@@ -221,11 +228,6 @@ export class PlainPositions {
     return quoted ? undefined : keys;
   }
 
-  /** Whether a list item starts at `at` ("- ", or a "-" that ends its line). */
-  private isItem(at: number): boolean {
-    return this.text.charCodeAt(at) === 0x2d && endsToken(this.text.charCodeAt(at + 1));
-  }
-
   /** The lines of the items of the block sequence whose first item is on `line` (found once). */
   private itemsOf(line: number, column: number, limit: number): number[] {
     let items = this.items.get(line);
@@ -235,23 +237,11 @@ export class PlainPositions {
       // Deeper lines are what an item holds; a line at the column that is no item ends the list.
       for (let k = line; k < limit && indent[k]! >= column; k++) {
         if (indent[k] !== column) continue;
-        if (!this.isItem(content[k]!)) break;
+        if (!startsItem(this.text, content[k]!)) break;
         items.push(k);
       }
       this.items.set(line, items);
     }
     return items;
   }
-}
-
-/** A space, a line break or the end of the text: what ends a ":" or a "-" that YAML reads as an indicator. */
-function endsToken(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || Number.isNaN(c);
-}
-
-/** Where the line holding `at` ends (before its "\r\n" or "\n"). */
-function lineEnd(text: string, at: number): number {
-  let end = text.indexOf('\n', at);
-  if (end === -1) end = text.length;
-  return end > at && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
 }

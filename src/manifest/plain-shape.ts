@@ -175,6 +175,20 @@ export function quotedEnd(text: string, at: number): number {
   return quoted.test(text) ? quoted.lastIndex : -1;
 }
 
+/** Where the line holding `at` ends (before its "\r\n" or "\n"). */
+export function lineEnd(text: string, at: number): number {
+  let end = text.indexOf('\n', at);
+  if (end === -1) end = text.length;
+  return end > at && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
+}
+
+/** Whether a list item starts at `at`: "- ", or a "-" that ends its line. */
+export function startsItem(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== 0x2d) return false;
+  const after = text.charCodeAt(at + 1);
+  return after === 0x20 || after === 0x0a || after === 0x0d || Number.isNaN(after);
+}
+
 /** Whether only spaces, then perhaps a comment, follow `at` on its line (which ends at `end`). */
 function lineEndsAt(text: string, at: number, end: number): boolean {
   while (at < end && text.charCodeAt(at) === 0x20) at++;

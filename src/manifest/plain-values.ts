@@ -10,7 +10,7 @@
  * (test/unit/fast-yaml.test.ts) holds the fast reader to the `yaml` package over every fixture
  * and thousands of generated and mutated manifests. Pure.
  */
-import { keyEndAt, quotedEnd, resolvePlain, type PlainLines } from './plain-shape.js';
+import { keyEndAt, lineEnd, quotedEnd, resolvePlain, startsItem, type PlainLines } from './plain-shape.js';
 
 /** A frame of the block structure being built: a mapping or a sequence, and the column of its entries or items. */
 interface Frame {
@@ -60,7 +60,7 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
     const lineStart = content[j]! - column;
     const end = lineEnd(text, content[j]!);
     let p = content[j]!;
-    if (isItem(text, p)) {
+    if (startsItem(text, p)) {
       // Back to the frame this item's column belongs to; none (a line left of the document's
       // first) is not built here.
       while (stack[stack.length - 1]!.column > column) {
@@ -78,7 +78,7 @@ function buildDocument(text: string, lines: PlainLines, from: number, to: number
         continue;
       }
       top.pendingItem = false;
-      if (isItem(text, p)) return 'unsupported'; // "- - x": a list on its item's line, not followed here
+      if (startsItem(text, p)) return 'unsupported'; // "- - x": a list on its item's line, not followed here
       const keyEnd = keyEndAt(text, p, end);
       if (keyEnd === -1) return 'invalid';
       if (keyEnd === p) {
@@ -206,18 +206,4 @@ function onlyCommentAfter(text: string, at: number, end: number): boolean {
   let p = at;
   while (p < end && text.charCodeAt(p) === 0x20) p++;
   return p === end || (p > at && text.charCodeAt(p) === 0x23);
-}
-
-/** Whether a list item starts at `at` ("- ", or a "-" that ends its line). */
-function isItem(text: string, at: number): boolean {
-  if (text.charCodeAt(at) !== 0x2d) return false;
-  const after = text.charCodeAt(at + 1);
-  return after === 0x20 || after === 0x0a || after === 0x0d || Number.isNaN(after);
-}
-
-/** Where the line holding `at` ends (before its "\r\n" or "\n"). */
-function lineEnd(text: string, at: number): number {
-  let end = text.indexOf('\n', at);
-  if (end === -1) end = text.length;
-  return end > at && text.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
 }

@@ -8,8 +8,12 @@ import type { Document, Pair } from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';
 import type { Pointer } from './diagnostics.js';
 
-/** Loaded on first use, as parse-documents.ts loads it: a run of plain manifests never needs it. */
-const yaml = lazyRequire<typeof import('yaml')>('yaml');
+/**
+ * The `yaml` package reads what the fast reader (fast-yaml.ts) does not take: files with a
+ * problem, and the rarer YAML forms. Loaded on first use, so a run whose manifests are all plain
+ * never loads it (parse-documents.ts reads with it too).
+ */
+export const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 /** Offset of the node a pointer names (see ManifestDocument.locate). */
 export function findOffset(doc: Document, pointer: Pointer, target: 'key' | 'value'): number {
