@@ -13,9 +13,10 @@ import type { AccessRelation } from '../access/relation.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLocation } from '../model/resources.js';
 
-/** Built-in roles that grant write access (DESIGN.md §7). */
-const WRITE_BUILTINS = new Set(['owner', 'editor', 'registry.push']);
-/** A custom role grants write access when a capability of it does. */
+/**
+ * A role — built-in or custom — grants write access when a capability of it does (DESIGN.md §7;
+ * rev 6: asked of the capabilities the roles list gives, never of a role's name).
+ */
 const WRITE_CAPABILITY = /\.(create|update|delete)$/;
 
 /** Whether a role with these capabilities can write: one of them ends in `.create`, `.update` or `.delete`. */
@@ -110,12 +111,10 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   for (const l of liveOfKind(live.resources, 'role')) capabilities.set(l.address, l.fields.capabilities ?? []);
   for (const d of ofKind(desired.resources, 'role')) capabilities.set(d.address, d.fields.capabilities ?? []);
   const builtinByUid = new Map(Object.entries(live.builtinRoles).map(([name, uid]) => [uid, name]));
+  const builtinCapabilities = (name: string | undefined): readonly string[] => (name === undefined ? [] : (live.builtinRoleCapabilities?.[name] ?? []));
   const isWriteRole = (role: RoleKey): boolean => {
-    if ('builtin' in role) return WRITE_BUILTINS.has(role.builtin);
-    if ('uid' in role) {
-      const builtin = builtinByUid.get(role.uid);
-      return builtin !== undefined && WRITE_BUILTINS.has(builtin);
-    }
+    if ('builtin' in role) return canWrite(builtinCapabilities(role.builtin));
+    if ('uid' in role) return canWrite(builtinCapabilities(builtinByUid.get(role.uid)));
     return canWrite(capabilities.get(roleRefAddress(role)) ?? []);
   };
   const roleText = (role: RoleKey): string => ('builtin' in role ? role.builtin : 'path' in role ? role.path : `uid:${role.uid}`);

@@ -1,20 +1,22 @@
 /**
- * The built-in roles every org has (DESIGN.md §2, §6), as the emulator serves them: their names,
- * descriptions and capabilities, written from its contract — not taken from the client's kind
- * table (STYLE.md 16).
+ * The built-in roles every org has (DESIGN.md §2, §6 rev 6), as the emulator serves them: the
+ * service's own names and capability sets, loaded as data from src/service/capabilities.json
+ * (read off the service's public SDK) — not taken from the client's kind table (STYLE.md 16).
  */
-import { capabilitiesOfContract } from './contract.js';
+import { BUILTIN_ROLE_CAPABILITIES } from '../service/catalog.js';
 
-export const BUILTIN_ROLE_NAMES = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
-export type BuiltinRoleName = (typeof BUILTIN_ROLE_NAMES)[number];
-
-const CAPABILITIES = capabilitiesOfContract();
-const LIST_CAPABILITIES = CAPABILITIES.filter((c) => c.endsWith('.list'));
-
-export const BUILTIN_ROLES: Readonly<Record<BuiltinRoleName, { description: string; capabilities: readonly string[] }>> = {
-  viewer: { description: 'Read access to everything in the group', capabilities: LIST_CAPABILITIES },
-  editor: { description: 'Read and write access, without managing role bindings', capabilities: CAPABILITIES.filter((c) => !c.startsWith('role_bindings.') || c.endsWith('.list')) },
-  owner: { description: 'Full access, including role bindings', capabilities: CAPABILITIES },
-  'registry.pull': { description: 'Pull images from the registry', capabilities: ['repo.list', 'tag.list'] },
-  'registry.push': { description: 'Push images to the registry', capabilities: ['repo.list', 'tag.list', 'tag.create'] },
+/** What the emulator says of each built-in role; a role the data adds and this misses has none. */
+const DESCRIPTIONS: Readonly<Record<string, string>> = {
+  viewer: 'Read access to everything in the group',
+  editor: 'Read and write access to repos and subscriptions, without managing tags, roles or role bindings',
+  owner: 'Full access, including roles, role bindings and invites',
+  'registry.pull': 'Pull images from the registry',
+  'registry.push': 'Push images to the registry, and create repos and groups',
+  'registry.pull_token_creator': 'Create pull tokens: identities bound to pull',
 };
+
+export const BUILTIN_ROLE_NAMES: readonly string[] = Object.keys(BUILTIN_ROLE_CAPABILITIES);
+
+export const BUILTIN_ROLES: Readonly<Record<string, { description: string; capabilities: readonly string[] }>> = Object.fromEntries(
+  BUILTIN_ROLE_NAMES.map((name) => [name, { description: DESCRIPTIONS[name] ?? '', capabilities: BUILTIN_ROLE_CAPABILITIES[name]! }]),
+);

@@ -130,7 +130,7 @@ export class EmulatorService {
 
   private insertBuiltinRoles(): void {
     for (const name of BUILTIN_ROLE_NAMES) {
-      const def = BUILTIN_ROLES[name];
+      const def = BUILTIN_ROLES[name]!;
       this.store.insert({
         kind: 'role',
         uid: builtinRoleUid(name),

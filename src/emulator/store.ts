@@ -51,7 +51,7 @@ export interface ResourceData {
   artifactName?: string;
   /** A repo's bundle keywords and catalog entitlement. */
   bundles?: string[];
-  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean; gracePeriod?: boolean; amazon?: boolean; google?: boolean; azure?: boolean; apkoOverlay?: string };
+  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean; gracePeriod?: boolean; amazon?: string; google?: string; azure?: string; apkoOverlay?: string };
   /** A repo's catalog tier (unset when absent), other names and the tags the catalog keeps current. */
   catalogTier?: string;
   aliases?: string[];

@@ -136,7 +136,7 @@ function checkCapabilities(value: unknown): string | null {
   const capabilities = capabilitiesOfContract();
   const known = new Set<string>(capabilities);
   const bad = value.filter((c) => typeof c !== 'string' || !known.has(c));
-  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; allowed: ${capabilities.join(', ')}`;
+  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; must be one of the service's ${capabilities.length} capabilities (GET /openapi.json, Capabilities)`;
   if (new Set(value).size !== value.length) return 'lists a capability more than once';
   return null;
 }
@@ -153,6 +153,9 @@ function toData(field: string, value: unknown): Partial<ResourceData> {
   switch (field) {
     case 'capabilities':
       return { capabilities: value === undefined ? undefined : [...(value as string[])] };
+    case 'catalogTier':
+      // Accepted short or in full; stored in full; the zero value unsets it (DESIGN.md §2 rev 6).
+      return { catalogTier: fullCatalogTier(value) };
     case 'oidc': {
       // Only a digest of the secret is kept (DESIGN.md §3: no output, plan or emulator state holds one).
       const oidc = { ...(value as Record<string, unknown>) };
@@ -162,6 +165,14 @@ function toData(field: string, value: unknown): Partial<ResourceData> {
     default:
       return { [field]: value } as Partial<ResourceData>;
   }
+}
+
+const CATALOG_TIER_PREFIX = 'CATALOG_TIER_';
+
+/** `FIPS` and `CATALOG_TIER_FIPS` are one tier, stored in full; `CATALOG_TIER_UNSPECIFIED` is none. */
+function fullCatalogTier(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '' || value === `${CATALOG_TIER_PREFIX}UNSPECIFIED`) return undefined;
+  return value.startsWith(CATALOG_TIER_PREFIX) ? value : `${CATALOG_TIER_PREFIX}${value}`;
 }
 
 /** What the emulator keeps of a write-only secret: `sha256:<hex>`, never the value. */

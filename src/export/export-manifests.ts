@@ -315,7 +315,7 @@ function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string,
       const key = value as RoleKey;
       if ('builtin' in key) out[spec.name] = key.builtin;
       else if ('path' in key) out[spec.name] = referenceInOrg(r.groupPath, key.path);
-    } else out[spec.name] = copyValue(value);
+    } else out[spec.name] = spec.manifestForm ? spec.manifestForm(copyValue(value)) : copyValue(value);
   }
   // The API never returns a secret: written as the reference a manifest must use.
   for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path, descriptor.secretPaths?.length ?? 1) });

@@ -24,6 +24,8 @@ export interface LoadOptions {
   maxTotalBytes?: number;
   /** How YAML is read (parse-documents.ts); the results are the same either way. Default 'fast'. */
   yamlReader?: YamlReader;
+  /** Capabilities live roles hold beyond the service's catalog: accepted in roles (ResolveOptions). */
+  knownCapabilities?: ReadonlySet<string>;
 }
 
 /** What validation found: a state only when there is no diagnostic. */
@@ -115,7 +117,7 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
   if (documents.length === 0 && diagnostics.length === 0) {
     diagnostics.push({ location: { file: files[0] ?? '(no files)', line: 1, column: 1 }, path: '', message: 'no manifest documents found; expected at least one document with apiVersion and org' });
   }
-  const resolved = resolveDesiredState(documents, { files, complete });
+  const resolved = resolveDesiredState(documents, { files, complete, ...(options.knownCapabilities ? { knownCapabilities: options.knownCapabilities } : {}) });
   diagnostics.push(...resolved.diagnostics);
   if (diagnostics.length > 0) return { diagnostics: sortDiagnostics(diagnostics, files) };
   return { state: resolved.state!, diagnostics: [], ...(resolved.warnings?.length ? { warnings: sortDiagnostics(resolved.warnings, files) } : {}) };

@@ -13,6 +13,7 @@ import type { Diagnostic } from '../model/errors.js';
 import { declaringGroupPath, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
 import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
 import { checkSecretRefShape } from '../model/secret-ref.js';
+import { unknownCapabilityMessage } from '../model/vocabulary.js';
 import { formatLocation, formatPointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
 import { SettingsReader } from './resolve-settings.js';
@@ -30,6 +31,11 @@ export interface ResolveOptions {
    * may then point into the unreadable part, so they are not reported.
    */
   complete: boolean;
+  /**
+   * Capabilities outside the service's catalog that live roles hold (the service added them after
+   * this version's catalog): accepted like the catalog's (DESIGN.md §2 rev 6). Offline, none.
+   */
+  knownCapabilities?: ReadonlySet<string>;
 }
 
 export interface ResolveResult {
@@ -133,6 +139,16 @@ class Resolver {
       files: this.options.files,
     };
     return { state, diagnostics: [], warnings: oldNameGlobWarnings(this.settings.globs, this.resources, this.groups) };
+  }
+
+  /** Each capability an item names is one of the service's catalog, or one live roles hold (the schema checked the spelling). */
+  private checkCapabilities(site: Site, field: string, item: Obj, owner: string): void {
+    const names = item[field];
+    if (!Array.isArray(names)) return;
+    names.forEach((name, index) => {
+      const problem = typeof name === 'string' ? unknownCapabilityMessage(name, owner, this.options.knownCapabilities) : undefined;
+      if (problem) this.report(siteAt(site, field, String(index)), problem);
+    });
   }
 
   private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {
@@ -337,6 +353,7 @@ class Resolver {
       fatal ||= problem.fatal === true;
     }
     if (fatal) return;
+    if (descriptor.access?.is === 'capabilities') this.checkCapabilities(site, descriptor.access.field, item, descriptor.describe(key));
     const fields: Obj = { [keyField]: key };
     // Only a kind with secrets looks for them, and only a kind with role references keeps a list
     // of them: nothing is allocated for what an item cannot hold (this runs per resource).

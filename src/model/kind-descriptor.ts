@@ -37,6 +37,8 @@ export interface FieldSpec {
   readonly block?: boolean;
   /** One spelling for values the API or a manifest may write two ways (applied when read from either). */
   readonly normalize?: (value: unknown) => unknown;
+  /** How `export` writes a value in a manifest, when a manifest spells it otherwise than the API (a tier, short). */
+  readonly manifestForm?: (value: unknown) => unknown;
   /** A `string` that may be unset (absent or `""` from the API reads as unset, not as `""`). */
   readonly optional?: boolean;
   /**

@@ -50,6 +50,19 @@ export function suggestClosest(input: string, candidates: Iterable<string>): str
   return best;
 }
 
+/**
+ * The `count` candidates nearest to `input` by edit distance (ties in candidate order), however far:
+ * what a message names when the list of what is allowed is too long to print whole.
+ */
+export function nearestNames(input: string, candidates: readonly string[], count: number): string[] {
+  const lowered = input.toLowerCase();
+  return [...new Set(candidates)]
+    .map((candidate, index) => ({ candidate, index, d: editDistance(lowered, candidate.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d || a.index - b.index)
+    .slice(0, count)
+    .map((x) => x.candidate);
+}
+
 /** ` (did you mean "x"?)`, or '' when nothing is close. */
 export function didYouMean(input: string, candidates: Iterable<string>): string {
   const s = suggestClosest(input, candidates);

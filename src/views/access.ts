@@ -11,7 +11,18 @@ export function reachText(change: AccessChange): string {
   return change.groups > 1 ? ` and ${change.groups - 1} group${change.groups === 2 ? '' : 's'} below` : '';
 }
 
-/** What a change gains or loses, said shortly: "all of owner (30 capabilities)" when it is exactly a built-in role's, else the list. */
+/** How many capabilities a line names before it says how many more there are (JSON has them all). */
+export const CAPABILITIES_SHOWN = 12;
+const WRITES = /\.(create|update|delete)$/;
+
+/**
+ * What a change gains or loses, said shortly: "all of owner (138 capabilities)" when it is exactly
+ * a built-in role's, else the list — bounded (the service's roles hold dozens): past
+ * CAPABILITIES_SHOWN, the ones that write come first and the line says how many there are in all.
+ */
 export function capabilitiesText(caps: readonly string[], role: string | undefined): string {
-  return role !== undefined ? `all of ${role} (${caps.length} capabilities)` : caps.join(', ');
+  if (role !== undefined) return `all of ${role} (${caps.length} capabilities)`;
+  if (caps.length <= CAPABILITIES_SHOWN) return caps.join(', ');
+  const first = [...caps.filter((c) => WRITES.test(c)), ...caps.filter((c) => !WRITES.test(c))].slice(0, CAPABILITIES_SHOWN);
+  return `${caps.length} capabilities: ${first.join(', ')}, …`;
 }

@@ -8,6 +8,7 @@
  * by ASCII lower case: test/unit/plan-members.test.ts, since the contract keeps a non-ASCII one off the wire.)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, useSuiteEmulator } from './cli-harness.js';
@@ -40,6 +41,8 @@ function manifest(o: { release?: string; ci?: string; orgBindings?: string[]; gr
     '',
   ].join('\n');
 }
+
+const BUILTIN = { viewer: SERVICE.builtinRoles.viewer, registryPush: SERVICE.builtinRoles['registry.push'] };
 
 describe('access changes name principals, and --deny-new-access refuses every gain', () => {
   const suite = useSuiteEmulator(TOKEN, 'access-principals');
@@ -79,7 +82,7 @@ describe('access changes name principals, and --deny-new-access refuses every ga
 
   it('an owner invite to an outsider is a gain of email:…; accepted, the next plan has no changes and access names her', async () => {
     await from(manifest({ members: ['{email: mallory@evil.example, role: owner}'] }));
-    await refused(/\+ email:mallory@evil\.example gains all of owner \(30 capabilities\) on org and 1 group below/);
+    await refused(/\+ email:mallory@evil\.example gains all of owner \(138 capabilities\) on org and 1 group below/);
     const codes = join(suite.dir, 'codes.jsonl');
     const applied = await cli(['apply', file(), '--auto-approve', '--invite-codes', codes]);
     expect(applied.code, applied.stderr).toBe(0);
@@ -104,9 +107,9 @@ describe('access changes name principals, and --deny-new-access refuses every ga
       ...(mappings.length > 0 ? ['      groupMappings:', ...mappings.map((m) => `        - ${m}`)] : []),
     ];
     await from(manifest({ idps: idp('owner') }));
-    await refused(/\+ idp:okta\/\* gains all of owner \(30 capabilities\) on org and 1 group below/);
+    await refused(/\+ idp:okta\/\* gains all of owner \(138 capabilities\) on org and 1 group below/);
     await from(manifest({ idps: idp('viewer', ['{externalGroup: everyone, role: owner}']) }));
-    await refused(/\+ idp:okta\/group:everyone gains all of owner \(30 capabilities\) on org and 1 group below/);
+    await refused(/\+ idp:okta\/group:everyone gains all of owner \(138 capabilities\) on org and 1 group below/);
     const applied = await runCli(['apply', file(), '--auto-approve'], { env: { ...suite.env, PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0001' } });
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
     const who = await cli(['access', file(), '--scope', 'org', '--capability', 'groups.delete', '--live']);
@@ -117,7 +120,7 @@ describe('access changes name principals, and --deny-new-access refuses every ga
 
   it('a widened subject is a new principal: any GitHub workflow gains owner', async () => {
     await from(manifest({ release: `claimMatch: {issuer: "${GH}", subjectPattern: "repo:.*"}` }));
-    const plan = await refused(/\+ identity:release-bot \(subjectPattern "repo:\.\*"\) gains all of owner \(30 capabilities\) on org and 1 group below/);
+    const plan = await refused(/\+ identity:release-bot \(subjectPattern "repo:\.\*"\) gains all of owner \(138 capabilities\) on org and 1 group below/);
     expect(plan.stdout).toContain('identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow');
     const md = await cli(['plan', file(), '--format', 'markdown']);
     expect(md.stdout).toContain('— **identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow** | `org` |');
@@ -137,12 +140,12 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     await refused(/\+ identity:release-bot \(issuer "https:\/\/token\.evil\.example"\) gains /);
     const keys = JSON.stringify(JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] }));
     await from(manifest({ release: `staticKeys: {issuer: "https://keys.evil.example", subject: "mallory", issuerKeys: ${keys}}` }));
-    await refused(/\+ identity:release-bot \(staticKeys\) gains all of owner \(30 capabilities\)/);
+    await refused(/\+ identity:release-bot \(staticKeys\) gains all of owner \(138 capabilities\)/);
     // ci-bot's line taken over: renamed to my-bot, acting for another repository.
     await from(manifest({ ci: `renamedFrom: ci-bot, claimMatch: {issuer: "${GH}", subject: "repo:evil/x:ref:refs/heads/main"}`, orgBindings: ['{identity: my-bot, role: viewer}'] }).replace('name: ci-bot, renamedFrom', 'name: my-bot, renamedFrom'));
     const takeover = await refused(/\+ identity:my-bot \(subject "repo:evil\/x:ref:refs\/heads\/main"\) gains all of viewer/);
     // Who could act as ci-bot before (its own repository) loses what it held, named by what it accepted.
-    expect(takeover.stdout).toContain('- identity:my-bot (subject "repo:acme/ci:ref:refs/heads/main") loses all of viewer (9 capabilities) on org and 1 group below');
+    expect(takeover.stdout).toContain('- identity:my-bot (subject "repo:acme/ci:ref:refs/heads/main") loses all of viewer (51 capabilities) on org and 1 group below');
   });
 
   it('apply plan.json --deny-new-access re-checks the saved plan now and refuses a gain before any write', async () => {
@@ -163,7 +166,11 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     expect((await cli(['apply', file(), '--auto-approve'])).code).toBe(0);
     writeFileSync(file(), manifest());
     const plan = await cli(['plan', file()]);
-    expect(plan.stdout).toMatch(/- identity:ci-bot loses tag\.create on org and 1 group below\n/);
+    // registry.push holds 20 capabilities (the service's set); viewer, still bound, keeps the 10
+    // they share (repo.list, tag.list, …): only what is really gone is lost.
+    const lost = BUILTIN.registryPush.filter((c) => !BUILTIN.viewer.includes(c)).sort();
+    expect(lost).toEqual(['groups.create', 'manifest.create', 'manifest.delete', 'manifest.update', 'repo.create', 'repo.delete', 'repo.update', 'tag.create', 'tag.delete', 'tag.update']);
+    expect(plan.stdout).toContain(`- identity:ci-bot loses ${lost.join(', ')} on org and 1 group below\n`);
   });
 
   it('access answers a uid and a token, and names a typo instead of answering Nobody', async () => {

@@ -71,7 +71,7 @@ describe('repo bundles and syncConfig', () => {
     suite.emulator.clearRequestLog();
     expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
     expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH syncConfig.expiration']);
-    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00.000Z', syncApks: true, uniqueTags: false });
+    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00.000Z', syncApks: true, uniqueTags: false, gracePeriod: false, amazon: '', google: '', azure: '', apkoOverlay: '' });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
@@ -96,20 +96,24 @@ describe('repo bundles and syncConfig', () => {
 });
 
 /**
- * The provider's repo fields (issue 48; DESIGN.md §2 rev 5): `tier` (the API's catalogTier),
- * `aliases`, `activeTags` and syncConfig's `gracePeriod`, `amazon`, `google`, `azure`,
- * `apkoOverlay`: absent = unmanaged, declared = compared and PATCHed by leaf, exported when set.
+ * The provider's repo fields in the service's shapes (issue 48, issue 57; DESIGN.md §2 rev 6):
+ * `tier` (the API's catalogTier enum, sent in full), `aliases` (image references with a tag),
+ * `activeTags` and syncConfig's `gracePeriod`, `amazon`, `google`, `azure` (the mirrors'
+ * repositories, strings), `apkoOverlay`: absent = unmanaged, declared = compared and PATCHed by
+ * leaf, exported when set.
  */
 describe("the provider's repo fields", () => {
   const suite = useSuiteEmulator('repo-provider-fields-token-3d9a', 'provider', () => mkdirSync(dir));
   const dir = join(suite.dir, 'm');
   const OVERLAY = '{"contents":{"packages":["curl"]}}';
+  const ECR = '123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror';
+  const GAR = 'us-docker.pkg.dev/acme-prod/mirror';
   const repo = (extra: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  repos:', '    - name: app', ...extra.map((l) => `      ${l}`), ''].join('\n');
   const FULL = [
     'tier: FIPS',
-    'aliases: [app-fips, app-legacy]',
+    'aliases: ["app:fips", "docker.io/acme/app:1.27"]',
     'activeTags: [latest, "1.27"]',
-    `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", gracePeriod: true, amazon: true, google: false, apkoOverlay: '${OVERLAY}'}`,
+    `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", gracePeriod: true, amazon: "${ECR}", google: "", apkoOverlay: '${OVERLAY}'}`,
   ];
 
   it('are created with the repo, read back, and a re-plan is empty', async () => {
@@ -118,7 +122,8 @@ describe("the provider's repo fields", () => {
     expect(apply.code, apply.stderr).toBe(0);
     const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, { headers: { authorization: `Bearer ${suite.env.PLATFORM_TOKEN}` } });
     const live = ((await res.json()) as { repos: Record<string, unknown>[] }).repos[0]!;
-    expect(live).toMatchObject({ catalogTier: 'FIPS', aliases: ['app-fips', 'app-legacy'], activeTags: ['latest', '1.27'], syncConfig: { gracePeriod: true, amazon: true, google: false, apkoOverlay: OVERLAY } });
+    // Sent exactly: the tier in full, every member of the entitlement (a member left out is its zero value).
+    expect(live).toMatchObject({ catalogTier: 'CATALOG_TIER_FIPS', aliases: ['app:fips', 'docker.io/acme/app:1.27'], activeTags: ['latest', '1.27'], syncConfig: { gracePeriod: true, amazon: ECR, google: '', azure: '', apkoOverlay: OVERLAY } });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
@@ -135,17 +140,21 @@ describe("the provider's repo fields", () => {
   });
 
   it('a change is one PATCH whose mask names only what changed; sets compare without order', async () => {
-    writeFileSync(join(dir, 'org.yaml'), repo(['tier: BASE', 'aliases: [app-legacy, app-fips]', 'activeTags: [latest]', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: false, google: false, apkoOverlay: '${OVERLAY}'}`]));
+    writeFileSync(join(dir, 'org.yaml'), repo(['tier: CATALOG_TIER_BASE', 'aliases: ["docker.io/acme/app:1.27", "app:fips"]', 'activeTags: [latest]', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: "", google: "${GAR}", apkoOverlay: '${OVERLAY}'}`]));
     const plan = await runCli(['plan', dir], { env: suite.env });
-    expect(plan.stdout).toMatch(/tier: +"FIPS" → "BASE"/);
-    expect(await appliedWrites(suite, dir)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon']);
+    // The plan shows what is sent: the tier in full, read from either spelling.
+    expect(plan.stdout).toMatch(/tier: +"CATALOG_TIER_FIPS" → "CATALOG_TIER_BASE"/);
+    expect(await appliedWrites(suite, dir)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon,syncConfig.google']);
   });
 
   it('are exported and plan back to nothing', async () => {
     const text = await exportedAndPlannedBack(suite);
+    // Written as a manifest spells them: the tier short, the entitlement without its zero members.
     expect(text).toContain('tier: BASE');
-    expect(text).toMatch(/aliases: \[ app-fips, app-legacy \]/);
+    expect(text).toContain('aliases: [ app:fips, docker.io/acme/app:1.27 ]');
+    expect(text).toContain(`google: ${GAR}`);
     expect(text).toContain('apkoOverlay');
+    expect(text).not.toMatch(/amazon|azure|syncApks/);
   });
 
   it('refuses a tier outside the enum and an overlay that is not JSON, with their positions', async () => {

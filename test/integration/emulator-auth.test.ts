@@ -106,7 +106,7 @@ describe('scoped tokens', () => {
     expect((await get(emu, `/registry/v2/repos?uidp.children_of=${sales}`, SCOPED)).body.totalCount).toBe('0');
     expect((await get(emu, '/registry/v2/repos?name=crm', SCOPED)).body.totalCount).toBe('0');
     const roles = (await get(emu, '/iam/v2/roles', SCOPED)).body.roles.map((r: { name: string }) => r.name).sort();
-    expect(roles).toEqual(['editor', 'owner', 'registry.pull', 'registry.push', 'viewer']);
+    expect(roles).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
   });
 
   it('get 404 for anything outside the subtree, read or write', async () => {

@@ -1,5 +1,6 @@
 /** Emulator over HTTP: create, PATCH masks, errors, deletes, role bindings, built-ins, readme (issue 2, points 6–8). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
 import { builtinRoleUid, type Emulator } from '../../src/emulator/index.js';
 import { DIGEST, del, detail, detailTypes, get, patch, post, startTestEmulator } from './emulator-helpers.js';
 
@@ -242,14 +243,24 @@ describe('role bindings and built-in roles', () => {
     custom = (await post(emu, `/iam/v2/roles/${team}`, { name: 'pusher', description: 'push', capabilities: ['tag.create'] })).body.uid;
   });
 
-  it('lists five built-ins with flat 40-hex uids, stable across emulators', async () => {
+  it("lists the service's six built-ins with flat 40-hex uids, stable across emulators, holding the service's sets (DESIGN.md §2 rev 6)", async () => {
     const r = await get(emu, '/iam/v2/roles?page_size=200');
     const builtins = r.body.roles.filter((x: { uid: string }) => !x.uid.includes('/'));
-    expect(builtins.map((x: { name: string }) => x.name).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.push', 'viewer']);
+    expect(builtins.map((x: { name: string }) => x.name).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
     for (const b of builtins) {
       expect(b.uid).toMatch(/^[0-9a-f]{40}$/);
       expect(b.uid).toBe(builtinRoleUid(b.name));
+      expect(b.capabilities, b.name).toEqual(SERVICE.builtinRoles[b.name as keyof typeof SERVICE.builtinRoles]);
     }
+    // What the service's sets mean, as issue 57 names them: editor makes repos and subscriptions
+    // but no tags or bindings; registry.push makes repos, tags and groups; only owner grants roles.
+    const caps = (name: string) => builtins.find((b: { name: string }) => b.name === name).capabilities as string[];
+    expect(caps('editor')).toEqual(expect.arrayContaining(['repo.create', 'subscriptions.create']));
+    expect(caps('editor')).not.toContain('tag.create');
+    expect(caps('editor')).not.toContain('role_bindings.create');
+    expect(caps('registry.push')).toEqual(expect.arrayContaining(['repo.create', 'tag.create', 'groups.create']));
+    expect(caps('owner')).toEqual(expect.arrayContaining(['roles.create', 'roles.update', 'role_bindings.create', 'group_invites.create']));
+    expect(caps('registry.pull_token_creator')).toEqual(expect.arrayContaining(['identity.create', 'role_bindings.create']));
     // Not under uidp filters.
     const scoped = await get(emu, `/iam/v2/roles?uidp.descendants_of=${org}`);
     expect(scoped.body.roles.every((x: { uid: string }) => x.uid.startsWith(`${org}/`))).toBe(true);

@@ -123,25 +123,38 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
       const root = (await post(plain, '/iam/v2/groups', { name: 'acme' })).body;
       expect(root).not.toHaveProperty('verified');
       const r = (await post(plain, `/registry/v2/repos/${root.uid}`, { name: 'nginx' })).body;
-      expect(Object.keys(r).sort()).toEqual(['activeTags', 'aliases', 'bundles', 'createTime', 'description', 'name', 'uid', 'updateTime']);
+      expect(Object.keys(r).sort()).toEqual(['activeTags', 'aliases', 'bundles', 'catalogTier', 'createTime', 'description', 'name', 'uid', 'updateTime']);
     } finally {
       await plain.close();
     }
   });
 
-  it("a repo's catalogTier, aliases and activeTags are a client's to set (DESIGN.md §2 rev 5); the zero tier is not sent", async () => {
+  it("a repo's catalogTier is always sent, in full; aliases are image references; mirrors are repository strings (DESIGN.md §2, §6 rev 6)", async () => {
     const repo = (await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered' })).body;
-    expect(repo).toMatchObject({ aliases: [], activeTags: [] });
-    expect(repo).not.toHaveProperty('catalogTier');
-    const set = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-2', catalogTier: 'FIPS', aliases: ['t2'], activeTags: ['latest'] });
-    expect(set.status).toBe(200);
-    expect(set.body).toMatchObject({ catalogTier: 'FIPS', aliases: ['t2'], activeTags: ['latest'] });
-    // Outside the enum, or a duplicate in a set: code 3.
+    // The JSON gateway sends every field, zero values included.
+    expect(repo).toMatchObject({ aliases: [], activeTags: [], catalogTier: 'CATALOG_TIER_UNSPECIFIED' });
+    // Accepted short or in full; answered in full.
+    const set = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-2', catalogTier: 'FIPS', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: ['latest'] });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ catalogTier: 'CATALOG_TIER_FIPS', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: ['latest'] });
+    const full = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-3', catalogTier: 'CATALOG_TIER_AI' });
+    expect(full.body.catalogTier).toBe('CATALOG_TIER_AI');
+    // Outside the enum, an alias without a tag, or a duplicate in a set: code 3.
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'GOLD' })).status).toBe(400);
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'y', aliases: ['a', 'a'] })).status).toBe(400);
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', aliases: ['nginx'] })).status).toBe(400);
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'y', aliases: ['a:1', 'a:1'] })).status).toBe(400);
     const changed = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier,activeTags`, { catalogTier: 'BASE', activeTags: [] });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(changed.body).toMatchObject({ catalogTier: 'BASE', aliases: ['t2'], activeTags: [] });
+    expect(changed.body).toMatchObject({ catalogTier: 'CATALOG_TIER_BASE', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: [] });
+    // The zero value unsets it.
+    const unset = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier`, { catalogTier: 'CATALOG_TIER_UNSPECIFIED' });
+    expect(unset.body.catalogTier).toBe('CATALOG_TIER_UNSPECIFIED');
+    // syncConfig's mirrors are the destination repositories, strings; a boolean is code 3.
+    const mirrors = { amazon: '123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror', google: 'us-docker.pkg.dev/acme-prod/mirror', azure: 'acmeprod.azurecr.io/mirror' };
+    const synced = await post(emu, `/registry/v2/repos/${org}`, { name: 'mirrored', syncConfig: { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00Z', gracePeriod: true, ...mirrors } });
+    expect(synced.status, JSON.stringify(synced.body)).toBe(200);
+    expect(synced.body.syncConfig).toMatchObject({ gracePeriod: true, ...mirrors });
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00Z', amazon: true } })).status).toBe(400);
     // The contract-fuzz counterexample of seed 897259: null is no value of these fields, even under updateMask=*.
     const nulled = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=*`, { name: 'tiered-2', aliases: null });
     expect(nulled.status).toBe(400);
@@ -151,6 +164,6 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
     const overlay = await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{contents' } });
     expect(overlay.status).toBe(400);
     expect(overlay.text).toContain('syncConfig.apkoOverlay must be JSON text of an object');
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{"contents":{}}', gracePeriod: true, azure: true } })).status).toBe(200);
+    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{"contents":{}}', gracePeriod: true, azure: 'acmeprod.azurecr.io/mirror' } })).status).toBe(200);
   });
 });

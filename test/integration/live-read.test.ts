@@ -97,7 +97,7 @@ describe('readLiveState', () => {
     const live = await readLiveState(client, { org: { name: 'acme' }, subResources: new Set(['repo:engineering/platform/base']) });
     expect(live.incomplete).toEqual([]);
     expect(live.ambiguities).toEqual([]);
-    expect(Object.keys(live.builtinRoles).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.push', 'viewer']);
+    expect(Object.keys(live.builtinRoles).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
     const r = byAddress(live.resources);
     expect(Object.keys(r).sort()).toEqual(
       [
@@ -156,7 +156,7 @@ describe('readLiveState', () => {
   it('returns org: null (and still the built-in roles) when the org does not exist', async () => {
     const live = await readLiveState(client, { org: { name: 'newco' } });
     expect(live).toMatchObject({ org: null, resources: [], incomplete: [], ambiguities: [] });
-    expect(Object.keys(live.builtinRoles)).toHaveLength(5);
+    expect(Object.keys(live.builtinRoles)).toHaveLength(6);
   });
 
   it('refuses an ambiguous org name, listing the candidates, and accepts a pinned uid', async () => {

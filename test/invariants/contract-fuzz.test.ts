@@ -49,7 +49,7 @@ async function startSeeded(fuzzer: ContractFuzzer): Promise<{ emulator: Emulator
   for (const [key, uid] of Object.entries(seeded.uids)) (uids[key.slice(0, key.indexOf(':'))] ??= []).push(uid);
   (uids.group ??= []).push(...Object.values(seeded.orgUids));
   uids.terms = Object.values(seeded.orgUids);
-  const roles = [...(uids.role ?? []), ...['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'].map(builtinRoleUid)];
+  const roles = [...(uids.role ?? []), ...['viewer', 'editor', 'owner', 'registry.pull', 'registry.push', 'registry.pull_token_creator'].map(builtinRoleUid)];
   const soon = (days: number) => new Date(Date.now() + days * DAY).toISOString();
   fuzzer.hints = { roleUid: roles, role: roles, defaultRole: roles, identityUid: uids.identity ?? [], scope: Object.values(seeded.orgUids), expirationTime: [soon(1), soon(7), soon(29)] };
   return { emulator, uids };

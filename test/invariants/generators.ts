@@ -11,7 +11,7 @@ import fc from 'fast-check';
 export const ISSUER = 'https://token.actions.githubusercontent.com';
 export const SECRET_ENV = 'PLATFORM_SYNC_SECRET_OKTA';
 export const SECRET_VALUE = 'invariant-suite-secret-value-0001';
-const BUILTINS = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
+const BUILTINS = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push', 'registry.pull_token_creator'] as const;
 const CAPABILITIES = ['repo.list', 'tag.create', 'identity.list', 'groups.list', 'repo.update'] as const;
 
 export interface MIdentity { name: string; description?: string; relationship: number }
@@ -43,7 +43,7 @@ const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) =>
   fc.record(
-    { name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')), tier: fc.constantFrom('FIPS', 'BASE'), aliases: fc.uniqueArray(fc.constantFrom(`${name}-a`, `${name}-b`), { maxLength: 2 }) },
+    { name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')), tier: fc.constantFrom('FIPS', 'BASE'), aliases: fc.uniqueArray(fc.constantFrom(`${name}:a`, `docker.io/acme/${name}:1.0`), { maxLength: 2 }) },
     { requiredKeys: ['name', 'description', 'readme'] },
   );
 const idpArb = (name: string) =>

@@ -99,10 +99,11 @@ describe('architecture', () => {
   });
 
   it('the emulator shares no rule with the client: from outside src/emulator it imports only types, the shared error class and the doors', () => {
-    // Allowed at run time: the doors (src/io), package files and lazy loading (src/util), and
-    // UserError, the shared error class. Everything else of the client — model rules, API
-    // tables, the planner — only as types (erased).
-    const allowed = (target: string) => /^(emulator|io)\//.test(target) || ['util/lazy-require.ts', 'model/errors.ts'].includes(target);
+    // Allowed at run time: the doors (src/io), package files and lazy loading (src/util),
+    // UserError, the shared error class, and the service's facts (src/service: data read off its
+    // SDK, DESIGN.md §2 rev 6 — facts of the service, no rule of the client). Everything else of
+    // the client — model rules, API tables, the planner — only as types (erased).
+    const allowed = (target: string) => /^(emulator|io|service)\//.test(target) || ['util/lazy-require.ts', 'model/errors.ts'].includes(target);
     const offenders = modules
       .filter((m) => m.rel.startsWith('emulator/'))
       .flatMap((m) => m.imports.filter((i) => i.resolved && !allowed(relative(SRC, i.resolved).split('\\').join('/'))).map((i) => `${m.rel} → ${i.source} (${i.names.join(', ')})`));

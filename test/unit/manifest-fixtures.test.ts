@@ -125,7 +125,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'unknown capability',
     files: ['bad-unknown-capability.yaml'],
     expected: [
-      `${F}/bad-unknown-capability.yaml:6:33: unknown capability "tag.creat" in role "publisher"; expected one of groups.list, groups.create, groups.update, groups.delete, identity.list, identity.create, identity.update, identity.delete, role_bindings.list, role_bindings.create, role_bindings.delete, repo.list, repo.create, repo.update, repo.delete, tag.list, tag.create, tag.delete, subscriptions.list, subscriptions.create, subscriptions.delete, advisories.list, identity_providers.list, identity_providers.create, identity_providers.update, identity_providers.delete, account_associations.list, account_associations.create, account_associations.update, account_associations.delete (did you mean "tag.create"?) (at /org/roles/0/capabilities/1)`,
+      `${F}/bad-unknown-capability.yaml:6:33: unknown capability "tag.creat" in role "publisher"; expected one of the service's 153 capabilities (did you mean "tag.create"?) — the nearest: tag.create, apk.create, tag.list (at /org/roles/0/capabilities/1)`,
     ],
   },
   {
@@ -137,7 +137,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'custom role shadowing a built-in',
     files: ['bad-builtin-shadow.yaml'],
     expected: [
-      `${F}/bad-builtin-shadow.yaml:5:13: custom role "viewer" in org "acme" has the name of a built-in role and would shadow it; expected a name other than viewer, editor, owner, registry.pull, registry.push (at /org/roles/0/name)`,
+      `${F}/bad-builtin-shadow.yaml:5:13: custom role "viewer" in org "acme" has the name of a built-in role and would shadow it; expected a name other than viewer, editor, owner, registry.pull, registry.push, registry.pull_token_creator (at /org/roles/0/name)`,
     ],
   },
   {
@@ -158,7 +158,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'unknown role',
     files: ['bad-unknown-role.yaml'],
     expected: [
-      `${F}/bad-unknown-role.yaml:15:17: unknown role "releese-manager" in role binding of group "engineering"; expected a custom role of this group or its ancestors (release-manager) or a built-in role (viewer, editor, owner, registry.pull, registry.push) (did you mean "release-manager"?) (at /org/groups/0/roleBindings/1/role)`,
+      `${F}/bad-unknown-role.yaml:15:17: unknown role "releese-manager" in role binding of group "engineering"; expected a custom role of this group or its ancestors (release-manager) or a built-in role (viewer, editor, owner, registry.pull, registry.push, registry.pull_token_creator) (did you mean "release-manager"?) (at /org/groups/0/roleBindings/1/role)`,
     ],
   },
   {
@@ -243,7 +243,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: "custom role of another subtree, by name and by path",
     files: ['bad-role-other-subtree.yaml'],
     expected: [
-      `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push); a custom role "deployer" exists in group "engineering", but only custom roles of its own group and its ancestors may be used (at /org/groups/1/roleBindings/0/role)`,
+      `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push, registry.pull_token_creator); a custom role "deployer" exists in group "engineering", but only custom roles of its own group and its ancestors may be used (at /org/groups/1/roleBindings/0/role)`,
       `${F}/bad-role-other-subtree.yaml:16:17: role "/engineering/deployer" in role binding of group "security" belongs to group "engineering", which is not this group or one of its ancestors; it may use the custom roles of its own group and its ancestors, or a built-in role (at /org/groups/1/roleBindings/1/role)`,
     ],
   },

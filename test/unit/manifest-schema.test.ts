@@ -59,7 +59,11 @@ describe('manifest JSON Schema', () => {
   it('agrees with the shared model: capabilities, name pattern, apiVersion, prune kinds', () => {
     const defs = schema.$defs as Record<string, { properties: Record<string, SchemaNode> }>;
     const capabilities = defs.role!.properties.capabilities!.items as SchemaNode;
-    expect(capabilities.enum).toEqual([...CAPABILITIES]);
+    // The service's catalog (src/service/capabilities.json), offered to editors as examples; the
+    // catalog check itself is validate's, with the nearest names (DESIGN.md §2 rev 6).
+    expect(capabilities.examples).toEqual([...CAPABILITIES]);
+    expect(CAPABILITIES.length).toBe(153);
+    for (const name of CAPABILITIES) expect(name).toMatch(new RegExp(capabilities.pattern as string));
     for (const kind of ['org', 'group', 'identity', 'role', 'repo']) {
       expect(defs[kind]!.properties.name!.pattern, kind).toBe(NAME_PATTERN_SOURCE);
     }

@@ -5,6 +5,7 @@
  * `<parent uid>/<16 hex counter>`.
  */
 import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, tagAddress } from '../../src/model/address.js';
+import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
 import type { IdentityKey, RoleKey } from '../../src/model/address.js';
 import type {
   DesiredResource,
@@ -24,6 +25,7 @@ export const BUILTIN_ROLES: Record<string, string> = {
   owner: '3'.repeat(40),
   'registry.pull': '4'.repeat(40),
   'registry.push': '5'.repeat(40),
+  'registry.pull_token_creator': '6'.repeat(40),
 };
 
 /** A resource without its side-specific parts: kind, address, group path, parent, fields. */
@@ -154,12 +156,14 @@ export function liveState(
     incomplete: options.incomplete ?? [],
     ambiguities: options.ambiguities ?? [],
     builtinRoles: { ...BUILTIN_ROLES },
+    // What the roles list answers for them: the service's sets (DESIGN.md §2 rev 6).
+    builtinRoleCapabilities: { ...SERVICE.builtinRoles },
   };
 }
 
 /** Live state of an org that does not exist yet. */
 export function emptyLive(): LiveState {
-  return { org: null, resources: [], incomplete: [], ambiguities: [], builtinRoles: { ...BUILTIN_ROLES } };
+  return { org: null, resources: [], incomplete: [], ambiguities: [], builtinRoles: { ...BUILTIN_ROLES }, builtinRoleCapabilities: { ...SERVICE.builtinRoles } };
 }
 
 /** The uid the builder gave to a live resource at an address. */

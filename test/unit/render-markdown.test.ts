@@ -19,7 +19,8 @@ describe('renderMarkdownPlan', () => {
       '| Principal | Scope | Reach | Gained | Lost |',
       '|---|---|---|---|---|',
       // The group the plan creates below is a real change too: it inherits nothing of repo.list.
-      '| `identity:eng/ci` | `group:eng` | 2 groups | ➕ repo.list |  |',
+      // The service's viewer holds 51 capabilities; a long list is bounded, writes first, with its count.
+      '| `identity:eng/ci` | `group:eng` | 2 groups |  | ➖ 50 capabilities: account_associations.list, actions.list, advisories.list, apk.blobs.get, apk.list, build_report.list, group_invites.list, groups.list, guardener.actions.migrate, guardener.association.list, guardener.dfc.convert, guardener.entitlement.list, … |',
       '| `identity:eng/platform/deploy-bot` | `group:eng/platform` | 1 group | ➕ repo.list |  |',
       '',
       '> [!WARNING]',

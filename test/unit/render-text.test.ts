@@ -12,7 +12,7 @@ describe('renderTextPlan', () => {
       "platform-sync will make these changes to org acme (aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa):
 
       Access changes:
-        + identity:eng/ci gains repo.list on group:eng and 1 group below
+        - identity:eng/ci loses 50 capabilities: account_associations.list, actions.list, advisories.list, apk.blobs.get, apk.list, build_report.list, group_invites.list, groups.list, guardener.actions.migrate, guardener.association.list, guardener.dfc.convert, guardener.entitlement.list, … on group:eng and 1 group below
         + identity:eng/platform/deploy-bot gains repo.list on group:eng/platform
 
         + create group:eng/platform

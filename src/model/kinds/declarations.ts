@@ -13,7 +13,7 @@
  * Adding a field is one line here (and the emulator's contract, schemas/platform-api-v2.openapi.json).
  */
 import Type from 'typebox';
-import { CAPABILITIES, describeName, NAME_PATTERN_SOURCE } from '../vocabulary.js';
+import { CAPABILITIES, CAPABILITY_NAME_PATTERN_SOURCE, CATALOG_TIERS, describeName, IMAGE_ALIAS_PATTERN_SOURCE, MIRROR_PATTERN_SOURCE, NAME_PATTERN_SOURCE } from '../vocabulary.js';
 
 /** An e-mail address as members and invites carry it: ASCII, one @, a dotted domain (compared case-insensitively). */
 export const EMAIL_PATTERN_SOURCE = "^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$";
@@ -67,15 +67,15 @@ export const FIELD_DECLARATIONS = {
   role: Type.Object({
     name: Type.String({ title: "Name", description: describeName("role"), pattern: NAME_PATTERN_SOURCE, examples: ["release-manager", "deployer"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the role. Left out = not managed (the live value is kept); \"\" clears it." })),
-    capabilities: Type.Array(Type.Enum([...CAPABILITIES], { type: "string", title: "Capability", description: "A capability the Platform API knows." }), { title: "Capabilities", description: "Capabilities the role grants; at least one.", minItems: 1, uniqueItems: true, examples: [["repo.list", "tag.create"]] }),
+    capabilities: Type.Array(Type.String({ pattern: CAPABILITY_NAME_PATTERN_SOURCE, title: "Capability", description: "A capability of the service's catalog (its 153 names are the examples, offered by editors); a name outside it is an error naming the nearest.", examples: [...CAPABILITIES] }), { title: "Capabilities", description: "Capabilities the role grants; at least one.", minItems: 1, uniqueItems: true, examples: [["repo.list", "tag.create"]] }),
   }),
   repo: Type.Object({
     name: Type.String({ title: "Name", description: describeName("repo"), pattern: NAME_PATTERN_SOURCE, examples: ["nginx"] }),
     description: Type.Optional(Type.String({ title: "Description", description: "Description of the repo. Left out = not managed (the live value is kept); \"\" clears it." })),
     readme: Type.Optional(Type.String({ title: "Readme", description: "Markdown readme of the repo. Left out = not managed.", examples: ["# nginx\n\nHardened nginx image.\n"] })),
     bundles: Type.Optional(Type.Array(Type.String({ pattern: "^[a-z0-9-]{1,63}$", title: "Bundle", description: "A bundle keyword: 1 to 63 lowercase letters, digits or -." }), { title: "Bundles", description: "Bundle keywords of the repo, a set (order does not matter; no duplicates), at most 16. Left out = not managed; [] clears them.", maxItems: 16, uniqueItems: true, examples: [["featured", "fips"]] })),
-    tier: Type.Optional(Type.Enum(["APPLICATION", "BASE", "FIPS", "AI", "DEVTOOLS", "COMMERCIAL"], { type: "string", title: "Catalog tier", description: "The repo's catalog tier (the API's catalogTier): APPLICATION, BASE, FIPS, AI, DEVTOOLS or COMMERCIAL. Left out = not managed." })),
-    aliases: Type.Optional(Type.Array(Type.String({ pattern: NAME_PATTERN_SOURCE, title: "Alias", description: "Another name the repo answers to, spelled as repo names are (^[a-z0-9 ._-]{1,}$)." }), { title: "Aliases", description: "Other names the repo answers to, a set (order does not matter; no duplicates), at most 32. Left out = not managed; [] clears them.", maxItems: 32, uniqueItems: true, examples: [["nginx-fips"]] })),
+    tier: Type.Optional(Type.Enum([...CATALOG_TIERS, ...CATALOG_TIERS.map((t) => `CATALOG_TIER_${t}`)], { type: "string", title: "Catalog tier", description: "The repo's catalog tier (the API's catalogTier enum): APPLICATION, BASE, FIPS, AI, DEVTOOLS or COMMERCIAL (the full name, CATALOG_TIER_FIPS, is read too). Left out = not managed." })),
+    aliases: Type.Optional(Type.Array(Type.String({ pattern: IMAGE_ALIAS_PATTERN_SOURCE, maxLength: 255, title: "Alias", description: "Another name of the image: an image reference with a tag, e.g. nginx:latest or docker.io/library/nginx:1.27 (^[a-zA-Z0-9_.\\-/]*[a-zA-Z0-9_.\\-]:[a-zA-Z0-9_.\\-]+$)." }), { title: "Aliases", description: "Other names of the image, a set (order does not matter; no duplicates), at most 32. Left out = not managed; [] clears them.", maxItems: 32, uniqueItems: true, examples: [["nginx:latest", "docker.io/library/nginx:1.27"]] })),
     activeTags: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$", title: "Tag", description: "A tag name, Docker style (^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$)." }), { title: "Active tags", description: "The tags the catalog keeps current in this repo, a set (order does not matter; no duplicates), at most 256. Left out = not managed; [] clears them.", maxItems: 256, uniqueItems: true, examples: [["latest", "1.27"]] })),
     syncConfig: Type.Optional(Type.Object({
       source: Type.String({ title: "Source", description: "Uid of the catalog repo whose images are synced into this one.", pattern: "^[0-9a-f]{40}(/[0-9a-f]{16})+$", examples: ["0123456789abcdef0123456789abcdef01234567/89abcdef01234567"] }),
@@ -83,9 +83,9 @@ export const FIELD_DECLARATIONS = {
       syncApks: Type.Optional(Type.Boolean({ title: "Sync APKs", description: "Sync the APK packages of the images too (default false)." })),
       uniqueTags: Type.Optional(Type.Boolean({ title: "Unique tags", description: "Sync only tags whose digest is unique (default false)." })),
       gracePeriod: Type.Optional(Type.Boolean({ title: "Grace period", description: "Keep syncing for the service's grace period after the expiration (default false)." })),
-      amazon: Type.Optional(Type.Boolean({ title: "Mirror to Amazon", description: "Mirror the synced images to the org's Amazon registry (default false)." })),
-      google: Type.Optional(Type.Boolean({ title: "Mirror to Google", description: "Mirror the synced images to the org's Google registry (default false)." })),
-      azure: Type.Optional(Type.Boolean({ title: "Mirror to Azure", description: "Mirror the synced images to the org's Azure registry (default false)." })),
+      amazon: Type.Optional(Type.String({ maxLength: 1024, pattern: MIRROR_PATTERN_SOURCE, title: "Amazon ECR mirror", description: "The repository in Amazon ECR to which the synced images are also copied; \"\" = none.", examples: ["123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror"] })),
+      google: Type.Optional(Type.String({ maxLength: 1024, pattern: MIRROR_PATTERN_SOURCE, title: "Google Artifact Registry mirror", description: "The repository in Google Artifact Registry to which the synced images are also copied; \"\" = none.", examples: ["us-docker.pkg.dev/acme-prod/mirror"] })),
+      azure: Type.Optional(Type.String({ maxLength: 1024, pattern: MIRROR_PATTERN_SOURCE, title: "Azure Container Registry mirror", description: "The repository in Azure Container Registry to which the synced images are also copied; \"\" = none.", examples: ["acmeprod.azurecr.io/mirror"] })),
       apkoOverlay: Type.Optional(Type.String({ title: "apko overlay", description: "An apko configuration laid over the catalog image's, as JSON text (an object); \"\" = none.", maxLength: 65536, examples: ["{\"contents\":{\"packages\":[\"curl\"]}}"] })),
     }, { title: "Sync config", description: "A catalog entitlement: images synced from a catalog repo until the expiration. Left out = not managed; a change is a PATCH naming the leaves that changed (syncConfig.expiration).", additionalProperties: false, examples: [{ "source": "0123456789abcdef0123456789abcdef01234567/89abcdef01234567", "expiration": "2027-06-30T00:00:00Z", "syncApks": true, "uniqueTags": false }] })),
   }),

@@ -1,11 +1,13 @@
 /**
  * Registry repos; the readme is a sub-resource with its own GET and PATCH (its `subResource`);
  * `bundles` are a set of keywords and `syncConfig` a catalog entitlement, updated leaf by leaf;
- * `tier` is the API's `catalogTier` (its zero value, unset, is not sent); `aliases` and
- * `activeTags` are sets (DESIGN.md §2 rev 5: managed as the provider manages them).
+ * `tier` is the API's `catalogTier` enum (sent in full; its zero value, `""` and absence are unset);
+ * `aliases` (image references with a tag) and `activeTags` are sets; syncConfig's mirrors are
+ * repository strings (DESIGN.md §2 rev 6: the service's shapes, managed as the provider manages them).
  */
 import { namedAddress } from '../address.js';
 import { canonicalJson, declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
+import { fullCatalogTier, shortCatalogTier } from '../vocabulary.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared } from './declared-types.js';
 
@@ -20,19 +22,36 @@ const jsonObjectOf = (text: string): object | undefined => {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 };
 
+/** The zero values of syncConfig's optional members: what the service's JSON gateway sends for one that is unset. */
+const SYNC_ZERO_VALUES: Readonly<Record<string, unknown>> = { syncApks: false, uniqueTags: false, gracePeriod: false, amazon: '', google: '', azure: '', apkoOverlay: '' };
+
 /**
- * A syncConfig whose apkoOverlay (JSON text) is in one spelling — its JSON with keys sorted and no
- * spaces — so that the service re-serializing it, or a manifest writing it over several lines, is
- * no change (it compares as JSON, not as text); text that is not JSON is left as it is.
+ * A syncConfig in one spelling, read from the API or a manifest alike: whole — a member left out
+ * holds its zero value (`false`, `""`), as the service reads an unset member and answers it
+ * (DESIGN.md §2 rev 6: every field sent, zero values included), so that a manifest that leaves
+ * `gracePeriod` out and a service that answers `gracePeriod: false` agree, and a create sends
+ * every member exactly — and the apkoOverlay (JSON text) as its JSON with keys sorted and no
+ * spaces, so that the service re-serializing it, or a manifest writing it over several lines, is
+ * no change (it compares as JSON, not as text); overlay text that is not JSON is left as it is.
  */
-function withCanonicalOverlay(value: unknown): unknown {
+function normalSyncConfig(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const overlay = (value as Record<string, unknown>).apkoOverlay;
-  if (typeof overlay !== 'string' || overlay === '') return value;
-  const parsed = jsonObjectOf(overlay);
-  if (parsed === undefined) return value;
-  const canonical = canonicalJson(parsed);
-  return canonical === overlay ? value : { ...value, apkoOverlay: canonical };
+  const config = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const member of Object.keys(SYNC_ZERO_VALUES)) if (config[member] === undefined) (out ??= { ...config })[member] = SYNC_ZERO_VALUES[member];
+  const overlay = config.apkoOverlay;
+  if (typeof overlay === 'string' && overlay !== '') {
+    const parsed = jsonObjectOf(overlay);
+    const canonical = parsed === undefined ? overlay : canonicalJson(parsed);
+    if (canonical !== overlay) (out ??= { ...config }).apkoOverlay = canonical;
+  }
+  return out ?? value;
+}
+
+/** A syncConfig as a manifest writes it: the members at their zero value left out (they mean the same). */
+function syncConfigAsWritten(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([member, v]) => !(member in SYNC_ZERO_VALUES) || v !== SYNC_ZERO_VALUES[member]));
 }
 
 /** A repo's fields, as declared (declarations.ts); the readme is a sub-resource of its own. */
@@ -40,8 +59,9 @@ export type RepoFields = Declared<'repo'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
-  syncConfig: { leafMask: true, instants: ['expiration'], normalize: withCanonicalOverlay },
-  tier: { apiName: 'catalogTier', optional: true },
+  syncConfig: { leafMask: true, instants: ['expiration'], normalize: normalSyncConfig, manifestForm: syncConfigAsWritten },
+  // Sent in full (CATALOG_TIER_FIPS), read in full or short; the zero value is unset; a manifest spells it short.
+  tier: { apiName: 'catalogTier', optional: true, normalize: fullCatalogTier, manifestForm: shortCatalogTier },
 });
 
 export const repo = defineKind({

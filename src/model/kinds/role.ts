@@ -1,12 +1,16 @@
 /** Custom roles: named sets of capabilities owned by a group (built-in roles are not managed). */
+import { BUILTIN_ROLE_NAMES_OF_SERVICE } from '../../service/catalog.js';
 import { namedAddress } from '../address.js';
 import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
 import type { Declared, DeclaredWith } from './declared-types.js';
 
-/** Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. */
-export const BUILTIN_ROLE_NAMES = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push'] as const;
-export type BuiltinRoleName = (typeof BUILTIN_ROLE_NAMES)[number];
+/**
+ * Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. Their names are
+ * the service's (src/service/capabilities.json); what each can do is read from the roles list.
+ */
+export const BUILTIN_ROLE_NAMES: readonly string[] = BUILTIN_ROLE_NAMES_OF_SERVICE;
+export type BuiltinRoleName = string;
 
 /** A role's fields, as declared; a live role may come without capabilities. */
 export type RoleFields = DeclaredWith<'role', { capabilities?: string[] }>;
@@ -33,7 +37,7 @@ export const role = defineKind({
   address: (groupPath, fields) => namedAddress('role', groupPath, String(fields.name)),
   describe: (key) => `role ${JSON.stringify(key)}`,
   checkItem(_item, key, where) {
-    if (!(BUILTIN_ROLE_NAMES as readonly string[]).includes(key)) return [];
+    if (!BUILTIN_ROLE_NAMES.includes(key)) return [];
     return [
       {
         pointer: ['name'],
