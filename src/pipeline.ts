@@ -4,8 +4,7 @@
  * all start here; so can a program that embeds platform-sync.
  */
 import type { ApiClient } from './api/types.js';
-import { readLiveState } from './live/index.js';
-import { loadManifests } from './manifest/index.js';
+import { loadManifestsKnowingLive, readLiveState } from './live/index.js';
 import type { Plan } from './model/plan.js';
 import type { DesiredState, LiveState } from './model/resources.js';
 import { liveReadFor, plan, type PlanOptions } from './plan/index.js';
@@ -32,7 +31,7 @@ export interface PlanningOptions extends PlanOptions {
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
 export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {
   // Bad input is refused before any request: manifests, then the planner's options (liveReadFor).
-  const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
+  const desired = await loadManifestsKnowingLive(paths, client, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
   const live = await readLiveState(client, { ...liveReadFor(desired, options), ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}) });
   // The time of the run: what invites for members expire from (a saved plan records it).
   const now = options.now ?? Date.now();

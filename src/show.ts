@@ -3,8 +3,8 @@
  * what a CI workflow needs after a bootstrap to log in as an identity it declared. Read-only.
  */
 import type { ApiClient } from './api/types.js';
-import { readLiveState } from './live/index.js';
-import { loadManifests } from './manifest/index.js';
+import { loadManifestsKnowingLive, readLiveState } from './live/index.js';
+
 import type { Kind } from './model/kinds.js';
 import { liveReadFor } from './plan/index.js';
 import { indexLive } from './plan/live-index.js';
@@ -29,7 +29,7 @@ export interface ShownResources {
  * (default: the time of the call) is what an invite has expired by.
  */
 export async function showDeclared(paths: string[], client: ApiClient, options: { now?: number } = {}): Promise<ShownResources> {
-  const loaded = await loadManifests(paths);
+  const loaded = await loadManifestsKnowingLive(paths, client);
   const live = await readLiveState(client, liveReadFor(loaded, { subResources: false }));
   const membered = planMembers(loaded, applyRenames(loaded, live).live, options.now ?? Date.now());
   const { desired } = membered;

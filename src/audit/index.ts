@@ -5,8 +5,8 @@
  */
 import { planMembers } from '../plan/phases/members.js';
 import type { ApiClient } from '../api/types.js';
-import { readLiveState } from '../live/index.js';
-import { loadManifests } from '../manifest/index.js';
+import { loadManifestsKnowingLive, readLiveState } from '../live/index.js';
+
 import { liveReadFor, plan } from '../plan/index.js';
 import { relationsOfPlan } from '../access/effective-access.js';
 import type { DesiredState, LiveState, SourceLocation } from '../model/resources.js';
@@ -50,7 +50,7 @@ export function failsAt(report: AuditReport, failOn: Severity): boolean {
 
 /** Reads the manifests and the live org (no writes), then audits them; with where the org is declared (SARIF points there for live-only findings). */
 export async function auditFromManifests(paths: string[], client: ApiClient, options: AuditOptions & { maxManifestBytes?: number }): Promise<{ report: AuditReport; orgLocation?: SourceLocation }> {
-  const desired = await loadManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
+  const desired = await loadManifestsKnowingLive(paths, client, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
   const live = await readLiveState(client, liveReadFor(desired, { subResources: false }));
   const orgLocation = desired.resources.find((r) => r.address === 'org')?.source;
   return { report: audit(desired, live, options), ...(orgLocation ? { orgLocation } : {}) };

@@ -19,7 +19,7 @@ import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
-import { declaringGroupPath, descriptorOf, DESCRIPTORS, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
+import { capabilitiesHeld, declaringGroupPath, descriptorOf, DESCRIPTORS, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 
@@ -157,7 +157,7 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
  * rejects) make export fail naming them — never files the next plan would read as deletes.
  */
 function checkRoundTrip(live: LiveState, files: readonly ExportedFile[], nowMs: number): void {
-  const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
+  const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })), { knownCapabilities: capabilitiesHeld(live.resources) });
   // A members line declares the binding and the identity of a person present, as plan reads it.
   const declared = new Set((state ? planMembers(state, live, nowMs).desired : undefined)?.resources.map((r) => r.address) ?? []);
   const lost = state ? live.resources.filter((r) => r.address !== ORG_ADDRESS && descriptorOf(r.kind).manifest && !declared.has(r.address)) : [];

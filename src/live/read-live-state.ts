@@ -6,9 +6,11 @@
 import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
-import { OrgNotVisibleError, UserError } from '../model/errors.js';
+import { loadManifests, type LoadOptions } from '../manifest/index.js';
+import { ManifestError, OrgNotVisibleError, UserError } from '../model/errors.js';
 import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, subResourceFields, type Kind } from '../model/kinds.js';
-import { fieldsOf, type IncompleteRead, type LiveState } from '../model/resources.js';
+import { fieldsOf, type DesiredState, type IncompleteRead, type LiveState } from '../model/resources.js';
+import { isCatalogCapability } from '../service/catalog.js';
 import { LiveResourceBuilder, LISTED_KINDS } from './build-live-state.js';
 
 /**
@@ -276,4 +278,38 @@ function expectedRequests(expected: ReadonlyMap<Kind, number>): number {
 /** How every resource of `kind` in an org is listed: under the org, or per org (accepted terms). */
 export function orgListQuery(kind: Kind, orgUid: string): { under: string } | { descendantsOf: string } {
   return descriptorOf(kind).listedPerParent ? { under: orgUid } : { descendantsOf: orgUid };
+}
+
+/*
+ * The capabilities live roles hold that the service's catalog (src/service) does not name: the
+ * service's catalog grows, and a name it added since is carried under its own name (DESIGN.md §2
+ * rev 6) — a manifest may hold it once live shows that the service knows it.
+ */
+
+/** Every capability of every role the token can list (built-in and custom) that the catalog lacks. */
+export async function capabilitiesBeyondCatalog(client: ApiClient): Promise<Set<string>> {
+  const listing = await client.list('role');
+  const beyond = new Set<string>();
+  for (const role of listing.items) {
+    const caps = (role as { capabilities?: unknown }).capabilities;
+    if (!Array.isArray(caps)) continue;
+    for (const c of caps) if (typeof c === 'string' && !isCatalogCapability(c)) beyond.add(c);
+  }
+  return beyond;
+}
+
+/**
+ * Loads the manifests (offline, every problem at once); when the only problems are capabilities
+ * outside the service's catalog, asks live which names its roles hold — a name the service added
+ * after this version's catalog is carried, never refused (DESIGN.md §2 rev 6) — and loads again
+ * knowing them (a name live lacks too is then suggested among live's). Still an error, before
+ * any write, when live does not hold it either.
+ */
+export async function loadManifestsKnowingLive(paths: string[], client: ApiClient, options: LoadOptions = {}): Promise<DesiredState> {
+  try {
+    return await loadManifests(paths, options);
+  } catch (err) {
+    if (!(err instanceof ManifestError) || err.diagnostics.length === 0 || !err.diagnostics.every((d) => d.unknownCapability !== undefined)) throw err;
+    return loadManifests(paths, { ...options, knownCapabilities: await capabilitiesBeyondCatalog(client) });
+  }
 }

@@ -147,12 +147,12 @@ class Resolver {
     if (!Array.isArray(names)) return;
     names.forEach((name, index) => {
       const problem = typeof name === 'string' ? unknownCapabilityMessage(name, owner, this.options.knownCapabilities) : undefined;
-      if (problem) this.report(siteAt(site, field, String(index)), problem);
+      if (problem) this.report(siteAt(site, field, String(index)), problem, 'value', name as string);
     });
   }
 
-  private report(site: Site, message: string, target: 'key' | 'value' = 'value'): void {
-    this.diagnostics.push({ location: site.doc.locate(site.pointer, target), path: formatPointer(site.pointer), message });
+  private report(site: Site, message: string, target: 'key' | 'value' = 'value', unknownCapability?: string): void {
+    this.diagnostics.push({ location: site.doc.locate(site.pointer, target), path: formatPointer(site.pointer), message, ...(unknownCapability !== undefined ? { unknownCapability } : {}) });
   }
 
   private readonly groupLabels = new Map<string, string>();

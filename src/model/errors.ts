@@ -22,6 +22,11 @@ export interface Diagnostic {
   /** JSON path inside the document, e.g. `/org/groups/0/name`. */
   path: string;
   message: string;
+  /**
+   * A capability outside the service's catalog, when that is the whole problem: one live roles
+   * may hold (the service's catalog grew), which a run that reads live accepts (DESIGN.md §2 rev 6).
+   */
+  unknownCapability?: string;
 }
 
 /** `file:line:col: message (at /path)`; a problem of a whole file or directory (line 0) is `path: message`. */

@@ -193,3 +193,18 @@ export function deleteReliesOn(kind: Kind): readonly Kind[] {
   const relies = descriptorOf(kind).deleteReliesOn;
   return relies === '*' ? KINDS : (relies as readonly Kind[]);
 }
+
+/**
+ * Every capability the resources' roles hold (a kind whose access part is `capabilities`): what
+ * live knows, beyond the service's catalog when the service added names since (DESIGN.md §2
+ * rev 6) — an export carries them, and validates its files knowing them.
+ */
+export function capabilitiesHeld(resources: readonly { kind: Kind; fields: unknown }[]): Set<string> {
+  const held = new Set<string>();
+  for (const r of resources) {
+    const access = descriptorOf(r.kind).access;
+    const names = access?.is === 'capabilities' ? (r.fields as Record<string, unknown>)[access.field] : undefined;
+    if (Array.isArray(names)) for (const name of names) held.add(String(name));
+  }
+  return held;
+}
