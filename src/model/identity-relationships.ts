@@ -72,6 +72,19 @@ export function normalizeServicePrincipal(value: unknown): unknown {
   return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX) ? value.slice(SERVICE_PRINCIPAL_PREFIX.length) : value;
 }
 
+/** The spellings of an unset service principal: the enum's zero value (also `UNKNOWN`) and "". */
+const UNSET_PRINCIPALS: ReadonlySet<string> = new Set(['', 'UNSPECIFIED', 'UNKNOWN']);
+
+/**
+ * An identity's servicePrincipal field as read from the API or a manifest: short, and the zero
+ * value (`SERVICE_PRINCIPAL_UNSPECIFIED`, what a gateway that sends every field sends for none),
+ * `UNKNOWN` or "" unset (undefined) — as every enum that crosses the wire is read (DESIGN.md §2 rev 6).
+ */
+export function readServicePrincipal(value: unknown): unknown {
+  const short = normalizeServicePrincipal(value);
+  return typeof short === 'string' && UNSET_PRINCIPALS.has(short) ? undefined : short;
+}
+
 /**
  * A relationship object as compared and shown: keys with nothing in them (`""`, `{}`, `[]`) left
  * out, since a server may send them for "unset" and a manifest leaves them out.

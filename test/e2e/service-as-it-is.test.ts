@@ -126,7 +126,7 @@ describe('the service as it is: its catalog, its built-in roles, its enums and r
 
 /**
  * A service that answers in its other spellings and knows more than this version's catalog: the
- * tier short, `UNKNOWN` or "" (read generously), and a capability `registry.future.scan` that its
+ * tier short, `UNKNOWN` or "" and a service principal's zero value (read generously), and a capability `registry.future.scan` that its
  * owner role and a custom role hold (carried under its own name: compared, planned, exported,
  * shown — never an error, never dropped).
  */
@@ -144,11 +144,13 @@ describe('read generously: other spellings of the tier, and a capability the cat
       if (out.catalogTier === 'CATALOG_TIER_FIPS') out.catalogTier = 'FIPS';
       else if (out.catalogTier === 'CATALOG_TIER_UNSPECIFIED') out.catalogTier = out.name === 'blank' ? '' : 'UNKNOWN';
       if ((out.name === 'owner' || out.name === 'scanner') && Array.isArray(out.capabilities) && !out.capabilities.includes(FUTURE)) out.capabilities = [...out.capabilities, FUTURE];
+      // An identity of another relationship, with the service principal's zero value sent too.
+      if (out.claimMatch !== undefined && out.servicePrincipal === undefined) out.servicePrincipal = 'SERVICE_PRINCIPAL_UNSPECIFIED';
       return out;
     };
     if (body === null || typeof body !== 'object') return body;
     const b = body as Record<string, unknown>;
-    for (const plural of ['repos', 'roles']) if (Array.isArray(b[plural])) return { ...b, [plural]: (b[plural] as Record<string, unknown>[]).map(rewrite) };
+    for (const plural of ['repos', 'roles', 'identities']) if (Array.isArray(b[plural])) return { ...b, [plural]: (b[plural] as Record<string, unknown>[]).map(rewrite) };
     return rewrite(b);
   };
   beforeAll(async () => {

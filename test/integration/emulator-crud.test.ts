@@ -266,6 +266,18 @@ describe('role bindings and built-in roles', () => {
     expect(scoped.body.roles.every((x: { uid: string }) => x.uid.startsWith(`${org}/`))).toBe(true);
   });
 
+  it("its contract's capabilities are the service's catalog: a custom role holds every one of the 153, and nothing else (code 3)", async () => {
+    const { capabilitiesOfContract } = await import('../../src/emulator/contract.js');
+    expect([...capabilitiesOfContract()]).toEqual(SERVICE.catalog);
+    const all = await post(emu, `/iam/v2/roles/${org}`, { name: 'everything', capabilities: SERVICE.catalog });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body.capabilities).toEqual(SERVICE.catalog);
+    const typo = await post(emu, `/iam/v2/roles/${org}`, { name: 'typo', capabilities: ['roles.crate'] });
+    expect(typo.status).toBe(400);
+    expect(typo.text).toContain('roles.crate');
+    expect(typo.text.length).toBeLessThan(2000);
+  });
+
   it('refuses to change or delete a built-in role (code 7)', async () => {
     const viewer = builtinRoleUid('viewer');
     for (const r of [await patch(emu, `/iam/v2/roles/${viewer}`, { description: 'x' }), await del(emu, `/iam/v2/roles/${viewer}`)]) {

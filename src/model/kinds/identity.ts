@@ -9,7 +9,7 @@ import { DECLARED_FIELDS } from './declared-fields.js';
 import type { DeclaredWith } from './declared-types.js';
 import {
   compactRelationship,
-  normalizeServicePrincipal,
+  readServicePrincipal,
   relationshipProblems,
   relationshipsOf,
   RELATIONSHIP_FIELDS,
@@ -27,7 +27,7 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
   claimMatch: { normalize: compactRelationship },
   awsIdentity: { normalize: compactRelationship },
   staticKeys: { normalize: compactRelationship, instants: ['expirationTime'] },
-  servicePrincipal: { optional: true, normalize: normalizeServicePrincipal },
+  servicePrincipal: { optional: true, normalize: readServicePrincipal },
 });
 
 export const identity = defineKind({
