@@ -35,5 +35,5 @@ describe('npm run demo', () => {
     // What to read next, as paths the reader can open from where they ran it (here the checkout;
     // installed, node_modules/platform-sync/…).
     expect(stdout).toContain('Next: `platform-sync init` for a starter repository; the docs in docs/, and examples/github-actions/ for CI.');
-  }, 180_000); // ~25 CLI runs: 7 s on a quiet machine, 3× load must not trip it (issue 47)
+  }, 180_000); // ~25 CLI runs in process: ≈2 s on a quiet machine, 3× load must not trip it (issue 47)
 });
