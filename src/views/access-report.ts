@@ -29,3 +29,14 @@ export function renderTextAccess(report: AccessReport): string {
 export function renderJsonAccess(report: AccessReport): string {
   return `${stringifyForOutput(report, 2)}\n`;
 }
+
+/** Access renderers, a small registry by format name, as plans have (views/plan.ts): `--format` picks one. */
+const ACCESS_RENDERERS = { text: renderTextAccess, json: renderJsonAccess } as const;
+
+export type AccessFormat = keyof typeof ACCESS_RENDERERS;
+export const ACCESS_FORMATS = Object.keys(ACCESS_RENDERERS) as AccessFormat[];
+
+/** The access report in one of the formats. */
+export function renderAccess(report: AccessReport, format: AccessFormat): string {
+  return ACCESS_RENDERERS[format](report);
+}

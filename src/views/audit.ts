@@ -13,8 +13,6 @@ import type { SourceLocation } from '../model/resources.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 import { MARKDOWN_MAX_CHARS, inlineCode, markdownCell as cell } from './plan-markdown.js';
 
-export const AUDIT_FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
-export type AuditFormat = (typeof AUDIT_FORMATS)[number];
 
 /** A manifest location, its path escaped like a name (a file name holding a newline is one line). */
 const where = (l: SourceLocation | undefined): string => (l ? `${escapeValue(l.file)}:${l.line}:${l.column}` : '');
@@ -166,4 +164,26 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
     ],
   };
   return stringifyForOutput(sarif, 2) + '\n';
+}
+
+/** What an audit renderer may be told: colour (text), and where SARIF points (sarif). */
+export interface AuditRenderOptions {
+  color?: boolean;
+  sarif: SarifOptions;
+}
+
+/** Audit renderers, a small registry by format name, as plans have (views/plan.ts): `--format` picks one. */
+const AUDIT_RENDERERS = {
+  text: (report: AuditReport, options: AuditRenderOptions) => renderTextAudit(report, { color: options.color ?? false }),
+  json: (report: AuditReport) => renderJsonAudit(report),
+  markdown: (report: AuditReport) => renderMarkdownAudit(report),
+  sarif: (report: AuditReport, options: AuditRenderOptions) => renderSarifAudit(report, options.sarif),
+} as const;
+
+export type AuditFormat = keyof typeof AUDIT_RENDERERS;
+export const AUDIT_FORMATS = Object.keys(AUDIT_RENDERERS) as AuditFormat[];
+
+/** The audit report in one of the formats. */
+export function renderAudit(report: AuditReport, format: AuditFormat, options: AuditRenderOptions): string {
+  return AUDIT_RENDERERS[format](report, options);
 }

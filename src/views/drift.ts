@@ -166,3 +166,24 @@ function listSome(addresses: readonly string[]): string {
 function countOf(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** What a drift renderer may be told: colour (text), and the plan's markdown to fold in (markdown). */
+export interface DriftRenderOptions {
+  color?: boolean;
+  planMarkdown?: string;
+}
+
+/** Drift renderers, a small registry by format name, as plans have (views/plan.ts): `--format` picks one. */
+const DRIFT_RENDERERS = {
+  text: (report: DriftReport, options: DriftRenderOptions) => renderTextDrift(report, { color: options.color ?? false }),
+  json: (report: DriftReport) => renderJsonDrift(report),
+  markdown: (report: DriftReport, options: DriftRenderOptions) => renderMarkdownDrift(report, options.planMarkdown !== undefined ? { planMarkdown: options.planMarkdown } : {}),
+} as const;
+
+export type DriftFormat = keyof typeof DRIFT_RENDERERS;
+export const DRIFT_FORMATS = Object.keys(DRIFT_RENDERERS) as DriftFormat[];
+
+/** The drift report in one of the formats. */
+export function renderDrift(report: DriftReport, format: DriftFormat, options: DriftRenderOptions = {}): string {
+  return DRIFT_RENDERERS[format](report, options);
+}

@@ -85,3 +85,17 @@ describe('renderMarkdownPlan', () => {
     expect(md).not.toContain('> - `repo:r50`');
   });
 });
+
+describe('output formats are registries (issue 63)', () => {
+  it("drift, audit and access pick a renderer by format name from one table each, and the CLI's --format choices are its keys", async () => {
+    const { DRIFT_FORMATS, AUDIT_FORMATS, ACCESS_FORMATS } = await import('../../src/index.js');
+    expect(DRIFT_FORMATS).toEqual(['text', 'json', 'markdown']);
+    expect(AUDIT_FORMATS).toEqual(['text', 'json', 'markdown', 'sarif']);
+    expect(ACCESS_FORMATS).toEqual(['text', 'json']);
+    const { runCli } = await import('../e2e/cli-harness.js');
+    for (const [command, formats] of [['drift', DRIFT_FORMATS], ['audit', AUDIT_FORMATS], ['access', ACCESS_FORMATS]] as const) {
+      const help = await runCli([command, '--help']);
+      expect(help.stdout.replace(/\s+/g, ' '), command).toContain(`(choices: ${formats.map((f) => `"${f}"`).join(', ')},`);
+    }
+  });
+});

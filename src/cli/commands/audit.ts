@@ -8,17 +8,20 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../../model/errors.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { CliContext } from '../context.js';
+import type { AuditFormat } from '../../views/audit.js';
 import { packageVersion } from '../../io/package-file.js';
 import { existsSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 
-const FORMATS = ['text', 'json', 'markdown', 'sarif'] as const;
+/** The formats of views/audit.ts (its registry), named here so that the CLI starts without loading it. */
+const FORMAT_NAMES: Record<AuditFormat, true> = { text: true, json: true, markdown: true, sarif: true };
+const FORMATS = Object.keys(FORMAT_NAMES) as AuditFormat[];
 const FAIL_ON = ['low', 'medium', 'high'] as const;
 /** Day limits are whole days, at most ten years: a stranger's value cannot overflow a date. */
 const MAX_DAYS = 3650;
 
 interface AuditCommandOptions extends ConnectionOptions {
-  format: (typeof FORMATS)[number];
+  format: AuditFormat;
   staleDays: string;
   expiryDays: string;
   failOn: (typeof FAIL_ON)[number];
@@ -48,16 +51,10 @@ export function registerAuditCommand(program: Command, ctx: CliContext): void {
     const { auditFromManifests, failsAt } = await import('../../audit/index.js');
     const views = await import('../../views/audit.js');
     const { report, orgLocation } = await withSession(options, ctx, (session) => auditFromManifests(paths, session.client, { now: Date.now(), staleDays, expiryDays }));
-    const sarif = (): string => {
-      // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
-      return views.renderSarifAudit(report, { version: packageVersion(), baseDir: views.findRepositoryRoot(ctx.cwd, ctx.env, (dir) => existsSync(join(dir, '.git'))), cwd: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) });
-    };
-    let rendered: string;
-    if (options.format === 'json') rendered = views.renderJsonAudit(report);
-    else if (options.format === 'markdown') rendered = views.renderMarkdownAudit(report);
-    else if (options.format === 'sarif') rendered = sarif();
-    else rendered = views.renderTextAudit(report, { color: shouldColor(options, ctx.output.stdout, ctx.env) });
-    if (options.sarif !== undefined) ctx.output.writeFile(resolvePath(ctx.cwd, options.sarif), sarif(), 'the SARIF report');
+    // Findings on what the manifests leave out point at the org's declaration (code scanning wants a place).
+    const sarif = { version: packageVersion(), baseDir: views.findRepositoryRoot(ctx.cwd, ctx.env, (dir) => existsSync(join(dir, '.git'))), cwd: ctx.cwd, ...(orgLocation ? { orgLocation } : {}) };
+    const rendered = views.renderAudit(report, options.format, { color: shouldColor(options, ctx.output.stdout, ctx.env), sarif });
+    if (options.sarif !== undefined) ctx.output.writeFile(resolvePath(ctx.cwd, options.sarif), views.renderAudit(report, 'sarif', { sarif }), 'the SARIF report');
     ctx.output.stdout.write(rendered);
     appendStepSummary(views.renderMarkdownAudit(report), ctx, 'the access review');
     ctx.exitCode = failsAt(report, options.failOn) ? 2 : 0;

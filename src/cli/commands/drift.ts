@@ -5,15 +5,12 @@
  */
 import { Option, type Command } from 'commander';
 import { detectDrift, type DriftResult } from '../../drift/index.js';
-import { renderJsonDrift, renderMarkdownDrift, renderMarkdownDriftFailure, renderTextDrift } from '../../views/drift.js';
+import { DRIFT_FORMATS, renderDrift, renderMarkdownDrift, renderMarkdownDriftFailure, type DriftFormat } from '../../views/drift.js';
 import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../views/plan.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
 import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
-
-const DRIFT_FORMATS = ['text', 'json', 'markdown'] as const;
-type DriftFormat = (typeof DRIFT_FORMATS)[number];
 
 interface DriftCommandOptions extends ConnectionOptions {
   format: DriftFormat;
@@ -41,13 +38,7 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
     }
     const { report } = drift;
     const planMarkdown = renderMarkdownPlan(drift.plan);
-    const rendered =
-      options.format === 'json'
-        ? renderJsonDrift(report)
-        : options.format === 'markdown'
-          ? renderMarkdownDrift(report, { planMarkdown })
-          : renderTextDrift(report, { color: shouldColor(options, output.stdout, ctx.env) });
-    output.stdout.write(rendered);
+    output.stdout.write(renderDrift(report, options.format, { color: shouldColor(options, output.stdout, ctx.env), planMarkdown }));
     appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), ctx, 'the drift report');
     ctx.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
   });
