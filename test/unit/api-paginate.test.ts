@@ -118,6 +118,15 @@ describe('readListing', () => {
     expect(result.items).toHaveLength(501);
   });
 
+  it('a read with more items than totalCount says is inconsistent, and so is one with fewer (issue 63: the survivor that accepted more)', async () => {
+    for (const [served, claimed] of [[3, 2], [2, 3]] as const) {
+      const fetchPage: FetchPage<Item> = async (req) => ({ items: items(served).slice(req.skip ?? 0), totalCount: claimed });
+      const result = await readListing(fetchPage, { maxReads: 1 });
+      expect(result.consistent, `${served} items, totalCount ${claimed}`).toBe(false);
+      expect(result.problem).toBe(`read ${served} items but totalCount is ${claimed} (read 1 time)`);
+    }
+  });
+
   it('reports a listing that never settles, with the reason', async () => {
     let n = 400;
     const { fetchPage } = arrayListing(() => items(n++));

@@ -34,3 +34,21 @@ describe('RE2 patterns in the emulator', () => {
     }
   });
 });
+
+describe('re2FullMatch: the whole text, as the service anchors a pattern (issue 63: a survivor caught by one distant test)', () => {
+  it('matches all of a claim, never a part of it, whatever anchors or alternation the pattern has', async () => {
+    const { re2FullMatch } = await import('../../src/util/re2.js');
+    expect(re2FullMatch('repo:acme/.*', 'repo:acme/app:ref:refs/heads/main')).toBe(true);
+    // A part of the text matching is no match: at the start, in the middle, at the end.
+    expect(re2FullMatch('repo:acme/app', 'repo:acme/app:ref:refs/heads/main')).toBe(false);
+    expect(re2FullMatch('acme', 'repo:acme/app')).toBe(false);
+    expect(re2FullMatch('main', 'repo:acme/app:ref:refs/heads/main')).toBe(false);
+    // An alternation is anchored as a whole, not only its first and last branches.
+    expect(re2FullMatch('a|repo:acme/.*', 'xa')).toBe(false);
+    expect(re2FullMatch('repo:acme/x|b', 'repo:acme/xb')).toBe(false);
+    expect(re2FullMatch('repo:acme/x|b', 'b')).toBe(true);
+    // Flags apply; a newline in the text is no line end to anchor at.
+    expect(re2FullMatch('(?i)REPO:ACME/.*', 'repo:acme/app')).toBe(true);
+    expect(re2FullMatch('repo:acme/app', 'repo:acme/app\nrepo:evil/x')).toBe(false);
+  });
+});
