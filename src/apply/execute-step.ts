@@ -46,7 +46,7 @@ export type CreatedUids = ReadonlyMap<string, string>;
  * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
  * exactly-once guarantee of create live in the client, so this is called once per step.
  */
-export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<string> {
+export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<string> {
   switch (step.action) {
     case 'create':
       return createResource(step, client, created, readSecret, onInviteCode);
@@ -64,7 +64,7 @@ function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>
   }
 }
 
-async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<string> {
+async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const descriptor = descriptorOf(step.kind);
@@ -93,7 +93,7 @@ async function createResource(step: CreateStep, client: ApiClient, created: Crea
     // codes file cannot be written, a disk is full, the code is refused as unsafe to print), the
     // invite is deleted again, and the next apply invites them anew.
     try {
-      keepInviteCode(step, code, onInviteCode);
+      await keepInviteCode(step, code, onInviteCode);
     } catch (err) {
       await client.delete(step.kind, resource.uid, { ignoreMissing: true });
       throw new UserError('APPLY_INVITE_CODE_NOT_KEPT', `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`, { cause: err });
@@ -115,8 +115,8 @@ function codeOf(resource: object): string | undefined {
   return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
-function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => void) | undefined): void {
-  onInviteCode?.({
+async function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => void | Promise<void>) | undefined): Promise<void> {
+  await onInviteCode?.({
     group: step.parent ?? 'org',
     ...(typeof step.after.email === 'string' ? { email: step.after.email } : {}),
     // The role as the address names it: `groupInvite:<group path>/<email>=<role>`.

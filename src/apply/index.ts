@@ -56,7 +56,7 @@ export interface ApplyOptions {
    * Keeps the code of each invite the apply creates (`apply --invite-codes FILE`, DESIGN.md §4):
    * the only place a code goes. A plan that creates invites is refused before any request without it.
    */
-  onInviteCode?: (record: InviteCodeRecord) => void;
+  onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>;
 }
 
 /**

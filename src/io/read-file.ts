@@ -88,6 +88,22 @@ export async function readFileBounded(path: string, limits: ReadLimits): Promise
   return readFileSyncBounded(path, limits);
 }
 
+/**
+ * Reads a stream (standard input, for an argument given as `-`) through the door: bounded by the
+ * bytes read, never quoted in an error. `label` names it in errors (e.g. "standard input").
+ */
+export async function readStreamBounded(stream: NodeJS.ReadableStream, limits: { maxBytes: number; label: string }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer | string>) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    total += buffer.length;
+    if (total > limits.maxBytes) throw tooLarge(limits.label, limits.maxBytes);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, total);
+}
+
 /** The first `bytes` bytes of a regular file (a peek: what kind of file it is), through the door; undefined when it cannot be read. */
 export function readFileHeadSync(path: string, bytes: number): Buffer | undefined {
   let fd: number | undefined;

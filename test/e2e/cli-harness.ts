@@ -44,17 +44,17 @@ function collector(): { stream: Writable; text: () => string } {
 
 /**
  * Runs `platform-sync args…` in this process through `main(argv, io)`: its own output streams,
- * no terminal, an empty standard input, only the environment given (colour off), `cwd` for
+ * no terminal, an empty standard input (or `stdin`), only the environment given (colour off), `cwd` for
  * `--emulator` state (default: the repo root). Paths in `args` should be absolute.
  */
-export async function runCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export async function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
   const exits: number[] = [];
   const code = await main(['node', 'platform-sync', ...args], {
     stdout: stdout.stream,
     stderr: stderr.stream,
-    stdin: Readable.from([]),
+    stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
     env: { NO_COLOR: '1', ...EXAMPLE_SECRET_ENV, ...options.env },
     cwd: options.cwd ?? REPO_ROOT,
     signals: new EventEmitter(),

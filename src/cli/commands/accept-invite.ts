@@ -60,14 +60,19 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
 /** The code of the invite for `email` in an --invite-codes file (one JSON object a line). */
 async function codeFromFile(path: string, email: string, cwd: string): Promise<string> {
   const text = readTextSyncBounded(resolve(cwd, path), { maxBytes: 16 * 1024 * 1024, label: path });
+  let encrypted = false;
   const codes = text.split('\n').flatMap((line) => {
     try {
-      const record = JSON.parse(line) as { email?: unknown; code?: unknown };
-      return typeof record.email === 'string' && typeof record.code === 'string' && asciiLower(record.email) === asciiLower(email) ? [record.code] : [];
+      const record = JSON.parse(line) as { email?: unknown; code?: unknown; encryptedTo?: unknown };
+      if (typeof record.email !== 'string' || typeof record.code !== 'string' || asciiLower(record.email) !== asciiLower(email)) return [];
+      // A code encrypted to the inviter's key (--invite-codes-recipient) is theirs to open.
+      if (record.encryptedTo !== undefined) return ((encrypted = true), []);
+      return [record.code];
     } catch {
       return [];
     }
   });
+  if (codes.length === 0 && encrypted) throw new UserError('ACCEPT_INVITE', `the code for ${escapeValue(email)} in ${escapeValue(path)} is encrypted to the inviter's OpenPGP key: decrypt it first (gpg --decrypt) and pass it with --code`);
   if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
   return codes[codes.length - 1]!;
 }

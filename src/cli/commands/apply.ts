@@ -13,6 +13,8 @@ import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, InviteCodesNeededError, type ApplyResult, type InviteCodeRecord } from '../../apply/index.js';
 import { openSecretFile } from '../../io/write-file.js';
+import { escapeValue } from '../../io/escape.js';
+import { loadInviteRecipient } from '../../apply/invite-recipient.js';
 import { createProgressView, type ProgressFormat } from '../../views/progress.js';
 import type { ApiClient } from '../../api/types.js';
 import { UserError } from '../../model/errors.js';
@@ -43,6 +45,8 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
   concurrency: number;
   format: ProgressFormat;
   inviteCodes?: string;
+  /** `--invite-codes-recipient KEY`: the armored OpenPGP public key (a file, or `-`) every code is encrypted to. */
+  inviteCodesRecipient?: string;
   /** `--manifests <paths…>` with a saved plan: the manifests it must have been made from (apply what was reviewed). */
   manifests?: string[];
 }
@@ -60,7 +64,8 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
     .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
     .option('--manifests <paths...>', 'with a saved plan: apply it only if it was made from exactly these manifests (what was merged is what was reviewed)')
-    .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes');
+    .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes')
+    .option('--invite-codes-recipient <key>', "with --invite-codes: encrypt each code to this armored OpenPGP public key (a file, or - for standard input) before its line is written; the key is checked before any write");
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
@@ -80,6 +85,13 @@ function parseConcurrency(value: string): number {
 
 async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliContext): Promise<number> {
   const { output } = ctx;
+  // The inviter's key is checked before anything is read from or sent to the server: a key that
+  // cannot be used refuses the whole apply (a code encrypted to nobody is a dead invite).
+  if (options.inviteCodesRecipient !== undefined && options.inviteCodes === undefined) {
+    throw new UserError('APPLY_USAGE', '--invite-codes-recipient goes with --invite-codes FILE: the file the encrypted codes are written to');
+  }
+  const recipient = options.inviteCodesRecipient === undefined ? undefined : await loadInviteRecipient(options.inviteCodesRecipient, ctx);
+  if (recipient) output.stderr.write(`Invite codes are encrypted to OpenPGP key ${recipient.fingerprint}${recipient.userId === '' ? '' : ` (${escapeValue(recipient.userId)})`}.\n`);
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
@@ -119,10 +131,13 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     // secrets so that no other output can show one).
     const codes = options.inviteCodes === undefined ? undefined : openSecretFile(options.inviteCodes, 'invite codes');
     try {
-      const onInviteCode = codes && ((record: InviteCodeRecord) => {
+      const onInviteCode = codes && (async (record: InviteCodeRecord) => {
         ctx.onInviteCode?.(record.code);
         output.addSecret(record.code);
-        codes.appendLine(JSON.stringify(record));
+        // With a recipient, the line holds the code as an armored OpenPGP message to that key
+        // (`encryptedTo` names it): the plain code is never written anywhere.
+        const line = recipient ? { ...record, code: await recipient.encrypt(record.code), encryptedTo: recipient.fingerprint } : record;
+        codes.appendLine(JSON.stringify(line));
       });
       const result = await applyWithInterrupt(plan, client, options, ctx, secrets.read, onInviteCode);
       return result.ok ? 0 : 1;
@@ -211,7 +226,7 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
   const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });
