@@ -46,7 +46,7 @@ export type CreatedUids = ReadonlyMap<string, string>;
  * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
  * exactly-once guarantee of create live in the client, so this is called once per step.
  */
-export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<string> {
+export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<string> {
   switch (step.action) {
     case 'create':
       return createResource(step, client, created, readSecret, onInviteCode);
@@ -64,7 +64,7 @@ function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>
   }
 }
 
-async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<string> {
+async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const descriptor = descriptorOf(step.kind);
@@ -115,7 +115,7 @@ function codeOf(resource: object): string | undefined {
   return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
-async function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => void | Promise<void>) | undefined): Promise<void> {
+async function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => unknown) | undefined): Promise<void> {
   await onInviteCode?.({
     group: step.parent ?? 'org',
     ...(typeof step.after.email === 'string' ? { email: step.after.email } : {}),

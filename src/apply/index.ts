@@ -55,8 +55,10 @@ export interface ApplyOptions {
   /**
    * Keeps the code of each invite the apply creates (`apply --invite-codes FILE`, DESIGN.md §4):
    * the only place a code goes. A plan that creates invites is refused before any request without it.
+   * A promise it returns is awaited (the code is encrypted to a key first) before the step is done;
+   * when it throws or rejects, the invite is deleted again (a code nobody keeps is a dead invite).
    */
-  onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>;
+  onInviteCode?: (record: InviteCodeRecord) => unknown;
 }
 
 /**

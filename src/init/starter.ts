@@ -1,15 +1,20 @@
 /**
  * `platform-sync init [DIR]` (DESIGN.md §5): a starter repository a newcomer can run at once —
  * a commented org manifest (with the `yaml-language-server` schema line), the GitHub workflow
- * (the package's own example), a `.gitignore`, and a README of the next three commands. It never
- * overwrites a file: one that exists is kept, and said so.
+ * (the package's own example), a `package.json` that depends on this exact platform-sync version
+ * (the workflow installs it with `npm ci` and uses its action from node_modules), a `.gitignore`,
+ * and a README of the next commands. It never overwrites a file: one that exists is kept, and
+ * said so; and it never writes through a symbolic link (DESIGN.md §8 rev 6): a file it would
+ * write or append to that is a link, or lies under a directory that is one, is reported and left
+ * alone — appending to a `.gitignore` that links elsewhere would copy the link's target (a secret
+ * outside the repository, say) into a file `git add -A` stages.
  */
-import { existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { readPackageText, readTextSyncBounded } from '../io/read-file.js';
 import { environmentRedactor } from '../io/redact.js';
 import { makeUserDirectory, writeUserFile, type Redactor } from '../io/write-file.js';
-import { findPackageFile } from '../io/package-file.js';
+import { findPackageFile, packageVersion } from '../io/package-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { UserError } from '../model/errors.js';
 
@@ -25,6 +30,8 @@ export interface InitResult {
   kept: string[];
   /** Files that existed and had lines added (an existing .gitignore gets the lines that keep secrets out of git). */
   updated: { path: string; added: string[] }[];
+  /** Files left alone because they, or a directory on their way, are symbolic links: `link` is the one that is. */
+  links: { path: string; link: string }[];
 }
 
 /** What a repository's .gitignore must hold so that invite codes, saved plans and emulator state never reach git (DESIGN.md §8 rev 5). */
@@ -36,17 +43,24 @@ export function starterFiles(org: string): StarterFile[] {
   return [
     { path: 'manifests/org.yaml', text: orgManifest(org) },
     { path: '.github/workflows/platform-sync.yml', text: starterWorkflow(readPackageText(findPackageFile('examples/github-actions/platform-sync.yml'))) },
+    { path: 'package.json', text: starterPackage(org) },
     { path: '.gitignore', text: GITIGNORE },
     { path: 'README.md', text: starterGuide(org) },
   ];
 }
 
-/** Writes the starter into `dir` (made when missing); an existing file is kept, never overwritten. */
+/** Writes the starter into `dir` (made when missing); an existing file is kept, never overwritten, and no link is written through. */
 export function writeStarter(dir: string, org: string, redact: Redactor = environmentRedactor()): InitResult {
-  const result: InitResult = { written: [], kept: [], updated: [] };
+  const result: InitResult = { written: [], kept: [], updated: [], links: [] };
   for (const file of starterFiles(org)) {
     const path = join(dir, file.path);
-    if (existsSync(path) && file.path === '.gitignore') {
+    const link = linkOnTheWay(dir, file.path);
+    if (link !== undefined) {
+      result.links.push({ path: file.path, link });
+      continue;
+    }
+    const exists = lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+    if (exists && file.path === '.gitignore') {
       // An existing .gitignore is kept, with the lines it lacks added at its end: without them a
       // `git add -A` after `apply --invite-codes invites.jsonl` commits every code.
       const text = readTextSyncBounded(path, { maxBytes: 1024 * 1024 });
@@ -58,7 +72,7 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
       } else result.kept.push(file.path);
       continue;
     }
-    if (existsSync(path)) {
+    if (exists) {
       result.kept.push(file.path);
       continue;
     }
@@ -67,6 +81,44 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
     result.written.push(file.path);
   }
   return result;
+}
+
+/**
+ * The first symbolic link on the way from `dir` to `dir/path` (the file itself included), as a
+ * path relative to `dir`; undefined when there is none. `dir` itself may be a link: it is the
+ * directory the user named.
+ */
+function linkOnTheWay(dir: string, path: string): string | undefined {
+  const parts = path.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const at = parts.slice(0, i).join('/');
+    const stat = lstatSync(join(dir, at), { throwIfNoEntry: false });
+    if (stat === undefined) return undefined;
+    if (stat.isSymbolicLink()) return at;
+  }
+  return undefined;
+}
+
+/** An npm package name for the starter's repository (lowercase, URL-safe): `acme corp` → `acme-corp-platform`. */
+function npmNameOf(org: string): string {
+  const base = org.replace(/[^a-z0-9._-]+/g, '-').replace(/^[-._]+|[-._]+$/g, '');
+  return `${base || 'org'}-platform`;
+}
+
+/**
+ * The starter's package.json: platform-sync at exactly this version (no range), so that the CLI
+ * a developer runs and the action the workflow uses (`uses: ./node_modules/platform-sync`, after
+ * `npm ci`) are one version, pinned by package-lock.json's integrity hash and upgraded by an
+ * ordinary dependency pull request.
+ */
+export function starterPackage(org: string): string {
+  const pkg = {
+    name: npmNameOf(org),
+    private: true,
+    description: `The Platform API v2 org ${org}, as code: manifests applied by platform-sync`,
+    dependencies: { 'platform-sync': packageVersion() },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
 /** The `$schema` of the starter's manifests: the installed package's, seen from `manifests/`. */
@@ -140,13 +192,14 @@ function starterGuide(org: string): string {
   return `# ${org}: the org as code
 
 The Platform API v2 org \`${org}\`, kept as the YAML files in \`manifests/\` describe it by
-[platform-sync](https://www.npmjs.com/package/platform-sync). Edit the files, open a pull request:
+platform-sync (${packageVersion()}, pinned in \`package.json\`). Edit the files, open a pull request:
 the workflow in \`.github/workflows/platform-sync.yml\` posts the plan on it, applies it when it is
 merged, and checks every night that nobody changed the org by hand.
 
-## The next three commands
+## The next commands
 
 \`\`\`sh
+npm install                                                              # platform-sync as package.json pins it; writes package-lock.json
 npx --no-install platform-sync validate manifests/                       # offline: schema, references, duplicates
 npx --no-install platform-sync plan manifests/ --emulator --bootstrap    # the plan, against an emulator on this machine
 npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve
@@ -158,13 +211,21 @@ Then point it at the real API: set \`PLATFORM_API_URL\` and \`PLATFORM_TOKEN\`, 
 
 ## Before the first pull request
 
-In \`.github/workflows/platform-sync.yml\`:
-
-- replace each \`your-org/platform-sync@0000…\` with the platform-sync action at the commit of the
-  release you reviewed (a full commit SHA, the tag in a comment);
-- set the repository variable \`PLATFORM_API_URL\`, the secret \`PLATFORM_TOKEN_READONLY\` (a viewer
+- Commit \`package.json\` **and \`package-lock.json\`**: the workflow installs platform-sync with
+  \`npm ci\` (exactly the locked version, its integrity hash checked, in a step that holds no
+  secret) and runs its action from \`./node_modules/platform-sync\`. Upgrading is an ordinary
+  dependency pull request (\`npm install --save-exact platform-sync@<version>\`), reviewed like any
+  other.
+- Set the repository variable \`PLATFORM_API_URL\`, the secret \`PLATFORM_TOKEN_READONLY\` (a viewer
   token: plan and drift) and, in an environment named \`platform\`, the secret \`PLATFORM_TOKEN\`
   (a token that can write: apply only).
+- Members (people invited by e-mail): set the repository variable \`INVITE_CODES_PUBLIC_KEY\` to
+  the armored OpenPGP public key of whoever sends people their codes
+  (\`gpg --armor --export you@example.com\`). Each apply that invites someone encrypts every code
+  to that key before it is written, and keeps the file as the run's artifact
+  \`platform-sync-invite-codes-<run>-<attempt>\` (7 days); download it and open a code with
+  \`jq -r 'select(.email == "alice@example.com") | .code' invites.jsonl | gpg --decrypt\`.
+  A key that cannot encrypt (expired, revoked, signing-only) stops the apply before any change.
 
 The references are installed with the package: \`node_modules/platform-sync/docs/\` (manifests,
 CLI, GitHub Action, security).

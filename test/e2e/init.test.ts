@@ -17,7 +17,11 @@ describe('platform-sync init', () => {
   it('writes the starter: a commented manifest with its schema line, the workflow, .gitignore and a README of the next three commands', async () => {
     const run = await runCli(['init', 'acme-infra', '--org', 'acme'], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
-    for (const file of ['manifests/org.yaml', '.github/workflows/platform-sync.yml', '.gitignore', 'README.md']) expect(run.stdout).toContain(`wrote  ${file}`);
+    for (const file of ['manifests/org.yaml', '.github/workflows/platform-sync.yml', 'package.json', '.gitignore', 'README.md']) expect(run.stdout).toContain(`wrote  ${file}`);
+    // platform-sync at exactly this version: the workflow's npm ci installs it, its action runs from node_modules (issue 60).
+    const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: unknown }).dependencies).toEqual({ 'platform-sync': version });
+    expect(run.stdout).toContain('Next: cd acme-infra && npm install (platform-sync as package.json pins it; commit package-lock.json too), then');
     const manifest = readFileSync(join(dir, 'manifests', 'org.yaml'), 'utf8');
     expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
     expect(manifest).toContain('  name: "acme" ');
@@ -31,7 +35,10 @@ describe('platform-sync init', () => {
     expect(code(workflow)).toEqual(code(example.replace(/^ +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm, '')));
     // What the newcomer must set before the first pull request, and where the references are.
     const guide = readFileSync(join(dir, 'README.md'), 'utf8');
-    expect(guide).toContain('your-org/platform-sync@0000');
+    // No owner/repo address anywhere, none invented (issue 60): the action comes with the package.
+    for (const text of [guide, workflow, manifest]) expect(text).not.toMatch(/your-org|[\w-]+\/platform-sync@/);
+    expect(workflow).toContain('uses: ./node_modules/platform-sync');
+    expect(guide).toContain('package-lock.json');
     for (const name of ['PLATFORM_API_URL', 'PLATFORM_TOKEN_READONLY', 'PLATFORM_TOKEN']) expect(guide).toContain(`\`${name}\``);
     const reference = /# Reference: node_modules\/platform-sync\/(\S+)/.exec(manifest)?.[1];
     expect(reference && existsSync(join(REPO_ROOT, reference)), reference).toBe(true);
@@ -88,6 +95,31 @@ describe('platform-sync init', () => {
     // A second init has nothing to add: kept.
     const again = await runCli(['init', '--org', 'acme'], { cwd: here });
     expect(again.stdout).toContain('kept   .gitignore');
+  });
+
+  it('never writes through a symbolic link: a .gitignore that links elsewhere, or a .github that does, is reported and left alone (issue 60)', async () => {
+    const { lstatSync, mkdirSync, readlinkSync, symlinkSync } = await import('node:fs');
+    const here = join(temp.dir, 'linked');
+    const outside = join(temp.dir, 'outside');
+    mkdirSync(here);
+    mkdirSync(outside);
+    // A secret outside the repository, which a .gitignore link points at.
+    const secret = join(outside, 'credentials');
+    writeFileSync(secret, 'token=super-secret-value\n', { mode: 0o600 });
+    symlinkSync(secret, join(here, '.gitignore'));
+    symlinkSync(outside, join(here, '.github'));
+    const run = await runCli(['init', '--org', 'acme'], { cwd: here });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('left   .gitignore alone: it is a symbolic link, and init never writes through one');
+    expect(run.stderr).toContain('left   .github/workflows/platform-sync.yml alone: .github is a symbolic link, and init never writes through one');
+    expect(run.stdout + run.stderr).not.toContain('super-secret-value');
+    // The link is still a link, to the same place; its target is as it was; nothing was written through either link.
+    expect(lstatSync(join(here, '.gitignore')).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(join(here, '.gitignore'))).toBe(secret);
+    expect(readFileSync(secret, 'utf8')).toBe('token=super-secret-value\n');
+    expect(lstatSync(secret).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(outside, 'workflows'))).toBe(false);
+    expect(run.stdout).toContain('wrote  manifests/org.yaml');
   });
 
   it('writes a starter that validates for an org name YAML would read otherwise ("- x")', async () => {

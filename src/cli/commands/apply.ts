@@ -226,7 +226,7 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => void | Promise<void>): Promise<ApplyResult> {
+async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
   const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });

@@ -1,18 +1,20 @@
 /**
  * `platform-sync init [DIR] [--org NAME]` (DESIGN.md §5): a starter repository — an org manifest
- * with comments and the schema line, the GitHub workflow, `.gitignore`, and a README of the next
- * three commands — that never overwrites a file. And `platform-sync demo`: the guided tour,
+ * with comments and the schema line, the GitHub workflow, a package.json that depends on this
+ * exact version, `.gitignore`, and a README of the next commands — that never overwrites a file
+ * and never writes through a symbolic link. And `platform-sync demo`: the guided tour,
  * from the installed package. Exit 0, or 1 on an error.
  */
 import { escapeValue } from '../../io/escape.js';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { packageVersion } from '../../io/package-file.js';
 import type { CliContext } from '../context.js';
 
 export function registerInitCommand(program: Command, ctx: CliContext): void {
   program
     .command('init')
-    .description('Write a starter repository: an org manifest with comments, the GitHub workflow, .gitignore and a README of the next three commands; never overwrites a file')
+    .description('Write a starter repository: an org manifest with comments, the GitHub workflow, a package.json pinning this platform-sync, .gitignore and a README of the next commands; never overwrites a file or writes through a link')
     .argument('[dir]', 'where', '.')
     .option('--org <name>', 'the org the manifest describes (default: the directory\'s name, else my-org)')
     .action(async (dir: string, options: { org?: string }) => {
@@ -24,9 +26,14 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
       for (const file of result.written) out.write(`wrote  ${file}\n`);
       for (const file of result.updated) out.write(`added  ${file.added.join(', ')} to ${file.path} (invite codes, saved plans and emulator state stay out of git)\n`);
       for (const file of result.kept) out.write(`kept   ${file} (it exists: never overwritten)\n`);
+      // A link is never written through (DESIGN.md §8 rev 6): where it leads is not said, nor read.
+      for (const { path, link } of result.links) {
+        ctx.output.stderr.write(`left   ${escapeValue(path)} alone: ${link === path ? 'it is' : `${escapeValue(link)} is`} a symbolic link, and init never writes through one${path === '.gitignore' ? ' (add .platform-sync/, plan.json and invites*.jsonl to the file it names yourself)' : ''}\n`);
+      }
       // A path is printed escaped like a name (a newline in it is one line), quoted when a shell needs it.
       const where = dir === '.' ? '' : `cd ${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(escapeValue(dir))} && `;
-      out.write(`\nNext: ${where}npm install --save-dev platform-sync, then\n  npx --no-install platform-sync validate manifests/\n  npx --no-install platform-sync plan manifests/ --emulator --bootstrap\n  npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve\n`);
+      const install = result.written.includes('package.json') ? 'npm install (platform-sync as package.json pins it; commit package-lock.json too)' : `npm install --save-exact platform-sync@${packageVersion()}`;
+      out.write(`\nNext: ${where}${install}, then\n  npx --no-install platform-sync validate manifests/\n  npx --no-install platform-sync plan manifests/ --emulator --bootstrap\n  npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve\n`);
     });
   program
     .command('demo')
