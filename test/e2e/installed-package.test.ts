@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
 import { splitArgs } from '../../src/action/run.js';
+import { decryptWith, makeKeyPair } from '../support/openpgp-keys.js';
 
 describe('the installed package', () => {
   const temp = makeTempDir('installed');
@@ -70,7 +71,7 @@ describe('the installed package', () => {
 
   it("runs the README's npm path as written, from the installed package: init, validate, plan on an emulator; the example it names is shipped (issue 50)", () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('npm install --save-dev platform-sync'))!;
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('npm install --save-dev'))!;
     const commands = block.split('\n').map((l) => /^npx --no-install platform-sync (.*?)(?:\s+#.*)?$/.exec(l.trim())?.[1]).filter((c): c is string => c !== undefined);
     expect(commands.length).toBeGreaterThanOrEqual(3);
     for (const command of commands) {
@@ -94,6 +95,19 @@ describe('the installed package', () => {
     expect(accepted.status, accepted.stderr).toBe(0);
     const plan = inDir(['plan', 'org.yaml', '--emulator', '--detailed-exitcode']);
     expect(plan.status, plan.stdout + plan.stderr).toBe(0);
+  });
+
+  it('the bundled CLI encrypts invite codes to the inviter\'s key with openpgp from the installed dependencies (issue 60)', async () => {
+    const dir = join(project, 'encrypted-codes');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: sealed\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
+    const inviter = await makeKeyPair();
+    writeFileSync(join(dir, 'inviter.asc'), inviter.publicKey);
+    const applied = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl', '--invite-codes-recipient', 'inviter.asc'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    expect(applied.status, applied.stderr).toBe(0);
+    const line = JSON.parse(readFileSync(join(dir, 'invites.jsonl'), 'utf8')) as { code: string; encryptedTo: string };
+    expect(line.encryptedTo).toBe(inviter.fingerprint);
+    expect(await decryptWith(inviter, line.code)).toMatch(/^\S{16,}$/);
   });
 
   it('holds its LICENSE, source maps that carry their sources (src/ is not shipped), and exports its CLI as platform-sync/cli', () => {
