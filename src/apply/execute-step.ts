@@ -38,6 +38,9 @@ export interface InviteCodeRecord {
   code: string;
 }
 
+/** Keeps a created invite's code (`apply --invite-codes`); a promise it returns is awaited, and its failure deletes the invite again. */
+export type KeepInviteCode = (record: InviteCodeRecord) => unknown;
+
 /** Uids of resources created so far in this apply, by address. */
 export type CreatedUids = ReadonlyMap<string, string>;
 
@@ -46,7 +49,13 @@ export type CreatedUids = ReadonlyMap<string, string>;
  * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
  * exactly-once guarantee of create live in the client, so this is called once per step.
  */
-export async function executeStep(step: PlanStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<string> {
+export async function executeStep(
+  step: PlanStep,
+  client: ApiClient,
+  created: CreatedUids,
+  readSecret: SecretReader,
+  onInviteCode?: KeepInviteCode,
+): Promise<string> {
   switch (step.action) {
     case 'create':
       return createResource(step, client, created, readSecret, onInviteCode);
@@ -64,7 +73,13 @@ function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>
   }
 }
 
-async function createResource(step: CreateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<string> {
+async function createResource(
+  step: CreateStep,
+  client: ApiClient,
+  created: CreatedUids,
+  readSecret: SecretReader,
+  onInviteCode?: KeepInviteCode,
+): Promise<string> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const descriptor = descriptorOf(step.kind);
@@ -115,7 +130,7 @@ function codeOf(resource: object): string | undefined {
   return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
-async function keepInviteCode(step: CreateStep, code: string, onInviteCode: ((record: InviteCodeRecord) => unknown) | undefined): Promise<void> {
+async function keepInviteCode(step: CreateStep, code: string, onInviteCode: KeepInviteCode | undefined): Promise<void> {
   await onInviteCode?.({
     group: step.parent ?? 'org',
     ...(typeof step.after.email === 'string' ? { email: step.after.email } : {}),

@@ -45,7 +45,8 @@ export class InviteRecipientError extends UserError {
 export async function readInviteRecipient(text: string, source: string, now: Date = new Date()): Promise<InviteRecipient> {
   const refuse = (why: string): InviteRecipientError => new InviteRecipientError(source, why);
   if (text.trim() === '') throw refuse('it holds no key (it is empty); give the armored OpenPGP public key of whoever sends people their codes');
-  if (text.includes('-----BEGIN PGP PRIVATE KEY BLOCK-----')) throw refuse('it is a private key; give the public key only (gpg --armor --export <id>), and keep the private key away from CI');
+  const privateKey = 'it is a private key; give the public key only (gpg --armor --export <id>), and keep the private key away from CI';
+  if (text.includes('-----BEGIN PGP PRIVATE KEY BLOCK-----')) throw refuse(privateKey);
   const blocks = text.split(ARMOR_HEADER).length - 1;
   if (blocks === 0) throw refuse(`it is not an ASCII-armored OpenPGP public key (a block starting ${ARMOR_HEADER})`);
   // OpenPGP.js reads the first armored block only: a second one would be silently left out.
@@ -59,7 +60,7 @@ export async function readInviteRecipient(text: string, source: string, now: Dat
   }
   if (keys.length !== 1) throw refuse(`it holds ${keys.length} keys; give exactly one, the inviter's (every code is encrypted to one key)`);
   const key = keys[0]!;
-  if (key.isPrivate()) throw refuse('it is a private key; give the public key only (gpg --armor --export <id>), and keep the private key away from CI');
+  if (key.isPrivate()) throw refuse(privateKey);
   const fingerprint = key.getFingerprint().toUpperCase();
   const named = `key ${fingerprint}`;
   if (await key.isRevoked(undefined, undefined, now)) throw refuse(`${named} is revoked`);

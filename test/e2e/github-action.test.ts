@@ -187,7 +187,8 @@ describe('the example workflow', () => {
     expect(jobs.apply!.environment).toBe('platform');
     // Every action pinned by commit SHA, its tag in a comment (GitHub's hardening guide).
     const uses = Object.values(jobs).flatMap((j) => j.steps.flatMap((s) => (s.uses ? [s.uses] : [])));
-    for (const u of uses) expect(u).toMatch(/^actions\/(checkout|setup-node|upload-artifact|download-artifact)@[0-9a-f]{40}$|^\.\/node_modules\/platform-sync$/);
+    const pinned = /^actions\/(checkout|setup-node|upload-artifact|download-artifact)@[0-9a-f]{40}$|^\.\/node_modules\/platform-sync$/;
+    for (const u of uses) expect(u).toMatch(pinned);
     for (const line of workflowText.split('\n').filter((l) => /^\s*(- )?uses: (?!\.\/)/.test(l))) expect(line).toMatch(/@[0-9a-f]{40} # v\d/);
     // No separate validate step: invalid manifests reach the plan comment like everything else.
     expect(workflowText).not.toMatch(/platform-sync validate/);
@@ -221,7 +222,7 @@ describe('the example workflow', () => {
     }
   });
 
-  it('hands invite codes over encrypted by platform-sync itself: every apply passes the inviter\'s key and keeps the file from the workspace on every outcome (issue 60)', () => {
+  it("hands invite codes over encrypted by platform-sync: every apply passes the inviter's key, keeps the file on every outcome (issue 60)", () => {
     // No gpg in the workflow: the product encrypts (apply --invite-codes-recipient); test/e2e/starter-workflow.test.ts runs it.
     expect(workflowText).not.toMatch(/\bgpg (--batch|--import|--encrypt)|shred /);
     for (const name of ['apply', 'apply-replanned']) {

@@ -17,7 +17,8 @@ describe('platform-sync init', () => {
   it('writes the starter: a commented manifest with its schema line, the workflow, .gitignore and a README of the next three commands', async () => {
     const run = await runCli(['init', 'acme-infra', '--org', 'acme'], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
-    for (const file of ['manifests/org.yaml', '.github/workflows/platform-sync.yml', 'package.json', '.gitignore', 'README.md']) expect(run.stdout).toContain(`wrote  ${file}`);
+    const files = ['manifests/org.yaml', '.github/workflows/platform-sync.yml', 'package.json', '.gitignore', 'README.md'];
+    for (const file of files) expect(run.stdout).toContain(`wrote  ${file}`);
     // platform-sync at exactly this version: the workflow's npm ci installs it, its action runs from node_modules (issue 60).
     const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: unknown }).dependencies).toEqual({ 'platform-sync': version });

@@ -103,7 +103,10 @@ describe('the installed package', () => {
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: sealed\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
     const inviter = await makeKeyPair();
     writeFileSync(join(dir, 'inviter.asc'), inviter.publicKey);
-    const applied = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl', '--invite-codes-recipient', 'inviter.asc'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    const args = ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'];
+    args.push('--invite-codes-recipient', 'inviter.asc');
+    const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
+    const applied = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, { cwd: dir, encoding: 'utf8', env });
     expect(applied.status, applied.stderr).toBe(0);
     const line = JSON.parse(readFileSync(join(dir, 'invites.jsonl'), 'utf8')) as { code: string; encryptedTo: string };
     expect(line.encryptedTo).toBe(inviter.fingerprint);

@@ -71,7 +71,8 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     expect(init.code, init.stderr).toBe(0);
     workflow = parse(readFileSync(join(repo, '.github', 'workflows', 'platform-sync.yml'), 'utf8')) as Workflow;
     // What `npm install` leaves for the commit: the lockfile `npm ci` installs from.
-    if (existsSync(join(repo, 'package.json'))) writeFileSync(join(repo, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/platform-sync': { version: VERSION } } }));
+    const lock = { lockfileVersion: 3, packages: { 'node_modules/platform-sync': { version: VERSION } } };
+    if (existsSync(join(repo, 'package.json'))) writeFileSync(join(repo, 'package-lock.json'), JSON.stringify(lock));
     // npm and gh as the jobs call them: npm ci installs this very package, gh finds the merged pull request's plan run.
     writeStandIn(
       standIns,
@@ -99,11 +100,13 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
 
   const members = (emails: string[]) => {
     const path = join(repo, 'manifests', 'org.yaml');
-    const text = readFileSync(path, 'utf8').replace(/^ {2}#? ?members:\n(?: {2}#? {3}- .*\n|\s{4}- \{email.*\n)+/m, `  members:\n${emails.map((e) => `    - {email: ${e}, role: viewer}\n`).join('')}`);
+    const lines = emails.map((e) => `    - {email: ${e}, role: viewer}\n`).join('');
+    const text = readFileSync(path, 'utf8').replace(/^ {2}#? ?members:\n(?: {2}#? {3}- .*\n|\s{4}- \{email.*\n)+/m, `  members:\n${lines}`);
     expect(text).toContain(`- {email: ${emails[0]}, role: viewer}`);
     writeFileSync(path, text);
   };
-  const world = (event: Pick<RunnerWorld['github'], 'event_name' | 'ref' | 'sha' | 'event'>, extra: { inputs?: Record<string, string>; key?: string; pr?: { head: string; run: string } } = {}): RunnerWorld => ({
+  type Event = Pick<RunnerWorld['github'], 'event_name' | 'ref' | 'sha' | 'event'>;
+  const world = (event: Event, extra: { inputs?: Record<string, string>; key?: string; pr?: { head: string; run: string } } = {}): RunnerWorld => ({
     repository: repo,
     jobsRoot: temp.dir,
     actionRepository: REPO_ROOT,
@@ -119,7 +122,11 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
   const artifacts = new Map<string, string>();
   const failed = (job: JobRecord) => job.steps.filter((s) => s.outcome === 'failure').map((s) => `${s.name}:\n${s.log}`).join('\n');
   const accept = (code: string, email: string) =>
-    fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, email, issuer: 'https://accounts.acme.dev', subject: email }) });
+    fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, email, issuer: 'https://accounts.acme.dev', subject: email }),
+    });
   /** The one invite-codes artifact `job` kept, its codes opened with the inviter's private key. */
   const codesKeptBy = async (job: JobRecord, before: ReadonlySet<string>): Promise<{ email: string; code: string }[]> => {
     const kept = [...artifacts.keys()].filter((n) => !before.has(n) && /invite-codes/.test(n));
@@ -136,7 +143,7 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     return opened;
   };
 
-  it('installs platform-sync from package.json and its lockfile with npm ci in a step without secrets, then uses ./node_modules/platform-sync: no owner/repo address anywhere', () => {
+  it('installs platform-sync with npm ci (package.json, lockfile) in a step without secrets, then uses ./node_modules/platform-sync; no owner/repo', () => {
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; private: boolean };
     expect(pkg.dependencies).toEqual({ 'platform-sync': VERSION });
     expect(pkg.private).toBe(true);
@@ -155,11 +162,12 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     }
   });
 
-  it('merge: the plan job keeps the reviewed plan; the apply job applies it, and the invite code, encrypted to the inviter, is kept as an artifact the inviter opens', async () => {
+  it('merge: the plan job keeps the reviewed plan; the apply job applies it and keeps the invite code, encrypted, for the inviter', async () => {
     members(['erin@acme.dev']);
     const head = 'a1'.repeat(20);
     const pullRequest = { number: 7, head: { sha: head, repo: { full_name: 'acme/manifests' } }, labels: [] };
-    const plan = await runJob(workflow, 'plan', world({ event_name: 'pull_request', ref: 'refs/pull/7/merge', sha: head, event: { pull_request: pullRequest } }));
+    const opened = { event_name: 'pull_request', ref: 'refs/pull/7/merge', sha: head, event: { pull_request: pullRequest } };
+    const plan = await runJob(workflow, 'plan', world(opened));
     expect(plan.ran).toBe(true);
     expect(plan.status, failed(plan)).toBe('success');
     expect(artifacts.has(`platform-sync-plan-${head}`)).toBe(true);
@@ -168,7 +176,8 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     const merge = 'b2'.repeat(20);
     github.heads.main = merge;
     const before = new Set(artifacts.keys());
-    const apply = await runJob(workflow, 'apply', world({ event_name: 'push', ref: 'refs/heads/main', sha: merge, event: {} }, { key: inviter.publicKey, pr: { head, run: planRun } }));
+    const pushed = { event_name: 'push', ref: 'refs/heads/main', sha: merge, event: {} };
+    const apply = await runJob(workflow, 'apply', world(pushed, { key: inviter.publicKey, pr: { head, run: planRun } }));
     expect(apply.ran).toBe(true);
     expect(apply.status, failed(apply)).toBe('success');
     const [erin, ...more] = await codesKeptBy(apply, before);

@@ -51,7 +51,8 @@ function tokenize(text: string): Token[] {
       i += m[0].length;
     } else {
       const op = ['==', '!=', '<=', '>=', '&&', '||'].find((o) => text.startsWith(o, i)) ?? c;
-      if (!['==', '!=', '<=', '>=', '&&', '||', '!', '<', '>', '(', ')', '[', ']', '.', ',', '*'].includes(op)) throw new Error(`unexpected ${JSON.stringify(c)} in ${text}`);
+      const operators = ['==', '!=', '<=', '>=', '&&', '||', '!', '<', '>', '(', ')', '[', ']', '.', ',', '*'];
+      if (!operators.includes(op)) throw new Error(`unexpected ${JSON.stringify(c)} in ${text}`);
       tokens.push({ kind: 'op', text: op });
       i += op.length;
     }

@@ -146,7 +146,10 @@ export async function runJob(workflow: Workflow, jobName: string, runWorld: Runn
       const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(textOf(v), scope())]));
       let ok: boolean;
       try {
-        ok = step.run !== undefined ? await runScript(interpolate(step.run, scope()), stepEnv, world, temp, record) : await runUses(step.uses ?? '', inputs, stepEnv, world, temp, record);
+        ok =
+          step.run !== undefined
+            ? await runScript(interpolate(step.run, scope()), stepEnv, world, temp, record)
+            : await runUses(step.uses ?? '', inputs, stepEnv, world, temp, record);
       } catch (err) {
         record.log += `\n${(err as Error).stack ?? String(err)}`;
         ok = false;
@@ -208,7 +211,9 @@ async function runScript(script: string, stepEnv: Record<string, string>, world:
   return ok;
 }
 
-async function runUses(uses: string, inputs: Record<string, string>, stepEnv: Record<string, string>, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
+type Env = Record<string, string>;
+
+async function runUses(uses: string, inputs: Env, stepEnv: Env, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
   if (/^actions\/checkout@[0-9a-f]{40}$/.test(uses)) {
     cpSync(world.repository, world.workspace, { recursive: true });
     return true;
@@ -249,7 +254,7 @@ async function runUses(uses: string, inputs: Record<string, string>, stepEnv: Re
 }
 
 /** platform-sync's composite action: its `id: run` step, with the inputs it declares. */
-async function runPlatformSyncAction(actionDir: string, given: Record<string, string>, stepEnv: Record<string, string>, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
+async function runPlatformSyncAction(actionDir: string, given: Env, stepEnv: Env, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
   const action = parse(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
     inputs: Record<string, { default?: string }>;
     outputs: Record<string, { value: string }>;

@@ -20,7 +20,12 @@ describe('GitHub expressions, as the runner evaluates them', () => {
   writeFileSync(join(workspace, 'sub', 'a.txt'), 'a');
   writeFileSync(join(outside, 'invite-codes.jsonl.gpg'), 'sealed');
   const scope = (status: ExpressionScope['status'] = 'success', vars: Record<string, string> = {}): ExpressionScope => ({
-    contexts: { vars, runner: { temp: outside }, github: { event_name: 'push', event: { pull_request: { labels: [{ name: 'x' }] } } }, steps: { plan: { outputs: { 'plan-json': '' } } } },
+    contexts: {
+      vars,
+      runner: { temp: outside },
+      github: { event_name: 'push', event: { pull_request: { labels: [{ name: 'x' }] } } },
+      steps: { plan: { outputs: { 'plan-json': '' } } },
+    },
     status,
     workspace,
   });

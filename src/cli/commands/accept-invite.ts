@@ -72,7 +72,10 @@ async function codeFromFile(path: string, email: string, cwd: string): Promise<s
       return [];
     }
   });
-  if (codes.length === 0 && encrypted) throw new UserError('ACCEPT_INVITE', `the code for ${escapeValue(email)} in ${escapeValue(path)} is encrypted to the inviter's OpenPGP key: decrypt it first (gpg --decrypt) and pass it with --code`);
+  if (codes.length === 0 && encrypted) {
+    const where = `the code for ${escapeValue(email)} in ${escapeValue(path)}`;
+    throw new UserError('ACCEPT_INVITE', `${where} is encrypted to the inviter's OpenPGP key: decrypt it first (gpg --decrypt) and pass it with --code`);
+  }
   if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
   return codes[codes.length - 1]!;
 }

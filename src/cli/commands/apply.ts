@@ -12,6 +12,7 @@ import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../..
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { apply, DEFAULT_CONCURRENCY, InviteCodesNeededError, type ApplyResult, type InviteCodeRecord } from '../../apply/index.js';
+import type { KeepInviteCode } from '../../apply/execute-step.js';
 import { openSecretFile } from '../../io/write-file.js';
 import { escapeValue } from '../../io/escape.js';
 import { loadInviteRecipient } from '../../apply/invite-recipient.js';
@@ -65,7 +66,11 @@ export function registerApplyCommand(program: Command, ctx: CliContext): void {
     .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
     .option('--manifests <paths...>', 'with a saved plan: apply it only if it was made from exactly these manifests (what was merged is what was reviewed)')
     .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes')
-    .option('--invite-codes-recipient <key>', "with --invite-codes: encrypt each code to this armored OpenPGP public key (a file, or - for standard input) before its line is written; the key is checked before any write");
+    .option(
+      '--invite-codes-recipient <key>',
+      'with --invite-codes: encrypt each code to this armored OpenPGP public key (a file, or - for standard input) before its line is written; ' +
+        'the key is checked before any write',
+    );
   addPlanningOptions(command);
   addConnectionOptions(command);
   command.action(async (paths: string[], options: ApplyCommandOptions) => {
@@ -91,7 +96,10 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     throw new UserError('APPLY_USAGE', '--invite-codes-recipient goes with --invite-codes FILE: the file the encrypted codes are written to');
   }
   const recipient = options.inviteCodesRecipient === undefined ? undefined : await loadInviteRecipient(options.inviteCodesRecipient, ctx);
-  if (recipient) output.stderr.write(`Invite codes are encrypted to OpenPGP key ${recipient.fingerprint}${recipient.userId === '' ? '' : ` (${escapeValue(recipient.userId)})`}.\n`);
+  if (recipient) {
+    const who = recipient.userId === '' ? '' : ` (${escapeValue(recipient.userId)})`;
+    output.stderr.write(`Invite codes are encrypted to OpenPGP key ${recipient.fingerprint}${who}.\n`);
+  }
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
   const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
@@ -226,7 +234,14 @@ const SIGNAL_EXIT: Readonly<Record<'SIGINT' | 'SIGTERM', number>> = { SIGINT: 13
  * flight finish, so the report is true; a second one exits at once. Either way, running the
  * same apply again finishes the job.
  */
-async function applyWithInterrupt(plan: Plan, client: ApiClient, options: ApplyCommandOptions, ctx: CliContext, readSecret: SecretReader, onInviteCode?: (record: InviteCodeRecord) => unknown): Promise<ApplyResult> {
+async function applyWithInterrupt(
+  plan: Plan,
+  client: ApiClient,
+  options: ApplyCommandOptions,
+  ctx: CliContext,
+  readSecret: SecretReader,
+  onInviteCode?: KeepInviteCode,
+): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
   const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });

@@ -14,7 +14,10 @@ import type { CliContext } from '../context.js';
 export function registerInitCommand(program: Command, ctx: CliContext): void {
   program
     .command('init')
-    .description('Write a starter repository: an org manifest with comments, the GitHub workflow, a package.json pinning this platform-sync, .gitignore and a README of the next commands; never overwrites a file or writes through a link')
+    .description(
+      'Write a starter repository: an org manifest with comments, the GitHub workflow, a package.json pinning this platform-sync, ' +
+        '.gitignore and a README of the next commands; never overwrites a file or writes through a link',
+    )
     .argument('[dir]', 'where', '.')
     .option('--org <name>', 'the org the manifest describes (default: the directory\'s name, else my-org)')
     .action(async (dir: string, options: { org?: string }) => {
@@ -28,12 +31,17 @@ export function registerInitCommand(program: Command, ctx: CliContext): void {
       for (const file of result.kept) out.write(`kept   ${file} (it exists: never overwritten)\n`);
       // A link is never written through (DESIGN.md §8 rev 6): where it leads is not said, nor read.
       for (const { path, link } of result.links) {
-        ctx.output.stderr.write(`left   ${escapeValue(path)} alone: ${link === path ? 'it is' : `${escapeValue(link)} is`} a symbolic link, and init never writes through one${path === '.gitignore' ? ' (add .platform-sync/, plan.json and invites*.jsonl to the file it names yourself)' : ''}\n`);
+        const which = link === path ? 'it is' : `${escapeValue(link)} is`;
+        const yourself = path === '.gitignore' ? ' (add .platform-sync/, plan.json and invites*.jsonl to the file it names yourself)' : '';
+        ctx.output.stderr.write(`left   ${escapeValue(path)} alone: ${which} a symbolic link, and init never writes through one${yourself}\n`);
       }
       // A path is printed escaped like a name (a newline in it is one line), quoted when a shell needs it.
       const where = dir === '.' ? '' : `cd ${/^[\w./-]+$/.test(dir) ? dir : JSON.stringify(escapeValue(dir))} && `;
-      const install = result.written.includes('package.json') ? 'npm install (platform-sync as package.json pins it; commit package-lock.json too)' : `npm install --save-exact platform-sync@${packageVersion()}`;
-      out.write(`\nNext: ${where}${install}, then\n  npx --no-install platform-sync validate manifests/\n  npx --no-install platform-sync plan manifests/ --emulator --bootstrap\n  npx --no-install platform-sync apply manifests/ --emulator --bootstrap --auto-approve\n`);
+      const install = result.written.includes('package.json')
+        ? 'npm install (platform-sync as package.json pins it; commit package-lock.json too)'
+        : `npm install --save-exact platform-sync@${packageVersion()}`;
+      const commands = ['validate manifests/', 'plan manifests/ --emulator --bootstrap', 'apply manifests/ --emulator --bootstrap --auto-approve'];
+      out.write(`\nNext: ${where}${install}, then\n${commands.map((c) => `  npx --no-install platform-sync ${c}\n`).join('')}`);
     });
   program
     .command('demo')
