@@ -10,9 +10,10 @@
  * `GITHUB_STEP_SUMMARY`, `GITHUB_EVENT_PATH`, `GITHUB_REPOSITORY`, `GITHUB_API_URL`,
  * `RUNNER_TEMP`). The API token reaches the CLI only as `PLATFORM_TOKEN`, like everywhere else.
  */
-import { escapeControl } from '../views/escape.js';
 import { existsSync } from 'node:fs';
-import { escapeHtml, escapeValue } from '../io/escape.js';
+import { escapeControl, escapeHtml, escapeValue } from '../io/escape.js';
+import { applySummaryMarkdown, applyResultOf } from './apply-report.js';
+import { annotationsOf, logText, SAFE_FOR_WORKFLOW_COMMAND, workflowCommand } from './workflow-log.js';
 import { createOutput, type Output } from '../io/output.js';
 import { readTextSyncBounded } from '../io/read-file.js';
 import { tmpdir } from 'node:os';
@@ -63,14 +64,14 @@ function tee(echo: NodeJS.WritableStream, show: (line: string) => string | null 
       partial = lines.pop()!;
       for (const line of lines) {
         const shown = show(line);
-        if (shown !== null) echo.write(`${shown}\n`);
+        if (shown !== null) echo.write(`${logText(shown)}\n`);
       }
       done();
     },
     final(done) {
       if (partial !== '') {
         const shown = show(partial);
-        if (shown !== null) echo.write(shown);
+        if (shown !== null) echo.write(logText(shown));
       }
       done();
     },
@@ -172,52 +173,6 @@ export function commentBody(markdown: string, stderr: string, exitcode: number):
   return body.length > MAX_COMMENT_CHARS ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)` : body;
 }
 
-/** What `apply --format json` ended with (its `end` event), or undefined when it did not get that far. */
-export function applyResultOf(jsonLines: string): { done: string[]; failed: { address: string; error: string }[]; skipped: { address: string; because: string }[] } | undefined {
-  for (const line of jsonLines.split('\n').reverse()) {
-    if (!line.startsWith('{')) continue;
-    try {
-      const event = JSON.parse(line) as { type?: string; result?: { done?: unknown; failed?: unknown; skipped?: unknown } };
-      if (event.type !== 'end' || !event.result) continue;
-      const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-      return { done: list(event.result.done), failed: list(event.result.failed), skipped: list(event.result.skipped) };
-    } catch {
-      // not an event line
-    }
-  }
-  return undefined;
-}
-
-/** The apply's result for the job summary: what was done, what failed, what was not reached. */
-export function applySummaryMarkdown(result: ReturnType<typeof applyResultOf>, stderr: string, exitcode: number): string {
-  const lines = ['### platform-sync apply', ''];
-  if (!result && exitcode === 0) {
-    // Nothing to apply: apply printed the empty plan and sent nothing (no events).
-    lines.push('**No changes**: the org already matched the manifests.');
-    return `${lines.join('\n')}\n`;
-  }
-  if (!result) {
-    lines.push('**Nothing was applied**: the run stopped before applying (see the error below).', '');
-    if (stderr.trim() !== '') lines.push('<pre>', escapeHtml(stderr.trimEnd()), '</pre>', '');
-    return `${escapeControl(lines.join('\n'))}\n`;
-  }
-  const total = result.done.length + result.failed.length + result.skipped.length;
-  lines.push(
-    total === 0
-      ? '**No changes**: the org already matched the manifests.'
-      : `**${exitcode === 0 ? 'Apply complete' : 'Apply incomplete'}: ${result.done.length} of ${total} steps done**${result.failed.length > 0 ? `, ${result.failed.length} failed` : ''}${result.skipped.length > 0 ? `, ${result.skipped.length} not run` : ''}.`,
-    '',
-  );
-  for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
-  if (result.failed.length > 0 || result.skipped.length > 0) lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');
-  if (result.done.length > 0) {
-    lines.push('', `<details><summary>${result.done.length} step${result.done.length === 1 ? '' : 's'} done</summary>`, '');
-    for (const a of result.done) lines.push(`- \`${a}\``);
-    lines.push('', '</details>');
-  }
-  return `${escapeControl(lines.join('\n'))}\n`;
-}
-
 /** Creates the plan comment on the pull request, or updates the one an earlier run made. */
 export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string, marker: string = COMMENT_MARKER): Promise<'created' | 'updated'> {
   const repo = env.GITHUB_REPOSITORY;
@@ -299,7 +254,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   const { env } = io;
   const command = (env.PS_COMMAND ?? '').trim() as ActionCommand;
   if (!COMMANDS.includes(command)) {
-    io.stderr.write(`Error: the command input must be one of ${COMMANDS.join(', ')}, got ${JSON.stringify(env.PS_COMMAND ?? '')}\n`);
+    io.stderr.write(logText(`Error: the command input must be one of ${COMMANDS.join(', ')}, got ${escapeValue(JSON.stringify(env.PS_COMMAND ?? ''))}\n`));
     return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
   }
   const paths = splitArgs(env.PS_PATHS ?? 'manifests/');
@@ -315,8 +270,11 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   if (command === 'apply' && reviewedPlan !== '') {
     const problem = await reviewedApplyProblem(env);
     if (problem !== undefined) {
-      io.stderr.write(`Error: ${escapeControl(problem)}\n`);
-      setOutputs(env, createOutput(io.stdout, io.stderr), { exitcode: '1', 'has-changes': 'false', 'plan-json': '', 'sarif-file': '' });
+      io.stderr.write(`Error: ${logText(escapeValue(problem))}\n`);
+      const door = createOutput(io.stdout, io.stderr);
+      setOutputs(env, door, { exitcode: '1', 'has-changes': 'false', 'plan-json': '', 'sarif-file': '' });
+      // Refused before anything was read or sent: the summary and the merged pull request say why too.
+      await reportApply(io, door, applySummaryMarkdown('', '', 1, escapeValue(problem)));
       return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
     }
   }
@@ -346,7 +304,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   // The secrets-env input: the secrets the manifests name, for this step alone (issue 49).
   const secrets = secretsEnvOf(env.PS_SECRETS_ENV ?? '');
   if (typeof secrets === 'string') {
-    io.stderr.write(`Error: ${escapeControl(secrets)}\n`);
+    io.stderr.write(`Error: ${logText(escapeValue(secrets))}\n`);
     setOutputs(env, door, { exitcode: '1', 'has-changes': 'false', 'plan-json': '', 'sarif-file': '' });
     return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
   }
@@ -387,7 +345,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
     const outcome =
       exitcode === 2 ? '; applied when merged' : exitcode === 0 ? ': no changes, so merging applies nothing' : refused ? ': refused — not applied when merged; fix what it names and push again' : ': no plan (the manifests are invalid or planning failed) — nothing is applied when merged';
     const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}${outcome}._` : '';
-    const body = door.redact(commentBody(stdout.text(), stderr.text(), exitcode) + footer);
+    const body = door.redact(logText(commentBody(stdout.text(), stderr.text(), exitcode) + footer));
     if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
     if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
       if (pr === undefined) io.stderr.write('Not commenting: this run is not for a pull request.\n');
@@ -400,51 +358,37 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
           if (!(err instanceof TypeError)) throw err;
           const cause = (err as { cause?: { code?: string; message?: string } }).cause;
           const why = `${(err as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`;
-          io.stderr.write(door.redact(`::warning::the plan comment could not be posted on pull request #${pr.number}: ${why}; the plan is in the job summary\n`));
+          io.stderr.write(door.redact(workflowCommand('warning', `the plan comment could not be posted on pull request #${pr.number}: ${why}; the plan is in the job summary`)));
         }
       }
     }
   }
-  if (command === 'apply') {
-    const summary = applySummaryMarkdown(applied, stderr.text(), exitcode);
-    if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, summary);
-    // The result goes back to the merged pull request too, as one comment updated in place (issue 49).
-    if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
-      try {
-        const pr = await mergedPullRequestOf(env);
-        if (pr === undefined) io.stderr.write('Not commenting: no merged pull request for this commit.\n');
-        else io.stdout.write(`Apply comment ${await postComment(env, pr, door.redact(`${APPLY_COMMENT_MARKER}\n${summary}\n_Apply of ${(env.GITHUB_SHA ?? '').slice(0, 7)}._`), APPLY_COMMENT_MARKER)} on pull request #${pr}.\n`);
-      } catch (err) {
-        // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
-        io.stderr.write(door.redact(`::warning::the apply's result could not be posted on the merged pull request: ${escapeData((err as Error).message)}; it is in the job summary\n`));
-      }
-    }
-  }
+  if (command === 'apply') await reportApply({ ...io, env: runEnv }, door, applySummaryMarkdown(stdout.text(), stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
   const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
   return { exitcode, hasChanges, planJson: planFile, sarifFile: sarifOut, stepExit };
 }
 
-/** Workflow-command data: `%`, CR and LF escaped; in a property, `:` and `,` too (GitHub's rules). */
-function escapeData(text: string): string {
-  return text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
-}
-function escapeProperty(text: string): string {
-  return escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
-}
-
-/** Printable ASCII without `%` (and so without CR or LF): what a server-chosen value may be to reach a workflow command. */
-const SAFE_FOR_WORKFLOW_COMMAND = /^[\x20-\x24\x26-\x7e]+$/;
-
-/** `::error file=…,line=…,col=…::message` for each `file:line:col: message` a command printed (at most 50). */
-export function annotationsOf(text: string): string[] {
-  const out: string[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^([^\s:][^:]*):(\d+):(\d+): (.+)$/.exec(line);
-    if (!m || /^https?$/.test(m[1]!)) continue;
-    out.push(`::error file=${escapeProperty(m[1]!)},line=${m[2]},col=${m[3]}::${escapeData(m[4]!)}\n`);
-    if (out.length === 50) break;
+/**
+ * The apply's result (or why it did not run) in the job summary and — with `comment: true` — on
+ * the merged pull request, as one comment updated in place (issue 49): every outcome, refusals
+ * included, is reported where people look, not only in the log.
+ */
+async function reportApply(io: CliIo, door: Output, summary: string): Promise<void> {
+  const { env } = io;
+  const text = door.redact(logText(summary));
+  if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, text);
+  if (!['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) return;
+  try {
+    const pr = await mergedPullRequestOf(env);
+    if (pr === undefined) io.stderr.write('Not commenting: no merged pull request for this commit.\n');
+    else {
+      const body = door.redact(`${APPLY_COMMENT_MARKER}\n${text}\n_Apply of ${logText(escapeValue((env.GITHUB_SHA ?? '').slice(0, 7)))}._`);
+      io.stdout.write(`Apply comment ${await postComment(env, pr, body, APPLY_COMMENT_MARKER)} on pull request #${pr}.\n`);
+    }
+  } catch (err) {
+    // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
+    io.stderr.write(door.redact(workflowCommand('warning', `the apply's result could not be posted on the merged pull request: ${(err as Error).message}; it is in the job summary`)));
   }
-  return out;
 }

@@ -6,7 +6,7 @@
  */
 import { escapeControl, escapeValue } from './escape.js';
 import { countLabel, KINDS, type Kind } from '../model/kinds.js';
-import type { Plan, PlanStep } from '../model/plan.js';
+import type { AccessChange, Plan, PlanStep } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 
 export const MARKDOWN_MAX_CHARS = 60_000;
@@ -57,6 +57,22 @@ export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
 }
 
+/**
+ * The plan's access changes as a markdown table (its heading, rows, a note of what is not shown
+ * and a blank line after), or nothing when there are none: the plan comment and the apply's
+ * result (the Action's job summary) show them alike.
+ */
+export function accessChangesMarkdown(access: readonly AccessChange[]): string[] {
+  if (access.length === 0) return [];
+  const out = ['#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|'];
+  for (const c of access.slice(0, ACCESS_SHOWN)) {
+    out.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : ''} |`);
+  }
+  if (access.length > ACCESS_SHOWN) out.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
+  out.push('');
+  return out;
+}
+
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
   const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`, ''];
@@ -65,15 +81,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     for (const r of plan.refusals) head.push(`> - ${escapeValue(r.message)}`);
     head.push('');
   }
-  const access = plan.accessChanges ?? [];
-  if (access.length > 0) {
-    head.push('#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|');
-    for (const c of access.slice(0, ACCESS_SHOWN)) {
-      head.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : ''} |`);
-    }
-    if (access.length > ACCESS_SHOWN) head.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
-    head.push('');
-  }
+  head.push(...accessChangesMarkdown(plan.accessChanges ?? []));
   const members = (plan.members ?? []).filter((m) => m.state !== 'present');
   if (members.length > 0) {
     head.push('#### Members', '', '| E-mail | Role | Group | State |', '|---|---|---|---|');

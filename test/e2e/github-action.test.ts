@@ -4,20 +4,16 @@
  * own runner against an embedded emulator, the pull-request comment goes to a stand-in for the
  * GitHub API on loopback, and no doc or example runs a bare `npx`.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { EventEmitter } from 'node:events';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDoc } from '../support/docs.js';
 import { startRewritingProxy } from '../support/rewriting-proxy.js';
 import { parse } from 'yaml';
-import { COMMENT_MARKER, runAction, splitArgs, type ActionResult } from '../../src/action/run.js';
+import { COMMENT_MARKER, splitArgs } from '../../src/action/run.js';
+import { FakeGitHub, runStep } from '../support/action-step.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ACME, applyManifests, makeTempDir, openClient, REPO_ROOT, runCli } from './cli-harness.js';
-import { EXAMPLE_SECRET_ENV } from '../support/example-secrets.js';
 
 type Step = { name?: string; id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string };
 type Job = { if?: string; permissions?: Record<string, string>; concurrency?: { group: string; 'cancel-in-progress': boolean }; environment?: string; steps: Step[] };
@@ -30,96 +26,6 @@ const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
 };
 /** Our action in the example: the one that ships in the package `npm ci` installed (issue 60). */
 const OURS = /^\.\/node_modules\/platform-sync$/;
-
-/** A stand-in for the GitHub REST API's issue comments: what a run created or updated. */
-class FakeGitHub {
-  comments: { id: number; body: string; user: { login: string } }[] = [];
-  requests: string[] = [];
-  /** The pull request merged as the commit (GET /repos/…/commits/{sha}/pulls). */
-  mergedPull: number | undefined = 7;
-  /** The head commit of each branch (GET /repos/…/branches/{name}). */
-  heads: Record<string, string> = {};
-  /** Answer every request with this status (a token without pull-requests: write gets 403). */
-  status = 200;
-  private server: Server | undefined;
-  url = '';
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c: Buffer) => (text += c.toString()));
-      req.on('end', () => {
-        this.requests.push(`${req.method} ${req.url} ${req.headers.authorization === 'Bearer gh-token-for-test' ? 'auth' : 'NO AUTH'}`);
-        res.setHeader('content-type', 'application/json');
-        if (this.status !== 200) {
-          res.statusCode = this.status;
-          return res.end('{"message":"Resource not accessible by integration"}');
-        }
-        const branch = /^\/repos\/[^/]+\/[^/]+\/branches\/([^/?]+)$/.exec(req.url ?? '');
-        if (req.method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/commits\/[^/]+\/pulls$/.test(req.url ?? '')) return res.end(JSON.stringify(this.mergedPull === undefined ? [] : [{ number: this.mergedPull, merged_at: '2026-11-28T10:00:00Z' }]));
-        if (req.method === 'GET' && branch) return res.end(JSON.stringify({ name: decodeURIComponent(branch[1]!), commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }));
-        if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
-        const body = (JSON.parse(text) as { body: string }).body;
-        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
-        if (req.method === 'PATCH') this.comments.find((c) => req.url!.endsWith(`/comments/${c.id}`))!.body = body;
-        res.end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
-  }
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server!.close(() => resolve()));
-  }
-}
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  return { stream: new Writable({ write: (c: Buffer, _e, done) => (chunks.push(c.toString()), done()) }), text: () => chunks.join('') };
-}
-
-/** Runs the action's runner in-process as a workflow step would, returning its outputs. */
-async function runStep(inputs: Record<string, string>, env: Record<string, string>, cwd: string): Promise<ActionResult & { outputs: Record<string, string>; stdout: string; stderr: string }> {
-  const temp = makeTempDir('action-step');
-  const outputFile = join(temp.dir, 'output');
-  writeFileSync(outputFile, '');
-  const stdout = sink();
-  const stderr = sink();
-  try {
-    const result = await runAction({
-      stdout: stdout.stream,
-      stderr: stderr.stream,
-      stdin: Readable.from([]),
-      env: {
-        NO_COLOR: '1',
-        GITHUB_OUTPUT: outputFile,
-        RUNNER_TEMP: temp.dir,
-        PS_COMMAND: inputs.command ?? '',
-        PS_PATHS: inputs.paths ?? action.inputs.paths!.default!,
-        PS_ARGS: inputs.args ?? '',
-        PS_COMMENT: inputs.comment ?? 'false',
-        PS_FAIL_ON_DRIFT: inputs['fail-on-drift'] ?? 'true',
-        PS_REVIEWED_PLAN: inputs['reviewed-plan'] ?? '',
-        PS_GITHUB_TOKEN: 'gh-token-for-test',
-        ...EXAMPLE_SECRET_ENV,
-        ...env,
-      },
-      cwd,
-      signals: new EventEmitter(),
-      exit: () => undefined,
-    });
-    const outputs = Object.fromEntries(
-      readFileSync(outputFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-    );
-    // The saved plan lives in RUNNER_TEMP: check it before the directory goes.
-    if (outputs['plan-json']) expect(existsSync(outputs['plan-json'])).toBe(true);
-    return { ...result, outputs, stdout: stdout.text(), stderr: stderr.text() };
-  } finally {
-    temp.remove();
-  }
-}
 
 describe('action.yml', () => {
   it('is a composite action that installs platform-sync from its own checkout with npm ci and runs the built runner', () => {
