@@ -1,5 +1,5 @@
 /**
- * The GitHub Action (`action.yml`, `uses: <owner>/platform-sync@v1`): runs `plan`, `apply` or
+ * The GitHub Action (`action.yml`, `uses: ./node_modules/platform-sync`): runs `plan`, `apply` or
  * `drift` through the CLI in-process, sets the step's outputs (`exitcode`, `has-changes`,
  * `plan-json`), adds the plan to the job summary, and — with `comment: true` on a pull request
  * — posts the plan as one comment that later runs update. A refused plan and invalid manifests

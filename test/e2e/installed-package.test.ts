@@ -3,13 +3,15 @@
  * tarball into an empty project with `npm ci --offline` (nothing beyond what the lockfile's
  * install already put in npm's cache), then run through its bin — `validate` and `plan
  * --emulator` — with the bundle and its code cache in use; and a cache with flipped bytes gives
- * a normal run.
+ * a normal run. And the GitHub Action as it comes with the package: its steps run from
+ * `./node_modules/platform-sync` as a runner runs them, with no npm to call.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME, makeTempDir, REPO_ROOT } from './cli-harness.js';
+import { parse } from 'yaml';
 import { splitArgs } from '../../src/action/run.js';
 import { decryptWith, makeKeyPair } from '../support/openpgp-keys.js';
 
@@ -138,5 +140,54 @@ describe('the installed package', () => {
     const validate = bin(['validate', ACME]);
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stderr).toBe('');
+  });
+
+  it('is a GitHub Action as installed: `uses: ./node_modules/platform-sync` runs the installed CLI, with nothing installed or built (issue 60)', () => {
+    type Step = { uses?: string; run?: string; shell?: string; env?: Record<string, string> };
+    const action = parse(readFileSync(join(installed, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }>; runs: { using: string; steps: Step[] } };
+    expect(action.runs.using).toBe('composite');
+    // The workspace: the repository with its manifests (the package installed by the step before).
+    mkdirSync(join(project, 'manifests'), { recursive: true });
+    writeFileSync(join(project, 'manifests', 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: packaged\n  repos:\n    - {name: one}\n');
+    // No npm or npx on the PATH of these steps: one that runs them leaves a mark and fails.
+    const noNpm = join(temp.dir, 'no-npm');
+    mkdirSync(noNpm, { recursive: true });
+    const mark = join(temp.dir, 'npm-was-run');
+    for (const tool of ['npm', 'npx']) {
+      writeFileSync(join(noNpm, tool), `#!/bin/sh\necho "${tool} $*" >> '${mark}'\nexit 1\n`);
+      chmodSync(join(noNpm, tool), 0o755);
+    }
+    const runner = join(temp.dir, 'runner-temp');
+    mkdirSync(runner, { recursive: true });
+    const files = { GITHUB_OUTPUT: join(runner, 'output'), GITHUB_STEP_SUMMARY: join(runner, 'summary.md') };
+    for (const file of Object.values(files)) writeFileSync(file, '');
+    const inputs: Record<string, string> = { command: 'plan', paths: 'manifests/', args: '--emulator --bootstrap' };
+    // `${{ inputs.NAME }}` as the runner fills it in: the input given, or its default.
+    const evaluate = (text: string): string =>
+      text.replace(/\$\{\{\s*(inputs\.([\w-]+)|github\.token)\s*\}\}/g, (_m, _e, name?: string) => (name === undefined ? '' : (inputs[name] ?? evaluate(action.inputs[name]?.default ?? ''))));
+    const log: string[] = [];
+    for (const [i, step] of action.runs.steps.entries()) {
+      // setup-node puts the node-version input's Node on the PATH: this test's Node is there already.
+      if (step.uses !== undefined) continue;
+      expect(step.shell).toBe('bash');
+      const script = join(runner, `step-${i}.sh`);
+      writeFileSync(script, step.run!);
+      const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(v)]));
+      const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
+        cwd: project,
+        encoding: 'utf8',
+        env: { PATH: `${noNpm}:${process.env.PATH ?? ''}`, NO_COLOR: '1', GITHUB_WORKSPACE: project, GITHUB_ACTION_PATH: installed, RUNNER_TEMP: runner, ...files, ...env },
+      });
+      log.push(r.stdout, r.stderr);
+      expect(r.status, `step ${i}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
+    expect(existsSync(mark) ? readFileSync(mark, 'utf8') : '').toBe('');
+    expect(existsSync(join(installed, 'node_modules'))).toBe(false);
+    expect(log.join('')).toContain('platform-sync is installed as a package: running its installed CLI');
+    const outputs = readFileSync(files.GITHUB_OUTPUT, 'utf8');
+    expect(outputs).toContain('exitcode=2\n');
+    expect(outputs).toContain('has-changes=true\n');
+    expect(outputs).toMatch(/^plan-json=.+platform-sync-plan\.json$/m);
+    expect(readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8')).toContain('### platform-sync plan for `packaged`');
   });
 });
