@@ -146,7 +146,7 @@ describe("the apply's job summary and result comment", () => {
     for (const text of [run.summary, run.comment]) {
       expect(text).toContain('**Apply complete: 3 of 3 steps done**');
       expect(text).toContain('#### Access changes');
-      expect(text).toMatch(/\| `identity:bot` \| `org` \| 1 group \| ➕ [^|]*tag\.create/);
+      expect(text).toMatch(/\| `identity:bot` \| `org` \| 1 group \| ➕ \S[^|]* \|/);
     }
   });
 
