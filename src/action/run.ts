@@ -16,6 +16,8 @@ import { applySummaryMarkdown, applyResultOf } from './apply-report.js';
 import { annotationsOf, logText, SAFE_FOR_WORKFLOW_COMMAND, workflowCommand } from './workflow-log.js';
 import { createOutput, type Output } from '../io/output.js';
 import { readTextSyncBounded } from '../io/read-file.js';
+import { makeUserDirectory, removeUserDirectory } from '../io/write-file.js';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -311,7 +313,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   const { PS_SECRETS_ENV: _given, ...rest } = env;
   const runEnv: NodeJS.ProcessEnv = { ...rest, ...secrets };
   for (const [name, value] of Object.entries(runEnv)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
-  const exitcode = await main(['node', 'platform-sync', ...argv], {
+  const exitcode = await withOwnSummary(env, runEnv, door, () => main(['node', 'platform-sync', ...argv], {
     ...io,
     env: runEnv,
     stdout: stdout.stream,
@@ -326,7 +328,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
       if (!SAFE_FOR_WORKFLOW_COMMAND.test(code)) throw new Error('the service answered a code that is not printable ASCII without %, CR or LF, which a workflow command cannot carry safely');
       io.stdout.write(`::add-mask::${code}\n`);
     },
-  });
+  }));
 
   // Each manifest problem as a GitHub annotation on its line (issue 40): the PR's diff shows it where it is.
   if (exitcode === 1) for (const line of annotationsOf(stderr.text() + stdout.text())) io.stdout.write(door.redact(line));
@@ -363,7 +365,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
       }
     }
   }
-  if (command === 'apply') await reportApply({ ...io, env: runEnv }, door, applySummaryMarkdown(stdout.text(), stderr.text(), exitcode));
+  if (command === 'apply') await reportApply(io, door, applySummaryMarkdown(stdout.text(), stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
   const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
@@ -390,5 +392,26 @@ async function reportApply(io: CliIo, door: Output, summary: string): Promise<vo
   } catch (err) {
     // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
     io.stderr.write(door.redact(workflowCommand('warning', `the apply's result could not be posted on the merged pull request: ${(err as Error).message}; it is in the job summary`)));
+  }
+}
+
+/**
+ * Runs the CLI with a job summary of this step's own: what a command appends there (drift's
+ * report, audit's review) reaches the job summary through the Action's door, escaped like
+ * everything else it writes ({@link logText}), and the file is gone afterwards.
+ */
+async function withOwnSummary(env: NodeJS.ProcessEnv, runEnv: NodeJS.ProcessEnv, door: Output, run: () => Promise<number>): Promise<number> {
+  const summary = env.GITHUB_STEP_SUMMARY;
+  if (!summary) return run();
+  const dir = join(env.RUNNER_TEMP ?? tmpdir(), `platform-sync-summary-${randomUUID()}`);
+  makeUserDirectory(dir, "the directory of the command's job summary");
+  try {
+    const own = join(dir, 'summary.md');
+    runEnv.GITHUB_STEP_SUMMARY = own;
+    const exitcode = await run();
+    if (existsSync(own)) door.appendToFile(summary, logText(readTextSyncBounded(own, { maxBytes: 16 * 1024 * 1024 })));
+    return exitcode;
+  } finally {
+    removeUserDirectory(dir);
   }
 }

@@ -68,12 +68,14 @@ describe('the Action and text from a pull request', () => {
     mkdirSync(good);
     writeFileSync(join(good, HOSTILE_NAMES[0]!), `apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, description: "${HOSTILE_TEXT}"}\n`);
     const runs: Record<string, string>[] = [];
-    for (const [command, dir, args] of [['plan', bad, ''], ['apply', bad, ''], ['plan', good, '--bootstrap'], ['apply', good, '--bootstrap']] as const) {
+    const steps = [['plan', bad, ''], ['apply', bad, ''], ['plan', good, '--bootstrap'], ['apply', good, '--bootstrap'], ['drift', good, ''], ['audit', bad, ''], ['drift', bad, '']] as const;
+    for (const [command, dir, args] of steps) {
       github.comments = [];
       const summary = join(temp.dir, `${command}-summary.md`);
       writeFileSync(summary, '');
       const run = await runStep({ command, paths: dir, args, comment: 'true' }, { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe' }, temp.dir);
       expect(run.exitcode, run.stderr).toBe(dir === bad ? 1 : command === 'plan' ? 2 : 0);
+      if (dir === bad) expect(run.stderr).toContain('INJECTED');
       runs.push(written(run, summary));
     }
     // The names did reach every place (escaped), so the check below is not vacuous.

@@ -28,13 +28,15 @@ const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
 const OURS = /^\.\/node_modules\/platform-sync$/;
 
 describe('action.yml', () => {
-  it('is a composite action that installs platform-sync from its own checkout with npm ci and runs the built runner', () => {
+  it('is a composite action that runs the installed package as it is, or installs platform-sync from its own checkout with npm ci, and runs the built runner', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(['command', 'paths', 'args', 'comment']));
     expect(action.inputs.command!.required).toBe(true);
     for (const output of ['exitcode', 'has-changes', 'plan-json']) expect(action.outputs[output]!.value).toBe(`\${{ steps.run.outputs.${output} }}`);
     const runs = action.runs.steps.map((s) => s.run ?? '').join('\n');
     expect(runs).toContain('npm ci --prefix "$GITHUB_ACTION_PATH"');
+    // Installed as a package (no sources beside the built runner): nothing installed or built (test/e2e/installed-package.test.ts runs it).
+    expect(runs).toContain('if [ ! -d "$GITHUB_ACTION_PATH/src" ] && [ -f "$GITHUB_ACTION_PATH/dist/src/action/main.js" ]; then');
     expect(runs).toContain('node "$GITHUB_ACTION_PATH/dist/src/action/main.js"');
     expect(existsSync(join(REPO_ROOT, 'dist', 'src', 'action', 'main.js'))).toBe(true);
     expect(action.runs.steps.find((s) => s.id === 'run')!.env).toMatchObject({ PS_COMMAND: '${{ inputs.command }}', PS_ARGS: '${{ inputs.args }}' });
