@@ -75,19 +75,18 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
     return `${lines.join('\n')}\n`;
   }
   if (!result) {
-    lines.push(`**Nothing was applied**: ${problem !== undefined ? 'this apply was refused before anything was read or sent' : 'the run stopped before applying'} (see the error below).`, '');
+    const when = problem !== undefined ? 'this apply was refused before anything was read or sent' : 'the run stopped before applying';
+    lines.push(`**Nothing was applied**: ${when} (see the error below).`, '');
     if (access.length > 0) lines.push('The plan it refused would make these access changes:', '', ...accessChangesMarkdown(access));
     const why = problem !== undefined ? `Error: ${problem}` : stderr.trimEnd();
     if (why.trim() !== '') lines.push('<pre>', escapeHtml(why), '</pre>', '');
     return `${escapeControl(lines.join('\n').trimEnd())}\n`;
   }
   const total = result.done.length + result.failed.length + result.skipped.length;
-  lines.push(
-    total === 0
-      ? '**No changes**: the org already matched the manifests.'
-      : `**${exitcode === 0 ? 'Apply complete' : 'Apply incomplete'}: ${result.done.length} of ${total} steps done**${result.failed.length > 0 ? `, ${result.failed.length} failed` : ''}${result.skipped.length > 0 ? `, ${result.skipped.length} not run` : ''}.`,
-    '',
-  );
+  const failed = result.failed.length > 0 ? `, ${result.failed.length} failed` : '';
+  const notRun = result.skipped.length > 0 ? `, ${result.skipped.length} not run` : '';
+  const outcome = `**${exitcode === 0 ? 'Apply complete' : 'Apply incomplete'}: ${result.done.length} of ${total} steps done**${failed}${notRun}.`;
+  lines.push(total === 0 ? '**No changes**: the org already matched the manifests.' : outcome, '');
   lines.push(...accessChangesMarkdown(access));
   for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
   if (result.failed.length > 0 || result.skipped.length > 0) lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');

@@ -360,7 +360,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
           if (!(err instanceof TypeError)) throw err;
           const cause = (err as { cause?: { code?: string; message?: string } }).cause;
           const why = `${(err as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`;
-          io.stderr.write(door.redact(workflowCommand('warning', `the plan comment could not be posted on pull request #${pr.number}: ${why}; the plan is in the job summary`)));
+          const warning = `the plan comment could not be posted on pull request #${pr.number}: ${why}; the plan is in the job summary`;
+          io.stderr.write(door.redact(workflowCommand('warning', warning)));
         }
       }
     }
@@ -391,7 +392,8 @@ async function reportApply(io: CliIo, door: Output, summary: string): Promise<vo
     }
   } catch (err) {
     // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
-    io.stderr.write(door.redact(workflowCommand('warning', `the apply's result could not be posted on the merged pull request: ${(err as Error).message}; it is in the job summary`)));
+    const warning = `the apply's result could not be posted on the merged pull request: ${(err as Error).message}; it is in the job summary`;
+    io.stderr.write(door.redact(workflowCommand('warning', warning)));
   }
 }
 

@@ -66,7 +66,10 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
   if (access.length === 0) return [];
   const out = ['#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|'];
   for (const c of access.slice(0, ACCESS_SHOWN)) {
-    out.push(`| ${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : ''} | ${c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : ''} |`);
+    const principal = `${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''}`;
+    const gained = c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : '';
+    const lost = c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : '';
+    out.push(`| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`);
   }
   if (access.length > ACCESS_SHOWN) out.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
   out.push('');

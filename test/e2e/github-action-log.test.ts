@@ -31,7 +31,12 @@ export function runnerCommands(output: string): { name: string; line: string }[]
 }
 
 /** File names that would forge commands if written raw: LF, CR, `%0A` and the old `##[` form. */
-const HOSTILE_NAMES = ['x\n::warning title=INJECTED::x\n::stop-commands::pwn\n.yaml', 'a%0A::warning title=INJECTED::b.yaml', 'c\r::warning title=INJECTED::d.yaml', 'e ##[warning]INJECTED.yaml'];
+const HOSTILE_NAMES = [
+  'x\n::warning title=INJECTED::x\n::stop-commands::pwn\n.yaml',
+  'a%0A::warning title=INJECTED::b.yaml',
+  'c\r::warning title=INJECTED::d.yaml',
+  'e ##[warning]INJECTED.yaml',
+];
 /** A description with the same in it, shown by the plan. */
 const HOSTILE_TEXT = 'one\\n::error title=INJECTED::x\\r::stop-commands::pwn\\n  ::warning::INJECTED%0A##[error]INJECTED';
 
@@ -63,17 +68,28 @@ describe('the Action and text from a pull request', () => {
   it('file names and manifest text holding LF, CR, %0A or ##[ start no workflow command in the log, summary or comment', async () => {
     const bad = join(temp.dir, 'invalid');
     mkdirSync(bad);
-    for (const name of HOSTILE_NAMES) writeFileSync(join(bad, name), 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, bogus: 1}\n');
+    const invalid = 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, bogus: 1}\n';
+    for (const name of HOSTILE_NAMES) writeFileSync(join(bad, name), invalid);
     const good = join(temp.dir, 'valid');
     mkdirSync(good);
-    writeFileSync(join(good, HOSTILE_NAMES[0]!), `apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, description: "${HOSTILE_TEXT}"}\n`);
+    const valid = `apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, description: "${HOSTILE_TEXT}"}\n`;
+    writeFileSync(join(good, HOSTILE_NAMES[0]!), valid);
     const runs: Record<string, string>[] = [];
-    const steps = [['plan', bad, ''], ['apply', bad, ''], ['plan', good, '--bootstrap'], ['apply', good, '--bootstrap'], ['drift', good, ''], ['audit', bad, ''], ['drift', bad, '']] as const;
+    const steps = [
+      ['plan', bad, ''],
+      ['apply', bad, ''],
+      ['plan', good, '--bootstrap'],
+      ['apply', good, '--bootstrap'],
+      ['drift', good, ''],
+      ['audit', bad, ''],
+      ['drift', bad, ''],
+    ] as const;
     for (const [command, dir, args] of steps) {
       github.comments = [];
       const summary = join(temp.dir, `${command}-summary.md`);
       writeFileSync(summary, '');
-      const run = await runStep({ command, paths: dir, args, comment: 'true' }, { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe' }, temp.dir);
+      const merge = { GITHUB_STEP_SUMMARY: summary, GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe' };
+      const run = await runStep({ command, paths: dir, args, comment: 'true' }, { ...env, ...merge }, temp.dir);
       expect(run.exitcode, run.stderr).toBe(dir === bad ? 1 : command === 'plan' ? 2 : 0);
       if (dir === bad) expect(run.stderr).toContain('INJECTED');
       runs.push(written(run, summary));
@@ -87,7 +103,8 @@ describe('the Action and text from a pull request', () => {
       for (const [where, text] of Object.entries(run)) {
         const commands = runnerCommands(text);
         // The log holds the Action's own annotations of the invalid manifests (one line each, their data escaped), nothing else.
-        for (const c of commands) expect([c.name, c.line], `run ${i}, ${where}`).toEqual(['error', expect.stringMatching(/^::error file=[^:,]*,line=\d+,col=\d+::[^\r\n]*$/)]);
+        const annotation = expect.stringMatching(/^::error file=[^:,]*,line=\d+,col=\d+::[^\r\n]*$/);
+        for (const c of commands) expect([c.name, c.line], `run ${i}, ${where}`).toEqual(['error', annotation]);
         if (where !== 'stdout') expect(commands, `run ${i}, ${where}`).toEqual([]);
       }
     }
@@ -106,7 +123,8 @@ describe("the apply's job summary and result comment", () => {
     github = new FakeGitHub();
     await github.start();
     github.heads.main = HEAD;
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url, GITHUB_SHA: HEAD, GITHUB_REF_NAME: 'main' };
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+    Object.assign(env, { GITHUB_SHA: HEAD, GITHUB_REF_NAME: 'main' });
   });
   afterAll(async () => {
     await github?.close();
@@ -114,7 +132,9 @@ describe("the apply's job summary and result comment", () => {
     temp.remove();
   });
 
-  const org = (name: string, extra = '') => `apiVersion: platform-sync/v1\norg:\n  name: ${name}\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n  roleBindings:\n    - {identity: bot, role: registry.push}\n${extra}`;
+  const org = (name: string, extra = '') =>
+    `apiVersion: platform-sync/v1\norg:\n  name: ${name}\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n` +
+    `  roleBindings:\n    - {identity: bot, role: registry.push}\n${extra}`;
   /** A manifest directory (written fresh), and a fresh summary file and runner temp beside it. */
   function place(name: string, yaml: string): { dir: string; summary: string; runner: string } {
     const dir = join(temp.dir, name);
@@ -127,9 +147,11 @@ describe("the apply's job summary and result comment", () => {
     return { dir, summary, runner };
   }
   /** Runs the apply with comment: true; its summary and the one comment it left on the merged pull request. */
-  async function apply(p: { dir: string; summary: string; runner: string }, more: Record<string, string>, args = ''): Promise<{ exitcode: number; stdout: string; stderr: string; summary: string; comment: string }> {
+  type Applied = { exitcode: number; stdout: string; stderr: string; summary: string; comment: string };
+  async function apply(p: { dir: string; summary: string; runner: string }, more: Record<string, string>, args = ''): Promise<Applied> {
     github.comments = [];
-    const run = await runStep({ command: 'apply', paths: p.dir, args, comment: 'true' }, { ...env, RUNNER_TEMP: p.runner, GITHUB_STEP_SUMMARY: p.summary, ...more }, temp.dir);
+    const stepEnv = { ...env, RUNNER_TEMP: p.runner, GITHUB_STEP_SUMMARY: p.summary, ...more };
+    const run = await runStep({ command: 'apply', paths: p.dir, args, comment: 'true' }, stepEnv, temp.dir);
     expect(github.comments, run.stderr).toHaveLength(1);
     return { exitcode: run.exitcode, stdout: run.stdout, stderr: run.stderr, summary: readFileSync(p.summary, 'utf8'), comment: github.comments[0]!.body };
   }

@@ -144,7 +144,8 @@ describe('the installed package', () => {
 
   it('is a GitHub Action as installed: `uses: ./node_modules/platform-sync` runs the installed CLI, with nothing installed or built (issue 60)', () => {
     type Step = { uses?: string; run?: string; shell?: string; env?: Record<string, string> };
-    const action = parse(readFileSync(join(installed, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }>; runs: { using: string; steps: Step[] } };
+    type Action = { inputs: Record<string, { default?: string }>; runs: { using: string; steps: Step[] } };
+    const action = parse(readFileSync(join(installed, 'action.yml'), 'utf8')) as Action;
     expect(action.runs.using).toBe('composite');
     // The workspace: the repository with its manifests (the package installed by the step before).
     mkdirSync(join(project, 'manifests'), { recursive: true });
@@ -164,7 +165,9 @@ describe('the installed package', () => {
     const inputs: Record<string, string> = { command: 'plan', paths: 'manifests/', args: '--emulator --bootstrap' };
     // `${{ inputs.NAME }}` as the runner fills it in: the input given, or its default.
     const evaluate = (text: string): string =>
-      text.replace(/\$\{\{\s*(inputs\.([\w-]+)|github\.token)\s*\}\}/g, (_m, _e, name?: string) => (name === undefined ? '' : (inputs[name] ?? evaluate(action.inputs[name]?.default ?? ''))));
+      text.replace(/\$\{\{\s*(inputs\.([\w-]+)|github\.token)\s*\}\}/g, (_m, _e, name?: string) =>
+        name === undefined ? '' : (inputs[name] ?? evaluate(action.inputs[name]?.default ?? '')),
+      );
     const log: string[] = [];
     for (const [i, step] of action.runs.steps.entries()) {
       // setup-node puts the node-version input's Node on the PATH: this test's Node is there already.
@@ -173,10 +176,11 @@ describe('the installed package', () => {
       const script = join(runner, `step-${i}.sh`);
       writeFileSync(script, step.run!);
       const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(v)]));
+      const runnerEnv = { NO_COLOR: '1', GITHUB_WORKSPACE: project, GITHUB_ACTION_PATH: installed, RUNNER_TEMP: runner, ...files };
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
         cwd: project,
         encoding: 'utf8',
-        env: { PATH: `${noNpm}:${process.env.PATH ?? ''}`, NO_COLOR: '1', GITHUB_WORKSPACE: project, GITHUB_ACTION_PATH: installed, RUNNER_TEMP: runner, ...files, ...env },
+        env: { PATH: `${noNpm}:${process.env.PATH ?? ''}`, ...runnerEnv, ...env },
       });
       log.push(r.stdout, r.stderr);
       expect(r.status, `step ${i}: ${r.stdout}${r.stderr}`).toBe(0);
