@@ -6,7 +6,8 @@ export default defineConfig({
     // The example org's identity provider reads its client secret from the environment.
     setupFiles: ['test/support/example-secrets.ts', 'test/support/strict-emulator.ts'],
     // One rotating seed for every property and fuzz run, printed (INVARIANT_SEED replays it).
-    globalSetup: ['test/support/rotating-seed.ts'],
+    // …and one temporary directory for the run, which must be empty when it ends (own-temp-dir.ts).
+    globalSetup: ['test/support/rotating-seed.ts', 'test/support/own-temp-dir.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The machines are shared and have 2 cores: keep workers few so timing-sensitive
