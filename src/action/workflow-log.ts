@@ -12,21 +12,10 @@
  * needed. The Action's own commands (`::add-mask::`, annotations, warnings) are built by
  * {@link workflowCommand}, whose message and properties are escaped by GitHub's rules.
  */
-import { escapeControl } from '../io/escape.js';
+import { escapeWorkflowLog } from '../io/escape.js';
 
-/** A line the runner would take as a command: `::` after leading white space. */
-const COMMAND_START = /^(\s*):/;
-
-/** One line of text from elsewhere, as it may reach a place the runner reads. */
-function safeLine(line: string): string {
-  const escaped = escapeControl(line).replaceAll('##[', '#\\u{23}[');
-  return /^\s*::/.test(escaped) ? escaped.replace(COMMAND_START, '$1\\u{3a}') : escaped;
-}
-
-/** Text from elsewhere (lines separated by LF), escaped so that no line of it is a workflow command. */
-export function logText(text: string): string {
-  return text.split('\n').map(safeLine).join('\n');
-}
+/** Text from elsewhere (lines separated by LF), escaped so that no line of it is a workflow command (the one escape, io/escape.ts). */
+export const logText: (text: string) => string = escapeWorkflowLog;
 
 /** Workflow-command data: `%`, CR and LF escaped (GitHub's rules). */
 export function escapeData(text: string): string {

@@ -135,7 +135,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   };
   io.stdout.on('error', onStdoutError);
   // The one writer of every command: it redacts the token once a session knows it (output.ts).
-  const ctx: CliContext = { ...io, output: createOutput(io.stdout, io.stderr), exitCode: 0 };
+  // In a GitHub Actions job (a plain `run:` step too), what the CLI prints is the job's log.
+  const ctx: CliContext = { ...io, output: createOutput(io.stdout, io.stderr, { workflowLog: io.env.GITHUB_ACTIONS === 'true' }), exitCode: 0 };
   // The secrets the operator put in this run's environment are redacted from the start, by every
   // command, whether or not it sends them: live data may hold one (DESIGN.md §8 rev 4). Their
   // values are only compared with output, never sent or printed.

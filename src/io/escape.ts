@@ -47,3 +47,21 @@ export function escapeHtml(text: string): string {
 export function markdownCell(text: string): string {
   return escapeHtml(text.replace(/\\/g, '\\\\').replace(/[|`[\]]/g, (c) => `\\${c}`).replace(/\n/g, ' '));
 }
+
+/**
+ * Text as it may reach a GitHub Actions job log (DESIGN.md §8 rev 6), where the runner reads its
+ * process's output a line at a time and takes a line as a workflow command when, its leading white
+ * space trimmed, it starts with `::`, or when it holds `##[`: every control but tab and LF written
+ * as `\u{…}` (so CR cannot end a line), a line whose first characters would be `::` starting with
+ * `\u{3a}:` instead, and `##[` written `#\u{23}[`. No line of the result is a command, so
+ * `stop-commands` is never needed. The Action's log and the CLI's streams under Actions use it.
+ */
+export function escapeWorkflowLog(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const escaped = escapeControl(line).replaceAll('##[', '#\\u{23}[');
+      return /^\s*::/.test(escaped) ? escaped.replace(/^(\s*):/, '$1\\u{3a}') : escaped;
+    })
+    .join('\n');
+}

@@ -5,6 +5,7 @@
  * token may come back inside API data (a description someone set to it), and no renderer,
  * message or file then has to remember to redact on its own.
  */
+import { escapeWorkflowLog } from './escape.js';
 import { redactAll } from './redact.js';
 import { appendUserFile, writeUserFile } from './write-file.js';
 
@@ -35,11 +36,17 @@ export interface Output {
 }
 
 /** An Output over two Node streams (process.stdout and process.stderr in the CLI). */
-export function createOutput(stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }, stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }): Output {
+export function createOutput(
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  options: { workflowLog?: boolean } = {},
+): Output {
   const secrets: string[] = [];
   const redact = (text: string): string => redactAll(text, secrets);
+  // In a GitHub Actions job the streams are the job's log: no line of them may be a workflow command.
+  const out = options.workflowLog === true ? (text: string): string => escapeWorkflowLog(redact(text)) : redact;
   const wrap = (stream: typeof stdout): OutputStream => ({
-    write: (text) => void stream.write(redact(text)),
+    write: (text) => void stream.write(out(text)),
     get isTTY() {
       return stream.isTTY === true;
     },

@@ -8,27 +8,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { FakeGitHub, runStep } from '../support/action-step.js';
+import { FakeGitHub, runnerCommands, runStep } from '../support/action-step.js';
 import { makeTempDir } from './cli-harness.js';
-
-/**
- * The workflow commands the GitHub runner would take from this output: it reads a line at a
- * time (ended by LF, CR or CR LF); a line is a command when, trimmed of leading white space, it
- * is `::name…::…`, or else when it holds `##[name…]` anywhere (the older form).
- */
-export function runnerCommands(output: string): { name: string; line: string }[] {
-  const out: { name: string; line: string }[] = [];
-  for (const raw of output.split(/\r\n|\r|\n/)) {
-    const line = raw.replace(/^[\s\u0085]+/, '');
-    if (line.startsWith('::') && line.indexOf('::', 2) >= 0) {
-      out.push({ name: line.slice(2, line.indexOf('::', 2)).split(' ')[0]!, line: raw });
-      continue;
-    }
-    const v1 = raw.indexOf('##[');
-    if (v1 >= 0 && raw.indexOf(']', v1) >= 0) out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
-  }
-  return out;
-}
 
 /** File names that would forge commands if written raw: LF, CR, `%0A` and the old `##[` form. */
 const HOSTILE_NAMES = [

@@ -107,3 +107,21 @@ export async function runStep(inputs: Record<string, string>, env: Record<string
   }
 }
 
+/**
+ * The workflow commands the GitHub runner would take from this output: it reads a line at a
+ * time (ended by LF, CR or CR LF); a line is a command when, trimmed of leading white space, it
+ * is `::name…::…`, or else when it holds `##[name…]` anywhere (the older form).
+ */
+export function runnerCommands(output: string): { name: string; line: string }[] {
+  const out: { name: string; line: string }[] = [];
+  for (const raw of output.split(/\r\n|\r|\n/)) {
+    const line = raw.replace(/^[\s\u0085]+/, '');
+    if (line.startsWith('::') && line.indexOf('::', 2) >= 0) {
+      out.push({ name: line.slice(2, line.indexOf('::', 2)).split(' ')[0]!, line: raw });
+      continue;
+    }
+    const v1 = raw.indexOf('##[');
+    if (v1 >= 0 && raw.indexOf(']', v1) >= 0) out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
+  }
+  return out;
+}

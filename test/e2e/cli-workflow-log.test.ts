@@ -1,0 +1,37 @@
+/**
+ * The CLI in a plain `run:` step of a GitHub Actions job (GITHUB_ACTIONS=true, no Action around
+ * it): what it prints is the job's log, so text from a pull request — a file name holding LF, CR,
+ * `::` or `##[` — starts no workflow command there (DESIGN.md §8 rev 6). Outside Actions the
+ * output is as it was.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, runCli } from './cli-harness.js';
+import { runnerCommands } from '../support/action-step.js';
+
+const HOSTILE_NAMES = [
+  'x\n::warning title=INJECTED::x\n::stop-commands::pwn\n.yaml',
+  '::error title=INJECTED::starts-a-line.yaml',
+  'c\r::warning title=INJECTED::d.yaml',
+  'e ##[warning]INJECTED.yaml',
+];
+
+describe('the CLI in a GitHub Actions job', () => {
+  const temp = makeTempDir('cli-workflow-log');
+  afterAll(() => temp.remove());
+
+  it('prints no line the runner reads as a workflow command, whatever the file names say', async () => {
+    const dir = join(temp.dir, 'm');
+    mkdirSync(dir);
+    for (const name of HOSTILE_NAMES) writeFileSync(join(dir, name), 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, bogus: 1}\n');
+    const inActions = await runCli(['validate', dir], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(inActions.code).toBe(1);
+    expect(inActions.stdout + inActions.stderr).toContain('INJECTED');
+    expect(runnerCommands(inActions.stdout)).toEqual([]);
+    expect(runnerCommands(inActions.stderr)).toEqual([]);
+    // The same run outside Actions prints the names as they are (a terminal reads no commands).
+    const outside = await runCli(['validate', dir]);
+    expect(runnerCommands(outside.stdout + outside.stderr).length).toBeGreaterThan(0);
+  });
+});
