@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The example org's identity provider reads its client secret from the environment.
-    setupFiles: ['test/support/example-secrets.ts', 'test/support/strict-emulator.ts'],
+    setupFiles: ['test/support/example-secrets.ts', 'test/support/strict-emulator.ts', 'test/support/temp-dirs.ts'],
     // One rotating seed for every property and fuzz run, printed (INVARIANT_SEED replays it).
     // …and one temporary directory for the run, which must be empty when it ends (own-temp-dir.ts).
     globalSetup: ['test/support/rotating-seed.ts', 'test/support/own-temp-dir.ts'],

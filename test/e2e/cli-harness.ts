@@ -7,8 +7,7 @@
 import { EventEmitter } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+
 import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
@@ -63,11 +62,9 @@ export async function runCli(args: string[], options: { cwd?: string; env?: Reco
   return { code: exits[0] ?? code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
-/** A fresh temporary directory and a function that removes it. */
-export function makeTempDir(prefix: string): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `platform-sync-${prefix}-`));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
+import { makeTempDir } from '../support/temp-dirs.js';
+
+export { makeTempDir };
 
 /** What a suite's CLI runs against: an emulator, the environment that points the CLI at it, a temporary directory. */
 export interface SuiteEmulator {

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { FakeGitHub, runnerCommands, runStep } from '../support/action-step.js';
+import { FakeGitHub, runnerCommands, runStep, useActionSuite } from '../support/action-step.js';
 import { makeTempDir } from './cli-harness.js';
 
 /** File names that would forge commands if written raw: LF, CR, `%0A` and the old `##[` form. */
@@ -22,28 +22,13 @@ const HOSTILE_NAMES = [
 const HOSTILE_TEXT = 'one\\n::error title=INJECTED::x\\r::stop-commands::pwn\\n  ::warning::INJECTED%0A##[error]INJECTED';
 
 describe('the Action and text from a pull request', () => {
-  let emulator: Emulator;
-  let github: FakeGitHub;
-  let env: Record<string, string>;
-  const temp = makeTempDir('action-log');
   const TOKEN = 'action-log-owner-token-7d21';
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    github = new FakeGitHub();
-    await github.start();
-    const event = join(temp.dir, 'event.json');
-    writeFileSync(event, JSON.stringify({ pull_request: { number: 3, head: { sha: 'feedbeef00' } } }));
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
-  });
-  afterAll(async () => {
-    await github?.close();
-    await emulator?.close();
-    temp.remove();
-  });
+  const suite = useActionSuite(TOKEN, 'action-log', { number: 3, sha: 'feedbeef00' });
+  const temp = suite.temp;
 
   /** Every place a run wrote to: its log (stdout and stderr), its job summary, the comments. */
   function written(run: { stdout: string; stderr: string }, summary: string): Record<string, string> {
-    return { stdout: run.stdout, stderr: run.stderr, summary: readFileSync(summary, 'utf8'), comments: github.comments.map((c) => c.body).join('\n') };
+    return { stdout: run.stdout, stderr: run.stderr, summary: readFileSync(summary, 'utf8'), comments: suite.github.comments.map((c) => c.body).join('\n') };
   }
 
   it('file names and manifest text holding LF, CR, %0A or ##[ start no workflow command in the log, summary or comment', async () => {
@@ -66,11 +51,11 @@ describe('the Action and text from a pull request', () => {
       ['drift', bad, ''],
     ] as const;
     for (const [command, dir, args] of steps) {
-      github.comments = [];
+      suite.github.comments = [];
       const summary = join(temp.dir, `${command}-summary.md`);
       writeFileSync(summary, '');
       const merge = { GITHUB_STEP_SUMMARY: summary, GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe' };
-      const run = await runStep({ command, paths: dir, args, comment: 'true' }, { ...env, ...merge }, temp.dir);
+      const run = await runStep({ command, paths: dir, args, comment: 'true' }, { ...suite.env, ...merge }, temp.dir);
       expect(run.exitcode, run.stderr).toBe(dir === bad ? 1 : command === 'plan' ? 2 : 0);
       if (dir === bad) expect(run.stderr).toContain('INJECTED');
       runs.push(written(run, summary));

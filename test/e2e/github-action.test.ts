@@ -11,7 +11,7 @@ import { readDoc } from '../support/docs.js';
 import { startRewritingProxy } from '../support/rewriting-proxy.js';
 import { parse } from 'yaml';
 import { COMMENT_MARKER, splitArgs } from '../../src/action/run.js';
-import { FakeGitHub, runStep } from '../support/action-step.js';
+import { FakeGitHub, runStep, useActionSuite } from '../support/action-step.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ACME, applyManifests, makeTempDir, openClient, REPO_ROOT, runCli } from './cli-harness.js';
 
@@ -227,41 +227,25 @@ describe('the example workflow', () => {
 });
 
 describe('the plan comment', () => {
-  let emulator: Emulator;
-  let github: FakeGitHub;
-  let env: Record<string, string>;
-  const temp = makeTempDir('comment');
   const TOKEN = 'action-comment-owner-token-77e1';
-  beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    await applyManifests(emulator.url, TOKEN, [ACME]);
-    github = new FakeGitHub();
-    await github.start();
-    const event = join(temp.dir, 'event.json');
-    writeFileSync(event, JSON.stringify({ pull_request: { number: 12, head: { sha: '1234567890' } } }));
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
-  });
-  afterAll(async () => {
-    await github?.close();
-    await emulator?.close();
-    temp.remove();
-  });
+  const suite = useActionSuite(TOKEN, 'comment', { number: 12, sha: '1234567890' }, (emulator) => applyManifests(suite.emulator.url, TOKEN, [ACME]));
+  const temp = suite.temp;
 
   it('is one comment, updated in place: a refused plan (with the steps it refused) and then invalid manifests both reach it, and the step fails', async () => {
     // A repo made by hand, and a manifest that protects every repo: the plan would delete it, and is refused.
-    const client = openClient(emulator.url, TOKEN);
+    const client = openClient(suite.emulator.url, TOKEN);
     const org = (await client.list('group', { name: 'acme' })).items[0]!.uid;
     await client.create('repo', org, { name: 'hand-made' });
     await client.close();
     const dir = join(temp.dir, 'manifests');
     cpSync(ACME, dir, { recursive: true });
     writeFileSync(join(dir, 'protect.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  protect: ["repo:*"]\n');
-    const refused = await runStep({ command: 'plan', paths: dir, comment: 'true' }, env, temp.dir);
+    const refused = await runStep({ command: 'plan', paths: dir, comment: 'true' }, suite.env, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stepExit).toBe(1);
     expect(refused.outputs['plan-json']).toBe('');
-    expect(github.comments).toHaveLength(1);
-    const first = github.comments[0]!.body;
+    expect(suite.github.comments).toHaveLength(1);
+    const first = suite.github.comments[0]!.body;
     expect(first).toContain('### platform-sync plan failed');
     expect(first).toContain('repo:hand-made');
     expect(first).toMatch(/CAUTION/);
@@ -270,23 +254,21 @@ describe('the plan comment', () => {
     expect(first).toMatch(/_Plan of \w+: refused — not applied when merged; fix what it names and push again\._$/);
 
     writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');
-    const invalid = await runStep({ command: 'plan', paths: dir, comment: 'true' }, env, temp.dir);
+    const invalid = await runStep({ command: 'plan', paths: dir, comment: 'true' }, suite.env, temp.dir);
     expect(invalid.exitcode).toBe(1);
-    expect(github.comments).toHaveLength(1); // updated, not a second comment
-    const second = github.comments[0]!.body;
+    expect(suite.github.comments).toHaveLength(1); // updated, not a second comment
+    const second = suite.github.comments[0]!.body;
     expect(second).toContain('### platform-sync plan failed');
     expect(second).toMatch(/broken\.yaml:5:\d+: /);
     expect(second).toMatch(/_Plan of \w+: no plan \(the manifests are invalid or planning failed\) — nothing is applied when merged\._$/);
-    expect(github.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(1);
+    expect(suite.github.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(1);
   });
 });
 
 describe('the action runner', () => {
-  let emulator: Emulator;
-  let github: FakeGitHub;
-  let env: Record<string, string>;
-  const temp = makeTempDir('runner');
   const TOKEN = 'action-runner-owner-token-31c8';
+  const suite = useActionSuite(TOKEN, 'runner', { number: 3, sha: 'feedbeef00' });
+  const temp = suite.temp;
   /** A manifest directory holding one org.yaml, and an empty job summary beside it. */
   const scratch = (name: string, orgYaml: string): { dir: string; summary: string } => {
     const dir = join(temp.dir, name);
@@ -296,19 +278,6 @@ describe('the action runner', () => {
     writeFileSync(summary, '');
     return { dir, summary };
   };
-  beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
-    github = new FakeGitHub();
-    await github.start();
-    const event = join(temp.dir, 'event.json');
-    writeFileSync(event, JSON.stringify({ pull_request: { number: 3, head: { sha: 'feedbeef00' } } }));
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
-  });
-  afterAll(async () => {
-    await github?.close();
-    await emulator?.close();
-    temp.remove();
-  });
 
   it('deny-new-access: a plan that gains access fails the step naming the gain; the same plan without it passes', async () => {
     const dir = join(temp.dir, 'deny');
@@ -316,12 +285,12 @@ describe('the action runner', () => {
     const org = (bound: boolean) =>
       `apiVersion: platform-sync/v1\norg:\n  name: gated\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n${bound ? '  roleBindings:\n    - {identity: bot, role: registry.push}\n' : ''}`;
     writeFileSync(join(dir, 'org.yaml'), org(false));
-    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir)).exitcode).toBe(0);
+    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, suite.env, temp.dir)).exitcode).toBe(0);
     writeFileSync(join(dir, 'org.yaml'), org(true));
-    const denied = await runStep({ command: 'plan', paths: dir }, { ...env, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
+    const denied = await runStep({ command: 'plan', paths: dir }, { ...suite.env, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
     expect(denied.exitcode).toBe(1);
     expect(denied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains');
-    const allowed = await runStep({ command: 'plan', paths: dir }, env, temp.dir);
+    const allowed = await runStep({ command: 'plan', paths: dir }, suite.env, temp.dir);
     expect(allowed.exitcode).toBe(2);
   });
 
@@ -331,29 +300,29 @@ describe('the action runner', () => {
     const org = (bound: boolean) =>
       `apiVersion: platform-sync/v1\norg:\n  name: gated-reviewed\n  identities:\n    - {name: bot, servicePrincipal: COSIGNED}\n${bound ? '  roleBindings:\n    - {identity: bot, role: owner}\n' : ''}`;
     writeFileSync(join(dir, 'org.yaml'), org(false));
-    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir)).exitcode).toBe(0);
+    expect((await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, suite.env, temp.dir)).exitcode).toBe(0);
     writeFileSync(join(dir, 'org.yaml'), org(true));
     const runner = join(temp.dir, 'runner-temp-deny');
     mkdirSync(runner, { recursive: true });
     // The pull request's plan job ran without the gate; the merge's apply job has it.
-    const planned = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const planned = await runStep({ command: 'plan', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(planned.exitcode, planned.stderr).toBe(2);
-    emulator!.clearRequestLog();
-    github.heads.main = 'abc0000000000000000000000000000000000def';
-    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']!, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
+    suite.emulator.clearRequestLog();
+    suite.github.heads.main = 'abc0000000000000000000000000000000000def';
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...suite.env, GITHUB_SHA: suite.github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']!, PS_DENY_NEW_ACCESS: 'true' }, temp.dir);
     expect(applied.exitcode).toBe(1);
     expect(applied.stderr).toContain('the plan gives new access (--deny-new-access): identity:bot gains all of owner');
-    expect(emulator!.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+    expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
   });
 
   it('secrets-env: the secrets the manifests name reach the platform-sync step alone, redacted; a name no manifest can use is refused (issue 49)', async () => {
     const secret = 'okta-client-secret-through-secrets-env-01';
     const { dir, summary } = scratch('secrets-env', 'apiVersion: platform-sync/v1\norg:\n  name: sso\n  identityProviders:\n    - name: okta\n      defaultRole: viewer\n      oidc: {issuer: "https://acme.okta.com", clientId: "c1", clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}}\n');
-    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, GITHUB_STEP_SUMMARY: summary, PS_SECRETS_ENV: `# the provider's\nPLATFORM_SYNC_SECRET_OKTA=${secret}\n` }, temp.dir);
+    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...suite.env, GITHUB_STEP_SUMMARY: summary, PS_SECRETS_ENV: `# the provider's\nPLATFORM_SYNC_SECRET_OKTA=${secret}\n` }, temp.dir);
     expect(applied.exitcode, applied.stderr).toBe(0);
     expect(applied.stdout + applied.stderr + readFileSync(summary, 'utf8')).not.toContain(secret);
     expect(process.env.PLATFORM_SYNC_SECRET_OKTA).toBeUndefined(); // never set in the process for anyone else
-    const refused = await runStep({ command: 'plan', paths: dir }, { ...env, PS_SECRETS_ENV: 'PLATFORM_TOKEN=stolen-token-value' }, temp.dir);
+    const refused = await runStep({ command: 'plan', paths: dir }, { ...suite.env, PS_SECRETS_ENV: 'PLATFORM_TOKEN=stolen-token-value' }, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain('secrets-env line 1: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name), got PLATFORM_TOKEN');
     expect(refused.stderr).not.toContain('stolen-token-value');
@@ -361,11 +330,11 @@ describe('the action runner', () => {
 
   it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {
     const { dir, summary } = scratch('invites', 'apiVersion: platform-sync/v1\norg:\n  name: invited\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
-    const refused = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, env, temp.dir);
+    const refused = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, suite.env, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain('apply with --invite-codes FILE');
     const codes = join(temp.dir, 'invite-codes.jsonl');
-    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, PS_INVITE_CODES: codes, GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...suite.env, PS_INVITE_CODES: codes, GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(applied.exitcode, applied.stderr).toBe(0);
     const { code } = JSON.parse(readFileSync(codes, 'utf8').trim()) as { code: string };
     // The one line that carries it is GitHub's mask command; nothing else does.
@@ -377,19 +346,19 @@ describe('the action runner', () => {
 
   it('invite-codes: a server-chosen code holding a newline never reaches a workflow command; the invite is deleted again (issue 49)', async () => {
     const { dir } = scratch('hostile-code', 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  members:\n    - {email: erin@acme.dev, role: viewer}\n');
-    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+    const proxy = await startRewritingProxy(suite.emulator.url, (request, body) =>
       request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && body !== null && typeof body === 'object' ? { ...(body as object), code: 'abc\n::stop-commands::pwned\n::warning::fake' } : body,
     );
     try {
       const codes = join(temp.dir, 'hostile-codes.jsonl');
-      const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...env, PLATFORM_API_URL: proxy.url, PS_INVITE_CODES: codes }, temp.dir);
+      const applied = await runStep({ command: 'apply', paths: dir, args: '--bootstrap' }, { ...suite.env, PLATFORM_API_URL: proxy.url, PS_INVITE_CODES: codes }, temp.dir);
       expect(applied.exitcode).toBe(1);
       expect(applied.stdout).not.toMatch(/^::(stop-commands|warning|add-mask)::/m);
       expect(applied.stdout + applied.stderr).toContain('its code could not be kept (the service answered a code that is not printable ASCII without %, CR or LF');
       const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
-      const orgs = ((await (await fetch(`${emulator.url}/iam/v2/groups?name=hostile`, auth)).json()) as { groups: { uid: string }[] }).groups;
+      const orgs = ((await (await fetch(`${suite.emulator.url}/iam/v2/groups?name=hostile`, auth)).json()) as { groups: { uid: string }[] }).groups;
       expect(orgs).toHaveLength(1);
-      const live = await fetch(`${emulator.url}/iam/v2/groupInvites?uidp.descendants_of=${orgs[0]!.uid}`, auth);
+      const live = await fetch(`${suite.emulator.url}/iam/v2/groupInvites?uidp.descendants_of=${orgs[0]!.uid}`, auth);
       expect(((await live.json()) as { groupInvites: unknown[] }).groupInvites).toEqual([]);
     } finally {
       await proxy.close();
@@ -399,7 +368,7 @@ describe('the action runner', () => {
   it('apply: has-changes comes from the JSON result, FORCE_COLOR or not, and the result goes to the job summary', async () => {
     const summary = join(temp.dir, 'summary.md');
     writeFileSync(summary, '');
-    const first = await runStep({ command: 'apply', paths: ACME, args: '--bootstrap' }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    const first = await runStep({ command: 'apply', paths: ACME, args: '--bootstrap' }, { ...suite.env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(first.exitcode, first.stderr).toBe(0);
     expect(first.outputs['has-changes']).toBe('true');
     // The log reads as people read it (issue 49): lines, not apply's JSON events, which are kept in a file.
@@ -410,14 +379,14 @@ describe('the action runner', () => {
     const written = readFileSync(summary, 'utf8');
     expect(written).toContain('### platform-sync apply');
     expect(written).toMatch(/\*\*Apply complete: (\d+) of \1 steps done\*\*/);
-    const again = await runStep({ command: 'apply', paths: ACME }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    const again = await runStep({ command: 'apply', paths: ACME }, { ...suite.env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(again.outputs['has-changes']).toBe('false');
     expect(readFileSync(summary, 'utf8')).toContain('**No changes**: the org already matched the manifests.');
   });
 
   it("apply: outputs come from the JSON events even when args ask for --format text (issue 40)", async () => {
     const { dir, summary } = scratch('format-text', 'apiVersion: platform-sync/v1\norg:\n  name: formatted\n  repos:\n    - {name: one}\n    - {name: two}\n');
-    const created = await runStep({ command: 'apply', paths: dir, args: '--bootstrap --format text' }, { ...env, GITHUB_STEP_SUMMARY: summary }, temp.dir);
+    const created = await runStep({ command: 'apply', paths: dir, args: '--bootstrap --format text' }, { ...suite.env, GITHUB_STEP_SUMMARY: summary }, temp.dir);
     expect(created.exitcode, created.stderr).toBe(0);
     expect(created.outputs['has-changes']).toBe('true');
     expect(readFileSync(summary, 'utf8')).not.toContain('**No changes**');
@@ -430,22 +399,22 @@ describe('the action runner', () => {
     // The plan job's runner temp outlives the step here, as an artifact would.
     const runner = join(temp.dir, 'runner-temp');
     mkdirSync(runner, { recursive: true });
-    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(planned.exitcode, planned.stderr).toBe(2);
     const saved = planned.outputs['plan-json']!;
     expect(saved).not.toBe('');
     // The merge changed nothing the plan did not show: applied, exactly that plan.
-    github.heads.main = 'feedbeef00feedbeef00feedbeef00feedbeef00';
-    const merge = { GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' };
-    const applied = await runStep({ command: 'apply', paths: dir }, { ...env, ...merge, PS_REVIEWED_PLAN: saved }, temp.dir);
+    suite.github.heads.main = 'feedbeef00feedbeef00feedbeef00feedbeef00';
+    const merge = { GITHUB_SHA: suite.github.heads.main, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' };
+    const applied = await runStep({ command: 'apply', paths: dir }, { ...suite.env, ...merge, PS_REVIEWED_PLAN: saved }, temp.dir);
     expect(applied.exitcode, applied.stderr).toBe(0);
     expect(applied.outputs['has-changes']).toBe('true');
     // A merge with more than was reviewed: refused, naming why.
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n    - {name: three}\n');
-    const reviewed = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const reviewed = await runStep({ command: 'plan', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(reviewed.exitcode, reviewed.stderr).toBe(2);
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: reviewed\n  repos:\n    - {name: one}\n    - {name: three}\n    - {name: unreviewed}\n');
-    const refused = await runStep({ command: 'apply', paths: dir }, { ...env, ...merge, PS_REVIEWED_PLAN: reviewed.outputs['plan-json']! }, temp.dir);
+    const refused = await runStep({ command: 'apply', paths: dir }, { ...suite.env, ...merge, PS_REVIEWED_PLAN: reviewed.outputs['plan-json']! }, temp.dir);
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain('not the ones this plan was made from');
     expect(refused.outputs['has-changes']).toBe('false');
@@ -455,37 +424,37 @@ describe('the action runner', () => {
     const { dir } = scratch('rerun', 'apiVersion: platform-sync/v1\norg:\n  name: rerun\n  repos:\n    - {name: one}\n');
     const runner = join(temp.dir, 'runner-temp-rerun');
     mkdirSync(runner, { recursive: true });
-    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const planned = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(planned.exitcode, planned.stderr).toBe(2);
     // A later merge moved main on; the old job's commit is not its head any more.
-    github.heads.main = '2222222222222222222222222222222222222222';
-    emulator.clearRequestLog();
-    const rerun = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: '1111111111111111111111111111111111111111', GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
+    suite.github.heads.main = '2222222222222222222222222222222222222222';
+    suite.emulator.clearRequestLog();
+    const rerun = await runStep({ command: 'apply', paths: dir }, { ...suite.env, GITHUB_SHA: '1111111111111111111111111111111111111111', GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
     expect(rerun.exitcode).toBe(1);
     expect(rerun.stderr).toContain('this apply runs for commit 1111111111111111111111111111111111111111, but the head of main is now 2222222222222222222222222222222222222222');
     expect(rerun.outputs['has-changes']).toBe('false');
-    expect(emulator.requestLog).toEqual([]);
+    expect(suite.emulator.requestLog).toEqual([]);
     // Where the commit is the head, the same plan applies.
-    github.heads.main = '1111111111111111111111111111111111111111';
-    const fresh = await runStep({ command: 'apply', paths: dir }, { ...env, GITHUB_SHA: github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
+    suite.github.heads.main = '1111111111111111111111111111111111111111';
+    const fresh = await runStep({ command: 'apply', paths: dir }, { ...suite.env, GITHUB_SHA: suite.github.heads.main, GITHUB_REF_NAME: 'main', PS_REVIEWED_PLAN: planned.outputs['plan-json']! }, temp.dir);
     expect(fresh.exitcode, fresh.stderr).toBe(0);
   });
 
   it("apply with comment: the result goes back to the merged pull request as one comment, updated in place (issue 49)", async () => {
     const { dir } = scratch('apply-comment', 'apiVersion: platform-sync/v1\norg:\n  name: commented\n  repos:\n    - {name: one}\n');
-    github.comments = [];
+    suite.github.comments = [];
     const merge = { GITHUB_SHA: 'c0ffee0c0ffee0c0ffee0c0ffee0c0ffee0c0ffe', PS_GITHUB_TOKEN: 'gh-token-for-test' };
-    const first = await runStep({ command: 'apply', paths: dir, args: '--bootstrap', comment: 'true' }, { ...env, ...merge }, temp.dir);
+    const first = await runStep({ command: 'apply', paths: dir, args: '--bootstrap', comment: 'true' }, { ...suite.env, ...merge }, temp.dir);
     expect(first.exitcode, first.stderr).toBe(0);
     expect(first.stdout).toContain('Apply comment created on pull request #7.');
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0]!.body).toMatch(/^<!-- platform-sync-apply -->\n### platform-sync apply\n\n\*\*Apply complete: 2 of 2 steps done\*\*/);
-    expect(github.comments[0]!.body).toContain('_Apply of c0ffee0._');
-    const again = await runStep({ command: 'apply', paths: dir, comment: 'true' }, { ...env, ...merge }, temp.dir);
+    expect(suite.github.comments).toHaveLength(1);
+    expect(suite.github.comments[0]!.body).toMatch(/^<!-- platform-sync-apply -->\n### platform-sync apply\n\n\*\*Apply complete: 2 of 2 steps done\*\*/);
+    expect(suite.github.comments[0]!.body).toContain('_Apply of c0ffee0._');
+    const again = await runStep({ command: 'apply', paths: dir, comment: 'true' }, { ...suite.env, ...merge }, temp.dir);
     expect(again.stdout).toContain('Apply comment updated on pull request #7.');
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0]!.body).toContain('**No changes**');
-    github.comments = [];
+    expect(suite.github.comments).toHaveLength(1);
+    expect(suite.github.comments[0]!.body).toContain('**No changes**');
+    suite.github.comments = [];
   });
 
   it('the pipeline end to end (issue 49): a member invited by a merge and accepted; a refused reviewed apply, then the dispatched plan-and-apply; nightly drift says both', async () => {
@@ -494,38 +463,38 @@ describe('the action runner', () => {
     const runner = join(temp.dir, 'runner-temp-pipeline');
     mkdirSync(runner, { recursive: true });
     const org = (repos: string[]) => `apiVersion: platform-sync/v1\norg:\n  name: pipeline\n  members:\n    - {email: erin@acme.dev, role: viewer}\n  repos:\n${repos.map((r) => `    - {name: ${r}}`).join('\n')}\n`;
-    const main = (sha: string) => ({ ...env, RUNNER_TEMP: runner, GITHUB_SHA: sha, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' });
+    const main = (sha: string) => ({ ...suite.env, RUNNER_TEMP: runner, GITHUB_SHA: sha, GITHUB_REF_NAME: 'main', PS_GITHUB_TOKEN: 'gh-token-for-test' });
     // 1. The pull request adds a member: its plan shows the invite; the merge applies it, keeping the code.
     writeFileSync(join(dir, 'org.yaml'), org(['app']));
-    const pr = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const pr = await runStep({ command: 'plan', paths: dir, args: '--bootstrap' }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(pr.exitcode, pr.stderr).toBe(2);
-    github.heads.main = '1'.repeat(40);
+    suite.github.heads.main = '1'.repeat(40);
     const codes = join(runner, 'invite-codes.jsonl');
-    const merged = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: pr.outputs['plan-json']!, PS_INVITE_CODES: codes }, temp.dir);
+    const merged = await runStep({ command: 'apply', paths: dir }, { ...main(suite.github.heads.main), PS_REVIEWED_PLAN: pr.outputs['plan-json']!, PS_INVITE_CODES: codes }, temp.dir);
     expect(merged.exitcode, merged.stderr).toBe(0);
     const { code } = JSON.parse(readFileSync(codes, 'utf8').trim()) as { code: string };
-    const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, email: 'erin@acme.dev', issuer: 'https://accounts.google.com', subject: 'erin' }) });
+    const accepted = await fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, email: 'erin@acme.dev', issuer: 'https://accounts.google.com', subject: 'erin' }) });
     expect(accepted.status).toBe(200);
-    const present = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const present = await runStep({ command: 'plan', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(present.exitcode, present.stdout).toBe(0);
     // 2. The next pull request adds a repo; before it merges, someone adds one by hand: the reviewed apply is refused.
     writeFileSync(join(dir, 'org.yaml'), org(['app', 'web']));
-    const pr2 = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const pr2 = await runStep({ command: 'plan', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(pr2.exitcode).toBe(2);
-    const orgUid = ((await (await fetch(`${emulator.url}/iam/v2/groups?name=pipeline`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { groups: { uid: string }[] }).groups[0]!.uid;
-    expect((await fetch(`${emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hand-made' }) })).status).toBe(200);
-    github.heads.main = '2'.repeat(40);
-    const refused = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: pr2.outputs['plan-json']! }, temp.dir);
+    const orgUid = ((await (await fetch(`${suite.emulator.url}/iam/v2/groups?name=pipeline`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { groups: { uid: string }[] }).groups[0]!.uid;
+    expect((await fetch(`${suite.emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'hand-made' }) })).status).toBe(200);
+    suite.github.heads.main = '2'.repeat(40);
+    const refused = await runStep({ command: 'apply', paths: dir }, { ...main(suite.github.heads.main), PS_REVIEWED_PLAN: pr2.outputs['plan-json']! }, temp.dir);
     expect(refused.exitcode).toBe(1);
     // 3. The way forward: run by hand, plan-and-apply — main planned now, applied once approved.
-    const replan = await runStep({ command: 'plan', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    const replan = await runStep({ command: 'plan', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(replan.exitcode, replan.stderr).toBe(2);
-    const approved = await runStep({ command: 'apply', paths: dir }, { ...main(github.heads.main), PS_REVIEWED_PLAN: replan.outputs['plan-json']! }, temp.dir);
+    const approved = await runStep({ command: 'apply', paths: dir }, { ...main(suite.github.heads.main), PS_REVIEWED_PLAN: replan.outputs['plan-json']! }, temp.dir);
     expect(approved.exitcode, approved.stderr).toBe(0);
     expect(approved.outputs['has-changes']).toBe('true');
     // 4. A change by hand after that: the nightly drift says it may be a hand edit or a merge not applied yet.
-    expect((await fetch(`${emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'another' }) })).status).toBe(200);
-    const drift = await runStep({ command: 'drift', paths: dir }, { ...env, RUNNER_TEMP: runner }, temp.dir);
+    expect((await fetch(`${suite.emulator.url}/registry/v2/repos/${orgUid}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'another' }) })).status).toBe(200);
+    const drift = await runStep({ command: 'drift', paths: dir }, { ...suite.env, RUNNER_TEMP: runner }, temp.dir);
     expect(drift.exitcode).toBe(2);
     expect(drift.stdout).toContain('created by hand, or its removal not applied yet');
   });
@@ -534,13 +503,13 @@ describe('the action runner', () => {
     const dir = join(temp.dir, 'invalid');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - {name: Bad Name}\n');
-    const run = await runStep({ command: 'plan', paths: dir }, env, temp.dir);
+    const run = await runStep({ command: 'plan', paths: dir }, suite.env, temp.dir);
     expect(run.exitcode).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`::error file=${join(dir, 'org.yaml').replaceAll('/', '\\/')},line=5,col=\\d+::`));
   });
 
   it('a plan whose comment cannot reach GitHub (unreachable) warns and does not fail the step', async () => {
-    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true', args: '--bootstrap' }, { ...env, GITHUB_API_URL: 'http://127.0.0.1:9' }, temp.dir);
+    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true', args: '--bootstrap' }, { ...suite.env, GITHUB_API_URL: 'http://127.0.0.1:9' }, temp.dir);
     expect(run.stepExit, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stderr).toMatch(/::warning::the plan comment could not be posted on pull request #\d+: fetch failed/);
   });
@@ -548,37 +517,37 @@ describe('the action runner', () => {
   it('audit: text in the log, the review in the job summary, SARIF at the sarif-file output; a finding at --fail-on fails the step', async () => {
     const summary = join(temp.dir, 'audit-summary.md');
     writeFileSync(summary, '');
-    const strict = await runStep({ command: 'audit', paths: ACME }, { ...env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary, RUNNER_TEMP: temp.dir }, temp.dir);
+    const strict = await runStep({ command: 'audit', paths: ACME }, { ...suite.env, FORCE_COLOR: '1', GITHUB_STEP_SUMMARY: summary, RUNNER_TEMP: temp.dir }, temp.dir);
     expect([strict.exitcode, strict.stepExit, strict.outputs['has-changes']]).toEqual([2, 2, 'true']);
     expect(strict.stdout).toContain('pattern-pull-request');
     expect(readFileSync(summary, 'utf8')).toContain('### platform-sync access review of `acme`');
     const sarif = JSON.parse(readFileSync(strict.outputs['sarif-file']!, 'utf8')) as { version: string; runs: { results: { ruleId: string }[] }[] };
     expect(sarif.version).toBe('2.1.0');
     expect(sarif.runs[0]!.results.map((r) => r.ruleId)).toContain('pattern-pull-request');
-    const lenient = await runStep({ command: 'audit', paths: ACME, 'fail-on-drift': 'false' }, env, temp.dir);
+    const lenient = await runStep({ command: 'audit', paths: ACME, 'fail-on-drift': 'false' }, suite.env, temp.dir);
     expect([lenient.exitcode, lenient.stepExit]).toEqual([2, 0]);
   });
 
   it("edits only the bot's own comment: one that anyone else starts with the marker is left alone", async () => {
-    github.comments.push({ id: 1, body: `${COMMENT_MARKER}\nplanted by someone`, user: { login: 'mallory' } });
-    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir);
+    suite.github.comments.push({ id: 1, body: `${COMMENT_MARKER}\nplanted by someone`, user: { login: 'mallory' } });
+    const run = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, suite.env, temp.dir);
     expect(run.stdout).toContain('Plan comment created on pull request #3.');
-    expect(github.comments[0]!.body).toBe(`${COMMENT_MARKER}\nplanted by someone`);
-    expect(github.comments).toHaveLength(2);
-    const again = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir);
+    expect(suite.github.comments[0]!.body).toBe(`${COMMENT_MARKER}\nplanted by someone`);
+    expect(suite.github.comments).toHaveLength(2);
+    const again = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, suite.env, temp.dir);
     expect(again.stdout).toContain('Plan comment updated on pull request #3.');
-    expect(github.comments).toHaveLength(2);
+    expect(suite.github.comments).toHaveLength(2);
   });
 
   it('without pull-requests: write, names the missing permission and what to add', async () => {
-    github.status = 403;
+    suite.github.status = 403;
     try {
-      const error = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, env, temp.dir).then(() => undefined, (e: Error) => e.message);
+      const error = await runStep({ command: 'plan', paths: ACME, comment: 'true' }, suite.env, temp.dir).then(() => undefined, (e: Error) => e.message);
       expect(error).toContain('HTTP 403');
       expect(error).toContain('lacks the "pull-requests: write" permission');
       expect(error).toContain('permissions: { contents: read, pull-requests: write }');
     } finally {
-      github.status = 200;
+      suite.github.status = 200;
     }
   });
 });

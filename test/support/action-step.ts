@@ -9,7 +9,8 @@ import { EventEmitter } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { parse } from 'yaml';
 import { runAction, type ActionResult } from '../../src/action/run.js';
 import { makeTempDir, REPO_ROOT } from '../e2e/cli-harness.js';
@@ -124,4 +125,54 @@ export function runnerCommands(output: string): { name: string; line: string }[]
     if (v1 >= 0 && raw.indexOf(']', v1) >= 0) out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
   }
   return out;
+}
+
+/** What a suite of Action runs shares: an emulator, a fake GitHub API, a pull request's event and the environment naming them. */
+export interface ActionSuite {
+  readonly emulator: Emulator;
+  readonly github: FakeGitHub;
+  readonly env: Record<string, string>;
+  readonly temp: { dir: string; remove: () => void };
+}
+
+/**
+ * Starts, for one describe block, an emulator with an owner `token`, a fake GitHub API and the
+ * event of pull request `pr` (its number and head commit), and stops them after it; `setup` may
+ * seed the emulator first.
+ */
+export function useActionSuite(token: string, prefix: string, pr: { number: number; sha: string }, setup?: (emulator: Emulator) => Promise<unknown>): ActionSuite {
+  const temp = makeTempDir(prefix);
+  let emulator: Emulator | undefined;
+  let github: FakeGitHub | undefined;
+  let env: Record<string, string> | undefined;
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token, role: 'owner' }] });
+    await setup?.(emulator);
+    github = new FakeGitHub();
+    await github.start();
+    const event = join(temp.dir, 'event.json');
+    writeFileSync(event, JSON.stringify({ pull_request: { number: pr.number, head: { sha: pr.sha } } }));
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: token, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+  });
+  afterAll(async () => {
+    await github?.close();
+    await emulator?.close();
+    temp.remove();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the Action suite starts before the first test');
+    return value;
+  };
+  return {
+    get emulator() {
+      return started(emulator);
+    },
+    get github() {
+      return started(github);
+    },
+    get env() {
+      return started(env);
+    },
+    temp,
+  };
 }
