@@ -1,28 +1,63 @@
 /**
- * Writing an export to a directory (DESIGN.md §5): all files or none, and never through a link.
- * The files are staged in a fresh directory made for this export (nothing else can be in it,
- * so no write follows a planted symlink), then moved into place by rename — which replaces a
- * directory entry, never writes through it. An entry already at a file's name (a file, a
- * symlink even when dangling) is refused unless `force`.
+ * Writing an export to a directory (DESIGN.md §5, §8 rev 6): nothing of the user's lost. An
+ * export writes its own files and touches nothing else there, at any depth — a checkout's `.git`,
+ * sources, notes, a hand-made copy of an exported file. Each file it writes is sealed: a line
+ * under its mark records a hash of the file's name and content, so that `--force` replaces or
+ * removes a file of an earlier export only while it is what export wrote; an edited one, or a
+ * copy under another name, is the user's (an error naming it, nothing written). An entry already
+ * at a file's name (a file, a symlink even when dangling) is refused unless `--force` and sealed.
+ * Its own files are replaced all or none (io/write-file.ts writeIntoDirectory), never through a link.
  */
+import { createHash } from 'node:crypto';
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { listDirectorySync, readFileHeadSync } from '../io/read-file.js';
+import { listDirectorySync, readFileHeadSync, readTextSyncBounded } from '../io/read-file.js';
 import { escapeValue } from '../io/escape.js';
 import { environmentRedactor } from '../io/redact.js';
-import { recoverDirectory, writeDirectory, type Redactor } from '../io/write-file.js';
+import { EXPORT_AREA, recoverDirectory, recoverIntoDirectory, writeDirectory, writeIntoDirectory, type Redactor } from '../io/write-file.js';
 import { EXPORT_MARK } from './export-manifests.js';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 import type { ExportedFile } from './export-manifests.js';
 
 export interface WriteExportOptions {
-  /** Replace files (and links) already at the files' names. */
+  /** Replace (and remove) the files of an earlier export, while they are as export wrote them. */
   force?: boolean;
   /** The door out's redaction (the CLI's Output.redact); by default the secrets of the environment (io/redact.ts environmentRedactor). */
   redact?: Redactor;
 }
 
-function entryAt(path: string): 'none' | 'directory' | 'link' | 'file' {
+/** The seal line under the mark: the hash of the file's name and of its text without this line. */
+const SEAL_PREFIX = '# platform-sync export seal';
+const SEAL_LINE = /^# platform-sync export seal ([0-9a-f]{64})[^\n]*\n/gm;
+/** An export file larger than this is not read back to check its seal (nor is it one an export wrote). */
+const MAX_SEALED_BYTES = 256 * 1024 * 1024;
+
+function sealHash(file: string, unsealed: string): string {
+  return createHash('sha256').update(`${file}\n`).update(unsealed).digest('hex');
+}
+
+/** `text` (already redacted) with its seal line added under the mark line. */
+export function sealExportFile(file: string, text: string): string {
+  const mark = text.indexOf(EXPORT_MARK);
+  const at = mark < 0 ? 0 : text.indexOf('\n', mark) + 1 || text.length;
+  const head = at > 0 && !text.slice(0, at).endsWith('\n') ? `${text.slice(0, at)}\n` : text.slice(0, at);
+  const rest = text.slice(at);
+  const line = `${SEAL_PREFIX} ${sealHash(file, head + rest)} (SHA-256 of this file as export wrote it: export --force replaces it only unchanged)\n`;
+  return `${head}${line}${rest}`;
+}
+
+/** Whether `text`, found under the name `file`, is a sealed export file just as export wrote it (a renamed copy is not). */
+export function isSealedExportFile(file: string, text: string): boolean {
+  const seals = [...text.matchAll(SEAL_LINE)];
+  if (seals.length !== 1 || !text.includes(EXPORT_MARK)) return false;
+  const seal = seals[0]!;
+  const unsealed = text.slice(0, seal.index) + text.slice(seal.index + seal[0].length);
+  return sealHash(file, unsealed) === seal[1];
+}
+
+type Entry = 'none' | 'directory' | 'link' | 'file';
+
+function entryAt(path: string): Entry {
   try {
     const stat = lstatSync(path);
     return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'directory' : 'file';
@@ -48,70 +83,112 @@ function unwritable(path: string, err: unknown): UserError {
   return new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${hint}; nothing was written`, { cause: err });
 }
 
-/** Whether a directory entry is a file an export wrote: a YAML file whose head carries the export's mark. */
-function writtenByExport(path: string): boolean {
-  if (!/\.ya?ml$/i.test(path) || entryAt(path) !== 'file') return false;
-  return readFileHeadSync(path, 4096)?.toString('utf8').includes(EXPORT_MARK) === true;
+/** What a regular file in the directory is to an export: not marked (the user's), sealed (an export's own), or marked but not as export wrote it. */
+function judge(path: string, file: string): 'unmarked' | 'sealed' | 'altered' {
+  const head = readFileHeadSync(path, 4096)?.toString('utf8');
+  if (head === undefined || !head.includes(EXPORT_MARK)) return 'unmarked';
+  try {
+    return isSealedExportFile(file, readTextSyncBounded(path, { maxBytes: MAX_SEALED_BYTES, label: path })) ? 'sealed' : 'altered';
+  } catch {
+    return 'altered';
+  }
 }
 
-/** Writes every file into `outDir` (created if missing), or none of them. */
+function listed(paths: readonly string[]): string {
+  const shown = paths.slice(0, 5).map((p) => escapeValue(p));
+  return `${shown.join(', ')}${paths.length > 5 ? `, … ${paths.length} in all` : ''}`;
+}
+
+/** Writes every file into `outDir` (created if missing), or none of them; nothing else there is touched. */
 export function writeExport(given: string, files: readonly ExportedFile[], options: WriteExportOptions = {}): void {
-  // Through the target's real path (DESIGN.md §8 rev 4): a link given as --out leads to a
-  // directory, which is then replaced whole like any other, never file by file.
+  // Through the target's real path (DESIGN.md §8 rev 4): a link given as --out leads to a directory.
   const outDir = realTarget(given);
   for (const f of files) {
     if (f.file !== basename(f.file) || f.file.startsWith('.')) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
   }
-  // What an earlier export left when it was cut short is cleared (and a replaced export put
-  // back) before anything is looked at.
+  const redact = options.redact ?? environmentRedactor();
+  // Redacted before it is sealed, so that the seal holds for the text on disk.
+  const sealed = files.map((f) => ({ file: f.file, text: sealExportFile(f.file, redact(f.text)) }));
+  // What an earlier export left when it was cut short is cleared (its own files put back) before anything is looked at.
   try {
     recoverInterrupted(outDir);
   } catch (err) {
-    throw unwritable(outDir, err);
+    throw err instanceof UserError ? err : unwritable(outDir, err);
   }
   const dirEntry = entryAt(outDir);
   if (dirEntry === 'file') throw unwritable(outDir, Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }));
   if (dirEntry === 'link') {
-    // A link given as --out is the user's own choice; it must lead to a directory.
-    try {
-      if (!statSync(outDir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    } catch (err) {
-      throw unwritable(outDir, err);
-    }
+    // A link left here is a dangling one, or one to a file: not a directory to write into.
+    throw unwritable(outDir, Object.assign(new Error('a symbolic link that leads to no directory'), { code: 'ENOTDIR' }));
   }
-  const existing = dirEntry === 'none' ? [] : files.map((f) => ({ path: join(outDir, f.file), entry: entryAt(join(outDir, f.file)) })).filter((e) => e.entry !== 'none');
+  const keepAll: Redactor = (text) => text; // redacted above, before sealing
+  if (dirEntry === 'none') {
+    writeDirectory(outDir, sealed, { redact: keepAll, unwritable });
+    return;
+  }
+
+  const names = new Set(files.map((f) => f.file));
+  const existing = files.map((f) => ({ file: f.file, path: join(outDir, f.file), entry: entryAt(join(outDir, f.file)) })).filter((e) => e.entry !== 'none');
   const directories = existing.filter((e) => e.entry === 'directory').map((e) => e.path);
   if (directories.length > 0) throw new UserError('EXPORT_WOULD_OVERWRITE', `${directories.join(', ')} ${directories.length === 1 ? 'is a directory' : 'are directories'}; export writes files there`);
   if (existing.length > 0 && !options.force) {
     const named = existing.map((e) => `${e.path}${e.entry === 'link' ? ' (a symlink)' : ''}`);
-    throw new UserError('EXPORT_WOULD_OVERWRITE', `${named.join(', ')} already exist${named.length === 1 ? 's' : ''}; export does not overwrite files unless --force`);
+    const verb = named.length === 1 ? 'exists' : 'exist';
+    throw new UserError('EXPORT_WOULD_OVERWRITE', `${named.join(', ')} already ${verb}; export does not overwrite files unless --force; nothing was written`);
   }
-
-  // Over an existing export (--force): the whole directory is replaced, or nothing is. It must
-  // hold nothing but what an export wrote (files carrying its header, DESIGN.md §8 rev 5), or the
-  // replacement would take someone's other files with it: a hand-written manifest, a values.yml.
-  if (dirEntry === 'directory' && options.force) {
-    const foreign = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((name) => !writtenByExport(join(outDir, name)));
-    if (foreign.length > 0) {
-      const shown = foreign.slice(0, 5).map((n) => escapeValue(n));
-      throw new UserError(
-        'EXPORT_WOULD_OVERWRITE',
-        `${escapeValue(outDir)} holds files an export did not write (${shown.join(', ')}${foreign.length > 5 ? `, … ${foreign.length} in all` : ''}); export --force replaces only an earlier export, so move them away or export to another directory; nothing was written`,
-      );
+  const replace: string[] = [];
+  if (options.force) {
+    // --force: the files of an earlier export go (replaced, or removed when this export has no such
+    // file) only while they are as export wrote them; anything else at a name it writes, and any
+    // marked file that was edited or copied, is the user's: refused, naming it, before any write.
+    const notOurs = existing.filter((e) => e.entry === 'link').map((e) => `${e.path} (a symlink)`);
+    const altered: string[] = [];
+    for (const name of listDirectorySync(outDir, { maxEntries: 1_000_000 })) {
+      const path = join(outDir, name);
+      if (name.startsWith('.') || !/\.ya?ml$/i.test(name) || entryAt(path) !== 'file') continue;
+      const verdict = judge(path, name);
+      if (verdict === 'sealed') replace.push(name);
+      else if (verdict === 'altered') altered.push(path);
+      else if (names.has(name)) notOurs.push(path);
+    }
+    if (notOurs.length > 0) {
+      const them = notOurs.length === 1 ? 'it' : 'them';
+      const why = `not written by an export; export --force replaces only the files of an earlier export, so move ${them} away or export to another directory`;
+      throw new UserError('EXPORT_WOULD_OVERWRITE', `${listed(notOurs)}: ${why}; nothing was written`);
+    }
+    if (altered.length > 0) {
+      const [it, is] = altered.length === 1 ? ['it', 'is'] : ['them', 'are'];
+      const why = `${is} marked as an export's but not as export wrote ${it} (edited, or copied under another name): yours, so export --force leaves ${it}`;
+      throw new UserError('EXPORT_WOULD_OVERWRITE', `${listed(altered)}: ${why}; move ${it} away or remove the mark; nothing was written`);
     }
   }
-
-  // Staged beside the final place, then moved in by renames (the one writer, io/write-file.ts).
-  writeDirectory(outDir, files, dirEntry === 'none' ? 'new' : dirEntry === 'directory' ? 'replace' : 'into', { redact: options.redact ?? environmentRedactor(), unwritable });
+  writeIntoDirectory(outDir, sealed, replace, { redact: keepAll, unwritable });
 }
 
-/** Clears what an interrupted export left beside `outDir` (io/write-file.ts recoverDirectory). */
+/** Clears what an interrupted export left beside `outDir` and inside it (io/write-file.ts recoverDirectory, recoverIntoDirectory). */
 function recoverInterrupted(outDir: string): void {
-  let entries: string[];
+  let entries: string[] | undefined;
   try {
     entries = listDirectorySync(dirname(outDir), { maxEntries: 1_000_000 });
   } catch {
-    return;
+    entries = undefined;
   }
-  recoverDirectory(outDir, entries, () => entryAt(outDir) === 'none');
+  if (entries) recoverDirectory(outDir, entries, () => entryAt(outDir) === 'none');
+  if (entryAt(outDir) !== 'directory') return;
+  const inside = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((n) => n.startsWith(EXPORT_AREA));
+  for (const area of inside) {
+    const path = join(outDir, area);
+    if (entryAt(path) !== 'directory') continue;
+    let journal: { place: string[]; replace: string[] } | undefined;
+    try {
+      const parsed = JSON.parse(readTextSyncBounded(join(path, '.journal'), { maxBytes: 64 * 1024 * 1024, label: 'journal' })) as Record<string, unknown>;
+      const names = (list: unknown) => Array.isArray(list) && list.every((n) => typeof n === 'string' && n === basename(n) && !n.startsWith('.') && n !== '..');
+      if (names(parsed.place) && names(parsed.replace)) journal = parsed as typeof journal;
+    } catch {
+      journal = undefined;
+    }
+    const own = (name: string) => entryAt(join(outDir, name)) === 'file' && judge(join(outDir, name), name) === 'sealed';
+    const aside = entryAt(join(path, 'aside')) === 'directory' ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 }) : [];
+    recoverIntoDirectory(outDir, area, journal, aside, own);
+  }
 }

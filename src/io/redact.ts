@@ -50,8 +50,26 @@ export function secretForms(secret: string): string[] {
     escapeHtml(escapeControl(secret)),
     markdownCell(secret),
     markdownCell(escapeValue(secret)),
+    ...base64Cores(secret),
   ];
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The secret base64-encoded (standard and URL-safe) inside any longer base64 text: at each of the
+ * 3 byte alignments it can start at, the characters that its own bytes alone decide (the first
+ * and last may mix in the neighbours' bits, so they are left out). A standalone encoding is the
+ * alignment 0 case: what is left around the cut (a character, the padding) tells nothing.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '');
+    const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
+    cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return cores;
 }
 
 const FORMS = new Map<string, string[]>();

@@ -21,6 +21,8 @@ export function describeWriteError(err: unknown, path: string): string {
   switch ((err as NodeJS.ErrnoException)?.code) {
     case 'EISDIR':
       return `${path} is a directory; name a file`;
+    case 'EBUSY':
+      return `${path} is busy (a directory in use, a mount point); name a file`;
     case 'ENOENT':
       return `its directory ${dirname(path)} does not exist`;
     case 'ENOTDIR':
@@ -55,7 +57,16 @@ export function writeUserFile(path: string, text: string, what: string, options:
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
   } finally {
-    rmSync(temp, { force: true });
+    removeQuietly(temp);
+  }
+}
+
+/** Removes a temporary file of this run's if it is there; a path that cannot hold one (a file in the way: ENOTDIR) has none to remove. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // nothing was made there
   }
 }
 
@@ -88,17 +99,19 @@ export interface DirectoryFile {
   text: string;
 }
 
+/** How a directory is written: the door's redaction, and the error for a path that cannot be written. */
+export interface DirectoryWriteOptions {
+  redact: Redactor;
+  unwritable: (path: string, err: unknown) => Error;
+}
+
 /**
- * Writes `files`, redacted, as the directory `outDir` — all of them or none: they are staged in a
- * directory beside it (one file system, so the moves are renames), then `outDir` is made by one
- * rename (`into: 'new'`), swapped for the old one (`'replace'`: the old one set aside, the new
- * one renamed in, the old one removed), or — for a directory reached through a link — the files
- * are renamed into it (`'into'`). Leftovers of an interrupted write are cleared first, and a
- * directory set aside by a swap cut short is put back (see {@link recoverDirectory}).
- * `unwritable` makes the error for a path that cannot be written.
+ * Writes `files`, redacted, as the new directory `outDir` — all of them or none: they are staged
+ * in a directory beside it (one file system, so the move is a rename), then `outDir` is made by
+ * one rename. `unwritable` makes the error for a path that cannot be written.
  */
-export function writeDirectory(outDir: string, files: readonly DirectoryFile[], how: 'new' | 'replace' | 'into', options: { redact: Redactor; unwritable: (path: string, err: unknown) => Error }): void {
-  const parent = how === 'into' ? outDir : dirname(outDir);
+export function writeDirectory(outDir: string, files: readonly DirectoryFile[], options: DirectoryWriteOptions): void {
+  const parent = dirname(outDir);
   try {
     mkdirSync(parent, { recursive: true });
   } catch (err) {
@@ -113,14 +126,7 @@ export function writeDirectory(outDir: string, files: readonly DirectoryFile[], 
   try {
     for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
     chmodSync(stage, 0o755); // mkdtemp makes it private; the result is an ordinary directory
-    if (how === 'new') renameSync(stage, outDir);
-    else if (how === 'replace') {
-      // Cut short between the two renames, the next write puts the old one back (recoverDirectory).
-      const aside = `${join(parent, `.${basename(outDir)}.replaced-`)}${process.pid}-${Date.now()}`;
-      renameSync(outDir, aside);
-      renameSync(stage, outDir);
-      rmSync(aside, { recursive: true, force: true });
-    } else for (const f of files) renameSync(join(stage, f.file), join(outDir, f.file));
+    renameSync(stage, outDir);
   } catch (err) {
     throw options.unwritable(outDir, err);
   } finally {
@@ -130,8 +136,8 @@ export function writeDirectory(outDir: string, files: readonly DirectoryFile[], 
 
 /**
  * Clears what an interrupted {@link writeDirectory} left beside `outDir` (its parent's `entries`):
- * staging directories are removed; a directory set aside by a swap that did not finish is put
- * back when `outDir` is missing (else, the swap finished, it is removed).
+ * staging directories are removed; a directory an older version set aside to swap it for a new
+ * export is put back when `outDir` is missing (else, the swap finished, it is removed).
  */
 export function recoverDirectory(outDir: string, entries: readonly string[], outDirMissing: () => boolean): void {
   const parent = dirname(outDir);
@@ -143,6 +149,87 @@ export function recoverDirectory(outDir: string, entries: readonly string[], out
     }
   }
   for (const entry of entries) if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
+}
+
+/** The prefix of the directories a write into a directory keeps inside it while it runs (its stage, and the old files set aside). */
+export const EXPORT_AREA = '.platform-sync-export-';
+const JOURNAL = '.journal';
+
+/**
+ * Writes `files`, redacted, into the existing directory `outDir`, replacing the entries named in
+ * `replace` (the caller's own files: those not among `files` are removed) and touching nothing
+ * else — all or none. The files are staged in a directory inside `outDir`; a journal (the names
+ * about to be placed) is written before any move; the files to replace are moved aside, the new
+ * ones linked in (never over an entry that appeared meanwhile); removing the journal is the
+ * commit. Cut short, {@link recoverIntoDirectory} undoes it; failing, it is undone here.
+ */
+export function writeIntoDirectory(outDir: string, files: readonly DirectoryFile[], replace: readonly string[], options: DirectoryWriteOptions): void {
+  let area: string;
+  try {
+    area = mkdtempSync(join(outDir, EXPORT_AREA));
+  } catch (err) {
+    throw options.unwritable(outDir, err);
+  }
+  const stage = join(area, 'stage');
+  const aside = join(area, 'aside');
+  const moved: string[] = [];
+  const placed: string[] = [];
+  try {
+    mkdirSync(stage);
+    mkdirSync(aside);
+    for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
+    writeFileSync(join(area, `${JOURNAL}.tmp`), JSON.stringify({ place: files.map((f) => f.file), replace }), { flag: 'wx', mode: 0o600 });
+    renameSync(join(area, `${JOURNAL}.tmp`), join(area, JOURNAL));
+    for (const name of replace) {
+      renameSync(join(outDir, name), join(aside, name));
+      moved.push(name);
+    }
+    for (const f of files) {
+      linkOrRename(join(stage, f.file), join(outDir, f.file));
+      placed.push(f.file);
+    }
+    rmSync(join(area, JOURNAL)); // the commit
+  } catch (err) {
+    // Undone: the files placed taken out, the ones set aside put back.
+    for (const name of placed) rmSync(join(outDir, name), { force: true });
+    for (const name of moved) renameSync(join(aside, name), join(outDir, name));
+    rmSync(area, { recursive: true, force: true });
+    throw options.unwritable(outDir, err);
+  }
+  rmSync(area, { recursive: true, force: true });
+}
+
+/** Gives `from` the name `to` unless an entry has it (EEXIST); a file system without hard links gets a rename after the check. */
+function linkOrRename(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (err) {
+    if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    renameSync(from, to);
+  }
+}
+
+/**
+ * Undoes a {@link writeIntoDirectory} of `outDir` cut short (its area `areaName`, the files it
+ * set aside `asideEntries`; `journal` the names it was placing and replacing, undefined when it has none): without a
+ * journal it finished (or never moved anything) and the area is removed; with one, the files it
+ * placed — only those still its own (`own`) — are taken out and the ones set aside put back.
+ */
+export function recoverIntoDirectory(
+  outDir: string,
+  areaName: string,
+  journal: { place: readonly string[]; replace: readonly string[] } | undefined,
+  asideEntries: readonly string[],
+  own: (name: string) => boolean,
+): void {
+  const area = join(outDir, areaName);
+  if (journal !== undefined) {
+    // A name it replaces holds its new file only once the old one is aside (the moves aside all come first).
+    const placedMaybe = journal.place.filter((name) => !journal.replace.includes(name) || asideEntries.includes(name));
+    for (const name of placedMaybe) if (own(name)) rmSync(join(outDir, name), { force: true });
+    for (const name of asideEntries) renameSync(join(area, 'aside', name), join(outDir, name));
+  }
+  rmSync(area, { recursive: true, force: true });
 }
 
 /** Makes a directory (and its parents); a failure is a UserError naming `what`, the path and why. */

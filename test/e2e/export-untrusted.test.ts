@@ -46,7 +46,7 @@ describe('export into a directory it does not trust', () => {
     // A link is nothing an export wrote: --force refuses it too, naming it, and writes nothing (DESIGN.md §8 rev 5).
     const forced = await runCli(['export', '--org', 'wide', '--out', out, '--force'], { env: suite.env });
     expect(forced.code).toBe(1);
-    expect(forced.stderr).toContain('holds files an export did not write (org.yaml)');
+    expect(forced.stderr).toContain(`${join(out, 'org.yaml')} (a symlink): not written by an export`);
     expect(lstatSync(join(out, 'org.yaml')).isSymbolicLink()).toBe(true);
     expect(existsSync(outside)).toBe(false);
     expect(readdirSync(out)).toEqual(['org.yaml']);

@@ -1,24 +1,37 @@
 /**
- * export --force over an existing export replaces it whole or not at all (DESIGN.md §4): the
- * files of the old export that the new one does not write go with it; a directory holding more
- * than an export is refused; what an interrupted export left (a staging directory, an old export
- * set aside by a swap cut short) is cleared, and the old export put back, by the next export.
+ * export --out (DESIGN.md §4, §8 rev 6): its own files replaced whole or not at all, nothing else
+ * touched. --force replaces and removes the files of an earlier export while they are sealed (as
+ * export wrote them); what an interrupted export left (a staging directory beside, an area inside
+ * with its old files set aside) is undone by the next export, the old export intact.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeExport } from '../../src/export/write-export.js';
+import { isSealedExportFile, sealExportFile, writeExport } from '../../src/export/write-export.js';
 import { EXPORT_MARK } from '../../src/export/export-manifests.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'write-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Files as an export writes them: each carries the export's mark in its header. */
+/** Files as an export makes them: each carries the export's mark in its header. */
 const files = (tag: string) => [
   { file: 'org.yaml', text: `# ${tag}\n# ${EXPORT_MARK}\n` },
   { file: 'eng.yaml', text: `# ${tag}\n# ${EXPORT_MARK}\n` },
 ];
+const read = (path: string) => readFileSync(path, 'utf8');
+
+describe('the seal', () => {
+  it('holds for the file as written under its own name, not edited, not renamed', () => {
+    const sealed = sealExportFile('org.yaml', `# x\n# ${EXPORT_MARK}\napiVersion: v1\n`);
+    expect(sealed).toMatch(/^# x\n# Written by .*\n# platform-sync export seal [0-9a-f]{64} .*\napiVersion: v1\n$/);
+    expect(isSealedExportFile('org.yaml', sealed)).toBe(true);
+    expect(isSealedExportFile('team.yaml', sealed)).toBe(false);
+    expect(isSealedExportFile('org.yaml', `${sealed}# mine\n`)).toBe(false);
+    expect(isSealedExportFile('org.yaml', sealed.replace('v1', 'v2'))).toBe(false);
+    expect(isSealedExportFile('org.yaml', `# x\n# ${EXPORT_MARK}\napiVersion: v1\n`)).toBe(false);
+  });
+});
 
 describe('export --force', () => {
   it('replaces the whole export: nothing of the old one is left mixed in', () => {
@@ -26,39 +39,69 @@ describe('export --force', () => {
     writeExport(out, [...files('old'), { file: 'gone.yaml', text: `# old\n# ${EXPORT_MARK}\n` }]);
     writeExport(out, files('new'), { force: true });
     expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'org.yaml']);
-    expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toBe(`# new\n# ${EXPORT_MARK}\n`);
+    expect(read(join(out, 'org.yaml'))).toBe(sealExportFile('org.yaml', `# new\n# ${EXPORT_MARK}\n`));
     expect(readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
-  it('refuses a directory that holds more than an export, changing nothing', () => {
-    const out = join(dir, 'mixed');
-    mkdirSync(out);
-    writeFileSync(join(out, 'notes.txt'), 'mine');
-    expect(() => writeExport(out, files('new'), { force: true })).toThrow(/holds files an export did not write \(notes\.txt\)/);
-    expect(readdirSync(out)).toEqual(['notes.txt']);
-  });
-
-  it('replaces only what an export wrote: a hand-written manifest or a values.yml beside an export is an error naming it, before any write (issue 50)', () => {
+  it('keeps what it did not write beside it: a hand-written manifest, a values.yml, notes', () => {
     const out = join(dir, 'beside');
     writeExport(out, files('old'));
     writeFileSync(join(out, 'team.yaml'), 'apiVersion: platform-sync/v1\norg: {name: acme}\n');
     writeFileSync(join(out, 'values.yml'), 'replicas: 3\n');
-    expect(() => writeExport(out, files('new'), { force: true })).toThrow(/holds files an export did not write \(team\.yaml, values\.yml\); export --force replaces only an earlier export/);
-    expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'org.yaml', 'team.yaml', 'values.yml']);
-    expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toBe(`# old\n# ${EXPORT_MARK}\n`);
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    writeExport(out, files('new'), { force: true });
+    expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'notes.txt', 'org.yaml', 'team.yaml', 'values.yml']);
+    expect(read(join(out, 'values.yml'))).toBe('replicas: 3\n');
+    expect(read(join(out, 'org.yaml'))).toContain('# new');
   });
 
-  it('after an interrupted swap, puts the old export back and clears the staging directory', () => {
+  it('refuses a file it did not write at a name it writes, changing nothing', () => {
+    const out = join(dir, 'unmarked');
+    mkdirSync(out);
+    writeFileSync(join(out, 'org.yaml'), 'mine\n');
+    expect(() => writeExport(out, files('new'), { force: true })).toThrow(/org\.yaml: not written by an export/);
+    expect(readdirSync(out)).toEqual(['org.yaml']);
+  });
+
+  it('undoes an export cut short inside the directory: its files taken out, the old ones put back, its area gone', () => {
     const out = join(dir, 'cut');
     writeExport(out, files('old'));
-    // As a kill between the two renames of a swap leaves it: the old export aside, a stage beside, no out.
-    const aside = join(dir, '.cut.replaced-1-1');
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    const old = read(join(out, 'org.yaml'));
+    // As a kill leaves it after the journal, with org.yaml set aside (eng.yaml not yet) and the new files placed.
+    const area = join(out, '.platform-sync-export-abc');
+    mkdirSync(join(area, 'aside'), { recursive: true });
+    mkdirSync(join(area, 'stage'));
+    writeFileSync(join(area, '.journal'), JSON.stringify({ place: ['org.yaml', 'eng.yaml', 'new.yaml'], replace: ['org.yaml', 'eng.yaml'] }));
+    renameSync(join(out, 'org.yaml'), join(area, 'aside', 'org.yaml'));
+    writeFileSync(join(out, 'org.yaml'), sealExportFile('org.yaml', `# new\n# ${EXPORT_MARK}\n`));
+    writeFileSync(join(out, 'new.yaml'), sealExportFile('new.yaml', `# new\n# ${EXPORT_MARK}\n`));
+    expect(() => writeExport(out, files('new'))).toThrow(/already exist/); // recovered first, and not overwritten without --force
+    expect(read(join(out, 'org.yaml'))).toBe(old);
+    expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'notes.txt', 'org.yaml']);
+  });
+
+  it('clears the area of an export that finished but was cut short before removing it', () => {
+    const out = join(dir, 'finished');
+    writeExport(out, files('new'));
+    mkdirSync(join(out, '.platform-sync-export-xyz', 'aside'), { recursive: true });
+    writeFileSync(join(out, '.platform-sync-export-xyz', 'aside', 'org.yaml'), 'the replaced one');
+    writeExport(out, files('newer'), { force: true });
+    expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'org.yaml']);
+    expect(read(join(out, 'org.yaml'))).toContain('# newer');
+  });
+
+  it('after an interrupted swap of an older version, puts the old export back and clears the staging directory', () => {
+    const out = join(dir, 'swap');
+    writeExport(out, files('old'));
+    const old = read(join(out, 'org.yaml'));
+    const aside = join(dir, '.swap.replaced-1-1');
     renameSync(out, aside);
-    mkdirSync(join(dir, '.cut.export-abc'));
-    writeFileSync(join(dir, '.cut.export-abc', 'org.yaml'), '# half\n');
-    expect(() => writeExport(out, files('new'))).toThrow(/already exist/); // recovered first: the old export is back, and not overwritten without --force
-    expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toBe(`# old\n# ${EXPORT_MARK}\n`);
+    mkdirSync(join(dir, '.swap.export-abc'));
+    writeFileSync(join(dir, '.swap.export-abc', 'org.yaml'), '# half\n');
+    expect(() => writeExport(out, files('new'))).toThrow(/already exist/);
+    expect(read(join(out, 'org.yaml'))).toBe(old);
     expect(existsSync(aside)).toBe(false);
-    expect(existsSync(join(dir, '.cut.export-abc'))).toBe(false);
+    expect(existsSync(join(dir, '.swap.export-abc'))).toBe(false);
   });
 });

@@ -26,7 +26,7 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
     .requiredOption('--org <name|uid>', 'the org: its root group name, or its 40-hex uid')
     .option('-o, --out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
-    .option('--force', 'overwrite files that already exist in --out')
+    .option('--force', 'replace the files of an earlier export in --out (only while unedited; nothing else there is touched)')
     .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
