@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { resolve as resolvePath } from 'node:path';
 import { UserError } from '../model/errors.js';
 import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument, payloadTooLarge } from './failures.js';
 import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
@@ -186,7 +187,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const real = realStatePath(options.statePath);
       const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch((err: unknown) => {
         // An error names the path the user gave, and what it links to (issue 48): not the target alone.
-        if (err instanceof StateFileError && real !== options.statePath) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
+        if (err instanceof StateFileError && real !== resolvePath(options.statePath!)) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
         throw err;
       });
       durable = opened.state;

@@ -148,7 +148,10 @@ export function realStatePath(statePath: string): string {
     // Not there yet: its directory must be.
   }
   try {
-    return resolvePath(realpathSync(dirname(absolute)), basename(absolute));
+    const dir = realpathSync(dirname(absolute));
+    // A file where its directory should be (`--state f/x`): named as such, never an internal error later.
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    return resolvePath(dir, basename(absolute));
   } catch (err) {
     throw unusableState(statePath, err);
   }
@@ -162,7 +165,13 @@ export function realStatePath(statePath: string): string {
 function socketNamesOf(statePath: string): string[] {
   const name = (key: string) => `\0platform-sync-emulator-state-${createHash('sha256').update(key).digest('hex').slice(0, 48)}`;
   const names = [name(realStatePath(statePath))];
-  const info = statSync(statePath, { throwIfNoEntry: false, bigint: true });
+  // A path that cannot name a file (a file where a directory should be) has no inode: the open of the state says why.
+  let info: ReturnType<typeof statSync> | undefined;
+  try {
+    info = statSync(statePath, { throwIfNoEntry: false, bigint: true });
+  } catch {
+    info = undefined;
+  }
   // With its birth time: an inode number is reused once its file is gone, and an emulator still
   // holding a deleted file must not lock out the next file that gets its number.
   if (info) names.push(name(`inode:${info.dev}:${info.ino}:${info.birthtimeNs}`));

@@ -7,8 +7,9 @@
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ACME, applyManifests, openClient, runCli, useSuiteEmulator } from './cli-harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { answerWith, startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
+import { ACME, applyManifests, makeTempDir, openClient, runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'export-keeps-yours-token-5e1a9c';
 
@@ -132,6 +133,11 @@ describe('export keeps what it did not write', () => {
 
 describe('unwritable output paths', () => {
   const suite = useSuiteEmulator(TOKEN, 'unwritable-paths', (emulator) => applyManifests(emulator.url, TOKEN, [ACME]));
+  const manifests = makeTempDir('unwritable-manifests');
+  afterAll(manifests.remove);
+  /** A plan that invites someone: apply needs --invite-codes. */
+  const MEMBER = join(manifests.dir, 'member.yaml');
+  writeFileSync(MEMBER, 'apiVersion: platform-sync/v1\norg:\n  name: solo\n  members:\n    - email: a@example.com\n      role: viewer\n');
 
   it('are one clear line naming the path, never an internal error: a file in the way, a directory, a missing directory', async () => {
     const dir = suite.dir;
@@ -144,16 +150,59 @@ describe('unwritable output paths', () => {
       [['audit', ACME, '--sarif', 'f/x'], 'f/x', /a part of \S*\/f\/x is a file/],
       [['audit', ACME, '--sarif', 'd'], 'd', /\/d is a directory/],
       [['audit', ACME, '--sarif', '.'], '.', / is (a directory|busy)/],
+      [['apply', MEMBER, '--bootstrap', '--auto-approve', '--invite-codes', 'f/x'], 'f/x', /a part of \S*f\/x is a file/],
+      [['apply', MEMBER, '--bootstrap', '--auto-approve', '--invite-codes', 'd'], 'd', /d is a directory/],
+      [['emulator', '--port', '0', '--token', 'x-token-123456', '--state', 'f/x'], 'f/x', /f\/x: \S*\/f is not a directory/],
     ];
     for (const [args, path, why] of cases) {
       const run = await runCli(args, { env: suite.env, cwd: dir });
       const label = args.join(' ');
       expect(run.code, `${label}: ${run.stderr}`).toBe(1);
       expect(run.stderr, label).not.toMatch(/internal error|\n\s+at /);
-      expect(run.stderr, label).toContain(`cannot write`);
-      expect(run.stderr, label).toContain(resolve(dir, path));
+      expect(run.stderr, label).toMatch(/cannot (write|use)/);
+      expect(run.stderr, label).toContain(args[0] === 'plan' || args[0] === 'audit' ? resolve(dir, path) : path);
       expect(run.stderr, label).toMatch(why);
       expect(readdirSync(dir).sort(), label).toEqual(['d', 'f']);
+    }
+  });
+});
+
+describe('an invite code the server echoes base64-encoded', () => {
+  const suite = useSuiteEmulator(TOKEN, 'invite-echo', (emulator) => emulator.seed({ orgs: [{ name: 'inv-text' }, { name: 'inv-json' }] }));
+  let proxy: RewritingProxy | undefined;
+  afterAll(() => proxy?.close());
+
+  it('is redacted in every output form: the second invite\'s 400 quotes the first one\'s code, base64 at each alignment, standard and URL-safe', async () => {
+    let code: string | undefined;
+    proxy = await startRewritingProxy(suite.emulator.url, (request, body) => {
+      const answer = body as { code?: unknown };
+      if (request.method !== 'POST' || !/invites/i.test(request.path)) return body;
+      if (code === undefined) {
+        if (typeof answer?.code === 'string') code = answer.code;
+        return body;
+      }
+      const forms = [0, 1, 2].flatMap((k) => {
+        const bytes = Buffer.concat([Buffer.from('q'.repeat(k)), Buffer.from(code!), Buffer.from('zz')]);
+        return [bytes.toString('base64'), bytes.toString('base64url')];
+      });
+      return answerWith(400, { code: 3, message: `Invalid argument: already holds ${forms.join(' and ')}` });
+    });
+    const env = { ...suite.env, PLATFORM_API_URL: proxy.url };
+    const runs = [];
+    for (const format of ['text', 'json']) {
+      // Each format against an org of its own: the first run leaves both invites live.
+      const manifest = join(suite.dir, `invites-${format}.yaml`);
+      const members = '  members:\n    - {email: a@example.com, role: viewer}\n    - {email: b@example.com, role: viewer}\n';
+      writeFileSync(manifest, `apiVersion: platform-sync/v1\norg:\n  name: inv-${format}\n${members}`);
+      const codes = join(suite.dir, `codes-${format}.jsonl`);
+      runs.push(await runCli(['apply', manifest, '--auto-approve', '--concurrency', '1', '--invite-codes', codes, '--format', format], { env }));
+      code = undefined;
+    }
+    for (const run of runs) {
+      const out = run.stdout + run.stderr;
+      expect(run.code, out).toBe(1);
+      expect(out).toContain('already holds');
+      expect(out.split('[REDACTED]').length - 1, out).toBeGreaterThanOrEqual(6);
     }
   });
 });

@@ -10,6 +10,7 @@ import { secretForms } from '../../src/io/redact.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { renderMarkdownAudit } from '../../src/views/audit.js';
 import type { AuditReport } from '../../src/audit/index.js';
+import { sealExportFile } from '../../src/export/write-export.js';
 import { answerWith, startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
 import { makeTempDir, openClient, runCli, type CliRun } from './cli-harness.js';
 
@@ -168,13 +169,14 @@ describe('one door out: what a user path or a big report may do', () => {
     expect(markdown).toContain('#### How to fix');
   });
 
-  it('regression 8: export --force --out LINK replaces the directory the link leads to whole: no stale file stays', async () => {
+  it('regression 8: export --force --out LINK replaces the export in the directory the link leads to whole: no stale file stays', async () => {
     const real = join(temp.dir, 'real-export');
     mkdirSync(real);
-    // An earlier export: its files carry the export's mark (what --force may replace, DESIGN.md §8 rev 5).
+    // An earlier export: its files carry the export's mark and seal (what --force may replace, DESIGN.md §8 rev 6).
     const mark = '# Written by `platform-sync export`\n';
-    writeFileSync(join(real, 'org.yaml'), `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n`);
-    writeFileSync(join(real, 'stale-team.yaml'), `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: stale-team\n`);
+    writeFileSync(join(real, 'org.yaml'), sealExportFile('org.yaml', `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n`));
+    const stale = `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: stale-team\n`;
+    writeFileSync(join(real, 'stale-team.yaml'), sealExportFile('stale-team.yaml', stale));
     const link = join(temp.dir, 'export-link');
     symlinkSync(real, link);
     const run = await runCli(['export', '--org', 'acme', '--out', link, '--force'], { env: env() });
