@@ -187,7 +187,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const real = realStatePath(options.statePath);
       const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch((err: unknown) => {
         // An error names the path the user gave, and what it links to (issue 48): not the target alone.
-        if (err instanceof StateFileError && real !== resolvePath(options.statePath!)) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
+        const linked = real !== resolvePath(options.statePath!);
+        if (err instanceof StateFileError && linked) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
         throw err;
       });
       durable = opened.state;
