@@ -119,7 +119,7 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
   if (dirEntry === 'file') throw unwritable(outDir, Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }));
   if (dirEntry === 'link') {
     // A link left here is a dangling one, or one to a file: not a directory to write into.
-    throw unwritable(outDir, Object.assign(new Error('a symbolic link that leads to no directory'), { code: 'ENOTDIR' }));
+    throw new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${outDir}: it is a symbolic link that leads to no directory; nothing was written`);
   }
   const keepAll: Redactor = (text) => text; // redacted above, before sealing
   if (dirEntry === 'none') {

@@ -4,7 +4,7 @@
  * export wrote them); what an interrupted export left (a staging directory beside, an area inside
  * with its old files set aside) is undone by the next export, the old export intact.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -53,6 +53,13 @@ describe('export --force', () => {
     expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'notes.txt', 'org.yaml', 'team.yaml', 'values.yml']);
     expect(read(join(out, 'values.yml'))).toBe('replicas: 3\n');
     expect(read(join(out, 'org.yaml'))).toContain('# new');
+  });
+
+  it('refuses an --out that is a link leading to no directory, naming it', () => {
+    const out = join(dir, 'dangling');
+    symlinkSync(join(dir, 'nowhere'), out);
+    expect(() => writeExport(out, files('new'))).toThrow(`cannot write the export to ${out}: it is a symbolic link that leads to no directory; nothing was written`);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
   });
 
   it('refuses a file it did not write at a name it writes, changing nothing', () => {
