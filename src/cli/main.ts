@@ -13,6 +13,7 @@ import { findPackageFile, packageVersion } from '../io/package-file.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerDriftCommand } from './commands/drift.js';
+import { registerAdoptCommand } from './commands/adopt.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerExportCommand } from './commands/export.js';
 import { addHelpExamples } from './help-examples.js';
@@ -72,6 +73,7 @@ function buildProgram(ctx: CliContext): Command {
   registerPlanCommand(program, ctx);
   registerApplyCommand(program, ctx);
   registerDriftCommand(program, ctx);
+  registerAdoptCommand(program, ctx);
   registerAuditCommand(program, ctx);
   registerAccessCommand(program, ctx);
   registerShowCommand(program, ctx);

@@ -302,7 +302,7 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
 }
 
 /** One item's fields as a manifest writes them (secrets as references, roles as names). */
-function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
+export function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
   const have = r.fields as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const spec of descriptor.fields) {
@@ -337,7 +337,7 @@ function writeBindings(doc: Document, path: string, bindings: readonly LiveResou
   return seq;
 }
 
-interface WrittenBinding {
+export interface WrittenBinding {
   fields: Record<string, string>;
   /** Trailing comments by field name. */
   comments: Record<string, string>;
@@ -348,7 +348,7 @@ interface WrittenBinding {
  * A role binding as a manifest writes it: a sibling by bare name, anything else in the org by
  * `/path` from the root, anything outside the org by `identityUid:`/`roleUid:` with a comment.
  */
-function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey): WrittenBinding {
+export function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey): WrittenBinding {
   const fields: Record<string, string> = {};
   const comments: Record<string, string> = {};
   if ('uid' in identity) {

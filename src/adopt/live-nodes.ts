@@ -1,0 +1,72 @@
+/**
+ * A live resource as a manifest writes it, as a `yaml` node to print into a file: the fields the
+ * export writes (itemFields, writeBinding: one way to say a live resource as manifest text), in
+ * the style of the export — short objects and sets on one line, markdown as a block literal, a
+ * secret as a `{fromEnv: …}` reference with a comment, never a value; people as `members` lines.
+ */
+import { Document, isMap, isPair, isScalar, isSeq, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { itemFields, writeBinding } from '../export/export-manifests.js';
+import type { RoleKey } from '../model/address.js';
+import { referenceText } from '../model/address.js';
+import type { KindDescriptor } from '../model/kind-descriptor.js';
+import { descriptorOf, GROUP_KIND, IDENTITY_GRANT_KIND } from '../model/kinds.js';
+import type { LiveResource } from '../model/resources.js';
+
+const SECRET_COMMENT =
+  ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
+
+/** Longest object or list written on one line, as the export writes them. */
+const FLOW_MAX = 110;
+
+export function liveItemNode(doc: Document, r: LiveResource): Node {
+  const descriptor = descriptorOf(r.kind) as KindDescriptor;
+  if (r.kind === IDENTITY_GRANT_KIND) {
+    const written = writeBinding(r.groupPath, r.fields.identity, r.fields.role);
+    const map = doc.createNode(written.fields) as YAMLMap;
+    for (const [key, comment] of Object.entries(written.comments)) {
+      const node = map.get(key, true);
+      if (isScalar(node)) node.comment = ` ${comment}`;
+    }
+    return map;
+  }
+  if (descriptor.manifest?.form === 'values') return doc.createNode(String(fieldValue(r, descriptor.keyField ?? 'name')));
+  const fields = itemFields(descriptor, r);
+  // A group's name comes first, as in every manifest; other kinds' key field is first already.
+  const map = doc.createNode(r.kind === GROUP_KIND ? { name: fields.name, ...fields } : fields) as YAMLMap;
+  styleItem(map, descriptor);
+  return map;
+}
+
+/** A `members` line: `{email: …, role: …}` on one line, as the export writes it. */
+export function memberNode(doc: Document, groupPath: string, email: string, role: RoleKey): Node {
+  const map = doc.createNode({ email, role: referenceText(groupPath, role) }) as YAMLMap;
+  map.flow = true;
+  return map;
+}
+
+function fieldValue(r: LiveResource, field: string): unknown {
+  return (r.fields as unknown as Record<string, unknown>)[field];
+}
+
+function styleItem(map: YAMLMap, descriptor: KindDescriptor): void {
+  for (const path of descriptor.secretPaths ?? []) {
+    const node = map.getIn(path.split('.'), true);
+    if (node && typeof node === 'object') (node as { comment?: string }).comment = SECRET_COMMENT;
+  }
+  for (const spec of descriptor.fields) {
+    const node = map.get(spec.name, true) as Node | undefined;
+    if (node && (spec.type === 'object' || spec.type === 'stringSet')) flowWhenShort(node);
+    if (spec.block && isScalar(node) && typeof (node as Scalar).value === 'string' && (node as Scalar).value !== '') (node as Scalar).type = 'BLOCK_LITERAL';
+  }
+}
+
+function flowWhenShort(node: Node): void {
+  if (!isMap(node) && !isSeq(node)) return;
+  const short = JSON.stringify(node.toJSON()).length <= FLOW_MAX;
+  node.flow = short;
+  if (short) return;
+  for (const item of node.items) {
+    const value = isPair(item) ? item.value : item;
+    if (value && typeof value === 'object') flowWhenShort(value as Node);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * `platform-sync adopt <paths…> [--write] [--into FILE] [--format text|json]` (DESIGN.md §5):
+ * drift's other answer — the manifests rewritten to describe live, every other byte kept.
+ * Without --write it prints the diff and exits 2 (0 when live matches); with --write it writes
+ * the files through the one writer (src/io/write-file.ts) and exits 0. 1 on error (main.ts).
+ */
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { addConnectionOptions, withSession, type ConnectionOptions } from '../shared.js';
+import type { CliContext } from '../context.js';
+
+const ADOPT_FORMATS = ['text', 'json'] as const;
+
+interface AdoptCommandOptions extends ConnectionOptions {
+  format: (typeof ADOPT_FORMATS)[number];
+  write?: boolean;
+  into?: string;
+}
+
+export function registerAdoptCommand(program: Command, ctx: CliContext): void {
+  const { output } = ctx;
+  const command = program
+    .command('adopt')
+    .description('Rewrite the manifests to describe live (drift\'s other answer): prints the diff; --write writes it (exit 0 no drift, 2 a diff, 1 error)')
+    .argument('<paths...>', 'manifest files or directories')
+    .option('--write', 'write the rewritten manifests (default: print the diff only)')
+    .option('--into <file>', 'the manifest file (one of those read) that resources made by hand go into (default: the file describing their group)')
+    .addOption(new Option('--format <format>', 'output format').choices([...ADOPT_FORMATS]).default('text'));
+  addConnectionOptions(command);
+  command.action(async (paths: string[], options: AdoptCommandOptions) => {
+    const { adoptDrift } = await import('../../adopt/index.js'); // yaml, on use only (see main.ts)
+    const { renderJsonAdopt, renderTextAdopt } = await import('../../views/adopt.js');
+    const { writeUserFile } = await import('../../io/write-file.js');
+    const absolute = paths.map((p) => resolve(ctx.cwd, p));
+    const into = options.into === undefined ? undefined : resolve(ctx.cwd, options.into);
+    const result = await withSession(options, ctx, (session) => adoptDrift(absolute, session.client, into === undefined ? {} : { into }));
+    const written = options.write === true;
+    if (written) for (const f of result.files) writeUserFile(f.file, f.after, `the manifest ${f.file}`, { redact: output.redact });
+    const view = { cwd: ctx.cwd, written };
+    output.stdout.write(options.format === 'json' ? renderJsonAdopt(result, view) : renderTextAdopt(result, view));
+    ctx.exitCode = result.files.length === 0 || written ? 0 : 2;
+  });
+}
