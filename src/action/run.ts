@@ -32,7 +32,7 @@ export const DEFAULT_COMMENT_AUTHOR = 'github-actions[bot]';
 /** GitHub refuses comments over 65,536 characters; the plan view cuts itself well below. */
 const MAX_COMMENT_CHARS = 65_000;
 
-const COMMANDS = ['plan', 'apply', 'drift', 'audit'] as const;
+const COMMANDS = ['plan', 'apply', 'drift', 'audit', 'adopt'] as const;
 type ActionCommand = (typeof COMMANDS)[number];
 
 export interface ActionResult {
@@ -295,7 +295,9 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
         : command === 'audit'
           ? // Text in the log, SARIF for code scanning, markdown in the job summary (the command writes it).
             ['audit', ...paths, '--sarif', sarifFile, ...args]
-          : ['drift', ...paths, ...args];
+          : command === 'adopt'
+            ? ['adopt', ...paths, ...args] // drift's other answer: exit 2 (has-changes) when the manifests change
+            : ['drift', ...paths, ...args];
   // Apply's JSON events are what the outputs are read from; the log shows them as people read them,
   // and the events are kept whole in a file beside the plan (RUNNER_TEMP/platform-sync-apply.jsonl).
   const stdout = command === 'apply' ? tee(io.stdout, applyEventLine) : tee(io.stdout);

@@ -12,8 +12,8 @@ import type { KindDescriptor } from '../model/kind-descriptor.js';
 import { descriptorOf, GROUP_KIND, IDENTITY_GRANT_KIND } from '../model/kinds.js';
 import type { LiveResource } from '../model/resources.js';
 
-const SECRET_COMMENT =
-  ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
+/** The comment on an adopted secret reference: the value is never written (the API never returns it). */
+const SECRET_COMMENT = ' the API never returns a secret: set this variable in the apply job only';
 
 /** Longest object or list written on one line, as the export writes them. */
 const FLOW_MAX = 110;
@@ -30,7 +30,8 @@ export function liveItemNode(doc: Document, r: LiveResource): Node {
     return map;
   }
   if (descriptor.manifest?.form === 'values') return doc.createNode(String(fieldValue(r, descriptor.keyField ?? 'name')));
-  const fields = itemFields(descriptor, r);
+  // An empty text the API answers for a field nobody set is left out: unmanaged, as it was made.
+  const fields = Object.fromEntries(Object.entries(itemFields(descriptor, r)).filter(([, v]) => v !== ''));
   // A group's name comes first, as in every manifest; other kinds' key field is first already.
   const map = doc.createNode(r.kind === GROUP_KIND ? { name: fields.name, ...fields } : fields) as YAMLMap;
   styleItem(map, descriptor);

@@ -45,6 +45,15 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'A read-only (viewer) token is enough.',
     'Exit codes: 0 in sync, 2 drift, 1 error.',
   ],
+  adopt: [
+    'platform-sync adopt manifests/                    the diff that makes the manifests describe live (nothing written)',
+    'platform-sync adopt manifests/ --write            write it: keep the changes made by hand',
+    'platform-sync adopt manifests/ --write --into manifests/by-hand.yaml   resources made by hand go there',
+    'platform-sync adopt manifests/ --format json | jq .summary',
+    'Every byte a change does not touch is kept: comments, key order, quoting, flow or block style, blank lines.',
+    'The other answer to drift is `platform-sync apply`, which reverts live to the manifests.',
+    'Exit codes: 0 in sync, 2 a diff (written with --write), 1 error.',
+  ],
   export: [
     'platform-sync export --org acme --out manifests/  org.yaml + one file per top-level group',
     'platform-sync export --org 3f1e…(40 hex) --out manifests/    by uid',

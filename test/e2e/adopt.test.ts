@@ -85,16 +85,19 @@ describe('platform-sync adopt', () => {
 
     const json = await runCli(['adopt', dir, '--format', 'json'], { env });
     expect(json.code).toBe(2);
-    const report = JSON.parse(json.stdout);
+    const parsed = JSON.parse(json.stdout);
     const schema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'adopt.schema.json'), 'utf8'));
     const validate = new Ajv2020({ strict: false }).compile(schema);
-    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
-    expect(report.summary).toMatchObject({ changed: 2, removed: 1, left: 0 });
-    expect(report.summary.added).toBeGreaterThanOrEqual(3);
+    expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
+    expect(parsed.summary).toMatchObject({ changed: 2, removed: 1, left: 0 });
+    expect(parsed.summary.added).toBeGreaterThanOrEqual(3);
 
-    const write = await runCli(['adopt', dir, '--write'], { env });
+    const report = join(temp.dir, 'drift.md');
+    const write = await runCli(['adopt', dir, '--write', '--report', report], { env, cwd: dir });
     expect(write.stderr).toBe('');
-    expect(write.code).toBe(0);
+    expect(write.code).toBe(2);
+    expect(write.stdout).toContain('Wrote org.yaml');
+    expect(readFileSync(report, 'utf8')).toContain('### platform-sync drift: org `adoptco`');
     const after = snapshot(dir);
 
     // The org file: only the lines the changes need, everything else byte for byte.
@@ -113,6 +116,54 @@ describe('platform-sync adopt', () => {
     const again = await runCli(['adopt', dir], { env });
     expect(again.code).toBe(0);
     expect(snapshot(dir)).toEqual(after);
+  });
+
+  it('a group made by hand with what it holds, --into, a set field in flow style, a secret as a reference, a protected resource deleted by hand left', async () => {
+    // Protect the repos first (a manifest change, applied), then the hand edits.
+    const orgFile = join(dir, 'org.yaml');
+    writeFileSync(orgFile, readFileSync(orgFile, 'utf8').replace('  ignore: ["identity:*/human-*"]\n', '  ignore: ["identity:*/human-*"]\n  protect: ["repo:*"]\n'));
+    const client = openClient(emulator.url, OWNER);
+    try {
+      const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
+      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { bundles: ['featured', 'fips'] }, ['bundles']);
+      const lab = await client.create('group', org.uid, { name: 'lab', description: 'Made by hand' });
+      const bot = await client.create('identity', lab.uid, { name: 'lab-bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:adoptco/lab:ref:refs/heads/main' } });
+      const roles = (await client.list('role', {})).items;
+      const viewer = roles.find((r) => r.name === 'viewer' && !String(r.uid).includes('/'))!;
+      await client.create('roleBinding', lab.uid, { identityUid: bot.uid, roleUid: viewer.uid });
+      await client.create('identityProvider', org.uid, {
+        name: 'okta',
+        defaultRole: viewer.uid,
+        oidc: { issuer: 'https://adoptco.okta.com', clientId: '0oa1adoptco', clientSecret: 'a-secret-the-api-never-returns-1234', additionalScopes: ['email'], groupsClaim: 'groups' },
+      });
+      const engineering = (await client.list('group', { childrenOf: org.uid, name: 'engineering' })).items[0]!;
+      const docs = (await client.list('repo', { childrenOf: engineering.uid, name: 'docs' })).items[0]!;
+      await client.delete('repo', docs.uid);
+    } finally {
+      await client.close();
+    }
+    const engineering = join(dir, 'engineering.yaml');
+    const before = snapshot(dir);
+    const run = await runCli(['adopt', dir, '--into', engineering, '--write'], { env, cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(2);
+    const after = snapshot(dir);
+    // Made by hand: into --into's file, the group with what it holds; the secret as a reference with its comment.
+    // The set field in place, in its flow style: one line.
+    expect(lineChanges(before['org.yaml']!, after['org.yaml']!)).toEqual({ gone: ['      bundles: [featured]'], new: ['      bundles: [featured, fips]'] });
+    // Protected and deleted by hand: left in the manifests (apply creates it again), and said so.
+    expect(after['engineering.yaml']).toContain('        - name: docs');
+    expect(run.stdout).toMatch(/! repo:engineering\/docs left: protected/);
+    const added = lineChanges(before['engineering.yaml']!, after['engineering.yaml']!).new.join('\n');
+    expect(added).toContain('    - name: lab');
+    expect(added).toContain('        - name: lab-bot');
+    expect(added).not.toContain('description: ""');
+    expect(after['engineering.yaml']).toMatch(/\n {8}- identity: lab-bot\n {10}role: viewer\n/);
+    expect(added).toContain('clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA} # the API never returns a secret: set this variable in the apply job only');
+    expect(JSON.stringify(after)).not.toContain('a-secret-the-api-never-returns');
+    const plan = await runCli(['plan', dir, '--format', 'json'], { env });
+    expect(JSON.parse(plan.stdout).steps.map((s: { action: string; address: string }) => `${s.action} ${s.address}`)).toEqual(['create repo:engineering/docs']);
   });
 
   it('bad input is a clear error and writes nothing: manifests that do not parse, an --into outside the paths', async () => {

@@ -90,6 +90,9 @@ describe('the example workflow', () => {
     expect(jobs.plan!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(jobs.apply!.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', actions: 'read' });
     expect(jobs.drift!.permissions).toEqual({ contents: 'read' });
+    // Only the nightly adopt job may write to the repository (its own branch) and open a pull request.
+    expect(jobs.adopt!.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' });
+    for (const [name, job] of Object.entries(jobs)) if (name !== 'adopt') expect(job.permissions?.contents, name).toBe('read');
     expect(jobs.apply!.concurrency).toEqual({ group: 'platform-sync-apply', 'cancel-in-progress': false });
     expect(jobs.plan!.concurrency!['cancel-in-progress']).toBe(true);
     expect(jobs.apply!.environment).toBe('platform');

@@ -32,7 +32,7 @@ describe('platform-sync init', () => {
     expect(workflow).not.toContain('ACME');
     expect(workflow).toContain('# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name');
     const code = (text: string) => text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
-    expect(Object.keys(parse(workflow).jobs)).toEqual(['plan', 'apply', 'replan', 'apply-replanned', 'drift']);
+    expect(Object.keys(parse(workflow).jobs)).toEqual(['plan', 'apply', 'replan', 'apply-replanned', 'drift', 'adopt']);
     expect(code(workflow)).toEqual(code(example.replace(/^ +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm, '')));
     // What the newcomer must set before the first pull request, and where the references are.
     const guide = readFileSync(join(dir, 'README.md'), 'utf8');

@@ -1,8 +1,9 @@
 /**
  * `platform-sync adopt <paths…> [--write] [--into FILE] [--format text|json]` (DESIGN.md §5):
  * drift's other answer — the manifests rewritten to describe live, every other byte kept.
- * Without --write it prints the diff and exits 2 (0 when live matches); with --write it writes
- * the files through the one writer (src/io/write-file.ts) and exits 0. 1 on error (main.ts).
+ * It prints the diff and exits 2 when there is one (0 when live matches), and with --write writes
+ * the files through the one writer (src/io/write-file.ts); --report FILE keeps the drift report
+ * it answers as markdown (the nightly job's pull request body). 1 on error (main.ts).
  */
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -15,6 +16,7 @@ interface AdoptCommandOptions extends ConnectionOptions {
   format: (typeof ADOPT_FORMATS)[number];
   write?: boolean;
   into?: string;
+  report?: string;
 }
 
 export function registerAdoptCommand(program: Command, ctx: CliContext): void {
@@ -25,19 +27,22 @@ export function registerAdoptCommand(program: Command, ctx: CliContext): void {
     .argument('<paths...>', 'manifest files or directories')
     .option('--write', 'write the rewritten manifests (default: print the diff only)')
     .option('--into <file>', 'the manifest file (one of those read) that resources made by hand go into (default: the file describing their group)')
+    .option('--report <file>', 'also write the drift report this answers, as markdown, to FILE (a pull request body)')
     .addOption(new Option('--format <format>', 'output format').choices([...ADOPT_FORMATS]).default('text'));
   addConnectionOptions(command);
   command.action(async (paths: string[], options: AdoptCommandOptions) => {
     const { adoptDrift } = await import('../../adopt/index.js'); // yaml, on use only (see main.ts)
     const { renderJsonAdopt, renderTextAdopt } = await import('../../views/adopt.js');
+    const { renderMarkdownDrift } = await import('../../views/drift.js');
     const { writeUserFile } = await import('../../io/write-file.js');
     const absolute = paths.map((p) => resolve(ctx.cwd, p));
     const into = options.into === undefined ? undefined : resolve(ctx.cwd, options.into);
     const result = await withSession(options, ctx, (session) => adoptDrift(absolute, session.client, into === undefined ? {} : { into }));
     const written = options.write === true;
     if (written) for (const f of result.files) writeUserFile(f.file, f.after, `the manifest ${f.file}`, { redact: output.redact });
+    if (options.report !== undefined) writeUserFile(resolve(ctx.cwd, options.report), renderMarkdownDrift(result.drift), 'the drift report', { redact: output.redact });
     const view = { cwd: ctx.cwd, written };
     output.stdout.write(options.format === 'json' ? renderJsonAdopt(result, view) : renderTextAdopt(result, view));
-    ctx.exitCode = result.files.length === 0 || written ? 0 : 2;
+    ctx.exitCode = result.files.length === 0 ? 0 : 2;
   });
 }
