@@ -130,7 +130,7 @@ describe('rough edges', () => {
     const help = await runCli(['--help']);
     const section = help.stdout.slice(help.stdout.indexOf('Commands:'), help.stdout.indexOf('\n\n', help.stdout.indexOf('Commands:')));
     const commands = [...section.matchAll(/^ {2}(\w+)( \[options\])?( <paths\.\.\.>| \[paths\.\.\.\])?\s/gm)].map((m) => m[1]);
-    expect(commands).toEqual(['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo', 'help']);
+    expect(commands).toEqual(['validate', 'plan', 'apply', 'drift', 'adopt', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo', 'help']);
     const unknown = await runCli(['plan', ACME, '--bogus']);
     expect(unknown.stderr).toMatch(/^Error: unknown option '--bogus'/);
   });
