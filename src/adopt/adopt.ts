@@ -19,7 +19,7 @@ import { UserError } from '../model/errors.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';
 import { declaringGroupPath, descriptorOf, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
 import type { PlanStep } from '../model/plan.js';
-import type { DesiredResource, LiveResource, LiveState } from '../model/resources.js';
+import type { DesiredMember, DesiredResource, LiveResource, LiveState } from '../model/resources.js';
 import { planFromManifests } from '../pipeline.js';
 import { plan as makePlan } from '../plan/index.js';
 import { indexManifests, siteAt, type ManifestIndex, type Site } from './locate.js';
@@ -67,7 +67,8 @@ export interface AdoptOptions {
 
 /** Reads the manifests and live, and returns the manifests rewritten to describe live (nothing is written here). */
 export async function adoptDrift(paths: string[], client: ApiClient, options: AdoptOptions = {}): Promise<AdoptResult> {
-  const { desired, live, plan, now } = await planFromManifests(paths, client, { allowMassDelete: true, ...(options.now !== undefined ? { now: options.now } : {}) });
+  const planning = { allowMassDelete: true, ...(options.now !== undefined ? { now: options.now } : {}) };
+  const { desired, live, plan, now } = await planFromManifests(paths, client, planning);
   assertDriftReadable(plan);
   const into = options.into === undefined ? undefined : resolve(options.into);
   const files = desired.files.map((file) => parseEditable(file, readTextSyncBounded(file, { maxBytes: DEFAULT_MAX_FILE_BYTES })));
@@ -132,7 +133,7 @@ class Adoption {
 
   constructor(
     desired: readonly DesiredResource[],
-    private readonly members: readonly { address: string; groupPath: string; email: string; role: import('../model/address.js').RoleKey; source: DesiredResource['source'] }[],
+    private readonly members: readonly DesiredMember[],
     private readonly live: LiveState,
     private readonly index: ManifestIndex,
     private readonly into: EditableFile | undefined,
@@ -141,7 +142,7 @@ class Adoption {
     this.liveByUid = new Map(live.resources.map((r) => [r.uid, r]));
     this.liveByAddress = new Map(live.resources.map((r) => [r.address, r]));
     // People (DESIGN.md §4): identities the service reports an e-mail for, by their path.
-    this.people = new Map(live.resources.flatMap((r) => (r.kind === PRINCIPAL_KIND && r.email !== undefined ? [[r.address.slice(r.address.indexOf(':') + 1), r.email]] : [])));
+    this.people = new Map(live.resources.flatMap((r) => (r.kind === PRINCIPAL_KIND && r.email !== undefined ? [[pathOf(r.address), r.email]] : [])));
   }
 
   step(step: PlanStep, isProtected: boolean): void {
@@ -166,7 +167,8 @@ class Adoption {
     const fields: string[] = [];
     for (const spec of descriptor.fields) {
       const api = spec.apiName ?? spec.name;
-      if (!step.updateMask.some((m) => m === api || m.startsWith(`${api}.`) || (r.kind === IDENTITY_GRANT_KIND && /^(role|identity)/.test(m) && /^(role|identity)/.test(spec.name)))) continue;
+      const reference = (m: string): boolean => r.kind === IDENTITY_GRANT_KIND && /^(role|identity)/.test(m) && /^(role|identity)/.test(spec.name);
+      if (!step.updateMask.some((m) => m === api || m.startsWith(`${api}.`) || reference(m))) continue;
       fields.push(spec.name);
     }
     if (step.updateMask.includes('name')) {
@@ -192,7 +194,8 @@ class Adoption {
         else if (pair) removePair(site.file, map, pair);
       }
     }
-    this.items.push({ category: 'changed', kind: r.kind, address: r.address, action: 'changed', file: site.file.file, fields: fields.length > 0 ? fields : step.updateMask });
+    const said = fields.length > 0 ? fields : step.updateMask;
+    this.items.push({ category: 'changed', kind: r.kind, address: r.address, action: 'changed', file: site.file.file, fields: said });
   }
 
   private liveFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
@@ -219,7 +222,8 @@ class Adoption {
     const member = this.members.find((m) => m.address === memberAddress);
     if (!member) return this.leave(step, 'missing', 'its members line was not found');
     const expired = this.live.resources.some(
-      (r) => r.kind === INVITE_KIND && r.groupPath === member.groupPath && r.fields.email !== undefined && asciiLower(r.fields.email) === asciiLower(member.email),
+      (r) =>
+        r.kind === INVITE_KIND && r.groupPath === member.groupPath && r.fields.email !== undefined && asciiLower(r.fields.email) === asciiLower(member.email),
     );
     if (expired) return; // the plan replaces an expired invite: not drift
     const site = siteAt(this.index, member.source);
@@ -253,7 +257,8 @@ class Adoption {
       if (r.kind === INVITE_KIND) {
         const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > Date.now();
         if (!open) {
-          this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason: 'an expired invite, or one without an e-mail: no members line describes it (ignore it in settings)' });
+          const reason = 'an expired invite, or one without an e-mail: no members line describes it (ignore it in settings)';
+          this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason });
           continue;
         }
         this.add(r, path, 'members', memberNode(this.scratch, r.groupPath, r.fields.email!, r.fields.role));
@@ -263,7 +268,8 @@ class Adoption {
         this.add(r, path, 'members', memberNode(this.scratch, r.groupPath, this.people.get(r.fields.identity.path)!, r.fields.role));
         continue;
       }
-      if (r.kind === PRINCIPAL_KIND && this.people.has(r.address.slice(r.address.indexOf(':') + 1)) && bound.has(r.address.slice(r.address.indexOf(':') + 1))) continue; // a person: their members lines say it
+      // A person bound to a role: their members lines say it.
+      if (r.kind === PRINCIPAL_KIND && this.people.has(pathOf(r.address)) && bound.has(pathOf(r.address))) continue;
       const form = descriptorOf(r.kind).manifest!;
       const node = liveItemNode(this.scratch, r);
       if (form.form === 'nested') {
@@ -306,7 +312,8 @@ class Adoption {
     }
     const site = this.siteFor(groupPath, key);
     if (!site) {
-      this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason: `group ${groupPath || 'org'} is not described in ${this.into?.file ?? 'the files'}` });
+      const reason = `group ${groupPath || 'org'} is not described in ${this.into?.file ?? 'the files'}`;
+      this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason });
       return;
     }
     this.queue(site.file, site.node as YAMLMap, key, node);
@@ -328,6 +335,11 @@ class Adoption {
     const withList = sites.filter((s) => pairOf(s.node as YAMLMap, key) !== undefined);
     return withList.find(inDeclaring) ?? withList[0] ?? sites.find(inDeclaring) ?? sites[0];
   }
+}
+
+/** `identity:a/b` → `a/b`: a resource's path from its address. */
+function pathOf(address: string): string {
+  return address.slice(address.indexOf(':') + 1);
 }
 
 function bindingFields(r: LiveResource): Record<string, unknown> {

@@ -65,6 +65,7 @@ function walkNodes(f: EditableFile, node: Node | null, holder: Omit<Site, 'file'
   if (isMap(node)) {
     for (const p of node.items) if (p.value) walkNodes(f, p.value as Node, { pair: p as Pair<Node, Node | null>, map: node }, index);
   } else if (isSeq(node)) {
-    for (const item of node.items) walkNodes(f, item as Node, { seq: node, ...(holder.pair ? { pair: holder.pair } : {}), ...(holder.map ? { map: holder.map } : {}) }, index);
+    const inList = { seq: node, ...(holder.pair ? { pair: holder.pair } : {}), ...(holder.map ? { map: holder.map } : {}) };
+    for (const item of node.items) walkNodes(f, item as Node, inList, index);
   }
 }

@@ -113,10 +113,15 @@ export function plainNode(value: unknown): Node {
   return node;
 }
 
+/** A pair of a flow map as the file wrote it. */
+function pairText(f: EditableFile, p: Pair<Node, Node | null>): string {
+  return f.text.slice(p.key.range![0], p.value?.range?.[1] ?? p.key.range![1]);
+}
+
 /** Removes `key: value` from a block map, its lines whole (a flow map is written again without it). */
 export function removePair(f: EditableFile, map: YAMLMap, pair: Pair<Node, Node | null>): void {
   if (map.flow) {
-    const rest = map.items.filter((p) => p !== pair).map((p) => f.text.slice((p.key as Node).range![0], (p.value as Node | null)?.range?.[1] ?? (p.key as Node).range![1]));
+    const rest = map.items.filter((p) => p !== pair).map((p) => pairText(f, p as Pair<Node, Node | null>));
     return splice(f, map.range![0], map.range![1], flowText(rest, '{', isSpacedFlow(f, map)));
   }
   const start = lineStart(f.text, (pair.key as Node).range![0]);
@@ -144,7 +149,8 @@ export function removeItems(f: EditableFile, holder: { map: YAMLMap; pair: Pair<
 export function appendItems(f: EditableFile, seq: YAMLSeq, items: readonly Node[]): void {
   if (items.length === 0) return;
   if (seq.flow) {
-    const texts = seq.items.map((i) => f.text.slice((i as Node).range![0], (i as Node).range![1])).concat(items.map((n) => flowValue(n.toJSON(), isSpacedFlow(f, seq))));
+    const kept = seq.items.map((i) => f.text.slice((i as Node).range![0], (i as Node).range![1]));
+    const texts = kept.concat(items.map((n) => flowValue(n.toJSON(), isSpacedFlow(f, seq))));
     return splice(f, seq.range![0], seq.range![1], flowText(texts, '[', isSpacedFlow(f, seq)));
   }
   const column = columnOf(f.text, seq.range![0]);
@@ -163,7 +169,7 @@ export function appendItems(f: EditableFile, seq: YAMLSeq, items: readonly Node[
  */
 export function insertPair(f: EditableFile, map: YAMLMap, key: string, value: Node): void {
   if (map.flow) {
-    const texts = map.items.map((p) => f.text.slice((p.key as Node).range![0], (p.value as Node | null)?.range?.[1] ?? (p.key as Node).range![1]));
+    const texts = map.items.map((p) => pairText(f, p as Pair<Node, Node | null>));
     texts.push(`${scalarText(key)}: ${flowValue(value.toJSON(), isSpacedFlow(f, map))}`);
     return splice(f, map.range![0], map.range![1], flowText(texts, '{', isSpacedFlow(f, map)));
   }

@@ -22,7 +22,8 @@ export function fileDiff(file: { file: string; before: string; after: string }, 
 
 export function renderTextAdopt(result: AdoptResult, options: { cwd: string; written: boolean }): string {
   const adopted = result.items.filter((i) => i.action !== 'left');
-  if (result.files.length === 0 && result.items.length === 0) return `No drift: org ${escapeControl(result.org.name)} matches the manifests; nothing to adopt.\n`;
+  const org = escapeControl(result.org.name);
+  if (result.files.length === 0 && result.items.length === 0) return `No drift: org ${org} matches the manifests; nothing to adopt.\n`;
   const lines: string[] = [];
   lines.push(
     `Adopting ${adopted.length} change${adopted.length === 1 ? '' : 's'} live holds into the manifests of org ${escapeControl(result.org.name)} ` +
@@ -37,7 +38,9 @@ export function renderTextAdopt(result: AdoptResult, options: { cwd: string; wri
   for (const f of result.files) lines.push(escapeControl(fileDiff(f, options.cwd)).replace(/\n$/, ''));
   if (result.files.length > 0) lines.push('');
   if (options.written) for (const f of result.files) lines.push(`Wrote ${escapeControl(relative(options.cwd, f.file) || f.file)}`);
-  else if (result.files.length > 0) lines.push('Nothing was written: run again with --write to write these changes, or `platform-sync apply` to revert live instead.');
+  else if (result.files.length > 0) {
+    lines.push('Nothing was written: run again with --write to write these changes, or `platform-sync apply` to revert live instead.');
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -65,7 +65,12 @@ describe('platform-sync adopt', () => {
       const roles = (await client.list('role', {})).items;
       const viewer = roles.find((r) => r.name === 'viewer' && !String(r.uid).includes('/'))!;
       await client.create('roleBinding', engineering.uid, { identityUid: ci.uid, roleUid: viewer.uid });
-      await client.create('groupInvite', org.uid, { email: 'bob@adoptco.dev', role: viewer.uid, expirationTime: new Date(Date.now() + 5 * 86_400_000).toISOString(), singleUse: true });
+      await client.create('groupInvite', org.uid, {
+        email: 'bob@adoptco.dev',
+        role: viewer.uid,
+        expirationTime: new Date(Date.now() + 5 * 86_400_000).toISOString(),
+        singleUse: true,
+      });
       void made;
     } finally {
       await client.close();
@@ -76,7 +81,8 @@ describe('platform-sync adopt', () => {
     expect(preview.stderr).toBe('');
     expect(preview.code).toBe(2);
     expect(snapshot(dir)).toEqual(before);
-    for (const name of ['identity:engineering/ci-bot', 'repo:app', 'group:sandbox', 'group:legacy', 'roleBinding:engineering/ci-bot=viewer', 'groupInvite:bob@adoptco.dev=viewer']) {
+    const named = ['identity:engineering/ci-bot', 'repo:app', 'group:sandbox', 'group:legacy', 'roleBinding:engineering/ci-bot=viewer', 'groupInvite:bob@adoptco.dev=viewer'];
+    for (const name of named) {
       expect(preview.stdout).toContain(name);
     }
     expect(preview.stdout).toContain('--- a/');
@@ -102,9 +108,15 @@ describe('platform-sync adopt', () => {
 
     // The org file: only the lines the changes need, everything else byte for byte.
     const org = lineChanges(before['org.yaml']!, after['org.yaml']!);
-    expect(org.gone.sort()).toEqual(['      description: To be retired', '    - name: legacy', '      description: The application   # the customer-facing one'].sort());
+    const gone = ['      description: To be retired', '    - name: legacy', '      description: The application   # the customer-facing one'];
+    expect(org.gone.sort()).toEqual(gone.sort());
     expect(org.new.sort()).toEqual(
-      ['      description: Renamed in the console   # the customer-facing one', '    - name: sandbox', '      description: Made by hand', '    - {email: bob@adoptco.dev, role: viewer}'].sort(),
+      [
+        '      description: Renamed in the console   # the customer-facing one',
+        '    - name: sandbox',
+        '      description: Made by hand',
+        '    - {email: bob@adoptco.dev, role: viewer}',
+      ].sort(),
     );
     const eng = lineChanges(before['engineering.yaml']!, after['engineering.yaml']!);
     expect(eng.gone).toEqual(['          description: CI of adoptco/monorepo']);
@@ -118,24 +130,34 @@ describe('platform-sync adopt', () => {
     expect(snapshot(dir)).toEqual(after);
   });
 
-  it('a group made by hand with what it holds, --into, a set field in flow style, a secret as a reference, a protected resource deleted by hand left', async () => {
+  it('a group made by hand with what it holds, --into, a set field in flow style, a secret as a reference, a protected deletion left', async () => {
     // Protect the repos first (a manifest change, applied), then the hand edits.
     const orgFile = join(dir, 'org.yaml');
-    writeFileSync(orgFile, readFileSync(orgFile, 'utf8').replace('  ignore: ["identity:*/human-*"]\n', '  ignore: ["identity:*/human-*"]\n  protect: ["repo:*"]\n'));
+    const ignore = '  ignore: ["identity:*/human-*"]\n';
+    writeFileSync(orgFile, readFileSync(orgFile, 'utf8').replace(ignore, `${ignore}  protect: ["repo:*"]\n`));
     const client = openClient(emulator.url, OWNER);
     try {
       const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
       const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
       await client.update('repo', app.uid, { bundles: ['featured', 'fips'] }, ['bundles']);
       const lab = await client.create('group', org.uid, { name: 'lab', description: 'Made by hand' });
-      const bot = await client.create('identity', lab.uid, { name: 'lab-bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:adoptco/lab:ref:refs/heads/main' } });
+      const bot = await client.create('identity', lab.uid, {
+        name: 'lab-bot',
+        claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:adoptco/lab:ref:refs/heads/main' },
+      });
       const roles = (await client.list('role', {})).items;
       const viewer = roles.find((r) => r.name === 'viewer' && !String(r.uid).includes('/'))!;
       await client.create('roleBinding', lab.uid, { identityUid: bot.uid, roleUid: viewer.uid });
       await client.create('identityProvider', org.uid, {
         name: 'okta',
         defaultRole: viewer.uid,
-        oidc: { issuer: 'https://adoptco.okta.com', clientId: '0oa1adoptco', clientSecret: 'a-secret-the-api-never-returns-1234', additionalScopes: ['email'], groupsClaim: 'groups' },
+        oidc: {
+          issuer: 'https://adoptco.okta.com',
+          clientId: '0oa1adoptco',
+          clientSecret: 'a-secret-the-api-never-returns-1234',
+          additionalScopes: ['email'],
+          groupsClaim: 'groups',
+        },
       });
       const engineering = (await client.list('group', { childrenOf: org.uid, name: 'engineering' })).items[0]!;
       const docs = (await client.list('repo', { childrenOf: engineering.uid, name: 'docs' })).items[0]!;

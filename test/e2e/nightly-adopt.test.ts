@@ -39,7 +39,7 @@ class FakeGitHub {
         const url = new URL(req.url ?? '/', 'http://x');
         this.requests.push(`${req.method} ${url.pathname}${url.search} ${req.headers.authorization === `Bearer ${GH_TOKEN}` ? 'auth' : 'NO AUTH'}`);
         res.setHeader('content-type', 'application/json');
-        if (url.pathname !== '/repos/acme/manifests/pulls' && !/^\/repos\/acme\/manifests\/pulls\/\d+$/.test(url.pathname)) return (res.statusCode = 404), res.end('{}');
+        if (!/^\/repos\/acme\/manifests\/pulls(\/\d+)?$/.test(url.pathname)) return (res.statusCode = 404), res.end('{}');
         if (req.method === 'GET') {
           const [owner, branch] = (url.searchParams.get('head') ?? '').split(':');
           return res.end(JSON.stringify(this.pulls.filter((p) => p.state === url.searchParams.get('state') && owner === 'acme' && p.head === branch)));
@@ -88,15 +88,18 @@ describe('the nightly adopt job', () => {
     workflow = parse(readFileSync(join(checkout, '.github', 'workflows', 'platform-sync.yml'), 'utf8')) as Workflow;
     rmSync(join(checkout, 'manifests'), { recursive: true, force: true });
     cpSync(join(REPO_ROOT, 'test', 'fixtures', 'adopt'), join(checkout, 'manifests'), { recursive: true });
-    writeFileSync(join(checkout, 'package-lock.json'), JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/platform-sync': { version: VERSION } } }));
-    writeStandIn(standIns, 'npm', ['[ "$1" = ci ] || exit 1', '[ -z "${PLATFORM_TOKEN:-}" ] || exit 1', 'mkdir -p node_modules && ln -s "$TEST_PLATFORM_SYNC_PACKAGE" node_modules/platform-sync'].join('\n'));
+    const lock = { lockfileVersion: 3, packages: { 'node_modules/platform-sync': { version: VERSION } } };
+    writeFileSync(join(checkout, 'package-lock.json'), JSON.stringify(lock));
+    const npm = ['[ "$1" = ci ] || exit 1', '[ -z "${PLATFORM_TOKEN:-}" ] || exit 1', 'mkdir -p node_modules && ln -s "$TEST_PLATFORM_SYNC_PACKAGE" node_modules/platform-sync'];
+    writeStandIn(standIns, 'npm', npm.join('\n'));
     git(temp.dir, 'init', '--quiet', '--bare', '-b', 'main', origin);
     git(checkout, 'init', '--quiet', '-b', 'main');
     git(checkout, 'add', '-A');
     git(checkout, '-c', 'user.name=dev', '-c', 'user.email=dev@acme.dev', 'commit', '--quiet', '-m', 'manifests');
     git(checkout, 'remote', 'add', 'origin', origin);
     git(checkout, 'push', '--quiet', 'origin', 'main');
-    const applied = await runCli(['apply', join(checkout, 'manifests'), '--bootstrap', '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')], { env: env() });
+    const codes = join(temp.dir, 'codes.jsonl');
+    const applied = await runCli(['apply', join(checkout, 'manifests'), '--bootstrap', '--auto-approve', '--invite-codes', codes], { env: env() });
     expect(applied.code, applied.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -118,7 +121,17 @@ describe('the nightly adopt job', () => {
       jobsRoot: temp.dir,
       actionRepository: REPO_ROOT,
       // The job's GITHUB_TOKEN is github.token, as a runner gives it.
-      github: { event_name: 'schedule', ref: 'refs/heads/main', sha: git(checkout, 'rev-parse', 'HEAD'), repository: 'acme/manifests', run_id: String(++runs), run_attempt: '1', api_url: github.url, event: { repository: { default_branch: 'main' } }, token: GH_TOKEN } as RunnerWorld['github'],
+      github: {
+        event_name: 'schedule',
+        ref: 'refs/heads/main',
+        sha: git(checkout, 'rev-parse', 'HEAD'),
+        repository: 'acme/manifests',
+        run_id: String(++runs),
+        run_attempt: '1',
+        api_url: github.url,
+        event: { repository: { default_branch: 'main' } },
+        token: GH_TOKEN,
+      } as RunnerWorld['github'],
       vars: { PLATFORM_API_URL: emulator.url },
       secrets: { PLATFORM_TOKEN: OWNER, PLATFORM_TOKEN_READONLY: VIEWER },
       inputs: {},

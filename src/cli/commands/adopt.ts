@@ -40,7 +40,9 @@ export function registerAdoptCommand(program: Command, ctx: CliContext): void {
     const result = await withSession(options, ctx, (session) => adoptDrift(absolute, session.client, into === undefined ? {} : { into }));
     const written = options.write === true;
     if (written) for (const f of result.files) writeUserFile(f.file, f.after, `the manifest ${f.file}`, { redact: output.redact });
-    if (options.report !== undefined) writeUserFile(resolve(ctx.cwd, options.report), renderMarkdownDrift(result.drift), 'the drift report', { redact: output.redact });
+    if (options.report !== undefined) {
+      writeUserFile(resolve(ctx.cwd, options.report), renderMarkdownDrift(result.drift), 'the drift report', { redact: output.redact });
+    }
     const view = { cwd: ctx.cwd, written };
     output.stdout.write(options.format === 'json' ? renderJsonAdopt(result, view) : renderTextAdopt(result, view));
     ctx.exitCode = result.files.length === 0 ? 0 : 2;
