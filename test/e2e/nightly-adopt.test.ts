@@ -21,6 +21,8 @@ const OWNER = 'nightly-adopt-owner-token-77c1';
 const VIEWER = 'nightly-adopt-viewer-token-2d0e';
 const GH_TOKEN = 'gh-token-for-test';
 const TITLE = 'Adopt changes made outside platform-sync';
+/** A job spawns platform-sync a few times: bounded for a loaded 2-core machine, not a sleep. */
+const JOB_BOUND = 90_000;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 interface Pull { number: number; title: string; head: string; base: string; body: string; state: 'open' | 'closed' }
@@ -150,7 +152,7 @@ describe('the nightly adopt job', () => {
     await nightly();
     expect(github.requests).toEqual([]);
     expect(git(checkout, 'ls-remote', '--heads', origin)).not.toContain('platform-sync/adopt');
-  });
+  }, JOB_BOUND);
 
   it('drift: one pull request from a branch of its own, with the drift report as its body; more drift updates it in place; never a push to main', async () => {
     const mainBefore = git(checkout, 'rev-parse', 'origin/main');
@@ -185,7 +187,7 @@ describe('the nightly adopt job', () => {
     expect(git(checkout, 'rev-parse', 'origin/main')).toBe(mainBefore);
     expect(git(checkout, 'show', 'origin/platform-sync/adopt:manifests/org.yaml')).toContain('- name: sandbox');
     expect(git(checkout, 'rev-list', '--count', 'origin/main..origin/platform-sync/adopt')).toBe('1');
-  });
+  }, 2 * JOB_BOUND);
 
   it('merging adopts: the merged manifests plan to nothing; closing and plan-and-apply reverts: the next night is in sync', async () => {
     const merged = join(temp.dir, 'merged');
@@ -202,5 +204,5 @@ describe('the nightly adopt job', () => {
     await nightly();
     expect(github.requests).toEqual([]);
     expect(github.pulls.filter((p) => p.state === 'open')).toEqual([]);
-  });
+  }, JOB_BOUND);
 });
