@@ -4,15 +4,17 @@
  * a token it did not — decided here, by meaning where it can be decided cheaply and exactly, and
  * otherwise on the safe side (a changed pattern that is not plainly narrower is a new principal):
  *
- * - an exact value is within an exact value when equal, within a pattern when the pattern (RE2,
- *   as the service reads it) matches all of it;
- * - a pattern is within a pattern when they are the same, or when the old one is a literal
- *   prefix and `.*` and the new one starts with that prefix (`repo:acme/app.*` within `repo:.*`);
+ * - a value (exact or pattern) is within another when every text it accepts the other accepted:
+ *   the languages compared exactly by finite automata (pattern-language.ts: RE2 as the service
+ *   reads and anchors it, flags included), so `repo:acme/?.*` and `repo:acme/x|.*` are wider than
+ *   `repo:acme/.*` and `repo:acme/(app|web):.*` narrower; a pattern that cannot be read there is
+ *   never within anything else (a new principal);
  * - a requirement left out (an audience, a claim) accepts anything;
  * - another relationship, other keys, another issuer or a later key expiry accept other tokens.
  */
 import { normalizeServicePrincipal } from '../model/identity-relationships.js';
 import { re2FullMatch } from '../util/re2.js';
+import { within as languageWithin, type ValueSpec } from './pattern-language.js';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -24,28 +26,21 @@ export function relationshipOf(fields: Obj, names: readonly string[]): { field: 
   return undefined;
 }
 
-const LITERAL = /^[A-Za-z0-9:/_\-=@,;~ ]*/;
-
-/** Whether every text `newPattern` matches is matched by `oldPattern`, as far as it can be told (false when not known). */
-function patternWithin(newPattern: string, oldPattern: string): boolean {
-  if (newPattern === oldPattern) return true;
-  if (!oldPattern.endsWith('.*')) return false;
-  const prefix = oldPattern.slice(0, -2);
-  if (LITERAL.exec(prefix)![0] !== prefix) return false;
-  const literal = LITERAL.exec(newPattern)![0];
-  return literal.startsWith(prefix);
-}
-
 /** One requirement (an exact member or its pattern): is what `now` accepts within what `was` accepted? */
 function within(now: Obj, was: Obj, exact: string, pattern: string): boolean {
   const wasExact = str(was[exact]);
   const wasPattern = str(was[pattern]);
   if (wasExact === undefined && wasPattern === undefined) return true;
-  const nowExact = str(now[exact]);
-  const nowPattern = str(now[pattern]);
-  if (nowExact !== undefined) return wasExact !== undefined ? nowExact === wasExact : re2FullMatch(wasPattern!, nowExact);
-  if (nowPattern !== undefined) return wasPattern !== undefined && patternWithin(nowPattern, wasPattern);
-  return false;
+  const nowSpec = specOf(now, exact, pattern);
+  return nowSpec !== undefined && languageWithin(nowSpec, specOf(was, exact, pattern)!);
+}
+
+/** A requirement as a value spec: its exact member, else its pattern (undefined: neither). */
+function specOf(o: Obj, exact: string, pattern: string): ValueSpec | undefined {
+  const e = str(o[exact]);
+  if (e !== undefined) return { exact: e };
+  const p = str(o[pattern]);
+  return p !== undefined ? { pattern: p } : undefined;
 }
 
 /** Every claim `was` required must be required now, as strictly: an exact claim the same; a pattern by a pattern within it, or an exact claim it matches. */
@@ -58,7 +53,8 @@ function claimsWithin(now: Obj, was: Obj): boolean {
     if (pattern === undefined) continue;
     const exact = str(nowClaims[claim]);
     const narrower = str(nowPatterns[claim]);
-    if (exact !== undefined ? !re2FullMatch(pattern, exact) : narrower === undefined || !patternWithin(narrower, pattern)) return false;
+    const nowSpec: ValueSpec | undefined = exact !== undefined ? { exact } : narrower !== undefined ? { pattern: narrower } : undefined;
+    if (nowSpec === undefined || !languageWithin(nowSpec, { pattern })) return false;
   }
   return true;
 }

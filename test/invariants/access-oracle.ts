@@ -11,9 +11,13 @@ import type { LiveResource, LiveState } from '../../src/model/resources.js';
 
 const GITHUB = 'https://token.actions.githubusercontent.com';
 const ISSUERS = [GITHUB, 'https://issuer.acme.dev', 'https://evil.example'];
-const SUBJECTS = ['repo:acme/app:ref:refs/heads/main', 'repo:acme/web:ref:refs/heads/main', 'repo:acme/app:pull_request', 'repo:evil/x:ref:refs/heads/main', 'signer', 'other'];
+const SUBJECTS = [
+  'repo:acme/app:ref:refs/heads/main', 'repo:acme/web:ref:refs/heads/main', 'repo:acme/app:pull_request', 'repo:evil/x:ref:refs/heads/main', 'signer', 'other',
+  // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another case.
+  'repo:acme-evil/x:ref:refs/heads/main', 'REPO:ACME/app:ref:refs/heads/main',
+];
 const OWNERS = [undefined, 'acme', 'evil'];
-const ARNS = ['arn:aws:sts::123456789012:assumed-role/deploy/x', 'arn:aws:sts::123456789012:assumed-role/other/x'];
+const ARNS = ['arn:aws:sts::123456789012:assumed-role/deploy/x', 'arn:aws:sts::123456789012:assumed-role/other/x', 'arn:aws:sts::123456789012:assumed-role/deployer/x'];
 const ACCOUNTS = ['123456789012', '210987654321'];
 const SERVICES = ['COSIGNED', 'INGESTER', 'CATALOG_SYNCER', 'APKO_BUILDER'];
 

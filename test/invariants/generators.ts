@@ -38,7 +38,7 @@ export interface MOrg extends MGroup { terms: string[] }
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(7) });
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(14) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) =>
@@ -100,7 +100,7 @@ export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('rename' as const), at: fc.nat(), to: fc.constantFrom('x1', 'x2', 'b', 'web', 'api', 'c'), declare: fc.boolean() }),
   fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
   fc.record({ op: fc.constant('add' as const), at: fc.nat(), what: fc.constantFrom('identity' as const, 'repo' as const, 'role' as const, 'group' as const, 'binding' as const, 'subscription' as const) }),
-  fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(10) }),
+  fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(14) }),
   fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
 );
@@ -186,6 +186,15 @@ const RELATIONSHIPS: Record<string, unknown>[] = [
   { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*' } },
   { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main' } },
   { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
+  // Pattern edits (issue 58): a base, widenings that keep its literal prefix (a quantifier on the prefix's last character,
+  // a top-level alternation, a flag), narrowings (a class, an alternation of repositories), and the same for an ARN.
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/?.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*|o.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: '(?i)repo:acme/.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/(app|web):.*' } },
+  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/[a-z]+:ref:refs/heads/main' } },
+  { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/?.*' } },
 ];
 
 /** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
