@@ -80,7 +80,8 @@ function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'gran
     case 'externalGroup': {
       if (typeof value !== 'string' || r.parent === null) return undefined;
       const idp = state.records.get(r.parent);
-      return { id: `idp:${issuerOf(idp) ?? r.parent}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
+      // The claim that carries groups decides who "the group" is: another claim names other people (rev 6).
+      return { id: `idp:${issuerOf(idp) ?? r.parent}/claim:${groupsClaimOf(idp)}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
     }
     case 'signIn':
       return { id: `idp:${issuerOf(r) ?? r.key}/*`, kind: 'signIn', name: `idp:${idpPath(r.address)}/*`, record: r.key };
@@ -97,6 +98,13 @@ const idpPath = (address: string): string => address.slice(address.indexOf(':') 
 function issuerOf(idp: AccessRecord | undefined): string | undefined {
   const oidc = idp?.fields.oidc;
   return oidc !== null && typeof oidc === 'object' && typeof (oidc as Record<string, unknown>).issuer === 'string' ? ((oidc as Record<string, unknown>).issuer as string) : undefined;
+}
+
+/** The claim an identity provider reads its people's groups from (JSON-quoted; `undefined` when not set). */
+function groupsClaimOf(idp: AccessRecord | undefined): string {
+  const oidc = idp?.fields.oidc;
+  const claim = oidc !== null && typeof oidc === 'object' ? (oidc as Record<string, unknown>).groupsClaim : undefined;
+  return typeof claim === 'string' ? JSON.stringify(claim) : 'undefined';
 }
 
 /**

@@ -86,6 +86,30 @@ describe('a changed pattern is a new principal unless its language is within the
     }
   });
 
+  it("an identity provider's groupsClaim is part of who its groups are: groups → name with platform-admins → owner is a gain", async () => {
+    const idp = (claim: string) => [
+      '  identityProviders:',
+      '    - name: okta',
+      '      defaultRole: viewer',
+      `      oidc: {issuer: "https://acme.okta.com", clientId: "0oa1b2c3d4", clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: ${claim}}`,
+      '      groupMappings:',
+      '        - {externalGroup: platform-admins, role: owner}',
+      '',
+    ].join('\n');
+    const env = { ...suite.env, PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0058' };
+    writeFileSync(file(), manifest(subject('repo:acme/.*')) + idp('groups'));
+    const applied = await runCli(['apply', file(), '--bootstrap', '--auto-approve'], { env });
+    expect(applied.code, applied.stderr + applied.stdout).toBe(0);
+    writeFileSync(file(), manifest(subject('repo:acme/.*')) + idp('name'));
+    const plan = await cli(['plan', file()]);
+    expect(plan.stdout).toMatch(/\+ idp:okta\/group:platform-admins gains all of owner/);
+    const denied = await cli(['plan', file(), '--deny-new-access']);
+    expect(denied.code, denied.stdout).toBe(1);
+    writeFileSync(file(), manifest(subject('repo:acme/.*')) + idp('groups'));
+    const same = await cli(['plan', file(), '--deny-new-access']);
+    expect(same.code, same.stderr).toBe(0);
+  });
+
   it('narrowings are no gain: a longer prefix, an alternation of repositories, an exact subject', async () => {
     for (const variant of [subject('repo:acme/app:.*'), subject('repo:acme/(app|web):.*'), `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main"}`]) {
       await from(subject('repo:acme/.*'), variant);

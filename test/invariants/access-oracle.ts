@@ -29,7 +29,7 @@ export type Concrete =
   | { kind: 'keys'; iss: string; sub: string; keys: string; aud: string | undefined; label: string }
   | { kind: 'email'; email: string; label: string }
   | { kind: 'code'; invite: string; label: string }
-  | { kind: 'idpGroup'; issuer: string; group: string; label: string }
+  | { kind: 'idpGroup'; issuer: string; claim: string; group: string; label: string }
   | { kind: 'signIn'; issuer: string; label: string };
 
 type Obj = Record<string, unknown>;
@@ -46,6 +46,8 @@ const pair = (o: Obj, exact: string, pattern: string, value: string | undefined,
   typeof o[exact] === 'string' ? value === o[exact] : typeof o[pattern] === 'string' ? value !== undefined && full(o[pattern] as string, value) : optional;
 
 const issuerOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.issuer);
+/** The claim the provider reads groups from: a group of another claim is other people (issue 58). */
+const groupsClaimOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.groupsClaim);
 
 /** Whether an identity (its live fields) accepts the concrete principal. */
 function accepts(identity: LiveResource, who: Concrete): boolean {
@@ -108,7 +110,7 @@ export function universe(states: readonly LiveState[]): Concrete[] {
       if (r.kind === 'identityProvider') once({ kind: 'signIn', issuer: issuerOf(r), label: `sign-in ${issuerOf(r)}` });
       if (r.kind === 'groupMapping') {
         const idp = live.resources.find((x) => x.uid === r.parentUid);
-        if (idp) once({ kind: 'idpGroup', issuer: issuerOf(idp), group: String(f.externalGroup), label: `idp-group ${issuerOf(idp)} ${String(f.externalGroup)}` });
+        if (idp) once({ kind: 'idpGroup', issuer: issuerOf(idp), claim: groupsClaimOf(idp), group: String(f.externalGroup), label: `idp-group ${issuerOf(idp)} ${groupsClaimOf(idp)} ${String(f.externalGroup)}` });
       }
     }
   }
@@ -171,7 +173,7 @@ class OracleState {
         if (who.kind === 'signIn' && who.issuer === issuerOf(r) && f.defaultRole !== undefined) give(r.parentUid, this.role(f.defaultRole));
       } else if (r.kind === 'groupMapping') {
         const idp = this.live.resources.find((x) => x.uid === r.parentUid);
-        if (who.kind === 'idpGroup' && idp !== undefined && issuerOf(idp) === who.issuer && who.group === f.externalGroup) give(org, this.role(f.role));
+        if (who.kind === 'idpGroup' && idp !== undefined && issuerOf(idp) === who.issuer && groupsClaimOf(idp) === who.claim && who.group === f.externalGroup) give(org, this.role(f.role));
       }
     }
     return out;
