@@ -28,11 +28,15 @@ export function parseToken(text: string): Token {
   for (const [k, v] of Object.entries(value)) {
     if (typeof v !== 'string' && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) throw new UserError('USAGE', `--as: claim ${JSON.stringify(k)} is not a string or a list of strings`);
   }
-  return value as Token;
+  // Claims by own name only: a manifest claim named `toString` or `constructor` is not a token's method.
+  return Object.assign(Object.create(null) as Record<string, string | readonly string[]>, value) as Token;
 }
 
+/** A claim of the token, read as its own property only (undefined when the token lacks it). */
+const claimOf = (token: Token, claim: string): string | readonly string[] | undefined => (Object.hasOwn(token, claim) ? token[claim] : undefined);
+
 function one(token: Token, claim: string): string | undefined {
-  const v = token[claim];
+  const v = claimOf(token, claim);
   return typeof v === 'string' ? v : undefined;
 }
 
@@ -51,16 +55,16 @@ export function tokenAccepted(rel: { field: string; value: unknown }, token: Tok
   switch (rel.field) {
     case 'claimMatch': {
       if (!isObject(v)) return false;
-      if (!matches(v, 'issuer', 'issuerPattern', list(token.iss), false) || !matches(v, 'subject', 'subjectPattern', list(token.sub), false) || !matches(v, 'audience', 'audiencePattern', list(token.aud), true)) return false;
-      for (const [claim, want] of Object.entries(isObject(v.claims) ? v.claims : {})) if (!list(token[claim]).includes(String(want))) return false;
-      for (const [claim, pattern] of Object.entries(isObject(v.claimPatterns) ? v.claimPatterns : {})) if (!list(token[claim]).some((x) => re2FullMatch(String(pattern), x))) return false;
+      if (!matches(v, 'issuer', 'issuerPattern', list(claimOf(token, 'iss')), false) || !matches(v, 'subject', 'subjectPattern', list(claimOf(token, 'sub')), false) || !matches(v, 'audience', 'audiencePattern', list(claimOf(token, 'aud')), true)) return false;
+      for (const [claim, want] of Object.entries(isObject(v.claims) ? v.claims : {})) if (!list(claimOf(token, claim)).includes(String(want))) return false;
+      for (const [claim, pattern] of Object.entries(isObject(v.claimPatterns) ? v.claimPatterns : {})) if (!list(claimOf(token, claim)).some((x) => re2FullMatch(String(pattern), x))) return false;
       return true;
     }
     case 'staticKeys':
       if (!isObject(v) || one(token, 'iss') !== v.issuer || one(token, 'sub') !== v.subject) return false;
-      return !Array.isArray(v.audiences) || list(token.aud).some((a) => (v.audiences as unknown[]).includes(a));
+      return !Array.isArray(v.audiences) || list(claimOf(token, 'aud')).some((a) => (v.audiences as unknown[]).includes(a));
     case 'awsIdentity':
-      return isObject(v) && one(token, 'awsAccount') === v.awsAccount && matches(v, 'arn', 'arnPattern', list(token.arn), true) && matches(v, 'userId', 'userIdPattern', list(token.userId), true);
+      return isObject(v) && one(token, 'awsAccount') === v.awsAccount && matches(v, 'arn', 'arnPattern', list(claimOf(token, 'arn')), true) && matches(v, 'userId', 'userIdPattern', list(claimOf(token, 'userId')), true);
     case 'servicePrincipal':
       return one(token, 'servicePrincipal') !== undefined && normalizeServicePrincipal(one(token, 'servicePrincipal')) === normalizeServicePrincipal(v);
     default:

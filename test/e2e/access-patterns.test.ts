@@ -110,6 +110,19 @@ describe('a changed pattern is a new principal unless its language is within the
     expect(same.code, same.stderr).toBe(0);
   });
 
+  it('access --as answers, never crashes, when a manifest claim is named toString (or valueOf, hasOwnProperty) and the token lacks it', async () => {
+    for (const name of ['toString', 'valueOf', 'hasOwnProperty']) {
+      await from(subject('repo:acme/.*'), subject('repo:acme/.*'));
+      writeFileSync(file(), manifest(`claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claims: {${JSON.stringify(name)}: x}}`));
+      const as = await cli(['access', file(), '--as', outsider('repo:acme/app:ref:refs/heads/main'), '--format', 'json']);
+      expect(as.code, `${name}: ${as.stderr}`).toBe(0);
+      expect(JSON.parse(as.stdout)).toMatchObject({ actingAs: [] });
+      const holds = await cli(['access', file(), '--as', JSON.stringify({ iss: GH, sub: 'repo:acme/app:ref:refs/heads/main', [name]: 'x' }), '--format', 'json']);
+      expect(holds.code, `${name}: ${holds.stderr}`).toBe(0);
+      expect(JSON.parse(holds.stdout)).toMatchObject({ actingAs: ['identity:owner-bot'] });
+    }
+  });
+
   it('narrowings are no gain: a longer prefix, an alternation of repositories, an exact subject', async () => {
     for (const variant of [subject('repo:acme/app:.*'), subject('repo:acme/(app|web):.*'), `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main"}`]) {
       await from(subject('repo:acme/.*'), variant);

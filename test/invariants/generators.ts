@@ -38,7 +38,13 @@ export interface MOrg extends MGroup { terms: string[] }
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.nat(14) });
+/** The pattern family of RELATIONSHIPS (issue 58): its base `repo:acme/.*`, then its widenings and narrowings. */
+const PATTERN_BASE = 8;
+const PATTERN_FAMILY = [8, 9, 10, 11, 12, 13];
+const ARN_BASE = 2;
+const ARN_WIDER = 14;
+
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.oneof(fc.nat(14), fc.constant(PATTERN_BASE)) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) =>
@@ -92,7 +98,8 @@ export type Edit =
   | { op: 'add'; at: number; what: 'identity' | 'repo' | 'role' | 'group' | 'binding' | 'subscription' }
   | { op: 'role'; at: number; role: number }
   | { op: 'byUid'; at: number }
-  | { op: 'bindHuman'; at: number; role: number };
+  | { op: 'bindHuman'; at: number; role: number }
+  | { op: 'pattern'; at: number; to: number };
 
 export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
@@ -103,6 +110,7 @@ export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(14) }),
   fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
+  fc.record({ op: fc.constant('pattern' as const), at: fc.nat(), to: fc.nat(6) }),
 );
 
 export interface GenSettings {
@@ -340,6 +348,15 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
       case 'byUid':
         if (item.list === 'bindings') target.byUid = true;
         break;
+      case 'pattern': {
+        // A pattern edited within its family (the base widened or narrowed), an ARN pattern widened; any other relationship becomes the base.
+        const identities = groups.flatMap((g) => g.group.identities);
+        const identity = identities[edit.at % Math.max(1, identities.length)];
+        if (!identity) break;
+        const now = identity.relationship % RELATIONSHIPS.length;
+        identity.relationship = now === ARN_BASE ? ARN_WIDER : PATTERN_FAMILY.includes(now) ? PATTERN_FAMILY[edit.to % PATTERN_FAMILY.length]! : PATTERN_BASE;
+        break;
+      }
       case 'bindHuman': {
         const g = groups[edit.at % groups.length]!;
         g.group.bindings.push({ identity: edit.at, role: edit.role, human: true });
