@@ -7,7 +7,7 @@ import type { AccessChange, Plan } from '../model/plan.js';
 import type { LiveState } from '../model/resources.js';
 import { UserError } from '../model/errors.js';
 import { asciiLower } from '../model/email.js';
-import { didYouMean } from '../util/suggest.js';
+import { didYouMean, suggestClosest } from '../util/suggest.js';
 import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
 import { diffRelations, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted, type Token } from './tokens.js';
@@ -84,24 +84,49 @@ function knownCapabilities(rel: AccessRelation): Set<string> {
 
 const unknown = (what: string, name: string, known: Iterable<string>): UserError => new UserError('ACCESS_UNKNOWN', `${what} ${JSON.stringify(name)} does not exist in the org${didYouMean(name, known)}; nothing to answer`);
 
+/** The group (key) a `--scope` names: its address, or its path without `group:` (`engineering`); an unknown one is an error. */
+function scopeAsked(rel: AccessRelation, scope: string): string {
+  const groups = [...rel.groups];
+  const found = groups.find(([, g]) => g.address === scope) ?? groups.find(([, g]) => g.address === `group:${scope}`);
+  if (!found) throw unknown('group', scope, groups.map(([, g]) => g.address).flatMap((a) => [a, a.replace(/^group:/, '')]));
+  return found[0];
+}
+
+/** The identity principal an `--identity` names: a uid, an address, a path, or a bare name that one identity alone has. */
+function identityAsked(rel: AccessRelation, identities: Principal[], asked: string): Principal {
+  const wanted = asked.startsWith('uid:') ? asked.slice(4) : asked;
+  const exact = identities.find((p) => p.identity === wanted || p.identityKey === wanted) ?? rel.principals.get(`identity:${wanted}`);
+  if (exact) return exact as Principal;
+  const byName = identities.filter((p) => p.identity === `identity:${wanted}` || p.identity!.endsWith(`/${wanted}`));
+  if (byName.length === 1) return byName[0]!;
+  if (byName.length > 1) throw new UserError('ACCESS_UNKNOWN', `identity ${JSON.stringify(asked)} names ${byName.length} identities (${byName.map((p) => p.identity!).sort().join(', ')}); name one by its path; nothing to answer`);
+  throw unknown('identity', asked, identities.flatMap((p) => [p.identity!, p.identity!.replace(/^identity:/, '')]));
+}
+
+/** Suggests another e-mail only of the same domain and a close local part (an unrelated address is no hint). */
+function unknownEmail(asked: string, known: readonly string[]): UserError {
+  const at = asked.lastIndexOf('@');
+  const domain = asked.slice(at + 1).toLowerCase();
+  const local = suggestClosest(asked.slice(0, at), known.filter((e) => e.slice(e.lastIndexOf('@') + 1) === domain).map((e) => e.slice(0, e.lastIndexOf('@'))));
+  const hint = at > 0 && local !== undefined ? ` (did you mean ${JSON.stringify(`${local}@${domain}`)}?)` : '';
+  return new UserError('ACCESS_UNKNOWN', `e-mail ${JSON.stringify(asked)} does not exist in the org${hint}; nothing to answer`);
+}
+
 /** The principals a question names (an identity, an e-mail, a token's identities); undefined: every principal. Unknown names are errors. */
 function principalsAsked(rel: AccessRelation, q: AccessQuestion): { ids: Set<string> | undefined; actingAs?: string[] } {
-  if (q.scope !== undefined && ![...rel.groups.values()].some((g) => g.address === q.scope)) throw unknown('group', q.scope, [...rel.groups.values()].map((g) => g.address));
+  if (q.scope !== undefined) scopeAsked(rel, q.scope);
   if (q.capability !== undefined) {
     const known = knownCapabilities(rel);
     if (!known.has(q.capability)) throw unknown('capability', q.capability, known);
   }
   const identities = [...rel.principals.values()].filter((p) => p.identityKey !== undefined && p.identity !== undefined);
   if (q.identity !== undefined) {
-    const wanted = q.identity.startsWith('uid:') ? q.identity.slice(4) : q.identity;
-    const found = identities.find((p) => p.identity === wanted || p.identityKey === wanted) ?? rel.principals.get(`identity:${wanted}`);
-    if (!found) throw unknown('identity', q.identity, identities.map((p) => p.identity!));
-    return { ids: new Set([found.id]) };
+    return { ids: new Set([identityAsked(rel, identities as Principal[], q.identity).id]) };
   }
   if (q.email !== undefined) {
     const email = asciiLower(q.email);
     const ids = new Set([...rel.principals.values()].filter((p) => p.email === email).map((p) => p.id));
-    if (ids.size === 0) throw unknown('e-mail', q.email, [...rel.principals.values()].flatMap((p) => (p.email ? [p.email] : [])));
+    if (ids.size === 0) throw unknownEmail(q.email, [...rel.principals.values()].flatMap((p) => (p.email ? [p.email] : [])));
     return { ids };
   }
   if (q.as !== undefined) {
@@ -118,7 +143,7 @@ function principalsAsked(rel: AccessRelation, q: AccessQuestion): { ids: Set<str
  */
 export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: AccessGrant[]; actingAs?: string[] } {
   const { ids, actingAs } = principalsAsked(rel, q);
-  const scopeKey = q.scope === undefined ? undefined : [...rel.groups].find(([, g]) => g.address === q.scope)![0];
+  const scopeKey = q.scope === undefined ? undefined : scopeAsked(rel, q.scope);
   const reach = (group: string): number => {
     let n = 0;
     const stack = [group];

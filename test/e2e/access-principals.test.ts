@@ -201,4 +201,22 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     expect(bad.stderr).toContain('--as: expected a JSON object of claims');
     expect(suite.emulator.requestLog).toEqual([]);
   });
+
+  it('access takes a group by its path and an identity by its bare name when one alone has it, and suggests only close names (issue 58)', async () => {
+    writeFileSync(file(), manifest({ members: ['{email: alice@acme.dev, role: viewer}'] }));
+    expect((await cli(['apply', file(), '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')])).code).toBe(0);
+    const scope = await cli(['access', file(), '--scope', 'engineering', '--capability', 'repo.list', '--format', 'json']);
+    expect(scope.code, scope.stderr).toBe(0);
+    expect(JSON.parse(scope.stdout).grants.map((g: { principal: string }) => g.principal)).toContain('identity:engineering/deploy-bot');
+    const bare = await cli(['access', file(), '--identity', 'deploy-bot', '--format', 'json']);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(JSON.parse(bare.stdout)).toMatchObject({ grants: [{ principal: 'identity:engineering/deploy-bot', scope: 'group:engineering' }] });
+    const typo = await cli(['access', file(), '--scope', 'enginering']);
+    expect(typo.stderr).toContain('group "enginering" does not exist in the org (did you mean "engineering"?)');
+    const unrelated = await cli(['access', file(), '--email', 'nobody@acme.dev']);
+    expect(unrelated.code).toBe(1);
+    expect(unrelated.stderr).toContain('e-mail "nobody@acme.dev" does not exist in the org; nothing to answer');
+    const close = await cli(['access', file(), '--email', 'alcie@acme.dev']);
+    expect(close.stderr).toContain('(did you mean "alice@acme.dev"?)');
+  });
 });

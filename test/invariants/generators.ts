@@ -110,7 +110,7 @@ export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(14) }),
   fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
-  fc.record({ op: fc.constant('pattern' as const), at: fc.nat(), to: fc.nat(6) }),
+  { arbitrary: fc.record({ op: fc.constant('pattern' as const), at: fc.nat(), to: fc.nat(6) }), weight: 3 },
 );
 
 export interface GenSettings {
