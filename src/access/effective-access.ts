@@ -99,7 +99,10 @@ function identityAsked(rel: AccessRelation, identities: Principal[], asked: stri
   if (exact) return exact as Principal;
   const byName = identities.filter((p) => p.identity === `identity:${wanted}` || p.identity!.endsWith(`/${wanted}`));
   if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) throw new UserError('ACCESS_UNKNOWN', `identity ${JSON.stringify(asked)} names ${byName.length} identities (${byName.map((p) => p.identity!).sort().join(', ')}); name one by its path; nothing to answer`);
+  if (byName.length > 1) {
+    const names = byName.map((p) => p.identity!).sort().join(', ');
+    throw new UserError('ACCESS_UNKNOWN', `identity ${JSON.stringify(asked)} names ${byName.length} identities (${names}); name one by its path; nothing to answer`);
+  }
   throw unknown('identity', asked, identities.flatMap((p) => [p.identity!, p.identity!.replace(/^identity:/, '')]));
 }
 
