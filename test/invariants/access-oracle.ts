@@ -15,6 +15,9 @@ const SUBJECTS = [
   'repo:acme/app:ref:refs/heads/main', 'repo:acme/web:ref:refs/heads/main', 'repo:acme/app:pull_request', 'repo:evil/x:ref:refs/heads/main', 'signer', 'other',
   // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another case.
   'repo:acme-evil/x:ref:refs/heads/main', 'REPO:ACME/app:ref:refs/heads/main',
+  // The owner's other repositories and branches, which a narrower pattern leaves out and a wider one
+  // admits: a binding moved from `repo:acme/(app|web):.*` to `repo:acme/.*` is a gain (CI seed 391376).
+  'repo:acme/docs:ref:refs/heads/main', 'repo:acme/app:ref:refs/heads/dev',
 ];
 const OWNERS = [undefined, 'acme', 'evil'];
 const ARNS = ['arn:aws:sts::123456789012:assumed-role/deploy/x', 'arn:aws:sts::123456789012:assumed-role/other/x', 'arn:aws:sts::123456789012:assumed-role/deployer/x'];
