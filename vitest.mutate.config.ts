@@ -1,0 +1,31 @@
+/**
+ * The test run Stryker makes for each mutant (stryker.config.json, `npm run mutate`): the whole
+ * suite but the tests of a built, packed or spawned product (the bundle in dist/, an installed
+ * package, a child process), which run code a mutant of src/ does not change.
+ */
+import { configDefaults, defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // A mutant may kill its test process (an endless loop Stryker stops, process.exit): child
+    // processes instead of threads, so a crashed worker is replaced instead of taking Stryker down.
+    pool: 'forks',
+    maxWorkers: 1,
+    exclude: [
+      ...configDefaults.exclude,
+      'test/e2e/installed-package.test.ts',
+      'test/e2e/closed-pipe.test.ts',
+      'test/e2e/readme-help.test.ts',
+      'test/e2e/starter-workflow.test.ts',
+      'test/integration/emulator-lock.test.ts',
+      'test/unit/launch.test.ts',
+      'test/integration/emulator-cli.test.ts',
+      'test/integration/field-experiment.test.ts',
+      'test/unit/launch-flags.test.ts',
+      'test/unit/undici-pool.test.ts',
+    ],
+  },
+});
