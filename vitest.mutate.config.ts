@@ -14,6 +14,10 @@ export default defineConfig({
     // processes instead of threads, so a crashed worker is replaced instead of taking Stryker down.
     pool: 'forks',
     maxWorkers: 1,
+    // Stryker runs two of these at once beside other work: a slow machine is not a failed test
+    // (a mutant's endless loop is Stryker's timeoutMS to stop).
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     exclude: [
       ...configDefaults.exclude,
       'test/e2e/installed-package.test.ts',
