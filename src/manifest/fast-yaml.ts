@@ -2,14 +2,15 @@
  * The first, fast read of a manifest file: its values, and no positions at all — positions are
  * found from its lines when something needs one (plain-positions.ts, parse-documents.ts). A file
  * is read here only when it is in the plain shape manifests are written in, checked line by line
- * first (plain-shape.ts). Its values are then built from those lines (plain-values.ts) when it is
- * plainer still — block mappings and sequences of one-line scalars — and read by js-yaml, through
- * documented options only (`schema`, `maxDepth`), when it holds flow collections, block scalars
- * or escapes. Anything the shape check does not take gives undefined, and the caller reads the
- * file with `yaml`, whose diagnostics explain what is wrong. What is returned is exactly what
- * `yaml` would give: the differential test (test/unit/fast-yaml.test.ts) holds the readers to it
- * over every fixture and thousands of generated and mutated manifests, several documents and long
- * keys among them.
+ * first (plain-shape.ts). Its values are read by js-yaml alone, whatever the style (block or flow
+ * collections, block scalars, quoted scalars with escapes), through documented options only
+ * (`schema`, `maxDepth`); the lines the shape check met only locate nodes (plain-positions.ts),
+ * never decide a value. Anything the shape check does not take, and anything js-yaml refuses or
+ * that holds a prototype-altering key however it is spelt (`"__pro\x74o__"`), gives undefined: the
+ * caller reads the file with `yaml` alone, whose diagnostics explain what is wrong. What is
+ * returned is exactly what `yaml` would give: the differential test (test/unit/fast-yaml.test.ts)
+ * holds the readers to it over every fixture and thousands of generated and mutated manifests,
+ * several documents and long keys among them.
  *
  * Why js-yaml 4 and not 5: 5 reads through an event list (parseEvents) that costs a fresh
  * process twice as much on a 10,000-resource org (≈110 ms against ≈45 ms, `npm run bench
@@ -17,8 +18,8 @@
  * pinned: this module relies on what one version reads (the differential test says which).
  */
 import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions } from 'js-yaml';
+import { isBlockStructure } from './block-structure.js';
 import { plainShape, resolvePlain, type PlainLines } from './plain-shape.js';
-import { buildPlainValues } from './plain-values.js';
 
 /**
  * Plain scalars that are not strings (null, booleans, numbers), resolved by resolvePlain; one
@@ -52,42 +53,35 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, 
   const documents = plainShape(text, lines);
   // A file with no document at all (empty, or only comments) is an error `yaml` reports.
   if (documents === undefined || documents === 0) return undefined;
-  // Prototype-altering keys are rare enough that the walk looks for them only when one is written.
-  let forbidden: ReadonlySet<string> | undefined;
-  for (const key of forbiddenKeys) if (text.includes(key)) forbidden = forbiddenKeys;
-  // Built from the lines where the file is plainer still (plain-values.ts); js-yaml reads the
-  // rest, and every file that may hold a prototype-altering key.
-  const built = forbidden === undefined ? buildPlainValues(text, lines) : 'unsupported';
   // Lines that are no block structure js-yaml may still take: `yaml` reads them, and says why.
-  if (built === 'invalid') return undefined;
-  let values: unknown[] | undefined = built === 'unsupported' ? undefined : built;
-  if (values === undefined) {
-    try {
-      const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
-      values = loadAll(text, null, options);
-    } catch {
-      return undefined;
-    }
+  if (!isBlockStructure(text, lines)) return undefined;
+  let values: unknown[];
+  try {
+    const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
+    values = loadAll(text, null, options);
+  } catch {
+    return undefined;
   }
   if (values.length !== documents) return undefined;
   for (const value of values) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    if (!withinDepth(value, maxDepth - 1, forbidden)) return undefined;
+    if (!withinDepth(value, maxDepth - 1, forbiddenKeys)) return undefined;
   }
   return values as Record<string, unknown>[];
 }
 
 /**
  * Whether no mapping or list inside `node` (itself within the limit) is more than `levels`
- * below it, and no key of a mapping is in `forbidden`.
+ * below it, and no key of a mapping is in `forbidden`. Keys are judged as js-yaml read them, so
+ * that an escape (`"\u005f_proto__"`) hides none; `yaml` then reports the key with its place.
  */
-function withinDepth(node: object, levels: number, forbidden: ReadonlySet<string> | undefined): boolean {
+function withinDepth(node: object, levels: number, forbidden: ReadonlySet<string>): boolean {
   if (Array.isArray(node)) {
     for (const item of node) if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
     return true;
   }
   for (const key in node) {
-    if (forbidden?.has(key)) return false;
+    if (forbidden.has(key)) return false;
     const item = (node as Record<string, unknown>)[key];
     if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
   }

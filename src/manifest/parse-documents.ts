@@ -103,9 +103,13 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
   return readWithYaml(file, text, at);
 }
 
-/** The positions of a file read fast: the `yaml` package's, read on first use. */
+/**
+ * The positions of a file read fast that its lines do not settle: the `yaml` package's syntax
+ * tree of it, parsed on first use for positions only — js-yaml's values stay the file's values
+ * (`yaml` neither builds values from it nor checks its keys).
+ */
 class DeferredPositions {
-  private documents: ManifestDocument[] | undefined;
+  private documents: Document[] | undefined;
 
   constructor(
     readonly file: string,
@@ -114,9 +118,10 @@ class DeferredPositions {
   ) {}
 
   locate(index: number, pointer: Pointer, target: 'key' | 'value'): SourceLocation {
-    this.documents ??= readWithYaml(this.file, this.text, this.at).documents;
+    this.documents ??= yaml().parseAllDocuments(this.text, { prettyErrors: false, uniqueKeys: false }) as Document[];
     // The fast reader takes only what `yaml` reads alike (the differential test holds it): the same documents.
-    return this.documents[index]?.locate(pointer, target) ?? this.at(0);
+    const doc = this.documents[index];
+    return doc === undefined ? this.at(0) : this.at(findOffset(doc, pointer, target));
   }
 }
 

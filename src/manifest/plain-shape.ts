@@ -6,15 +6,14 @@
  * a scalar over several lines, anchors, aliases, tags, explicit keys, directives, tabs, a
  * byte-order mark, a line over 1,024 characters, a key that is no string — is not taken, and the
  * file is `yaml`'s to read. The check records, when asked, the lines that hold the structure: what
- * the values are built from (plain-values.ts) and positions found by (plain-positions.ts).
+ * positions are found by (plain-positions.ts). It decides no value: js-yaml reads them all.
  *
  * Plain scalars resolve by the YAML 1.2 core schema as the `yaml` package spells it. Pure.
  */
 
 /**
  * The lines of a file that hold its structure (not blank, a comment, a `---` or the content of a
- * block scalar), as the shape check meets them: what plain-values.ts builds values from and
- * plain-positions.ts finds nodes by.
+ * block scalar), as the shape check meets them: what plain-positions.ts finds nodes by.
  */
 export interface PlainLines {
   /** Per line: the offset of its first character that is not a space. */
@@ -169,7 +168,7 @@ export function plainShape(text: string, lines?: PlainLines): number | undefined
 }
 
 /** Where the quoted scalar at `at` ends (past its closing quote) if it closes on its line, else -1. */
-export function quotedEnd(text: string, at: number): number {
+function quotedEnd(text: string, at: number): number {
   const quoted = text.charCodeAt(at) === 0x22 ? DOUBLE_QUOTED : SINGLE_QUOTED;
   quoted.lastIndex = at;
   return quoted.test(text) ? quoted.lastIndex : -1;

@@ -94,8 +94,8 @@ describe('the fast reader at its edges', () => {
     }
   });
 
-  // Regression: the builder of block-style values (plain-values.ts) threw on a list item left of
-  // the document's first line, where it must step aside for the readers that report it.
+  // Regression: the block-style value builder (gone since issue 61) threw on a list item left of
+  // the document's first line, where the fast reader must step aside for `yaml`, which reports it.
   it.each([
     ['a list item left of the first key', '  apiVersion: platform-sync/v1\n- x\n'],
     ['a list item left of its list', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n  - name: a\n- name: b\n'],
@@ -109,7 +109,7 @@ describe('the fast reader at its edges', () => {
 
   // Regression (a generated manifest, a line turned into a list item): js-yaml took a list item at
   // the document's column after a nested mapping, where `yaml` reports an error; such lines go to
-  // `yaml`, also when a flow collection (js-yaml's to read) comes before them.
+  // `yaml` (block-structure.ts), also when a flow collection comes before them.
   it.each([
     ['after an empty item', "apiVersion: 'platform-sync/v1'\norg:\n  name: acme\n  repos:\n  -\n- identities:  # note\n\n    - name: \"deploy-bot\"\n    - {name: svc.a, description: \"2024-01-01\"}\n  groups: []\n"],
     ['after a flow collection', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  labels: {a: b}\n  repos:\n  -\n- identities: []\n'],
