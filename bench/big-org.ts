@@ -1,14 +1,17 @@
 /**
  * The big org of the process benchmarks, as both sides of an empty plan: the emulator seed and
- * the manifests in git that describe it exactly. At scale 1 it is the org of issue 14: 10,001
- * resources (the org, 300 groups, 3,000 identities, 5,000 role bindings, 1,500 repos, 200
- * subscriptions) in 21 files of about 1.1 MB; scale 10 is ten times each (201 files).
+ * the manifests in git that describe it exactly. At scale 1 it is the org of issues 14 and 61:
+ * 10,001 resources (the org, 300 groups — 3% —, 3,000 identities each with a `claimMatch` — 30% —,
+ * 5,000 role bindings — 50% —, 1,500 repos — 15% —, 200 subscriptions — 2% —) in 11 files of
+ * about 1 MB; scale 10 is ten times each (101 files). Written in one of two styles: `flow`, as
+ * the README, docs/manifests.md and `init` write manifests (`claimMatch: {issuer: …, subject: …}`,
+ * `- {identity: ci-bot, role: viewer}`), or `block`, every mapping on lines of its own.
  */
 import { BUILTIN_ROLE_NAMES } from '../src/model/kinds.js';
 import type { SeedDocument, SeedGroup } from '../src/emulator/index.js';
 
-const TEAMS_PER_SCALE = 20;
-const SUBGROUPS = 14;
+const TEAMS_PER_SCALE = 10;
+const SUBGROUPS = 29;
 export const ORG = 'bench';
 
 export interface BigOrg {
@@ -17,7 +20,11 @@ export interface BigOrg {
   resources: number;
 }
 
-export function buildBigOrg(scale = 1): BigOrg {
+/** How the manifests are written (see above). */
+export type ManifestStyle = 'flow' | 'block';
+export const MANIFEST_STYLES: readonly ManifestStyle[] = ['flow', 'block'];
+
+export function buildBigOrg(scale = 1, style: ManifestStyle = 'flow'): BigOrg {
   let index = 0;
   const group = (name: string, path: string): SeedGroup => {
     const i = index++;
@@ -43,7 +50,7 @@ export function buildBigOrg(scale = 1): BigOrg {
   }
   const files = [{ file: 'org.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  description: Benchmark org\n` }];
   for (const team of teams) {
-    files.push({ file: `${team.name}.yaml`, text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  groups:\n${emitGroup(team, '    ')}` });
+    files.push({ file: `${team.name}.yaml`, text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  groups:\n${emitGroup(team, '    ', style)}` });
   }
   let resources = 1;
   const count = (g: SeedGroup): void => {
@@ -54,24 +61,30 @@ export function buildBigOrg(scale = 1): BigOrg {
   return { seed: { orgs: [{ name: ORG, description: 'Benchmark org', groups: teams }] }, files, resources };
 }
 
-/** A group as block YAML, the way people write manifests. */
-function emitGroup(g: SeedGroup, indent: string): string {
+/** A group as YAML in the given style. */
+function emitGroup(g: SeedGroup, indent: string, style: ManifestStyle): string {
+  const flow = style === 'flow';
   const i = `${indent}  `;
   const lines = [`${indent}- name: ${g.name}`, `${i}description: ${g.description}`];
   lines.push(`${i}identities:`);
   for (const id of g.identities!) {
-    lines.push(`${i}  - name: ${id.name}`, `${i}    description: ${id.description}`, `${i}    claimMatch:`);
-    lines.push(`${i}      issuer: ${id.claimMatch!.issuer}`, `${i}      subject: ${id.claimMatch!.subject}`);
+    lines.push(`${i}  - name: ${id.name}`, `${i}    description: ${id.description}`);
+    const { issuer, subject } = id.claimMatch!;
+    if (flow) lines.push(`${i}    claimMatch: {issuer: "${issuer}", subject: "${subject}"}`);
+    else lines.push(`${i}    claimMatch:`, `${i}      issuer: ${issuer}`, `${i}      subject: ${subject}`);
   }
   lines.push(`${i}repos:`);
   for (const r of g.repos!) lines.push(`${i}  - name: ${r.name}`, `${i}    description: ${r.description}`);
   lines.push(`${i}roleBindings:`);
-  for (const b of g.roleBindings!) lines.push(`${i}  - identity: ${b.identity}`, `${i}    role: ${b.role}`);
+  for (const b of g.roleBindings!) {
+    if (flow) lines.push(`${i}  - {identity: ${b.identity}, role: ${b.role}}`);
+    else lines.push(`${i}  - identity: ${b.identity}`, `${i}    role: ${b.role}`);
+  }
   if (g.subscriptions!.length > 0) {
     lines.push(`${i}subscriptions:`);
     for (const s of g.subscriptions!) lines.push(`${i}  - sink: ${s.sink}`);
   }
   let text = `${lines.join('\n')}\n`;
-  if (g.groups && g.groups.length > 0) text += `${i}groups:\n${g.groups.map((sub) => emitGroup(sub, `${i}  `)).join('')}`;
+  if (g.groups && g.groups.length > 0) text += `${i}groups:\n${g.groups.map((sub) => emitGroup(sub, `${i}  `, style)).join('')}`;
   return text;
 }
