@@ -9,7 +9,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createClient } from '../src/api/client.js';
-import { useShortRunCompilerFlags } from '../src/cli/launch.js';
 import { LiveResourceBuilder } from '../src/live/build-live-state.js';
 import { findOrg, orgListQuery, readBuiltinRoles } from '../src/live/read-live-state.js';
 import { CREATE_ORDER } from '../src/model/kinds.js';
@@ -17,8 +16,6 @@ import { threadCpuMs } from './thread-cpu.js';
 import type { ApiObject } from '../src/api/types.js';
 
 setFlagsFromString('--expose-gc');
-// The compiler budget the CLI runs its commands under (src/cli/launch.ts).
-useShortRunCompilerFlags();
 const collectGarbage = runInNewContext('gc') as () => void;
 
 async function main(): Promise<void> {

@@ -4,13 +4,9 @@
  * prints the CPU and wall milliseconds of each phase as JSON: the CPU breakdown of a plan process,
  * with the CPU of the main thread alone where the system tells it (the rest is helper threads).
  * Module loading loads the CLI's own module graph from dist/src, so it counts what `plan` loads,
- * though not as the bin does (from its single-file bundle with a code cache: less). V8 runs under
- * the compiler budget the CLI sets for itself (src/cli/launch.ts), as in the bin.
+ * though not as the bin does (from its single-file bundle: less).
  */
-import { useShortRunCompilerFlags } from '../src/cli/launch.js';
 import { threadCpuMs } from './thread-cpu.js';
-
-useShortRunCompilerFlags();
 
 const started = process.cpuUsage();
 let last = started;

@@ -1,22 +1,16 @@
 /**
  * The last step of `npm run build`, after tsc: the CLI as one CommonJS file,
- * dist/platform-sync.cjs, and V8's code cache for it, dist/platform-sync.cjs.cache, which
- * bin/platform-sync loads (src/cli/launch.ts says why: ≈50 ms of a cold `plan`).
+ * dist/platform-sync.cjs, which bin/platform-sync loads (src/cli/launch.ts).
  *
  * The bundle is dist/src/cli/main.js with everything it imports, third-party packages
  * included (their licenses are appended), and the lazily imported commands inlined; what
  * the code requires at run time by path (undici's pool, the `yaml` and `diff` packages, ajv's
- * runtime) stays in node_modules. Its first line names a hash of the rest, and the cache is
- * written for exactly that text.
- *
- * The cache is made by a representative run of the bundle itself: `apply` of examples/acme
- * to an embedded emulator, then a `plan` of it that finds nothing to change and writes the
- * cache of everything it compiled. Either run failing fails the build: a bundle that cannot
- * plan the example is broken.
+ * runtime) stays in node_modules. Its first line names a hash of the rest, which the entry
+ * module is marked with. The bundle is then run as the bin runs it (checkBundle).
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,29 +61,31 @@ function licenseNotice(moduleIds: readonly string[]): string {
   return `/*\n${body.replaceAll('*/', '* /')}\n*/\n`;
 }
 
-function writeCodeCache(): void {
+/**
+ * Runs the bundle as the bin does (`apply` of examples/acme to an embedded emulator, then a
+ * `plan` that finds nothing to change): a bundle that cannot plan the example is broken.
+ */
+function checkBundle(): void {
+  // A code cache of earlier builds (made until issue 61) is no part of the package any more.
   rmSync(`${BUNDLE}.cache`, { force: true });
+  if (loadBundle(BUNDLE, ENTRY) === undefined) throw new Error('the bin does not take the bundle it was just given');
   const dir = mkdtempSync(join(tmpdir(), 'platform-sync-build-'));
   try {
-    const run = (args: string[], env: Record<string, string> = {}): void => {
+    const run = (args: string[]): void => {
       const r = spawnSync(process.execPath, [BIN, ...args, EXAMPLE, '--emulator'], {
         cwd: dir,
         encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-warm-up-secret', ...env },
+        env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-check-secret' },
       });
-      if (r.status !== 0) throw new Error(`the bundle's warm-up run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`);
+      if (r.status !== 0 || r.stderr !== '') throw new Error(`the bundle's check run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`);
     };
     run(['apply', '--bootstrap', '--auto-approve']);
-    run(['plan', '--detailed-exitcode'], { PLATFORM_SYNC_WRITE_CODE_CACHE: '1' });
+    run(['plan', '--detailed-exitcode']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (!existsSync(`${BUNDLE}.cache`)) throw new Error('the warm-up run wrote no code cache');
-  const loaded = loadBundle(BUNDLE, ENTRY);
-  if (loaded?.cache !== 'used') throw new Error(`V8 did not take the code cache it just wrote (${loaded?.cache ?? 'no bundle'})`);
 }
 
 await writeBundle();
-writeCodeCache();
-const kib = (file: string) => `${(readFileSync(file).length / 1024).toFixed(0)} KiB`;
-process.stdout.write(`bundled the CLI: ${BUNDLE} (${kib(BUNDLE)}), code cache ${kib(`${BUNDLE}.cache`)}\n`);
+checkBundle();
+process.stdout.write(`bundled the CLI: ${BUNDLE} (${(readFileSync(BUNDLE).length / 1024).toFixed(0)} KiB)\n`);

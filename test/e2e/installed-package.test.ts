@@ -2,9 +2,8 @@
  * The package installed the way users install it: packed (`npm pack`), installed from the
  * tarball into an empty project with `npm ci --offline` (nothing beyond what the lockfile's
  * install already put in npm's cache), then run through its bin — `validate` and `plan
- * --emulator` — with the bundle and its code cache in use; and a cache with flipped bytes gives
- * a normal run. And the GitHub Action as it comes with the package: its steps run from
- * `./node_modules/platform-sync` as a runner runs them, with no npm to call.
+ * --emulator` — from the bundle. And the GitHub Action as it comes with the package: its steps
+ * run from `./node_modules/platform-sync` as a runner runs them, with no npm to call.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,11 +43,11 @@ describe('the installed package', () => {
     execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'pipe'] });
   }, 120_000);
 
-  /** How the installed bin would load: the bundle (and its cache) or the modules. */
+  /** How the installed bin would load: the bundle or the modules. */
   function loading(): string {
     const script = `const { loadBundle } = await import(${JSON.stringify(join(installed, 'dist/src/cli/launch.js'))});
       const b = loadBundle(${JSON.stringify(join(installed, 'dist/platform-sync.cjs'))}, ${JSON.stringify(join(installed, 'dist/src/cli/main.js'))});
-      process.stdout.write(b ? 'bundle, cache ' + b.cache : 'modules');`;
+      process.stdout.write(b ? 'bundle' : 'modules');`;
     return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   }
 
@@ -61,8 +60,8 @@ describe('the installed package', () => {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
 
-  it('runs validate and plan --emulator from the bundle with its code cache', () => {
-    expect(loading()).toBe('bundle, cache used');
+  it('runs validate and plan --emulator from the bundle', () => {
+    expect(loading()).toBe('bundle');
     const validate = bin(['validate', ACME]);
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain('ok: 3 files');
@@ -121,6 +120,8 @@ describe('the installed package', () => {
     expect(existsSync(join(installed, 'examples', 'acme', 'org.yaml'))).toBe(true);
     expect(existsSync(join(installed, 'examples', 'github-actions', 'platform-sync.yml'))).toBe(true);
     expect(existsSync(join(installed, 'src'))).toBe(false);
+    // No code cache of the build's Node: V8 refuses it on any other (issue 61).
+    expect(existsSync(join(installed, 'dist', 'platform-sync.cjs.cache'))).toBe(false);
     const maps = readdirSync(join(installed, 'dist', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js.map'));
     expect(maps.length).toBeGreaterThan(50);
     for (const map of maps) {
@@ -129,17 +130,6 @@ describe('the installed package', () => {
     }
     const script = "const m = await import('platform-sync/cli'); process.stdout.write(typeof m.main);";
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' })).toBe('function');
-  });
-
-  it('with flipped bytes in its code cache, runs normally (the cache is not used)', () => {
-    const cache = join(installed, 'dist', 'platform-sync.cjs.cache');
-    const bytes = readFileSync(cache);
-    for (const at of [200, Math.floor(bytes.length / 2), bytes.length - 10]) bytes[at] = bytes[at]! ^ 0x5a;
-    writeFileSync(cache, bytes);
-    expect(loading()).toBe('bundle, cache corrupt');
-    const validate = bin(['validate', ACME]);
-    expect(validate.code, validate.stderr).toBe(0);
-    expect(validate.stderr).toBe('');
   });
 
   it('is a GitHub Action as installed: `uses: ./node_modules/platform-sync` runs the installed CLI, with nothing installed or built (issue 60)', () => {

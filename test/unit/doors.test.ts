@@ -71,7 +71,6 @@ const FILE_WRITES = new Set(['write', 'writeSync', 'writev', 'writevSync', 'writ
 const FILE_WRITE_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
   'emulator/persist.ts': { names: ['writeSync', 'ftruncateSync', 'rename'], why: "the emulator's own durable store (its state file and journal), a server's, not the client's output" },
   'emulator/state-lock.ts': { names: ['linkSync', 'renameSync', 'writeFileSync'], why: "the emulator's state lock (made by an atomic link)" },
-  'cli/launch.ts': { names: ['renameSync', 'writeFileSync'], why: "the CLI's V8 code cache beside the bundle: a build artifact, no text of the product's" },
   'manifest/generate-schemas.ts': { names: ['writeFileSync'], why: 'a build step (npm run generate)' },
   'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
 };
