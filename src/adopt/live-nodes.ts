@@ -4,8 +4,8 @@
  * the style of the export — short objects and sets on one line, markdown as a block literal, a
  * secret as a `{fromEnv: …}` reference with a comment, never a value; people as `members` lines.
  */
-import { Document, isMap, isPair, isScalar, isSeq, type Node, type Scalar, type YAMLMap } from 'yaml';
-import { itemFields, writeBinding } from '../export/export-manifests.js';
+import { Document, isScalar, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { flowWhenShort, itemFields, writeBinding } from '../export/export-manifests.js';
 import type { RoleKey } from '../model/address.js';
 import { referenceText } from '../model/address.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';
@@ -15,8 +15,6 @@ import type { LiveResource } from '../model/resources.js';
 /** The comment on an adopted secret reference: the value is never written (the API never returns it). */
 const SECRET_COMMENT = ' the API never returns a secret: set this variable in the apply job only';
 
-/** Longest object or list written on one line, as the export writes them. */
-const FLOW_MAX = 110;
 
 export function liveItemNode(doc: Document, r: LiveResource): Node {
   const descriptor = descriptorOf(r.kind) as KindDescriptor;
@@ -61,13 +59,3 @@ function styleItem(map: YAMLMap, descriptor: KindDescriptor): void {
   }
 }
 
-function flowWhenShort(node: Node): void {
-  if (!isMap(node) && !isSeq(node)) return;
-  const short = JSON.stringify(node.toJSON()).length <= FLOW_MAX;
-  node.flow = short;
-  if (short) return;
-  for (const item of node.items) {
-    const value = isPair(item) ? item.value : item;
-    if (value && typeof value === 'object') flowWhenShort(value as Node);
-  }
-}

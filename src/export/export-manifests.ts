@@ -452,7 +452,7 @@ function setFlow(m: YAMLMap, key: string): void {
   if (node) flowWhenShort(node);
 }
 
-function flowWhenShort(node: Node): void {
+export function flowWhenShort(node: Node): void {
   if (!isMap(node) && !isSeq(node)) return;
   const short = JSON.stringify(node.toJSON()).length <= FLOW_MAX;
   node.flow = short;
