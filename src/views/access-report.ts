@@ -21,7 +21,9 @@ export function renderTextAccess(report: AccessReport): string {
   const onePrincipal = new Set(report.grants.map((g) => g.principal)).size === 1 && (q.identity !== undefined || q.email !== undefined);
   for (const g of report.grants) {
     const where = `${g.scope}${g.groups > 1 ? ` and ${g.groups - 1} group${g.groups === 2 ? '' : 's'} below` : ''}`;
-    lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, role ${g.role})` : `${g.principal}  (${g.grant}, role ${g.role}, on ${where}): ${g.capabilities.join(', ')}`);
+    // A custom role is named by its address (`role:engineering/deployer`), a built-in by its name.
+    const role = g.role.startsWith('role:') ? g.role : `role ${g.role}`;
+    lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, ${role})` : `${g.principal}  (${g.grant}, ${role}, on ${where}): ${g.capabilities.join(', ')}`);
   }
   return escapeControl(`${lines.join('\n')}\n`);
 }

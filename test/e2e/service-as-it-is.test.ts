@@ -211,7 +211,7 @@ describe('read generously: other spellings of the tier, and a capability the cat
     const out = join(temp.dir, 'exported');
     const access = await runCli(['access', out, '--capability', FUTURE, '--live'], { env: env() });
     expect(access.code, access.stderr).toBe(0);
-    expect(access.stdout).toMatch(/identity:scan-bot {2}\(roleBinding:scan-bot=scanner, role (role:)?scanner, on org\): registry\.future\.scan/);
+    expect(access.stdout).toContain('identity:scan-bot  (roleBinding:scan-bot=scanner, role:scanner, on org): registry.future.scan');
     const typo = join(temp.dir, 'typo');
     mkdirSync(typo);
     writeFileSync(join(typo, 'org.yaml'), readFileSync(join(out, 'org.yaml'), 'utf8').replace(`, ${FUTURE} ]`, ', registry.future.scna ]'));
