@@ -7,7 +7,7 @@
  * holds `##[name…]` anywhere (the older form). Text from a pull request (a file name, a path, a
  * name in a manifest, a message quoting one) reaches those places only through {@link logText}:
  * every control but tab and LF is written as `\u{…}` (so CR cannot end a line), a line whose
- * first characters would be `::` starts with `\u{3a}:` instead, and `##[` is written `#\u{23}[`.
+ * first characters would be `::` starts with `\u{3a}:` instead, and `##[` is written `#\u0023[`.
  * No line the runner reads as a command can start from such text, so `stop-commands` is never
  * needed. The Action's own commands (`::add-mask::`, annotations, warnings) are built by
  * {@link workflowCommand}, whose message and properties are escaped by GitHub's rules.
@@ -27,7 +27,7 @@ export function escapeProperty(text: string): string {
   return escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
 }
 
-/** One workflow command of the Action's own, one line: `::name k=v,…::message` (`##[` in it written `#\u{23}[` too). */
+/** One workflow command of the Action's own, one line: `::name k=v,…::message` (`##[` in it written `#\u0023[` too). */
 export function workflowCommand(name: 'error' | 'warning' | 'notice', message: string, properties: Record<string, string> = {}): string {
   const props = Object.entries(properties).map(([k, v]) => `${k}=${escapeProperty(logText(v))}`);
   return `::${name}${props.length > 0 ? ` ${props.join(',')}` : ''}::${escapeData(logText(message))}\n`;

@@ -53,14 +53,15 @@ export function markdownCell(text: string): string {
  * process's output a line at a time and takes a line as a workflow command when, its leading white
  * space trimmed, it starts with `::`, or when it holds `##[`: every control but tab and LF written
  * as `\u{…}` (so CR cannot end a line), a line whose first characters would be `::` starting with
- * `\u{3a}:` instead, and `##[` written `#\u{23}[`. No line of the result is a command, so
+ * `\u{3a}:` instead, and `##[` written `#\u0023[` (a form that JSON reads back as `##[`, so a
+ * `--format json` document redirected to a file keeps its values). No line of the result is a command, so
  * `stop-commands` is never needed. The Action's log and the CLI's streams under Actions use it.
  */
 export function escapeWorkflowLog(text: string): string {
   return text
     .split('\n')
     .map((line) => {
-      const escaped = escapeControl(line).replaceAll('##[', '#\\u{23}[');
+      const escaped = escapeControl(line).replaceAll('##[', '#\\u0023[');
       return /^\s*::/.test(escaped) ? escaped.replace(/^(\s*):/, '$1\\u{3a}') : escaped;
     })
     .join('\n');

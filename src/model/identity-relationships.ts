@@ -11,6 +11,7 @@ import type { Declared } from './kinds/declared-types.js';
 import { setOwnKey } from '../util/own-key.js';
 import { isHttpsUrl as isHttpsUrlText, nonAsciiUrlProblem } from '../util/url.js';
 import { re2Problem as patternProblem } from '../util/re2.js';
+import { shortEnumValue } from '../util/service-enum.js';
 
 /** The relationship fields: every declared field of an identity but its name and description (declared-fields.ts). */
 export type RelationshipField = 'claimMatch' | 'awsIdentity' | 'staticKeys' | 'servicePrincipal';
@@ -72,17 +73,13 @@ export function normalizeServicePrincipal(value: unknown): unknown {
   return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX) ? value.slice(SERVICE_PRINCIPAL_PREFIX.length) : value;
 }
 
-/** The spellings of an unset service principal: the enum's zero value (also `UNKNOWN`) and "". */
-const UNSET_PRINCIPALS: ReadonlySet<string> = new Set(['', 'UNSPECIFIED', 'UNKNOWN']);
-
 /**
  * An identity's servicePrincipal field as read from the API or a manifest: short, and the zero
- * value (`SERVICE_PRINCIPAL_UNSPECIFIED`, what a gateway that sends every field sends for none),
- * `UNKNOWN` or "" unset (undefined) — as every enum that crosses the wire is read (DESIGN.md §2 rev 6).
+ * value (`SERVICE_PRINCIPAL_UNSPECIFIED`), `UNKNOWN` or "" unset (undefined) — as every enum that
+ * crosses the wire is read (util/service-enum.ts, DESIGN.md §2 rev 6).
  */
 export function readServicePrincipal(value: unknown): unknown {
-  const short = normalizeServicePrincipal(value);
-  return typeof short === 'string' && UNSET_PRINCIPALS.has(short) ? undefined : short;
+  return shortEnumValue(value, SERVICE_PRINCIPAL_PREFIX);
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import { CATALOG, isCatalogCapability } from '../service/catalog.js';
+import { shortEnumValue } from '../util/service-enum.js';
 import { didYouMean, nearestNames } from '../util/suggest.js';
 
 /** Names of the org, groups, identities, roles, repos and identity providers (spec: Identity name pattern). */
@@ -51,20 +52,17 @@ export function unknownCapabilityMessage(name: string, owner: string, alsoKnown?
 }
 
 const CATALOG_TIER_PREFIX = 'CATALOG_TIER_';
-/** The spellings of an unset tier: the enum's zero value (also `UNKNOWN`) and the empty string. */
-const UNSET_TIERS: ReadonlySet<string> = new Set(['', 'CATALOG_TIER_UNSPECIFIED', 'UNSPECIFIED', 'CATALOG_TIER_UNKNOWN', 'UNKNOWN']);
 
 /**
  * A catalog tier in the one spelling the API is sent (`CATALOG_TIER_FIPS`), read from either
  * spelling; the zero value, `UNKNOWN` or "" is unset (undefined). Anything else as it was.
  */
 export function fullCatalogTier(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  if (UNSET_TIERS.has(value)) return undefined;
-  return value.startsWith(CATALOG_TIER_PREFIX) ? value : `${CATALOG_TIER_PREFIX}${value}`;
+  const short = shortEnumValue(value, CATALOG_TIER_PREFIX);
+  return typeof short === 'string' ? `${CATALOG_TIER_PREFIX}${short}` : short;
 }
 
 /** A catalog tier as a manifest spells it: short (`FIPS`). */
 export function shortCatalogTier(value: unknown): unknown {
-  return typeof value === 'string' && value.startsWith(CATALOG_TIER_PREFIX) ? value.slice(CATALOG_TIER_PREFIX.length) : value;
+  return shortEnumValue(value, CATALOG_TIER_PREFIX);
 }

@@ -34,4 +34,16 @@ describe('the CLI in a GitHub Actions job', () => {
     const outside = await runCli(['validate', dir]);
     expect(runnerCommands(outside.stdout + outside.stderr).length).toBeGreaterThan(0);
   });
+
+  it('keeps a --format json document whole: its values read back as written, ##[ included', async () => {
+    const dir = join(temp.dir, 'json');
+    mkdirSync(dir);
+    const description = 'look: ##[warning]INJECTED and ::error::x';
+    writeFileSync(join(dir, 'org.yaml'), `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - {name: one, description: "${description}"}\n`);
+    const run = await runCli(['plan', dir, '--emulator', '--bootstrap', '--format', 'json'], { cwd: dir, env: { GITHUB_ACTIONS: 'true' } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(runnerCommands(run.stdout)).toEqual([]);
+    const plan = JSON.parse(run.stdout) as { steps: { after?: { description?: string } }[] };
+    expect(plan.steps.map((s) => s.after?.description)).toContain(description);
+  });
 });
