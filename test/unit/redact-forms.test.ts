@@ -23,6 +23,14 @@ describe('redactSecret', () => {
       expect(out, text).not.toContain('k3y');
     }
   });
+
+  it('cuts it URL-encoded with lower-case hex digits (a server or proxy that re-encodes writes %2f, not %2F)', () => {
+    const secret = 'tok/en with spaces?';
+    const lower = encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+    expect(lower).toContain('%2f');
+    const out = redactSecret(`GET /callback?code=${lower} failed`, secret);
+    expect(out).toBe(`GET /callback?code=${REDACTED} failed`);
+  });
 });
 
 describe('redactSecret, base64', () => {
