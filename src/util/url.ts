@@ -1,4 +1,5 @@
 /** URL checks shared by manifest validation and connection settings. */
+import { boundedMemo } from './bounded-memo.js';
 
 export function parseUrl(s: string): URL | undefined {
   try {
@@ -14,21 +15,11 @@ export function isUrl(s: string): boolean {
   return url !== undefined && url.hostname !== '';
 }
 
-/** Answers of isHttpsUrl: manifests repeat a few issuers thousands of times. Bounded. */
-const httpsAnswers = new Map<string, boolean>();
-const MAX_HTTPS_ANSWERS = 1_000;
-
-/** An absolute https URL with a host. */
-export function isHttpsUrl(s: string): boolean {
-  let answer = httpsAnswers.get(s);
-  if (answer === undefined) {
-    const url = parseUrl(s);
-    answer = url !== undefined && url.hostname !== '' && url.protocol === 'https:';
-    if (httpsAnswers.size >= MAX_HTTPS_ANSWERS) httpsAnswers.clear();
-    httpsAnswers.set(s, answer);
-  }
-  return answer;
-}
+/** An absolute https URL with a host. Kept (bounded): manifests repeat a few issuers thousands of times. */
+export const isHttpsUrl: (s: string) => boolean = boundedMemo(1_000, (s) => {
+  const url = parseUrl(s);
+  return url !== undefined && url.hostname !== '' && url.protocol === 'https:';
+});
 
 const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 

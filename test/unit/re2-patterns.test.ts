@@ -52,3 +52,14 @@ describe('re2FullMatch: the whole text, as the service anchors a pattern (issue 
     expect(re2FullMatch('repo:acme/app', 'repo:acme/app\nrepo:evil/x')).toBe(false);
   });
 });
+
+describe('re2Problem and re2FullMatch on a pattern that is not RE2', () => {
+  it('never matches with it, and gives the parser reason without its prefix', async () => {
+    const { re2FullMatch, re2Problem } = await import('../../src/util/re2.js');
+    // `.*` would match anything: a lookahead in front must not make it match at all.
+    expect(re2FullMatch('(?!x).*', 'anything')).toBe(false);
+    expect(re2Problem('(?!x).*')).toMatch(/^invalid or unsupported Perl syntax/);
+    expect(re2Problem('(?!x).*')).not.toContain('error parsing regexp');
+    expect(re2Problem('.*')).toBeUndefined();
+  });
+});
