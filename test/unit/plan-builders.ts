@@ -17,6 +17,8 @@ import type {
   Settings,
 } from '../../src/model/resources.js';
 import { descriptorOf, type Kind } from '../../src/model/kinds.js';
+import type { Plan, PlanRefusal, PlanStep, StepRefs } from '../../src/model/plan.js';
+import { plan, type PlanOptions } from '../../src/plan/index.js';
 
 export const ORG_UID = 'a'.repeat(40);
 export const BUILTIN_ROLES: Record<string, string> = {
@@ -171,4 +173,30 @@ export function uidOf(live: LiveState, address: string): string {
   const found = live.resources.find((x) => x.address === address);
   if (!found) throw new Error(`builder: no live resource at ${address}`);
   return found.uid;
+}
+
+// Readers of a plan shared by the plan-rules tests (plan-rules, plan-renames, plan-deletes, plan-refusals).
+/** A step with every action's fields readable (absent where its action has none). */
+export type AnyStep = PlanStep & { before?: Record<string, unknown>; after?: Record<string, unknown>; refs?: StepRefs; uid?: string; updateMask?: string[] };
+
+export function step(p: Plan, address: string): AnyStep {
+  const found = p.steps.find((s) => s.address === address);
+  if (!found) throw new Error(`no step ${address} in ${p.steps.map((s) => `${s.action} ${s.address}`).join(', ')}`);
+  return found;
+}
+
+export function outline(p: Plan): string[] {
+  return p.steps.map((s) => `${s.action} ${s.address}`);
+}
+
+export function refusalsOf(desired: DesiredState, live: LiveState, options?: PlanOptions): PlanRefusal[] {
+  const refusals = plan(desired, live, options).refusals;
+  if (refusals.length === 0) throw new Error('expected the plan to be refused');
+  return refusals;
+}
+
+export const ISSUER = 'https://token.actions.githubusercontent.com';
+
+export function renamed<S extends object>(shape: S, old: string): S {
+  return { ...shape, renamedFrom: old };
 }
