@@ -11,6 +11,7 @@ import { didYouMean, suggestClosest } from '../util/suggest.js';
 import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
 import { diffRelations, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted, type Token } from './tokens.js';
+import { principalAdmits } from './admits.js';
 
 export type { AccessChange } from '../model/plan.js';
 
@@ -58,6 +59,8 @@ export interface AccessGrant {
   /** The address of what grants it: a binding, an invite, a mapping, a provider. */
   grant: string;
   role: string;
+  /** Who the principal admits, when that is broad (admits.ts): `any GitHub workflow`. */
+  admits?: string[];
 }
 
 export interface AccessQuestion {
@@ -168,7 +171,17 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
       if (caps.length === 0) continue;
       if (scopeKey !== undefined && !isWithin(rel, scopeKey, g.group)) continue;
       const record = rel.state.records.get(g.record);
-      grants.push({ principal: p.name, ...(p.identity ? { identity: p.identity } : {}), scope: group.address, groups: reach(g.group), capabilities: caps.sort(), grant: record?.address ?? g.record, role: rel.roleName(g.role) });
+      const admits = principalAdmits(p);
+      grants.push({
+        principal: p.name,
+        ...(p.identity ? { identity: p.identity } : {}),
+        scope: group.address,
+        groups: reach(g.group),
+        capabilities: caps.sort(),
+        grant: record?.address ?? g.record,
+        role: rel.roleName(g.role),
+        ...(admits.length > 0 ? { admits } : {}),
+      });
     }
   }
   grants.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.grant < b.grant ? -1 : 1));

@@ -12,7 +12,9 @@
  * from its descriptor; nothing here names a kind.
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords } from './state.js';
-import { acceptsAnyGithubWorkflow, acceptsWithin, describeRelationship, relationshipOf } from './relationships.js';
+import { acceptsWithin, describeRelationship, relationshipOf } from './relationships.js';
+import { principalAdmits } from './admits.js';
+import { splitByReach } from './change-reach.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { AccessChange } from '../model/plan.js';
 import { asciiLower } from '../model/email.js';
@@ -412,7 +414,10 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
     const old = now?.identityKey === undefined || was !== undefined ? undefined : formerRelationship(before, now.identityKey);
     const widened = now?.relationship !== undefined && old !== undefined ? describeRelationship(now.relationship, old) : undefined;
     const gainName = widened !== undefined ? `${now!.name} (${widened})` : p.name;
-    const note = widened !== undefined ? `${now!.name} now also accepts ${widened}${acceptsAnyGithubWorkflow(now!.relationship!) ? ' — any GitHub workflow' : ''}` : undefined;
+    // Who each side admits, when broad (admits.ts: what audit judges): a gain by who can act now, a loss by who could.
+    const admits = { gained: now ? principalAdmits(now) : [], lost: was ? principalAdmits(was) : [] };
+    const saying = admits.gained.length > 0 ? ` — ${admits.gained.join('; ')}` : '';
+    const note = widened !== undefined ? `${now!.name} now also accepts ${widened}${saying}` : undefined;
     // The tokens it accepted before and no longer: named by what it accepted.
     const nowRelationship = was?.identityKey === undefined || now !== undefined ? undefined : formerRelationship(after, was.identityKey);
     const lossName = was?.relationship !== undefined && nowRelationship !== undefined ? `${was.name} (${describeRelationship(was.relationship, nowRelationship)})` : (was ?? p).name;
@@ -436,23 +441,20 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
         topOf.set(c, g);
         c[direction].push(...top);
         if (direction === 'gained' && note !== undefined) c.note = note;
+        if (admits[direction].length > 0) c.admits = admits[direction];
       }
     }
-    for (const c of byScope.values()) {
-      const top = topOf.get(c)!;
-      let n = 0;
-      for (const g of candidates) {
-        if (!isWithinEither(before, after, g, top)) continue;
-        if (c.gained.some((cap) => gainedAt.get(g)?.has(cap)) || c.lost.some((cap) => lostAt.get(g)?.has(cap))) n++;
+    for (const whole of byScope.values()) {
+      const top = topOf.get(whole)!;
+      const below = [...candidates].filter((g) => isWithinEither(before, after, g, top)).sort();
+      // One entry per reach: a capability still held below through another grant is not lost there.
+      for (const c of splitByReach(whole, below, (direction, g) => (direction === 'gained' ? gainedAt : lostAt).get(g))) {
+        const gainedRole = roleOfExactly(after, c.gained);
+        const lostRole = roleOfExactly(before, c.lost);
+        if (gainedRole !== undefined) c.gainedRole = gainedRole;
+        if (lostRole !== undefined) c.lostRole = lostRole;
+        changes.push(c);
       }
-      c.groups = n;
-      c.gained.sort();
-      c.lost.sort();
-      const gainedRole = roleOfExactly(after, c.gained);
-      const lostRole = roleOfExactly(before, c.lost);
-      if (gainedRole !== undefined) c.gainedRole = gainedRole;
-      if (lostRole !== undefined) c.lostRole = lostRole;
-      changes.push(c);
     }
   }
   return changes.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));

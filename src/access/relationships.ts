@@ -13,7 +13,6 @@
  * - another relationship, other keys, another issuer or a later key expiry accept other tokens.
  */
 import { normalizeServicePrincipal } from '../model/identity-relationships.js';
-import { re2FullMatch } from '../util/re2.js';
 import { within as languageWithin, type ValueSpec } from './pattern-language.js';
 
 type Obj = Record<string, unknown>;
@@ -105,14 +104,4 @@ export function describeRelationship(now: { field: string; value: unknown }, was
   const parts = changed.map((k) => (k === 'issuerKeys' ? 'other issuerKeys' : `${k} ${JSON.stringify((now.value as Obj)[k])}`));
   for (const k of removed) parts.push(`no ${k}`);
   return parts.length > 0 ? parts.join(', ') : now.field;
-}
-
-/** Whether a GitHub workflow of any owner could present a token this relationship accepts: for the "any GitHub workflow" warning. */
-export function acceptsAnyGithubWorkflow(rel: { field: string; value: unknown }): boolean {
-  if (rel.field !== 'claimMatch' || !isObject(rel.value)) return false;
-  const v = rel.value;
-  const issuerOk = v.issuer === 'https://token.actions.githubusercontent.com' || (typeof v.issuerPattern === 'string' && re2FullMatch(v.issuerPattern, 'https://token.actions.githubusercontent.com'));
-  if (!issuerOk) return false;
-  const probe = 'repo:platform-sync-outsider-probe/x:ref:refs/heads/main';
-  return typeof v.subjectPattern === 'string' && re2FullMatch(v.subjectPattern, probe) && (v.claims === undefined || Object.keys(v.claims as Obj).length === 0);
 }

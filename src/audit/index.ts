@@ -33,10 +33,17 @@ export interface AuditReport {
 /** Every rule over the manifests and live state; findings sorted, counted by severity. */
 export function audit(desired: DesiredState, live: LiveState, options: AuditOptions, rules: readonly AuditRule[] = RULES): AuditReport {
   // Members as the plan reads them: a present member's binding and identity are declared by its line.
-  const facts = gatherFacts(planMembers(desired, live, options.now).desired, live);
+  const withMembers = planMembers(desired, live, options.now).desired;
+  const facts = gatherFacts(withMembers, live);
   // Who can act, as the manifests would make the org: the relation every access view reads (DESIGN.md §4).
   facts.access = relationsOfPlan(live, plan(desired, live, { now: options.now }), options.now).planned;
-  const findings = rules.flatMap((rule) => rule.check(facts, options));
+  // Every finding about a declared resource carries its manifest line (§7) — a member line's invite
+  // and binding, an IdP's group mapping too: "not declared" only for what no manifest line describes.
+  const declaredAt = new Map(withMembers.resources.map((r) => [r.address, r.source]));
+  const findings = rules.flatMap((rule) => rule.check(facts, options)).map((f) => {
+    const location = f.location ?? declaredAt.get(f.address);
+    return location !== undefined && f.location === undefined ? { ...f, location } : f;
+  });
   findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
   for (const f of findings) summary[f.severity]++;

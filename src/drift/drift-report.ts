@@ -7,7 +7,7 @@
 import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
-import type { MemberStatus } from '../model/plan.js';
+import type { AccessChange, MemberStatus } from '../model/plan.js';
 import { kindOfAddress } from '../model/address.js';
 import type { SourceLocation } from '../model/resources.js';
 import { UnsafePlanError } from '../model/errors.js';
@@ -77,13 +77,32 @@ export interface DriftReport {
    * restore the manifests takes away what they added and gives back what they removed.
    * Absent when the drift changes no access.
    */
-  access?: { principal: string; identity?: string; scope: string; added: string[]; removed: string[]; groups: number }[];
+  access?: DriftAccess[];
   /**
    * Set when the plan is refused because of the drift (a protected or blocking resource
    * created by hand): the items that caused it say why in `detail`, and nothing can be applied
    * until they are resolved.
    */
   refused?: true;
+}
+
+/** What the hand edits did to one principal's access (the restoring plan's access change, turned around). */
+export interface DriftAccess {
+  principal: string;
+  identity?: string;
+  scope: string;
+  /** Held live, not granted by the manifests. */
+  added: string[];
+  /** Granted by the manifests, not held live: lost by a hand edit (or not applied yet). */
+  removed: string[];
+  groups: number;
+  /** Granted by a member line that is not applied yet (its invite not sent, or expired unaccepted): never held, so not lost. */
+  notApplied?: string[];
+  /** When `added` (`removed`, `notApplied`) is exactly a built-in role's capabilities: its name ("all of owner"). */
+  addedRole?: string;
+  removedRole?: string;
+  /** Who the principal admits, when that is broad (access/admits.ts). */
+  admits?: string[];
 }
 
 export const CATEGORY_HEADINGS: Readonly<Record<DriftCategory, string>> = {
@@ -142,10 +161,31 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
     notes: [...plan.warnings],
   };
   if (refused) report.refused = true;
-  // What the hand edits did to access is the restoring plan's access changes, turned around.
-  const access = (plan.accessChanges ?? []).map((c) => ({ principal: c.principal, ...(c.identity !== undefined ? { identity: c.identity } : {}), scope: c.scope, added: c.lost, removed: c.gained, groups: c.groups }));
+  const access = (plan.accessChanges ?? []).map((c) => driftAccessOf(c, memberSteps));
   if (access.length > 0) report.access = access;
   return report;
+}
+
+/**
+ * What the hand edits did to access is the restoring plan's access changes, turned around — but
+ * what only member lines' invites give (a line never applied, an invite that expired unaccepted)
+ * was never held: not applied yet, not lost.
+ */
+function driftAccessOf(c: AccessChange, memberSteps: ReadonlyMap<string, MemberStatus>): DriftAccess {
+  const fromMembers = c.lost.length === 0 && c.causes.length > 0 && c.causes.every((address) => memberSteps.has(address));
+  const out: DriftAccess = {
+    principal: c.principal,
+    ...(c.identity !== undefined ? { identity: c.identity } : {}),
+    scope: c.scope,
+    added: c.lost,
+    removed: fromMembers ? [] : c.gained,
+    groups: c.groups,
+  };
+  if (fromMembers) out.notApplied = c.gained;
+  if (c.lostRole !== undefined) out.addedRole = c.lostRole;
+  if (c.gainedRole !== undefined) out.removedRole = c.gainedRole;
+  if (c.admits !== undefined) out.admits = c.admits;
+  return out;
 }
 
 /** The member line each invite step comes from: the invite it creates, the expired one it replaces. */

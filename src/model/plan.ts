@@ -196,6 +196,11 @@ export interface AccessChange {
   causes: string[];
   /** A widened relationship: who can now present a token it accepts (shown beside the principal). */
   note?: string;
+  /**
+   * Who the principal admits, when that is broad, in a reviewer's words (access/admits.ts, the facts
+   * audit judges): `any GitHub workflow`, `pull-request workflows of nw/infra`, `anyone who signs in to okta`.
+   */
+  admits?: string[];
   /** When `gained` (`lost`) is exactly a built-in role's capabilities: its name, so that a view can say "all of owner". */
   gainedRole?: string;
   lostRole?: string;

@@ -17,6 +17,10 @@ export function renderTextAccess(report: AccessReport): string {
   if (report.actingAs !== undefined) {
     lines.push(report.actingAs.length === 0 ? 'The token can act as no identity of the org.' : `The token can act as: ${report.actingAs.join(', ')}`, '');
   }
+  // Who a principal admits, when that is broad, said once before its grants (access/admits.ts).
+  const admitting = new Map(report.grants.flatMap((g) => (g.admits !== undefined ? [[g.principal, g.admits] as const] : [])));
+  for (const [principal, admits] of admitting) lines.push(`${principal} admits ${admits.join('; ')}`);
+  if (admitting.size > 0) lines.push('');
   if (report.grants.length === 0) lines.push(q.scope !== undefined || q.capability !== undefined ? 'Nobody: no grant on it or above gives that.' : 'Nothing: no grant gives a capability.');
   const onePrincipal = new Set(report.grants.map((g) => g.principal)).size === 1 && (q.identity !== undefined || q.email !== undefined);
   for (const g of report.grants) {

@@ -7,7 +7,7 @@ import type { AccessChange } from '../access/effective-access.js';
 export const ACCESS_SHOWN = 50;
 
 /** "and 2 groups below", for a change that reaches more than its scope. */
-export function reachText(change: AccessChange): string {
+export function reachText(change: Pick<AccessChange, 'groups'>): string {
   return change.groups > 1 ? ` and ${change.groups - 1} group${change.groups === 2 ? '' : 's'} below` : '';
 }
 
@@ -25,4 +25,14 @@ export function capabilitiesText(caps: readonly string[], role: string | undefin
   if (caps.length <= CAPABILITIES_SHOWN) return caps.join(', ');
   const first = [...caps.filter((c) => WRITES.test(c)), ...caps.filter((c) => !WRITES.test(c))].slice(0, CAPABILITIES_SHOWN);
   return `${caps.length} capabilities: ${first.join(', ')}, …`;
+}
+
+/**
+ * Who a change's principal admits, said beside it (DESIGN.md §4, issue 58): its note when its
+ * relationship widened (which says it already), else `admits: any GitHub workflow`; undefined when
+ * there is nothing broad to say.
+ */
+export function admitsText(c: { note?: string; admits?: readonly string[] }): string | undefined {
+  if (c.note !== undefined) return c.note;
+  return c.admits !== undefined && c.admits.length > 0 ? `admits: ${c.admits.join('; ')}` : undefined;
 }

@@ -8,6 +8,7 @@ import { diffLines } from './step-lines.js';
 import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markdown.js';
 import { escapeControl, escapeValue, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
+import { admitsText, capabilitiesText, reachText } from './access.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
 const MARKERS: Readonly<Record<DriftCategory, string>> = { changed: '~', unmanaged: '?', missing: '!' };
@@ -57,9 +58,13 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
   if (report.access && report.access.length > 0) {
     lines.push('', paint('bold', 'Access differs from the manifests (changed by hand, or not applied yet):'));
     for (const a of report.access) {
-      const where = `${a.scope}${a.groups > 1 ? ` and ${a.groups - 1} group${a.groups === 2 ? '' : 's'} below` : ''}`;
-      if (a.added.length > 0) lines.push(`  ${escapeValue(`+ ${a.principal} holds ${a.added.join(', ')} on ${where}, which the manifests do not grant`)}`);
-      if (a.removed.length > 0) lines.push(`  ${escapeValue(`- ${a.principal} lost ${a.removed.join(', ')} on ${where}, which the manifests grant`)}`);
+      const where = `${a.scope}${reachText(a)}`;
+      const line = (text: string): void => void lines.push(`  ${escapeValue(text)}`);
+      if (a.added.length > 0) line(`+ ${a.principal} holds ${capabilitiesText(a.added, a.addedRole)} on ${where}, which the manifests do not grant`);
+      if (a.removed.length > 0) line(`- ${a.principal} lost ${capabilitiesText(a.removed, a.removedRole)} on ${where}, which the manifests grant`);
+      if (a.notApplied) line(`~ ${a.principal} would hold ${capabilitiesText(a.notApplied, a.removedRole)} on ${where}: the member line is not applied yet`);
+      const admits = admitsText(a);
+      if (admits !== undefined) lines.push(`      ${escapeValue(admits)}`);
     }
   }
   if (report.notes.length > 0) {
@@ -122,7 +127,14 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   }
   if (report.access && report.access.length > 0) {
     lines.push('', '#### Access differs from the manifests — changed by hand, or not applied yet', '', '| Principal | Scope | Reach | Held live, not granted by the manifests | Granted by the manifests, not held live |', '|---|---|---|---|---|');
-    for (const a of report.access) lines.push(`| ${inlineCode(escapeCell(a.principal))} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${a.added.length > 0 ? `➕ ${escapeCell(a.added.join(', '))}` : ''} | ${a.removed.length > 0 ? `➖ ${escapeCell(a.removed.join(', '))}` : ''} |`);
+    for (const a of report.access) {
+      const admits = admitsText(a);
+      const principal = `${inlineCode(escapeCell(a.principal))}${admits !== undefined ? ` — **${escapeCell(admits)}**` : ''}`;
+      const added = a.added.length > 0 ? `➕ ${escapeCell(capabilitiesText(a.added, a.addedRole))}` : '';
+      const notApplied = a.notApplied ? `⏳ not applied yet: ${escapeCell(capabilitiesText(a.notApplied, a.removedRole))}` : '';
+      const removed = a.removed.length > 0 ? `➖ ${escapeCell(capabilitiesText(a.removed, a.removedRole))}` : notApplied;
+      lines.push(`| ${principal} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${added} | ${removed} |`);
+    }
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');

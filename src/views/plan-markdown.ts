@@ -51,7 +51,7 @@ function kindSummary(steps: readonly PlanStep[]): string {
 /** Inline code that survives backticks in the text. */
 export { escapeHtml, markdownCell } from '../io/escape.js';
 import { markdownCell as cell } from '../io/escape.js';
-import { ACCESS_SHOWN, capabilitiesText } from './access.js';
+import { ACCESS_SHOWN, admitsText, capabilitiesText } from './access.js';
 
 export function inlineCode(text: string): string {
   return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
@@ -66,7 +66,8 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
   if (access.length === 0) return [];
   const out = ['#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|'];
   for (const c of access.slice(0, ACCESS_SHOWN)) {
-    const principal = `${inlineCode(cell(c.principal))}${c.note !== undefined ? ` — **${cell(c.note)}**` : ''}`;
+    const admits = admitsText(c);
+    const principal = `${inlineCode(cell(c.principal))}${admits !== undefined ? ` — **${cell(admits)}**` : ''}`;
     const gained = c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : '';
     const lost = c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : '';
     out.push(`| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`);

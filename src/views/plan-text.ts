@@ -7,7 +7,7 @@
 import type { Plan } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 import { escapeControl, escapeValue } from './escape.js';
-import { ACCESS_SHOWN, capabilitiesText, reachText } from './access.js';
+import { ACCESS_SHOWN, admitsText, capabilitiesText, reachText } from './access.js';
 import { paintFor, type Style } from './paint.js';
 
 export interface TextPlanOptions {
@@ -40,6 +40,8 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
         if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeValue(`${c.principal} gains ${capabilitiesText(c.gained, c.gainedRole)} on ${c.scope}${reachText(c)}`)}`);
         if (c.note !== undefined) out.push(`      ${escapeValue(c.note)}`);
         if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeValue(`${c.principal} loses ${capabilitiesText(c.lost, c.lostRole)} on ${c.scope}${reachText(c)}`)}`);
+        const admits = c.note === undefined ? admitsText(c) : undefined;
+        if (admits !== undefined) out.push(`      ${escapeValue(admits)}`);
       }
       if (access.length > ACCESS_SHOWN) out.push(`  … and ${access.length - ACCESS_SHOWN} more (plan --format json has them all)`);
       out.push('');

@@ -228,6 +228,15 @@ describe('audit judges the effective org (issue 37, DESIGN.md §7 rev 4): named 
     for (const ok of ['repo:acme/app:ref:refs/heads/.*', '^repo:acme-corp/.*', '(?i)repo:acme/app:.*', 'repo:acme\\.io/app:.*']) expect(owner(ok), ok).toBe(0);
     for (const bad of ['repo:acme.io/app:.*', 'repo:\\w+/app:.*', 'repo:(acme|evil)/app:.*', 'repo:acme?/app:.*', '.*', 'repo:/app:.*']) expect(owner(bad), bad).toBe(1);
   });
+
+  it('issue 58: a literal owner part that the rest of the pattern widens fires — decided on the language, as the gate decides it', () => {
+    const owner = (pattern: string) => findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner');
+    for (const bad of ['repo:acme/?.*', 'repo:acme/*.*', 'repo:acme/{0}.*', 'repo:acme/.*|repo:evil/.*']) {
+      expect(owner(bad).map((f) => f.message), bad).toEqual([expect.stringContaining('more than one owner')]);
+    }
+    expect(owner('repo:acme/x|.*').map((f) => f.message)).toEqual([expect.stringContaining('of any owner')]);
+    for (const ok of ['repo:acme/(app|web):.*', 'repo:acme/app:.*']) expect(owner(ok), ok).toEqual([]);
+  });
 });
 
 describe('open-invite', () => {
@@ -309,8 +318,8 @@ describe('sso-write-access', () => {
   const run = (desired: Parameters<typeof desiredState>[0]) => findings(audit(desiredState(desired), withCapabilities(liveState([])), OPTIONS), 'sso-write-access');
 
   it('fires for a default role (high) or a group mapping (medium) that can write, naming who', () => {
-    expect(run(idp('owner'))).toEqual([expect.objectContaining({ severity: 'high', address: 'identityProvider:okta', message: 'everyone who signs in through okta holds role owner on org, which can write' })]);
-    expect(run(idp('viewer', [['everyone', 'owner']]))).toEqual([expect.objectContaining({ severity: 'medium', message: 'everyone in idp:okta/group:everyone holds role owner on org, which can write' })]);
+    expect(run(idp('owner'))).toEqual([expect.objectContaining({ severity: 'high', address: 'identityProvider:okta', message: 'idp:okta/*: anyone who signs in to okta holds role owner on org, which can write' })]);
+    expect(run(idp('viewer', [['everyone', 'owner']]))).toEqual([expect.objectContaining({ severity: 'medium', message: 'idp:okta/group:everyone: anyone okta puts in group everyone holds role owner on org, which can write' })]);
   });
 
   it('does not fire for read roles', () => {

@@ -1,7 +1,6 @@
-/** `pattern-any-owner` (high): a GitHub Actions identity whose subject pattern takes workflows of any owner. */
-import { ANY_OWNER_PROBE, githubActionsSubjectPatterns, literalOwnerOf } from '../github-actions.js';
+/** `pattern-any-owner` (high): a GitHub Actions identity whose subject pattern takes workflows of any owner, or of more than one. */
+import { ANY_OWNER_PROBE, githubActionsSubjectPatterns, githubSubjectFacts } from '../github-actions.js';
 import type { AuditRule } from '../types.js';
-import { re2FullMatch } from '../../util/re2.js';
 
 export const rule: AuditRule = {
   id: 'pattern-any-owner',
@@ -10,14 +9,13 @@ export const rule: AuditRule = {
   severity: 'high',
   check(facts) {
     return githubActionsSubjectPatterns(facts.identities).flatMap(({ identity: i, subjectPattern }) => {
-      // Read from the pattern's syntax (DESIGN.md §7 rev 4); the probe subject still catches a
-      // pattern whose owner part reads as literal but that takes any owner by other means.
-      const literalOwner = literalOwnerOf(subjectPattern);
-      const matchesProbe = re2FullMatch(subjectPattern, ANY_OWNER_PROBE);
-      if (literalOwner !== undefined && !matchesProbe) return [];
-      const message = matchesProbe
+      // What the pattern admits is read once (access/admits.ts): the views say the same words.
+      const { anyOwner, owner } = githubSubjectFacts(subjectPattern);
+      if (!anyOwner && owner !== undefined) return [];
+      const message = anyOwner
         ? `subjectPattern ${JSON.stringify(subjectPattern)} accepts GitHub Actions workflows of any owner (it matches ${ANY_OWNER_PROBE})`
-        : `subjectPattern ${JSON.stringify(subjectPattern)} accepts GitHub Actions workflows of more than one owner: its owner part (between "repo:" and the first "/") is not one literal owner`;
+        : `subjectPattern ${JSON.stringify(subjectPattern)} accepts GitHub Actions workflows of more than one owner: ` +
+          'its owner part (between "repo:" and the first "/") is not one literal owner, or the pattern admits subjects of other owners';
       return [{ rule: this.id, severity: this.severity, address: i.address, message, ...(i.location ? { location: i.location } : {}) }];
     });
   },

@@ -1,7 +1,6 @@
 /** `pattern-pull-request` (high with a write role, else medium): a subject pattern that pull-request workflows match. */
-import { githubActionsSubjectPatterns, pullRequestProbe } from '../github-actions.js';
+import { githubActionsSubjectPatterns, githubSubjectFacts } from '../github-actions.js';
 import type { AuditRule } from '../types.js';
-import { re2FullMatch } from '../../util/re2.js';
 
 export const rule: AuditRule = {
   id: 'pattern-pull-request',
@@ -10,8 +9,8 @@ export const rule: AuditRule = {
   severity: 'high',
   check(facts) {
     return githubActionsSubjectPatterns(facts.identities).flatMap(({ identity: i, subjectPattern }) => {
-      const probe = pullRequestProbe(subjectPattern);
-      if (!re2FullMatch(subjectPattern, probe)) return [];
+      const { pullRequest, pullRequestProbe: probe } = githubSubjectFacts(subjectPattern);
+      if (!pullRequest) return [];
       const writes = facts.writeRolesOf(i.address);
       return [
         {

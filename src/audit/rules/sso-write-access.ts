@@ -5,6 +5,7 @@
  * the effective-access relation, as the org will be once the manifests apply (DESIGN.md §4).
  */
 import type { AuditRule, Finding } from '../types.js';
+import { principalAdmits } from '../../access/admits.js';
 import { writeGrantsOf } from '../write-grants.js';
 
 export const rule: AuditRule = {
@@ -17,7 +18,8 @@ export const rule: AuditRule = {
       rule: this.id,
       severity: principal.kind === 'signIn' ? 'high' : 'medium',
       address: grant,
-      message: `${principal.kind === 'signIn' ? `everyone who signs in through ${principal.name.slice(4, -2)}` : `everyone in ${principal.name}`} holds role ${role} on ${scope}, which can write`,
+      // Who it lets in, in the words every access view uses (access/admits.ts).
+      message: `${principal.name}: ${principalAdmits(principal).join('; ')} holds role ${role} on ${scope}, which can write`,
     }));
   },
 };

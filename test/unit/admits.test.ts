@@ -1,0 +1,51 @@
+/**
+ * What a principal admits (src/access/admits.ts): the one reading of a GitHub subject pattern that
+ * the pattern rules of audit and every access view share. Owner confinement is decided on the
+ * pattern's language, so a quantifier after the owner's literal part (`repo:acme/?.*`) is seen.
+ */
+import { describe, expect, it } from 'vitest';
+import { githubSubjectFacts, principalAdmits, relationshipAdmits } from '../../src/access/admits.js';
+
+const GH = 'https://token.actions.githubusercontent.com';
+const subject = (subjectPattern: string, extra: Record<string, unknown> = {}) => ({ field: 'claimMatch', value: { issuer: GH, subjectPattern, ...extra } });
+
+describe('what a relationship admits', () => {
+  it('says any GitHub workflow, more than one owner, or pull-request workflows of one repository', () => {
+    expect(relationshipAdmits(subject('repo:.*'))).toEqual(['any GitHub workflow']);
+    expect(relationshipAdmits(subject('repo:.*', { claims: { repository_owner: 'acme' } }))).toEqual(['any GitHub workflow whose other claims match']);
+    for (const wider of ['repo:acme/?.*', 'repo:acme/*.*', 'repo:acme.*/app:.*', 'repo:acme/.*|repo:evil/.*', 'repo:[^/]+/deploy:.*']) {
+      expect(relationshipAdmits(subject(wider)), wider).toEqual(['GitHub workflows of more than one owner']);
+    }
+    expect(relationshipAdmits(subject('repo:nw/infra:.*'))).toEqual(['pull-request workflows of nw/infra']);
+    expect(relationshipAdmits(subject('(?i)repo:nw/infra:.*'))).toEqual(['pull-request workflows of nw/infra']);
+    expect(relationshipAdmits(subject('repo:acme/.*'))).toEqual(['pull-request workflows of any repository of acme']);
+  });
+
+  it('says nothing of a narrow pattern, an exact subject, another issuer or another relationship', () => {
+    for (const narrow of ['repo:acme/app:ref:refs/heads/.*', 'repo:acme/(app|web):ref:refs/heads/main', '(?i)repo:acme/app:ref:.*']) expect(relationshipAdmits(subject(narrow)), narrow).toEqual([]);
+    expect(relationshipAdmits({ field: 'claimMatch', value: { issuer: GH, subject: 'repo:acme/app:pull_request' } })).toEqual([]);
+    expect(relationshipAdmits({ field: 'claimMatch', value: { issuer: 'https://accounts.google.com', subjectPattern: '.*' } })).toEqual([]);
+    expect(relationshipAdmits({ field: 'servicePrincipal', value: 'COSIGNED' })).toEqual([]);
+    expect(relationshipAdmits(undefined)).toEqual([]);
+  });
+
+  it('says an issuer pattern takes tokens of any issuer it matches', () => {
+    expect(relationshipAdmits({ field: 'claimMatch', value: { issuerPattern: 'https://.*', subject: 'x' } })).toEqual(['tokens of any issuer that matches "https://.*"']);
+  });
+
+  it('reads the owner by language: keeping to one owner, case aside', () => {
+    expect(githubSubjectFacts('repo:acme/(app|web):.*')).toMatchObject({ anyOwner: false, owner: 'acme', pullRequest: false });
+    expect(githubSubjectFacts('(?i)repo:acme/.*')).toMatchObject({ owner: 'acme' });
+    expect(githubSubjectFacts('repo:acme/?.*')).toMatchObject({ anyOwner: false, owner: undefined });
+    expect(githubSubjectFacts('repo:.*')).toMatchObject({ anyOwner: true, owner: undefined });
+  });
+});
+
+describe('what an identity provider principal admits', () => {
+  it('says anyone who signs in, and anyone the provider puts in a group', () => {
+    expect(principalAdmits({ kind: 'signIn', name: 'idp:okta/*' })).toEqual(['anyone who signs in to okta']);
+    expect(principalAdmits({ kind: 'signIn', name: 'idp:engineering/okta/*' })).toEqual(['anyone who signs in to engineering/okta']);
+    expect(principalAdmits({ kind: 'externalGroup', name: 'idp:okta/group:platform-admins' })).toEqual(['anyone okta puts in group platform-admins']);
+    expect(principalAdmits({ kind: 'email', name: 'email:alice@acme.dev' })).toEqual([]);
+  });
+});
