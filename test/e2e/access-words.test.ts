@@ -128,6 +128,20 @@ describe('access words a reviewer acts on', () => {
     const md = await cli(['drift', file(), '--format', 'markdown']);
     expect(md.stdout).toContain('| `identity:hand-bot` — **admits: any GitHub workflow** |');
     expect(md.stdout).toContain('➕ all of owner (138 capabilities)');
+    // The declared owner bot's subject changed by hand to the same pattern: the same words.
+    writeFileSync(file(), manifest());
+    expect((await cli(['apply', file(), '--auto-approve'])).code).toBe(0);
+    const again = openClient(suite.emulator.url, TOKEN);
+    try {
+      const live = await readLiveState(again, { org: { name: 'acme' } });
+      const bot = live.resources.find((r) => r.address === 'identity:release-bot')!;
+      await again.update('identity', bot.uid, { claimMatch: { issuer: GH, subjectPattern: 'repo:.*' } }, ['claimMatch']);
+    } finally {
+      await again.close();
+    }
+    const changed = await cli(['drift', file()]);
+    expect(changed.code).toBe(2);
+    expect(changed.stdout).toContain('+ identity:release-bot (subjectPattern "repo:.*") holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant\n      admits: any GitHub workflow\n');
   });
 
   it('drift says a member line never applied is not applied yet, never that she lost access she never had', async () => {
