@@ -45,7 +45,9 @@ export function newAccessRefusal(changes: readonly AccessChange[]): Plan['refusa
 function describeGain(c: AccessChange): string {
   const below = c.groups > 1 ? ` and ${c.groups - 1} group${c.groups === 2 ? '' : 's'} below` : '';
   const by = c.causes.length > 0 ? ` (by ${c.causes.join(', ')})` : '';
-  return `${c.principal} gains ${c.gainedRole !== undefined ? `all of ${c.gainedRole} (${c.gained.length} capabilities)` : c.gained.join(', ')} on ${c.scope}${below}${by}`;
+  // Who it admits, when broad (admits.ts): the refusal says it as the plan's access section does.
+  const admits = c.admits !== undefined ? `, which admits ${c.admits.join('; ')},` : '';
+  return `${c.principal}${admits} gains ${c.gainedRole !== undefined ? `all of ${c.gainedRole} (${c.gained.length} capabilities)` : c.gained.join(', ')} on ${c.scope}${below}${by}`;
 }
 
 /** One answer of `platform-sync access`: who holds what where, and the grant that gives it. */

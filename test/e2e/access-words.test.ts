@@ -86,6 +86,9 @@ describe('access words a reviewer acts on', () => {
     expect(text.stdout).toMatch(/\+ identity:infra-bot gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: pull-request workflows of nw\/infra\n/);
     const md = await cli(['plan', file(), '--format', 'markdown']);
     expect(md.stdout).toContain('| `identity:infra-bot` — **admits: pull-request workflows of nw/infra** | `org` |');
+    const denied = await cli(['plan', file(), '--deny-new-access']);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('identity:infra-bot, which admits pull-request workflows of nw/infra, gains all of owner (138 capabilities) on org');
     const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as { accessChanges: JsonChange[] };
     expect(json.accessChanges).toContainEqual(expect.objectContaining({ principal: 'identity:infra-bot', admits: ['pull-request workflows of nw/infra'] }));
     // The reviewer's words are audit's: the same identity is its pull-request finding.
