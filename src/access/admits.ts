@@ -106,7 +106,8 @@ export interface GithubSubjectFacts {
 export function githubSubjectFacts(subjectPattern: string): GithubSubjectFacts {
   const anyOwner = re2FullMatch(subjectPattern, ANY_OWNER_PROBE);
   const literalOwner = literalOwnerOf(subjectPattern);
-  const owner = !anyOwner && literalOwner !== undefined && keepsToOwner(subjectPattern, literalOwner) ? literalOwner : undefined;
+  const owner =
+    !anyOwner && literalOwner !== undefined && keepsToOwner(subjectPattern, literalOwner) ? literalOwner : undefined;
   const probe = pullRequestProbe(subjectPattern);
   return { anyOwner, owner, pullRequestProbe: probe, pullRequest: re2FullMatch(subjectPattern, probe) };
 }
@@ -116,15 +117,19 @@ export function relationshipAdmits(rel: { field: string; value: unknown } | unde
   if (rel?.field !== 'claimMatch' || !isObject(rel.value)) return [];
   const cm = rel.value as ClaimMatch & Obj;
   const out: string[] = [];
-  if (typeof cm.issuerPattern === 'string') out.push(`tokens of any issuer that matches ${JSON.stringify(cm.issuerPattern)}`);
+  if (typeof cm.issuerPattern === 'string')
+    out.push(`tokens of any issuer that matches ${JSON.stringify(cm.issuerPattern)}`);
   if (!takesGithubActionsTokens(cm) || typeof cm.subjectPattern !== 'string') return out;
   const facts = githubSubjectFacts(cm.subjectPattern);
-  const claimed = [cm.claims, cm.claimPatterns].some((c) => isObject(c) && Object.keys(c).length > 0) ? ' whose other claims match' : '';
+  const claimed = [cm.claims, cm.claimPatterns].some((c) => isObject(c) && Object.keys(c).length > 0)
+    ? ' whose other claims match'
+    : '';
   if (facts.anyOwner) out.push(`any GitHub workflow${claimed}`);
   else if (facts.owner === undefined) out.push(`GitHub workflows of more than one owner${claimed}`);
   else if (facts.pullRequest) {
     const repo = /^repo:[^/]*\/([^:]*):pull_request$/.exec(facts.pullRequestProbe)?.[1];
-    const of = repo === undefined || repo === PROBE_REPO ? `any repository of ${facts.owner}` : `${facts.owner}/${repo}`;
+    const of =
+      repo === undefined || repo === PROBE_REPO ? `any repository of ${facts.owner}` : `${facts.owner}/${repo}`;
     out.push(`pull-request workflows of ${of}${claimed}`);
   }
   return out;
@@ -137,9 +142,14 @@ const providerOf = (name: string): string => name.replace(/^idp:/, '').replace(/
  * What a principal admits, when that is broad: an identity by its relationship, everyone who signs
  * in through a provider, everyone a provider puts in a group. A person or an invite's code: nothing to add.
  */
-export function principalAdmits(p: { kind: string; name: string; relationship?: { field: string; value: unknown } }): string[] {
+export function principalAdmits(p: {
+  kind: string;
+  name: string;
+  relationship?: { field: string; value: unknown };
+}): string[] {
   if (p.kind === 'signIn') return [`anyone who signs in to ${providerOf(p.name)}`];
-  if (p.kind === 'externalGroup') return [`anyone ${providerOf(p.name)} puts in group ${p.name.slice(p.name.indexOf('/group:') + 7)}`];
+  if (p.kind === 'externalGroup')
+    return [`anyone ${providerOf(p.name)} puts in group ${p.name.slice(p.name.indexOf('/group:') + 7)}`];
   // An identity by its relationship; a person or an invite's code has none.
   return relationshipAdmits(p.relationship);
 }

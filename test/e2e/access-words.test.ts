@@ -18,7 +18,9 @@ const GH = 'https://token.actions.githubusercontent.com';
 const OKTA_ENV = { PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0058c' };
 
 /** The org: release-bot owner; `org` and `eng` lines added to the org and to group engineering. */
-function manifest(o: { identities?: string[]; org?: string[]; eng?: string[]; members?: string[]; idps?: string[] } = {}): string {
+function manifest(
+  o: { identities?: string[]; org?: string[]; eng?: string[]; members?: string[]; idps?: string[] } = {},
+): string {
   return [
     'apiVersion: platform-sync/v1',
     'org:',
@@ -45,7 +47,14 @@ const okta = (defaultRole: string, mappings: string[] = []) => [
   ...(mappings.length > 0 ? ['      groupMappings:', ...mappings.map((m) => `        - ${m}`)] : []),
 ];
 
-interface JsonChange { principal: string; scope: string; gained: string[]; lost: string[]; groups: number; admits?: string[] }
+interface JsonChange {
+  principal: string;
+  scope: string;
+  gained: string[];
+  lost: string[];
+  groups: number;
+  admits?: string[];
+}
 
 describe('access words a reviewer acts on', () => {
   const suite = useSuiteEmulator(TOKEN, 'access-words');
@@ -54,7 +63,14 @@ describe('access words a reviewer acts on', () => {
   /** Live is `base` (applied); then the manifests say `variant`. */
   const from = async (base: string, variant: string) => {
     writeFileSync(file(), base);
-    const applied = await cli(['apply', file(), '--bootstrap', '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')]);
+    const applied = await cli([
+      'apply',
+      file(),
+      '--bootstrap',
+      '--auto-approve',
+      '--invite-codes',
+      join(suite.dir, 'codes.jsonl'),
+    ]);
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
     writeFileSync(file(), variant);
   };
@@ -62,12 +78,18 @@ describe('access words a reviewer acts on', () => {
   it('a loss is counted only where the capability goes: registry.push on the org removed, registry.pull kept on engineering', async () => {
     const bot = `{name: bot, claimMatch: {issuer: "${GH}", subject: "repo:acme/bot:ref:refs/heads/main"}}`;
     await from(
-      manifest({ identities: [bot], org: ['{identity: bot, role: registry.push}'], eng: ['{identity: /bot, role: registry.pull}'] }),
+      manifest({
+        identities: [bot],
+        org: ['{identity: bot, role: registry.push}'],
+        eng: ['{identity: /bot, role: registry.pull}'],
+      }),
       manifest({ identities: [bot], eng: ['{identity: /bot, role: registry.pull}'] }),
     );
     const pull = SERVICE.builtinRoles['registry.pull'];
     const push = SERVICE.builtinRoles['registry.push'];
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as { accessChanges: JsonChange[] };
+    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+      accessChanges: JsonChange[];
+    };
     const losses = json.accessChanges.filter((c) => c.principal === 'identity:bot');
     // On engineering the bot keeps what registry.pull gives (repo.list, tag.list, …): lost on the org alone.
     expect(losses).toEqual([
@@ -83,30 +105,48 @@ describe('access words a reviewer acts on', () => {
     const infra = `{name: infra-bot, claimMatch: {issuer: "${GH}", subjectPattern: "repo:nw/infra:.*"}}`;
     await from(manifest(), manifest({ identities: [infra], org: ['{identity: infra-bot, role: owner}'] }));
     const text = await cli(['plan', file()]);
-    expect(text.stdout).toMatch(/\+ identity:infra-bot gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: pull-request workflows of nw\/infra\n/);
+    expect(text.stdout).toMatch(
+      /\+ identity:infra-bot gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: pull-request workflows of nw\/infra\n/,
+    );
     const md = await cli(['plan', file(), '--format', 'markdown']);
     expect(md.stdout).toContain('| `identity:infra-bot` — **admits: pull-request workflows of nw/infra** | `org` |');
     const denied = await cli(['plan', file(), '--deny-new-access']);
     expect(denied.code).toBe(1);
-    expect(denied.stderr).toContain('identity:infra-bot, which admits pull-request workflows of nw/infra, gains all of owner (138 capabilities) on org');
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as { accessChanges: JsonChange[] };
-    expect(json.accessChanges).toContainEqual(expect.objectContaining({ principal: 'identity:infra-bot', admits: ['pull-request workflows of nw/infra'] }));
+    expect(denied.stderr).toContain(
+      'identity:infra-bot, which admits pull-request workflows of nw/infra, gains all of owner (138 capabilities) on org',
+    );
+    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+      accessChanges: JsonChange[];
+    };
+    expect(json.accessChanges).toContainEqual(
+      expect.objectContaining({ principal: 'identity:infra-bot', admits: ['pull-request workflows of nw/infra'] }),
+    );
     // The reviewer's words are audit's: the same identity is its pull-request finding.
     const audit = await cli(['audit', file(), '--format', 'json']);
-    expect(JSON.parse(audit.stdout).findings).toContainEqual(expect.objectContaining({ rule: 'pattern-pull-request', severity: 'high', address: 'identity:infra-bot' }));
+    expect(JSON.parse(audit.stdout).findings).toContainEqual(
+      expect.objectContaining({ rule: 'pattern-pull-request', severity: 'high', address: 'identity:infra-bot' }),
+    );
     const access = await cli(['access', file(), '--identity', 'infra-bot', '--capability', 'groups.delete']);
     expect(access.code, access.stderr).toBe(0);
     expect(access.stdout).toContain('identity:infra-bot admits pull-request workflows of nw/infra');
-    const accessJson = JSON.parse((await cli(['access', file(), '--identity', 'infra-bot', '--format', 'json'])).stdout) as { grants: { admits?: string[] }[] };
+    const accessJson = JSON.parse(
+      (await cli(['access', file(), '--identity', 'infra-bot', '--format', 'json'])).stdout,
+    ) as { grants: { admits?: string[] }[] };
     expect(accessJson.grants[0]!.admits).toEqual(['pull-request workflows of nw/infra']);
   });
 
   it('an identity provider default role and group mapping say who they admit: anyone who signs in to okta', async () => {
     await from(manifest(), manifest({ idps: okta('owner', ['{externalGroup: admins, role: owner}']) }));
     const text = await cli(['plan', file()]);
-    expect(text.stdout).toMatch(/\+ idp:okta\/\* gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: anyone who signs in to okta\n/);
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as { accessChanges: JsonChange[] };
-    expect(json.accessChanges).toContainEqual(expect.objectContaining({ principal: 'idp:okta/*', admits: ['anyone who signs in to okta'] }));
+    expect(text.stdout).toMatch(
+      /\+ idp:okta\/\* gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: anyone who signs in to okta\n/,
+    );
+    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+      accessChanges: JsonChange[];
+    };
+    expect(json.accessChanges).toContainEqual(
+      expect.objectContaining({ principal: 'idp:okta/*', admits: ['anyone who signs in to okta'] }),
+    );
   });
 
   it('drift of a hand-made subjectPattern "repo:.*" owner says "any GitHub workflow" and does not list 30 capability names', async () => {
@@ -116,7 +156,10 @@ describe('access words a reviewer acts on', () => {
     try {
       const live = await readLiveState(client, { org: { name: 'acme' } });
       const org = live.resources.find((r) => r.address === 'org')!;
-      const made = (await client.create('identity', org.uid, { name: 'hand-bot', claimMatch: { issuer: GH, subjectPattern: 'repo:.*' } })) as { uid: string };
+      const made = (await client.create('identity', org.uid, {
+        name: 'hand-bot',
+        claimMatch: { issuer: GH, subjectPattern: 'repo:.*' },
+      })) as { uid: string };
       await client.create('roleBinding', org.uid, { identityUid: made.uid, roleUid: live.builtinRoles['owner'] });
     } finally {
       await client.close();
@@ -124,10 +167,16 @@ describe('access words a reviewer acts on', () => {
     const drift = await cli(['drift', file()]);
     expect(drift.code).toBe(2);
     const line = drift.stdout.split('\n').find((l) => l.includes('+ identity:hand-bot holds'));
-    expect(line, drift.stdout).toBe('  + identity:hand-bot holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant');
+    expect(line, drift.stdout).toBe(
+      '  + identity:hand-bot holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant',
+    );
     expect(drift.stdout).toContain('\n      admits: any GitHub workflow\n');
-    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as { access: { principal: string; admits?: string[] }[] };
-    expect(json.access).toContainEqual(expect.objectContaining({ principal: 'identity:hand-bot', admits: ['any GitHub workflow'] }));
+    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as {
+      access: { principal: string; admits?: string[] }[];
+    };
+    expect(json.access).toContainEqual(
+      expect.objectContaining({ principal: 'identity:hand-bot', admits: ['any GitHub workflow'] }),
+    );
     const md = await cli(['drift', file(), '--format', 'markdown']);
     expect(md.stdout).toContain('| `identity:hand-bot` — **admits: any GitHub workflow** |');
     expect(md.stdout).toContain('➕ all of owner (138 capabilities)');
@@ -138,13 +187,17 @@ describe('access words a reviewer acts on', () => {
     try {
       const live = await readLiveState(again, { org: { name: 'acme' } });
       const bot = live.resources.find((r) => r.address === 'identity:release-bot')!;
-      await again.update('identity', bot.uid, { claimMatch: { issuer: GH, subjectPattern: 'repo:.*' } }, ['claimMatch']);
+      await again.update('identity', bot.uid, { claimMatch: { issuer: GH, subjectPattern: 'repo:.*' } }, [
+        'claimMatch',
+      ]);
     } finally {
       await again.close();
     }
     const changed = await cli(['drift', file()]);
     expect(changed.code).toBe(2);
-    expect(changed.stdout).toContain('+ identity:release-bot (subjectPattern "repo:.*") holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant\n      admits: any GitHub workflow\n');
+    expect(changed.stdout).toContain(
+      '+ identity:release-bot (subjectPattern "repo:.*") holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant\n      admits: any GitHub workflow\n',
+    );
   });
 
   it('drift says a member line never applied is not applied yet, never that she lost access she never had', async () => {
@@ -152,10 +205,19 @@ describe('access words a reviewer acts on', () => {
     const drift = await cli(['drift', file()]);
     expect(drift.code).toBe(2);
     expect(drift.stdout).not.toMatch(/alice@acme\.dev lost /);
-    const line = manifest({ members: ['{email: alice@acme.dev, role: viewer}'] }).split('\n').findIndex((l) => l.includes('alice@acme.dev')) + 1;
-    expect(drift.stdout).toMatch(new RegExp(`! groupInvite:alice@acme\\.dev=viewer {2}\\(declared at [^\\n]*org\\.yaml:${line}:7\\)`));
-    expect(drift.stdout).toContain('~ email:alice@acme.dev would hold all of viewer (51 capabilities) on org and 1 group below: the member line is not applied yet');
-    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as { access: { principal: string; removed: string[]; notApplied?: string[] }[] };
+    const line =
+      manifest({ members: ['{email: alice@acme.dev, role: viewer}'] })
+        .split('\n')
+        .findIndex((l) => l.includes('alice@acme.dev')) + 1;
+    expect(drift.stdout).toMatch(
+      new RegExp(`! groupInvite:alice@acme\\.dev=viewer {2}\\(declared at [^\\n]*org\\.yaml:${line}:7\\)`),
+    );
+    expect(drift.stdout).toContain(
+      '~ email:alice@acme.dev would hold all of viewer (51 capabilities) on org and 1 group below: the member line is not applied yet',
+    );
+    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as {
+      access: { principal: string; removed: string[]; notApplied?: string[] }[];
+    };
     const alice = json.access.find((a) => a.principal === 'email:alice@acme.dev')!;
     expect(alice.removed).toEqual([]);
     expect(alice.notApplied).toHaveLength(51);
@@ -164,24 +226,38 @@ describe('access words a reviewer acts on', () => {
   });
 
   it('audit gives declared IdP mappings and members their file:line:col, and never calls them "not declared in the manifests"', async () => {
-    const variant = manifest({ members: ['{email: mallory@evil.example, role: owner}'], idps: okta('viewer', ['{externalGroup: admins, role: owner}']) });
+    const variant = manifest({
+      members: ['{email: mallory@evil.example, role: owner}'],
+      idps: okta('viewer', ['{externalGroup: admins, role: owner}']),
+    });
     await from(manifest(), variant);
     const lineOf = (text: string) => variant.split('\n').findIndex((l) => l.includes(text)) + 1;
-    const report = JSON.parse((await cli(['audit', file(), '--format', 'json'])).stdout) as { findings: { rule: string; address: string; location?: { file: string; line: number; column: number } }[] };
+    const report = JSON.parse((await cli(['audit', file(), '--format', 'json'])).stdout) as {
+      findings: { rule: string; address: string; location?: { file: string; line: number; column: number } }[];
+    };
     const sso = report.findings.find((f) => f.rule === 'sso-write-access')!;
     expect(sso.location, JSON.stringify(report.findings)).toMatchObject({ line: lineOf('externalGroup: admins') });
     const invite = report.findings.find((f) => f.rule === 'invite-outside-domain')!;
     expect(invite.location, JSON.stringify(report.findings)).toMatchObject({ line: lineOf('mallory@evil.example') });
     const text = await cli(['audit', file()]);
-    expect(text.stdout).toMatch(new RegExp(`sso-write-access [^\\n]*org\\.yaml:${lineOf('externalGroup: admins')}:\\d+\\)`));
+    expect(text.stdout).toMatch(
+      new RegExp(`sso-write-access [^\\n]*org\\.yaml:${lineOf('externalGroup: admins')}:\\d+\\)`),
+    );
     const sarif = await cli(['audit', file(), '--format', 'sarif']);
     const results = JSON.parse(sarif.stdout).runs[0].results as { ruleId: string; message: { text: string } }[];
-    for (const r of results.filter((x) => x.ruleId === 'sso-write-access' || x.ruleId === 'invite-outside-domain')) expect(r.message.text).not.toContain('not declared');
+    for (const r of results.filter((x) => x.ruleId === 'sso-write-access' || x.ruleId === 'invite-outside-domain'))
+      expect(r.message.text).not.toContain('not declared');
     // Applied, live and manifests agree: the mapping and the invite keep their lines.
-    expect((await cli(['apply', file(), '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')])).code).toBe(0);
+    expect(
+      (await cli(['apply', file(), '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')])).code,
+    ).toBe(0);
     const after = JSON.parse((await cli(['audit', file(), '--format', 'json'])).stdout) as typeof report;
-    expect(after.findings.find((f) => f.rule === 'sso-write-access')!.location).toMatchObject({ line: lineOf('externalGroup: admins') });
-    expect(after.findings.find((f) => f.rule === 'invite-outside-domain')!.location).toMatchObject({ line: lineOf('mallory@evil.example') });
+    expect(after.findings.find((f) => f.rule === 'sso-write-access')!.location).toMatchObject({
+      line: lineOf('externalGroup: admins'),
+    });
+    expect(after.findings.find((f) => f.rule === 'invite-outside-domain')!.location).toMatchObject({
+      line: lineOf('mallory@evil.example'),
+    });
     expect(readFileSync(join(suite.dir, 'codes.jsonl'), 'utf8')).toContain('mallory@evil.example');
   });
 });

@@ -7,13 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { githubSubjectFacts, principalAdmits, relationshipAdmits } from '../../src/access/admits.js';
 
 const GH = 'https://token.actions.githubusercontent.com';
-const subject = (subjectPattern: string, extra: Record<string, unknown> = {}) => ({ field: 'claimMatch', value: { issuer: GH, subjectPattern, ...extra } });
+const subject = (subjectPattern: string, extra: Record<string, unknown> = {}) => ({
+  field: 'claimMatch',
+  value: { issuer: GH, subjectPattern, ...extra },
+});
 
 describe('what a relationship admits', () => {
   it('says any GitHub workflow, more than one owner, or pull-request workflows of one repository', () => {
     expect(relationshipAdmits(subject('repo:.*'))).toEqual(['any GitHub workflow']);
-    expect(relationshipAdmits(subject('repo:.*', { claims: { repository_owner: 'acme' } }))).toEqual(['any GitHub workflow whose other claims match']);
-    for (const wider of ['repo:acme/?.*', 'repo:acme/*.*', 'repo:acme.*/app:.*', 'repo:acme/.*|repo:evil/.*', 'repo:[^/]+/deploy:.*']) {
+    expect(relationshipAdmits(subject('repo:.*', { claims: { repository_owner: 'acme' } }))).toEqual([
+      'any GitHub workflow whose other claims match',
+    ]);
+    for (const wider of [
+      'repo:acme/?.*',
+      'repo:acme/*.*',
+      'repo:acme.*/app:.*',
+      'repo:acme/.*|repo:evil/.*',
+      'repo:[^/]+/deploy:.*',
+    ]) {
       expect(relationshipAdmits(subject(wider)), wider).toEqual(['GitHub workflows of more than one owner']);
     }
     expect(relationshipAdmits(subject('repo:nw/infra:.*'))).toEqual(['pull-request workflows of nw/infra']);
@@ -22,19 +33,37 @@ describe('what a relationship admits', () => {
   });
 
   it('says nothing of a narrow pattern, an exact subject, another issuer or another relationship', () => {
-    for (const narrow of ['repo:acme/app:ref:refs/heads/.*', 'repo:acme/(app|web):ref:refs/heads/main', '(?i)repo:acme/app:ref:.*']) expect(relationshipAdmits(subject(narrow)), narrow).toEqual([]);
-    expect(relationshipAdmits({ field: 'claimMatch', value: { issuer: GH, subject: 'repo:acme/app:pull_request' } })).toEqual([]);
-    expect(relationshipAdmits({ field: 'claimMatch', value: { issuer: 'https://accounts.google.com', subjectPattern: '.*' } })).toEqual([]);
+    for (const narrow of [
+      'repo:acme/app:ref:refs/heads/.*',
+      'repo:acme/(app|web):ref:refs/heads/main',
+      '(?i)repo:acme/app:ref:.*',
+    ])
+      expect(relationshipAdmits(subject(narrow)), narrow).toEqual([]);
+    expect(
+      relationshipAdmits({ field: 'claimMatch', value: { issuer: GH, subject: 'repo:acme/app:pull_request' } }),
+    ).toEqual([]);
+    expect(
+      relationshipAdmits({
+        field: 'claimMatch',
+        value: { issuer: 'https://accounts.google.com', subjectPattern: '.*' },
+      }),
+    ).toEqual([]);
     expect(relationshipAdmits({ field: 'servicePrincipal', value: 'COSIGNED' })).toEqual([]);
     expect(relationshipAdmits(undefined)).toEqual([]);
   });
 
   it('says an issuer pattern takes tokens of any issuer it matches', () => {
-    expect(relationshipAdmits({ field: 'claimMatch', value: { issuerPattern: 'https://.*', subject: 'x' } })).toEqual(['tokens of any issuer that matches "https://.*"']);
+    expect(relationshipAdmits({ field: 'claimMatch', value: { issuerPattern: 'https://.*', subject: 'x' } })).toEqual([
+      'tokens of any issuer that matches "https://.*"',
+    ]);
   });
 
   it('reads the owner by language: keeping to one owner, case aside', () => {
-    expect(githubSubjectFacts('repo:acme/(app|web):.*')).toMatchObject({ anyOwner: false, owner: 'acme', pullRequest: false });
+    expect(githubSubjectFacts('repo:acme/(app|web):.*')).toMatchObject({
+      anyOwner: false,
+      owner: 'acme',
+      pullRequest: false,
+    });
     expect(githubSubjectFacts('(?i)repo:acme/.*')).toMatchObject({ owner: 'acme' });
     expect(githubSubjectFacts('repo:acme/?.*')).toMatchObject({ anyOwner: false, owner: undefined });
     expect(githubSubjectFacts('repo:.*')).toMatchObject({ anyOwner: true, owner: undefined });
@@ -44,8 +73,12 @@ describe('what a relationship admits', () => {
 describe('what an identity provider principal admits', () => {
   it('says anyone who signs in, and anyone the provider puts in a group', () => {
     expect(principalAdmits({ kind: 'signIn', name: 'idp:okta/*' })).toEqual(['anyone who signs in to okta']);
-    expect(principalAdmits({ kind: 'signIn', name: 'idp:engineering/okta/*' })).toEqual(['anyone who signs in to engineering/okta']);
-    expect(principalAdmits({ kind: 'externalGroup', name: 'idp:okta/group:platform-admins' })).toEqual(['anyone okta puts in group platform-admins']);
+    expect(principalAdmits({ kind: 'signIn', name: 'idp:engineering/okta/*' })).toEqual([
+      'anyone who signs in to engineering/okta',
+    ]);
+    expect(principalAdmits({ kind: 'externalGroup', name: 'idp:okta/group:platform-admins' })).toEqual([
+      'anyone okta puts in group platform-admins',
+    ]);
     expect(principalAdmits({ kind: 'email', name: 'email:alice@acme.dev' })).toEqual([]);
   });
 });
