@@ -37,20 +37,23 @@ describe('a changed pattern is a new principal unless its language is within the
 
   const evil = 'repo:acme-evil/x:ref:refs/heads/main';
   /** What widens `repo:acme/.*`, and a subject the wider pattern admits that the old one did not. */
-  const wider: [string, string, string][] = [
-    ['a quantifier on the prefix\'s last character (?)', subject('repo:acme/?.*'), evil],
-    ['a quantifier on the prefix\'s last character (*)', subject('repo:acme/*.*'), evil],
-    ['a quantifier on the prefix\'s last character ({0})', subject('repo:acme/{0}.*'), evil],
-    ['a top-level alternation (x|.*)', subject('repo:acme/x|.*'), evil],
-    ['a top-level alternation (another owner)', subject('repo:acme/.*|repo:evil/.*'), 'repo:evil/x:ref:refs/heads/main'],
-    ['a flag ((?i))', subject('(?i)repo:acme/.*'), 'REPO:ACME/x:ref:refs/heads/main'],
+  /** …and what the plan then says the bot admits (access/admits.ts: the words audit judges by). */
+  const many = 'GitHub workflows of more than one owner';
+  const wider: [string, string, string, string][] = [
+    ['a quantifier on the prefix\'s last character (?)', subject('repo:acme/?.*'), evil, many],
+    ['a quantifier on the prefix\'s last character (*)', subject('repo:acme/*.*'), evil, many],
+    ['a quantifier on the prefix\'s last character ({0})', subject('repo:acme/{0}.*'), evil, many],
+    ['a top-level alternation (x|.*)', subject('repo:acme/x|.*'), evil, 'any GitHub workflow'],
+    ['a top-level alternation (another owner)', subject('repo:acme/.*|repo:evil/.*'), 'repo:evil/x:ref:refs/heads/main', many],
+    ['a flag ((?i))', subject('(?i)repo:acme/.*'), 'REPO:ACME/x:ref:refs/heads/main', 'pull-request workflows of any repository of acme'],
   ];
-  for (const [what, variant, sub] of wider) {
+  for (const [what, variant, sub, admits] of wider) {
     it(`subjectPattern widened by ${what}: the gate refuses it on plan and apply, and access --as agrees`, async () => {
       await from(subject('repo:acme/.*'), variant);
       const plan = await cli(['plan', file()]);
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout).toMatch(/\+ identity:owner-bot \(subjectPattern "[^\n]*"\) gains all of owner/);
+      expect(plan.stdout).toMatch(new RegExp(`\\n {6}identity:owner-bot now also accepts subjectPattern "[^\\n]*" — ${admits}\\n`));
       const denied = await cli(['plan', file(), '--deny-new-access']);
       expect(denied.code, denied.stdout).toBe(1);
       expect(denied.stderr).toContain('the plan gives new access (--deny-new-access)');
