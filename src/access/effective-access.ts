@@ -162,6 +162,8 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
     return n;
   };
   const grants: AccessGrant[] = [];
+  // What a principal admits, read once per principal (a pattern's language is decided by automata).
+  const admitted = new Map<string, string[]>();
   for (const [id, list] of rel.grantsOf) {
     if (ids !== undefined && !ids.has(id)) continue;
     const p = rel.principals.get(id) as Principal;
@@ -173,7 +175,7 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
       if (caps.length === 0) continue;
       if (scopeKey !== undefined && !isWithin(rel, scopeKey, g.group)) continue;
       const record = rel.state.records.get(g.record);
-      const admits = principalAdmits(p);
+      const admits = admitted.get(id) ?? admitted.set(id, principalAdmits(p)).get(id)!;
       grants.push({
         principal: p.name,
         ...(p.identity ? { identity: p.identity } : {}),
