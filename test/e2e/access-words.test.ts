@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
 import { readLiveState } from '../../src/live/index.js';
-import { openClient, runCli, useSuiteEmulator } from './cli-harness.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { openClient, REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+
+/** The new fields (admits, notApplied, …) hold to the published schemas. */
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const schemaValid = (name: 'plan' | 'drift' | 'access', text: string): void => {
+  const validate =
+    ajv.getSchema(name) ??
+    (ajv.addSchema(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', `${name}.schema.json`), 'utf8')) as object, name),
+    ajv.getSchema(name)!);
+  expect(validate(JSON.parse(text)), JSON.stringify(validate.errors)).toBe(true);
+};
 
 const TOKEN = 'access-words-owner-token-58c3';
 const GH = 'https://token.actions.githubusercontent.com';
@@ -60,6 +71,12 @@ describe('access words a reviewer acts on', () => {
   const suite = useSuiteEmulator(TOKEN, 'access-words');
   const file = () => join(suite.dir, 'org.yaml');
   const cli = (args: string[]) => runCli(args, { env: { ...suite.env, ...OKTA_ENV } });
+  /** `<command> org.yaml --format json`, held to its schema. */
+  const jsonOf = async (command: 'plan' | 'drift' | 'access', ...args: string[]): Promise<unknown> => {
+    const out = (await cli([command, file(), ...args, '--format', 'json'])).stdout;
+    schemaValid(command, out);
+    return JSON.parse(out);
+  };
   /** Live is `base` (applied); then the manifests say `variant`. */
   const from = async (base: string, variant: string) => {
     writeFileSync(file(), base);
@@ -87,7 +104,7 @@ describe('access words a reviewer acts on', () => {
     );
     const pull = SERVICE.builtinRoles['registry.pull'];
     const push = SERVICE.builtinRoles['registry.push'];
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+    const json = (await jsonOf('plan')) as {
       accessChanges: JsonChange[];
     };
     const losses = json.accessChanges.filter((c) => c.principal === 'identity:bot');
@@ -115,7 +132,7 @@ describe('access words a reviewer acts on', () => {
     expect(denied.stderr).toContain(
       'identity:infra-bot, which admits pull-request workflows of nw/infra, gains all of owner (138 capabilities) on org',
     );
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+    const json = (await jsonOf('plan')) as {
       accessChanges: JsonChange[];
     };
     expect(json.accessChanges).toContainEqual(
@@ -129,10 +146,14 @@ describe('access words a reviewer acts on', () => {
     const access = await cli(['access', file(), '--identity', 'infra-bot', '--capability', 'groups.delete']);
     expect(access.code, access.stderr).toBe(0);
     expect(access.stdout).toContain('identity:infra-bot admits pull-request workflows of nw/infra');
-    const accessJson = JSON.parse(
-      (await cli(['access', file(), '--identity', 'infra-bot', '--format', 'json'])).stdout,
-    ) as { grants: { admits?: string[] }[] };
+    const accessJson = (await jsonOf('access', '--identity', 'infra-bot')) as { grants: { admits?: string[] }[] };
     expect(accessJson.grants[0]!.admits).toEqual(['pull-request workflows of nw/infra']);
+    // A saved plan carrying admits is read back by its schema and applied.
+    const saved = join(suite.dir, 'infra-plan.json');
+    expect((await cli(['plan', file(), '--out', saved])).code).toBe(0);
+    expect(readFileSync(saved, 'utf8')).toContain('pull-request workflows of nw/infra');
+    const applied = await cli(['apply', saved, '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
   });
 
   it('an identity provider default role and group mapping say who they admit: anyone who signs in to okta', async () => {
@@ -141,7 +162,7 @@ describe('access words a reviewer acts on', () => {
     expect(text.stdout).toMatch(
       /\+ idp:okta\/\* gains all of owner \(138 capabilities\) on org and 1 group below\n {6}admits: anyone who signs in to okta\n/,
     );
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+    const json = (await jsonOf('plan')) as {
       accessChanges: JsonChange[];
     };
     expect(json.accessChanges).toContainEqual(
@@ -171,7 +192,7 @@ describe('access words a reviewer acts on', () => {
       '  + identity:hand-bot holds all of owner (138 capabilities) on org and 1 group below, which the manifests do not grant',
     );
     expect(drift.stdout).toContain('\n      admits: any GitHub workflow\n');
-    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as {
+    const json = (await jsonOf('drift')) as {
       access: { principal: string; admits?: string[] }[];
     };
     expect(json.access).toContainEqual(
@@ -215,7 +236,7 @@ describe('access words a reviewer acts on', () => {
     expect(drift.stdout).toContain(
       '~ email:alice@acme.dev would hold all of viewer (51 capabilities) on org and 1 group below: the member line is not applied yet',
     );
-    const json = JSON.parse((await cli(['drift', file(), '--format', 'json'])).stdout) as {
+    const json = (await jsonOf('drift')) as {
       access: { principal: string; removed: string[]; notApplied?: string[] }[];
     };
     const alice = json.access.find((a) => a.principal === 'email:alice@acme.dev')!;
