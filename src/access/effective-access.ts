@@ -12,6 +12,8 @@ import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
 import { diffRelations, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted, type Token } from './tokens.js';
 import { principalAdmits } from './admits.js';
+import { accessRuleRefusals, judgeAccessRules, type AccessRuleResult } from './rules.js';
+import type { AccessRule } from '../model/access-rules.js';
 
 export type { AccessChange } from '../model/plan.js';
 
@@ -23,6 +25,19 @@ export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: 
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
   const relations = relationsOfPlan(live, plan, now, byAddress);
   return diffRelations(relations.live, relations.planned);
+}
+
+/**
+ * What a plan does to access: its access changes, and — when the manifests declare access rules —
+ * how the state it leads to holds to them, with the refusals `access-rule` of those it breaks
+ * (DESIGN.md §4 rev 6: judged on the state a plan leads to, whatever live was).
+ */
+export function accessOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, rules: readonly AccessRule[], now?: number, byAddress?: (address: string) => { uid: string } | undefined): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
+  if (rules.length === 0) return { changes: accessChanges(live, plan, now, byAddress), refusals: [] };
+  const relations = relationsOfPlan(live, plan, now, byAddress);
+  const changes = plan.steps.some((s) => accessPartOf(s.kind) !== undefined) ? diffRelations(relations.live, relations.planned) : [];
+  const results = judgeAccessRules(relations.planned, rules);
+  return { changes, rules: results, refusals: accessRuleRefusals(results) };
 }
 
 /** The relations of live and of the state a plan leads to (`byAddress`: the caller's index of live addresses, when it has one). */

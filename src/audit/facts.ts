@@ -10,6 +10,7 @@ import { compileAddressGlob } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import type { FieldsByKind } from '../model/kinds.js';
 import type { AccessRelation } from '../access/relation.js';
+import type { AccessRule } from '../model/access-rules.js';
 import { RELATIONSHIP_FIELDS } from '../model/identity-relationships.js';
 import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLocation } from '../model/resources.js';
 
@@ -61,6 +62,12 @@ export interface AuditFacts {
   isWriteRole(role: RoleKey): boolean;
   /** Effective access of the org as the manifests would make it (set by audit()): who can act, and what they hold where. */
   access?: AccessRelation;
+  /** Effective access of the org as it is live (set by audit()): what access rules judge (DESIGN.md §7 rev 6). */
+  liveAccess?: AccessRelation;
+  /** The manifests' `org.accessRules`. */
+  accessRules: AccessRule[];
+  /** Where the manifests declare a resource, by address. */
+  locationOf(address: string): SourceLocation | undefined;
   /** The write roles an identity holds (by any binding, declared or live), by their reference text. */
   writeRolesOf(identityAddress: string): string[];
 }
@@ -141,7 +148,10 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   }
   for (const d of declaredRepos.values()) if (d.fields.syncConfig) entitlements.push({ address: d.address, expiration: d.fields.syncConfig.expiration, location: d.source });
 
+  const declaredAt = new Map(desired.resources.map((r) => [r.address, r.source]));
   return {
+    accessRules: desired.accessRules ?? [],
+    locationOf: (address) => declaredAt.get(address),
     org: { name: desired.org.name, uid: live.org?.uid ?? null },
     invites,
     entitlements,

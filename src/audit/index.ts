@@ -36,7 +36,10 @@ export function audit(desired: DesiredState, live: LiveState, options: AuditOpti
   const withMembers = planMembers(desired, live, options.now).desired;
   const facts = gatherFacts(withMembers, live);
   // Who can act, as the manifests would make the org: the relation every access view reads (DESIGN.md §4).
-  facts.access = relationsOfPlan(live, plan(desired, live, { now: options.now }), options.now).planned;
+  const relations = relationsOfPlan(live, plan(desired, live, { now: options.now }), options.now);
+  facts.access = relations.planned;
+  // Access rules judge live (DESIGN.md §7 rev 6: `access-rule`).
+  facts.liveAccess = relations.live;
   // Every finding about a declared resource carries its manifest line (§7) — a member line's invite
   // and binding, an IdP's group mapping too: "not declared" only for what no manifest line describes.
   const declaredAt = new Map(withMembers.resources.map((r) => [r.address, r.source]));

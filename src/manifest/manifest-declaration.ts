@@ -6,7 +6,7 @@
  * to schemas/manifest.schema.json; only that generator and tests load this module (and TypeBox).
  */
 import { FIELD_DECLARATIONS, MEMBER_DECLARATION } from '../model/kinds/declarations.js';
-import { describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
+import { CAPABILITY_NAME_PATTERN_SOURCE, describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { descriptorOf, DESCRIPTORS, KINDS, PRUNE_KEYS } from '../model/kinds.js';
 import { MANIFEST_DOCUMENTATION, type Documentation } from './manifest-documentation.js';
 import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
@@ -136,6 +136,31 @@ function documented(schema: Json, documentation: Readonly<Record<string, Documen
   return schema;
 }
 
+/**
+ * An access rule (DESIGN.md §3 `org.accessRules`): its shape here; that it selects capabilities one
+ * way and holds one test, and every name it uses, are checked by resolve-access-rules.ts with
+ * the rule's location and a did-you-mean.
+ */
+const ACCESS_RULE: Json = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', pattern: NAME_PATTERN_SOURCE },
+    capabilities: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: CAPABILITY_NAME_PATTERN_SOURCE } },
+    role: { type: 'string', minLength: 1 },
+    scope: { type: 'string', minLength: 1 },
+    onlyPrincipals: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+    count: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { min: { type: 'integer', minimum: 0 }, max: { type: 'integer', minimum: 0 } },
+    },
+    token: { type: 'object', additionalProperties: { type: ['string', 'array'], items: { type: 'string' } } },
+    never: { type: 'boolean' },
+  },
+};
+
 export function manifestSchema(): Json {
   return documented(manifestStructure(), MANIFEST_DOCUMENTATION);
 }
@@ -172,6 +197,7 @@ function manifestStructure(): Json {
   "properties": {
     ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
     ...heldLists('org'),
+    "accessRules": { "type": "array", "items": { "$ref": "#/$defs/accessRule" } },
     "renamedFrom": {
       "type": "string",
       "pattern": NAME_PATTERN_SOURCE,
@@ -298,6 +324,7 @@ function manifestStructure(): Json {
 }, {}),
     accountAssociation: item('accountAssociation', {
 }, {}),
+    accessRule: ACCESS_RULE,
     },
   });
 }

@@ -21,6 +21,7 @@ import { pushTo } from '../util/multimap.js';
 import { ignoredDeclarations, oldNameGlobWarnings } from './resolve-globs.js';
 import { ReferenceResolver } from './resolve-references.js';
 import { resolveMembers, type PendingMember } from './resolve-members.js';
+import { resolveAccessRules, type PendingAccessRule } from './resolve-access-rules.js';
 import { asArray, asObject, asString, fieldKey, siteAt, type GroupRecord, type Obj, type PendingBinding, type ReferenceIndex, type Site } from './resolve-tables.js';
 
 export interface ResolveOptions {
@@ -77,6 +78,8 @@ class Resolver {
   private readonly roles = this.referenceable.get('role')!;
   private readonly bindings: PendingBinding[] = [];
   private readonly members: PendingMember[] = [];
+  /** `org.accessRules` of every document (resolve-access-rules.ts), checked once everything is declared. */
+  private readonly accessRules: PendingAccessRule[] = [];
   /** Items of lists inside another kind's items (group mappings of an identity provider). */
   private readonly nested: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }[] = [];
   /** Role references of other kinds (an identity provider's defaultRole: `field` of the item at `site`), resolved once every role is declared. */
@@ -107,6 +110,10 @@ class Resolver {
       return;
     }
     this.addGroup({ doc, pointer: ['org'] }, '', org);
+    asArray(org.accessRules).forEach((raw, i) => {
+      const value = asObject(raw);
+      if (value) this.accessRules.push({ site: { doc, pointer: ['org', 'accessRules', i] }, value });
+    });
     this.settings.add(doc, asObject(root.settings));
   }
 
@@ -122,6 +129,13 @@ class Resolver {
       report: (site, message) => this.report(site, message),
       groupLabel: (path) => this.groupLabel(path),
     });
+    const accessRules = resolveAccessRules(this.accessRules, {
+      groupPaths: new Set(this.groups.keys()),
+      resources: this.resources,
+      ...(this.options.knownCapabilities ? { knownCapabilities: this.options.knownCapabilities } : {}),
+      resolveRole: (site, groupPath, ref, what) => this.references.resolveRoleName(site, 'role', groupPath, ref, what),
+      report: (site, message, target) => this.report(site, message, target),
+    });
     this.diagnostics.push(...ignoredDeclarations(this.settings.globs.ignore, this.resources));
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
@@ -130,6 +144,7 @@ class Resolver {
       org: { name: this.org.name, ...(uid !== undefined ? { uid } : {}), source: this.org.source },
       resources: this.resources,
       ...(members.length > 0 ? { members } : {}),
+      ...(accessRules.length > 0 ? { accessRules } : {}),
       settings: {
         prune: this.settings.prune?.value ?? true,
         ignore: [...this.settings.globs.ignore.keys()],

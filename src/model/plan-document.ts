@@ -21,6 +21,8 @@ export interface JsonPlan {
   untargeted?: number;
   /** Present when the plan changes effective access: each change once, at the highest group where it starts. */
   accessChanges?: Plan['accessChanges'];
+  /** Present when the manifests declare access rules: how the state the plan leads to holds to each (DESIGN.md §4 rev 6). */
+  accessRules?: Plan['accessRules'];
   /** Present when the manifests declare members: what each line comes to. */
   members?: Plan['members'];
   /** Present in saved plans only: what the plan was planned from (re-planned at apply). */
@@ -41,6 +43,7 @@ export function toPlanDocument(plan: Plan, options: JsonPlanOptions = {}): JsonP
     warnings: plan.warnings,
   };
   if (plan.accessChanges !== undefined && plan.accessChanges.length > 0) out.accessChanges = plan.accessChanges;
+  if (plan.accessRules !== undefined && plan.accessRules.length > 0) out.accessRules = plan.accessRules;
   if (plan.members !== undefined && plan.members.length > 0) out.members = plan.members;
   if (plan.refusals.length > 0) out.refusals = plan.refusals;
   if (options.fingerprints) out.fingerprints = plan.fingerprints;

@@ -2,6 +2,7 @@
  * A plan is plain data (STYLE.md §2): the planner produces it, renderers and the executor only
  * read it, and `plan --out` saves it as JSON (DESIGN.md §5, schemas/plan.schema.json).
  */
+import type { AccessRuleResult } from './access-rules.js';
 import type { Kind } from './kinds.js';
 import type { DesiredState, SecretRef, SourceLocation } from './resources.js';
 
@@ -135,6 +136,8 @@ export interface Plan {
   basis?: PlanBasis;
   /** What the plan changes in effective access (DESIGN.md §4 "Access changes"); absent when nothing. */
   accessChanges?: AccessChange[];
+  /** How the state the plan leads to holds to `org.accessRules` (DESIGN.md §4 rev 6); absent without rules. */
+  accessRules?: AccessRuleResult[];
   /** What each `members` line comes to: present, pending (with its expiry) or invited; absent without members. */
   members?: MemberStatus[];
 }
@@ -152,7 +155,7 @@ export interface PlanRefusal {
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
    * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'invite-time' | 'unknown-target';
+  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'access-rule' | 'invite-time' | 'unknown-target';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

@@ -3,6 +3,7 @@
  * the API produces a LiveState, and both speak in the same Resource shape so that `plan()`
  * compares like with like (DESIGN.md §1).
  */
+import type { AccessRule } from './access-rules.js';
 import type { FieldsByKind, Kind } from './kinds.js';
 
 /** Where a desired resource (or a setting) was written: 1-based line and column. */
@@ -112,6 +113,8 @@ export interface DesiredState {
   resources: DesiredResource[];
   /** `members` lines, when the manifests have any. */
   members?: DesiredMember[];
+  /** `org.accessRules`, when the manifests have any (src/model/access-rules.ts). */
+  accessRules?: AccessRule[];
   settings: Settings;
   /** Files the state was read from, sorted. */
   files: string[];

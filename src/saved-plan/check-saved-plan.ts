@@ -3,7 +3,7 @@
  * call: check that every uid the plan touches is one it vouches for, then re-read the org and
  * compare what the plan recorded with what is there now.
  */
-import { accessChanges, newAccessRefusal } from '../access/effective-access.js';
+import { accessOfPlan, newAccessRefusal } from '../access/effective-access.js';
 import { escapeValue } from '../io/escape.js';
 import type { ApiClient } from '../api/types.js';
 import { readLiveState } from '../live/index.js';
@@ -124,11 +124,13 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient, options: { 
   if (basis) checkAgainstBasis(saved, basis, live);
   // What it changes in access is the relation of the state its steps lead to against live, worked
   // out now (never what the file says: it is untrusted), and --deny-new-access as given now is
-  // checked on it (DESIGN.md §4: a flag is never accepted and ignored).
-  const access = accessChanges(live, saved, basis?.options.now ?? Date.now());
-  const refusals = options.denyNewAccess === true ? [...saved.refusals, ...newAccessRefusal(access)] : saved.refusals;
-  const { accessChanges: _untrusted, ...rest } = saved;
-  return { ...rest, refusals, ...(access.length > 0 ? { accessChanges: access } : {}) };
+  // checked on it (DESIGN.md §4: a flag is never accepted and ignored); the access rules of its
+  // basis are judged again on the state its steps lead to from the live state read now.
+  const access = accessOfPlan(live, saved, basis?.desired.accessRules ?? [], basis?.options.now ?? Date.now());
+  const kept = saved.refusals.filter((r) => r.rule !== 'access-rule');
+  const refusals = [...kept, ...access.refusals, ...(options.denyNewAccess === true ? newAccessRefusal(access.changes) : [])];
+  const { accessChanges: _untrusted, accessRules: _untrustedRules, ...rest } = saved;
+  return { ...rest, refusals, ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}), ...(access.rules ? { accessRules: access.rules } : {}) };
 }
 
 /** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */

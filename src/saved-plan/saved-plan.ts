@@ -116,10 +116,24 @@ function checkBasisShape(basis: unknown): string | undefined {
       if (!isObject(m) || typeof m.address !== 'string' || typeof m.groupPath !== 'string' || typeof m.email !== 'string' || !isObject(m.role) || !isObject(m.source)) return 'its desired state holds a member that is not one';
     }
   }
+  if (desired.accessRules !== undefined && !isAccessRules(desired.accessRules)) return 'its access rules are not ones';
   for (const r of desired.resources as unknown[]) {
     if (!isObject(r) || typeof r.kind !== 'string' || !(KINDS as readonly string[]).includes(r.kind) || typeof r.address !== 'string' || typeof r.groupPath !== 'string' || !(r.parentAddress === null || typeof r.parentAddress === 'string') || !isObject(r.fields) || !isObject(r.source)) {
       return 'its desired state holds a resource that is not one';
     }
   }
   return undefined;
+}
+
+/** Access rules as the resolver writes them (src/model/access-rules.ts): each with a name, what it selects, one test of its type. */
+function isAccessRules(rules: unknown): boolean {
+  if (!Array.isArray(rules)) return false;
+  const count = (c: unknown): boolean => isObject(c) && Object.keys(c).every((k) => (k === 'min' || k === 'max') && Number.isSafeInteger(c[k]));
+  const token = (t: unknown): boolean => isObject(t) && Object.values(t).every((v) => typeof v === 'string' || isStrings(v));
+  return rules.every((r: unknown) => {
+    if (!isObject(r) || typeof r.name !== 'string' || !isStrings(r.selected) || !isObject(r.source)) return false;
+    if ((r.scope !== undefined && typeof r.scope !== 'string') || (r.role !== undefined && typeof r.role !== 'string') || (r.roleAddress !== undefined && typeof r.roleAddress !== 'string')) return false;
+    const tests = [r.onlyPrincipals !== undefined && isStrings(r.onlyPrincipals), r.count !== undefined && count(r.count), r.token !== undefined && r.never === true && token(r.token)];
+    return tests.filter(Boolean).length === 1 && [r.onlyPrincipals, r.count, r.token].filter((t) => t !== undefined).length === 1;
+  });
 }

@@ -4,6 +4,7 @@
  * code. Cut to fit a comment (60,000 characters; GitHub's limit is 65,536) with a note that
  * says what was left out.
  */
+import { accessRulesMarkdown } from './access-rules.js';
 import { escapeControl, escapeValue } from './escape.js';
 import { countLabel, KINDS, type Kind } from '../model/kinds.js';
 import type { AccessChange, Plan, PlanStep } from '../model/plan.js';
@@ -85,6 +86,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     for (const r of plan.refusals) head.push(`> - ${escapeValue(r.message)}`);
     head.push('');
   }
+  head.push(...accessRulesMarkdown(plan.accessRules ?? []));
   head.push(...accessChangesMarkdown(plan.accessChanges ?? []));
   const members = (plan.members ?? []).filter((m) => m.state !== 'present');
   if (members.length > 0) {

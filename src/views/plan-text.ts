@@ -9,6 +9,7 @@ import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
 import { escapeControl, escapeValue } from './escape.js';
 import { ACCESS_SHOWN, admitsText, capabilitiesText, reachText } from './access.js';
 import { paintFor, type Style } from './paint.js';
+import { accessRulesLines } from './access-rules.js';
 
 export interface TextPlanOptions {
   color: boolean;
@@ -29,10 +30,12 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
     return style ? painter(style, text) : text;
   };
   const out: string[] = [];
+  const rules = accessRulesLines(plan.accessRules ?? []).map((l) => paint(l.tone, l.text));
+  if (plan.steps.length === 0) out.push(...rules);
   if (plan.steps.length > 0) {
     const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
     const intro = plan.refusals.length > 0 ? 'platform-sync would make these changes to org' : 'platform-sync will make these changes to org';
-    out.push(paint('header', escapeControl(`${intro} ${org}:`)), '');
+    out.push(paint('header', escapeControl(`${intro} ${org}:`)), '', ...rules);
     const access = plan.accessChanges ?? [];
     if (access.length > 0) {
       out.push(paint('header', 'Access changes:'));

@@ -2,14 +2,15 @@
  * Phase 9, order and check: the steps ordered once, then the rules over the whole ordered plan,
  * every reason at once: the safety rules (src/plan/safety.ts), and what the plan changes in
  * effective access (shown first in every view), refused as `new-access` when
- * `--deny-new-access` forbids any gain. Pure (src/plan/index.ts runs the phases in order).
+ * `--deny-new-access` forbids any gain, and the access rules on the state it leads to (`access-rule`). Pure (src/plan/index.ts runs the phases in order).
  */
 import type { Planning } from './planning.js';
 import type { Holders } from '../live-index.js';
 import { DEFAULT_MAX_DELETE_RATIO, type PlanOptions } from '../options.js';
 import { type OrderedStep, orderSteps } from '../order.js';
 import { findRefusals } from '../safety.js';
-import { accessChanges, newAccessRefusal } from '../../access/effective-access.js';
+import { accessOfPlan, newAccessRefusal } from '../../access/effective-access.js';
+import type { AccessRuleResult } from '../../model/access-rules.js';
 import { compileAddressGlob } from '../../model/address.js';
 import type { AccessChange, PlanRefusal, PlanStep } from '../../model/plan.js';
 import type { DesiredResource } from '../../model/resources.js';
@@ -21,6 +22,8 @@ export interface Checked {
   refusals: PlanRefusal[];
   /** What the plan changes in effective access. */
   accessChanges: AccessChange[];
+  /** How the state the plan leads to holds to the access rules (absent without rules). */
+  accessRules?: AccessRuleResult[];
 }
 
 export function orderAndCheck(
@@ -53,7 +56,8 @@ export function orderAndCheck(
     maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
     allowMassDelete: options.allowMassDelete ?? false,
   })];
-  const access = accessChanges(p.live, { steps }, options.now, (address) => p.index.byAddress.get(address));
-  if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access));
-  return { steps, refusals, accessChanges: access };
+  const access = accessOfPlan(p.live, { steps }, p.desired.accessRules ?? [], options.now, (address) => p.index.byAddress.get(address));
+  refusals.push(...access.refusals);
+  if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access.changes));
+  return { steps, refusals, accessChanges: access.changes, ...(access.rules ? { accessRules: access.rules } : {}) };
 }

@@ -29,6 +29,7 @@ export function assemblePlan(
     refusals: checked.refusals,
     fingerprints: [],
     ...(checked.accessChanges.length > 0 ? { accessChanges: checked.accessChanges } : {}),
+    ...(checked.accessRules ? { accessRules: checked.accessRules } : {}),
     ...(found.members.length > 0 ? { members: found.members } : {}),
   };
   if (found.untargeted !== undefined) result.untargeted = found.untargeted;

@@ -1,0 +1,202 @@
+/**
+ * Escalation (DESIGN.md §4 "Escalation (rev 6)"): some capabilities grant capabilities (`escalating`
+ * in src/service/capabilities.json). The relation has two views — what a principal *holds*, and
+ * what it *can obtain*: what it holds plus the closure through escalating capabilities, each
+ * obtained capability with the path that obtains it. The semantics, all in this module:
+ *
+ * - on a group G (and so on every group below it, where it holds the capability too),
+ *   `role_bindings.create`, `role_bindings.update`, `group_invites.create`,
+ *   `identity_providers.create` and `identity_providers.update` obtain every capability of every
+ *   role visible at G: the built-in roles and the custom roles of G and its ancestors (it can bind
+ *   one to itself, invite itself with it, or sign in through a provider whose default role it is);
+ * - `roles.update` obtains every capability of the catalog (it can add any to a role bound to it);
+ * - `roles.create` obtains every capability of the catalog only together with one of the binding
+ *   capabilities above on G (a role it makes is nothing until it is bound);
+ * - `identity.update` on G obtains what every identity whose home group is G or below holds, where
+ *   it holds it (it can make that identity accept its own token);
+ * - `identity.create` obtains nothing alone (an identity it makes holds nothing until bound).
+ *
+ * Repeated to a fixpoint: an obtained escalating capability obtains in turn. Pure.
+ */
+import { CATALOG, ESCALATING } from '../service/catalog.js';
+import { accessPartOf } from './state.js';
+import { holdingsOf, isWithin, type AccessRelation, type Grant } from './relation.js';
+
+/** One step of the way a capability is obtained. */
+export interface EscalationStep {
+  /** The escalating capability used. */
+  capability: string;
+  /** The group (key) where it is held or obtained. */
+  group: string;
+  /** The grant that gives it, when it is held (not itself obtained). */
+  grant?: Grant;
+  /** The identity principal (id) taken over, for `identity.update`. */
+  through?: string;
+}
+
+/** What a principal can obtain beyond what it holds: per group, each capability with its path (first step: a held capability). */
+export type Obtainable = Map<string, Map<string, readonly EscalationStep[]>>;
+
+/** Capabilities that obtain every capability of every role visible where they are held. */
+const BINDERS = ['role_bindings.create', 'role_bindings.update', 'group_invites.create', 'identity_providers.create', 'identity_providers.update'] as const;
+const ESCALATING_NAMES: readonly string[] = Object.keys(ESCALATING);
+const MAX_ROUNDS = 64;
+
+interface Index {
+  /** Union of the capabilities of the roles visible at a group (memoised). */
+  visible: Map<string, ReadonlySet<string>>;
+  /** Every capability: the catalog and any a role of the relation holds. */
+  everything: ReadonlySet<string>;
+  /** Identity principals by the group their identity record lies in. */
+  homedAt: Map<string, string[]>;
+  /** Custom role capabilities by the group that owns them. */
+  rolesAt: Map<string, string[]>;
+  holds: Map<string, Map<string, ReadonlySet<string>>>;
+  obtainable: Map<string, Obtainable>;
+}
+
+const indexes = new WeakMap<AccessRelation, Index>();
+
+function indexOf(rel: AccessRelation): Index {
+  let index = indexes.get(rel);
+  if (index) return index;
+  const everything = new Set(CATALOG);
+  const rolesAt = new Map<string, string[]>();
+  for (const r of rel.state.records.values()) {
+    const part = accessPartOf(r.kind);
+    if (part?.is !== 'capabilities' || r.parent === null) continue;
+    const caps = rel.capabilitiesOf(r.key);
+    for (const c of caps) everything.add(c);
+    const list = rolesAt.get(r.parent);
+    if (list) list.push(...caps);
+    else rolesAt.set(r.parent, [...caps]);
+  }
+  for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) everything.add(c);
+  const homedAt = new Map<string, string[]>();
+  for (const p of rel.principals.values()) {
+    if (p.kind !== 'identity') continue;
+    for (const key of p.records ?? []) {
+      const home = rel.state.records.get(key)?.parent;
+      if (home === null || home === undefined) continue;
+      const list = homedAt.get(home);
+      if (list) list.push(p.id);
+      else homedAt.set(home, [p.id]);
+    }
+  }
+  index = { visible: new Map(), everything, homedAt, rolesAt, holds: new Map(), obtainable: new Map() };
+  indexes.set(rel, index);
+  return index;
+}
+
+/** The capabilities of every role visible at `group`: the built-ins, and the custom roles of it and its ancestors. */
+function visibleAt(rel: AccessRelation, index: Index, group: string): ReadonlySet<string> {
+  const known = index.visible.get(group);
+  if (known) return known;
+  const parent = rel.groups.get(group)?.parent ?? null;
+  const out = new Set(parent === null ? [...rel.state.builtinCapabilities.values()].flat() : visibleAt(rel, index, parent));
+  for (const c of index.rolesAt.get(group) ?? []) out.add(c);
+  index.visible.set(group, out);
+  return out;
+}
+
+/** What `id` holds, per group (memoised per relation). */
+export function holdsOf(rel: AccessRelation, id: string): Map<string, ReadonlySet<string>> {
+  const index = indexOf(rel);
+  let held = index.holds.get(id);
+  if (!held) index.holds.set(id, (held = holdingsOf(rel, id)));
+  return held;
+}
+
+/** The grant of `id` on `group` or an ancestor whose role has `capability`. */
+export function grantOf(rel: AccessRelation, id: string, group: string, capability: string): Grant | undefined {
+  let best: Grant | undefined;
+  for (const g of rel.grantsOf.get(id) ?? []) {
+    if (!isWithin(rel, group, g.group) || !rel.capabilitiesOf(g.role).includes(capability)) continue;
+    // The nearest grant: the one on the group itself before one on an ancestor.
+    if (best === undefined || isWithin(rel, g.group, best.group)) best = g;
+  }
+  return best;
+}
+
+/**
+ * What `id` can obtain beyond what it holds (empty when nothing): the closure of its holdings
+ * through escalating capabilities, to a fixpoint, each capability with its path. Memoised per relation.
+ */
+export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
+  const index = indexOf(rel);
+  const known = index.obtainable.get(id);
+  if (known) return known;
+  const out: Obtainable = new Map();
+  index.obtainable.set(id, out);
+  const held = holdsOf(rel, id);
+  if (![...held.values()].some((caps) => ESCALATING_NAMES.some((c) => caps.has(c)))) return out;
+  const can = new Map<string, Set<string>>();
+  for (const [g, caps] of held) can.set(g, new Set(caps));
+  const pulled = new Set<string>([id]);
+  const pathTo = (capability: string, group: string): readonly EscalationStep[] => {
+    if (held.get(group)?.has(capability)) {
+      const grant = grantOf(rel, id, group, capability);
+      return [{ capability, group, ...(grant ? { grant } : {}) }];
+    }
+    return [...(out.get(group)?.get(capability) ?? []), { capability, group }];
+  };
+  const obtain = (group: string, caps: Iterable<string>, path: () => readonly EscalationStep[]): boolean => {
+    let set = can.get(group);
+    if (!set) can.set(group, (set = new Set()));
+    let changed = false;
+    let steps: readonly EscalationStep[] | undefined;
+    for (const c of caps) {
+      if (set.has(c)) continue;
+      set.add(c);
+      steps ??= path();
+      let at = out.get(group);
+      if (!at) out.set(group, (at = new Map()));
+      at.set(c, steps);
+      changed = true;
+    }
+    return changed;
+  };
+  for (let round = 0, changed = true; changed && round < MAX_ROUNDS; round++) {
+    changed = false;
+    for (const [group, caps] of [...can]) {
+      for (const x of BINDERS) if (caps.has(x)) changed = obtain(group, visibleAt(rel, index, group), () => pathTo(x, group)) || changed;
+      if (caps.has('roles.update')) changed = obtain(group, index.everything, () => pathTo('roles.update', group)) || changed;
+      const binder = BINDERS.find((x) => caps.has(x));
+      if (caps.has('roles.create') && binder !== undefined) changed = obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) || changed;
+      if (!caps.has('identity.update')) continue;
+      for (const [home, ids] of index.homedAt) {
+        if (!isWithin(rel, home, group)) continue;
+        for (const q of ids) {
+          if (pulled.has(q)) continue;
+          pulled.add(q);
+          const taking = (): readonly EscalationStep[] => {
+            const steps = pathTo('identity.update', group);
+            return [...steps.slice(0, -1), { ...steps[steps.length - 1]!, through: q }];
+          };
+          for (const [g, theirs] of holdsOf(rel, q)) obtain(g, theirs, taking);
+          changed = true;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** What `id` can obtain on `group`: what it holds there and what it can obtain there. */
+export function canObtainAt(rel: AccessRelation, id: string, group: string): Set<string> {
+  return new Set([...(holdsOf(rel, id).get(group) ?? []), ...(obtainableOf(rel, id).get(group)?.keys() ?? [])]);
+}
+
+/** A path in words: "holds role_bindings.create there through role deployer (roleBinding:engineering/bot=deployer)". */
+export function describePath(rel: AccessRelation, path: readonly EscalationStep[], at: string): string {
+  const where = (group: string): string => (group === at ? 'there' : `on ${rel.groups.get(group)?.address ?? group}`);
+  return path
+    .map((s) => {
+      const through = s.through === undefined ? '' : ` and can make ${rel.principals.get(s.through)?.name ?? s.through} accept its token`;
+      if (s.grant === undefined) return `can obtain ${s.capability} ${where(s.group)}${through}`;
+      const record = rel.state.records.get(s.grant.record)?.address ?? s.grant.record;
+      const role = rel.roleName(s.grant.role);
+      return `holds ${s.capability} ${where(s.group)} through ${role.startsWith('role:') ? role : `role ${role}`} (${record})${through}`;
+    })
+    .join(', then ');
+}
