@@ -74,7 +74,7 @@ function indexOf(rel: AccessRelation): Index {
   for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) everything.add(c);
   const homedAt = new Map<string, string[]>();
   for (const p of rel.principals.values()) {
-    if (p.kind !== 'identity') continue;
+    if (p.identityKey === undefined) continue;
     for (const key of p.records ?? []) {
       const home = rel.state.records.get(key)?.parent;
       if (home === null || home === undefined) continue;

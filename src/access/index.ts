@@ -6,5 +6,8 @@
 
 export { accessChanges, answerAccess, newAccessRefusal, relationsOfPlan, type AccessChange, type AccessGrant, type AccessQuestion } from './effective-access.js';
 export { stateOfLive, stateAfterSteps, type AccessRecord, type AccessStateRecords } from './state.js';
-export { relationOf, diffRelations, holdingsOf, type AccessRelation, type Principal } from './relation.js';
+export { relationOf, holdingsOf, type AccessRelation, type Principal } from './relation.js';
+export { diffRelations } from './access-diff.js';
+export { canObtainAt, holdsOf, obtainableOf, type EscalationStep, type Obtainable } from './escalation.js';
+export { accessRuleRefusals, judgeAccessRules, type AccessRuleResult } from './rules.js';
 export { parseToken, tokenAccepted, type Token } from './tokens.js';

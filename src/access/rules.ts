@@ -18,7 +18,7 @@ import { groupAddress } from '../model/address.js';
 import { asciiLower } from '../model/email.js';
 import type { PlanRefusal } from '../model/plan.js';
 import { canObtainAt, describePath, grantOf, holdsOf, obtainableOf } from './escalation.js';
-import { isWithin, type AccessRelation, type Principal } from './relation.js';
+import { depthOf, isWithin, type AccessRelation, type Principal } from './relation.js';
 import { tokenAccepted } from './tokens.js';
 
 export type { AccessRuleResult, AccessRuleViolation } from '../model/access-rules.js';
@@ -87,16 +87,10 @@ function selectedCapabilities(rel: AccessRelation, rule: AccessRule): string[] {
 /** Whether principal `p` is the one a rule spells. */
 function isPrincipal(rel: AccessRelation, p: Principal | undefined, s: PrincipalSpelling): boolean {
   if (!p) return false;
-  switch (s.kind) {
-    case 'identity':
-      return p.kind === 'identity' && (p.records ?? []).some((key) => rel.state.records.get(key)?.address === `identity:${s.path}`);
-    case 'email':
-      return p.email !== undefined && p.email === asciiLower(s.email);
-    case 'externalGroup':
-      return p.kind === 'externalGroup' && p.name === `idp:${s.provider}/group:${s.group}`;
-    case 'signIn':
-      return p.kind === 'signIn' && p.name === `idp:${s.provider}/*`;
-  }
+  // An identity principal is every identity record that accepts its tokens: the rule may name any of them.
+  if (s.is === 'identity') return p.identityKey !== undefined && (p.records ?? []).some((key) => rel.state.records.get(key)?.address === `identity:${s.path}`);
+  if (s.is === 'email') return p.email !== undefined && p.email === asciiLower(s.email);
+  return p.identityKey === undefined && p.name === (s.is === 'signIn' ? `idp:${s.provider}/*` : `idp:${s.provider}/group:${s.group}`);
 }
 
 /** The highest group of the scope where `id` can obtain a selected capability, with those capabilities. */
@@ -112,12 +106,6 @@ function topViolation(rel: AccessRelation, id: string, scope: string, selected: 
     if (best === undefined || depth < best.depth || (depth === best.depth && g < best.group)) best = { group: g, capabilities: caps, depth };
   }
   return best && { group: best.group, capabilities: best.capabilities };
-}
-
-function depthOf(rel: AccessRelation, group: string): number {
-  let n = 0;
-  for (let g = rel.groups.get(group)?.parent ?? null; g !== null && n < 64; g = rel.groups.get(g)?.parent ?? null) n++;
-  return n;
 }
 
 /** How `id` has `capabilities` on `group`: the grants that give the ones it holds, the paths to the ones it can obtain. */

@@ -10,6 +10,7 @@ import type { AccessRule } from '../model/access-rules.js';
 import { ACCESS_RULE_TESTS, parsePrincipalSpelling } from '../model/access-rules.js';
 import type { RoleKey } from '../model/address.js';
 import type { DesiredResource } from '../model/resources.js';
+import { descriptorOf } from '../model/kinds.js';
 import { unknownCapabilityMessage } from '../model/vocabulary.js';
 import { BUILTIN_ROLE_CAPABILITIES } from '../service/catalog.js';
 import { didYouMean } from '../util/suggest.js';
@@ -37,9 +38,19 @@ const pathOf = (address: string): string => address.slice(address.indexOf(':') +
 
 /** The rules of every document, checked; a rule with a problem is reported and left out. */
 export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: AccessRuleContext): AccessRule[] {
-  const identities = new Set(ctx.resources.filter((r) => r.kind === 'identity').map((r) => pathOf(r.address)));
-  const providers = new Set(ctx.resources.filter((r) => r.kind === 'identityProvider').map((r) => pathOf(r.address)));
-  const roleCapabilities = new Map(ctx.resources.filter((r) => r.kind === 'role').map((r) => [r.address, ((r.fields as { capabilities?: string[] }).capabilities ?? []) as string[]]));
+  // What each kind is to access (its descriptor): identities are principals, providers sign people in, roles hold capabilities.
+  const identities = new Set<string>();
+  const providers = new Set<string>();
+  const roleCapabilities = new Map<string, string[]>();
+  for (const r of ctx.resources) {
+    const access = descriptorOf(r.kind).access;
+    if (access?.is === 'principal') identities.add(pathOf(r.address));
+    else if (access?.is === 'grant' && access.to === 'signIn') providers.add(pathOf(r.address));
+    else if (access?.is === 'capabilities') {
+      const caps = (r.fields as unknown as Record<string, unknown>)[access.field];
+      roleCapabilities.set(r.address, Array.isArray(caps) ? caps.filter((c): c is string => typeof c === 'string') : []);
+    }
+  }
   const names = new Map<string, Site>();
   const out: AccessRule[] = [];
   for (const { site, value } of pending) {
@@ -110,9 +121,9 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
       const spelled = parsePrincipalSpelling(p);
       if (!spelled) {
         problem(at, `${JSON.stringify(p)} in onlyPrincipals of ${what} is not a principal; expected identity:<path>, email:<address>, idp:<provider>/group:<external group> or idp:<provider>/*`);
-      } else if (spelled.kind === 'identity' && !identities.has(spelled.path)) {
+      } else if (spelled.is === 'identity' && !identities.has(spelled.path)) {
         problem(at, `unknown identity ${JSON.stringify(p)} in onlyPrincipals of ${what}; expected an identity the manifests declare${didYouMean(spelled.path, identities)}`);
-      } else if ((spelled.kind === 'externalGroup' || spelled.kind === 'signIn') && !providers.has(spelled.provider)) {
+      } else if ((spelled.is === 'externalGroup' || spelled.is === 'signIn') && !providers.has(spelled.provider)) {
         problem(at, `unknown identity provider ${JSON.stringify(spelled.provider)} in onlyPrincipals of ${what}; expected one the manifests declare${didYouMean(spelled.provider, providers)}`);
       }
     });

@@ -10,9 +10,8 @@ import { escapeValue, hasControl } from '../io/escape.js';
 import { groupAddress, joinPath, parentPath } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
-import { declaringGroupPath, descriptorOf, DESCRIPTORS } from '../model/kinds.js';
-import type { DesiredResource, DesiredState, PruneSetting, SecretRef, SourceLocation } from '../model/resources.js';
-import { checkSecretRefShape } from '../model/secret-ref.js';
+import { descriptorOf, DESCRIPTORS } from '../model/kinds.js';
+import type { DesiredResource, DesiredState, SourceLocation } from '../model/resources.js';
 import { unknownCapabilityMessage } from '../model/vocabulary.js';
 import { formatLocation, formatPointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
@@ -22,6 +21,9 @@ import { ignoredDeclarations, oldNameGlobWarnings } from './resolve-globs.js';
 import { ReferenceResolver } from './resolve-references.js';
 import { resolveMembers, type PendingMember } from './resolve-members.js';
 import { resolveAccessRules, type PendingAccessRule } from './resolve-access-rules.js';
+import { RenameClaims } from './resolve-renames.js';
+import { takeSecrets } from './resolve-secrets.js';
+import { nestedResource, NESTED_KINDS, type NestedItem } from './resolve-nested.js';
 import { asArray, asObject, asString, fieldKey, siteAt, type GroupRecord, type Obj, type PendingBinding, type ReferenceIndex, type Site } from './resolve-tables.js';
 
 export interface ResolveOptions {
@@ -51,13 +53,6 @@ export interface ResolveResult {
 const GROUP_SCALARS = descriptorOf('group').fields.filter((spec) => spec.name !== 'name');
 const NO_ROLE_REFS: readonly { field: string; ref: string }[] = [];
 
-/** Kinds listed inside the items of another kind (group mappings of an identity provider), by that kind. */
-const NESTED_KINDS: ReadonlyMap<string, readonly KindDescriptor[]> = (() => {
-  const byParent = new Map<string, KindDescriptor[]>();
-  for (const d of DESCRIPTORS) if (d.manifest?.form === 'nested') pushTo(byParent, d.parentKind, d);
-  return byParent;
-})();
-
 /** Merges, checks and resolves documents (in file order) into one DesiredState. */
 export function resolveDesiredState(documents: readonly ManifestDocument[], options: ResolveOptions): ResolveResult {
   const resolver = new Resolver(options);
@@ -81,11 +76,11 @@ class Resolver {
   /** `org.accessRules` of every document (resolve-access-rules.ts), checked once everything is declared. */
   private readonly accessRules: PendingAccessRule[] = [];
   /** Items of lists inside another kind's items (group mappings of an identity provider). */
-  private readonly nested: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }[] = [];
+  private readonly nested: NestedItem[] = [];
   /** Role references of other kinds (an identity provider's defaultRole: `field` of the item at `site`), resolved once every role is declared. */
   private readonly roleRefs: { resource: DesiredResource; field: string; site: Site; groupPath: string; ref: string; what: string }[] = [];
-  /** `renamedFrom` claims by kind, parent and old name, to refuse two siblings taking one old name. */
-  private readonly renames = new Map<string, { address: string; what: string; location: SourceLocation }>();
+  /** `renamedFrom` claims, to refuse two siblings taking one old name (resolve-renames.ts). */
+  private readonly renames = new RenameClaims((site, message) => this.report(site, message), (path) => this.groupLabel(path));
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
   /** `settings`, document by document (resolve-settings.ts). */
   private readonly settings = new SettingsReader((site, message) => this.report(site, message));
@@ -123,7 +118,10 @@ class Resolver {
       const key = this.references.resolveRoleName(r.site, r.field, r.groupPath, r.ref, r.what);
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
-    for (const n of this.nested) this.addNestedItem(n);
+    for (const n of this.nested) {
+      const resource = nestedResource(n, (site, field, groupPath, ref, what) => this.references.resolveRoleName(site, field, groupPath, ref, what));
+      if (resource) this.declare(n.site, resource, () => `${n.descriptor.label.one} in ${n.where}`);
+    }
     const members = resolveMembers(this.members, {
       resolveRole: (site, groupPath, ref, what) => this.references.resolveRoleName(site, 'role', groupPath, ref, what),
       report: (site, message) => this.report(site, message),
@@ -225,18 +223,12 @@ class Resolver {
     if (path === '') {
       const uid = asString(value.uid);
       if (uid !== undefined && this.setScalar(record, 'uid', uid, siteAt(site, 'uid'))) record.resource.uid = uid;
-      // The org's previous name: a pinned uid whose live name differs is refused without it.
-      const renamedFrom = asString(value.renamedFrom);
-      const renameSite = siteAt(site, 'renamedFrom');
-      if (renamedFrom !== undefined && this.checkRename(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
-        record.resource.renamedFrom = renamedFrom;
-      }
-    } else {
-      const renamedFrom = asString(value.renamedFrom);
-      const renameSite = siteAt(site, 'renamedFrom');
-      if (renamedFrom !== undefined && this.checkRename(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
-        record.resource.renamedFrom = renamedFrom;
-      }
+    }
+    // The previous name (the org's: a pinned uid whose live name differs is refused without it).
+    const renamedFrom = asString(value.renamedFrom);
+    const renameSite = siteAt(site, 'renamedFrom');
+    if (renamedFrom !== undefined && this.renames.check(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
+      record.resource.renamedFrom = renamedFrom;
     }
 
     // People by e-mail (resolve-members.ts): resolved once every role is declared; a group's before its children's.
@@ -280,28 +272,6 @@ class Resolver {
       const item = asObject(raw);
       if (item) visit(item, siteAt(site, key, i));
     });
-  }
-
-  /**
-   * `renamedFrom` must name another name, and no two siblings of one kind may claim the same old
-   * name (the plan could not tell which one the live resource becomes). False when reported.
-   */
-  private checkRename(site: Site, resource: DesiredResource, renamedFrom: string): boolean {
-    const name = (resource.fields as { name?: string }).name ?? '';
-    const what = `${descriptorOf(resource.kind).describe(name)} in ${this.groupLabel(declaringGroupPath(resource))}`;
-    if (renamedFrom === name) {
-      this.report(site, `renamedFrom ${JSON.stringify(renamedFrom)} of ${what} is its own name; expected the previous name, or remove renamedFrom`);
-      return false;
-    }
-    const parent = declaringGroupPath(resource);
-    const key = `${resource.kind}\u0000${parent}\u0000${renamedFrom}`;
-    const earlier = this.renames.get(key);
-    if (earlier && earlier.address !== resource.address) {
-      this.report(site, `${what} and ${earlier.what} (at ${formatLocation(earlier.location)}) are both renamedFrom ${JSON.stringify(renamedFrom)}; expected one ${resource.kind} to take over the old name`);
-      return false;
-    }
-    this.renames.set(key, { address: resource.address, what, location: site.doc.locate(site.pointer) });
-    return true;
   }
 
   /** Records a scalar of a group; false (and a diagnostic naming both places) when it conflicts. */
@@ -372,7 +342,7 @@ class Resolver {
     const fields: Obj = { [keyField]: key };
     // Only a kind with secrets looks for them, and only a kind with role references keeps a list
     // of them: nothing is allocated for what an item cannot hold (this runs per resource).
-    const secrets = descriptor.secretPaths === undefined ? undefined : this.takeSecrets(descriptor, descriptor.secretPaths, site, item, key);
+    const secrets = descriptor.secretPaths === undefined ? undefined : takeSecrets(descriptor, descriptor.secretPaths, site, item, key, (at, message) => this.report(at, message));
     const written = secrets?.item ?? item;
     let roleRefs: { field: string; ref: string }[] | undefined;
     // Indexed: per resource, mostly before V8 optimises it (a for…of allocates then).
@@ -403,7 +373,7 @@ class Resolver {
         if (value) this.nested.push({ descriptor: nested, site: siteAt(site, list, i), groupPath, parent: resource, value, where: `${descriptor.describe(key)} in ${where}` });
       });
     }
-    if (renamedFrom !== undefined && this.checkRename(siteAt(site, 'renamedFrom'), resource, renamedFrom)) resource.renamedFrom = renamedFrom;
+    if (renamedFrom !== undefined && this.renames.check(siteAt(site, 'renamedFrom'), resource, renamedFrom)) resource.renamedFrom = renamedFrom;
     const refs = this.referenceable.get(descriptor.kind);
     if (refs) {
       const path = joinPath(groupPath, key);
@@ -411,41 +381,6 @@ class Resolver {
       pushTo(refs.namesByGroup, groupPath, key);
       pushTo(refs.pathsByName, key, path);
     }
-  }
-
-  /**
-   * A kind's secrets (`oidc.clientSecret`) are references, never values: each is taken out of the
-   * item (so it is never a field, never compared, planned as a value or exported) and kept as a
-   * SecretRef, a file path made absolute against the manifest's own directory.
-   */
-  private takeSecrets(descriptor: KindDescriptor, secretPaths: readonly string[], site: Site, item: Obj, key: string): { item: Obj; refs: Record<string, SecretRef> } {
-    const refs: Record<string, SecretRef> = {};
-    const holderOf = (root: Obj, parts: string[]) => parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
-    const present = secretPaths.map((path) => path.split('.')).filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
-    // Most items hold no secret: only one that does is copied (its secrets are taken out of the copy).
-    if (present.length === 0) return { item, refs };
-    const copy: Obj = structuredClone(item);
-    for (const parts of present) {
-      const path = parts.join('.');
-      const holder = holderOf(copy, parts)!;
-      const last = parts[parts.length - 1]!;
-      const raw = holder[last];
-      delete holder[last];
-      const ref = asObject(raw);
-      const fromEnv = asString(ref?.fromEnv);
-      const fromFile = asString(ref?.fromFile);
-      // A pull request wrote these (DESIGN.md §3, §8): only PLATFORM_SYNC_SECRET_* variables, only
-      // relative paths inside the operator's secrets directory (checked again where they are read).
-      const written: SecretRef | undefined = fromEnv !== undefined && fromFile === undefined ? { fromEnv } : fromFile !== undefined && fromEnv === undefined ? { fromFile } : undefined;
-      const problem = written ? checkSecretRefShape(written) : undefined;
-      if (written && problem) {
-        this.report(siteAt(site, ...parts, 'fromEnv' in written ? 'fromEnv' : 'fromFile'), `${problem} (${path} of ${descriptor.describe(key)})`);
-      } else if (written) refs[path] = written;
-      else if (ref !== undefined) {
-        this.report(siteAt(site, ...parts), `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`);
-      }
-    }
-    return { item: copy, refs };
   }
 
   /** The one resource of its kind a group may hold (an account association), read through its descriptor. */
@@ -457,37 +392,6 @@ class Resolver {
     }
     const resource = this.groupResource(descriptor, site, groupPath, fields);
     this.declare(site, resource, () => `${descriptor.describe('')} of ${this.groupLabel(groupPath)}`);
-  }
-
-  /**
-   * An item of a nested list (a group mapping): its plain fields, its role resolved in the
-   * parent's group, its address from both; a duplicate is reported like any other.
-   */
-  private addNestedItem(n: { descriptor: KindDescriptor; site: Site; groupPath: string; parent: DesiredResource; value: Obj; where: string }): void {
-    const fields: Obj = {};
-    for (const spec of n.descriptor.fields) {
-      const written = n.value[fieldKey(n.value, spec.name, n.descriptor.manifest!.definition)];
-      if (spec.type === 'roleRef') {
-        const ref = asString(written);
-        if (ref === undefined || ref === '') return; // the schema reports it missing
-        const key = this.references.resolveRoleName(n.site, spec.name, n.groupPath, ref, `${n.descriptor.label.one} of ${n.where}`);
-        if (!key) return;
-        fields[spec.name] = key;
-      } else {
-        const value = readManifestValue(spec, written);
-        if (value === undefined) return; // the schema reports it
-        fields[spec.name] = value;
-      }
-    }
-    const resource = {
-      kind: n.descriptor.kind,
-      address: n.descriptor.address(n.groupPath, fields, { groupPath: n.groupPath, fields: n.parent.fields }),
-      groupPath: n.groupPath,
-      parentAddress: n.parent.address,
-      source: n.site.doc.locate(n.site.pointer),
-      fields,
-    } as unknown as DesiredResource;
-    this.declare(n.site, resource, () => `${n.descriptor.label.one} in ${n.where}`);
   }
 
   // ---- role bindings --------------------------------------------------------------------

@@ -38,26 +38,26 @@ export const ACCESS_RULE_TESTS: readonly AccessRuleTest[] = ['onlyPrincipals', '
  * `idp:<provider path>/group:<external group>`, `idp:<provider path>/*`. Undefined: not one.
  */
 export type PrincipalSpelling =
-  | { kind: 'identity'; path: string }
-  | { kind: 'email'; email: string }
-  | { kind: 'externalGroup'; provider: string; group: string }
-  | { kind: 'signIn'; provider: string };
+  | { is: 'identity'; path: string }
+  | { is: 'email'; email: string }
+  | { is: 'externalGroup'; provider: string; group: string }
+  | { is: 'signIn'; provider: string };
 
 export function parsePrincipalSpelling(text: string): PrincipalSpelling | undefined {
   if (text.startsWith('identity:')) {
     const path = text.slice('identity:'.length).replace(/^\//, '');
-    return path === '' ? undefined : { kind: 'identity', path };
+    return path === '' ? undefined : { is: 'identity', path };
   }
   if (text.startsWith('email:')) {
     const email = text.slice('email:'.length);
-    return /^[^@\s]+@[^@\s]+$/.test(email) ? { kind: 'email', email } : undefined;
+    return /^[^@\s]+@[^@\s]+$/.test(email) ? { is: 'email', email } : undefined;
   }
   if (text.startsWith('idp:')) {
     const rest = text.slice('idp:'.length);
-    if (rest.endsWith('/*')) return rest.length > 2 ? { kind: 'signIn', provider: rest.slice(0, -2) } : undefined;
+    if (rest.endsWith('/*')) return rest.length > 2 ? { is: 'signIn', provider: rest.slice(0, -2) } : undefined;
     const at = rest.indexOf('/group:');
     if (at <= 0 || at + '/group:'.length >= rest.length) return undefined;
-    return { kind: 'externalGroup', provider: rest.slice(0, at), group: rest.slice(at + '/group:'.length) };
+    return { is: 'externalGroup', provider: rest.slice(0, at), group: rest.slice(at + '/group:'.length) };
   }
   return undefined;
 }

@@ -23,7 +23,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('the rule registry', () => {
   it('holds the rules of DESIGN.md §7 (rev 4 included) and the access rules of issue 46, each with a title, help and a severity', () => {
-    expect(RULES.map((x) => x.id).sort()).toEqual(['eol-tags', 'invite-expired', 'invite-outside-domain', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'sso-write-access', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
+    expect(RULES.map((x) => x.id).sort()).toEqual(['access-rule', 'eol-tags', 'escalation-path', 'invite-expired', 'invite-outside-domain', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'sso-write-access', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
     for (const rule of RULES) {
       expect(rule.title.length, rule.id).toBeGreaterThan(10);
       expect(rule.help.length, rule.id).toBeGreaterThan(20);

@@ -74,7 +74,7 @@ describe('encodings and line endings', () => {
     await writeFile(file, `\ufeff${HEAD}org:\r\n  name: acme\r\n  descripton: x\r\n`.replace(/(?<!\r)\n/g, '\r\n'));
     const result = await validateManifests([file]);
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([
-      `${file}:4:3: unknown field "descripton" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, renamedFrom, uid (did you mean "description"?) (at /org/descripton)`,
+      `${file}:4:3: unknown field "descripton" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, accessRules, renamedFrom, uid (did you mean "description"?) (at /org/descripton)`,
     ]);
   });
 

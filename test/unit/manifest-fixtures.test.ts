@@ -233,7 +233,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     files: ['bad-misspelt-keys.yaml'],
     expected: [
       `${F}/bad-misspelt-keys.yaml:1:1: unknown field "apiVersoin" in the document; expected one of apiVersion, org, settings (did you mean "apiVersion"?) (at /apiVersoin)`,
-      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, renamedFrom, uid (did you mean "identities"?) (at /org/identites)`,
+      `${F}/bad-misspelt-keys.yaml:4:3: unknown field "identites" in org "acme"; expected one of name, description, identities, roles, roleBindings, repos, members, subscriptions, identityProviders, accountAssociation, acceptedTerms, groups, accessRules, renamedFrom, uid (did you mean "identities"?) (at /org/identites)`,
       `${F}/bad-misspelt-keys.yaml:7:7: unknown field "nmae" in repo 1 of org "acme"; expected one of name, renamedFrom, description, readme, bundles, tier, aliases, activeTags, syncConfig (did you mean "name"?) (at /org/repos/0/nmae)`,
       `${F}/bad-misspelt-keys.yaml:10:7: unknown field "rol" in role binding 1 of org "acme"; expected one of identity, identityUid, role, roleUid (did you mean "role"?) (at /org/roleBindings/0/rol)`,
       `${F}/bad-misspelt-keys.yaml:12:3: unknown field "prnue" in settings; expected one of prune, inviteTtl, ignore, protect (did you mean "prune"?) (at /settings/prnue)`,

@@ -4,6 +4,7 @@
  * who can make itself owner where, and how (the capability, the grant, the path).
  */
 import { describePath, holdsOf, obtainableOf } from '../../access/escalation.js';
+import { depthOf } from '../../access/relation.js';
 import type { AuditRule, Finding } from '../types.js';
 
 export const rule: AuditRule = {
@@ -28,8 +29,7 @@ export const rule: AuditRule = {
         const has = held.get(group);
         if (owner.every((c) => has?.has(c))) continue;
         if (!owner.every((c) => has?.has(c) || extra.has(c))) continue;
-        let depth = 0;
-        for (let g = rel.groups.get(group)?.parent ?? null; g !== null && depth < 64; g = rel.groups.get(g)?.parent ?? null) depth++;
+        const depth = depthOf(rel, group);
         if (top === undefined || depth < top.depth || (depth === top.depth && group < top.group)) top = { group, depth };
       }
       if (top === undefined) continue;

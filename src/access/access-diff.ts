@@ -1,0 +1,180 @@
+/**
+ * Access changes (DESIGN.md §4 "Access changes"): the difference of two relations — live and the
+ * state a plan leads to — per principal and capability, each once at the highest group where it
+ * starts, with the number of groups where it really changes and the steps that cause it. Pure.
+ */
+import { accessPartOf } from './state.js';
+import { describeRelationship, relationshipOf } from './relationships.js';
+import { principalAdmits } from './admits.js';
+import { splitByReach } from './change-reach.js';
+import { covering } from './covering.js';
+import { holdingsOf, isWithin, type AccessRelation, type Principal } from './relation.js';
+import type { AccessChange } from '../model/plan.js';
+
+const NONE: ReadonlySet<string> = new Set();
+const MAX_DEPTH = 64;
+
+/** The built-in role whose capabilities are exactly `caps` (more than a few), if any. */
+function roleOfExactly(rel: AccessRelation, caps: readonly string[]): string | undefined {
+  if (caps.length < 4) return undefined;
+  for (const [key, roleCaps] of rel.state.builtinCapabilities) {
+    if (roleCaps.length === caps.length && roleCaps.every((c) => caps.includes(c))) return rel.state.builtinNames.get(key);
+  }
+  return undefined;
+}
+
+/**
+ * The nearest group of `rel` at or above `group` of `other` (a group one side lacks takes what its
+ * nearest ancestor there holds: DESIGN.md §4 "Scopes the plan creates").
+ */
+function nearestIn(rel: AccessRelation, other: AccessRelation, group: string): string | undefined {
+  for (let g: string | null = group, depth = 0; g !== null && depth <= MAX_DEPTH; g = other.groups.get(g)?.parent ?? null, depth++) if (rel.groups.has(g)) return g;
+  return undefined;
+}
+
+function heldAt(rel: AccessRelation, other: AccessRelation, holdings: Map<string, ReadonlySet<string>>, group: string): ReadonlySet<string> {
+  // `holdings` holds every group below a grant (holdingsOf), so a group it lacks holds nothing.
+  const at = rel.groups.has(group) ? group : nearestIn(rel, other, group);
+  return at === undefined ? NONE : (holdings.get(at) ?? NONE);
+}
+
+/** Principals whose access can differ between two relations: those whose grants, roles or identities changed. */
+function touched(before: AccessRelation, after: AccessRelation): Set<string> {
+  const out = new Set<string>();
+  const changedRecords = new Set<string>();
+  for (const r of after.state.records.values()) if (r.step !== undefined || !before.state.records.has(r.key)) changedRecords.add(r.key);
+  for (const key of before.state.records.keys()) if (!after.state.records.has(key)) changedRecords.add(key);
+  for (const rel of [before, after]) {
+    for (const [id, grants] of rel.grantsOf) {
+      const p = rel.principals.get(id);
+      if (grants.some((g) => changedRecords.has(g.record) || changedRecords.has(g.role)) || (p?.records ?? (p?.record ? [p.record] : [])).some((r) => changedRecords.has(r))) out.add(id);
+    }
+  }
+  return out;
+}
+
+/** Steps behind a principal's change: what made, changed or removed its grants, their roles and the principal itself. */
+function causesOf(before: AccessRelation, after: AccessRelation, id: string): string[] {
+  const out = new Set<string>();
+  const stepOf = (key: string): void => {
+    const s = after.state.records.get(key)?.step ?? after.state.removed.get(key)?.step;
+    if (s !== undefined) out.add(s);
+  };
+  for (const rel of [before, after]) {
+    for (const g of rel.grantsOf.get(id) ?? []) {
+      stepOf(g.record);
+      stepOf(g.role);
+    }
+    const p = rel.principals.get(id);
+    for (const r of p?.records ?? (p?.record ? [p.record] : [])) stepOf(r);
+  }
+  return [...out].sort();
+}
+
+/**
+ * The access changes from `before` to `after`, per principal and capability, each once at the
+ * highest group where it starts, with the number of groups where it really changes and the steps
+ * that cause it. A principal gains what it holds after beyond what every principal that accepted
+ * all its tokens held before (an identity made again with the same relationship gains nothing; a
+ * widened one gains all it holds), and loses the same way. `principals`: only these (default:
+ * every principal either side can change).
+ */
+export function diffRelations(before: AccessRelation, after: AccessRelation, principals: ReadonlySet<string> = touched(before, after)): AccessChange[] {
+  const changes: AccessChange[] = [];
+  for (const id of [...principals].sort()) {
+    const was = before.principals.get(id);
+    const now = after.principals.get(id);
+    const candidates = new Set<string>();
+    for (const rel of [before, after]) for (const g of rel.grantsOf.get(id) ?? []) collectSubtree(rel, g.group, candidates);
+    // Gains: what it holds after beyond what held all its tokens before; losses the other way round.
+    const gainedAt = heldBeyond(after, before, id, now, candidates);
+    const lostAt = heldBeyond(before, after, id, was, candidates);
+    if (gainedAt.size === 0 && lostAt.size === 0) continue;
+    const p = now ?? was!;
+    const causes = causesOf(before, after, id);
+    // An identity that was there with another relationship: who can act as it changed.
+    const old = now?.identityKey === undefined || was !== undefined ? undefined : formerRelationship(before, now.identityKey);
+    const widened = now?.relationship !== undefined && old !== undefined ? describeRelationship(now.relationship, old) : undefined;
+    const gainName = widened !== undefined ? `${now!.name} (${widened})` : p.name;
+    // Who each side admits, when broad (admits.ts: what audit judges): a gain by who can act now, a loss by who could.
+    const admits = { gained: now ? principalAdmits(now) : [], lost: was ? principalAdmits(was) : [] };
+    const saying = admits.gained.length > 0 ? ` — ${admits.gained.join('; ')}` : '';
+    const note = widened !== undefined ? `${now!.name} now also accepts ${widened}${saying}` : undefined;
+    // The tokens it accepted before and no longer: named by what it accepted.
+    const nowRelationship = was?.identityKey === undefined || now !== undefined ? undefined : formerRelationship(after, was.identityKey);
+    const lossName = was?.relationship !== undefined && nowRelationship !== undefined ? `${was.name} (${describeRelationship(was.relationship, nowRelationship)})` : (was ?? p).name;
+    const byScope = new Map<string, AccessChange>();
+    const at = (name: string, scope: string): AccessChange => {
+      const k = `${name}\u0000${scope}`;
+      let c = byScope.get(k);
+      if (!c) byScope.set(k, (c = { principal: name, ...(p.identity ? { identity: p.identity } : {}), scope, gained: [], lost: [], groups: 0, causes }));
+      return c;
+    };
+    const parentOf = (g: string): string | null => after.groups.get(g)?.parent ?? before.groups.get(g)?.parent ?? null;
+    const addressOf = (g: string): string => after.groups.get(g)?.address ?? before.groups.get(g)!.address;
+    const topOf = new Map<AccessChange, string>();
+    for (const [changed, direction, name] of [[gainedAt, 'gained', gainName], [lostAt, 'lost', lossName]] as const) {
+      for (const [g, caps] of changed) {
+        const parent = parentOf(g);
+        const up = parent === null ? undefined : changed.get(parent);
+        const top = [...caps].filter((c) => !up?.has(c)).sort();
+        if (top.length === 0) continue;
+        const c = at(name, addressOf(g));
+        topOf.set(c, g);
+        c[direction].push(...top);
+        if (direction === 'gained' && note !== undefined) c.note = note;
+        if (admits[direction].length > 0) c.admits = admits[direction];
+      }
+    }
+    for (const whole of byScope.values()) {
+      const top = topOf.get(whole)!;
+      const below = [...candidates].filter((g) => isWithinEither(before, after, g, top)).sort();
+      // One entry per reach: a capability still held below through another grant is not lost there.
+      for (const c of splitByReach(whole, below, (direction, g) => (direction === 'gained' ? gainedAt : lostAt).get(g))) {
+        const gainedRole = roleOfExactly(after, c.gained);
+        const lostRole = roleOfExactly(before, c.lost);
+        if (gainedRole !== undefined) c.gainedRole = gainedRole;
+        if (lostRole !== undefined) c.lostRole = lostRole;
+        changes.push(c);
+      }
+    }
+  }
+  return changes.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+}
+
+/**
+ * Where principal `id` (`p` in `rel`) holds in `rel` what every principal of `other` that accepts
+ * all its tokens did not hold there: each candidate group's capabilities beyond.
+ */
+function heldBeyond(rel: AccessRelation, other: AccessRelation, id: string, p: Principal | undefined, candidates: ReadonlySet<string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  if (p === undefined || !rel.grantsOf.has(id)) return out;
+  const mine = holdingsOf(rel, id);
+  const theirs = holdingsOf(other, ...covering(other, p));
+  for (const g of candidates) {
+    const had = heldAt(other, rel, theirs, g);
+    const beyond = new Set([...heldAt(rel, other, mine, g)].filter((c) => !had.has(c)));
+    if (beyond.size > 0) out.set(g, beyond);
+  }
+  return out;
+}
+
+/** The relationship an identity record had in `rel` (undefined: it was not there). */
+function formerRelationship(rel: AccessRelation, key: string): { field: string; value: unknown } | undefined {
+  const r = rel.state.records.get(key);
+  const part = r ? accessPartOf(r.kind) : undefined;
+  return r && part?.is === 'principal' ? relationshipOf(r.fields, part.relationship) : undefined;
+}
+function collectSubtree(rel: AccessRelation, top: string, into: Set<string>): void {
+  const stack = [top];
+  while (stack.length > 0) {
+    const g = stack.pop()!;
+    if (into.has(g) && g !== top) continue;
+    into.add(g);
+    for (const child of rel.children.get(g) ?? []) if (!into.has(child)) stack.push(child);
+  }
+}
+
+function isWithinEither(before: AccessRelation, after: AccessRelation, group: string, top: string): boolean {
+  return (after.groups.has(group) && isWithin(after, group, top)) || (before.groups.has(group) && isWithin(before, group, top));
+}

@@ -1,0 +1,64 @@
+/**
+ * Which principals of a relation accept every token another accepts (DESIGN.md §4 "Access
+ * changes": an identity made again with the same relationship gains nothing), found through an
+ * index by anchor instead of trying every principal. Pure.
+ */
+import { acceptsWithin } from './relationships.js';
+import type { AccessRelation, Principal } from './relation.js';
+
+/** The principals of `rel` that accept every token `p` accepts: itself when there, and every identity whose relationship holds it. */
+export function covering(rel: AccessRelation, p: Principal): string[] {
+  const out = rel.principals.has(p.id) ? [p.id] : [];
+  if (p.relationship === undefined) return out;
+  const index = (coveringIndexes.get(rel) ?? coveringIndexes.set(rel, anchorIndex(rel)).get(rel))!;
+  for (const anchor of anchorsThatMayHold(p.relationship)) {
+    for (const q of index.get(anchor) ?? []) {
+      if (q.id !== p.id && acceptsWithin(p.relationship, q.relationship!)) out.push(q.id);
+    }
+  }
+  return out;
+}
+
+/**
+ * Which relationships could accept every token of another, found by an anchor instead of trying
+ * every principal of the org (tens of thousands at 100k resources): a relationship can hold only
+ * one of its own kind with the same exact issuer and subject (or keys, or account, or service),
+ * or one whose subject or issuer is a pattern.
+ */
+const coveringIndexes = new WeakMap<AccessRelation, Map<string, Principal[]>>();
+
+function anchorOf(rel: { field: string; value: unknown }): string {
+  const v = (rel.value !== null && typeof rel.value === 'object' ? rel.value : {}) as Record<string, unknown>;
+  switch (rel.field) {
+    case 'claimMatch':
+      if (typeof v.issuer !== 'string') return 'cm**';
+      return typeof v.subject === 'string' ? `cm|${v.issuer}|${v.subject}` : `cm*|${v.issuer}`;
+    case 'staticKeys':
+      return `sk|${String(v.issuer)}|${String(v.subject)}|${String(v.issuerKeys)}`;
+    case 'awsIdentity':
+      return `aws|${String(v.awsAccount)}`;
+    default:
+      return `${rel.field}|${typeof rel.value === 'string' ? rel.value.replace(/^SERVICE_PRINCIPAL_/, '') : JSON.stringify(rel.value)}`;
+  }
+}
+
+/** The anchors of every relationship that may accept all the tokens `rel` accepts. */
+function anchorsThatMayHold(rel: { field: string; value: unknown }): string[] {
+  const own = anchorOf(rel);
+  if (rel.field !== 'claimMatch') return [own];
+  const issuer = (rel.value as Record<string, unknown>).issuer;
+  if (own === 'cm**') return ['cm**'];
+  return own.startsWith('cm*|') ? [own, 'cm**'] : [own, `cm*|${String(issuer)}`, 'cm**'];
+}
+
+function anchorIndex(rel: AccessRelation): Map<string, Principal[]> {
+  const index = new Map<string, Principal[]>();
+  for (const q of rel.principals.values()) {
+    if (q.relationship === undefined || !rel.grantsOf.has(q.id)) continue;
+    const anchor = anchorOf(q.relationship);
+    const list = index.get(anchor);
+    if (list) list.push(q);
+    else index.set(anchor, [q]);
+  }
+  return index;
+}
