@@ -1,0 +1,113 @@
+/**
+ * The closure through escalating capabilities (src/access/escalation.ts, DESIGN.md §4 "Escalation
+ * (rev 6)"): what each escalating capability obtains, where, to a fixpoint, with the path.
+ */
+import { describe, expect, it } from 'vitest';
+import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
+import { canObtainAt, describePath, holdsOf, obtainableOf } from '../../src/access/escalation.js';
+import { relationOf, type AccessRelation } from '../../src/access/relation.js';
+import { stateOfLive } from '../../src/access/state.js';
+import { liveState, r, type Shape } from './plan-builders.js';
+
+const OWNER: readonly string[] = SERVICE.builtinRoles.owner;
+const CATALOG: readonly string[] = SERVICE.catalog;
+const GH = 'https://token.actions.githubusercontent.com';
+const who = (name: string) => ({ claimMatch: { issuer: GH, subject: `repo:acme/${name}:ref:refs/heads/main` } });
+
+/** An org with engineering (and platform below it) and ops; `more` adds identities, roles and bindings. */
+function relation(more: Shape[]): AccessRelation {
+  const live = liveState([r.group('engineering'), r.group('engineering/platform'), r.group('ops'), ...more]);
+  return relationOf(stateOfLive(live));
+}
+const groupKey = (rel: AccessRelation, address: string): string => [...rel.groups].find(([, g]) => g.address === address)![0];
+const principal = (rel: AccessRelation, address: string): string => [...rel.principals.values()].find((p) => p.identity === address)!.id;
+const can = (rel: AccessRelation, identity: string, group: string) => canObtainAt(rel, principal(rel, identity), groupKey(rel, group));
+const pathOf = (rel: AccessRelation, identity: string, group: string, capability: string) => obtainableOf(rel, principal(rel, identity)).get(groupKey(rel, group))?.get(capability);
+
+describe('escalation: what a principal can obtain beyond what it holds', () => {
+  it('roles.update (a custom role of roles.update and roles.list bound to a bot) obtains every capability of the catalog, with the path', () => {
+    const rel = relation([r.identity('', 'bot', who('bot')), r.role('', 'role-editor', { capabilities: ['roles.update', 'roles.list'] }), r.binding('', 'bot', 'role-editor')]);
+    expect([...can(rel, 'identity:bot', 'org')].sort()).toEqual([...CATALOG].sort());
+    expect([...holdsOf(rel, principal(rel, 'identity:bot')).get(groupKey(rel, 'org'))!].sort()).toEqual(['roles.list', 'roles.update']);
+    const path = pathOf(rel, 'identity:bot', 'org', 'role_bindings.create')!;
+    expect(path).toHaveLength(1);
+    expect(path[0]).toMatchObject({ capability: 'roles.update' });
+    expect(describePath(rel, path, groupKey(rel, 'org'))).toBe('holds roles.update there through role:role-editor (roleBinding:bot=role-editor)');
+  });
+
+  it('role_bindings.create on a group obtains every role visible there (owner among them, and through its roles.update the rest) — and nothing above or beside it', () => {
+    const rel = relation([
+      r.identity('engineering', 'binder', who('binder')),
+      r.role('engineering', 'bind', { capabilities: ['role_bindings.create'] }),
+      r.role('engineering/platform', 'approver', { capabilities: ['advisories.approve'] }),
+      r.binding('engineering', 'binder', 'bind'),
+    ]);
+    const id = 'identity:engineering/binder';
+    expect(OWNER.every((c) => can(rel, id, 'group:engineering').has(c))).toBe(true);
+    expect(pathOf(rel, id, 'group:engineering', 'groups.delete')!.map((s) => s.capability)).toEqual(['role_bindings.create']);
+    // Beyond owner, through owner's own roles.update.
+    expect(pathOf(rel, id, 'group:engineering', 'advisories.approve')!.map((s) => s.capability)).toEqual(['role_bindings.create', 'roles.update']);
+    expect(can(rel, id, 'group:engineering/platform').has('advisories.approve')).toBe(true);
+    expect(can(rel, id, 'org').size).toBe(0);
+    expect(can(rel, id, 'group:ops').size).toBe(0);
+  });
+
+  it('group_invites.create and identity_providers.update obtain the roles visible where they are held, like a binding', () => {
+    for (const capability of ['group_invites.create', 'identity_providers.update', 'role_bindings.update', 'identity_providers.create']) {
+      const rel = relation([r.identity('', 'bot', who('bot')), r.role('', 'x', { capabilities: [capability] }), r.binding('ops', '/bot', '/x')]);
+      expect(OWNER.every((c) => can(rel, 'identity:bot', 'group:ops').has(c)), capability).toBe(true);
+      expect(can(rel, 'identity:bot', 'org').size, capability).toBe(0);
+    }
+  });
+
+  it('roles.create obtains nothing alone, and every capability together with role_bindings.create', () => {
+    const alone = relation([r.identity('', 'bot', who('bot')), r.role('', 'maker', { capabilities: ['roles.create', 'roles.list'] }), r.binding('', 'bot', 'maker')]);
+    expect(obtainableOf(alone, principal(alone, 'identity:bot')).size).toBe(0);
+    const both = relation([r.identity('', 'bot', who('bot')), r.role('', 'maker', { capabilities: ['roles.create', 'role_bindings.create'] }), r.binding('', 'bot', 'maker')]);
+    expect([...can(both, 'identity:bot', 'org')].sort()).toEqual([...CATALOG].sort());
+    expect(pathOf(both, 'identity:bot', 'org', 'advisories.approve')![0]).toMatchObject({ capability: 'role_bindings.create' });
+  });
+
+  it('identity.create obtains nothing alone; a principal holding no escalating capability obtains nothing', () => {
+    const rel = relation([r.identity('', 'maker', who('maker')), r.role('', 'idm', { capabilities: ['identity.create', 'identity.list'] }), r.binding('', 'maker', 'idm'), r.identity('', 'dev', who('dev')), r.binding('', 'dev', 'editor')]);
+    expect(obtainableOf(rel, principal(rel, 'identity:maker')).size).toBe(0);
+    expect(obtainableOf(rel, principal(rel, 'identity:dev')).size).toBe(0);
+  });
+
+  it('identity.update on a group obtains what the identities homed there or below hold, where they hold it — not what identities homed elsewhere hold', () => {
+    const rel = relation([
+      r.identity('', 'boss', who('boss')),
+      r.identity('engineering', 'ci', who('ci')),
+      r.identity('engineering', 'updater', who('updater')),
+      r.role('engineering', 'idu', { capabilities: ['identity.update', 'identity.list'] }),
+      r.binding('', 'boss', 'owner'),
+      r.binding('', '/engineering/ci', 'registry.push'),
+      r.binding('engineering', 'updater', 'idu'),
+    ]);
+    const id = 'identity:engineering/updater';
+    // ci (homed in engineering) pushes on the org: the updater can obtain that on the org itself.
+    expect(can(rel, id, 'org').has('tag.create')).toBe(true);
+    expect(can(rel, id, 'group:ops').has('tag.create')).toBe(true);
+    // boss (homed on the org, outside engineering) is not reachable: owner is not obtained.
+    expect(can(rel, id, 'org').has('groups.delete')).toBe(false);
+    const path = pathOf(rel, id, 'org', 'tag.create')!;
+    expect(path[0]).toMatchObject({ capability: 'identity.update', through: principal(rel, 'identity:engineering/ci') });
+    expect(describePath(rel, path, groupKey(rel, 'org'))).toContain('can make identity:engineering/ci accept its token');
+  });
+
+  it('repeats to a fixpoint: an identity taken over through identity.update holds role_bindings.create on ops, so all of owner on ops follows', () => {
+    const rel = relation([
+      r.identity('engineering', 'ci', who('ci')),
+      r.identity('engineering', 'updater', who('updater')),
+      r.role('', 'bind', { capabilities: ['role_bindings.create'] }),
+      r.role('', 'idu', { capabilities: ['identity.update'] }),
+      r.binding('ops', '/engineering/ci', '/bind'),
+      r.binding('engineering', 'updater', '/idu'),
+    ]);
+    const id = 'identity:engineering/updater';
+    expect(OWNER.every((c) => can(rel, id, 'group:ops').has(c))).toBe(true);
+    expect(can(rel, id, 'org').has('groups.delete')).toBe(false);
+    const path = pathOf(rel, id, 'group:ops', 'groups.delete')!;
+    expect(path.map((s) => s.capability)).toEqual(['identity.update', 'role_bindings.create']);
+  });
+});
