@@ -8,6 +8,8 @@ import { describeRelationship, relationshipOf } from './relationships.js';
 import { principalAdmits } from './admits.js';
 import { splitByReach } from './change-reach.js';
 import { covering } from './covering.js';
+import { obtainsText } from './escalation.js';
+import { ESCALATING } from '../service/catalog.js';
 import { holdingsOf, isWithin, type AccessRelation, type Principal } from './relation.js';
 import type { AccessChange } from '../model/plan.js';
 
@@ -135,6 +137,10 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
         const lostRole = roleOfExactly(before, c.lost);
         if (gainedRole !== undefined) c.gainedRole = gainedRole;
         if (lostRole !== undefined) c.lostRole = lostRole;
+        // A gained escalating capability: what it lets the principal obtain there (escalation.ts).
+        const at = c.gained.some((cap) => Object.hasOwn(ESCALATING, cap)) ? [...after.groups].find(([, g]) => g.address === c.scope)?.[0] : undefined;
+        const obtains = at === undefined ? undefined : obtainsText(after, id, at, c.gained);
+        if (obtains !== undefined) c.obtains = obtains;
         changes.push(c);
       }
     }

@@ -14,6 +14,7 @@ import { diffRelations } from './access-diff.js';
 import { tokenAccepted, type Token } from './tokens.js';
 import { principalAdmits } from './admits.js';
 import { accessRuleRefusals, judgeAccessRules, type AccessRuleResult } from './rules.js';
+import { describePath, holdsOf, obtainableOf, ownerCapabilities, type EscalationStep } from './escalation.js';
 import type { AccessRule } from '../model/access-rules.js';
 
 export type { AccessChange } from '../model/plan.js';
@@ -63,7 +64,7 @@ function describeGain(c: AccessChange): string {
   const by = c.causes.length > 0 ? ` (by ${c.causes.join(', ')})` : '';
   // Who it admits, when broad (admits.ts): the refusal says it as the plan's access section does.
   const admits = c.admits !== undefined ? `, which admits ${c.admits.join('; ')},` : '';
-  return `${c.principal}${admits} gains ${c.gainedRole !== undefined ? `all of ${c.gainedRole} (${c.gained.length} capabilities)` : c.gained.join(', ')} on ${c.scope}${below}${by}`;
+  return `${c.principal}${admits} gains ${c.gainedRole !== undefined ? `all of ${c.gainedRole} (${c.gained.length} capabilities)` : c.gained.join(', ')} on ${c.scope}${below}${by}${c.obtains !== undefined ? ` and ${c.obtains}` : ''}`;
 }
 
 /** One answer of `platform-sync access`: who holds what where, and the grant that gives it. */
@@ -79,6 +80,8 @@ export interface AccessGrant {
   role: string;
   /** Who the principal admits, when that is broad (admits.ts): `any GitHub workflow`. */
   admits?: string[];
+  /** Set when it is not held but can be obtained through an escalating capability (DESIGN.md §4 rev 6): the path, in words. */
+  obtainable?: string;
 }
 
 export interface AccessQuestion {
@@ -204,6 +207,48 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
       });
     }
   }
+  for (const id of ids ?? rel.grantsOf.keys()) grants.push(...obtainableAnswers(rel, id, q.capability, scopeKey, reach));
   grants.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.grant < b.grant ? -1 : 1));
   return actingAs === undefined ? { grants } : { grants, actingAs };
+}
+
+/**
+ * The answers a principal can obtain without holding them (escalation.ts): on the group asked, or
+ * else at each group where they start, one per path; each marked `obtainable` with the path.
+ */
+function obtainableAnswers(rel: AccessRelation, id: string, capability: string | undefined, scopeKey: string | undefined, reach: (group: string) => number): AccessGrant[] {
+  const obtainable = obtainableOf(rel, id);
+  if (obtainable.size === 0) return [];
+  const p = rel.principals.get(id) as Principal;
+  const out: AccessGrant[] = [];
+  const owner = ownerCapabilities(rel);
+  for (const [group, extra] of obtainable) {
+    if (scopeKey !== undefined && group !== scopeKey) continue;
+    // An owner there can obtain the rest of the catalog (it holds roles.update): said only when a capability is asked.
+    const held = holdsOf(rel, id).get(group);
+    if (capability === undefined && owner.length > 0 && owner.every((c) => held?.has(c))) continue;
+    const above = scopeKey === undefined ? obtainable.get(rel.groups.get(group)?.parent ?? '') : undefined;
+    const byPath = new Map<string, { caps: string[]; path: readonly EscalationStep[] }>();
+    for (const [c, path] of extra) {
+      if ((capability !== undefined && c !== capability) || above?.has(c)) continue;
+      const key = describePath(rel, path, group);
+      const entry = byPath.get(key);
+      if (entry) entry.caps.push(c);
+      else byPath.set(key, { caps: [c], path });
+    }
+    for (const [words, { caps, path }] of byPath) {
+      const root = path[0]?.grant;
+      out.push({
+        principal: p.name,
+        ...(p.identity ? { identity: p.identity } : {}),
+        scope: rel.groups.get(group)?.address ?? group,
+        groups: reach(group),
+        capabilities: caps.sort(),
+        grant: root ? (rel.state.records.get(root.record)?.address ?? root.record) : '',
+        role: root ? rel.roleName(root.role) : '',
+        obtainable: words,
+      });
+    }
+  }
+  return out;
 }

@@ -182,6 +182,12 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
   return out;
 }
 
+/** The capabilities of the built-in role `owner` in this relation (none when it has no owner). */
+export function ownerCapabilities(rel: AccessRelation): readonly string[] {
+  const key = [...rel.state.builtinNames].find(([, name]) => name === 'owner')?.[0];
+  return key === undefined ? [] : rel.capabilitiesOf(key);
+}
+
 /** What `id` can obtain on `group`: what it holds there and what it can obtain there. */
 export function canObtainAt(rel: AccessRelation, id: string, group: string): Set<string> {
   return new Set([...(holdsOf(rel, id).get(group) ?? []), ...(obtainableOf(rel, id).get(group)?.keys() ?? [])]);
@@ -199,4 +205,23 @@ export function describePath(rel: AccessRelation, path: readonly EscalationStep[
       return `holds ${s.capability} ${where(s.group)} through ${role.startsWith('role:') ? role : `role ${role}`} (${record})${through}`;
     })
     .join(', then ');
+}
+
+/**
+ * What a gain of escalating capabilities lets `id` obtain on `group` (DESIGN.md §4: access changes
+ * report it as what it can obtain): "can obtain all of owner on group:engineering: holds
+ * role_bindings.create there through role:deployer (…)"; undefined when `gained` holds none.
+ */
+export function obtainsText(rel: AccessRelation, id: string, group: string, gained: readonly string[]): string | undefined {
+  if (!gained.some((c) => ESCALATING_NAMES.includes(c))) return undefined;
+  const extra = obtainableOf(rel, id).get(group);
+  if (!extra || extra.size === 0) return undefined;
+  const held = holdsOf(rel, id).get(group);
+  const owner = ownerCapabilities(rel);
+  // An owner can obtain the rest of the catalog (through roles.update): no news in an access change.
+  if (owner.length > 0 && owner.every((c) => held?.has(c))) return undefined;
+  const all = owner.length > 0 && owner.every((c) => held?.has(c) || extra.has(c));
+  const first = all ? owner.find((c) => extra.has(c))! : [...extra.keys()].sort()[0]!;
+  const what = all ? 'all of owner' : `${extra.size} more capabilit${extra.size === 1 ? 'y' : 'ies'}`;
+  return `can obtain ${what} on ${rel.groups.get(group)?.address ?? group}: ${describePath(rel, extra.get(first)!, group)}`;
 }

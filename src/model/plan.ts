@@ -204,6 +204,8 @@ export interface AccessChange {
    * audit judges): `any GitHub workflow`, `pull-request workflows of nw/infra`, `anyone who signs in to okta`.
    */
   admits?: string[];
+  /** A gained escalating capability (DESIGN.md §4 "Escalation"): what it lets the principal obtain there, and how. */
+  obtains?: string;
   /** When `gained` (`lost`) is exactly a built-in role's capabilities: its name, so that a view can say "all of owner". */
   gainedRole?: string;
   lostRole?: string;

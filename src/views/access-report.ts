@@ -27,7 +27,9 @@ export function renderTextAccess(report: AccessReport): string {
     const where = `${g.scope}${g.groups > 1 ? ` and ${g.groups - 1} group${g.groups === 2 ? '' : 's'} below` : ''}`;
     // A custom role is named by its address (`role:engineering/deployer`), a built-in by its name.
     const role = g.role.startsWith('role:') ? g.role : `role ${g.role}`;
-    lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, ${role})` : `${g.principal}  (${g.grant}, ${role}, on ${where}): ${g.capabilities.join(', ')}`);
+    // Not held, but obtainable through an escalating capability: marked, with the path.
+    if (g.obtainable !== undefined) lines.push(onePrincipal ? `${where}: can obtain ${g.capabilities.join(', ')}  (${g.obtainable})` : `${g.principal}  can obtain on ${where}: ${g.capabilities.join(', ')}  (${g.obtainable})`);
+    else lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, ${role})` : `${g.principal}  (${g.grant}, ${role}, on ${where}): ${g.capabilities.join(', ')}`);
   }
   return escapeControl(`${lines.join('\n')}\n`);
 }

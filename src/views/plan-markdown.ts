@@ -69,7 +69,7 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
   for (const c of access.slice(0, ACCESS_SHOWN)) {
     const admits = admitsText(c);
     const principal = `${inlineCode(cell(c.principal))}${admits !== undefined ? ` — **${cell(admits)}**` : ''}`;
-    const gained = c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}` : '';
+    const gained = c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}${c.obtains !== undefined ? ` — **${cell(c.obtains)}**` : ''}` : '';
     const lost = c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : '';
     out.push(`| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`);
   }

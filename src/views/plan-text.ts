@@ -42,6 +42,7 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
       for (const c of access.slice(0, ACCESS_SHOWN)) {
         if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeValue(`${c.principal} gains ${capabilitiesText(c.gained, c.gainedRole)} on ${c.scope}${reachText(c)}`)}`);
         if (c.note !== undefined) out.push(`      ${escapeValue(c.note)}`);
+        if (c.obtains !== undefined) out.push(`      ${escapeValue(c.obtains)}`);
         if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeValue(`${c.principal} loses ${capabilitiesText(c.lost, c.lostRole)} on ${c.scope}${reachText(c)}`)}`);
         const admits = c.note === undefined ? admitsText(c) : undefined;
         if (admits !== undefined) out.push(`      ${escapeValue(admits)}`);

@@ -9,7 +9,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, useSuiteEmulator } from './cli-harness.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validatePlan = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'plan.schema.json'), 'utf8')) as object);
+const validateAccess = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object);
 
 const TOKEN = 'access-rules-e2e-owner-token-5a1f';
 const GH = 'https://token.actions.githubusercontent.com';
@@ -82,6 +87,17 @@ describe('access rules on every plan', () => {
       expect.objectContaining({ principal: 'identity:role-bot', capabilities: ['role_bindings.create'], scope: 'org', grants: ['roleBinding:role-bot=role-editor'] }),
     ]);
     expect(json.refusals.map((r) => r.rule)).toContain('access-rule');
+    expect(validatePlan(json), JSON.stringify(validatePlan.errors)).toBe(true);
+    // The access change says what the gained roles.update can obtain, and how.
+    expect(bad.stdout).toContain('can obtain all of owner on org: holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)');
+    // access marks what role-bot can obtain without holding it, with the path; JSON holds to its schema.
+    const access = await runCli(['access', file(), '--identity', 'role-bot'], { env: suite.env });
+    expect(access.code, access.stderr).toBe(0);
+    expect(access.stdout).toContain('org and 1 group below: roles.list, roles.update  (roleBinding:role-bot=role-editor, role:role-editor)');
+    expect(access.stdout).toMatch(/org and 1 group below: can obtain [^\n]*role_bindings\.create[^\n]*\(holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
+    const accessJson = JSON.parse((await runCli(['access', file(), '--identity', 'role-bot', '--capability', 'role_bindings.create', '--format', 'json'], { env: suite.env })).stdout) as { grants: unknown[] };
+    expect(accessJson.grants).toEqual([{ principal: 'identity:role-bot', identity: 'identity:role-bot', scope: 'org', groups: 2, capabilities: ['role_bindings.create'], grant: 'roleBinding:role-bot=role-editor', role: 'role:role-editor', obtainable: 'holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)' }]);
+    expect(validateAccess(accessJson), JSON.stringify(validateAccess.errors)).toBe(true);
     // apply <paths> stops before any write.
     suite.emulator.clearRequestLog();
     const applied = await runCli(['apply', file(), '--auto-approve'], { env: suite.env });

@@ -3,7 +3,7 @@
  * can obtain them there through an escalating capability (DESIGN.md §4 "Escalation", §7 rev 6) —
  * who can make itself owner where, and how (the capability, the grant, the path).
  */
-import { describePath, holdsOf, obtainableOf } from '../../access/escalation.js';
+import { describePath, holdsOf, obtainableOf, ownerCapabilities } from '../../access/escalation.js';
 import { depthOf } from '../../access/relation.js';
 import type { AuditRule, Finding } from '../types.js';
 
@@ -15,8 +15,7 @@ export const rule: AuditRule = {
   check(facts) {
     const rel = facts.access;
     if (!rel) return [];
-    const ownerKey = [...rel.state.builtinNames].find(([, name]) => name === 'owner')?.[0];
-    const owner = ownerKey === undefined ? [] : rel.capabilitiesOf(ownerKey);
+    const owner = ownerCapabilities(rel);
     if (owner.length === 0) return [];
     const findings: Finding[] = [];
     for (const id of [...rel.grantsOf.keys()].sort()) {
