@@ -9,6 +9,9 @@ import type { LiveState } from '../model/resources.js';
 import { planFromManifests } from '../pipeline.js';
 import { roleRefAddress } from '../plan/references.js';
 import { assertDriftReadable, describeDrift, type DriftReport } from './drift-report.js';
+import { judgeAccessRules } from '../access/rules.js';
+import { relationOf } from '../access/relation.js';
+import { stateOfLive } from '../access/state.js';
 
 export interface DriftResult {
   report: DriftReport;
@@ -22,9 +25,12 @@ export interface DriftResult {
  * caused by the drift itself are part of the report, the others are errors (UnsafePlanError).
  */
 export async function detectDrift(paths: string[], client: ApiClient): Promise<DriftResult> {
-  const { plan, live } = await planFromManifests(paths, client, { allowMassDelete: true });
+  const { plan, live, desired, now } = await planFromManifests(paths, client, { allowMassDelete: true });
   assertDriftReadable(plan);
-  return { report: describeDrift(plan, { addressOfUid: indexAddressesByUid(live) }), plan };
+  const report = describeDrift(plan, { addressOfUid: indexAddressesByUid(live) });
+  // Access rules judge live (DESIGN.md §4 rev 6).
+  if (desired.accessRules !== undefined && desired.accessRules.length > 0) report.accessRules = judgeAccessRules(relationOf(stateOfLive(live), now), desired.accessRules);
+  return { report, plan };
 }
 
 /** Names what a uid in live state is: a resource of the org, or a built-in role. */

@@ -4,6 +4,7 @@
  * words a reviewer of a nightly report uses: what changed outside platform-sync, what exists
  * live that nobody declared, what is declared but gone. Pure: a Plan in, a report out.
  */
+import type { AccessRuleResult } from '../model/access-rules.js';
 import { describeRefAddress } from '../plan/references.js';
 import type { Kind } from '../model/kinds.js';
 import type { Plan, PlanRefusal, PlanStep } from '../model/plan.js';
@@ -84,6 +85,11 @@ export interface DriftReport {
    * until they are resolved.
    */
   refused?: true;
+  /**
+   * How live holds to the manifests' `org.accessRules` (DESIGN.md §4, §7 rev 6: drift judges
+   * live); absent without rules. A broken rule is reported here, not as a finding of `items`.
+   */
+  accessRules?: AccessRuleResult[];
 }
 
 /** What the hand edits did to one principal's access (the restoring plan's access change, turned around). */
@@ -148,7 +154,8 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   const order: DriftCategory[] = ['changed', 'unmanaged', 'missing'];
   // Stable sort: within a category the plan's order stays.
   const items = [...itemByRoot.values()].sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
-  const refused = markRefusals(plan.refusals, items, itemByRoot);
+  // A rule the planned state breaks is the plan's refusal, not drift: drift judges live (detect-drift.ts).
+  const refused = markRefusals(plan.refusals.filter((r) => r.rule !== 'access-rule'), items, itemByRoot);
   items.sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
   const summary = { changed: 0, unmanaged: 0, missing: 0 };
   for (const item of items) summary[item.category]++;
@@ -240,7 +247,7 @@ const REFUSED_UNMANAGED = 'exists live but not in the manifests, and apply refus
  * themselves are in doubt, so it is an error.
  */
 export function assertDriftReadable(plan: Plan): void {
-  const unreadable = plan.refusals.filter((r) => !DRIFT_REFUSAL_RULES.has(r.rule));
+  const unreadable = plan.refusals.filter((r) => !DRIFT_REFUSAL_RULES.has(r.rule) && r.rule !== 'access-rule');
   if (unreadable.length > 0) throw new UnsafePlanError(unreadable);
 }
 

@@ -9,6 +9,7 @@ import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markd
 import { escapeControl, escapeValue, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 import { admitsText, capabilitiesText, reachText } from './access.js';
+import { accessRulesLines } from './access-rules.js';
 
 const CATEGORIES: readonly DriftCategory[] = ['changed', 'unmanaged', 'missing'];
 const MARKERS: Readonly<Record<DriftCategory, string>> = { changed: '~', unmanaged: '?', missing: '!' };
@@ -54,6 +55,11 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
       }
       if (item.beneath?.length) lines.push(e(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`));
     }
+  }
+  const broken = (report.accessRules ?? []).filter((r) => !r.passed);
+  if (broken.length > 0) {
+    lines.push('', paint('bold', 'Live breaks access rules of the manifests:'));
+    for (const l of accessRulesLines(broken).slice(1)) if (l.text !== '') lines.push(l.text);
   }
   if (report.access && report.access.length > 0) {
     lines.push('', paint('bold', 'Access differs from the manifests (changed by hand, or not applied yet):'));

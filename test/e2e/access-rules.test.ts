@@ -14,6 +14,7 @@ import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validatePlan = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'plan.schema.json'), 'utf8')) as object);
+const validateDrift = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'drift.schema.json'), 'utf8')) as object);
 const validateAccess = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object);
 
 const TOKEN = 'access-rules-e2e-owner-token-5a1f';
@@ -140,6 +141,14 @@ describe('access rules on every plan', () => {
     const escalation = report.findings.filter((f) => f.rule === 'escalation-path');
     expect(escalation).toEqual([expect.objectContaining({ severity: 'high', address: 'identity:role-bot' })]);
     expect(escalation[0]!.message).toContain('identity:role-bot can obtain all of owner on org without holding it: holds roles.update there through role:role-editor');
+    // drift judges live too: in sync (nothing was changed by hand), and the broken rule reported.
+    const drift = await runCli(['drift', file()], { env: suite.env });
+    expect(drift.stdout).toContain('Live breaks access rules of the manifests:');
+    expect(drift.stdout).toContain('identity:role-bot can obtain role_bindings.create on org (can obtain it: holds roles.update there');
+    const driftJson = JSON.parse((await runCli(['drift', file(), '--format', 'json'], { env: suite.env })).stdout) as { inSync: boolean; accessRules: { rule: string; passed: boolean }[] };
+    expect(driftJson.inSync).toBe(true);
+    expect(validateDrift(driftJson), JSON.stringify(validateDrift.errors)).toBe(true);
+    expect(driftJson.accessRules).toEqual([expect.objectContaining({ rule: 'only-release-bot-binds', passed: false })]);
     // release-bot holds owner: no escalation to report for it.
     expect(report.findings.some((f) => f.rule === 'escalation-path' && f.address === 'identity:release-bot')).toBe(false);
   });
