@@ -6,11 +6,12 @@
  * org that breaks a newly added rule reports access-rule and escalation-path naming that bot;
  * `apply plan.json` judges the rules again.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
+import { runStep, useActionSuite } from '../support/action-step.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validatePlan = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'plan.schema.json'), 'utf8')) as object);
@@ -168,5 +169,28 @@ describe('access rules on every plan', () => {
     expect(applied.stderr).toContain('access rule "one-owner"');
     expect(applied.stderr).toContain('1 principal holds all of owner on org (expected at least 2)');
     expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('access rules in the Action', () => {
+  const suite = useActionSuite('access-rules-action-token-77c2', 'access-rules-action', { number: 9, sha: 'abcdef0123' });
+  const dir = () => join(suite.temp.dir, 'manifests');
+
+  it('the pull-request comment shows the rules above the steps; a plan that breaks one fails the step, and the comment names the rule and roles.update', async () => {
+    mkdirSync(dir(), { recursive: true });
+    writeFileSync(join(dir(), 'org.yaml'), manifest({}));
+    expect((await runStep({ command: 'apply', paths: dir(), args: '--bootstrap' }, suite.env, suite.temp.dir)).exitcode).toBe(0);
+    writeFileSync(join(dir(), 'org.yaml'), manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: pr-bot, role: viewer}'] }));
+    const ok = await runStep({ command: 'plan', paths: dir(), comment: 'true' }, suite.env, suite.temp.dir);
+    expect(ok.exitcode).toBe(2);
+    const body = suite.github.comments[0]!.body;
+    expect(body).toContain('| `only-release-bot-binds` | `org` | ✅ holds');
+    expect(body.indexOf('#### Access rules')).toBeLessThan(body.indexOf('roleBinding:pr-bot=viewer'));
+    writeFileSync(join(dir(), 'org.yaml'), manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }));
+    const refused = await runStep({ command: 'plan', paths: dir(), comment: 'true' }, suite.env, suite.temp.dir);
+    expect(refused.exitcode).toBe(1);
+    const second = suite.github.comments[0]!.body;
+    expect(second).toContain('access rule \\"only-release-bot-binds\\"'.replaceAll('\\', ''));
+    expect(second).toContain('holds roles.update there through role:role-editor');
   });
 });
