@@ -121,12 +121,12 @@ function violation(rel: AccessRelation, id: string, group: string, capabilities:
       if (!g) continue;
       const record = rel.state.records.get(g.record)?.address ?? g.record;
       const role = rel.roleName(g.role);
-      causes.add(`holds it through ${role.startsWith('role:') ? role : `role ${role}`} (${record})`);
+      causes.add(`held through ${role.startsWith('role:') ? role : `role ${role}`} (${record})`);
       grants.add(record);
     } else {
       const path = obtained?.get(c);
       if (!path) continue;
-      causes.add(`can obtain it: ${describePath(rel, path, group)}`);
+      causes.add(`obtainable: ${describePath(rel, path, group)}`);
       for (const s of path) if (s.grant) grants.add(rel.state.records.get(s.grant.record)?.address ?? s.grant.record);
     }
   }

@@ -28,7 +28,8 @@ export function renderTextAccess(report: AccessReport): string {
     // A custom role is named by its address (`role:engineering/deployer`), a built-in by its name.
     const role = g.role.startsWith('role:') ? g.role : `role ${g.role}`;
     // Not held, but obtainable through an escalating capability: marked, with the path.
-    if (g.obtainable !== undefined) lines.push(onePrincipal ? `${where}: can obtain ${g.capabilities.join(', ')}  (${g.obtainable})` : `${g.principal}  can obtain on ${where}: ${g.capabilities.join(', ')}  (${g.obtainable})`);
+    const caps = g.obtainable !== undefined && g.capabilities.length > 8 ? `${g.capabilities.length} capabilities (${g.capabilities.slice(0, 4).join(', ')}, …; --format json lists them)` : g.capabilities.join(', ');
+    if (g.obtainable !== undefined) lines.push(onePrincipal ? `${where}: can obtain ${caps}  (${g.obtainable})` : `${g.principal}  can obtain on ${where}: ${caps}  (${g.obtainable})`);
     else lines.push(onePrincipal ? `${where}: ${g.capabilities.join(', ')}  (${g.grant}, ${role})` : `${g.principal}  (${g.grant}, ${role}, on ${where}): ${g.capabilities.join(', ')}`);
   }
   return escapeControl(`${lines.join('\n')}\n`);

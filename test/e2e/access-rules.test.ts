@@ -74,7 +74,7 @@ describe('access rules on every plan', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('✗ only-release-bot-binds: BROKEN');
     expect(bad.stderr).toContain('access rule "only-release-bot-binds"');
-    expect(bad.stderr).toMatch(/identity:role-bot can obtain role_bindings\.create on org \(can obtain it: holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
+    expect(bad.stderr).toMatch(/identity:role-bot can obtain role_bindings\.create on org \(obtainable: holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
     // Rule results come above the steps, in text and in markdown; JSON carries them.
     expect(bad.stdout.indexOf('Access rules:')).toBeLessThan(bad.stdout.indexOf('+ create roleBinding'));
     const md = await plan({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }, '--format', 'markdown');
@@ -96,7 +96,7 @@ describe('access rules on every plan', () => {
     const access = await runCli(['access', file(), '--identity', 'role-bot'], { env: suite.env });
     expect(access.code, access.stderr).toBe(0);
     expect(access.stdout).toContain('org and 1 group below: roles.list, roles.update  (roleBinding:role-bot=role-editor, role:role-editor)');
-    expect(access.stdout).toMatch(/org and 1 group below: can obtain [^\n]*role_bindings\.create[^\n]*\(holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
+    expect(access.stdout).toMatch(/org and 1 group below: can obtain 151 capabilities \(account_associations\.create, [^\n]*\(holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
     const accessJson = JSON.parse((await runCli(['access', file(), '--identity', 'role-bot', '--capability', 'role_bindings.create', '--format', 'json'], { env: suite.env })).stdout) as { grants: unknown[] };
     expect(accessJson.grants).toEqual([{ principal: 'identity:role-bot', identity: 'identity:role-bot', scope: 'org', groups: 2, capabilities: ['role_bindings.create'], grant: 'roleBinding:role-bot=role-editor', role: 'role:role-editor', obtainable: 'holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)' }]);
     expect(validateAccess(accessJson), JSON.stringify(validateAccess.errors)).toBe(true);
@@ -124,7 +124,7 @@ describe('access rules on every plan', () => {
     const bad = await plan({ rules: PR_NEVER_WRITES, prPattern: 'repo:acme/app:.*', bindings: ['{identity: pr-bot, role: editor}'] });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('access rule "pull-requests-never-write"');
-    expect(bad.stderr).toContain('identity:pr-bot can obtain repo.update on group:engineering (holds it through role editor (roleBinding:pr-bot=editor))');
+    expect(bad.stderr).toContain('identity:pr-bot can obtain repo.update on group:engineering (held through role editor (roleBinding:pr-bot=editor))');
   });
 
   it('audit on a live org that breaks a newly added rule reports access-rule and escalation-path naming the bot', async () => {
@@ -145,7 +145,7 @@ describe('access rules on every plan', () => {
     // drift judges live too: in sync (nothing was changed by hand), and the broken rule reported.
     const drift = await runCli(['drift', file()], { env: suite.env });
     expect(drift.stdout).toContain('Live breaks access rules of the manifests:');
-    expect(drift.stdout).toContain('identity:role-bot can obtain role_bindings.create on org (can obtain it: holds roles.update there');
+    expect(drift.stdout).toContain('identity:role-bot can obtain role_bindings.create on org (obtainable: holds roles.update there');
     const driftJson = JSON.parse((await runCli(['drift', file(), '--format', 'json'], { env: suite.env })).stdout) as { inSync: boolean; accessRules: { rule: string; passed: boolean }[] };
     expect(driftJson.inSync).toBe(true);
     expect(validateDrift(driftJson), JSON.stringify(validateDrift.errors)).toBe(true);
