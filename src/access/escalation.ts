@@ -143,6 +143,7 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
   const obtain = (group: string, caps: Iterable<string>, path: () => readonly EscalationStep[]): boolean => {
     let set = can.get(group);
     if (!set) can.set(group, (set = new Set()));
+    if (set.size >= index.everything.size) return false;
     let changed = false;
     let steps: readonly EscalationStep[] | undefined;
     for (const c of caps) {
@@ -159,11 +160,17 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
   for (let round = 0, changed = true; changed && round < MAX_ROUNDS; round++) {
     changed = false;
     for (const [group, caps] of [...can]) {
-      for (const x of BINDERS) if (caps.has(x)) changed = obtain(group, visibleAt(rel, index, group), () => pathTo(x, group)) || changed;
-      if (caps.has('roles.update')) changed = obtain(group, index.everything, () => pathTo('roles.update', group)) || changed;
+      // Every capability already: nothing more to obtain here (identity.update aside, which reaches elsewhere).
+      // (Every set holds capabilities of `everything` only: its size says it.)
+      const full = caps.size >= index.everything.size;
+      if (!full) for (const x of BINDERS) if (caps.has(x)) changed = obtain(group, visibleAt(rel, index, group), () => pathTo(x, group)) || changed;
+      if (!full && caps.has('roles.update')) changed = obtain(group, index.everything, () => pathTo('roles.update', group)) || changed;
       const binder = BINDERS.find((x) => caps.has(x));
-      if (caps.has('roles.create') && binder !== undefined) changed = obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) || changed;
+      if (!full && caps.has('roles.create') && binder !== undefined) changed = obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) || changed;
       if (!caps.has('identity.update')) continue;
+      // Held on the parent too: the parent's turn reaches every identity below it already.
+      const parent = rel.groups.get(group)?.parent ?? null;
+      if (parent !== null && can.get(parent)?.has('identity.update')) continue;
       for (const [home, ids] of index.homedAt) {
         if (!isWithin(rel, home, group)) continue;
         for (const q of ids) {
