@@ -20,7 +20,8 @@ const MAX_DEPTH = 64;
 function roleOfExactly(rel: AccessRelation, caps: readonly string[]): string | undefined {
   if (caps.length < 4) return undefined;
   for (const [key, roleCaps] of rel.state.builtinCapabilities) {
-    if (roleCaps.length === caps.length && roleCaps.every((c) => caps.includes(c))) return rel.state.builtinNames.get(key);
+    if (roleCaps.length === caps.length && roleCaps.every((c) => caps.includes(c)))
+      return rel.state.builtinNames.get(key);
   }
   return undefined;
 }
@@ -30,11 +31,21 @@ function roleOfExactly(rel: AccessRelation, caps: readonly string[]): string | u
  * nearest ancestor there holds: DESIGN.md §4 "Scopes the plan creates").
  */
 function nearestIn(rel: AccessRelation, other: AccessRelation, group: string): string | undefined {
-  for (let g: string | null = group, depth = 0; g !== null && depth <= MAX_DEPTH; g = other.groups.get(g)?.parent ?? null, depth++) if (rel.groups.has(g)) return g;
+  for (
+    let g: string | null = group, depth = 0;
+    g !== null && depth <= MAX_DEPTH;
+    g = other.groups.get(g)?.parent ?? null, depth++
+  )
+    if (rel.groups.has(g)) return g;
   return undefined;
 }
 
-function heldAt(rel: AccessRelation, other: AccessRelation, holdings: Map<string, ReadonlySet<string>>, group: string): ReadonlySet<string> {
+function heldAt(
+  rel: AccessRelation,
+  other: AccessRelation,
+  holdings: Map<string, ReadonlySet<string>>,
+  group: string,
+): ReadonlySet<string> {
   // `holdings` holds every group below a grant (holdingsOf), so a group it lacks holds nothing.
   const at = rel.groups.has(group) ? group : nearestIn(rel, other, group);
   return at === undefined ? NONE : (holdings.get(at) ?? NONE);
@@ -44,12 +55,17 @@ function heldAt(rel: AccessRelation, other: AccessRelation, holdings: Map<string
 function touched(before: AccessRelation, after: AccessRelation): Set<string> {
   const out = new Set<string>();
   const changedRecords = new Set<string>();
-  for (const r of after.state.records.values()) if (r.step !== undefined || !before.state.records.has(r.key)) changedRecords.add(r.key);
+  for (const r of after.state.records.values())
+    if (r.step !== undefined || !before.state.records.has(r.key)) changedRecords.add(r.key);
   for (const key of before.state.records.keys()) if (!after.state.records.has(key)) changedRecords.add(key);
   for (const rel of [before, after]) {
     for (const [id, grants] of rel.grantsOf) {
       const p = rel.principals.get(id);
-      if (grants.some((g) => changedRecords.has(g.record) || changedRecords.has(g.role)) || (p?.records ?? (p?.record ? [p.record] : [])).some((r) => changedRecords.has(r))) out.add(id);
+      if (
+        grants.some((g) => changedRecords.has(g.record) || changedRecords.has(g.role)) ||
+        (p?.records ?? (p?.record ? [p.record] : [])).some((r) => changedRecords.has(r))
+      )
+        out.add(id);
     }
   }
   return out;
@@ -81,13 +97,18 @@ function causesOf(before: AccessRelation, after: AccessRelation, id: string): st
  * widened one gains all it holds), and loses the same way. `principals`: only these (default:
  * every principal either side can change).
  */
-export function diffRelations(before: AccessRelation, after: AccessRelation, principals: ReadonlySet<string> = touched(before, after)): AccessChange[] {
+export function diffRelations(
+  before: AccessRelation,
+  after: AccessRelation,
+  principals: ReadonlySet<string> = touched(before, after),
+): AccessChange[] {
   const changes: AccessChange[] = [];
   for (const id of [...principals].sort()) {
     const was = before.principals.get(id);
     const now = after.principals.get(id);
     const candidates = new Set<string>();
-    for (const rel of [before, after]) for (const g of rel.grantsOf.get(id) ?? []) collectSubtree(rel, g.group, candidates);
+    for (const rel of [before, after])
+      for (const g of rel.grantsOf.get(id) ?? []) collectSubtree(rel, g.group, candidates);
     // Gains: what it holds after beyond what held all its tokens before; losses the other way round.
     const gainedAt = heldBeyond(after, before, id, now, candidates);
     const lostAt = heldBeyond(before, after, id, was, candidates);
@@ -95,27 +116,48 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
     const p = now ?? was!;
     const causes = causesOf(before, after, id);
     // An identity that was there with another relationship: who can act as it changed.
-    const old = now?.identityKey === undefined || was !== undefined ? undefined : formerRelationship(before, now.identityKey);
-    const widened = now?.relationship !== undefined && old !== undefined ? describeRelationship(now.relationship, old) : undefined;
+    const old =
+      now?.identityKey === undefined || was !== undefined ? undefined : formerRelationship(before, now.identityKey);
+    const widened =
+      now?.relationship !== undefined && old !== undefined ? describeRelationship(now.relationship, old) : undefined;
     const gainName = widened !== undefined ? `${now!.name} (${widened})` : p.name;
     // Who each side admits, when broad (admits.ts: what audit judges): a gain by who can act now, a loss by who could.
     const admits = { gained: now ? principalAdmits(now) : [], lost: was ? principalAdmits(was) : [] };
     const saying = admits.gained.length > 0 ? ` — ${admits.gained.join('; ')}` : '';
     const note = widened !== undefined ? `${now!.name} now also accepts ${widened}${saying}` : undefined;
     // The tokens it accepted before and no longer: named by what it accepted.
-    const nowRelationship = was?.identityKey === undefined || now !== undefined ? undefined : formerRelationship(after, was.identityKey);
-    const lossName = was?.relationship !== undefined && nowRelationship !== undefined ? `${was.name} (${describeRelationship(was.relationship, nowRelationship)})` : (was ?? p).name;
+    const nowRelationship =
+      was?.identityKey === undefined || now !== undefined ? undefined : formerRelationship(after, was.identityKey);
+    const lossName =
+      was?.relationship !== undefined && nowRelationship !== undefined
+        ? `${was.name} (${describeRelationship(was.relationship, nowRelationship)})`
+        : (was ?? p).name;
     const byScope = new Map<string, AccessChange>();
     const at = (name: string, scope: string): AccessChange => {
       const k = `${name}\u0000${scope}`;
       let c = byScope.get(k);
-      if (!c) byScope.set(k, (c = { principal: name, ...(p.identity ? { identity: p.identity } : {}), scope, gained: [], lost: [], groups: 0, causes }));
+      if (!c)
+        byScope.set(
+          k,
+          (c = {
+            principal: name,
+            ...(p.identity ? { identity: p.identity } : {}),
+            scope,
+            gained: [],
+            lost: [],
+            groups: 0,
+            causes,
+          }),
+        );
       return c;
     };
     const parentOf = (g: string): string | null => after.groups.get(g)?.parent ?? before.groups.get(g)?.parent ?? null;
     const addressOf = (g: string): string => after.groups.get(g)?.address ?? before.groups.get(g)!.address;
     const topOf = new Map<AccessChange, string>();
-    for (const [changed, direction, name] of [[gainedAt, 'gained', gainName], [lostAt, 'lost', lossName]] as const) {
+    for (const [changed, direction, name] of [
+      [gainedAt, 'gained', gainName],
+      [lostAt, 'lost', lossName],
+    ] as const) {
       for (const [g, caps] of changed) {
         const parent = parentOf(g);
         const up = parent === null ? undefined : changed.get(parent);
@@ -132,27 +174,39 @@ export function diffRelations(before: AccessRelation, after: AccessRelation, pri
       const top = topOf.get(whole)!;
       const below = [...candidates].filter((g) => isWithinEither(before, after, g, top)).sort();
       // One entry per reach: a capability still held below through another grant is not lost there.
-      for (const c of splitByReach(whole, below, (direction, g) => (direction === 'gained' ? gainedAt : lostAt).get(g))) {
+      for (const c of splitByReach(whole, below, (direction, g) =>
+        (direction === 'gained' ? gainedAt : lostAt).get(g),
+      )) {
         const gainedRole = roleOfExactly(after, c.gained);
         const lostRole = roleOfExactly(before, c.lost);
         if (gainedRole !== undefined) c.gainedRole = gainedRole;
         if (lostRole !== undefined) c.lostRole = lostRole;
         // A gained escalating capability: what it lets the principal obtain there (escalation.ts).
-        const at = c.gained.some((cap) => Object.hasOwn(ESCALATING, cap)) ? [...after.groups].find(([, g]) => g.address === c.scope)?.[0] : undefined;
+        const at = c.gained.some((cap) => Object.hasOwn(ESCALATING, cap))
+          ? [...after.groups].find(([, g]) => g.address === c.scope)?.[0]
+          : undefined;
         const obtains = at === undefined ? undefined : obtainsText(after, id, at, c.gained);
         if (obtains !== undefined) c.obtains = obtains;
         changes.push(c);
       }
     }
   }
-  return changes.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0));
+  return changes.sort((a, b) =>
+    a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0,
+  );
 }
 
 /**
  * Where principal `id` (`p` in `rel`) holds in `rel` what every principal of `other` that accepts
  * all its tokens did not hold there: each candidate group's capabilities beyond.
  */
-function heldBeyond(rel: AccessRelation, other: AccessRelation, id: string, p: Principal | undefined, candidates: ReadonlySet<string>): Map<string, Set<string>> {
+function heldBeyond(
+  rel: AccessRelation,
+  other: AccessRelation,
+  id: string,
+  p: Principal | undefined,
+  candidates: ReadonlySet<string>,
+): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   if (p === undefined || !rel.grantsOf.has(id)) return out;
   const mine = holdingsOf(rel, id);
@@ -182,5 +236,8 @@ function collectSubtree(rel: AccessRelation, top: string, into: Set<string>): vo
 }
 
 function isWithinEither(before: AccessRelation, after: AccessRelation, group: string, top: string): boolean {
-  return (after.groups.has(group) && isWithin(after, group, top)) || (before.groups.has(group) && isWithin(before, group, top));
+  return (
+    (after.groups.has(group) && isWithin(after, group, top)) ||
+    (before.groups.has(group) && isWithin(before, group, top))
+  );
 }

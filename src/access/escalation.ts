@@ -38,7 +38,13 @@ export interface EscalationStep {
 export type Obtainable = Map<string, Map<string, readonly EscalationStep[]>>;
 
 /** Capabilities that obtain every capability of every role visible where they are held. */
-const BINDERS = ['role_bindings.create', 'role_bindings.update', 'group_invites.create', 'identity_providers.create', 'identity_providers.update'] as const;
+const BINDERS = [
+  'role_bindings.create',
+  'role_bindings.update',
+  'group_invites.create',
+  'identity_providers.create',
+  'identity_providers.update',
+] as const;
 const ESCALATING_NAMES: readonly string[] = Object.keys(ESCALATING);
 const MAX_ROUNDS = 64;
 
@@ -93,7 +99,9 @@ function visibleAt(rel: AccessRelation, index: Index, group: string): ReadonlySe
   const known = index.visible.get(group);
   if (known) return known;
   const parent = rel.groups.get(group)?.parent ?? null;
-  const out = new Set(parent === null ? [...rel.state.builtinCapabilities.values()].flat() : visibleAt(rel, index, parent));
+  const out = new Set(
+    parent === null ? [...rel.state.builtinCapabilities.values()].flat() : visibleAt(rel, index, parent),
+  );
   for (const c of index.rolesAt.get(group) ?? []) out.add(c);
   index.visible.set(group, out);
   return out;
@@ -163,10 +171,16 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
       // Every capability already: nothing more to obtain here (identity.update aside, which reaches elsewhere).
       // (Every set holds capabilities of `everything` only: its size says it.)
       const full = caps.size >= index.everything.size;
-      if (!full) for (const x of BINDERS) if (caps.has(x)) changed = obtain(group, visibleAt(rel, index, group), () => pathTo(x, group)) || changed;
-      if (!full && caps.has('roles.update')) changed = obtain(group, index.everything, () => pathTo('roles.update', group)) || changed;
+      if (!full)
+        for (const x of BINDERS)
+          if (caps.has(x)) changed = obtain(group, visibleAt(rel, index, group), () => pathTo(x, group)) || changed;
+      if (!full && caps.has('roles.update'))
+        changed = obtain(group, index.everything, () => pathTo('roles.update', group)) || changed;
       const binder = BINDERS.find((x) => caps.has(x));
-      if (!full && caps.has('roles.create') && binder !== undefined) changed = obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) || changed;
+      if (!full && caps.has('roles.create') && binder !== undefined)
+        changed =
+          obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) ||
+          changed;
       if (!caps.has('identity.update')) continue;
       // Held on the parent too: the parent's turn reaches every identity below it already.
       const parent = rel.groups.get(group)?.parent ?? null;
@@ -205,7 +219,10 @@ export function describePath(rel: AccessRelation, path: readonly EscalationStep[
   const where = (group: string): string => (group === at ? 'there' : `on ${rel.groups.get(group)?.address ?? group}`);
   return path
     .map((s) => {
-      const through = s.through === undefined ? '' : ` and can make ${rel.principals.get(s.through)?.name ?? s.through} accept its token`;
+      const through =
+        s.through === undefined
+          ? ''
+          : ` and can make ${rel.principals.get(s.through)?.name ?? s.through} accept its token`;
       if (s.grant === undefined) return `can obtain ${s.capability} ${where(s.group)}${through}`;
       const record = rel.state.records.get(s.grant.record)?.address ?? s.grant.record;
       const role = rel.roleName(s.grant.role);
@@ -219,7 +236,12 @@ export function describePath(rel: AccessRelation, path: readonly EscalationStep[
  * report it as what it can obtain): "can obtain all of owner on group:engineering: holds
  * role_bindings.create there through role:deployer (…)"; undefined when `gained` holds none.
  */
-export function obtainsText(rel: AccessRelation, id: string, group: string, gained: readonly string[]): string | undefined {
+export function obtainsText(
+  rel: AccessRelation,
+  id: string,
+  group: string,
+  gained: readonly string[],
+): string | undefined {
   if (!gained.some((c) => ESCALATING_NAMES.includes(c))) return undefined;
   const extra = obtainableOf(rel, id).get(group);
   if (!extra || extra.size === 0) return undefined;

@@ -12,7 +12,13 @@
  * Each violation names the rule, the principal, the capabilities, the group, and the grants or
  * the escalation path that cause it. Pure.
  */
-import type { AccessRule, AccessRuleResult, AccessRuleTest, AccessRuleViolation, PrincipalSpelling } from '../model/access-rules.js';
+import type {
+  AccessRule,
+  AccessRuleResult,
+  AccessRuleTest,
+  AccessRuleViolation,
+  PrincipalSpelling,
+} from '../model/access-rules.js';
 import { parsePrincipalSpelling } from '../model/access-rules.js';
 import { groupAddress } from '../model/address.js';
 import { asciiLower } from '../model/email.js';
@@ -31,11 +37,23 @@ export function judgeAccessRules(rel: AccessRelation, rules: readonly AccessRule
 }
 
 function judgeRule(rel: AccessRelation, rule: AccessRule): AccessRuleResult {
-  const test: AccessRuleTest = rule.onlyPrincipals !== undefined ? 'onlyPrincipals' : rule.count !== undefined ? 'count' : 'token';
+  const test: AccessRuleTest =
+    rule.onlyPrincipals !== undefined ? 'onlyPrincipals' : rule.count !== undefined ? 'count' : 'token';
   const scopeAddress = groupAddress(rule.scope ?? '');
-  const base = { rule: rule.name, test, scope: scopeAddress, ...(rule.source ? { location: `${rule.source.file}:${rule.source.line}:${rule.source.column}` } : {}) };
+  const base = {
+    rule: rule.name,
+    test,
+    scope: scopeAddress,
+    ...(rule.source ? { location: `${rule.source.file}:${rule.source.line}:${rule.source.column}` } : {}),
+  };
   const scope = [...rel.groups].find(([, g]) => g.address === scopeAddress)?.[0];
-  if (scope === undefined) return { ...base, passed: true, summary: `${scopeAddress} does not exist in this state: nothing to judge`, violations: [] };
+  if (scope === undefined)
+    return {
+      ...base,
+      passed: true,
+      summary: `${scopeAddress} does not exist in this state: nothing to judge`,
+      violations: [],
+    };
   const selected = selectedCapabilities(rel, rule);
   if (test === 'count') {
     const holders = [...rel.grantsOf.keys()].filter((id) => {
@@ -45,15 +63,26 @@ function judgeRule(rel: AccessRelation, rule: AccessRule): AccessRuleResult {
     const n = holders.length;
     const { min, max } = rule.count!;
     const passed = (min === undefined || n >= min) && (max === undefined || n <= max);
-    const bounds = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+    const bounds =
+      min !== undefined && max !== undefined
+        ? `${min} to ${max}`
+        : min !== undefined
+          ? `at least ${min}`
+          : `at most ${max}`;
     const summary = `${n} principal${n === 1 ? '' : 's'} hold${n === 1 ? 's' : ''} ${what(rule, selected)} on ${scopeAddress} (expected ${bounds})`;
-    const violations = passed ? [] : holders.slice(0, MAX_VIOLATIONS).map((id) => violation(rel, id, scope, selected, selected));
+    const violations = passed
+      ? []
+      : holders.slice(0, MAX_VIOLATIONS).map((id) => violation(rel, id, scope, selected, selected));
     return { ...base, passed, summary, violations };
   }
   let candidates: string[];
   if (test === 'onlyPrincipals') {
-    const allowed = (rule.onlyPrincipals ?? []).map(parsePrincipalSpelling).filter((s): s is PrincipalSpelling => s !== undefined);
-    candidates = [...rel.grantsOf.keys()].filter((id) => !allowed.some((s) => isPrincipal(rel, rel.principals.get(id), s)));
+    const allowed = (rule.onlyPrincipals ?? [])
+      .map(parsePrincipalSpelling)
+      .filter((s): s is PrincipalSpelling => s !== undefined);
+    candidates = [...rel.grantsOf.keys()].filter(
+      (id) => !allowed.some((s) => isPrincipal(rel, rel.principals.get(id), s)),
+    );
   } else {
     const token = rule.token!;
     candidates = [...rel.grantsOf.keys()].filter((id) => {
@@ -67,11 +96,19 @@ function judgeRule(rel: AccessRelation, rule: AccessRule): AccessRuleResult {
     if (found) violations.push(violation(rel, id, found.group, found.capabilities, selected));
     if (violations.length >= MAX_VIOLATIONS) break;
   }
-  const summary = violations.length === 0 ? `nobody it forbids can obtain ${what(rule, selected)} in ${scopeAddress}` : `${violations.length} principal${violations.length === 1 ? '' : 's'} it forbids can obtain ${what(rule, selected)} in ${scopeAddress}`;
+  const summary =
+    violations.length === 0
+      ? `nobody it forbids can obtain ${what(rule, selected)} in ${scopeAddress}`
+      : `${violations.length} principal${violations.length === 1 ? '' : 's'} it forbids can obtain ${what(rule, selected)} in ${scopeAddress}`;
   return { ...base, passed: violations.length === 0, summary, violations };
 }
 
-const what = (rule: AccessRule, selected: readonly string[]): string => (rule.role !== undefined ? `all of ${rule.role}` : selected.length === 1 ? selected[0]! : `${selected.length === 0 ? 'none' : 'any'} of ${selected.join(', ')}`);
+const what = (rule: AccessRule, selected: readonly string[]): string =>
+  rule.role !== undefined
+    ? `all of ${rule.role}`
+    : selected.length === 1
+      ? selected[0]!
+      : `${selected.length === 0 ? 'none' : 'any'} of ${selected.join(', ')}`;
 
 /** The capabilities a rule selects in this state: a role's as the state holds it, else as the manifests declared it. */
 function selectedCapabilities(rel: AccessRelation, rule: AccessRule): string[] {
@@ -79,7 +116,8 @@ function selectedCapabilities(rel: AccessRelation, rule: AccessRule): string[] {
     for (const [key, name] of rel.state.builtinNames) if (name === rule.role) return [...rel.capabilitiesOf(key)];
   }
   if (rule.roleAddress !== undefined) {
-    for (const r of rel.state.records.values()) if (r.address === rule.roleAddress) return [...rel.capabilitiesOf(r.key)];
+    for (const r of rel.state.records.values())
+      if (r.address === rule.roleAddress) return [...rel.capabilitiesOf(r.key)];
   }
   return rule.selected;
 }
@@ -88,13 +126,25 @@ function selectedCapabilities(rel: AccessRelation, rule: AccessRule): string[] {
 function isPrincipal(rel: AccessRelation, p: Principal | undefined, s: PrincipalSpelling): boolean {
   if (!p) return false;
   // An identity principal is every identity record that accepts its tokens: the rule may name any of them.
-  if (s.is === 'identity') return p.identityKey !== undefined && (p.records ?? []).some((key) => rel.state.records.get(key)?.address === `identity:${s.path}`);
+  if (s.is === 'identity')
+    return (
+      p.identityKey !== undefined &&
+      (p.records ?? []).some((key) => rel.state.records.get(key)?.address === `identity:${s.path}`)
+    );
   if (s.is === 'email') return p.email !== undefined && p.email === asciiLower(s.email);
-  return p.identityKey === undefined && p.name === (s.is === 'signIn' ? `idp:${s.provider}/*` : `idp:${s.provider}/group:${s.group}`);
+  return (
+    p.identityKey === undefined &&
+    p.name === (s.is === 'signIn' ? `idp:${s.provider}/*` : `idp:${s.provider}/group:${s.group}`)
+  );
 }
 
 /** The highest group of the scope where `id` can obtain a selected capability, with those capabilities. */
-function topViolation(rel: AccessRelation, id: string, scope: string, selected: readonly string[]): { group: string; capabilities: string[] } | undefined {
+function topViolation(
+  rel: AccessRelation,
+  id: string,
+  scope: string,
+  selected: readonly string[],
+): { group: string; capabilities: string[] } | undefined {
   const groups = new Set([...holdsOf(rel, id).keys(), ...obtainableOf(rel, id).keys()]);
   let best: { group: string; capabilities: string[]; depth: number } | undefined;
   for (const g of groups) {
@@ -103,13 +153,20 @@ function topViolation(rel: AccessRelation, id: string, scope: string, selected: 
     const caps = selected.filter((c) => can.has(c));
     if (caps.length === 0) continue;
     const depth = depthOf(rel, g);
-    if (best === undefined || depth < best.depth || (depth === best.depth && g < best.group)) best = { group: g, capabilities: caps, depth };
+    if (best === undefined || depth < best.depth || (depth === best.depth && g < best.group))
+      best = { group: g, capabilities: caps, depth };
   }
   return best && { group: best.group, capabilities: best.capabilities };
 }
 
 /** How `id` has `capabilities` on `group`: the grants that give the ones it holds, the paths to the ones it can obtain. */
-function violation(rel: AccessRelation, id: string, group: string, capabilities: readonly string[], _selected: readonly string[]): AccessRuleViolation {
+function violation(
+  rel: AccessRelation,
+  id: string,
+  group: string,
+  capabilities: readonly string[],
+  _selected: readonly string[],
+): AccessRuleViolation {
   const p = rel.principals.get(id);
   const held = holdsOf(rel, id).get(group);
   const obtained = obtainableOf(rel, id).get(group);
@@ -130,13 +187,23 @@ function violation(rel: AccessRelation, id: string, group: string, capabilities:
       for (const s of path) if (s.grant) grants.add(rel.state.records.get(s.grant.record)?.address ?? s.grant.record);
     }
   }
-  return { principal: p?.name ?? id, ...(p?.identity !== undefined ? { identity: p.identity } : {}), capabilities: [...capabilities].sort(), scope: rel.groups.get(group)?.address ?? group, causes: [...causes], grants: [...grants].sort() };
+  return {
+    principal: p?.name ?? id,
+    ...(p?.identity !== undefined ? { identity: p.identity } : {}),
+    capabilities: [...capabilities].sort(),
+    scope: rel.groups.get(group)?.address ?? group,
+    causes: [...causes],
+    grants: [...grants].sort(),
+  };
 }
 
 /** A violation in words: "identity:bot can obtain role_bindings.create on org (can obtain it: holds roles.update there through …)". */
 export function describeViolation(v: AccessRuleViolation, test: AccessRuleTest): string {
   const verb = test === 'count' ? 'holds' : 'can obtain';
-  const caps = v.capabilities.length > 6 ? `${v.capabilities.slice(0, 6).join(', ')} and ${v.capabilities.length - 6} more` : v.capabilities.join(', ');
+  const caps =
+    v.capabilities.length > 6
+      ? `${v.capabilities.slice(0, 6).join(', ')} and ${v.capabilities.length - 6} more`
+      : v.capabilities.join(', ');
   return `${v.principal} ${verb} ${caps} on ${v.scope}${v.causes.length > 0 ? ` (${v.causes.join('; ')})` : ''}`;
 }
 

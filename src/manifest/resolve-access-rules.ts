@@ -48,7 +48,10 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
     else if (access?.is === 'grant' && access.to === 'signIn') providers.add(pathOf(r.address));
     else if (access?.is === 'capabilities') {
       const caps = (r.fields as unknown as Record<string, unknown>)[access.field];
-      roleCapabilities.set(r.address, Array.isArray(caps) ? caps.filter((c): c is string => typeof c === 'string') : []);
+      roleCapabilities.set(
+        r.address,
+        Array.isArray(caps) ? caps.filter((c): c is string => typeof c === 'string') : [],
+      );
     }
   }
   const names = new Map<string, Site>();
@@ -63,7 +66,11 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
       ok = false;
     };
     const earlier = names.get(name);
-    if (earlier) problem(siteAt(site, 'name'), `${what} is declared twice (also at ${formatLocation(earlier.doc.locate(earlier.pointer))}); rule names are unique in the org`);
+    if (earlier)
+      problem(
+        siteAt(site, 'name'),
+        `${what} is declared twice (also at ${formatLocation(earlier.doc.locate(earlier.pointer))}); rule names are unique in the org`,
+      );
     else names.set(name, site);
 
     // The scope: a declared group.
@@ -73,7 +80,10 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
       scope = scopeText.replace(/^\/+/, '').replace(/\/+$/, '');
       if (!ctx.groupPaths.has(scope)) {
         const known = [...ctx.groupPaths].filter((p) => p !== '');
-        problem(siteAt(site, 'scope'), `unknown group ${JSON.stringify(scopeText)} in the scope of ${what}; expected the path of a declared group (engineering/platform), or leave scope out for the org${didYouMean(scopeText, known)}`);
+        problem(
+          siteAt(site, 'scope'),
+          `unknown group ${JSON.stringify(scopeText)} in the scope of ${what}; expected the path of a declared group (engineering/platform), or leave scope out for the org${didYouMean(scopeText, known)}`,
+        );
       }
     }
 
@@ -82,8 +92,13 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
     const roleRef = asString(value.role);
     let selected: string[] = [];
     let roleAddress: string | undefined;
-    if (value.capabilities !== undefined && roleRef !== undefined) problem(siteAt(site, 'role'), `${what} selects by capabilities and by role; give one of the two`, 'key');
-    else if (value.capabilities === undefined && roleRef === undefined) problem(site, `${what} selects no capability; give capabilities (a list of the catalog's) or role (every capability of that role)`);
+    if (value.capabilities !== undefined && roleRef !== undefined)
+      problem(siteAt(site, 'role'), `${what} selects by capabilities and by role; give one of the two`, 'key');
+    else if (value.capabilities === undefined && roleRef === undefined)
+      problem(
+        site,
+        `${what} selects no capability; give capabilities (a list of the catalog's) or role (every capability of that role)`,
+      );
     capabilities.forEach((c, i) => {
       const message = unknownCapabilityMessage(c, what, ctx.knownCapabilities);
       if (message) problem(siteAt(site, 'capabilities', i), message);
@@ -101,17 +116,44 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
 
     // Exactly one test.
     const tests = ACCESS_RULE_TESTS.filter((t) => value[t] !== undefined);
-    if (tests.length === 0) problem(site, `${what} has no test, so it could never fire; give exactly one of onlyPrincipals, count, or token with never: true`);
-    if (tests.length > 1) problem(siteAt(site, tests[1]!), `${what} has ${tests.length} tests (${tests.join(', ')}); give exactly one (write two rules for two tests)`, 'key');
-    if (value.never !== undefined && value.token === undefined) problem(siteAt(site, 'never'), `never in ${what} goes with token (the token can never obtain the capabilities); give a token or remove never`, 'key');
-    if (value.token !== undefined && value.never !== true) problem(siteAt(site, 'token'), `token in ${what} needs never: true (the token can never obtain the capabilities)`, 'key');
+    if (tests.length === 0 && value.never === undefined)
+      problem(
+        site,
+        `${what} has no test, so it could never fire; give exactly one of onlyPrincipals, count, or token with never: true`,
+      );
+    if (tests.length > 1)
+      problem(
+        siteAt(site, tests[1]!),
+        `${what} has ${tests.length} tests (${tests.join(', ')}); give exactly one (write two rules for two tests)`,
+        'key',
+      );
+    if (value.never !== undefined && value.token === undefined)
+      problem(
+        siteAt(site, 'never'),
+        `never in ${what} goes with token (the token can never obtain the capabilities); give a token or remove never`,
+        'key',
+      );
+    if (value.token !== undefined && value.never !== true)
+      problem(
+        siteAt(site, 'token'),
+        `token in ${what} needs never: true (the token can never obtain the capabilities)`,
+        'key',
+      );
 
     const count = asObject(value.count);
     if (count) {
       const min = typeof count.min === 'number' ? count.min : undefined;
       const max = typeof count.max === 'number' ? count.max : undefined;
-      if (min !== undefined && max !== undefined && min > max) problem(siteAt(site, 'count'), `count of ${what} has min ${min} above max ${max}; no number of principals can satisfy it`);
-      else if (max === undefined && (min ?? 0) <= 0) problem(siteAt(site, 'count'), `count of ${what} holds for any number of principals, so it could never fire; give max, or a min of at least 1`);
+      if (min !== undefined && max !== undefined && min > max)
+        problem(
+          siteAt(site, 'count'),
+          `count of ${what} has min ${min} above max ${max}; no number of principals can satisfy it`,
+        );
+      else if (max === undefined && (min ?? 0) <= 0)
+        problem(
+          siteAt(site, 'count'),
+          `count of ${what} holds for any number of principals, so it could never fire; give max, or a min of at least 1`,
+        );
     }
 
     const only = asArray(value.onlyPrincipals);
@@ -120,17 +162,29 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
       const at = siteAt(site, 'onlyPrincipals', i);
       const spelled = parsePrincipalSpelling(p);
       if (!spelled) {
-        problem(at, `${JSON.stringify(p)} in onlyPrincipals of ${what} is not a principal; expected identity:<path>, email:<address>, idp:<provider>/group:<external group> or idp:<provider>/*`);
+        problem(
+          at,
+          `${JSON.stringify(p)} in onlyPrincipals of ${what} is not a principal; expected identity:<path>, email:<address>, idp:<provider>/group:<external group> or idp:<provider>/*`,
+        );
       } else if (spelled.is === 'identity' && !identities.has(spelled.path)) {
-        problem(at, `unknown identity ${JSON.stringify(p)} in onlyPrincipals of ${what}; expected an identity the manifests declare${didYouMean(spelled.path, identities)}`);
+        problem(
+          at,
+          `unknown identity ${JSON.stringify(p)} in onlyPrincipals of ${what}; expected an identity the manifests declare${didYouMean(spelled.path, identities)}`,
+        );
       } else if ((spelled.is === 'externalGroup' || spelled.is === 'signIn') && !providers.has(spelled.provider)) {
-        problem(at, `unknown identity provider ${JSON.stringify(spelled.provider)} in onlyPrincipals of ${what}; expected one the manifests declare${didYouMean(spelled.provider, providers)}`);
+        problem(
+          at,
+          `unknown identity provider ${JSON.stringify(spelled.provider)} in onlyPrincipals of ${what}; expected one the manifests declare${didYouMean(spelled.provider, providers)}`,
+        );
       }
     });
 
     const token = asObject(value.token);
     if (token && value.never === true && !IDENTIFYING_CLAIMS.some((c) => Object.hasOwn(token, c))) {
-      problem(siteAt(site, 'token'), `token of ${what} has none of ${IDENTIFYING_CLAIMS.join(', ')}, so no identity can accept it and the rule could never fire; give the claims a real token carries (iss and sub for a workload)`);
+      problem(
+        siteAt(site, 'token'),
+        `token of ${what} has none of ${IDENTIFYING_CLAIMS.join(', ')}, so no identity can accept it and the rule could never fire; give the claims a real token carries (iss and sub for a workload)`,
+      );
     }
     if (!ok) continue;
     out.push({
@@ -139,8 +193,23 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
       ...(roleRef !== undefined ? { role: roleRef } : {}),
       ...(scope !== undefined ? { scope } : {}),
       ...(value.onlyPrincipals !== undefined ? { onlyPrincipals: only as string[] } : {}),
-      ...(count ? { count: { ...(typeof count.min === 'number' ? { min: count.min } : {}), ...(typeof count.max === 'number' ? { max: count.max } : {}) } } : {}),
-      ...(token ? { token: Object.assign(Object.create(null) as Record<string, string | string[]>, token) as Record<string, string | string[]>, never: true as const } : {}),
+      ...(count
+        ? {
+            count: {
+              ...(typeof count.min === 'number' ? { min: count.min } : {}),
+              ...(typeof count.max === 'number' ? { max: count.max } : {}),
+            },
+          }
+        : {}),
+      ...(token
+        ? {
+            token: Object.assign(Object.create(null) as Record<string, string | string[]>, token) as Record<
+              string,
+              string | string[]
+            >,
+            never: true as const,
+          }
+        : {}),
       selected,
       ...(roleAddress !== undefined ? { roleAddress } : {}),
       source: site.doc.locate(site.pointer),

@@ -30,7 +30,10 @@ export const NESTED_KINDS: ReadonlyMap<string, readonly KindDescriptor[]> = (() 
  * An item of a nested list (a group mapping): its plain fields, its role resolved in the
  * parent's group, its address from both; a duplicate is reported like any other.
  */
-export function nestedResource(n: NestedItem, resolveRole: (site: Site, field: string, groupPath: string, ref: string, what: string) => RoleKey | undefined): DesiredResource | undefined {
+export function nestedResource(
+  n: NestedItem,
+  resolveRole: (site: Site, field: string, groupPath: string, ref: string, what: string) => RoleKey | undefined,
+): DesiredResource | undefined {
   const fields: Obj = {};
   for (const spec of n.descriptor.fields) {
     const written = n.value[fieldKey(n.value, spec.name, n.descriptor.manifest!.definition)];

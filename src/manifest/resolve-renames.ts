@@ -24,14 +24,20 @@ export class RenameClaims {
     const name = (resource.fields as { name?: string }).name ?? '';
     const what = `${descriptorOf(resource.kind).describe(name)} in ${this.groupLabel(declaringGroupPath(resource))}`;
     if (renamedFrom === name) {
-      this.report(site, `renamedFrom ${JSON.stringify(renamedFrom)} of ${what} is its own name; expected the previous name, or remove renamedFrom`);
+      this.report(
+        site,
+        `renamedFrom ${JSON.stringify(renamedFrom)} of ${what} is its own name; expected the previous name, or remove renamedFrom`,
+      );
       return false;
     }
     const parent = declaringGroupPath(resource);
     const key = `${resource.kind}\u0000${parent}\u0000${renamedFrom}`;
     const earlier = this.renames.get(key);
     if (earlier && earlier.address !== resource.address) {
-      this.report(site, `${what} and ${earlier.what} (at ${formatLocation(earlier.location)}) are both renamedFrom ${JSON.stringify(renamedFrom)}; expected one ${resource.kind} to take over the old name`);
+      this.report(
+        site,
+        `${what} and ${earlier.what} (at ${formatLocation(earlier.location)}) are both renamedFrom ${JSON.stringify(renamedFrom)}; expected one ${resource.kind} to take over the old name`,
+      );
       return false;
     }
     this.renames.set(key, { address: resource.address, what, location: site.doc.locate(site.pointer) });

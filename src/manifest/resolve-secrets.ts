@@ -13,10 +13,20 @@ import { asObject, asString, siteAt, type Obj, type Site } from './resolve-table
  * item (so it is never a field, never compared, planned as a value or exported) and kept as a
  * SecretRef, a file path made absolute against the manifest's own directory.
  */
-export function takeSecrets(descriptor: KindDescriptor, secretPaths: readonly string[], site: Site, item: Obj, key: string, report: (site: Site, message: string) => void): { item: Obj; refs: Record<string, SecretRef> } {
+export function takeSecrets(
+  descriptor: KindDescriptor,
+  secretPaths: readonly string[],
+  site: Site,
+  item: Obj,
+  key: string,
+  report: (site: Site, message: string) => void,
+): { item: Obj; refs: Record<string, SecretRef> } {
   const refs: Record<string, SecretRef> = {};
-  const holderOf = (root: Obj, parts: string[]) => parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
-  const present = secretPaths.map((path) => path.split('.')).filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
+  const holderOf = (root: Obj, parts: string[]) =>
+    parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
+  const present = secretPaths
+    .map((path) => path.split('.'))
+    .filter((parts) => holderOf(item, parts)?.[parts[parts.length - 1]!] !== undefined);
   // Most items hold no secret: only one that does is copied (its secrets are taken out of the copy).
   if (present.length === 0) return { item, refs };
   const copy: Obj = structuredClone(item);
@@ -31,13 +41,24 @@ export function takeSecrets(descriptor: KindDescriptor, secretPaths: readonly st
     const fromFile = asString(ref?.fromFile);
     // A pull request wrote these (DESIGN.md §3, §8): only PLATFORM_SYNC_SECRET_* variables, only
     // relative paths inside the operator's secrets directory (checked again where they are read).
-    const written: SecretRef | undefined = fromEnv !== undefined && fromFile === undefined ? { fromEnv } : fromFile !== undefined && fromEnv === undefined ? { fromFile } : undefined;
+    const written: SecretRef | undefined =
+      fromEnv !== undefined && fromFile === undefined
+        ? { fromEnv }
+        : fromFile !== undefined && fromEnv === undefined
+          ? { fromFile }
+          : undefined;
     const problem = written ? checkSecretRefShape(written) : undefined;
     if (written && problem) {
-      report(siteAt(site, ...parts, 'fromEnv' in written ? 'fromEnv' : 'fromFile'), `${problem} (${path} of ${descriptor.describe(key)})`);
+      report(
+        siteAt(site, ...parts, 'fromEnv' in written ? 'fromEnv' : 'fromFile'),
+        `${problem} (${path} of ${descriptor.describe(key)})`,
+      );
     } else if (written) refs[path] = written;
     else if (ref !== undefined) {
-      report(siteAt(site, ...parts), `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`);
+      report(
+        siteAt(site, ...parts),
+        `${path} of ${descriptor.describe(key)} must be exactly one of {fromEnv: VARIABLE} or {fromFile: path}`,
+      );
     }
   }
   return { item: copy, refs };

@@ -88,4 +88,3 @@ export interface AccessRuleResult {
   /** Where the manifests declare it: `file:line:col`. */
   location?: string;
 }
-

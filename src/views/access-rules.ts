@@ -11,13 +11,25 @@ import { escapeValue } from './escape.js';
 const SHOWN = 20;
 
 /** Plain lines (the caller paints): the heading, then a line per rule and one per violation. */
-export function accessRulesLines(results: readonly AccessRuleResult[]): { tone: 'header' | 'add' | 'remove' | 'context'; text: string }[] {
+export function accessRulesLines(
+  results: readonly AccessRuleResult[],
+): { tone: 'header' | 'add' | 'remove' | 'context'; text: string }[] {
   if (results.length === 0) return [];
-  const out: { tone: 'header' | 'add' | 'remove' | 'context'; text: string }[] = [{ tone: 'header', text: 'Access rules:' }];
+  const out: { tone: 'header' | 'add' | 'remove' | 'context'; text: string }[] = [
+    { tone: 'header', text: 'Access rules:' },
+  ];
   for (const r of results) {
-    out.push({ tone: r.passed ? 'add' : 'remove', text: `  ${r.passed ? '✓' : '✗'} ${escapeValue(`${r.rule}: ${r.passed ? 'holds' : 'BROKEN'} — ${r.summary}`)}` });
-    for (const v of r.violations.slice(0, SHOWN)) out.push({ tone: 'context', text: `      ${escapeValue(describeViolation(v, r.test))}` });
-    if (r.violations.length > SHOWN) out.push({ tone: 'context', text: `      … and ${r.violations.length - SHOWN} more (plan --format json has them all)` });
+    out.push({
+      tone: r.passed ? 'add' : 'remove',
+      text: `  ${r.passed ? '✓' : '✗'} ${escapeValue(`${r.rule}: ${r.passed ? 'holds' : 'BROKEN'} — ${r.summary}`)}`,
+    });
+    for (const v of r.violations.slice(0, SHOWN))
+      out.push({ tone: 'context', text: `      ${escapeValue(describeViolation(v, r.test))}` });
+    if (r.violations.length > SHOWN)
+      out.push({
+        tone: 'context',
+        text: `      … and ${r.violations.length - SHOWN} more (plan --format json has them all)`,
+      });
   }
   out.push({ tone: 'context', text: '' });
   return out;
@@ -29,12 +41,19 @@ const cell = (text: string): string => escapeValue(text).replaceAll('|', '\\|').
 export function accessRulesMarkdown(results: readonly AccessRuleResult[]): string[] {
   if (results.length === 0) return [];
   const out = ['#### Access rules', '', '| Rule | Scope | Result |', '|---|---|---|'];
-  for (const r of results) out.push(`| \`${cell(r.rule)}\` | \`${cell(r.scope)}\` | ${r.passed ? '✅ holds' : '❌ **broken**'}: ${cell(r.summary)} |`);
+  for (const r of results)
+    out.push(
+      `| \`${cell(r.rule)}\` | \`${cell(r.scope)}\` | ${r.passed ? '✅ holds' : '❌ **broken**'}: ${cell(r.summary)} |`,
+    );
   const broken = results.filter((r) => !r.passed);
   if (broken.length > 0) out.push('');
   for (const r of broken) {
-    for (const v of r.violations.slice(0, SHOWN)) out.push(`- \`${cell(r.rule)}\`: ${cell(describeViolation(v, r.test))}`);
-    if (r.violations.length > SHOWN) out.push(`- \`${cell(r.rule)}\`: _… and ${r.violations.length - SHOWN} more: \`plan --format json\` has them all._`);
+    for (const v of r.violations.slice(0, SHOWN))
+      out.push(`- \`${cell(r.rule)}\`: ${cell(describeViolation(v, r.test))}`);
+    if (r.violations.length > SHOWN)
+      out.push(
+        `- \`${cell(r.rule)}\`: _… and ${r.violations.length - SHOWN} more: \`plan --format json\` has them all._`,
+      );
   }
   out.push('');
   return out;

@@ -14,9 +14,15 @@ import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
 import { runStep, useActionSuite } from '../support/action-step.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
-const validatePlan = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'plan.schema.json'), 'utf8')) as object);
-const validateDrift = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'drift.schema.json'), 'utf8')) as object);
-const validateAccess = ajv.compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object);
+const validatePlan = ajv.compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'plan.schema.json'), 'utf8')) as object,
+);
+const validateDrift = ajv.compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'drift.schema.json'), 'utf8')) as object,
+);
+const validateAccess = ajv.compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'access.schema.json'), 'utf8')) as object,
+);
 
 const TOKEN = 'access-rules-e2e-owner-token-5a1f';
 const GH = 'https://token.actions.githubusercontent.com';
@@ -48,9 +54,19 @@ const manifest = (shape: Shape): string =>
     '    - name: engineering',
   ].join('\n');
 
-const ONLY_RELEASE_BOT = ['    - name: only-release-bot-binds', '      capabilities: [role_bindings.create]', '      onlyPrincipals: ["identity:release-bot"]'];
+const ONLY_RELEASE_BOT = [
+  '    - name: only-release-bot-binds',
+  '      capabilities: [role_bindings.create]',
+  '      onlyPrincipals: ["identity:release-bot"]',
+];
 const ONE_OWNER = ['    - name: one-owner', '      role: owner', '      count: {min: 1, max: 1}'];
-const PR_NEVER_WRITES = ['    - name: pull-requests-never-write', '      scope: engineering', `      token: {iss: "${GH}", sub: "repo:acme/app:pull_request"}`, '      capabilities: [repo.update]', '      never: true'];
+const PR_NEVER_WRITES = [
+  '    - name: pull-requests-never-write',
+  '      scope: engineering',
+  `      token: {iss: "${GH}", sub: "repo:acme/app:pull_request"}`,
+  '      capabilities: [repo.update]',
+  '      never: true',
+];
 
 describe('access rules on every plan', () => {
   const suite = useSuiteEmulator(TOKEN, 'access-rules');
@@ -74,31 +90,83 @@ describe('access rules on every plan', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toContain('✗ only-release-bot-binds: BROKEN');
     expect(bad.stderr).toContain('access rule "only-release-bot-binds"');
-    expect(bad.stderr).toMatch(/identity:role-bot can obtain role_bindings\.create on org \(obtainable: holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
+    expect(bad.stderr).toMatch(
+      /identity:role-bot can obtain role_bindings\.create on org \(obtainable: holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/,
+    );
     // Rule results come above the steps, in text and in markdown; JSON carries them.
     expect(bad.stdout.indexOf('Access rules:')).toBeLessThan(bad.stdout.indexOf('+ create roleBinding'));
-    const md = await plan({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }, '--format', 'markdown');
+    const md = await plan(
+      { rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] },
+      '--format',
+      'markdown',
+    );
     expect(md.stdout.indexOf('#### Access rules')).toBeGreaterThan(0);
     expect(md.stdout).toContain('| `only-release-bot-binds` | `org` | ❌ **broken**');
-    const json = JSON.parse((await plan({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }, '--format', 'json')).stdout) as {
-      accessRules: { rule: string; passed: boolean; violations: { principal: string; capabilities: string[]; scope: string; causes: string[]; grants: string[] }[] }[];
+    const json = JSON.parse(
+      (
+        await plan(
+          { rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] },
+          '--format',
+          'json',
+        )
+      ).stdout,
+    ) as {
+      accessRules: {
+        rule: string;
+        passed: boolean;
+        violations: { principal: string; capabilities: string[]; scope: string; causes: string[]; grants: string[] }[];
+      }[];
       refusals: { rule: string }[];
     };
-    expect(json.accessRules[0]).toMatchObject({ rule: 'only-release-bot-binds', test: 'onlyPrincipals', scope: 'org', passed: false });
+    expect(json.accessRules[0]).toMatchObject({
+      rule: 'only-release-bot-binds',
+      test: 'onlyPrincipals',
+      scope: 'org',
+      passed: false,
+    });
     expect(json.accessRules[0]!.violations).toEqual([
-      expect.objectContaining({ principal: 'identity:role-bot', capabilities: ['role_bindings.create'], scope: 'org', grants: ['roleBinding:role-bot=role-editor'] }),
+      expect.objectContaining({
+        principal: 'identity:role-bot',
+        capabilities: ['role_bindings.create'],
+        scope: 'org',
+        grants: ['roleBinding:role-bot=role-editor'],
+      }),
     ]);
     expect(json.refusals.map((r) => r.rule)).toContain('access-rule');
     expect(validatePlan(json), JSON.stringify(validatePlan.errors)).toBe(true);
     // The access change says what the gained roles.update can obtain, and how.
-    expect(bad.stdout).toContain('can obtain all of owner on org: holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)');
+    expect(bad.stdout).toContain(
+      'can obtain all of owner on org: holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)',
+    );
     // access marks what role-bot can obtain without holding it, with the path; JSON holds to its schema.
     const access = await runCli(['access', file(), '--identity', 'role-bot'], { env: suite.env });
     expect(access.code, access.stderr).toBe(0);
-    expect(access.stdout).toContain('org and 1 group below: roles.list, roles.update  (roleBinding:role-bot=role-editor, role:role-editor)');
-    expect(access.stdout).toMatch(/org and 1 group below: can obtain 151 capabilities \(account_associations\.create, [^\n]*\(holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/);
-    const accessJson = JSON.parse((await runCli(['access', file(), '--identity', 'role-bot', '--capability', 'role_bindings.create', '--format', 'json'], { env: suite.env })).stdout) as { grants: unknown[] };
-    expect(accessJson.grants).toEqual([{ principal: 'identity:role-bot', identity: 'identity:role-bot', scope: 'org', groups: 2, capabilities: ['role_bindings.create'], grant: 'roleBinding:role-bot=role-editor', role: 'role:role-editor', obtainable: 'holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)' }]);
+    expect(access.stdout).toContain(
+      'org and 1 group below: roles.list, roles.update  (roleBinding:role-bot=role-editor, role:role-editor)',
+    );
+    expect(access.stdout).toMatch(
+      /org and 1 group below: can obtain 151 capabilities \(account_associations\.create, [^\n]*\(holds roles\.update there through role:role-editor \(roleBinding:role-bot=role-editor\)\)/,
+    );
+    const accessJson = JSON.parse(
+      (
+        await runCli(
+          ['access', file(), '--identity', 'role-bot', '--capability', 'role_bindings.create', '--format', 'json'],
+          { env: suite.env },
+        )
+      ).stdout,
+    ) as { grants: unknown[] };
+    expect(accessJson.grants).toEqual([
+      {
+        principal: 'identity:role-bot',
+        identity: 'identity:role-bot',
+        scope: 'org',
+        groups: 2,
+        capabilities: ['role_bindings.create'],
+        grant: 'roleBinding:role-bot=role-editor',
+        role: 'role:role-editor',
+        obtainable: 'holds roles.update there through role:role-editor (roleBinding:role-bot=role-editor)',
+      },
+    ]);
     expect(validateAccess(accessJson), JSON.stringify(validateAccess.errors)).toBe(true);
     // apply <paths> stops before any write.
     suite.emulator.clearRequestLog();
@@ -121,10 +189,16 @@ describe('access rules on every plan', () => {
   it('token + never: a pull-request token that no identity accepts passes; a pattern that accepts it, bound to editor on engineering, breaks it', async () => {
     const ok = await plan({ rules: PR_NEVER_WRITES, bindings: ['{identity: pr-bot, role: editor}'] });
     expect(ok.code, ok.stderr).toBe(0);
-    const bad = await plan({ rules: PR_NEVER_WRITES, prPattern: 'repo:acme/app:.*', bindings: ['{identity: pr-bot, role: editor}'] });
+    const bad = await plan({
+      rules: PR_NEVER_WRITES,
+      prPattern: 'repo:acme/app:.*',
+      bindings: ['{identity: pr-bot, role: editor}'],
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('access rule "pull-requests-never-write"');
-    expect(bad.stderr).toContain('identity:pr-bot can obtain repo.update on group:engineering (held through role editor (roleBinding:pr-bot=editor))');
+    expect(bad.stderr).toContain(
+      'identity:pr-bot can obtain repo.update on group:engineering (held through role editor (roleBinding:pr-bot=editor))',
+    );
   });
 
   it('audit on a live org that breaks a newly added rule reports access-rule and escalation-path naming the bot', async () => {
@@ -133,7 +207,9 @@ describe('access rules on every plan', () => {
     expect(applied.code, applied.stderr).toBe(0);
     writeFileSync(file(), manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }));
     const audited = await runCli(['audit', file(), '--format', 'json'], { env: suite.env });
-    const report = JSON.parse(audited.stdout) as { findings: { rule: string; severity: string; address: string; message: string; location?: { line: number } }[] };
+    const report = JSON.parse(audited.stdout) as {
+      findings: { rule: string; severity: string; address: string; message: string; location?: { line: number } }[];
+    };
     const rule = report.findings.filter((f) => f.rule === 'access-rule');
     expect(rule).toEqual([expect.objectContaining({ severity: 'high', address: 'identity:role-bot' })]);
     expect(rule[0]!.message).toContain('only-release-bot-binds');
@@ -141,17 +217,26 @@ describe('access rules on every plan', () => {
     expect(rule[0]!.location?.line).toBe(14);
     const escalation = report.findings.filter((f) => f.rule === 'escalation-path');
     expect(escalation).toEqual([expect.objectContaining({ severity: 'high', address: 'identity:role-bot' })]);
-    expect(escalation[0]!.message).toContain('identity:role-bot can obtain all of owner on org without holding it: holds roles.update there through role:role-editor');
+    expect(escalation[0]!.message).toContain(
+      'identity:role-bot can obtain all of owner on org without holding it: holds roles.update there through role:role-editor',
+    );
     // drift judges live too: in sync (nothing was changed by hand), and the broken rule reported.
     const drift = await runCli(['drift', file()], { env: suite.env });
     expect(drift.stdout).toContain('Live breaks access rules of the manifests:');
-    expect(drift.stdout).toContain('identity:role-bot can obtain role_bindings.create on org (obtainable: holds roles.update there');
-    const driftJson = JSON.parse((await runCli(['drift', file(), '--format', 'json'], { env: suite.env })).stdout) as { inSync: boolean; accessRules: { rule: string; passed: boolean }[] };
+    expect(drift.stdout).toContain(
+      'identity:role-bot can obtain role_bindings.create on org (obtainable: holds roles.update there',
+    );
+    const driftJson = JSON.parse((await runCli(['drift', file(), '--format', 'json'], { env: suite.env })).stdout) as {
+      inSync: boolean;
+      accessRules: { rule: string; passed: boolean }[];
+    };
     expect(driftJson.inSync).toBe(true);
     expect(validateDrift(driftJson), JSON.stringify(validateDrift.errors)).toBe(true);
     expect(driftJson.accessRules).toEqual([expect.objectContaining({ rule: 'only-release-bot-binds', passed: false })]);
     // release-bot holds owner: no escalation to report for it.
-    expect(report.findings.some((f) => f.rule === 'escalation-path' && f.address === 'identity:release-bot')).toBe(false);
+    expect(report.findings.some((f) => f.rule === 'escalation-path' && f.address === 'identity:release-bot')).toBe(
+      false,
+    );
   });
 
   it('apply plan.json judges the rules again on the state its steps lead to from live now', async () => {
@@ -160,7 +245,10 @@ describe('access rules on every plan', () => {
     const saved = await runCli(['plan', file(), '--out', planFile], { env: suite.env });
     expect(saved.code, saved.stderr).toBe(0);
     // The plan file is untrusted: results written into it count for nothing, and a rule in its basis is judged now.
-    const doc = JSON.parse(readFileSync(planFile, 'utf8')) as { basis: { desired: { accessRules: { count: { min?: number; max?: number } }[] } }; accessRules?: unknown };
+    const doc = JSON.parse(readFileSync(planFile, 'utf8')) as {
+      basis: { desired: { accessRules: { count: { min?: number; max?: number } }[] } };
+      accessRules?: unknown;
+    };
     doc.basis.desired.accessRules[0]!.count = { min: 2 };
     writeFileSync(planFile, JSON.stringify(doc));
     suite.emulator.clearRequestLog();
@@ -173,20 +261,31 @@ describe('access rules on every plan', () => {
 });
 
 describe('access rules in the Action', () => {
-  const suite = useActionSuite('access-rules-action-token-77c2', 'access-rules-action', { number: 9, sha: 'abcdef0123' });
+  const suite = useActionSuite('access-rules-action-token-77c2', 'access-rules-action', {
+    number: 9,
+    sha: 'abcdef0123',
+  });
   const dir = () => join(suite.temp.dir, 'manifests');
 
   it('the pull-request comment shows the rules above the steps; a plan that breaks one fails the step, and the comment names the rule and roles.update', async () => {
     mkdirSync(dir(), { recursive: true });
     writeFileSync(join(dir(), 'org.yaml'), manifest({}));
-    expect((await runStep({ command: 'apply', paths: dir(), args: '--bootstrap' }, suite.env, suite.temp.dir)).exitcode).toBe(0);
-    writeFileSync(join(dir(), 'org.yaml'), manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: pr-bot, role: viewer}'] }));
+    expect(
+      (await runStep({ command: 'apply', paths: dir(), args: '--bootstrap' }, suite.env, suite.temp.dir)).exitcode,
+    ).toBe(0);
+    writeFileSync(
+      join(dir(), 'org.yaml'),
+      manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: pr-bot, role: viewer}'] }),
+    );
     const ok = await runStep({ command: 'plan', paths: dir(), comment: 'true' }, suite.env, suite.temp.dir);
     expect(ok.exitcode).toBe(2);
     const body = suite.github.comments[0]!.body;
     expect(body).toContain('| `only-release-bot-binds` | `org` | ✅ holds');
     expect(body.indexOf('#### Access rules')).toBeLessThan(body.indexOf('roleBinding:pr-bot=viewer'));
-    writeFileSync(join(dir(), 'org.yaml'), manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }));
+    writeFileSync(
+      join(dir(), 'org.yaml'),
+      manifest({ rules: ONLY_RELEASE_BOT, bindings: ['{identity: role-bot, role: role-editor}'] }),
+    );
     const refused = await runStep({ command: 'plan', paths: dir(), comment: 'true' }, suite.env, suite.temp.dir);
     expect(refused.exitcode).toBe(1);
     const second = suite.github.comments[0]!.body;

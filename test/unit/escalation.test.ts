@@ -19,20 +19,33 @@ function relation(more: Shape[]): AccessRelation {
   const live = liveState([r.group('engineering'), r.group('engineering/platform'), r.group('ops'), ...more]);
   return relationOf(stateOfLive(live));
 }
-const groupKey = (rel: AccessRelation, address: string): string => [...rel.groups].find(([, g]) => g.address === address)![0];
-const principal = (rel: AccessRelation, address: string): string => [...rel.principals.values()].find((p) => p.identity === address)!.id;
-const can = (rel: AccessRelation, identity: string, group: string) => canObtainAt(rel, principal(rel, identity), groupKey(rel, group));
-const pathOf = (rel: AccessRelation, identity: string, group: string, capability: string) => obtainableOf(rel, principal(rel, identity)).get(groupKey(rel, group))?.get(capability);
+const groupKey = (rel: AccessRelation, address: string): string =>
+  [...rel.groups].find(([, g]) => g.address === address)![0];
+const principal = (rel: AccessRelation, address: string): string =>
+  [...rel.principals.values()].find((p) => p.identity === address)!.id;
+const can = (rel: AccessRelation, identity: string, group: string) =>
+  canObtainAt(rel, principal(rel, identity), groupKey(rel, group));
+const pathOf = (rel: AccessRelation, identity: string, group: string, capability: string) =>
+  obtainableOf(rel, principal(rel, identity)).get(groupKey(rel, group))?.get(capability);
 
 describe('escalation: what a principal can obtain beyond what it holds', () => {
   it('roles.update (a custom role of roles.update and roles.list bound to a bot) obtains every capability of the catalog, with the path', () => {
-    const rel = relation([r.identity('', 'bot', who('bot')), r.role('', 'role-editor', { capabilities: ['roles.update', 'roles.list'] }), r.binding('', 'bot', 'role-editor')]);
+    const rel = relation([
+      r.identity('', 'bot', who('bot')),
+      r.role('', 'role-editor', { capabilities: ['roles.update', 'roles.list'] }),
+      r.binding('', 'bot', 'role-editor'),
+    ]);
     expect([...can(rel, 'identity:bot', 'org')].sort()).toEqual([...CATALOG].sort());
-    expect([...holdsOf(rel, principal(rel, 'identity:bot')).get(groupKey(rel, 'org'))!].sort()).toEqual(['roles.list', 'roles.update']);
+    expect([...holdsOf(rel, principal(rel, 'identity:bot')).get(groupKey(rel, 'org'))!].sort()).toEqual([
+      'roles.list',
+      'roles.update',
+    ]);
     const path = pathOf(rel, 'identity:bot', 'org', 'role_bindings.create')!;
     expect(path).toHaveLength(1);
     expect(path[0]).toMatchObject({ capability: 'roles.update' });
-    expect(describePath(rel, path, groupKey(rel, 'org'))).toBe('holds roles.update there through role:role-editor (roleBinding:bot=role-editor)');
+    expect(describePath(rel, path, groupKey(rel, 'org'))).toBe(
+      'holds roles.update there through role:role-editor (roleBinding:bot=role-editor)',
+    );
   });
 
   it('role_bindings.create on a group obtains every role visible there (owner among them, and through its roles.update the rest) — and nothing above or beside it', () => {
@@ -44,32 +57,65 @@ describe('escalation: what a principal can obtain beyond what it holds', () => {
     ]);
     const id = 'identity:engineering/binder';
     expect(OWNER.every((c) => can(rel, id, 'group:engineering').has(c))).toBe(true);
-    expect(pathOf(rel, id, 'group:engineering', 'groups.delete')!.map((s) => s.capability)).toEqual(['role_bindings.create']);
+    expect(pathOf(rel, id, 'group:engineering', 'groups.delete')!.map((s) => s.capability)).toEqual([
+      'role_bindings.create',
+    ]);
     // Beyond owner, through owner's own roles.update.
-    expect(pathOf(rel, id, 'group:engineering', 'advisories.approve')!.map((s) => s.capability)).toEqual(['role_bindings.create', 'roles.update']);
+    expect(pathOf(rel, id, 'group:engineering', 'advisories.approve')!.map((s) => s.capability)).toEqual([
+      'role_bindings.create',
+      'roles.update',
+    ]);
     expect(can(rel, id, 'group:engineering/platform').has('advisories.approve')).toBe(true);
     expect(can(rel, id, 'org').size).toBe(0);
     expect(can(rel, id, 'group:ops').size).toBe(0);
   });
 
   it('group_invites.create and identity_providers.update obtain the roles visible where they are held, like a binding', () => {
-    for (const capability of ['group_invites.create', 'identity_providers.update', 'role_bindings.update', 'identity_providers.create']) {
-      const rel = relation([r.identity('', 'bot', who('bot')), r.role('', 'x', { capabilities: [capability] }), r.binding('ops', '/bot', '/x')]);
-      expect(OWNER.every((c) => can(rel, 'identity:bot', 'group:ops').has(c)), capability).toBe(true);
+    for (const capability of [
+      'group_invites.create',
+      'identity_providers.update',
+      'role_bindings.update',
+      'identity_providers.create',
+    ]) {
+      const rel = relation([
+        r.identity('', 'bot', who('bot')),
+        r.role('', 'x', { capabilities: [capability] }),
+        r.binding('ops', '/bot', '/x'),
+      ]);
+      expect(
+        OWNER.every((c) => can(rel, 'identity:bot', 'group:ops').has(c)),
+        capability,
+      ).toBe(true);
       expect(can(rel, 'identity:bot', 'org').size, capability).toBe(0);
     }
   });
 
   it('roles.create obtains nothing alone, and every capability together with role_bindings.create', () => {
-    const alone = relation([r.identity('', 'bot', who('bot')), r.role('', 'maker', { capabilities: ['roles.create', 'roles.list'] }), r.binding('', 'bot', 'maker')]);
+    const alone = relation([
+      r.identity('', 'bot', who('bot')),
+      r.role('', 'maker', { capabilities: ['roles.create', 'roles.list'] }),
+      r.binding('', 'bot', 'maker'),
+    ]);
     expect(obtainableOf(alone, principal(alone, 'identity:bot')).size).toBe(0);
-    const both = relation([r.identity('', 'bot', who('bot')), r.role('', 'maker', { capabilities: ['roles.create', 'role_bindings.create'] }), r.binding('', 'bot', 'maker')]);
+    const both = relation([
+      r.identity('', 'bot', who('bot')),
+      r.role('', 'maker', { capabilities: ['roles.create', 'role_bindings.create'] }),
+      r.binding('', 'bot', 'maker'),
+    ]);
     expect([...can(both, 'identity:bot', 'org')].sort()).toEqual([...CATALOG].sort());
-    expect(pathOf(both, 'identity:bot', 'org', 'advisories.approve')![0]).toMatchObject({ capability: 'role_bindings.create' });
+    expect(pathOf(both, 'identity:bot', 'org', 'advisories.approve')![0]).toMatchObject({
+      capability: 'role_bindings.create',
+    });
   });
 
   it('identity.create obtains nothing alone; a principal holding no escalating capability obtains nothing', () => {
-    const rel = relation([r.identity('', 'maker', who('maker')), r.role('', 'idm', { capabilities: ['identity.create', 'identity.list'] }), r.binding('', 'maker', 'idm'), r.identity('', 'dev', who('dev')), r.binding('', 'dev', 'editor')]);
+    const rel = relation([
+      r.identity('', 'maker', who('maker')),
+      r.role('', 'idm', { capabilities: ['identity.create', 'identity.list'] }),
+      r.binding('', 'maker', 'idm'),
+      r.identity('', 'dev', who('dev')),
+      r.binding('', 'dev', 'editor'),
+    ]);
     expect(obtainableOf(rel, principal(rel, 'identity:maker')).size).toBe(0);
     expect(obtainableOf(rel, principal(rel, 'identity:dev')).size).toBe(0);
   });
@@ -91,8 +137,13 @@ describe('escalation: what a principal can obtain beyond what it holds', () => {
     // boss (homed on the org, outside engineering) is not reachable: owner is not obtained.
     expect(can(rel, id, 'org').has('groups.delete')).toBe(false);
     const path = pathOf(rel, id, 'org', 'tag.create')!;
-    expect(path[0]).toMatchObject({ capability: 'identity.update', through: principal(rel, 'identity:engineering/ci') });
-    expect(describePath(rel, path, groupKey(rel, 'org'))).toContain('can make identity:engineering/ci accept its token');
+    expect(path[0]).toMatchObject({
+      capability: 'identity.update',
+      through: principal(rel, 'identity:engineering/ci'),
+    });
+    expect(describePath(rel, path, groupKey(rel, 'org'))).toContain(
+      'can make identity:engineering/ci accept its token',
+    );
   });
 
   it('repeats to a fixpoint: an identity taken over through identity.update holds role_bindings.create on ops, so all of owner on ops follows', () => {

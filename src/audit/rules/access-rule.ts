@@ -16,10 +16,22 @@ export const rule: AuditRule = {
       if (result.passed) return;
       const location = declared.source;
       if (result.violations.length === 0 || result.test === 'count') {
-        findings.push({ rule: this.id, severity: this.severity, address: result.scope, message: `access rule ${JSON.stringify(result.rule)} is broken: ${result.summary}`, location });
+        findings.push({
+          rule: this.id,
+          severity: this.severity,
+          address: result.scope,
+          message: `access rule ${JSON.stringify(result.rule)} is broken: ${result.summary}`,
+          location,
+        });
       }
       for (const v of result.violations) {
-        findings.push({ rule: this.id, severity: this.severity, address: v.identity ?? v.principal, message: `access rule ${JSON.stringify(result.rule)} is broken: ${describeViolation(v, result.test)}`, location });
+        findings.push({
+          rule: this.id,
+          severity: this.severity,
+          address: v.identity ?? v.principal,
+          message: `access rule ${JSON.stringify(result.rule)} is broken: ${describeViolation(v, result.test)}`,
+          location,
+        });
       }
     });
     return findings;

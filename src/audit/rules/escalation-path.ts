@@ -29,16 +29,19 @@ export const rule: AuditRule = {
         if (owner.every((c) => has?.has(c))) continue;
         if (!owner.every((c) => has?.has(c) || extra.has(c))) continue;
         const depth = depthOf(rel, group);
-        if (top === undefined || depth < top.depth || (depth === top.depth && group < top.group)) top = { group, depth };
+        if (top === undefined || depth < top.depth || (depth === top.depth && group < top.group))
+          top = { group, depth };
       }
       if (top === undefined) continue;
       const extra = obtainable.get(top.group)!;
       const path = extra.get(owner.find((c) => extra.has(c))!)!;
       const p = rel.principals.get(id);
       const grant = path[0]?.grant;
-      const grantAddress = grant === undefined ? undefined : (rel.state.records.get(grant.record)?.address ?? grant.record);
+      const grantAddress =
+        grant === undefined ? undefined : (rel.state.records.get(grant.record)?.address ?? grant.record);
       const address = p?.identity ?? p?.name ?? id;
-      const location = (grantAddress !== undefined ? facts.locationOf(grantAddress) : undefined) ?? facts.locationOf(address);
+      const location =
+        (grantAddress !== undefined ? facts.locationOf(grantAddress) : undefined) ?? facts.locationOf(address);
       const scope = rel.groups.get(top.group)?.address ?? top.group;
       findings.push({
         rule: this.id,
