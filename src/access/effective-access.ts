@@ -220,6 +220,7 @@ function obtainableAnswers(rel: AccessRelation, id: string, capability: string |
   const obtainable = obtainableOf(rel, id);
   if (obtainable.size === 0) return [];
   const p = rel.principals.get(id) as Principal;
+  let admitted: string[] | undefined;
   const out: AccessGrant[] = [];
   const owner = ownerCapabilities(rel);
   for (const [group, extra] of obtainable) {
@@ -238,6 +239,7 @@ function obtainableAnswers(rel: AccessRelation, id: string, capability: string |
     }
     for (const [words, { caps, path }] of byPath) {
       const root = path[0]?.grant;
+      const admits = (admitted ??= principalAdmits(p));
       out.push({
         principal: p.name,
         ...(p.identity ? { identity: p.identity } : {}),
@@ -246,6 +248,7 @@ function obtainableAnswers(rel: AccessRelation, id: string, capability: string |
         capabilities: caps.sort(),
         grant: root ? (rel.state.records.get(root.record)?.address ?? root.record) : '',
         role: root ? rel.roleName(root.role) : '',
+        ...(admits.length > 0 ? { admits } : {}),
         obtainable: words,
       });
     }
