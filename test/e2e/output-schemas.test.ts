@@ -51,6 +51,47 @@ describe('machine-readable outputs and their schemas', () => {
     }
   });
 
+  it('with access rules and escalation: plan (rule results, obtains), apply, drift and access (obtainable) hold to their schemas, and a rule result with a member they do not know is refused', async () => {
+    const rules = join(suite.dir, 'rules');
+    mkdirSync(rules, { recursive: true });
+    const org = (bot: boolean) =>
+      [
+        'apiVersion: platform-sync/v1',
+        'org:',
+        '  name: ruled',
+        '  identities:',
+        '    - {name: release-bot, servicePrincipal: COSIGNED}',
+        '    - {name: role-bot, servicePrincipal: INGESTER}',
+        '  roles:',
+        '    - {name: role-editor, capabilities: [roles.update, roles.list]}',
+        '  roleBindings:',
+        '    - {identity: release-bot, role: owner}',
+        ...(bot ? ['    - {identity: role-bot, role: role-editor}'] : []),
+        '  accessRules:',
+        '    - {name: only-release-bot-binds, capabilities: [role_bindings.create], onlyPrincipals: ["identity:release-bot"]}',
+        '    - {name: one-owner, role: owner, count: {max: 1}}',
+      ].join('\n');
+    writeFileSync(join(rules, 'org.yaml'), org(false));
+    const apply = await run(['apply', rules, '--bootstrap', '--auto-approve', '--format', 'json']);
+    expect(apply.code, apply.stderr).toBe(0);
+    const planLine = apply.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; plan?: { accessRules?: unknown[] } }).find((l) => l.type === 'plan')!;
+    expect(planLine.plan!.accessRules).toHaveLength(2);
+    expect(problems('apply-events', planLine)).toEqual([]);
+    writeFileSync(join(rules, 'org.yaml'), org(true));
+    const plan = JSON.parse((await run(['plan', rules, '--format', 'json'])).stdout) as { accessRules: Record<string, unknown>[]; accessChanges: { obtains?: string }[] };
+    expect(plan.accessRules.map((r) => r.passed)).toEqual([false, true]);
+    expect(plan.accessChanges.some((c) => c.obtains !== undefined)).toBe(true);
+    expect(problems('plan', plan)).toEqual([]);
+    plan.accessRules[0]!.extra = 1;
+    expect(problems('plan', plan)).not.toEqual([]);
+    const drift = JSON.parse((await run(['drift', rules, '--format', 'json'])).stdout) as { accessRules: unknown[] };
+    expect(drift.accessRules).toHaveLength(2);
+    expect(problems('drift', drift)).toEqual([]);
+    const access = JSON.parse((await run(['access', rules, '--identity', 'role-bot', '--format', 'json'])).stdout) as { grants: { obtainable?: string }[] };
+    expect(access.grants.some((g) => g.obtainable !== undefined)).toBe(true);
+    expect(problems('access', access)).toEqual([]);
+  });
+
   it('the schemas can fail: an output with a member they do not know is refused', () => {
     expect(problems('show', { formatVersion: 1, org: { name: 'a', uid: 'u' }, resources: [], extra: 1 })).not.toEqual([]);
     expect(problems('apply-events', { type: 'step-done', step: { action: 'create', kind: 'repo', address: 'repo:x' } })).not.toEqual([]);
