@@ -3,8 +3,8 @@
  * capabilities one way (`capabilities` or `role`), covers a declared group (`scope`, default the
  * org) and holds exactly one test (`onlyPrincipals`, `count`, or `token` with `never: true`).
  * Every name it uses must exist — a capability of the catalog, a role, a group, an identity or
- * identity provider the manifests declare — each problem with its location and a did-you-mean,
- * and no rule may be one that can never fire. Pure.
+ * identity provider the manifests declare — each problem with its location and a did-you-mean;
+ * no rule may be one that can never fire; at most 256 rules (1,000 principals, 64 claims each). Pure.
  */
 import type { AccessRule } from '../model/access-rules.js';
 import { ACCESS_RULE_TESTS, parsePrincipalSpelling } from '../model/access-rules.js';
@@ -36,6 +36,11 @@ const IDENTIFYING_CLAIMS = ['iss', 'awsAccount', 'servicePrincipal'];
 
 const pathOf = (address: string): string => address.slice(address.indexOf(':') + 1);
 
+/** Bounds: a pull request writes the rules, and every plan judges each of them. */
+export const MAX_ACCESS_RULES = 256;
+const MAX_PRINCIPALS = 1000;
+const MAX_CLAIMS = 64;
+
 /** The rules of every document, checked; a rule with a problem is reported and left out. */
 export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: AccessRuleContext): AccessRule[] {
   // What each kind is to access (its descriptor): identities are principals, providers sign people in, roles hold capabilities.
@@ -56,6 +61,14 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
   }
   const names = new Map<string, Site>();
   const out: AccessRule[] = [];
+  if (pending.length > MAX_ACCESS_RULES) {
+    const first = pending[MAX_ACCESS_RULES]!;
+    ctx.report(
+      first.site,
+      `${pending.length} access rules; at most ${MAX_ACCESS_RULES} are judged on every plan: merge rules that select the same capabilities`,
+    );
+    return [];
+  }
   for (const { site, value } of pending) {
     const name = asString(value.name);
     if (name === undefined) continue; // the schema reports it
@@ -157,6 +170,11 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
     }
 
     const only = asArray(value.onlyPrincipals);
+    if (only.length > MAX_PRINCIPALS)
+      problem(
+        siteAt(site, 'onlyPrincipals'),
+        `onlyPrincipals of ${what} lists ${only.length} principals; at most ${MAX_PRINCIPALS}`,
+      );
     only.forEach((p, i) => {
       if (typeof p !== 'string') return; // the schema reports it
       const at = siteAt(site, 'onlyPrincipals', i);
@@ -180,6 +198,8 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
     });
 
     const token = asObject(value.token);
+    if (token && Object.keys(token).length > MAX_CLAIMS)
+      problem(siteAt(site, 'token'), `token of ${what} has ${Object.keys(token).length} claims; at most ${MAX_CLAIMS}`);
     if (token && value.never === true && !IDENTIFYING_CLAIMS.some((c) => Object.hasOwn(token, c))) {
       problem(
         siteAt(site, 'token'),

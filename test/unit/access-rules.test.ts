@@ -35,6 +35,16 @@ const problems = async (...rule: string[]) => {
 };
 
 describe('reading access rules', () => {
+  it('is bounded: at most 256 rules (a pull request writes them, every plan judges them)', async () => {
+    const many = Array.from({ length: 257 }, (_, i) => `    - {name: r${i}, role: owner, count: {max: 9}}`);
+    const { state, messages } = await problems(...many);
+    expect(state).toBeUndefined();
+    expect(messages).toEqual([
+      expect.stringMatching(/^m\.yaml:271:7: 257 access rules; at most 256 are judged on every plan/),
+    ]);
+    expect((await problems(...many.slice(0, 256))).messages).toEqual([]);
+  });
+
   it('reads the three forms of DESIGN §3 as written, with what each selects and where it is declared', async () => {
     const { state, messages } = await problems(
       '    - {name: only, capabilities: [role_bindings.create], onlyPrincipals: ["identity:release-bot", "idp:okta/group:platform-admins", "idp:okta/*", "email:a@acme.dev"]}',
