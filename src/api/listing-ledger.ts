@@ -1,0 +1,109 @@
+/**
+ * What one read of a listing has seen (uids, repeats, every `totalCount`, shifted offsets) and
+ * the bounds it holds the server to (DESIGN.md §4): items, pages and wall-clock time. A server
+ * that claims or serves more is a ListingBoundError naming the listing (see paginate.ts).
+ */
+import { UserError } from '../model/errors.js';
+import type { FetchPage, Page } from './paginate.js';
+
+/** How much one listing may hold and take (DESIGN.md §4); exceeding one is an error. */
+export interface ListBounds {
+  /** Items in one read of a listing, and the largest `totalCount` believed (default 1,000,000). */
+  maxItems: number;
+  /** Pages in one read of a listing (default 10,000). */
+  maxPages: number;
+  /** Wall-clock time for a whole listing, re-reads included (default 10 minutes). */
+  budgetMs: number;
+}
+
+export const DEFAULT_LIST_BOUNDS: Readonly<ListBounds> = { maxItems: 1_000_000, maxPages: 10_000, budgetMs: 10 * 60_000 };
+
+/** A listing went past one of its bounds: the server claims or serves more than is believable. */
+export class ListingBoundError extends UserError {
+  constructor(what: string, problem: string) {
+    super('LIST_BOUND_EXCEEDED', `${what}: ${problem}; the listing was abandoned (the bounds are the client options listBounds)`);
+  }
+}
+
+/** The bounds one read checks, and what names the listing in an error. */
+export interface ReadLimits {
+  bounds: ListBounds;
+  what: string;
+  /** `performance.now()` after which no page is requested any more. */
+  deadline: number;
+}
+
+/** The page fetcher of one read, with every bound checked before and after each page. */
+export function boundedFetch<T extends { uid: string }>(fetchPage: FetchPage<T>, opts: ReadLimits, ledger: ReadLedger<T>): FetchPage<T> {
+  const { bounds, what } = opts;
+  return async (request) => {
+    if (performance.now() > opts.deadline) {
+      throw new ListingBoundError(what, `it took longer than ${formatSeconds(bounds.budgetMs)} (${ledger.pages} pages, ${ledger.seen.size} items read)`);
+    }
+    if (ledger.pages >= bounds.maxPages) throw new ListingBoundError(what, `it went on past ${bounds.maxPages.toLocaleString('en-US')} pages`);
+    const page = await fetchPage(request);
+    if (page.totalCount !== undefined && page.totalCount > bounds.maxItems) {
+      throw new ListingBoundError(what, `the server says totalCount ${page.totalCount}, more than the ${bounds.maxItems.toLocaleString('en-US')} items a listing may hold`);
+    }
+    if (ledger.seen.size + page.items.length > bounds.maxItems && ledger.seen.size + countNew(page.items, ledger.seen) > bounds.maxItems) {
+      throw new ListingBoundError(what, `the server served more than ${bounds.maxItems.toLocaleString('en-US')} items`);
+    }
+    return page;
+  };
+}
+
+function countNew(items: readonly { uid: string }[], seen: ReadonlySet<string>): number {
+  let n = 0;
+  for (const item of items) if (!seen.has(item.uid)) n++;
+  return n;
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Tracks uids seen in one read, the first repeat, and every `totalCount` reported. */
+export class ReadLedger<T extends { uid: string }> {
+  readonly seen = new Set<string>();
+  firstRepeat: string | undefined;
+  readonly totals = new Set<number>();
+  /** The first place where a skip page did not continue where the page before it ended. */
+  shift: string | undefined;
+  pages = 0;
+
+  noteShift(offset: number, expected: string | undefined, found: string | undefined): void {
+    this.shift ??=
+      `the items before offset ${offset} changed while the listing was read ` +
+      `(expected ${expected ?? 'an item'} there, found ${found ?? 'none'}), so a page may have been skipped`;
+  }
+
+  /** Records a page and returns its items not seen before, in order. */
+  accept(page: Page<T>): T[] {
+    this.pages++;
+    if (page.totalCount !== undefined) this.totals.add(page.totalCount);
+    const fresh: T[] = [];
+    const items = page.items;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (this.seen.has(item.uid)) {
+        this.firstRepeat ??= item.uid;
+        continue;
+      }
+      this.seen.add(item.uid);
+      fresh.push(item);
+    }
+    return fresh;
+  }
+
+  /** Why this read is not a consistent snapshot, or undefined when it is. */
+  findProblem(): string | undefined {
+    if (this.firstRepeat !== undefined) {
+      return `uid ${this.firstRepeat} was returned twice (the listing restarted or shifted while it was read)`;
+    }
+    if (this.shift !== undefined) return this.shift;
+    if (this.totals.size > 1) return `totalCount changed while the listing was read (${[...this.totals].join(' → ')})`;
+    const [total] = this.totals;
+    if (total !== undefined && this.seen.size !== total) return `read ${this.seen.size} items but totalCount is ${total}`;
+    return undefined;
+  }
+}
