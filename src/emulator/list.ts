@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import type { ApiKind } from '../model/kinds.js';
 import { kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
-import { boundOf, sortKey, type ListFilter, type OrderField, type StoredResource } from './store.js';
+import { boundOf, sortKey, type ListFilter, type OrderField } from './list-order.js';
+import type { StoredResource } from './store.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 200;

@@ -14,6 +14,9 @@
 import type { ApiKind } from '../model/kinds.js';
 import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
 import { kindContract } from './contract.js';
+import { boundOf, type CachedList, compareKey, compareResources, isGlobal, type ListFilter, matches, type OrderField, sortKey } from './list-order.js';
+
+export { isWithin } from './list-order.js';
 
 /** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
 export interface ResourceData {
@@ -80,55 +83,6 @@ export interface StoredResource {
   data: ResourceData;
   /** Built-in roles: visible to every token, read-only, never persisted. */
   readonly builtin?: boolean;
-}
-
-export type OrderField = 'uid' | 'name' | 'createTime' | 'updateTime';
-
-/** List constraints; every one given must hold. */
-export interface ListFilter {
-  childrenOf?: string;
-  descendantsOf?: string;
-  name?: string;
-  /** Token scope: the group and its subtree, plus global resources (built-in roles). */
-  scope?: string;
-  artifactNames?: string[];
-  advisoryIds?: string[];
-}
-
-/** Resources every token sees and no `uidp.*` filter matches. */
-function isGlobal(r: StoredResource): boolean {
-  return r.builtin === true || (r.kind === 'advisory' && r.parent === null);
-}
-
-/** Whether `uid` is `scope` itself or below it. */
-export function isWithin(uid: string, scope: string): boolean {
-  return uid === scope || (uid.length > scope.length && uid.startsWith(scope) && uid[scope.length] === '/');
-}
-
-/** The value a list is ordered by (ties broken by uid). */
-export function sortKey(r: StoredResource, field: OrderField): string | number {
-  switch (field) {
-    case 'uid':
-      return r.uid;
-    case 'name':
-      return r.data.name ?? '';
-    case 'createTime':
-      return r.createMs;
-    case 'updateTime':
-      return r.updateMs;
-  }
-}
-
-/** Compares a (key, uid) pair with a resource under `field`, ascending. */
-function compareKey(key: string | number, uid: string, r: StoredResource, field: OrderField): number {
-  const other = sortKey(r, field);
-  if (key < other) return -1;
-  if (key > other) return 1;
-  return uid < r.uid ? -1 : uid > r.uid ? 1 : 0;
-}
-
-function compareResources(a: StoredResource, b: StoredResource, field: OrderField): number {
-  return compareKey(sortKey(a, field), a.uid, b, field);
 }
 
 /** The natural key among siblings of one kind, or null when the kind has none. */
@@ -450,39 +404,6 @@ export class Store {
     }
   }
 
-}
-
-interface CachedList {
-  filter: ListFilter;
-  field: OrderField;
-  /** Sorted ascending by (field, uid); always equal to a fresh query. */
-  items: StoredResource[];
-}
-
-/**
- * Binary search in items sorted ascending by (field, uid): the index of the first item not
- * below (key, uid), or with `after` the first item above it.
- */
-export function boundOf(items: readonly StoredResource[], key: string | number, uid: string, field: OrderField, after = false): number {
-  let lo = 0;
-  let hi = items.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const c = compareKey(key, uid, items[mid]!, field);
-    if (c > 0 || (after && c === 0)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function matches(r: StoredResource, f: ListFilter): boolean {
-  if (f.childrenOf !== undefined && r.parent !== f.childrenOf) return false;
-  if (f.descendantsOf !== undefined && (isGlobal(r) || !r.uid.startsWith(`${f.descendantsOf}/`))) return false;
-  if (f.name !== undefined && r.data.name !== f.name) return false;
-  if (f.scope !== undefined && !isGlobal(r) && !isWithin(r.uid, f.scope)) return false;
-  if (f.artifactNames !== undefined && !f.artifactNames.includes(r.data.artifactName ?? '')) return false;
-  if (f.advisoryIds !== undefined && !f.advisoryIds.includes(r.data.advisoryId ?? '')) return false;
-  return true;
 }
 
 /** A resource's natural key, as an ALREADY_EXISTS message names it. */

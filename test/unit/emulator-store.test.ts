@@ -1,7 +1,8 @@
 /** The emulator's indexed store: cached sorted lists stay equal to a fresh query through every change. */
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom, generateHex } from '../../src/emulator/prng.js';
-import { Store, type ListFilter, type OrderField, type StoredResource } from '../../src/emulator/store.js';
+import type { ListFilter, OrderField } from '../../src/emulator/list-order.js';
+import { Store, type StoredResource } from '../../src/emulator/store.js';
 
 const ROOT = 'a'.repeat(40);
 
