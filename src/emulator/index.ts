@@ -12,10 +12,11 @@ import { openDurableState, StateFileError, type DurableState } from './persist.j
 import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
 import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
-import { EmulatorService, replyBodyText, type ApiReply, type EmulatorToken } from './service.js';
+import { type ApiReply, type EmulatorToken, replyBodyText } from './exchange.js';
+import { EmulatorService } from './service.js';
 import { checkTokens } from './tokens.js';
 
-export type { EmulatorToken } from './service.js';
+export type { EmulatorToken } from './exchange.js';
 export type { FaultOptions } from './faults.js';
 export type {
   SeedDocument,
@@ -32,7 +33,7 @@ export type {
 } from './seed.js';
 export { SeedError } from './seed.js';
 export { readTokensFile } from './tokens.js';
-export { builtinRoleUid } from './service.js';
+export { builtinRoleUid } from './builtin-roles.js';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */

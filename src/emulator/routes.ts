@@ -6,7 +6,7 @@
 import type { ApiKind } from '../model/kinds.js';
 import { answerSchemaName, contractKinds, kindContract, parameterViolations } from './contract.js';
 import { invalidArgument, methodNotAllowed, type ApiFailure } from './failures.js';
-import type { ApiRequest } from './service.js';
+import type { ApiRequest } from './exchange.js';
 
 /** Which collection a path belongs to, and what follows it. */
 interface Route {

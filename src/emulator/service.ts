@@ -4,9 +4,9 @@
  * Faults, latency and the socket live in server.ts; this file is deterministic given its
  * clock and uid source.
  */
-import { createHash } from 'node:crypto';
 import type { ApiKind, Kind } from '../model/kinds.js';
-import { BUILTIN_ROLE_NAMES, BUILTIN_ROLES } from './builtin-roles.js';
+import { BUILTIN_ROLE_NAMES, builtinRoleResources, builtinRoleUid } from './builtin-roles.js';
+import { type Caller, checkBindingRefs, checkRoleRef, clashFailure, visible } from './caller-checks.js';
 import { answerViolations, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
@@ -23,68 +23,11 @@ import {
 import { parseListRequest, slicePage } from './list.js';
 import { generateHex, type Random } from './prng.js';
 import { RenderedJson, renderResource } from './render.js';
-import { describeNaturalKey, isWithin, Store, type ResourceData, type StoredResource } from './store.js';
+import { type ApiReply, type ApiRequest, type EmulatorToken, JsonText } from './exchange.js';
+import { describeNaturalKey, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 import { ACCEPT_INVITE_PATH, acceptInvite, checkInviteExpiration, hashInviteCode, newInviteCode } from './invites.js';
 import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, checkParameters, updateMaskOf, rejectQuery } from './routes.js';
-
-
-/** A bearer token the emulator accepts. */
-export interface EmulatorToken {
-  token: string;
-  /** `owner`: reads and writes; `viewer`: reads only (writes → 403, code 7). */
-  role: 'owner' | 'viewer';
-  /** Group uid: only that group and its subtree are visible or writable. */
-  scope?: string;
-}
-
-export interface ApiRequest {
-  method: string;
-  /** Percent-decoded path, without the query. */
-  path: string;
-  query: URLSearchParams;
-  /** Parsed JSON body, undefined when empty. */
-  body: unknown;
-  /** Value of the Authorization header, if any. */
-  authorization: string | undefined;
-  /** Injected fault: a List serves a short page (see FaultDecision.shortPage). */
-  shortPage?: number;
-}
-
-export interface ApiReply {
-  status: number;
-  /** JSON body; undefined → empty body (DELETE). */
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** True when the request changed state (persistence is scheduled). */
-  mutated?: boolean;
-  /** True when a List page was cut short by an injected fault. */
-  shortened?: boolean;
-}
-
-/** A reply body already written as JSON: a listing joined from its resources' rendered JSON. */
-export class JsonText {
-  constructor(readonly text: string) {}
-}
-
-/** A reply body as it is sent: its JSON text. */
-export function replyBodyText(body: unknown): string {
-  return body instanceof JsonText ? body.text : JSON.stringify(body);
-}
-
-/** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
-const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);
-
-
-/** The flat 40-hex uid of a built-in role: sha1 of its name, the same in every emulator. */
-export function builtinRoleUid(name: string): string {
-  return createHash('sha1').update(`platform-builtin-role:${name}`).digest('hex');
-}
-
-interface Caller {
-  role: 'owner' | 'viewer';
-  scope?: string;
-}
 
 export interface ServiceOptions {
   tokens: EmulatorToken[];
@@ -121,27 +64,11 @@ export class EmulatorService {
     this.checkAnswers = options.checkAnswers === true;
     this.plainResponses = options.plainResponses === true;
     this.rendered = new RenderedJson(this.store, this.plainResponses);
-    this.insertBuiltinRoles();
+    for (const role of builtinRoleResources()) this.store.insert(role);
   }
 
   now(): number {
     return this.clock();
-  }
-
-  private insertBuiltinRoles(): void {
-    for (const name of BUILTIN_ROLE_NAMES) {
-      const def = BUILTIN_ROLES[name]!;
-      this.store.insert({
-        kind: 'role',
-        uid: builtinRoleUid(name),
-        parent: null,
-        seq: 0,
-        createMs: BUILTIN_TIME_MS,
-        updateMs: BUILTIN_TIME_MS,
-        data: { name, description: def.description, capabilities: [...def.capabilities] },
-        builtin: true,
-      });
-    }
   }
 
   /** Built-in role name → uid. */
@@ -247,14 +174,10 @@ export class EmulatorService {
     return caller;
   }
 
-  private visible(caller: Caller, r: StoredResource): boolean {
-    return caller.scope === undefined || r.builtin === true || (r.kind === 'advisory' && r.parent === null) || isWithin(r.uid, caller.scope);
-  }
-
   /** A resource the caller can see, else 404 with ResourceInfo (outside a scope is "not there"). */
   private findVisible(caller: Caller, kind: ApiKind, uid: string): StoredResource {
     const r = this.store.get(kind, uid);
-    if (!r || !this.visible(caller, r)) throw notFound(kind, uid);
+    if (!r || !visible(caller, r)) throw notFound(kind, uid);
     return r;
   }
 
@@ -347,21 +270,21 @@ export class EmulatorService {
     const parentKind = kindContract(kind).parentKind;
     if (parentUid !== null) {
       const parent = this.store.get(parentKind, parentUid);
-      if (!parent || !this.visible(caller, parent))
+      if (!parent || !visible(caller, parent))
         throw notFound(parentKind, parentUid, `parent ${parentKind} ${parentUid} does not exist (or is not visible to this token)`);
     }
-    if (kind === 'roleBinding') this.checkBindingRefs(caller, parentUid!, data.identityUid!, data.roleUid!);
-    if (kind === 'identityProvider') this.checkRoleRef(caller, parentUid!, data.defaultRole!, 'defaultRole');
-    if (kind === 'groupInvite') this.checkRoleRef(caller, parentUid!, data.role!, 'role');
+    if (kind === 'roleBinding') checkBindingRefs(this.store, caller, parentUid!, data.identityUid!, data.roleUid!);
+    if (kind === 'identityProvider') checkRoleRef(this.store, caller, parentUid!, data.defaultRole!, 'defaultRole');
+    if (kind === 'groupInvite') checkRoleRef(this.store, caller, parentUid!, data.role!, 'role');
     if (kind === 'groupMapping') {
       // The role is given on the org (the only scope there is), from the provider's group.
       const orgUid = parentUid!.slice(0, 40);
       if (data.scope !== orgUid) throw invalidArgument([{ field: 'scope', description: `scope must be the org's root group ${orgUid} (the only scope allowed)` }]);
       const idp = this.store.get('identityProvider', parentUid!)!;
-      this.checkRoleRef(caller, idp.parent!, data.roleUid!, 'roleUid');
+      checkRoleRef(this.store, caller, idp.parent!, data.roleUid!, 'roleUid');
     }
     const clash = this.store.findSibling(kind, parentUid, data);
-    if (clash !== undefined) throw this.clashFailure(caller, kind, clash, describeNaturalKey(kind, data), parentUid);
+    if (clash !== undefined) throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, data), parentUid);
     const now = this.clock();
     const resource: StoredResource = {
       kind,
@@ -376,48 +299,11 @@ export class EmulatorService {
     return resource;
   }
 
-  /**
-   * ALREADY_EXISTS for a sibling with the same key. A sibling the token cannot see (outside its
-   * scope) is not named: the token learns that the name is taken, not the uid behind it.
-   */
-  private clashFailure(caller: Caller, kind: ApiKind, clashUid: string, key: string, parentUid: string | null) {
-    const sibling = this.store.get(kind, clashUid);
-    if (sibling && this.visible(caller, sibling)) return alreadyExists(kind, clashUid, `${key} already exists under ${parentUid ?? 'the root'} (uid ${clashUid})`);
-    return alreadyExists(kind, '', `a sibling with this ${kind === 'subscription' ? 'sink' : 'name'} already exists`);
-  }
-
   private newUid(parentUid: string | null): string {
     for (;;) {
       const uid = parentUid === null ? generateHex(40, this.random) : `${parentUid}/${generateHex(16, this.random)}`;
       if (!this.store.hasUid(uid)) return uid;
     }
-  }
-
-  /** A role a resource of `groupUid` references: visible, and built-in or custom in the group or an ancestor. */
-  private checkRoleRef(caller: Caller, groupUid: string, roleUid: string, field: string): void {
-    const role = this.store.get('role', roleUid);
-    if (!role || !this.visible(caller, role)) throw invalidArgument([{ field, description: `role ${roleUid} does not exist (or is not visible to this token)` }]);
-    if (!role.builtin && !isWithin(groupUid, role.parent!)) {
-      throw invalidArgument([{ field, description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; use a built-in role or a custom role of this group or its ancestors` }]);
-    }
-  }
-
-  /** A binding's identity must be visible; its role built-in or custom in the group or an ancestor. */
-  private checkBindingRefs(caller: Caller, groupUid: string, identityUid: string, roleUid: string): void {
-    const violations = [];
-    const identity = this.store.get('identity', identityUid);
-    if (!identity || !this.visible(caller, identity))
-      violations.push({ field: 'identityUid', description: `identity ${identityUid} does not exist (or is not visible to this token)` });
-    const role = this.store.get('role', roleUid);
-    if (!role || !this.visible(caller, role)) {
-      violations.push({ field: 'roleUid', description: `role ${roleUid} does not exist (or is not visible to this token)` });
-    } else if (!role.builtin && !isWithin(groupUid, role.parent!)) {
-      violations.push({
-        field: 'roleUid',
-        description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; a binding on group ${groupUid} may use built-in roles or custom roles of that group or its ancestors`,
-      });
-    }
-    if (violations.length > 0) throw invalidArgument(violations);
   }
 
   private patch(caller: Caller, kind: ApiKind, uid: string, req: ApiRequest): ApiReply {
@@ -428,7 +314,7 @@ export class EmulatorService {
     const nested = expandNestedMask(kind as Kind, mask, req.body, r.data);
     const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
     if (kind === 'identityProvider') {
-      if (change.defaultRole !== undefined) this.checkRoleRef(caller, r.parent!, change.defaultRole, 'defaultRole');
+      if (change.defaultRole !== undefined) checkRoleRef(this.store, caller, r.parent!, change.defaultRole, 'defaultRole');
       // The stored secret is kept unless the mask names oidc.clientSecret.
       if (change.oidc !== undefined || clientSecret !== undefined) {
         const { clientSecret: _given, ...oidc } = change.oidc ?? r.data.oidc ?? { issuer: '', clientId: '' };
@@ -436,9 +322,9 @@ export class EmulatorService {
       }
     }
     const merged: ResourceData = { ...r.data, ...change };
-    if (kind === 'roleBinding' && change.roleUid !== undefined) this.checkBindingRefs(caller, r.parent!, r.data.identityUid!, change.roleUid);
+    if (kind === 'roleBinding' && change.roleUid !== undefined) checkBindingRefs(this.store, caller, r.parent!, r.data.identityUid!, change.roleUid);
     const clash = this.store.findSibling(kind, r.parent, merged);
-    if (clash !== undefined && clash !== r.uid) throw this.clashFailure(caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
+    if (clash !== undefined && clash !== r.uid) throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
     const mutated = changes(r.data, change);
     if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
     return { status: 200, body: this.render(r), mutated };

@@ -16,8 +16,6 @@ import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-rela
 import { kindContract } from './contract.js';
 import { boundOf, type CachedList, compareKey, compareResources, isGlobal, type ListFilter, matches, type OrderField, sortKey } from './list-order.js';
 
-export { isWithin } from './list-order.js';
-
 /** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
 export interface ResourceData {
   name?: string;

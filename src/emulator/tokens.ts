@@ -6,7 +6,7 @@
 import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
 import { lazyRequire } from '../util/lazy-require.js';
 import { UserError } from '../model/errors.js';
-import type { EmulatorToken } from './service.js';
+import type { EmulatorToken } from './exchange.js';
 
 /** The CLI loads this module to read options; yaml only when there is a tokens file. */
 const yaml = lazyRequire<typeof import('yaml')>('yaml');

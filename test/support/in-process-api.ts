@@ -10,7 +10,8 @@ import { createClient, type ClientOptions } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import { applySeed, type SeedDocument, type SeedResult } from '../../src/emulator/seed.js';
-import { EmulatorService, replyBodyText, type ApiReply, type ApiRequest } from '../../src/emulator/service.js';
+import { type ApiReply, type ApiRequest, replyBodyText } from '../../src/emulator/exchange.js';
+import { EmulatorService } from '../../src/emulator/service.js';
 import { invalidArgument, permissionDenied } from '../../src/emulator/failures.js';
 
 export const IN_PROCESS_TOKEN = 'in-process-owner-token';

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ABORTED, apply, TOKEN_REFUSED, type ApplyEvent } from '../../src/apply/index.js';
 import type { ApiClient } from '../../src/api/types.js';
-import { builtinRoleUid } from '../../src/emulator/service.js';
+import { builtinRoleUid } from '../../src/emulator/builtin-roles.js';
 import type { Kind } from '../../src/model/kinds.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
 import { createInProcessApi, invalidArgumentReply, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';

@@ -4,7 +4,8 @@
  * the schema and what is wrong, never served as if it were right.
  */
 import { describe, expect, it } from 'vitest';
-import { EmulatorService, replyBodyText } from '../../src/emulator/service.js';
+import { replyBodyText } from '../../src/emulator/exchange.js';
+import { EmulatorService } from '../../src/emulator/service.js';
 
 const TOKEN = 'answers-owner-token';
 const service = (checkAnswers: boolean) => new EmulatorService({ tokens: [{ token: TOKEN, role: 'owner' }], clock: () => Date.UTC(2026, 10, 26), pageTokenTtlMs: 60_000, checkAnswers });

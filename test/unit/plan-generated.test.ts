@@ -21,7 +21,7 @@ import { assertSafe, plan } from '../../src/plan/index.js';
 import { buildStepGraph } from '../../src/apply/graph.js';
 import { normaliseBinding, buildReferenceLookup } from '../../src/plan/references.js';
 import { apply } from '../../src/apply/index.js';
-import { builtinRoleUid } from '../../src/emulator/service.js';
+import { builtinRoleUid } from '../../src/emulator/builtin-roles.js';
 import { readLiveState } from '../../src/live/index.js';
 import { BUILTIN_ROLE_NAMES } from '../../src/model/kinds.js';
 import { desiredState, r, type Shape } from './plan-builders.js';
