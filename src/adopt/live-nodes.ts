@@ -5,7 +5,7 @@
  * secret as a `{fromEnv: …}` reference with a comment, never a value; people as `members` lines.
  */
 import { Document, isScalar, type Node, type Scalar, type YAMLMap } from 'yaml';
-import { flowWhenShort, itemFields, writeBinding } from '../export/export-manifests.js';
+import { flowWhenShort, itemFields, writeBinding } from '../export/written-items.js';
 import type { RoleKey } from '../model/address.js';
 import { referenceText } from '../model/address.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';

@@ -11,9 +11,9 @@
 import { planMembers } from '../plan/phases/members.js';
 import { asciiLower } from '../model/email.js';
 import { createHash } from 'node:crypto';
-import { Document, isMap, isPair, isScalar, isSeq, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { ORG_ADDRESS, parentPath, pathDepth, referenceText, type IdentityKey, type RoleKey } from '../model/address.js';
-import { copyValue, type KindDescriptor } from '../model/kind-descriptor.js';
+import { Document, isMap, isScalar, type Node, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { ORG_ADDRESS, referenceText, type RoleKey } from '../model/address.js';
+import type { KindDescriptor } from '../model/kind-descriptor.js';
 import { MANIFEST_API_VERSION } from '../manifest/schema.js';
 import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
@@ -22,6 +22,7 @@ import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
 import { capabilitiesHeld, declaringGroupPath, descriptorOf, DESCRIPTORS, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
+import { flowWhenShort, itemFields, writeBinding } from './written-items.js';
 
 /** One manifest file: a path relative to the output directory, and its whole text. */
 export interface ExportedFile {
@@ -301,27 +302,6 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
   return seq;
 }
 
-/** One item's fields as a manifest writes them (secrets as references, roles as names). */
-export function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
-  const have = r.fields as unknown as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const spec of descriptor.fields) {
-    const value = have[spec.name];
-    if (value === undefined) continue;
-    // An empty set is what an absent one means (bundles: every repo has none): not written.
-    if (spec.type === 'stringSet' && Array.isArray(value) && value.length === 0) continue;
-    if (spec.type === 'roleRef') {
-      // A role as a manifest names one; a role outside the org cannot be named: left unmanaged.
-      const key = value as RoleKey;
-      if ('builtin' in key) out[spec.name] = key.builtin;
-      else if ('path' in key) out[spec.name] = referenceInOrg(r.groupPath, key.path);
-    } else out[spec.name] = spec.manifestForm ? spec.manifestForm(copyValue(value)) : copyValue(value);
-  }
-  // The API never returns a secret: written as the reference a manifest must use.
-  for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path, descriptor.secretPaths?.length ?? 1) });
-  return out;
-}
-
 function writeBindings(doc: Document, path: string, bindings: readonly LiveResource[]): YAMLSeq {
   const written = (bindings as LiveOf<'roleBinding'>[]).map((b) => writeBinding(path, b.fields.identity, b.fields.role));
   written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
@@ -335,44 +315,6 @@ function writeBindings(doc: Document, path: string, bindings: readonly LiveResou
     }
   });
   return seq;
-}
-
-export interface WrittenBinding {
-  fields: Record<string, string>;
-  /** Trailing comments by field name. */
-  comments: Record<string, string>;
-  sortKey: string;
-}
-
-/**
- * A role binding as a manifest writes it: a sibling by bare name, anything else in the org by
- * `/path` from the root, anything outside the org by `identityUid:`/`roleUid:` with a comment.
- */
-export function writeBinding(groupPath: string, identity: IdentityKey, role: RoleKey): WrittenBinding {
-  const fields: Record<string, string> = {};
-  const comments: Record<string, string> = {};
-  if ('uid' in identity) {
-    fields.identityUid = identity.uid;
-    comments.identityUid = 'an identity outside this org (a person?): referenced, not managed';
-  } else {
-    fields.identity = referenceInOrg(groupPath, identity.path);
-  }
-  if ('builtin' in role) {
-    fields.role = role.builtin;
-  } else if ('uid' in role) {
-    fields.roleUid = role.uid;
-    comments.roleUid = 'a custom role outside this org: referenced, not managed';
-  } else {
-    fields.role = referenceInOrg(groupPath, role.path);
-  }
-  const sortKey = `${fields.identity ?? `~${fields.identityUid}`}\u0000${fields.role ?? `~${fields.roleUid}`}`;
-  return { fields, comments, sortKey };
-}
-
-/** Bare name for a sibling of the binding's group, `/path` from the org root otherwise. */
-function referenceInOrg(groupPath: string, path: string): string {
-  const isSibling = parentPath(path) === groupPath && pathDepth(path) === pathDepth(groupPath) + 1;
-  return isSibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`;
 }
 
 const GROUP = descriptorOf('group');
@@ -440,51 +382,13 @@ function forEachMap(seq: YAMLSeq, fn: (m: YAMLMap) => void): void {
   for (const item of seq.items) if (isMap(item)) fn(item);
 }
 
-/**
- * Longest object or list written on one line (`claimMatch: { issuer: …, subject: … }`); a longer
- * one (an identity provider's oidc) is a block of its own lines, never a flow mapping folded over
- * several — with its short members on one line each (`clientSecret: { fromEnv: … }`).
- */
-const FLOW_MAX = 110;
-
 function setFlow(m: YAMLMap, key: string): void {
   const node = m.get(key, true) as Node | undefined;
   if (node) flowWhenShort(node);
 }
 
-export function flowWhenShort(node: Node): void {
-  if (!isMap(node) && !isSeq(node)) return;
-  const short = JSON.stringify(node.toJSON()).length <= FLOW_MAX;
-  node.flow = short;
-  if (short) return;
-  for (const item of node.items) {
-    const value = isPair(item) ? item.value : item;
-    if (value && typeof value === 'object') flowWhenShort(value as Node);
-  }
-}
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/**
- * `okta` → `PLATFORM_SYNC_SECRET_OKTA`: the variable an exported secret reference names (DESIGN.md
- * §4), the only kind of variable a manifest may name; the field is added when a kind has several.
- */
-function secretVariable(name: string, path: string, secretPaths: number): string {
-  const last = path.slice(path.lastIndexOf('.') + 1).replace(/([a-z])([A-Z])/g, '$1_$2');
-  const suffix = secretPaths > 1 ? `_${last}` : '';
-  return `PLATFORM_SYNC_SECRET_${name}${suffix}`.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
-}
-
-function setAtPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let holder = target;
-  for (const part of parts.slice(0, -1)) {
-    if (typeof holder[part] !== 'object' || holder[part] === null) holder[part] = {};
-    holder = holder[part] as Record<string, unknown>;
-  }
-  holder[parts[parts.length - 1]!] = value;
 }
 
 /** Paths of the object keys under `value` that a manifest may not hold (FORBIDDEN_KEYS). */
