@@ -12,15 +12,7 @@ import { exchange, ResponseTooLargeError } from './exchange.js';
 import { Preconnector } from './preconnect.js';
 import { ApiError, GRPC_CODES, type ErrorDetail } from './errors.js';
 import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
-import {
-  AttemptFailedError,
-  isOutcomeUnknownStatus,
-  isRetryableStatus,
-  parseRetryAfter,
-  resolveRetryPolicy,
-  runWithRetry,
-  type RetryPolicy,
-} from './retry.js';
+import { AttemptFailedError, resolveRetryPolicy, runWithRetry, type RetryPolicy } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from '../io/redact.js';
 import { RequestThrottle, type Clock } from './throttle.js';
@@ -31,10 +23,11 @@ import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
 import type { SubResource } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
-import { readBodyText, UnsupportedEncodingError, describeLocation, uidPath, buildQueryString, grpcCodeForStatus, parseErrorBody, describeCreate, parseTotalCount, describeList } from './wire.js';
+import { readBodyText, UnsupportedEncodingError, uidPath, buildQueryString, describeCreate, describeList } from './wire.js';
 export type { ClientOptions, ClientRetryEvent } from './client-options.js';
 import { type ClientOptions, DEFAULT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_CONNECTIONS, KEEP_ALIVE_MS, DEFAULT_MAX_RESPONSE_BYTES } from './client-options.js';
 import { CLOSED_CODES, classifyTransportError, createCloseController } from './transport.js';
+import { judgeAnswer, pageOfEnvelope } from './answers.js';
 
 const REAL_CLOCK: Clock = {
   now: () => performance.now(),
@@ -205,44 +198,7 @@ class HttpApiClient implements ApiClient {
       clearTimeout(timer);
     }
     emit(status);
-    const malformed = (reason: string, cause?: unknown): AttemptFailedError =>
-      new AttemptFailedError({
-        retryable: false,
-        outcomeUnknown: false,
-        reason,
-        error: this.makeError(req, target, status, GRPC_CODES.INTERNAL.code, reason, [], cause),
-      });
-    if (status >= 300 && status < 400) {
-      // Never followed: the token must not travel to wherever a proxy points.
-      const to = typeof location === 'string' && location !== '' ? ` to ${describeLocation(location)}` : ' without a location';
-      throw malformed(`the API answered with a redirect (HTTP ${status})${to}, which platform-sync does not follow; check the base URL`);
-    }
-    if (status < 300) {
-      // Only a DELETE answers with nothing; anything else must be the JSON object the endpoint defines.
-      if (text.trim() === '') {
-        if (req.method === 'DELETE') return {};
-        throw malformed(`the response body is empty (HTTP ${status}), where the API sends a JSON object`);
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (err) {
-        const looksLikeHtml = /^\s*</.test(text);
-        throw malformed(`the response body is not JSON${looksLikeHtml ? ' (it looks like an HTML page: a proxy or a wrong base URL?)' : ''}`, err);
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('the response body is not a JSON object');
-      return parsed;
-    }
-    const body = parseErrorBody(text);
-    const reason = body?.message || `HTTP ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''}`;
-    throw new AttemptFailedError({
-      retryable: isRetryableStatus(status),
-      outcomeUnknown: isOutcomeUnknownStatus(status),
-      ...(status === 429 ? { sort: 'rateLimited' as const } : {}),
-      retryAfterMs: parseRetryAfter(retryAfter),
-      reason: `HTTP ${status}`,
-      error: this.makeError(req, target, status, body?.code ?? grpcCodeForStatus(status), reason, body?.details ?? []),
-    });
+    return judgeAnswer(req.method, { status, text, location, retryAfter }, (code, reason, details, cause) => this.makeError(req, target, status, code, reason, details, cause));
   }
 
   /** The error of a request that close() ended before it was answered. */
@@ -339,40 +295,9 @@ class HttpApiClient implements ApiClient {
         resource,
         onAttempt,
       });
-      let items = envelope[info.plural];
-      // Items the API gives no uid (acceptances of terms) are named by the kind's own rule.
-      const uidOf = KIND_INFO[kind as Kind]?.uidOf;
-      if (uidOf && Array.isArray(items) && query.under !== undefined) {
-        const under = query.under;
-        items = items.map((i) => (typeof i === 'object' && i !== null && !Array.isArray(i) ? { ...i, uid: uidOf(i as Record<string, unknown>, under) } : i));
-      }
-      if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
-        throw new ApiError({
-          method: 'GET',
-          path: info.collection,
-          status: 200,
-          grpcCode: GRPC_CODES.INTERNAL.code,
-          reason: `the list envelope has no array "${info.plural}" of objects with a uid`,
-          resource: this.redact(resource),
-        });
-      }
-      const totalCount = parseTotalCount(envelope.totalCount);
-      if (totalCount === null) {
-        throw new ApiError({
-          method: 'GET',
-          path: info.collection,
-          status: 200,
-          grpcCode: GRPC_CODES.INTERNAL.code,
-          reason: `the list envelope's totalCount ${JSON.stringify(envelope.totalCount).slice(0, 40)} is not a count`,
-          resource: this.redact(resource),
-        });
-      }
-      const token = envelope.nextPageToken;
-      return {
-        items: items as T[],
-        totalCount,
-        nextPageToken: typeof token === 'string' && token !== '' ? token : undefined,
-      };
+      return pageOfEnvelope<T>(kind, query.under, envelope, (reason) =>
+        new ApiError({ method: 'GET', path: info.collection, status: 200, grpcCode: GRPC_CODES.INTERNAL.code, reason, resource: this.redact(resource) }),
+      );
     };
   }
 
