@@ -12,7 +12,8 @@ import { openDurableState, type DurableState } from './persist.js';
 import { StateFileError } from './state-snapshot.js';
 import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
 import { createSeededRandom } from './prng.js';
-import { applySeed, readSeedFile, type SeedDocument, type SeedResult } from './seed.js';
+import { applySeed } from './seed.js';
+import { readSeedFile, type SeedDocument, type SeedResult } from './seed-document.js';
 import { type ApiReply, type EmulatorToken, replyBodyText } from './exchange.js';
 import { EmulatorService } from './service.js';
 import { checkTokens } from './tokens.js';
@@ -31,8 +32,8 @@ export type {
   SeedSubscription,
   SeedRoleBinding,
   SeedAdvisory,
-} from './seed.js';
-export { SeedError } from './seed.js';
+} from './seed-document.js';
+export { SeedError } from './seed-document.js';
 export { readTokensFile } from './tokens.js';
 export { builtinRoleUid } from './builtin-roles.js';
 
