@@ -163,7 +163,7 @@ class Adoption {
     if (!r || !liveR || !site || !isMap(site.node)) return this.leave(step, 'changed', 'its declaration was not found in the files');
     const descriptor = descriptorOf(r.kind) as KindDescriptor;
     const map = site.node;
-    const written = r.kind === IDENTITY_GRANT_KIND ? bindingFields(liveR) : this.liveFields(descriptor, liveR);
+    const written = r.kind === IDENTITY_GRANT_KIND ? bindingFields(liveR) : this.liveFields(liveR);
     const fields: string[] = [];
     for (const spec of descriptor.fields) {
       const api = spec.apiName ?? spec.name;
@@ -198,9 +198,8 @@ class Adoption {
     this.items.push({ category: 'changed', kind: r.kind, address: r.address, action: 'changed', file: site.file.file, fields: said });
   }
 
-  private liveFields(descriptor: KindDescriptor, r: LiveResource): Record<string, unknown> {
+  private liveFields(r: LiveResource): Record<string, unknown> {
     return (liveItemNode(this.scratch, r) as YAMLMap).toJSON() as Record<string, unknown>;
-    void descriptor;
   }
 
   /** Declared, missing live (deleted by hand): its item removed — every map describing it, for a group. */

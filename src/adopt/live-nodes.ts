@@ -4,7 +4,7 @@
  * the style of the export — short objects and sets on one line, markdown as a block literal, a
  * secret as a `{fromEnv: …}` reference with a comment, never a value; people as `members` lines.
  */
-import { Document, isScalar, type Node, type Scalar, type YAMLMap } from 'yaml';
+import { type Document, isScalar, type Node, type Scalar, type YAMLMap } from 'yaml';
 import { flowWhenShort, itemFields, writeBinding } from '../export/written-items.js';
 import type { RoleKey } from '../model/address.js';
 import { referenceText } from '../model/address.js';

@@ -60,7 +60,7 @@ function walkGroup(f: EditableFile, site: Site, path: string, index: ManifestInd
 }
 
 function walkNodes(f: EditableFile, node: Node | null, holder: Omit<Site, 'file' | 'node'>, index: ManifestIndex): void {
-  if (!node || !node.range) return;
+  if (!node?.range) return;
   index.at.set(`${f.file}:${positionKey(f, node)}`, { file: f, node, ...holder });
   if (isMap(node)) {
     for (const p of node.items) if (p.value) walkNodes(f, p.value as Node, { pair: p as Pair<Node, Node | null>, map: node }, index);

@@ -183,7 +183,7 @@ export function insertPair(f: EditableFile, map: YAMLMap, key: string, value: No
     for (let prev = lineStart(f.text, at - 1); at > 0 && /^\s*#/.test(f.text.slice(prev, at)); prev = lineStart(f.text, prev - 1)) at = prev;
   } else {
     const last = map.items.at(-1);
-    at = lineEndAfter(f.text, (last?.value as Node | null)?.range?.[1] ?? (last?.key as Node).range![1]);
+    at = lineEndAfter(f.text, (last!.value as Node | null)?.range?.[1] ?? (last!.key as Node).range![1]);
   }
   const doc = new Document();
   const holder = doc.createNode({}) as YAMLMap;

@@ -5,7 +5,7 @@
  * order, quoting, flow or block style, blank lines, anchors) stays as it was. A file is never
  * re-dumped: only a new item or pair is printed, by `yaml`, and indented to where it goes.
  */
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument, visit } from 'yaml';
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument, visit } from 'yaml';
 import type { Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { UserError } from '../model/errors.js';
 

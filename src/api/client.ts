@@ -11,7 +11,7 @@ import { Pool } from './undici-pool.js';
 import { exchange, ResponseTooLargeError } from './exchange.js';
 import { Preconnector } from './preconnect.js';
 import { ApiError, GRPC_CODES, type ErrorDetail } from './errors.js';
-import type { ApiClient, ApiObject, ListQuery, ListResult, RequestEvent } from './types.js';
+import type { ApiClient, ApiObject, ListQuery, ListResult, } from './types.js';
 import { AttemptFailedError, resolveRetryPolicy, runWithRetry, type RetryPolicy } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from '../io/redact.js';

@@ -9,7 +9,7 @@
  * a value); `apply` reads them all before it prints anything, so each is redacted everywhere.
  */
 import { setAtPath } from '../model/field-path.js';
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync, type Stats, statSync } from 'node:fs';
 import { FileReadError, inside, readTextSyncBounded } from '../io/read-file.js';
 import { resolve } from 'node:path';
 import { UserError } from '../model/errors.js';
@@ -122,7 +122,7 @@ export function checkSecretAvailable(ref: SecretRef, sources: SecretSources): vo
     return;
   }
   const real = locateSecretFile(ref, sources.secretsDir);
-  let stat;
+  let stat: Stats;
   try {
     stat = statSync(real);
   } catch (err) {

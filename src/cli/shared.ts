@@ -17,7 +17,6 @@ import { EMBEDDED_STATE_PATH, embeddedOrgNotVisible, startEmbeddedEmulator } fro
 import type { ApiClient } from '../api/types.js';
 import { OrgNotVisibleError, UserError } from '../model/errors.js';
 import type { PlanningOptions } from '../pipeline.js';
-import type { Output } from './output.js';
 import type { CliContext } from './context.js';
 import { parseByteCount, parseSeconds } from './parse-options.js';
 

@@ -10,7 +10,7 @@ import { ApiFailure } from './failures.js';
 import type { EmulatorService } from './service.js';
 import type { BadRequestDetail } from '../api/errors.js';
 import { checkSeedField, TERMS_DOCUMENT_ID, validateCreate } from './validate.js';
-import type { ResourceData } from './store.js';
+import type { ResourceData, StoredResource } from './store.js';
 import { EMAIL as SEED_EMAIL, hashInviteCode } from './invites.js';
 import { KEYS, SeedError, type SeedResult, type SeedRoleBinding } from './seed-document.js';
 import { RELATIONSHIPS } from './relationships.js';
@@ -313,7 +313,7 @@ export function applySeed(service: EmulatorService, doc: unknown, source = '(in-
     const parentUid = ins.parentKey === null ? null : uidOf(ins.parentKey);
     let data = ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
     if (ins.roleField) data = { ...data, [ins.roleField]: uidOf(ins.roleKey!), ...(ins.scopeKey ? { scope: uidOf(ins.scopeKey) } : {}) };
-    let created;
+    let created: StoredResource;
     try {
       created = service.createResource(ins.kind, parentUid, data, undefined, ins.uidIsParent ? (parentUid ?? undefined) : ins.uid);
     } catch (err) {

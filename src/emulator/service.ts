@@ -10,7 +10,6 @@ import { type Caller, checkBindingRefs, checkRoleRef, clashFailure, visible } fr
 import { answerViolations, kindContract, openApiText } from './contract.js';
 import {
   ApiFailure,
-  alreadyExists,
   errorDomainFor,
   invalidArgument,
   notFound,

@@ -7,7 +7,7 @@
  */
 import { FIELD_DECLARATIONS, MEMBER_DECLARATION } from '../model/kinds/declarations.js';
 import { CAPABILITY_NAME_PATTERN_SOURCE, describeName, NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
-import { descriptorOf, DESCRIPTORS, KINDS, PRUNE_KEYS } from '../model/kinds.js';
+import { descriptorOf, DESCRIPTORS, PRUNE_KEYS } from '../model/kinds.js';
 import { MANIFEST_DOCUMENTATION, type Documentation } from './manifest-documentation.js';
 import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
 

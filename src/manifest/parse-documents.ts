@@ -3,7 +3,7 @@
  * about YAML itself (syntax, tabs, duplicate keys, aliases, dangerous keys, empty documents);
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
-import type { Document, Pair, YAMLError } from 'yaml';
+import type { Document, Pair, } from 'yaml';
 import { readPlainYaml } from './fast-yaml.js';
 import type { PlainLines } from './plain-shape.js';
 import { PlainPositions } from './plain-positions.js';

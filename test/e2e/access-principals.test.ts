@@ -93,7 +93,7 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     expect(after.code, after.stdout).toBe(0);
     const who = await cli(['access', file(), '--scope', 'org', '--capability', 'groups.delete']);
     expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toMatch(/identity:mallory\S*  \(roleBinding:mallory\S*=owner, role owner, on org/);
+    expect(who.stdout).toMatch(/identity:mallory\S* {2}\(roleBinding:mallory\S*=owner, role owner, on org/);
     const her = await cli(['access', file(), '--email', 'MALLORY@evil.example', '--capability', 'groups.delete']);
     expect(her.code, her.stderr).toBe(0);
     expect(her.stdout).toContain('org and 1 group below: groups.delete');

@@ -104,7 +104,7 @@ describe('access changes and platform-sync access', () => {
       const live = await readLiveState(client, { org: { name: 'acme' } });
       const engineering = live.resources.find((r) => r.address === 'group:engineering')!;
       const ci = live.resources.find((r) => r.address === 'identity:engineering/ci-bot')!;
-      await client.create('roleBinding', engineering.uid, { identityUid: ci.uid, roleUid: live.builtinRoles['owner'] });
+      await client.create('roleBinding', engineering.uid, { identityUid: ci.uid, roleUid: live.builtinRoles.owner });
     } finally {
       await client.close();
     }

@@ -87,7 +87,7 @@ describe('platform-sync apply', () => {
       org,
       readFileSync(org, 'utf8')
         .replace('protect: ["identity:release-bot"]', 'protect: ["identity:release-bot", "repo:base-images"]')
-        .replace(/    - name: base-images[\s\S]*?(?=  subscriptions:)/, ''),
+        .replace(/ {4}- name: base-images[\s\S]*?(?= {2}subscriptions:)/, ''),
     );
     emulator.clearRequestLog();
     const run = await runCli(['apply', manifests, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });

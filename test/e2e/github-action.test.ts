@@ -6,14 +6,13 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readDoc } from '../support/docs.js';
 import { startRewritingProxy } from '../support/rewriting-proxy.js';
 import { parse } from 'yaml';
 import { COMMENT_MARKER } from '../../src/action/github-api.js';
 import { splitArgs } from '../../src/action/run.js';
 import { FakeGitHub, runStep, useActionSuite } from '../support/action-step.js';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ACME, applyManifests, makeTempDir, openClient, REPO_ROOT, runCli } from './cli-harness.js';
 
 type Step = { name?: string; id?: string; uses?: string; run?: string; env?: Record<string, string>; with?: Record<string, unknown>; if?: string };

@@ -283,7 +283,7 @@ describe('the size of a manifest set', () => {
     const dir = join(suite.dir, 'many');
     mkdirSync(dir);
     const doc = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${Array.from({ length: 50 }, (_, i) => `    - {name: r${i}, description: "${'x'.repeat(100)}"}`).join('\n')}\n`;
-    for (let i = 0; i < 4; i++) writeFileSync(join(dir, `part-${i}.yaml`), doc.replace('repos:', i === 0 ? 'repos:' : 'groups:\n    - name: g' + i + '\n      repos:').replace(/\n    - \{name/g, i === 0 ? '\n    - {name' : '\n        - {name'));
+    for (let i = 0; i < 4; i++) writeFileSync(join(dir, `part-${i}.yaml`), doc.replace('repos:', i === 0 ? 'repos:' : 'groups:\n    - name: g' + i + '\n      repos:').replace(/\n {4}- \{name/g, i === 0 ? '\n    - {name' : '\n        - {name'));
     const limit = String(doc.length * 2);
     const validate = await runCli(['validate', dir, '--max-manifest-bytes', limit]);
     expect(validate.code).toBe(1);

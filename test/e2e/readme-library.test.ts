@@ -4,7 +4,7 @@
  * in `io.cwd`, a refused plan never says "No changes", a missing org is missing drift,
  * `exportOrg` takes `{name}`, the JSON views are strings, `readTokensFile` is exported.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as lib from '../../src/index.js';

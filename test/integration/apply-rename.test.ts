@@ -32,7 +32,7 @@ const BEFORE = `${HEAD}  roleBindings:
           identities: [{name: migrator}]
 `;
 /** The same org with group backend renamed to services (and, in the second step, ci to ci-bot). */
-function after(identityRename: boolean): string {
+function afterRename(identityRename: boolean): string {
   const ci = identityRename ? '{name: ci-bot, renamedFrom: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}' : '{name: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}';
   const ciRef = identityRename ? 'ci-bot' : 'ci';
   return `${HEAD}  roleBindings:
@@ -90,7 +90,7 @@ afterAll(async () => {
 describe('a rename in place', () => {
   it('renames a group with everything beneath it by exactly one PATCH: no DELETE, no POST, every uid kept, and re-plan is empty', async () => {
     const before = await uidsByName();
-    const path = manifest('after.yaml', after(false));
+    const path = manifest('after.yaml', afterRename(false));
     const { plan } = await planManifests(client, [path]);
     expect(plan.refusals).toEqual([]);
     expect(plan.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['update group:services']);
@@ -106,7 +106,7 @@ describe('a rename in place', () => {
   });
 
   it('finishes on a re-run after an apply interrupted between two renames', async () => {
-    const path = manifest('after-2.yaml', after(true));
+    const path = manifest('after-2.yaml', afterRename(true));
     // Back to the start: rename services back to backend by hand, so both renames are due.
     const uid = (await uidsByName()).get('group:services')!;
     await client.update('group', uid, { name: 'backend' }, ['name']);

@@ -4,7 +4,7 @@
  * body. Each must be a clear error naming what was wrong (never an empty result that makes an
  * org look absent), and the token must appear in none of them.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/errors.js';

@@ -123,8 +123,8 @@ describe('readLiveState', () => {
       ].sort(),
     );
 
-    expect(live.org).toEqual({ uid: r['org']!.uid, name: 'acme' });
-    expect(r['org']).toMatchObject({ kind: 'group', groupPath: '', parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme Corp' } });
+    expect(live.org).toEqual({ uid: r.org!.uid, name: 'acme' });
+    expect(r.org).toMatchObject({ kind: 'group', groupPath: '', parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme Corp' } });
     expect(r['group:engineering/platform']).toMatchObject({ groupPath: 'engineering/platform', parentAddress: 'group:engineering', uid: platformUid, parentUid: r['group:engineering']!.uid });
     expect(r['identity:release-bot']).toMatchObject({ groupPath: '', parentAddress: 'org', fields: { name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM } });
     expect(r['role:release-manager']!.fields).toEqual({ name: 'release-manager', description: 'Releases', capabilities: ['repo.list', 'tag.create'] });

@@ -55,7 +55,7 @@ describe('buildLiveResources', () => {
       fields: { name: '1.0', digest: 'sha256:ab', deprecated: true },
     });
     expect(byAddress[`roleBinding:engineering/platform/uid:${OUTSIDE_ID}=viewer`]!.fields).toEqual({ identity: { uid: OUTSIDE_ID }, role: { builtin: 'viewer' } });
-    expect(byAddress['org']).toMatchObject({ parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme' } });
+    expect(byAddress.org).toMatchObject({ parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme' } });
     expect(built.ambiguities).toEqual([]);
     expect(built.unplaced).toEqual([]);
   });

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import { post, useAcmeEmulator } from '../integration/emulator-helpers.js';
 
-export const RE2_VALID = ['(?i)repo:acme/.*', '[[:alnum:]]+', '(?P<name>main|dev)', '\\pL+', '\\p{Greek}', 'x{2,5}', '(?s).*', '[^/]+', '\\Qa.b\\E', '(?:a|b)*?', '\\Arepo\\z', '(?U)a+', '\\d{3}'];
-export const RE2_INVALID = ['(?!secret)', '(?=x)', '(?<=x)y', '(?<!x)y', '(a)\\1', 'a++', 'a{1001}', '(?#comment)', '[[:foo:]]', '(?P=name)', '\\Z', 'x**'];
+const RE2_VALID = ['(?i)repo:acme/.*', '[[:alnum:]]+', '(?P<name>main|dev)', '\\pL+', '\\p{Greek}', 'x{2,5}', '(?s).*', '[^/]+', '\\Qa.b\\E', '(?:a|b)*?', '\\Arepo\\z', '(?U)a+', '\\d{3}'];
+const RE2_INVALID = ['(?!secret)', '(?=x)', '(?<=x)y', '(?<!x)y', '(a)\\1', 'a++', 'a{1001}', '(?#comment)', '[[:foo:]]', '(?P=name)', '\\Z', 'x**'];
 
 function validateSubjectPattern(pattern: string): string[] {
   const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: ${JSON.stringify(pattern)}}\n`;

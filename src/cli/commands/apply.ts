@@ -37,7 +37,6 @@ import {
   type PlanningCliOptions,
   readProgress,
 } from '../shared.js';
-import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 import { INVITE_KIND } from '../../model/kinds.js';
 
@@ -55,7 +54,6 @@ interface ApplyCommandOptions extends ConnectionOptions, PlanningCliOptions {
 const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
 
 export function registerApplyCommand(program: Command, ctx: CliContext): void {
-  const { output } = ctx;
   const command = program
     .command('apply')
     .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')

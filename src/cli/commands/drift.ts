@@ -9,7 +9,6 @@ import { DRIFT_FORMATS, renderDrift, renderMarkdownDrift, renderMarkdownDriftFai
 import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../views/plan.js';
 import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
-import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 
 interface DriftCommandOptions extends ConnectionOptions {

@@ -22,7 +22,6 @@ import {
   type PlanningCliOptions,
   readProgress,
 } from '../shared.js';
-import type { Output } from '../output.js';
 import type { CliContext } from '../context.js';
 
 interface PlanCommandOptions extends ConnectionOptions, PlanningCliOptions {

@@ -7,7 +7,7 @@
 import { namedAddress, referenceText, type RoleKey } from '../address.js';
 import { bodyFieldNames, declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
-import type { Declared, DeclaredWith } from './declared-types.js';
+import type { DeclaredWith } from './declared-types.js';
 
 /** A group mapping's fields, as declared; its role resolved to a key. */
 export type GroupMappingFields = DeclaredWith<'groupMapping', { role: RoleKey }>;

@@ -13,9 +13,6 @@ import {
   relationshipProblems,
   relationshipsOf,
   RELATIONSHIP_FIELDS,
-  type AwsIdentity,
-  type ClaimMatch,
-  type StaticKeys,
 } from '../identity-relationships.js';
 
 export type { AwsIdentity, ClaimMatch, StaticKeys } from '../identity-relationships.js';

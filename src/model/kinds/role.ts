@@ -3,7 +3,7 @@ import { BUILTIN_ROLE_NAMES_OF_SERVICE } from '../../service/catalog.js';
 import { namedAddress } from '../address.js';
 import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
-import type { Declared, DeclaredWith } from './declared-types.js';
+import type { DeclaredWith } from './declared-types.js';
 
 /**
  * Built-in roles: flat 40-hex uids, no parent, read-only, visible to every token. Their names are

@@ -2,7 +2,7 @@
 import { joinPath, tagAddress } from '../address.js';
 import { declaredFieldSpecs, defineKind } from '../kind-descriptor.js';
 import { DECLARED_FIELDS } from './declared-fields.js';
-import type { Declared, DeclaredWith } from './declared-types.js';
+import type { DeclaredWith } from './declared-types.js';
 
 /** A tag's fields, as declared; live state always says whether it is deprecated. */
 export type TagFields = DeclaredWith<'tag', { deprecated: boolean }>;
