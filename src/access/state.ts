@@ -5,14 +5,16 @@
  * reference as a key: the uid of what exists, `new:<address>` of what a plan creates.
  *
  * The state a plan leads to is live with each step's result written over it, the same for every
- * kind (a create adds its record, an update writes the fields its mask names, a delete removes
- * it): what a step *means* to access is never read here, only in relation.ts, from the state.
+ * kind, as the model says a step acts (model/step-effect.ts: a create adds its record, an update
+ * writes the fields its mask names, a delete removes it): what a step *means* to access is never
+ * read here, only in relation.ts, from the state.
  */
 import type { PlanStep, UidReference } from '../model/plan.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { descriptorOf, type Kind } from '../model/kinds.js';
 import type { AccessPart, FieldSpec } from '../model/kind-descriptor.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
+import { fieldsAfterStep } from '../model/step-effect.js';
 
 /** One resource of a state, as access reads it. */
 export interface AccessRecord {
@@ -118,21 +120,6 @@ function refKey(ref: UidReference | undefined, value: unknown): string | undefin
   return ref ? newKey(ref.address) : undefined;
 }
 
-/** Sets a dotted mask path (`claimMatch.subject`) from `after` into `fields`. */
-function writeMasked(fields: Record<string, unknown>, after: Record<string, unknown>, path: string): void {
-  const parts = path.split('.');
-  let from: unknown = after;
-  for (const p of parts) from = from !== null && typeof from === 'object' ? (from as Record<string, unknown>)[p] : undefined;
-  let into = fields;
-  for (const p of parts.slice(0, -1)) {
-    const next = into[p];
-    into = into[p] = next !== null && typeof next === 'object' ? { ...(next as Record<string, unknown>) } : {};
-  }
-  const last = parts[parts.length - 1]!;
-  if (from === undefined) delete into[last];
-  else into[last] = from;
-}
-
 /**
  * The state `steps` lead to from `before` (a copy; `before` is not changed): each step's result
  * written over it, whatever its kind. A create's parent is its `parentUid`, or the key of the
@@ -153,7 +140,7 @@ export function stateAfterSteps(before: AccessStateRecords, steps: readonly Plan
     }
     const refs = (step.refs ?? {}) as Record<string, UidReference | undefined>;
     if (step.action === 'create') {
-      const fields: Record<string, unknown> = { ...step.after };
+      const fields = fieldsAfterStep(undefined, step)!;
       for (const [field, ref] of Object.entries(refs)) fields[field] = refKey(ref, step.after[field]);
       const parent = step.parentUid ?? (step.parent ? (keyOfAddress.get(step.parent) ?? newKey(step.parent)) : null);
       const key = newKey(step.address);
@@ -163,14 +150,7 @@ export function stateAfterSteps(before: AccessStateRecords, steps: readonly Plan
     }
     const was = records.get(step.uid);
     if (!was) continue;
-    const fields = { ...was.fields };
-    // Fields of which the resource holds one at most (an identity's relationships): setting one clears the others, as the service does.
-    const exclusive = descriptorOf(step.kind).exclusiveFields ?? [];
-    for (const path of step.updateMask) {
-      const top = path.split('.')[0]!;
-      if (exclusive.includes(top) && step.after[top] !== undefined && step.after[top] !== null) for (const other of exclusive) if (other !== top) delete fields[other];
-      writeMasked(fields, step.after, path);
-    }
+    const fields = fieldsAfterStep(was.fields, step)!;
     for (const [field, ref] of Object.entries(refs)) if (step.updateMask.includes(field)) fields[field] = refKey(ref, step.after[field]);
     records.set(step.uid, { ...was, address: step.address, fields, step: step.address });
     keyOfAddress.set(step.address, step.uid);

@@ -15,6 +15,7 @@ import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
 import { canonicalInstant, liveDefault, referenceUidField, sameJson, sameValue } from '../model/kind-descriptor.js';
 import { valueAtPath } from '../model/field-path.js';
+import { clearedFields, writtenPaths } from '../model/step-effect.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
@@ -242,13 +243,21 @@ function wasApplied(saved: Plan, live: LiveState): boolean {
 /**
  * Whether a live resource holds every value a create or update step sets. A reference is
  * compared as the uid it names now; a secret (never returned by the API) cannot be compared and
- * is left out; an update compares the fields its mask names.
+ * is left out; an update compares the fields its mask names, and the exclusive fields it clears
+ * must be unset (model/step-effect.ts).
  */
 function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live: LiveState, uidAt: (address: string) => string | undefined): boolean {
   const descriptor = descriptorOf(step.kind);
   const have = resource.fields as unknown as Record<string, unknown>;
-  const fields = step.action === 'update' ? step.updateMask : Object.keys(step.after);
-  for (const field of fields) {
+  // What the step determines (model/step-effect.ts): a create's fields, an update's mask — and the
+  // exclusive fields an update clears, which must be unset now.
+  if (step.action === 'update') {
+    for (const cleared of clearedFields(step)) {
+      const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === cleared);
+      if (spec !== undefined && have[spec.name] !== undefined && have[spec.name] !== null) return false;
+    }
+  }
+  for (const field of writtenPaths(step)) {
     if (descriptor.secretPaths?.includes(field)) continue;
     const ref = (step.refs as Record<string, { address: string } | undefined> | undefined)?.[field];
     const want = step.after[field] ?? (ref ? uidAt(ref.address) : undefined);
