@@ -9,7 +9,6 @@
  * (access/state.ts: the org a plan leads to) and the saved-plan check (saved-plan/: was a plan
  * applied already?); test/unit/step-effect.test.ts holds it to the emulator's own answers.
  */
-import { valueAtPath } from './field-path.js';
 import { isPlainObject } from './field-values.js';
 import { descriptorOf } from './kinds.js';
 import type { CreateStep, PlanStep, UpdateStep } from './plan.js';
@@ -20,16 +19,23 @@ export type ApiFields = Record<string, unknown>;
 /** One path an update writes, with the exclusive fields that writing it clears. */
 export interface MaskedWrite {
   path: string;
+  /** The value written there; undefined unsets it. */
+  value: unknown;
   clears: readonly string[];
 }
 
-/** The writes of an update, in mask order (a later write of an exclusive set wins, as on the service). */
+/**
+ * The writes of an update, in mask order (a later write of an exclusive set wins, as on the
+ * service). A step's `after` holds each masked path's value under the path itself
+ * (`after['syncConfig.expiration']`, as the planner writes a leaf change).
+ */
 export function updateWrites(step: UpdateStep): MaskedWrite[] {
   const exclusive = descriptorOf(step.kind).exclusiveFields ?? [];
   return step.updateMask.map((path) => {
     const top = path.split('.')[0]!;
-    const sets = exclusive.includes(top) && step.after[top] !== undefined && step.after[top] !== null;
-    return { path, clears: sets ? exclusive.filter((other) => other !== top) : [] };
+    const value = step.after[path];
+    const sets = exclusive.includes(top) && value !== undefined && value !== null;
+    return { path, value, clears: sets ? exclusive.filter((other) => other !== top) : [] };
   });
 }
 
@@ -58,7 +64,7 @@ export function fieldsAfterStep(before: ApiFields | undefined, step: PlanStep): 
   const fields: ApiFields = { ...(before ?? {}) };
   for (const write of updateWrites(step)) {
     for (const other of write.clears) delete fields[other];
-    writePath(fields, write.path, valueAtPath(step.after, write.path.split('.')));
+    writePath(fields, write.path, write.value);
   }
   return fields;
 }

@@ -91,12 +91,8 @@ describe('what a step does to a resource (model/step-effect.ts)', () => {
       fc.asyncProperty(identityAndUpdate, async ([start, text, mask, values]) => {
         const created = await api.client.create('identity', org, { name: `id-${n++}`, description: text, ...start });
         const before = { ...created } as Record<string, unknown>;
-        const after: Record<string, unknown> = {};
-        mask.forEach((path, i) => {
-          const [top, leaf] = path.split('.');
-          if (leaf === undefined) after[top!] = values[i];
-          else after[top!] = { ...((after[top!] ?? before[top!] ?? {}) as object), [leaf]: values[i] };
-        });
+        // As the planner writes a step: each masked path's value under the path itself.
+        const after: Record<string, unknown> = Object.fromEntries(mask.map((path, i) => [path, values[i]]));
         const step: UpdateStep = {
           action: 'update',
           kind: 'identity',
