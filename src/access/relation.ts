@@ -14,7 +14,7 @@
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords } from './state.js';
 import { relationshipOf } from './relationships.js';
-import type { AccessPart } from '../model/kind-descriptor.js';
+import { type AccessPart, canonicalJson } from '../model/kind-descriptor.js';
 import { asciiLower } from '../model/email.js';
 import { normalizeServicePrincipal } from '../model/identity-relationships.js';
 
@@ -129,16 +129,12 @@ function identityPrincipal(key: string, identity: AccessRecord | undefined): Pri
 const principalIds = new WeakMap<object, string>();
 function principalIdOf(fields: object, relationship: { field: string; value: unknown }): string {
   let id = principalIds.get(fields);
-  if (id === undefined) principalIds.set(fields, (id = `accepts:${relationship.field}:${canonical(relationship.value)}`));
-  return id;
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (id === undefined) {
+    // One spelling of a service principal (short or in full); every other value as it is.
+    const value = relationship.field === 'servicePrincipal' ? normalizeServicePrincipal(relationship.value) : relationship.value;
+    principalIds.set(fields, (id = `accepts:${relationship.field}:${canonicalJson(value)}`));
   }
-  return JSON.stringify(typeof value === 'string' ? normalizeServicePrincipal(value) : value);
+  return id;
 }
 
 /** Adds `p` to the principals, merging the identity records of one relationship (the first address in order names it). */
