@@ -208,8 +208,8 @@ function expectDesiredLive(desired: DesiredState, live: LiveState, ignore: RegEx
   }
 }
 
-/** Cases per property: small in `npm test`, more in `npm run test:deep`; seeds rotate with the run's (INVARIANT_SEED). */
-const CASES = Number(process.env.PLAN_GENERATED_CASES ?? 60);
+/** Cases per property: small in `npm test` (25; 60 in mutation runs), more in `npm run test:deep`; seeds rotate with the run's (INVARIANT_SEED). */
+const CASES = Number(process.env.PLAN_GENERATED_CASES ?? 25);
 const BASE_SEED = Number(process.env.INVARIANT_SEED ?? 0) % 1_000_000;
 /** Derived from the case count (issue 47): a case takes tens of milliseconds, a loaded machine several times that. */
 const TIMEOUT_MS = 30_000 + CASES * 500;
