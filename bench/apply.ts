@@ -39,9 +39,11 @@ function writeBenchManifest(dir: string): void {
     lines.push(`    - name: team-${g}`, '      identities:');
     for (let i = 0; i < 20; i++) lines.push(`        - name: bot-${i}`);
     lines.push('      repos:');
-    for (let r = 0; r < 15; r++) lines.push(`        - name: repo-${r}`, `          description: repo ${r} of team ${g}`);
+    for (let r = 0; r < 15; r++)
+      lines.push(`        - name: repo-${r}`, `          description: repo ${r} of team ${g}`);
     lines.push('      roleBindings:');
-    for (let b = 0; b < 10; b++) lines.push(`        - identity: bot-${b}`, `          role: ${b % 2 === 0 ? 'viewer' : 'registry.pull'}`);
+    for (let b = 0; b < 10; b++)
+      lines.push(`        - identity: bot-${b}`, `          role: ${b % 2 === 0 ? 'viewer' : 'registry.pull'}`);
     lines.push('      subscriptions:');
     for (let s = 0; s < 4; s++) lines.push(`        - sink: https://hooks.bench.example/${g}/${s}`);
   }
@@ -114,7 +116,11 @@ export async function run(): Promise<void> {
     const notes: string[] = [];
     for (const concurrency of CONCURRENCIES) {
       // A fresh emulator per run: each apply is a bootstrap into an empty org.
-      const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }], faults: { seed: 1, latencyMs: LATENCY_MS } });
+      const emulator = await startEmulator({
+        port: 0,
+        tokens: [{ token: TOKEN, role: 'owner' }],
+        faults: { seed: 1, latencyMs: LATENCY_MS },
+      });
       const client = createClient({ baseUrl: emulator.url, token: TOKEN });
       try {
         const bootstrap = await planBootstrap(client, dir);
@@ -147,7 +153,9 @@ export async function run(): Promise<void> {
           );
         }
         if (emulator.resourceCount() !== bootstrap.steps.length) {
-          throw new Error(`expected ${bootstrap.steps.length} resources after the bootstrap, found ${emulator.resourceCount()}`);
+          throw new Error(
+            `expected ${bootstrap.steps.length} resources after the bootstrap, found ${emulator.resourceCount()}`,
+          );
         }
       } finally {
         await client.close();
@@ -157,7 +165,7 @@ export async function run(): Promise<void> {
     process.stdout.write(
       [
         'ops/s = requests / apply time; limit = concurrency / RTT (RTT = mean of sequential GETs with the same latency);',
-        'graph-best = the same requests scheduled on this plan\'s dependency graph at this concurrency with zero overhead.',
+        "graph-best = the same requests scheduled on this plan's dependency graph at this concurrency with zero overhead.",
         ...notes,
         '',
       ].join('\n'),

@@ -35,10 +35,16 @@ export function buildBigOrg(scale = 1, style: ManifestStyle = 'flow'): BigOrg {
       identities: Array.from({ length: 10 }, (_, k) => ({
         name: `id-${k}`,
         description: `CI of ${path}/id-${k}`,
-        claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: `repo:bench/${path.replace('/', '-')}-${k}:ref:refs/heads/main` },
+        claimMatch: {
+          issuer: 'https://token.actions.githubusercontent.com',
+          subject: `repo:bench/${path.replace('/', '-')}-${k}:ref:refs/heads/main`,
+        },
       })),
       repos: Array.from({ length: 5 }, (_, k) => ({ name: `repo-${k}`, description: `Repo ${k} of ${path}` })),
-      roleBindings: Array.from({ length: bindings }, (_, k) => ({ identity: `id-${k % 10}`, role: BUILTIN_ROLE_NAMES[Math.floor(k / 10) + (k % 2) * 2]! })),
+      roleBindings: Array.from({ length: bindings }, (_, k) => ({
+        identity: `id-${k % 10}`,
+        role: BUILTIN_ROLE_NAMES[Math.floor(k / 10) + (k % 2) * 2]!,
+      })),
       subscriptions: i % 3 !== 2 ? [{ sink: `https://hooks.example/${i}` }] : [],
     };
   };
@@ -48,9 +54,14 @@ export function buildBigOrg(scale = 1, style: ManifestStyle = 'flow'): BigOrg {
     team.groups = Array.from({ length: SUBGROUPS }, (_, s) => group(`sub-${s}`, `team-${t}/sub-${s}`));
     teams.push(team);
   }
-  const files = [{ file: 'org.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  description: Benchmark org\n` }];
+  const files = [
+    { file: 'org.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  description: Benchmark org\n` },
+  ];
   for (const team of teams) {
-    files.push({ file: `${team.name}.yaml`, text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  groups:\n${emitGroup(team, '    ', style)}` });
+    files.push({
+      file: `${team.name}.yaml`,
+      text: `apiVersion: platform-sync/v1\norg:\n  name: ${ORG}\n  groups:\n${emitGroup(team, '    ', style)}`,
+    });
   }
   let resources = 1;
   const count = (g: SeedGroup): void => {
@@ -85,6 +96,7 @@ function emitGroup(g: SeedGroup, indent: string, style: ManifestStyle): string {
     for (const s of g.subscriptions!) lines.push(`${i}  - sink: ${s.sink}`);
   }
   let text = `${lines.join('\n')}\n`;
-  if (g.groups && g.groups.length > 0) text += `${i}groups:\n${g.groups.map((sub) => emitGroup(sub, `${i}  `, style)).join('')}`;
+  if (g.groups && g.groups.length > 0)
+    text += `${i}groups:\n${g.groups.map((sub) => emitGroup(sub, `${i}  `, style)).join('')}`;
   return text;
 }

@@ -18,7 +18,12 @@ const TOKEN = 'bench-state-token';
 const BIN = resolve(import.meta.dirname, '..', '..', 'bin', 'platform-sync');
 const agent = new Agent({ connections: 64 });
 
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${url}${path}`, {
     method: method as 'GET',
     dispatcher: agent,
@@ -31,7 +36,9 @@ async function call(url: string, method: string, path: string, body?: unknown): 
 
 /** Starts `platform-sync emulator --state` as a child process and waits for its URL. */
 function startChild(state: string): Promise<{ child: ChildProcess; url: string; exited: Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--token', TOKEN, '--state', state], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--token', TOKEN, '--state', state], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((done) => child.on('exit', () => done()));
   let out = '';
   return new Promise((ok, fail) => {
@@ -78,7 +85,11 @@ async function durabilityUnderKill(rounds: number): Promise<void> {
       const seen = new Set<string>();
       let token: string | undefined;
       do {
-        const page = await call(again.url, 'GET', `/registry/v2/repos?uidp.children_of=${org}&page_size=200${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+        const page = await call(
+          again.url,
+          'GET',
+          `/registry/v2/repos?uidp.children_of=${org}&page_size=200${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+        );
         for (const r of page.json.repos as { uid: string }[]) seen.add(r.uid);
         token = (page.json.nextPageToken as string) || undefined;
       } while (token);
@@ -105,13 +116,27 @@ interface Load {
 }
 
 function seedDoc(size: number): SeedDocument {
-  return { orgs: [{ name: 'big', repos: Array.from({ length: size }, (_, i) => ({ name: `repo-${String(i).padStart(6, '0')}`, description: `repo ${i}` })) }] };
+  return {
+    orgs: [
+      {
+        name: 'big',
+        repos: Array.from({ length: size }, (_, i) => ({
+          name: `repo-${String(i).padStart(6, '0')}`,
+          description: `repo ${i}`,
+        })),
+      },
+    ],
+  };
 }
 
 /** 50 clients for `ms`: each loops create / update / read a page, in turn. */
 async function mixedLoad(emu: Emulator, ms: number): Promise<Load> {
   const org = ((await call(emu.url, 'GET', '/iam/v2/groups?name=big')).json.groups as { uid: string }[])[0]!.uid;
-  const some = ((await call(emu.url, 'GET', `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).json.repos as { uid: string }[]).map((r) => r.uid);
+  const some = (
+    (await call(emu.url, 'GET', `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).json.repos as {
+      uid: string;
+    }[]
+  ).map((r) => r.uid);
   const readTimes: number[] = [];
   const writeTimes: number[] = [];
   const deadline = performance.now() + ms;
@@ -122,10 +147,16 @@ async function mixedLoad(emu: Emulator, ms: number): Promise<Load> {
         await call(emu.url, 'POST', `/registry/v2/repos/${org}`, { name: `load-${c}-${i}` });
         writeTimes.push(performance.now() - t0);
       } else if (i % 3 === 1) {
-        await call(emu.url, 'PATCH', `/registry/v2/repos/${some[(c * 7 + i) % some.length]}?updateMask=description`, { description: `edit ${c} ${i}` });
+        await call(emu.url, 'PATCH', `/registry/v2/repos/${some[(c * 7 + i) % some.length]}?updateMask=description`, {
+          description: `edit ${c} ${i}`,
+        });
         writeTimes.push(performance.now() - t0);
       } else {
-        await call(emu.url, 'GET', `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=200&skip=${(c * 997 + i * 31) % 90_000}`);
+        await call(
+          emu.url,
+          'GET',
+          `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=200&skip=${(c * 997 + i * 31) % 90_000}`,
+        );
         readTimes.push(performance.now() - t0);
       }
     }
@@ -139,7 +170,11 @@ async function costAtScale(size: number, ms: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-state-'));
   try {
     const measure = async (withState: boolean): Promise<Load> => {
-      const emu = await startEmulator({ tokens: [{ token: TOKEN, role: 'owner' }], seed: seedDoc(size), ...(withState ? { statePath: join(dir, 'state.json') } : {}) });
+      const emu = await startEmulator({
+        tokens: [{ token: TOKEN, role: 'owner' }],
+        seed: seedDoc(size),
+        ...(withState ? { statePath: join(dir, 'state.json') } : {}),
+      });
       try {
         await mixedLoad(emu, 1_000); // warm-up: JIT, sorted views, connections
         return await mixedLoad(emu, ms);
@@ -151,7 +186,9 @@ async function costAtScale(size: number, ms: number): Promise<void> {
     const withState = await measure(true);
     const row = (name: string, l: Load) =>
       `${name}: ${l.writes} writes (${((l.writes * 1000) / ms).toFixed(0)}/s, p95 ${l.writeP95.toFixed(1)} ms), ${l.reads} reads (p95 ${l.readP95.toFixed(1)} ms)`;
-    process.stdout.write(`${(size / 1000).toFixed(0)}k resources, 50 clients, ${ms / 1000} s of creates/updates/page reads:\n`);
+    process.stdout.write(
+      `${(size / 1000).toFixed(0)}k resources, 50 clients, ${ms / 1000} s of creates/updates/page reads:\n`,
+    );
     process.stdout.write(`  ${row('without --state', without)}\n  ${row('with --state   ', withState)}\n`);
     process.stdout.write(
       `  write throughput with/without: ${(withState.writes / without.writes).toFixed(2)} (target ≥ 0.5); ` +

@@ -12,13 +12,25 @@ const REQUESTS = 200;
 function seedRepos(emu: Emulator, count: number): { org: string; ms: number } {
   const t0 = performance.now();
   const result = emu.seed({
-    orgs: [{ name: `org-${count}`, repos: Array.from({ length: count }, (_, i) => ({ name: `repo-${String(i).padStart(6, '0')}`, description: `repo ${i}` })) }],
+    orgs: [
+      {
+        name: `org-${count}`,
+        repos: Array.from({ length: count }, (_, i) => ({
+          name: `repo-${String(i).padStart(6, '0')}`,
+          description: `repo ${i}`,
+        })),
+      },
+    ],
   });
   return { org: result.orgUids[`org-${count}`]!, ms: performance.now() - t0 };
 }
 
 async function postJson(emu: Emulator, path: string, body: unknown): Promise<void> {
-  const res = await request(`${emu.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await request(`${emu.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`POST ${path} → ${res.statusCode} ${text}`);
 }
@@ -62,7 +74,7 @@ async function measure(size: number): Promise<Figures> {
     const times: number[] = [];
     for (let i = 0; i < REQUESTS; i++) {
       // Alternate cursor pages and skips spread over the whole listing (deep ones included).
-      const skip = Math.floor(((i * 7919) % 1000) / 1000 * Math.max(0, size - PAGE));
+      const skip = Math.floor((((i * 7919) % 1000) / 1000) * Math.max(0, size - PAGE));
       const path = i % 4 === 0 ? `${base}&page_token=${encodeURIComponent(token)}` : `${base}&skip=${skip}`;
       const t0 = performance.now();
       const body = await getJson(emu, path);
@@ -70,7 +82,14 @@ async function measure(size: number): Promise<Figures> {
       if ((body.repos as unknown[]).length !== PAGE) throw new Error(`short page at skip ${skip}`);
     }
     times.sort((a, b) => a - b);
-    return { size, seedMs, coldMs, afterCreateMs, medianMs: times[times.length >> 1]!, meanMs: times.reduce((a, b) => a + b, 0) / times.length };
+    return {
+      size,
+      seedMs,
+      coldMs,
+      afterCreateMs,
+      medianMs: times[times.length >> 1]!,
+      meanMs: times.reduce((a, b) => a + b, 0) / times.length,
+    };
   } finally {
     await emu.close();
   }
@@ -86,5 +105,7 @@ export async function run(): Promise<void> {
     `(first listing after seed ${f.coldMs.toFixed(1)} ms; page right after a create, median ${f.afterCreateMs.toFixed(2)} ms)`;
   process.stdout.write(`${row(small)}\n${row(large)}\n`);
   process.stdout.write(`ratio 100k/1k (median page): ${(large.medianMs / small.medianMs).toFixed(2)} (target < 3)\n`);
-  process.stdout.write(`seed 1k resources: ${small.seedMs.toFixed(0)} ms; seed 100k resources: ${large.seedMs.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `seed 1k resources: ${small.seedMs.toFixed(0)} ms; seed 100k resources: ${large.seedMs.toFixed(0)} ms\n`,
+  );
 }

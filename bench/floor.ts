@@ -47,12 +47,16 @@ async function main(): Promise<void> {
     if (res.statusCode !== 200) throw new Error(`GET ${path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const roots = (await getJson(`/iam/v2/groups?name=${encodeURIComponent(orgName)}&page_size=${PAGE}`)).groups as { uid: string }[];
+  const roots = (await getJson(`/iam/v2/groups?name=${encodeURIComponent(orgName)}&page_size=${PAGE}`)).groups as {
+    uid: string;
+  }[];
   const orgUid = roots.find((g) => !g.uid.includes('/'))!.uid;
   let items = 0;
   await Promise.all(
     LISTINGS.map(async (l) => {
-      const base = l.perOrg ? `${l.path}/${orgUid}?page_size=${PAGE}` : `${l.path}?uidp.descendants_of=${orgUid}&page_size=${PAGE}`;
+      const base = l.perOrg
+        ? `${l.path}/${orgUid}?page_size=${PAGE}`
+        : `${l.path}?uidp.descendants_of=${orgUid}&page_size=${PAGE}`;
       const first = await getJson(base);
       const total = Number(first.totalCount);
       const pages = [first];

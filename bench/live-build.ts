@@ -37,7 +37,9 @@ async function main(): Promise<void> {
   const used = process.cpuUsage(before);
   const mainAfter = threadCpuMs();
   const mainThreadCpuMs = mainBefore !== undefined && mainAfter !== undefined ? mainAfter - mainBefore : undefined;
-  process.stdout.write(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, mainThreadCpuMs, resources: built.resources.length }));
+  process.stdout.write(
+    JSON.stringify({ cpuMs: (used.user + used.system) / 1000, mainThreadCpuMs, resources: built.resources.length }),
+  );
 }
 
 main().catch((err) => {

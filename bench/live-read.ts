@@ -32,7 +32,10 @@ function buildSeed(): SeedDocument {
       name,
       identities: Array.from({ length: 10 }, (_, k) => ({ name: `id-${k}` })),
       repos: Array.from({ length: 5 }, (_, k) => ({ name: `repo-${k}` })),
-      roleBindings: Array.from({ length: bindings }, (_, k) => ({ identity: `id-${k % 10}`, role: BUILTIN_ROLE_NAMES[Math.floor(k / 10) + (k % 2) * 2]! })),
+      roleBindings: Array.from({ length: bindings }, (_, k) => ({
+        identity: `id-${k % 10}`,
+        role: BUILTIN_ROLE_NAMES[Math.floor(k / 10) + (k % 2) * 2]!,
+      })),
       subscriptions: i < 200 ? [{ sink: `https://hooks.example/${i}` }] : [],
     };
   };
@@ -67,7 +70,8 @@ export async function run(): Promise<void> {
     const aRequests = a.requestCount;
     await a.close();
     const state = live.value;
-    if (state.incomplete.length > 0 || state.ambiguities.length > 0) throw new Error(`bench read was not clean: ${JSON.stringify(state.incomplete)}`);
+    if (state.incomplete.length > 0 || state.ambiguities.length > 0)
+      throw new Error(`bench read was not clean: ${JSON.stringify(state.incomplete)}`);
     const counts: Record<string, number> = {};
     for (const r of state.resources) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
 
@@ -77,7 +81,8 @@ export async function run(): Promise<void> {
     const refresh = await timed(() => Promise.all(state.resources.map((r) => limit(() => b.get(r.kind, r.uid)))));
     const bRequests = b.requestCount;
     await b.close();
-    if (refresh.value.length !== state.resources.length) throw new Error('baseline 1 read a different number of resources');
+    if (refresh.value.length !== state.resources.length)
+      throw new Error('baseline 1 read a different number of resources');
 
     // (c) baseline 2: page_token cursors, one page after another, every kind at the same time.
     const c = newClient(emulator.url, { listStrategy: 'cursor' });
@@ -85,12 +90,17 @@ export async function run(): Promise<void> {
     const cRequests = c.requestCount;
     await c.close();
     const cItems = cursor.value.reduce((n, l) => n + l.items.length, 0);
-    if (cItems !== state.resources.length - 1) throw new Error(`baseline 2 read ${cItems} resources, expected ${state.resources.length - 1}`);
+    if (cItems !== state.resources.length - 1)
+      throw new Error(`baseline 2 read ${cItems} resources, expected ${state.resources.length - 1}`);
 
     const line = (label: string, ms: number, requests: number) =>
       `${label.padEnd(52)} ${ms.toFixed(0).padStart(7)} ms ${String(requests).padStart(7)} requests\n`;
     const out = process.stdout;
-    out.write(`org: ${state.resources.length} resources (${Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ')})\n`);
+    out.write(
+      `org: ${state.resources.length} resources (${Object.entries(counts)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ')})\n`,
+    );
     out.write(`added latency: ${LATENCY_MS} ms per request\n`);
     out.write(line('(a) readLiveState', live.ms, aRequests));
     out.write(line('(b) baseline 1: GET per resource, 10 at a time', refresh.ms, bRequests));
@@ -99,8 +109,12 @@ export async function run(): Promise<void> {
     const faster1 = refresh.ms / live.ms;
     const faster2 = cursor.ms / live.ms;
     const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
-    out.write(`vs baseline 1: ${fewer.toFixed(1)}× fewer requests (target ≥ 50×: ${check(fewer >= 50)}), ${faster1.toFixed(1)}× faster (target ≥ 20×: ${check(faster1 >= 20)})\n`);
-    out.write(`vs baseline 2: ${faster2.toFixed(2)}× faster (target > 1×: ${check(faster2 > 1)}), ${(cRequests / aRequests).toFixed(2)}× the requests\n`);
+    out.write(
+      `vs baseline 1: ${fewer.toFixed(1)}× fewer requests (target ≥ 50×: ${check(fewer >= 50)}), ${faster1.toFixed(1)}× faster (target ≥ 20×: ${check(faster1 >= 20)})\n`,
+    );
+    out.write(
+      `vs baseline 2: ${faster2.toFixed(2)}× faster (target > 1×: ${check(faster2 > 1)}), ${(cRequests / aRequests).toFixed(2)}× the requests\n`,
+    );
   } finally {
     await emulator.close();
   }

@@ -57,10 +57,15 @@ async function main(): Promise<void> {
   const resolved = resolveDesiredState(documents, { files: listed.files, complete: true });
   phase('resolve');
   const desired = resolved.state;
-  if (!desired || problems.length > 0 || parsed.some((p) => p.diagnostics.length > 0)) throw new Error('the benchmark manifests are not valid');
+  if (!desired || problems.length > 0 || parsed.some((p) => p.diagnostics.length > 0))
+    throw new Error('the benchmark manifests are not valid');
 
   const client = createClient({ baseUrl: url, token: process.env.PLATFORM_TOKEN });
-  const live = await readLiveState(client, { org: { name: desired.org.name }, subResources: managedSubResources(desired), expected: desired.resources });
+  const live = await readLiveState(client, {
+    org: { name: desired.org.name },
+    subResources: managedSubResources(desired),
+    expected: desired.resources,
+  });
   await client.close();
   phase('live read (client CPU)');
   const p = plan(desired, live);

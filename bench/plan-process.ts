@@ -69,7 +69,11 @@ async function runProcess(args: string[], env: Record<string, string>): Promise<
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
     const wallMs = performance.now() - started;
-    const usage = JSON.parse(await readFile(usageFile, 'utf8')) as { cpuMs: number; maxRssKiB: number; mainThreadCpuMs?: number };
+    const usage = JSON.parse(await readFile(usageFile, 'utf8')) as {
+      cpuMs: number;
+      maxRssKiB: number;
+      mainThreadCpuMs?: number;
+    };
     return { wallMs, ...usage, exitCode, stdout, stderr };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -98,7 +102,10 @@ interface ThreadSplit {
 /** Median CPU on the main thread and on every other thread of some runs; undefined where a run did not tell. */
 function threadSplit(runs: readonly ProcessRun[]): ThreadSplit | undefined {
   if (runs.some((r) => r.mainThreadCpuMs === undefined)) return undefined;
-  return { main: median(runs.map((r) => r.mainThreadCpuMs!)), helpers: median(runs.map((r) => r.cpuMs - r.mainThreadCpuMs!)) };
+  return {
+    main: median(runs.map((r) => r.mainThreadCpuMs!)),
+    helpers: median(runs.map((r) => r.cpuMs - r.mainThreadCpuMs!)),
+  };
 }
 
 /** What one manifest style measured: the plan and the floor in turns, validate, the phases. */
@@ -131,7 +138,11 @@ interface ScaleResult {
 }
 
 /** Runs `f` for each style in turn, `rounds` times: the styles meet the same load of the machine. */
-async function inTurns<T>(rounds: number, styles: readonly ManifestStyle[], f: (style: ManifestStyle, round: number) => Promise<T>): Promise<Map<ManifestStyle, T[]>> {
+async function inTurns<T>(
+  rounds: number,
+  styles: readonly ManifestStyle[],
+  f: (style: ManifestStyle, round: number) => Promise<T>,
+): Promise<Map<ManifestStyle, T[]>> {
   const out = new Map<ManifestStyle, T[]>(styles.map((s) => [s, []]));
   for (let round = 0; round < rounds; round++) for (const style of styles) out.get(style)!.push(await f(style, round));
   return out;
@@ -165,7 +176,8 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
       for (const kind of LISTED_KINDS) items += (await c.list(kind, orgListQuery(kind, orgUid))).items.length;
       const read = { wallMs: performance.now() - started, requests: c.requestCount };
       await c.close();
-      if (items !== org.resources - 1) throw new Error(`the cursor reader read ${items} resources, expected ${org.resources - 1}`);
+      if (items !== org.resources - 1)
+        throw new Error(`the cursor reader read ${items} resources, expected ${org.resources - 1}`);
       return read;
     };
 
@@ -185,14 +197,18 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
         emulator.clearRequestLog();
         collectGarbage();
         const r = await runProcess([BIN, 'plan', '--detailed-exitcode', dir], env);
-        if (r.exitCode !== 0) throw new Error(`plan (${style}) exited ${r.exitCode} (expected 0, no changes):\n${r.stderr.slice(0, 2000)}${r.stdout.slice(0, 2000)}`);
+        if (r.exitCode !== 0)
+          throw new Error(
+            `plan (${style}) exited ${r.exitCode} (expected 0, no changes):\n${r.stderr.slice(0, 2000)}${r.stdout.slice(0, 2000)}`,
+          );
         requests = emulator.requestLog.length;
         emulator.clearRequestLog();
         collectGarbage();
         const f = await runProcess([FLOOR, dir, emulator.url], env);
         if (f.exitCode !== 0) throw new Error(`the floor process failed:\n${f.stderr.slice(0, 2000)}`);
         const read = JSON.parse(f.stdout) as { items: number };
-        if (read.items < org.resources - 1) throw new Error(`the floor read ${read.items} items, expected at least ${org.resources - 1}`);
+        if (read.items < org.resources - 1)
+          throw new Error(`the floor read ${read.items} items, expected at least ${org.resources - 1}`);
         floorRequests = emulator.requestLog.length;
         if (i === 0) continue;
         plans.get(style)!.push(r);
@@ -218,16 +234,25 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
       const b = await runProcess([LIVE_BUILD, emulator.url, ORG], env);
       if (b.exitCode !== 0) throw new Error(`live-build failed:\n${b.stderr.slice(0, 2000)}`);
       const built = JSON.parse(b.stdout) as { cpuMs: number; mainThreadCpuMs?: number; resources: number };
-      if (built.resources !== org.resources) throw new Error(`the live build built ${built.resources} resources, expected ${org.resources}`);
+      if (built.resources !== org.resources)
+        throw new Error(`the live build built ${built.resources} resources, expected ${org.resources}`);
       buildRuns.push(built);
     }
     /** The median of what every run told (undefined when one did not). */
-    const medianOf = (values: (number | undefined)[]) => (values.every((v) => v !== undefined) ? median(values as number[]) : undefined);
+    const medianOf = (values: (number | undefined)[]) =>
+      values.every((v) => v !== undefined) ? median(values as number[]) : undefined;
     const phasesOf = (runs: PhaseRun[]) =>
       Object.fromEntries(
         Object.keys(runs[0]!.phases).map((k) => {
           const main = medianOf(runs.map((p) => p.mains[k]));
-          return [k, { cpu: median(runs.map((p) => p.phases[k]!)), ...(main !== undefined ? { main } : {}), wall: median(runs.map((p) => p.walls[k]!)) }];
+          return [
+            k,
+            {
+              cpu: median(runs.map((p) => p.phases[k]!)),
+              ...(main !== undefined ? { main } : {}),
+              wall: median(runs.map((p) => p.walls[k]!)),
+            },
+          ];
         }),
       );
     const buildMain = medianOf(buildRuns.map((b) => b.mainThreadCpuMs));
@@ -251,8 +276,17 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
       const floorThreads = threadSplit(f);
       return {
         style,
-        plan: { wallMs: median(p.map((x) => x.wallMs)), cpuMs: median(p.map((x) => x.cpuMs)), maxRssMiB: Math.max(...p.map((x) => x.maxRssKiB)) / 1024, requests },
-        floor: { wallMs: median(f.map((x) => x.wallMs)), cpuMs: median(f.map((x) => x.cpuMs)), requests: floorRequests },
+        plan: {
+          wallMs: median(p.map((x) => x.wallMs)),
+          cpuMs: median(p.map((x) => x.cpuMs)),
+          maxRssMiB: Math.max(...p.map((x) => x.maxRssKiB)) / 1024,
+          requests,
+        },
+        floor: {
+          wallMs: median(f.map((x) => x.wallMs)),
+          cpuMs: median(f.map((x) => x.cpuMs)),
+          requests: floorRequests,
+        },
         cpuRatio: median(p.map((x, i) => x.cpuMs / f[i]!.cpuMs)),
         wallRatio: median(p.map((x, i) => x.wallMs / f[i]!.wallMs)),
         runRatios: p.map((x, i) => ({ cpu: x.cpuMs / f[i]!.cpuMs, wall: x.wallMs / f[i]!.wallMs })),
@@ -268,7 +302,10 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
       styles,
       refresh,
       cursor: { wallMs: median(cursors.map((c) => c.wallMs)), requests: cursors[0]!.requests },
-      liveBuild: { cpu: median(buildRuns.map((b) => b.cpuMs)), ...(buildMain !== undefined ? { main: buildMain } : {}) },
+      liveBuild: {
+        cpu: median(buildRuns.map((b) => b.cpuMs)),
+        ...(buildMain !== undefined ? { main: buildMain } : {}),
+      },
     };
   } finally {
     await emulator?.close();
@@ -285,14 +322,48 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const row = (label: string, wall: number, cpu: string, requests: string, rss: string) =>
     `  ${label.padEnd(64)} ${`${wall.toFixed(0)} ms`.padStart(9)} ${cpu.padStart(10)} ${requests.padStart(9)} ${rss.padStart(10)}\n`;
-  out.write(`  ${''.padEnd(64)} ${'wall'.padStart(9)} ${'CPU'.padStart(10)} ${'requests'.padStart(9)} ${'peak RSS'.padStart(10)}\n`);
+  out.write(
+    `  ${''.padEnd(64)} ${'wall'.padStart(9)} ${'CPU'.padStart(10)} ${'requests'.padStart(9)} ${'peak RSS'.padStart(10)}\n`,
+  );
   for (const s of r.styles) {
-    out.write(row(`[${s.style}] platform-sync plan --detailed-exitcode (process)`, s.plan.wallMs, `${s.plan.cpuMs.toFixed(0)} ms`, String(s.plan.requests), `${s.plan.maxRssMiB.toFixed(0)} MiB`));
-    out.write(row(`[${s.style}] floor: start, js-yaml values, every list page (process)`, s.floor.wallMs, `${s.floor.cpuMs.toFixed(0)} ms`, String(s.floor.requests), ''));
-    out.write(row(`[${s.style}] platform-sync validate (process, offline)`, s.validate.wallMs, `${s.validate.cpuMs.toFixed(0)} ms`, '0', ''));
+    out.write(
+      row(
+        `[${s.style}] platform-sync plan --detailed-exitcode (process)`,
+        s.plan.wallMs,
+        `${s.plan.cpuMs.toFixed(0)} ms`,
+        String(s.plan.requests),
+        `${s.plan.maxRssMiB.toFixed(0)} MiB`,
+      ),
+    );
+    out.write(
+      row(
+        `[${s.style}] floor: start, js-yaml values, every list page (process)`,
+        s.floor.wallMs,
+        `${s.floor.cpuMs.toFixed(0)} ms`,
+        String(s.floor.requests),
+        '',
+      ),
+    );
+    out.write(
+      row(
+        `[${s.style}] platform-sync validate (process, offline)`,
+        s.validate.wallMs,
+        `${s.validate.cpuMs.toFixed(0)} ms`,
+        '0',
+        '',
+      ),
+    );
   }
   out.write(row('baseline 1: GET per resource, 10 at a time', r.refresh.wallMs, '', String(r.refresh.requests), ''));
-  out.write(row('baseline 2: sequential cursor read, page_size 200 (median)', r.cursor.wallMs, '', String(r.cursor.requests), ''));
+  out.write(
+    row(
+      'baseline 2: sequential cursor read, page_size 200 (median)',
+      r.cursor.wallMs,
+      '',
+      String(r.cursor.requests),
+      '',
+    ),
+  );
   for (const s of r.styles) {
     // Interleaved with the floor, run by run (medians of the per-run ratios).
     out.write(
@@ -311,30 +382,51 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
   const vs1 = r.refresh.wallMs / flow.plan.wallMs;
   const vs2 = r.cursor.wallMs / flow.plan.wallMs;
   if (base === undefined) {
-    out.write(`  [flow] plan: ${flow.plan.wallMs.toFixed(0)} ms (target ≤ 600 ms: ${check(flow.plan.wallMs <= 600)}); `);
-    out.write(`${vs1.toFixed(1)}× baseline 1 (target ≥ 40×: ${check(vs1 >= 40)}); ${vs2.toFixed(2)}× baseline 2 (target ≥ 2.4×: ${check(vs2 >= 2.4)})\n`);
-    for (const s of r.styles) out.write(`  [${s.style}] validate: ${s.validate.wallMs.toFixed(0)} ms (target ≤ 300 ms: ${check(s.validate.wallMs <= 300)})\n`);
+    out.write(
+      `  [flow] plan: ${flow.plan.wallMs.toFixed(0)} ms (target ≤ 600 ms: ${check(flow.plan.wallMs <= 600)}); `,
+    );
+    out.write(
+      `${vs1.toFixed(1)}× baseline 1 (target ≥ 40×: ${check(vs1 >= 40)}); ${vs2.toFixed(2)}× baseline 2 (target ≥ 2.4×: ${check(vs2 >= 2.4)})\n`,
+    );
+    for (const s of r.styles)
+      out.write(
+        `  [${s.style}] validate: ${s.validate.wallMs.toFixed(0)} ms (target ≤ 300 ms: ${check(s.validate.wallMs <= 300)})\n`,
+      );
   } else {
     const growth = flow.plan.wallMs / base.styles[0]!.plan.wallMs;
-    out.write(`  [flow] plan: ${vs1.toFixed(1)}× baseline 1, ${vs2.toFixed(2)}× baseline 2; ${growth.toFixed(1)}× the ${base.resources}-resource time for ${(r.resources / base.resources).toFixed(0)}× the resources (target ≤ 10×: ${check(growth <= 10)})\n`);
-    for (const s of r.styles) out.write(`  [${s.style}] peak RSS ${s.plan.maxRssMiB.toFixed(0)} MiB (target ≤ 400 MiB: ${check(s.plan.maxRssMiB <= 400)})\n`);
+    out.write(
+      `  [flow] plan: ${vs1.toFixed(1)}× baseline 1, ${vs2.toFixed(2)}× baseline 2; ${growth.toFixed(1)}× the ${base.resources}-resource time for ${(r.resources / base.resources).toFixed(0)}× the resources (target ≤ 10×: ${check(growth <= 10)})\n`,
+    );
+    for (const s of r.styles)
+      out.write(
+        `  [${s.style}] peak RSS ${s.plan.maxRssMiB.toFixed(0)} MiB (target ≤ 400 MiB: ${check(s.plan.maxRssMiB <= 400)})\n`,
+      );
   }
-  const mainOf = (main: number | undefined) => (main !== undefined ? ` (main thread ${`${main.toFixed(0)} ms`.padStart(7)})` : '');
+  const mainOf = (main: number | undefined) =>
+    main !== undefined ? ` (main thread ${`${main.toFixed(0)} ms`.padStart(7)})` : '';
   for (const s of r.styles) {
     const total = Object.values(s.phases).reduce((a, b) => a + b.cpu, 0);
     const totalWall = Object.values(s.phases).reduce((a, b) => a + b.wall, 0);
-    out.write(`  [${s.style}] a plan process by phase (median of up to 3; modules from dist/src, where the bin loads its bundle): CPU ${total.toFixed(0)} ms (all threads), wall ${totalWall.toFixed(0)} ms\n`);
+    out.write(
+      `  [${s.style}] a plan process by phase (median of up to 3; modules from dist/src, where the bin loads its bundle): CPU ${total.toFixed(0)} ms (all threads), wall ${totalWall.toFixed(0)} ms\n`,
+    );
     for (const [name, { cpu, main, wall }] of Object.entries(s.phases)) {
-      out.write(`    ${name.padEnd(24)} CPU ${`${cpu.toFixed(0)} ms`.padStart(7)} ${`${((cpu / total) * 100).toFixed(0)}%`.padStart(4)}${mainOf(main)}   wall ${`${wall.toFixed(0)} ms`.padStart(7)}\n`);
+      out.write(
+        `    ${name.padEnd(24)} CPU ${`${cpu.toFixed(0)} ms`.padStart(7)} ${`${((cpu / total) * 100).toFixed(0)}%`.padStart(4)}${mainOf(main)}   wall ${`${wall.toFixed(0)} ms`.padStart(7)}\n`,
+      );
     }
   }
   if (base === undefined) {
     const build = r.liveBuild.cpu;
     for (const s of r.styles) {
       const resolve = s.phases.resolve?.cpu ?? NaN;
-      out.write(`  [${s.style}] resolve ${resolve.toFixed(0)} ms CPU${mainOf(s.phases.resolve?.main)} (target ≤ 50 ms: ${check(resolve <= 50)})\n`);
+      out.write(
+        `  [${s.style}] resolve ${resolve.toFixed(0)} ms CPU${mainOf(s.phases.resolve?.main)} (target ≤ 50 ms: ${check(resolve <= 50)})\n`,
+      );
     }
-    out.write(`  live build ${build.toFixed(0)} ms CPU${mainOf(r.liveBuild.main)}, cold in a fresh process (target ≤ 50 ms: ${check(build <= 50)})\n`);
+    out.write(
+      `  live build ${build.toFixed(0)} ms CPU${mainOf(r.liveBuild.main)}, cold in a fresh process (target ≤ 50 ms: ${check(build <= 50)})\n`,
+    );
   }
 }
 

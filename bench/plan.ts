@@ -30,38 +30,80 @@ function createRng(seed: number): () => number {
 /** The same org on both sides as plain shapes, parents first. */
 function generateShapes(total: number): ResourceUnion[] {
   const rng = createRng(42);
-  const shapes: ResourceUnion[] = [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme', description: 'Acme' } }];
+  const shapes: ResourceUnion[] = [
+    {
+      kind: 'group',
+      address: 'org',
+      groupPath: '',
+      parentAddress: null,
+      fields: { name: 'acme', description: 'Acme' },
+    },
+  ];
   const groups: string[] = [''];
   for (let i = 0; groups.length < 250; i++) {
     const parent = groups[Math.floor(rng() * groups.length)]!;
     if (parent.split('/').length >= 3) continue;
     const path = joinPath(parent, `team-${i}`);
     groups.push(path);
-    shapes.push({ kind: 'group', address: groupAddress(path), groupPath: path, parentAddress: groupAddress(parentPath(path)), fields: { name: `team-${i}`, description: `Team ${i}` } });
+    shapes.push({
+      kind: 'group',
+      address: groupAddress(path),
+      groupPath: path,
+      parentAddress: groupAddress(parentPath(path)),
+      fields: { name: `team-${i}`, description: `Team ${i}` },
+    });
   }
   const identities: string[] = [];
   const roles: string[] = [];
   const add = (kind: Kind, groupPath: string, fields: Record<string, unknown>, address: string) =>
-    shapes.push(({ kind, address, groupPath, parentAddress: groupAddress(groupPath), fields }) as unknown as ResourceUnion);
+    shapes.push({
+      kind,
+      address,
+      groupPath,
+      parentAddress: groupAddress(groupPath),
+      fields,
+    } as unknown as ResourceUnion);
   for (let i = 0; shapes.length < total; i++) {
     const g = groups[i % groups.length]!;
     const roll = rng();
     if (roll < 0.25) {
       const name = `id-${i}`;
       identities.push(joinPath(g, name));
-      add('identity', g, { name, description: 'CI bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: `repo:acme/${i}` } }, namedAddress('identity', g, name));
+      add(
+        'identity',
+        g,
+        {
+          name,
+          description: 'CI bot',
+          claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: `repo:acme/${i}` },
+        },
+        namedAddress('identity', g, name),
+      );
     } else if (roll < 0.27) {
       const name = `role-${i}`;
       roles.push(joinPath(g, name));
-      add('role', g, { name, description: '', capabilities: ['repo.list', 'tag.create'] }, namedAddress('role', g, name));
+      add(
+        'role',
+        g,
+        { name, description: '', capabilities: ['repo.list', 'tag.create'] },
+        namedAddress('role', g, name),
+      );
     } else if (roll < 0.65 && identities.length > 0) {
       const identity = { path: identities[Math.floor(rng() * identities.length)]! };
-      const role = roles.length > 0 && rng() < 0.3 ? { path: roles[Math.floor(rng() * roles.length)]! } : { builtin: ['viewer', 'editor', 'owner'][Math.floor(rng() * 3)]! };
+      const role =
+        roles.length > 0 && rng() < 0.3
+          ? { path: roles[Math.floor(rng() * roles.length)]! }
+          : { builtin: ['viewer', 'editor', 'owner'][Math.floor(rng() * 3)]! };
       const address = roleBindingAddress(g, identity, role);
       add('roleBinding', g, { identity, role }, address);
     } else if (roll < 0.97) {
       const name = `repo-${i}`;
-      add('repo', g, { name, description: `Repo ${i}`, ...(i % 10 === 0 ? { readme: `# repo-${i}\n\nText.\n` } : {}) }, namedAddress('repo', g, name));
+      add(
+        'repo',
+        g,
+        { name, description: `Repo ${i}`, ...(i % 10 === 0 ? { readme: `# repo-${i}\n\nText.\n` } : {}) },
+        namedAddress('repo', g, name),
+      );
     } else {
       const sink = `https://hooks.example/${i}`;
       add('subscription', g, { sink }, namedAddress('subscription', g, sink));
@@ -101,21 +143,50 @@ function buildStates(total: number): { desired: DesiredState; live: LiveState } 
     // classes per side where a run has one or two, and plan() would be timed megamorphic.
     const source = { file: 'acme.yaml', line: 1, column: 1 };
     if (isRoot || !leaf || roll >= 0.01) {
-      desiredResources.push({ kind: s.kind, address: s.address, groupPath: s.groupPath, parentAddress: s.parentAddress, source, fields: s.fields } as DesiredResource);
+      desiredResources.push({
+        kind: s.kind,
+        address: s.address,
+        groupPath: s.groupPath,
+        parentAddress: s.parentAddress,
+        source,
+        fields: s.fields,
+      } as DesiredResource);
     }
     if (!isRoot && leaf && roll >= 0.01 && roll < 0.02) continue; // in desired only: a create
     const parentUid = s.parentAddress === null ? null : uidByAddress.get(s.parentAddress)!;
     const uid = parentUid === null ? 'a'.repeat(40) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`;
     uidByAddress.set(s.address, uid);
     let fields = s.fields as unknown as Record<string, unknown>;
-    if (roll >= 0.02 && roll < 0.07 && 'description' in fields) fields = { ...fields, description: 'changed out of band' };
+    if (roll >= 0.02 && roll < 0.07 && 'description' in fields)
+      fields = { ...fields, description: 'changed out of band' };
     const time = '2026-01-01T00:00:00.000Z';
-    liveResources.push({ kind: s.kind, address: s.address, groupPath: s.groupPath, parentAddress: s.parentAddress, uid, parentUid, fields, createTime: time, updateTime: time } as unknown as LiveResource);
+    liveResources.push({
+      kind: s.kind,
+      address: s.address,
+      groupPath: s.groupPath,
+      parentAddress: s.parentAddress,
+      uid,
+      parentUid,
+      fields,
+      createTime: time,
+      updateTime: time,
+    } as unknown as LiveResource);
   }
   // Bindings reference identities/roles by path; the live side needs no uids for that.
   return {
-    desired: { org: { name: 'acme', source: { file: 'acme.yaml', line: 1, column: 1 } }, resources: desiredResources, settings: { prune: true, ignore: [], protect: [] }, files: ['acme.yaml'] },
-    live: { org: { uid: 'a'.repeat(40), name: 'acme' }, resources: liveResources, incomplete: [], ambiguities: [], builtinRoles: BUILTINS },
+    desired: {
+      org: { name: 'acme', source: { file: 'acme.yaml', line: 1, column: 1 } },
+      resources: desiredResources,
+      settings: { prune: true, ignore: [], protect: [] },
+      files: ['acme.yaml'],
+    },
+    live: {
+      org: { uid: 'a'.repeat(40), name: 'acme' },
+      resources: liveResources,
+      incomplete: [],
+      ambiguities: [],
+      builtinRoles: BUILTINS,
+    },
   };
 }
 
@@ -157,9 +228,13 @@ export async function run(): Promise<void> {
   const fingerprintMs = cpuMs(withFingerprints);
 
   process.stdout.write(`CPU, first run:       ${coldMs.toFixed(0)} ms\n`);
-  process.stdout.write(`CPU, median of 5:     ${median.toFixed(0)} ms (target ≤ 200 ms: ${median <= 200 ? 'met' : 'MISSED'}; < 500 ms: ${median < 500 ? 'met' : 'MISSED'})\n`);
+  process.stdout.write(
+    `CPU, median of 5:     ${median.toFixed(0)} ms (target ≤ 200 ms: ${median <= 200 ? 'met' : 'MISSED'}; < 500 ms: ${median < 500 ? 'met' : 'MISSED'})\n`,
+  );
   process.stdout.write(`CPU, with fingerprints (saved plan): ${fingerprintMs.toFixed(0)} ms\n`);
-  process.stdout.write(`heap: +${mb(heapAfter - heapBefore)} during the first plan, ${mb(retained)} retained by the plan${gc ? '' : ' (run node --expose-gc for exact figures)'}\n`);
+  process.stdout.write(
+    `heap: +${mb(heapAfter - heapBefore)} during the first plan, ${mb(retained)} retained by the plan${gc ? '' : ' (run node --expose-gc for exact figures)'}\n`,
+  );
   process.stdout.write(`per resource: ${((median * 1000) / TOTAL).toFixed(2)} µs CPU\n`);
 
   // Effective access (issue 37): the share of plan() that computes the plan's access changes,
@@ -176,7 +251,9 @@ export async function run(): Promise<void> {
       accessRuns.push(cpuMs(start));
     }
     accessRuns.sort((a, b) => a - b);
-    process.stdout.write(`access changes at ${label} resources: ${(p.accessChanges ?? []).length} changes from ${p.steps.length} steps, CPU median of 5 ${accessRuns[2]!.toFixed(0)} ms\n`);
+    process.stdout.write(
+      `access changes at ${label} resources: ${(p.accessChanges ?? []).length} changes from ${p.steps.length} steps, CPU median of 5 ${accessRuns[2]!.toFixed(0)} ms\n`,
+    );
   }
 
   // The same org with 1,000 of its repos renamed in place (renamedFrom): each rename is checked
@@ -190,18 +267,27 @@ export async function run(): Promise<void> {
       if (r.kind !== 'repo' || renamed >= RENAMES || !liveAddresses.has(r.address)) return r;
       renamed++;
       const name = `${r.fields.name}-renamed`;
-      return { ...r, address: namedAddress('repo', r.groupPath, name), fields: { ...r.fields, name }, renamedFrom: r.fields.name } as DesiredResource;
+      return {
+        ...r,
+        address: namedAddress('repo', r.groupPath, name),
+        fields: { ...r.fields, name },
+        renamedFrom: r.fields.name,
+      } as DesiredResource;
     }),
   };
   const renames = planThreeTimes(renamedDesired, live);
   const renameSteps = renames.plan.steps.filter((s) => s.action === 'update' && s.previousAddress !== undefined).length;
-  process.stdout.write(`with ${renamed} repos renamed in place: ${renameSteps} rename steps, CPU median of 3 ${renames.medianMs.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `with ${renamed} repos renamed in place: ${renameSteps} rename steps, CPU median of 3 ${renames.medianMs.toFixed(0)} ms\n`,
+  );
 
   // And with 100 of its 250 groups renamed (at every depth, some inside others): everything
   // beneath a renamed group moves with it, its path written anew in every address and reference.
   // Group names are unique here, so a name is replaced wherever it is a whole path segment.
   const groupName = (r: DesiredResource): string => (r.fields as { name: string }).name;
-  const renamedGroups = desired.resources.filter((r) => r.kind === 'group' && r.address !== 'org' && Number(groupName(r).slice('team-'.length)) % 5 < 2);
+  const renamedGroups = desired.resources.filter(
+    (r) => r.kind === 'group' && r.address !== 'org' && Number(groupName(r).slice('team-'.length)) % 5 < 2,
+  );
   const renamedSet = new Set(renamedGroups);
   const segment = new RegExp(`(?<=^|[/:="])(${renamedGroups.map(groupName).join('|')})(?=$|[/:="])`, 'g');
   const withGroupsRenamed: DesiredState = {
@@ -213,7 +299,12 @@ export async function run(): Promise<void> {
     }),
   };
   const { plan: groupPlan, medianMs: groupMs } = planThreeTimes(withGroupsRenamed, live);
-  const groupSteps = groupPlan.steps.filter((s) => s.action === 'update' && s.previousAddress?.startsWith('group:')).length;
-  if (groupSteps !== renamedGroups.length) throw new Error(`${renamedGroups.length} groups renamed, but the plan renames ${groupSteps}`);
-  process.stdout.write(`with ${renamedGroups.length} groups renamed in place: ${groupSteps} rename steps, ${groupPlan.summary.create} creates, ${groupPlan.summary.delete} deletes, CPU median of 3 ${groupMs.toFixed(0)} ms\n`);
+  const groupSteps = groupPlan.steps.filter(
+    (s) => s.action === 'update' && s.previousAddress?.startsWith('group:'),
+  ).length;
+  if (groupSteps !== renamedGroups.length)
+    throw new Error(`${renamedGroups.length} groups renamed, but the plan renames ${groupSteps}`);
+  process.stdout.write(
+    `with ${renamedGroups.length} groups renamed in place: ${groupSteps} rename steps, ${groupPlan.summary.create} creates, ${groupPlan.summary.delete} deletes, CPU median of 3 ${groupMs.toFixed(0)} ms\n`,
+  );
 }

@@ -26,7 +26,8 @@ export function generateManifestSet(target = TARGET_RESOURCES): { file: string; 
   ];
   let count = 3; // org, release-bot, releaser
   const take = () => (count < target ? (count++, true) : false);
-  const section = (title: string, items: string[]) => (items.length > 0 ? `          ${title}:\n${items.join('')}` : '');
+  const section = (title: string, items: string[]) =>
+    items.length > 0 ? `          ${title}:\n${items.join('')}` : '';
   const perTeam = Math.ceil((target - count) / TEAMS);
   for (let t = 0; t < TEAMS && count < target; t++) {
     const team = `team-${t}`;
@@ -40,11 +41,16 @@ export function generateManifestSet(target = TARGET_RESOURCES): { file: string; 
       const repos: string[] = [];
       const bindings: string[] = [];
       for (let i = 0; i < 12 && count < teamEnd && take(); i++) {
-        identities.push(`            - name: bot-${i}\n              description: CI of ${team}/svc-${s}/bot-${i}\n              claimMatch: {issuer: "https://token.actions.githubusercontent.com", subject: "repo:bench/svc-${s}-${i}:ref:refs/heads/main"}\n`);
+        identities.push(
+          `            - name: bot-${i}\n              description: CI of ${team}/svc-${s}/bot-${i}\n              claimMatch: {issuer: "https://token.actions.githubusercontent.com", subject: "repo:bench/svc-${s}-${i}:ref:refs/heads/main"}\n`,
+        );
       }
-      if (count < teamEnd && take()) roles.push('            - name: deployer\n              capabilities: [repo.list, repo.update, tag.list]\n');
+      if (count < teamEnd && take())
+        roles.push('            - name: deployer\n              capabilities: [repo.list, repo.update, tag.list]\n');
       for (let i = 0; i < 12 && count < teamEnd && take(); i++) {
-        repos.push(`            - name: repo-${i}\n              description: Repo ${i} of svc-${s}\n              readme: |\n                # repo-${i}\n\n                Built by bot-${i}.\n`);
+        repos.push(
+          `            - name: repo-${i}\n              description: Repo ${i} of svc-${s}\n              readme: |\n                # repo-${i}\n\n                Built by bot-${i}.\n`,
+        );
       }
       for (let i = 0; i < identities.length && count < teamEnd; i++) {
         if (roles.length > 0 && take()) bindings.push(`            - {identity: bot-${i}, role: deployer}\n`);
@@ -101,7 +107,13 @@ export async function run(): Promise<void> {
   let start = process.cpuUsage();
   const first = validateManifestTexts(docs);
   const firstMs = cpuMs(start);
-  if (!first.state) throw new Error(`generated manifests are invalid:\n${first.diagnostics.slice(0, 5).map((d) => d.message).join('\n')}`);
+  if (!first.state)
+    throw new Error(
+      `generated manifests are invalid:\n${first.diagnostics
+        .slice(0, 5)
+        .map((d) => d.message)
+        .join('\n')}`,
+    );
   const resources = first.state.resources.length;
 
   const inMemory: number[] = [];
@@ -131,14 +143,18 @@ export async function run(): Promise<void> {
   // The same keys in a file the fast reader leaves to `yaml` (an anchor in it), whose positions
   // are yaml's.
   const unknownKeys = (n: number, anchor: boolean) => [
-    { file: 'keys.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: ${anchor ? '&n ' : ''}acme\n${Array.from({ length: n }, (_, i) => `  k${i}: x\n`).join('')}` },
+    {
+      file: 'keys.yaml',
+      text: `apiVersion: platform-sync/v1\norg:\n  name: ${anchor ? '&n ' : ''}acme\n${Array.from({ length: n }, (_, i) => `  k${i}: x\n`).join('')}`,
+    },
   ];
   const problemsCpu = (n: number, anchor = false) => {
     const set = unknownKeys(n, anchor);
     return median(
       Array.from({ length: 3 }, () => {
         const at = process.cpuUsage();
-        if (validateManifestTexts(set).diagnostics.length !== n) throw new Error('expected one diagnostic per unknown key');
+        if (validateManifestTexts(set).diagnostics.length !== n)
+          throw new Error('expected one diagnostic per unknown key');
         return cpuMs(at);
       }),
     );

@@ -27,7 +27,8 @@ async function writeBundle(): Promise<void> {
   const build = await rolldown({ input: ENTRY, platform: 'node', logLevel: 'warn' });
   const { output } = await build.generate({ format: 'cjs', codeSplitting: false });
   await build.close();
-  if (output.length !== 1 || output[0].type !== 'chunk') throw new Error(`expected one chunk, got ${output.map((o) => o.fileName).join(', ')}`);
+  if (output.length !== 1 || output[0].type !== 'chunk')
+    throw new Error(`expected one chunk, got ${output.map((o) => o.fileName).join(', ')}`);
   const text = `${output[0].code}\n${licenseNotice(output[0].moduleIds)}`;
   const id = createHash('sha256').update(text).digest('hex');
   writeFileSync(BUNDLE, `${BUNDLE_ID_PREFIX}${id}\n${text}`);
@@ -52,7 +53,11 @@ function packageDirOf(moduleId: string): string | undefined {
 function licenseNotice(moduleIds: readonly string[]): string {
   const dirs = [...new Set(moduleIds.map(packageDirOf).filter((d): d is string => d !== undefined))].sort();
   const parts = dirs.map((dir) => {
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string; license?: string };
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+      license?: string;
+    };
     const file = readdirSync(dir).find((f) => /^licen[cs]e(\.md|\.txt)?$/i.test(f));
     const text = file === undefined ? '(no license file in the package)' : readFileSync(join(dir, file), 'utf8').trim();
     return `${pkg.name}@${pkg.version} (${pkg.license ?? 'see its package'})\n\n${text}`;
@@ -77,7 +82,10 @@ function checkBundle(): void {
         encoding: 'utf8',
         env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-check-secret' },
       });
-      if (r.status !== 0 || r.stderr !== '') throw new Error(`the bundle's check run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`);
+      if (r.status !== 0 || r.stderr !== '')
+        throw new Error(
+          `the bundle's check run \`platform-sync ${args.join(' ')}\` exited ${r.status}:\n${r.stderr}${r.stdout}`,
+        );
     };
     run(['apply', '--bootstrap', '--auto-approve']);
     run(['plan', '--detailed-exitcode']);

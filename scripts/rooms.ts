@@ -27,11 +27,16 @@ export function everyImport(): Import[] {
     if (!f.endsWith('.ts') || f.endsWith('.d.ts')) continue;
     const file = join(SRC, f);
     for (const node of walkAst(parseSource(readFileSync(file, 'utf8'), file))) {
-      const isImport = node.type === 'ImportDeclaration' || ((node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') && node.source) || node.type === 'ImportExpression' || node.type === 'TSImportType';
+      const isImport =
+        node.type === 'ImportDeclaration' ||
+        ((node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') && node.source) ||
+        node.type === 'ImportExpression' ||
+        node.type === 'TSImportType';
       if (!isImport) continue;
       const source = (node.source as AstNode | undefined)?.value;
       const to = typeof source === 'string' ? resolveModule(file, source) : undefined;
-      if (to) out.push({ from: relative(SRC, file).split('\\').join('/'), to: relative(SRC, to).split('\\').join('/') });
+      if (to)
+        out.push({ from: relative(SRC, file).split('\\').join('/'), to: relative(SRC, to).split('\\').join('/') });
     }
   }
   return out;
@@ -70,7 +75,9 @@ export function stackRooms(imports: readonly Import[]): House {
   for (const circle of circles) {
     const order = bestOrder(circle, (a, b) => weight.get(a)?.get(b) ?? 0);
     const place = new Map(order.map((r, i) => [r, i]));
-    for (const a of circle) for (const b of circle) if (a !== b && (weight.get(a)?.get(b) ?? 0) > 0 && place.get(b)! > place.get(a)!) cut.add(`${a}\u0000${b}`);
+    for (const a of circle)
+      for (const b of circle)
+        if (a !== b && (weight.get(a)?.get(b) ?? 0) > 0 && place.get(b)! > place.get(a)!) cut.add(`${a}\u0000${b}`);
   }
   const floors = new Map<string, number>();
   const floorOf = (r: string, seen: Set<string>): number => {
@@ -78,13 +85,16 @@ export function stackRooms(imports: readonly Import[]): House {
     if (known !== undefined) return known;
     seen.add(r);
     let floor = 0;
-    for (const b of weight.get(r)?.keys() ?? []) if (!cut.has(`${r}\u0000${b}`) && !seen.has(b)) floor = Math.max(floor, floorOf(b, seen) + 1);
+    for (const b of weight.get(r)?.keys() ?? [])
+      if (!cut.has(`${r}\u0000${b}`) && !seen.has(b)) floor = Math.max(floor, floorOf(b, seen) + 1);
     seen.delete(r);
     floors.set(r, floor);
     return floor;
   };
   for (const r of all) floorOf(r, new Set());
-  const backUp = imports.filter((i) => roomOf(i.from) !== roomOf(i.to) && floors.get(roomOf(i.to))! >= floors.get(roomOf(i.from))!);
+  const backUp = imports.filter(
+    (i) => roomOf(i.from) !== roomOf(i.to) && floors.get(roomOf(i.to))! >= floors.get(roomOf(i.from))!,
+  );
   return { rooms: all, floors, backUp, circles };
 }
 
@@ -179,7 +189,10 @@ function bestOrder(circle: readonly string[], w: (a: string, b: string) => numbe
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const house = stackRooms(everyImport());
   const top = Math.max(...house.floors.values());
-  for (let f = top; f >= 0; f--) console.log(`floor ${String(f).padStart(2)}: ${house.rooms.filter((r) => house.floors.get(r) === f).join(', ')}`);
-  console.log(`${house.rooms.length} rooms on ${top + 1} floors; ${house.backUp.length} imports run back up; ${house.circles.length} circles${house.circles.length ? `: ${house.circles.map((c) => c.join(' ⇄ ')).join('; ')}` : ''}`);
+  for (let f = top; f >= 0; f--)
+    console.log(`floor ${String(f).padStart(2)}: ${house.rooms.filter((r) => house.floors.get(r) === f).join(', ')}`);
+  console.log(
+    `${house.rooms.length} rooms on ${top + 1} floors; ${house.backUp.length} imports run back up; ${house.circles.length} circles${house.circles.length ? `: ${house.circles.map((c) => c.join(' ⇄ ')).join('; ')}` : ''}`,
+  );
   if (process.argv.includes('--imports')) for (const i of house.backUp) console.log(`  ↑ ${i.from} → ${i.to}`);
 }

@@ -30,7 +30,8 @@ export function* walkAst(node: unknown): Generator<AstNode> {
   if (node === null || typeof node !== 'object') return;
   const n = node as AstNode;
   if (typeof n.type === 'string') yield n;
-  for (const [key, value] of Object.entries(n)) if (key !== 'type' && value !== null && typeof value === 'object') yield* walkAst(value);
+  for (const [key, value] of Object.entries(n))
+    if (key !== 'type' && value !== null && typeof value === 'object') yield* walkAst(value);
 }
 
 export function parseSource(text: string, file = 'probe.ts'): AstNode {
@@ -50,14 +51,25 @@ export function runtimeImportsOf(tree: AstNode): RuntimeImport[] {
     if (node.type === 'ImportDeclaration') {
       if (node.importKind === 'type') continue;
       const specifiers = node.specifiers as AstNode[];
-      const names = specifiers.flatMap((s) => (s.type === 'ImportSpecifier' ? (s.importKind === 'type' ? [] : [String((s.imported as AstNode).name ?? (s.imported as AstNode).value)]) : ['*']));
+      const names = specifiers.flatMap((s) =>
+        s.type === 'ImportSpecifier'
+          ? s.importKind === 'type'
+            ? []
+            : [String((s.imported as AstNode).name ?? (s.imported as AstNode).value)]
+          : ['*'],
+      );
       // `import { type A } from 'x'` is erased whole; `import 'x'` runs it.
       if (specifiers.length > 0 && names.length === 0) continue;
       out.push({ source: String((node.source as AstNode).value), names: specifiers.length === 0 ? ['*'] : names });
     } else if ((node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') && node.source) {
       if (node.exportKind === 'type') continue;
       const specifiers = (node.specifiers as AstNode[] | undefined) ?? [];
-      const names = node.type === 'ExportAllDeclaration' ? ['*'] : specifiers.filter((s) => s.exportKind !== 'type').map((s) => String((s.local as AstNode).name ?? (s.local as AstNode).value));
+      const names =
+        node.type === 'ExportAllDeclaration'
+          ? ['*']
+          : specifiers
+              .filter((s) => s.exportKind !== 'type')
+              .map((s) => String((s.local as AstNode).name ?? (s.local as AstNode).value));
       if (names.length === 0) continue;
       out.push({ source: String((node.source as AstNode).value), names });
     } else if (node.type === 'ImportExpression' && (node.source as AstNode).type === 'Literal') {
@@ -71,7 +83,8 @@ export function runtimeImportsOf(tree: AstNode): RuntimeImport[] {
 export function resolveModule(from: string, source: string): string | undefined {
   if (!source.startsWith('.')) return undefined;
   const target = resolve(dirname(from), source);
-  for (const candidate of [target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')]) if (existsSync(candidate)) return candidate;
+  for (const candidate of [target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')])
+    if (existsSync(candidate)) return candidate;
   return undefined;
 }
 

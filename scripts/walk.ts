@@ -20,7 +20,12 @@ import { pathToFileURL } from 'node:url';
 import { type AstNode, resolveModule, SRC, sourceModules, walkAst } from './source-graph.js';
 
 /** Layers from the top (0) down, by a file's first folder under src/ (or its name). */
-const LAYERS: readonly (readonly string[])[] = [['pipeline.ts', 'index.ts'], ['manifest', 'live', 'plan'], ['api'], ['model', 'util', 'io']];
+const LAYERS: readonly (readonly string[])[] = [
+  ['pipeline.ts', 'index.ts'],
+  ['manifest', 'live', 'plan'],
+  ['api'],
+  ['model', 'util', 'io'],
+];
 
 export function layerOf(file: string): number {
   const first = relative(SRC, file).split(/[\\/]/)[0]!;
@@ -29,8 +34,21 @@ export function layerOf(file: string): number {
 }
 
 /** Expressions wrapped in type syntax: the type is skipped, the expression read. */
-const TS_EXPRESSIONS = new Set(['TSAsExpression', 'TSNonNullExpression', 'TSSatisfiesExpression', 'TSTypeAssertion', 'TSInstantiationExpression']);
-const TYPE_KEYS = new Set(['typeAnnotation', 'returnType', 'typeParameters', 'typeArguments', 'superTypeArguments', 'implements']);
+const TS_EXPRESSIONS = new Set([
+  'TSAsExpression',
+  'TSNonNullExpression',
+  'TSSatisfiesExpression',
+  'TSTypeAssertion',
+  'TSInstantiationExpression',
+]);
+const TYPE_KEYS = new Set([
+  'typeAnnotation',
+  'returnType',
+  'typeParameters',
+  'typeArguments',
+  'superTypeArguments',
+  'implements',
+]);
 
 interface ModuleNames {
   /** Top-level functions, classes and constants: name → the node read when the walk enters it. */
@@ -66,14 +84,22 @@ function namesOf(tree: AstNode): ModuleNames {
       if (node.importKind === 'type') continue;
       for (const s of node.specifiers as AstNode[]) {
         if (s.importKind === 'type') continue;
-        const imported = s.type === 'ImportNamespaceSpecifier' ? '*' : s.type === 'ImportDefaultSpecifier' ? 'default' : nameOf(s.imported);
+        const imported =
+          s.type === 'ImportNamespaceSpecifier'
+            ? '*'
+            : s.type === 'ImportDefaultSpecifier'
+              ? 'default'
+              : nameOf(s.imported);
         mod.imports.set(nameOf(s.local), { specifier: String((node.source as AstNode).value), imported });
       }
     } else if (node.type === 'ExportNamedDeclaration') {
       for (const name of define(node.declaration as AstNode | null)) mod.exports.set(name, { local: name });
       for (const s of (node.specifiers as AstNode[] | undefined) ?? []) {
         const local = nameOf(s.local);
-        mod.exports.set(nameOf(s.exported), node.source ? { specifier: String((node.source as AstNode).value), imported: local } : { local });
+        mod.exports.set(
+          nameOf(s.exported),
+          node.source ? { specifier: String((node.source as AstNode).value), imported: local } : { local },
+        );
       }
     } else if (node.type === 'ExportAllDeclaration' && !node.exported) {
       mod.stars.push(String((node.source as AstNode).value));
@@ -141,7 +167,8 @@ export function readingWalk(startFile: string, startName: string, maxDepth = Inf
   };
   const read = (file: string, node: AstNode | undefined): void => {
     if (!node || (node.type.startsWith('TS') && !TS_EXPRESSIONS.has(node.type))) return;
-    if (node.type === 'Identifier') return local.has(nameOf(node)) ? undefined : follow(file, resolveName(file, nameOf(node), new Set()));
+    if (node.type === 'Identifier')
+      return local.has(nameOf(node)) ? undefined : follow(file, resolveName(file, nameOf(node), new Set()));
     const object = node.object as AstNode | undefined;
     if (node.type === 'MemberExpression' && !node.computed && object?.type === 'Identifier') {
       const imp = modules.get(file)!.imports.get(nameOf(object));
@@ -150,7 +177,12 @@ export function readingWalk(startFile: string, startName: string, maxDepth = Inf
     }
     for (const child of childrenInOrder(node)) {
       // A property's key and a member's property name are names, not references.
-      if (!node.computed && ((node.type === 'MemberExpression' && child === node.property) || (node.type === 'Property' && child === node.key))) continue;
+      if (
+        !node.computed &&
+        ((node.type === 'MemberExpression' && child === node.property) ||
+          (node.type === 'Property' && child === node.key))
+      )
+        continue;
       read(file, child);
     }
   };
@@ -169,14 +201,19 @@ function boundNames(def: AstNode | undefined): Set<string> {
     const p = pattern as AstNode | null | undefined;
     if (!p) return;
     if (p.type === 'Identifier') names.add(nameOf(p));
-    else if (p.type === 'ObjectPattern') for (const prop of p.properties as AstNode[]) bind(prop.type === 'RestElement' ? prop.argument : prop.value);
+    else if (p.type === 'ObjectPattern')
+      for (const prop of p.properties as AstNode[]) bind(prop.type === 'RestElement' ? prop.argument : prop.value);
     else if (p.type === 'ArrayPattern') for (const e of p.elements as AstNode[]) bind(e);
     else if (p.type === 'AssignmentPattern') bind(p.left);
     else if (p.type === 'RestElement') bind(p.argument);
     else if (p.type === 'TSParameterProperty') bind(p.parameter);
   };
   for (const node of walkAst(def)) {
-    if (node.type === 'FunctionDeclaration' || node.type === 'FunctionExpression' || node.type === 'ArrowFunctionExpression') {
+    if (
+      node.type === 'FunctionDeclaration' ||
+      node.type === 'FunctionExpression' ||
+      node.type === 'ArrowFunctionExpression'
+    ) {
       for (const param of node.params as AstNode[]) bind(param);
       if (node !== def && node.type === 'FunctionDeclaration') bind(node.id);
     } else if (node.type === 'VariableDeclarator') bind(node.id);
@@ -189,7 +226,8 @@ function childrenInOrder(node: AstNode): AstNode[] {
   const out: AstNode[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (TYPE_KEYS.has(key)) continue;
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== null && typeof v === 'object' && typeof (v as AstNode).type === 'string') out.push(v as AstNode);
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== null && typeof v === 'object' && typeof (v as AstNode).type === 'string') out.push(v as AstNode);
   }
   return out.sort((a, b) => (a.start as number) - (b.start as number));
 }
@@ -234,9 +272,12 @@ function main(args: string[]): void {
       }
     }
     const deep = Number.isFinite(depth) ? `${depth} deep` : 'all the way';
-    process.stdout.write(`${file}#${name}, ${deep}: ${m.stays.length} stays in ${m.files} files, ${m.climbs} climbs, ${m.revisits} revisits\n`);
+    process.stdout.write(
+      `${file}#${name}, ${deep}: ${m.stays.length} stays in ${m.files} files, ${m.climbs} climbs, ${m.revisits} revisits\n`,
+    );
     if (args.includes('--files')) for (const f of new Set(m.stays)) process.stdout.write(`  ${relative(SRC, f)}\n`);
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  main(process.argv.slice(2));

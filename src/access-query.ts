@@ -21,10 +21,21 @@ export interface AccessReport {
   grants: AccessGrant[];
 }
 
-export async function accessFromManifests(paths: string[], client: ApiClient, query: AccessQuestion & { live?: boolean }, options: PlanningOptions = {}): Promise<AccessReport> {
+export async function accessFromManifests(
+  paths: string[],
+  client: ApiClient,
+  query: AccessQuestion & { live?: boolean },
+  options: PlanningOptions = {},
+): Promise<AccessReport> {
   const { live, plan, now } = await planFromManifests(paths, client, options);
   const relations = relationsOfPlan(live, plan, now);
   const { live: wantLive, ...question } = query;
   const answer = answerAccess(wantLive ? relations.live : relations.planned, question);
-  return { formatVersion: ACCESS_FORMAT_VERSION, org: plan.org, state: wantLive ? 'live' : 'planned', query: question, ...answer };
+  return {
+    formatVersion: ACCESS_FORMAT_VERSION,
+    org: plan.org,
+    state: wantLive ? 'live' : 'planned',
+    query: question,
+    ...answer,
+  };
 }

@@ -29,10 +29,21 @@ export interface PlanningOptions extends PlanOptions {
 }
 
 /** Loads the manifests (offline, all problems at once), reads the live org, plans. */
-export async function planFromManifests(paths: string[], client: ApiClient, options: PlanningOptions = {}): Promise<PlanningResult> {
+export async function planFromManifests(
+  paths: string[],
+  client: ApiClient,
+  options: PlanningOptions = {},
+): Promise<PlanningResult> {
   // Bad input is refused before any request: manifests, then the planner's options (liveReadFor).
-  const desired = await loadManifestsKnowingLive(paths, client, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
-  const live = await readLiveState(client, { ...liveReadFor(desired, options), ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}) });
+  const desired = await loadManifestsKnowingLive(
+    paths,
+    client,
+    options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {},
+  );
+  const live = await readLiveState(client, {
+    ...liveReadFor(desired, options),
+    ...(options.onReadProgress ? { onProgress: options.onReadProgress } : {}),
+  });
   // The time of the run: what invites for members expire from (a saved plan records it).
   const now = options.now ?? Date.now();
   return { desired, live, now, plan: plan(desired, live, { ...options, now }) };

@@ -28,7 +28,11 @@ export interface ShownResources {
  * member line: its identity and binding once present, its open invite while pending). `now`
  * (default: the time of the call) is what an invite has expired by.
  */
-export async function showDeclared(paths: string[], client: ApiClient, options: { now?: number } = {}): Promise<ShownResources> {
+export async function showDeclared(
+  paths: string[],
+  client: ApiClient,
+  options: { now?: number } = {},
+): Promise<ShownResources> {
   const loaded = await loadManifestsKnowingLive(paths, client);
   const live = await readLiveState(client, liveReadFor(loaded, { subResources: false }));
   const membered = planMembers(loaded, applyRenames(loaded, live).live, options.now ?? Date.now());

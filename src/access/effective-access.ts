@@ -23,7 +23,12 @@ export type { AccessChange } from '../model/plan.js';
  * The access changes of a plan: the relation of live and the relation of the state its steps lead
  * to, compared. A plan with no step of a kind that matters to access has none.
  */
-export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number, byAddress?: (address: string) => { uid: string } | undefined): AccessChange[] {
+export function accessChanges(
+  live: LiveState,
+  plan: Pick<Plan, 'steps'>,
+  now?: number,
+  byAddress?: (address: string) => { uid: string } | undefined,
+): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
   const relations = relationsOfPlan(live, plan, now, byAddress);
   return diffRelations(relations.live, relations.planned);
@@ -34,16 +39,29 @@ export function accessChanges(live: LiveState, plan: Pick<Plan, 'steps'>, now?: 
  * how the state it leads to holds to them, with the refusals `access-rule` of those it breaks
  * (DESIGN.md §4 rev 6: judged on the state a plan leads to, whatever live was).
  */
-export function accessOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, rules: readonly AccessRule[], now?: number, byAddress?: (address: string) => { uid: string } | undefined): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
+export function accessOfPlan(
+  live: LiveState,
+  plan: Pick<Plan, 'steps'>,
+  rules: readonly AccessRule[],
+  now?: number,
+  byAddress?: (address: string) => { uid: string } | undefined,
+): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
   if (rules.length === 0) return { changes: accessChanges(live, plan, now, byAddress), refusals: [] };
   const relations = relationsOfPlan(live, plan, now, byAddress);
-  const changes = plan.steps.some((s) => accessPartOf(s.kind) !== undefined) ? diffRelations(relations.live, relations.planned) : [];
+  const changes = plan.steps.some((s) => accessPartOf(s.kind) !== undefined)
+    ? diffRelations(relations.live, relations.planned)
+    : [];
   const results = judgeAccessRules(relations.planned, rules);
   return { changes, rules: results, refusals: accessRuleRefusals(results) };
 }
 
 /** The relations of live and of the state a plan leads to (`byAddress`: the caller's index of live addresses, when it has one). */
-export function relationsOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, now?: number, byAddress?: (address: string) => { uid: string } | undefined): { live: AccessRelation; planned: AccessRelation } {
+export function relationsOfPlan(
+  live: LiveState,
+  plan: Pick<Plan, 'steps'>,
+  now?: number,
+  byAddress?: (address: string) => { uid: string } | undefined,
+): { live: AccessRelation; planned: AccessRelation } {
   const before = stateOfLive(live, byAddress);
   return { live: relationOf(before, now), planned: relationOf(stateAfterSteps(before, plan.steps), now) };
 }
@@ -52,11 +70,13 @@ export function relationsOfPlan(live: LiveState, plan: Pick<Plan, 'steps'>, now?
 export function newAccessRefusal(changes: readonly AccessChange[]): Plan['refusals'] {
   const gained = changes.filter((c) => c.gained.length > 0);
   if (gained.length === 0) return [];
-  return [{
-    rule: 'new-access',
-    message: `the plan gives new access (--deny-new-access): ${gained.map(describeGain).join('; ')}`,
-    addresses: [...new Set(gained.flatMap((c) => c.causes))].sort(),
-  }];
+  return [
+    {
+      rule: 'new-access',
+      message: `the plan gives new access (--deny-new-access): ${gained.map(describeGain).join('; ')}`,
+      addresses: [...new Set(gained.flatMap((c) => c.causes))].sort(),
+    },
+  ];
 }
 
 function describeGain(c: AccessChange): string {
@@ -98,62 +118,100 @@ export interface AccessQuestion {
 function knownCapabilities(rel: AccessRelation): Set<string> {
   const out = new Set<string>();
   for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) out.add(c);
-  for (const grants of rel.grantsOf.values()) for (const g of grants) for (const c of rel.capabilitiesOf(g.role)) out.add(c);
+  for (const grants of rel.grantsOf.values())
+    for (const g of grants) for (const c of rel.capabilitiesOf(g.role)) out.add(c);
   for (const r of rel.state.records.values()) {
     const part = accessPartOf(r.kind);
-    if (part?.is === 'capabilities' && Array.isArray(r.fields[part.field])) for (const c of r.fields[part.field] as string[]) out.add(c);
+    if (part?.is === 'capabilities' && Array.isArray(r.fields[part.field]))
+      for (const c of r.fields[part.field] as string[]) out.add(c);
   }
   return out;
 }
 
-const unknown = (what: string, name: string, known: Iterable<string>): UserError => new UserError('ACCESS_UNKNOWN', `${what} ${JSON.stringify(name)} does not exist in the org${didYouMean(name, known)}; nothing to answer`);
+const unknown = (what: string, name: string, known: Iterable<string>): UserError =>
+  new UserError(
+    'ACCESS_UNKNOWN',
+    `${what} ${JSON.stringify(name)} does not exist in the org${didYouMean(name, known)}; nothing to answer`,
+  );
 
 /** The group (key) a `--scope` names: its address, or its path without `group:` (`engineering`); an unknown one is an error. */
 function scopeAsked(rel: AccessRelation, scope: string): string {
   const groups = [...rel.groups];
   const found = groups.find(([, g]) => g.address === scope) ?? groups.find(([, g]) => g.address === `group:${scope}`);
-  if (!found) throw unknown('group', scope, groups.map(([, g]) => g.address).flatMap((a) => [a, a.replace(/^group:/, '')]));
+  if (!found)
+    throw unknown(
+      'group',
+      scope,
+      groups.map(([, g]) => g.address).flatMap((a) => [a, a.replace(/^group:/, '')]),
+    );
   return found[0];
 }
 
 /** The identity principal an `--identity` names: a uid, an address, a path, or a bare name that one identity alone has. */
 function identityAsked(rel: AccessRelation, identities: Principal[], asked: string): Principal {
   const wanted = asked.startsWith('uid:') ? asked.slice(4) : asked;
-  const exact = identities.find((p) => p.identity === wanted || p.identityKey === wanted) ?? rel.principals.get(`identity:${wanted}`);
+  const exact =
+    identities.find((p) => p.identity === wanted || p.identityKey === wanted) ??
+    rel.principals.get(`identity:${wanted}`);
   if (exact) return exact as Principal;
   const byName = identities.filter((p) => p.identity === `identity:${wanted}` || p.identity!.endsWith(`/${wanted}`));
   if (byName.length === 1) return byName[0]!;
   if (byName.length > 1) {
-    const names = byName.map((p) => p.identity!).sort().join(', ');
-    throw new UserError('ACCESS_UNKNOWN', `identity ${JSON.stringify(asked)} names ${byName.length} identities (${names}); name one by its path; nothing to answer`);
+    const names = byName
+      .map((p) => p.identity!)
+      .sort()
+      .join(', ');
+    throw new UserError(
+      'ACCESS_UNKNOWN',
+      `identity ${JSON.stringify(asked)} names ${byName.length} identities (${names}); name one by its path; nothing to answer`,
+    );
   }
-  throw unknown('identity', asked, identities.flatMap((p) => [p.identity!, p.identity!.replace(/^identity:/, '')]));
+  throw unknown(
+    'identity',
+    asked,
+    identities.flatMap((p) => [p.identity!, p.identity!.replace(/^identity:/, '')]),
+  );
 }
 
 /** Suggests another e-mail only of the same domain and a close local part (an unrelated address is no hint). */
 function unknownEmail(asked: string, known: readonly string[]): UserError {
   const at = asked.lastIndexOf('@');
   const domain = asked.slice(at + 1).toLowerCase();
-  const local = suggestClosest(asked.slice(0, at), known.filter((e) => e.slice(e.lastIndexOf('@') + 1) === domain).map((e) => e.slice(0, e.lastIndexOf('@'))));
+  const local = suggestClosest(
+    asked.slice(0, at),
+    known.filter((e) => e.slice(e.lastIndexOf('@') + 1) === domain).map((e) => e.slice(0, e.lastIndexOf('@'))),
+  );
   const hint = at > 0 && local !== undefined ? ` (did you mean ${JSON.stringify(`${local}@${domain}`)}?)` : '';
-  return new UserError('ACCESS_UNKNOWN', `e-mail ${JSON.stringify(asked)} does not exist in the org${hint}; nothing to answer`);
+  return new UserError(
+    'ACCESS_UNKNOWN',
+    `e-mail ${JSON.stringify(asked)} does not exist in the org${hint}; nothing to answer`,
+  );
 }
 
 /** The principals a question names (an identity, an e-mail, a token's identities); undefined: every principal. Unknown names are errors. */
-function principalsAsked(rel: AccessRelation, q: AccessQuestion): { ids: Set<string> | undefined; actingAs?: string[] } {
+function principalsAsked(
+  rel: AccessRelation,
+  q: AccessQuestion,
+): { ids: Set<string> | undefined; actingAs?: string[] } {
   if (q.scope !== undefined) scopeAsked(rel, q.scope);
   if (q.capability !== undefined) {
     const known = knownCapabilities(rel);
     if (!known.has(q.capability)) throw unknown('capability', q.capability, known);
   }
-  const identities = [...rel.principals.values()].filter((p) => p.identityKey !== undefined && p.identity !== undefined);
+  const identities = [...rel.principals.values()].filter(
+    (p) => p.identityKey !== undefined && p.identity !== undefined,
+  );
   if (q.identity !== undefined) {
     return { ids: new Set([identityAsked(rel, identities as Principal[], q.identity).id]) };
   }
   if (q.email !== undefined) {
     const email = asciiLower(q.email);
     const ids = new Set([...rel.principals.values()].filter((p) => p.email === email).map((p) => p.id));
-    if (ids.size === 0) throw unknownEmail(q.email, [...rel.principals.values()].flatMap((p) => (p.email ? [p.email] : [])));
+    if (ids.size === 0)
+      throw unknownEmail(
+        q.email,
+        [...rel.principals.values()].flatMap((p) => (p.email ? [p.email] : [])),
+      );
     return { ids };
   }
   if (q.as !== undefined) {
@@ -207,8 +265,21 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
       });
     }
   }
-  for (const id of ids ?? rel.grantsOf.keys()) grants.push(...obtainableAnswers(rel, id, q.capability, scopeKey, reach));
-  grants.sort((a, b) => (a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.grant < b.grant ? -1 : 1));
+  for (const id of ids ?? rel.grantsOf.keys())
+    grants.push(...obtainableAnswers(rel, id, q.capability, scopeKey, reach));
+  grants.sort((a, b) =>
+    a.principal < b.principal
+      ? -1
+      : a.principal > b.principal
+        ? 1
+        : a.scope < b.scope
+          ? -1
+          : a.scope > b.scope
+            ? 1
+            : a.grant < b.grant
+              ? -1
+              : 1,
+  );
   return actingAs === undefined ? { grants } : { grants, actingAs };
 }
 
@@ -216,7 +287,13 @@ export function answerAccess(rel: AccessRelation, q: AccessQuestion): { grants: 
  * The answers a principal can obtain without holding them (escalation.ts): on the group asked, or
  * else at each group where they start, one per path; each marked `obtainable` with the path.
  */
-function obtainableAnswers(rel: AccessRelation, id: string, capability: string | undefined, scopeKey: string | undefined, reach: (group: string) => number): AccessGrant[] {
+function obtainableAnswers(
+  rel: AccessRelation,
+  id: string,
+  capability: string | undefined,
+  scopeKey: string | undefined,
+  reach: (group: string) => number,
+): AccessGrant[] {
   const obtainable = obtainableOf(rel, id);
   if (obtainable.size === 0) return [];
   const p = rel.principals.get(id) as Principal;

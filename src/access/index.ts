@@ -4,7 +4,15 @@
  * the org to answer `platform-sync access` stands above it, beside the pipeline (access-query.ts).
  */
 
-export { accessChanges, answerAccess, newAccessRefusal, relationsOfPlan, type AccessChange, type AccessGrant, type AccessQuestion } from './effective-access.js';
+export {
+  accessChanges,
+  answerAccess,
+  newAccessRefusal,
+  relationsOfPlan,
+  type AccessChange,
+  type AccessGrant,
+  type AccessQuestion,
+} from './effective-access.js';
 export { stateOfLive, stateAfterSteps, type AccessRecord, type AccessStateRecords } from './state.js';
 export { relationOf, holdingsOf, type AccessRelation, type Principal } from './relation.js';
 export { diffRelations } from './access-diff.js';

@@ -53,7 +53,7 @@ const POSIX: Record<string, Range[]> = {
 };
 const SIMPLE_ESCAPES: Record<string, number> = { a: 7, f: 12, t: 9, n: 10, r: 13, v: 11 };
 /** Characters outside ASCII that RE2's simple case folding joins to ASCII letters: KELVIN SIGN, LONG S. */
-const FOLD_EXTRA: Record<number, number> = { 0x6b: 0x212a, 0x4b: 0x212a, 0x73: 0x17f, 0x53: 0x17f };
+const FOLD_EXTRA: Record<number, number> = { 107: 0x212a, 75: 0x212a, 115: 0x17f, 83: 0x17f };
 
 function set(ranges: readonly Range[]): CharSetType {
   return refa().CharSet.empty(MAX_CHAR).union(ranges);
@@ -123,7 +123,11 @@ class Reader {
     for (;;) {
       const c = this.peek();
       if (c === undefined || c === '|' || c === ')') break;
-      if (c === '^' || c === '$' || (c === '\\' && (this.src[this.pos + 1] === 'A' || this.src[this.pos + 1] === 'z'))) {
+      if (
+        c === '^' ||
+        c === '$' ||
+        (c === '\\' && (this.src[this.pos + 1] === 'A' || this.src[this.pos + 1] === 'z'))
+      ) {
         this.anchor(c === '^' || this.src[this.pos + 1] === 'A', top, elements.length === 0);
         continue;
       }
@@ -175,7 +179,13 @@ class Reader {
       if (min > 1000 || max < min || (max !== Infinity && max > 1000)) throw new Unreadable('repeat count');
     }
     if (this.peek() === '?') this.pos++; // non-greedy: the same language
-    return { type: 'Quantifier', lazy: false, min, max, alternatives: [{ type: 'Concatenation', elements: [element] }] };
+    return {
+      type: 'Quantifier',
+      lazy: false,
+      min,
+      max,
+      alternatives: [{ type: 'Concatenation', elements: [element] }],
+    };
   }
 
   /** What `(?` starts: a flag setting `(?i)`, a flag group `(?i:…)`, a named group, or a non-capturing group. */
@@ -308,7 +318,9 @@ class Reader {
   }
 
   private complement(ranges: readonly Range[]): Range[] {
-    return set(ranges).negate().ranges.map((x) => r(x.min, x.max));
+    return set(ranges)
+      .negate()
+      .ranges.map((x) => r(x.min, x.max));
   }
 
   private classChar(): number {
@@ -340,7 +352,9 @@ export type ValueSpec = { exact: string } | { pattern: string };
 
 function expressionOf(spec: ValueSpec): NoParent<Expression> | undefined {
   if ('pattern' in spec) return readPattern(spec.pattern);
-  const elements = [...spec.exact].map((t): NoParent<Element> => ({ type: 'CharacterClass', characters: set([r(ch(t))]) }));
+  const elements = [...spec.exact].map(
+    (t): NoParent<Element> => ({ type: 'CharacterClass', characters: set([r(ch(t))]) }),
+  );
   return { type: 'Expression', alternatives: [{ type: 'Concatenation', elements }] };
 }
 
@@ -371,7 +385,10 @@ function decide(now: ValueSpec, was: ValueSpec): boolean {
   try {
     const options = { maxCharacter: MAX_CHAR };
     const nowNfa = NFA.fromRegex(nowAst, options, {}, new NFA.LimitedNodeFactory(MAX_NODES));
-    const wasDfa = DFA.fromFA(NFA.fromRegex(wasAst, options, {}, new NFA.LimitedNodeFactory(MAX_NODES)), new DFA.LimitedNodeFactory(MAX_NODES));
+    const wasDfa = DFA.fromFA(
+      NFA.fromRegex(wasAst, options, {}, new NFA.LimitedNodeFactory(MAX_NODES)),
+      new DFA.LimitedNodeFactory(MAX_NODES),
+    );
     wasDfa.complement();
     return isDisjointWith(nowNfa, wasDfa, MAX_NODES);
   } catch (err) {

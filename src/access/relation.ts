@@ -63,7 +63,12 @@ const NONE: ReadonlySet<string> = new Set();
 const MAX_DEPTH = 64;
 
 /** The principal a grant record gives its role to (undefined: none it can name). */
-function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'grant' }>, state: AccessStateRecords, identities: ReadonlyMap<string, Principal>): Principal | undefined {
+function principalOfGrant(
+  r: AccessRecord,
+  part: Extract<AccessPart, { is: 'grant' }>,
+  state: AccessStateRecords,
+  identities: ReadonlyMap<string, Principal>,
+): Principal | undefined {
   const value = part.principalField === undefined ? undefined : r.fields[part.principalField];
   switch (part.to) {
     case 'identity': {
@@ -81,10 +86,20 @@ function principalOfGrant(r: AccessRecord, part: Extract<AccessPart, { is: 'gran
       if (typeof value !== 'string' || r.parent === null) return undefined;
       const idp = state.records.get(r.parent);
       // The claim that carries groups decides who "the group" is: another claim names other people (rev 6).
-      return { id: `idp:${issuerOf(idp) ?? r.parent}/claim:${groupsClaimOf(idp)}/group:${value}`, kind: 'externalGroup', name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`, record: r.parent };
+      return {
+        id: `idp:${issuerOf(idp) ?? r.parent}/claim:${groupsClaimOf(idp)}/group:${value}`,
+        kind: 'externalGroup',
+        name: `idp:${idpPath(idp?.address ?? r.parent)}/group:${value}`,
+        record: r.parent,
+      };
     }
     case 'signIn':
-      return { id: `idp:${issuerOf(r) ?? r.key}/*`, kind: 'signIn', name: `idp:${idpPath(r.address)}/*`, record: r.key };
+      return {
+        id: `idp:${issuerOf(r) ?? r.key}/*`,
+        kind: 'signIn',
+        name: `idp:${idpPath(r.address)}/*`,
+        record: r.key,
+      };
   }
 }
 
@@ -97,7 +112,9 @@ const idpPath = (address: string): string => address.slice(address.indexOf(':') 
  */
 function issuerOf(idp: AccessRecord | undefined): string | undefined {
   const oidc = idp?.fields.oidc;
-  return oidc !== null && typeof oidc === 'object' && typeof (oidc as Record<string, unknown>).issuer === 'string' ? ((oidc as Record<string, unknown>).issuer as string) : undefined;
+  return oidc !== null && typeof oidc === 'object' && typeof (oidc as Record<string, unknown>).issuer === 'string'
+    ? ((oidc as Record<string, unknown>).issuer as string)
+    : undefined;
 }
 
 /** The claim an identity provider reads its people's groups from (JSON-quoted; `undefined` when not set). */
@@ -119,7 +136,17 @@ function identityPrincipal(key: string, identity: AccessRecord | undefined): Pri
   const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
   const email = typeof identity.fields.email === 'string' ? asciiLower(identity.fields.email) : undefined;
   const id = relationship ? principalIdOf(identity.fields, relationship) : `identity:${key}`;
-  return { id, kind: 'identity', name: identity.address, identity: identity.address, identityKey: key, record: key, records: [key], ...(relationship ? { relationship } : {}), ...(email ? { email } : {}) };
+  return {
+    id,
+    kind: 'identity',
+    name: identity.address,
+    identity: identity.address,
+    identityKey: key,
+    record: key,
+    records: [key],
+    ...(relationship ? { relationship } : {}),
+    ...(email ? { email } : {}),
+  };
 }
 
 /**
@@ -131,7 +158,8 @@ function principalIdOf(fields: object, relationship: { field: string; value: unk
   let id = principalIds.get(fields);
   if (id === undefined) {
     // One spelling of a service principal (short or in full); every other value as it is.
-    const value = relationship.field === 'servicePrincipal' ? normalizeServicePrincipal(relationship.value) : relationship.value;
+    const value =
+      relationship.field === 'servicePrincipal' ? normalizeServicePrincipal(relationship.value) : relationship.value;
     principalIds.set(fields, (id = `accepts:${relationship.field}:${canonicalJson(value)}`));
   }
   return id;
@@ -246,7 +274,11 @@ export function holdingsOf(rel: AccessRelation, ...principals: string[]): Map<st
 }
 
 /** What the ancestors of `group` give through `direct`. */
-function inheritedAt(rel: AccessRelation, group: string, direct: ReadonlyMap<string, ReadonlySet<string>>): ReadonlySet<string> {
+function inheritedAt(
+  rel: AccessRelation,
+  group: string,
+  direct: ReadonlyMap<string, ReadonlySet<string>>,
+): ReadonlySet<string> {
   const caps = new Set<string>();
   let g = rel.groups.get(group)?.parent ?? null;
   for (let depth = 0; g !== null && depth < MAX_DEPTH; depth++) {
@@ -259,12 +291,22 @@ function inheritedAt(rel: AccessRelation, group: string, direct: ReadonlyMap<str
 /** How many groups lie above `group`. */
 export function depthOf(rel: AccessRelation, group: string): number {
   let n = 0;
-  for (let g = rel.groups.get(group)?.parent ?? null; g !== null && n < MAX_DEPTH; g = rel.groups.get(g)?.parent ?? null) n++;
+  for (
+    let g = rel.groups.get(group)?.parent ?? null;
+    g !== null && n < MAX_DEPTH;
+    g = rel.groups.get(g)?.parent ?? null
+  )
+    n++;
   return n;
 }
 
 /** Whether `group` is `top` or lies below it. */
 export function isWithin(rel: AccessRelation, group: string, top: string): boolean {
-  for (let g: string | null = group, depth = 0; g !== null && depth <= MAX_DEPTH; g = rel.groups.get(g)?.parent ?? null, depth++) if (g === top) return true;
+  for (
+    let g: string | null = group, depth = 0;
+    g !== null && depth <= MAX_DEPTH;
+    g = rel.groups.get(g)?.parent ?? null, depth++
+  )
+    if (g === top) return true;
   return false;
 }

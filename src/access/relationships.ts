@@ -21,7 +21,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 
 /** The relationship an identity's fields hold: its field name and value (undefined: none). */
 export function relationshipOf(fields: Obj, names: readonly string[]): { field: string; value: unknown } | undefined {
-  for (const field of names) if (fields[field] !== undefined && fields[field] !== null) return { field, value: fields[field] };
+  for (const field of names)
+    if (fields[field] !== undefined && fields[field] !== null) return { field, value: fields[field] };
   return undefined;
 }
 
@@ -46,13 +47,15 @@ function specOf(o: Obj, exact: string, pattern: string): ValueSpec | undefined {
 function claimsWithin(now: Obj, was: Obj): boolean {
   const nowClaims = isObject(now.claims) ? now.claims : {};
   const nowPatterns = isObject(now.claimPatterns) ? now.claimPatterns : {};
-  for (const [claim, value] of Object.entries(isObject(was.claims) ? was.claims : {})) if (nowClaims[claim] !== value) return false;
+  for (const [claim, value] of Object.entries(isObject(was.claims) ? was.claims : {}))
+    if (nowClaims[claim] !== value) return false;
   for (const [claim, value] of Object.entries(isObject(was.claimPatterns) ? was.claimPatterns : {})) {
     const pattern = str(value);
     if (pattern === undefined) continue;
     const exact = str(nowClaims[claim]);
     const narrower = str(nowPatterns[claim]);
-    const nowSpec: ValueSpec | undefined = exact !== undefined ? { exact } : narrower !== undefined ? { pattern: narrower } : undefined;
+    const nowSpec: ValueSpec | undefined =
+      exact !== undefined ? { exact } : narrower !== undefined ? { pattern: narrower } : undefined;
     if (nowSpec === undefined || !languageWithin(nowSpec, { pattern })) return false;
   }
   return true;
@@ -68,25 +71,38 @@ function claimMatchWithin(now: Obj, was: Obj): boolean {
 }
 
 function awsWithin(now: Obj, was: Obj): boolean {
-  return now.awsAccount === was.awsAccount && within(now, was, 'arn', 'arnPattern') && within(now, was, 'userId', 'userIdPattern');
+  return (
+    now.awsAccount === was.awsAccount &&
+    within(now, was, 'arn', 'arnPattern') &&
+    within(now, was, 'userId', 'userIdPattern')
+  );
 }
 
 function staticKeysWithin(now: Obj, was: Obj): boolean {
   if (now.issuer !== was.issuer || now.subject !== was.subject || now.issuerKeys !== was.issuerKeys) return false;
   const wasAudiences = Array.isArray(was.audiences) ? (was.audiences as unknown[]) : undefined;
   const nowAudiences = Array.isArray(now.audiences) ? (now.audiences as unknown[]) : undefined;
-  if (wasAudiences !== undefined && (nowAudiences === undefined || !nowAudiences.every((a) => wasAudiences.includes(a)))) return false;
+  if (
+    wasAudiences !== undefined &&
+    (nowAudiences === undefined || !nowAudiences.every((a) => wasAudiences.includes(a)))
+  )
+    return false;
   const wasExpiry = str(was.expirationTime);
   const nowExpiry = str(now.expirationTime);
-  if (wasExpiry !== undefined && (nowExpiry === undefined || Date.parse(nowExpiry) > Date.parse(wasExpiry))) return false;
+  if (wasExpiry !== undefined && (nowExpiry === undefined || Date.parse(nowExpiry) > Date.parse(wasExpiry)))
+    return false;
   return true;
 }
 
 /** Whether every token the identity accepts `now` it also accepted before (`was`). No relationship accepts nothing. */
-export function acceptsWithin(now: { field: string; value: unknown } | undefined, was: { field: string; value: unknown } | undefined): boolean {
+export function acceptsWithin(
+  now: { field: string; value: unknown } | undefined,
+  was: { field: string; value: unknown } | undefined,
+): boolean {
   if (now === undefined) return true;
   if (was === undefined || now.field !== was.field) return false;
-  if (now.field === 'servicePrincipal') return normalizeServicePrincipal(now.value) === normalizeServicePrincipal(was.value);
+  if (now.field === 'servicePrincipal')
+    return normalizeServicePrincipal(now.value) === normalizeServicePrincipal(was.value);
   if (!isObject(now.value) || !isObject(was.value)) return false;
   if (now.field === 'claimMatch') return claimMatchWithin(now.value, was.value);
   if (now.field === 'awsIdentity') return awsWithin(now.value, was.value);
@@ -95,13 +111,22 @@ export function acceptsWithin(now: { field: string; value: unknown } | undefined
 }
 
 /** How a changed relationship is named beside its identity: `subjectPattern "repo:.*"`, `staticKeys (other keys)`. */
-export function describeRelationship(now: { field: string; value: unknown }, was: { field: string; value: unknown } | undefined): string {
+export function describeRelationship(
+  now: { field: string; value: unknown },
+  was: { field: string; value: unknown } | undefined,
+): string {
   if (!isObject(now.value)) return `${now.field} ${JSON.stringify(normalizeServicePrincipal(now.value))}`;
   if (was === undefined || was.field !== now.field || !isObject(was.value)) return `${now.field}`;
-  const changed = Object.keys(now.value).filter((k) => JSON.stringify((now.value as Obj)[k]) !== JSON.stringify((was.value as Obj)[k]));
+  const changed = Object.keys(now.value).filter(
+    (k) => JSON.stringify((now.value as Obj)[k]) !== JSON.stringify((was.value as Obj)[k]),
+  );
   // A member replaced by its pattern (subject → subjectPattern) is said once, by the pattern.
-  const removed = Object.keys(was.value).filter((k) => (now.value as Obj)[k] === undefined && (now.value as Obj)[`${k}Pattern`] === undefined);
-  const parts = changed.map((k) => (k === 'issuerKeys' ? 'other issuerKeys' : `${k} ${JSON.stringify((now.value as Obj)[k])}`));
+  const removed = Object.keys(was.value).filter(
+    (k) => (now.value as Obj)[k] === undefined && (now.value as Obj)[`${k}Pattern`] === undefined,
+  );
+  const parts = changed.map((k) =>
+    k === 'issuerKeys' ? 'other issuerKeys' : `${k} ${JSON.stringify((now.value as Obj)[k])}`,
+  );
   for (const k of removed) parts.push(`no ${k}`);
   return parts.length > 0 ? parts.join(', ') : now.field;
 }

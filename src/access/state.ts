@@ -53,7 +53,10 @@ const apiName = (spec: FieldSpec): string => spec.apiName ?? spec.name;
  * Live as a state. `fields` of a live resource are the model's: a reference is a key (a path, a
  * uid, a built-in's name), turned here into the key of what it names; the rest by API name.
  */
-export function stateOfLive(live: LiveState, byAddressGiven?: (address: string) => { uid: string } | undefined): AccessStateRecords {
+export function stateOfLive(
+  live: LiveState,
+  byAddressGiven?: (address: string) => { uid: string } | undefined,
+): AccessStateRecords {
   const builtinCapabilities = new Map<string, readonly string[]>();
   const builtinNames = new Map<string, string>();
   for (const [name, uid] of Object.entries(live.builtinRoles)) {
@@ -69,12 +72,19 @@ export function stateOfLive(live: LiveState, byAddressGiven?: (address: string) 
     uidAt = (address) => byAddress.get(address);
   }
   const identityKey = (k: IdentityKey): string | undefined => ('uid' in k ? k.uid : uidAt(`identity:${k.path}`));
-  const roleKey = (k: RoleKey): string | undefined => ('builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : uidAt(`role:${k.path}`));
+  const roleKey = (k: RoleKey): string | undefined =>
+    'builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : uidAt(`role:${k.path}`);
   const records = new Map<string, AccessRecord>();
   for (const r of live.resources) {
     const part = accessPartOf(r.kind);
     if (!part) continue;
-    records.set(r.uid, { kind: r.kind, key: r.uid, address: r.address, parent: r.parentUid, fields: liveFields(r, part, identityKey, roleKey, live.org?.uid ?? null) });
+    records.set(r.uid, {
+      kind: r.kind,
+      key: r.uid,
+      address: r.address,
+      parent: r.parentUid,
+      fields: liveFields(r, part, identityKey, roleKey, live.org?.uid ?? null),
+    });
   }
   return { records, builtinCapabilities, builtinNames, removed: new Map() };
 }
@@ -84,14 +94,29 @@ const ACCESS_FIELDS = new Map<Kind, ReadonlySet<string>>();
 function accessFieldsOf(kind: Kind, part: AccessPart): ReadonlySet<string> {
   let fields = ACCESS_FIELDS.get(kind);
   if (!fields) {
-    const names = part.is === 'principal' ? [...part.relationship] : part.is === 'capabilities' ? [part.field] : part.is === 'grant' ? [part.role, part.principalField, part.expiryField, part.scopeField].filter((f): f is string => f !== undefined) : [];
+    const names =
+      part.is === 'principal'
+        ? [...part.relationship]
+        : part.is === 'capabilities'
+          ? [part.field]
+          : part.is === 'grant'
+            ? [part.role, part.principalField, part.expiryField, part.scopeField].filter(
+                (f): f is string => f !== undefined,
+              )
+            : [];
     // `oidc`: an identity provider's people are its issuer's (relation.ts).
     ACCESS_FIELDS.set(kind, (fields = new Set([...names, 'oidc'])));
   }
   return fields;
 }
 
-function liveFields(r: LiveResource, part: AccessPart, identityKey: (k: IdentityKey) => string | undefined, roleKey: (k: RoleKey) => string | undefined, orgUid: string | null): Record<string, unknown> {
+function liveFields(
+  r: LiveResource,
+  part: AccessPart,
+  identityKey: (k: IdentityKey) => string | undefined,
+  roleKey: (k: RoleKey) => string | undefined,
+  orgUid: string | null,
+): Record<string, unknown> {
   const model = r.fields as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   const descriptor = descriptorOf(r.kind);
@@ -108,7 +133,8 @@ function liveFields(r: LiveResource, part: AccessPart, identityKey: (k: Identity
     if (value === undefined) continue;
     out[`${reference}Uid`] = reference === 'identity' ? identityKey(value as IdentityKey) : roleKey(value as RoleKey);
   }
-  if (part.is === 'grant' && part.scopeField !== undefined && out[part.scopeField] === undefined) out[part.scopeField] = orgUid;
+  if (part.is === 'grant' && part.scopeField !== undefined && out[part.scopeField] === undefined)
+    out[part.scopeField] = orgUid;
   if (r.email !== undefined) out.email = r.email;
   return out;
 }
@@ -151,7 +177,8 @@ export function stateAfterSteps(before: AccessStateRecords, steps: readonly Plan
     const was = records.get(step.uid);
     if (!was) continue;
     const fields = fieldsAfterStep(was.fields, step)!;
-    for (const [field, ref] of Object.entries(refs)) if (step.updateMask.includes(field)) fields[field] = refKey(ref, step.after[field]);
+    for (const [field, ref] of Object.entries(refs))
+      if (step.updateMask.includes(field)) fields[field] = refKey(ref, step.after[field]);
     records.set(step.uid, { ...was, address: step.address, fields, step: step.address });
     keyOfAddress.set(step.address, step.uid);
   }

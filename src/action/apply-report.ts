@@ -35,7 +35,9 @@ const optionalString = (v: unknown): boolean => v === undefined || typeof v === 
 
 /** What `apply --format json` ended with (its `end` event), or undefined when it did not get that far. */
 export function applyResultOf(jsonLines: string): ApplyResult | undefined {
-  const end = [...eventsOf(jsonLines)].reverse().find((e) => e.type === 'end' && e.result !== null && typeof e.result === 'object');
+  const end = [...eventsOf(jsonLines)]
+    .reverse()
+    .find((e) => e.type === 'end' && e.result !== null && typeof e.result === 'object');
   if (!end) return undefined;
   const result = end.result as { done?: unknown; failed?: unknown; skipped?: unknown };
   const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
@@ -75,9 +77,13 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
     return `${lines.join('\n')}\n`;
   }
   if (!result) {
-    const when = problem !== undefined ? 'this apply was refused before anything was read or sent' : 'the run stopped before applying';
+    const when =
+      problem !== undefined
+        ? 'this apply was refused before anything was read or sent'
+        : 'the run stopped before applying';
     lines.push(`**Nothing was applied**: ${when} (see the error below).`, '');
-    if (access.length > 0) lines.push('The plan it refused would make these access changes:', '', ...accessChangesMarkdown(access));
+    if (access.length > 0)
+      lines.push('The plan it refused would make these access changes:', '', ...accessChangesMarkdown(access));
     const why = problem !== undefined ? `Error: ${problem}` : stderr.trimEnd();
     if (why.trim() !== '') lines.push('<pre>', escapeHtml(why), '</pre>', '');
     return `${escapeControl(lines.join('\n').trimEnd())}\n`;
@@ -89,9 +95,14 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
   lines.push(total === 0 ? '**No changes**: the org already matched the manifests.' : outcome, '');
   lines.push(...accessChangesMarkdown(access));
   for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
-  if (result.failed.length > 0 || result.skipped.length > 0) lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');
+  if (result.failed.length > 0 || result.skipped.length > 0)
+    lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');
   if (result.done.length > 0) {
-    lines.push('', `<details><summary>${result.done.length} step${result.done.length === 1 ? '' : 's'} done</summary>`, '');
+    lines.push(
+      '',
+      `<details><summary>${result.done.length} step${result.done.length === 1 ? '' : 's'} done</summary>`,
+      '',
+    );
     for (const a of result.done) lines.push(`- \`${a}\``);
     lines.push('', '</details>');
   }

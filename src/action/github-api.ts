@@ -18,7 +18,9 @@ const MAX_COMMENT_CHARS = 65_000;
 /** The pull request of this run's event, if it is one: its number and head commit. */
 export function pullRequestOf(env: NodeJS.ProcessEnv): { number: number; sha: string } | undefined {
   if (!env.GITHUB_EVENT_PATH || !existsSync(env.GITHUB_EVENT_PATH)) return undefined;
-  const event = JSON.parse(readTextSyncBounded(env.GITHUB_EVENT_PATH, { maxBytes: 64 * 1024 * 1024 })) as { pull_request?: { number?: unknown; head?: { sha?: unknown } } };
+  const event = JSON.parse(readTextSyncBounded(env.GITHUB_EVENT_PATH, { maxBytes: 64 * 1024 * 1024 })) as {
+    pull_request?: { number?: unknown; head?: { sha?: unknown } };
+  };
   const number = event.pull_request?.number;
   if (typeof number !== 'number') return undefined;
   const sha = event.pull_request?.head?.sha;
@@ -34,7 +36,11 @@ function githubApi(env: NodeJS.ProcessEnv, method: string, path: string, payload
   const token = (env.PS_GITHUB_TOKEN ?? '').trim();
   return fetch(`${api}${path}`, {
     method,
-    headers: { accept: 'application/vnd.github+json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      accept: 'application/vnd.github+json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: payload === undefined ? undefined : JSON.stringify(payload),
     signal: AbortSignal.timeout(30_000),
   });
@@ -48,7 +54,9 @@ export async function mergedPullRequestOf(env: NodeJS.ProcessEnv): Promise<numbe
   const res = await githubApi(env, 'GET', `/repos/${repo}/commits/${encodeURIComponent(sha)}/pulls`);
   if (!res.ok) throw new Error(`GitHub API GET /repos/${repo}/commits/${sha}/pulls: HTTP ${res.status}`);
   const pulls = (await res.json()) as { number?: unknown; merged_at?: unknown }[];
-  const merged = Array.isArray(pulls) ? pulls.find((p) => typeof p.number === 'number' && p.merged_at !== null) : undefined;
+  const merged = Array.isArray(pulls)
+    ? pulls.find((p) => typeof p.number === 'number' && p.merged_at !== null)
+    : undefined;
   return merged?.number as number | undefined;
 }
 
@@ -63,13 +71,21 @@ export function commentBody(markdown: string, stderr: string, exitcode: number):
     parts.push(markdown.trimEnd());
   }
   const body = escapeControl(parts.join('\n'));
-  return body.length > MAX_COMMENT_CHARS ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)` : body;
+  return body.length > MAX_COMMENT_CHARS
+    ? `${body.slice(0, MAX_COMMENT_CHARS)}\n\n… (cut: the full plan is in the job summary)`
+    : body;
 }
 
 /** Creates the plan comment on the pull request, or updates the one an earlier run made. */
-export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: string, marker: string = COMMENT_MARKER): Promise<'created' | 'updated'> {
+export async function postComment(
+  env: NodeJS.ProcessEnv,
+  pr: number,
+  body: string,
+  marker: string = COMMENT_MARKER,
+): Promise<'created' | 'updated'> {
   const repo = env.GITHUB_REPOSITORY;
-  if (!repo || !(env.PS_GITHUB_TOKEN ?? '').trim()) throw new Error('cannot comment: GITHUB_REPOSITORY or the github-token input is not set');
+  if (!repo || !(env.PS_GITHUB_TOKEN ?? '').trim())
+    throw new Error('cannot comment: GITHUB_REPOSITORY or the github-token input is not set');
   const call = async (method: string, path: string, payload?: unknown): Promise<unknown> => {
     const res = await githubApi(env, method, path, payload);
     if (res.status === 403 || res.status === 401) {
@@ -86,7 +102,11 @@ export async function postComment(env: NodeJS.ProcessEnv, pr: number, body: stri
   const author = (env.PS_COMMENT_AUTHOR ?? '').trim() || DEFAULT_COMMENT_AUTHOR;
   let existing: number | undefined;
   for (let page = 1; page <= 50 && existing === undefined; page++) {
-    const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as { id: number; body?: string; user?: { login?: string } }[];
+    const comments = (await call('GET', `/repos/${repo}/issues/${pr}/comments?per_page=100&page=${page}`)) as {
+      id: number;
+      body?: string;
+      user?: { login?: string };
+    }[];
     existing = comments.find((c) => c.body?.startsWith(marker) && c.user?.login === author)?.id;
     if (comments.length < 100) break;
   }
@@ -108,16 +128,19 @@ export async function reviewedApplyProblem(env: NodeJS.ProcessEnv): Promise<stri
   const sha = (env.GITHUB_SHA ?? '').trim();
   const branch = (env.GITHUB_REF_NAME ?? '').trim();
   const repo = (env.GITHUB_REPOSITORY ?? '').trim();
-  if (!sha || !branch || !repo) return 'cannot tell which commit of which branch this apply runs for (GITHUB_SHA, GITHUB_REF_NAME and GITHUB_REPOSITORY are set in every GitHub Actions job)';
+  if (!sha || !branch || !repo)
+    return 'cannot tell which commit of which branch this apply runs for (GITHUB_SHA, GITHUB_REF_NAME and GITHUB_REPOSITORY are set in every GitHub Actions job)';
   let head: unknown;
   try {
     const res = await githubApi(env, 'GET', `/repos/${repo}/branches/${encodeURIComponent(branch)}`);
-    if (!res.ok) return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (GitHub API HTTP ${res.status}); give the job \`contents: read\` (the github-token input)`;
+    if (!res.ok)
+      return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (GitHub API HTTP ${res.status}); give the job \`contents: read\` (the github-token input)`;
     head = ((await res.json()) as { commit?: { sha?: unknown } }).commit?.sha;
   } catch (err) {
     return `cannot read the head of branch ${branch} to confirm this apply is for the newest merge (${(err as Error).message})`;
   }
-  if (typeof head !== 'string' || !/^[0-9a-f]{7,64}$/i.test(head)) return `the GitHub API answered no commit for the head of branch ${branch}`;
+  if (typeof head !== 'string' || !/^[0-9a-f]{7,64}$/i.test(head))
+    return `the GitHub API answered no commit for the head of branch ${branch}`;
   if (head.toLowerCase() !== sha.toLowerCase()) {
     return `this apply runs for commit ${sha}, but the head of ${branch} is now ${head}: applying this older reviewed plan would undo what later merges did. Nothing was changed; the apply of the newest merge applies its own reviewed plan (or run the workflow's plan-and-apply of ${branch})`;
   }

@@ -13,7 +13,15 @@
 import { existsSync } from 'node:fs';
 import { escapeValue } from '../io/escape.js';
 import { applySummaryMarkdown, applyResultOf } from './apply-report.js';
-import { APPLY_COMMENT_MARKER, COMMENT_MARKER, commentBody, mergedPullRequestOf, postComment, pullRequestOf, reviewedApplyProblem } from './github-api.js';
+import {
+  APPLY_COMMENT_MARKER,
+  COMMENT_MARKER,
+  commentBody,
+  mergedPullRequestOf,
+  postComment,
+  pullRequestOf,
+  reviewedApplyProblem,
+} from './github-api.js';
 import { annotationsOf, logText, SAFE_FOR_WORKFLOW_COMMAND, workflowCommand } from './workflow-log.js';
 import { createOutput, type Output } from '../io/output.js';
 import { readTextSyncBounded } from '../io/read-file.js';
@@ -42,12 +50,16 @@ export interface ActionResult {
 export function splitArgs(text: string): string[] {
   const out: string[] = [];
   const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
+  for (let m = re.exec(text); m; m = re.exec(text))
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!));
   return out;
 }
 
 /** A stream that keeps what is written and copies it to `echo` (the job log). */
-function tee(echo: NodeJS.WritableStream, show: (line: string) => string | null = (line) => line): { stream: Writable; text: () => string } {
+function tee(
+  echo: NodeJS.WritableStream,
+  show: (line: string) => string | null = (line) => line,
+): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
   let partial = '';
   const stream = new Writable({
@@ -80,7 +92,16 @@ function tee(echo: NodeJS.WritableStream, show: (line: string) => string | null 
  */
 export function applyEventLine(line: string): string | null {
   if (!line.startsWith('{')) return line;
-  let e: { type?: string; total?: number; step?: { action?: string; address?: string }; ms?: number; error?: string; because?: string; plan?: { summary?: { create?: number; update?: number; delete?: number }; accessChanges?: unknown[] }; result?: { done?: unknown[]; failed?: unknown[]; skipped?: unknown[] } };
+  let e: {
+    type?: string;
+    total?: number;
+    step?: { action?: string; address?: string };
+    ms?: number;
+    error?: string;
+    because?: string;
+    plan?: { summary?: { create?: number; update?: number; delete?: number }; accessChanges?: unknown[] };
+    result?: { done?: unknown[]; failed?: unknown[]; skipped?: unknown[] };
+  };
   try {
     e = JSON.parse(line) as typeof e;
   } catch {
@@ -91,7 +112,9 @@ export function applyEventLine(line: string): string | null {
     case 'plan': {
       const sum = e.plan?.summary ?? {};
       const access = e.plan?.accessChanges?.length ?? 0;
-      return escapeValue(`Plan: ${sum.create ?? 0} to create, ${sum.update ?? 0} to update, ${sum.delete ?? 0} to delete${access > 0 ? ` (${access} access change${access === 1 ? '' : 's'}: see the job summary)` : ''}.`);
+      return escapeValue(
+        `Plan: ${sum.create ?? 0} to create, ${sum.update ?? 0} to update, ${sum.delete ?? 0} to delete${access > 0 ? ` (${access} access change${access === 1 ? '' : 's'}: see the job summary)` : ''}.`,
+      );
     }
     case 'start':
       return `Applying ${e.total ?? 0} step${e.total === 1 ? '' : 's'}…`;
@@ -104,7 +127,9 @@ export function applyEventLine(line: string): string | null {
     case 'end': {
       const r = e.result ?? {};
       const failed = r.failed?.length ?? 0;
-      return failed === 0 ? `Apply complete: ${r.done?.length ?? 0} done.` : `Apply failed: ${r.done?.length ?? 0} done, ${failed} failed, ${r.skipped?.length ?? 0} skipped (the job summary says what to do).`;
+      return failed === 0
+        ? `Apply complete: ${r.done?.length ?? 0} done.`
+        : `Apply failed: ${r.done?.length ?? 0} done, ${failed} failed, ${r.skipped?.length ?? 0} skipped (the job summary says what to do).`;
     }
     default:
       return null;
@@ -114,7 +139,12 @@ export function applyEventLine(line: string): string | null {
 function setOutputs(env: NodeJS.ProcessEnv, door: Output, outputs: Record<string, string>): void {
   const file = env.GITHUB_OUTPUT;
   if (!file) return;
-  door.appendToFile(file, Object.entries(outputs).map(([k, v]) => `${k}=${escapeValue(v)}\n`).join(''));
+  door.appendToFile(
+    file,
+    Object.entries(outputs)
+      .map(([k, v]) => `${k}=${escapeValue(v)}\n`)
+      .join(''),
+  );
 }
 
 /**
@@ -129,25 +159,33 @@ export function secretsEnvOf(text: string): Record<string, string> | string {
     if (line === '' || line.startsWith('#')) continue;
     const eq = line.indexOf('=');
     const name = eq < 0 ? line : line.slice(0, eq).trim();
-    if (eq < 0 || !/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/.test(name)) return `secrets-env line ${i + 1}: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name)${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `, got ${name}` : ''}`;
+    if (eq < 0 || !/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/.test(name))
+      return `secrets-env line ${i + 1}: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name)${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `, got ${name}` : ''}`;
     out[name] = line.slice(eq + 1);
   }
   return out;
 }
-
 
 /** Runs the action with the given environment and streams; returns what it set. */
 export async function runAction(io: CliIo): Promise<ActionResult> {
   const { env } = io;
   const command = (env.PS_COMMAND ?? '').trim() as ActionCommand;
   if (!COMMANDS.includes(command)) {
-    io.stderr.write(logText(`Error: the command input must be one of ${COMMANDS.join(', ')}, got ${escapeValue(JSON.stringify(env.PS_COMMAND ?? ''))}\n`));
+    io.stderr.write(
+      logText(
+        `Error: the command input must be one of ${COMMANDS.join(', ')}, got ${escapeValue(JSON.stringify(env.PS_COMMAND ?? ''))}\n`,
+      ),
+    );
     return { exitcode: 1, hasChanges: false, planJson: '', sarifFile: '', stepExit: 1 };
   }
   const paths = splitArgs(env.PS_PATHS ?? 'manifests/');
   const args = splitArgs(env.PS_ARGS ?? '');
   // The deny-new-access input: a gate a bot that merges on its own can rely on.
-  if ((command === 'plan' || command === 'apply') && ['true', 'yes', '1'].includes((env.PS_DENY_NEW_ACCESS ?? '').trim().toLowerCase())) args.push('--deny-new-access');
+  if (
+    (command === 'plan' || command === 'apply') &&
+    ['true', 'yes', '1'].includes((env.PS_DENY_NEW_ACCESS ?? '').trim().toLowerCase())
+  )
+    args.push('--deny-new-access');
   // The invite-codes input: where apply keeps the codes of the invites it creates (upload it as a
   // short-lived artifact, or hand it on); each code is masked in the log before it exists anywhere else.
   const inviteCodes = (env.PS_INVITE_CODES ?? '').trim();
@@ -199,43 +237,70 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   }
   const { PS_SECRETS_ENV: _given, ...rest } = env;
   const runEnv: NodeJS.ProcessEnv = { ...rest, ...secrets };
-  for (const [name, value] of Object.entries(runEnv)) if (value && (name === 'PLATFORM_TOKEN' || name === 'GITHUB_TOKEN' || name === 'PS_GITHUB_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_'))) door.addSecret(value);
-  const exitcode = await withOwnSummary(env, runEnv, door, () => main(['node', 'platform-sync', ...argv], {
-    ...io,
-    env: runEnv,
-    stdout: stdout.stream,
-    stderr: stderr.stream,
-    // GitHub masks the code in every later line of the log (a workflow command, so it goes out as is).
-    onInviteCode: (code) => {
-      door.addSecret(code);
-      // A value the server chose reaches a workflow command only as printable ASCII without %,
-      // CR or LF (DESIGN.md §8 rev 5): a newline would start a command of its own
-      // (`::stop-commands::`), after which later codes would be printed unmasked. Refused, the
-      // invite is deleted again by apply (a code nobody keeps is a dead invite).
-      if (!SAFE_FOR_WORKFLOW_COMMAND.test(code)) throw new Error('the service answered a code that is not printable ASCII without %, CR or LF, which a workflow command cannot carry safely');
-      io.stdout.write(`::add-mask::${code}\n`);
-    },
-  }));
+  for (const [name, value] of Object.entries(runEnv))
+    if (
+      value &&
+      (name === 'PLATFORM_TOKEN' ||
+        name === 'GITHUB_TOKEN' ||
+        name === 'PS_GITHUB_TOKEN' ||
+        name.startsWith('PLATFORM_SYNC_SECRET_'))
+    )
+      door.addSecret(value);
+  const exitcode = await withOwnSummary(env, runEnv, door, () =>
+    main(['node', 'platform-sync', ...argv], {
+      ...io,
+      env: runEnv,
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      // GitHub masks the code in every later line of the log (a workflow command, so it goes out as is).
+      onInviteCode: (code) => {
+        door.addSecret(code);
+        // A value the server chose reaches a workflow command only as printable ASCII without %,
+        // CR or LF (DESIGN.md §8 rev 5): a newline would start a command of its own
+        // (`::stop-commands::`), after which later codes would be printed unmasked. Refused, the
+        // invite is deleted again by apply (a code nobody keeps is a dead invite).
+        if (!SAFE_FOR_WORKFLOW_COMMAND.test(code))
+          throw new Error(
+            'the service answered a code that is not printable ASCII without %, CR or LF, which a workflow command cannot carry safely',
+          );
+        io.stdout.write(`::add-mask::${code}\n`);
+      },
+    }),
+  );
 
   // Each manifest problem as a GitHub annotation on its line (issue 40): the PR's diff shows it where it is.
-  if (exitcode === 1) for (const line of annotationsOf(stderr.text() + stdout.text())) io.stdout.write(door.redact(line));
+  if (exitcode === 1)
+    for (const line of annotationsOf(stderr.text() + stdout.text())) io.stdout.write(door.redact(line));
   const applied = command === 'apply' ? applyResultOf(stdout.text()) : undefined;
-  if (command === 'apply') door.appendToFile(join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-apply.jsonl'), stdout.text());
+  if (command === 'apply')
+    door.appendToFile(join(env.RUNNER_TEMP ?? tmpdir(), 'platform-sync-apply.jsonl'), stdout.text());
   // A partial apply changed things too: has-changes says whether any step was done.
   const hasChanges = command === 'apply' ? (applied?.done.length ?? 0) > 0 : exitcode === 2;
   const planFile = command === 'plan' && exitcode !== 1 && existsSync(planJson) ? planJson : '';
   const sarifOut = command === 'audit' && exitcode !== 1 && existsSync(sarifFile) ? sarifFile : '';
-  setOutputs(env, door, { exitcode: String(exitcode), 'has-changes': String(hasChanges), 'plan-json': planFile, 'sarif-file': sarifOut });
+  setOutputs(env, door, {
+    exitcode: String(exitcode),
+    'has-changes': String(hasChanges),
+    'plan-json': planFile,
+    'sarif-file': sarifOut,
+  });
 
   if (command === 'plan') {
     const pr = pullRequestOf(env);
     // What merging will do, said plainly (issue 49): only a plan with changes is applied.
     const refused = exitcode === 1 && stdout.text().includes('This plan is refused');
     const outcome =
-      exitcode === 2 ? '; applied when merged' : exitcode === 0 ? ': no changes, so merging applies nothing' : refused ? ': refused — not applied when merged; fix what it names and push again' : ': no plan (the manifests are invalid or planning failed) — nothing is applied when merged';
+      exitcode === 2
+        ? '; applied when merged'
+        : exitcode === 0
+          ? ': no changes, so merging applies nothing'
+          : refused
+            ? ': refused — not applied when merged; fix what it names and push again'
+            : ': no plan (the manifests are invalid or planning failed) — nothing is applied when merged';
     const footer = pr?.sha ? `\n\n_Plan of ${pr.sha}${outcome}._` : '';
     const body = door.redact(logText(commentBody(stdout.text(), stderr.text(), exitcode) + footer));
-    if (env.GITHUB_STEP_SUMMARY) door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
+    if (env.GITHUB_STEP_SUMMARY)
+      door.appendToFile(env.GITHUB_STEP_SUMMARY, `${body.slice(COMMENT_MARKER.length + 1)}\n`);
     if (['true', 'yes', '1'].includes((env.PS_COMMENT ?? '').trim().toLowerCase())) {
       if (pr === undefined) io.stderr.write('Not commenting: this run is not for a pull request.\n');
       else {
@@ -256,7 +321,8 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   if (command === 'apply') await reportApply(io, door, applySummaryMarkdown(stdout.text(), stderr.text(), exitcode));
   const failOnDrift = !['false', 'no', '0'].includes((env.PS_FAIL_ON_DRIFT ?? 'true').trim().toLowerCase());
   // An audit finding at or above --fail-on fails the step, as a drift does (upload the SARIF with `if: always()`).
-  const stepExit = exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
+  const stepExit =
+    exitcode === 1 ? 1 : (command === 'drift' || command === 'audit') && exitcode === 2 && failOnDrift ? 2 : 0;
   return { exitcode, hasChanges, planJson: planFile, sarifFile: sarifOut, stepExit };
 }
 
@@ -274,8 +340,12 @@ async function reportApply(io: CliIo, door: Output, summary: string): Promise<vo
     const pr = await mergedPullRequestOf(env);
     if (pr === undefined) io.stderr.write('Not commenting: no merged pull request for this commit.\n');
     else {
-      const body = door.redact(`${APPLY_COMMENT_MARKER}\n${text}\n_Apply of ${logText(escapeValue((env.GITHUB_SHA ?? '').slice(0, 7)))}._`);
-      io.stdout.write(`Apply comment ${await postComment(env, pr, body, APPLY_COMMENT_MARKER)} on pull request #${pr}.\n`);
+      const body = door.redact(
+        `${APPLY_COMMENT_MARKER}\n${text}\n_Apply of ${logText(escapeValue((env.GITHUB_SHA ?? '').slice(0, 7)))}._`,
+      );
+      io.stdout.write(
+        `Apply comment ${await postComment(env, pr, body, APPLY_COMMENT_MARKER)} on pull request #${pr}.\n`,
+      );
     }
   } catch (err) {
     // The apply is done either way: a comment that cannot be posted is a warning, and the result is in the job summary.
@@ -289,7 +359,12 @@ async function reportApply(io: CliIo, door: Output, summary: string): Promise<vo
  * report, audit's review) reaches the job summary through the Action's door, escaped like
  * everything else it writes ({@link logText}), and the file is gone afterwards.
  */
-async function withOwnSummary(env: NodeJS.ProcessEnv, runEnv: NodeJS.ProcessEnv, door: Output, run: () => Promise<number>): Promise<number> {
+async function withOwnSummary(
+  env: NodeJS.ProcessEnv,
+  runEnv: NodeJS.ProcessEnv,
+  door: Output,
+  run: () => Promise<number>,
+): Promise<number> {
   const summary = env.GITHUB_STEP_SUMMARY;
   if (!summary) return run();
   const dir = join(env.RUNNER_TEMP ?? tmpdir(), `platform-sync-summary-${randomUUID()}`);

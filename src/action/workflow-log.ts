@@ -28,7 +28,11 @@ export function escapeProperty(text: string): string {
 }
 
 /** One workflow command of the Action's own, one line: `::name k=v,…::message` (`##[` in it written `#\u0023[` too). */
-export function workflowCommand(name: 'error' | 'warning' | 'notice', message: string, properties: Record<string, string> = {}): string {
+export function workflowCommand(
+  name: 'error' | 'warning' | 'notice',
+  message: string,
+  properties: Record<string, string> = {},
+): string {
   const props = Object.entries(properties).map(([k, v]) => `${k}=${escapeProperty(logText(v))}`);
   return `::${name}${props.length > 0 ? ` ${props.join(',')}` : ''}::${escapeData(logText(message))}\n`;
 }

@@ -17,7 +17,15 @@ import { asciiLower } from '../model/email.js';
 import { compileAddressGlob, groupAddress, matchesAnyGlob, ORG_ADDRESS, referenceText } from '../model/address.js';
 import { UserError } from '../model/errors.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';
-import { declaringGroupPath, descriptorOf, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
+import {
+  declaringGroupPath,
+  descriptorOf,
+  GROUP_KIND,
+  IDENTITY_GRANT_KIND,
+  INVITE_KIND,
+  PRINCIPAL_KIND,
+  type Kind,
+} from '../model/kinds.js';
 import type { PlanStep } from '../model/plan.js';
 import type { DesiredMember, DesiredResource, LiveResource, LiveState } from '../model/resources.js';
 import { planFromManifests } from '../pipeline.js';
@@ -71,10 +79,15 @@ export async function adoptDrift(paths: string[], client: ApiClient, options: Ad
   const { desired, live, plan, now } = await planFromManifests(paths, client, planning);
   assertDriftReadable(plan);
   const into = options.into === undefined ? undefined : resolve(options.into);
-  const files = desired.files.map((file) => parseEditable(file, readTextSyncBounded(file, { maxBytes: DEFAULT_MAX_FILE_BYTES })));
+  const files = desired.files.map((file) =>
+    parseEditable(file, readTextSyncBounded(file, { maxBytes: DEFAULT_MAX_FILE_BYTES })),
+  );
   const intoFile = into === undefined ? undefined : files.find((f) => resolve(f.file) === into);
   if (into !== undefined && !intoFile) {
-    throw new UserError('ADOPT_INTO', `--into ${options.into} is not one of the manifest files read (${desired.files.join(', ')}); nothing was written`);
+    throw new UserError(
+      'ADOPT_INTO',
+      `--into ${options.into} is not one of the manifest files read (${desired.files.join(', ')}); nothing was written`,
+    );
   }
   const index = indexManifests(files);
   const edit = new Adoption(desired.resources, desired.members ?? [], live, index, intoFile);
@@ -100,12 +113,17 @@ export async function adoptDrift(paths: string[], client: ApiClient, options: Ad
 function checkAdopted(files: readonly AdoptedFile[], live: LiveState, now: number, items: readonly AdoptItem[]): void {
   const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.after })));
   const left = new Set(items.filter((i) => i.action === 'left').map((i) => i.address));
-  const rest = state ? makePlan(state, live, { allowMassDelete: true, now }).steps.filter((s) => !left.has(s.address)) : [];
+  const rest = state
+    ? makePlan(state, live, { allowMassDelete: true, now }).steps.filter((s) => !left.has(s.address))
+    : [];
   if (diagnostics.length === 0 && rest.length === 0) return;
   throw new UserError(
     'ADOPT_INCOMPLETE',
     'cannot adopt: the rewritten manifests would not describe live, so nothing was written:\n' +
-      [...diagnostics.slice(0, 20).map((d) => `  - ${d.message}`), ...rest.slice(0, 20).map((s) => `  - ${s.action} ${s.address} would remain`)].join('\n'),
+      [
+        ...diagnostics.slice(0, 20).map((d) => `  - ${d.message}`),
+        ...rest.slice(0, 20).map((s) => `  - ${s.action} ${s.address} would remain`),
+      ].join('\n'),
   );
 }
 
@@ -142,7 +160,11 @@ class Adoption {
     this.liveByUid = new Map(live.resources.map((r) => [r.uid, r]));
     this.liveByAddress = new Map(live.resources.map((r) => [r.address, r]));
     // People (DESIGN.md §4): identities the service reports an e-mail for, by their path.
-    this.people = new Map(live.resources.flatMap((r) => (r.kind === PRINCIPAL_KIND && r.email !== undefined ? [[pathOf(r.address), r.email]] : [])));
+    this.people = new Map(
+      live.resources.flatMap((r) =>
+        r.kind === PRINCIPAL_KIND && r.email !== undefined ? [[pathOf(r.address), r.email]] : [],
+      ),
+    );
   }
 
   step(step: PlanStep, isProtected: boolean): void {
@@ -160,14 +182,16 @@ class Adoption {
     const r = this.desiredByAddress.get(step.address);
     const liveR = this.liveByUid.get(step.uid);
     const site = r && siteAt(this.index, r.source);
-    if (!r || !liveR || !site || !isMap(site.node)) return this.leave(step, 'changed', 'its declaration was not found in the files');
+    if (!r || !liveR || !site || !isMap(site.node))
+      return this.leave(step, 'changed', 'its declaration was not found in the files');
     const descriptor = descriptorOf(r.kind) as KindDescriptor;
     const map = site.node;
     const written = r.kind === IDENTITY_GRANT_KIND ? bindingFields(liveR) : this.liveFields(liveR);
     const fields: string[] = [];
     for (const spec of descriptor.fields) {
       const api = spec.apiName ?? spec.name;
-      const reference = (m: string): boolean => r.kind === IDENTITY_GRANT_KIND && /^(role|identity)/.test(m) && /^(role|identity)/.test(spec.name);
+      const reference = (m: string): boolean =>
+        r.kind === IDENTITY_GRANT_KIND && /^(role|identity)/.test(m) && /^(role|identity)/.test(spec.name);
       if (!step.updateMask.some((m) => m === api || m.startsWith(`${api}.`) || reference(m))) continue;
       fields.push(spec.name);
     }
@@ -189,13 +213,21 @@ class Adoption {
     } else {
       for (const name of fields) {
         const pair = pairOf(map, name);
-        const value = written[name] ?? (descriptor.fields.find((s) => s.name === name)?.type === 'string' ? '' : undefined);
+        const value =
+          written[name] ?? (descriptor.fields.find((s) => s.name === name)?.type === 'string' ? '' : undefined);
         if (pair && value !== undefined) reconcile(site.file, pair, value);
         else if (pair) removePair(site.file, map, pair);
       }
     }
     const said = fields.length > 0 ? fields : step.updateMask;
-    this.items.push({ category: 'changed', kind: r.kind, address: r.address, action: 'changed', file: site.file.file, fields: said });
+    this.items.push({
+      category: 'changed',
+      kind: r.kind,
+      address: r.address,
+      action: 'changed',
+      file: site.file.file,
+      fields: said,
+    });
   }
 
   private liveFields(r: LiveResource): Record<string, unknown> {
@@ -209,7 +241,10 @@ class Adoption {
     if (kind === INVITE_KIND) return this.removedMember(step);
     const r = this.desiredByAddress.get(step.address);
     if (!r) return this.leave(step, 'missing', 'its declaration was not found in the files');
-    const sites = kind === GROUP_KIND ? (this.index.groups.get(r.groupPath) ?? []) : [siteAt(this.index, r.source)].filter((s): s is Site => s !== undefined);
+    const sites =
+      kind === GROUP_KIND
+        ? (this.index.groups.get(r.groupPath) ?? [])
+        : [siteAt(this.index, r.source)].filter((s): s is Site => s !== undefined);
     if (sites.length === 0) return this.leave(step, 'missing', 'its declaration was not found in the files');
     for (const site of sites) this.remove(site);
     this.items.push({ category: 'missing', kind, address: r.address, action: 'removed', file: sites[0]!.file.file });
@@ -222,13 +257,22 @@ class Adoption {
     if (!member) return this.leave(step, 'missing', 'its members line was not found');
     const expired = this.live.resources.some(
       (r) =>
-        r.kind === INVITE_KIND && r.groupPath === member.groupPath && r.fields.email !== undefined && asciiLower(r.fields.email) === asciiLower(member.email),
+        r.kind === INVITE_KIND &&
+        r.groupPath === member.groupPath &&
+        r.fields.email !== undefined &&
+        asciiLower(r.fields.email) === asciiLower(member.email),
     );
     if (expired) return; // the plan replaces an expired invite: not drift
     const site = siteAt(this.index, member.source);
     if (!site) return this.leave(step, 'missing', 'its members line was not found');
     this.remove(site);
-    this.items.push({ category: 'missing', kind: step.kind, address: memberAddress, action: 'removed', file: site.file.file });
+    this.items.push({
+      category: 'missing',
+      kind: step.kind,
+      address: memberAddress,
+      action: 'removed',
+      file: site.file.file,
+    });
   }
 
   private remove(site: Site): void {
@@ -245,9 +289,16 @@ class Adoption {
 
   /** Resources made by hand: each added where its group is described, a group's with it. */
   flushAdditions(): void {
-    for (const { site, items } of this.removals.values()) removeItems(site.file, { map: site.map!, pair: site.pair! }, site.seq!, items);
-    const added = [...this.addedDeletes].map((a) => this.liveByAddress.get(a)!).filter((r) => r && (descriptorOf(r.kind).manifest || r.kind === INVITE_KIND));
-    const bound = new Set(this.live.resources.flatMap((r) => (r.kind === IDENTITY_GRANT_KIND && 'path' in r.fields.identity ? [r.fields.identity.path] : [])));
+    for (const { site, items } of this.removals.values())
+      removeItems(site.file, { map: site.map!, pair: site.pair! }, site.seq!, items);
+    const added = [...this.addedDeletes]
+      .map((a) => this.liveByAddress.get(a)!)
+      .filter((r) => r && (descriptorOf(r.kind).manifest || r.kind === INVITE_KIND));
+    const bound = new Set(
+      this.live.resources.flatMap((r) =>
+        r.kind === IDENTITY_GRANT_KIND && 'path' in r.fields.identity ? [r.fields.identity.path] : [],
+      ),
+    );
     // Parents before children: groups by depth, then the kinds in the order they are created.
     const order = (r: LiveResource): number => (r.kind === GROUP_KIND ? r.groupPath.split('/').length : 100);
     added.sort((a, b) => order(a) - order(b) || a.address.localeCompare(b.address));
@@ -256,7 +307,8 @@ class Adoption {
       if (r.kind === INVITE_KIND) {
         const open = r.fields.email !== undefined && Date.parse(r.fields.expirationTime) > Date.now();
         if (!open) {
-          const reason = 'an expired invite, or one without an e-mail: no members line describes it (ignore it in settings)';
+          const reason =
+            'an expired invite, or one without an e-mail: no members line describes it (ignore it in settings)';
           this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason });
           continue;
         }
@@ -264,7 +316,12 @@ class Adoption {
         continue;
       }
       if (r.kind === IDENTITY_GRANT_KIND && 'path' in r.fields.identity && this.people.has(r.fields.identity.path)) {
-        this.add(r, path, 'members', memberNode(this.scratch, r.groupPath, this.people.get(r.fields.identity.path)!, r.fields.role));
+        this.add(
+          r,
+          path,
+          'members',
+          memberNode(this.scratch, r.groupPath, this.people.get(r.fields.identity.path)!, r.fields.role),
+        );
         continue;
       }
       // A person bound to a role: their members lines say it.
@@ -278,10 +335,22 @@ class Adoption {
         if (parent) appendTo(this.scratch, parent, form.listKey, node);
         else if (site && isMap(site.node)) this.queue(site.file, site.node, form.listKey, node);
         else {
-          this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'left', reason: 'its parent is not described in the files' });
+          this.items.push({
+            category: 'unmanaged',
+            kind: r.kind,
+            address: r.address,
+            action: 'left',
+            reason: 'its parent is not described in the files',
+          });
           continue;
         }
-        this.items.push({ category: 'unmanaged', kind: r.kind, address: r.address, action: 'added', ...(site ? { file: site.file.file } : {}) });
+        this.items.push({
+          category: 'unmanaged',
+          kind: r.kind,
+          address: r.address,
+          action: 'added',
+          ...(site ? { file: site.file.file } : {}),
+        });
         if (isMap(node)) this.built.set(r.address, node);
         continue;
       }
@@ -292,7 +361,12 @@ class Adoption {
       const pair = pairOf(p.map, p.key);
       if (pair && isSeq(pair.value)) appendItems(p.file, pair.value, p.nodes);
       else if (!pair) {
-        const single = p.nodes.length === 1 && !isSeq(p.nodes[0]) && p.key !== 'groups' && p.key !== 'members' && this.singleKeys.has(p.key);
+        const single =
+          p.nodes.length === 1 &&
+          !isSeq(p.nodes[0]) &&
+          p.key !== 'groups' &&
+          p.key !== 'members' &&
+          this.singleKeys.has(p.key);
         insertPair(p.file, p.map, p.key, single ? p.nodes[0]! : seqOf(this.scratch, p.nodes));
       }
     }
@@ -348,7 +422,8 @@ function bindingFields(r: LiveResource): Record<string, unknown> {
 
 function writeBindingFields(r: Extract<LiveResource, { kind: typeof IDENTITY_GRANT_KIND }>): Record<string, unknown> {
   const identity = 'path' in r.fields.identity ? referenceText(r.groupPath, r.fields.identity) : undefined;
-  const out: Record<string, unknown> = identity !== undefined ? { identity } : { identityUid: (r.fields.identity as { uid: string }).uid };
+  const out: Record<string, unknown> =
+    identity !== undefined ? { identity } : { identityUid: (r.fields.identity as { uid: string }).uid };
   if ('uid' in r.fields.role) out.roleUid = r.fields.role.uid;
   else out.role = referenceText(r.groupPath, r.fields.role);
   return out;

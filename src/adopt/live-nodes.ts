@@ -15,7 +15,6 @@ import type { LiveResource } from '../model/resources.js';
 /** The comment on an adopted secret reference: the value is never written (the API never returns it). */
 const SECRET_COMMENT = ' the API never returns a secret: set this variable in the apply job only';
 
-
 export function liveItemNode(doc: Document, r: LiveResource): Node {
   const descriptor = descriptorOf(r.kind) as KindDescriptor;
   if (r.kind === IDENTITY_GRANT_KIND) {
@@ -27,7 +26,8 @@ export function liveItemNode(doc: Document, r: LiveResource): Node {
     }
     return map;
   }
-  if (descriptor.manifest?.form === 'values') return doc.createNode(String(fieldValue(r, descriptor.keyField ?? 'name')));
+  if (descriptor.manifest?.form === 'values')
+    return doc.createNode(String(fieldValue(r, descriptor.keyField ?? 'name')));
   // An empty text the API answers for a field nobody set is left out: unmanaged, as it was made.
   const fields = Object.fromEntries(Object.entries(itemFields(descriptor, r)).filter(([, v]) => v !== ''));
   // A group's name comes first, as in every manifest; other kinds' key field is first already.
@@ -55,7 +55,7 @@ function styleItem(map: YAMLMap, descriptor: KindDescriptor): void {
   for (const spec of descriptor.fields) {
     const node = map.get(spec.name, true) as Node | undefined;
     if (node && (spec.type === 'object' || spec.type === 'stringSet')) flowWhenShort(node);
-    if (spec.block && isScalar(node) && typeof (node as Scalar).value === 'string' && (node as Scalar).value !== '') (node as Scalar).type = 'BLOCK_LITERAL';
+    if (spec.block && isScalar(node) && typeof (node as Scalar).value === 'string' && (node as Scalar).value !== '')
+      (node as Scalar).type = 'BLOCK_LITERAL';
   }
 }
-

@@ -34,7 +34,8 @@ export function indexManifests(files: readonly EditableFile[]): ManifestIndex {
       const root = doc.contents;
       if (!isMap(root)) continue;
       const orgPair = pairOf(root, 'org');
-      if (orgPair && isMap(orgPair.value)) walkGroup(f, { file: f, node: orgPair.value, pair: orgPair, map: root }, '', index);
+      if (orgPair && isMap(orgPair.value))
+        walkGroup(f, { file: f, node: orgPair.value, pair: orgPair, map: root }, '', index);
     }
   }
   return index;
@@ -55,17 +56,32 @@ function walkGroup(f: EditableFile, site: Site, path: string, index: ManifestInd
     if (!isMap(item)) continue;
     const name = pairOf(item, 'name')?.value;
     if (!isScalar(name)) continue;
-    walkGroup(f, { file: f, node: item, seq: groups.value, pair: groups, map }, joinPath(path, String(name.value)), index);
+    walkGroup(
+      f,
+      { file: f, node: item, seq: groups.value, pair: groups, map },
+      joinPath(path, String(name.value)),
+      index,
+    );
   }
 }
 
-function walkNodes(f: EditableFile, node: Node | null, holder: Omit<Site, 'file' | 'node'>, index: ManifestIndex): void {
+function walkNodes(
+  f: EditableFile,
+  node: Node | null,
+  holder: Omit<Site, 'file' | 'node'>,
+  index: ManifestIndex,
+): void {
   if (!node?.range) return;
   index.at.set(`${f.file}:${positionKey(f, node)}`, { file: f, node, ...holder });
   if (isMap(node)) {
-    for (const p of node.items) if (p.value) walkNodes(f, p.value as Node, { pair: p as Pair<Node, Node | null>, map: node }, index);
+    for (const p of node.items)
+      if (p.value) walkNodes(f, p.value as Node, { pair: p as Pair<Node, Node | null>, map: node }, index);
   } else if (isSeq(node)) {
-    const inList = { seq: node, ...(holder.pair ? { pair: holder.pair } : {}), ...(holder.map ? { map: holder.map } : {}) };
+    const inList = {
+      seq: node,
+      ...(holder.pair ? { pair: holder.pair } : {}),
+      ...(holder.map ? { map: holder.map } : {}),
+    };
     for (const item of node.items) walkNodes(f, item as Node, inList, index);
   }
 }

@@ -5,7 +5,20 @@
  */
 import { Document, type Node, type Pair, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import {
-  columnOf, flowText, flowValue, isMap, isScalar, isSeq, isSpacedFlow, lineEndAfter, lineStart, pairOf, printIndented, replaceScalar, scalarText, splice,
+  columnOf,
+  flowText,
+  flowValue,
+  isMap,
+  isScalar,
+  isSeq,
+  isSpacedFlow,
+  lineEndAfter,
+  lineStart,
+  pairOf,
+  printIndented,
+  replaceScalar,
+  scalarText,
+  splice,
   type EditableFile,
 } from './yaml-text.js';
 
@@ -25,7 +38,9 @@ function sameValue(node: unknown, live: unknown): boolean {
     if (node === null || typeof node !== 'object' || Array.isArray(node)) return false;
     const a = node as Record<string, unknown>;
     const b = live as Record<string, unknown>;
-    return Object.keys(a).length === Object.keys(b).length && Object.keys(b).every((k) => k in a && sameValue(a[k], b[k]));
+    return (
+      Object.keys(a).length === Object.keys(b).length && Object.keys(b).every((k) => k in a && sameValue(a[k], b[k]))
+    );
   }
   return sameScalar(node, live);
 }
@@ -36,7 +51,8 @@ export function seqIndent(f: EditableFile): number {
     let found: number | undefined;
     const walk = (node: unknown, keyColumn: number): void => {
       if (found !== undefined) return;
-      if (isMap(node)) for (const p of node.items) walk(p.value, isScalar(p.key) ? columnOf(f.text, p.key.range![0]) : keyColumn);
+      if (isMap(node))
+        for (const p of node.items) walk(p.value, isScalar(p.key) ? columnOf(f.text, p.key.range![0]) : keyColumn);
       else if (isSeq(node)) {
         if (!node.flow && node.range) found = columnOf(f.text, node.range[0]) - keyColumn;
         for (const i of node.items) walk(i, keyColumn);
@@ -55,11 +71,19 @@ export function seqIndent(f: EditableFile): number {
 export function reconcile(f: EditableFile, pair: Pair<Node, Node | null>, live: unknown): void {
   const keyColumn = columnOf(f.text, (pair.key as Node).range![0]);
   const node = pair.value;
-  if (node === null || node.range === undefined || node.range === null) return replacePairValue(f, pair, live, keyColumn);
+  if (node === null || node.range === undefined || node.range === null)
+    return replacePairValue(f, pair, live, keyColumn);
   if (sameValue(node.toJSON(), live)) return;
-  if (isScalar(node) && (live === null || typeof live !== 'object')) return replaceScalar(f, node as Scalar, live, keyColumn);
+  if (isScalar(node) && (live === null || typeof live !== 'object'))
+    return replaceScalar(f, node as Scalar, live, keyColumn);
   if (isMap(node) && live !== null && typeof live === 'object' && !Array.isArray(live)) {
-    if (node.flow) return splice(f, node.range[0], node.range[1], flowValue(ordered(node, live as Record<string, unknown>), isSpacedFlow(f, node)));
+    if (node.flow)
+      return splice(
+        f,
+        node.range[0],
+        node.range[1],
+        flowValue(ordered(node, live as Record<string, unknown>), isSpacedFlow(f, node)),
+      );
     return reconcileMap(f, node, live as Record<string, unknown>);
   }
   if (isSeq(node) && Array.isArray(live)) return reconcileSeq(f, node, live);
@@ -90,7 +114,9 @@ function reconcileSeq(f: EditableFile, seq: YAMLSeq, live: unknown[]): void {
   const kept = seq.items.filter((i) => live.some((v) => sameValue((i as Node).toJSON(), v)));
   const added = live.filter((v) => !seq.items.some((i) => sameValue((i as Node).toJSON(), v)));
   if (seq.flow) {
-    const texts = kept.map((i) => f.text.slice((i as Node).range![0], (i as Node).range![1])).concat(added.map((v) => flowValue(v, false)));
+    const texts = kept
+      .map((i) => f.text.slice((i as Node).range![0], (i as Node).range![1]))
+      .concat(added.map((v) => flowValue(v, false)));
     return splice(f, seq.range![0], seq.range![1], flowText(texts, '[', isSpacedFlow(f, seq)));
   }
   for (const i of seq.items) if (!kept.includes(i)) removeBlockItem(f, i as Node);
@@ -135,7 +161,12 @@ export function removeBlockItem(f: EditableFile, item: Node): void {
 }
 
 /** Removes items of a list: the pair that holds it when none is left, else the items (a flow list written again without them). */
-export function removeItems(f: EditableFile, holder: { map: YAMLMap; pair: Pair<Node, Node | null> }, seq: YAMLSeq, items: readonly Node[]): void {
+export function removeItems(
+  f: EditableFile,
+  holder: { map: YAMLMap; pair: Pair<Node, Node | null> },
+  seq: YAMLSeq,
+  items: readonly Node[],
+): void {
   const left = seq.items.filter((i) => !items.includes(i as Node));
   if (left.length === 0) return removePair(f, holder.map, holder.pair);
   if (seq.flow) {
@@ -180,7 +211,12 @@ export function insertPair(f: EditableFile, map: YAMLMap, key: string, value: No
   if (groups) {
     at = lineStart(f.text, (groups.key as Node).range![0]);
     // The comment lines just above `groups:` are about it: the new pair goes above them.
-    for (let prev = lineStart(f.text, at - 1); at > 0 && /^\s*#/.test(f.text.slice(prev, at)); prev = lineStart(f.text, prev - 1)) at = prev;
+    for (
+      let prev = lineStart(f.text, at - 1);
+      at > 0 && /^\s*#/.test(f.text.slice(prev, at));
+      prev = lineStart(f.text, prev - 1)
+    )
+      at = prev;
   } else {
     const last = map.items.at(-1);
     at = lineEndAfter(f.text, (last!.value as Node | null)?.range?.[1] ?? (last!.key as Node).range![1]);

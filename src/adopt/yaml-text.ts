@@ -5,7 +5,17 @@
  * order, quoting, flow or block style, blank lines, anchors) stays as it was. A file is never
  * re-dumped: only a new item or pair is printed, by `yaml`, and indented to where it goes.
  */
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, parseDocument, visit } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  parseDocument,
+  visit,
+} from 'yaml';
 import type { Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import { UserError } from '../model/errors.js';
 
@@ -30,7 +40,10 @@ export function parseEditable(file: string, text: string): EditableFile {
   const list = Array.isArray(docs) ? docs : [];
   const broken = list.flatMap((d) => d.errors);
   if (broken.length > 0 || list.length === 0) {
-    throw new UserError('ADOPT_PARSE', `cannot adopt: ${file} does not parse as YAML: ${broken[0]?.message ?? 'unknown error'}; nothing was written`);
+    throw new UserError(
+      'ADOPT_PARSE',
+      `cannot adopt: ${file} does not parse as YAML: ${broken[0]?.message ?? 'unknown error'}; nothing was written`,
+    );
   }
   return { file, text, docs: list, lines, edits: [] };
 }
@@ -91,12 +104,16 @@ export function scalarText(value: unknown, block = false): string {
 /** A new value for a scalar, written in the scalar's own style (its quotes, or its block literal). */
 export function replaceScalar(f: EditableFile, node: Scalar, value: unknown, keyColumn: number): void {
   const [start, end] = node.range!;
-  if (typeof value === 'string' && (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' || value.includes('\n'))) {
+  if (
+    typeof value === 'string' &&
+    (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED' || value.includes('\n'))
+  ) {
     splice(f, start, end, blockLiteral(f.text.slice(start, end), value, keyColumn));
     return;
   }
   if (typeof value === 'string' && node.type === 'QUOTE_DOUBLE') return splice(f, start, end, JSON.stringify(value));
-  if (typeof value === 'string' && node.type === 'QUOTE_SINGLE') return splice(f, start, end, `'${value.replaceAll("'", "''")}'`);
+  if (typeof value === 'string' && node.type === 'QUOTE_SINGLE')
+    return splice(f, start, end, `'${value.replaceAll("'", "''")}'`);
   splice(f, start, end, scalarText(value, true));
 }
 
@@ -104,7 +121,10 @@ function blockLiteral(old: string, value: string, keyColumn: number): string {
   const oldIndent = /\n( +)\S/.exec(old)?.[1]?.length;
   const indent = ' '.repeat(oldIndent ?? keyColumn + 2);
   const chomp = value.endsWith('\n') ? (value.endsWith('\n\n') ? '+' : '') : '-';
-  const body = value.replace(/\n$/, '').split('\n').map((l) => (l === '' ? '' : indent + l));
+  const body = value
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((l) => (l === '' ? '' : indent + l));
   // The old range ends after the block's last newline when it had one: the new text does too.
   const tail = old.endsWith('\n') ? '\n' : '';
   return `|${chomp}\n${body.join('\n')}${tail}`;
@@ -151,7 +171,8 @@ function restyleFlow(printed: string, spaced: boolean): string {
     return undefined;
   });
   let out = printed;
-  for (const [start, end, value] of ranges.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + flowValue(value, false) + out.slice(end);
+  for (const [start, end, value] of ranges.sort((a, b) => b[0] - a[0]))
+    out = out.slice(0, start) + flowValue(value, false) + out.slice(end);
   return out;
 }
 
@@ -164,9 +185,18 @@ export function flowText(items: readonly string[], open: '[' | '{', spaced: bool
 
 /** A plain value as flow text (a scalar, or a flow collection of them). */
 export function flowValue(value: unknown, spaced: boolean): string {
-  if (Array.isArray(value)) return flowText(value.map((v) => flowValue(v, spaced)), '[', spaced);
+  if (Array.isArray(value))
+    return flowText(
+      value.map((v) => flowValue(v, spaced)),
+      '[',
+      spaced,
+    );
   if (value !== null && typeof value === 'object') {
-    return flowText(Object.entries(value).map(([k, v]) => `${scalarText(k)}: ${flowValue(v, spaced)}`), '{', spaced);
+    return flowText(
+      Object.entries(value).map(([k, v]) => `${scalarText(k)}: ${flowValue(v, spaced)}`),
+      '{',
+      spaced,
+    );
   }
   return scalarText(value);
 }

@@ -35,8 +35,11 @@ export function judgeAnswer(method: string, answer: Answer, makeError: AttemptEr
     });
   if (status >= 300 && status < 400) {
     // Never followed: the token must not travel to wherever a proxy points.
-    const to = typeof location === 'string' && location !== '' ? ` to ${describeLocation(location)}` : ' without a location';
-    throw malformed(`the API answered with a redirect (HTTP ${status})${to}, which platform-sync does not follow; check the base URL`);
+    const to =
+      typeof location === 'string' && location !== '' ? ` to ${describeLocation(location)}` : ' without a location';
+    throw malformed(
+      `the API answered with a redirect (HTTP ${status})${to}, which platform-sync does not follow; check the base URL`,
+    );
   }
   if (status < 300) {
     // Only a DELETE answers with nothing; anything else must be the JSON object the endpoint defines.
@@ -49,9 +52,13 @@ export function judgeAnswer(method: string, answer: Answer, makeError: AttemptEr
       parsed = JSON.parse(text);
     } catch (err) {
       const looksLikeHtml = /^\s*</.test(text);
-      throw malformed(`the response body is not JSON${looksLikeHtml ? ' (it looks like an HTML page: a proxy or a wrong base URL?)' : ''}`, err);
+      throw malformed(
+        `the response body is not JSON${looksLikeHtml ? ' (it looks like an HTML page: a proxy or a wrong base URL?)' : ''}`,
+        err,
+      );
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed('the response body is not a JSON object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw malformed('the response body is not a JSON object');
     return parsed;
   }
   const body = parseErrorBody(text);
@@ -67,20 +74,31 @@ export function judgeAnswer(method: string, answer: Answer, makeError: AttemptEr
 }
 
 /** One page of a listing from its envelope; `malformed` makes the error of an envelope that is not one. */
-export function pageOfEnvelope<T extends ApiObject>(kind: ApiKind, under: string | undefined, envelope: Record<string, unknown>, malformed: (reason: string) => ApiError): Page<T> {
+export function pageOfEnvelope<T extends ApiObject>(
+  kind: ApiKind,
+  under: string | undefined,
+  envelope: Record<string, unknown>,
+  malformed: (reason: string) => ApiError,
+): Page<T> {
   const info = KIND_INFO[kind];
   let items = envelope[info.plural];
   // Items the API gives no uid (acceptances of terms) are named by the kind's own rule.
   const uidOf = KIND_INFO[kind as Kind]?.uidOf;
   if (uidOf && Array.isArray(items) && under !== undefined) {
-    items = items.map((i) => (typeof i === 'object' && i !== null && !Array.isArray(i) ? { ...i, uid: uidOf(i as Record<string, unknown>, under) } : i));
+    items = items.map((i) =>
+      typeof i === 'object' && i !== null && !Array.isArray(i)
+        ? { ...i, uid: uidOf(i as Record<string, unknown>, under) }
+        : i,
+    );
   }
   if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
     throw malformed(`the list envelope has no array "${info.plural}" of objects with a uid`);
   }
   const totalCount = parseTotalCount(envelope.totalCount);
   if (totalCount === null) {
-    throw malformed(`the list envelope's totalCount ${JSON.stringify(envelope.totalCount).slice(0, 40)} is not a count`);
+    throw malformed(
+      `the list envelope's totalCount ${JSON.stringify(envelope.totalCount).slice(0, 40)} is not a count`,
+    );
   }
   const token = envelope.nextPageToken;
   return {

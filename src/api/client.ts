@@ -11,7 +11,7 @@ import { Pool } from './undici-pool.js';
 import { exchange, ResponseTooLargeError } from './exchange.js';
 import { Preconnector } from './preconnect.js';
 import { ApiError, GRPC_CODES, type ErrorDetail } from './errors.js';
-import type { ApiClient, ApiObject, ListQuery, ListResult, } from './types.js';
+import type { ApiClient, ApiObject, ListQuery, ListResult } from './types.js';
 import { AttemptFailedError, resolveRetryPolicy, runWithRetry, type RetryPolicy } from './retry.js';
 import { paginateItems, readListing, type FetchPage, type Page, type PageRequest } from './paginate.js';
 import { redactDeep, redactSecret } from '../io/redact.js';
@@ -23,9 +23,23 @@ import { parseBaseUrl } from './connection.js';
 import { KIND_INFO, type ApiKind, type Kind } from '../model/kinds.js';
 import type { SubResource } from '../model/kind-descriptor.js';
 import { UserError } from '../model/errors.js';
-import { readBodyText, UnsupportedEncodingError, uidPath, buildQueryString, describeCreate, describeList } from './wire.js';
+import {
+  readBodyText,
+  UnsupportedEncodingError,
+  uidPath,
+  buildQueryString,
+  describeCreate,
+  describeList,
+} from './wire.js';
 export type { ClientOptions, ClientRetryEvent } from './client-options.js';
-import { type ClientOptions, DEFAULT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_CONNECTIONS, KEEP_ALIVE_MS, DEFAULT_MAX_RESPONSE_BYTES } from './client-options.js';
+import {
+  type ClientOptions,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_CONNECTIONS,
+  KEEP_ALIVE_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+} from './client-options.js';
 import { CLOSED_CODES, classifyTransportError, createCloseController } from './transport.js';
 import { judgeAnswer, pageOfEnvelope } from './answers.js';
 
@@ -107,7 +121,9 @@ class HttpApiClient implements ApiClient {
     this.origin = url.origin;
     this.ownsPool = options.dispatcher === undefined;
     if (options.dispatcher === undefined) {
-      this.preconnector = new Preconnector(new URL(url.origin), { timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+      this.preconnector = new Preconnector(new URL(url.origin), {
+        timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      });
       this.pool = new Pool(url.origin, {
         connections,
         keepAliveTimeout: KEEP_ALIVE_MS,
@@ -146,7 +162,13 @@ class HttpApiClient implements ApiClient {
       controller.abort();
     }, this.timeoutMs);
     const emit = (status: number): void =>
-      this.options.onRequest?.({ method: req.method, path: this.redact(target), status, ms: Math.round(performance.now() - started), attempt });
+      this.options.onRequest?.({
+        method: req.method,
+        path: this.redact(target),
+        status,
+        ms: Math.round(performance.now() - started),
+        attempt,
+      });
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let payload: string | undefined;
@@ -193,12 +215,18 @@ class HttpApiClient implements ApiClient {
       // Not a failure of the API but close() overtaking a queued request: nothing to log or retry.
       if (this.closing.signal.aborted && CLOSED_CODES.has(code)) throw this.cancelledError(req, target, err);
       emit(0);
-      throw new AttemptFailedError(classifyTransportError(err, timedOut, this.timeoutMs, (grpcCode, reason, cause) => this.makeError(req, target, 0, grpcCode, reason, [], cause)));
+      throw new AttemptFailedError(
+        classifyTransportError(err, timedOut, this.timeoutMs, (grpcCode, reason, cause) =>
+          this.makeError(req, target, 0, grpcCode, reason, [], cause),
+        ),
+      );
     } finally {
       clearTimeout(timer);
     }
     emit(status);
-    return judgeAnswer(req.method, { status, text, location, retryAfter }, (code, reason, details, cause) => this.makeError(req, target, status, code, reason, details, cause));
+    return judgeAnswer(req.method, { status, text, location, retryAfter }, (code, reason, details, cause) =>
+      this.makeError(req, target, status, code, reason, details, cause),
+    );
   }
 
   /** The error of a request that close() ended before it was answered. */
@@ -245,7 +273,8 @@ class HttpApiClient implements ApiClient {
         try {
           return (await this.attempt(req as SendRequest<unknown>, target, attempt)) as T;
         } catch (err) {
-          if (err instanceof AttemptFailedError && err.failure.outcomeUnknown && req.trace) req.trace.outcomeUnknown = true;
+          if (err instanceof AttemptFailedError && err.failure.outcomeUnknown && req.trace)
+            req.trace.outcomeUnknown = true;
           throw err;
         }
       },
@@ -295,8 +324,19 @@ class HttpApiClient implements ApiClient {
         resource,
         onAttempt,
       });
-      return pageOfEnvelope<T>(kind, query.under, envelope, (reason) =>
-        new ApiError({ method: 'GET', path: info.collection, status: 200, grpcCode: GRPC_CODES.INTERNAL.code, reason, resource: this.redact(resource) }),
+      return pageOfEnvelope<T>(
+        kind,
+        query.under,
+        envelope,
+        (reason) =>
+          new ApiError({
+            method: 'GET',
+            path: info.collection,
+            status: 200,
+            grpcCode: GRPC_CODES.INTERNAL.code,
+            reason,
+            resource: this.redact(resource),
+          }),
       );
     };
   }
@@ -316,7 +356,10 @@ class HttpApiClient implements ApiClient {
 
   async list<T extends ApiObject = ApiObject>(kind: ApiKind, query: ListQuery = {}): Promise<ListResult<T>> {
     let requests = 0;
-    const result = await readListing(this.fetchPageFor<T>(kind, query, () => requests++), this.listOptions(kind, query));
+    const result = await readListing(
+      this.fetchPageFor<T>(kind, query, () => requests++),
+      this.listOptions(kind, query),
+    );
     return { items: result.items, consistent: result.consistent, problem: result.problem, requests };
   }
 
@@ -325,17 +368,26 @@ class HttpApiClient implements ApiClient {
   }
 
   async get<T extends ApiObject = ApiObject>(kind: ApiKind, uid: string): Promise<T> {
-    return this.send<T>({ method: 'GET', path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`, resource: `get ${kind} ${uid}` });
+    return this.send<T>({
+      method: 'GET',
+      path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`,
+      resource: `get ${kind} ${uid}`,
+    });
   }
 
-  async create<T extends ApiObject = ApiObject>(kind: Kind, parentUid: string | null, body: Record<string, unknown>): Promise<T> {
+  async create<T extends ApiObject = ApiObject>(
+    kind: Kind,
+    parentUid: string | null,
+    body: Record<string, unknown>,
+  ): Promise<T> {
     if (parentUid === null && KIND_INFO[kind].rootable !== true) {
       throw new UserError('CREATE_WITHOUT_PARENT', `create ${kind}: only a root group can be created without a parent`);
     }
     const resource = describeCreate(kind, parentUid, body);
     const collection = KIND_INFO[kind].collection;
     // Root groups need not have unique names, so "is it there?" must mean "is there a new one".
-    const rootsBefore = parentUid === null ? new Set((await findRootGroups(this, String(body.name))).map((g) => g.uid)) : undefined;
+    const rootsBefore =
+      parentUid === null ? new Set((await findRootGroups(this, String(body.name))).map((g) => g.uid)) : undefined;
     const findCreated = async (): Promise<{ done: T } | undefined> => {
       const found = await findLostCreate<T>(this, kind, parentUid, body, rootsBefore);
       return found ? { done: found } : undefined;
@@ -361,7 +413,12 @@ class HttpApiClient implements ApiClient {
     }
   }
 
-  async update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T> {
+  async update<T extends ApiObject = ApiObject>(
+    kind: Kind,
+    uid: string,
+    body: Record<string, unknown>,
+    updateMask: string[],
+  ): Promise<T> {
     return this.send<T>({
       method: 'PATCH',
       path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`,
@@ -374,10 +431,16 @@ class HttpApiClient implements ApiClient {
   async delete(kind: Kind, uid: string, options: { ignoreMissing?: boolean } = {}): Promise<void> {
     const trace = { outcomeUnknown: false };
     try {
-      await this.send({ method: 'DELETE', path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`, resource: `delete ${kind} ${uid}`, trace });
+      await this.send({
+        method: 'DELETE',
+        path: `${KIND_INFO[kind].collection}/${uidPath(uid)}`,
+        resource: `delete ${kind} ${uid}`,
+        trace,
+      });
     } catch (err) {
       // After a lost response, NOT_FOUND means our earlier attempt deleted it.
-      if (err instanceof ApiError && err.grpcName === 'NOT_FOUND' && (options.ignoreMissing || trace.outcomeUnknown)) return;
+      if (err instanceof ApiError && err.grpcName === 'NOT_FOUND' && (options.ignoreMissing || trace.outcomeUnknown))
+        return;
       throw err;
     }
   }

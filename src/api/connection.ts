@@ -29,16 +29,26 @@ export function resolveConnection(input: ConnectionInput = {}): Connection {
   const env = input.env ?? process.env;
   const baseUrl = (input.baseUrl ?? env.PLATFORM_API_URL ?? '').trim();
   if (baseUrl === '') {
-    throw new UserError('CONNECTION_MISSING', 'no API base URL: pass --base-url or set PLATFORM_API_URL (or use --emulator)');
+    throw new UserError(
+      'CONNECTION_MISSING',
+      'no API base URL: pass --base-url or set PLATFORM_API_URL (or use --emulator)',
+    );
   }
-  const insecureHttp = input.insecureHttp === true || ['1', 'true', 'yes'].includes((env.PLATFORM_INSECURE_HTTP ?? '').trim().toLowerCase());
+  const insecureHttp =
+    input.insecureHttp === true ||
+    ['1', 'true', 'yes'].includes((env.PLATFORM_INSECURE_HTTP ?? '').trim().toLowerCase());
   parseBaseUrl(baseUrl, { allowInsecureHttp: insecureHttp });
   return { baseUrl, token: readToken(input.tokenFile, env), insecureHttp };
 }
 
 /** Hosts a plain-http token never leaves the machine for. */
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 /**
@@ -84,7 +94,10 @@ export function parseBaseUrl(baseUrl: string, options: BaseUrlOptions = {}): URL
     throw new UserError('CONNECTION_INVALID', `the API base URL ${quoteUrl(baseUrl)} is not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UserError('CONNECTION_INVALID', `the API base URL ${quoteUrl(baseUrl)} must start with http:// or https://`);
+    throw new UserError(
+      'CONNECTION_INVALID',
+      `the API base URL ${quoteUrl(baseUrl)} must start with http:// or https://`,
+    );
   }
   if (url.username !== '' || url.password !== '') throw credentialsError(baseUrl);
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !options.allowInsecureHttp) {
@@ -113,7 +126,10 @@ function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): strin
     try {
       text = readTextSyncBounded(tokenFile, { maxBytes: MAX_TOKEN_FILE_BYTES });
     } catch (err) {
-      throw new UserError('TOKEN_FILE_UNREADABLE', `cannot read the token file ${err instanceof FileReadError ? err.message : tokenFile}`);
+      throw new UserError(
+        'TOKEN_FILE_UNREADABLE',
+        `cannot read the token file ${err instanceof FileReadError ? err.message : tokenFile}`,
+      );
     }
     const token = text.trim();
     if (token === '') throw new UserError('TOKEN_MISSING', `the token file ${tokenFile} is empty`);
@@ -121,7 +137,10 @@ function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): strin
   }
   const token = (env.PLATFORM_TOKEN ?? '').trim();
   if (token === '') {
-    throw new UserError('TOKEN_MISSING', 'no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)');
+    throw new UserError(
+      'TOKEN_MISSING',
+      'no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)',
+    );
   }
   return token;
 }

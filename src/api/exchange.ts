@@ -21,7 +21,12 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal, maxBodyBytes: number): Promise<Exchange> {
+export function exchange(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  signal: AbortSignal,
+  maxBodyBytes: number,
+): Promise<Exchange> {
   return new Promise<Exchange>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -58,7 +63,11 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
         chunks.push(chunk);
       },
       onResponseEnd() {
-        settle(undefined, { statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes) });
+        settle(undefined, {
+          statusCode,
+          headers,
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes),
+        });
       },
       onResponseError(_c, err) {
         settle(err);

@@ -16,12 +16,19 @@ export interface ListBounds {
   budgetMs: number;
 }
 
-export const DEFAULT_LIST_BOUNDS: Readonly<ListBounds> = { maxItems: 1_000_000, maxPages: 10_000, budgetMs: 10 * 60_000 };
+export const DEFAULT_LIST_BOUNDS: Readonly<ListBounds> = {
+  maxItems: 1_000_000,
+  maxPages: 10_000,
+  budgetMs: 10 * 60_000,
+};
 
 /** A listing went past one of its bounds: the server claims or serves more than is believable. */
 export class ListingBoundError extends UserError {
   constructor(what: string, problem: string) {
-    super('LIST_BOUND_EXCEEDED', `${what}: ${problem}; the listing was abandoned (the bounds are the client options listBounds)`);
+    super(
+      'LIST_BOUND_EXCEEDED',
+      `${what}: ${problem}; the listing was abandoned (the bounds are the client options listBounds)`,
+    );
   }
 }
 
@@ -34,18 +41,32 @@ export interface ReadLimits {
 }
 
 /** The page fetcher of one read, with every bound checked before and after each page. */
-export function boundedFetch<T extends { uid: string }>(fetchPage: FetchPage<T>, opts: ReadLimits, ledger: ReadLedger<T>): FetchPage<T> {
+export function boundedFetch<T extends { uid: string }>(
+  fetchPage: FetchPage<T>,
+  opts: ReadLimits,
+  ledger: ReadLedger<T>,
+): FetchPage<T> {
   const { bounds, what } = opts;
   return async (request) => {
     if (performance.now() > opts.deadline) {
-      throw new ListingBoundError(what, `it took longer than ${formatSeconds(bounds.budgetMs)} (${ledger.pages} pages, ${ledger.seen.size} items read)`);
+      throw new ListingBoundError(
+        what,
+        `it took longer than ${formatSeconds(bounds.budgetMs)} (${ledger.pages} pages, ${ledger.seen.size} items read)`,
+      );
     }
-    if (ledger.pages >= bounds.maxPages) throw new ListingBoundError(what, `it went on past ${bounds.maxPages.toLocaleString('en-US')} pages`);
+    if (ledger.pages >= bounds.maxPages)
+      throw new ListingBoundError(what, `it went on past ${bounds.maxPages.toLocaleString('en-US')} pages`);
     const page = await fetchPage(request);
     if (page.totalCount !== undefined && page.totalCount > bounds.maxItems) {
-      throw new ListingBoundError(what, `the server says totalCount ${page.totalCount}, more than the ${bounds.maxItems.toLocaleString('en-US')} items a listing may hold`);
+      throw new ListingBoundError(
+        what,
+        `the server says totalCount ${page.totalCount}, more than the ${bounds.maxItems.toLocaleString('en-US')} items a listing may hold`,
+      );
     }
-    if (ledger.seen.size + page.items.length > bounds.maxItems && ledger.seen.size + countNew(page.items, ledger.seen) > bounds.maxItems) {
+    if (
+      ledger.seen.size + page.items.length > bounds.maxItems &&
+      ledger.seen.size + countNew(page.items, ledger.seen) > bounds.maxItems
+    ) {
       throw new ListingBoundError(what, `the server served more than ${bounds.maxItems.toLocaleString('en-US')} items`);
     }
     return page;
@@ -103,7 +124,8 @@ export class ReadLedger<T extends { uid: string }> {
     if (this.shift !== undefined) return this.shift;
     if (this.totals.size > 1) return `totalCount changed while the listing was read (${[...this.totals].join(' → ')})`;
     const [total] = this.totals;
-    if (total !== undefined && this.seen.size !== total) return `read ${this.seen.size} items but totalCount is ${total}`;
+    if (total !== undefined && this.seen.size !== total)
+      return `read ${this.seen.size} items but totalCount is ${total}`;
     return undefined;
   }
 }

@@ -21,7 +21,14 @@
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import { UserError } from '../model/errors.js';
-import { boundedFetch, DEFAULT_LIST_BOUNDS, type ListBounds, ListingBoundError, ReadLedger, type ReadLimits } from './listing-ledger.js';
+import {
+  boundedFetch,
+  DEFAULT_LIST_BOUNDS,
+  type ListBounds,
+  ListingBoundError,
+  ReadLedger,
+  type ReadLimits,
+} from './listing-ledger.js';
 
 export { DEFAULT_LIST_BOUNDS, type ListBounds, ListingBoundError } from './listing-ledger.js';
 
@@ -136,7 +143,8 @@ async function* readPagesOnce<T extends { uid: string }>(
   const limit = pLimit(opts.concurrency);
   try {
     // The pages an expected count needs, asked for beside the first (see PaginateOptions).
-    const early = opts.strategy === 'skip' ? requestExpectedSlots(fetchPage, opts, limit) : new Map<number, EarlySlot<T>>();
+    const early =
+      opts.strategy === 'skip' ? requestExpectedSlots(fetchPage, opts, limit) : new Map<number, EarlySlot<T>>();
     const first = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy });
     yield ledger.accept(first);
     const total = first.totalCount;
@@ -145,7 +153,15 @@ async function* readPagesOnce<T extends { uid: string }>(
 
     if (opts.strategy === 'skip' && total !== undefined && served > 0) {
       // Early slots assumed full pages: with shorter ones, their offsets are not this read's.
-      yield* readRemainingBySkip(fetchPage, opts, ledger, first, total, limit, served === opts.pageSize ? early : new Map());
+      yield* readRemainingBySkip(
+        fetchPage,
+        opts,
+        ledger,
+        first,
+        total,
+        limit,
+        served === opts.pageSize ? early : new Map(),
+      );
       return ledger.findProblem();
     }
     // Cursor: also the fallback when the server gives no totalCount to plan skips with.
@@ -161,7 +177,8 @@ async function* readPagesOnce<T extends { uid: string }>(
       }
       yield fresh;
       emptyPages = page.items.length === 0 ? emptyPages + 1 : 0;
-      if (emptyPages >= MAX_EMPTY_PAGES) return `the server returned ${emptyPages} empty pages in a row with a page token`;
+      if (emptyPages >= MAX_EMPTY_PAGES)
+        return `the server returned ${emptyPages} empty pages in a row with a page token`;
       token = page.nextPageToken;
     }
     return ledger.findProblem();
@@ -216,7 +233,10 @@ async function* readRemainingBySkip<T extends { uid: string }>(
   for (const { offset, want } of layout.slots()) {
     const requested = early.get(offset);
     // An early slot is this read's only if it asked for just what this slot asks for.
-    const read = requested !== undefined && requested.want === want && overlap === 1 ? requested.read : limit(() => fetchSlot(fetchPage, opts, overlap, offset, want));
+    const read =
+      requested !== undefined && requested.want === want && overlap === 1
+        ? requested.read
+        : limit(() => fetchSlot(fetchPage, opts, overlap, offset, want));
     // Awaited in order below; this keeps a failure of a later slot from being "unhandled"
     // while an earlier one is still awaited, or after the consumer stopped early.
     read.catch(() => undefined);
@@ -237,12 +257,16 @@ async function* readRemainingBySkip<T extends { uid: string }>(
  * for `served - 1` new items (one page, its first item the overlap), the last for what is left.
  * `pages` counts the first page too.
  */
-function slotLayout(served: number, total: number): { pages: number; slots(): Generator<{ offset: number; want: number }> } {
+function slotLayout(
+  served: number,
+  total: number,
+): { pages: number; slots(): Generator<{ offset: number; want: number }> } {
   const stride = served > 1 ? served - 1 : served;
   return {
     pages: 1 + Math.ceil((total - served) / stride),
     *slots() {
-      for (let offset = served; offset < total; offset += stride) yield { offset, want: Math.min(stride, total - offset) };
+      for (let offset = served; offset < total; offset += stride)
+        yield { offset, want: Math.min(stride, total - offset) };
     },
   };
 }
@@ -265,7 +289,8 @@ function requestExpectedSlots<T extends { uid: string }>(
 ): Map<number, EarlySlot<T>> {
   const early = new Map<number, EarlySlot<T>>();
   const expected = opts.expectedCount;
-  if (expected === undefined || !Number.isSafeInteger(expected) || opts.pageSize < 2 || expected <= opts.pageSize) return early;
+  if (expected === undefined || !Number.isSafeInteger(expected) || opts.pageSize < 2 || expected <= opts.pageSize)
+    return early;
   const layout = slotLayout(opts.pageSize, expected);
   if (layout.pages > opts.bounds.maxPages) return early;
   for (const { offset, want } of layout.slots()) {
@@ -344,7 +369,13 @@ export async function readListing<T extends { uid: string }>(
     pages += ledger.pages;
     if (problem === undefined) return { items, consistent: true, reads: read, pages };
   }
-  return { items, consistent: false, problem: `${problem} (read ${opts.maxReads} time${opts.maxReads === 1 ? '' : 's'})`, reads: opts.maxReads, pages };
+  return {
+    items,
+    consistent: false,
+    problem: `${problem} (read ${opts.maxReads} time${opts.maxReads === 1 ? '' : 's'})`,
+    reads: opts.maxReads,
+    pages,
+  };
 }
 
 /**

@@ -78,7 +78,8 @@ export class Preconnector {
         }
       });
       // undici's connector returns the socket it opens: close() can then end one still connecting.
-      if (entry.socket === undefined && returned !== null && typeof returned === 'object' && 'destroy' in returned) entry.socket = returned as Socket;
+      if (entry.socket === undefined && returned !== null && typeof returned === 'object' && 'destroy' in returned)
+        entry.socket = returned as Socket;
       this.ahead.push(entry);
     }
   }

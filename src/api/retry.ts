@@ -61,7 +61,8 @@ export function resolveRetryPolicy(options: Partial<RetryPolicy> = {}): RetryPol
   for (const key of Object.keys(DEFAULT_RETRY_POLICY) as (keyof RetryPolicy)[]) {
     const value = options[key];
     if (value === undefined) continue;
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`retry.${key} must be a non-negative number, got ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new RangeError(`retry.${key} must be a non-negative number, got ${value}`);
     policy[key] = value;
   }
   if (policy.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be at least 1');
@@ -135,7 +136,12 @@ export function computeBackoffMs(retryNumber: number, policy: RetryPolicy, rando
  * The wait before the next attempt: the server's `Retry-After` when it gave one (never less),
  * else the jittered backoff.
  */
-export function computeRetryDelayMs(retryNumber: number, failure: AttemptFailure, policy: RetryPolicy, random: () => number): number {
+export function computeRetryDelayMs(
+  retryNumber: number,
+  failure: AttemptFailure,
+  policy: RetryPolicy,
+  random: () => number,
+): number {
   const backoff = computeBackoffMs(retryNumber, policy, random);
   return failure.retryAfterMs !== undefined ? Math.max(failure.retryAfterMs, backoff) : backoff;
 }
@@ -214,7 +220,8 @@ function planRetry(
       ? Math.max(failure.retryAfterMs ?? 0, computeConnectDelayMs(counts.notConnected - 1, policy, random))
       : computeRetryDelayMs(counts.ordinary - 1, failure, policy, random);
   if (failure.sort === 'notConnected' && counts.notConnected >= policy.maxConnectAttempts) return undefined;
-  if (attempts >= policy.maxAttempts || timing.elapsedMs - timing.heldMs + delayMs > policy.maxElapsedMs) return undefined;
+  if (attempts >= policy.maxAttempts || timing.elapsedMs - timing.heldMs + delayMs > policy.maxElapsedMs)
+    return undefined;
   return delayMs;
 }
 
@@ -250,7 +257,11 @@ export async function runWithRetry<T>(
       if (ticket) hooks.throttle!.release(ticket, 'ok');
       return value;
     } catch (err) {
-      if (ticket) hooks.throttle!.release(ticket, err instanceof AttemptFailedError && err.failure.sort === 'rateLimited' ? 'rateLimited' : 'other');
+      if (ticket)
+        hooks.throttle!.release(
+          ticket,
+          err instanceof AttemptFailedError && err.failure.sort === 'rateLimited' ? 'rateLimited' : 'other',
+        );
       if (!(err instanceof AttemptFailedError)) throw err;
       failure = err.failure;
     }
@@ -261,7 +272,11 @@ export async function runWithRetry<T>(
     const delayMs = planRetry(
       failure,
       counts,
-      { elapsedMs: now - started, heldMs, rateLimitedForMs: firstRateLimitedAt === undefined ? 0 : now - firstRateLimitedAt },
+      {
+        elapsedMs: now - started,
+        heldMs,
+        rateLimitedForMs: firstRateLimitedAt === undefined ? 0 : now - firstRateLimitedAt,
+      },
       policy,
       hooks.random,
     );

@@ -51,7 +51,8 @@ export class RequestThrottle {
     private readonly clock: Clock,
     private readonly signal: AbortSignal,
   ) {
-    if (!Number.isInteger(maxInFlight) || maxInFlight < 1) throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
+    if (!Number.isInteger(maxInFlight) || maxInFlight < 1)
+      throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
     this.limitValue = maxInFlight;
   }
 

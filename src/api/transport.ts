@@ -28,7 +28,12 @@ export function createCloseController(): AbortController {
  * processed (outcome unknown), a refused connection never left; anything else is not retried.
  * `fail` makes the error a request reports (the client names the request and redacts).
  */
-export function classifyTransportError(err: unknown, timedOut: boolean, timeoutMs: number, fail: (grpcCode: number, reason: string, cause: unknown) => ApiError): AttemptFailure {
+export function classifyTransportError(
+  err: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+  fail: (grpcCode: number, reason: string, cause: unknown) => ApiError,
+): AttemptFailure {
   const code = (err as { code?: string })?.code ?? '';
   const unavailable = GRPC_CODES.UNAVAILABLE.code;
   if (timedOut || TIMEOUT_CODES.has(code)) {

@@ -62,9 +62,18 @@ export interface ApiClient {
    * Creates a resource under `parentUid` (null: a new root group). Exactly once: when the
    * outcome of a POST is unknown, the parent is listed by name (or key) before a retry.
    */
-  create<T extends ApiObject = ApiObject>(kind: Kind, parentUid: string | null, body: Record<string, unknown>): Promise<T>;
+  create<T extends ApiObject = ApiObject>(
+    kind: Kind,
+    parentUid: string | null,
+    body: Record<string, unknown>,
+  ): Promise<T>;
   /** PATCH with `updateMask` naming exactly the fields sent. */
-  update<T extends ApiObject = ApiObject>(kind: Kind, uid: string, body: Record<string, unknown>, updateMask: string[]): Promise<T>;
+  update<T extends ApiObject = ApiObject>(
+    kind: Kind,
+    uid: string,
+    body: Record<string, unknown>,
+    updateMask: string[],
+  ): Promise<T>;
   /** DELETE; a 404 is success when `ignoreMissing` (the resource is already gone). */
   delete(kind: Kind, uid: string, options?: { ignoreMissing?: boolean }): Promise<void>;
   /** GET a sub-resource of one resource (KindDescriptor `subResource`): its text, `''` when it has none set. */

@@ -16,7 +16,12 @@ export type Query = Record<string, string | number | undefined>;
  * The text of a response body, decoded per its `content-encoding` (we ask for none, but a
  * proxy may compress anyway); an encoding this client cannot decode is named, not misread.
  */
-export async function readBodyText(encoding: string | string[] | undefined, raw: Buffer, status: number, maxBytes: number): Promise<string> {
+export async function readBodyText(
+  encoding: string | string[] | undefined,
+  raw: Buffer,
+  status: number,
+  maxBytes: number,
+): Promise<string> {
   const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
   if (name === '' || name === 'identity') return raw.toString('utf8');
   const decode = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name];

@@ -67,7 +67,12 @@ export async function executeStep(
 }
 
 /** Sets each secret the step sends into the body, read now (never kept in the plan). */
-function addSecrets(step: CreateStep | UpdateStep, body: Record<string, unknown>, readSecret: SecretReader, only?: readonly string[]): void {
+function addSecrets(
+  step: CreateStep | UpdateStep,
+  body: Record<string, unknown>,
+  readSecret: SecretReader,
+  only?: readonly string[],
+): void {
   for (const [path, ref] of Object.entries(step.secrets ?? {})) {
     if (only === undefined || only.includes(path)) setSecretAt(body, path, readSecret(ref));
   }
@@ -99,7 +104,11 @@ async function createResource(
     let code = codeOf(resource);
     for (let attempt = 1; code === undefined; attempt++) {
       await client.delete(step.kind, resource.uid, { ignoreMissing: true });
-      if (attempt === 2) throw new UserError('APPLY_INVITE_CODE_MISSING', `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`);
+      if (attempt === 2)
+        throw new UserError(
+          'APPLY_INVITE_CODE_MISSING',
+          `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`,
+        );
       resource = await client.create(step.kind, parentUid, body);
       code = codeOf(resource);
     }
@@ -111,7 +120,11 @@ async function createResource(
       await keepInviteCode(step, code, onInviteCode);
     } catch (err) {
       await client.delete(step.kind, resource.uid, { ignoreMissing: true });
-      throw new UserError('APPLY_INVITE_CODE_NOT_KEPT', `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`, { cause: err });
+      throw new UserError(
+        'APPLY_INVITE_CODE_NOT_KEPT',
+        `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`,
+        { cause: err },
+      );
     }
   }
   // The create response is trusted: its uid is what later steps use, nothing is re-listed.
@@ -141,7 +154,12 @@ async function keepInviteCode(step: CreateStep, code: string, onInviteCode: Keep
   });
 }
 
-async function updateResource(step: UpdateStep, client: ApiClient, created: CreatedUids, readSecret: SecretReader): Promise<string> {
+async function updateResource(
+  step: UpdateStep,
+  client: ApiClient,
+  created: CreatedUids,
+  readSecret: SecretReader,
+): Promise<string> {
   const uid = step.uid;
   const after = step.after;
   const mask = step.updateMask;
@@ -185,7 +203,11 @@ function resolveParentUid(step: PlanStep, created: CreatedUids): string {
 }
 
 /** Body fields (among `fields`) that carry the uid of another resource. */
-function resolveRefs(step: CreateStep | UpdateStep, created: CreatedUids, fields: readonly string[]): Record<string, string> {
+function resolveRefs(
+  step: CreateStep | UpdateStep,
+  created: CreatedUids,
+  fields: readonly string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, ref] of Object.entries(step.refs ?? {}) as [string, UidReference | undefined][]) {
     if (!ref || !fields.includes(field)) continue;

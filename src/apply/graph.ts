@@ -60,7 +60,10 @@ export function buildStepGraph(steps: readonly PlanStep[]): StepGraph {
   if (missing.length > 0) {
     throw new InvalidPlanError(
       `it lacks ${missing.length === 1 ? 'an ordering edge' : `${missing.length} ordering edges`} that ${missing.length === 1 ? 'it needs' : 'they need'} ` +
-        `(a bug in the planner, or an edited plan file): ${missing.slice(0, 5).map(([from, to]) => `${from} must wait for ${to}`).join('; ')}` +
+        `(a bug in the planner, or an edited plan file): ${missing
+          .slice(0, 5)
+          .map(([from, to]) => `${from} must wait for ${to}`)
+          .join('; ')}` +
         `${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`,
     );
   }
@@ -76,7 +79,8 @@ function findMissingEdges(steps: readonly PlanStep[], byAddress: ReadonlyMap<str
   const requires = (from: PlanStep, to: string): void => {
     if (!(from.dependsOn ?? []).includes(to)) missing.push([from.address, to]);
   };
-  const isCreate = (address: string | null | undefined): address is string => address != null && byAddress.get(address)?.action === 'create';
+  const isCreate = (address: string | null | undefined): address is string =>
+    address != null && byAddress.get(address)?.action === 'create';
   for (const step of steps) {
     if (step.action === 'delete') {
       const parent = step.parent == null ? undefined : byAddress.get(step.parent);

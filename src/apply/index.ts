@@ -186,7 +186,11 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
       const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;
       if (typeof code === 'string' && TOKEN_FAILURES.has(code)) tokenRefused = true;
-      result.failed.push({ address: step.address, error: error.message, ...(typeof code === 'string' ? { code } : {}) });
+      result.failed.push({
+        address: step.address,
+        error: error.message,
+        ...(typeof code === 'string' ? { code } : {}),
+      });
       emit({ type: 'step-failed', step, error });
       settle(step.address);
       skipDependents(step.address, step.address);

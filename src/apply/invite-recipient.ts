@@ -42,15 +42,26 @@ export class InviteRecipientError extends UserError {
  * Reads and checks the armored public key `text` (read from `source`, named in errors; its
  * content is never quoted). `now` is when the key must be valid.
  */
-export async function readInviteRecipient(text: string, source: string, now: Date = new Date()): Promise<InviteRecipient> {
+export async function readInviteRecipient(
+  text: string,
+  source: string,
+  now: Date = new Date(),
+): Promise<InviteRecipient> {
   const refuse = (why: string): InviteRecipientError => new InviteRecipientError(source, why);
-  if (text.trim() === '') throw refuse('it holds no key (it is empty); give the armored OpenPGP public key of whoever sends people their codes');
-  const privateKey = 'it is a private key; give the public key only (gpg --armor --export <id>), and keep the private key away from CI';
+  if (text.trim() === '')
+    throw refuse(
+      'it holds no key (it is empty); give the armored OpenPGP public key of whoever sends people their codes',
+    );
+  const privateKey =
+    'it is a private key; give the public key only (gpg --armor --export <id>), and keep the private key away from CI';
   if (text.includes('-----BEGIN PGP PRIVATE KEY BLOCK-----')) throw refuse(privateKey);
   const blocks = text.split(ARMOR_HEADER).length - 1;
   if (blocks === 0) throw refuse(`it is not an ASCII-armored OpenPGP public key (a block starting ${ARMOR_HEADER})`);
   // OpenPGP.js reads the first armored block only: a second one would be silently left out.
-  if (blocks > 1) throw refuse(`it holds ${blocks} key blocks; give exactly one key, the inviter's (every code is encrypted to one key)`);
+  if (blocks > 1)
+    throw refuse(
+      `it holds ${blocks} key blocks; give exactly one key, the inviter's (every code is encrypted to one key)`,
+    );
   const pgp = openpgp();
   let keys: Awaited<ReturnType<typeof pgp.readKeys>>;
   try {
@@ -58,7 +69,8 @@ export async function readInviteRecipient(text: string, source: string, now: Dat
   } catch {
     throw refuse('it is not a readable OpenPGP public key (damaged or cut short)');
   }
-  if (keys.length !== 1) throw refuse(`it holds ${keys.length} keys; give exactly one, the inviter's (every code is encrypted to one key)`);
+  if (keys.length !== 1)
+    throw refuse(`it holds ${keys.length} keys; give exactly one, the inviter's (every code is encrypted to one key)`);
   const key = keys[0]!;
   if (key.isPrivate()) throw refuse(privateKey);
   const fingerprint = key.getFingerprint().toUpperCase();
@@ -70,7 +82,8 @@ export async function readInviteRecipient(text: string, source: string, now: Dat
   } catch {
     expires = null;
   }
-  if (expires instanceof Date && expires.getTime() <= now.getTime()) throw refuse(`${named} expired on ${expires.toISOString()}`);
+  if (expires instanceof Date && expires.getTime() <= now.getTime())
+    throw refuse(`${named} expired on ${expires.toISOString()}`);
   try {
     await key.verifyPrimaryKey(now);
   } catch (err) {
@@ -79,7 +92,9 @@ export async function readInviteRecipient(text: string, source: string, now: Dat
   try {
     await key.getEncryptionKey(undefined, now);
   } catch {
-    throw refuse(`${named} cannot encrypt: it has no valid encryption key (a signing-only key, or its encryption subkey expired or was revoked)`);
+    throw refuse(
+      `${named} cannot encrypt: it has no valid encryption key (a signing-only key, or its encryption subkey expired or was revoked)`,
+    );
   }
   const userId = key.getUserIDs()[0] ?? '';
   return {
@@ -96,7 +111,11 @@ export async function readInviteRecipient(text: string, source: string, now: Dat
  * The key `--invite-codes-recipient` names: a file (read through the one door in) or `-`
  * (standard input), checked by {@link readInviteRecipient}.
  */
-export async function loadInviteRecipient(source: string, io: { cwd: string; stdin: NodeJS.ReadableStream }, now?: Date): Promise<InviteRecipient> {
+export async function loadInviteRecipient(
+  source: string,
+  io: { cwd: string; stdin: NodeJS.ReadableStream },
+  now?: Date,
+): Promise<InviteRecipient> {
   let bytes: Buffer;
   try {
     bytes =

@@ -39,40 +39,53 @@ export interface SecretSources {
 }
 
 function describeRef(ref: SecretRef): string {
-  return 'fromEnv' in ref ? `environment variable ${ref.fromEnv}` : `file ${JSON.stringify(ref.fromFile)} of the secrets directory`;
+  return 'fromEnv' in ref
+    ? `environment variable ${ref.fromEnv}`
+    : `file ${JSON.stringify(ref.fromFile)} of the secrets directory`;
 }
-
 
 /** The real path of a `fromFile` reference, checked to stay inside the secrets directory. */
 function locateSecretFile(ref: { fromFile: string }, secretsDir: string | undefined): string {
   const shape = checkSecretRefShape(ref);
   if (shape) throw new SecretUnavailableError(shape);
   if (secretsDir === undefined || secretsDir === '') {
-    throw new SecretUnavailableError(`${describeRef(ref)}: there is no secrets directory; the operator names one with --secrets-dir or PLATFORM_SYNC_SECRETS_DIR`);
+    throw new SecretUnavailableError(
+      `${describeRef(ref)}: there is no secrets directory; the operator names one with --secrets-dir or PLATFORM_SYNC_SECRETS_DIR`,
+    );
   }
   let root: string;
   let real: string;
   try {
     root = realpathSync(secretsDir);
   } catch (err) {
-    throw new SecretUnavailableError(`the secrets directory cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new SecretUnavailableError(
+      `the secrets directory cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   try {
     real = realpathSync(resolve(root, ref.fromFile));
   } catch (err) {
-    throw new SecretUnavailableError(`${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new SecretUnavailableError(
+      `${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   if (real === root || !inside(root, real)) {
     // Where it points is not said: it is outside what the operator handed over.
-    throw new SecretUnavailableError(`${describeRef(ref)} resolves outside the secrets directory (a symlink?); it may not be read`);
+    throw new SecretUnavailableError(
+      `${describeRef(ref)} resolves outside the secrets directory (a symlink?); it may not be read`,
+    );
   }
   return real;
 }
 
 /** Checks a located file without reading it: a regular file, not empty, not too big. */
 function checkSecretFileStat(ref: { fromFile: string }, stat: { isFile(): boolean; size: number }): void {
-  if (!stat.isFile()) throw new SecretUnavailableError(`${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`);
-  if (stat.size > MAX_SECRET_FILE_BYTES) throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
+  if (!stat.isFile())
+    throw new SecretUnavailableError(
+      `${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`,
+    );
+  if (stat.size > MAX_SECRET_FILE_BYTES)
+    throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
   if (stat.size === 0) throw new SecretUnavailableError(`${describeRef(ref)} is empty`);
 }
 
@@ -84,14 +97,20 @@ function readSecretFile(ref: { fromFile: string }, secretsDir: string | undefine
     return readTextSyncBounded(real, { maxBytes: MAX_SECRET_FILE_BYTES, label: describeRef(ref) });
   } catch (err) {
     if (!(err instanceof FileReadError)) throw err;
-    if (err.code === 'not-regular' || err.code === 'is-directory') throw new SecretUnavailableError(`${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`);
-    if (err.code === 'too-large') throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
+    if (err.code === 'not-regular' || err.code === 'is-directory')
+      throw new SecretUnavailableError(
+        `${describeRef(ref)} is not a regular file (a FIFO, a device or a directory is never read)`,
+      );
+    if (err.code === 'too-large')
+      throw new SecretUnavailableError(`${describeRef(ref)} is larger than ${MAX_SECRET_FILE_BYTES} bytes`);
     throw new SecretUnavailableError(err.message);
   }
 }
 
 /** The reader of a run: variables from `env`, files from the secrets directory. */
-export function secretReader(sources: SecretSources = { env: process.env, secretsDir: process.env.PLATFORM_SYNC_SECRETS_DIR }): SecretReader {
+export function secretReader(
+  sources: SecretSources = { env: process.env, secretsDir: process.env.PLATFORM_SYNC_SECRETS_DIR },
+): SecretReader {
   return (ref) => {
     let value: string | undefined;
     if ('fromEnv' in ref) {
@@ -103,8 +122,14 @@ export function secretReader(sources: SecretSources = { env: process.env, secret
     }
     // A trailing newline of a file (or an export) is not part of a secret.
     const secret = value?.replace(/\r?\n$/, '');
-    if (secret === undefined || secret === '') throw new SecretUnavailableError(`the secret is not available: ${describeRef(ref)} is ${'fromEnv' in ref ? 'not set' : 'empty'}`);
-    if (secret.length < MIN_SECRET_LENGTH) throw new SecretUnavailableError(`the secret from ${describeRef(ref)} is shorter than ${MIN_SECRET_LENGTH} characters; use a real secret`);
+    if (secret === undefined || secret === '')
+      throw new SecretUnavailableError(
+        `the secret is not available: ${describeRef(ref)} is ${'fromEnv' in ref ? 'not set' : 'empty'}`,
+      );
+    if (secret.length < MIN_SECRET_LENGTH)
+      throw new SecretUnavailableError(
+        `the secret from ${describeRef(ref)} is shorter than ${MIN_SECRET_LENGTH} characters; use a real secret`,
+      );
     return secret;
   };
 }
@@ -118,7 +143,8 @@ export function checkSecretAvailable(ref: SecretRef, sources: SecretSources): vo
   if ('fromEnv' in ref) {
     const shape = checkSecretRefShape(ref);
     if (shape) throw new SecretUnavailableError(shape);
-    if (sources.env[ref.fromEnv] === undefined || sources.env[ref.fromEnv] === '') throw new SecretUnavailableError(`the secret is not available: ${describeRef(ref)} is not set`);
+    if (sources.env[ref.fromEnv] === undefined || sources.env[ref.fromEnv] === '')
+      throw new SecretUnavailableError(`the secret is not available: ${describeRef(ref)} is not set`);
     return;
   }
   const real = locateSecretFile(ref, sources.secretsDir);
@@ -126,18 +152,25 @@ export function checkSecretAvailable(ref: SecretRef, sources: SecretSources): vo
   try {
     stat = statSync(real);
   } catch (err) {
-    throw new SecretUnavailableError(`${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new SecretUnavailableError(
+      `${describeRef(ref)} cannot be found (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
   checkSecretFileStat(ref, stat);
 }
 
 /** Every secret reference a plan's steps send, with the step that sends it. */
 function secretRefsOf(plan: Plan): { where: string; ref: SecretRef }[] {
-  return plan.steps.flatMap((step) => Object.entries(step.secrets ?? {}).map(([path, ref]) => ({ where: `${step.address} (${path})`, ref })));
+  return plan.steps.flatMap((step) =>
+    Object.entries(step.secrets ?? {}).map(([path, ref]) => ({ where: `${step.address} (${path})`, ref })),
+  );
 }
 
 function throwProblems(problems: string[]): void {
-  if (problems.length > 0) throw new SecretUnavailableError(`secrets the plan sends are not available:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw new SecretUnavailableError(
+      `secrets the plan sends are not available:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
 }
 
 /**
@@ -162,7 +195,10 @@ export function planSecretWarnings(plan: Plan, sources: SecretSources): string[]
  * reader can redact each value from all output). Returns a reader that answers from what was
  * read, and the error naming every reference that could not be read, if any.
  */
-export function readSecretsOnce(plan: Plan, read: SecretReader): { read: SecretReader; error?: SecretUnavailableError } {
+export function readSecretsOnce(
+  plan: Plan,
+  read: SecretReader,
+): { read: SecretReader; error?: SecretUnavailableError } {
   const values = new Map<string, string>();
   const key = (ref: SecretRef) => ('fromEnv' in ref ? `env:${ref.fromEnv}` : `file:${ref.fromFile}`);
   const problems: string[] = [];

@@ -21,7 +21,8 @@ import type { DesiredResource, DesiredState, LiveResource, LiveState, SourceLoca
 const WRITE_CAPABILITY = /\.(create|update|delete)$/;
 
 /** Whether a role with these capabilities can write: one of them ends in `.create`, `.update` or `.delete`. */
-export const canWrite = (capabilities: readonly string[]): boolean => capabilities.some((c) => WRITE_CAPABILITY.test(c));
+export const canWrite = (capabilities: readonly string[]): boolean =>
+  capabilities.some((c) => WRITE_CAPABILITY.test(c));
 
 export interface AuditedIdentity {
   address: string;
@@ -72,8 +73,10 @@ export interface AuditFacts {
   writeRolesOf(identityAddress: string): string[];
 }
 
-const ofKind = <K extends DesiredResource['kind']>(resources: readonly DesiredResource[], kind: K) => resources.filter((r): r is DesiredResource & { kind: K } => r.kind === kind);
-const liveOfKind = <K extends LiveResource['kind']>(resources: readonly LiveResource[], kind: K) => resources.filter((r): r is LiveResource & { kind: K } => r.kind === kind);
+const ofKind = <K extends DesiredResource['kind']>(resources: readonly DesiredResource[], kind: K) =>
+  resources.filter((r): r is DesiredResource & { kind: K } => r.kind === kind);
+const liveOfKind = <K extends LiveResource['kind']>(resources: readonly LiveResource[], kind: K) =>
+  resources.filter((r): r is LiveResource & { kind: K } => r.kind === kind);
 
 /**
  * An identity as it will be once the manifests apply (DESIGN.md §7 "What audit judges"): the
@@ -81,7 +84,10 @@ const liveOfKind = <K extends LiveResource['kind']>(resources: readonly LiveReso
  * out. The relationship is one field in this sense: an identity declared without one keeps its
  * live relationship (its staticKeys, its subjectPattern), which audit then judges.
  */
-function effectiveIdentityFields(declared: FieldsByKind['identity'], live: FieldsByKind['identity'] | undefined): FieldsByKind['identity'] {
+function effectiveIdentityFields(
+  declared: FieldsByKind['identity'],
+  live: FieldsByKind['identity'] | undefined,
+): FieldsByKind['identity'] {
   if (!live) return declared;
   const has = (f: Record<string, unknown>) => RELATIONSHIP_FIELDS.some((r) => f[r] !== undefined && f[r] !== null);
   const out: Record<string, unknown> = { ...(live as unknown as Record<string, unknown>) };
@@ -94,10 +100,16 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   const liveIdentities = new Map(liveOfKind(live.resources, 'identity').map((r) => [r.address, r]));
   const identities: AuditedIdentity[] = ofKind(desired.resources, 'identity').map((d) => {
     const l = liveIdentities.get(d.address);
-    return { address: d.address, fields: effectiveIdentityFields(d.fields, l?.fields), location: d.source, ...(l ? { live: l } : {}) };
+    return {
+      address: d.address,
+      fields: effectiveIdentityFields(d.fields, l?.fields),
+      location: d.source,
+      ...(l ? { live: l } : {}),
+    };
   });
   const declaredIdentities = new Set(identities.map((i) => i.address));
-  for (const l of liveIdentities.values()) if (!declaredIdentities.has(l.address)) identities.push({ address: l.address, fields: l.fields, live: l });
+  for (const l of liveIdentities.values())
+    if (!declaredIdentities.has(l.address)) identities.push({ address: l.address, fields: l.fields, live: l });
 
   const ignore = desired.settings.ignore.map((g) => ({ glob: g, compiled: compileAddressGlob(g) }));
   const whyUndeclared = (l: LiveResource): NonNullable<AuditedBinding['undeclaredBecause']> => {
@@ -106,11 +118,27 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
     return isPruned(desired.settings.prune, 'roleBinding') ? 'pruned-next-apply' : 'not-pruned';
   };
   const bindings = new Map<string, AuditedBinding>();
-  for (const d of ofKind(desired.resources, 'roleBinding')) bindings.set(d.address, { address: d.address, identity: d.fields.identity, role: d.fields.role, declared: true, live: false, location: d.source });
+  for (const d of ofKind(desired.resources, 'roleBinding'))
+    bindings.set(d.address, {
+      address: d.address,
+      identity: d.fields.identity,
+      role: d.fields.role,
+      declared: true,
+      live: false,
+      location: d.source,
+    });
   for (const l of liveOfKind(live.resources, 'roleBinding')) {
     const known = bindings.get(l.address);
     if (known) known.live = true;
-    else bindings.set(l.address, { address: l.address, identity: l.fields.identity, role: l.fields.role, declared: false, live: true, undeclaredBecause: whyUndeclared(l) });
+    else
+      bindings.set(l.address, {
+        address: l.address,
+        identity: l.fields.identity,
+        role: l.fields.role,
+        declared: false,
+        live: true,
+        undeclaredBecause: whyUndeclared(l),
+      });
   }
 
   // Capabilities of custom roles by path: as declared, else as live.
@@ -118,15 +146,23 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
   for (const l of liveOfKind(live.resources, 'role')) capabilities.set(l.address, l.fields.capabilities ?? []);
   for (const d of ofKind(desired.resources, 'role')) capabilities.set(d.address, d.fields.capabilities ?? []);
   const builtinByUid = new Map(Object.entries(live.builtinRoles).map(([name, uid]) => [uid, name]));
-  const builtinCapabilities = (name: string | undefined): readonly string[] => (name === undefined ? [] : (live.builtinRoleCapabilities?.[name] ?? []));
+  const builtinCapabilities = (name: string | undefined): readonly string[] =>
+    name === undefined ? [] : (live.builtinRoleCapabilities?.[name] ?? []);
   const isWriteRole = (role: RoleKey): boolean => {
     if ('builtin' in role) return canWrite(builtinCapabilities(role.builtin));
     if ('uid' in role) return canWrite(builtinCapabilities(builtinByUid.get(role.uid)));
     return canWrite(capabilities.get(roleRefAddress(role)) ?? []);
   };
-  const roleText = (role: RoleKey): string => ('builtin' in role ? role.builtin : 'path' in role ? role.path : `uid:${role.uid}`);
+  const roleText = (role: RoleKey): string =>
+    'builtin' in role ? role.builtin : 'path' in role ? role.path : `uid:${role.uid}`;
   const writeRolesOf = (identityAddress: string): string[] =>
-    [...new Set([...bindings.values()].filter((b) => identityRefAddress(b.identity) === identityAddress && isWriteRole(b.role)).map((b) => roleText(b.role)))].sort();
+    [
+      ...new Set(
+        [...bindings.values()]
+          .filter((b) => identityRefAddress(b.identity) === identityAddress && isWriteRole(b.role))
+          .map((b) => roleText(b.role)),
+      ),
+    ].sort();
 
   const tagsByRepo = new Map<string, AuditedTag[]>();
   for (const t of liveOfKind(live.resources, 'tag')) {
@@ -135,18 +171,30 @@ export function gatherFacts(desired: DesiredState, live: LiveState): AuditFacts 
     list.push({ address: t.address, name: t.fields.name, deprecated: t.fields.deprecated === true });
     tagsByRepo.set(t.parentAddress, list);
   }
-  const managedRepos = ofKind(desired.resources, 'repo').map((d) => ({ address: d.address, location: d.source, tags: tagsByRepo.get(d.address) ?? [] }));
+  const managedRepos = ofKind(desired.resources, 'repo').map((d) => ({
+    address: d.address,
+    location: d.source,
+    tags: tagsByRepo.get(d.address) ?? [],
+  }));
 
-  const invites = liveOfKind(live.resources, 'groupInvite').map((r) => ({ address: r.address, role: r.fields.role, expirationTime: r.fields.expirationTime, ...(r.fields.email !== undefined ? { email: r.fields.email } : {}) }));
+  const invites = liveOfKind(live.resources, 'groupInvite').map((r) => ({
+    address: r.address,
+    role: r.fields.role,
+    expirationTime: r.fields.expirationTime,
+    ...(r.fields.email !== undefined ? { email: r.fields.email } : {}),
+  }));
   const declaredRepos = new Map(ofKind(desired.resources, 'repo').map((d) => [d.address, d]));
   const entitlements: AuditFacts['entitlements'] = [];
   for (const r of liveOfKind(live.resources, 'repo')) {
     const declared = declaredRepos.get(r.address);
     const expiration = (declared?.fields.syncConfig ?? r.fields.syncConfig)?.expiration;
-    if (expiration !== undefined) entitlements.push({ address: r.address, expiration, ...(declared ? { location: declared.source } : {}) });
+    if (expiration !== undefined)
+      entitlements.push({ address: r.address, expiration, ...(declared ? { location: declared.source } : {}) });
     declaredRepos.delete(r.address);
   }
-  for (const d of declaredRepos.values()) if (d.fields.syncConfig) entitlements.push({ address: d.address, expiration: d.fields.syncConfig.expiration, location: d.source });
+  for (const d of declaredRepos.values())
+    if (d.fields.syncConfig)
+      entitlements.push({ address: d.address, expiration: d.fields.syncConfig.expiration, location: d.source });
 
   const declaredAt = new Map(desired.resources.map((r) => [r.address, r.source]));
   return {

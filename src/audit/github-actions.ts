@@ -6,12 +6,23 @@
 import { takesGithubActionsTokens } from '../access/admits.js';
 import type { AuditedIdentity } from './facts.js';
 
-export { ANY_OWNER_PROBE, GITHUB_ACTIONS_ISSUER, githubSubjectFacts, literalOwnerOf, pullRequestProbe, takesGithubActionsTokens } from '../access/admits.js';
+export {
+  ANY_OWNER_PROBE,
+  GITHUB_ACTIONS_ISSUER,
+  githubSubjectFacts,
+  literalOwnerOf,
+  pullRequestProbe,
+  takesGithubActionsTokens,
+} from '../access/admits.js';
 
 /** Identities that take GitHub Actions tokens by a subject pattern, with that pattern: what the pattern rules probe. */
-export function githubActionsSubjectPatterns(identities: readonly AuditedIdentity[]): { identity: AuditedIdentity; subjectPattern: string }[] {
+export function githubActionsSubjectPatterns(
+  identities: readonly AuditedIdentity[],
+): { identity: AuditedIdentity; subjectPattern: string }[] {
   return identities.flatMap((identity) => {
     const cm = identity.fields.claimMatch;
-    return takesGithubActionsTokens(cm) && cm.subjectPattern !== undefined ? [{ identity, subjectPattern: cm.subjectPattern }] : [];
+    return takesGithubActionsTokens(cm) && cm.subjectPattern !== undefined
+      ? [{ identity, subjectPattern: cm.subjectPattern }]
+      : [];
   });
 }

@@ -31,7 +31,12 @@ export interface AuditReport {
 }
 
 /** Every rule over the manifests and live state; findings sorted, counted by severity. */
-export function audit(desired: DesiredState, live: LiveState, options: AuditOptions, rules: readonly AuditRule[] = RULES): AuditReport {
+export function audit(
+  desired: DesiredState,
+  live: LiveState,
+  options: AuditOptions,
+  rules: readonly AuditRule[] = RULES,
+): AuditReport {
   // Members as the plan reads them: a present member's binding and identity are declared by its line.
   const withMembers = planMembers(desired, live, options.now).desired;
   const facts = gatherFacts(withMembers, live);
@@ -43,11 +48,18 @@ export function audit(desired: DesiredState, live: LiveState, options: AuditOpti
   // Every finding about a declared resource carries its manifest line (§7) — a member line's invite
   // and binding, an IdP's group mapping too: "not declared" only for what no manifest line describes.
   const declaredAt = new Map(withMembers.resources.map((r) => [r.address, r.source]));
-  const findings = rules.flatMap((rule) => rule.check(facts, options)).map((f) => {
-    const location = f.location ?? declaredAt.get(f.address);
-    return location !== undefined && f.location === undefined ? { ...f, location } : f;
-  });
-  findings.sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const findings = rules
+    .flatMap((rule) => rule.check(facts, options))
+    .map((f) => {
+      const location = f.location ?? declaredAt.get(f.address);
+      return location !== undefined && f.location === undefined ? { ...f, location } : f;
+    });
+  findings.sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) ||
+      (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) ||
+      (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
+  );
   const summary: Record<Severity, number> = { high: 0, medium: 0, low: 0 };
   for (const f of findings) summary[f.severity]++;
   return { formatVersion: AUDIT_FORMAT_VERSION, org: facts.org, summary, findings };
@@ -59,8 +71,16 @@ export function failsAt(report: AuditReport, failOn: Severity): boolean {
 }
 
 /** Reads the manifests and the live org (no writes), then audits them; with where the org is declared (SARIF points there for live-only findings). */
-export async function auditFromManifests(paths: string[], client: ApiClient, options: AuditOptions & { maxManifestBytes?: number }): Promise<{ report: AuditReport; orgLocation?: SourceLocation }> {
-  const desired = await loadManifestsKnowingLive(paths, client, options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {});
+export async function auditFromManifests(
+  paths: string[],
+  client: ApiClient,
+  options: AuditOptions & { maxManifestBytes?: number },
+): Promise<{ report: AuditReport; orgLocation?: SourceLocation }> {
+  const desired = await loadManifestsKnowingLive(
+    paths,
+    client,
+    options.maxManifestBytes !== undefined ? { maxTotalBytes: options.maxManifestBytes } : {},
+  );
   const live = await readLiveState(client, liveReadFor(desired, { subResources: false }));
   const orgLocation = desired.resources.find((r) => r.address === 'org')?.source;
   return { report: audit(desired, live, options), ...(orgLocation ? { orgLocation } : {}) };

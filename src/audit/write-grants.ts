@@ -6,7 +6,10 @@
 import type { Principal } from '../access/relation.js';
 import { canWrite, type AuditFacts } from './facts.js';
 
-export function writeGrantsOf(facts: AuditFacts, which: (p: Principal) => boolean): { principal: Principal; grant: string; role: string; scope: string }[] {
+export function writeGrantsOf(
+  facts: AuditFacts,
+  which: (p: Principal) => boolean,
+): { principal: Principal; grant: string; role: string; scope: string }[] {
   const rel = facts.access;
   if (!rel) return [];
   const out: { principal: Principal; grant: string; role: string; scope: string }[] = [];
@@ -15,7 +18,12 @@ export function writeGrantsOf(facts: AuditFacts, which: (p: Principal) => boolea
     if (!principal || !which(principal)) continue;
     for (const g of grants) {
       if (!canWrite(rel.capabilitiesOf(g.role))) continue;
-      out.push({ principal, grant: rel.state.records.get(g.record)?.address ?? g.record, role: rel.roleName(g.role), scope: rel.groups.get(g.group)?.address ?? g.group });
+      out.push({
+        principal,
+        grant: rel.state.records.get(g.record)?.address ?? g.record,
+        role: rel.roleName(g.role),
+        scope: rel.groups.get(g.group)?.address ?? g.group,
+      });
     }
   }
   return out;

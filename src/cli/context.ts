@@ -18,7 +18,10 @@ export interface CliIo {
   /** Where `--emulator` keeps its state and `export` looks for a project's schema. */
   cwd: string;
   /** Where SIGINT/SIGTERM arrive. */
-  signals: { on(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown; off(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown };
+  signals: {
+    on(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown;
+    off(signal: 'SIGINT' | 'SIGTERM', listener: (signal: 'SIGINT' | 'SIGTERM') => void): unknown;
+  };
   /** Ends the run at once (a second Ctrl-C); only the process's own io exits the process. */
   exit(code: number): void;
   /**

@@ -37,10 +37,20 @@ export interface EmbeddedEmulator {
 const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
 
 export async function startEmbeddedEmulator(
-  options: { cwd?: string; baseUrl?: string; tokenFile?: string; onWait?: (message: string) => void; lockTimeoutMs?: number; writes?: boolean } = {},
+  options: {
+    cwd?: string;
+    baseUrl?: string;
+    tokenFile?: string;
+    onWait?: (message: string) => void;
+    lockTimeoutMs?: number;
+    writes?: boolean;
+  } = {},
 ): Promise<EmbeddedEmulator> {
   if (options.baseUrl !== undefined || options.tokenFile !== undefined) {
-    throw new UserError('OPTION_CONFLICT', '--emulator runs against an embedded emulator; it cannot be combined with --base-url or --token-file');
+    throw new UserError(
+      'OPTION_CONFLICT',
+      '--emulator runs against an embedded emulator; it cannot be combined with --base-url or --token-file',
+    );
   }
   const statePath = resolve(options.cwd ?? process.cwd(), EMBEDDED_STATE_PATH);
   // Only a command that writes (apply) makes the state: plan, drift, show and export in a
@@ -66,7 +76,10 @@ export async function startEmbeddedEmulator(
           // Another emulator on this state: wait for it (up to --lock-timeout), never share the file.
           lockWait: {
             timeoutMs,
-            onWait: (holder) => options.onWait?.(`Waiting for ${EMBEDDED_STATE_PATH}: ${describeHolder(holder)} is using it (giving up after ${Math.round(timeoutMs / 1000)} s, --lock-timeout)…`),
+            onWait: (holder) =>
+              options.onWait?.(
+                `Waiting for ${EMBEDDED_STATE_PATH}: ${describeHolder(holder)} is using it (giving up after ${Math.round(timeoutMs / 1000)} s, --lock-timeout)…`,
+              ),
           },
         }
       : {}),
@@ -86,7 +99,13 @@ export async function startEmbeddedEmulator(
 function makeStateDirectory(dir: string): void {
   makeUserDirectory(dir, "the embedded emulator's state directory");
   const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeUserFile(ignore, '# platform-sync --emulator state: never committed\n*\n', "the state directory's .gitignore", { redact: environmentRedactor() });
+  if (!existsSync(ignore))
+    writeUserFile(
+      ignore,
+      '# platform-sync --emulator state: never committed\n*\n',
+      "the state directory's .gitignore",
+      { redact: environmentRedactor() },
+    );
 }
 
 /**
@@ -94,7 +113,9 @@ function makeStateDirectory(dir: string): void {
  * apply; the likely cause is another working directory (the state is per directory).
  */
 export function embeddedOrgNotVisible(org: string, statePath: string): UserError {
-  const where = existsSync(statePath) ? `the embedded emulator's state (${statePath}) holds no org "${org}"` : `there is no embedded emulator state in this directory (${statePath} does not exist)`;
+  const where = existsSync(statePath)
+    ? `the embedded emulator's state (${statePath}) holds no org "${org}"`
+    : `there is no embedded emulator state in this directory (${statePath} does not exist)`;
   return new UserError(
     'ORG_NOT_VISIBLE',
     `org "${org}" is not visible with --emulator: ${where}. The state is kept per directory: the likely cause is running in another directory than the one where \`apply --emulator\` created it. ` +

@@ -71,7 +71,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   ],
   show: [
     'platform-sync show manifests/                     address and uid of each declared resource that exists',
-    "platform-sync show manifests/ --format json | jq -r '.resources[] | select(.address == \"identity:engineering/ci-bot\") | .uid'",
+    'platform-sync show manifests/ --format json | jq -r \'.resources[] | select(.address == "identity:engineering/ci-bot") | .uid\'',
     'A read-only (viewer) token is enough.',
     'Exit codes: 0 shown, 1 error.',
   ],

@@ -65,8 +65,16 @@ export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | u
   if (newline < 0 || !idLine.startsWith(BUNDLE_ID_PREFIX)) return undefined;
   if (entry !== undefined && !entryMatches(entry, idLine.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
   // The CommonJS wrapper, on the same line as the id so that line numbers in stacks stay true.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundlePath });
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundlePath,
+  });
   const module = { exports: {} as CliEntry };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath));
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(bundlePath),
+    module,
+    bundlePath,
+    dirname(bundlePath),
+  );
   return { cli: module.exports };
 }

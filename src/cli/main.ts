@@ -32,9 +32,18 @@ const SECRET_ENV_PREFIX = 'PLATFORM_SYNC_SECRET_';
 
 export { processIo, type CliIo } from './context.js';
 
-
 /** Options whose value is a path the user typed: read relative to the run's working directory. */
-const PATH_OPTIONS = ['out', 'sarif', 'inviteCodes', 'tokenFile', 'secretsDir', 'state', 'seed', 'tokens', 'manifests'] as const;
+const PATH_OPTIONS = [
+  'out',
+  'sarif',
+  'inviteCodes',
+  'tokenFile',
+  'secretsDir',
+  'state',
+  'seed',
+  'tokens',
+  'manifests',
+] as const;
 
 /**
  * `main(argv, io)` runs in `io.cwd` (DESIGN.md §5): manifest paths and path options are read
@@ -50,7 +59,11 @@ function resolvePathsAgainst(program: Command, cwd: string): void {
     for (const name of PATH_OPTIONS) {
       const value: unknown = action.getOptionValue(name);
       if (typeof value === 'string' && value !== '') action.setOptionValue(name, at(value));
-      else if (Array.isArray(value)) action.setOptionValue(name, value.map((p: unknown) => (typeof p === 'string' ? at(p) : p)));
+      else if (Array.isArray(value))
+        action.setOptionValue(
+          name,
+          value.map((p: unknown) => (typeof p === 'string' ? at(p) : p)),
+        );
     }
   });
 }
@@ -119,7 +132,8 @@ function addGlobalOptions(program: Command): void {
   for (const [flags] of GLOBAL_OPTIONS) program.addOption(new Option(flags).hideHelp());
   program.hook('preAction', (root, command) => {
     for (const [, key] of GLOBAL_OPTIONS) {
-      if (root.getOptionValueSource(key) === 'cli') command.setOptionValueWithSource(key, root.getOptionValue(key), 'cli');
+      if (root.getOptionValueSource(key) === 'cli')
+        command.setOptionValueWithSource(key, root.getOptionValue(key), 'cli');
     }
   });
 }
@@ -138,11 +152,16 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   io.stdout.on('error', onStdoutError);
   // The one writer of every command: it redacts the token once a session knows it (output.ts).
   // In a GitHub Actions job (a plain `run:` step too), what the CLI prints is the job's log.
-  const ctx: CliContext = { ...io, output: createOutput(io.stdout, io.stderr, { workflowLog: io.env.GITHUB_ACTIONS === 'true' }), exitCode: 0 };
+  const ctx: CliContext = {
+    ...io,
+    output: createOutput(io.stdout, io.stderr, { workflowLog: io.env.GITHUB_ACTIONS === 'true' }),
+    exitCode: 0,
+  };
   // The secrets the operator put in this run's environment are redacted from the start, by every
   // command, whether or not it sends them: live data may hold one (DESIGN.md §8 rev 4). Their
   // values are only compared with output, never sent or printed.
-  for (const [name, value] of Object.entries(io.env)) if (name.startsWith(SECRET_ENV_PREFIX) && value) ctx.output.addSecret(value);
+  for (const [name, value] of Object.entries(io.env))
+    if (name.startsWith(SECRET_ENV_PREFIX) && value) ctx.output.addSecret(value);
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(argv);
@@ -174,6 +193,8 @@ function exitCodeFor(err: unknown, output: Output): number {
  */
 export function internalErrorText(err: unknown): string {
   const root = dirname(findPackageFile('package.json'));
-  const trace = ((err as Error)?.stack ?? String(err)).replaceAll(`file://${root}`, 'platform-sync').replaceAll(root, 'platform-sync');
+  const trace = ((err as Error)?.stack ?? String(err))
+    .replaceAll(`file://${root}`, 'platform-sync')
+    .replaceAll(root, 'platform-sync');
   return `platform-sync ${packageVersion()}: internal error (this is a bug, please report it with this trace):\n${trace.split('\n').map(escapeControl).join('\n')}\n`;
 }

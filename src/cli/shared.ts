@@ -52,8 +52,14 @@ export function addConnectionOptions(command: Command): Command {
     .option('--verbose', 'log every HTTP request to stderr (the token is never shown)')
     .option('--no-color', 'plain output without ANSI colours')
     .option('--emulator', `use an embedded emulator, its state kept in ${EMBEDDED_STATE_PATH}`)
-    .option('--lock-timeout <seconds>', 'with --emulator: how long to wait for another emulator holding its state (default 30)')
-    .option('--insecure-http', 'allow a plain http:// base URL to a host that is not loopback (the token then crosses the network unencrypted)')
+    .option(
+      '--lock-timeout <seconds>',
+      'with --emulator: how long to wait for another emulator holding its state (default 30)',
+    )
+    .option(
+      '--insecure-http',
+      'allow a plain http:// base URL to a host that is not loopback (the token then crosses the network unencrypted)',
+    )
     .addOption(new Option('--token <token>').hideHelp().argParser(refuseTokenArgument));
 }
 
@@ -86,10 +92,19 @@ async function openSession(options: ConnectionOptions, ctx: CliContext): Promise
         tokenFile: options.tokenFile,
         onWait: (m) => output.stderr.write(`${m}\n`),
         writes: options.emulatorWrites === true,
-        ...(options.lockTimeout !== undefined ? { lockTimeoutMs: parseSeconds(options.lockTimeout, '--lock-timeout') * 1000 } : {}),
+        ...(options.lockTimeout !== undefined
+          ? { lockTimeoutMs: parseSeconds(options.lockTimeout, '--lock-timeout') * 1000 }
+          : {}),
       })
     : undefined;
-  const connection = embedded?.connection ?? resolveConnection({ baseUrl: options.baseUrl, tokenFile: options.tokenFile, insecureHttp: options.insecureHttp, env: ctx.env });
+  const connection =
+    embedded?.connection ??
+    resolveConnection({
+      baseUrl: options.baseUrl,
+      tokenFile: options.tokenFile,
+      insecureHttp: options.insecureHttp,
+      env: ctx.env,
+    });
   // Before the first request: from here on nothing the command writes can carry the token.
   output.addSecret(connection.token);
   // The client (and undici under it) is loaded on first connect, not at start-up (see main.ts).
@@ -100,16 +115,28 @@ async function openSession(options: ConnectionOptions, ctx: CliContext): Promise
     allowInsecureHttp: connection.insecureHttp,
     onRequest: options.verbose ? (e) => output.stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
   });
-  return { client, close: async () => { await client.close(); await embedded?.close(); }, ...(embedded ? { embeddedStatePath: embedded.statePath } : {}) };
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await embedded?.close();
+    },
+    ...(embedded ? { embeddedStatePath: embedded.statePath } : {}),
+  };
 }
 
 /** Runs `work` in a session and always closes it; the run's Output redacts the session's token. */
-export async function withSession<T>(options: ConnectionOptions, ctx: CliContext, work: (session: Session) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  options: ConnectionOptions,
+  ctx: CliContext,
+  work: (session: Session) => Promise<T>,
+): Promise<T> {
   const session = await openSession(options, ctx);
   try {
     return await work(session);
   } catch (err) {
-    if (err instanceof OrgNotVisibleError && session.embeddedStatePath !== undefined) throw embeddedOrgNotVisible(err.org, session.embeddedStatePath);
+    if (err instanceof OrgNotVisibleError && session.embeddedStatePath !== undefined)
+      throw embeddedOrgNotVisible(err.org, session.embeddedStatePath);
     throw err;
   } finally {
     await session.close();
@@ -201,15 +228,39 @@ export function requirePaths(paths: readonly string[], options: PlanningCliOptio
 /** Adds the planning options (--target, --max-delete-ratio, --allow-mass-delete) to a command. */
 export function addPlanningOptions(command: Command): Command {
   return command
-    .option('--target <addresses...>', 'plan only these addresses or globs (and what they depend on); member:… plans what a members line causes')
-    .option('--max-delete-ratio <ratio>', 'refuse to delete more than this share of a kind that has at least 10 (default 0.25)')
+    .option(
+      '--target <addresses...>',
+      'plan only these addresses or globs (and what they depend on); member:… plans what a members line causes',
+    )
+    .option(
+      '--max-delete-ratio <ratio>',
+      'refuse to delete more than this share of a kind that has at least 10 (default 0.25)',
+    )
     .option('--allow-mass-delete', 'lift the --max-delete-ratio refusal')
-    .option('--bootstrap', 'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error')
-    .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
-    .option('--secrets-dir <dir>', 'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read')
-    .option('--rotate-secrets', 'send every declared secret again (an identity provider\'s client secret): one PATCH per resource, shown in the plan and kept in a saved one')
-    .option('--deny-new-access', 'refuse a plan that gives anyone a capability they do not have (rule new-access); losing access is never refused')
-    .option('--reinvite <emails...>', 'replace the open invite of these members with a new one (a lost code): the old invite is deleted, a new one created');
+    .option(
+      '--bootstrap',
+      'create the org (its root group) when none of its name is visible; without it, an org that is not visible is an error',
+    )
+    .option(
+      '--max-manifest-bytes <bytes>',
+      'refuse a manifest set larger than this, all files together (default 64 MiB)',
+    )
+    .option(
+      '--secrets-dir <dir>',
+      'the directory fromFile secret references are read from (default: $PLATFORM_SYNC_SECRETS_DIR); nothing outside it is read',
+    )
+    .option(
+      '--rotate-secrets',
+      "send every declared secret again (an identity provider's client secret): one PATCH per resource, shown in the plan and kept in a saved one",
+    )
+    .option(
+      '--deny-new-access',
+      'refuse a plan that gives anyone a capability they do not have (rule new-access); losing access is never refused',
+    )
+    .option(
+      '--reinvite <emails...>',
+      'replace the open invite of these members with a new one (a lost code): the old invite is deleted, a new one created',
+    );
 }
 
 /** The planning options from the parsed command-line options. */
@@ -222,7 +273,8 @@ export function planOptionsFrom(options: PlanningCliOptions): PlanningOptions {
   if (options.rotateSecrets) out.rotateSecrets = true;
   if (options.denyNewAccess) out.denyNewAccess = true;
   if (options.reinvite && options.reinvite.length > 0) out.reinvite = options.reinvite;
-  if (options.maxManifestBytes !== undefined) out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
+  if (options.maxManifestBytes !== undefined)
+    out.maxManifestBytes = parseByteCount(options.maxManifestBytes, '--max-manifest-bytes');
   return out;
 }
 
@@ -249,7 +301,10 @@ export function appendStepSummary(markdown: string, { output, env }: CliContext,
  * rewritten in place on a terminal and cleared when the read is done — never on a pipe or in a
  * CI log (CI set), where it would be noise. `done()` clears it.
  */
-export function readProgress(ctx: CliContext): { onReadProgress?: (done: number, total: number) => void; done(): void } {
+export function readProgress(ctx: CliContext): {
+  onReadProgress?: (done: number, total: number) => void;
+  done(): void;
+} {
   const stream = ctx.output.stderr;
   if (!stream.isTTY || (ctx.env.CI ?? '') !== '') return { done: () => undefined };
   let shown = false;

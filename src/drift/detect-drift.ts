@@ -29,7 +29,8 @@ export async function detectDrift(paths: string[], client: ApiClient): Promise<D
   assertDriftReadable(plan);
   const report = describeDrift(plan, { addressOfUid: indexAddressesByUid(live) });
   // Access rules judge live (DESIGN.md §4 rev 6).
-  if (desired.accessRules !== undefined && desired.accessRules.length > 0) report.accessRules = judgeAccessRules(relationOf(stateOfLive(live), now), desired.accessRules);
+  if (desired.accessRules !== undefined && desired.accessRules.length > 0)
+    report.accessRules = judgeAccessRules(relationOf(stateOfLive(live), now), desired.accessRules);
   return { report, plan };
 }
 

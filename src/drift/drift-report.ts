@@ -134,7 +134,8 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
     if (rootOf(step) !== step.address) continue;
     const member = memberSteps.get(step.address);
     // An expired invite and the invite that replaces it are one finding, under the member (issue 50).
-    if (member && step.address === member.replaces && member.invite !== undefined && stepByAddress.has(member.invite)) continue;
+    if (member && step.address === member.replaces && member.invite !== undefined && stepByAddress.has(member.invite))
+      continue;
     const item = describeStep(step, CATEGORY_OF_ACTION[step.action], options);
     // The category's heading ("created by hand?") does not fit a member's invite: every view shows the detail.
     if (member) {
@@ -155,7 +156,11 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
   // Stable sort: within a category the plan's order stays.
   const items = [...itemByRoot.values()].sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
   // A rule the planned state breaks is the plan's refusal, not drift: drift judges live (detect-drift.ts).
-  const refused = markRefusals(plan.refusals.filter((r) => r.rule !== 'access-rule'), items, itemByRoot);
+  const refused = markRefusals(
+    plan.refusals.filter((r) => r.rule !== 'access-rule'),
+    items,
+    itemByRoot,
+  );
   items.sort((a, b) => order.indexOf(a.category) - order.indexOf(b.category));
   const summary = { changed: 0, unmanaged: 0, missing: 0 };
   for (const item of items) summary[item.category]++;
@@ -179,7 +184,8 @@ export function describeDrift(plan: Plan, options: DescribeDriftOptions = {}): D
  * was never held: not applied yet, not lost.
  */
 function driftAccessOf(c: AccessChange, memberSteps: ReadonlyMap<string, MemberStatus>): DriftAccess {
-  const fromMembers = c.lost.length === 0 && c.causes.length > 0 && c.causes.every((address) => memberSteps.has(address));
+  const fromMembers =
+    c.lost.length === 0 && c.causes.length > 0 && c.causes.every((address) => memberSteps.has(address));
   const out: DriftAccess = {
     principal: c.principal,
     ...(c.identity !== undefined ? { identity: c.identity } : {}),
@@ -212,7 +218,8 @@ function memberOfStep(members: readonly MemberStatus[]): Map<string, MemberStatu
  */
 function describeMemberStep(m: MemberStatus, step: PlanStep): string {
   const who = `${m.email} (${m.role} on ${m.group})`;
-  if (step.address === m.replaces) return `the invite for ${who} expired before it was accepted: apply deletes it and invites them again`;
+  if (step.address === m.replaces)
+    return `the invite for ${who} expired before it was accepted: apply deletes it and invites them again`;
   return m.replaces !== undefined
     ? `${who} did not accept their invite before it expired: apply deletes it and invites them again`
     : `${who} holds no binding of that role and has no open invite: apply invites them`;
@@ -223,7 +230,11 @@ function describeMemberStep(m: MemberStatus, step: PlanStep): string {
  * into); a refusal whose address has no step of its own (a kept child that blocks its group's
  * delete) becomes a finding of its own. True when there was any.
  */
-function markRefusals(refusals: readonly PlanRefusal[], items: DriftItem[], itemByRoot: ReadonlyMap<string, DriftItem>): boolean {
+function markRefusals(
+  refusals: readonly PlanRefusal[],
+  items: DriftItem[],
+  itemByRoot: ReadonlyMap<string, DriftItem>,
+): boolean {
   for (const r of refusals) {
     const address = r.addresses[0] ?? 'org';
     const item = itemByRoot.get(address) ?? items.find((i) => i.beneath?.includes(address));
@@ -233,8 +244,23 @@ function markRefusals(refusals: readonly PlanRefusal[], items: DriftItem[], item
       continue;
     }
     // An org that is not visible is in the manifests and missing live, not something live the manifests leave out.
-    if (r.rule === 'org-not-visible') items.push({ category: 'missing', kind: 'group', address, message: 'in the manifests but not visible live: no root group of that name (a wrong URL or token looks the same)', detail: r.message });
-    else items.push({ category: 'unmanaged', kind: kindOfAddress(address), address, message: REFUSED_UNMANAGED, detail: r.message });
+    if (r.rule === 'org-not-visible')
+      items.push({
+        category: 'missing',
+        kind: 'group',
+        address,
+        message:
+          'in the manifests but not visible live: no root group of that name (a wrong URL or token looks the same)',
+        detail: r.message,
+      });
+    else
+      items.push({
+        category: 'unmanaged',
+        kind: kindOfAddress(address),
+        address,
+        message: REFUSED_UNMANAGED,
+        detail: r.message,
+      });
   }
   return refusals.length > 0;
 }
@@ -290,7 +316,9 @@ function describeStep(step: PlanStep, category: DriftCategory, options: Describe
         const a = after[field];
         if (isPlainObject(b) && isPlainObject(a)) {
           const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].sort();
-          return keys.filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k])).map((k) => ({ field: `${field}.${k}`, live: b[k], manifest: a[k] }));
+          return keys
+            .filter((k) => JSON.stringify(b[k]) !== JSON.stringify(a[k]))
+            .map((k) => ({ field: `${field}.${k}`, live: b[k], manifest: a[k] }));
         }
         const f: DriftField = { field, live: b, manifest: a };
         const ref = step.refs?.[field as 'roleUid' | 'identityUid' | 'defaultRole'];

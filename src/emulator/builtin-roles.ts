@@ -19,9 +19,13 @@ const DESCRIPTIONS: Readonly<Record<string, string>> = {
 
 export const BUILTIN_ROLE_NAMES: readonly string[] = Object.keys(BUILTIN_ROLE_CAPABILITIES);
 
-export const BUILTIN_ROLES: Readonly<Record<string, { description: string; capabilities: readonly string[] }>> = Object.fromEntries(
-  BUILTIN_ROLE_NAMES.map((name) => [name, { description: DESCRIPTIONS[name] ?? '', capabilities: BUILTIN_ROLE_CAPABILITIES[name]! }]),
-);
+export const BUILTIN_ROLES: Readonly<Record<string, { description: string; capabilities: readonly string[] }>> =
+  Object.fromEntries(
+    BUILTIN_ROLE_NAMES.map((name) => [
+      name,
+      { description: DESCRIPTIONS[name] ?? '', capabilities: BUILTIN_ROLE_CAPABILITIES[name]! },
+    ]),
+  );
 
 /** Fixed creation time of the built-in roles, so their JSON never changes between runs. */
 const BUILTIN_TIME_MS = Date.UTC(2024, 0, 1);

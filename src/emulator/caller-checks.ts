@@ -17,37 +17,68 @@ export interface Caller {
 
 /** Whether the caller sees `r`: unscoped, global, or within its scope. */
 export function visible(caller: Caller, r: StoredResource): boolean {
-  return caller.scope === undefined || r.builtin === true || (r.kind === 'advisory' && r.parent === null) || isWithin(r.uid, caller.scope);
+  return (
+    caller.scope === undefined ||
+    r.builtin === true ||
+    (r.kind === 'advisory' && r.parent === null) ||
+    isWithin(r.uid, caller.scope)
+  );
 }
 
 /**
  * ALREADY_EXISTS for a sibling with the same key. A sibling the token cannot see (outside its
  * scope) is not named: the token learns that the name is taken, not the uid behind it.
  */
-export function clashFailure(store: Store, caller: Caller, kind: ApiKind, clashUid: string, key: string, parentUid: string | null): ApiFailure {
+export function clashFailure(
+  store: Store,
+  caller: Caller,
+  kind: ApiKind,
+  clashUid: string,
+  key: string,
+  parentUid: string | null,
+): ApiFailure {
   const sibling = store.get(kind, clashUid);
-  if (sibling && visible(caller, sibling)) return alreadyExists(kind, clashUid, `${key} already exists under ${parentUid ?? 'the root'} (uid ${clashUid})`);
+  if (sibling && visible(caller, sibling))
+    return alreadyExists(kind, clashUid, `${key} already exists under ${parentUid ?? 'the root'} (uid ${clashUid})`);
   return alreadyExists(kind, '', `a sibling with this ${kind === 'subscription' ? 'sink' : 'name'} already exists`);
 }
 
 /** A role a resource of `groupUid` references: visible, and built-in or custom in the group or an ancestor. */
 export function checkRoleRef(store: Store, caller: Caller, groupUid: string, roleUid: string, field: string): void {
   const role = store.get('role', roleUid);
-  if (!role || !visible(caller, role)) throw invalidArgument([{ field, description: `role ${roleUid} does not exist (or is not visible to this token)` }]);
+  if (!role || !visible(caller, role))
+    throw invalidArgument([{ field, description: `role ${roleUid} does not exist (or is not visible to this token)` }]);
   if (!role.builtin && !isWithin(groupUid, role.parent!)) {
-    throw invalidArgument([{ field, description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; use a built-in role or a custom role of this group or its ancestors` }]);
+    throw invalidArgument([
+      {
+        field,
+        description: `role ${role.data.name} (${roleUid}) belongs to group ${role.parent}; use a built-in role or a custom role of this group or its ancestors`,
+      },
+    ]);
   }
 }
 
 /** A binding's identity must be visible; its role built-in or custom in the group or an ancestor. */
-export function checkBindingRefs(store: Store, caller: Caller, groupUid: string, identityUid: string, roleUid: string): void {
+export function checkBindingRefs(
+  store: Store,
+  caller: Caller,
+  groupUid: string,
+  identityUid: string,
+  roleUid: string,
+): void {
   const violations = [];
   const identity = store.get('identity', identityUid);
   if (!identity || !visible(caller, identity))
-    violations.push({ field: 'identityUid', description: `identity ${identityUid} does not exist (or is not visible to this token)` });
+    violations.push({
+      field: 'identityUid',
+      description: `identity ${identityUid} does not exist (or is not visible to this token)`,
+    });
   const role = store.get('role', roleUid);
   if (!role || !visible(caller, role)) {
-    violations.push({ field: 'roleUid', description: `role ${roleUid} does not exist (or is not visible to this token)` });
+    violations.push({
+      field: 'roleUid',
+      description: `role ${roleUid} does not exist (or is not visible to this token)`,
+    });
   } else if (!role.builtin && !isWithin(groupUid, role.parent!)) {
     violations.push({
       field: 'roleUid',

@@ -33,7 +33,13 @@ export interface KindContract {
   /** Fields a response carries that a request may echo back but never set. */
   readonly readOnlyFields: readonly string[];
   /** Response members in order, each with what an unset one reads as and its write-only members. */
-  readonly response: readonly { name: string; default?: unknown; writeOnly: readonly string[]; serviceSent: boolean; instants: readonly string[] }[];
+  readonly response: readonly {
+    name: string;
+    default?: unknown;
+    writeOnly: readonly string[];
+    serviceSent: boolean;
+    instants: readonly string[];
+  }[];
   /** Query parameters a List accepts: paging, ordering, `uidp.*` and the kind's own filters. */
   readonly listParams: readonly string[];
   /** Fields unique among siblings (`name`, `sink`, …), if any. */
@@ -81,7 +87,10 @@ function propertiesOf(schema: Json | undefined): Record<string, Json> {
 
 function jsonSchemaOf(op: Json | undefined, where: 'request' | 'response'): Json | undefined {
   if (!op) return undefined;
-  const content = where === 'request' ? (op.requestBody as Json | undefined)?.content : ((op.responses as Json)['200'] as Json | undefined)?.content;
+  const content =
+    where === 'request'
+      ? (op.requestBody as Json | undefined)?.content
+      : ((op.responses as Json)['200'] as Json | undefined)?.content;
   return ((content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
 }
 
@@ -116,8 +125,12 @@ function buildKinds(): Map<ApiKind, KindContract> {
     const one = perParent ? {} : (paths[`${path}/{uid}`] ?? {});
     const listRef = jsonSchemaOf(item.get as Json, 'response')!;
     const listSchema = deref(listRef);
-    const plural = Object.keys(propertiesOf(listSchema)).find((k) => !['nextPageToken', 'totalCount', 'skipped'].includes(k))!;
-    const resourceRef = perParent ? (propertiesOf(listSchema)[plural]!.items as Json) : jsonSchemaOf(one.get as Json, 'response')!;
+    const plural = Object.keys(propertiesOf(listSchema)).find(
+      (k) => !['nextPageToken', 'totalCount', 'skipped'].includes(k),
+    )!;
+    const resourceRef = perParent
+      ? (propertiesOf(listSchema)[plural]!.items as Json)
+      : jsonSchemaOf(one.get as Json, 'response')!;
     const resource = deref(resourceRef);
     const createSchema = jsonSchemaOf((perParent ? item.post : one.post) as Json | undefined, 'request');
     const patchSchema = jsonSchemaOf(one.patch as Json | undefined, 'request');
@@ -126,7 +139,9 @@ function buildKinds(): Map<ApiKind, KindContract> {
     const secretPaths = patchSchema ? ((deref(patchSchema)['x-secret-mask-paths'] as string[] | undefined) ?? []) : [];
     const updatableFields = [...patchFields, ...secretPaths];
     const responseProps = propertiesOf(resource);
-    const readOnlyFields = [...new Set([...Object.keys(responseProps), ...createFields])].filter((f) => !updatableFields.includes(f));
+    const readOnlyFields = [...new Set([...Object.keys(responseProps), ...createFields])].filter(
+      (f) => !updatableFields.includes(f),
+    );
     kinds.set(kind, {
       kind,
       collection,
@@ -136,10 +151,18 @@ function buildKinds(): Map<ApiKind, KindContract> {
       requiredOnCreate: createSchema ? ((deref(createSchema).required as string[] | undefined) ?? []) : [],
       updatableFields,
       readOnlyFields,
-      response: Object.entries(responseProps).map(([name, s]) => ({ name, ...('default' in s ? { default: s.default } : {}), writeOnly: writeOnlyMembers(s), serviceSent: s['x-service-sent'] === true, instants: instantMembers(s) })),
+      response: Object.entries(responseProps).map(([name, s]) => ({
+        name,
+        ...('default' in s ? { default: s.default } : {}),
+        writeOnly: writeOnlyMembers(s),
+        serviceSent: s['x-service-sent'] === true,
+        instants: instantMembers(s),
+      })),
       listParams: (((item.get as Json).parameters as Json[] | undefined) ?? []).map((p) => p.name as string),
       uniqueKey: (resource['x-unique-key'] as string[] | undefined) ?? [],
-      itemMethods: ['get', 'post', 'patch', 'delete'].filter((m) => (perParent ? item : one)[m] !== undefined).map((m) => m.toUpperCase()),
+      itemMethods: ['get', 'post', 'patch', 'delete']
+        .filter((m) => (perParent ? item : one)[m] !== undefined)
+        .map((m) => m.toUpperCase()),
       canCreate: (perParent ? item.post : one.post) !== undefined,
       ...(createSchema ? { createSchema: componentName(createSchema) } : {}),
       ...(patchSchema ? { patchSchema: componentName(patchSchema) } : {}),
@@ -244,7 +267,12 @@ const paramValidators = new Map<string, ValidateFunction>();
  * value given. Parameters the operation does not declare are left to the caller, which names
  * the ones it takes.
  */
-export function parameterViolations(template: string, method: string, uid: string | undefined, query: URLSearchParams): FieldViolation[] {
+export function parameterViolations(
+  template: string,
+  method: string,
+  uid: string | undefined,
+  query: URLSearchParams,
+): FieldViolation[] {
   const item = (openApiDocument().paths as Record<string, Json>)[template];
   const op = item?.[method.toLowerCase()] as Json | undefined;
   if (!item || !op) return [];
@@ -277,9 +305,12 @@ export function parameterViolations(template: string, method: string, uid: strin
 
 /** What a parameter must be, in words, from its schema. */
 function describeParameterRule(schema: Json): string {
-  if (schema.$ref === '#/components/schemas/RootUid') return 'must be the uid of an org (40 lowercase hex): terms are accepted by a root group (an org) only';
-  if (schema.$ref === '#/components/schemas/Uid') return 'must be a resource uid (40 lowercase hex, then /<16 hex> per level)';
-  if (schema.type === 'integer') return `must be an integer from ${String(schema.minimum ?? '-∞')} to ${String(schema.maximum ?? '∞')}`;
+  if (schema.$ref === '#/components/schemas/RootUid')
+    return 'must be the uid of an org (40 lowercase hex): terms are accepted by a root group (an org) only';
+  if (schema.$ref === '#/components/schemas/Uid')
+    return 'must be a resource uid (40 lowercase hex, then /<16 hex> per level)';
+  if (schema.type === 'integer')
+    return `must be an integer from ${String(schema.minimum ?? '-∞')} to ${String(schema.maximum ?? '∞')}`;
   if (typeof schema.pattern === 'string') return `must match "${schema.pattern}"`;
   return `must be ${JSON.stringify(schema)}`;
 }
@@ -287,7 +318,13 @@ function describeParameterRule(schema: Json): string {
 /** A schema of the document, its local references made to point into the document. */
 function localRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(localRefs);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : localRefs(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as Json).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : localRefs(v),
+      ]),
+    );
   return value;
 }
 

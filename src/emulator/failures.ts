@@ -32,7 +32,13 @@ export class ApiFailure extends Error {
   private readonly statusOverride: number | undefined;
   /** The answer ends the connection (a body too large to read to its end). */
   closesConnection = false;
-  constructor(codeName: GrpcCodeName, message: string, details: ErrorDetail[], headers: Record<string, string> = {}, status?: number) {
+  constructor(
+    codeName: GrpcCodeName,
+    message: string,
+    details: ErrorDetail[],
+    headers: Record<string, string> = {},
+    status?: number,
+  ) {
     super(message);
     this.codeName = codeName;
     this.details = [errorInfo(codeName), ...details];
@@ -82,7 +88,13 @@ export function invalidArgument(violations: FieldViolation[]): ApiFailure {
 /** A request body over `limit` bytes: code 3 at HTTP 413, and the connection closed after the answer. */
 export function payloadTooLarge(limit: number): ApiFailure {
   const violations = [{ field: '(body)', description: `is larger than ${limit} bytes` }];
-  const failure = new ApiFailure('INVALID_ARGUMENT', `Invalid argument: (body): ${violations[0]!.description}`, [{ '@type': `${TYPE_PREFIX}BadRequest`, fieldViolations: violations }], { connection: 'close' }, 413);
+  const failure = new ApiFailure(
+    'INVALID_ARGUMENT',
+    `Invalid argument: (body): ${violations[0]!.description}`,
+    [{ '@type': `${TYPE_PREFIX}BadRequest`, fieldViolations: violations }],
+    { connection: 'close' },
+    413,
+  );
   failure.closesConnection = true;
   return failure;
 }
@@ -105,7 +117,10 @@ export function alreadyExists(resourceType: string, resourceName: string, descri
 /** Code 9 with a PreconditionFailure of type RESOURCE_NOT_EMPTY. */
 export function resourceNotEmpty(subject: string, description: string): ApiFailure {
   return new ApiFailure('FAILED_PRECONDITION', `Precondition failed: ${description}`, [
-    { '@type': `${TYPE_PREFIX}PreconditionFailure`, violations: [{ type: 'RESOURCE_NOT_EMPTY', subject, description }] },
+    {
+      '@type': `${TYPE_PREFIX}PreconditionFailure`,
+      violations: [{ type: 'RESOURCE_NOT_EMPTY', subject, description }],
+    },
   ]);
 }
 
@@ -145,5 +160,10 @@ const INJECTED_FAULT_TEXT = {
  * like a real server bug, says nothing about when to retry.
  */
 export function injectedFailure(codeName: keyof typeof INJECTED_FAULT_TEXT, retryAfterSeconds: number): ApiFailure {
-  return new ApiFailure(codeName, INJECTED_FAULT_TEXT[codeName], [], codeName === 'INTERNAL' ? {} : { 'retry-after': String(retryAfterSeconds) });
+  return new ApiFailure(
+    codeName,
+    INJECTED_FAULT_TEXT[codeName],
+    [],
+    codeName === 'INTERNAL' ? {} : { 'retry-after': String(retryAfterSeconds) },
+  );
 }

@@ -42,7 +42,14 @@ export interface FaultOptions {
   pageTokenTtlSeconds?: number;
 }
 
-export type FaultAction = 'none' | 'error' | 'ratelimit' | 'internal-before' | 'internal-after' | 'reset-before' | 'reset-after';
+export type FaultAction =
+  | 'none'
+  | 'error'
+  | 'ratelimit'
+  | 'internal-before'
+  | 'internal-after'
+  | 'reset-before'
+  | 'reset-after';
 
 export interface FaultDecision {
   delayMs: number;
@@ -60,12 +67,16 @@ export const DEFAULT_PAGE_TOKEN_TTL_SECONDS = 3 * 24 * 3600;
 export function checkFaultOptions(f: FaultOptions): string | null {
   const rate = (name: keyof FaultOptions): string | null => {
     const v = f[name];
-    return v === undefined || (Number.isFinite(v) && v >= 0 && v <= 1) ? null : `${name} must be between 0 and 1, got ${v}`;
+    return v === undefined || (Number.isFinite(v) && v >= 0 && v <= 1)
+      ? null
+      : `${name} must be between 0 and 1, got ${v}`;
   };
   const nonNegative = (name: keyof FaultOptions, integer = false): string | null => {
     const v = f[name];
     if (v === undefined) return null;
-    return Number.isFinite(v) && v >= 0 && (!integer || Number.isInteger(v)) ? null : `${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${v}`;
+    return Number.isFinite(v) && v >= 0 && (!integer || Number.isInteger(v))
+      ? null
+      : `${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${v}`;
   };
   return (
     rate('errorRate') ??

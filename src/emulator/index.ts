@@ -161,7 +161,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const clock = options.clock ?? Date.now;
   let faults = new FaultInjector(options.faults ?? {}, clock);
   const ttlMs = (f: FaultOptions): number => (f.pageTokenTtlSeconds ?? DEFAULT_PAGE_TOKEN_TTL_SECONDS) * 1000;
-  const uidRandom = (f: FaultOptions) => (f.seed === undefined ? undefined : createSeededRandom((f.seed ^ 0x5bd1e995) >>> 0));
+  const uidRandom = (f: FaultOptions) =>
+    f.seed === undefined ? undefined : createSeededRandom((f.seed ^ 0x5bd1e995) >>> 0);
   const tokens = checkTokens(options.tokens ?? []);
   const service = new EmulatorService({
     tokens,
@@ -184,19 +185,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let lock: StateLock | undefined;
   let durable: DurableState | undefined;
   if (options.statePath) {
-    lock = await acquireStateLock(options.statePath, { ...(options.lockWait ? { wait: options.lockWait } : {}), ...(options.lockHolder ? { what: options.lockHolder } : {}) });
+    lock = await acquireStateLock(options.statePath, {
+      ...(options.lockWait ? { wait: options.lockWait } : {}),
+      ...(options.lockHolder ? { what: options.lockHolder } : {}),
+    });
     try {
       // The real path: writes replace the state file itself, never a symlink to it.
       const real = realStatePath(options.statePath);
-      const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch((err: unknown) => {
-        // An error names the path the user gave, and what it links to (issue 48): not the target alone.
-        const linked = real !== resolvePath(options.statePath!);
-        if (err instanceof StateFileError && linked) throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
-        throw err;
-      });
+      const opened = await openDurableState(real, service.store, seedNow, { repair: options.repair === true }).catch(
+        (err: unknown) => {
+          // An error names the path the user gave, and what it links to (issue 48): not the target alone.
+          const linked = real !== resolvePath(options.statePath!);
+          if (err instanceof StateFileError && linked)
+            throw new StateFileError(`${options.statePath!} (a link to ${real})`, err.reason);
+          throw err;
+        },
+      );
       durable = opened.state;
       await lock.holdFile?.();
-      for (const note of opened.notes) (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);
+      for (const note of opened.notes)
+        (options.onNote ?? ((n: string) => process.stderr.write(`emulator: ${n}\n`)))(note);
     } catch (err) {
       lock.release();
       throw err;
@@ -224,7 +232,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // A bug in the emulator: answer 500 with an AIP-193 body rather than hang the client.
       process.stderr.write(`emulator: internal error: ${(err as Error)?.stack ?? err}\n`);
       keepInternalError(`${req.method} ${req.url}: ${(err as Error)?.message ?? err}`);
-      if (!res.headersSent) sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });
+      if (!res.headersSent)
+        sendJson(res, 500, { code: 13, message: `Internal: ${(err as Error)?.message ?? err}`, details: [] });
     });
   });
   server.on('connection', (s) => {
@@ -247,7 +256,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (decision.delayMs > 0) await sleep(decision.delayMs);
     const finish = (reply: ApiReply, faulted?: RequestLogEntry['faulted']): void => {
       entry.status = reply.status;
-      if (reply.status === 500 && faulted === undefined) keepInternalError(`${method} ${path}: ${JSON.stringify(reply.body)}`);
+      if (reply.status === 500 && faulted === undefined)
+        keepInternalError(`${method} ${path}: ${JSON.stringify(reply.body)}`);
       if (faulted) entry.faulted = faulted;
       log(entry);
       if (reply.body === undefined) {
@@ -282,7 +292,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     options.internalFault?.({ method, path });
     // Once a change could not be made durable, nothing more is acknowledged or served (the
     // store holds a change no journal has): 503 until the emulator is restarted.
-    if (stateFailure !== undefined) return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));
+    if (stateFailure !== undefined)
+      return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));
     const reply = service.handle({
       method,
       path,
@@ -298,7 +309,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         await durable.commit();
       } catch (err) {
         stateFailure ??= err as Error;
-        process.stderr.write(`emulator: cannot write the state journal of ${options.statePath}: ${(err as Error).message}; no write is acknowledged from now on (503 until restart)\n`);
+        process.stderr.write(
+          `emulator: cannot write the state journal of ${options.statePath}: ${(err as Error).message}; no write is acknowledged from now on (503 until restart)\n`,
+        );
         return finish(failureReply(stateUnavailable(stateFailure).inDomain(errorDomainFor(path))));
       }
     }
@@ -312,7 +325,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   try {
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) => reject(new UserError('EMULATOR_LISTEN', `emulator cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}`)));
+      server.once('error', (err) =>
+        reject(
+          new UserError(
+            'EMULATOR_LISTEN',
+            `emulator cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${err.message}`,
+          ),
+        ),
+      );
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
     });
   } catch (err) {
@@ -373,7 +393,11 @@ function failureReply(f: ApiFailure): ApiReply {
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   // Encoded once: its length is the content-length, and it is what is written.
   const bytes = Buffer.from(replyBodyText(body), 'utf8');
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(bytes.length), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(bytes.length),
+    ...headers,
+  });
   res.end(bytes);
 }
 
@@ -407,7 +431,13 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   // A body is JSON, said so (DESIGN.md §6 rev 4): anything else is 415, never read as JSON.
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new ApiFailure('INVALID_ARGUMENT', `Invalid argument: the request body must be application/json, got ${type === '' ? 'no Content-Type' : JSON.stringify(type)}`, [], {}, 415);
+    throw new ApiFailure(
+      'INVALID_ARGUMENT',
+      `Invalid argument: the request body must be application/json, got ${type === '' ? 'no Content-Type' : JSON.stringify(type)}`,
+      [],
+      {},
+      415,
+    );
   }
   try {
     return JSON.parse(text);
@@ -422,5 +452,9 @@ function sleep(ms: number): Promise<void> {
 
 /** The answer to every request once the state could not be made durable. */
 function stateUnavailable(cause: Error): ApiFailure {
-  return new ApiFailure('UNAVAILABLE', `Unavailable: the emulator could not make a change durable (${cause.message}); it acknowledges nothing until it is restarted`, []);
+  return new ApiFailure(
+    'UNAVAILABLE',
+    `Unavailable: the emulator could not make a change durable (${cause.message}); it acknowledges nothing until it is restarted`,
+    [],
+  );
 }

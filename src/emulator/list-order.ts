@@ -65,7 +65,13 @@ export interface CachedList {
  * Binary search in items sorted ascending by (field, uid): the index of the first item not
  * below (key, uid), or with `after` the first item above it.
  */
-export function boundOf(items: readonly StoredResource[], key: string | number, uid: string, field: OrderField, after = false): number {
+export function boundOf(
+  items: readonly StoredResource[],
+  key: string | number,
+  uid: string,
+  field: OrderField,
+  after = false,
+): number {
   let lo = 0;
   let hi = items.length;
   while (lo < hi) {

@@ -64,13 +64,21 @@ export function parseListRequest(kind: ApiKind, params: URLSearchParams): ListRe
   const multi = new Map<string, string[]>();
   for (const [key, value] of params) {
     if (!allowed.has(key)) {
-      violations.push({ field: key, description: `is not a query parameter of this List (allowed: ${[...allowed].join(', ')})` });
+      violations.push({
+        field: key,
+        description: `is not a query parameter of this List (allowed: ${[...allowed].join(', ')})`,
+      });
       continue;
     }
     if (key === 'artifactNames' || key === 'advisoryIds') {
       // Accepted both repeated and comma-separated.
       const list = multi.get(key) ?? [];
-      list.push(...value.split(',').map((s) => s.trim()).filter((s) => s !== ''));
+      list.push(
+        ...value
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      );
       multi.set(key, list);
     } else if (single.has(key)) {
       violations.push({ field: key, description: 'is given more than once' });
@@ -141,7 +149,17 @@ interface Cursor {
 /** The query a token belongs to: kind, filters (token scope included) and order. */
 function hashQuery(kind: ApiKind, req: ListRequest): string {
   const f = req.filter;
-  const canonical = JSON.stringify([kind, f.childrenOf, f.descendantsOf, f.name, f.scope, f.artifactNames, f.advisoryIds, req.order.field, req.order.desc]);
+  const canonical = JSON.stringify([
+    kind,
+    f.childrenOf,
+    f.descendantsOf,
+    f.name,
+    f.scope,
+    f.artifactNames,
+    f.advisoryIds,
+    req.order.field,
+    req.order.desc,
+  ]);
   return createHash('sha1').update(canonical).digest('base64url').slice(0, 16);
 }
 
@@ -183,7 +201,14 @@ export interface Page {
  * from the fault injector) cuts a page that is full and not the last one down to between 1 and
  * (full − 1) items; the next token then continues right after the last item served.
  */
-export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly StoredResource[], now: number, ttlMs: number, shortPage?: number): Page {
+export function slicePage(
+  kind: ApiKind,
+  req: ListRequest,
+  sorted: readonly StoredResource[],
+  now: number,
+  ttlMs: number,
+  shortPage?: number,
+): Page {
   const n = sorted.length;
   const hash = hashQuery(kind, req);
   const { field, desc } = req.order;
@@ -193,7 +218,10 @@ export function slicePage(kind: ApiKind, req: ListRequest, sorted: readonly Stor
     if (!c) throw invalidArgument([{ field: 'page_token', description: 'is not a page token this service issued' }]);
     if (c.q !== hash)
       throw invalidArgument([
-        { field: 'page_token', description: 'belongs to a different query (filters and order_by must match the request that returned it)' },
+        {
+          field: 'page_token',
+          description: 'belongs to a different query (filters and order_by must match the request that returned it)',
+        },
       ]);
     if (typeof c.k !== (field === 'uid' || field === 'name' ? 'string' : 'number'))
       throw invalidArgument([{ field: 'page_token', description: 'is not a page token this service issued' }]);

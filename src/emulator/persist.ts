@@ -16,7 +16,17 @@
  *   harmless. A torn last line — a crash mid-append: no newline, a bad checksum — is dropped and
  *   cut off, keeping everything before it. Temporary files left by a crash are removed.
  */
-import { closeSync, existsSync, fdatasync, fsyncSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { listDirectorySync, pathKind } from '../io/read-file.js';
 import { open, rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -24,7 +34,14 @@ import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { UserError } from '../model/errors.js';
 import type { ApiKind } from '../model/kinds.js';
-import { checkResource, loadState, putResource, readStateFile, serializeState, StateFileError } from './state-snapshot.js';
+import {
+  checkResource,
+  loadState,
+  putResource,
+  readStateFile,
+  serializeState,
+  StateFileError,
+} from './state-snapshot.js';
 import type { Store, StoredResource, StoreMutation } from './store.js';
 
 /**
@@ -116,7 +133,13 @@ export class JournalCorruptError extends UserError {
  * a bad record with whole records after it is corruption: JournalCorruptError, unless `repair`,
  * which keeps what comes before it and notes how many records it drops.
  */
-export function replayJournal(text: Buffer, generation: number, store: Store, path: string, repair = false): ReplayResult {
+export function replayJournal(
+  text: Buffer,
+  generation: number,
+  store: Store,
+  path: string,
+  repair = false,
+): ReplayResult {
   const firstNewline = text.indexOf(0x0a);
   const notes: string[] = [];
   // The header is written whole (renamed into place), never appended: a journal that is empty
@@ -127,12 +150,19 @@ export function replayJournal(text: Buffer, generation: number, store: Store, pa
   if (header === undefined) {
     const after = firstNewline < 0 ? 0 : countLines(text, firstNewline + 1);
     if (!repair) throw new JournalCorruptError(`${path}.journal`, 0, after);
-    notes.push(`--repair: dropped ${path}.journal whole: its header is damaged (${after} records after it were not replayed)`);
+    notes.push(
+      `--repair: dropped ${path}.journal whole: its header is damaged (${after} records after it were not replayed)`,
+    );
     return { applied: 0, notes, goodBytes: 0, current: false };
   }
-  if (header.format !== JOURNAL_FORMAT) throw new StateFileError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
+  if (header.format !== JOURNAL_FORMAT)
+    throw new StateFileError(path, `has a journal that is not one (format ${JOURNAL_FORMAT})`);
   if (header.generation !== generation) {
-    if ((header.generation ?? 0) > generation) throw new StateFileError(path, `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`);
+    if ((header.generation ?? 0) > generation)
+      throw new StateFileError(
+        path,
+        `has a journal of generation ${header.generation}, newer than its snapshot (${generation})`,
+      );
     return { applied: 0, notes, goodBytes: 0, current: false };
   }
   const journalPath = `${path}.journal`;
@@ -142,18 +172,25 @@ export function replayJournal(text: Buffer, generation: number, store: Store, pa
     const end = text.indexOf(0x0a, offset);
     if (end < 0) {
       // No newline: a torn last record (or none).
-      if (offset < text.length) notes.push(`dropped a torn last record of ${journalPath} at byte ${offset} (${text.length - offset} bytes: a crash mid-append; it was never acknowledged)`);
+      if (offset < text.length)
+        notes.push(
+          `dropped a torn last record of ${journalPath} at byte ${offset} (${text.length - offset} bytes: a crash mid-append; it was never acknowledged)`,
+        );
       break;
     }
     const record = decodeRecord(text.subarray(offset, end).toString('utf8'));
     if (!record) {
       const after = countLines(text, end + 1);
       if (after === 0) {
-        notes.push(`dropped a torn last record of ${journalPath} at byte ${offset} (a crash mid-append; it was never acknowledged)`);
+        notes.push(
+          `dropped a torn last record of ${journalPath} at byte ${offset} (a crash mid-append; it was never acknowledged)`,
+        );
         break;
       }
       if (!repair) throw new JournalCorruptError(journalPath, offset, after);
-      notes.push(`--repair: truncated ${journalPath} at byte ${offset}, dropping ${after + 1} records (the damaged one and the ${after} after it)`);
+      notes.push(
+        `--repair: truncated ${journalPath} at byte ${offset}, dropping ${after + 1} records (the damaged one and the ${after} after it)`,
+      );
       break;
     }
     if (record.op === 'put') {
@@ -276,7 +313,9 @@ export class DurableState {
   /** Makes everything durable and writes a fresh snapshot (with an empty journal). */
   async compact(): Promise<void> {
     this.compactWanted = true;
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ upTo: Number.POSITIVE_INFINITY, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) =>
+      this.waiters.push({ upTo: Number.POSITIVE_INFINITY, resolve, reject }),
+    );
     this.kick();
     await done;
   }
@@ -373,11 +412,20 @@ function writeAll(fd: number, buffer: Buffer): void {
  * when there was no state yet; then (and when the journal was of an older generation) a
  * snapshot is written at once, so the files exist from the start.
  */
-export async function openDurableState(path: string, store: Store, seed?: () => void, options: { repair?: boolean } = {}): Promise<{ state: DurableState; loaded: boolean; notes: string[] }> {
+export async function openDurableState(
+  path: string,
+  store: Store,
+  seed?: () => void,
+  options: { repair?: boolean } = {},
+): Promise<{ state: DurableState; loaded: boolean; notes: string[] }> {
   removeStaleTemporaries(path);
   const journalPath = `${path}.journal`;
   // Opening a FIFO to append would wait for a reader forever: only a regular journal is opened.
-  if (!['missing', 'file'].includes(pathKind(journalPath))) throw new StateFileError(path, `has a journal ${journalPath} that is not a regular file (a FIFO, a device or a directory is never opened)`);
+  if (!['missing', 'file'].includes(pathKind(journalPath)))
+    throw new StateFileError(
+      path,
+      `has a journal ${journalPath} that is not a regular file (a FIFO, a device or a directory is never opened)`,
+    );
   const generation = loadState(path, store);
   const loaded = generation !== undefined;
   let replay: ReplayResult = { applied: 0, notes: [], goodBytes: 0, current: false };

@@ -26,11 +26,16 @@ export function createRandom(seed?: number): Random {
 
 /** Makes `length` lowercase hex characters from `random` (or from crypto when absent). */
 export function generateHex(length: number, random?: Random): string {
-  if (!random) return randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
+  if (!random)
+    return randomBytes(Math.ceil(length / 2))
+      .toString('hex')
+      .slice(0, length);
   let out = '';
   while (out.length < length) {
     // 24 bits per draw keeps every hex digit uniform.
-    out += Math.floor(random() * 0x1000000).toString(16).padStart(6, '0');
+    out += Math.floor(random() * 0x1000000)
+      .toString(16)
+      .padStart(6, '0');
   }
   return out.slice(0, length);
 }

@@ -25,7 +25,9 @@ export function isRelationship(field: string): field is Relationship {
 
 /** `SERVICE_PRINCIPAL_COSIGNED` and `COSIGNED` are one principal; the short name is stored and returned. */
 export function shortServicePrincipal(value: unknown): unknown {
-  return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX) ? value.slice(SERVICE_PRINCIPAL_PREFIX.length) : value;
+  return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX)
+    ? value.slice(SERVICE_PRINCIPAL_PREFIX.length)
+    : value;
 }
 
 /** Why a pattern is not RE2 (the parser's words), or undefined. */
@@ -46,27 +48,34 @@ function httpsUrl(value: unknown): boolean {
 
 /** Exactly one of an exact member and its pattern (at most one when `optional`), the pattern RE2. */
 function oneOf(o: Obj, exact: string, pattern: string, optional: boolean): string | undefined {
-  if (o[exact] !== undefined && o[pattern] !== undefined) return `has both ${exact} and ${pattern}; expected one of them`;
+  if (o[exact] !== undefined && o[pattern] !== undefined)
+    return `has both ${exact} and ${pattern}; expected one of them`;
   if (!optional && o[exact] === undefined && o[pattern] === undefined) return `needs ${exact} or ${pattern}`;
   if (o[pattern] !== undefined) {
     const why = notRe2(o[pattern]);
-    if (why !== undefined) return `${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression (${why})`;
+    if (why !== undefined)
+      return `${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression (${why})`;
   }
   return undefined;
 }
 
 function claimMatch(o: Obj): string | undefined {
-  const pairs = oneOf(o, 'issuer', 'issuerPattern', false) ?? oneOf(o, 'subject', 'subjectPattern', false) ?? oneOf(o, 'audience', 'audiencePattern', true);
+  const pairs =
+    oneOf(o, 'issuer', 'issuerPattern', false) ??
+    oneOf(o, 'subject', 'subjectPattern', false) ??
+    oneOf(o, 'audience', 'audiencePattern', true);
   if (pairs) return pairs;
   if (o.issuer !== undefined && !httpsUrl(o.issuer)) return `issuer ${JSON.stringify(o.issuer)} is not an https URL`;
   for (const key of ['claims', 'claimPatterns']) {
     const map = o[key];
     if (map === undefined) continue;
-    if (!isObject(map) || !Object.values(map).every((v) => typeof v === 'string')) return `${key} must map claim names to strings`;
+    if (!isObject(map) || !Object.values(map).every((v) => typeof v === 'string'))
+      return `${key} must map claim names to strings`;
     if (key === 'claimPatterns') {
       for (const [claim, pattern] of Object.entries(map)) {
         const why = notRe2(pattern);
-        if (why !== undefined) return `claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression (${why})`;
+        if (why !== undefined)
+          return `claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression (${why})`;
       }
     }
   }
@@ -79,12 +88,14 @@ function awsIdentity(o: Obj): string | undefined {
   }
   const pairs = oneOf(o, 'arn', 'arnPattern', true) ?? oneOf(o, 'userId', 'userIdPattern', true);
   if (pairs) return pairs;
-  if (['arn', 'arnPattern', 'userId', 'userIdPattern'].every((k) => o[k] === undefined)) return 'needs arn, arnPattern, userId or userIdPattern';
+  if (['arn', 'arnPattern', 'userId', 'userIdPattern'].every((k) => o[k] === undefined))
+    return 'needs arn, arnPattern, userId or userIdPattern';
   return undefined;
 }
 
 function staticKeys(o: Obj): string | undefined {
-  if (!httpsUrl(o.issuer)) return `issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}`;
+  if (!httpsUrl(o.issuer))
+    return `issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}`;
   if (typeof o.subject !== 'string' || o.subject === '') return 'subject is missing';
   if (typeof o.issuerKeys !== 'string') return 'issuerKeys is missing: the JWKS document, as JSON text';
   let jwks: unknown;
@@ -93,11 +104,21 @@ function staticKeys(o: Obj): string | undefined {
   } catch {
     return 'issuerKeys is not JSON';
   }
-  if (!isObject(jwks) || !Array.isArray(jwks.keys) || jwks.keys.length === 0 || !jwks.keys.every(isObject)) return 'issuerKeys is not a JWKS document ({"keys": [ … ]} with at least one key)';
-  if (o.expirationTime !== undefined && (typeof o.expirationTime !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(o.expirationTime) || Number.isNaN(Date.parse(o.expirationTime)))) {
+  if (!isObject(jwks) || !Array.isArray(jwks.keys) || jwks.keys.length === 0 || !jwks.keys.every(isObject))
+    return 'issuerKeys is not a JWKS document ({"keys": [ … ]} with at least one key)';
+  if (
+    o.expirationTime !== undefined &&
+    (typeof o.expirationTime !== 'string' ||
+      !/^\d{4}-\d{2}-\d{2}T/.test(o.expirationTime) ||
+      Number.isNaN(Date.parse(o.expirationTime)))
+  ) {
     return `expirationTime ${JSON.stringify(o.expirationTime)} is not an RFC 3339 time`;
   }
-  if (o.audiences !== undefined && (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))) return 'audiences must be a list of non-empty strings';
+  if (
+    o.audiences !== undefined &&
+    (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))
+  )
+    return 'audiences must be a list of non-empty strings';
   return undefined;
 }
 
@@ -107,8 +128,13 @@ export function relationshipViolation(field: Relationship, value: unknown): stri
   if (field === 'servicePrincipal') {
     const known = identityServicePrincipals();
     const short = shortServicePrincipal(value);
-    return typeof short === 'string' && known.includes(short) ? null : `${JSON.stringify(value)} is not a service principal; expected one of ${known.join(', ')}`;
+    return typeof short === 'string' && known.includes(short)
+      ? null
+      : `${JSON.stringify(value)} is not a service principal; expected one of ${known.join(', ')}`;
   }
   if (!isObject(value)) return 'must be an object';
-  return (field === 'claimMatch' ? claimMatch(value) : field === 'awsIdentity' ? awsIdentity(value) : staticKeys(value)) ?? null;
+  return (
+    (field === 'claimMatch' ? claimMatch(value) : field === 'awsIdentity' ? awsIdentity(value) : staticKeys(value)) ??
+    null
+  );
 }

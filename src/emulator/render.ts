@@ -18,7 +18,6 @@ function formatTimestamp(ms: number): string {
   return lastText;
 }
 
-
 /** Response members the service computes rather than stores. */
 const COMPUTED: Readonly<Record<string, (r: StoredResource) => unknown>> = {
   uid: (r) => r.uid,
@@ -44,10 +43,21 @@ function serviceTime(value: unknown): unknown {
  */
 export function renderResource(store: Store, r: StoredResource, plain = false): Record<string, unknown> {
   const d = r.data as Record<string, unknown>;
-  if (r.kind === 'roleBinding') return { uid: r.uid, ...hydrateBinding(store, r), createTime: formatTimestamp(r.createMs), updateTime: formatTimestamp(r.updateMs) };
+  if (r.kind === 'roleBinding')
+    return {
+      uid: r.uid,
+      ...hydrateBinding(store, r),
+      createTime: formatTimestamp(r.createMs),
+      updateTime: formatTimestamp(r.updateMs),
+    };
   if (r.kind === 'terms') {
     // An acceptance has no uid of its own: the document names it within its org.
-    return { docId: d.docId, acceptedBy: d.acceptedBy ?? '', orgUid: r.parent, createTime: formatTimestamp(r.createMs) };
+    return {
+      docId: d.docId,
+      acceptedBy: d.acceptedBy ?? '',
+      orgUid: r.parent,
+      createTime: formatTimestamp(r.createMs),
+    };
   }
   const out: Record<string, unknown> = {};
   for (const member of kindContract(r.kind).response) {
@@ -64,11 +74,13 @@ export function renderResource(store: Store, r: StoredResource, plain = false): 
       continue;
     }
     let copy: unknown = copyValue(value);
-    if (member.writeOnly.length > 0 && typeof copy === 'object' && copy !== null) for (const w of member.writeOnly) delete (copy as Record<string, unknown>)[w];
+    if (member.writeOnly.length > 0 && typeof copy === 'object' && copy !== null)
+      for (const w of member.writeOnly) delete (copy as Record<string, unknown>)[w];
     // Times in the service's one form (milliseconds and Z), whatever form they were sent in.
     for (const at of member.instants) {
       if (at === '') copy = serviceTime(copy);
-      else if (typeof copy === 'object' && copy !== null && at in copy) (copy as Record<string, unknown>)[at] = serviceTime((copy as Record<string, unknown>)[at]);
+      else if (typeof copy === 'object' && copy !== null && at in copy)
+        (copy as Record<string, unknown>)[at] = serviceTime((copy as Record<string, unknown>)[at]);
     }
     out[member.name] = copy;
   }

@@ -16,7 +16,10 @@ interface Route {
 }
 
 /** Collections by path prefix, from the contract. */
-const ROUTES: { prefix: string; kind: ApiKind }[] = contractKinds().map((k) => ({ prefix: k.collection, kind: k.kind }));
+const ROUTES: { prefix: string; kind: ApiKind }[] = contractKinds().map((k) => ({
+  prefix: k.collection,
+  kind: k.kind,
+}));
 
 export const PING_PATH = '/ping/v2/ping';
 /** The contract itself, served to anyone (no token), like ping. */
@@ -42,9 +45,11 @@ export function answerSchemaFor(req: ApiRequest): string | undefined {
 export function methodNotOnPath(kind: ApiKind, method: string): ApiFailure {
   const contract = kindContract(kind);
   const why =
-    method === 'PATCH' ? `${contract.plural} cannot be updated${contract.canCreate ? '; delete and create instead' : ''}`
-    : method === 'POST' || method === 'DELETE' ? `${contract.plural} are read-only`
-    : `${method} is not supported on ${contract.plural}`;
+    method === 'PATCH'
+      ? `${contract.plural} cannot be updated${contract.canCreate ? '; delete and create instead' : ''}`
+      : method === 'POST' || method === 'DELETE'
+        ? `${contract.plural} are read-only`
+        : `${method} is not supported on ${contract.plural}`;
   return methodNotAllowed(why, allowedMethods(kind));
 }
 
@@ -63,7 +68,10 @@ export function rejectQuery(query: URLSearchParams, allowed: readonly string[]):
   const bad = [...query.keys()].filter((k) => !allowed.includes(k));
   if (bad.length > 0)
     throw invalidArgument(
-      bad.map((k) => ({ field: k, description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}` })),
+      bad.map((k) => ({
+        field: k,
+        description: `is not a query parameter of this request${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`,
+      })),
     );
 }
 

@@ -66,7 +66,14 @@ export interface SeedIdentityProvider {
   name: string;
   description?: string;
   defaultRole: string;
-  oidc: { issuer: string; clientId: string; clientSecret: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
+  oidc: {
+    issuer: string;
+    clientId: string;
+    clientSecret: string;
+    additionalScopes?: string[];
+    groupsClaim?: string;
+    pkceEnabled?: boolean;
+  };
   groupMappings?: { externalGroup: string; role: string }[];
 }
 export interface SeedGroup {
@@ -115,7 +122,10 @@ export interface SeedResult {
 /** A seed file is invalid; the message lists every problem with its location. */
 export class SeedError extends UserError {
   constructor(source: string, problems: string[]) {
-    super('EMULATOR_SEED_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in emulator seed ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      'EMULATOR_SEED_INVALID',
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in emulator seed ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   }
 }
 
@@ -128,7 +138,10 @@ export function readSeedFile(path: string): SeedDocument {
   try {
     text = readTextSyncBounded(path, { maxBytes: MAX_SEED_BYTES });
   } catch (err) {
-    throw new UserError('EMULATOR_SEED_UNREADABLE', `cannot read emulator seed ${err instanceof FileReadError ? err.message : path}`);
+    throw new UserError(
+      'EMULATOR_SEED_UNREADABLE',
+      `cannot read emulator seed ${err instanceof FileReadError ? err.message : path}`,
+    );
   }
   try {
     return (parseYaml(text) ?? {}) as SeedDocument;
@@ -139,7 +152,19 @@ export function readSeedFile(path: string): SeedDocument {
   }
 }
 
-const GROUP_KEYS = ['name', 'description', 'identities', 'roles', 'repos', 'subscriptions', 'roleBindings', 'identityProviders', 'accountAssociation', 'groupInvites', 'groups'];
+const GROUP_KEYS = [
+  'name',
+  'description',
+  'identities',
+  'roles',
+  'repos',
+  'subscriptions',
+  'roleBindings',
+  'identityProviders',
+  'accountAssociation',
+  'groupInvites',
+  'groups',
+];
 export const KEYS: Record<string, readonly string[]> = {
   org: ['uid', 'acceptedTerms', ...GROUP_KEYS],
   identityProvider: ['name', 'description', 'defaultRole', 'oidc', 'groupMappings'],

@@ -50,10 +50,12 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
   const bindings: { binding: SeedRoleBinding; scope: GroupScope; orgPath: string; location: string }[] = [];
   const scopes = new Map<string, GroupScope>();
 
-  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
   const checkKeys = (v: Record<string, unknown>, what: string, location: string): void => {
     for (const k of Object.keys(v))
-      if (!KEYS[what]!.includes(k)) problems.push(`${location}: unknown field ${JSON.stringify(k)} (allowed: ${KEYS[what]!.join(', ')})`);
+      if (!KEYS[what]!.includes(k))
+        problems.push(`${location}: unknown field ${JSON.stringify(k)} (allowed: ${KEYS[what]!.join(', ')})`);
   };
   const listAt = (v: unknown, location: string): unknown[] => {
     if (v === undefined || v === null) return [];
@@ -70,7 +72,8 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     } catch (err) {
       if (!(err instanceof ApiFailure)) throw err;
       const br = err.details.find((d) => d['@type'].endsWith('BadRequest')) as BadRequestDetail | undefined;
-      for (const v of br?.fieldViolations ?? [{ field: '', description: err.message }]) problems.push(`${location}.${v.field}: ${v.description}`);
+      for (const v of br?.fieldViolations ?? [{ field: '', description: err.message }])
+        problems.push(`${location}.${v.field}: ${v.description}`);
       return undefined;
     }
   };
@@ -81,7 +84,14 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     seen.add(key);
   };
 
-  const walkGroup = (g: unknown, location: string, path: string, parentKey: string | null, parentScope: GroupScope | null, isOrg: boolean): void => {
+  const walkGroup = (
+    g: unknown,
+    location: string,
+    path: string,
+    parentKey: string | null,
+    parentScope: GroupScope | null,
+    isOrg: boolean,
+  ): void => {
     if (!isObject(g)) {
       problems.push(`${location}: must be an object with at least a name`);
       return;
@@ -93,7 +103,8 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
     const key = `group:${myPath}`;
     let uid: string | undefined;
     if (isOrg && g.uid !== undefined) {
-      if (typeof g.uid !== 'string' || !/^[0-9a-f]{40}$/.test(g.uid)) problems.push(`${location}.uid: must be 40 lowercase hex characters`);
+      if (typeof g.uid !== 'string' || !/^[0-9a-f]{40}$/.test(g.uid))
+        problems.push(`${location}.uid: must be 40 lowercase hex characters`);
       else uid = g.uid;
     }
     if (data) inserts.push({ key, kind: 'group', parentKey, data, location, ...(uid ? { uid } : {}) });
@@ -116,12 +127,17 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
       if (!d) return;
       // When it last logged in (the service sets it; a seed may, to show an unused identity).
       if (item.lastSeenTime !== undefined) {
-        const ms = typeof item.lastSeenTime === 'string' && /^\d{4}-\d\d-\d\dT/.test(item.lastSeenTime) ? Date.parse(item.lastSeenTime) : NaN;
-        if (Number.isNaN(ms)) problems.push(`${loc}.lastSeenTime: must be an RFC 3339 time such as 2025-01-31T09:00:00Z`);
+        const ms =
+          typeof item.lastSeenTime === 'string' && /^\d{4}-\d\d-\d\dT/.test(item.lastSeenTime)
+            ? Date.parse(item.lastSeenTime)
+            : NaN;
+        if (Number.isNaN(ms))
+          problems.push(`${loc}.lastSeenTime: must be an RFC 3339 time such as 2025-01-31T09:00:00Z`);
         else d.lastSeenMs = ms;
       }
       if (item.email !== undefined) {
-        if (typeof item.email !== 'string' || !SEED_EMAIL.test(item.email)) problems.push(`${loc}.email: must be an e-mail address`);
+        if (typeof item.email !== 'string' || !SEED_EMAIL.test(item.email))
+          problems.push(`${loc}.email: must be an e-mail address`);
         else d.email = item.email;
       }
       unique(seenIdentities, d.name!, 'identity', loc);
@@ -146,7 +162,13 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
       if (!d) return;
       unique(seenRepos, d.name!, 'repo', loc);
       const repoKey = `repo:${myPath}/${d.name}`;
-      inserts.push({ key: repoKey, kind: 'repo', parentKey: key, data: { ...d, readme: typeof item.readme === 'string' ? item.readme : '' }, location: loc });
+      inserts.push({
+        key: repoKey,
+        kind: 'repo',
+        parentKey: key,
+        data: { ...d, readme: typeof item.readme === 'string' ? item.readme : '' },
+        location: loc,
+      });
       const seenTags = new Set<string>();
       listAt(item.tags, `${loc}.tags`).forEach((t, i) => {
         const tloc = `${loc}.tags[${i}]`;
@@ -159,7 +181,13 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
         }
         if (!td) return;
         unique(seenTags, td.name!, 'tag', tloc);
-        inserts.push({ key: `tag:${myPath}/${d.name}:${td.name}`, kind: 'tag', parentKey: repoKey, data: { ...td, deprecated: t.deprecated === true }, location: tloc });
+        inserts.push({
+          key: `tag:${myPath}/${d.name}:${td.name}`,
+          kind: 'tag',
+          parentKey: repoKey,
+          data: { ...td, deprecated: t.deprecated === true },
+          location: tloc,
+        });
       });
     });
     const seenSinks = new Set<string>();
@@ -167,28 +195,60 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
       const d = apiCheck('subscription', pick(item, ['sink']), loc);
       if (!d) return;
       unique(seenSinks, d.sink!, 'subscription', loc);
-      inserts.push({ key: `subscription:${myPath}/${d.sink}`, kind: 'subscription', parentKey: key, data: d, location: loc });
+      inserts.push({
+        key: `subscription:${myPath}/${d.sink}`,
+        kind: 'subscription',
+        parentKey: key,
+        data: d,
+        location: loc,
+      });
     });
     const orgKey = `group:${myPath.split('/')[0]}`;
     const seenProviders = new Set<string>();
     children('identityProviders', 'identityProvider' as Kind, (item, loc) => {
       const roleKey = typeof item.defaultRole === 'string' ? resolveRole(item.defaultRole, scope) : undefined;
-      if (!roleKey) problems.push(`${loc}.defaultRole: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`);
+      if (!roleKey)
+        problems.push(
+          `${loc}.defaultRole: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`,
+        );
       // The real uid is filled in when the role is; a stand-in passes the shape check here.
-      const d = apiCheck('identityProvider', { ...pick(item, ['name', 'description', 'oidc']), defaultRole: 'stand-in' }, loc);
+      const d = apiCheck(
+        'identityProvider',
+        { ...pick(item, ['name', 'description', 'oidc']), defaultRole: 'stand-in' },
+        loc,
+      );
       if (!d || !roleKey) return;
       unique(seenProviders, d.name!, 'identity provider', loc);
       const idpKey = `identityProvider:${myPath}/${d.name}`;
-      inserts.push({ key: idpKey, kind: 'identityProvider', parentKey: key, data: d, roleKey, roleField: 'defaultRole', location: loc });
+      inserts.push({
+        key: idpKey,
+        kind: 'identityProvider',
+        parentKey: key,
+        data: d,
+        roleKey,
+        roleField: 'defaultRole',
+        location: loc,
+      });
       listAt(item.groupMappings, `${loc}.groupMappings`).forEach((m, j) => {
         const mloc = `${loc}.groupMappings[${j}]`;
         if (!isObject(m)) return void problems.push(`${mloc}: must be an object {externalGroup, role}`);
         checkKeys(m, 'groupMapping', mloc);
         const mappedRole = typeof m.role === 'string' ? resolveRole(m.role, scope) : undefined;
-        if (!mappedRole) problems.push(`${mloc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in`);
-        if (typeof m.externalGroup !== 'string' || m.externalGroup === '') problems.push(`${mloc}.externalGroup: must be a non-empty string`);
+        if (!mappedRole)
+          problems.push(`${mloc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in`);
+        if (typeof m.externalGroup !== 'string' || m.externalGroup === '')
+          problems.push(`${mloc}.externalGroup: must be a non-empty string`);
         else if (mappedRole) {
-          inserts.push({ key: `groupMapping:${myPath}/${d.name}/${m.externalGroup}=${m.role}`, kind: 'groupMapping', parentKey: idpKey, data: { externalGroupId: m.externalGroup }, roleKey: mappedRole, roleField: 'roleUid', scopeKey: orgKey, location: mloc });
+          inserts.push({
+            key: `groupMapping:${myPath}/${d.name}/${m.externalGroup}=${m.role}`,
+            kind: 'groupMapping',
+            parentKey: idpKey,
+            data: { externalGroupId: m.externalGroup },
+            roleKey: mappedRole,
+            roleField: 'roleUid',
+            scopeKey: orgKey,
+            location: mloc,
+          });
         }
       });
     });
@@ -198,35 +258,77 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
       else {
         checkKeys(g.accountAssociation, 'accountAssociation', loc);
         const d = apiCheck('accountAssociation', g.accountAssociation, loc);
-        if (d) inserts.push({ key: `accountAssociation:${myPath}`, kind: 'accountAssociation', parentKey: key, data: d, uidIsParent: true, location: loc });
+        if (d)
+          inserts.push({
+            key: `accountAssociation:${myPath}`,
+            kind: 'accountAssociation',
+            parentKey: key,
+            data: d,
+            uidIsParent: true,
+            location: loc,
+          });
       }
     }
     if (isOrg) {
       listAt(g.acceptedTerms, `${location}.acceptedTerms`).forEach((docId, i) => {
-        if (typeof docId !== 'string' || !TERMS_DOCUMENT_ID.test(docId)) return void problems.push(`${location}.acceptedTerms[${i}]: must be a document id (${TERMS_DOCUMENT_ID.source})`);
-        inserts.push({ key: `terms:${myPath}/${docId}`, kind: 'terms', parentKey: key, data: { docId }, location: `${location}.acceptedTerms[${i}]` });
+        if (typeof docId !== 'string' || !TERMS_DOCUMENT_ID.test(docId))
+          return void problems.push(
+            `${location}.acceptedTerms[${i}]: must be a document id (${TERMS_DOCUMENT_ID.source})`,
+          );
+        inserts.push({
+          key: `terms:${myPath}/${docId}`,
+          kind: 'terms',
+          parentKey: key,
+          data: { docId },
+          location: `${location}.acceptedTerms[${i}]`,
+        });
       });
     }
     children('groupInvites', 'groupInvite', (item, loc) => {
       const roleKey = typeof item.role === 'string' ? resolveRole(item.role, scope) : undefined;
-      if (!roleKey) return void problems.push(`${loc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`);
+      if (!roleKey)
+        return void problems.push(
+          `${loc}.role: must name a custom role of group ${scope.path} or an ancestor, or a built-in (${BUILTIN_ROLE_NAMES.join(', ')})`,
+        );
       // Past times are allowed here (an expired invite stays listed); the stand-in role passes the shape check.
-      const d = apiCheck('groupInvite', { ...pick(item, ['email', 'expirationTime', 'singleUse']), role: '0'.repeat(40) }, loc);
+      const d = apiCheck(
+        'groupInvite',
+        { ...pick(item, ['email', 'expirationTime', 'singleUse']), role: '0'.repeat(40) },
+        loc,
+      );
       if (!d) return;
       if (item.code !== undefined) {
-        if (typeof item.code !== 'string' || item.code.length < 16) return void problems.push(`${loc}.code: must be a string of at least 16 characters`);
+        if (typeof item.code !== 'string' || item.code.length < 16)
+          return void problems.push(`${loc}.code: must be a string of at least 16 characters`);
         d.codeHash = hashInviteCode(item.code);
       }
-      inserts.push({ key: `groupInvite:${myPath}/${String(item.email ?? inserts.length)}=${String(item.role)}`, kind: 'groupInvite', parentKey: key, data: d, roleKey, roleField: 'role', location: loc });
+      inserts.push({
+        key: `groupInvite:${myPath}/${String(item.email ?? inserts.length)}=${String(item.role)}`,
+        kind: 'groupInvite',
+        parentKey: key,
+        data: d,
+        roleKey,
+        roleField: 'role',
+        location: loc,
+      });
     });
     children('roleBindings', 'roleBinding', (item, loc) => {
-      if (typeof item.identity !== 'string' || item.identity === '') problems.push(`${loc}.identity: must name an identity (sibling name or path from the org root)`);
-      if (typeof item.role !== 'string' || item.role === '') problems.push(`${loc}.role: must name a role (custom role of this group or an ancestor, or a built-in)`);
-      else bindings.push({ binding: item as unknown as SeedRoleBinding, scope, orgPath: myPath.split('/')[0]!, location: loc });
+      if (typeof item.identity !== 'string' || item.identity === '')
+        problems.push(`${loc}.identity: must name an identity (sibling name or path from the org root)`);
+      if (typeof item.role !== 'string' || item.role === '')
+        problems.push(`${loc}.role: must name a role (custom role of this group or an ancestor, or a built-in)`);
+      else
+        bindings.push({
+          binding: item as unknown as SeedRoleBinding,
+          scope,
+          orgPath: myPath.split('/')[0]!,
+          location: loc,
+        });
     });
     const seenGroups = new Set<string>();
     listAt(g.groups, `${location}.groups`).forEach((child, i) => {
-      if (isObject(child) && typeof child.name === 'string') unique(seenGroups, child.name, 'group', `${location}.groups[${i}]`);
+      if (isObject(child) && typeof child.name === 'string')
+        unique(seenGroups, child.name, 'group', `${location}.groups[${i}]`);
       walkGroup(child, `${location}.groups[${i}]`, myPath, key, scope, false);
     });
   };
@@ -244,14 +346,27 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
   for (const { binding, scope, orgPath, location } of bindings) {
     const identityKey = resolveIdentity(binding.identity, scope, orgPath, scopes);
     if (!identityKey && typeof binding.identity === 'string')
-      problems.push(`${location}.identity: no identity ${JSON.stringify(binding.identity)} ${binding.identity.includes('/') ? `at that path from org ${orgPath}` : `in group ${scope.path}`}`);
+      problems.push(
+        `${location}.identity: no identity ${JSON.stringify(binding.identity)} ${binding.identity.includes('/') ? `at that path from org ${orgPath}` : `in group ${scope.path}`}`,
+      );
     const roleKey = resolveRole(binding.role, scope);
-    if (!roleKey) problems.push(`${location}.role: no custom role ${JSON.stringify(binding.role)} in group ${scope.path} or its ancestors, and no built-in of that name (built-ins: ${BUILTIN_ROLE_NAMES.join(', ')})`);
+    if (!roleKey)
+      problems.push(
+        `${location}.role: no custom role ${JSON.stringify(binding.role)} in group ${scope.path} or its ancestors, and no built-in of that name (built-ins: ${BUILTIN_ROLE_NAMES.join(', ')})`,
+      );
     if (!identityKey || !roleKey) continue;
     const key = `roleBinding:${scope.path}/${identityKey.slice('identity:'.length)}=${binding.role}`;
     // A binding is unique per group: the same identity may hold one role in several groups.
     unique(seenBindings, `${scope.path}:${identityKey}=${roleKey}`, 'role binding', location);
-    inserts.push({ key, kind: 'roleBinding', parentKey: `group:${scope.path}`, data: {}, identityKey, roleKey, location });
+    inserts.push({
+      key,
+      kind: 'roleBinding',
+      parentKey: `group:${scope.path}`,
+      data: {},
+      identityKey,
+      roleKey,
+      location,
+    });
   }
 
   listAt(doc.advisories, 'advisories').forEach((a, i) => {
@@ -275,7 +390,12 @@ function planSeed(doc: unknown, source: string): PlannedInsert[] {
   return inserts;
 }
 
-function resolveIdentity(ref: string, scope: GroupScope, orgPath: string, scopes: Map<string, GroupScope>): string | undefined {
+function resolveIdentity(
+  ref: string,
+  scope: GroupScope,
+  orgPath: string,
+  scopes: Map<string, GroupScope>,
+): string | undefined {
   if (!ref.includes('/')) return scope.identities.has(ref) ? `identity:${scope.path}/${ref}` : undefined;
   const rel = ref.replace(/^\//, '');
   const i = rel.lastIndexOf('/');
@@ -299,23 +419,35 @@ export function applySeed(service: EmulatorService, doc: unknown, source = '(in-
   for (const ins of inserts) {
     if (ins.kind !== 'group' || ins.parentKey !== null) continue;
     const existing = service.store.findSibling('group', null, ins.data);
-    if (existing) clashes.push(`${ins.location}: a root group named ${JSON.stringify(ins.data.name)} already exists (uid ${existing})`);
+    if (existing)
+      clashes.push(
+        `${ins.location}: a root group named ${JSON.stringify(ins.data.name)} already exists (uid ${existing})`,
+      );
     if (ins.uid && service.store.hasUid(ins.uid)) clashes.push(`${ins.location}.uid: ${ins.uid} is already in use`);
   }
   if (clashes.length > 0) throw new SeedError(source, clashes);
   const uids: Record<string, string> = {};
   const builtins = service.builtinRoleUids();
-  const uidOf = (key: string): string => (key.startsWith('builtin:') ? builtins[key.slice('builtin:'.length)]! : uids[key]!);
+  const uidOf = (key: string): string =>
+    key.startsWith('builtin:') ? builtins[key.slice('builtin:'.length)]! : uids[key]!;
   const orgUids: Record<string, string> = {};
   // Bulk insert: the uid-sorted views are rebuilt once at the end, not kept sorted per insert.
   service.store.invalidateSortedViews();
   for (const ins of inserts) {
     const parentUid = ins.parentKey === null ? null : uidOf(ins.parentKey);
-    let data = ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
-    if (ins.roleField) data = { ...data, [ins.roleField]: uidOf(ins.roleKey!), ...(ins.scopeKey ? { scope: uidOf(ins.scopeKey) } : {}) };
+    let data =
+      ins.kind === 'roleBinding' ? { identityUid: uidOf(ins.identityKey!), roleUid: uidOf(ins.roleKey!) } : ins.data;
+    if (ins.roleField)
+      data = { ...data, [ins.roleField]: uidOf(ins.roleKey!), ...(ins.scopeKey ? { scope: uidOf(ins.scopeKey) } : {}) };
     let created: StoredResource;
     try {
-      created = service.createResource(ins.kind, parentUid, data, undefined, ins.uidIsParent ? (parentUid ?? undefined) : ins.uid);
+      created = service.createResource(
+        ins.kind,
+        parentUid,
+        data,
+        undefined,
+        ins.uidIsParent ? (parentUid ?? undefined) : ins.uid,
+      );
     } catch (err) {
       if (err instanceof ApiFailure) throw new SeedError(source, [`${ins.location}: ${err.message}`]);
       throw err;

@@ -26,7 +26,18 @@ import { type ApiReply, type ApiRequest, type EmulatorToken, JsonText } from './
 import { describeNaturalKey, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 import { ACCEPT_INVITE_PATH, acceptInvite, checkInviteExpiration, hashInviteCode, newInviteCode } from './invites.js';
-import { PING_PATH, OPENAPI_PATH, README_SUFFIX, matchRoute, answerSchemaFor, allowedMethods, methodNotOnPath, checkParameters, updateMaskOf, rejectQuery } from './routes.js';
+import {
+  PING_PATH,
+  OPENAPI_PATH,
+  README_SUFFIX,
+  matchRoute,
+  answerSchemaFor,
+  allowedMethods,
+  methodNotOnPath,
+  checkParameters,
+  updateMaskOf,
+  rejectQuery,
+} from './routes.js';
 
 export interface ServiceOptions {
   tokens: EmulatorToken[];
@@ -102,7 +113,9 @@ export class EmulatorService {
     const body: unknown = reply.body instanceof JsonText ? JSON.parse(reply.body.text) : reply.body;
     const problems = answerViolations(schema, body);
     if (problems.length === 0) return reply;
-    const failure = internalError(`the emulator's answer to ${req.method} ${req.path} breaks its contract (${schema}): ${problems.join('; ')}`);
+    const failure = internalError(
+      `the emulator's answer to ${req.method} ${req.path} breaks its contract (${schema}): ${problems.join('; ')}`,
+    );
     return { status: failure.status, body: failure.toBody() };
   }
 
@@ -113,12 +126,14 @@ export class EmulatorService {
       return { status: 200, body: { response: 'pong' } };
     }
     if (req.path === OPENAPI_PATH) {
-      if (req.method !== 'GET') throw methodNotAllowed(`${req.method} ${OPENAPI_PATH} is not supported; use GET`, ['GET']);
+      if (req.method !== 'GET')
+        throw methodNotAllowed(`${req.method} ${OPENAPI_PATH} is not supported; use GET`, ['GET']);
       rejectQuery(req.query, []);
       return { status: 200, body: new JsonText(openApiText()) };
     }
     if (req.path === ACCEPT_INVITE_PATH) {
-      if (req.method !== 'POST') throw methodNotAllowed(`${req.method} ${ACCEPT_INVITE_PATH} is not supported; use POST`, ['POST']);
+      if (req.method !== 'POST')
+        throw methodNotAllowed(`${req.method} ${ACCEPT_INVITE_PATH} is not supported; use POST`, ['POST']);
       return this.acceptInvite(req);
     }
     const route = matchRoute(req.path);
@@ -127,7 +142,8 @@ export class EmulatorService {
     const { kind, rest } = route;
     const method = req.method;
     if (method !== 'GET') {
-      if (caller.role !== 'owner') throw permissionDenied(`this token is read-only (viewer); ${method} ${req.path} needs an owner token`);
+      if (caller.role !== 'owner')
+        throw permissionDenied(`this token is read-only (viewer); ${method} ${req.path} needs an owner token`);
     }
     // The uid and query parameters, as the contract declares them (a method the path lacks is 405 below).
     checkParameters(kind, method, rest, req.query);
@@ -143,8 +159,14 @@ export class EmulatorService {
       if (method === 'POST' && kind === 'group') return this.create(caller, 'group', null, req);
       // The collection path has no POST but for groups (a new org): 405, as for any method a path
       // lacks (a create names its parent: the message says where).
-      const hint = method === 'POST' && kindContract(kind).canCreate ? `; a create names its parent: POST ${kindContract(kind).collection}/{parent}` : '';
-      throw methodNotAllowed(`${method} ${req.path} is not supported${hint}`, kind === 'group' ? ['GET', 'POST'] : ['GET']);
+      const hint =
+        method === 'POST' && kindContract(kind).canCreate
+          ? `; a create names its parent: POST ${kindContract(kind).collection}/{parent}`
+          : '';
+      throw methodNotAllowed(
+        `${method} ${req.path} is not supported${hint}`,
+        kind === 'group' ? ['GET', 'POST'] : ['GET'],
+      );
     }
     // A method the path does not have is 405 whether or not the uid exists (DESIGN.md §6 rev 4).
     if (!allowedMethods(kind).includes(method)) throw methodNotOnPath(kind, method);
@@ -164,7 +186,8 @@ export class EmulatorService {
   }
 
   private authenticate(header: string | undefined): Caller {
-    if (header === undefined) throw unauthenticated('missing Authorization header; send "Authorization: Bearer <token>"');
+    if (header === undefined)
+      throw unauthenticated('missing Authorization header; send "Authorization: Bearer <token>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
     const caller = this.tokens.get(m[1]!);
@@ -185,7 +208,11 @@ export class EmulatorService {
     if (caller.scope !== undefined) req.filter.scope = caller.scope;
     const sorted = this.store.query(kind, req.filter, req.order.field);
     const page = slicePage(kind, req, sorted, this.clock(), this.pageTokenTtlMs, shortPage);
-    const body = this.listBody(kindContract(kind).plural, page.items, { totalCount: String(page.totalCount), skipped: req.skip, nextPageToken: page.nextPageToken || undefined });
+    const body = this.listBody(kindContract(kind).plural, page.items, {
+      totalCount: String(page.totalCount),
+      skipped: req.skip,
+      nextPageToken: page.nextPageToken || undefined,
+    });
     return { status: 200, body, ...(page.shortened ? { shortened: true } : {}) };
   }
 
@@ -195,7 +222,9 @@ export class EmulatorService {
    */
   private listBody(plural: string, items: readonly StoredResource[], envelope: Record<string, unknown>): JsonText {
     const rest = JSON.stringify(envelope).slice(1, -1);
-    return new JsonText(`{${JSON.stringify(plural)}:[${items.map((r) => this.rendered.of(r)).join(',')}]${rest === '' ? '' : `,${rest}`}}`);
+    return new JsonText(
+      `{${JSON.stringify(plural)}:[${items.map((r) => this.rendered.of(r)).join(',')}]${rest === '' ? '' : `,${rest}`}}`,
+    );
   }
 
   /**
@@ -205,29 +234,63 @@ export class EmulatorService {
    */
   private terms(caller: Caller, method: string, groupUid: string, req: ApiRequest): ApiReply {
     // A method the path lacks is 405 whether or not the group exists (DESIGN.md §6 rev 4).
-    if (method !== 'GET' && method !== 'POST') throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
-    if (groupUid === '') throw invalidArgument([{ field: 'group', description: 'is required in the path: /iam/v2/terms/{group uid}' }]);
+    if (method !== 'GET' && method !== 'POST')
+      throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
+    if (groupUid === '')
+      throw invalidArgument([{ field: 'group', description: 'is required in the path: /iam/v2/terms/{group uid}' }]);
     const group = this.findVisible(caller, 'group', groupUid);
-    if (group.parent !== null) throw invalidArgument([{ field: 'group', description: `terms are accepted by a root group (an org); ${groupUid} is not one` }]);
+    if (group.parent !== null)
+      throw invalidArgument([
+        { field: 'group', description: `terms are accepted by a root group (an org); ${groupUid} is not one` },
+      ]);
     if (method === 'GET') {
       const listReq = parseListRequest('terms', req.query);
       listReq.filter.childrenOf = groupUid;
       const sorted = this.store.query('terms', listReq.filter, listReq.order.field);
       const page = slicePage('terms', listReq, sorted, this.clock(), this.pageTokenTtlMs, undefined);
-      return { status: 200, body: this.listBody('termsAcceptances', page.items, { totalCount: String(page.totalCount), skipped: listReq.skip, nextPageToken: page.nextPageToken || undefined }) };
+      return {
+        status: 200,
+        body: this.listBody('termsAcceptances', page.items, {
+          totalCount: String(page.totalCount),
+          skipped: listReq.skip,
+          nextPageToken: page.nextPageToken || undefined,
+        }),
+      };
     }
-    if (method !== 'POST') throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
+    if (method !== 'POST')
+      throw methodNotAllowed(`an acceptance of terms is permanent: ${method} is not supported`, ['GET', 'POST']);
     rejectQuery(req.query, []);
     const body = (req.body ?? {}) as { documentIds?: unknown };
     const extra = Object.keys(body).filter((k) => k !== 'documentIds');
-    if (extra.length > 0 || !Array.isArray(body.documentIds) || body.documentIds.length === 0 || !body.documentIds.every((d) => typeof d === 'string' && TERMS_DOCUMENT_ID.test(d))) {
-      throw invalidArgument([{ field: extra[0] ?? 'documentIds', description: extra.length > 0 ? 'is not a field of this request (known: documentIds)' : `documentIds must be a non-empty list of document ids, each matching "${TERMS_DOCUMENT_ID.source}"` }]);
+    if (
+      extra.length > 0 ||
+      !Array.isArray(body.documentIds) ||
+      body.documentIds.length === 0 ||
+      !body.documentIds.every((d) => typeof d === 'string' && TERMS_DOCUMENT_ID.test(d))
+    ) {
+      throw invalidArgument([
+        {
+          field: extra[0] ?? 'documentIds',
+          description:
+            extra.length > 0
+              ? 'is not a field of this request (known: documentIds)'
+              : `documentIds must be a non-empty list of document ids, each matching "${TERMS_DOCUMENT_ID.source}"`,
+        },
+      ]);
     }
     let mutated = false;
     for (const docId of new Set(body.documentIds as string[])) {
       if (this.store.findSibling('terms', groupUid, { docId }) !== undefined) continue; // already accepted: a no-op
       const now = this.clock();
-      this.store.insert({ kind: 'terms', uid: this.newUid(groupUid), parent: groupUid, seq: this.store.allocateSeq(), createMs: now, updateMs: now, data: { docId, acceptedBy: caller.role } });
+      this.store.insert({
+        kind: 'terms',
+        uid: this.newUid(groupUid),
+        parent: groupUid,
+        seq: this.store.allocateSeq(),
+        createMs: now,
+        updateMs: now,
+        data: { docId, acceptedBy: caller.role },
+      });
       mutated = true;
     }
     return { status: 200, body: { group: groupUid, documentIds: body.documentIds }, mutated };
@@ -244,7 +307,8 @@ export class EmulatorService {
 
   private create(caller: Caller, kind: ApiKind, parentUid: string | null, req: ApiRequest): ApiReply {
     rejectQuery(req.query, []);
-    if (!kindContract(kind).canCreate) throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
+    if (!kindContract(kind).canCreate)
+      throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
     const data = validateCreate(kind as Kind, req.body);
@@ -255,7 +319,13 @@ export class EmulatorService {
       data.codeHash = hashInviteCode(code);
     }
     // An account association takes its group's uid (at most one per group: a second is 409).
-    const r = this.createResource(kind, parentUid, data, caller, kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined);
+    const r = this.createResource(
+      kind,
+      parentUid,
+      data,
+      caller,
+      kind === 'accountAssociation' ? (parentUid ?? undefined) : undefined,
+    );
     const body = this.render(r);
     return { status: 200, body: code === undefined ? body : { ...body, code }, mutated: true };
   }
@@ -265,12 +335,22 @@ export class EmulatorService {
    * HTTP creates and the seed loader, so a seed holds only what the API would accept.
    * `data` must already have passed validateCreate (or the seed's equivalent).
    */
-  createResource(kind: Kind | 'advisory', parentUid: string | null, data: ResourceData, caller: Caller = { role: 'owner' }, uid?: string): StoredResource {
+  createResource(
+    kind: Kind | 'advisory',
+    parentUid: string | null,
+    data: ResourceData,
+    caller: Caller = { role: 'owner' },
+    uid?: string,
+  ): StoredResource {
     const parentKind = kindContract(kind).parentKind;
     if (parentUid !== null) {
       const parent = this.store.get(parentKind, parentUid);
       if (!parent || !visible(caller, parent))
-        throw notFound(parentKind, parentUid, `parent ${parentKind} ${parentUid} does not exist (or is not visible to this token)`);
+        throw notFound(
+          parentKind,
+          parentUid,
+          `parent ${parentKind} ${parentUid} does not exist (or is not visible to this token)`,
+        );
     }
     if (kind === 'roleBinding') checkBindingRefs(this.store, caller, parentUid!, data.identityUid!, data.roleUid!);
     if (kind === 'identityProvider') checkRoleRef(this.store, caller, parentUid!, data.defaultRole!, 'defaultRole');
@@ -278,12 +358,16 @@ export class EmulatorService {
     if (kind === 'groupMapping') {
       // The role is given on the org (the only scope there is), from the provider's group.
       const orgUid = parentUid!.slice(0, 40);
-      if (data.scope !== orgUid) throw invalidArgument([{ field: 'scope', description: `scope must be the org's root group ${orgUid} (the only scope allowed)` }]);
+      if (data.scope !== orgUid)
+        throw invalidArgument([
+          { field: 'scope', description: `scope must be the org's root group ${orgUid} (the only scope allowed)` },
+        ]);
       const idp = this.store.get('identityProvider', parentUid!)!;
       checkRoleRef(this.store, caller, idp.parent!, data.roleUid!, 'roleUid');
     }
     const clash = this.store.findSibling(kind, parentUid, data);
-    if (clash !== undefined) throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, data), parentUid);
+    if (clash !== undefined)
+      throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, data), parentUid);
     const now = this.clock();
     const resource: StoredResource = {
       kind,
@@ -313,7 +397,8 @@ export class EmulatorService {
     const nested = expandNestedMask(kind as Kind, mask, req.body, r.data);
     const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
     if (kind === 'identityProvider') {
-      if (change.defaultRole !== undefined) checkRoleRef(this.store, caller, r.parent!, change.defaultRole, 'defaultRole');
+      if (change.defaultRole !== undefined)
+        checkRoleRef(this.store, caller, r.parent!, change.defaultRole, 'defaultRole');
       // The stored secret is kept unless the mask names oidc.clientSecret.
       if (change.oidc !== undefined || clientSecret !== undefined) {
         const { clientSecret: _given, ...oidc } = change.oidc ?? r.data.oidc ?? { issuer: '', clientId: '' };
@@ -321,9 +406,11 @@ export class EmulatorService {
       }
     }
     const merged: ResourceData = { ...r.data, ...change };
-    if (kind === 'roleBinding' && change.roleUid !== undefined) checkBindingRefs(this.store, caller, r.parent!, r.data.identityUid!, change.roleUid);
+    if (kind === 'roleBinding' && change.roleUid !== undefined)
+      checkBindingRefs(this.store, caller, r.parent!, r.data.identityUid!, change.roleUid);
     const clash = this.store.findSibling(kind, r.parent, merged);
-    if (clash !== undefined && clash !== r.uid) throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
+    if (clash !== undefined && clash !== r.uid)
+      throw clashFailure(this.store, caller, kind, clash, describeNaturalKey(kind, merged), r.parent);
     const mutated = changes(r.data, change);
     if (mutated) this.store.update(r, change, this.nextUpdateMs(r));
     return { status: 200, body: this.render(r), mutated };
@@ -336,7 +423,11 @@ export class EmulatorService {
     if (kind === 'identity' || kind === 'role') {
       const n = this.store.bindingCount(kind, uid);
       const by = kind === 'role' ? 'role binding or identity provider' : 'role binding';
-      if (n > 0) throw resourceNotEmpty(uid, `${kind} ${r.data.name} (${uid}) is still referenced by ${n} ${by}${n === 1 ? '' : 's'}; delete them first`);
+      if (n > 0)
+        throw resourceNotEmpty(
+          uid,
+          `${kind} ${r.data.name} (${uid}) is still referenced by ${n} ${by}${n === 1 ? '' : 's'}; delete them first`,
+        );
     }
     // Advisories are the service's read-only data, not the caller's: they never block a
     // delete (the caller could not delete them) and go with their group.
@@ -345,8 +436,13 @@ export class EmulatorService {
     const { advisory: _advisories, ...counts } = sharesUid ? {} : this.store.childCounts(uid);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     if (total > 0) {
-      const list = Object.entries(counts).map(([k, n]) => `${n} ${n === 1 ? k : kindContract(k as ApiKind).plural}`).join(', ');
-      throw resourceNotEmpty(uid, `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`);
+      const list = Object.entries(counts)
+        .map(([k, n]) => `${n} ${n === 1 ? k : kindContract(k as ApiKind).plural}`)
+        .join(', ');
+      throw resourceNotEmpty(
+        uid,
+        `${kind} ${r.data.name ?? ''} (${uid}) still has children: ${list}; delete them first`,
+      );
     }
     if (!sharesUid) for (const advisory of this.store.childrenOf(uid, 'advisory')) this.store.remove(advisory);
     this.store.remove(r);
@@ -356,8 +452,14 @@ export class EmulatorService {
   /** `POST /_emulator/groupInvites:accept` (emulator-only): see invites.ts. No token: the code is the credential. */
   private acceptInvite(req: ApiRequest): ApiReply {
     rejectQuery(req.query, []);
-    const made = acceptInvite(this.store, req.body, this.clock(), (kind, parent, data) => this.createResource(kind, parent, data));
-    return { status: 200, body: { identity: this.render(made.identity), roleBinding: this.render(made.binding) }, mutated: true };
+    const made = acceptInvite(this.store, req.body, this.clock(), (kind, parent, data) =>
+      this.createResource(kind, parent, data),
+    );
+    return {
+      status: 200,
+      body: { identity: this.render(made.identity), roleBinding: this.render(made.binding) },
+      mutated: true,
+    };
   }
 
   private readmeRepo(caller: Caller, repoUid: string): StoredResource {

@@ -79,7 +79,13 @@ function readLockText(path: string, _encoding: 'utf8'): string {
 function readHolder(lockPath: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(readLockText(lockPath, 'utf8')) as Partial<LockHolder>;
-    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?'), ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}) };
+    if (typeof parsed.pid === 'number' && typeof parsed.host === 'string')
+      return {
+        pid: parsed.pid,
+        host: parsed.host,
+        since: String(parsed.since ?? '?'),
+        ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}),
+      };
   } catch {
     // Unreadable or half-written: treated as a lock whose holder is unknown (below).
   }
@@ -124,13 +130,23 @@ function takeOver(lockPath: string, stale: string): boolean {
 /** The state file cannot be locked where it is: its directory is missing, or is no directory. */
 function unusableState(statePath: string, err: unknown): UserError {
   const code = (err as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? `its directory ${dirname(statePath)} does not exist` : code === 'ENOTDIR' ? `${dirname(statePath)} is not a directory` : (code ?? (err as Error).message);
+  const why =
+    code === 'ENOENT'
+      ? `its directory ${dirname(statePath)} does not exist`
+      : code === 'ENOTDIR'
+        ? `${dirname(statePath)} is not a directory`
+        : (code ?? (err as Error).message);
   return new UserError('EMULATOR_STATE_LOCK', `cannot use the emulator state file ${statePath}: ${why}`);
 }
 
 /** Acquires the lock of `statePath`, waiting as `options.wait` says (not at all by default). */
 export async function acquireStateLock(statePath: string, options: LockOptions = {}): Promise<StateLock> {
-  const mine: LockHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), ...(options.what ? { what: options.what } : {}) };
+  const mine: LockHolder = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    ...(options.what ? { what: options.what } : {}),
+  };
   if (process.platform === 'linux') return acquireSocketLock(statePath, mine, options.wait);
   return acquireFileLock(statePath, mine, options.wait);
 }
@@ -163,7 +179,8 @@ export function realStatePath(statePath: string): string {
  * symlink or a hard link to a held state is refused like one on the same path.
  */
 function socketNamesOf(statePath: string): string[] {
-  const name = (key: string) => `\0platform-sync-emulator-state-${createHash('sha256').update(key).digest('hex').slice(0, 48)}`;
+  const name = (key: string) =>
+    `\0platform-sync-emulator-state-${createHash('sha256').update(key).digest('hex').slice(0, 48)}`;
   const names = [name(realStatePath(statePath))];
   // A path that cannot name a file (a file where a directory should be) has no inode: the open of the state says why.
   let info: ReturnType<typeof statSync> | undefined;
@@ -213,7 +230,12 @@ function parseHolder(text: string): LockHolder | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<LockHolder>;
     if (typeof parsed.pid === 'number' && typeof parsed.host === 'string') {
-      return { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?'), ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}) };
+      return {
+        pid: parsed.pid,
+        host: parsed.host,
+        since: String(parsed.since ?? '?'),
+        ...(typeof parsed.what === 'string' ? { what: parsed.what } : {}),
+      };
     }
   } catch {
     // Not a holder's answer.
@@ -251,7 +273,12 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       const name = (err as Error).message;
-      const holder = (await askHolder(name)) ?? { pid: 0, host: 'an unknown host', since: 'an unknown time', what: 'another process' };
+      const holder = (await askHolder(name)) ?? {
+        pid: 0,
+        host: 'an unknown host',
+        since: 'an unknown time',
+        what: 'another process',
+      };
       if (Date.now() >= deadline) throw new StateLockedError(statePath, holder);
       if (!told) wait?.onWait?.(holder);
       told = true;
@@ -288,7 +315,15 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
           for (const n of more) held.add(n);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-          throw new StateLockedError(statePath, (await askHolder((err as Error).message)) ?? { pid: 0, host: 'an unknown host', since: 'an unknown time', what: 'another process' });
+          throw new StateLockedError(
+            statePath,
+            (await askHolder((err as Error).message)) ?? {
+              pid: 0,
+              host: 'an unknown host',
+              since: 'an unknown time',
+              what: 'another process',
+            },
+          );
         }
       },
     };
@@ -330,7 +365,9 @@ async function acquireFileLock(statePath: string, mine: LockHolder, wait: LockWa
       continue; // released in between: try again
     }
     const holder = readHolder(lockPath);
-    const unreadableAndOld = holder === undefined && Date.now() - (statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNREADABLE_STALE_MS;
+    const unreadableAndOld =
+      holder === undefined &&
+      Date.now() - (statSync(lockPath, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > UNREADABLE_STALE_MS;
     if ((holder && !isAlive(holder)) || unreadableAndOld) {
       takeOver(lockPath, stale);
       continue;

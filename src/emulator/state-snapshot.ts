@@ -32,7 +32,12 @@ export function serializeState(store: Store, generation = 0): string {
 
 /** A state file that cannot be used: which file, and why (apart, so that the caller names the file as the user gave it). */
 export class StateFileError extends UserError {
-  constructor(readonly file: string, readonly reason: string) { super('EMULATOR_STATE_INVALID', `emulator state file ${file} ${reason}; fix or remove it`); }
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super('EMULATOR_STATE_INVALID', `emulator state file ${file} ${reason}; fix or remove it`);
+  }
 }
 
 /** The kinds a state file may hold: those of the contract. */
@@ -48,7 +53,15 @@ export function checkResource(path: string, r: StoredResource, where: string): v
 export function putResource(store: Store, r: StoredResource): void {
   const existing = store.get(r.kind, r.uid);
   if (!existing) {
-    store.insert({ kind: r.kind, uid: r.uid, parent: r.parent, seq: r.seq, createMs: r.createMs, updateMs: r.updateMs, data: r.data });
+    store.insert({
+      kind: r.kind,
+      uid: r.uid,
+      parent: r.parent,
+      seq: r.seq,
+      createMs: r.createMs,
+      updateMs: r.updateMs,
+      data: r.data,
+    });
     return;
   }
   const change: Partial<ResourceData> = {};
@@ -86,12 +99,15 @@ export function loadState(path: string, store: Store): number | undefined {
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
     throw new StateFileError(path, `is not valid JSON${at === undefined ? '' : ` (a syntax error at byte ${at})`}`);
   }
-  if (parsed?.format !== STATE_FORMAT || !Array.isArray(parsed.resources)) throw new StateFileError(path, `is not an emulator state file (format ${STATE_FORMAT})`);
-  if (parsed.version !== STATE_VERSION) throw new StateFileError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
+  if (parsed?.format !== STATE_FORMAT || !Array.isArray(parsed.resources))
+    throw new StateFileError(path, `is not an emulator state file (format ${STATE_FORMAT})`);
+  if (parsed.version !== STATE_VERSION)
+    throw new StateFileError(path, `has version ${parsed.version}, this emulator reads version ${STATE_VERSION}`);
   store.invalidateSortedViews();
   parsed.resources.forEach((r, i) => {
     checkResource(path, r, `resources[${i}]`);
-    if (r.parent !== null && !store.hasUid(r.parent)) throw new StateFileError(path, `has resources[${i}] (${r.kind} ${r.uid}) whose parent ${r.parent} is missing`);
+    if (r.parent !== null && !store.hasUid(r.parent))
+      throw new StateFileError(path, `has resources[${i}] (${r.kind} ${r.uid}) whose parent ${r.parent} is missing`);
     putResource(store, r);
   });
   store.seq = parsed.nextSeq;

@@ -14,7 +14,17 @@
 import type { ApiKind } from '../model/kinds.js';
 import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
 import { kindContract } from './contract.js';
-import { boundOf, type CachedList, compareKey, compareResources, isGlobal, type ListFilter, matches, type OrderField, sortKey } from './list-order.js';
+import {
+  boundOf,
+  type CachedList,
+  compareKey,
+  compareResources,
+  isGlobal,
+  type ListFilter,
+  matches,
+  type OrderField,
+  sortKey,
+} from './list-order.js';
 
 /** Kind-specific fields; which ones a kind uses is fixed by render.ts and validate.ts. */
 export interface ResourceData {
@@ -39,7 +49,14 @@ export interface ResourceData {
   scope?: string;
   /** An identity provider's default role (a role uid) and OIDC settings (the secret write-only). */
   defaultRole?: string;
-  oidc?: { issuer: string; clientId: string; clientSecret?: string; additionalScopes?: string[]; groupsClaim?: string; pkceEnabled?: boolean };
+  oidc?: {
+    issuer: string;
+    clientId: string;
+    clientSecret?: string;
+    additionalScopes?: string[];
+    groupsClaim?: string;
+    pkceEnabled?: boolean;
+  };
   lastSeenMs?: number;
   capabilities?: string[];
   identityUid?: string;
@@ -52,7 +69,17 @@ export interface ResourceData {
   artifactName?: string;
   /** A repo's bundle keywords and catalog entitlement. */
   bundles?: string[];
-  syncConfig?: { source: string; expiration: string; syncApks?: boolean; uniqueTags?: boolean; gracePeriod?: boolean; amazon?: string; google?: string; azure?: string; apkoOverlay?: string };
+  syncConfig?: {
+    source: string;
+    expiration: string;
+    syncApks?: boolean;
+    uniqueTags?: boolean;
+    gracePeriod?: boolean;
+    amazon?: string;
+    google?: string;
+    azure?: string;
+    apkoOverlay?: string;
+  };
   /** A repo's catalog tier (unset when absent), other names and the tags the catalog keeps current. */
   catalogTier?: string;
   aliases?: string[];
@@ -332,10 +359,12 @@ export class Store {
       }
       return out;
     };
-    if (f.name !== undefined) return { candidates: resolve(this.names.get(kind)?.get(f.name) ?? []), sortedByUid: false };
+    if (f.name !== undefined)
+      return { candidates: resolve(this.names.get(kind)?.get(f.name) ?? []), sortedByUid: false };
     if (f.childrenOf !== undefined)
       return { candidates: resolve(this.children.get(f.childrenOf)?.get(kind) ?? []), sortedByUid: false };
-    if (f.descendantsOf !== undefined) return { candidates: this.uidRange(kind, `${f.descendantsOf}/`, `${f.descendantsOf}/\uffff`), sortedByUid: true };
+    if (f.descendantsOf !== undefined)
+      return { candidates: this.uidRange(kind, `${f.descendantsOf}/`, `${f.descendantsOf}/\uffff`), sortedByUid: true };
     if (f.scope !== undefined) {
       const within = this.uidRange(kind, f.scope, `${f.scope}/\uffff`);
       const globals = resolve(this.globals.get(kind) ?? []);
@@ -383,7 +412,8 @@ export class Store {
       }
     }
     // A role an identity provider defaults to is bound too: it may not be deleted under it.
-    const heldRole = r.kind === 'identityProvider' ? r.data.defaultRole : r.kind === 'groupMapping' ? r.data.roleUid : undefined;
+    const heldRole =
+      r.kind === 'identityProvider' ? r.data.defaultRole : r.kind === 'groupMapping' ? r.data.roleUid : undefined;
     if (heldRole !== undefined) {
       const n = (this.bindingsByRole.get(heldRole) ?? 0) + delta;
       if (n > 0) this.bindingsByRole.set(heldRole, n);
@@ -401,14 +431,14 @@ export class Store {
       }
     }
   }
-
 }
 
 /** A resource's natural key, as an ALREADY_EXISTS message names it. */
 export function describeNaturalKey(kind: ApiKind, data: ResourceData): string {
   if (kind === 'roleBinding') return `a role binding of identity ${data.identityUid} to role ${data.roleUid}`;
   if (kind === 'subscription') return `a subscription to ${data.sink}`;
-  if (kind === 'groupMapping') return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
+  if (kind === 'groupMapping')
+    return `a mapping of external group ${JSON.stringify(data.externalGroupId)} to role ${data.roleUid}`;
   if (kind === 'accountAssociation') return 'an account association (a group has at most one)';
   return `a ${kind} named ${JSON.stringify(data.name)}`;
 }

@@ -17,16 +17,21 @@ const TOKEN_KEYS = ['token', 'role', 'scope'];
 
 /** Problems of one token entry, each prefixed with `where` (never with the token itself). */
 function tokenProblems(t: unknown, where: string): string[] {
-  if (t === null || typeof t !== 'object' || Array.isArray(t)) return [`${where}: must be an object {token, role, scope?}`];
+  if (t === null || typeof t !== 'object' || Array.isArray(t))
+    return [`${where}: must be an object {token, role, scope?}`];
   const o = t as Record<string, unknown>;
   const problems = Object.keys(o)
     .filter((k) => !TOKEN_KEYS.includes(k))
     .map((k) => `${where}: unknown field ${JSON.stringify(k)} (allowed: ${TOKEN_KEYS.join(', ')})`);
   if (typeof o.token !== 'string' || o.token.trim() === '') problems.push(`${where}.token: must be a non-empty string`);
-  else if (/\s/.test(o.token)) problems.push(`${where}.token: must not contain whitespace (it is sent as "Bearer <token>")`);
-  if (o.role !== 'owner' && o.role !== 'viewer') problems.push(`${where}.role: must be owner or viewer, got ${JSON.stringify(o.role)}`);
+  else if (/\s/.test(o.token))
+    problems.push(`${where}.token: must not contain whitespace (it is sent as "Bearer <token>")`);
+  if (o.role !== 'owner' && o.role !== 'viewer')
+    problems.push(`${where}.role: must be owner or viewer, got ${JSON.stringify(o.role)}`);
   if (o.scope !== undefined && (typeof o.scope !== 'string' || !GROUP_UID_PATTERN.test(o.scope)))
-    problems.push(`${where}.scope: must be a group uid (40 lowercase hex, then /16 hex per level), got ${JSON.stringify(o.scope)}`);
+    problems.push(
+      `${where}.scope: must be a group uid (40 lowercase hex, then /16 hex per level), got ${JSON.stringify(o.scope)}`,
+    );
   return problems;
 }
 
@@ -42,11 +47,15 @@ export function checkTokens(tokens: readonly unknown[], source = 'emulator token
     const token = (t as { token?: unknown } | null)?.token;
     if (typeof token !== 'string' || token === '') return;
     const earlier = first.get(token);
-    if (earlier !== undefined) problems.push(`[${i}].token: is the same token as [${earlier}]; each token has one role and scope`);
+    if (earlier !== undefined)
+      problems.push(`[${i}].token: is the same token as [${earlier}]; each token has one role and scope`);
     else first.set(token, i);
   });
   if (problems.length > 0)
-    throw new UserError('EMULATOR_TOKENS_INVALID', `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    throw new UserError(
+      'EMULATOR_TOKENS_INVALID',
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
   return tokens.map((t) => {
     const { token, role, scope } = t as EmulatorToken;
     return scope === undefined ? { token, role } : { token, role, scope };
@@ -62,7 +71,10 @@ export function readTokensFile(path: string): EmulatorToken[] {
   try {
     text = readTextSyncBounded(path, { maxBytes: 1024 * 1024 });
   } catch (err) {
-    throw new UserError('EMULATOR_TOKENS_UNREADABLE', `cannot read emulator tokens file ${err instanceof FileReadError ? err.message : path}`);
+    throw new UserError(
+      'EMULATOR_TOKENS_UNREADABLE',
+      `cannot read emulator tokens file ${err instanceof FileReadError ? err.message : path}`,
+    );
   }
   let doc: unknown;
   try {
@@ -70,9 +82,15 @@ export function readTokensFile(path: string): EmulatorToken[] {
   } catch (err) {
     // The YAML error quotes the offending line, which may hold a token: give the position only.
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-    throw new UserError('EMULATOR_TOKENS_INVALID', `emulator tokens file ${path} is not valid YAML/JSON${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`);
+    throw new UserError(
+      'EMULATOR_TOKENS_INVALID',
+      `emulator tokens file ${path} is not valid YAML/JSON${pos ? ` (line ${pos.line}, column ${pos.col})` : ''}`,
+    );
   }
   if (!Array.isArray(doc) || doc.length === 0)
-    throw new UserError('EMULATOR_TOKENS_INVALID', `emulator tokens file ${path} must be a non-empty list of {token, role: owner|viewer, scope?: <group uid>}`);
+    throw new UserError(
+      'EMULATOR_TOKENS_INVALID',
+      `emulator tokens file ${path} must be a non-empty list of {token, role: owner|viewer, scope?: <group uid>}`,
+    );
   return checkTokens(doc, `emulator tokens file ${path}`);
 }

@@ -8,7 +8,13 @@ import { isPlainObject } from './values.js';
 import type { ApiKind, Kind } from '../model/kinds.js';
 import { bodyViolations, capabilitiesOfContract, componentValidator, kindContract } from './contract.js';
 import { invalidArgument, type FieldViolation } from './failures.js';
-import { isRelationship, relationshipViolation, RELATIONSHIPS as RELATIONSHIP_FIELDS, shortServicePrincipal as normalizeServicePrincipal, type Relationship as RelationshipField } from './relationships.js';
+import {
+  isRelationship,
+  relationshipViolation,
+  RELATIONSHIPS as RELATIONSHIP_FIELDS,
+  shortServicePrincipal as normalizeServicePrincipal,
+  type Relationship as RelationshipField,
+} from './relationships.js';
 import type { ResourceData } from './store.js';
 
 /** A terms document id, as the service accepts one: no control characters, no unbounded strings (an acceptance is permanent). */
@@ -45,7 +51,9 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
     case 'roleUid':
       return typeof value === 'string' && value !== '' ? null : 'is required and must be a resource uid';
     case 'digest':
-      return typeof value === 'string' && DIGEST_PATTERN.test(value) ? null : 'is required and must look like sha256:<64 lowercase hex>';
+      return typeof value === 'string' && DIGEST_PATTERN.test(value)
+        ? null
+        : 'is required and must look like sha256:<64 lowercase hex>';
     case 'deprecated':
       return typeof value === 'boolean' ? null : 'must be a boolean';
     case 'sink':
@@ -57,19 +65,27 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
     case 'chainguard':
       return checkAccountBlock(field, value);
     case 'externalGroupId':
-      if (typeof value !== 'string' || value.trim() === '') return 'externalGroupId must be the name or id of a group of the identity provider';
+      if (typeof value !== 'string' || value.trim() === '')
+        return 'externalGroupId must be the name or id of a group of the identity provider';
       // A key is one line of printable text (DESIGN.md §8 rev 4): no newline, tab or other control.
-      return /[\u0000-\u001f\u007f-\u009f]/.test(value) ? 'externalGroupId must not hold a control character (a newline, a tab, …)' : null;
+      return /[\u0000-\u001f\u007f-\u009f]/.test(value)
+        ? 'externalGroupId must not hold a control character (a newline, a tab, …)'
+        : null;
     case 'scope':
-      return typeof value === 'string' && /^[0-9a-f]{40}$/.test(value) ? null : 'scope must be the uid of the org (its root group)';
+      return typeof value === 'string' && /^[0-9a-f]{40}$/.test(value)
+        ? null
+        : 'scope must be the uid of the org (its root group)';
     case 'defaultRole':
       return typeof value === 'string' && value !== '' ? null : 'defaultRole must be the uid of a role';
     case 'oidc':
       return checkOidc(value);
     case 'syncConfig':
       // The schema allows a PATCH of some leaves; whole, as stored, it has both of these.
-      if (!isPlainObject(value) || typeof value.source !== 'string' || typeof value.expiration !== 'string') return 'syncConfig needs source (a catalog repo uid) and expiration';
-      return typeof value.apkoOverlay === 'string' && value.apkoOverlay !== '' && !isJsonObjectText(value.apkoOverlay) ? 'syncConfig.apkoOverlay must be JSON text of an object (an apko configuration), or "" for none' : null;
+      if (!isPlainObject(value) || typeof value.source !== 'string' || typeof value.expiration !== 'string')
+        return 'syncConfig needs source (a catalog repo uid) and expiration';
+      return typeof value.apkoOverlay === 'string' && value.apkoOverlay !== '' && !isJsonObjectText(value.apkoOverlay)
+        ? 'syncConfig.apkoOverlay must be JSON text of an object (an apko configuration), or "" for none'
+        : null;
     case 'content':
       if (typeof value !== 'string') return 'must be a string';
       return value.length > MAX_README ? `must be at most ${MAX_README} characters` : null;
@@ -78,7 +94,9 @@ function checkField(kind: ApiKind, field: string, value: unknown): string | null
       // (null is no value of any such schema: a field is reset by leaving it out of the body).
       if (value === null) return 'must not be null; leave it out of the body to reset it';
       const contract = kindContract(kind);
-      return contract.createFields.includes(field) || contract.updatableFields.includes(field) ? null : 'is not a field of this resource';
+      return contract.createFields.includes(field) || contract.updatableFields.includes(field)
+        ? null
+        : 'is not a field of this resource';
     }
   }
 }
@@ -99,16 +117,27 @@ function checkAccountBlock(field: string, value: unknown): string | null {
   if (typeof value !== 'object' || Array.isArray(value)) return `${field} must be an object`;
   const o = value as Record<string, unknown>;
   const str = (k: string) => typeof o[k] === 'string' && o[k] !== '';
-  const strMap = (k: string) => o[k] === undefined || (typeof o[k] === 'object' && o[k] !== null && !Array.isArray(o[k]) && Object.values(o[k] as object).every((v) => typeof v === 'string'));
+  const strMap = (k: string) =>
+    o[k] === undefined ||
+    (typeof o[k] === 'object' &&
+      o[k] !== null &&
+      !Array.isArray(o[k]) &&
+      Object.values(o[k] as object).every((v) => typeof v === 'string'));
   switch (field) {
     case 'amazon':
-      return typeof o.account === 'string' && /^\d{12}$/.test(o.account) ? null : 'amazon.account must be a 12-digit AWS account id';
+      return typeof o.account === 'string' && /^\d{12}$/.test(o.account)
+        ? null
+        : 'amazon.account must be a 12-digit AWS account id';
     case 'google':
       return str('projectId') || str('projectNumber') ? null : 'google needs projectId or projectNumber';
     case 'azure':
       return str('tenantId') && strMap('clientIds') ? null : 'azure needs tenantId (and clientIds as a map of strings)';
     case 'github':
-      return Array.isArray(o.installations) && o.installations.every((i) => typeof i === 'object' && i !== null && typeof (i as Record<string, unknown>).installationId === 'string')
+      return Array.isArray(o.installations) &&
+        o.installations.every(
+          (i) =>
+            typeof i === 'object' && i !== null && typeof (i as Record<string, unknown>).installationId === 'string',
+        )
         ? null
         : 'github.installations must be a list of {installationId, name}';
     default:
@@ -122,21 +151,23 @@ function checkAccountBlock(field: string, value: unknown): string | null {
  * checked where it is required (create).
  */
 function checkOidc(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'oidc must be an object {issuer, clientId, clientSecret, …}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return 'oidc must be an object {issuer, clientId, clientSecret, …}';
   const o = value as Record<string, unknown>;
   if (checkHttpsUrl(o.issuer, 'x') !== null) return 'oidc.issuer must be an https:// URL';
   if (typeof o.clientId !== 'string' || o.clientId === '') return 'oidc.clientId must be a non-empty string';
-  if (o.clientSecret !== undefined && (typeof o.clientSecret !== 'string' || o.clientSecret === '')) return 'oidc.clientSecret must be a non-empty string';
+  if (o.clientSecret !== undefined && (typeof o.clientSecret !== 'string' || o.clientSecret === ''))
+    return 'oidc.clientSecret must be a non-empty string';
   return null;
 }
-
 
 function checkCapabilities(value: unknown): string | null {
   if (!Array.isArray(value) || value.length === 0) return 'is required: a non-empty list of capabilities';
   const capabilities = capabilitiesOfContract();
   const known = new Set<string>(capabilities);
   const bad = value.filter((c) => typeof c !== 'string' || !known.has(c));
-  if (bad.length > 0) return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; must be one of the service's ${capabilities.length} capabilities (GET /openapi.json, Capabilities)`;
+  if (bad.length > 0)
+    return `unknown capability ${bad.map((c) => JSON.stringify(c)).join(', ')}; must be one of the service's ${capabilities.length} capabilities (GET /openapi.json, Capabilities)`;
   if (new Set(value).size !== value.length) return 'lists a capability more than once';
   return null;
 }
@@ -205,7 +236,10 @@ function requireObject(body: unknown): Record<string, unknown> {
 function unknownFieldViolations(body: Record<string, unknown>, known: ReadonlySet<string>): FieldViolation[] {
   return Object.keys(body)
     .filter((k) => !known.has(k))
-    .map((k) => ({ field: k, description: `is not a field of this resource (known: ${[...known].sort().join(', ')})` }));
+    .map((k) => ({
+      field: k,
+      description: `is not a field of this resource (known: ${[...known].sort().join(', ')})`,
+    }));
 }
 
 /**
@@ -218,11 +252,15 @@ export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
   const allowed = new Set(contract.createFields);
   const violations = unknownFieldViolations(body, allowed);
   for (const f of contract.requiredOnCreate) {
-    if (body[f] === undefined) violations.push({ field: f, description: checkField(kind, f, undefined) ?? 'is required' });
+    if (body[f] === undefined)
+      violations.push({ field: f, description: checkField(kind, f, undefined) ?? 'is required' });
   }
   const relationships = RELATIONSHIP_FIELDS.filter((f) => allowed.has(f) && body[f] !== undefined && body[f] !== null);
   if (relationships.length > 1) {
-    violations.push({ field: relationships[1]!, description: `an identity has exactly one of ${RELATIONSHIP_FIELDS.join(', ')}; got ${relationships.join(' and ')}` });
+    violations.push({
+      field: relationships[1]!,
+      description: `an identity has exactly one of ${RELATIONSHIP_FIELDS.join(', ')}; got ${relationships.join(' and ')}`,
+    });
   }
   let data: ResourceData = {};
   for (const [f, v] of Object.entries(body)) {
@@ -232,8 +270,16 @@ export function validateCreate(kind: Kind, rawBody: unknown): ResourceData {
     if (problem) violations.push({ field: f, description: problem });
     else data = { ...data, ...toData(f, v) };
   }
-  if (kind === 'identityProvider' && typeof body.oidc === 'object' && body.oidc !== null && !(body.oidc as Record<string, unknown>).clientSecret) {
-    violations.push({ field: 'oidc.clientSecret', description: 'oidc.clientSecret is required when an identity provider is created' });
+  if (
+    kind === 'identityProvider' &&
+    typeof body.oidc === 'object' &&
+    body.oidc !== null &&
+    !(body.oidc as Record<string, unknown>).clientSecret
+  ) {
+    violations.push({
+      field: 'oidc.clientSecret',
+      description: 'oidc.clientSecret is required when an identity provider is created',
+    });
   }
   addContractViolations(violations, bodyViolations(kind, 'create', body));
   if (violations.length > 0) throw invalidArgument(violations);
@@ -260,7 +306,11 @@ const README_FIELDS = { updatable: ['content'], readOnly: ['uid'] } as const;
  * fields, unknown or read-only mask fields, and read-only body fields without a mask are code 3.
  * Returns the change to store (undefined values clear a field).
  */
-export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask: string | undefined): Partial<ResourceData> & { content?: string; clientSecret?: string } {
+export function validatePatch(
+  target: PatchTarget,
+  rawBody: unknown,
+  updateMask: string | undefined,
+): Partial<ResourceData> & { content?: string; clientSecret?: string } {
   const body = requireObject(rawBody);
   const contract = target === 'readme' ? undefined : kindContract(target);
   const updatable: readonly string[] = contract ? contract.updatableFields : README_FIELDS.updatable;
@@ -269,17 +319,24 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   const known = new Set([...updatable, ...readOnly, ...(contract ? contract.createFields : [])]);
   const violations = unknownFieldViolations(body, known);
   const describeNonUpdatable = (f: string): string =>
-    known.has(f) ? `is read-only and cannot be changed (updatable: ${updatable.join(', ')})` : `is not a field of this resource (updatable: ${updatable.join(', ')})`;
+    known.has(f)
+      ? `is read-only and cannot be changed (updatable: ${updatable.join(', ')})`
+      : `is not a field of this resource (updatable: ${updatable.join(', ')})`;
 
   let fields: string[];
   let replace = false;
   if (updateMask === undefined) {
     fields = Object.keys(body).filter((k) => known.has(k));
-    for (const f of fields) if (!updatable.includes(f)) violations.push({ field: f, description: describeNonUpdatable(f) });
+    for (const f of fields)
+      if (!updatable.includes(f)) violations.push({ field: f, description: describeNonUpdatable(f) });
     fields = fields.filter((f) => updatable.includes(f));
   } else {
-    const parts = updateMask.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    if (parts.length === 0) violations.push({ field: 'updateMask', description: 'must name at least one field, or be *' });
+    const parts = updateMask
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (parts.length === 0)
+      violations.push({ field: 'updateMask', description: 'must name at least one field, or be *' });
     if (parts.includes('*')) {
       if (parts.length > 1) violations.push({ field: 'updateMask', description: '* must be the only entry' });
       replace = true;
@@ -297,7 +354,8 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
     if (f === 'oidc.clientSecret') {
       // Write-only: set only when the mask names it (the rotation of a secret).
       const secret = (body.oidc as Record<string, unknown> | undefined)?.clientSecret;
-      if (typeof secret !== 'string' || secret === '') violations.push({ field: f, description: 'oidc.clientSecret must be a non-empty string' });
+      if (typeof secret !== 'string' || secret === '')
+        violations.push({ field: f, description: 'oidc.clientSecret must be a non-empty string' });
       else change = { ...change, clientSecret: sealSecret(secret) };
       continue;
     }
@@ -318,14 +376,18 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
   }
   const setRelationships = fields.filter((f) => isRelationship(f) && body[f] !== undefined && body[f] !== null);
   if (setRelationships.length > 1) {
-    violations.push({ field: 'updateMask', description: `names ${setRelationships.join(' and ')}; an identity has exactly one relationship, so a PATCH sets one (and clears the others)` });
+    violations.push({
+      field: 'updateMask',
+      description: `names ${setRelationships.join(' and ')}; an identity has exactly one relationship, so a PATCH sets one (and clears the others)`,
+    });
   }
   if (contract) {
     // The values being set, as the contract's PATCH schema says they may be (secrets aside).
     // Every member of the body as the contract's PATCH schema says it may be — the ones the mask
     // leaves out too (a body the contract forbids is refused whatever the mask) — secrets aside.
     const set: Record<string, unknown> = {};
-    for (const f of Object.keys(body)) if (updatable.includes(f) && body[f] !== undefined && (body[f] !== null || !fields.includes(f))) set[f] = body[f];
+    for (const f of Object.keys(body))
+      if (updatable.includes(f) && body[f] !== undefined && (body[f] !== null || !fields.includes(f))) set[f] = body[f];
     addContractViolations(violations, bodyViolations(target as Kind, 'patch', set));
   }
   if (violations.length > 0) throw invalidArgument(violations);
@@ -339,12 +401,21 @@ export function validatePatch(target: PatchTarget, rawBody: unknown, updateMask:
  * leaf taken from the body (or removed when the body leaves it out). A path whose first segment
  * is not an updatable field is left as it is, for validatePatch to refuse.
  */
-export function expandNestedMask(kind: Kind, updateMask: string | undefined, rawBody: unknown, current: ResourceData): { updateMask: string | undefined; body: unknown } {
-  if (updateMask === undefined || !updateMask.includes('.') || !isPlainObject(rawBody)) return { updateMask, body: rawBody };
+export function expandNestedMask(
+  kind: Kind,
+  updateMask: string | undefined,
+  rawBody: unknown,
+  current: ResourceData,
+): { updateMask: string | undefined; body: unknown } {
+  if (updateMask === undefined || !updateMask.includes('.') || !isPlainObject(rawBody))
+    return { updateMask, body: rawBody };
   const updatable: readonly string[] = kindContract(kind).updatableFields;
   const parts: string[] = [];
   const expanded = new Map<string, Record<string, unknown>>();
-  for (const part of updateMask.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of updateMask
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const dot = part.indexOf('.');
     const top = part.slice(0, dot);
     if (dot < 0 || updatable.includes(part) || !updatable.includes(top)) {

@@ -13,7 +13,8 @@ export function copyJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => copyJson(v)) as T;
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: copyJson(v), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: copyJson(v), enumerable: true, writable: true, configurable: true });
     return out as T;
   }
   return value;

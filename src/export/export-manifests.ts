@@ -19,7 +19,17 @@ import { UserError } from '../model/errors.js';
 import { escapeValue } from '../io/escape.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { FORBIDDEN_KEYS } from '../manifest/parse-documents.js';
-import { capabilitiesHeld, declaringGroupPath, descriptorOf, DESCRIPTORS, GROUP_KIND, IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND, type Kind } from '../model/kinds.js';
+import {
+  capabilitiesHeld,
+  declaringGroupPath,
+  descriptorOf,
+  DESCRIPTORS,
+  GROUP_KIND,
+  IDENTITY_GRANT_KIND,
+  INVITE_KIND,
+  PRINCIPAL_KIND,
+  type Kind,
+} from '../model/kinds.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
 import { flowWhenShort, itemFields, writeBinding } from './written-items.js';
@@ -89,7 +99,11 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   }
   // The manifest format forbids a custom role named like a built-in (a bare name could not
   // say which one a binding means), so such an org cannot be written down as it is.
-  const shadowing = live.resources.filter((r) => ((descriptorOf(r.kind) as KindDescriptor).builtinNames ?? []).includes(String((r.fields as { name?: unknown }).name)));
+  const shadowing = live.resources.filter((r) =>
+    ((descriptorOf(r.kind) as KindDescriptor).builtinNames ?? []).includes(
+      String((r.fields as { name?: unknown }).name),
+    ),
+  );
   if (shadowing.length > 0) {
     throw new UserError(
       'EXPORT_UNREPRESENTABLE',
@@ -100,7 +114,11 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   }
   // A key the manifest reader refuses (`__proto__`, `constructor`: a claim may be named so)
   // would make manifests that `validate` rejects: name them instead (DESIGN.md §4).
-  const forbidden = live.resources.flatMap((r) => findForbiddenKeys(r.fields).map((path) => `  - ${r.address}: key ${JSON.stringify(path.at(-1))} at ${path.join('.')}`));
+  const forbidden = live.resources.flatMap((r) =>
+    findForbiddenKeys(r.fields).map(
+      (path) => `  - ${r.address}: key ${JSON.stringify(path.at(-1))} at ${path.join('.')}`,
+    ),
+  );
   if (forbidden.length > 0) {
     throw new UserError(
       'EXPORT_UNREPRESENTABLE',
@@ -127,7 +145,13 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
   const ignore = index.unwritableInvites.map((r) => r.address).sort(compareStrings);
   const settings = orgDoc.createNode({ prune: true, ignore, protect: [] }) as YAMLMap;
   commentKey(settings, 'prune', 'live resources these files do not describe are deleted by apply');
-  commentKey(settings, 'ignore', ignore.length > 0 ? 'address globs left alone entirely, e.g. "identity:*/human-*"; the invites listed are expired or carry no e-mail, so no member line describes them' : 'address globs left alone entirely, e.g. "identity:*/human-*"');
+  commentKey(
+    settings,
+    'ignore',
+    ignore.length > 0
+      ? 'address globs left alone entirely, e.g. "identity:*/human-*"; the invites listed are expired or carry no e-mail, so no member line describes them'
+      : 'address globs left alone entirely, e.g. "identity:*/human-*"',
+  );
   commentKey(settings, 'protect', 'address globs never deleted, e.g. "repo:*"');
   orgDoc.set('settings', settings);
   files.push({ file: ORG_FILE, text: stringify(orgDoc) });
@@ -158,14 +182,25 @@ export function exportManifests(live: LiveState, options: ExportOptions = {}): E
  * rejects) make export fail naming them — never files the next plan would read as deletes.
  */
 function checkRoundTrip(live: LiveState, files: readonly ExportedFile[], nowMs: number): void {
-  const { state, diagnostics } = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })), { knownCapabilities: capabilitiesHeld(live.resources) });
+  const { state, diagnostics } = validateManifestTexts(
+    files.map((f) => ({ file: f.file, text: f.text })),
+    { knownCapabilities: capabilitiesHeld(live.resources) },
+  );
   // A members line declares the binding and the identity of a person present, as plan reads it.
-  const declared = new Set((state ? planMembers(state, live, nowMs).desired : undefined)?.resources.map((r) => r.address) ?? []);
-  const lost = state ? live.resources.filter((r) => r.address !== ORG_ADDRESS && descriptorOf(r.kind).manifest && !declared.has(r.address)) : [];
+  const declared = new Set(
+    (state ? planMembers(state, live, nowMs).desired : undefined)?.resources.map((r) => r.address) ?? [],
+  );
+  const lost = state
+    ? live.resources.filter(
+        (r) => r.address !== ORG_ADDRESS && descriptorOf(r.kind).manifest && !declared.has(r.address),
+      )
+    : [];
   if (diagnostics.length === 0 && lost.length === 0) return;
   const problems = [
     ...diagnostics.slice(0, 20).map((d) => `  - ${escapeValue(d.message)}`),
-    ...lost.slice(0, 20).map((r) => `  - ${escapeValue(r.address)} (uid ${r.uid}) cannot be written at its own address`),
+    ...lost
+      .slice(0, 20)
+      .map((r) => `  - ${escapeValue(r.address)} (uid ${r.uid}) cannot be written at its own address`),
   ];
   const more = Math.max(0, diagnostics.length - 20) + Math.max(0, lost.length - 20);
   throw new UserError(
@@ -189,7 +224,8 @@ const MAX_STEM = 100;
  */
 export function fileNameForGroup(name: string, taken: ReadonlySet<string>): string {
   let slug = name.replace(/[^a-z0-9._-]/g, '_').replace(/^\./, '_');
-  if (slug.length > MAX_STEM) slug = `${slug.slice(0, MAX_STEM - 13)}-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
+  if (slug.length > MAX_STEM)
+    slug = `${slug.slice(0, MAX_STEM - 13)}-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
   let file = `${slug}.yaml`;
   for (let n = 2; taken.has(file); n++) file = `${slug}-${n}.yaml`;
   return file;
@@ -234,7 +270,9 @@ function addGroupBody(
     if (items.length === 0) continue;
     if (form.form === 'values') {
       const keyField = descriptor.keyField ?? 'name';
-      const values = items.map((r) => String((r.fields as unknown as Record<string, unknown>)[keyField])).sort(compareStrings);
+      const values = items
+        .map((r) => String((r.fields as unknown as Record<string, unknown>)[keyField]))
+        .sort(compareStrings);
       const node = doc.createNode(values) as YAMLSeq;
       node.flow = true;
       map.set(form.listKey, node);
@@ -246,14 +284,22 @@ function addGroupBody(
       map.set(form.listKey, node);
       continue;
     }
-    map.set(form.listKey, form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items, index));
+    map.set(
+      form.listKey,
+      form.form === 'binding' ? writeBindings(doc, path, items) : writeItems(doc, descriptor, items, index),
+    );
   }
 
   // Open invites with an e-mail: the members they are for (DESIGN.md §4); never their codes.
   const members = index.members.get(path) ?? [];
   if (members.length > 0) {
     // One line per (e-mail, role): a present person's binding and an open invite of the same role are one member.
-    const unique = new Map(members.map((m) => [`${asciiLower(m.email)}=${referenceText(path, m.role)}`, { email: m.email, role: referenceText(path, m.role) }]));
+    const unique = new Map(
+      members.map((m) => [
+        `${asciiLower(m.email)}=${referenceText(path, m.role)}`,
+        { email: m.email, role: referenceText(path, m.role) },
+      ]),
+    );
     const written = [...unique.values()].sort((a, b) => compareStrings(`${a.email}=${a.role}`, `${b.email}=${b.role}`));
     const seq = doc.createNode(written) as YAMLSeq;
     forEachMap(seq, (m) => void (m.flow = true));
@@ -273,14 +319,21 @@ function addGroupBody(
 }
 
 /** Plain list items: the key first, then every managed field the API returned, in descriptor order. */
-function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly LiveResource[], index: GroupIndex): YAMLSeq {
+function writeItems(
+  doc: Document,
+  descriptor: KindDescriptor,
+  items: readonly LiveResource[],
+  index: GroupIndex,
+): YAMLSeq {
   const seq = doc.createNode(
     items.map((r) => {
       const out = itemFields(descriptor, r);
       // Lists inside the item (an identity provider's group mappings).
       for (const nested of DESCRIPTORS) {
         if (nested.manifest?.form !== 'nested' || nested.parentKind !== descriptor.kind) continue;
-        const children = (index.byKind.get(nested.kind)?.get(r.groupPath) ?? []).filter((c) => c.parentAddress === r.address);
+        const children = (index.byKind.get(nested.kind)?.get(r.groupPath) ?? []).filter(
+          (c) => c.parentAddress === r.address,
+        );
         if (children.length > 0) out[nested.manifest.listKey] = children.map((c) => itemFields(nested, c));
       }
       return out;
@@ -289,21 +342,26 @@ function writeItems(doc: Document, descriptor: KindDescriptor, items: readonly L
   forEachMap(seq, (m) => {
     for (const path of descriptor.secretPaths ?? []) {
       const node = m.getIn(path.split('.'), true);
-      if (node && typeof node === 'object') (node as { comment?: string }).comment = ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
+      if (node && typeof node === 'object')
+        (node as { comment?: string }).comment =
+          ' the API never returns a secret: set this PLATFORM_SYNC_SECRET_* variable in the apply job (never in a plan job of pull requests) when this is created or with apply --rotate-secrets';
     }
     for (const spec of descriptor.fields) {
       // Objects and sets on one line read like the manifests people write; markdown text
       // as a block scalar stays readable and diffable (an empty one stays "").
       if (spec.type === 'object' || spec.type === 'stringSet') setFlow(m, spec.name);
       const node = m.get(spec.name, true);
-      if (spec.block && isScalar(node) && typeof node.value === 'string' && node.value !== '') node.type = 'BLOCK_LITERAL';
+      if (spec.block && isScalar(node) && typeof node.value === 'string' && node.value !== '')
+        node.type = 'BLOCK_LITERAL';
     }
   });
   return seq;
 }
 
 function writeBindings(doc: Document, path: string, bindings: readonly LiveResource[]): YAMLSeq {
-  const written = (bindings as LiveOf<'roleBinding'>[]).map((b) => writeBinding(path, b.fields.identity, b.fields.role));
+  const written = (bindings as LiveOf<'roleBinding'>[]).map((b) =>
+    writeBinding(path, b.fields.identity, b.fields.role),
+  );
   written.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
   const seq = doc.createNode(written.map((w) => w.fields)) as YAMLSeq;
   seq.items.forEach((item, i) => {
@@ -330,7 +388,8 @@ function indexLiveState(live: LiveState, nowMs: number): GroupIndex {
   // is written as a members line per binding — not as a managed identity and its bindings. One
   // bound to nothing stays an identity (a plan would otherwise prune it).
   const personEmail = new Map<string, string>();
-  for (const r of live.resources) if (r.kind === PRINCIPAL_KIND && r.email !== undefined) personEmail.set(identityPath(r), r.email);
+  for (const r of live.resources)
+    if (r.kind === PRINCIPAL_KIND && r.email !== undefined) personEmail.set(identityPath(r), r.email);
   const boundPeople = new Set<string>();
   const personOf = (r: LiveResource): string | undefined => {
     if (r.kind !== IDENTITY_GRANT_KIND) return undefined;

@@ -9,11 +9,15 @@ import { exportManifests, type ExportedFile, type ExportOptions } from './export
 const ROOT_UID = /^[0-9a-f]{40}$/;
 
 /** Reads the org named (by root group name or 40-hex uid) with every sub-resource: an export manages all of them. */
-export async function readOrgForExport(client: ApiClient, org: string | { name?: string; uid?: string }): Promise<LiveState> {
+export async function readOrgForExport(
+  client: ApiClient,
+  org: string | { name?: string; uid?: string },
+): Promise<LiveState> {
   if (typeof org !== 'string') {
     // `{name}`, `{uid}` or both, as readLiveState takes an org.
     const given = org.uid ?? org.name;
-    if (typeof given !== 'string' || given === '') throw new UserError('EXPORT_NO_ORG', 'export needs the org: a name or a root group uid ({name} or {uid})');
+    if (typeof given !== 'string' || given === '')
+      throw new UserError('EXPORT_NO_ORG', 'export needs the org: a name or a root group uid ({name} or {uid})');
     return readOrgForExport(client, given);
   }
   const ref = ROOT_UID.test(org) ? { name: org, uid: org } : { name: org };
@@ -21,6 +25,10 @@ export async function readOrgForExport(client: ApiClient, org: string | { name?:
 }
 
 /** Reads the org and writes it as manifests that plan to zero changes (the files' names and texts). */
-export async function exportOrg(client: ApiClient, org: string | { name?: string; uid?: string }, options: ExportOptions = {}): Promise<ExportedFile[]> {
+export async function exportOrg(
+  client: ApiClient,
+  org: string | { name?: string; uid?: string },
+  options: ExportOptions = {},
+): Promise<ExportedFile[]> {
   return exportManifests(await readOrgForExport(client, org), options);
 }

@@ -25,7 +25,8 @@ export function itemFields(descriptor: KindDescriptor, r: LiveResource): Record<
     } else out[spec.name] = spec.manifestForm ? spec.manifestForm(copyValue(value)) : copyValue(value);
   }
   // The API never returns a secret: written as the reference a manifest must use.
-  for (const path of descriptor.secretPaths ?? []) setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path, descriptor.secretPaths?.length ?? 1) });
+  for (const path of descriptor.secretPaths ?? [])
+    setAtPath(out, path, { fromEnv: secretVariable(String(have.name), path, descriptor.secretPaths?.length ?? 1) });
   return out;
 }
 

@@ -39,10 +39,17 @@ const IGNORED = ['.platform-sync/', 'plan.json', 'invites*.jsonl'];
 
 /** The starter's files, for an org named `org`. */
 export function starterFiles(org: string): StarterFile[] {
-  if (!new RegExp(NAME_PATTERN_SOURCE).test(org) || org.length > 63) throw new UserError('USAGE', `--org ${JSON.stringify(org)} is not an org name; expected lowercase letters, digits, ".", "_", "-" or spaces (e.g. acme)`);
+  if (!new RegExp(NAME_PATTERN_SOURCE).test(org) || org.length > 63)
+    throw new UserError(
+      'USAGE',
+      `--org ${JSON.stringify(org)} is not an org name; expected lowercase letters, digits, ".", "_", "-" or spaces (e.g. acme)`,
+    );
   return [
     { path: 'manifests/org.yaml', text: orgManifest(org) },
-    { path: '.github/workflows/platform-sync.yml', text: starterWorkflow(readPackageText(findPackageFile('examples/github-actions/platform-sync.yml'))) },
+    {
+      path: '.github/workflows/platform-sync.yml',
+      text: starterWorkflow(readPackageText(findPackageFile('examples/github-actions/platform-sync.yml'))),
+    },
     { path: 'package.json', text: starterPackage(org) },
     { path: '.gitignore', text: GITIGNORE },
     { path: 'README.md', text: starterGuide(org) },
@@ -67,7 +74,12 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
       const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
       const added = IGNORED.filter((line) => !have.has(line));
       if (added.length > 0) {
-        writeUserFile(path, `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`, file.path, { redact });
+        writeUserFile(
+          path,
+          `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`,
+          file.path,
+          { redact },
+        );
         result.updated.push({ path: file.path, added });
       } else result.kept.push(file.path);
       continue;
@@ -165,18 +177,23 @@ settings:
 }
 
 /** The example's secret of its own org's identity provider, which the starter's manifest does not have. */
-const EXAMPLE_SECRET = /^( +)# The secrets the manifests name.*\n +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm;
+const EXAMPLE_SECRET =
+  /^( +)# The secrets the manifests name.*\n +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm;
 
 /**
  * The package's example workflow, as the starter's: the example's own provider secret becomes the
  * comment that says how to give the apply step one.
  */
 export function starterWorkflow(example: string): string {
-  if (example.search(EXAMPLE_SECRET) < 0) throw new Error('the example workflow no longer holds the env block the starter rewrites');
-  return example.replace(EXAMPLE_SECRET, (_all, indent: string) =>
-    `${indent}# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name, e.g.\n` +
-    `${indent}# secrets-env: |\n` +
-    `${indent}#   PLATFORM_SYNC_SECRET_OKTA=\${{ secrets.PLATFORM_SYNC_SECRET_OKTA }}\n`);
+  if (example.search(EXAMPLE_SECRET) < 0)
+    throw new Error('the example workflow no longer holds the env block the starter rewrites');
+  return example.replace(
+    EXAMPLE_SECRET,
+    (_all, indent: string) =>
+      `${indent}# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name, e.g.\n` +
+      `${indent}# secrets-env: |\n` +
+      `${indent}#   PLATFORM_SYNC_SECRET_OKTA=\${{ secrets.PLATFORM_SYNC_SECRET_OKTA }}\n`,
+  );
 }
 
 const GITIGNORE = `# platform-sync: the embedded emulator's state (--emulator)

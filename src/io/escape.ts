@@ -45,7 +45,12 @@ export function escapeHtml(text: string): string {
 
 /** A table cell: no HTML, no code spans, no links (`[text](url)`), no cell breaks (`|`), one line. */
 export function markdownCell(text: string): string {
-  return escapeHtml(text.replace(/\\/g, '\\\\').replace(/[|`[\]]/g, (c) => `\\${c}`).replace(/\n/g, ' '));
+  return escapeHtml(
+    text
+      .replace(/\\/g, '\\\\')
+      .replace(/[|`[\]]/g, (c) => `\\${c}`)
+      .replace(/\n/g, ' '),
+  );
 }
 
 /**

@@ -15,7 +15,17 @@
  *   never quotes the file.
  * - Directory walks ({@link walkFiles}) stop at a bound of entries and never leave the root.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { readdir, realpath, lstat, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
@@ -92,7 +102,10 @@ export async function readFileBounded(path: string, limits: ReadLimits): Promise
  * Reads a stream (standard input, for an argument given as `-`) through the door: bounded by the
  * bytes read, never quoted in an error. `label` names it in errors (e.g. "standard input").
  */
-export async function readStreamBounded(stream: NodeJS.ReadableStream, limits: { maxBytes: number; label: string }): Promise<Buffer> {
+export async function readStreamBounded(
+  stream: NodeJS.ReadableStream,
+  limits: { maxBytes: number; label: string },
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
@@ -151,7 +164,8 @@ export function listDirectorySync(dir: string, limits: { maxEntries: number; wit
   } catch (err) {
     throw fsError(dir, err, dir);
   }
-  if (names.length > limits.maxEntries) throw new FileReadError(dir, `holds more than ${limits.maxEntries} entries`, 'too-many-entries');
+  if (names.length > limits.maxEntries)
+    throw new FileReadError(dir, `holds more than ${limits.maxEntries} entries`, 'too-many-entries');
   return names.sort();
 }
 
@@ -189,7 +203,12 @@ export async function walkFiles(root: string, limits: WalkLimits): Promise<WalkR
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (limits.skip(entry.name)) continue;
-      if (++visited > limits.maxEntries) throw new FileReadError(root, `holds more than ${limits.maxEntries} entries; name the manifest directory itself`, 'too-many-entries');
+      if (++visited > limits.maxEntries)
+        throw new FileReadError(
+          root,
+          `holds more than ${limits.maxEntries} entries; name the manifest directory itself`,
+          'too-many-entries',
+        );
       const shown = join(dir, entry.name);
       try {
         let real = join(realDir, entry.name);
@@ -199,7 +218,14 @@ export async function walkFiles(root: string, limits: WalkLimits): Promise<WalkR
           real = await realpath(real);
           if (!inside(realRoot, real)) {
             // Said only of a link the walk would have followed: to a manifest name or a directory.
-            if (limits.accept(entry.name) || (await stat(real).then((s) => s.isDirectory(), () => false))) problems.push(outside(shown));
+            if (
+              limits.accept(entry.name) ||
+              (await stat(real).then(
+                (s) => s.isDirectory(),
+                () => false,
+              ))
+            )
+              problems.push(outside(shown));
             continue;
           }
           const s = await stat(real);
@@ -227,7 +253,10 @@ export async function walkFiles(root: string, limits: WalkLimits): Promise<WalkR
 
 /** Whether a path (as given) is a symbolic link itself. */
 export async function isSymbolicLink(path: string): Promise<boolean> {
-  return lstat(path).then((s) => s.isSymbolicLink(), () => false);
+  return lstat(path).then(
+    (s) => s.isSymbolicLink(),
+    () => false,
+  );
 }
 
 /** The real path of a file, after checking it stays inside `within` (when given). */
@@ -258,11 +287,19 @@ export function inside(root: string, real: string): boolean {
 
 function outside(label: string): FileReadError {
   // Where it leads is not said: it is outside what was handed over.
-  return new FileReadError(label, 'is a symbolic link that leads outside the directory named on the command line; it is not read', 'outside');
+  return new FileReadError(
+    label,
+    'is a symbolic link that leads outside the directory named on the command line; it is not read',
+    'outside',
+  );
 }
 
 function notRegular(label: string): FileReadError {
-  return new FileReadError(label, 'is not a regular file (a FIFO, a device, a socket or a directory is never read)', 'not-regular');
+  return new FileReadError(
+    label,
+    'is not a regular file (a FIFO, a device, a socket or a directory is never read)',
+    'not-regular',
+  );
 }
 
 function tooLarge(label: string, maxBytes: number): FileReadError {
@@ -276,17 +313,23 @@ function checkRegular(label: string, s: { isFile(): boolean; isDirectory(): bool
 
 function fsError(label: string, err: unknown, path: string, isLink = false): FileReadError {
   const code = (err as NodeJS.ErrnoException)?.code;
-  const link = isLink || (() => {
-    try {
-      return lstatSync(path).isSymbolicLink();
-    } catch {
-      return false;
-    }
-  })();
+  const link =
+    isLink ||
+    (() => {
+      try {
+        return lstatSync(path).isSymbolicLink();
+      } catch {
+        return false;
+      }
+    })();
   switch (code) {
     case 'ENOENT':
     case 'ENOTDIR':
-      return new FileReadError(label, link ? 'broken symbolic link (its target does not exist)' : 'no such file or directory', 'missing');
+      return new FileReadError(
+        label,
+        link ? 'broken symbolic link (its target does not exist)' : 'no such file or directory',
+        'missing',
+      );
     case 'ELOOP':
       return new FileReadError(label, 'symbolic link loop (the link leads back to itself)', 'loop');
     case 'EACCES':

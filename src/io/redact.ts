@@ -65,7 +65,9 @@ function base64Cores(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const cores: string[] = [];
   for (let k = 0; k < 3; k++) {
-    const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(k), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
     cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
   }
@@ -112,7 +114,9 @@ export function redactDeep<T>(value: T, secret: string | undefined): T {
  * their forms. The CLI passes its Output's, which knows the session's token too.
  */
 export function environmentRedactor(env: NodeJS.ProcessEnv = process.env): (text: string) => string {
-  const secrets = Object.entries(env).flatMap(([name, value]) => (value && (name === 'PLATFORM_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_')) ? [value] : []));
+  const secrets = Object.entries(env).flatMap(([name, value]) =>
+    value && (name === 'PLATFORM_TOKEN' || name.startsWith('PLATFORM_SYNC_SECRET_')) ? [value] : [],
+  );
   return (text) => redactAll(text, secrets);
 }
 

@@ -43,7 +43,10 @@ export function parentUidOf(uid: string): string | null {
 }
 
 /** Copies the API object's timestamps (and an identity's e-mail) onto a resource (they come last among its keys). */
-function addTimestamps(resource: { createTime?: string; updateTime?: string; lastSeenTime?: string; email?: string }, obj: ApiObject): void {
+function addTimestamps(
+  resource: { createTime?: string; updateTime?: string; lastSeenTime?: string; email?: string },
+  obj: ApiObject,
+): void {
   if (typeof obj.createTime === 'string') resource.createTime = obj.createTime;
   // When an identity last logged in (the API sets it): what an access review asks of it.
   if (typeof obj.lastSeenTime === 'string') resource.lastSeenTime = obj.lastSeenTime;
@@ -76,7 +79,8 @@ function readListedFields(listed: readonly ListedField[], obj: ApiObject): Recor
  * ambiguous siblings" is the same on every run: a child's uid is longer than its parent's.
  */
 function inPlacementOrder(items: readonly ApiObject[]): readonly ApiObject[] {
-  const before = (a: ApiObject, b: ApiObject) => a.uid.length - b.uid.length || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+  const before = (a: ApiObject, b: ApiObject) =>
+    a.uid.length - b.uid.length || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
   // Listings come ordered by uid: siblings of one depth, the most of them, are in order already.
   let sorted = true;
   for (let i = 1; i < items.length && sorted; i++) sorted = before(items[i - 1]!, items[i]!) <= 0;
@@ -180,7 +184,11 @@ export class LiveResourceBuilder {
       if (obj.uid === previousUid) continue;
       previousUid = obj.uid;
       if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
-      const parentUid = descriptor.uidIsParent ? obj.uid : descriptor.listedPerParent ? this.org.uid : parentUidOf(obj.uid);
+      const parentUid = descriptor.uidIsParent
+        ? obj.uid
+        : descriptor.listedPerParent
+          ? this.org.uid
+          : parentUidOf(obj.uid);
       const parent = parentUid === null ? undefined : this.parents.get(parentUid);
       if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
         tally(this.unplaced, kind, obj.uid);
@@ -217,7 +225,10 @@ export class LiveResourceBuilder {
 
   /** The resources built, sorted, with the ambiguous addresses and what could not be placed. */
   finish(): BuiltLiveResources {
-    return { ...separateAmbiguities(this.built), unplaced: [...describeUnplaced(this.unplaced), ...describeUnlisted(this.unlisted)] };
+    return {
+      ...separateAmbiguities(this.built),
+      unplaced: [...describeUnplaced(this.unplaced), ...describeUnlisted(this.unlisted)],
+    };
   }
 }
 

@@ -8,7 +8,14 @@ import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
 import { loadManifests, type LoadOptions } from '../manifest/index.js';
 import { ManifestError, OrgNotVisibleError, UserError } from '../model/errors.js';
-import { BUILTIN_ROLE_NAMES, CREATE_ORDER, descriptorOf, KIND_INFO, subResourceFields, type Kind } from '../model/kinds.js';
+import {
+  BUILTIN_ROLE_NAMES,
+  CREATE_ORDER,
+  descriptorOf,
+  KIND_INFO,
+  subResourceFields,
+  type Kind,
+} from '../model/kinds.js';
 import { fieldsOf, type DesiredState, type IncompleteRead, type LiveState } from '../model/resources.js';
 import { isCatalogCapability } from '../service/catalog.js';
 import { LiveResourceBuilder, LISTED_KINDS } from './build-live-state.js';
@@ -52,7 +59,12 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const listings = reads.pinned ?? startListings(client, org.uid, reads.expected, options.onProgress);
   const builtin = await reads.builtin;
   const { resources, ambiguities, incomplete } = await buildAsListed(org, builtin, listings);
-  await fetchSubResources(client, resources, options.subResources, options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY);
+  await fetchSubResources(
+    client,
+    resources,
+    options.subResources,
+    options.subResourceConcurrency ?? DEFAULT_SUB_RESOURCE_CONCURRENCY,
+  );
   return {
     org: { uid: org.uid, name: typeof org.name === 'string' ? org.name : '' },
     resources,
@@ -84,16 +96,28 @@ function startReads(client: ApiClient, options: ReadLiveStateOptions): StartedRe
   // A pinned org's uid is known: its listings go out beside the lookup that checks it exists (a
   // round trip sooner; they are only reads, and set aside if it does not). Else they wait for the
   // lookup, and the connections they will need are opened while it is in flight.
-  const pinned = options.org.uid !== undefined ? startListings(client, options.org.uid, expected, options.onProgress) : undefined;
+  const pinned =
+    options.org.uid !== undefined ? startListings(client, options.org.uid, expected, options.onProgress) : undefined;
   if (!pinned) client.preconnect?.(expectedRequests(expected));
   return { builtin, org, expected, ...(pinned ? { pinned } : {}) };
 }
 
 /** No org of that name is visible: an error when it must exist, else an org to create (bootstrap). */
-async function orgAbsent(client: ApiClient, options: ReadLiveStateOptions, builtinRead: Promise<BuiltinRoles>): Promise<LiveState> {
+async function orgAbsent(
+  client: ApiClient,
+  options: ReadLiveStateOptions,
+  builtinRead: Promise<BuiltinRoles>,
+): Promise<LiveState> {
   if (options.orgMustExist === true) throw new OrgNotVisibleError(options.org.name, client.baseUrl);
   const builtin = await builtinRead;
-  return { org: null, resources: [], incomplete: builtin.incomplete, ambiguities: [], builtinRoles: builtin.roles, builtinRoleCapabilities: builtin.capabilities };
+  return {
+    org: null,
+    resources: [],
+    incomplete: builtin.incomplete,
+    ambiguities: [],
+    builtinRoles: builtin.roles,
+    builtinRoleCapabilities: builtin.capabilities,
+  };
 }
 
 /**
@@ -115,7 +139,11 @@ async function buildAsListed(
   }
   const incomplete: IncompleteRead[] = [...builtin.incomplete];
   for (const [i, listing] of (await listings.allListed).entries()) {
-    if (!listing.consistent) incomplete.push({ kind: LISTED_KINDS[i]!, reason: `${KIND_INFO[LISTED_KINDS[i]!].plural}: ${listing.problem ?? 'inconsistent listing'}` });
+    if (!listing.consistent)
+      incomplete.push({
+        kind: LISTED_KINDS[i]!,
+        reason: `${KIND_INFO[LISTED_KINDS[i]!].plural}: ${listing.problem ?? 'inconsistent listing'}`,
+      });
   }
   const built = builder.finish();
   incomplete.push(...built.unplaced);
@@ -133,16 +161,30 @@ interface StartedListings {
 }
 
 /** Sends the reads of every resource under an org at once. */
-function startListings(client: ApiClient, orgUid: string, expected: ReadonlyMap<Kind, number>, onProgress?: (done: number, total: number) => void): StartedListings {
+function startListings(
+  client: ApiClient,
+  orgUid: string,
+  expected: ReadonlyMap<Kind, number>,
+  onProgress?: (done: number, total: number) => void,
+): StartedListings {
   // A resource with its parent's uid (the org's account association) is no descendant of the
   // org: it is read by uid, beside the listings.
-  const ownedByOrg = Promise.all(LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, orgUid)));
+  const ownedByOrg = Promise.all(
+    LISTED_KINDS.filter((k) => descriptorOf(k).uidIsParent).map((kind) => readOwnedByOrg(client, kind, orgUid)),
+  );
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
-  const listings = LISTED_KINDS.map((kind) => client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind) }));
+  const listings = LISTED_KINDS.map((kind) =>
+    client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind) }),
+  );
   // Each kind's listing told as it is in (a progress line on a terminal).
   let done = 0;
-  if (onProgress) for (const listing of listings) void listing.then(() => onProgress(++done, listings.length), () => undefined);
+  if (onProgress)
+    for (const listing of listings)
+      void listing.then(
+        () => onProgress(++done, listings.length),
+        () => undefined,
+      );
   // The first listing to fail ends the read at once, as Promise.all would.
   const allListed = Promise.all(listings);
   allListed.catch(() => undefined);
@@ -176,11 +218,16 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
   const listing = await client.list('group', { name: org.name });
   if (!listing.consistent) {
     // Concluding "no such org" from a bad read would bootstrap a duplicate org.
-    throw new UserError('ORG_LOOKUP_INCONSISTENT', `org "${org.name}": the root groups did not read back consistently: ${listing.problem}`);
+    throw new UserError(
+      'ORG_LOOKUP_INCONSISTENT',
+      `org "${org.name}": the root groups did not read back consistently: ${listing.problem}`,
+    );
   }
   const roots = listing.items.filter((g) => !g.uid.includes('/') && g.name === org.name);
   if (roots.length > 1) {
-    const candidates = roots.map((g) => `  - ${g.uid}${typeof g.createTime === 'string' ? ` (created ${g.createTime})` : ''}`);
+    const candidates = roots.map(
+      (g) => `  - ${g.uid}${typeof g.createTime === 'string' ? ` (created ${g.createTime})` : ''}`,
+    );
     throw new UserError(
       'ORG_AMBIGUOUS',
       `org "${org.name}" is ambiguous: ${roots.length} root groups have this name:\n${candidates.join('\n')}\n` +
@@ -191,7 +238,11 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
 }
 
 /** Built-in roles (flat uids, no parent) by name, from an unscoped role listing. */
-export async function readBuiltinRoles(client: ApiClient): Promise<{ roles: Record<string, string>; capabilities: Record<string, readonly string[]>; incomplete: IncompleteRead[] }> {
+export async function readBuiltinRoles(client: ApiClient): Promise<{
+  roles: Record<string, string>;
+  capabilities: Record<string, readonly string[]>;
+  incomplete: IncompleteRead[];
+}> {
   const listing = await client.list('role');
   const roles: Record<string, string> = {};
   const capabilities: Record<string, readonly string[]> = {};
@@ -242,7 +293,11 @@ async function fetchSubResources(
 }
 
 /** The org's own resource of a kind whose uid is its parent's (an account association), if it has one. */
-async function readOwnedByOrg(client: ApiClient, kind: Kind, orgUid: string): Promise<{ kind: Kind; item: ApiObject }[]> {
+async function readOwnedByOrg(
+  client: ApiClient,
+  kind: Kind,
+  orgUid: string,
+): Promise<{ kind: Kind; item: ApiObject }[]> {
   try {
     return [{ kind, item: await client.get(kind, orgUid) }];
   } catch (err) {
@@ -305,11 +360,20 @@ export async function capabilitiesBeyondCatalog(client: ApiClient): Promise<Set<
  * knowing them (a name live lacks too is then suggested among live's). Still an error, before
  * any write, when live does not hold it either.
  */
-export async function loadManifestsKnowingLive(paths: string[], client: ApiClient, options: LoadOptions = {}): Promise<DesiredState> {
+export async function loadManifestsKnowingLive(
+  paths: string[],
+  client: ApiClient,
+  options: LoadOptions = {},
+): Promise<DesiredState> {
   try {
     return await loadManifests(paths, options);
   } catch (err) {
-    if (!(err instanceof ManifestError) || err.diagnostics.length === 0 || !err.diagnostics.every((d) => d.unknownCapability !== undefined)) throw err;
+    if (
+      !(err instanceof ManifestError) ||
+      err.diagnostics.length === 0 ||
+      !err.diagnostics.every((d) => d.unknownCapability !== undefined)
+    )
+      throw err;
     return loadManifests(paths, { ...options, knownCapabilities: await capabilitiesBeyondCatalog(client) });
   }
 }

@@ -32,7 +32,11 @@ function documentNests(text: string, lines: PlainLines, from: number, to: number
     const end = lineEnd(text, p);
     const item = startsItem(text, p);
     // Back to the frame this line's column belongs to (a key at a list's column ends the list).
-    for (let top = stack[stack.length - 1]!; top.column > column || (!item && top.column === column && top.seq); top = stack[stack.length - 1]!) {
+    for (
+      let top = stack[stack.length - 1]!;
+      top.column > column || (!item && top.column === column && top.seq);
+      top = stack[stack.length - 1]!
+    ) {
       stack.pop();
       if (stack.length === 0) return false;
     }

@@ -49,7 +49,12 @@ interface LoadOptionsWithDepth extends LoadOptions {
  * YAML (see above): then it is the `yaml` reader's. `lines`, when given, receives the lines that
  * hold the file's structure.
  */
-export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, maxDepth: number, lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] }): Record<string, unknown>[] | undefined {
+export function readPlainYaml(
+  text: string,
+  forbiddenKeys: ReadonlySet<string>,
+  maxDepth: number,
+  lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] },
+): Record<string, unknown>[] | undefined {
   const documents = plainShape(text, lines);
   // A file with no document at all (empty, or only comments) is an error `yaml` reports.
   if (documents === undefined || documents === 0) return undefined;
@@ -77,13 +82,16 @@ export function readPlainYaml(text: string, forbiddenKeys: ReadonlySet<string>, 
  */
 function withinDepth(node: object, levels: number, forbidden: ReadonlySet<string>): boolean {
   if (Array.isArray(node)) {
-    for (const item of node) if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
+    for (const item of node)
+      if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden)))
+        return false;
     return true;
   }
   for (const key in node) {
     if (forbidden.has(key)) return false;
     const item = (node as Record<string, unknown>)[key];
-    if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden))) return false;
+    if (item !== null && typeof item === 'object' && (levels === 0 || !withinDepth(item, levels - 1, forbidden)))
+      return false;
   }
   return true;
 }

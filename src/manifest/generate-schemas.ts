@@ -35,14 +35,17 @@ export function renderManifestSchema(): string {
 /** The JSON type of a declared field's schema: what its FieldType is by default. */
 function jsonTypeOf(schema: unknown): string {
   const type = (schema as { type?: unknown }).type;
-  if (typeof type !== 'string') throw new Error(`a declared field needs a single JSON type, got ${JSON.stringify(schema)}`);
+  if (typeof type !== 'string')
+    throw new Error(`a declared field needs a single JSON type, got ${JSON.stringify(schema)}`);
   return type;
 }
 
 /** The text of declared-fields.ts: each kind's fields in declaration order, with their JSON types. */
 export function renderDeclaredFieldsModule(): string {
   const lines = Object.entries(FIELD_DECLARATIONS).map(([kind, decl]) => {
-    const fields = Object.entries(decl.properties as Record<string, unknown>).map(([name, schema]) => `{ name: ${JSON.stringify(name)}, json: ${JSON.stringify(jsonTypeOf(schema))} }`);
+    const fields = Object.entries(decl.properties as Record<string, unknown>).map(
+      ([name, schema]) => `{ name: ${JSON.stringify(name)}, json: ${JSON.stringify(jsonTypeOf(schema))} }`,
+    );
     return `  ${kind}: [${fields.join(', ')}],`;
   });
   return [
@@ -50,7 +53,7 @@ export function renderDeclaredFieldsModule(): string {
     '// Regenerate: npm run generate',
     "import type { DeclaredField } from '../kind-descriptor.js';",
     '',
-    '/** Each kind\'s managed fields as declared, in order, with the JSON type of their values. */',
+    "/** Each kind's managed fields as declared, in order, with the JSON type of their values. */",
     'export const DECLARED_FIELDS = {',
     ...lines,
     '} as const satisfies Record<string, readonly DeclaredField[]>;',
@@ -63,7 +66,14 @@ export function renderDeclaredFieldsModule(): string {
  * data and the schema they are about (verbose), which the messages of schema.ts need.
  */
 export function renderSchemaValidatorModule(schema: Record<string, unknown>): string {
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true, esm: true } });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    code: { source: true, esm: true },
+  });
   const code = standaloneCode.default(ajv, ajv.compile(schema));
   return [
     '// @ts-nocheck',

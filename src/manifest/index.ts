@@ -6,7 +6,12 @@ import { DESCRIPTORS } from '../model/kinds.js';
 import { ManifestError, type Diagnostic } from '../model/errors.js';
 import type { DesiredState } from '../model/resources.js';
 import { fileDiagnostic, sortDiagnostics } from './diagnostics.js';
-import { DEFAULT_MAX_FILE_BYTES, parseManifestText, type ManifestDocument, type YamlReader } from './parse-documents.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  parseManifestText,
+  type ManifestDocument,
+  type YamlReader,
+} from './parse-documents.js';
 import { listManifestFiles, readManifestFiles } from './read-files.js';
 import { resolveDesiredState } from './resolve.js';
 import { MANIFEST_API_VERSION, checkDocumentSchema, hasForeignApiVersion } from './schema.js';
@@ -41,7 +46,10 @@ export interface ValidationResult {
  * Validates in-memory documents `{file, text}` (file is the name shown in messages) and resolves
  * them into a DesiredState. Pure: no file system, no network.
  */
-export function validateManifestTexts(docs: { file: string; text: string }[], options: LoadOptions = {}): ValidationResult {
+export function validateManifestTexts(
+  docs: { file: string; text: string }[],
+  options: LoadOptions = {},
+): ValidationResult {
   const files = [...new Set(docs.map((d) => d.file))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const rank = new Map(files.map((f, i) => [f, i]));
   const ordered = [...docs].sort((a, b) => rank.get(a.file)! - rank.get(b.file)!);
@@ -49,9 +57,16 @@ export function validateManifestTexts(docs: { file: string; text: string }[], op
 }
 
 /** Reads files and directories, validates everything and resolves; never throws for bad input. */
-export async function validateManifests(paths: string[], options: LoadOptions = {}): Promise<ValidationResult & { files: string[] }> {
+export async function validateManifests(
+  paths: string[],
+  options: LoadOptions = {},
+): Promise<ValidationResult & { files: string[] }> {
   const listed = await listManifestFiles(paths);
-  const read = await readManifestFiles(listed, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES);
+  const read = await readManifestFiles(
+    listed,
+    options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    options.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES,
+  );
   const result = checkTexts(read.texts, listed.files, [...listed.diagnostics, ...read.diagnostics], options);
   return { ...result, files: listed.files };
 }
@@ -67,22 +82,39 @@ const MANIFEST_FILE = /\.ya?ml$/i;
 /** Text that at least tries to be a manifest; a file without it is never quoted in an error. */
 const MANIFEST_MARK = /platform-sync\//;
 /** Messages that quote nothing of a file, kept as they are for a file that is no manifest. */
-const UNQUOTING = /^(missing apiVersion|empty file|empty document|the document must be a mapping with apiVersion and org, got (a list|a mapping|nothing))/;
+const UNQUOTING =
+  /^(missing apiVersion|empty file|empty document|the document must be a mapping with apiVersion and org, got (a list|a mapping|nothing))/;
 
 /** The first problem of a file that holds no manifest, said without quoting any of the file. */
 function unquotedDiagnostic(first: Diagnostic): Diagnostic {
   if (UNQUOTING.test(first.message)) return first;
-  const what = first.message.startsWith('YAML') ? 'YAML syntax error' : first.message.startsWith('the document must be a mapping') ? 'the document is not a mapping' : 'not a manifest';
-  return { ...first, path: '', message: `${what}: the file holds no "apiVersion: ${MANIFEST_API_VERSION}" document, so none of its content is quoted; is it a manifest?` };
+  const what = first.message.startsWith('YAML')
+    ? 'YAML syntax error'
+    : first.message.startsWith('the document must be a mapping')
+      ? 'the document is not a mapping'
+      : 'not a manifest';
+  return {
+    ...first,
+    path: '',
+    message: `${what}: the file holds no "apiVersion: ${MANIFEST_API_VERSION}" document, so none of its content is quoted; is it a manifest?`,
+  };
 }
 
 /** Parsed without problems into documents that all have an apiVersion (of any version: that one is reported). */
 function looksLikeManifest(parsed: { documents: ManifestDocument[]; diagnostics: Diagnostic[] }): boolean {
   if (parsed.diagnostics.length > 0 || parsed.documents.length === 0) return false;
-  return parsed.documents.every((d) => d.value !== null && typeof d.value === 'object' && !Array.isArray(d.value) && 'apiVersion' in (d.value as object));
+  return parsed.documents.every(
+    (d) =>
+      d.value !== null && typeof d.value === 'object' && !Array.isArray(d.value) && 'apiVersion' in (d.value as object),
+  );
 }
 
-function checkTexts(texts: readonly { file: string; text: string }[], files: string[], earlier: Diagnostic[], options: LoadOptions): ValidationResult {
+function checkTexts(
+  texts: readonly { file: string; text: string }[],
+  files: string[],
+  earlier: Diagnostic[],
+  options: LoadOptions,
+): ValidationResult {
   const diagnostics = [...earlier];
   const documents: ManifestDocument[] = [];
   let complete = earlier.length === 0;
@@ -91,7 +123,12 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
     if (!MANIFEST_FILE.test(file) && !looksLikeManifest(parsed)) {
       // A file named on the command line that is no manifest (`validate README.md`): one line
       // saying so, not every YAML error its prose makes.
-      diagnostics.push(fileDiagnostic(file, 'not a manifest: expected a YAML file (.yaml/.yml) whose documents have "apiVersion: platform-sync/v1" and "org"'));
+      diagnostics.push(
+        fileDiagnostic(
+          file,
+          'not a manifest: expected a YAML file (.yaml/.yml) whose documents have "apiVersion: platform-sync/v1" and "org"',
+        ),
+      );
       complete = false;
       continue;
     }
@@ -115,16 +152,32 @@ function checkTexts(texts: readonly { file: string; text: string }[], files: str
     }
   }
   if (documents.length === 0 && diagnostics.length === 0) {
-    diagnostics.push({ location: { file: files[0] ?? '(no files)', line: 1, column: 1 }, path: '', message: 'no manifest documents found; expected at least one document with apiVersion and org' });
+    diagnostics.push({
+      location: { file: files[0] ?? '(no files)', line: 1, column: 1 },
+      path: '',
+      message: 'no manifest documents found; expected at least one document with apiVersion and org',
+    });
   }
-  const resolved = resolveDesiredState(documents, { files, complete, ...(options.knownCapabilities ? { knownCapabilities: options.knownCapabilities } : {}) });
+  const resolved = resolveDesiredState(documents, {
+    files,
+    complete,
+    ...(options.knownCapabilities ? { knownCapabilities: options.knownCapabilities } : {}),
+  });
   diagnostics.push(...resolved.diagnostics);
   if (diagnostics.length > 0) return { diagnostics: sortDiagnostics(diagnostics, files) };
-  return { state: resolved.state!, diagnostics: [], ...(resolved.warnings?.length ? { warnings: sortDiagnostics(resolved.warnings, files) } : {}) };
+  return {
+    state: resolved.state!,
+    diagnostics: [],
+    ...(resolved.warnings?.length ? { warnings: sortDiagnostics(resolved.warnings, files) } : {}),
+  };
 }
 
 /** Every list key of the manifest format: each kind's list, and the settings' globs. */
-const LIST_KEYS: ReadonlySet<string> = new Set([...DESCRIPTORS.flatMap((d) => (d.manifest ? [d.manifest.listKey] : [])), 'ignore', 'protect']);
+const LIST_KEYS: ReadonlySet<string> = new Set([
+  ...DESCRIPTORS.flatMap((d) => (d.manifest ? [d.manifest.listKey] : [])),
+  'ignore',
+  'protect',
+]);
 
 /**
  * `identities:` left with nothing after its last item was deleted is YAML null: it means an

@@ -34,7 +34,11 @@ function pruneProperties(): Record<string, Json> {
     // A kind with built-in members (roles) prunes only the custom ones.
     const descriptor = descriptorOf(kind);
     const many = descriptor.builtinNames ? `custom ${descriptor.label.many}` : descriptor.label.many;
-    out[key] = { title: `Prune ${many}`, description: `Delete live ${many} the manifests do not declare (default true).`, type: 'boolean' };
+    out[key] = {
+      title: `Prune ${many}`,
+      description: `Delete live ${many} the manifests do not declare (default true).`,
+      type: 'boolean',
+    };
   }
   return out;
 }
@@ -46,7 +50,18 @@ function pruneProperties(): Record<string, Json> {
  * definition is the org's is the org's alone); `members` is no kind (its lines become bindings
  * and invites).
  */
-const HELD_LISTS = ['identities', 'roles', 'roleBindings', 'repos', 'members', 'subscriptions', 'identityProviders', 'accountAssociation', 'acceptedTerms', 'groups'] as const;
+const HELD_LISTS = [
+  'identities',
+  'roles',
+  'roleBindings',
+  'repos',
+  'members',
+  'subscriptions',
+  'identityProviders',
+  'accountAssociation',
+  'acceptedTerms',
+  'groups',
+] as const;
 
 function heldLists(noun: 'org' | 'group'): Record<string, Json> {
   const out: Record<string, Json> = {};
@@ -60,12 +75,22 @@ function heldLists(noun: 'org' | 'group'): Record<string, Json> {
     const { form, definition } = descriptor.manifest;
     if (definition === 'org' && noun !== 'org') continue;
     if (form === 'single') out[key] = { $ref: `#/$defs/${definition}` };
-    else if (form === 'values') out[key] = { type: 'array', items: plain((FIELD_DECLARATIONS[descriptor.kind as DeclaredKind].properties as Json)[String(descriptor.keyField)]) };
+    else if (form === 'values')
+      out[key] = {
+        type: 'array',
+        items: plain(
+          (FIELD_DECLARATIONS[descriptor.kind as DeclaredKind].properties as Json)[String(descriptor.keyField)],
+        ),
+      };
     else out[key] = { type: 'array', items: { $ref: `#/$defs/${definition}` } };
   }
   // Every kind a group holds in a list of its own is in the one list above.
-  const missing = DESCRIPTORS.filter((d) => d.manifest && d.manifest.form !== 'nested' && !(HELD_LISTS as readonly string[]).includes(d.manifest.listKey));
-  if (missing.length > 0) throw new Error(`the manifest lists of ${missing.map((d) => d.kind).join(', ')} are not in HELD_LISTS`);
+  const missing = DESCRIPTORS.filter(
+    (d) =>
+      d.manifest && d.manifest.form !== 'nested' && !(HELD_LISTS as readonly string[]).includes(d.manifest.listKey),
+  );
+  if (missing.length > 0)
+    throw new Error(`the manifest lists of ${missing.map((d) => d.kind).join(', ')} are not in HELD_LISTS`);
   return out;
 }
 
@@ -74,14 +99,23 @@ function heldLists(noun: 'org' | 'group'): Record<string, Json> {
  * from the one declaration, none copied by hand): each as declared, the name and description
  * described for `noun`; a group's `renamedFrom` right after its name.
  */
-function groupFields(noun: 'org' | 'group', examples: { name: string[]; description?: string[] }, renamedFrom?: Json): Record<string, Json> {
+function groupFields(
+  noun: 'org' | 'group',
+  examples: { name: string[]; description?: string[] },
+  renamedFrom?: Json,
+): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const [field, schema] of Object.entries(GROUP)) {
     if (field === 'name') {
       out.name = { ...schema, title: 'Name', description: describeName(noun), examples: examples.name };
       if (renamedFrom) out.renamedFrom = renamedFrom;
     } else if (field === 'description') {
-      out.description = { ...schema, title: 'Description', description: `Description of the ${noun}. Left out = not managed (the live value is kept); "" clears it.`, ...(examples.description ? { examples: examples.description } : {}) };
+      out.description = {
+        ...schema,
+        title: 'Description',
+        description: `Description of the ${noun}. Left out = not managed (the live value is kept); "" clears it.`,
+        ...(examples.description ? { examples: examples.description } : {}),
+      };
     } else out[field] = schema;
   }
   return out;
@@ -114,18 +148,30 @@ function item(kind: DeclaredKind, meta: Json, extras: Record<string, Json>): Jso
  */
 function documented(schema: Json, documentation: Readonly<Record<string, Documentation>>): Json {
   for (const [pointer, doc] of Object.entries(documentation)) {
-    const path = pointer === '/' ? [] : pointer.slice(1).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const path =
+      pointer === '/'
+        ? []
+        : pointer
+            .slice(1)
+            .split('/')
+            .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
     let parent: Json | undefined;
     let key = '';
     let node: unknown = schema;
     for (const part of path) {
-      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part)) throw new Error(`manifest-documentation.ts documents ${pointer}, which the manifest schema does not have`);
+      if (typeof node !== 'object' || node === null || !Object.hasOwn(node, part))
+        throw new Error(`manifest-documentation.ts documents ${pointer}, which the manifest schema does not have`);
       parent = node as Json;
       key = part;
       node = (node as Json)[part];
     }
     const { title, description, examples } = doc;
-    const written: Json = { ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}), ...(node as Json), ...(examples !== undefined ? { examples } : {}) };
+    const written: Json = {
+      ...(title !== undefined ? { title } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(node as Json),
+      ...(examples !== undefined ? { examples } : {}),
+    };
     if (parent !== undefined) parent[key] = written;
     else {
       // The document itself: the same object, its members in the documented order.
@@ -147,7 +193,12 @@ const ACCESS_RULE: Json = {
   required: ['name'],
   properties: {
     name: { type: 'string', pattern: NAME_PATTERN_SOURCE },
-    capabilities: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: CAPABILITY_NAME_PATTERN_SOURCE } },
+    capabilities: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', pattern: CAPABILITY_NAME_PATTERN_SOURCE },
+    },
     role: { type: 'string', minLength: 1 },
     scope: { type: 'string', minLength: 1 },
     onlyPrincipals: { type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
@@ -168,163 +219,169 @@ export function manifestSchema(): Json {
 /** The schema's structure, its documentation aside. */
 function manifestStructure(): Json {
   return plain({
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-      "$id": "https://platform-sync.dev/schemas/manifest.schema.json",
-      "type": "object",
-      "additionalProperties": false,
-      "required": [
-        "apiVersion",
-        "org"
-      ],
-      "properties": {
-        "apiVersion": {
-          "const": "platform-sync/v1",
-        },
-        "org": {
-          "$ref": "#/$defs/org"
-        },
-        "settings": {
-          "$ref": "#/$defs/settings"
-        }
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://platform-sync.dev/schemas/manifest.schema.json',
+    type: 'object',
+    additionalProperties: false,
+    required: ['apiVersion', 'org'],
+    properties: {
+      apiVersion: {
+        const: 'platform-sync/v1',
       },
+      org: {
+        $ref: '#/$defs/org',
+      },
+      settings: {
+        $ref: '#/$defs/settings',
+      },
+    },
     $defs: {
-    org: {
-  "type": "object",
-  "additionalProperties": false,
-  "required": [
-    "name"
-  ],
-  "properties": {
-    ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
-    ...heldLists('org'),
-    "accessRules": { "type": "array", "items": { "$ref": "#/$defs/accessRule" } },
-    "renamedFrom": {
-      "type": "string",
-      "pattern": NAME_PATTERN_SOURCE,
-    },
-    "uid": {
-      "type": "string",
-      "pattern": "^[0-9a-f]{40}$",
-    }
-  }
-},
-    group: {
-  "type": "object",
-  "additionalProperties": false,
-  "required": [
-    "name"
-  ],
-  "properties": {
-    ...groupFields('group', { name: ['engineering', 'platform'] }, {
-      "type": "string",
-      "pattern": NAME_PATTERN_SOURCE,
-    }),
-    ...heldLists('group'),
-  }
-},
-    identity: item('identity', {
-}, {
-  "renamedFrom": {
-    "type": "string",
-    "pattern": NAME_PATTERN_SOURCE,
-  }
-}),
-    role: item('role', {
-}, {
-  "renamedFrom": {
-    "type": "string",
-    "pattern": NAME_PATTERN_SOURCE,
-  }
-}),
-    roleBinding: {
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "identity": {
-      "type": "string",
-      "minLength": 1,
-    },
-    [referenceUidField("identity")]: {
-      "type": "string",
-      "pattern": "^[0-9a-f]{40}(/[0-9a-f]{16})+$",
-    },
-    "role": {
-      "type": "string",
-      "minLength": 1,
-    },
-    [referenceUidField("role")]: {
-      "type": "string",
-      "pattern": "^[0-9a-f]{40}(/[0-9a-f]{16})*$",
-    }
-  },
-  // Exactly one way to name each reference, by name or by uid (the kind's references).
-  "allOf": REFERENCES.flatMap((r) => [{ anyOf: [{ required: [r] }, { required: [referenceUidField(r)] }] }, { not: { required: [r, referenceUidField(r)] } }])
-},
-    repo: item('repo', {
-}, {
-  "renamedFrom": {
-    "type": "string",
-    "pattern": NAME_PATTERN_SOURCE,
-  }
-}),
-    subscription: item('subscription', {
-}, {}),
-    member: {
-      ...plain(MEMBER_DECLARATION),
-      additionalProperties: false,
-    },
-    settings: {
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "prune": {
-      "type": [
-        "boolean",
-        "object"
-      ],
-      "additionalProperties": false,
-      "properties": pruneProperties(),
-      "default": true,
-    },
-    "inviteTtl": {
-      "type": "string",
-      "pattern": "^[1-9][0-9]{0,3}(d|h)$",
-      "default": "7d",
-    },
-    "ignore": {
-      "type": "array",
-      "items": {
-        "type": "string",
-        "minLength": 1
+      org: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          ...groupFields('org', { name: ['acme'], description: ['Acme Corp'] }),
+          ...heldLists('org'),
+          accessRules: { type: 'array', items: { $ref: '#/$defs/accessRule' } },
+          renamedFrom: {
+            type: 'string',
+            pattern: NAME_PATTERN_SOURCE,
+          },
+          uid: {
+            type: 'string',
+            pattern: '^[0-9a-f]{40}$',
+          },
+        },
       },
-    },
-    "protect": {
-      "type": "array",
-      "items": {
-        "type": "string",
-        "minLength": 1
+      group: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name'],
+        properties: {
+          ...groupFields(
+            'group',
+            { name: ['engineering', 'platform'] },
+            {
+              type: 'string',
+              pattern: NAME_PATTERN_SOURCE,
+            },
+          ),
+          ...heldLists('group'),
+        },
       },
-    }
-  }
-},
-    identityProvider: item('identityProvider', {
-}, {
-  "renamedFrom": {
-    "type": "string",
-    "pattern": NAME_PATTERN_SOURCE
-  },
-  "groupMappings": {
-    "type": "array",
-    "items": {
-      "$ref": "#/$defs/groupMapping"
-    }
-  }
-}),
-    groupMapping: item('groupMapping', {
-}, {}),
-    accountAssociation: item('accountAssociation', {
-}, {}),
-    accessRule: ACCESS_RULE,
+      identity: item(
+        'identity',
+        {},
+        {
+          renamedFrom: {
+            type: 'string',
+            pattern: NAME_PATTERN_SOURCE,
+          },
+        },
+      ),
+      role: item(
+        'role',
+        {},
+        {
+          renamedFrom: {
+            type: 'string',
+            pattern: NAME_PATTERN_SOURCE,
+          },
+        },
+      ),
+      roleBinding: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          identity: {
+            type: 'string',
+            minLength: 1,
+          },
+          [referenceUidField('identity')]: {
+            type: 'string',
+            pattern: '^[0-9a-f]{40}(/[0-9a-f]{16})+$',
+          },
+          role: {
+            type: 'string',
+            minLength: 1,
+          },
+          [referenceUidField('role')]: {
+            type: 'string',
+            pattern: '^[0-9a-f]{40}(/[0-9a-f]{16})*$',
+          },
+        },
+        // Exactly one way to name each reference, by name or by uid (the kind's references).
+        allOf: REFERENCES.flatMap((r) => [
+          { anyOf: [{ required: [r] }, { required: [referenceUidField(r)] }] },
+          { not: { required: [r, referenceUidField(r)] } },
+        ]),
+      },
+      repo: item(
+        'repo',
+        {},
+        {
+          renamedFrom: {
+            type: 'string',
+            pattern: NAME_PATTERN_SOURCE,
+          },
+        },
+      ),
+      subscription: item('subscription', {}, {}),
+      member: {
+        ...plain(MEMBER_DECLARATION),
+        additionalProperties: false,
+      },
+      settings: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          prune: {
+            type: ['boolean', 'object'],
+            additionalProperties: false,
+            properties: pruneProperties(),
+            default: true,
+          },
+          inviteTtl: {
+            type: 'string',
+            pattern: '^[1-9][0-9]{0,3}(d|h)$',
+            default: '7d',
+          },
+          ignore: {
+            type: 'array',
+            items: {
+              type: 'string',
+              minLength: 1,
+            },
+          },
+          protect: {
+            type: 'array',
+            items: {
+              type: 'string',
+              minLength: 1,
+            },
+          },
+        },
+      },
+      identityProvider: item(
+        'identityProvider',
+        {},
+        {
+          renamedFrom: {
+            type: 'string',
+            pattern: NAME_PATTERN_SOURCE,
+          },
+          groupMappings: {
+            type: 'array',
+            items: {
+              $ref: '#/$defs/groupMapping',
+            },
+          },
+        },
+      ),
+      groupMapping: item('groupMapping', {}, {}),
+      accountAssociation: item('accountAssociation', {}, {}),
+      accessRule: ACCESS_RULE,
     },
   });
 }

@@ -3,7 +3,7 @@
  * about YAML itself (syntax, tabs, duplicate keys, aliases, dangerous keys, empty documents);
  * what the documents mean is checked later by the schema and the resolver. Pure.
  */
-import type { Document, Pair, } from 'yaml';
+import type { Document, Pair } from 'yaml';
 import { readPlainYaml } from './fast-yaml.js';
 import type { PlainLines } from './plain-shape.js';
 import { PlainPositions } from './plain-positions.js';
@@ -75,9 +75,19 @@ function formatBytes(n: number): string {
 export type YamlReader = 'fast' | 'yaml';
 
 /** Parses one file's text into documents; every YAML problem becomes a diagnostic. */
-export function parseManifestText(file: string, text: string, maxFileBytes = DEFAULT_MAX_FILE_BYTES, reader: YamlReader = 'fast'): ParsedFile {
+export function parseManifestText(
+  file: string,
+  text: string,
+  maxFileBytes = DEFAULT_MAX_FILE_BYTES,
+  reader: YamlReader = 'fast',
+): ParsedFile {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))], complete: false };
+  if (bytes > maxFileBytes)
+    return {
+      documents: [],
+      diagnostics: [fileDiagnostic(file, formatOversizeMessage(bytes, maxFileBytes))],
+      complete: false,
+    };
 
   const at = locator(file, text);
   const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
@@ -87,12 +97,15 @@ export function parseManifestText(file: string, text: string, maxFileBytes = DEF
     // are the `yaml` reader's, read when the first such one is asked for.
     const plain = new PlainPositions(file, text, lines);
     const positions = new DeferredPositions(file, text, at);
-    const documents = values.map((value, index): ManifestDocument => ({
-      file,
-      index,
-      value,
-      locate: (pointer, target = 'value') => plain.locate(index, pointer, target) ?? deferredLocation(positions, index, pointer, target),
-    }));
+    const documents = values.map(
+      (value, index): ManifestDocument => ({
+        file,
+        index,
+        value,
+        locate: (pointer, target = 'value') =>
+          plain.locate(index, pointer, target) ?? deferredLocation(positions, index, pointer, target),
+      }),
+    );
     return { documents, diagnostics: [], complete: true };
   }
   return readWithYaml(file, text, at);
@@ -160,7 +173,12 @@ const DEFERRED_ACCESSORS: PropertyDescriptorMap = {
  * object whose `line` and `column` are getters, so it reads, spreads, compares and serializes as
  * a plain location.
  */
-function deferredLocation(positions: DeferredPositions, index: number, pointer: Pointer, target: 'key' | 'value'): SourceLocation {
+function deferredLocation(
+  positions: DeferredPositions,
+  index: number,
+  pointer: Pointer,
+  target: 'key' | 'value',
+): SourceLocation {
   const location = { file: positions.file };
   Object.defineProperty(location, DEFERRED, { value: { positions, index, pointer, target } satisfies Deferred });
   return Object.defineProperties(location, DEFERRED_ACCESSORS) as SourceLocation;
@@ -171,7 +189,11 @@ function readWithYaml(file: string, text: string, at: (offset: number) => Source
   // Duplicate keys are found by checkMappings (it can name the first occurrence), so yaml's own check is off.
   const yamlDocs = yaml().parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false });
   if (yamlDocs.length === 0) {
-    return { documents: [], diagnostics: [fileDiagnostic(file, `empty file (no YAML document); ${EXPECTED_DOCUMENT}`)], complete: true };
+    return {
+      documents: [],
+      diagnostics: [fileDiagnostic(file, `empty file (no YAML document); ${EXPECTED_DOCUMENT}`)],
+      complete: true,
+    };
   }
 
   const documents: ManifestDocument[] = [];
@@ -181,7 +203,11 @@ function readWithYaml(file: string, text: string, at: (offset: number) => Source
     const problems = [...doc.errors, ...doc.warnings];
     // A tab in indentation derails the parser: the errors that follow it are its echoes.
     const tabs = problems.filter((p) => p.code === 'TAB_AS_INDENT');
-    diagnostics.push(...keepOnePerLocation((tabs.length > 0 ? tabs : problems).map((problem) => describeYamlProblem(problem, text, at))));
+    diagnostics.push(
+      ...keepOnePerLocation(
+        (tabs.length > 0 ? tabs : problems).map((problem) => describeYamlProblem(problem, text, at)),
+      ),
+    );
     if (problems.length > 0) {
       // The document is unreadable; key checks on its half-parsed tree would only add noise.
       complete = false;
@@ -213,7 +239,10 @@ function readWithYaml(file: string, text: string, at: (offset: number) => Source
       return;
     }
     if (value === null || value === undefined) {
-      const what = yamlDocs.length === 1 ? 'empty file (its only document is empty)' : `empty document (document ${index + 1} of ${yamlDocs.length})`;
+      const what =
+        yamlDocs.length === 1
+          ? 'empty file (its only document is empty)'
+          : `empty document (document ${index + 1} of ${yamlDocs.length})`;
       diagnostics.push({ location: at(doc.range[0]), path: '', message: `${what}; ${EXPECTED_DOCUMENT}` });
       return;
     }
@@ -290,7 +319,13 @@ function checkMapKeys(pairs: readonly Pair[], at: (offset: number) => SourceLoca
       // A complex key (`? [a, b]`, `? {a: 1}`): no manifest field is one, and JavaScript objects
       // cannot hold it (yaml would stringify it, with a warning on stderr). A diagnostic instead.
       const range = (pair.key as { range?: [number, number, number] } | null)?.range;
-      if (range) diagnostics.push({ location: at(range[0]), path: '', message: 'a mapping key must be a plain name, not a list or mapping (a complex key `? …`); write the field name as a plain key' });
+      if (range)
+        diagnostics.push({
+          location: at(range[0]),
+          path: '',
+          message:
+            'a mapping key must be a plain name, not a list or mapping (a complex key `? …`); write the field name as a plain key',
+        });
       continue;
     }
     if (!pair.key.range) continue;
@@ -337,7 +372,11 @@ function describeAliasFailure(doc: Document, err: unknown, at: (offset: number) 
   }
   const unresolved = /Unresolved alias.*?: (.*)$/.exec(text);
   if (unresolved) {
-    return { location, path: '', message: `alias *${unresolved[1]} has no anchor &${unresolved[1]} before it; define the anchor first or write the value out` };
+    return {
+      location,
+      path: '',
+      message: `alias *${unresolved[1]} has no anchor &${unresolved[1]} before it; define the anchor first or write the value out`,
+    };
   }
   return { location, path: '', message: `YAML error: ${text}` };
 }

@@ -76,7 +76,9 @@ export class PlainPositions {
     const step = this.walk(index, pointer);
     if (step < 0) return undefined;
     const useKey = target === 'key' && this.keyOffsets[step]! >= 0;
-    return useKey ? this.locationAt(this.keyLines[step]!, this.keyOffsets[step]!) : this.locationAt(this.lines[step]!, this.offsets[step]!);
+    return useKey
+      ? this.locationAt(this.keyLines[step]!, this.keyOffsets[step]!)
+      : this.locationAt(this.lines[step]!, this.offsets[step]!);
   }
 
   /** The location of `offset`, on (structural) line `line`. */
@@ -138,15 +140,31 @@ export class PlainPositions {
         // The value is on the lines below: deeper than its key, or a list at the key's column.
         const keyColumn = at - (content[line]! - indent[line]!);
         const below = line + 1;
-        if (below < limit && (indent[below]! > keyColumn || (indent[below] === keyColumn && startsItem(this.text, content[below]!)))) {
-          this.set(s + 1, startsItem(this.text, content[below]!) ? SEQ : MAP, below, content[below]!, indent[below]!, keyOffset, keyLine);
+        if (
+          below < limit &&
+          (indent[below]! > keyColumn || (indent[below] === keyColumn && startsItem(this.text, content[below]!)))
+        ) {
+          this.set(
+            s + 1,
+            startsItem(this.text, content[below]!) ? SEQ : MAP,
+            below,
+            content[below]!,
+            indent[below]!,
+            keyOffset,
+            keyLine,
+          );
         } else {
           // An empty value (`description:`): yaml's node has no width and points at its key.
           this.set(s + 1, LEAF, line, at, column, keyOffset, keyLine);
         }
       } else if (kind === SEQ) {
         const items = this.itemsOf(line, column, limit);
-        if (s === pointer.length - 1) this.list = { doc: index, pointer: pointer.slice(0, s), items: items.map((k) => this.itemLocation(k, column, limit)) };
+        if (s === pointer.length - 1)
+          this.list = {
+            doc: index,
+            pointer: pointer.slice(0, s),
+            items: items.map((k) => this.itemLocation(k, column, limit)),
+          };
         const item = typeof segment === 'number' ? segment : Number(segment);
         if (!Number.isInteger(item) || item < 0 || item >= items.length) return -1;
         line = items[item]!;
@@ -162,7 +180,15 @@ export class PlainPositions {
     return pointer.length;
   }
 
-  private set(step: number, kind: number, line: number, at: number, column: number, keyOffset: number, keyLine: number): void {
+  private set(
+    step: number,
+    kind: number,
+    line: number,
+    at: number,
+    column: number,
+    keyOffset: number,
+    keyLine: number,
+  ): void {
     this.kinds[step] = kind;
     this.lines[step] = line;
     this.offsets[step] = at;

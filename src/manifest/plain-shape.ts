@@ -250,7 +250,13 @@ function scalarAt(text: string, p: number, end: number): boolean {
   // than a space or a flow indicator follows), no ": " and no ":" at its end; " #" starts a comment.
   if (!startsPlain(c)) {
     const second = text.charCodeAt(p + 1);
-    if (!(c === 0x2d || c === 0x3f || c === 0x3a) || p + 1 === end || second === 0x20 || (second < 128 && NOT_IN_KEY[second] === 1)) return false;
+    if (
+      !(c === 0x2d || c === 0x3f || c === 0x3a) ||
+      p + 1 === end ||
+      second === 0x20 ||
+      (second < 128 && NOT_IN_KEY[second] === 1)
+    )
+      return false;
   }
   for (let i = p + 1; i < end; i++) {
     const ch = text.charCodeAt(i);
@@ -288,7 +294,8 @@ function flowEnd(s: string): number {
     const state = top >= 0 ? expect[top]! : -1;
     if (c === 0x5d || c === 0x7d) {
       // A closing bracket: after a complete entry (or none), never after a ",".
-      if (top < 0 || open[top] !== (c === 0x5d ? 0x5b : 0x7b) || (inMap ? state !== 3 && state !== 4 : state === 2)) return -1;
+      if (top < 0 || open[top] !== (c === 0x5d ? 0x5b : 0x7b) || (inMap ? state !== 3 && state !== 4 : state === 2))
+        return -1;
       open.pop();
       expect.pop();
       i++;
@@ -340,13 +347,15 @@ export function resolvePlain(s: string): unknown {
   if (s.length === 0) return null;
   const c = s.charCodeAt(0);
   // Most values start with a letter other than those of null/true/false/.inf: strings at once.
-  if (!(c <= 0x39 || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || c === 0x7e)) return s;
+  if (!(c <= 0x39 || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || c === 0x7e))
+    return s;
   if (/^(?:~|[Nn]ull|NULL)$/.test(s)) return null;
   if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return s[0] === 't' || s[0] === 'T';
   if (/^0o[0-7]+$/.test(s)) return parseInt(s.substring(2), 8);
   if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10);
   if (/^0x[0-9a-fA-F]+$/.test(s)) return parseInt(s.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s)) return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s))
+    return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s)) return parseFloat(s);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) return parseFloat(s);
   return s;

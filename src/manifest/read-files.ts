@@ -50,15 +50,33 @@ export async function listManifestFiles(paths: readonly string[]): Promise<Manif
     const kind = pathKind(path);
     if (kind === 'directory') {
       try {
-        const walked = await walkFiles(path, { maxEntries: MAX_WALK_ENTRIES, accept: (name) => MANIFEST_EXTENSION.test(name), skip: (name) => name.startsWith('.') || name === SKIPPED_DIRECTORY });
-        for (const problem of walked.problems) diagnostics.push(fileDiagnostic(problem.path, describeReadError(problem)));
+        const walked = await walkFiles(path, {
+          maxEntries: MAX_WALK_ENTRIES,
+          accept: (name) => MANIFEST_EXTENSION.test(name),
+          skip: (name) => name.startsWith('.') || name === SKIPPED_DIRECTORY,
+        });
+        for (const problem of walked.problems)
+          diagnostics.push(fileDiagnostic(problem.path, describeReadError(problem)));
         for (const file of walked.files) add(file, path);
-        if (walked.files.length === 0 && walked.problems.length === 0) diagnostics.push(fileDiagnostic(path, 'no .yaml or .yml files in this directory; expected manifest files'));
+        if (walked.files.length === 0 && walked.problems.length === 0)
+          diagnostics.push(fileDiagnostic(path, 'no .yaml or .yml files in this directory; expected manifest files'));
       } catch (err) {
-        diagnostics.push(fileDiagnostic(path, err instanceof FileReadError ? err.reason : `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`));
+        diagnostics.push(
+          fileDiagnostic(
+            path,
+            err instanceof FileReadError
+              ? err.reason
+              : `cannot read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+          ),
+        );
       }
     } else if (kind === 'missing') {
-      diagnostics.push(fileDiagnostic(path, `cannot read: ${(await isSymbolicLink(path)) ? 'broken symbolic link (its target does not exist)' : 'no such file or directory'}`));
+      diagnostics.push(
+        fileDiagnostic(
+          path,
+          `cannot read: ${(await isSymbolicLink(path)) ? 'broken symbolic link (its target does not exist)' : 'no such file or directory'}`,
+        ),
+      );
     } else add(path, dirname(path));
   }
   const files = [...roots.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -70,14 +88,35 @@ export async function listManifestFiles(paths: readonly string[]): Promise<Manif
  * FIFO is refused before a byte is read), the set bounded by the bytes read in all. Unreadable,
  * oversized and confined-out files become diagnostics that never quote the file.
  */
-export async function readManifestFiles(listed: Pick<ManifestFileList, 'files' | 'roots'>, maxFileBytes: number, maxTotalBytes = Infinity): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
+export async function readManifestFiles(
+  listed: Pick<ManifestFileList, 'files' | 'roots'>,
+  maxFileBytes: number,
+  maxTotalBytes = Infinity,
+): Promise<{ texts: ManifestText[]; diagnostics: Diagnostic[] }> {
   // Several files at a time (a big org has hundreds); results keep the files' order.
   const limit = pLimit(READ_CONCURRENCY);
-  const overSet = (what: string) => ({ texts: [], diagnostics: [fileDiagnostic(listed.files[0]!, `the ${listed.files.length} manifest files add up to ${what}, over the limit of ${maxTotalBytes} bytes for a manifest set (--max-manifest-bytes); nothing was read`)] });
+  const overSet = (what: string) => ({
+    texts: [],
+    diagnostics: [
+      fileDiagnostic(
+        listed.files[0]!,
+        `the ${listed.files.length} manifest files add up to ${what}, over the limit of ${maxTotalBytes} bytes for a manifest set (--max-manifest-bytes); nothing was read`,
+      ),
+    ],
+  });
   // Sized before any is read, so an ordinary oversized set costs nothing but the stats; the
   // bytes really read are counted too (a device says 0).
   if (Number.isFinite(maxTotalBytes) && listed.files.length > 0) {
-    const sizes = await Promise.all(listed.files.map((file) => limit(() => stat(file).then((s) => s.size, () => 0))));
+    const sizes = await Promise.all(
+      listed.files.map((file) =>
+        limit(() =>
+          stat(file).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      ),
+    );
     const sized = sizes.reduce((a, b) => a + b, 0);
     if (sized > maxTotalBytes) return overSet(`${sized} bytes`);
   }
@@ -110,14 +149,23 @@ export async function readManifestFiles(listed: Pick<ManifestFileList, 'files' |
 /** Manifest files read at once: enough to keep the disk busy, far below any open-file limit. */
 const READ_CONCURRENCY = 16;
 
-async function readOne(file: string, root: string, maxFileBytes: number): Promise<(ManifestText & { bytes: number }) | { diagnostic: Diagnostic }> {
+async function readOne(
+  file: string,
+  root: string,
+  maxFileBytes: number,
+): Promise<(ManifestText & { bytes: number }) | { diagnostic: Diagnostic }> {
   try {
     const bytes = await readFileBounded(file, { maxBytes: maxFileBytes, within: root });
     const decoded = decodeManifestBytes(file, bytes);
     return 'text' in decoded ? { file, text: decoded.text, bytes: bytes.length } : decoded;
   } catch (err) {
     if (err instanceof FileReadError) {
-      return { diagnostic: fileDiagnostic(file, err.code === 'too-large' ? await oversizeMessage(file, maxFileBytes) : describeReadError(err)) };
+      return {
+        diagnostic: fileDiagnostic(
+          file,
+          err.code === 'too-large' ? await oversizeMessage(file, maxFileBytes) : describeReadError(err),
+        ),
+      };
     }
     throw err;
   }
@@ -125,13 +173,20 @@ async function readOne(file: string, root: string, maxFileBytes: number): Promis
 
 /** A refusal of the door says what it refused; a file system error says it could not read. */
 function describeReadError(err: FileReadError): string {
-  return err.code === 'outside' || err.code === 'not-regular' || err.code === 'too-many-entries' ? err.reason : `cannot read: ${err.reason}`;
+  return err.code === 'outside' || err.code === 'not-regular' || err.code === 'too-many-entries'
+    ? err.reason
+    : `cannot read: ${err.reason}`;
 }
 
 /** The size of a regular file over the limit, as its stat says (a device never gets here). */
 async function oversizeMessage(file: string, maxFileBytes: number): Promise<string> {
-  const size = await stat(file).then((s) => s.size, () => 0);
-  return size > maxFileBytes ? formatOversizeMessage(size, maxFileBytes) : `file is over the limit of ${maxFileBytes} bytes; split it into several manifest files`;
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => 0,
+  );
+  return size > maxFileBytes
+    ? formatOversizeMessage(size, maxFileBytes)
+    : `file is over the limit of ${maxFileBytes} bytes; split it into several manifest files`;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -165,7 +220,8 @@ function findInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;
-    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    const length =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
     if (length === 0) return i;
     try {
       UTF8.decode(bytes.subarray(i, i + length));

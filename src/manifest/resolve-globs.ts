@@ -16,7 +16,10 @@ export interface Globs {
 }
 
 /** A resource both declared and ignored is a contradiction: ignore means "never touch". */
-export function ignoredDeclarations(ignore: ReadonlyMap<string, SourceLocation>, resources: readonly DesiredResource[]): Diagnostic[] {
+export function ignoredDeclarations(
+  ignore: ReadonlyMap<string, SourceLocation>,
+  resources: readonly DesiredResource[],
+): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   if (ignore.size === 0) return diagnostics;
   const globs = [...ignore].map(([glob, location]) => ({ glob, location, re: compileAddressGlob(glob) }));
@@ -39,7 +42,11 @@ export function ignoredDeclarations(ignore: ReadonlyMap<string, SourceLocation>,
  * now. A glob "names" an old path when its text after the kind starts with it and no group of
  * that path is declared.
  */
-export function oldNameGlobWarnings(globs: Globs, resources: readonly DesiredResource[], groups: ReadonlyMap<string, unknown>): Diagnostic[] {
+export function oldNameGlobWarnings(
+  globs: Globs,
+  resources: readonly DesiredResource[],
+  groups: ReadonlyMap<string, unknown>,
+): Diagnostic[] {
   if (globs.ignore.size === 0 && globs.protect.size === 0) return [];
   const lines = renameLinesOf({ resources });
   if (lines.groups.length === 0 && lines.items.size === 0) return [];
@@ -49,11 +56,19 @@ export function oldNameGlobWarnings(globs: Globs, resources: readonly DesiredRes
       const colon = glob.indexOf(':');
       const kind = glob.slice(0, colon + 1);
       const rest = glob.slice(colon + 1);
-      const group = lines.groups.find(({ oldPath }) => (rest === oldPath || rest.startsWith(`${oldPath}/`) || rest.startsWith(`${oldPath}:`)) && !groups.has(oldPath));
+      const group = lines.groups.find(
+        ({ oldPath }) =>
+          (rest === oldPath || rest.startsWith(`${oldPath}/`) || rest.startsWith(`${oldPath}:`)) &&
+          !groups.has(oldPath),
+      );
       const item = [...lines.items].find(([, old]) => old === glob);
       if (!group && !item) continue;
       const [oldName, owner, updated] = group
-        ? [group.oldPath, `group ${JSON.stringify(group.path)}`, `${kind}${group.path}${rest.slice(group.oldPath.length)}`]
+        ? [
+            group.oldPath,
+            `group ${JSON.stringify(group.path)}`,
+            `${kind}${group.path}${rest.slice(group.oldPath.length)}`,
+          ]
         : [item![1], item![0], item![0]];
       warnings.push({
         location,

@@ -37,7 +37,10 @@ export function resolveMembers(pending: readonly PendingMember[], r: MemberResol
     const address = memberAddress(groupPath, email, role);
     const earlier = seen.get(address);
     if (earlier) {
-      r.report(site, `${what} with role ${JSON.stringify(ref)} is declared twice (address ${address}; e-mails compare case-insensitively); also declared at ${formatLocation(earlier)}`);
+      r.report(
+        site,
+        `${what} with role ${JSON.stringify(ref)} is declared twice (address ${address}; e-mails compare case-insensitively); also declared at ${formatLocation(earlier)}`,
+      );
       continue;
     }
     seen.set(address, source);
@@ -53,7 +56,10 @@ export const DEFAULT_INVITE_TTL = '7d';
 /** `settings.inviteTtl` (`7d`, `36h`) in milliseconds, or a description of what is wrong. */
 export function parseInviteTtl(value: string): number | string {
   const m = /^([1-9][0-9]{0,3})(d|h)$/.exec(value);
-  if (!m) return `settings.inviteTtl ${JSON.stringify(value)} is not a duration; expected a number of days or hours such as 7d or 36h`;
+  if (!m)
+    return `settings.inviteTtl ${JSON.stringify(value)} is not a duration; expected a number of days or hours such as 7d or 36h`;
   const ms = Number(m[1]) * (m[2] === 'd' ? 24 : 1) * 3600 * 1000;
-  return ms > MAX_INVITE_TTL_MS ? `settings.inviteTtl ${value} is longer than the 30 days an invite may stay open; expected at most 30d` : ms;
+  return ms > MAX_INVITE_TTL_MS
+    ? `settings.inviteTtl ${value} is longer than the 30 days an invite may stay open; expected at most 30d`
+    : ms;
 }

@@ -8,7 +8,15 @@
 import { joinPath, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
 import { BUILTIN_ROLE_NAMES } from '../model/kinds.js';
 import type { ResolveOptions } from './resolve.js';
-import { asString, fieldKey, siteAt, type GroupRecord, type Obj, type ReferenceIndex, type Site } from './resolve-tables.js';
+import {
+  asString,
+  fieldKey,
+  siteAt,
+  type GroupRecord,
+  type Obj,
+  type ReferenceIndex,
+  type Site,
+} from './resolve-tables.js';
 import { didYouMean, formatList, suggestClosest } from '../util/suggest.js';
 
 const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
@@ -25,7 +33,12 @@ export class ReferenceResolver {
   ) {}
 
   /** Exactly one of `<field>` / `<field>Uid`; reports none-or-both and returns which is set. */
-  private pickReference(site: Site, groupPath: string, value: Obj, field: 'identity' | 'role'): { ref: string; refKey: string } | { uid: string } | undefined {
+  private pickReference(
+    site: Site,
+    groupPath: string,
+    value: Obj,
+    field: 'identity' | 'role',
+  ): { ref: string; refKey: string } | { uid: string } | undefined {
     const refKey = fieldKey(value, field, 'roleBinding');
     const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
     const ref = asString(value[refKey]);
@@ -33,7 +46,10 @@ export class ReferenceResolver {
     if (ref !== undefined && uid !== undefined) {
       // Points at whichever of the two keys comes second: that is where the contradiction appears.
       const [first, second] = [refKey, uidKey].map((key) => site.doc.locate(site.pointer.concat(key), 'key'));
-      const later = first!.line > second!.line || (first!.line === second!.line && first!.column > second!.column) ? refKey : uidKey;
+      const later =
+        first!.line > second!.line || (first!.line === second!.line && first!.column > second!.column)
+          ? refKey
+          : uidKey;
       this.report(
         siteAt(site, later),
         `ambiguous ${field} in role binding of ${this.groupLabel(groupPath)}: both ${field} ${JSON.stringify(ref)} and ${field}Uid ${JSON.stringify(uid)} are given; expected exactly one of ${field}, ${field}Uid`,
@@ -43,8 +59,14 @@ export class ReferenceResolver {
     }
     if (ref === undefined && uid === undefined) {
       if (value[refKey] === undefined && value[uidKey] === undefined) {
-        const how = field === 'identity' ? 'identity (a name, or a /path from the org root)' : 'role (a custom or built-in role name)';
-        this.report(site, `role binding in ${this.groupLabel(groupPath)} has no ${field}; expected ${how} or ${field}Uid`);
+        const how =
+          field === 'identity'
+            ? 'identity (a name, or a /path from the org root)'
+            : 'role (a custom or built-in role name)';
+        this.report(
+          site,
+          `role binding in ${this.groupLabel(groupPath)} has no ${field}; expected ${how} or ${field}Uid`,
+        );
       }
       return undefined; // a wrong type is the schema's to report
     }
@@ -59,7 +81,10 @@ export class ReferenceResolver {
       const path = ref.replace(/^\/+/, '');
       if (this.identities.paths.has(path)) return { path };
       if (this.options.complete) {
-        this.report(siteAt(site, refKey), `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`);
+        this.report(
+          siteAt(site, refKey),
+          `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a path is from the org root, and ${this.explainMissingPath('identity', path)}; expected the path of a declared identity, or identityUid for one the manifests do not manage`,
+        );
       }
       return undefined;
     }
@@ -68,14 +93,21 @@ export class ReferenceResolver {
     if (this.options.complete) {
       const elsewhere = (this.identities.pathsByName.get(ref) ?? []).map((p) => `"/${p}"`);
       const siblings = this.identities.namesByGroup.get(groupPath) ?? [];
-      let hint = elsewhere.length > 0 ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)` : didYouMean(ref, siblings);
+      let hint =
+        elsewhere.length > 0
+          ? ` (did you mean ${elsewhere.join(' or ')}? a name with "/" is a path from the org root)`
+          : didYouMean(ref, siblings);
       if (hint === '') {
         // A misspelt name of an identity in another group (`releas-bot` for `/release-bot`).
         const close = suggestClosest(ref, [...this.identities.pathsByName.keys()]);
         const paths = close === undefined ? [] : (this.identities.pathsByName.get(close) ?? []).map((p) => `"/${p}"`);
-        if (paths.length > 0) hint = ` (did you mean ${paths.join(' or ')}? a name with "/" is a path from the org root)`;
+        if (paths.length > 0)
+          hint = ` (did you mean ${paths.join(' or ')}? a name with "/" is a path from the org root)`;
       }
-      const expected = siblings.length > 0 ? `expected one of ${formatList(siblings)}` : `${this.groupLabel(groupPath)} declares no identities`;
+      const expected =
+        siblings.length > 0
+          ? `expected one of ${formatList(siblings)}`
+          : `${this.groupLabel(groupPath)} declares no identities`;
       this.report(
         siteAt(site, refKey),
         `unknown identity ${JSON.stringify(ref)} in role binding of ${this.groupLabel(groupPath)}: a bare name is an identity of the same group; ${expected}${hint}`,
@@ -87,7 +119,13 @@ export class ReferenceResolver {
   resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'role');
     if (!picked || 'uid' in picked) return picked;
-    return this.resolveRoleName(site, picked.refKey, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`);
+    return this.resolveRoleName(
+      site,
+      picked.refKey,
+      groupPath,
+      picked.ref,
+      `role binding of ${this.groupLabel(groupPath)}`,
+    );
   }
 
   /**
@@ -109,7 +147,10 @@ export class ReferenceResolver {
         return undefined;
       }
       if (this.options.complete) {
-        this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`);
+        this.report(
+          siteAt(at, refKey),
+          `unknown role ${JSON.stringify(ref)} in ${what}: a path is from the org root, and ${this.explainMissingPath('role', path)}; expected the path of a declared custom role of this group or its ancestors, or roleUid`,
+        );
       }
       return undefined;
     }
@@ -126,13 +167,19 @@ export class ReferenceResolver {
         visible.push(...(this.roles.namesByGroup.get(g) ?? []));
         if (g === '') break;
       }
-      const custom = visible.length > 0 ? `a custom role of this group or its ancestors (${formatList(visible)})` : 'a custom role of this group or its ancestors (none are declared)';
+      const custom =
+        visible.length > 0
+          ? `a custom role of this group or its ancestors (${formatList(visible)})`
+          : 'a custom role of this group or its ancestors (none are declared)';
       const elsewhere = (this.roles.pathsByName.get(ref) ?? []).map((p) => this.groupLabel(parentPath(p)));
       const note =
         elsewhere.length > 0
           ? `; a custom role ${JSON.stringify(ref)} exists in ${elsewhere.join(' and ')}, but only custom roles of its own group and its ancestors may be used`
           : didYouMean(ref, [...visible, ...BUILTIN_ROLE_NAMES]);
-      this.report(siteAt(at, refKey), `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`);
+      this.report(
+        siteAt(at, refKey),
+        `unknown role ${JSON.stringify(ref)} in ${what}; expected ${custom} or a built-in role (${BUILTIN_ROLE_NAMES.join(', ')})${note}`,
+      );
     }
     return undefined;
   }
@@ -142,7 +189,10 @@ export class ReferenceResolver {
     const group = parentPath(path);
     const name = path.slice(path.lastIndexOf('/') + 1);
     if (!this.groups.has(group)) {
-      return `there is no group ${JSON.stringify(group)}${didYouMean(group, [...this.groups.keys()].filter((g) => g !== ''))}`;
+      return `there is no group ${JSON.stringify(group)}${didYouMean(
+        group,
+        [...this.groups.keys()].filter((g) => g !== ''),
+      )}`;
     }
     const names = (kind === 'identity' ? this.identities.namesByGroup : this.roles.namesByGroup).get(group) ?? [];
     const what = kind === 'identity' ? 'identity' : 'custom role';

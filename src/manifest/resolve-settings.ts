@@ -26,7 +26,10 @@ export class SettingsReader {
       // Messages quote the value as written (`{widgets: true}`), not the converted setting.
       if (!this.prune) this.prune = { value: prune, written: settings.prune, location };
       else if (pruneKey(this.prune.value) !== pruneKey(prune)) {
-        this.report(site, `conflicting settings.prune: ${JSON.stringify(settings.prune)} here, but ${JSON.stringify(this.prune.written)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`);
+        this.report(
+          site,
+          `conflicting settings.prune: ${JSON.stringify(settings.prune)} here, but ${JSON.stringify(this.prune.written)} at ${formatLocation(this.prune.location)}; set it in one place only, or to the same value`,
+        );
       }
     }
     const ttl = asString(settings.inviteTtl);
@@ -35,7 +38,11 @@ export class SettingsReader {
       const ms = parseInviteTtl(ttl);
       if (typeof ms === 'string') this.report(site, ms);
       else if (!this.inviteTtl) this.inviteTtl = { value: ttl, ms, location: doc.locate(site.pointer) };
-      else if (this.inviteTtl.ms !== ms) this.report(site, `conflicting settings.inviteTtl: ${ttl} here, but ${this.inviteTtl.value} at ${formatLocation(this.inviteTtl.location)}; set it in one place only, or to the same value`);
+      else if (this.inviteTtl.ms !== ms)
+        this.report(
+          site,
+          `conflicting settings.inviteTtl: ${ttl} here, but ${this.inviteTtl.value} at ${formatLocation(this.inviteTtl.location)}; set it in one place only, or to the same value`,
+        );
     }
     for (const list of ['ignore', 'protect'] as const) {
       asArray(settings[list]).forEach((raw, i) => {

@@ -24,7 +24,18 @@ import { resolveAccessRules, type PendingAccessRule } from './resolve-access-rul
 import { RenameClaims } from './resolve-renames.js';
 import { takeSecrets } from './resolve-secrets.js';
 import { nestedResource, NESTED_KINDS, type NestedItem } from './resolve-nested.js';
-import { asArray, asObject, asString, fieldKey, siteAt, type GroupRecord, type Obj, type PendingBinding, type ReferenceIndex, type Site } from './resolve-tables.js';
+import {
+  asArray,
+  asObject,
+  asString,
+  fieldKey,
+  siteAt,
+  type GroupRecord,
+  type Obj,
+  type PendingBinding,
+  type ReferenceIndex,
+  type Site,
+} from './resolve-tables.js';
 
 export interface ResolveOptions {
   /** Files read, sorted (becomes DesiredState.files). */
@@ -67,7 +78,10 @@ class Resolver {
   private readonly groups = new Map<string, GroupRecord>();
   /** Identity and custom role paths ('engineering/ci-bot'), and names per group, for references. */
   private readonly referenceable = new Map<string, ReferenceIndex>(
-    DESCRIPTORS.filter((d) => d.referenceable).map((d) => [d.kind, { paths: new Set(), namesByGroup: new Map(), pathsByName: new Map() }]),
+    DESCRIPTORS.filter((d) => d.referenceable).map((d) => [
+      d.kind,
+      { paths: new Set(), namesByGroup: new Map(), pathsByName: new Map() },
+    ]),
   );
   private readonly identities = this.referenceable.get('identity')!;
   private readonly roles = this.referenceable.get('role')!;
@@ -78,9 +92,19 @@ class Resolver {
   /** Items of lists inside another kind's items (group mappings of an identity provider). */
   private readonly nested: NestedItem[] = [];
   /** Role references of other kinds (an identity provider's defaultRole: `field` of the item at `site`), resolved once every role is declared. */
-  private readonly roleRefs: { resource: DesiredResource; field: string; site: Site; groupPath: string; ref: string; what: string }[] = [];
+  private readonly roleRefs: {
+    resource: DesiredResource;
+    field: string;
+    site: Site;
+    groupPath: string;
+    ref: string;
+    what: string;
+  }[] = [];
   /** `renamedFrom` claims, to refuse two siblings taking one old name (resolve-renames.ts). */
-  private readonly renames = new RenameClaims((site, message) => this.report(site, message), (path) => this.groupLabel(path));
+  private readonly renames = new RenameClaims(
+    (site, message) => this.report(site, message),
+    (path) => this.groupLabel(path),
+  );
   private org: { name: string; nameLocation: SourceLocation; source: SourceLocation } | undefined;
   /** `settings`, document by document (resolve-settings.ts). */
   private readonly settings = new SettingsReader((site, message) => this.report(site, message));
@@ -89,19 +113,29 @@ class Resolver {
   private readonly references: ReferenceResolver;
 
   constructor(private readonly options: ResolveOptions) {
-    this.references = new ReferenceResolver(this.identities, this.roles, this.groups, options, (site, message, target) => this.report(site, message, target), (path) => this.groupLabel(path));
+    this.references = new ReferenceResolver(
+      this.identities,
+      this.roles,
+      this.groups,
+      options,
+      (site, message, target) => this.report(site, message, target),
+      (path) => this.groupLabel(path),
+    );
   }
 
   addDocument(doc: ManifestDocument): void {
     const root = asObject(doc.value);
     const org = asObject(root?.org);
-    const name = asString(org && org[fieldKey(org, 'name', 'org')]);
+    const name = asString(org?.[fieldKey(org, 'name', 'org')]);
     if (!root || !org || name === undefined) return; // the schema reports what is missing
     const nameLocation = doc.locate(['org', 'name']);
     if (!this.org) {
       this.org = { name, nameLocation, source: doc.locate(['org']) };
     } else if (name !== this.org.name) {
-      this.report({ doc, pointer: ['org', 'name'] }, `org ${JSON.stringify(name)} differs from org ${JSON.stringify(this.org.name)} declared at ${formatLocation(this.org.nameLocation)}; all manifests of one set must describe the same org`);
+      this.report(
+        { doc, pointer: ['org', 'name'] },
+        `org ${JSON.stringify(name)} differs from org ${JSON.stringify(this.org.name)} declared at ${formatLocation(this.org.nameLocation)}; all manifests of one set must describe the same org`,
+      );
       return;
     }
     this.addGroup({ doc, pointer: ['org'] }, '', org);
@@ -119,7 +153,9 @@ class Resolver {
       if (key) (r.resource.fields as unknown as Obj)[r.field] = key;
     }
     for (const n of this.nested) {
-      const resource = nestedResource(n, (site, field, groupPath, ref, what) => this.references.resolveRoleName(site, field, groupPath, ref, what));
+      const resource = nestedResource(n, (site, field, groupPath, ref, what) =>
+        this.references.resolveRoleName(site, field, groupPath, ref, what),
+      );
       if (resource) this.declare(n.site, resource, () => `${n.descriptor.label.one} in ${n.where}`);
     }
     const members = resolveMembers(this.members, {
@@ -159,13 +195,19 @@ class Resolver {
     const names = item[field];
     if (!Array.isArray(names)) return;
     names.forEach((name, index) => {
-      const problem = typeof name === 'string' ? unknownCapabilityMessage(name, owner, this.options.knownCapabilities) : undefined;
+      const problem =
+        typeof name === 'string' ? unknownCapabilityMessage(name, owner, this.options.knownCapabilities) : undefined;
       if (problem) this.report(siteAt(site, field, String(index)), problem, 'value', name as string);
     });
   }
 
   private report(site: Site, message: string, target: 'key' | 'value' = 'value', unknownCapability?: string): void {
-    this.diagnostics.push({ location: site.doc.locate(site.pointer, target), path: formatPointer(site.pointer), message, ...(unknownCapability !== undefined ? { unknownCapability } : {}) });
+    this.diagnostics.push({
+      location: site.doc.locate(site.pointer, target),
+      path: formatPointer(site.pointer),
+      message,
+      ...(unknownCapability !== undefined ? { unknownCapability } : {}),
+    });
   }
 
   private readonly groupLabels = new Map<string, string>();
@@ -201,14 +243,20 @@ class Resolver {
     } else {
       const earlier = record.documents.get(site.doc);
       if (earlier) {
-        this.report(site, `${this.groupLabel(path)} is described twice in one document (also at ${formatLocation(earlier)}); describe a group once per document (several files may each describe it)`);
+        this.report(
+          site,
+          `${this.groupLabel(path)} is described twice in one document (also at ${formatLocation(earlier)}); describe a group once per document (several files may each describe it)`,
+        );
         return;
       }
     }
     record.documents.set(site.doc, source);
     // A group merged from several files points back at the place that describes it (sets its
     // description or uid), not at a file that only adds to its lists.
-    if (!record.sourceSetsScalars && (GROUP_SCALARS.some((spec) => value[spec.name] !== undefined) || (path === '' && value.uid !== undefined))) {
+    if (
+      !record.sourceSetsScalars &&
+      (GROUP_SCALARS.some((spec) => value[spec.name] !== undefined) || (path === '' && value.uid !== undefined))
+    ) {
       record.resource.source = source;
       record.sourceSetsScalars = true;
       if (path === '' && this.org) this.org.source = source;
@@ -218,7 +266,8 @@ class Resolver {
     // added there is read here without a line of its own.
     for (const spec of GROUP_SCALARS) {
       const field = readManifestValue(spec, value[spec.name]);
-      if (field !== undefined && this.setScalar(record, spec.name, field, siteAt(site, spec.name))) (record.resource.fields as unknown as Obj)[spec.name] = field;
+      if (field !== undefined && this.setScalar(record, spec.name, field, siteAt(site, spec.name)))
+        (record.resource.fields as unknown as Obj)[spec.name] = field;
     }
     if (path === '') {
       const uid = asString(value.uid);
@@ -227,12 +276,18 @@ class Resolver {
     // The previous name (the org's: a pinned uid whose live name differs is refused without it).
     const renamedFrom = asString(value.renamedFrom);
     const renameSite = siteAt(site, 'renamedFrom');
-    if (renamedFrom !== undefined && this.renames.check(renameSite, record.resource, renamedFrom) && this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)) {
+    if (
+      renamedFrom !== undefined &&
+      this.renames.check(renameSite, record.resource, renamedFrom) &&
+      this.setScalar(record, 'renamedFrom', renamedFrom, renameSite)
+    ) {
       record.resource.renamedFrom = renamedFrom;
     }
 
     // People by e-mail (resolve-members.ts): resolved once every role is declared; a group's before its children's.
-    this.eachItem(site, value, 'members', (item, itemSite) => this.members.push({ site: itemSite, groupPath: path, value: item }));
+    this.eachItem(site, value, 'members', (item, itemSite) =>
+      this.members.push({ site: itemSite, groupPath: path, value: item }),
+    );
     for (const descriptor of DESCRIPTORS) {
       const form = descriptor.manifest;
       if (!form) continue;
@@ -283,7 +338,11 @@ class Resolver {
       return true;
     }
     // A structured field agrees when it is the same value, written anywhere.
-    if (earlier.value === value || (typeof value === 'object' && JSON.stringify(earlier.value) === JSON.stringify(value))) return true;
+    if (
+      earlier.value === value ||
+      (typeof value === 'object' && JSON.stringify(earlier.value) === JSON.stringify(value))
+    )
+      return true;
     this.report(
       site,
       `conflicting ${field} for ${this.groupLabel(record.resource.groupPath)}: ${JSON.stringify(value)} here, but ${JSON.stringify(earlier.value)} at ${formatLocation(earlier.location)}; set it in one place only, or to the same value`,
@@ -299,12 +358,18 @@ class Resolver {
     if (hasControl(resource.address)) {
       // A name, key or reference on two lines would forge the lines after it in every view
       // (DESIGN.md §8 rev 4): refused here as the emulator refuses it.
-      this.report(site, `${escapeValue(what())} has a name or key holding a control character (a newline, a tab, …): ${escapeValue(resource.address)}; a name is one line of printable text`);
+      this.report(
+        site,
+        `${escapeValue(what())} has a name or key holding a control character (a newline, a tab, …): ${escapeValue(resource.address)}; a name is one line of printable text`,
+      );
       return false;
     }
     const earlier = this.declared.get(resource.address);
     if (earlier) {
-      this.report(site, `${what()} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`);
+      this.report(
+        site,
+        `${what()} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`,
+      );
       return false;
     }
     this.declared.set(resource.address, resource.source);
@@ -338,11 +403,15 @@ class Resolver {
       fatal ||= problem.fatal === true;
     }
     if (fatal) return;
-    if (descriptor.access?.is === 'capabilities') this.checkCapabilities(site, descriptor.access.field, item, descriptor.describe(key));
+    if (descriptor.access?.is === 'capabilities')
+      this.checkCapabilities(site, descriptor.access.field, item, descriptor.describe(key));
     const fields: Obj = { [keyField]: key };
     // Only a kind with secrets looks for them, and only a kind with role references keeps a list
     // of them: nothing is allocated for what an item cannot hold (this runs per resource).
-    const secrets = descriptor.secretPaths === undefined ? undefined : takeSecrets(descriptor, descriptor.secretPaths, site, item, key, (at, message) => this.report(at, message));
+    const secrets =
+      descriptor.secretPaths === undefined
+        ? undefined
+        : takeSecrets(descriptor, descriptor.secretPaths, site, item, key, (at, message) => this.report(at, message));
     const written = secrets?.item ?? item;
     let roleRefs: { field: string; ref: string }[] | undefined;
     // Indexed: per resource, mostly before V8 optimises it (a for…of allocates then).
@@ -361,7 +430,14 @@ class Resolver {
     const resource = this.groupResource(descriptor, site, groupPath, fields);
     if (secrets !== undefined && Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
     for (const { field, ref } of roleRefs ?? NO_ROLE_REFS) {
-      this.roleRefs.push({ resource, field, site, groupPath, ref, what: `${field} of ${descriptor.describe(key)} in ${where}` });
+      this.roleRefs.push({
+        resource,
+        field,
+        site,
+        groupPath,
+        ref,
+        what: `${field} of ${descriptor.describe(key)} in ${where}`,
+      });
     }
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
@@ -370,10 +446,19 @@ class Resolver {
       const list = nested.manifest!.listKey;
       asArray(item[list]).forEach((raw, i) => {
         const value = asObject(raw);
-        if (value) this.nested.push({ descriptor: nested, site: siteAt(site, list, i), groupPath, parent: resource, value, where: `${descriptor.describe(key)} in ${where}` });
+        if (value)
+          this.nested.push({
+            descriptor: nested,
+            site: siteAt(site, list, i),
+            groupPath,
+            parent: resource,
+            value,
+            where: `${descriptor.describe(key)} in ${where}`,
+          });
       });
     }
-    if (renamedFrom !== undefined && this.renames.check(siteAt(site, 'renamedFrom'), resource, renamedFrom)) resource.renamedFrom = renamedFrom;
+    if (renamedFrom !== undefined && this.renames.check(siteAt(site, 'renamedFrom'), resource, renamedFrom))
+      resource.renamedFrom = renamedFrom;
     const refs = this.referenceable.get(descriptor.kind);
     if (refs) {
       const path = joinPath(groupPath, key);

@@ -74,11 +74,17 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
   // errors; the resolver reports those cases itself (checkBindingReferences).
   if (/\/(anyOf|not|oneOf)(\/|$)/.test(error.schemaPath)) return undefined;
   const segments = parsePointer(error.instancePath);
-  const place = (pointer: readonly string[], target: 'key' | 'value' = 'value'): Diagnostic['location'] => doc.locate(pointer, target);
+  const place = (pointer: readonly string[], target: 'key' | 'value' = 'value'): Diagnostic['location'] =>
+    doc.locate(pointer, target);
   const path = error.instancePath;
   const field = segments[segments.length - 1];
   const owner = describeObject(doc.value, segments.slice(0, -1));
-  const label = field === undefined ? 'the document' : isIndex(field) ? `item ${Number(field) + 1} of ${segments[segments.length - 2]}` : `${field} of ${owner}`;
+  const label =
+    field === undefined
+      ? 'the document'
+      : isIndex(field)
+        ? `item ${Number(field) + 1} of ${segments[segments.length - 2]}`
+        : `${field} of ${owner}`;
   const params = error.params as Record<string, unknown>;
 
   switch (error.keyword) {
@@ -87,18 +93,29 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
       // "nmae: x" is one mistake: the unknown-field message already says "did you mean name".
       if (findMisspeltKey(error.data, missing, propertyNames(error.parentSchema))) return undefined;
       if (segments.length === 0 && missing === 'apiVersion') {
-        return { location: place(segments), path, message: `missing apiVersion; expected "apiVersion: ${MANIFEST_API_VERSION}" at the top of the document` };
+        return {
+          location: place(segments),
+          path,
+          message: `missing apiVersion; expected "apiVersion: ${MANIFEST_API_VERSION}" at the top of the document`,
+        };
       }
       const what = describeObject(doc.value, segments);
       const hint = propertyHint(error.parentSchema, missing);
-      return { location: place(segments), path, message: `missing required field ${JSON.stringify(missing)} in ${what}${hint ? `; expected ${missing}: ${hint}` : ''}` };
+      return {
+        location: place(segments),
+        path,
+        message: `missing required field ${JSON.stringify(missing)} in ${what}${hint ? `; expected ${missing}: ${hint}` : ''}`,
+      };
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       if (FORBIDDEN_KEYS.has(extra)) return undefined; // already reported by the YAML layer
       const allowed = propertyNames(error.parentSchema);
       const what = describeObject(doc.value, segments);
-      const note = extra === 'tags' && segments[segments.length - 2] === 'repos' ? '; tags are published by CI and never declared in manifests' : didYouMean(extra, allowed);
+      const note =
+        extra === 'tags' && segments[segments.length - 2] === 'repos'
+          ? '; tags are published by CI and never declared in manifests'
+          : didYouMean(extra, allowed);
       return {
         location: place([...segments, extra], 'key'),
         path: `${path}/${extra}`,
@@ -108,9 +125,17 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
     case 'type': {
       const expected = describeType(params.type);
       if (segments.length === 0) {
-        return { location: place(segments), path, message: `the document must be a mapping with apiVersion and org, got ${describeValue(error.data)}` };
+        return {
+          location: place(segments),
+          path,
+          message: `the document must be a mapping with apiVersion and org, got ${describeValue(error.data)}`,
+        };
       }
-      return { location: place(segments), path, message: `${label} must be ${expected}, got ${describeValue(error.data)}${suggestTypeFix(error.parentSchema, error.data)}` };
+      return {
+        location: place(segments),
+        path,
+        message: `${label} must be ${expected}, got ${describeValue(error.data)}${suggestTypeFix(error.parentSchema, error.data)}`,
+      };
     }
     case 'const':
       return {
@@ -121,19 +146,38 @@ function describeSchemaError(doc: ManifestDocument, error: ErrorObject): Diagnos
     case 'enum': {
       const allowed = (error.schema as unknown[]).map(String);
       const value = String(error.data);
-      const what = segments[segments.length - 2] === 'capabilities' ? `capability ${JSON.stringify(value)} in ${describeObject(doc.value, segments.slice(0, -2))}` : `value ${JSON.stringify(value)} for ${label}`;
-      return { location: place(segments), path, message: `unknown ${what}; expected one of ${formatList(allowed, allowed.length)}${didYouMean(value, allowed)}` };
+      const what =
+        segments[segments.length - 2] === 'capabilities'
+          ? `capability ${JSON.stringify(value)} in ${describeObject(doc.value, segments.slice(0, -2))}`
+          : `value ${JSON.stringify(value)} for ${label}`;
+      return {
+        location: place(segments),
+        path,
+        message: `unknown ${what}; expected one of ${formatList(allowed, allowed.length)}${didYouMean(value, allowed)}`,
+      };
     }
     case 'pattern': {
       // A bad name is the owner's only name: "for identity" reads better than repeating it.
       const what = field === 'name' ? describeObject(doc.value, segments.slice(0, -1), false) : owner;
-      return { location: place(segments), path, message: describePatternError(field ?? '', what, error.data, error.parentSchema) };
+      return {
+        location: place(segments),
+        path,
+        message: describePatternError(field ?? '', what, error.data, error.parentSchema),
+      };
     }
     case 'minItems':
       if (field === 'capabilities') {
-        return { location: place(segments), path, message: `${owner} has no capabilities; expected at least one, e.g. [repo.list]` };
+        return {
+          location: place(segments),
+          path,
+          message: `${owner} has no capabilities; expected at least one, e.g. [repo.list]`,
+        };
       }
-      return { location: place(segments), path, message: `${label} must have at least ${String(params.limit)} item(s)` };
+      return {
+        location: place(segments),
+        path,
+        message: `${label} must have at least ${String(params.limit)} item(s)`,
+      };
     case 'uniqueItems': {
       const later = Math.max(Number(params.i), Number(params.j));
       return {
@@ -163,7 +207,8 @@ function describeObject(root: unknown, segments: readonly string[], withName = t
     const kind = LIST_ITEM_NAMES[parent]!;
     const name = (node as Record<string, unknown> | undefined)?.name;
     // Items without a usable name (keyed otherwise, or a name that is missing or wrong) go by position.
-    if (typeof name !== 'string') return `${kind} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
+    if (typeof name !== 'string')
+      return `${kind} ${Number(last) + 1} of ${describeObject(root, segments.slice(0, -2))}`;
     return named(kind);
   }
   if (last === 'org' && segments.length === 1) return named('org');
@@ -227,7 +272,9 @@ export function readDefinitionFields(definition: string): readonly string[] {
 }
 
 function propertyHint(parentSchema: unknown, property: string): string | undefined {
-  const properties = (parentSchema as { properties?: Record<string, { description?: string; $ref?: string }> } | undefined)?.properties;
+  const properties = (
+    parentSchema as { properties?: Record<string, { description?: string; $ref?: string }> } | undefined
+  )?.properties;
   const description = properties?.[property]?.description;
   if (description) return lowerFirst(description.replace(/\.$/, ''));
   return undefined;
@@ -239,7 +286,15 @@ function lowerFirst(s: string): string {
 }
 
 function describeType(type: unknown): string {
-  const names: Record<string, string> = { string: 'a string', array: 'a list', object: 'a mapping', boolean: 'true or false', number: 'a number', integer: 'an integer', null: 'empty' };
+  const names: Record<string, string> = {
+    string: 'a string',
+    array: 'a list',
+    object: 'a mapping',
+    boolean: 'true or false',
+    number: 'a number',
+    integer: 'an integer',
+    null: 'empty',
+  };
   const types = Array.isArray(type) ? type : String(type).split(',');
   return types.map((t) => names[String(t)] ?? String(t)).join(' or ');
 }

@@ -7,7 +7,6 @@ import { KINDS, PRUNE_KEYS, type Kind } from '../model/kinds.js';
 import { findAddressPatternProblem } from '../model/address-pattern.js';
 import type { PruneSetting } from '../model/resources.js';
 
-
 /**
  * Converts a `prune` value that passed the schema to the model's PruneSetting (keys become
  * kinds; keys the schema rejects are dropped); undefined when it is not a boolean or a mapping

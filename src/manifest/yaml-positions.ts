@@ -50,7 +50,11 @@ export function findOffset(doc: Document, pointer: Pointer, target: 'key' | 'val
  * mapping of thousands of keys, each one a diagnostic, is not searched from its start for each.
  */
 const PAIRS = new WeakMap<object, Map<string, Pair>>();
-function pairsOf(map: { items: unknown[] }, isPair: (n: unknown) => n is Pair, isScalar: (n: unknown) => n is { value: unknown }): Map<string, Pair> {
+function pairsOf(
+  map: { items: unknown[] },
+  isPair: (n: unknown) => n is Pair,
+  isScalar: (n: unknown) => n is { value: unknown },
+): Map<string, Pair> {
   let pairs = PAIRS.get(map);
   if (pairs === undefined) {
     pairs = new Map();

@@ -16,7 +16,11 @@ export const MAX_NESTING_DEPTH = 100;
 export const TOO_DEEP = `nested too deeply: more than ${MAX_NESTING_DEPTH} mappings and lists one inside another (a group inside another takes two); expected a shallower tree of groups`;
 
 /** Rewrites yaml's problem codes as messages that say what was expected. */
-export function describeYamlProblem(problem: YAMLError, text: string, at: (offset: number) => SourceLocation): Diagnostic {
+export function describeYamlProblem(
+  problem: YAMLError,
+  text: string,
+  at: (offset: number) => SourceLocation,
+): Diagnostic {
   const location = at(problem.pos[0]);
   switch (problem.code) {
     case 'TAB_AS_INDENT':
@@ -24,7 +28,12 @@ export function describeYamlProblem(problem: YAMLError, text: string, at: (offse
     case 'MULTILINE_IMPLICIT_KEY': {
       const line = text.split(/\r?\n/)[location.line - 1] ?? '';
       if (!line.includes(':')) {
-        return { location, path: '', message: 'YAML syntax error: expected "key: value", but this line has no ":" (a key needs ": " before its value)' };
+        return {
+          location,
+          path: '',
+          message:
+            'YAML syntax error: expected "key: value", but this line has no ":" (a key needs ": " before its value)',
+        };
       }
       return describeIndentation(problem, text, at) ?? describeYamlSyntax(problem, location);
     }
@@ -32,17 +41,26 @@ export function describeYamlProblem(problem: YAMLError, text: string, at: (offse
     case 'BLOCK_AS_IMPLICIT_KEY':
       return describeIndentation(problem, text, at) ?? describeYamlSyntax(problem, location);
     case 'MISSING_CHAR': {
-      if (/without - indicator/.test(problem.message)) return describeIndentation(problem, text, at) ?? describeYamlSyntax(problem, location);
+      if (/without - indicator/.test(problem.message))
+        return describeIndentation(problem, text, at) ?? describeYamlSyntax(problem, location);
       // yaml reports an unclosed quote where the file ends; the mistake is where the string opens.
       const quote = /Missing closing (["'])quote/.exec(problem.message)?.[1];
       const opening = quote === undefined ? -1 : text.lastIndexOf(quote, problem.pos[0] - 1);
       if (opening >= 0) {
-        return { location: at(opening), path: '', message: `YAML syntax error: the quoted string that starts here has no closing ${quote}; close it on the line where it ends` };
+        return {
+          location: at(opening),
+          path: '',
+          message: `YAML syntax error: the quoted string that starts here has no closing ${quote}; close it on the line where it ends`,
+        };
       }
       return describeYamlSyntax(problem, location);
     }
     case 'TAG_RESOLVE_FAILED':
-      return { location, path: '', message: `unknown YAML tag ${JSON.stringify(text.slice(problem.pos[0], problem.pos[1]))}; manifests use plain strings, numbers, booleans, lists and mappings` };
+      return {
+        location,
+        path: '',
+        message: `unknown YAML tag ${JSON.stringify(text.slice(problem.pos[0], problem.pos[1]))}; manifests use plain strings, numbers, booleans, lists and mappings`,
+      };
     default:
       return describeYamlSyntax(problem, location);
   }
@@ -56,7 +74,8 @@ export function describeYamlProblem(problem: YAMLError, text: string, at: (offse
 export function keepOnePerLocation(diagnostics: Diagnostic[]): Diagnostic[] {
   const place = (d: Diagnostic) => `${d.location.line}:${d.location.column}`;
   const indentation = new Map<string, Diagnostic>();
-  for (const d of diagnostics) if (d.message.startsWith(BAD_INDENTATION) && !indentation.has(place(d))) indentation.set(place(d), d);
+  for (const d of diagnostics)
+    if (d.message.startsWith(BAD_INDENTATION) && !indentation.has(place(d))) indentation.set(place(d), d);
   return diagnostics.filter((d) => (indentation.get(place(d)) ?? d) === d);
 }
 
@@ -79,7 +98,11 @@ function describeYamlSyntax(problem: YAMLError, location: SourceLocation): Diagn
  * the first character of the misindented line and says which column the key above starts at;
  * undefined when the lines do not show an indentation mistake.
  */
-function describeIndentation(problem: YAMLError, text: string, at: (offset: number) => SourceLocation): Diagnostic | undefined {
+function describeIndentation(
+  problem: YAMLError,
+  text: string,
+  at: (offset: number) => SourceLocation,
+): Diagnostic | undefined {
   const lines = text.split(/\r?\n/);
   const reported = at(problem.pos[0]);
   const isContent = (i: number) => lines[i] !== undefined && !/^\s*(#.*)?$/.test(lines[i]!);

@@ -26,7 +26,10 @@ export const MEMBER_PREFIX = 'member';
  * `members: true` where a pattern may name members lines (`--target`: the steps a line causes);
  * elsewhere a `member:` pattern is the problem `member-line`.
  */
-export function findAddressPatternProblem(pattern: string, options: { members?: boolean } = {}): AddressPatternProblem | undefined {
+export function findAddressPatternProblem(
+  pattern: string,
+  options: { members?: boolean } = {},
+): AddressPatternProblem | undefined {
   if (pattern === ORG_ADDRESS) return undefined;
   const colon = pattern.indexOf(':');
   const prefix = colon < 0 ? pattern : pattern.slice(0, colon);
@@ -38,8 +41,12 @@ export function findAddressPatternProblem(pattern: string, options: { members?: 
     return colon === pattern.length - 1 ? { problem: 'nothing-after-kind', kind: prefix as Kind } : undefined;
   }
   const known = (KINDS as readonly string[]).includes(prefix) ? prefix : undefined; // a bare kind: `group`
-  const kind = known ?? suggestClosest(prefix, [...KINDS, ORG_ADDRESS]) ?? (prefix.endsWith('s') ? suggestClosest(prefix.slice(0, -1), KINDS) : undefined);
+  const kind =
+    known ??
+    suggestClosest(prefix, [...KINDS, ORG_ADDRESS]) ??
+    (prefix.endsWith('s') ? suggestClosest(prefix.slice(0, -1), KINDS) : undefined);
   const out: AddressPatternProblem = { problem: colon < 0 ? 'no-kind' : 'unknown-kind', prefix };
-  if (kind !== undefined) out.suggestion = kind === ORG_ADDRESS ? ORG_ADDRESS : `${kind}${colon < 0 ? ':*' : pattern.slice(colon)}`;
+  if (kind !== undefined)
+    out.suggestion = kind === ORG_ADDRESS ? ORG_ADDRESS : `${kind}${colon < 0 ? ':*' : pattern.slice(colon)}`;
   return out;
 }

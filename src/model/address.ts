@@ -76,7 +76,10 @@ export function referenceText(bindingGroupPath: string, key: IdentityKey | RoleK
   if ('uid' in key) return `uid:${key.uid}`;
   // A sibling: the path is the binding's group path and one more segment.
   const cut = key.path.lastIndexOf('/');
-  const sibling = cut < 0 ? bindingGroupPath === '' && key.path !== '' : key.path.slice(0, cut) === bindingGroupPath && bindingGroupPath !== '';
+  const sibling =
+    cut < 0
+      ? bindingGroupPath === '' && key.path !== ''
+      : key.path.slice(0, cut) === bindingGroupPath && bindingGroupPath !== '';
   return sibling ? key.path.slice(cut + 1) : `/${key.path}`;
 }
 
@@ -87,7 +90,9 @@ export function referenceText(bindingGroupPath: string, key: IdentityKey | RoleK
 export function roleBindingAddress(groupPath: string, identity: IdentityKey, role: RoleKey): string {
   const identityText = referenceText(groupPath, identity);
   const roleText = referenceText(groupPath, role);
-  return groupPath === '' ? flat('roleBinding:', identityText, '=', roleText) : flat('roleBinding:', groupPath, '/', identityText, '=', roleText);
+  return groupPath === ''
+    ? flat('roleBinding:', identityText, '=', roleText)
+    : flat('roleBinding:', groupPath, '/', identityText, '=', roleText);
 }
 
 /**
@@ -96,7 +101,9 @@ export function roleBindingAddress(groupPath: string, identity: IdentityKey, rol
  */
 export function groupInviteAddress(groupPath: string, who: string, role: RoleKey): string {
   const roleText = referenceText(groupPath, role);
-  return groupPath === '' ? flat('groupInvite:', who, '=', roleText) : flat('groupInvite:', groupPath, '/', who, '=', roleText);
+  return groupPath === ''
+    ? flat('groupInvite:', who, '=', roleText)
+    : flat('groupInvite:', groupPath, '/', who, '=', roleText);
 }
 
 /** Address of a member line: `member:<group path>/<email>=<role>`, the e-mail in lower case. */
@@ -172,4 +179,3 @@ export function matchesAnyGlob(address: string, globs: readonly AddressGlob[]): 
   // Asked of every resource of a plan, most often with no globs: no closure made then.
   return globs.length > 0 && globs.some((g) => g.test(address));
 }
-

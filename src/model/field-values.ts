@@ -130,7 +130,14 @@ export function listedFields(fields: readonly FieldSpec[]): ListedField[] {
       const read = spec.type === 'string' && spec.optional ? readOptionalString : READERS[spec.type];
       const normalize = spec.normalize;
       if (!normalize) return { key: spec.apiName ?? spec.name, name: spec.name, read };
-      return { key: spec.apiName ?? spec.name, name: spec.name, read: (v: unknown) => { const r = read(v); return r === undefined ? r : normalize(r); } };
+      return {
+        key: spec.apiName ?? spec.name,
+        name: spec.name,
+        read: (v: unknown) => {
+          const r = read(v);
+          return r === undefined ? r : normalize(r);
+        },
+      };
     });
 }
 

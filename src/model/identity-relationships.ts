@@ -17,10 +17,16 @@ import { shortEnumValue } from '../util/service-enum.js';
 export type RelationshipField = 'claimMatch' | 'awsIdentity' | 'staticKeys' | 'servicePrincipal';
 /** The union above is the declaration's (the build fails when a relationship is declared or removed without it). */
 type DeclaredRelationship = Exclude<keyof Declared<'identity'>, 'name' | 'description'>;
-type RelationshipFieldsAgree = [RelationshipField] extends [DeclaredRelationship] ? ([DeclaredRelationship] extends [RelationshipField] ? true : never) : never;
+type RelationshipFieldsAgree = [RelationshipField] extends [DeclaredRelationship]
+  ? [DeclaredRelationship] extends [RelationshipField]
+    ? true
+    : never
+  : never;
 const relationshipFieldsAgree: RelationshipFieldsAgree = true;
 void relationshipFieldsAgree;
-export const RELATIONSHIP_FIELDS = DECLARED_FIELDS.identity.map((f) => f.name).filter((name) => name !== 'name' && name !== 'description') as readonly RelationshipField[];
+export const RELATIONSHIP_FIELDS = DECLARED_FIELDS.identity
+  .map((f) => f.name)
+  .filter((name) => name !== 'name' && name !== 'description') as readonly RelationshipField[];
 
 export const SERVICE_PRINCIPALS = ['COSIGNED', 'INGESTER', 'CATALOG_SYNCER', 'APKO_BUILDER'] as const;
 const SERVICE_PRINCIPAL_PREFIX = 'SERVICE_PRINCIPAL_';
@@ -60,7 +66,16 @@ export interface RelationshipProblem {
 }
 
 const KEYS: Record<Exclude<RelationshipField, 'servicePrincipal'>, readonly string[]> = {
-  claimMatch: ['issuer', 'issuerPattern', 'subject', 'subjectPattern', 'audience', 'audiencePattern', 'claims', 'claimPatterns'],
+  claimMatch: [
+    'issuer',
+    'issuerPattern',
+    'subject',
+    'subjectPattern',
+    'audience',
+    'audiencePattern',
+    'claims',
+    'claimPatterns',
+  ],
   awsIdentity: ['awsAccount', 'arn', 'arnPattern', 'userId', 'userIdPattern'],
   staticKeys: ['issuer', 'subject', 'issuerKeys', 'expirationTime', 'audiences'],
 };
@@ -70,7 +85,9 @@ const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null &
 
 /** `SERVICE_PRINCIPAL_COSIGNED` or `COSIGNED` → `COSIGNED`; anything else as it was. */
 export function normalizeServicePrincipal(value: unknown): unknown {
-  return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX) ? value.slice(SERVICE_PRINCIPAL_PREFIX.length) : value;
+  return typeof value === 'string' && value.startsWith(SERVICE_PRINCIPAL_PREFIX)
+    ? value.slice(SERVICE_PRINCIPAL_PREFIX.length)
+    : value;
 }
 
 /**
@@ -122,12 +139,18 @@ function jwksProblem(text: unknown): string | undefined {
 /** Exactly one (or, with `optional`, at most one) of an exact value and its pattern. */
 function pairProblems(field: string, o: Obj, exact: string, pattern: string, optional: boolean): RelationshipProblem[] {
   const has = (k: string) => o[k] !== undefined;
-  if (has(exact) && has(pattern)) return [{ path: [field, pattern], message: `${field} has both ${exact} and ${pattern}; expected one of them` }];
-  if (!optional && !has(exact) && !has(pattern)) return [{ path: [field], message: `${field} needs ${exact} (exact) or ${pattern} (a regular expression)` }];
+  if (has(exact) && has(pattern))
+    return [{ path: [field, pattern], message: `${field} has both ${exact} and ${pattern}; expected one of them` }];
+  if (!optional && !has(exact) && !has(pattern))
+    return [{ path: [field], message: `${field} needs ${exact} (exact) or ${pattern} (a regular expression)` }];
   const problems: RelationshipProblem[] = [];
   if (has(pattern)) {
     const why = typeof o[pattern] === 'string' ? patternProblem(o[pattern] as string) : 'is not a string';
-    if (why !== undefined) problems.push({ path: [field, pattern], message: `${field}.${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2` });
+    if (why !== undefined)
+      problems.push({
+        path: [field, pattern],
+        message: `${field}.${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2`,
+      });
   }
   return problems;
 }
@@ -135,7 +158,10 @@ function pairProblems(field: string, o: Obj, exact: string, pattern: string, opt
 function unknownKeys(field: keyof typeof KEYS, o: Obj): RelationshipProblem[] {
   return Object.keys(o)
     .filter((k) => !KEYS[field].includes(k))
-    .map((k) => ({ path: [field, k], message: `${field} has no field ${JSON.stringify(k)}; expected ${KEYS[field].join(', ')}` }));
+    .map((k) => ({
+      path: [field, k],
+      message: `${field} has no field ${JSON.stringify(k)}; expected ${KEYS[field].join(', ')}`,
+    }));
 }
 
 /** `shapeChecked`: the manifest schema already reported unknown keys and value types (not repeated here). */
@@ -153,19 +179,27 @@ function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
   const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem('claimMatch.issuer', o.issuer) : undefined;
   if (ascii) problems.push({ path: ['claimMatch', 'issuer'], message: ascii });
   else if (o.issuer !== undefined && !isHttpsUrl(o.issuer)) {
-    problems.push({ path: ['claimMatch', 'issuer'], message: `claimMatch.issuer ${JSON.stringify(o.issuer)} is not an https URL; expected the token issuer, e.g. https://token.actions.githubusercontent.com` });
+    problems.push({
+      path: ['claimMatch', 'issuer'],
+      message: `claimMatch.issuer ${JSON.stringify(o.issuer)} is not an https URL; expected the token issuer, e.g. https://token.actions.githubusercontent.com`,
+    });
   }
   for (const key of ['claims', 'claimPatterns'] as const) {
     const map = o[key];
     if (map === undefined) continue;
     if (!isObject(map) || !Object.values(map).every((v) => typeof v === 'string')) {
-      if (!opts.shapeChecked) problems.push({ path: ['claimMatch', key], message: `claimMatch.${key} must map claim names to strings` });
+      if (!opts.shapeChecked)
+        problems.push({ path: ['claimMatch', key], message: `claimMatch.${key} must map claim names to strings` });
       continue;
     }
     if (key === 'claimPatterns') {
       for (const [claim, pattern] of Object.entries(map)) {
         const why = patternProblem(pattern as string);
-        if (why !== undefined) problems.push({ path: ['claimMatch', key, claim], message: `claimMatch.claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2` });
+        if (why !== undefined)
+          problems.push({
+            path: ['claimMatch', key, claim],
+            message: `claimMatch.claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2`,
+          });
       }
     }
   }
@@ -179,10 +213,16 @@ function awsIdentityProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] 
     ...pairProblems('awsIdentity', o, 'userId', 'userIdPattern', true),
   ];
   if (typeof o.awsAccount !== 'string' || !/^\d{12}$/.test(o.awsAccount)) {
-    problems.push({ path: ['awsIdentity', 'awsAccount'], message: `awsIdentity.awsAccount ${o.awsAccount === undefined ? 'is missing' : `${JSON.stringify(o.awsAccount)} is not an AWS account id`}; expected 12 digits, quoted ("123456789012")` });
+    problems.push({
+      path: ['awsIdentity', 'awsAccount'],
+      message: `awsIdentity.awsAccount ${o.awsAccount === undefined ? 'is missing' : `${JSON.stringify(o.awsAccount)} is not an AWS account id`}; expected 12 digits, quoted ("123456789012")`,
+    });
   }
   if (['arn', 'arnPattern', 'userId', 'userIdPattern'].every((k) => o[k] === undefined)) {
-    problems.push({ path: ['awsIdentity'], message: 'awsIdentity needs arn or arnPattern (the role or user), or userId or userIdPattern' });
+    problems.push({
+      path: ['awsIdentity'],
+      message: 'awsIdentity needs arn or arnPattern (the role or user), or userId or userIdPattern',
+    });
   }
   return problems;
 }
@@ -191,25 +231,61 @@ function staticKeysProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
   const problems = opts.shapeChecked ? [] : unknownKeys('staticKeys', o);
   const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem('staticKeys.issuer', o.issuer) : undefined;
   if (ascii) problems.push({ path: ['staticKeys', 'issuer'], message: ascii });
-  else if (!isHttpsUrl(o.issuer)) problems.push({ path: ['staticKeys', 'issuer'], message: `staticKeys.issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}; expected the issuer the tokens name` });
-  if (typeof o.subject !== 'string' || o.subject === '') problems.push({ path: ['staticKeys', 'subject'], message: 'staticKeys.subject is missing; expected the subject the tokens name' });
-  const jwks = o.issuerKeys === undefined ? 'is missing; expected the JWKS document (JSON text) of the keys that sign the tokens' : jwksProblem(o.issuerKeys);
-  if (jwks !== undefined) problems.push({ path: ['staticKeys', 'issuerKeys'], message: `staticKeys.issuerKeys ${jwks}` });
-  if (o.expirationTime !== undefined && (typeof o.expirationTime !== 'string' || Number.isNaN(Date.parse(o.expirationTime)) || !/^\d{4}-\d{2}-\d{2}T/.test(o.expirationTime))) {
-    problems.push({ path: ['staticKeys', 'expirationTime'], message: `staticKeys.expirationTime ${JSON.stringify(o.expirationTime)} is not a time; expected RFC 3339, e.g. 2027-01-01T00:00:00Z` });
+  else if (!isHttpsUrl(o.issuer))
+    problems.push({
+      path: ['staticKeys', 'issuer'],
+      message: `staticKeys.issuer ${o.issuer === undefined ? 'is missing' : `${JSON.stringify(o.issuer)} is not an https URL`}; expected the issuer the tokens name`,
+    });
+  if (typeof o.subject !== 'string' || o.subject === '')
+    problems.push({
+      path: ['staticKeys', 'subject'],
+      message: 'staticKeys.subject is missing; expected the subject the tokens name',
+    });
+  const jwks =
+    o.issuerKeys === undefined
+      ? 'is missing; expected the JWKS document (JSON text) of the keys that sign the tokens'
+      : jwksProblem(o.issuerKeys);
+  if (jwks !== undefined)
+    problems.push({ path: ['staticKeys', 'issuerKeys'], message: `staticKeys.issuerKeys ${jwks}` });
+  if (
+    o.expirationTime !== undefined &&
+    (typeof o.expirationTime !== 'string' ||
+      Number.isNaN(Date.parse(o.expirationTime)) ||
+      !/^\d{4}-\d{2}-\d{2}T/.test(o.expirationTime))
+  ) {
+    problems.push({
+      path: ['staticKeys', 'expirationTime'],
+      message: `staticKeys.expirationTime ${JSON.stringify(o.expirationTime)} is not a time; expected RFC 3339, e.g. 2027-01-01T00:00:00Z`,
+    });
   }
-  if (!opts.shapeChecked && o.audiences !== undefined && (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))) {
-    problems.push({ path: ['staticKeys', 'audiences'], message: 'staticKeys.audiences must be a list of non-empty strings' });
+  if (
+    !opts.shapeChecked &&
+    o.audiences !== undefined &&
+    (!Array.isArray(o.audiences) || !o.audiences.every((a) => typeof a === 'string' && a !== ''))
+  ) {
+    problems.push({
+      path: ['staticKeys', 'audiences'],
+      message: 'staticKeys.audiences must be a list of non-empty strings',
+    });
   }
   return problems;
 }
 
 /** The problems of one relationship field's value (empty when it is good). */
-export function relationshipProblems(field: RelationshipField, value: unknown, opts: CheckOptions = {}): RelationshipProblem[] {
+export function relationshipProblems(
+  field: RelationshipField,
+  value: unknown,
+  opts: CheckOptions = {},
+): RelationshipProblem[] {
   if (field === 'servicePrincipal') {
     const short = normalizeServicePrincipal(value);
     if (typeof short === 'string' && (SERVICE_PRINCIPALS as readonly string[]).includes(short)) return [];
-    return [{ path: [field], message: `servicePrincipal ${JSON.stringify(value)} is not a service principal; expected one of ${SERVICE_PRINCIPALS.join(', ')}` }];
+    return [
+      {
+        path: [field],
+        message: `servicePrincipal ${JSON.stringify(value)} is not a service principal; expected one of ${SERVICE_PRINCIPALS.join(', ')}`,
+      },
+    ];
   }
   if (!isObject(value)) return [{ path: [field], message: `${field} must be an object` }];
   if (field === 'claimMatch') return claimMatchProblems(value, opts);

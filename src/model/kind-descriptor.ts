@@ -64,7 +64,12 @@ export interface DeclaredField {
 /** How a declared field behaves beyond its JSON type (see FieldSpec); `type` defaults from the JSON type. */
 export type FieldBehaviour = Partial<Omit<FieldSpec, 'name'>>;
 
-const TYPE_OF_JSON: Readonly<Record<string, FieldType>> = { string: 'string', array: 'stringSet', object: 'object', boolean: 'boolean' };
+const TYPE_OF_JSON: Readonly<Record<string, FieldType>> = {
+  string: 'string',
+  array: 'stringSet',
+  object: 'object',
+  boolean: 'boolean',
+};
 
 /**
  * A kind's field specs from its declared fields (kinds/declared-fields.ts), in declaration order:
@@ -72,11 +77,15 @@ const TYPE_OF_JSON: Readonly<Record<string, FieldType>> = { string: 'string', ar
  * more of a field (a role reference, a sub-resource, a normalization). Every declared field is
  * managed; `behaviour` can name only declared fields.
  */
-export function declaredFieldSpecs<D extends readonly DeclaredField[]>(declared: D, behaviour: { readonly [N in D[number]['name']]?: FieldBehaviour } = {}): FieldSpec[] {
+export function declaredFieldSpecs<D extends readonly DeclaredField[]>(
+  declared: D,
+  behaviour: { readonly [N in D[number]['name']]?: FieldBehaviour } = {},
+): FieldSpec[] {
   const extra = behaviour as Readonly<Record<string, FieldBehaviour | undefined>>;
   return declared.map((f) => {
     const type = TYPE_OF_JSON[f.json];
-    if (type === undefined) throw new Error(`declared field ${f.name} has JSON type ${f.json}, which no field type reads`);
+    if (type === undefined)
+      throw new Error(`declared field ${f.name} has JSON type ${f.json}, which no field type reads`);
     const more = extra[f.name];
     // Instants are read in one spelling, after any other normalization of the field.
     const instants = more?.instants;
@@ -264,7 +273,14 @@ export interface KindDescriptor<K extends string = string> {
 }
 
 /** The members of a descriptor that have a default (see {@link defineKind}). */
-type Defaulted = 'hasUpdate' | 'renameable' | 'holdsChildren' | 'referenceable' | 'ownsGroupPath' | 'deleteReliesOn' | 'parentKind';
+type Defaulted =
+  | 'hasUpdate'
+  | 'renameable'
+  | 'holdsChildren'
+  | 'referenceable'
+  | 'ownsGroupPath'
+  | 'deleteReliesOn'
+  | 'parentKind';
 type DefaultedApi = 'createFields' | 'updatableFields' | 'nameFilter';
 
 /** What a kind file says: its descriptor, less what {@link defineKind} defaults. */
@@ -291,7 +307,12 @@ export function defineKind<const K extends string>(definition: KindDefinition<K>
     ownsGroupPath: false,
     deleteReliesOn: [definition.kind],
     ...definition,
-    api: { nameFilter: false, createFields: bodyFieldNames(definition.fields), updatableFields: hasUpdate ? bodyFieldNames(definition.fields) : [], ...definition.api },
+    api: {
+      nameFilter: false,
+      createFields: bodyFieldNames(definition.fields),
+      updatableFields: hasUpdate ? bodyFieldNames(definition.fields) : [],
+      ...definition.api,
+    },
   };
 }
 

@@ -23,7 +23,20 @@ export { BUILTIN_ROLE_NAMES, type BuiltinRoleName } from './kinds/role.js';
 export type { ClaimMatch } from './kinds/identity.js';
 
 /** Every managed kind, in the order manifests and views list them. */
-export const DESCRIPTORS = [group, identity, role, roleBinding, repo, tag, subscription, identityProvider, groupMapping, accountAssociation, terms, groupInvite] as const;
+export const DESCRIPTORS = [
+  group,
+  identity,
+  role,
+  roleBinding,
+  repo,
+  tag,
+  subscription,
+  identityProvider,
+  groupMapping,
+  accountAssociation,
+  terms,
+  groupInvite,
+] as const;
 
 export type Kind = (typeof DESCRIPTORS)[number]['kind'];
 export const KINDS: readonly Kind[] = DESCRIPTORS.map((d) => d.kind);
@@ -76,7 +89,11 @@ export type SubResourceField = FieldSpec & { readonly subResource: SubResource }
 /** The fields of a kind that are sub-resources, found once per kind (none for most kinds). */
 export function subResourceFields(kind: Kind): readonly SubResourceField[] {
   let fields = SUB_RESOURCE_FIELDS.get(kind);
-  if (!fields) SUB_RESOURCE_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((f): f is SubResourceField => f.subResource !== undefined)));
+  if (!fields)
+    SUB_RESOURCE_FIELDS.set(
+      kind,
+      (fields = descriptorOf(kind).fields.filter((f): f is SubResourceField => f.subResource !== undefined)),
+    );
   return fields;
 }
 const SUB_RESOURCE_FIELDS = new Map<Kind, readonly SubResourceField[]>();
@@ -84,7 +101,8 @@ const SUB_RESOURCE_FIELDS = new Map<Kind, readonly SubResourceField[]>();
 /** The one kind whose descriptor says `is`; its type is checked when the module loads. */
 function theKind<K extends Kind>(expected: K, is: (d: KindDescriptor) => boolean): K {
   const found = DESCRIPTORS.filter((d) => is(d as KindDescriptor)).map((d) => d.kind);
-  if (found.length !== 1 || found[0] !== expected) throw new Error(`internal error: the descriptors make ${found.join(', ') || 'no kind'} what ${expected} is`);
+  if (found.length !== 1 || found[0] !== expected)
+    throw new Error(`internal error: the descriptors make ${found.join(', ') || 'no kind'} what ${expected} is`);
   return expected;
 }
 
@@ -98,7 +116,10 @@ function theKind<K extends Kind>(expected: K, is: (d: KindDescriptor) => boolean
  */
 export const PRINCIPAL_KIND = theKind('identity', (d) => d.access?.is === 'principal');
 export const INVITE_KIND = theKind('groupInvite', (d) => d.access?.is === 'grant' && d.access.to === 'email');
-export const IDENTITY_GRANT_KIND = theKind('roleBinding', (d) => d.access?.is === 'grant' && d.access.to === 'identity');
+export const IDENTITY_GRANT_KIND = theKind(
+  'roleBinding',
+  (d) => d.access?.is === 'grant' && d.access.to === 'identity',
+);
 export const GROUP_KIND = theKind('group', (d) => d.ownsGroupPath);
 
 /** The group a resource is declared in: a group is declared in its parent (its own path is its parent's plus its name). */
@@ -158,15 +179,40 @@ export const KIND_INFO: Readonly<Record<ApiKind, KindInfo>> = {
   },
 };
 
-
 /**
  * Order in which kinds are created under one group: what others reference (groups, then
  * identities and roles) first, bindings after them, a repo's tags after the repo. The live-state
  * builder places resources in this order too (a parent and a referenced resource come first).
  */
-export const CREATE_ORDER: readonly Kind[] = [group.kind, identity.kind, role.kind, identityProvider.kind, groupMapping.kind, accountAssociation.kind, terms.kind, repo.kind, subscription.kind, roleBinding.kind, groupInvite.kind, tag.kind];
+export const CREATE_ORDER: readonly Kind[] = [
+  group.kind,
+  identity.kind,
+  role.kind,
+  identityProvider.kind,
+  groupMapping.kind,
+  accountAssociation.kind,
+  terms.kind,
+  repo.kind,
+  subscription.kind,
+  roleBinding.kind,
+  groupInvite.kind,
+  tag.kind,
+];
 /** Order in which kinds are deleted under one group: children and references first (DESIGN.md §4). */
-export const DELETE_ORDER: readonly Kind[] = [roleBinding.kind, groupInvite.kind, tag.kind, groupMapping.kind, identityProvider.kind, accountAssociation.kind, terms.kind, identity.kind, repo.kind, subscription.kind, role.kind, group.kind];
+export const DELETE_ORDER: readonly Kind[] = [
+  roleBinding.kind,
+  groupInvite.kind,
+  tag.kind,
+  groupMapping.kind,
+  identityProvider.kind,
+  accountAssociation.kind,
+  terms.kind,
+  identity.kind,
+  repo.kind,
+  subscription.kind,
+  role.kind,
+  group.kind,
+];
 
 /** Keys of a per-kind `prune` map: the manifest's list names, mapped to the kinds they hold. */
 export const PRUNE_KEYS: Readonly<Record<string, Kind>> = Object.fromEntries(

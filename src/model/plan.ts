@@ -145,7 +145,17 @@ export interface Plan {
 /** What a saved plan was planned from. */
 export interface PlanBasis {
   desired: DesiredState;
-  options: { targets?: string[]; maxDeleteRatio?: number; allowMassDelete?: boolean; rotateSecrets?: boolean; bootstrap?: boolean; denyNewAccess?: boolean; now?: number; planTtlMs?: number; reinvite?: string[] };
+  options: {
+    targets?: string[];
+    maxDeleteRatio?: number;
+    allowMassDelete?: boolean;
+    rotateSecrets?: boolean;
+    bootstrap?: boolean;
+    denyNewAccess?: boolean;
+    now?: number;
+    planTtlMs?: number;
+    reinvite?: string[];
+  };
 }
 
 /** One reason the planner refuses to produce a plan that would be unsafe. */
@@ -155,7 +165,22 @@ export interface PlanRefusal {
    * `dangling-reference`: an `identityUid`/`roleUid` inside the org that the full read did not find.
    * `rename-conflict`: `renamedFrom` names a live sibling, but the new name is live too.
    */
-  rule: 'not-empty' | 'protected' | 'mass-delete' | 'incomplete-read' | 'ambiguous-live' | 'declared-twice' | 'dangling-reference' | 'rename-conflict' | 'org-not-visible' | 'rename-ignored' | 'org-name-mismatch' | 'new-access' | 'access-rule' | 'invite-time' | 'unknown-target';
+  rule:
+    | 'not-empty'
+    | 'protected'
+    | 'mass-delete'
+    | 'incomplete-read'
+    | 'ambiguous-live'
+    | 'declared-twice'
+    | 'dangling-reference'
+    | 'rename-conflict'
+    | 'org-not-visible'
+    | 'rename-ignored'
+    | 'org-name-mismatch'
+    | 'new-access'
+    | 'access-rule'
+    | 'invite-time'
+    | 'unknown-target';
   message: string;
   /** Addresses involved (the blocked resource and what blocks it). */
   addresses: string[];

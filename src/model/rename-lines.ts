@@ -10,7 +10,11 @@ import { DESCRIPTORS } from './kinds.js';
 import type { KindDescriptor } from './kind-descriptor.js';
 
 /** Kinds whose address is a group path alone: the group, and the association that takes its uid. */
-const GROUP_ADDRESSED: ReadonlySet<string> = new Set((DESCRIPTORS as readonly KindDescriptor[]).filter((d) => d.kind === 'group' || d.uidIsParent === true).map((d) => d.kind));
+const GROUP_ADDRESSED: ReadonlySet<string> = new Set(
+  (DESCRIPTORS as readonly KindDescriptor[])
+    .filter((d) => d.kind === 'group' || d.uidIsParent === true)
+    .map((d) => d.kind),
+);
 
 /** Old-name variants of one address are bounded: a path of many renamed groups stops here. */
 const MAX_FORMER_VARIANTS = 64;
@@ -27,7 +31,8 @@ export function renameLinesOf(desired: { resources: readonly DesiredResource[] }
   const items = new Map<string, string>();
   for (const d of desired.resources) {
     if (d.renamedFrom === undefined) continue;
-    if (d.kind === 'group') groups.push({ path: d.groupPath, oldPath: joinPath(parentPath(d.groupPath), d.renamedFrom) });
+    if (d.kind === 'group')
+      groups.push({ path: d.groupPath, oldPath: joinPath(parentPath(d.groupPath), d.renamedFrom) });
     else items.set(d.address, namedAddress(d.kind, d.groupPath, d.renamedFrom));
   }
   // Deepest first: a nested rename's old path is written under its parent's new path, which a

@@ -14,12 +14,15 @@ export const SECRET_ENV_PATTERN = /^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/;
  */
 export function checkSecretRefShape(ref: SecretRef): string | undefined {
   if ('fromEnv' in ref) {
-    return SECRET_ENV_PATTERN.test(ref.fromEnv) ? undefined : `fromEnv ${JSON.stringify(ref.fromEnv)} may not be read: a manifest may only name variables matching ${SECRET_ENV_PATTERN.source} (e.g. PLATFORM_SYNC_SECRET_OKTA), so that it cannot name the API token or another credential of the runner`;
+    return SECRET_ENV_PATTERN.test(ref.fromEnv)
+      ? undefined
+      : `fromEnv ${JSON.stringify(ref.fromEnv)} may not be read: a manifest may only name variables matching ${SECRET_ENV_PATTERN.source} (e.g. PLATFORM_SYNC_SECRET_OKTA), so that it cannot name the API token or another credential of the runner`;
   }
   const path = ref.fromFile;
   if (path === '' || path.includes('\0') || isAbsolute(path) || /^[A-Za-z]:|^[\\/]/.test(path)) {
     return `fromFile ${JSON.stringify(path)} must be a path relative to the secrets directory that the operator names (--secrets-dir or PLATFORM_SYNC_SECRETS_DIR)`;
   }
-  if (path.split(/[\\/]/).includes('..')) return `fromFile ${JSON.stringify(path)} may not contain "..": it is a path inside the secrets directory`;
+  if (path.split(/[\\/]/).includes('..'))
+    return `fromFile ${JSON.stringify(path)} may not contain "..": it is a path inside the secrets directory`;
   return undefined;
 }

@@ -43,12 +43,18 @@ const NEAREST = 3;
  * names live roles hold, which the service added after this catalog) has it. The message names
  * the nearest few names of the catalog, not all 153.
  */
-export function unknownCapabilityMessage(name: string, owner: string, alsoKnown?: ReadonlySet<string>): string | undefined {
+export function unknownCapabilityMessage(
+  name: string,
+  owner: string,
+  alsoKnown?: ReadonlySet<string>,
+): string | undefined {
   if (isCatalogCapability(name) || alsoKnown?.has(name)) return undefined;
   const known = [...CATALOG, ...(alsoKnown ?? [])];
   const nearest = nearestNames(name, known, NEAREST);
-  return `unknown capability ${JSON.stringify(name)} in ${owner}; expected one of the service's ${CATALOG.length} capabilities${didYouMean(name, known)}` +
-    ` — the nearest: ${nearest.join(', ')}`;
+  return (
+    `unknown capability ${JSON.stringify(name)} in ${owner}; expected one of the service's ${CATALOG.length} capabilities${didYouMean(name, known)}` +
+    ` — the nearest: ${nearest.join(', ')}`
+  );
 }
 
 const CATALOG_TIER_PREFIX = 'CATALOG_TIER_';

@@ -21,7 +21,6 @@ export interface FieldChange {
   cleared?: true;
 }
 
-
 /** What diffManagedFields gives for a resource that matches (most of a plan's): one frozen array, not one per resource. */
 const NO_CHANGES: readonly FieldChange[] = Object.freeze([]);
 
@@ -47,7 +46,12 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
     if (spec.leafMask === true && isPlainObject(before) && isPlainObject(after)) {
       // Leaf by leaf: the mask names `syncConfig.expiration`, and only what changed is sent.
       for (const leaf of [...new Set([...Object.keys(after), ...Object.keys(before)])]) {
-        if (!sameJson(before[leaf], after[leaf])) (changes ??= []).push({ field: `${field}.${leaf}`, before: copyValue(before[leaf]), after: copyValue(after[leaf]) });
+        if (!sameJson(before[leaf], after[leaf]))
+          (changes ??= []).push({
+            field: `${field}.${leaf}`,
+            before: copyValue(before[leaf]),
+            after: copyValue(after[leaf]),
+          });
       }
       continue;
     }
@@ -57,7 +61,8 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
   const exclusive = descriptor.exclusiveFields;
   if (exclusive?.some((f) => want[f] !== undefined)) {
     for (const field of exclusive) {
-      if (want[field] === undefined && have[field] !== undefined && have[field] !== '') (changes ??= []).push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
+      if (want[field] === undefined && have[field] !== undefined && have[field] !== '')
+        (changes ??= []).push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
     }
   }
   return changes ?? NO_CHANGES;
@@ -68,7 +73,8 @@ export function createFields(desired: DesiredResource): Record<string, unknown> 
   const want = fieldsOf(desired);
   const body: Record<string, unknown> = {};
   for (const spec of descriptorOf(desired.kind).fields) {
-    if (spec.compared !== false && want[spec.name] !== undefined) body[spec.apiName ?? spec.name] = copyValue(want[spec.name]);
+    if (spec.compared !== false && want[spec.name] !== undefined)
+      body[spec.apiName ?? spec.name] = copyValue(want[spec.name]);
   }
   return body;
 }

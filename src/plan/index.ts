@@ -48,7 +48,10 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const updates = planUpdates(p, matching.pairs, creates.creating);
   const roleChanges = planRoleChanges(p, matching.roleChanges, creates.creating);
   // 5. deletes (waiting for the updates that move a reference off a deleted role)
-  const deletes = planDeletes(p, matching.unmatchedLive, normalised.resources, [...updates.steps, ...roleChanges.steps]);
+  const deletes = planDeletes(p, matching.unmatchedLive, normalised.resources, [
+    ...updates.steps,
+    ...roleChanges.steps,
+  ]);
   // 6. freed names: a create or rename that takes a name a rename frees waits for it
   const planned = waitForFreedNames([...creates.steps, ...updates.steps, ...roleChanges.steps, ...deletes.steps]);
   // 7. targets (before explaining: a note explains only the steps a target keeps)
@@ -58,9 +61,26 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   const explained = explain(kept);
   // 9. order and check: the safety rules, and what the plan changes in access (--deny-new-access)
   const refusals = [...prepared, ...normalised.refusals, ...(targeted?.refusals ?? [])];
-  const checked = orderAndCheck(p, { steps: explained.steps, plannedSteps: planned.map((s) => s.step), holders: deletes.holders, resources: normalised.resources, refusals }, options);
+  const checked = orderAndCheck(
+    p,
+    {
+      steps: explained.steps,
+      plannedSteps: planned.map((s) => s.step),
+      holders: deletes.holders,
+      resources: normalised.resources,
+      refusals,
+    },
+    options,
+  );
   // 10. summary
-  const warnings = [...creates.warnings, ...updates.warnings, ...roleChanges.warnings, ...deletes.warnings, ...(targeted?.warnings ?? []), ...explained.warnings];
+  const warnings = [
+    ...creates.warnings,
+    ...updates.warnings,
+    ...roleChanges.warnings,
+    ...deletes.warnings,
+    ...(targeted?.warnings ?? []),
+    ...explained.warnings,
+  ];
   return assemblePlan(p, checked, { members, untargeted: targeted?.untargeted, warnings });
 }
 

@@ -58,10 +58,12 @@ export function indexLive(live: LiveState): LiveIndex {
     // names a live address, so only paths are looked up (no address is built to find out).
     const paths = { identity: new Set<string>(), role: new Set<string>() };
     for (const address of addresses) {
-      for (const kind of ['identity', 'role'] as const) if (address.startsWith(`${kind}:`)) paths[kind].add(address.slice(kind.length + 1));
+      for (const kind of ['identity', 'role'] as const)
+        if (address.startsWith(`${kind}:`)) paths[kind].add(address.slice(kind.length + 1));
     }
     const holds = (r: LiveResource, kind: 'identity' | 'role', key: IdentityKey | RoleKey | undefined): void => {
-      if (key !== undefined && 'path' in key && paths[kind].has(key.path)) pushTo(holders.bindingsByRef, `${kind}:${key.path}`, r);
+      if (key !== undefined && 'path' in key && paths[kind].has(key.path))
+        pushTo(holders.bindingsByRef, `${kind}:${key.path}`, r);
     };
     for (const r of resources) {
       if (r.parentAddress !== null && addresses.has(r.parentAddress)) pushTo(holders.childrenOf, r.parentAddress, r);
@@ -70,7 +72,8 @@ export function indexLive(live: LiveState): LiveIndex {
         holds(r, 'role', r.fields.role);
       }
       // A role another resource defaults to (an identity provider) is held by it like by a binding.
-      for (const field of roleRefFields(r.kind)) holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field.name]);
+      for (const field of roleRefFields(r.kind))
+        holds(r, 'role', (r.fields as unknown as Record<string, RoleKey | undefined>)[field.name]);
     }
     return holders;
   };

@@ -27,7 +27,10 @@ export function buildReferenceLookup(live: LiveState): ReferenceLookup {
     // The kinds a binding can reference (KindDescriptor `referenceable`), by uid.
     for (const r of live.resources) {
       if (!descriptorOf(r.kind).referenceable) continue;
-      paths[r.kind as 'identity' | 'role']?.set(r.uid, joinPath(r.groupPath, String((r.fields as { name?: unknown }).name)));
+      paths[r.kind as 'identity' | 'role']?.set(
+        r.uid,
+        joinPath(r.groupPath, String((r.fields as { name?: unknown }).name)),
+      );
     }
     return paths;
   };

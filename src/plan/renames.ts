@@ -8,10 +8,25 @@
  * update whose mask holds `name`. Pure.
  */
 import { oldNameVariants, renameLinesOf } from '../model/rename-lines.js';
-import { compileAddressGlob, groupAddress, joinPath, matchesAnyGlob, ORG_ADDRESS, parentPath, type IdentityKey, type RoleKey } from '../model/address.js';
+import {
+  compileAddressGlob,
+  groupAddress,
+  joinPath,
+  matchesAnyGlob,
+  ORG_ADDRESS,
+  parentPath,
+  type IdentityKey,
+  type RoleKey,
+} from '../model/address.js';
 import { descriptorOf, IDENTITY_GRANT_KIND, roleRefFields, subResourceFields } from '../model/kinds.js';
 import type { PlanRefusal } from '../model/plan.js';
-import { fieldsOf, type DesiredResource, type DesiredState, type LiveResource, type LiveState } from '../model/resources.js';
+import {
+  fieldsOf,
+  type DesiredResource,
+  type DesiredState,
+  type LiveResource,
+  type LiveState,
+} from '../model/resources.js';
 
 export interface RenameResult {
   /** Live state with every rename applied to addresses and paths (the renamed resources keep their old `name` field). */
@@ -26,13 +41,20 @@ export interface RenameResult {
 /** Each live resource's address as read, found by its kind and uid; the map is made on first use. */
 function addressesAsRead(live: LiveState): RenameResult['liveAddressOf'] {
   let byUid: Map<string, string> | undefined;
-  return (r) => (byUid ??= new Map(live.resources.map((x) => [`${x.kind}\u0000${x.uid}`, x.address]))).get(`${r.kind}\u0000${r.uid}`) ?? r.address;
+  return (r) =>
+    (byUid ??= new Map(live.resources.map((x) => [`${x.kind}\u0000${x.uid}`, x.address]))).get(
+      `${r.kind}\u0000${r.uid}`,
+    ) ?? r.address;
 }
 
 /** The address a desired resource had under its old name (its parent already renamed, if it was). */
 function oldAddressOf(d: DesiredResource, oldName: string): string {
   if (descriptorOf(d.kind).ownsGroupPath) return groupAddress(joinPath(parentPath(d.groupPath), oldName));
-  return descriptorOf(d.kind).address(d.groupPath, { ...d.fields, name: oldName }, { groupPath: d.groupPath, fields: {} });
+  return descriptorOf(d.kind).address(
+    d.groupPath,
+    { ...d.fields, name: oldName },
+    { groupPath: d.groupPath, fields: {} },
+  );
 }
 
 /** Depth of what a rename changes: groups shallowest first, so a nested rename sees its parent's new path. */
@@ -123,7 +145,6 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
   return { live: current, previousAddress, refusals, liveAddressOf };
 }
 
-
 /**
  * Live state re-addressed with `newNames` (uid → name) applied: every path, address, parent
  * address and binding reference is computed again from the uid tree. Fields are kept as read,
@@ -132,7 +153,9 @@ export function applyRenames(desired: DesiredState, live: LiveState): RenameResu
 function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): LiveState {
   const byUid = new Map(live.resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r]));
   // New names are by uid of what is renamed; a kind that shares its parent's uid keeps its own.
-  const nameOf = (r: LiveResource): string => (descriptorOf(r.kind).uidIsParent ? undefined : newNames.get(r.uid)) ?? String((r.fields as { name?: unknown }).name ?? '');
+  const nameOf = (r: LiveResource): string =>
+    (descriptorOf(r.kind).uidIsParent ? undefined : newNames.get(r.uid)) ??
+    String((r.fields as { name?: unknown }).name ?? '');
   // Keyed by kind and uid: an account association has its group's uid, and its own address.
   const keyOf = (r: LiveResource): string => `${r.kind}\u0000${r.uid}`;
   const paths = new Map<string, string>();
@@ -152,7 +175,10 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
   const refPaths = new Map<string, string>();
   for (const r of live.resources) {
     if (!descriptorOf(r.kind).referenceable) continue;
-    refPaths.set(`${r.kind}:${joinPath(r.groupPath, String((r.fields as { name?: unknown }).name))}`, joinPath(groupPathOf(r), nameOf(r)));
+    refPaths.set(
+      `${r.kind}:${joinPath(r.groupPath, String((r.fields as { name?: unknown }).name))}`,
+      joinPath(groupPathOf(r), nameOf(r)),
+    );
   }
   const rekey = <K extends IdentityKey | RoleKey>(kind: string, key: K): K => {
     if (!('path' in key)) return key;
@@ -168,7 +194,9 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
     else {
       const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
       const fields = { ...(r.fields as unknown as Record<string, unknown>), name: nameOf(r) };
-      const place = parent ? { groupPath: groupPathOf(parent), fields: { name: nameOf(parent) } } : { groupPath: '', fields: {} };
+      const place = parent
+        ? { groupPath: groupPathOf(parent), fields: { name: nameOf(parent) } }
+        : { groupPath: '', fields: {} };
       address = descriptorOf(r.kind).address(groupPathOf(r), fields, place);
     }
     addresses.set(keyOf(r), address);
@@ -178,7 +206,11 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
   const resources = live.resources.map((r): LiveResource => {
     if (r.address === ORG_ADDRESS) return r;
     const parent = r.parentUid === null ? undefined : byUid.get(r.parentUid);
-    const moved = { ...r, groupPath: groupPathOf(r), parentAddress: parent ? addressOf(parent) : r.parentAddress } as LiveResource;
+    const moved = {
+      ...r,
+      groupPath: groupPathOf(r),
+      parentAddress: parent ? addressOf(parent) : r.parentAddress,
+    } as LiveResource;
     if (moved.kind === IDENTITY_GRANT_KIND) {
       moved.fields = { identity: rekey('identity', moved.fields.identity), role: rekey('role', moved.fields.role) };
     } else {
@@ -187,7 +219,8 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
       const refs = roleRefFields(moved.kind);
       if (refs.length > 0) {
         const fields = { ...(moved.fields as unknown as Record<string, unknown>) };
-        for (const { name } of refs) if (fields[name] !== undefined) fields[name] = rekey('role', fields[name] as RoleKey);
+        for (const { name } of refs)
+          if (fields[name] !== undefined) fields[name] = rekey('role', fields[name] as RoleKey);
         (moved as { fields: unknown }).fields = fields;
       }
     }
@@ -203,7 +236,10 @@ function readdress(live: LiveState, newNames: ReadonlyMap<string, string>): Live
  * (before the plan's renames), and each under the old names the manifests' `renamedFrom` lines
  * give them. Undefined when there is nothing but the address itself (no rename of either kind).
  */
-export function formerAddressesOf(desired: DesiredState, asRead: RenameResult['liveAddressOf'] | undefined): ((resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[]) | undefined {
+export function formerAddressesOf(
+  desired: DesiredState,
+  asRead: RenameResult['liveAddressOf'] | undefined,
+): ((resource: Pick<LiveResource, 'kind' | 'uid' | 'address'>) => string[]) | undefined {
   const lines = renameLinesOf(desired);
   if (asRead === undefined && lines.groups.length === 0 && lines.items.size === 0) return undefined;
   return (resource) => {
@@ -230,4 +266,3 @@ export function managedSubResources(desired: DesiredState): Set<string> {
   }
   return addresses;
 }
-

@@ -11,7 +11,15 @@ import type { CreateStep, DeleteStep, PlanRefusal, PlanStep, UidReference, Updat
 import { pushTo } from '../util/multimap.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { Holders, LiveIndex } from './live-index.js';
-import { countLabel, describePruneOff, describePruneOn, isIgnoredResource, isPruned, kindLabel, listNames } from './settings.js';
+import {
+  countLabel,
+  describePruneOff,
+  describePruneOn,
+  isIgnoredResource,
+  isPruned,
+  kindLabel,
+  listNames,
+} from './settings.js';
 
 export interface SafetyInput {
   /** The steps as planned (after --target selection). */
@@ -117,7 +125,8 @@ export function rolesUpdatedAway(step: UpdateStep, live: LiveResource): RoleKey[
   const roles: RoleKey[] = [];
   // A reference to a role (a binding's `role`), PATCHed as `roleUid`.
   for (const ref of descriptorOf(live.kind).references ?? []) {
-    if (ref === 'role' && step.updateMask.includes(`${ref}Uid`) && fields[ref] !== undefined) roles.push(fields[ref] as RoleKey);
+    if (ref === 'role' && step.updateMask.includes(`${ref}Uid`) && fields[ref] !== undefined)
+      roles.push(fields[ref] as RoleKey);
   }
   for (const spec of roleRefFields(live.kind)) {
     if (!step.updateMask.includes(spec.apiName ?? spec.name)) continue;
@@ -140,7 +149,8 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
   const referencedBySteps = new Map<string, (CreateStep | UpdateStep)[]>();
   for (const step of input.plannedSteps ?? input.steps) {
     if (step.action === 'delete' || !step.refs) continue;
-    for (const ref of Object.values(step.refs) as (UidReference | undefined)[]) if (ref) pushTo(referencedBySteps, ref.address, step);
+    for (const ref of Object.values(step.refs) as (UidReference | undefined)[])
+      if (ref) pushTo(referencedBySteps, ref.address, step);
   }
   const refusals: PlanRefusal[] = [];
   const { holders } = input;
@@ -163,9 +173,14 @@ function findNotEmpty(input: SafetyInput, deletes: readonly DeleteStep[]): PlanR
     if (blockers.length === 0 && declaredHolders.length === 0) continue;
     const names = blockers.map((b) => {
       const update = updates.get(b.uid);
-      return update && update.address !== b.address ? `${update.address} (updated by this plan from ${b.address})` : `${b.address} (${whyKept(input, b)})`;
+      return update && update.address !== b.address
+        ? `${update.address} (updated by this plan from ${b.address})`
+        : `${b.address} (${whyKept(input, b)})`;
     });
-    for (const step of declaredHolders) names.push(`${step.address} (declared${step.source ? ` at ${step.source.file}:${step.source.line}:${step.source.column}` : ''}, ${step.action}d by this plan)`);
+    for (const step of declaredHolders)
+      names.push(
+        `${step.address} (declared${step.source ? ` at ${step.source.file}:${step.source.line}:${step.source.column}` : ''}, ${step.action}d by this plan)`,
+      );
     const verb = referenceable ? 'is still referenced by' : 'still holds';
     refusals.push({
       rule: 'not-empty',
@@ -191,7 +206,9 @@ function keepOrUnreferenceFix(s: DeleteStep, declaredHolders: readonly (CreateSt
  * (a moved identity whose bindings stay, say): turn pruning on, or remove them by hand.
  */
 function pruneOffFix(input: SafetyInput, blockers: readonly LiveResource[]): string {
-  const kinds = KINDS.filter((k) => blockers.some((b) => b.kind === k && whyKept(input, b) === describePruneOff(input.prune, k)));
+  const kinds = KINDS.filter((k) =>
+    blockers.some((b) => b.kind === k && whyKept(input, b) === describePruneOff(input.prune, k)),
+  );
   if (kinds.length === 0) return '';
   const on = kinds.map((k) => describePruneOn(input.prune, k));
   const what = kinds.map((k) => kindLabel(k, 2)).join(' and ');

@@ -49,8 +49,17 @@ export function listNames(names: readonly string[]): string {
  * binding of an ignored identity (DESIGN.md §4: ignoring people never revokes the access granted
  * to them by hand). An outside identity is `identity:uid:<uid>` here.
  */
-export function isIgnoredResource(resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>, ignore: readonly AddressGlob[]): boolean {
+export function isIgnoredResource(
+  resource: Pick<ResourceUnion, 'kind' | 'address' | 'fields'>,
+  ignore: readonly AddressGlob[],
+): boolean {
   if (ignore.length === 0) return false;
   if (matchesAnyGlob(resource.address, ignore)) return true;
-  return resource.kind === IDENTITY_GRANT_KIND && matchesAnyGlob(identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity), ignore);
+  return (
+    resource.kind === IDENTITY_GRANT_KIND &&
+    matchesAnyGlob(
+      identityRefAddress((resource as Extract<ResourceUnion, { kind: 'roleBinding' }>).fields.identity),
+      ignore,
+    )
+  );
 }

@@ -51,7 +51,8 @@ export function findUnvouchedSteps(saved: Plan): string[] {
   // an update may change): the address a step names and the one the resource was read at may
   // then differ, never in their kind.
   // So may a plan that --target cut a rename out of (its other steps name the new addresses).
-  const renames = saved.untargeted !== undefined || saved.steps.some((s) => s.action === 'update' && s.previousAddress !== undefined);
+  const renames =
+    saved.untargeted !== undefined || saved.steps.some((s) => s.action === 'update' && s.previousAddress !== undefined);
   const kindOf = (address: string) => address.slice(0, address.indexOf(':') + 1) || address;
   const sameResource = (read: string, named: string) =>
     read === named || (kindOf(read) === kindOf(named) && (renames || kindOf(named) === 'roleBinding:'));
@@ -60,9 +61,11 @@ export function findUnvouchedSteps(saved: Plan): string[] {
     const what = `${step.action} ${step.address}: ${role} uid ${uid}`;
     const kind = role === 'target' ? step.kind : address ? kindOfAddress(address) : 'group';
     const read = vouched.get(uidKey(kind, uid));
-    if (!underOrg(uid)) problems.push(`${what} does not lie under org ${saved.org.name} (${orgUid ?? 'which the plan creates'})`);
+    if (!underOrg(uid))
+      problems.push(`${what} does not lie under org ${saved.org.name} (${orgUid ?? 'which the plan creates'})`);
     else if (read === undefined) problems.push(`${what} is not one the plan read (no fingerprint vouches for it)`);
-    else if (address != null && !sameResource(read, address)) problems.push(`${what} was read as ${read}, not ${address}`);
+    else if (address != null && !sameResource(read, address))
+      problems.push(`${what} was read as ${read}, not ${address}`);
   };
   for (const step of saved.steps) {
     if (step.action !== 'create') {
@@ -70,7 +73,8 @@ export function findUnvouchedSteps(saved: Plan): string[] {
     } else if (step.parentUid !== undefined) {
       check(step, 'parent', step.parentUid, step.parent);
     } else if (step.parent === null) {
-      if (!descriptorOf(step.kind).ownsGroupPath || step.address !== 'org' || orgUid !== undefined) problems.push(`create ${step.address}: only the org itself is created without a parent`);
+      if (!descriptorOf(step.kind).ownsGroupPath || step.address !== 'org' || orgUid !== undefined)
+        problems.push(`create ${step.address}: only the org itself is created without a parent`);
     } else if (!created.has(step.parent)) {
       problems.push(`create ${step.address}: its parent ${step.parent} has no uid and is not created by the plan`);
     }
@@ -83,7 +87,10 @@ export const DEFAULT_PLAN_TTL_MS = 72 * 3_600_000;
 /** An invite a saved plan creates must stay open at least this long after it is applied. */
 const INVITE_MARGIN_MS = 3_600_000;
 
-const hoursText = (ms: number): string => (ms >= 48 * 3_600_000 ? `${Math.round(ms / 86_400_000 * 10) / 10} days` : `${Math.round(ms / 3_600_000 * 10) / 10} hours`);
+const hoursText = (ms: number): string =>
+  ms >= 48 * 3_600_000
+    ? `${Math.round((ms / 86_400_000) * 10) / 10} days`
+    : `${Math.round((ms / 3_600_000) * 10) / 10} hours`;
 
 /**
  * A saved plan expires (DESIGN.md §4): it records when it was made and for how long it is good
@@ -93,13 +100,32 @@ const hoursText = (ms: number): string => (ms >= 48 * 3_600_000 ? `${Math.round(
  */
 export function checkPlanAge(saved: Plan, nowMs: number): void {
   const madeAt = saved.basis?.options.now;
-  if (madeAt === undefined) throw new UserError('PLAN_EXPIRED', 'the saved plan records no time it was made (a plan saved by an earlier version, or edited), so it cannot be known to be fresh; plan again and review that plan; nothing was changed');
+  if (madeAt === undefined)
+    throw new UserError(
+      'PLAN_EXPIRED',
+      'the saved plan records no time it was made (a plan saved by an earlier version, or edited), so it cannot be known to be fresh; plan again and review that plan; nothing was changed',
+    );
   const ttl = saved.basis?.options.planTtlMs ?? DEFAULT_PLAN_TTL_MS;
   const age = nowMs - madeAt;
-  if (age > ttl) throw new UserError('PLAN_EXPIRED', `the saved plan was made ${hoursText(age)} ago, and plans are good for ${hoursText(ttl)} (plan --plan-ttl); plan again and review that plan; nothing was changed`);
-  const closing = saved.steps.filter((s) => s.action === 'create' && typeof s.after.expirationTime === 'string' && Date.parse(s.after.expirationTime) - nowMs < INVITE_MARGIN_MS);
+  if (age > ttl)
+    throw new UserError(
+      'PLAN_EXPIRED',
+      `the saved plan was made ${hoursText(age)} ago, and plans are good for ${hoursText(ttl)} (plan --plan-ttl); plan again and review that plan; nothing was changed`,
+    );
+  const closing = saved.steps.filter(
+    (s) =>
+      s.action === 'create' &&
+      typeof s.after.expirationTime === 'string' &&
+      Date.parse(s.after.expirationTime) - nowMs < INVITE_MARGIN_MS,
+  );
   if (closing.length > 0) {
-    throw new UserError('PLAN_INVITE_EXPIRY', `the saved plan creates invites that would expire within the hour or have expired (${closing.slice(0, 5).map((s) => escapeValue(s.address)).join(', ')}); plan again so that they get a fresh expiry; nothing was changed`);
+    throw new UserError(
+      'PLAN_INVITE_EXPIRY',
+      `the saved plan creates invites that would expire within the hour or have expired (${closing
+        .slice(0, 5)
+        .map((s) => escapeValue(s.address))
+        .join(', ')}); plan again so that they get a fresh expiry; nothing was changed`,
+    );
   }
 }
 
@@ -109,14 +135,22 @@ export function checkPlanAge(saved: Plan, nowMs: number): void {
  * that has since changed is refused (StalePlanError). Both before anything is sent. Returns the
  * plan, ready for `apply`.
  */
-export async function checkSavedPlan(saved: Plan, client: ApiClient, options: { denyNewAccess?: boolean; nowMs?: number } = {}): Promise<Plan> {
+export async function checkSavedPlan(
+  saved: Plan,
+  client: ApiClient,
+  options: { denyNewAccess?: boolean; nowMs?: number } = {},
+): Promise<Plan> {
   checkPlanAge(saved, options.nowMs ?? Date.now());
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const basis = saved.basis;
   const subResources = subResourcesOf(saved);
   if (basis) for (const address of managedSubResources(basis.desired)) subResources.add(address);
-  const live = await readLiveState(client, { org: saved.org, subResources, ...(basis ? { expected: basis.desired.resources } : {}) });
+  const live = await readLiveState(client, {
+    org: saved.org,
+    subResources,
+    ...(basis ? { expected: basis.desired.resources } : {}),
+  });
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
     if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
@@ -129,9 +163,18 @@ export async function checkSavedPlan(saved: Plan, client: ApiClient, options: { 
   // basis are judged again on the state its steps lead to from the live state read now.
   const access = accessOfPlan(live, saved, basis?.desired.accessRules ?? [], basis?.options.now ?? Date.now());
   const kept = saved.refusals.filter((r) => r.rule !== 'access-rule');
-  const refusals = [...kept, ...access.refusals, ...(options.denyNewAccess === true ? newAccessRefusal(access.changes) : [])];
+  const refusals = [
+    ...kept,
+    ...access.refusals,
+    ...(options.denyNewAccess === true ? newAccessRefusal(access.changes) : []),
+  ];
   const { accessChanges: _untrusted, accessRules: _untrustedRules, ...rest } = saved;
-  return { ...rest, refusals, ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}), ...(access.rules ? { accessRules: access.rules } : {}) };
+  return {
+    ...rest,
+    refusals,
+    ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}),
+    ...(access.rules ? { accessRules: access.rules } : {}),
+  };
 }
 
 /** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */
@@ -182,7 +225,10 @@ export class AlteredPlanError extends UserError {
  * the access changes planning gives.
  */
 export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): void {
-  if (basis.desired.org.name !== saved.org.name) throw new AlteredPlanError([`the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`]);
+  if (basis.desired.org.name !== saved.org.name)
+    throw new AlteredPlanError([
+      `the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`,
+    ]);
   let replanned: Plan;
   try {
     replanned = plan(basis.desired, live, basis.options);
@@ -199,11 +245,17 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   for (const step of saved.steps) {
     const key = JSON.stringify(step);
     const left = expected.get(key) ?? 0;
-    if (left === 0) problems.push(`${step.action} ${step.address}: not a step that planning what the plan records produces (added or altered by hand)`);
+    if (left === 0)
+      problems.push(
+        `${step.action} ${step.address}: not a step that planning what the plan records produces (added or altered by hand)`,
+      );
     else expected.set(key, left - 1);
   }
   const missing = replanned.steps.length - (saved.steps.length - problems.length);
-  if (problems.length === 0 && missing > 0) problems.push(`${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`);
+  if (problems.length === 0 && missing > 0)
+    problems.push(
+      `${missing} step${missing === 1 ? '' : 's'} that planning produces ${missing === 1 ? 'is' : 'are'} missing from it (removed by hand)`,
+    );
   if (problems.length === 0 && replanned.refusals.length === 0) return;
   // Nothing left to plan: what the saved plan makes is live (its own steps' addresses may not
   // say so when --target left a rename out).
@@ -212,7 +264,10 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   // else): the plan is stale, not altered.
   const read = new Set(saved.fingerprints.map((f) => f.uid));
   const since = live.resources.filter((r) => !read.has(r.uid));
-  if (since.length > 0) throw new StalePlanError(since.slice(0, 20).map((r) => ({ address: r.address, reason: `created since the plan (uid ${r.uid})` })));
+  if (since.length > 0)
+    throw new StalePlanError(
+      since.slice(0, 20).map((r) => ({ address: r.address, reason: `created since the plan (uid ${r.uid})` })),
+    );
   if (replanned.refusals.length > 0) throw new UnsafePlanError(replanned.refusals);
   throw new AlteredPlanError(problems.slice(0, 20));
 }
@@ -246,7 +301,12 @@ function wasApplied(saved: Plan, live: LiveState): boolean {
  * is left out; an update compares the fields its mask names, and the exclusive fields it clears
  * must be unset (model/step-effect.ts).
  */
-function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live: LiveState, uidAt: (address: string) => string | undefined): boolean {
+function holdsAfter(
+  step: CreateStep | UpdateStep,
+  resource: LiveResource,
+  live: LiveState,
+  uidAt: (address: string) => string | undefined,
+): boolean {
   const descriptor = descriptorOf(step.kind);
   const have = resource.fields as unknown as Record<string, unknown>;
   // What the step determines (model/step-effect.ts): a create's fields, an update's mask — and the
@@ -261,7 +321,10 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
     if (descriptor.secretPaths?.includes(field)) continue;
     const ref = (step.refs as Record<string, { address: string } | undefined> | undefined)?.[field];
     const want = step.after[field] ?? (ref ? uidAt(ref.address) : undefined);
-    const reference = descriptor.references?.find((r) => referenceUidField(r) === field) as 'identity' | 'role' | undefined;
+    const reference = descriptor.references?.find((r) => referenceUidField(r) === field) as
+      | 'identity'
+      | 'role'
+      | undefined;
     if (reference !== undefined) {
       const key = (resource.fields as unknown as Record<string, IdentityKey | RoleKey>)[reference]!;
       if (want === undefined || referencedUid(reference, key, live, uidAt) !== want) return false;
@@ -272,7 +335,14 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
     if (spec !== undefined && leaf.length > 0) {
       // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
       const instant = spec.instants?.includes(leaf.join('.')) === true;
-      if (spec.leafMask !== true || !sameJson(instant ? canonicalInstant(valueAtPath(have[spec.name], leaf)) : valueAtPath(have[spec.name], leaf), instant ? canonicalInstant(want) : want)) return false;
+      if (
+        spec.leafMask !== true ||
+        !sameJson(
+          instant ? canonicalInstant(valueAtPath(have[spec.name], leaf)) : valueAtPath(have[spec.name], leaf),
+          instant ? canonicalInstant(want) : want,
+        )
+      )
+        return false;
       continue;
     }
     if (spec === undefined) {
@@ -290,7 +360,12 @@ function holdsAfter(step: CreateStep | UpdateStep, resource: LiveResource, live:
 }
 
 /** The uid an identity or role reference of a live resource names. */
-function referencedUid(kind: 'identity' | 'role', key: IdentityKey | RoleKey, live: LiveState, uidAt: (address: string) => string | undefined): string | undefined {
+function referencedUid(
+  kind: 'identity' | 'role',
+  key: IdentityKey | RoleKey,
+  live: LiveState,
+  uidAt: (address: string) => string | undefined,
+): string | undefined {
   if ('uid' in key) return key.uid;
   if ('builtin' in key) return live.builtinRoles[key.builtin];
   return uidAt(`${kind}:${key.path}`);

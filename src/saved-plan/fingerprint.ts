@@ -21,7 +21,9 @@ function versionOf(resource: LiveResource): string {
   if (resource.updateTime) return resource.updateTime;
   const fields = displayFields(resource);
   for (const spec of subResourceFields(resource.kind)) delete fields[spec.name];
-  const hash = createHash('sha256').update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields })).digest('hex');
+  const hash = createHash('sha256')
+    .update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields }))
+    .digest('hex');
   return `sha256:${hash}`;
 }
 
@@ -29,7 +31,9 @@ function versionOf(resource: LiveResource): string {
 export function fingerprintLive(live: LiveState): Fingerprint[] {
   return live.resources
     .map((r) => ({ address: r.address, uid: r.uid, version: versionOf(r) }))
-    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    .sort((a, b) =>
+      a.address < b.address ? -1 : a.address > b.address ? 1 : a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0,
+    );
 }
 
 /** A way in which live state no longer matches what a saved plan read. */
@@ -48,7 +52,9 @@ export interface StaleEntry {
 /** The sub-resource fields a step sets: by its update mask, or a create's `after`. */
 function subResourcesSetBy(step: PlanStep): SubResourceField[] {
   if (step.action === 'delete') return [];
-  return subResourceFields(step.kind).filter((spec) => (step.action === 'update' ? step.updateMask?.includes(spec.name) === true : step.after?.[spec.name] !== undefined));
+  return subResourceFields(step.kind).filter((spec) =>
+    step.action === 'update' ? step.updateMask?.includes(spec.name) === true : step.after?.[spec.name] !== undefined,
+  );
 }
 
 /** Resources whose sub-resources a saved plan sets: re-read them so {@link checkFingerprints} can compare. */
@@ -95,7 +101,8 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   for (const step of saved.steps) {
     if (step.action !== 'create') continue;
     for (const r of liveByAddress.get(step.address) ?? []) {
-      if (!known.has(r.uid)) stale.push({ address: step.address, reason: `created by someone else since the plan (uid ${r.uid})` });
+      if (!known.has(r.uid))
+        stale.push({ address: step.address, reason: `created by someone else since the plan (uid ${r.uid})` });
     }
   }
   for (const r of live.resources) {
@@ -106,7 +113,8 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     if (r.kind !== IDENTITY_GRANT_KIND) continue;
     // A new binding to an identity or role the plan deletes would make that delete fail.
     for (const target of [identityRefAddress(r.fields.identity), roleRefAddress(r.fields.role)]) {
-      if (deleted.has(target)) stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });
+      if (deleted.has(target))
+        stale.push({ address: r.address, reason: `new, and references ${target}, which the plan deletes` });
     }
   }
   // A sub-resource has no version of its own on every API: compare the text the plan changes from.
@@ -116,12 +124,16 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
     if (now?.kind !== step.kind) continue;
     const fields = fieldsOf(now);
     for (const spec of subResourcesSetBy(step)) {
-      if (fields[spec.name] !== undefined && fields[spec.name] !== step.before?.[spec.name]) stale.push({ address: step.address, reason: `${spec.name} changed since the plan` });
+      if (fields[spec.name] !== undefined && fields[spec.name] !== step.before?.[spec.name])
+        stale.push({ address: step.address, reason: `${spec.name} changed since the plan` });
     }
   }
   // What a read could not see cannot be checked: a missing resource would read as "gone".
   for (const read of live.incomplete) {
-    stale.push({ address: read.kind, reason: `the live read was incomplete, so the plan cannot be checked (${read.reason})` });
+    stale.push({
+      address: read.kind,
+      reason: `the live read was incomplete, so the plan cannot be checked (${read.reason})`,
+    });
   }
   return stale.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
 }

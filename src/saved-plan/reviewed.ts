@@ -11,12 +11,18 @@ import type { DesiredState } from '../model/resources.js';
 
 /** The hash of a desired state as a saved plan records it (its JSON, as written and read back). */
 export function desiredStateHash(desired: DesiredState): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(JSON.parse(JSON.stringify(desired)))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(JSON.parse(JSON.stringify(desired))))
+    .digest('hex')}`;
 }
 
 /** Throws unless `saved` was planned from `desired` (the manifests at `paths`, loaded now). */
 export function checkPlanMadeFrom(saved: Plan, desired: DesiredState, paths: readonly string[]): void {
-  if (!saved.basis) throw new UserError('PLAN_NOT_REVIEWED', 'the saved plan records no manifests it was made from; make it again with `platform-sync plan --out`');
+  if (!saved.basis)
+    throw new UserError(
+      'PLAN_NOT_REVIEWED',
+      'the saved plan records no manifests it was made from; make it again with `platform-sync plan --out`',
+    );
   const recorded = desiredStateHash(saved.basis.desired);
   const merged = desiredStateHash(desired);
   if (recorded === merged) return;

@@ -23,7 +23,10 @@ const WRITES = /\.(create|update|delete)$/;
 export function capabilitiesText(caps: readonly string[], role: string | undefined): string {
   if (role !== undefined) return `all of ${role} (${caps.length} capabilities)`;
   if (caps.length <= CAPABILITIES_SHOWN) return caps.join(', ');
-  const first = [...caps.filter((c) => WRITES.test(c)), ...caps.filter((c) => !WRITES.test(c))].slice(0, CAPABILITIES_SHOWN);
+  const first = [...caps.filter((c) => WRITES.test(c)), ...caps.filter((c) => !WRITES.test(c))].slice(
+    0,
+    CAPABILITIES_SHOWN,
+  );
   return `${caps.length} capabilities: ${first.join(', ')}, …`;
 }
 

@@ -23,7 +23,8 @@ export function fileDiff(file: { file: string; before: string; after: string }, 
 export function renderTextAdopt(result: AdoptResult, options: { cwd: string; written: boolean }): string {
   const adopted = result.items.filter((i) => i.action !== 'left');
   const org = escapeControl(result.org.name);
-  if (result.files.length === 0 && result.items.length === 0) return `No drift: org ${org} matches the manifests; nothing to adopt.\n`;
+  if (result.files.length === 0 && result.items.length === 0)
+    return `No drift: org ${org} matches the manifests; nothing to adopt.\n`;
   const lines: string[] = [];
   lines.push(
     `Adopting ${adopted.length} change${adopted.length === 1 ? '' : 's'} live holds into the manifests of org ${escapeControl(result.org.name)} ` +
@@ -31,15 +32,23 @@ export function renderTextAdopt(result: AdoptResult, options: { cwd: string; wri
   );
   for (const i of result.items) {
     const where = i.file ? ` (${escapeControl(relative(options.cwd, i.file) || i.file)})` : '';
-    const what = i.action === 'changed' ? ` ${i.fields?.join(', ') ?? ''}` : i.action === 'left' ? ` left: ${escapeControl(i.reason ?? '')}` : ` ${i.action}`;
+    const what =
+      i.action === 'changed'
+        ? ` ${i.fields?.join(', ') ?? ''}`
+        : i.action === 'left'
+          ? ` left: ${escapeControl(i.reason ?? '')}`
+          : ` ${i.action}`;
     lines.push(`  ${ACTION_MARK[i.action]} ${escapeControl(i.address)}${what}${where}`);
   }
   lines.push('');
   for (const f of result.files) lines.push(escapeControl(fileDiff(f, options.cwd)).replace(/\n$/, ''));
   if (result.files.length > 0) lines.push('');
-  if (options.written) for (const f of result.files) lines.push(`Wrote ${escapeControl(relative(options.cwd, f.file) || f.file)}`);
+  if (options.written)
+    for (const f of result.files) lines.push(`Wrote ${escapeControl(relative(options.cwd, f.file) || f.file)}`);
   else if (result.files.length > 0) {
-    lines.push('Nothing was written: run again with --write to write these changes, or `platform-sync apply` to revert live instead.');
+    lines.push(
+      'Nothing was written: run again with --write to write these changes, or `platform-sync apply` to revert live instead.',
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -54,7 +63,10 @@ export function renderJsonAdopt(result: AdoptResult, options: { cwd: string; wri
       written: options.written && result.files.length > 0,
       summary: { changed: count('changed'), added: count('added'), removed: count('removed'), left: count('left') },
       items: result.items.map((i) => ({ ...i, ...(i.file ? { file: relative(options.cwd, i.file) || i.file } : {}) })),
-      files: result.files.map((f) => ({ file: relative(options.cwd, f.file) || f.file, diff: fileDiff(f, options.cwd) })),
+      files: result.files.map((f) => ({
+        file: relative(options.cwd, f.file) || f.file,
+        diff: fileDiff(f, options.cwd),
+      })),
     },
     2,
   )}\n`;

@@ -13,7 +13,6 @@ import type { SourceLocation } from '../model/resources.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 import { MARKDOWN_MAX_CHARS, inlineCode, markdownCell as cell } from './plan-markdown.js';
 
-
 /** A manifest location, its path escaped like a name (a file name holding a newline is one line). */
 const where = (l: SourceLocation | undefined): string => (l ? `${escapeValue(l.file)}:${l.line}:${l.column}` : '');
 const ruleById = (rules: readonly AuditRule[]) => new Map(rules.map((r) => [r.id, r]));
@@ -21,17 +20,25 @@ const ruleById = (rules: readonly AuditRule[]) => new Map(rules.map((r) => [r.id
 function countLine(report: AuditReport): string {
   const { high, medium, low } = report.summary;
   const total = high + medium + low;
-  return total === 0 ? 'No findings.' : `${total} finding${total === 1 ? '' : 's'}: ${high} high, ${medium} medium, ${low} low.`;
+  return total === 0
+    ? 'No findings.'
+    : `${total} finding${total === 1 ? '' : 's'}: ${high} high, ${medium} medium, ${low} low.`;
 }
 
 /** One finding a line: severity, rule, address, message, location; then how to fix each rule that fired. */
-export function renderTextAudit(report: AuditReport, options: { color?: boolean; rules?: readonly AuditRule[] } = {}): string {
-  const paint = (style: Parameters<typeof styleText>[0], text: string) => (options.color ? styleText(style, text, { validateStream: false }) : text);
+export function renderTextAudit(
+  report: AuditReport,
+  options: { color?: boolean; rules?: readonly AuditRule[] } = {},
+): string {
+  const paint = (style: Parameters<typeof styleText>[0], text: string) =>
+    options.color ? styleText(style, text, { validateStream: false }) : text;
   const colour: Record<Severity, Parameters<typeof styleText>[0]> = { high: 'red', medium: 'yellow', low: 'cyan' };
   const lines = [`Access review of org ${report.org.name}${report.org.uid ? ` (${report.org.uid})` : ''}`, ''];
   for (const f of report.findings) {
     const at = where(f.location);
-    lines.push(`${paint(colour[f.severity], f.severity.toUpperCase().padEnd(6))} ${f.rule}  ${f.address}: ${f.message}${at ? `  (${at})` : ''}`);
+    lines.push(
+      `${paint(colour[f.severity], f.severity.toUpperCase().padEnd(6))} ${f.rule}  ${f.address}: ${f.message}${at ? `  (${at})` : ''}`,
+    );
   }
   if (report.findings.length > 0) lines.push('');
   lines.push(countLine(report));
@@ -45,12 +52,27 @@ export function renderTextAudit(report: AuditReport, options: { color?: boolean;
 }
 
 /** Markdown: a heading, the counts, a table of findings, how to fix each rule that fired. */
-export function renderMarkdownAudit(report: AuditReport, options: { rules?: readonly AuditRule[]; maxChars?: number } = {}): string {
+export function renderMarkdownAudit(
+  report: AuditReport,
+  options: { rules?: readonly AuditRule[]; maxChars?: number } = {},
+): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
-  const lines = [`### platform-sync access review of ${inlineCode(report.org.name)}`, '', `**${countLine(report)}**`, ''];
+  const lines = [
+    `### platform-sync access review of ${inlineCode(report.org.name)}`,
+    '',
+    `**${countLine(report)}**`,
+    '',
+  ];
   if (report.findings.length > 0) {
     const byId = ruleById(options.rules ?? RULES);
-    const help = ['', '#### How to fix', '', ...[...new Set(report.findings.map((f) => f.rule))].map((id) => `- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`)];
+    const help = [
+      '',
+      '#### How to fix',
+      '',
+      ...[...new Set(report.findings.map((f) => f.rule))].map(
+        (id) => `- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`,
+      ),
+    ];
     const reserve = help.join('\n').length + 400;
     lines.push('| Severity | Rule | Resource | Finding | Declared at |', '|---|---|---|---|---|');
     // Bounded like the plan (a job summary holds 1 MiB, a PR comment 65,536 characters): the
@@ -65,7 +87,10 @@ export function renderMarkdownAudit(report: AuditReport, options: { rules?: read
       shown++;
     }
     if (shown < report.findings.length) {
-      lines.push('', `_${(report.findings.length - shown).toLocaleString('en-US')} more findings are not shown: this summary is cut at ${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync audit\` to see them all._`);
+      lines.push(
+        '',
+        `_${(report.findings.length - shown).toLocaleString('en-US')} more findings are not shown: this summary is cut at ${maxChars.toLocaleString('en-US')} characters. Run \`platform-sync audit\` to see them all._`,
+      );
     }
     lines.push(...help);
   }
@@ -100,7 +125,8 @@ export interface SarifOptions {
 function artifactLocation(file: string, baseDir: string, cwd: string): { uri: string; uriBaseId?: string } {
   const absolute = resolve(cwd, file);
   const rel = relative(resolve(baseDir), absolute);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { uri: pathToFileURL(absolute).href };
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    return { uri: pathToFileURL(absolute).href };
   return { uri: rel.split(sep).map(encodeURIComponent).join('/'), uriBaseId: '%SRCROOT%' };
 }
 
@@ -109,7 +135,11 @@ function artifactLocation(file: string, baseDir: string, cwd: string): { uri: st
  * from `cwd` up that holds `.git`, else `cwd` (audit run from a subdirectory still writes paths
  * code scanning resolves).
  */
-export function findRepositoryRoot(cwd: string, env: Record<string, string | undefined>, hasGit: (dir: string) => boolean): string {
+export function findRepositoryRoot(
+  cwd: string,
+  env: Record<string, string | undefined>,
+  hasGit: (dir: string) => boolean,
+): string {
   if (env.GITHUB_WORKSPACE) return resolve(env.GITHUB_WORKSPACE);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (hasGit(dir)) return dir;
@@ -128,7 +158,14 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
   const locationOf = (f: Finding) => {
     const l = f.location ?? options.orgLocation;
     if (!l) return [];
-    return [{ physicalLocation: { artifactLocation: artifactLocation(l.file, options.baseDir, options.cwd ?? options.baseDir), region: { startLine: l.line, startColumn: l.column } } }];
+    return [
+      {
+        physicalLocation: {
+          artifactLocation: artifactLocation(l.file, options.baseDir, options.cwd ?? options.baseDir),
+          region: { startLine: l.line, startColumn: l.column },
+        },
+      },
+    ];
   };
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -146,7 +183,11 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
               fullDescription: { text: r.title },
               help: { text: r.help, markdown: r.help },
               defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-              properties: { tags: ['security', 'iam'], 'security-severity': SECURITY_SEVERITY[r.severity], precision: 'high' },
+              properties: {
+                tags: ['security', 'iam'],
+                'security-severity': SECURITY_SEVERITY[r.severity],
+                precision: 'high',
+              },
             })),
           },
         },
@@ -155,7 +196,9 @@ export function renderSarifAudit(report: AuditReport, options: SarifOptions): st
           ruleId: f.rule,
           ruleIndex: index.get(f.rule) ?? 0,
           level: SARIF_LEVEL[f.severity],
-          message: { text: `${f.address}: ${f.message}${f.location ? '' : ' (not declared in the manifests: shown at the org)'}` },
+          message: {
+            text: `${f.address}: ${f.message}${f.location ? '' : ' (not declared in the manifests: shown at the org)'}`,
+          },
           locations: locationOf(f),
           partialFingerprints: { 'platformSyncFinding/v1': `${f.rule}:${f.address}` },
           properties: { address: f.address, severity: f.severity, 'security-severity': SECURITY_SEVERITY[f.severity] },
@@ -174,7 +217,8 @@ export interface AuditRenderOptions {
 
 /** Audit renderers, a small registry by format name, as plans have (views/plan.ts): `--format` picks one. */
 const AUDIT_RENDERERS = {
-  text: (report: AuditReport, options: AuditRenderOptions) => renderTextAudit(report, { color: options.color ?? false }),
+  text: (report: AuditReport, options: AuditRenderOptions) =>
+    renderTextAudit(report, { color: options.color ?? false }),
   json: (report: AuditReport) => renderJsonAudit(report),
   markdown: (report: AuditReport) => renderMarkdownAudit(report),
   sarif: (report: AuditReport, options: AuditRenderOptions) => renderSarifAudit(report, options.sarif),

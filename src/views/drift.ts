@@ -3,7 +3,15 @@
  * a CI log, JSON for programs, markdown for a job summary or an issue. Pure string builders.
  */
 import { formatLocation as formatSourceLocation } from '../manifest/diagnostics.js';
-import { CATEGORY_HEADINGS, describeLive, describeManifest, type DriftCategory, type DriftField, type DriftItem, type DriftReport } from '../drift/drift-report.js';
+import {
+  CATEGORY_HEADINGS,
+  describeLive,
+  describeManifest,
+  type DriftCategory,
+  type DriftField,
+  type DriftItem,
+  type DriftReport,
+} from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
 import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markdown.js';
 import { escapeControl, escapeValue, stringifyForOutput } from './escape.js';
@@ -21,7 +29,9 @@ export function summarizeDrift(report: DriftReport): string {
   if (report.inSync) return `No drift: ${org} matches the manifests.`;
   const n = report.items.length;
   const parts = [
-    report.summary.changed ? `${report.summary.changed} differ${report.summary.changed === 1 ? 's' : ''} from the manifests` : '',
+    report.summary.changed
+      ? `${report.summary.changed} differ${report.summary.changed === 1 ? 's' : ''} from the manifests`
+      : '',
     report.summary.unmanaged ? `${report.summary.unmanaged} only live` : '',
     report.summary.missing ? `${report.summary.missing} missing live` : '',
   ].filter(Boolean);
@@ -44,16 +54,22 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     if (items.length === 0) continue;
     lines.push('', paint('bold', `${CATEGORY_HEADINGS[category]} (${items.length}):`));
     for (const item of items) {
-      const where = [item.source ? `declared at ${formatSourceLocation(item.source)}` : '', item.uid && category === 'unmanaged' ? `uid ${item.uid}` : '']
+      const where = [
+        item.source ? `declared at ${formatSourceLocation(item.source)}` : '',
+        item.uid && category === 'unmanaged' ? `uid ${item.uid}` : '',
+      ]
         .filter(Boolean)
         .join(', ');
-      lines.push(`  ${paint(COLORS[category], e(`${MARKERS[category]} ${item.address}`))}${where ? `  (${e(where)})` : ''}`);
+      lines.push(
+        `  ${paint(COLORS[category], e(`${MARKERS[category]} ${item.address}`))}${where ? `  (${e(where)})` : ''}`,
+      );
       if (item.detail) lines.push(`      ${e(item.detail)}`);
       for (const f of item.fields ?? []) {
         lines.push(e(`      ${f.field}: live ${describeLive(f)}, manifests ${describeManifest(f)}`));
         for (const l of textDiff(f)) lines.push(e(`        ${l}`));
       }
-      if (item.beneath?.length) lines.push(e(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`));
+      if (item.beneath?.length)
+        lines.push(e(`      and ${countOf(item.beneath.length, 'resource')} beneath it: ${listSome(item.beneath)}`));
     }
   }
   const broken = (report.accessRules ?? []).filter((r) => !r.passed);
@@ -66,9 +82,18 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
     for (const a of report.access) {
       const where = `${a.scope}${reachText(a)}`;
       const line = (text: string): void => void lines.push(`  ${escapeValue(text)}`);
-      if (a.added.length > 0) line(`+ ${a.principal} holds ${capabilitiesText(a.added, a.addedRole)} on ${where}, which the manifests do not grant`);
-      if (a.removed.length > 0) line(`- ${a.principal} lost ${capabilitiesText(a.removed, a.removedRole)} on ${where}, which the manifests grant`);
-      if (a.notApplied) line(`~ ${a.principal} would hold ${capabilitiesText(a.notApplied, a.removedRole)} on ${where}: the member line is not applied yet`);
+      if (a.added.length > 0)
+        line(
+          `+ ${a.principal} holds ${capabilitiesText(a.added, a.addedRole)} on ${where}, which the manifests do not grant`,
+        );
+      if (a.removed.length > 0)
+        line(
+          `- ${a.principal} lost ${capabilitiesText(a.removed, a.removedRole)} on ${where}, which the manifests grant`,
+        );
+      if (a.notApplied)
+        line(
+          `~ ${a.principal} would hold ${capabilitiesText(a.notApplied, a.removedRole)} on ${where}: the member line is not applied yet`,
+        );
       const admits = admitsText(a);
       if (admits !== undefined) lines.push(`      ${escapeValue(admits)}`);
     }
@@ -83,7 +108,10 @@ export function renderTextDrift(report: DriftReport, options: TextDriftOptions =
       'Plan and apply refuse until these are resolved: declare them in the manifests, list them in settings.ignore, or delete them by hand (a protected one may instead be dropped from settings.protect). Then run `platform-sync drift` again.',
     );
   } else if (!report.inSync) {
-    lines.push('', 'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.');
+    lines.push(
+      '',
+      'Run `platform-sync plan` to see the steps that would restore the manifests, `platform-sync apply` to run them.',
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -99,7 +127,11 @@ function textDiff(f: DriftField): string[] {
   const isText = (v: unknown): boolean => typeof v === 'string' || v === undefined;
   const multiline = [f.live, f.manifest].some((v) => typeof v === 'string' && v.includes('\n'));
   if (!multiline || !isText(f.live) || !isText(f.manifest)) return [];
-  const lines = ['--- live', '+++ manifests', ...diffLines((f.live as string | undefined) ?? '', (f.manifest as string | undefined) ?? '').map((l) => l.text)];
+  const lines = [
+    '--- live',
+    '+++ manifests',
+    ...diffLines((f.live as string | undefined) ?? '', (f.manifest as string | undefined) ?? '').map((l) => l.text),
+  ];
   if (lines.length <= DIFF_LINES_SHOWN) return lines;
   return [...lines.slice(0, DIFF_LINES_SHOWN), `… ${lines.length - DIFF_LINES_SHOWN} more lines`];
 }
@@ -118,10 +150,18 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
   const lines: string[] = [`### platform-sync drift: org \`${report.org.name}\``, '', summarizeDrift(report)];
   const changed = report.items.filter((i) => i.category === 'changed');
   if (changed.length > 0) {
-    lines.push('', `#### ${CATEGORY_HEADINGS.changed} (${changed.length})`, '', '| Resource | Field | Live | Manifests |', '|---|---|---|---|');
+    lines.push(
+      '',
+      `#### ${CATEGORY_HEADINGS.changed} (${changed.length})`,
+      '',
+      '| Resource | Field | Live | Manifests |',
+      '|---|---|---|---|',
+    );
     for (const item of changed) {
       for (const f of item.fields ?? []) {
-        lines.push(`| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeLive(f))} | ${escapeCell(describeManifest(f))} |`);
+        lines.push(
+          `| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeLive(f))} | ${escapeCell(describeManifest(f))} |`,
+        );
       }
     }
   }
@@ -132,14 +172,25 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     for (const item of items) lines.push(`- ${describeItemMarkdown(item)}`);
   }
   if (report.access && report.access.length > 0) {
-    lines.push('', '#### Access differs from the manifests — changed by hand, or not applied yet', '', '| Principal | Scope | Reach | Held live, not granted by the manifests | Granted by the manifests, not held live |', '|---|---|---|---|---|');
+    lines.push(
+      '',
+      '#### Access differs from the manifests — changed by hand, or not applied yet',
+      '',
+      '| Principal | Scope | Reach | Held live, not granted by the manifests | Granted by the manifests, not held live |',
+      '|---|---|---|---|---|',
+    );
     for (const a of report.access) {
       const admits = admitsText(a);
       const principal = `${inlineCode(escapeCell(a.principal))}${admits !== undefined ? ` — **${escapeCell(admits)}**` : ''}`;
       const added = a.added.length > 0 ? `➕ ${escapeCell(capabilitiesText(a.added, a.addedRole))}` : '';
-      const notApplied = a.notApplied ? `⏳ not applied yet: ${escapeCell(capabilitiesText(a.notApplied, a.removedRole))}` : '';
-      const removed = a.removed.length > 0 ? `➖ ${escapeCell(capabilitiesText(a.removed, a.removedRole))}` : notApplied;
-      lines.push(`| ${principal} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${added} | ${removed} |`);
+      const notApplied = a.notApplied
+        ? `⏳ not applied yet: ${escapeCell(capabilitiesText(a.notApplied, a.removedRole))}`
+        : '';
+      const removed =
+        a.removed.length > 0 ? `➖ ${escapeCell(capabilitiesText(a.removed, a.removedRole))}` : notApplied;
+      lines.push(
+        `| ${principal} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${added} | ${removed} |`,
+      );
     }
   }
   if (report.notes.length > 0) {
@@ -147,7 +198,14 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     for (const note of report.notes) lines.push(`- ${escapeHtml(note)}`);
   }
   if (options.planMarkdown && !report.inSync) {
-    lines.push('', '<details><summary>The plan that would restore the manifests</summary>', '', options.planMarkdown.trimEnd(), '', '</details>');
+    lines.push(
+      '',
+      '<details><summary>The plan that would restore the manifests</summary>',
+      '',
+      options.planMarkdown.trimEnd(),
+      '',
+      '</details>',
+    );
   }
   return escapeControl(lines.join('\n') + '\n');
 }
@@ -193,9 +251,11 @@ export interface DriftRenderOptions {
 
 /** Drift renderers, a small registry by format name, as plans have (views/plan.ts): `--format` picks one. */
 const DRIFT_RENDERERS = {
-  text: (report: DriftReport, options: DriftRenderOptions) => renderTextDrift(report, { color: options.color ?? false }),
+  text: (report: DriftReport, options: DriftRenderOptions) =>
+    renderTextDrift(report, { color: options.color ?? false }),
   json: (report: DriftReport) => renderJsonDrift(report),
-  markdown: (report: DriftReport, options: DriftRenderOptions) => renderMarkdownDrift(report, options.planMarkdown !== undefined ? { planMarkdown: options.planMarkdown } : {}),
+  markdown: (report: DriftReport, options: DriftRenderOptions) =>
+    renderMarkdownDrift(report, options.planMarkdown !== undefined ? { planMarkdown: options.planMarkdown } : {}),
 } as const;
 
 export type DriftFormat = keyof typeof DRIFT_RENDERERS;

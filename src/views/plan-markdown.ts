@@ -32,7 +32,13 @@ function fenceFor(text: string): string {
  * The first column of a line in a ```diff block is what GitHub colours by: `+` green, `-` red,
  * `!` orange (Terraform's `~` would stay grey, so an update reads `! update`, as Atlantis does).
  */
-const DIFF_MARKER: Readonly<Record<LineTone, string>> = { add: '+', remove: '-', change: '!', context: ' ', header: ' ' };
+const DIFF_MARKER: Readonly<Record<LineTone, string>> = {
+  add: '+',
+  remove: '-',
+  change: '!',
+  context: ' ',
+  header: ' ',
+};
 
 function stepBlock(step: PlanStep): string {
   return renderStepLines(step)
@@ -69,18 +75,29 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
   for (const c of access.slice(0, ACCESS_SHOWN)) {
     const admits = admitsText(c);
     const principal = `${inlineCode(cell(c.principal))}${admits !== undefined ? ` — **${cell(admits)}**` : ''}`;
-    const gained = c.gained.length > 0 ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}${c.obtains !== undefined ? ` — **${cell(c.obtains)}**` : ''}` : '';
+    const gained =
+      c.gained.length > 0
+        ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}${c.obtains !== undefined ? ` — **${cell(c.obtains)}**` : ''}`
+        : '';
     const lost = c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : '';
-    out.push(`| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`);
+    out.push(
+      `| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`,
+    );
   }
-  if (access.length > ACCESS_SHOWN) out.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
+  if (access.length > ACCESS_SHOWN)
+    out.push('', `_… and ${access.length - ACCESS_SHOWN} more access changes: \`plan --format json\` has them all._`);
   out.push('');
   return out;
 }
 
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
-  const head: string[] = [`### platform-sync plan for ${inlineCode(plan.org.name)}`, '', `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`, ''];
+  const head: string[] = [
+    `### platform-sync plan for ${inlineCode(plan.org.name)}`,
+    '',
+    `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`,
+    '',
+  ];
   if (plan.refusals.length > 0) {
     head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
     for (const r of plan.refusals) head.push(`> - ${escapeValue(r.message)}`);
@@ -92,15 +109,25 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
   if (members.length > 0) {
     head.push('#### Members', '', '| E-mail | Role | Group | State |', '|---|---|---|---|');
     for (const m of members.slice(0, ACCESS_SHOWN)) {
-      const state = m.state === 'pending' ? `pending until ${m.expirationTime ?? '?'}` : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces ${m.reinvited ? 'the open invite: --reinvite' : 'an expired invite'})` : ''}`;
-      head.push(`| ${inlineCode(cell(m.email))} | ${inlineCode(cell(m.role))} | ${inlineCode(cell(m.group))} | ${cell(state)} |`);
+      const state =
+        m.state === 'pending'
+          ? `pending until ${m.expirationTime ?? '?'}`
+          : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces ${m.reinvited ? 'the open invite: --reinvite' : 'an expired invite'})` : ''}`;
+      head.push(
+        `| ${inlineCode(cell(m.email))} | ${inlineCode(cell(m.role))} | ${inlineCode(cell(m.group))} | ${cell(state)} |`,
+      );
     }
-    if (members.length > ACCESS_SHOWN) head.push('', `_… and ${members.length - ACCESS_SHOWN} more members: \`plan --format json\` has them all._`);
+    if (members.length > ACCESS_SHOWN)
+      head.push('', `_… and ${members.length - ACCESS_SHOWN} more members: \`plan --format json\` has them all._`);
     head.push('');
   }
   const renames = plan.steps.flatMap((s) => (s.action === 'update' && s.previousAddress !== undefined ? [s] : []));
   if (renames.length > 0) {
-    head.push('> [!NOTE]', `> **This plan renames ${renames.length} resource${renames.length === 1 ? '' : 's'} in place** (same uid; everything beneath and every binding kept):`, '>');
+    head.push(
+      '> [!NOTE]',
+      `> **This plan renames ${renames.length} resource${renames.length === 1 ? '' : 's'} in place** (same uid; everything beneath and every binding kept):`,
+      '>',
+    );
     for (const s of renames) head.push(`> - ${inlineCode(s.previousAddress!)} → ${inlineCode(s.address)}`);
     head.push('');
   }
@@ -109,9 +136,15 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     // A list, one per line: a reviewer scans deletes, and a comma-joined paragraph of long
     // addresses is where one slips by.
     const verb = plan.refusals.length > 0 ? 'would delete' : 'deletes';
-    head.push(`> [!WARNING]`, `> **This plan ${verb} ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:**`, '>');
-    for (const s of deletes.slice(0, DELETES_NAMED)) head.push(`> - ${inlineCode(s.address)}${s.reason ? ` (${s.reason})` : ''}`);
-    if (deletes.length > DELETES_NAMED) head.push(`> - … and ${deletes.length - DELETES_NAMED} more (in the details below)`);
+    head.push(
+      `> [!WARNING]`,
+      `> **This plan ${verb} ${deletes.length} resource${deletes.length === 1 ? '' : 's'}:**`,
+      '>',
+    );
+    for (const s of deletes.slice(0, DELETES_NAMED))
+      head.push(`> - ${inlineCode(s.address)}${s.reason ? ` (${s.reason})` : ''}`);
+    if (deletes.length > DELETES_NAMED)
+      head.push(`> - … and ${deletes.length - DELETES_NAMED} more (in the details below)`);
     head.push('');
   }
   if (plan.warnings.length > 0) {
@@ -138,7 +171,8 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
     if (fitted > 0) out += open + section + close;
     if (fitted < blocks.length) {
       // Whatever did not fit of this kind, and every later kind, is cut.
-      for (const later of KINDS.slice(KINDS.indexOf(kind))) if (plan.steps.some((s) => s.kind === later)) cutKinds.add(later);
+      for (const later of KINDS.slice(KINDS.indexOf(kind)))
+        if (plan.steps.some((s) => s.kind === later)) cutKinds.add(later);
       break;
     }
   }

@@ -34,20 +34,30 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   if (plan.steps.length === 0) out.push(...rules);
   if (plan.steps.length > 0) {
     const org = plan.org.uid ? `${plan.org.name} (${plan.org.uid})` : `${plan.org.name} (to be created)`;
-    const intro = plan.refusals.length > 0 ? 'platform-sync would make these changes to org' : 'platform-sync will make these changes to org';
+    const intro =
+      plan.refusals.length > 0
+        ? 'platform-sync would make these changes to org'
+        : 'platform-sync will make these changes to org';
     out.push(paint('header', escapeControl(`${intro} ${org}:`)), '', ...rules);
     const access = plan.accessChanges ?? [];
     if (access.length > 0) {
       out.push(paint('header', 'Access changes:'));
       for (const c of access.slice(0, ACCESS_SHOWN)) {
-        if (c.gained.length > 0) out.push(`  ${paint('add', '+')} ${escapeValue(`${c.principal} gains ${capabilitiesText(c.gained, c.gainedRole)} on ${c.scope}${reachText(c)}`)}`);
+        if (c.gained.length > 0)
+          out.push(
+            `  ${paint('add', '+')} ${escapeValue(`${c.principal} gains ${capabilitiesText(c.gained, c.gainedRole)} on ${c.scope}${reachText(c)}`)}`,
+          );
         if (c.note !== undefined) out.push(`      ${escapeValue(c.note)}`);
         if (c.obtains !== undefined) out.push(`      ${escapeValue(c.obtains)}`);
-        if (c.lost.length > 0) out.push(`  ${paint('remove', '-')} ${escapeValue(`${c.principal} loses ${capabilitiesText(c.lost, c.lostRole)} on ${c.scope}${reachText(c)}`)}`);
+        if (c.lost.length > 0)
+          out.push(
+            `  ${paint('remove', '-')} ${escapeValue(`${c.principal} loses ${capabilitiesText(c.lost, c.lostRole)} on ${c.scope}${reachText(c)}`)}`,
+          );
         const admits = c.note === undefined ? admitsText(c) : undefined;
         if (admits !== undefined) out.push(`      ${escapeValue(admits)}`);
       }
-      if (access.length > ACCESS_SHOWN) out.push(`  … and ${access.length - ACCESS_SHOWN} more (plan --format json has them all)`);
+      if (access.length > ACCESS_SHOWN)
+        out.push(`  … and ${access.length - ACCESS_SHOWN} more (plan --format json has them all)`);
       out.push('');
     }
     for (const step of plan.steps) {
@@ -58,8 +68,12 @@ export function renderTextPlan(plan: Plan, options: TextPlanOptions = { color: f
   const members = (plan.members ?? []).filter((m) => m.state !== 'present');
   if (members.length > 0) {
     out.push(paint('header', 'Members:'));
-    for (const m of members.slice(0, ACCESS_SHOWN)) out.push(`  ${paint(m.state === 'invited' ? 'add' : 'change', m.state === 'invited' ? '+' : '~')} ${escapeControl(describeMember(m))}`);
-    if (members.length > ACCESS_SHOWN) out.push(`  … and ${members.length - ACCESS_SHOWN} more (plan --format json has them all)`);
+    for (const m of members.slice(0, ACCESS_SHOWN))
+      out.push(
+        `  ${paint(m.state === 'invited' ? 'add' : 'change', m.state === 'invited' ? '+' : '~')} ${escapeControl(describeMember(m))}`,
+      );
+    if (members.length > ACCESS_SHOWN)
+      out.push(`  … and ${members.length - ACCESS_SHOWN} more (plan --format json has them all)`);
     out.push('');
   }
   if (plan.warnings.length > 0) {

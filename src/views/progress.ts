@@ -14,7 +14,10 @@ export { colorPaint, type Paint } from './paint.js';
 
 /** `create identity:ci-bot` (`rename identity:old → identity:new`), the way every line names a step. */
 export function describeStep(step: Pick<PlanStep, 'action' | 'address'> & { previousAddress?: string }): string {
-  const text = step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
+  const text =
+    step.previousAddress !== undefined
+      ? `rename ${step.previousAddress} → ${step.address}`
+      : `${step.action} ${step.address}`;
   return escapeControl(text);
 }
 
@@ -58,15 +61,24 @@ export function formatApplySummary(result: ApplyResult, paint: Paint = plainPain
   const blocked = result.skipped.filter((s) => s.because !== ABORTED && s.because !== TOKEN_REFUSED);
   const interrupted = aborted.length > 0;
   const head = `${paint('red', interrupted ? 'Apply interrupted:' : 'Apply failed:')} ${result.done.length} done, ${result.failed.length} failed, ${result.skipped.length} skipped.`;
-  const lines = [head, ...result.failed.map((f) => `  ${paint('red', '✗')} ${escapeControl(`${f.address}: ${f.error}`)}`)];
+  const lines = [
+    head,
+    ...result.failed.map((f) => `  ${paint('red', '✗')} ${escapeControl(`${f.address}: ${f.error}`)}`),
+  ];
   if (blocked.length > 0) {
-    lines.push(`  ${paint('yellow', '-')} ${countSteps(blocked.length)} skipped because ${blocked.length === 1 ? 'it depends' : 'they depend'} on a failed step: ${nameSome(blocked.map((s) => s.address))}`);
+    lines.push(
+      `  ${paint('yellow', '-')} ${countSteps(blocked.length)} skipped because ${blocked.length === 1 ? 'it depends' : 'they depend'} on a failed step: ${nameSome(blocked.map((s) => s.address))}`,
+    );
   }
   if (unsent.length > 0) {
-    lines.push(`  ${paint('yellow', '-')} ${countSteps(unsent.length)} not sent: the API refused the token, so every other write would be refused too: ${nameSome(unsent.map((s) => s.address))}`);
+    lines.push(
+      `  ${paint('yellow', '-')} ${countSteps(unsent.length)} not sent: the API refused the token, so every other write would be refused too: ${nameSome(unsent.map((s) => s.address))}`,
+    );
   }
   if (aborted.length > 0) {
-    lines.push(`  ${paint('yellow', '-')} ${countSteps(aborted.length)} not started because the apply was interrupted: ${nameSome(aborted.map((s) => s.address))}`);
+    lines.push(
+      `  ${paint('yellow', '-')} ${countSteps(aborted.length)} not started because the apply was interrupted: ${nameSome(aborted.map((s) => s.address))}`,
+    );
   }
   lines.push(`${paint('bold', 'Next:')} ${adviseNextStep(result)}`);
   return lines.join('\n');
@@ -121,7 +133,13 @@ export function serializeApplyEvent(e: ApplyEvent): string {
 }
 
 /** The live line: `Applying 5/12 · create repo:nginx, create identity:ci-bot +3`, cut to width. */
-export function formatLiveLine(finished: number, total: number, running: readonly PlanStep[], columns: number, paint: Paint = plainPaint): string {
+export function formatLiveLine(
+  finished: number,
+  total: number,
+  running: readonly PlanStep[],
+  columns: number,
+  paint: Paint = plainPaint,
+): string {
   const head = `Applying ${finished}/${total}`;
   let line = head;
   if (running.length > 0) {
@@ -151,7 +169,9 @@ export interface ApplyTally {
  */
 export function formatQuitLine(t: ApplyTally): string {
   const finished = t.done + t.failed + t.skipped;
-  const outcomes = [`${t.done} done`, t.failed ? `${t.failed} failed` : '', t.skipped ? `${t.skipped} skipped` : ''].filter(Boolean).join(', ');
+  const outcomes = [`${t.done} done`, t.failed ? `${t.failed} failed` : '', t.skipped ? `${t.skipped} skipped` : '']
+    .filter(Boolean)
+    .join(', ');
   const inFlight = t.running === 0 ? '' : `; ${countSteps(t.running)} in flight may or may not have been applied`;
   return `Quit: ${finished} of ${countSteps(t.total)} finished (${outcomes})${inFlight}. Run the same apply again to finish (\`platform-sync plan\` shows what is left).`;
 }
@@ -209,7 +229,10 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
       const line = e.type === 'end' ? formatApplySummary(e.result, paint) : formatStepOutcome(e, paint);
       if (line !== null) out.write(`${line}\n`);
     };
-    return Object.assign(onEvent, { notice: (text: string) => void out.write(`${text}\n`), quit: () => formatQuitLine(tally) });
+    return Object.assign(onEvent, {
+      notice: (text: string) => void out.write(`${text}\n`),
+      quit: () => formatQuitLine(tally),
+    });
   }
 
   const running = new Map<string, PlanStep>();
@@ -228,10 +251,13 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
   const draw = (force: boolean): void => {
     const now = performance.now();
     if (!force && now - lastDraw < REDRAW_INTERVAL_MS) {
-      owed ??= setTimeout(() => {
-        owed = undefined;
-        if (!ended) draw(true);
-      }, REDRAW_INTERVAL_MS - (now - lastDraw)).unref();
+      owed ??= setTimeout(
+        () => {
+          owed = undefined;
+          if (!ended) draw(true);
+        },
+        REDRAW_INTERVAL_MS - (now - lastDraw),
+      ).unref();
       return;
     }
     clearTimeout(owed);

@@ -49,7 +49,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** The keys whose values differ between two objects, with both values, in a stable order. */
 function objectChanges(before: Record<string, unknown>, after: Record<string, unknown>): [string, unknown, unknown][] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).map((k) => [k, before[k], after[k]]);
+  return keys
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => [k, before[k], after[k]]);
 }
 
 function isMultiline(value: unknown): value is string {
@@ -61,7 +63,10 @@ export function diffLines(before: string, after: string): StepLine[] {
   const patch = diff().structuredPatch('before', 'after', before, after, '', '', { context: 3 });
   const lines: StepLine[] = [];
   for (const hunk of patch.hunks) {
-    lines.push({ tone: 'context', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
+    lines.push({
+      tone: 'context',
+      text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    });
     for (const line of hunk.lines) {
       if (line.startsWith('\\')) continue; // "\ No newline at end of file" says nothing to a reader here
       const tone: LineTone = line.startsWith('+') ? 'add' : line.startsWith('-') ? 'remove' : 'context';
@@ -77,7 +82,9 @@ function describeSecret(ref: SecretRef): string {
 }
 
 function referenceText(ref: UidReference): string {
-  return ref.uid !== undefined ? `${formatValue(ref.uid)} (${describeRefAddress(ref.address)})` : `(known after apply: ${ref.address})`;
+  return ref.uid !== undefined
+    ? `${formatValue(ref.uid)} (${describeRefAddress(ref.address)})`
+    : `(known after apply: ${ref.address})`;
 }
 
 const INDENT = '    ';
@@ -87,9 +94,13 @@ const INDENT = '    ';
  * text as a diff). One-line values of a step are aligned on their labels, like Terraform's `=`.
  */
 /** The fields references are sent in (`identityUid`, `roleUid`), from the kinds that have references. */
-const REFERENCE_UID_FIELDS: ReadonlySet<string> = new Set((DESCRIPTORS as readonly KindDescriptor[]).flatMap((d) => (d.references ?? []).map(referenceUidField)));
+const REFERENCE_UID_FIELDS: ReadonlySet<string> = new Set(
+  (DESCRIPTORS as readonly KindDescriptor[]).flatMap((d) => (d.references ?? []).map(referenceUidField)),
+);
 
-type FieldEntry = { tone: LineTone; field: string; value: string } | { tone: LineTone; field: string; block: StepLine[] };
+type FieldEntry =
+  | { tone: LineTone; field: string; value: string }
+  | { tone: LineTone; field: string; block: StepLine[] };
 
 function fieldEntries(step: PlanStep): FieldEntry[] {
   const entries: FieldEntry[] = [];
@@ -106,9 +117,11 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
     for (const field of new Set([...REFERENCE_UID_FIELDS, ...Object.keys(refs)])) {
       const ref = refs[field];
       if (ref) entries.push({ tone: 'add', field, value: referenceText(ref) });
-      else if (step.after?.[field] !== undefined) entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });
+      else if (step.after?.[field] !== undefined)
+        entries.push({ tone: 'add', field, value: formatValue(step.after[field]) });
     }
-    for (const [path, ref] of Object.entries(step.secrets ?? {})) entries.push({ tone: 'add', field: path, value: describeSecret(ref) });
+    for (const [path, ref] of Object.entries(step.secrets ?? {}))
+      entries.push({ tone: 'add', field: path, value: describeSecret(ref) });
   } else if (step.action === 'update') {
     // Fields the update clears as a side effect (another of an exclusive set replaces them) are shown too.
     const cleared = Object.keys(step.before ?? {}).filter((f) => !(step.updateMask ?? []).includes(f));
@@ -117,13 +130,20 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
       const after = step.after?.[field];
       if (isPlainObject(before) && isPlainObject(after)) {
         // Which part of an object changed, not the whole object twice.
-        for (const [key, b, a] of objectChanges(before, after)) entries.push({ tone: 'change', field: `${field}.${key}`, value: `${formatValue(b)} → ${formatValue(a)}` });
+        for (const [key, b, a] of objectChanges(before, after))
+          entries.push({ tone: 'change', field: `${field}.${key}`, value: `${formatValue(b)} → ${formatValue(a)}` });
       } else if (isMultiline(before) || isMultiline(after)) {
-        entries.push({ tone: 'change', field, block: diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : '') });
+        entries.push({
+          tone: 'change',
+          field,
+          block: diffLines(typeof before === 'string' ? before : '', typeof after === 'string' ? after : ''),
+        });
       } else {
         const secret = step.secrets?.[field];
         const ref = refs[field];
-        const value = secret ? `${describeSecret(secret)} (sent again)` : `${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}`;
+        const value = secret
+          ? `${describeSecret(secret)} (sent again)`
+          : `${formatValue(before)} → ${ref ? referenceText(ref) : formatValue(after)}`;
         entries.push({ tone: 'change', field, value });
       }
     }
@@ -170,7 +190,10 @@ function fieldLines(step: PlanStep): StepLine[] {
 export function renderStepLines(step: PlanStep): StepLine[] {
   const tone: LineTone = step.action === 'create' ? 'add' : step.action === 'delete' ? 'remove' : 'change';
   // A rename in place reads as one: `~ rename identity:old-bot → identity:ci-bot`.
-  const what = step.action === 'update' && step.previousAddress !== undefined ? `rename ${step.previousAddress} → ${step.address}` : `${step.action} ${step.address}`;
+  const what =
+    step.action === 'update' && step.previousAddress !== undefined
+      ? `rename ${step.previousAddress} → ${step.address}`
+      : `${step.action} ${step.address}`;
   const header: StepLine = {
     tone,
     // One line: a reason may carry live text (a person's e-mail), escaped like a name.
@@ -183,12 +206,18 @@ export function renderStepLines(step: PlanStep): StepLine[] {
  * "Plan: 3 to create, 1 to update, 2 to delete." or the no-change sentence. `untargeted` is
  * `Plan.untargeted`: when --target was given, an empty plan makes no claim about the rest of the org.
  */
-export function summaryLine(summary: { create: number; update: number; delete: number }, untargeted?: number, refused = false): string {
+export function summaryLine(
+  summary: { create: number; update: number; delete: number },
+  untargeted?: number,
+  refused = false,
+): string {
   if (summary.create + summary.update + summary.delete === 0) {
     // A refused plan makes no claim that the org matches: the refusals above say why nothing is planned.
     if (refused) return 'Nothing planned: the plan is refused.';
     // How many changes --target left out is one of the plan's warnings, shown above this line.
-    return untargeted === undefined ? 'No changes. The org matches the manifests.' : 'No changes to the targeted resources.';
+    return untargeted === undefined
+      ? 'No changes. The org matches the manifests.'
+      : 'No changes to the targeted resources.';
   }
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete.`;
 }

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'terms-e2e-token-62b0';
-const manifest = (ids: string[]) => `apiVersion: platform-sync/v1\norg:\n  name: acme\n  acceptedTerms: [${ids.join(', ')}]\n`;
+const manifest = (ids: string[]) =>
+  `apiVersion: platform-sync/v1\norg:\n  name: acme\n  acceptedTerms: [${ids.join(', ')}]\n`;
 
 describe('accepted terms', () => {
   const suite = useSuiteEmulator(TOKEN, 'terms', () => mkdirSync(dir));
@@ -28,7 +29,9 @@ describe('accepted terms', () => {
     writeFileSync(join(dir, 'org.yaml'), manifest(['dpa-2025']));
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env });
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain('terms:platform-tos-2026 stays: accepted terms documents are permanent, so leaving one out of the manifests changes nothing');
+    expect(plan.stdout).toContain(
+      'terms:platform-tos-2026 stays: accepted terms documents are permanent, so leaving one out of the manifests changes nothing',
+    );
     const drift = await runCli(['drift', dir], { env: suite.env });
     expect(drift.code).toBe(0);
     expect(drift.stdout).toContain('terms:platform-tos-2026 stays');

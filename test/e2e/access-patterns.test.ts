@@ -16,10 +16,20 @@ const outsider = (sub: string) => JSON.stringify({ iss: GH, sub });
 
 /** The org: owner-bot is owner, accepting `relationship`. */
 function manifest(relationship: string): string {
-  return ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  identities:', `    - {name: owner-bot, ${relationship}}`, '  roleBindings:', '    - {identity: owner-bot, role: owner}', ''].join('\n');
+  return [
+    'apiVersion: platform-sync/v1',
+    'org:',
+    '  name: acme',
+    '  identities:',
+    `    - {name: owner-bot, ${relationship}}`,
+    '  roleBindings:',
+    '    - {identity: owner-bot, role: owner}',
+    '',
+  ].join('\n');
 }
 const subject = (pattern: string) => `claimMatch: {issuer: "${GH}", subjectPattern: ${JSON.stringify(pattern)}}`;
-const claim = (pattern: string) => `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claimPatterns: {repository_owner: ${JSON.stringify(pattern)}}}`;
+const claim = (pattern: string) =>
+  `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claimPatterns: {repository_owner: ${JSON.stringify(pattern)}}}`;
 const arn = (pattern: string) => `awsIdentity: {awsAccount: "123456789012", arnPattern: ${JSON.stringify(pattern)}}`;
 
 describe('a changed pattern is a new principal unless its language is within the old one', () => {
@@ -40,12 +50,22 @@ describe('a changed pattern is a new principal unless its language is within the
   /** …and what the plan then says the bot admits (access/admits.ts: the words audit judges by). */
   const many = 'GitHub workflows of more than one owner';
   const wider: [string, string, string, string][] = [
-    ['a quantifier on the prefix\'s last character (?)', subject('repo:acme/?.*'), evil, many],
-    ['a quantifier on the prefix\'s last character (*)', subject('repo:acme/*.*'), evil, many],
-    ['a quantifier on the prefix\'s last character ({0})', subject('repo:acme/{0}.*'), evil, many],
+    ["a quantifier on the prefix's last character (?)", subject('repo:acme/?.*'), evil, many],
+    ["a quantifier on the prefix's last character (*)", subject('repo:acme/*.*'), evil, many],
+    ["a quantifier on the prefix's last character ({0})", subject('repo:acme/{0}.*'), evil, many],
     ['a top-level alternation (x|.*)', subject('repo:acme/x|.*'), evil, 'any GitHub workflow'],
-    ['a top-level alternation (another owner)', subject('repo:acme/.*|repo:evil/.*'), 'repo:evil/x:ref:refs/heads/main', many],
-    ['a flag ((?i))', subject('(?i)repo:acme/.*'), 'REPO:ACME/x:ref:refs/heads/main', 'pull-request workflows of any repository of acme'],
+    [
+      'a top-level alternation (another owner)',
+      subject('repo:acme/.*|repo:evil/.*'),
+      'repo:evil/x:ref:refs/heads/main',
+      many,
+    ],
+    [
+      'a flag ((?i))',
+      subject('(?i)repo:acme/.*'),
+      'REPO:ACME/x:ref:refs/heads/main',
+      'pull-request workflows of any repository of acme',
+    ],
   ];
   for (const [what, variant, sub, admits] of wider) {
     it(`subjectPattern widened by ${what}: the gate refuses it on plan and apply, and access --as agrees`, async () => {
@@ -53,7 +73,9 @@ describe('a changed pattern is a new principal unless its language is within the
       const plan = await cli(['plan', file()]);
       expect(plan.code, plan.stderr).toBe(0);
       expect(plan.stdout).toMatch(/\+ identity:owner-bot \(subjectPattern "[^\n]*"\) gains all of owner/);
-      expect(plan.stdout).toMatch(new RegExp(`\\n {6}identity:owner-bot now also accepts subjectPattern "[^\\n]*" — ${admits}\\n`));
+      expect(plan.stdout).toMatch(
+        new RegExp(`\\n {6}identity:owner-bot now also accepts subjectPattern "[^\\n]*" — ${admits}\\n`),
+      );
       const denied = await cli(['plan', file(), '--deny-new-access']);
       expect(denied.code, denied.stdout).toBe(1);
       expect(denied.stderr).toContain('the plan gives new access (--deny-new-access)');
@@ -76,7 +98,10 @@ describe('a changed pattern is a new principal unless its language is within the
     for (const [base, variant] of [
       [claim('acme'), claim('acme|evil')],
       [claim('acme.*'), claim('acme?.*')],
-      [arn('arn:aws:sts::123456789012:assumed-role/deploy/.*'), arn('arn:aws:sts::123456789012:assumed-role/deploy/?.*')],
+      [
+        arn('arn:aws:sts::123456789012:assumed-role/deploy/.*'),
+        arn('arn:aws:sts::123456789012:assumed-role/deploy/?.*'),
+      ],
     ] as const) {
       await from(base, variant);
       const saved = join(suite.dir, 'plan.json');
@@ -90,15 +115,16 @@ describe('a changed pattern is a new principal unless its language is within the
   });
 
   it("an identity provider's groupsClaim is part of who its groups are: groups → name with platform-admins → owner is a gain", async () => {
-    const idp = (claim: string) => [
-      '  identityProviders:',
-      '    - name: okta',
-      '      defaultRole: viewer',
-      `      oidc: {issuer: "https://acme.okta.com", clientId: "0oa1b2c3d4", clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: ${claim}}`,
-      '      groupMappings:',
-      '        - {externalGroup: platform-admins, role: owner}',
-      '',
-    ].join('\n');
+    const idp = (claim: string) =>
+      [
+        '  identityProviders:',
+        '    - name: okta',
+        '      defaultRole: viewer',
+        `      oidc: {issuer: "https://acme.okta.com", clientId: "0oa1b2c3d4", clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA}, groupsClaim: ${claim}}`,
+        '      groupMappings:',
+        '        - {externalGroup: platform-admins, role: owner}',
+        '',
+      ].join('\n');
     const env = { ...suite.env, PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0058' };
     writeFileSync(file(), manifest(subject('repo:acme/.*')) + idp('groups'));
     const applied = await runCli(['apply', file(), '--bootstrap', '--auto-approve'], { env });
@@ -116,18 +142,41 @@ describe('a changed pattern is a new principal unless its language is within the
   it('access --as answers, never crashes, when a manifest claim is named toString (or valueOf, hasOwnProperty) and the token lacks it', async () => {
     for (const name of ['toString', 'valueOf', 'hasOwnProperty']) {
       await from(subject('repo:acme/.*'), subject('repo:acme/.*'));
-      writeFileSync(file(), manifest(`claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claims: {${JSON.stringify(name)}: x}}`));
-      const as = await cli(['access', file(), '--as', outsider('repo:acme/app:ref:refs/heads/main'), '--format', 'json']);
+      writeFileSync(
+        file(),
+        manifest(
+          `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claims: {${JSON.stringify(name)}: x}}`,
+        ),
+      );
+      const as = await cli([
+        'access',
+        file(),
+        '--as',
+        outsider('repo:acme/app:ref:refs/heads/main'),
+        '--format',
+        'json',
+      ]);
       expect(as.code, `${name}: ${as.stderr}`).toBe(0);
       expect(JSON.parse(as.stdout)).toMatchObject({ actingAs: [] });
-      const holds = await cli(['access', file(), '--as', JSON.stringify({ iss: GH, sub: 'repo:acme/app:ref:refs/heads/main', [name]: 'x' }), '--format', 'json']);
+      const holds = await cli([
+        'access',
+        file(),
+        '--as',
+        JSON.stringify({ iss: GH, sub: 'repo:acme/app:ref:refs/heads/main', [name]: 'x' }),
+        '--format',
+        'json',
+      ]);
       expect(holds.code, `${name}: ${holds.stderr}`).toBe(0);
       expect(JSON.parse(holds.stdout)).toMatchObject({ actingAs: ['identity:owner-bot'] });
     }
   });
 
   it('narrowings are no gain: a longer prefix, an alternation of repositories, an exact subject', async () => {
-    for (const variant of [subject('repo:acme/app:.*'), subject('repo:acme/(app|web):.*'), `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main"}`]) {
+    for (const variant of [
+      subject('repo:acme/app:.*'),
+      subject('repo:acme/(app|web):.*'),
+      `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main"}`,
+    ]) {
       await from(subject('repo:acme/.*'), variant);
       const plan = await cli(['plan', file(), '--deny-new-access']);
       expect(plan.code, `${variant}\n${plan.stderr}`).toBe(0);

@@ -17,7 +17,17 @@ const TOKEN = 'access-principals-owner-token-5e1a';
 const GH = 'https://token.actions.githubusercontent.com';
 
 /** The org every test starts from: release-bot owner, ci-bot viewer, deploy-bot viewer in engineering. */
-function manifest(o: { release?: string; ci?: string; orgBindings?: string[]; groups?: string[]; members?: string[]; idps?: string[]; extraIdentities?: string[] } = {}): string {
+function manifest(
+  o: {
+    release?: string;
+    ci?: string;
+    orgBindings?: string[];
+    groups?: string[];
+    members?: string[];
+    idps?: string[];
+    extraIdentities?: string[];
+  } = {},
+): string {
   return [
     'apiVersion: platform-sync/v1',
     'org:',
@@ -74,7 +84,10 @@ describe('access changes name principals, and --deny-new-access refuses every ga
   it('a binding on a group the plan creates is a gain; an org owner gains nothing when a group is created', async () => {
     await from(manifest({ groups: ['- name: newteam', '  roleBindings:', '    - {identity: /ci-bot, role: owner}'] }));
     await refused(/\+ identity:ci-bot gains [^\n]*groups\.delete[^\n]* on group:newteam\n/);
-    writeFileSync(file(), manifest({ groups: ['- name: newteam', '  roleBindings:', '    - {identity: /release-bot, role: owner}'] }));
+    writeFileSync(
+      file(),
+      manifest({ groups: ['- name: newteam', '  roleBindings:', '    - {identity: /release-bot, role: owner}'] }),
+    );
     const owner = await cli(['plan', file(), '--deny-new-access']);
     expect(owner.code, owner.stderr).toBe(0);
     expect(owner.stdout).not.toContain('Access changes');
@@ -87,7 +100,16 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     const applied = await cli(['apply', file(), '--auto-approve', '--invite-codes', codes]);
     expect(applied.code, applied.stderr).toBe(0);
     const code = (JSON.parse(readFileSync(codes, 'utf8').trim().split('\n').pop()!) as { code: string }).code;
-    const accepted = await fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, email: 'mallory@evil.example', issuer: 'https://accounts.google.com', subject: 'mallory' }) });
+    const accepted = await fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        code,
+        email: 'mallory@evil.example',
+        issuer: 'https://accounts.google.com',
+        subject: 'mallory',
+      }),
+    });
     expect(accepted.status).toBe(200);
     const after = await cli(['plan', file(), '--detailed-exitcode']);
     expect(after.code, after.stdout).toBe(0);
@@ -110,42 +132,89 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     await refused(/\+ idp:okta\/\* gains all of owner \(138 capabilities\) on org and 1 group below/);
     await from(manifest({ idps: idp('viewer', ['{externalGroup: everyone, role: owner}']) }));
     await refused(/\+ idp:okta\/group:everyone gains all of owner \(138 capabilities\) on org and 1 group below/);
-    const applied = await runCli(['apply', file(), '--auto-approve'], { env: { ...suite.env, PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0001' } });
+    const applied = await runCli(['apply', file(), '--auto-approve'], {
+      env: { ...suite.env, PLATFORM_SYNC_SECRET_OKTA: 'okta-client-secret-for-the-test-0001' },
+    });
     expect(applied.code, applied.stderr + applied.stdout).toBe(0);
     const who = await cli(['access', file(), '--scope', 'org', '--capability', 'groups.delete', '--live']);
     expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toContain('idp:okta/group:everyone  (groupMapping:identityProvider:okta/everyone=owner, role owner, on org and 1 group below): groups.delete');
+    expect(who.stdout).toContain(
+      'idp:okta/group:everyone  (groupMapping:identityProvider:okta/everyone=owner, role owner, on org and 1 group below): groups.delete',
+    );
     expect(who.stdout).not.toContain('Nobody');
   });
 
   it('a widened subject is a new principal: any GitHub workflow gains owner', async () => {
     await from(manifest({ release: `claimMatch: {issuer: "${GH}", subjectPattern: "repo:.*"}` }));
-    const plan = await refused(/\+ identity:release-bot \(subjectPattern "repo:\.\*"\) gains all of owner \(138 capabilities\) on org and 1 group below/);
-    expect(plan.stdout).toContain('identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow');
+    const plan = await refused(
+      /\+ identity:release-bot \(subjectPattern "repo:\.\*"\) gains all of owner \(138 capabilities\) on org and 1 group below/,
+    );
+    expect(plan.stdout).toContain(
+      'identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow',
+    );
     const md = await cli(['plan', file(), '--format', 'markdown']);
-    expect(md.stdout).toContain('— **identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow** | `org` |');
-    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as { accessChanges: { principal: string; identity: string; causes: string[] }[] };
-    expect(json.accessChanges.find((c) => c.principal.startsWith('identity:release-bot ('))).toMatchObject({ identity: 'identity:release-bot', causes: ['identity:release-bot'] });
+    expect(md.stdout).toContain(
+      '— **identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow** | `org` |',
+    );
+    const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
+      accessChanges: { principal: string; identity: string; causes: string[] }[];
+    };
+    expect(json.accessChanges.find((c) => c.principal.startsWith('identity:release-bot ('))).toMatchObject({
+      identity: 'identity:release-bot',
+      causes: ['identity:release-bot'],
+    });
   });
 
   it('a narrowed subject, the same identity made again, or an unchanged plan gains nothing', async () => {
-    await from(manifest({ release: `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claims: {repository_owner: acme}}` }));
+    await from(
+      manifest({
+        release: `claimMatch: {issuer: "${GH}", subject: "repo:acme/app:ref:refs/heads/main", claims: {repository_owner: acme}}`,
+      }),
+    );
     const narrowed = await cli(['plan', file(), '--deny-new-access']);
     expect(narrowed.code, narrowed.stderr).toBe(0);
     expect(narrowed.stdout).not.toContain(' gains ');
   });
 
   it('an issuer swap, a claimMatch swapped for staticKeys with new keys, and a rename onto another bot with a new subject are gains', async () => {
-    await from(manifest({ release: `claimMatch: {issuer: "https://token.evil.example", subject: "repo:acme/app:ref:refs/heads/main"}` }));
+    await from(
+      manifest({
+        release: `claimMatch: {issuer: "https://token.evil.example", subject: "repo:acme/app:ref:refs/heads/main"}`,
+      }),
+    );
     await refused(/\+ identity:release-bot \(issuer "https:\/\/token\.evil\.example"\) gains /);
-    const keys = JSON.stringify(JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] }));
-    await from(manifest({ release: `staticKeys: {issuer: "https://keys.evil.example", subject: "mallory", issuerKeys: ${keys}}` }));
+    const keys = JSON.stringify(
+      JSON.stringify({
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4',
+            y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM',
+          },
+        ],
+      }),
+    );
+    await from(
+      manifest({
+        release: `staticKeys: {issuer: "https://keys.evil.example", subject: "mallory", issuerKeys: ${keys}}`,
+      }),
+    );
     await refused(/\+ identity:release-bot \(staticKeys\) gains all of owner \(138 capabilities\)/);
     // ci-bot's line taken over: renamed to my-bot, acting for another repository.
-    await from(manifest({ ci: `renamedFrom: ci-bot, claimMatch: {issuer: "${GH}", subject: "repo:evil/x:ref:refs/heads/main"}`, orgBindings: ['{identity: my-bot, role: viewer}'] }).replace('name: ci-bot, renamedFrom', 'name: my-bot, renamedFrom'));
-    const takeover = await refused(/\+ identity:my-bot \(subject "repo:evil\/x:ref:refs\/heads\/main"\) gains all of viewer/);
+    await from(
+      manifest({
+        ci: `renamedFrom: ci-bot, claimMatch: {issuer: "${GH}", subject: "repo:evil/x:ref:refs/heads/main"}`,
+        orgBindings: ['{identity: my-bot, role: viewer}'],
+      }).replace('name: ci-bot, renamedFrom', 'name: my-bot, renamedFrom'),
+    );
+    const takeover = await refused(
+      /\+ identity:my-bot \(subject "repo:evil\/x:ref:refs\/heads\/main"\) gains all of viewer/,
+    );
     // Who could act as ci-bot before (its own repository) loses what it held, named by what it accepted.
-    expect(takeover.stdout).toContain('- identity:my-bot (subject "repo:acme/ci:ref:refs/heads/main") loses all of viewer (51 capabilities) on org and 1 group below');
+    expect(takeover.stdout).toContain(
+      '- identity:my-bot (subject "repo:acme/ci:ref:refs/heads/main") loses all of viewer (51 capabilities) on org and 1 group below',
+    );
   });
 
   it('apply plan.json --deny-new-access re-checks the saved plan now and refuses a gain before any write', async () => {
@@ -162,33 +231,67 @@ describe('access changes name principals, and --deny-new-access refuses every ga
   });
 
   it('a loss is counted only where the capability is really gone (another binding still grants it)', async () => {
-    await from(manifest({ orgBindings: ['{identity: ci-bot, role: viewer}', '{identity: ci-bot, role: registry.push}'] }));
+    await from(
+      manifest({ orgBindings: ['{identity: ci-bot, role: viewer}', '{identity: ci-bot, role: registry.push}'] }),
+    );
     expect((await cli(['apply', file(), '--auto-approve'])).code).toBe(0);
     writeFileSync(file(), manifest());
     const plan = await cli(['plan', file()]);
     // registry.push holds 20 capabilities (the service's set); viewer, still bound, keeps the 10
     // they share (repo.list, tag.list, …): only what is really gone is lost.
     const lost = BUILTIN.registryPush.filter((c) => !BUILTIN.viewer.includes(c)).sort();
-    expect(lost).toEqual(['groups.create', 'manifest.create', 'manifest.delete', 'manifest.update', 'repo.create', 'repo.delete', 'repo.update', 'tag.create', 'tag.delete', 'tag.update']);
+    expect(lost).toEqual([
+      'groups.create',
+      'manifest.create',
+      'manifest.delete',
+      'manifest.update',
+      'repo.create',
+      'repo.delete',
+      'repo.update',
+      'tag.create',
+      'tag.delete',
+      'tag.update',
+    ]);
     expect(plan.stdout).toContain(`- identity:ci-bot loses ${lost.join(', ')} on org and 1 group below\n`);
   });
 
   it('access answers a uid and a token, and names a typo instead of answering Nobody', async () => {
     writeFileSync(file(), manifest());
     expect((await cli(['apply', file(), '--auto-approve'])).code).toBe(0);
-    const shown = JSON.parse((await cli(['show', file(), '--format', 'json'])).stdout) as { resources: { address: string; uid: string }[] };
+    const shown = JSON.parse((await cli(['show', file(), '--format', 'json'])).stdout) as {
+      resources: { address: string; uid: string }[];
+    };
     const uid = shown.resources.find((r) => r.address === 'identity:ci-bot')!.uid;
     const byUid = await cli(['access', file(), '--identity', uid]);
     expect(byUid.code, byUid.stderr).toBe(0);
     expect(byUid.stdout).toContain('org and 1 group below: ');
     expect(byUid.stdout).toContain('(roleBinding:ci-bot=viewer, role viewer)');
-    const token = await cli(['access', file(), '--as', JSON.stringify({ iss: GH, sub: 'repo:acme/deploy:ref:refs/heads/main' }), '--format', 'json']);
+    const token = await cli([
+      'access',
+      file(),
+      '--as',
+      JSON.stringify({ iss: GH, sub: 'repo:acme/deploy:ref:refs/heads/main' }),
+      '--format',
+      'json',
+    ]);
     expect(token.code, token.stderr).toBe(0);
-    expect(JSON.parse(token.stdout)).toMatchObject({ actingAs: ['identity:engineering/deploy-bot'], grants: [{ principal: 'identity:engineering/deploy-bot', scope: 'group:engineering' }] });
+    expect(JSON.parse(token.stdout)).toMatchObject({
+      actingAs: ['identity:engineering/deploy-bot'],
+      grants: [{ principal: 'identity:engineering/deploy-bot', scope: 'group:engineering' }],
+    });
     for (const [args, named] of [
-      [['--scope', 'org', '--capability', 'tag.creat'], 'capability "tag.creat" does not exist in the org (did you mean "tag.create"?)'],
-      [['--scope', 'group:enginering', '--capability', 'repo.list'], 'group "group:enginering" does not exist in the org (did you mean "group:engineering"?)'],
-      [['--identity', 'identity:ci-bott'], 'identity "identity:ci-bott" does not exist in the org (did you mean "identity:ci-bot"?)'],
+      [
+        ['--scope', 'org', '--capability', 'tag.creat'],
+        'capability "tag.creat" does not exist in the org (did you mean "tag.create"?)',
+      ],
+      [
+        ['--scope', 'group:enginering', '--capability', 'repo.list'],
+        'group "group:enginering" does not exist in the org (did you mean "group:engineering"?)',
+      ],
+      [
+        ['--identity', 'identity:ci-bott'],
+        'identity "identity:ci-bott" does not exist in the org (did you mean "identity:ci-bot"?)',
+      ],
       [['--email', 'nobody@acme.dev'], 'e-mail "nobody@acme.dev" does not exist in the org'],
     ] as const) {
       const run = await cli(['access', file(), ...args]);
@@ -204,13 +307,28 @@ describe('access changes name principals, and --deny-new-access refuses every ga
 
   it('access takes a group by its path and an identity by its bare name when one alone has it, and suggests only close names (issue 58)', async () => {
     writeFileSync(file(), manifest({ members: ['{email: alice@acme.dev, role: viewer}'] }));
-    expect((await cli(['apply', file(), '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')])).code).toBe(0);
-    const scope = await cli(['access', file(), '--scope', 'engineering', '--capability', 'repo.list', '--format', 'json']);
+    expect(
+      (await cli(['apply', file(), '--auto-approve', '--invite-codes', join(suite.dir, 'codes.jsonl')])).code,
+    ).toBe(0);
+    const scope = await cli([
+      'access',
+      file(),
+      '--scope',
+      'engineering',
+      '--capability',
+      'repo.list',
+      '--format',
+      'json',
+    ]);
     expect(scope.code, scope.stderr).toBe(0);
-    expect(JSON.parse(scope.stdout).grants.map((g: { principal: string }) => g.principal)).toContain('identity:engineering/deploy-bot');
+    expect(JSON.parse(scope.stdout).grants.map((g: { principal: string }) => g.principal)).toContain(
+      'identity:engineering/deploy-bot',
+    );
     const bare = await cli(['access', file(), '--identity', 'deploy-bot', '--format', 'json']);
     expect(bare.code, bare.stderr).toBe(0);
-    expect(JSON.parse(bare.stdout)).toMatchObject({ grants: [{ principal: 'identity:engineering/deploy-bot', scope: 'group:engineering' }] });
+    expect(JSON.parse(bare.stdout)).toMatchObject({
+      grants: [{ principal: 'identity:engineering/deploy-bot', scope: 'group:engineering' }],
+    });
     const typo = await cli(['access', file(), '--scope', 'enginering']);
     expect(typo.stderr).toContain('group "enginering" does not exist in the org (did you mean "engineering"?)');
     const unrelated = await cli(['access', file(), '--email', 'nobody@acme.dev']);

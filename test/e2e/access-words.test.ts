@@ -181,7 +181,7 @@ describe('access words a reviewer acts on', () => {
         name: 'hand-bot',
         claimMatch: { issuer: GH, subjectPattern: 'repo:.*' },
       })) as { uid: string };
-      await client.create('roleBinding', org.uid, { identityUid: made.uid, roleUid: live.builtinRoles['owner'] });
+      await client.create('roleBinding', org.uid, { identityUid: made.uid, roleUid: live.builtinRoles.owner });
     } finally {
       await client.close();
     }

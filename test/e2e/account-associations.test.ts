@@ -19,7 +19,13 @@ const manifest = (projectId: string, withEng = true) =>
     '    amazon: {account: "123456789012"}',
     `    google: {projectId: ${projectId}, projectNumber: "123456789"}`,
     ...(withEng
-      ? ['  groups:', '    - name: eng', '      accountAssociation:', '        name: eng-code', '        github: {installations: [{installationId: "42", name: acme}]}']
+      ? [
+          '  groups:',
+          '    - name: eng',
+          '      accountAssociation:',
+          '        name: eng-code',
+          '        github: {installations: [{installationId: "42", name: acme}]}',
+        ]
       : []),
     '',
   ].join('\n');
@@ -56,7 +62,9 @@ describe('account associations', () => {
     const out = join(suite.dir, 'exported');
     expect((await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env })).code).toBe(0);
     expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toContain('accountAssociation:\n    name: acme-cloud');
-    expect(readFileSync(join(out, 'eng.yaml'), 'utf8')).toContain('github: { installations: [ { installationId: "42", name: acme } ] }');
+    expect(readFileSync(join(out, 'eng.yaml'), 'utf8')).toContain(
+      'github: { installations: [ { installationId: "42", name: acme } ] }',
+    );
     expect((await runCli(['plan', out, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
@@ -65,6 +73,9 @@ describe('account associations', () => {
     suite.emulator.clearRequestLog();
     const apply = await runCli(['apply', dir, '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stdout).toBe(0);
-    expect(writes().map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual(['DELETE accountAssociations', 'DELETE groups']);
+    expect(writes().map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual([
+      'DELETE accountAssociations',
+      'DELETE groups',
+    ]);
   });
 });

@@ -10,15 +10,21 @@ const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'adopt');
 
 /** The files of a directory, by name, as bytes: what "changes no file" is checked against. */
 function snapshot(dir: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+  );
 }
 
 /** The lines of `after` that are not lines of `before` (and the other way round), as a multiset difference. */
 function lineChanges(before: string, after: string): { gone: string[]; new: string[] } {
-  const count = (text: string): Map<string, number> => text.split('\n').reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>());
+  const count = (text: string): Map<string, number> =>
+    text.split('\n').reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>());
   const a = count(before);
   const b = count(after);
-  const diff = (x: Map<string, number>, y: Map<string, number>): string[] => [...x].flatMap(([l, n]) => Array(Math.max(0, n - (y.get(l) ?? 0))).fill(l));
+  const diff = (x: Map<string, number>, y: Map<string, number>): string[] =>
+    [...x].flatMap(([l, n]) => Array(Math.max(0, n - (y.get(l) ?? 0))).fill(l));
   return { gone: diff(a, b), new: diff(b, a) };
 }
 
@@ -32,7 +38,10 @@ describe('platform-sync adopt', () => {
     emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     cpSync(FIXTURE, dir, { recursive: true });
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
-    const applied = await runCli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')], { env });
+    const applied = await runCli(
+      ['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')],
+      { env },
+    );
     expect(applied.stderr).toBe('');
   });
   afterAll(async () => {
@@ -81,7 +90,14 @@ describe('platform-sync adopt', () => {
     expect(preview.stderr).toBe('');
     expect(preview.code).toBe(2);
     expect(snapshot(dir)).toEqual(before);
-    const named = ['identity:engineering/ci-bot', 'repo:app', 'group:sandbox', 'group:legacy', 'roleBinding:engineering/ci-bot=viewer', 'groupInvite:bob@adoptco.dev=viewer'];
+    const named = [
+      'identity:engineering/ci-bot',
+      'repo:app',
+      'group:sandbox',
+      'group:legacy',
+      'roleBinding:engineering/ci-bot=viewer',
+      'groupInvite:bob@adoptco.dev=viewer',
+    ];
     for (const name of named) {
       expect(preview.stdout).toContain(name);
     }
@@ -108,7 +124,11 @@ describe('platform-sync adopt', () => {
 
     // The org file: only the lines the changes need, everything else byte for byte.
     const org = lineChanges(before['org.yaml']!, after['org.yaml']!);
-    const gone = ['      description: To be retired', '    - name: legacy', '      description: The application   # the customer-facing one'];
+    const gone = [
+      '      description: To be retired',
+      '    - name: legacy',
+      '      description: The application   # the customer-facing one',
+    ];
     expect(org.gone.sort()).toEqual(gone.sort());
     expect(org.new.sort()).toEqual(
       [
@@ -120,7 +140,13 @@ describe('platform-sync adopt', () => {
     );
     const eng = lineChanges(before['engineering.yaml']!, after['engineering.yaml']!);
     expect(eng.gone).toEqual(['          description: CI of adoptco/monorepo']);
-    expect(eng.new.sort()).toEqual(['          description: CI, edited in the console', '        - identity: ci-bot', '          role: viewer'].sort());
+    expect(eng.new.sort()).toEqual(
+      [
+        '          description: CI, edited in the console',
+        '        - identity: ci-bot',
+        '          role: viewer',
+      ].sort(),
+    );
 
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env });
     expect(plan.stdout).toContain('No changes');
@@ -143,7 +169,10 @@ describe('platform-sync adopt', () => {
       const lab = await client.create('group', org.uid, { name: 'lab', description: 'Made by hand' });
       const bot = await client.create('identity', lab.uid, {
         name: 'lab-bot',
-        claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:adoptco/lab:ref:refs/heads/main' },
+        claimMatch: {
+          issuer: 'https://token.actions.githubusercontent.com',
+          subject: 'repo:adoptco/lab:ref:refs/heads/main',
+        },
       });
       const roles = (await client.list('role', {})).items;
       const viewer = roles.find((r) => r.name === 'viewer' && !String(r.uid).includes('/'))!;
@@ -173,7 +202,10 @@ describe('platform-sync adopt', () => {
     const after = snapshot(dir);
     // Made by hand: into --into's file, the group with what it holds; the secret as a reference with its comment.
     // The set field in place, in its flow style: one line.
-    expect(lineChanges(before['org.yaml']!, after['org.yaml']!)).toEqual({ gone: ['      bundles: [featured]'], new: ['      bundles: [featured, fips]'] });
+    expect(lineChanges(before['org.yaml']!, after['org.yaml']!)).toEqual({
+      gone: ['      bundles: [featured]'],
+      new: ['      bundles: [featured, fips]'],
+    });
     // Protected and deleted by hand: left in the manifests (apply creates it again), and said so.
     expect(after['engineering.yaml']).toContain('        - name: docs');
     expect(run.stdout).toMatch(/! repo:engineering\/docs left: protected/);
@@ -182,10 +214,14 @@ describe('platform-sync adopt', () => {
     expect(added).toContain('        - name: lab-bot');
     expect(added).not.toContain('description: ""');
     expect(after['engineering.yaml']).toMatch(/\n {8}- identity: lab-bot\n {10}role: viewer\n/);
-    expect(added).toContain('clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA} # the API never returns a secret: set this variable in the apply job only');
+    expect(added).toContain(
+      'clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA} # the API never returns a secret: set this variable in the apply job only',
+    );
     expect(JSON.stringify(after)).not.toContain('a-secret-the-api-never-returns');
     const plan = await runCli(['plan', dir, '--format', 'json'], { env });
-    expect(JSON.parse(plan.stdout).steps.map((s: { action: string; address: string }) => `${s.action} ${s.address}`)).toEqual(['create repo:engineering/docs']);
+    expect(
+      JSON.parse(plan.stdout).steps.map((s: { action: string; address: string }) => `${s.action} ${s.address}`),
+    ).toEqual(['create repo:engineering/docs']);
   });
 
   it('bad input is a clear error and writes nothing: manifests that do not parse, an --into outside the paths', async () => {

@@ -24,7 +24,14 @@ beforeAll(() => {
 });
 afterAll(() => temp.remove());
 beforeEach(async () => {
-  emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+  emulator = await startEmulator({
+    checkAnswers: true,
+    port: 0,
+    tokens: [
+      { token: OWNER, role: 'owner' },
+      { token: VIEWER, role: 'viewer' },
+    ],
+  });
 });
 afterEach(async () => {
   await emulator.close();
@@ -48,7 +55,9 @@ function spawnCli(args: string[], options: { tty?: boolean; env: Record<string, 
     for (const w of waiters.splice(0)) (w.test(stdout) ? w.resolve : () => waiters.push(w))();
   });
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     exited,
@@ -72,7 +81,9 @@ describe('platform-sync apply', () => {
     const bad = join(REPO_ROOT, 'test', 'fixtures', 'bad-dangling-ref.yaml');
     const run = await runCli(['apply', bad, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/bad-dangling-ref\.yaml:7:17: unknown identity "relase-bot" in role binding of org "acme"/);
+    expect(run.stderr).toMatch(
+      /bad-dangling-ref\.yaml:7:17: unknown identity "relase-bot" in role binding of org "acme"/,
+    );
     expect(run.stderr).toContain('did you mean "release-bot"?');
     expect(emulator.requestLog).toEqual([]); // not even a read: nothing can have been mutated
   });
@@ -113,13 +124,22 @@ describe('platform-sync apply', () => {
   });
 
   it('streams one JSON event per line with --format json', async () => {
-    const run = await runCli(['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json', '--concurrency', '4'], { env: env(), cwd: temp.dir });
+    const run = await runCli(
+      ['apply', ACME, '--bootstrap', '--auto-approve', '--format', 'json', '--concurrency', '4'],
+      { env: env(), cwd: temp.dir },
+    );
     expect(run.code).toBe(0);
-    const events = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    const events = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
     expect(events[0]!.type).toBe('plan');
     expect(events[1]).toEqual({ type: 'start', total: ACME_RESOURCES });
     expect(events.filter((e) => e.type === 'step-done')).toHaveLength(ACME_RESOURCES);
-    expect(events.find((e) => e.type === 'step-start')).toEqual({ type: 'step-start', step: { action: 'create', kind: 'group', address: 'org' } });
+    expect(events.find((e) => e.type === 'step-start')).toEqual({
+      type: 'step-start',
+      step: { action: 'create', kind: 'group', address: 'org' },
+    });
     expect(events.at(-1)).toMatchObject({ type: 'end', result: { ok: true, failed: [], skipped: [] } });
   });
 
@@ -130,14 +150,18 @@ describe('platform-sync apply', () => {
     expect(run.stdout).toContain('- skipped create identity:release-bot (depends on failed org)');
     expect(run.stdout).toContain(`Apply failed: 0 done, 1 failed, ${ACME_RESOURCES - 1} skipped.`);
     expect(run.stdout).toContain(`  - ${ACME_RESOURCES - 1} steps skipped because they depend on a failed step: `);
-    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^Next: the API refused the token; apply needs one that may write to this org/);
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^Next: the API refused the token; apply needs one that may write to this org/,
+    );
     expect(`${run.stdout}${run.stderr}`).not.toContain(VIEWER);
     expect(writes()).toHaveLength(1);
     expect(emulator.resourceCount()).toBe(0);
   });
 
   it('applies a saved plan exactly, and refuses a stale one without writing anything', async () => {
-    expect((await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir })).code).toBe(0);
+    expect((await runCli(['apply', ACME, '--bootstrap', '--auto-approve'], { env: env(), cwd: temp.dir })).code).toBe(
+      0,
+    );
     const planFile = join(temp.dir, 'change.plan.json');
     expect((await runCli(['plan', CHANGE_SET, '--out', planFile], { env: env(), cwd: temp.dir })).code).toBe(0);
 
@@ -197,7 +221,9 @@ describe('platform-sync apply', () => {
     const summary = stdout.match(/^Apply interrupted: (\d+) done, 0 failed, (\d+) skipped\.$/m)!;
     expect(Number(summary[1]) + Number(summary[2])).toBe(ACME_RESOURCES);
     expect(stdout).toMatch(/^ {2}- \d+ steps not started because the apply was interrupted: /m);
-    expect(stdout.trimEnd().split('\n').at(-1)).toBe('Next: run the same apply again: it does only what is left (`platform-sync plan` shows it).');
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(
+      'Next: run the same apply again: it does only what is left (`platform-sync plan` shows it).',
+    );
     // What it reported done is exactly what exists.
     expect(emulator.resourceCount()).toBe(Number(summary[1]));
   });
@@ -221,7 +247,9 @@ describe('platform-sync apply', () => {
     expect(writes()).toEqual([]);
 
     const accepted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
-    await accepted.waitForOutput((s) => s.includes(`Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`));
+    await accepted.waitForOutput((s) =>
+      s.includes(`Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`),
+    );
     accepted.child.stdin!.write('yes\n');
     await accepted.exited;
     const out = accepted.output().stdout;
@@ -255,13 +283,19 @@ describe('platform-sync apply', () => {
       join(manifests, 'org.yaml'),
       `apiVersion: platform-sync/v1\norg:\n  name: many\n  repos:\n${Array.from({ length: 3000 }, (_, i) => `    - name: repo-${i}\n`).join('')}`,
     );
-    const child = spawn(process.execPath, [BIN, 'apply', manifests, '--emulator', '--bootstrap', '--auto-approve', '--concurrency', '4'], {
-      cwd,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'apply', manifests, '--emulator', '--bootstrap', '--auto-approve', '--concurrency', '4'],
+      {
+        cwd,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('close', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve) => {
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
         stdout += d;
@@ -278,20 +312,25 @@ describe('platform-sync apply', () => {
     expect(JSON.parse(plan.stdout).summary.create).toBeLessThanOrEqual(3001 - reportedDone);
   });
 
-  it.runIf(existsSync('/usr/bin/script'))('quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far', async () => {
-    const run = spawnCli(['apply', ACME, '--bootstrap', '--concurrency', '2'], { tty: true, env: env() });
-    await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
-    // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C, even on a loaded machine.
-    emulator.setFaults({ latencyMs: 3000 });
-    run.child.stdin!.write('yes\n');
-    await run.waitForOutput((s) => /Applying 0\/41/.test(s));
-    run.child.stdin!.write('\x03');
-    await run.waitForOutput((s) => s.includes('Interrupted: no new step starts'));
-    run.child.stdin!.write('\x03');
-    const { code } = await run.exited;
-    expect(code).toBe(130);
-    const { stdout } = run.output();
-    // The Quit line starts a line of its own, after the live line that was showing.
-    expect(stdout).toMatch(/Applying \d+\/41[^\n]*\r?\n(\r)?Quit: \d+ of 41 steps finished \(\d+ done\); [12] steps? in flight may or may not have been applied\. Run the same apply again to finish/);
-  });
+  it.runIf(existsSync('/usr/bin/script'))(
+    'quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far',
+    async () => {
+      const run = spawnCli(['apply', ACME, '--bootstrap', '--concurrency', '2'], { tty: true, env: env() });
+      await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+      // Slow writes from here on (the plan's reads are done): steps stay in flight while we press Ctrl-C, even on a loaded machine.
+      emulator.setFaults({ latencyMs: 3000 });
+      run.child.stdin!.write('yes\n');
+      await run.waitForOutput((s) => /Applying 0\/41/.test(s));
+      run.child.stdin!.write('\x03');
+      await run.waitForOutput((s) => s.includes('Interrupted: no new step starts'));
+      run.child.stdin!.write('\x03');
+      const { code } = await run.exited;
+      expect(code).toBe(130);
+      const { stdout } = run.output();
+      // The Quit line starts a line of its own, after the live line that was showing.
+      expect(stdout).toMatch(
+        /Applying \d+\/41[^\n]*\r?\n(\r)?Quit: \d+ of 41 steps finished \(\d+ done\); [12] steps? in flight may or may not have been applied\. Run the same apply again to finish/,
+      );
+    },
+  );
 });

@@ -41,22 +41,41 @@ describe('platform-sync audit', () => {
         {
           name: 'acme',
           identities: [
-            { name: 'preview-deployer', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:acme/app:.*' } },
-            { name: 'legacy-ci', lastSeenTime: '2025-01-15T08:00:00Z', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/legacy:ref:refs/heads/main' } },
+            {
+              name: 'preview-deployer',
+              claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:acme/app:.*' },
+            },
+            {
+              name: 'legacy-ci',
+              lastSeenTime: '2025-01-15T08:00:00Z',
+              claimMatch: {
+                issuer: 'https://token.actions.githubusercontent.com',
+                subject: 'repo:acme/legacy:ref:refs/heads/main',
+              },
+            },
             { name: 'human-ann', claimMatch: { issuer: 'https://accounts.google.com', subject: 'ann' } },
           ],
           roleBindings: [
             { identity: 'preview-deployer', role: 'registry.push' },
             { identity: 'human-ann', role: 'owner' },
           ],
-          repos: [{ name: 'nginx', tags: [{ name: '1.27', digest: `sha256:${'1'.repeat(64)}` }, { name: '1.25', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
+          repos: [
+            {
+              name: 'nginx',
+              tags: [
+                { name: '1.27', digest: `sha256:${'1'.repeat(64)}` },
+                { name: '1.25', digest: `sha256:${'2'.repeat(64)}`, deprecated: true },
+              ],
+            },
+          ],
         },
       ],
     },
   });
   const temp = makeTempDir('audit');
   const dir = join(temp.dir, 'manifests');
-  const run = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...api.env, ...extra }, cwd: temp.dir });
+  const run = (args: string[], extra: Record<string, string> = {}) =>
+    runCli(args, { env: { ...api.env, ...extra }, cwd: temp.dir });
 
   beforeAll(() => {
     mkdirSync(dir);
@@ -70,8 +89,12 @@ describe('platform-sync audit', () => {
     const result = await run(['audit', dir]);
     expect(result.code, result.stderr).toBe(2);
     const lines = result.stdout.split('\n');
-    expect(lines.find((l) => l.includes('pattern-pull-request'))).toMatch(/^HIGH\s+pattern-pull-request {2}identity:preview-deployer: subjectPattern "repo:acme\/app:\.\*" matches repo:acme\/app:pull_request: .*registry\.push {2}\(.*org\.yaml:5:7\)$/);
-    expect(result.stdout).toMatch(/MEDIUM stale-identity {2}identity:legacy-ci: last seen \d+ days ago \(2025-01-15T08:00:00\.000Z\)/);
+    expect(lines.find((l) => l.includes('pattern-pull-request'))).toMatch(
+      /^HIGH\s+pattern-pull-request {2}identity:preview-deployer: subjectPattern "repo:acme\/app:\.\*" matches repo:acme\/app:pull_request: .*registry\.push {2}\(.*org\.yaml:5:7\)$/,
+    );
+    expect(result.stdout).toMatch(
+      /MEDIUM stale-identity {2}identity:legacy-ci: last seen \d+ days ago \(2025-01-15T08:00:00\.000Z\)/,
+    );
     expect(result.stdout).toMatch(/MEDIUM eol-tags {2}repo:nginx: 1 end-of-life tag: 1\.25/);
     expect(result.stdout).toMatch(/MEDIUM unmanaged-write-access {2}roleBinding:human-ann=owner/);
     expect(result.stdout).toContain('How to fix:');
@@ -80,18 +103,25 @@ describe('platform-sync audit', () => {
     expect(requests.length).toBeGreaterThan(5);
     expect(requests.filter((e) => e.method !== 'GET')).toEqual([]);
     // Tags are listed client-side at the API's largest page, as the spec says.
-    expect(requests.some((e) => e.path.startsWith('/registry/v2/tags?') && e.path.includes('page_size=200'))).toBe(true);
+    expect(requests.some((e) => e.path.startsWith('/registry/v2/tags?') && e.path.includes('page_size=200'))).toBe(
+      true,
+    );
   });
 
   it('--fail-on: exit 2 exactly when a finding is at or above the level', async () => {
     expect((await run(['audit', dir, '--fail-on', 'high'])).code).toBe(2);
     const noPattern = join(temp.dir, 'safe');
     mkdirSync(noPattern);
-    writeFileSync(join(noPattern, 'org.yaml'), `${MANIFEST.replace('subjectPattern: "repo:acme/app:.*"', 'subject: repo:acme/app:ref:refs/heads/main')}settings:\n  ignore: ["identity:human-*"]\n`);
+    writeFileSync(
+      join(noPattern, 'org.yaml'),
+      `${MANIFEST.replace('subjectPattern: "repo:acme/app:.*"', 'subject: repo:acme/app:ref:refs/heads/main')}settings:\n  ignore: ["identity:human-*"]\n`,
+    );
     expect((await run(['audit', noPattern, '--fail-on', 'high'])).code).toBe(0);
     expect((await run(['audit', noPattern, '--fail-on', 'medium'])).code).toBe(2);
     expect((await run(['audit', noPattern, '--fail-on', 'low'])).code).toBe(2);
-    expect((await run(['audit', noPattern, '--stale-days', '3650', '--fail-on', 'medium', '--format', 'json'])).code).toBe(2); // the unmanaged owner and the tags remain
+    expect(
+      (await run(['audit', noPattern, '--stale-days', '3650', '--fail-on', 'medium', '--format', 'json'])).code,
+    ).toBe(2); // the unmanaged owner and the tags remain
   });
 
   it('bad options and a missing org are errors (exit 1), naming them', async () => {
@@ -108,7 +138,12 @@ describe('platform-sync audit', () => {
 
   it('--format json: formatVersion, org, summary and findings with manifest locations', async () => {
     const result = await run(['audit', dir, '--format', 'json']);
-    const report = JSON.parse(result.stdout) as { formatVersion: number; org: { name: string; uid: string }; summary: Record<string, number>; findings: { rule: string; location?: { file: string; line: number } }[] };
+    const report = JSON.parse(result.stdout) as {
+      formatVersion: number;
+      org: { name: string; uid: string };
+      summary: Record<string, number>;
+      findings: { rule: string; location?: { file: string; line: number } }[];
+    };
     expect(report.formatVersion).toBe(1);
     expect(report.org.name).toBe('acme');
     expect(report.org.uid).toMatch(/^[0-9a-f]{40}$/);
@@ -128,9 +163,13 @@ describe('platform-sync audit', () => {
   it('--format sarif: SARIF 2.1.0 that the published schema accepts, results at their manifest lines, relative paths', async () => {
     const result = await run(['audit', dir, '--format', 'sarif']);
     const sarif = JSON.parse(result.stdout) as import('sarif').Log;
-    const Ajv = require('ajv-draft-04') as new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown } };
+    const Ajv = require('ajv-draft-04') as new (
+      o: object,
+    ) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown } };
     const schema = require('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json') as object;
-    const validate = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false, validateFormats: false }).compile(schema);
+    const validate = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false, validateFormats: false }).compile(
+      schema,
+    );
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ version: '2.1.0', runs: [{ tool: {} }] })).toBe(false); // the check can fail
     const run0 = sarif.runs[0]!;
@@ -138,7 +177,10 @@ describe('platform-sync audit', () => {
     expect(run0.tool.driver.rules!.every((x) => (x.help?.text ?? '').length > 20)).toBe(true);
     const pr = run0.results!.find((x) => x.ruleId === 'pattern-pull-request')!;
     expect(pr.level).toBe('error');
-    expect(pr.locations![0]!.physicalLocation).toEqual({ artifactLocation: { uri: 'manifests/org.yaml', uriBaseId: '%SRCROOT%' }, region: { startLine: 5, startColumn: 7 } });
+    expect(pr.locations![0]!.physicalLocation).toEqual({
+      artifactLocation: { uri: 'manifests/org.yaml', uriBaseId: '%SRCROOT%' },
+      region: { startLine: 5, startColumn: 7 },
+    });
     // A finding on what the manifests leave out points at the org's declaration, and says so.
     const unmanaged = run0.results!.find((x) => x.ruleId === 'unmanaged-write-access')!;
     expect(unmanaged.locations![0]!.physicalLocation!.region!.startLine).toBe(3);

@@ -27,11 +27,20 @@ describe('an org that is not visible', () => {
   });
 
   it('is an error for plan, apply, drift and export without --bootstrap, naming the org, the URL and the causes, with zero writes', async () => {
-    for (const args of [['plan', ACME], ['apply', ACME, '--auto-approve'], ['drift', ACME], ['export', '--org', 'acme']]) {
+    for (const args of [
+      ['plan', ACME],
+      ['apply', ACME, '--auto-approve'],
+      ['drift', ACME],
+      ['export', '--org', 'acme'],
+    ]) {
       const run = await runCli(args, { env });
       expect(run.code, args.join(' ')).toBe(1);
-      expect(run.stderr).toContain(`org "acme" is not visible at ${emulator.url}: no root group of that name is visible to this token.`);
-      expect(run.stderr).toContain('Likely causes: a wrong base URL, a token of another tenant, or a token scoped below the org.');
+      expect(run.stderr).toContain(
+        `org "acme" is not visible at ${emulator.url}: no root group of that name is visible to this token.`,
+      );
+      expect(run.stderr).toContain(
+        'Likely causes: a wrong base URL, a token of another tenant, or a token scoped below the org.',
+      );
       expect(run.stderr).toContain('platform-sync apply --bootstrap');
       expect(run.stdout).toBe('');
     }
@@ -54,12 +63,24 @@ describe('a token scoped below the org', () => {
   const temp = makeTempDir('scoped');
   beforeAll(async () => {
     const statePath = join(temp.dir, 'state.json');
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }], statePath });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [{ token: OWNER, role: 'owner' }],
+      statePath,
+    });
     await applyManifests(emulator.url, OWNER, [ACME]);
-    const groups = (await (await fetch(`${emulator.url}/iam/v2/groups?name=engineering`, { headers: { authorization: `Bearer ${OWNER}` } })).json()) as { groups: { uid: string }[] };
+    const groups = (await (
+      await fetch(`${emulator.url}/iam/v2/groups?name=engineering`, { headers: { authorization: `Bearer ${OWNER}` } })
+    ).json()) as { groups: { uid: string }[] };
     await emulator.close();
     // The same state, now with a token that sees only engineering's subtree.
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: SCOPED, role: 'owner', scope: groups.groups[0]!.uid }], statePath });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [{ token: SCOPED, role: 'owner', scope: groups.groups[0]!.uid }],
+      statePath,
+    });
   });
   afterAll(async () => {
     await emulator?.close();
@@ -69,7 +90,9 @@ describe('a token scoped below the org', () => {
   it('sees no org and plans no second one: exit 1, zero writes', async () => {
     const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: SCOPED };
     // The org is there: the scoped token sees its own subtree, just not the root.
-    const visible = (await (await fetch(`${emulator.url}/iam/v2/groups`, { headers: { authorization: `Bearer ${SCOPED}` } })).json()) as { groups: { name: string }[] };
+    const visible = (await (
+      await fetch(`${emulator.url}/iam/v2/groups`, { headers: { authorization: `Bearer ${SCOPED}` } })
+    ).json()) as { groups: { name: string }[] };
     expect(visible.groups.map((g) => g.name)).toContain('engineering');
     const plan = await runCli(['plan', ACME], { env });
     expect(plan.code).toBe(1);
@@ -102,8 +125,15 @@ describe('a proxy that answers 200 with nothing, or with {}', () => {
   ])('%s is an error, not an absent org, even with --bootstrap; nothing is written', async (_what, text, message) => {
     body = text;
     seen.length = 0;
-    const env = { PLATFORM_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, PLATFORM_TOKEN: OWNER };
-    for (const args of [['plan', ACME], ['apply', ACME, '--bootstrap', '--auto-approve'], ['drift', ACME]]) {
+    const env = {
+      PLATFORM_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      PLATFORM_TOKEN: OWNER,
+    };
+    for (const args of [
+      ['plan', ACME],
+      ['apply', ACME, '--bootstrap', '--auto-approve'],
+      ['drift', ACME],
+    ]) {
       const run = await runCli(args, { env });
       expect(run.code, args.join(' ')).toBe(1);
       expect(run.stderr).toContain(message);

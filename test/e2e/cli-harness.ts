@@ -25,7 +25,10 @@ export const BIN = join(REPO_ROOT, 'bin', 'platform-sync');
 export const ACME = join(REPO_ROOT, 'examples', 'acme');
 
 /** Runs the built `bin/platform-sync args…` as a child process, from the repo root unless `cwd` says otherwise (clean environment). */
-export function runCliProcess(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export function runCliProcess(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliRun> {
   return runBuiltCli(args, { cwd: REPO_ROOT, ...options });
 }
 
@@ -46,7 +49,10 @@ function collector(): { stream: Writable; text: () => string } {
  * no terminal, an empty standard input (or `stdin`), only the environment given (colour off), `cwd` for
  * `--emulator` state (default: the repo root). Paths in `args` should be absolute.
  */
-export async function runCli(args: string[], options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {}): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
   const exits: number[] = [];
@@ -78,7 +84,11 @@ export interface SuiteEmulator {
  * An emulator with one owner `token` for the tests of the suite it is called in: started (then
  * `setup` run with it) before them, closed after them with the temporary directory removed.
  */
-export function useSuiteEmulator(token: string, prefix: string, setup?: (emulator: Emulator) => unknown): SuiteEmulator {
+export function useSuiteEmulator(
+  token: string,
+  prefix: string,
+  setup?: (emulator: Emulator) => unknown,
+): SuiteEmulator {
   const temp = makeTempDir(prefix);
   let emulator: Emulator | undefined;
   beforeAll(async () => {

@@ -24,7 +24,11 @@ describe('the CLI in a GitHub Actions job', () => {
   it('prints no line the runner reads as a workflow command, whatever the file names say', async () => {
     const dir = join(temp.dir, 'm');
     mkdirSync(dir);
-    for (const name of HOSTILE_NAMES) writeFileSync(join(dir, name), 'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, bogus: 1}\n');
+    for (const name of HOSTILE_NAMES)
+      writeFileSync(
+        join(dir, name),
+        'apiVersion: platform-sync/v1\norg:\n  name: hostile\n  repos:\n    - {name: one, bogus: 1}\n',
+      );
     const inActions = await runCli(['validate', dir], { env: { GITHUB_ACTIONS: 'true' } });
     expect(inActions.code).toBe(1);
     expect(inActions.stdout + inActions.stderr).toContain('INJECTED');
@@ -39,8 +43,14 @@ describe('the CLI in a GitHub Actions job', () => {
     const dir = join(temp.dir, 'json');
     mkdirSync(dir);
     const description = 'look: ##[warning]INJECTED and ::error::x';
-    writeFileSync(join(dir, 'org.yaml'), `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - {name: one, description: "${description}"}\n`);
-    const run = await runCli(['plan', dir, '--emulator', '--bootstrap', '--format', 'json'], { cwd: dir, env: { GITHUB_ACTIONS: 'true' } });
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - {name: one, description: "${description}"}\n`,
+    );
+    const run = await runCli(['plan', dir, '--emulator', '--bootstrap', '--format', 'json'], {
+      cwd: dir,
+      env: { GITHUB_ACTIONS: 'true' },
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(runnerCommands(run.stdout)).toEqual([]);
     const plan = JSON.parse(run.stdout) as { steps: { after?: { description?: string } }[] };

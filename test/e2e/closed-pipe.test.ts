@@ -8,9 +8,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ACME, BIN, makeTempDir } from './cli-harness.js';
 
 /** Runs the bin, reads the first chunk of stdout, then closes the pipe; resolves with the exit code and stderr. */
-function runAndCloseEarly(args: string[], cwd: string): Promise<{ code: number | null; stderr: string; first: string }> {
+function runAndCloseEarly(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stderr: string; first: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: {
+        PATH: process.env.PATH ?? '',
+        NO_COLOR: '1',
+        PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let first = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));

@@ -11,8 +11,12 @@ async function captured<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: st
   let stderr = '';
   const out = process.stdout.write.bind(process.stdout);
   const err = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    (stdout += String(chunk)), true
+  )) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    (stderr += String(chunk)), true
+  )) as typeof process.stderr.write;
   try {
     return { value: await fn(), stdout, stderr };
   } finally {
@@ -26,7 +30,17 @@ describe('npm run demo', () => {
     const { value: code, stdout, stderr } = await captured(() => demoMain());
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    for (const step of ['1. Validate', '2. Plan', '3. Apply', '4. Plan again', '6. Drift', '7. Export', '8. Plan on the export', '10. Rename a group', '11. Identities of every kind and SSO']) {
+    for (const step of [
+      '1. Validate',
+      '2. Plan',
+      '3. Apply',
+      '4. Plan again',
+      '6. Drift',
+      '7. Export',
+      '8. Plan on the export',
+      '10. Rename a group',
+      '11. Identities of every kind and SSO',
+    ]) {
       expect(stdout).toContain(step);
     }
     expect(stdout).toContain('✓ exit 2: drift');
@@ -34,6 +48,8 @@ describe('npm run demo', () => {
     expect(stdout).toContain('Demo finished: every step behaved as expected');
     // What to read next, as paths the reader can open from where they ran it (here the checkout;
     // installed, node_modules/platform-sync/…).
-    expect(stdout).toContain('Next: `platform-sync init` for a starter repository; the docs in docs/, and examples/github-actions/ for CI.');
+    expect(stdout).toContain(
+      'Next: `platform-sync init` for a starter repository; the docs in docs/, and examples/github-actions/ for CI.',
+    );
   }, 180_000); // ~25 CLI runs in process: ≈2 s on a quiet machine, 3× load must not trip it (issue 47)
 });

@@ -13,7 +13,14 @@ import { makeTempDir, REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.
 
 /** The shell blocks of a page that run platform-sync, each as its lines. */
 function shellBlocks(page: string): string[][] {
-  return [...readDoc(page).matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.trim()).filter(Boolean)).filter((b) => b.some((l) => /^(bin\/|npx --no-install )?platform-sync\b/.test(l)));
+  return [...readDoc(page).matchAll(/```(?:sh|bash)\n([\s\S]*?)```/g)]
+    .map((m) =>
+      m[1]!
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean),
+    )
+    .filter((b) => b.some((l) => /^(bin\/|npx --no-install )?platform-sync\b/.test(l)));
 }
 
 interface Line {
@@ -30,7 +37,12 @@ function parse(line: string): Line | { env: [string, string] } | undefined {
   return { args: splitArgs(m[1]!), comment: m[2] ?? '' };
 }
 
-async function runBlock(block: string[], cwd: string, env: Record<string, string>, rewrite: (args: string[]) => string[] = (a) => a): Promise<string[]> {
+async function runBlock(
+  block: string[],
+  cwd: string,
+  env: Record<string, string>,
+  rewrite: (args: string[]) => string[] = (a) => a,
+): Promise<string[]> {
   const ran: string[] = [];
   for (const raw of block) {
     const line = parse(raw);
@@ -61,12 +73,17 @@ describe('the commands of the README and docs/', () => {
       const offline = blocks.find((b) => b.some((l) => l.startsWith('bin/platform-sync validate examples/acme')));
       const real = blocks.find((b) => b.some((l) => l.startsWith('export PLATFORM_API_URL')));
       const exported = join(temp.dir, 'exported');
-      const ran = await runBlock(offline!, temp.dir, {}, (args) => args.map((a) => (a === '/tmp/acme-export' ? exported : a)));
+      const ran = await runBlock(offline!, temp.dir, {}, (args) =>
+        args.map((a) => (a === '/tmp/acme-export' ? exported : a)),
+      );
       expect(ran.length).toBeGreaterThanOrEqual(6);
       expect(readFileSync(join(exported, 'org.yaml'), 'utf8')).toContain('name: acme');
       // "A real API": the suite's emulator, the example org as manifests/.
       cpSync(join(REPO_ROOT, 'examples', 'acme'), join(temp.dir, 'manifests'), { recursive: true });
-      expect((await runCli(['apply', 'manifests/', '--bootstrap', '--auto-approve'], { cwd: temp.dir, env: suite.env })).code).toBe(0);
+      expect(
+        (await runCli(['apply', 'manifests/', '--bootstrap', '--auto-approve'], { cwd: temp.dir, env: suite.env }))
+          .code,
+      ).toBe(0);
       expect(await runBlock(real!, temp.dir, { ...suite.env })).toHaveLength(1);
     } finally {
       temp.remove();
@@ -90,14 +107,22 @@ describe('the commands of the README and docs/', () => {
       mkdirSync(join(temp.dir, 'manifests'));
       const yaml = /### Members and invites[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readDoc('manifests.md'))![1]!;
       writeFileSync(join(temp.dir, 'manifests', 'org.yaml'), yaml.replace('name: acme', 'name: members-doc'));
-      expect((await runCli(['apply', 'manifests/', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'], { cwd: temp.dir, env: suite.env })).code).toBe(0);
+      expect(
+        (
+          await runCli(['apply', 'manifests/', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'], {
+            cwd: temp.dir,
+            env: suite.env,
+          })
+        ).code,
+      ).toBe(0);
       // The page's commands against an org whose members were just invited: apply has nothing left, plan shows them pending.
       const [block] = shellBlocks('manifests.md').filter((b) => b.some((l) => l.includes('--invite-codes')));
       for (const raw of block!) {
         const line = parse(raw) as Line;
         const run = await runCli(line.args, { cwd: temp.dir, env: suite.env });
         expect(run.code, raw).toBe(0);
-        if (line.args[0] === 'plan') expect(run.stdout).toMatch(/~ alice@acme\.dev \(viewer on group:engineering\): pending, the invite expires/);
+        if (line.args[0] === 'plan')
+          expect(run.stdout).toMatch(/~ alice@acme\.dev \(viewer on group:engineering\): pending, the invite expires/);
       }
     } finally {
       temp.remove();

@@ -8,7 +8,12 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './cli-harness.js';
 
-const pages = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+const pages = [
+  'README.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join('docs', f)),
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorsOf(text: string): Set<string> {
@@ -16,7 +21,15 @@ function anchorsOf(text: string): Set<string> {
   let fenced = false;
   for (const line of text.split('\n')) {
     if (line.startsWith('```')) fenced = !fenced;
-    if (!fenced && /^#{1,6} /.test(line)) out.add(line.replace(/^#+ /, '').trim().toLowerCase().replace(/[^\w\- ]/g, '').replaceAll(' ', '-'));
+    if (!fenced && /^#{1,6} /.test(line))
+      out.add(
+        line
+          .replace(/^#+ /, '')
+          .trim()
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, '')
+          .replaceAll(' ', '-'),
+      );
   }
   return out;
 }
@@ -38,7 +51,8 @@ describe('the README and docs/', () => {
         const [path, anchor] = target!.split('#') as [string, string | undefined];
         const file = path === '' ? join(REPO_ROOT, page) : resolve(dirname(join(REPO_ROOT, page)), path);
         if (!existsSync(file)) broken.push(`${page}: ${target} (no such file)`);
-        else if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+        else if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(readFileSync(file, 'utf8')).has(anchor))
+          broken.push(`${page}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);

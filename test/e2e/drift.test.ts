@@ -13,7 +13,14 @@ describe('platform-sync drift', () => {
   const temp = makeTempDir('drift');
 
   beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [
+        { token: OWNER, role: 'owner' },
+        { token: VIEWER, role: 'viewer' },
+      ],
+    });
     await applyManifests(emulator.url, OWNER, [ACME]);
     // Drift only reads: a read-only token is all it needs.
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER };
@@ -47,8 +54,12 @@ describe('platform-sync drift', () => {
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('Live differs from the manifests — changed by hand, or not applied yet (1):');
     expect(text.stdout).toMatch(/~ repo:app .*org\.yaml:\d+:\d+/);
-    expect(text.stdout).toContain('description: live "Edited in the console", manifests "The Acme customer-facing application"');
-    expect(text.stdout).toContain('Exists live but not in the manifests — created by hand, or its removal not applied yet (1):');
+    expect(text.stdout).toContain(
+      'description: live "Edited in the console", manifests "The Acme customer-facing application"',
+    );
+    expect(text.stdout).toContain(
+      'Exists live but not in the manifests — created by hand, or its removal not applied yet (1):',
+    );
     expect(text.stdout).toContain('? identity:intruder');
     expect(text.stdout).toContain('In the manifests but missing live — deleted by hand, or not applied yet (1):');
     expect(text.stdout).toContain('! subscription:https://hooks.acme.dev/platform/audit');
@@ -56,7 +67,12 @@ describe('platform-sync drift', () => {
     const json = await runCli(['drift', ACME, '--format', 'json'], { env });
     expect(json.code).toBe(2);
     const report = JSON.parse(json.stdout);
-    expect(report).toMatchObject({ formatVersion: 1, org: { name: 'acme' }, inSync: false, summary: { changed: 1, unmanaged: 1, missing: 1 } });
+    expect(report).toMatchObject({
+      formatVersion: 1,
+      org: { name: 'acme' },
+      inSync: false,
+      summary: { changed: 1, unmanaged: 1, missing: 1 },
+    });
     expect(report.items.map((i: { category: string; address: string }) => `${i.category} ${i.address}`)).toEqual([
       'changed repo:app',
       'unmanaged identity:intruder',
@@ -66,7 +82,9 @@ describe('platform-sync drift', () => {
     const markdown = await runCli(['drift', ACME, '--format', 'markdown'], { env });
     expect(markdown.code).toBe(2);
     expect(markdown.stdout).toContain('### platform-sync drift: org `acme`');
-    expect(markdown.stdout).toContain('| `repo:app` | description | "Edited in the console" | "The Acme customer-facing application" |');
+    expect(markdown.stdout).toContain(
+      '| `repo:app` | description | "Edited in the console" | "The Acme customer-facing application" |',
+    );
   });
 
   it('appends the markdown report to $GITHUB_STEP_SUMMARY when it is set', async () => {
@@ -81,9 +99,13 @@ describe('platform-sync drift', () => {
     expect(written).toContain('`identity:intruder`');
 
     // The summary is a copy: when it cannot be written, drift warns and still exits 2.
-    const unwritable = await runCli(['drift', ACME], { env: { ...env, GITHUB_STEP_SUMMARY: join(summary, 'not-a-dir') } });
+    const unwritable = await runCli(['drift', ACME], {
+      env: { ...env, GITHUB_STEP_SUMMARY: join(summary, 'not-a-dir') },
+    });
     expect(unwritable.code).toBe(2);
-    expect(unwritable.stderr).toMatch(/^Warning: cannot append the drift report to \$GITHUB_STEP_SUMMARY .*ENOTDIR; the report above is complete\.\n$/);
+    expect(unwritable.stderr).toMatch(
+      /^Warning: cannot append the drift report to \$GITHUB_STEP_SUMMARY .*ENOTDIR; the report above is complete\.\n$/,
+    );
   });
 
   it('names the roles of a binding whose role was changed by hand, not their uids', async () => {
@@ -99,15 +121,22 @@ describe('platform-sync drift', () => {
     }
     const run = await runCli(['drift', ACME], { env });
     expect(run.code).toBe(2);
-    expect(run.stdout).toMatch(/~ roleBinding:release-bot=registry\.push .*\n {6}roleUid: live built-in role viewer, manifests built-in role registry\.push\n/);
+    expect(run.stdout).toMatch(
+      /~ roleBinding:release-bot=registry\.push .*\n {6}roleUid: live built-in role viewer, manifests built-in role registry\.push\n/,
+    );
   });
 
   it('exits 1 with one clear line for invalid manifests or a missing token', async () => {
     const bad = join(temp.dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n    - description: no name\n');
     const badSummary = join(temp.dir, 'invalid-summary.md');
-    writeFileSync(join(temp.dir, 'bad2.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - description: no name either\n');
-    const invalid = await runCli(['drift', bad, join(temp.dir, 'bad2.yaml')], { env: { ...env, GITHUB_STEP_SUMMARY: badSummary } });
+    writeFileSync(
+      join(temp.dir, 'bad2.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - description: no name either\n',
+    );
+    const invalid = await runCli(['drift', bad, join(temp.dir, 'bad2.yaml')], {
+      env: { ...env, GITHUB_STEP_SUMMARY: badSummary },
+    });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/bad\.yaml:5:\d+/);
     // The job summary carries every problem, not only "2 problems in the manifests:".
@@ -116,7 +145,9 @@ describe('platform-sync drift', () => {
     expect(failed).toMatch(/<pre>\n.*bad\.yaml:5:\d+: .*\n.*bad2\.yaml:5:\d+: .*\n<\/pre>/);
 
     const summary = join(temp.dir, 'failed-summary.md');
-    const noToken = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: emulator.url, GITHUB_STEP_SUMMARY: summary } });
+    const noToken = await runCli(['drift', ACME], {
+      env: { PLATFORM_API_URL: emulator.url, GITHUB_STEP_SUMMARY: summary },
+    });
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toContain('PLATFORM_TOKEN');
     // The failed nightly job's summary page says why, in one line.
@@ -124,7 +155,9 @@ describe('platform-sync drift', () => {
     expect(written).toMatch(/^### platform-sync drift check failed\n\ndrift check failed: .*PLATFORM_TOKEN.*\n\n$/);
 
     const wrongToken = 'drift-e2e-wrong-token-0b9d';
-    const refused = await runCli(['drift', ACME], { env: { ...env, PLATFORM_TOKEN: wrongToken, GITHUB_STEP_SUMMARY: summary } });
+    const refused = await runCli(['drift', ACME], {
+      env: { ...env, PLATFORM_TOKEN: wrongToken, GITHUB_STEP_SUMMARY: summary },
+    });
     expect(refused.code).toBe(1);
     const appended = readFileSync(summary, 'utf8').slice(written.length);
     expect(appended).toMatch(/^### platform-sync drift check failed\n\ndrift check failed: .*UNAUTHENTICATED.*\n\n$/);
@@ -133,7 +166,9 @@ describe('platform-sync drift', () => {
 
   // The client retries a refused connection for about ten seconds before it gives up.
   it('exits 1 with one clear line when the API cannot be reached', async () => {
-    const unreachable = await runCli(['drift', ACME], { env: { PLATFORM_API_URL: 'http://127.0.0.1:1', PLATFORM_TOKEN: VIEWER } });
+    const unreachable = await runCli(['drift', ACME], {
+      env: { PLATFORM_API_URL: 'http://127.0.0.1:1', PLATFORM_TOKEN: VIEWER },
+    });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).not.toContain('internal error');
     expect(unreachable.stderr + unreachable.stdout).not.toContain(VIEWER);

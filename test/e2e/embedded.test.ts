@@ -21,7 +21,10 @@ describe('--emulator: an embedded emulator whose state persists across processes
     expect(readFileSync(statePath, 'utf8')).toContain('release-bot');
 
     // Global options are accepted before the command name too.
-    const last = await runCliProcess(['--emulator', '--no-color', 'plan', ACME, '--bootstrap', '--detailed-exitcode', '--format', 'json'], { cwd });
+    const last = await runCliProcess(
+      ['--emulator', '--no-color', 'plan', ACME, '--bootstrap', '--detailed-exitcode', '--format', 'json'],
+      { cwd },
+    );
     expect(last.stderr).toBe('');
     expect(last.code).toBe(0);
     expect(JSON.parse(last.stdout).summary).toEqual({ create: 0, update: 0, delete: 0 });
@@ -90,7 +93,9 @@ describe('--verbose never shows the token', () => {
   it('keeps the token out of errors, also from --token-file and with a rejected token', async () => {
     const tokenFile = join(temp.dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}-wrong\n`);
-    const rejected = await runCli(['drift', ACME, '--verbose', '--token-file', tokenFile], { env: { PLATFORM_API_URL: emulator.url } });
+    const rejected = await runCli(['drift', ACME, '--verbose', '--token-file', tokenFile], {
+      env: { PLATFORM_API_URL: emulator.url },
+    });
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toMatch(/401|UNAUTHENTICATED/);
     expect(rejected.stdout + rejected.stderr).not.toContain(TOKEN);
@@ -111,7 +116,10 @@ describe('--verbose never shows the token', () => {
       );
       expect(emulator.requestLog).toEqual([]); // refused before connecting
     }
-    for (const args of [[`--token=${TOKEN}`, 'plan', ACME], ['plan', ACME, '--bootstrap', `--tokn=${TOKEN}`]]) {
+    for (const args of [
+      [`--token=${TOKEN}`, 'plan', ACME],
+      ['plan', ACME, '--bootstrap', `--tokn=${TOKEN}`],
+    ]) {
       const mistyped = await runCli(args, { env: { PLATFORM_API_URL: emulator.url } });
       expect(mistyped.code, args.join(' ')).toBe(1);
       expect(mistyped.stderr).toMatch(/^Error: unknown option '--toke?n=…'\nRun 'platform-sync (plan )?--help' for/);
@@ -128,7 +136,9 @@ describe('--verbose never shows the token', () => {
     );
     const unknown = await runCli(['bogus']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toBe("Error: unknown command 'bogus'\nRun 'platform-sync --help' for the commands and examples.\n");
+    expect(unknown.stderr).toBe(
+      "Error: unknown command 'bogus'\nRun 'platform-sync --help' for the commands and examples.\n",
+    );
   });
 
   it('has help with examples on every command', async () => {
@@ -142,7 +152,11 @@ describe('--verbose never shows the token', () => {
     expect(top.stdout).toContain('--no-color');
     // Every example is a command an installed package runs: no npm script of this repository
     // (a user's project has no `npm run demo`; issue 40).
-    const examples = top.stdout.slice(top.stdout.indexOf('Examples:')).split('\n').slice(1).filter((l) => l.trim() !== '');
+    const examples = top.stdout
+      .slice(top.stdout.indexOf('Examples:'))
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.trim() !== '');
     for (const line of examples) expect(line.trim(), line).toMatch(/^(PLATFORM_TOKEN=\S+ )?platform-sync /);
     expect(top.stdout).toMatch(/platform-sync demo /);
   });

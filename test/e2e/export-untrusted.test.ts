@@ -13,7 +13,17 @@ const LONG = `team ${'x'.repeat(295)}`;
 
 describe('export into a directory it does not trust', () => {
   const suite = useSuiteEmulator(TOKEN, 'export-untrusted', async (emulator) => {
-    emulator.seed({ orgs: [{ name: 'wide', groups: [{ name: LONG, description: 'a legal 300-character name' }, ...['a', 'b', 'c', 'd'].map((name) => ({ name }))] }] });
+    emulator.seed({
+      orgs: [
+        {
+          name: 'wide',
+          groups: [
+            { name: LONG, description: 'a legal 300-character name' },
+            ...['a', 'b', 'c', 'd'].map((name) => ({ name })),
+          ],
+        },
+      ],
+    });
   });
 
   it('shortens a 300-character group name to a safe file name, deterministically, and the export still plans to zero changes', async () => {
@@ -39,7 +49,9 @@ describe('export into a directory it does not trust', () => {
     symlinkSync(outside, join(out, 'org.yaml'));
     const refused = await runCli(['export', '--org', 'wide', '--out', out], { env: suite.env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`${join(out, 'org.yaml')} (a symlink) already exists; export does not overwrite files unless --force`);
+    expect(refused.stderr).toContain(
+      `${join(out, 'org.yaml')} (a symlink) already exists; export does not overwrite files unless --force`,
+    );
     expect(readdirSync(out)).toEqual(['org.yaml']);
     expect(existsSync(outside)).toBe(false);
 

@@ -14,17 +14,54 @@ const GENERATED: SeedDocument = {
       name: 'gen',
       description: 'Generated org',
       identities: [
-        { name: 'release-bot', description: 'root bot', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:gen/app:ref:refs/heads/main' } },
+        {
+          name: 'release-bot',
+          description: 'root bot',
+          claimMatch: {
+            issuer: 'https://token.actions.githubusercontent.com',
+            subject: 'repo:gen/app:ref:refs/heads/main',
+          },
+        },
         { name: 'no-claim', description: '' },
         // Every kind of relationship round-trips.
-        { name: 'any-branch', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:gen/.*:ref:refs/heads/main', audiencePattern: 'https://github\\.com/.*', claims: { repository_owner: 'gen' }, claimPatterns: { workflow: 'release.*' } } },
-        { name: 'aws-deployer', awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*', userId: 'AROAEXAMPLE' } },
-        { name: 'static-signer', staticKeys: { issuer: 'https://issuer.gen.example', subject: 'signer', issuerKeys: '{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b"}]}', expirationTime: '2027-01-01T00:00:00Z', audiences: ['gen'] } },
+        {
+          name: 'any-branch',
+          claimMatch: {
+            issuer: 'https://token.actions.githubusercontent.com',
+            subjectPattern: 'repo:gen/.*:ref:refs/heads/main',
+            audiencePattern: 'https://github\\.com/.*',
+            claims: { repository_owner: 'gen' },
+            claimPatterns: { workflow: 'release.*' },
+          },
+        },
+        {
+          name: 'aws-deployer',
+          awsIdentity: {
+            awsAccount: '123456789012',
+            arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*',
+            userId: 'AROAEXAMPLE',
+          },
+        },
+        {
+          name: 'static-signer',
+          staticKeys: {
+            issuer: 'https://issuer.gen.example',
+            subject: 'signer',
+            issuerKeys: '{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b"}]}',
+            expirationTime: '2027-01-01T00:00:00Z',
+            audiences: ['gen'],
+          },
+        },
         { name: 'ingester', servicePrincipal: 'SERVICE_PRINCIPAL_INGESTER' },
       ],
       roles: [{ name: 'publisher', description: 'pushes tags', capabilities: ['tag.create', 'repo.list'] }],
       repos: [
-        { name: 'app', description: 'the app', readme: '# app\n\n  indented line\n\nlast line without newline', tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }] },
+        {
+          name: 'app',
+          description: 'the app',
+          readme: '# app\n\n  indented line\n\nlast line without newline',
+          tags: [{ name: '1.0', digest: `sha256:${'1'.repeat(64)}` }],
+        },
         { name: '1.10', description: 'a name YAML would read as a number' },
       ],
       subscriptions: [{ sink: 'https://hooks.gen.example/audit' }],
@@ -34,14 +71,24 @@ const GENERATED: SeedDocument = {
           name: 'okta',
           description: 'people',
           defaultRole: 'publisher',
-          oidc: { issuer: 'https://gen.okta.com', clientId: 'client-1', clientSecret: 'seeded-secret', additionalScopes: ['email'], groupsClaim: 'groups' },
+          oidc: {
+            issuer: 'https://gen.okta.com',
+            clientId: 'client-1',
+            clientSecret: 'seeded-secret',
+            additionalScopes: ['email'],
+            groupsClaim: 'groups',
+          },
           groupMappings: [
             { externalGroup: 'admins', role: 'owner' },
             { externalGroup: 'publishers', role: 'publisher' },
           ],
         },
       ],
-      accountAssociation: { name: 'gen-cloud', amazon: { account: '123456789012' }, azure: { tenantId: 't-1', clientIds: { deploy: 'c-1' } } },
+      accountAssociation: {
+        name: 'gen-cloud',
+        amazon: { account: '123456789012' },
+        azure: { tenantId: 't-1', clientIds: { deploy: 'c-1' } },
+      },
       acceptedTerms: ['tos-2026', 'dpa-2025'],
       roleBindings: [
         { identity: 'release-bot', role: 'publisher' },
@@ -51,7 +98,11 @@ const GENERATED: SeedDocument = {
         {
           name: 'engineering',
           description: 'Engineering',
-          accountAssociation: { name: 'eng-code', github: { installations: [{ installationId: '7', name: 'gen' }] }, chainguard: { serviceBindings: { ci: 'b-1' } } },
+          accountAssociation: {
+            name: 'eng-code',
+            github: { installations: [{ installationId: '7', name: 'gen' }] },
+            chainguard: { serviceBindings: { ci: 'b-1' } },
+          },
           identities: [{ name: 'ci-bot', description: 'ci' }],
           roles: [{ name: 'builder', description: '', capabilities: ['repo.update'] }],
           roleBindings: [
@@ -69,7 +120,11 @@ const GENERATED: SeedDocument = {
             },
           ],
         },
-        { name: 'data science', description: 'a name with a space', identities: [{ name: 'notebook', description: 'n' }] },
+        {
+          name: 'data science',
+          description: 'a name with a space',
+          identities: [{ name: 'notebook', description: 'n' }],
+        },
       ],
     },
     { name: 'elsewhere', identities: [{ name: 'person', description: 'a human' }] },
@@ -82,13 +137,23 @@ describe('platform-sync export', () => {
   const temp = makeTempDir('export');
 
   beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [
+        { token: TOKEN, role: 'owner' },
+        { token: VIEWER, role: 'viewer' },
+      ],
+    });
     const seeded = emulator.seed(GENERATED);
     // A binding of an identity outside the org (a person) is made through the API, as a person would.
     const client = openClient(emulator.url, TOKEN);
     try {
       const engineering = seeded.uids['group:gen/engineering']!;
-      await client.create('roleBinding', engineering, { identityUid: seeded.uids['identity:elsewhere/person'], roleUid: builtinRoleUid('viewer') });
+      await client.create('roleBinding', engineering, {
+        identityUid: seeded.uids['identity:elsewhere/person'],
+        roleUid: builtinRoleUid('viewer'),
+      });
     } finally {
       await client.close();
     }
@@ -170,10 +235,12 @@ describe('platform-sync export', () => {
     writeFileSync(blocker, 'in the way\n');
     const run = await runCli(['export', '--org', 'acme', '--out', join(blocker, 'sub')], { env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory); nothing was written\n`);
+    expect(run.stderr).toBe(
+      `Error: cannot write the export to ${join(blocker, 'sub')}: ENOTDIR (a file is in the way of the directory); nothing was written\n`,
+    );
   });
 
-  it('points $schema at the project\'s node_modules/platform-sync when there is one, or at --schema-ref', async () => {
+  it("points $schema at the project's node_modules/platform-sync when there is one, or at --schema-ref", async () => {
     const project = join(temp.dir, 'project');
     mkdirSync(join(project, 'node_modules', 'platform-sync', 'schemas'), { recursive: true });
     writeFileSync(join(project, 'node_modules', 'platform-sync', 'schemas', 'manifest.schema.json'), '{}\n');
@@ -181,14 +248,18 @@ describe('platform-sync export', () => {
     const run = await runCli(['export', '--org', 'acme', '--out', out], { env });
     expect(run.code, run.stderr).toBe(0);
     const firstLine = (file: string) => readFileSync(join(out, file), 'utf8').split('\n')[0];
-    expect(firstLine('org.yaml')).toBe('# yaml-language-server: $schema=../../node_modules/platform-sync/schemas/manifest.schema.json');
+    expect(firstLine('org.yaml')).toBe(
+      '# yaml-language-server: $schema=../../node_modules/platform-sync/schemas/manifest.schema.json',
+    );
     expect(firstLine('engineering.yaml')).toBe(firstLine('org.yaml'));
 
     const chosen = join(temp.dir, 'chosen');
     const ref = 'https://example.com/platform-sync/manifest.schema.json';
     const explicit = await runCli(['export', '--org', 'acme', '--out', chosen, '--schema-ref', ref], { env });
     expect(explicit.code, explicit.stderr).toBe(0);
-    expect(readFileSync(join(chosen, 'org.yaml'), 'utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=${ref}`);
+    expect(readFileSync(join(chosen, 'org.yaml'), 'utf8').split('\n')[0]).toBe(
+      `# yaml-language-server: $schema=${ref}`,
+    );
   });
 
   it('exits 1 naming the org when it does not exist', async () => {

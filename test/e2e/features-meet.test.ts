@@ -13,7 +13,14 @@ import { ACME, openClient, runCli, useSuiteEmulator } from './cli-harness.js';
 const TOKEN = 'features-meet-owner-token-4b1e';
 
 const manifest = (description: string) =>
-  ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  repos:', `    - {name: app, description: ${description}}`, ''].join('\n');
+  [
+    'apiVersion: platform-sync/v1',
+    'org:',
+    '  name: acme',
+    '  repos:',
+    `    - {name: app, description: ${description}}`,
+    '',
+  ].join('\n');
 
 describe('a saved plan overtaken by a hand edit (defect 2)', () => {
   const suite = useSuiteEmulator(TOKEN, 'meet-saved');
@@ -58,7 +65,18 @@ describe("a server whose descendants listing includes the org's own association 
 
   it('reads it once: plan is empty and export works', async () => {
     const file = join(suite.dir, 'org.yaml');
-    writeFileSync(file, ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  accountAssociation:', '    name: acme-cloud', '    amazon: {account: "123456789012"}', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'apiVersion: platform-sync/v1',
+        'org:',
+        '  name: acme',
+        '  accountAssociation:',
+        '    name: acme-cloud',
+        '    amazon: {account: "123456789012"}',
+        '',
+      ].join('\n'),
+    );
     expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env: suite.env })).code).toBe(0);
     const upstream = suite.emulator.url;
     // The org's association, as the server lists it by uid: added to every listing of associations.
@@ -74,7 +92,11 @@ describe("a server whose descendants listing includes the org's own association 
     const proxy = await startRewritingProxy(upstream, (request, body) => {
       if (!request.path.startsWith('/iam/v2/accountAssociations?')) return body;
       const page = body as { accountAssociations: unknown[]; totalCount: string };
-      return { ...page, accountAssociations: [orgAssociation, ...page.accountAssociations], totalCount: String(Number(page.totalCount) + 1) };
+      return {
+        ...page,
+        accountAssociations: [orgAssociation, ...page.accountAssociations],
+        totalCount: String(Number(page.totalCount) + 1),
+      };
     });
     try {
       const env = { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN };

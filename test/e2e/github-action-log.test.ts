@@ -19,7 +19,8 @@ const HOSTILE_NAMES = [
   'e ##[warning]INJECTED.yaml',
 ];
 /** A description with the same in it, shown by the plan. */
-const HOSTILE_TEXT = 'one\\n::error title=INJECTED::x\\r::stop-commands::pwn\\n  ::warning::INJECTED%0A##[error]INJECTED';
+const HOSTILE_TEXT =
+  'one\\n::error title=INJECTED::x\\r::stop-commands::pwn\\n  ::warning::INJECTED%0A##[error]INJECTED';
 
 describe('the Action and text from a pull request', () => {
   const TOKEN = 'action-log-owner-token-7d21';
@@ -28,7 +29,12 @@ describe('the Action and text from a pull request', () => {
 
   /** Every place a run wrote to: its log (stdout and stderr), its job summary, the comments. */
   function written(run: { stdout: string; stderr: string }, summary: string): Record<string, string> {
-    return { stdout: run.stdout, stderr: run.stderr, summary: readFileSync(summary, 'utf8'), comments: suite.github.comments.map((c) => c.body).join('\n') };
+    return {
+      stdout: run.stdout,
+      stderr: run.stderr,
+      summary: readFileSync(summary, 'utf8'),
+      comments: suite.github.comments.map((c) => c.body).join('\n'),
+    };
   }
 
   it('file names and manifest text holding LF, CR, %0A or ##[ start no workflow command in the log, summary or comment', async () => {
@@ -89,7 +95,12 @@ describe("the apply's job summary and result comment", () => {
     github = new FakeGitHub();
     await github.start();
     github.heads.main = HEAD;
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+    env = {
+      PLATFORM_API_URL: emulator.url,
+      PLATFORM_TOKEN: TOKEN,
+      GITHUB_REPOSITORY: 'acme/manifests',
+      GITHUB_API_URL: github.url,
+    };
     Object.assign(env, { GITHUB_SHA: HEAD, GITHUB_REF_NAME: 'main' });
   });
   afterAll(async () => {
@@ -114,12 +125,22 @@ describe("the apply's job summary and result comment", () => {
   }
   /** Runs the apply with comment: true; its summary and the one comment it left on the merged pull request. */
   type Applied = { exitcode: number; stdout: string; stderr: string; summary: string; comment: string };
-  async function apply(p: { dir: string; summary: string; runner: string }, more: Record<string, string>, args = ''): Promise<Applied> {
+  async function apply(
+    p: { dir: string; summary: string; runner: string },
+    more: Record<string, string>,
+    args = '',
+  ): Promise<Applied> {
     github.comments = [];
     const stepEnv = { ...env, RUNNER_TEMP: p.runner, GITHUB_STEP_SUMMARY: p.summary, ...more };
     const run = await runStep({ command: 'apply', paths: p.dir, args, comment: 'true' }, stepEnv, temp.dir);
     expect(github.comments, run.stderr).toHaveLength(1);
-    return { exitcode: run.exitcode, stdout: run.stdout, stderr: run.stderr, summary: readFileSync(p.summary, 'utf8'), comment: github.comments[0]!.body };
+    return {
+      exitcode: run.exitcode,
+      stdout: run.stdout,
+      stderr: run.stderr,
+      summary: readFileSync(p.summary, 'utf8'),
+      comment: github.comments[0]!.body,
+    };
   }
   async function plan(p: { dir: string; runner: string }, args = ''): Promise<string> {
     const run = await runStep({ command: 'plan', paths: p.dir, args }, { ...env, RUNNER_TEMP: p.runner }, temp.dir);
@@ -149,7 +170,9 @@ describe("the apply's job summary and result comment", () => {
     expect(emulator.requestLog).toEqual([]);
     for (const text of [run.summary, run.comment]) {
       expect(text).toContain('**Nothing was applied**: this apply was refused before anything was read or sent');
-      expect(text).toContain(`this apply runs for commit 1111111111111111111111111111111111111111, but the head of main is now ${HEAD}`);
+      expect(text).toContain(
+        `this apply runs for commit 1111111111111111111111111111111111111111, but the head of main is now ${HEAD}`,
+      );
     }
   });
 
@@ -160,14 +183,16 @@ describe("the apply's job summary and result comment", () => {
     writeFileSync(join(differ.dir, 'org.yaml'), org('differ', '  repos:\n    - {name: unreviewed}\n'));
     const differs = await apply(differ, { PS_REVIEWED_PLAN: saved });
     expect(differs.exitcode).toBe(1);
-    for (const text of [differs.summary, differs.comment]) expect(text).toContain('not the ones this plan was made from');
+    for (const text of [differs.summary, differs.comment])
+      expect(text).toContain('not the ones this plan was made from');
     // Live changed since the plan was made: the same reviewed plan applied twice.
     const stale = place('stale', org('stale'));
     const once = await plan(stale, '--bootstrap');
     expect((await apply(stale, { PS_REVIEWED_PLAN: once })).exitcode).toBe(0);
     const twice = await apply(stale, { PS_REVIEWED_PLAN: once });
     expect(twice.exitcode).toBe(1);
-    for (const text of [twice.summary, twice.comment]) expect(text).toMatch(/\*\*Nothing was applied\*\*[\s\S]*<pre>\nError: [\s\S]*changed/);
+    for (const text of [twice.summary, twice.comment])
+      expect(text).toMatch(/\*\*Nothing was applied\*\*[\s\S]*<pre>\nError: [\s\S]*changed/);
     // deny-new-access: the refusal and the access changes it refused.
     const denied = await apply(place('denied', org('denied')), { PS_DENY_NEW_ACCESS: 'true' }, '--bootstrap');
     expect(denied.exitcode).toBe(1);
@@ -176,7 +201,10 @@ describe("the apply's job summary and result comment", () => {
       expect(text).toContain('the plan gives new access (--deny-new-access)');
     }
     // Invalid manifests.
-    const invalid = await apply(place('invalid', 'apiVersion: platform-sync/v1\norg:\n  name: invalid\n  bogus: 1\n'), {});
+    const invalid = await apply(
+      place('invalid', 'apiVersion: platform-sync/v1\norg:\n  name: invalid\n  bogus: 1\n'),
+      {},
+    );
     expect(invalid.exitcode).toBe(1);
     for (const text of [invalid.summary, invalid.comment]) expect(text).toContain('unknown field "bogus"');
   });

@@ -17,7 +17,9 @@ describe('help and hints', () => {
     const plan = await runCli(['plan', '--help']);
     expect(plan.stdout).toContain('Usage: platform-sync plan [options] <paths...>');
     expect(plan.stdout).toContain('1 error or a refused plan');
-    expect((await runCli(['apply', '--help'])).stdout).toContain('Usage: platform-sync apply [options] <paths...|plan.json>');
+    expect((await runCli(['apply', '--help'])).stdout).toContain(
+      'Usage: platform-sync apply [options] <paths...|plan.json>',
+    );
     expect((await runCli(['emulator', '--help'])).stdout).not.toContain('atomically after every change');
   });
 
@@ -28,7 +30,10 @@ describe('help and hints', () => {
     const cwd = join(temp.dir, 'bad-timeout');
     const { mkdirSync, existsSync } = await import('node:fs');
     mkdirSync(cwd);
-    const plan = await runCli(['apply', ACME, '--emulator', '--bootstrap', '--auto-approve', '--lock-timeout', 'soon'], { cwd });
+    const plan = await runCli(
+      ['apply', ACME, '--emulator', '--bootstrap', '--auto-approve', '--lock-timeout', 'soon'],
+      { cwd },
+    );
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain('--lock-timeout must be a number of seconds from 0 to 86400, got "soon"');
     expect(existsSync(join(cwd, '.platform-sync'))).toBe(false);
@@ -38,7 +43,9 @@ describe('help and hints', () => {
     const out = join(temp.dir, 'plan.json');
     const run = await runCli(['plan', ACME, '--emulator', '--bootstrap', '--out', out], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`apply exactly this plan with: platform-sync apply ${out} --manifests ${ACME} --emulator`);
+    expect(run.stderr).toContain(
+      `apply exactly this plan with: platform-sync apply ${out} --manifests ${ACME} --emulator`,
+    );
   });
 
   it('validate of a file that is no manifest says so once', async () => {
@@ -49,7 +56,8 @@ describe('help and hints', () => {
   });
 
   it('a misspelt identity of another group gets its path from the org root suggested', () => {
-    const text = 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities: [{name: release-bot}]\n  groups:\n    - name: eng\n      roleBindings: [{identity: releas-bot, role: viewer}]\n';
+    const text =
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities: [{name: release-bot}]\n  groups:\n    - name: eng\n      roleBindings: [{identity: releas-bot, role: viewer}]\n';
     const messages = validateManifestTexts([{ file: 'm.yaml', text }]).diagnostics.map((d) => d.message);
     expect(messages.join('\n')).toContain('did you mean "/release-bot"?');
     writeFileSync(join(temp.dir, 'x.yaml'), text);

@@ -65,7 +65,9 @@ describe('identity providers', () => {
     writeFileSync(join(dir, 'org.yaml'), manifest('sso-user'));
     const plan = await run(['plan', dir]);
     expect(plan.code).toBe(0);
-    expect(plan.stderr).toContain('Warning: identityProvider:okta (oidc.clientSecret): the secret is not available: environment variable PLATFORM_SYNC_SECRET_OKTA is not set; it is read at apply');
+    expect(plan.stderr).toContain(
+      'Warning: identityProvider:okta (oidc.clientSecret): the secret is not available: environment variable PLATFORM_SYNC_SECRET_OKTA is not set; it is read at apply',
+    );
     expect(plan.stdout).toContain('oidc.clientSecret: (sensitive: read from $PLATFORM_SYNC_SECRET_OKTA at apply time)');
     const apply = await run(['apply', dir, '--auto-approve']);
     expect(apply.code).toBe(1);
@@ -94,10 +96,16 @@ describe('identity providers', () => {
     const before = writes().length;
     expect((await run(['apply', dir, '--auto-approve'], { PLATFORM_SYNC_SECRET_OKTA: ROTATED })).code).toBe(0);
     expect(writes().length).toBe(before);
-    const rotate = await run(['apply', dir, '--auto-approve', '--rotate-secrets'], { PLATFORM_SYNC_SECRET_OKTA: ROTATED });
+    const rotate = await run(['apply', dir, '--auto-approve', '--rotate-secrets'], {
+      PLATFORM_SYNC_SECRET_OKTA: ROTATED,
+    });
     expect(rotate.code, rotate.stderr).toBe(0);
     const patches = writes().slice(before);
-    expect(patches.map((e) => `${e.method} ${decodeURIComponent(e.path.replace(/^\/iam\/v2\/identityProviders\/[^?]+/, 'IDP'))}`)).toEqual(['PATCH IDP?updateMask=oidc.clientSecret']);
+    expect(
+      patches.map(
+        (e) => `${e.method} ${decodeURIComponent(e.path.replace(/^\/iam\/v2\/identityProviders\/[^?]+/, 'IDP'))}`,
+      ),
+    ).toEqual(['PATCH IDP?updateMask=oidc.clientSecret']);
     expect(JSON.parse(patches[0]!.body)).toEqual({ oidc: { clientSecret: ROTATED } });
   });
 
@@ -108,7 +116,11 @@ describe('identity providers', () => {
     expect(plan.stdout).toMatch(/defaultRole: role:sso-user → "[0-9a-f]{40}" \(built-in role viewer\)/);
     const before = writes().length;
     expect((await run(['apply', dir, '--auto-approve'])).code).toBe(0);
-    expect(writes().slice(before).map((e) => e.method + ' ' + e.path.replace(/\/[0-9a-f/]{40,}/, '/UID'))).toEqual(['PATCH /iam/v2/identityProviders/UID?updateMask=defaultRole']);
+    expect(
+      writes()
+        .slice(before)
+        .map((e) => e.method + ' ' + e.path.replace(/\/[0-9a-f/]{40,}/, '/UID')),
+    ).toEqual(['PATCH /iam/v2/identityProviders/UID?updateMask=defaultRole']);
   });
 
   it('is exported as a fromEnv reference and plans to nothing', async () => {
@@ -120,7 +132,9 @@ describe('identity providers', () => {
     expect(text).toMatch(/\n +oidc:\n +issuer: /);
     expect(text).not.toMatch(/\{[^}\n]*\n/);
     expect(text).toContain('defaultRole: viewer');
-    expect(text).toMatch(/groupMappings:\n\s+- externalGroup: everyone\n\s+role: sso-user\n\s+- externalGroup: platform-admins\n\s+role: owner/);
+    expect(text).toMatch(
+      /groupMappings:\n\s+- externalGroup: everyone\n\s+role: sso-user\n\s+- externalGroup: platform-admins\n\s+role: owner/,
+    );
     expect((await run(['plan', out, '--detailed-exitcode'])).code).toBe(0);
   });
 
@@ -131,7 +145,11 @@ describe('identity providers', () => {
     const before = writes().length;
     const apply = await run(['apply', dir, '--auto-approve']);
     expect(apply.code, apply.stdout).toBe(0);
-    expect(writes().slice(before).map((e) => `${e.method} ${e.path.split('/')[3]}`)).toEqual([
+    expect(
+      writes()
+        .slice(before)
+        .map((e) => `${e.method} ${e.path.split('/')[3]}`),
+    ).toEqual([
       'DELETE externalGroupRoleMappings',
       'DELETE externalGroupRoleMappings',
       'DELETE identityProviders',
@@ -162,18 +180,29 @@ describe('drift of an identity relationship', () => {
     try {
       const env = { PLATFORM_API_URL: emu.url, PLATFORM_TOKEN: TOKEN };
       const file = join(temp.dir, 'org.yaml');
-      writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/.*:ref:refs/heads/main"}\n');
+      writeFileSync(
+        file,
+        'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:acme/.*:ref:refs/heads/main"}\n',
+      );
       expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env })).code).toBe(0);
-      const ci = (await (await fetch(`${emu.url}/iam/v2/identities?name=ci`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { identities: { uid: string }[] };
+      const ci = (await (
+        await fetch(`${emu.url}/iam/v2/identities?name=ci`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()) as { identities: { uid: string }[] };
       await fetch(`${emu.url}/iam/v2/identities/${ci.identities[0]!.uid}?updateMask=claimMatch`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:.*' } }),
+        body: JSON.stringify({
+          claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:.*' },
+        }),
       });
       const drift = await runCli(['drift', file, '--format', 'json'], { env });
       expect(drift.code).toBe(2);
-      const report = JSON.parse(drift.stdout) as { items: { address: string; fields?: { field: string; live: unknown; manifest: unknown }[] }[] };
-      expect(report.items[0]!.fields).toEqual([{ field: 'claimMatch.subjectPattern', live: 'repo:.*', manifest: 'repo:acme/.*:ref:refs/heads/main' }]);
+      const report = JSON.parse(drift.stdout) as {
+        items: { address: string; fields?: { field: string; live: unknown; manifest: unknown }[] }[];
+      };
+      expect(report.items[0]!.fields).toEqual([
+        { field: 'claimMatch.subjectPattern', live: 'repo:.*', manifest: 'repo:acme/.*:ref:refs/heads/main' },
+      ]);
     } finally {
       await emu.close();
       temp.remove();

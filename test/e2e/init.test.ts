@@ -17,33 +17,52 @@ describe('platform-sync init', () => {
   it('writes the starter: a commented manifest with its schema line, the workflow, .gitignore and a README of the next three commands', async () => {
     const run = await runCli(['init', 'acme-infra', '--org', 'acme'], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
-    const files = ['manifests/org.yaml', '.github/workflows/platform-sync.yml', 'package.json', '.gitignore', 'README.md'];
+    const files = [
+      'manifests/org.yaml',
+      '.github/workflows/platform-sync.yml',
+      'package.json',
+      '.gitignore',
+      'README.md',
+    ];
     for (const file of files) expect(run.stdout).toContain(`wrote  ${file}`);
     // platform-sync at exactly this version: the workflow's npm ci installs it, its action runs from node_modules (issue 60).
     const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    expect((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: unknown }).dependencies).toEqual({ 'platform-sync': version });
-    expect(run.stdout).toContain('Next: cd acme-infra && npm install (platform-sync as package.json pins it; commit package-lock.json too), then');
+    expect(
+      (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies: unknown }).dependencies,
+    ).toEqual({ 'platform-sync': version });
+    expect(run.stdout).toContain(
+      'Next: cd acme-infra && npm install (platform-sync as package.json pins it; commit package-lock.json too), then',
+    );
     const manifest = readFileSync(join(dir, 'manifests', 'org.yaml'), 'utf8');
-    expect(manifest.split('\n')[0]).toBe('# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json');
+    expect(manifest.split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../node_modules/platform-sync/schemas/manifest.schema.json',
+    );
     expect(manifest).toContain('  name: "acme" ');
     // The package's workflow, less the example org's own provider secret (a comment says how to add one).
     const workflow = readFileSync(join(dir, '.github', 'workflows', 'platform-sync.yml'), 'utf8');
     const example = readFileSync(join(REPO_ROOT, 'examples', 'github-actions', 'platform-sync.yml'), 'utf8');
     expect(workflow).not.toContain('ACME');
-    expect(workflow).toContain('# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name');
+    expect(workflow).toContain(
+      '# secrets-env: one line per {fromEnv: PLATFORM_SYNC_SECRET_<NAME>} your manifests name',
+    );
     const code = (text: string) => text.split('\n').filter((l) => !l.trimStart().startsWith('#'));
     expect(Object.keys(parse(workflow).jobs)).toEqual(['plan', 'apply', 'replan', 'apply-replanned', 'drift', 'adopt']);
-    expect(code(workflow)).toEqual(code(example.replace(/^ +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm, '')));
+    expect(code(workflow)).toEqual(
+      code(example.replace(/^ +secrets-env: \|\n +PLATFORM_SYNC_SECRET_ACME_OKTA=.*\n/gm, '')),
+    );
     // What the newcomer must set before the first pull request, and where the references are.
     const guide = readFileSync(join(dir, 'README.md'), 'utf8');
     // No owner/repo address anywhere, none invented (issue 60): the action comes with the package.
     for (const text of [guide, workflow, manifest]) expect(text).not.toMatch(/your-org|[\w-]+\/platform-sync@/);
     expect(workflow).toContain('uses: ./node_modules/platform-sync');
     expect(guide).toContain('package-lock.json');
-    for (const name of ['PLATFORM_API_URL', 'PLATFORM_TOKEN_READONLY', 'PLATFORM_TOKEN']) expect(guide).toContain(`\`${name}\``);
+    for (const name of ['PLATFORM_API_URL', 'PLATFORM_TOKEN_READONLY', 'PLATFORM_TOKEN'])
+      expect(guide).toContain(`\`${name}\``);
     const reference = /# Reference: node_modules\/platform-sync\/(\S+)/.exec(manifest)?.[1];
     expect(reference && existsSync(join(REPO_ROOT, reference)), reference).toBe(true);
-    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.platform-sync/', 'plan.json', 'invites*.jsonl']));
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(
+      expect.arrayContaining(['.platform-sync/', 'plan.json', 'invites*.jsonl']),
+    );
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     expect(readme).toContain('npx --no-install platform-sync plan manifests/ --emulator --bootstrap');
     expect(readme).not.toMatch(/npx platform-sync/); // never a bare npx: it would fetch the name from a registry
@@ -65,7 +84,7 @@ describe('platform-sync init', () => {
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('# mine\n');
   });
 
-  it("guesses a GitHub owner from an org name that is none (\"acme corp\" → acme-corp), and the starter still validates", async () => {
+  it('guesses a GitHub owner from an org name that is none ("acme corp" → acme-corp), and the starter still validates', async () => {
     const run = await runCli(['init', 'spaced', '--org', 'acme corp'], { cwd: temp.dir });
     expect(run.code, run.stderr).toBe(0);
     const manifest = readFileSync(join(temp.dir, 'spaced', 'manifests', 'org.yaml'), 'utf8');
@@ -112,7 +131,9 @@ describe('platform-sync init', () => {
     const run = await runCli(['init', '--org', 'acme'], { cwd: here });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('left   .gitignore alone: it is a symbolic link, and init never writes through one');
-    expect(run.stderr).toContain('left   .github/workflows/platform-sync.yml alone: .github is a symbolic link, and init never writes through one');
+    expect(run.stderr).toContain(
+      'left   .github/workflows/platform-sync.yml alone: .github is a symbolic link, and init never writes through one',
+    );
     expect(run.stdout + run.stderr).not.toContain('super-secret-value');
     // The link is still a link, to the same place; its target is as it was; nothing was written through either link.
     expect(lstatSync(join(here, '.gitignore')).isSymbolicLink()).toBe(true);

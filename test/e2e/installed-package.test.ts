@@ -22,25 +22,60 @@ describe('the installed package', () => {
 
   beforeAll(() => {
     // The tarball of what `npm test` just built (scripts off: the build is done).
-    const tarball = execFileSync('npm', ['pack', REPO_ROOT, '--ignore-scripts', '--silent', '--pack-destination', temp.dir], { cwd: temp.dir, encoding: 'utf8' }).trim().split('\n').pop()!;
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; license: string; dependencies: Record<string, string>; bin: Record<string, string>; engines: Record<string, string> };
-    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; link?: boolean; version?: string; resolved?: string }> };
+    const tarball = execFileSync(
+      'npm',
+      ['pack', REPO_ROOT, '--ignore-scripts', '--silent', '--pack-destination', temp.dir],
+      { cwd: temp.dir, encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .pop()!;
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+      license: string;
+      dependencies: Record<string, string>;
+      bin: Record<string, string>;
+      engines: Record<string, string>;
+    };
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean; link?: boolean; version?: string; resolved?: string }>;
+    };
     // A lockfile for the project: the tarball, and this repo's locked production dependencies
     // (by integrity, so npm ci finds them in its cache and asks no registry).
     const spec = `file:../${tarball}`;
     const packages: Record<string, unknown> = {
       '': { name: 'project', version: '1.0.0', dependencies: { 'platform-sync': spec } },
-      'node_modules/platform-sync': { version: pkg.version, resolved: spec, license: pkg.license, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines },
+      'node_modules/platform-sync': {
+        version: pkg.version,
+        resolved: spec,
+        license: pkg.license,
+        dependencies: pkg.dependencies,
+        bin: pkg.bin,
+        engines: pkg.engines,
+      },
     };
     for (const [path, entry] of Object.entries(lock.packages)) {
       if (!path.startsWith('node_modules/') || entry.dev || entry.link) continue;
       const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-      packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz` };
+      packages[path] = {
+        ...entry,
+        resolved:
+          entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz`,
+      };
     }
     execFileSync('mkdir', ['-p', project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true, dependencies: { 'platform-sync': spec } }));
-    writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'project', version: '1.0.0', lockfileVersion: 3, requires: true, packages }));
-    execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'pipe'] });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'project', version: '1.0.0', private: true, dependencies: { 'platform-sync': spec } }),
+    );
+    writeFileSync(
+      join(project, 'package-lock.json'),
+      JSON.stringify({ name: 'project', version: '1.0.0', lockfileVersion: 3, requires: true, packages }),
+    );
+    execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: project,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   }, 120_000);
 
   /** How the installed bin would load: the bundle or the modules. */
@@ -55,7 +90,11 @@ describe('the installed package', () => {
     const r = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, {
       cwd: project,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        NO_COLOR: '1',
+        PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests',
+      },
     });
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   }
@@ -65,8 +104,13 @@ describe('the installed package', () => {
   it("runs the README's npm path as written, from the installed package, from the bundle: init, validate, plan on an emulator; the example it names is shipped (issue 50)", () => {
     expect(loading()).toBe('bundle');
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes('npm install --save-dev'))!;
-    const commands = block.split('\n').map((l) => /^npx --no-install platform-sync (.*?)(?:\s+#.*)?$/.exec(l.trim())?.[1]).filter((c): c is string => c !== undefined);
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .find((b) => b.includes('npm install --save-dev'))!;
+    const commands = block
+      .split('\n')
+      .map((l) => /^npx --no-install platform-sync (.*?)(?:\s+#.*)?$/.exec(l.trim())?.[1])
+      .filter((c): c is string => c !== undefined);
     expect(commands.length).toBeGreaterThanOrEqual(3);
     for (const command of commands) {
       const run = bin(splitArgs(command));
@@ -81,26 +125,64 @@ describe('the installed package', () => {
   it('the bundled CLI takes a member through invite, accept-invite and present on the embedded emulator (what the modules alone would not show)', () => {
     const dir = join(project, 'members-lifecycle');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: bundled\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
-    const inDir = (args: string[]) => spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
-    const applied = inDir(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl']);
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: bundled\n  members:\n    - {email: alice@acme.dev, role: viewer}\n',
+    );
+    const inDir = (args: string[]) =>
+      spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+      });
+    const applied = inDir([
+      'apply',
+      'org.yaml',
+      '--emulator',
+      '--bootstrap',
+      '--auto-approve',
+      '--invite-codes',
+      'invites.jsonl',
+    ]);
     expect(applied.status, applied.stderr).toBe(0);
-    const accepted = inDir(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev']);
+    const accepted = inDir([
+      'accept-invite',
+      '--emulator',
+      '--code-file',
+      'invites.jsonl',
+      '--email',
+      'alice@acme.dev',
+    ]);
     expect(accepted.status, accepted.stderr).toBe(0);
     const plan = inDir(['plan', 'org.yaml', '--emulator', '--detailed-exitcode']);
     expect(plan.status, plan.stdout + plan.stderr).toBe(0);
   });
 
-  it('the bundled CLI encrypts invite codes to the inviter\'s key with openpgp from the installed dependencies (issue 60)', async () => {
+  it("the bundled CLI encrypts invite codes to the inviter's key with openpgp from the installed dependencies (issue 60)", async () => {
     const dir = join(project, 'encrypted-codes');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: sealed\n  members:\n    - {email: alice@acme.dev, role: viewer}\n');
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: sealed\n  members:\n    - {email: alice@acme.dev, role: viewer}\n',
+    );
     const inviter = await makeKeyPair();
     writeFileSync(join(dir, 'inviter.asc'), inviter.publicKey);
-    const args = ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'invites.jsonl'];
+    const args = [
+      'apply',
+      'org.yaml',
+      '--emulator',
+      '--bootstrap',
+      '--auto-approve',
+      '--invite-codes',
+      'invites.jsonl',
+    ];
     args.push('--invite-codes-recipient', 'inviter.asc');
     const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
-    const applied = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, { cwd: dir, encoding: 'utf8', env });
+    const applied = spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env,
+    });
     expect(applied.status, applied.stderr).toBe(0);
     const line = JSON.parse(readFileSync(join(dir, 'invites.jsonl'), 'utf8')) as { code: string; encryptedTo: string };
     expect(line.encryptedTo).toBe(inviter.fingerprint);
@@ -115,14 +197,21 @@ describe('the installed package', () => {
     expect(existsSync(join(installed, 'src'))).toBe(false);
     // No code cache of the build's Node: V8 refuses it on any other (issue 61).
     expect(existsSync(join(installed, 'dist', 'platform-sync.cjs.cache'))).toBe(false);
-    const maps = readdirSync(join(installed, 'dist', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js.map'));
+    const maps = readdirSync(join(installed, 'dist', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.js.map'),
+    );
     expect(maps.length).toBeGreaterThan(50);
     for (const map of maps) {
-      const parsed = JSON.parse(readFileSync(join(installed, 'dist', 'src', map), 'utf8')) as { sources: string[]; sourcesContent?: unknown[] };
+      const parsed = JSON.parse(readFileSync(join(installed, 'dist', 'src', map), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: unknown[];
+      };
       expect(parsed.sourcesContent?.length, map).toBe(parsed.sources.length);
     }
     const script = "const m = await import('platform-sync/cli'); process.stdout.write(typeof m.main);";
-    expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' })).toBe('function');
+    expect(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' }),
+    ).toBe('function');
   });
 
   it('is a GitHub Action as installed: `uses: ./node_modules/platform-sync` runs the installed CLI, with nothing installed or built (issue 60)', () => {
@@ -132,7 +221,10 @@ describe('the installed package', () => {
     expect(action.runs.using).toBe('composite');
     // The workspace: the repository with its manifests (the package installed by the step before).
     mkdirSync(join(project, 'manifests'), { recursive: true });
-    writeFileSync(join(project, 'manifests', 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: packaged\n  repos:\n    - {name: one}\n');
+    writeFileSync(
+      join(project, 'manifests', 'org.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: packaged\n  repos:\n    - {name: one}\n',
+    );
     // No npm or npx on the PATH of these steps: one that runs them leaves a mark and fails.
     const noNpm = join(temp.dir, 'no-npm');
     mkdirSync(noNpm, { recursive: true });
@@ -159,7 +251,13 @@ describe('the installed package', () => {
       const script = join(runner, `step-${i}.sh`);
       writeFileSync(script, step.run!);
       const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(v)]));
-      const runnerEnv = { NO_COLOR: '1', GITHUB_WORKSPACE: project, GITHUB_ACTION_PATH: installed, RUNNER_TEMP: runner, ...files };
+      const runnerEnv = {
+        NO_COLOR: '1',
+        GITHUB_WORKSPACE: project,
+        GITHUB_ACTION_PATH: installed,
+        RUNNER_TEMP: runner,
+        ...files,
+      };
       const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
         cwd: project,
         encoding: 'utf8',

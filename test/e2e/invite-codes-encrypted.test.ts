@@ -11,11 +11,20 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli, useSuiteEmulator } from './cli-harness.js';
-import { decryptWith, makeKeyPair, revokedPublicKey, twoKeysInOneBlock, type TestKeyPair } from '../support/openpgp-keys.js';
+import {
+  decryptWith,
+  makeKeyPair,
+  revokedPublicKey,
+  twoKeysInOneBlock,
+  type TestKeyPair,
+} from '../support/openpgp-keys.js';
 
-const lineSchema = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'invite-codes.schema.json'), 'utf8')) as object);
+const lineSchema = new Ajv2020({ strict: false }).compile(
+  JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'invite-codes.schema.json'), 'utf8')) as object,
+);
 const TOKEN = 'invite-codes-encrypted-token-9d3a';
-const manifest = (org: string, email: string) => `apiVersion: platform-sync/v1\norg:\n  name: ${org}\n  members:\n    - {email: ${email}, role: viewer}\n`;
+const manifest = (org: string, email: string) =>
+  `apiVersion: platform-sync/v1\norg:\n  name: ${org}\n  members:\n    - {email: ${email}, role: viewer}\n`;
 
 describe('apply --invite-codes-recipient', () => {
   const suite = useSuiteEmulator(TOKEN, 'invite-recipient');
@@ -31,7 +40,10 @@ describe('apply --invite-codes-recipient', () => {
   };
   /** `apply <dir>/m --bootstrap --auto-approve`, with the codes file and the recipient when given. */
   const applyIn = (dir: string, extra: string[], stdin?: string) =>
-    runCli(['apply', join(dir, 'm'), '--bootstrap', '--auto-approve', ...extra], { env: suite.env, ...(stdin === undefined ? {} : { stdin }) });
+    runCli(['apply', join(dir, 'm'), '--bootstrap', '--auto-approve', ...extra], {
+      env: suite.env,
+      ...(stdin === undefined ? {} : { stdin }),
+    });
   const accept = (code: string, email: string) =>
     fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, {
       method: 'POST',
@@ -44,12 +56,26 @@ describe('apply --invite-codes-recipient', () => {
     writeFileSync(key, inviter.publicKey);
     const r = await applyIn(dir, ['--invite-codes', codes, '--invite-codes-recipient', key]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`Invite codes are encrypted to OpenPGP key ${inviter.fingerprint} (Inviter <inviter@acme.dev>).`);
+    expect(r.stderr).toContain(
+      `Invite codes are encrypted to OpenPGP key ${inviter.fingerprint} (Inviter <inviter@acme.dev>).`,
+    );
     expect(statSync(codes).mode & 0o777).toBe(0o600);
     const text = readFileSync(codes, 'utf8');
     expect(text.endsWith('\n') && text.trim().split('\n')).toHaveLength(1);
-    const line = JSON.parse(text) as { group: string; email: string; role: string; expirationTime: string; code: string; encryptedTo: string };
-    expect(line).toMatchObject({ group: 'org', email: 'erin@acme.dev', role: 'viewer', encryptedTo: inviter.fingerprint });
+    const line = JSON.parse(text) as {
+      group: string;
+      email: string;
+      role: string;
+      expirationTime: string;
+      code: string;
+      encryptedTo: string;
+    };
+    expect(line).toMatchObject({
+      group: 'org',
+      email: 'erin@acme.dev',
+      role: 'viewer',
+      encryptedTo: inviter.fingerprint,
+    });
     expect(lineSchema(line), JSON.stringify(lineSchema.errors)).toBe(true);
     expect(lineSchema({ ...line, code: 'plain-code-with-encryptedTo' })).toBe(false);
     expect(line.code).toMatch(/^-----BEGIN PGP MESSAGE-----\n[\s\S]+-----END PGP MESSAGE-----\n$/);
@@ -77,14 +103,22 @@ describe('apply --invite-codes-recipient', () => {
     const signing = await makeKeyPair('signing@acme.dev', { signingOnly: true });
     const cases: [string, string, RegExp][] = [
       ['blank', ' \n\n', /it holds no key \(it is empty\)/],
-      ['garbled', inviter.publicKey.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!garbled!!!!garbled'), /it is not a readable OpenPGP public key \(damaged/],
+      [
+        'garbled',
+        inviter.publicKey.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!garbled!!!!garbled'),
+        /it is not a readable OpenPGP public key \(damaged/,
+      ],
       ['not-a-key', 'hello, I am not a key\n', /it is not an ASCII-armored OpenPGP public key/],
       ['two-blocks', `${inviter.publicKey}\n${other.publicKey}`, /it holds 2 key blocks; give exactly one key/],
       ['two-keys', await twoKeysInOneBlock(inviter, other), /it holds 2 keys; give exactly one/],
       ['private', inviter.privateKey, /it is a private key; give the public key only/],
       ['expired', expired.publicKey, new RegExp(`key ${expired.fingerprint} expired on \\d{4}-`)],
       ['revoked', await revokedPublicKey(other), new RegExp(`key ${other.fingerprint} is revoked`)],
-      ['signing-only', signing.publicKey, new RegExp(`key ${signing.fingerprint} cannot encrypt: it has no valid encryption key`)],
+      [
+        'signing-only',
+        signing.publicKey,
+        new RegExp(`key ${signing.fingerprint} cannot encrypt: it has no valid encryption key`),
+      ],
     ];
     for (const [name, keyText, why] of cases) {
       const { dir, codes, key } = scratch(`bad-${name}`);

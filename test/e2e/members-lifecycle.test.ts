@@ -11,7 +11,15 @@ import { makeTempDir, runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'members-e2e-token-5be0';
 const manifest = (members: string[]) =>
-  ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  groups:', '    - name: eng', ...(members.length > 0 ? ['      members:', ...members.map((m) => `        - ${m}`)] : []), ''].join('\n');
+  [
+    'apiVersion: platform-sync/v1',
+    'org:',
+    '  name: acme',
+    '  groups:',
+    '    - name: eng',
+    ...(members.length > 0 ? ['      members:', ...members.map((m) => `        - ${m}`)] : []),
+    '',
+  ].join('\n');
 
 describe('members and invites', () => {
   const suite = useSuiteEmulator(TOKEN, 'members', () => mkdirSync(dir));
@@ -24,7 +32,10 @@ describe('members and invites', () => {
     return r;
   };
   const codes = (): { group: string; email: string; role: string; expirationTime: string; code: string }[] =>
-    readFileSync(codesFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as never);
+    readFileSync(codesFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as never);
   const accept = async (code: string, email: string) =>
     fetch(`${suite.emulator.url}/_emulator/groupInvites:accept`, {
       method: 'POST',
@@ -47,14 +58,18 @@ describe('members and invites', () => {
     symlinkSync(elsewhere, link);
     const r = await cli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', link]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`cannot write invite codes to ${link}: it is a symbolic link; name the file itself. Nothing was changed.`);
+    expect(r.stderr).toContain(
+      `cannot write invite codes to ${link}: it is a symbolic link; name the file itself. Nothing was changed.`,
+    );
     expect(suite.emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
     expect(readFileSync(elsewhere, 'utf8')).toBe('');
   });
 
   it('creates an invite and keeps its code only in the --invite-codes file (0600)', async () => {
     const plan = await cli(['plan', dir, '--bootstrap']);
-    expect(plan.stdout).toMatch(/\+ Alice@Acme\.dev \(viewer on group:eng\): invited, the invite expires \d{4}-\d\d-\d\dT/);
+    expect(plan.stdout).toMatch(
+      /\+ Alice@Acme\.dev \(viewer on group:eng\): invited, the invite expires \d{4}-\d\d-\d\dT/,
+    );
     expect(plan.stdout).toContain('+ create groupInvite:eng/alice@acme.dev=viewer');
     const apply = await cli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', codesFile]);
     expect(apply.code, apply.stderr).toBe(0);
@@ -68,11 +83,19 @@ describe('members and invites', () => {
     const plan = await cli(['plan', dir, '--detailed-exitcode']);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toMatch(/~ Alice@Acme\.dev \(viewer on group:eng\): pending, the invite expires /);
-    const json = JSON.parse((await cli(['plan', dir, '--format', 'json'])).stdout) as { members: { state: string; expirationTime: string }[] };
-    expect(json.members).toEqual([expect.objectContaining({ state: 'pending', expirationTime: codes()[0]!.expirationTime })]);
+    const json = JSON.parse((await cli(['plan', dir, '--format', 'json'])).stdout) as {
+      members: { state: string; expirationTime: string }[];
+    };
+    expect(json.members).toEqual([
+      expect.objectContaining({ state: 'pending', expirationTime: codes()[0]!.expirationTime }),
+    ]);
     // show lists the open invite the line stands for, with its uid.
-    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as { resources: { address: string; kind: string; uid: string }[] };
-    expect(shown.resources.filter((r) => r.kind === 'groupInvite')).toEqual([expect.objectContaining({ address: 'groupInvite:eng/alice@acme.dev=viewer', uid: expect.stringMatching(/\S/) })]);
+    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as {
+      resources: { address: string; kind: string; uid: string }[];
+    };
+    expect(shown.resources.filter((r) => r.kind === 'groupInvite')).toEqual([
+      expect.objectContaining({ address: 'groupInvite:eng/alice@acme.dev=viewer', uid: expect.stringMatching(/\S/) }),
+    ]);
   });
 
   it('is present once the person accepts: the emulator made the identity and binding, and the plan keeps them', async () => {
@@ -83,8 +106,15 @@ describe('members and invites', () => {
     const json = JSON.parse(plan.stdout) as { members: { state: string; identity: string }[] };
     expect(json.members).toEqual([expect.objectContaining({ state: 'present', identity: 'identity:eng/alice' })]);
     // show gives the person's identity and binding, the invite gone.
-    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as { resources: { address: string; kind: string }[] };
-    expect(shown.resources.map((r) => r.address)).toEqual(['group:eng', 'identity:eng/alice', 'org', 'roleBinding:eng/alice=viewer']);
+    const shown = JSON.parse((await cli(['show', dir, '--format', 'json'])).stdout) as {
+      resources: { address: string; kind: string }[];
+    };
+    expect(shown.resources.map((r) => r.address)).toEqual([
+      'group:eng',
+      'identity:eng/alice',
+      'org',
+      'roleBinding:eng/alice=viewer',
+    ]);
     // The code is consumed: a second accept finds nothing.
     expect((await accept(codes()[0]!.code, 'alice@acme.dev')).status).toBe(404);
   });
@@ -107,18 +137,29 @@ describe('accept-invite on the embedded emulator (issue 50)', () => {
   it('lets a member accept offline with the code from the --invite-codes file: the next plan finds them present, and no output shows the code', async () => {
     await withInvitedAlice('offline', 'invites.jsonl', async (here) => {
       const code = (JSON.parse(readFileSync(join(here, 'invites.jsonl'), 'utf8').trim()) as { code: string }).code;
-      const accepted = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'Alice@acme.dev'], { cwd: here });
+      const accepted = await runCli(
+        ['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'Alice@acme.dev'],
+        { cwd: here },
+      );
       expect(accepted.code, accepted.stderr).toBe(0);
       expect(accepted.stdout).toContain('Accepted: Alice@acme.dev');
       expect(accepted.stdout + accepted.stderr).not.toContain(code);
       const plan = await runCli(['plan', 'org.yaml', '--emulator', '--format', 'json'], { cwd: here });
-      expect((JSON.parse(plan.stdout) as { members: { state: string }[] }).members).toEqual([expect.objectContaining({ state: 'present' })]);
-      const again = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev'], { cwd: here });
+      expect((JSON.parse(plan.stdout) as { members: { state: string }[] }).members).toEqual([
+        expect.objectContaining({ state: 'present' }),
+      ]);
+      const again = await runCli(
+        ['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'alice@acme.dev'],
+        { cwd: here },
+      );
       expect(again.code).toBe(1);
       expect(again.stderr).toContain('the invite was not accepted (HTTP 404');
       // An e-mail with no code in the file: named on one line, and nothing accepted (the emulator is never started).
       const stateBefore = readFileSync(join(here, '.platform-sync', 'emulator.json'), 'utf8');
-      const unknown = await runCli(['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'bob@acme.dev\nAccepted: x'], { cwd: here });
+      const unknown = await runCli(
+        ['accept-invite', '--emulator', '--code-file', 'invites.jsonl', '--email', 'bob@acme.dev\nAccepted: x'],
+        { cwd: here },
+      );
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('no invite code for bob@acme.dev\\u{a}Accepted: x in invites.jsonl');
       expect(readFileSync(join(here, '.platform-sync', 'emulator.json'), 'utf8')).toBe(stateBefore);
@@ -135,14 +176,36 @@ describe('--reinvite (issue 50)', () => {
       rmSync(join(here, 'lost.jsonl')); // the code is lost
       const plan = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'Alice@acme.dev'], { cwd: here });
       expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stdout).toMatch(/alice@acme\.dev \(viewer on org\): invited, the invite expires \S+ \(replaces the open invite, by --reinvite, groupInvite:[0-9a-f]{16}=viewer\)/);
+      expect(plan.stdout).toMatch(
+        /alice@acme\.dev \(viewer on org\): invited, the invite expires \S+ \(replaces the open invite, by --reinvite, groupInvite:[0-9a-f]{16}=viewer\)/,
+      );
       expect(plan.stdout).toContain('Plan: 1 to create, 0 to update, 1 to delete.');
-      const applied = await runCli(['apply', 'org.yaml', '--emulator', '--auto-approve', '--reinvite', 'alice@acme.dev', '--invite-codes', 'new.jsonl'], { cwd: here });
+      const applied = await runCli(
+        [
+          'apply',
+          'org.yaml',
+          '--emulator',
+          '--auto-approve',
+          '--reinvite',
+          'alice@acme.dev',
+          '--invite-codes',
+          'new.jsonl',
+        ],
+        { cwd: here },
+      );
       expect(applied.code, applied.stderr).toBe(0);
-      expect((await runCli(['accept-invite', '--emulator', '--code-file', 'new.jsonl', '--email', 'alice@acme.dev'], { cwd: here })).code).toBe(0);
+      expect(
+        (
+          await runCli(['accept-invite', '--emulator', '--code-file', 'new.jsonl', '--email', 'alice@acme.dev'], {
+            cwd: here,
+          })
+        ).code,
+      ).toBe(0);
       const typo = await runCli(['plan', 'org.yaml', '--emulator', '--reinvite', 'alcie@acme.dev'], { cwd: here });
       expect(typo.code).toBe(1);
-      expect(typo.stderr).toContain('--reinvite alcie@acme.dev: no members line of that e-mail has an invite to replace');
+      expect(typo.stderr).toContain(
+        '--reinvite alcie@acme.dev: no members line of that e-mail has an invite to replace',
+      );
     });
   });
 });
@@ -151,8 +214,14 @@ describe('--reinvite (issue 50)', () => {
 async function withInvitedAlice(org: string, codesFile: string, fn: (here: string) => Promise<void>): Promise<void> {
   const temp = makeTempDir(`members-${org}`);
   try {
-    writeFileSync(join(temp.dir, 'org.yaml'), `apiVersion: platform-sync/v1\norg:\n  name: ${org}\n  members:\n    - {email: alice@acme.dev, role: viewer}\n`);
-    const applied = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', codesFile], { cwd: temp.dir });
+    writeFileSync(
+      join(temp.dir, 'org.yaml'),
+      `apiVersion: platform-sync/v1\norg:\n  name: ${org}\n  members:\n    - {email: alice@acme.dev, role: viewer}\n`,
+    );
+    const applied = await runCli(
+      ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', codesFile],
+      { cwd: temp.dir },
+    );
     expect(applied.code, applied.stderr).toBe(0);
     await fn(temp.dir);
   } finally {

@@ -20,7 +20,13 @@ describe('members against seeded invites', () => {
       orgs: [
         {
           name: 'acme',
-          identities: [{ name: 'carol', email: 'Carol@acme.dev', claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'carol' } }],
+          identities: [
+            {
+              name: 'carol',
+              email: 'Carol@acme.dev',
+              claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'carol' },
+            },
+          ],
           roleBindings: [{ identity: 'carol', role: 'editor' }],
           groupInvites: [
             { role: 'viewer', email: 'alice@acme.dev', expirationTime: iso(Date.now() - 2 * DAY) },
@@ -33,7 +39,16 @@ describe('members against seeded invites', () => {
   });
   const dir = join(suite.dir, 'm');
   const codesFile = join(suite.dir, 'codes.jsonl');
-  const org = (members: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  identities:', '    - name: carol', ...(members.length > 0 ? ['  members:', ...members.map((m) => `    - ${m}`)] : []), ''].join('\n');
+  const org = (members: string[]) =>
+    [
+      'apiVersion: platform-sync/v1',
+      'org:',
+      '  name: acme',
+      '  identities:',
+      '    - name: carol',
+      ...(members.length > 0 ? ['  members:', ...members.map((m) => `    - ${m}`)] : []),
+      '',
+    ].join('\n');
 
   it('exports the open invite with an e-mail and the person present as members and ignores the others, planning back to nothing', async () => {
     const out = join(suite.dir, 'exported');
@@ -41,7 +56,9 @@ describe('members against seeded invites', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const text = readFileSync(join(out, 'org.yaml'), 'utf8');
     // Carol is present (an identity with her e-mail, bound editor): a members line, not an identity and a binding (issue 50).
-    expect(text).toContain('members:\n    - { email: Carol@acme.dev, role: editor }\n    - { email: dave@acme.dev, role: viewer }');
+    expect(text).toContain(
+      'members:\n    - { email: Carol@acme.dev, role: editor }\n    - { email: dave@acme.dev, role: viewer }',
+    );
     expect(text).not.toMatch(/name: carol/);
     expect(text).toMatch(/ignore:\n( {4}- groupInvite:\S+\n){2}/);
     expect(text).toMatch(/\n {4}- groupInvite:[0-9a-f]{16}=owner\n/);
@@ -55,7 +72,9 @@ describe('members against seeded invites', () => {
     writeFileSync(join(dir, 'org.yaml'), org([]));
     const audit = await runCli(['audit', dir, '--format', 'json', '--fail-on', 'high'], { env: suite.env });
     expect(audit.code, audit.stderr).toBe(2);
-    const findings = (JSON.parse(audit.stdout) as { findings: { rule: string; severity: string; address: string }[] }).findings.filter((f) => f.rule.includes('invite'));
+    const findings = (
+      JSON.parse(audit.stdout) as { findings: { rule: string; severity: string; address: string }[] }
+    ).findings.filter((f) => f.rule.includes('invite'));
     expect(findings.map((f) => [f.rule, f.severity, f.address.replace(/[0-9a-f]{16}/, '<uid>')]).sort()).toEqual([
       ['invite-expired', 'low', 'groupInvite:alice@acme.dev=viewer'],
       ['open-invite', 'high', 'groupInvite:<uid>=owner'],
@@ -63,18 +82,28 @@ describe('members against seeded invites', () => {
   });
 
   it('replaces the expired invite of a declared member, keeps a present one, prunes the undeclared', async () => {
-    writeFileSync(join(dir, 'org.yaml'), org(['{email: alice@acme.dev, role: viewer}', '{email: carol@ACME.dev, role: editor}']));
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      org(['{email: alice@acme.dev, role: viewer}', '{email: carol@ACME.dev, role: editor}']),
+    );
     const plan = await runCli(['plan', dir, '--format', 'json'], { env: suite.env });
-    const json = JSON.parse(plan.stdout) as { steps: { action: string; address: string }[]; members: { email: string; state: string; replaces?: string }[] };
-    expect(json.members.map((m) => [m.email, m.state])).toEqual([['alice@acme.dev', 'invited'], ['carol@ACME.dev', 'present']]);
+    const json = JSON.parse(plan.stdout) as {
+      steps: { action: string; address: string }[];
+      members: { email: string; state: string; replaces?: string }[];
+    };
+    expect(json.members.map((m) => [m.email, m.state])).toEqual([
+      ['alice@acme.dev', 'invited'],
+      ['carol@ACME.dev', 'present'],
+    ]);
     const deletes = json.steps.filter((s) => s.action === 'delete').map((s) => s.address);
     expect(deletes).toHaveLength(3); // alice's expired invite, dave's and the open one: no member declares them
     expect(deletes).toContain(json.members[0]!.replaces);
-    expect(json.steps.filter((s) => s.action === 'create').map((s) => s.address)).toEqual(['groupInvite:alice@acme.dev=viewer']);
+    expect(json.steps.filter((s) => s.action === 'create').map((s) => s.address)).toEqual([
+      'groupInvite:alice@acme.dev=viewer',
+    ]);
     const apply = await runCli(['apply', dir, '--auto-approve', '--invite-codes', codesFile], { env: suite.env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(readFileSync(codesFile, 'utf8').trim().split('\n')).toHaveLength(1);
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
-
 });

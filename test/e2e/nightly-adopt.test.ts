@@ -25,7 +25,14 @@ const TITLE = 'Adopt changes made outside platform-sync';
 const JOB_BOUND = 90_000;
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-interface Pull { number: number; title: string; head: string; base: string; body: string; state: 'open' | 'closed' }
+interface Pull {
+  number: number;
+  title: string;
+  head: string;
+  base: string;
+  body: string;
+  state: 'open' | 'closed';
+}
 
 /** A stand-in for GitHub's pull requests API: list by head, create, update. */
 class FakeGitHub {
@@ -39,18 +46,34 @@ class FakeGitHub {
       req.on('data', (c: Buffer) => (text += c.toString()));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://x');
-        this.requests.push(`${req.method} ${url.pathname}${url.search} ${req.headers.authorization === `Bearer ${GH_TOKEN}` ? 'auth' : 'NO AUTH'}`);
+        this.requests.push(
+          `${req.method} ${url.pathname}${url.search} ${req.headers.authorization === `Bearer ${GH_TOKEN}` ? 'auth' : 'NO AUTH'}`,
+        );
         res.setHeader('content-type', 'application/json');
-        if (!/^\/repos\/acme\/manifests\/pulls(\/\d+)?$/.test(url.pathname)) return (res.statusCode = 404), res.end('{}');
+        if (!/^\/repos\/acme\/manifests\/pulls(\/\d+)?$/.test(url.pathname))
+          return ((res.statusCode = 404), res.end('{}'));
         if (req.method === 'GET') {
           const [owner, branch] = (url.searchParams.get('head') ?? '').split(':');
-          return res.end(JSON.stringify(this.pulls.filter((p) => p.state === url.searchParams.get('state') && owner === 'acme' && p.head === branch)));
+          return res.end(
+            JSON.stringify(
+              this.pulls.filter(
+                (p) => p.state === url.searchParams.get('state') && owner === 'acme' && p.head === branch,
+              ),
+            ),
+          );
         }
         const body = JSON.parse(text) as Partial<Pull>;
         if (req.method === 'POST') {
-          const pull: Pull = { number: 40 + this.pulls.length, title: body.title!, head: body.head!, base: body.base!, body: body.body!, state: 'open' };
+          const pull: Pull = {
+            number: 40 + this.pulls.length,
+            title: body.title!,
+            head: body.head!,
+            base: body.base!,
+            body: body.body!,
+            state: 'open',
+          };
           this.pulls.push(pull);
-          return (res.statusCode = 201), res.end(JSON.stringify(pull));
+          return ((res.statusCode = 201), res.end(JSON.stringify(pull)));
         }
         const pull = this.pulls.find((p) => url.pathname.endsWith(`/${p.number}`))!;
         Object.assign(pull, body);
@@ -66,7 +89,11 @@ class FakeGitHub {
 }
 
 function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' } });
+  const run = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' },
+  });
   if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
   return run.stdout.trim();
 }
@@ -82,7 +109,14 @@ describe('the nightly adopt job', () => {
   let runs = 2000;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [
+        { token: OWNER, role: 'owner' },
+        { token: VIEWER, role: 'viewer' },
+      ],
+    });
     await github.start();
     // The starter, its manifests replaced by a hand-written org; committed and pushed to origin's main.
     const init = await runCli(['init', 'repo', '--org', 'adoptco'], { cwd: temp.dir });
@@ -92,7 +126,11 @@ describe('the nightly adopt job', () => {
     cpSync(join(REPO_ROOT, 'test', 'fixtures', 'adopt'), join(checkout, 'manifests'), { recursive: true });
     const lock = { lockfileVersion: 3, packages: { 'node_modules/platform-sync': { version: VERSION } } };
     writeFileSync(join(checkout, 'package-lock.json'), JSON.stringify(lock));
-    const npm = ['[ "$1" = ci ] || exit 1', '[ -z "${PLATFORM_TOKEN:-}" ] || exit 1', 'mkdir -p node_modules && ln -s "$TEST_PLATFORM_SYNC_PACKAGE" node_modules/platform-sync'];
+    const npm = [
+      '[ "$1" = ci ] || exit 1',
+      '[ -z "${PLATFORM_TOKEN:-}" ] || exit 1',
+      'mkdir -p node_modules && ln -s "$TEST_PLATFORM_SYNC_PACKAGE" node_modules/platform-sync',
+    ];
     writeStandIn(standIns, 'npm', npm.join('\n'));
     git(temp.dir, 'init', '--quiet', '--bare', '-b', 'main', origin);
     git(checkout, 'init', '--quiet', '-b', 'main');
@@ -101,7 +139,10 @@ describe('the nightly adopt job', () => {
     git(checkout, 'remote', 'add', 'origin', origin);
     git(checkout, 'push', '--quiet', 'origin', 'main');
     const codes = join(temp.dir, 'codes.jsonl');
-    const applied = await runCli(['apply', join(checkout, 'manifests'), '--bootstrap', '--auto-approve', '--invite-codes', codes], { env: env() });
+    const applied = await runCli(
+      ['apply', join(checkout, 'manifests'), '--bootstrap', '--auto-approve', '--invite-codes', codes],
+      { env: env() },
+    );
     expect(applied.code, applied.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -144,65 +185,92 @@ describe('the nightly adopt job', () => {
     };
     const job = await runJob(workflow, 'adopt', world);
     expect(job.ran).toBe(true);
-    expect(job.status, job.steps.filter((s) => s.outcome === 'failure').map((s) => `${s.name}:\n${s.log}`).join('\n')).toBe('success');
+    expect(
+      job.status,
+      job.steps
+        .filter((s) => s.outcome === 'failure')
+        .map((s) => `${s.name}:\n${s.log}`)
+        .join('\n'),
+    ).toBe('success');
     return job;
   }
 
-  it('in sync: nothing is pushed and no pull request is opened', async () => {
-    await nightly();
-    expect(github.requests).toEqual([]);
-    expect(git(checkout, 'ls-remote', '--heads', origin)).not.toContain('platform-sync/adopt');
-  }, JOB_BOUND);
+  it(
+    'in sync: nothing is pushed and no pull request is opened',
+    async () => {
+      await nightly();
+      expect(github.requests).toEqual([]);
+      expect(git(checkout, 'ls-remote', '--heads', origin)).not.toContain('platform-sync/adopt');
+    },
+    JOB_BOUND,
+  );
 
-  it('drift: one pull request from a branch of its own, with the drift report as its body; more drift updates it in place; never a push to main', async () => {
-    const mainBefore = git(checkout, 'rev-parse', 'origin/main');
-    const client = openClient(emulator.url, OWNER);
-    const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
-    const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
-    await client.update('repo', app.uid, { description: 'Edited in the console' }, ['description']);
-    await nightly();
-    expect(github.pulls).toHaveLength(1);
-    const pull = github.pulls[0]!;
-    expect(pull).toMatchObject({ title: TITLE, head: 'platform-sync/adopt', base: 'main', state: 'open' });
-    expect(pull.body).toContain('### platform-sync drift: org `adoptco`');
-    expect(pull.body).toContain('`repo:app`');
-    expect(pull.body).toContain('**Revert them**: close it, then run this workflow by hand with `plan-and-apply`.');
-    expect(github.requests.every((r) => r.endsWith(' auth'))).toBe(true);
-    // The branch holds the adopted manifests; main is where it was.
-    git(checkout, 'fetch', '--quiet', 'origin');
-    expect(git(checkout, 'rev-parse', 'origin/main')).toBe(mainBefore);
-    expect(git(checkout, 'show', 'origin/platform-sync/adopt:manifests/org.yaml')).toContain('description: Edited in the console   # the customer-facing one');
-    expect(git(checkout, 'diff', '--stat', 'origin/main', 'origin/platform-sync/adopt')).toMatch(/manifests\/org\.yaml \| 2 \+-/);
+  it(
+    'drift: one pull request from a branch of its own, with the drift report as its body; more drift updates it in place; never a push to main',
+    async () => {
+      const mainBefore = git(checkout, 'rev-parse', 'origin/main');
+      const client = openClient(emulator.url, OWNER);
+      const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
+      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+      await client.update('repo', app.uid, { description: 'Edited in the console' }, ['description']);
+      await nightly();
+      expect(github.pulls).toHaveLength(1);
+      const pull = github.pulls[0]!;
+      expect(pull).toMatchObject({ title: TITLE, head: 'platform-sync/adopt', base: 'main', state: 'open' });
+      expect(pull.body).toContain('### platform-sync drift: org `adoptco`');
+      expect(pull.body).toContain('`repo:app`');
+      expect(pull.body).toContain('**Revert them**: close it, then run this workflow by hand with `plan-and-apply`.');
+      expect(github.requests.every((r) => r.endsWith(' auth'))).toBe(true);
+      // The branch holds the adopted manifests; main is where it was.
+      git(checkout, 'fetch', '--quiet', 'origin');
+      expect(git(checkout, 'rev-parse', 'origin/main')).toBe(mainBefore);
+      expect(git(checkout, 'show', 'origin/platform-sync/adopt:manifests/org.yaml')).toContain(
+        'description: Edited in the console   # the customer-facing one',
+      );
+      expect(git(checkout, 'diff', '--stat', 'origin/main', 'origin/platform-sync/adopt')).toMatch(
+        /manifests\/org\.yaml \| 2 \+-/,
+      );
 
-    // More drift the next night: the same pull request, its body and branch updated in place.
-    await client.create('group', org.uid, { name: 'sandbox', description: 'Made by hand' });
-    await client.close();
-    github.requests = [];
-    await nightly();
-    expect(github.pulls).toHaveLength(1);
-    expect(github.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
-    expect(github.requests.filter((r) => r.startsWith('PATCH'))).toEqual([`PATCH /repos/acme/manifests/pulls/${pull.number} auth`]);
-    expect(github.pulls[0]!.body).toContain('`group:sandbox`');
-    git(checkout, 'fetch', '--quiet', '--force', 'origin');
-    expect(git(checkout, 'rev-parse', 'origin/main')).toBe(mainBefore);
-    expect(git(checkout, 'show', 'origin/platform-sync/adopt:manifests/org.yaml')).toContain('- name: sandbox');
-    expect(git(checkout, 'rev-list', '--count', 'origin/main..origin/platform-sync/adopt')).toBe('1');
-  }, 2 * JOB_BOUND);
+      // More drift the next night: the same pull request, its body and branch updated in place.
+      await client.create('group', org.uid, { name: 'sandbox', description: 'Made by hand' });
+      await client.close();
+      github.requests = [];
+      await nightly();
+      expect(github.pulls).toHaveLength(1);
+      expect(github.requests.filter((r) => r.startsWith('POST'))).toEqual([]);
+      expect(github.requests.filter((r) => r.startsWith('PATCH'))).toEqual([
+        `PATCH /repos/acme/manifests/pulls/${pull.number} auth`,
+      ]);
+      expect(github.pulls[0]!.body).toContain('`group:sandbox`');
+      git(checkout, 'fetch', '--quiet', '--force', 'origin');
+      expect(git(checkout, 'rev-parse', 'origin/main')).toBe(mainBefore);
+      expect(git(checkout, 'show', 'origin/platform-sync/adopt:manifests/org.yaml')).toContain('- name: sandbox');
+      expect(git(checkout, 'rev-list', '--count', 'origin/main..origin/platform-sync/adopt')).toBe('1');
+    },
+    2 * JOB_BOUND,
+  );
 
-  it('merging adopts: the merged manifests plan to nothing; closing and plan-and-apply reverts: the next night is in sync', async () => {
-    const merged = join(temp.dir, 'merged');
-    git(temp.dir, 'clone', '--quiet', '-b', 'platform-sync/adopt', origin, merged);
-    const plan = await runCli(['plan', join(merged, 'manifests'), '--detailed-exitcode'], { env: env() });
-    expect(plan.code, plan.stdout).toBe(0);
-    // Closed instead: the dispatched plan-and-apply applies main's manifests, which reverts live.
-    github.pulls[0]!.state = 'closed';
-    const main = join(temp.dir, 'main');
-    git(temp.dir, 'clone', '--quiet', '-b', 'main', origin, main);
-    const revert = await runCli(['apply', join(main, 'manifests'), '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')], { env: env() });
-    expect(revert.code, revert.stderr).toBe(0);
-    github.requests = [];
-    await nightly();
-    expect(github.requests).toEqual([]);
-    expect(github.pulls.filter((p) => p.state === 'open')).toEqual([]);
-  }, JOB_BOUND);
+  it(
+    'merging adopts: the merged manifests plan to nothing; closing and plan-and-apply reverts: the next night is in sync',
+    async () => {
+      const merged = join(temp.dir, 'merged');
+      git(temp.dir, 'clone', '--quiet', '-b', 'platform-sync/adopt', origin, merged);
+      const plan = await runCli(['plan', join(merged, 'manifests'), '--detailed-exitcode'], { env: env() });
+      expect(plan.code, plan.stdout).toBe(0);
+      // Closed instead: the dispatched plan-and-apply applies main's manifests, which reverts live.
+      github.pulls[0]!.state = 'closed';
+      const main = join(temp.dir, 'main');
+      git(temp.dir, 'clone', '--quiet', '-b', 'main', origin, main);
+      const revert = await runCli(
+        ['apply', join(main, 'manifests'), '--auto-approve', '--invite-codes', join(temp.dir, 'codes.jsonl')],
+        { env: env() },
+      );
+      expect(revert.code, revert.stderr).toBe(0);
+      github.requests = [];
+      await nightly();
+      expect(github.requests).toEqual([]);
+      expect(github.pulls.filter((p) => p.state === 'open')).toEqual([]);
+    },
+    JOB_BOUND,
+  );
 });

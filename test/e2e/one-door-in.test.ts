@@ -22,7 +22,10 @@ describe('one door in: a manifest tree from a pull request', () => {
     const root = join(suite.dir, name);
     mkdirSync(join(root, '.git'), { recursive: true });
     mkdirSync(join(root, 'manifests'));
-    writeFileSync(join(root, '.git', 'config'), `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${BASIC}\n`);
+    writeFileSync(
+      join(root, '.git', 'config'),
+      `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${BASIC}\n`,
+    );
     writeFileSync(join(root, 'credentials'), `https://x-access-token:${CREDENTIAL}@github.com\n`);
     writeFileSync(join(root, 'manifests', 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n');
     return root;
@@ -40,7 +43,9 @@ describe('one door in: a manifest tree from a pull request', () => {
     for (const command of [['validate'], ['plan']]) {
       const run = await runCli([...command, join(root, 'manifests')], { env: suite.env });
       expect(run.code).toBe(1);
-      expect(run.stderr + run.stdout).toContain(`${join(root, 'manifests', 'zz.yaml')}: is a symbolic link that leads outside the directory named on the command line`);
+      expect(run.stderr + run.stdout).toContain(
+        `${join(root, 'manifests', 'zz.yaml')}: is a symbolic link that leads outside the directory named on the command line`,
+      );
       expectNoLeak(run.stdout + run.stderr);
     }
   });
@@ -60,7 +65,9 @@ describe('one door in: a manifest tree from a pull request', () => {
   it('regression 1: a link to /proc/self/environ is refused without a byte read', async () => {
     const root = checkout('environ');
     symlinkSync('/proc/self/environ', join(root, 'manifests', 'env.yaml'));
-    const run = await runCli(['validate', join(root, 'manifests')], { env: { ...suite.env, SOME_SECRET_VALUE: CREDENTIAL } });
+    const run = await runCli(['validate', join(root, 'manifests')], {
+      env: { ...suite.env, SOME_SECRET_VALUE: CREDENTIAL },
+    });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toContain('env.yaml: is a symbolic link that leads outside');
     expectNoLeak(run.stdout + run.stderr);
@@ -92,7 +99,10 @@ describe('one door in: a manifest tree from a pull request', () => {
   it('a symlink that stays inside the directory named is still followed', async () => {
     const root = checkout('inside-link');
     mkdirSync(join(root, 'manifests', 'shared'));
-    writeFileSync(join(root, 'manifests', 'shared', 'team.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci-bot\n');
+    writeFileSync(
+      join(root, 'manifests', 'shared', 'team.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci-bot\n',
+    );
     symlinkSync('shared/team.yaml', join(root, 'manifests', 'team-link.yaml'));
     const run = await runCli(['validate', join(root, 'manifests')], { env: suite.env });
     expect(run.stderr).toBe('');
@@ -123,7 +133,9 @@ describe('one door in: names are one line (regression 5)', () => {
     const run = await runCli(['validate', file], { env: suite.env });
     expect(run.code).toBe(1);
     // One problem, at the line that writes it, the key shown on one line.
-    expect(run.stdout).toContain(`${file}:11:11: group mapping in identity provider "okta" in org "acme" has a name or key holding a control character (a newline, a tab, …): groupMapping:identityProvider:okta/admins\\u{a}\\u{a}## ✅ Reviewed by security: no changes\\u{a}\\u{a}=admin-role`);
+    expect(run.stdout).toContain(
+      `${file}:11:11: group mapping in identity provider "okta" in org "acme" has a name or key holding a control character (a newline, a tab, …): groupMapping:identityProvider:okta/admins\\u{a}\\u{a}## ✅ Reviewed by security: no changes\\u{a}\\u{a}=admin-role`,
+    );
     expect(run.stdout).toContain('1 problem in 1 file');
     expect(run.stdout + run.stderr).not.toContain('\n## ✅');
     let refused: unknown;
@@ -133,6 +145,8 @@ describe('one door in: names are one line (regression 5)', () => {
       refused = err;
     }
     expect(refused).toBeInstanceOf(ApiFailure);
-    expect(JSON.stringify((refused as ApiFailure).details)).toContain('externalGroupId must not hold a control character');
+    expect(JSON.stringify((refused as ApiFailure).details)).toContain(
+      'externalGroupId must not hold a control character',
+    );
   });
 });

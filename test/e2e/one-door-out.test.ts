@@ -48,7 +48,16 @@ describe('one door out: secrets in every form', () => {
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
       if (!echo || request.method !== 'POST' || !request.path.includes('identityProviders')) return body;
       const sent = proxy.seen.filter((e) => e.method === 'POST' && e.path === request.path).at(-1)!.body;
-      return answerWith(400, { code: 3, message: `Invalid argument: cannot accept ${sent}`, details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'oidc', description: `got ${sent}` }] }] });
+      return answerWith(400, {
+        code: 3,
+        message: `Invalid argument: cannot accept ${sent}`,
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [{ field: 'oidc', description: `got ${sent}` }],
+          },
+        ],
+      });
     });
   });
   afterAll(async () => {
@@ -125,7 +134,9 @@ describe('one door out: what a user path or a big report may do', () => {
     for (const target of [temp.dir, join(temp.dir, 'missing', 'x.sarif')]) {
       const run = await runCli(['audit', file, '--sarif', target], { env: env() });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^Error: cannot write the SARIF report to .*: (.* is a directory; name a file|its directory .* does not exist)\n$/);
+      expect(run.stderr).toMatch(
+        /^Error: cannot write the SARIF report to .*: (.* is a directory; name a file|its directory .* does not exist)\n$/,
+      );
       expect(run.stderr).not.toContain('internal error');
     }
   });
@@ -135,7 +146,10 @@ describe('one door out: what a user path or a big report may do', () => {
     mkdirSync(dir);
     writeFileSync(join(dir, '.platform-sync'), 'not a directory');
     writeFileSync(join(dir, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n');
-    const run = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve'], { cwd: dir, env: {} });
+    const run = await runCli(['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve'], {
+      cwd: dir,
+      env: {},
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^Error: .*\.platform-sync/);
     expect(run.stderr).not.toContain('internal error');
@@ -146,14 +160,23 @@ describe('one door out: what a user path or a big report may do', () => {
     mkdirSync(join(repo, '.git'), { recursive: true });
     mkdirSync(join(repo, 'manifests'));
     mkdirSync(join(temp.dir, 'outside'));
-    writeFileSync(join(repo, 'manifests', 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci-bot\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:.*"}\n');
+    writeFileSync(
+      join(repo, 'manifests', 'org.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci-bot\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: "repo:.*"}\n',
+    );
     writeFileSync(join(temp.dir, 'outside', 'org.yaml'), readFileSync(join(repo, 'manifests', 'org.yaml')));
-    const inside = await runCli(['audit', join(repo, 'manifests', 'org.yaml'), '--format', 'sarif'], { cwd: join(repo, 'manifests'), env: env() });
+    const inside = await runCli(['audit', join(repo, 'manifests', 'org.yaml'), '--format', 'sarif'], {
+      cwd: join(repo, 'manifests'),
+      env: env(),
+    });
     expect(inside.code, inside.stderr).not.toBe(1);
     const uris = [...inside.stdout.matchAll(/"uri": "([^"]*)"/g)].map((m) => m[1]);
     expect(uris.length).toBeGreaterThan(0);
     expect(new Set(uris)).toEqual(new Set(['manifests/org.yaml']));
-    const outside = await runCli(['audit', join(temp.dir, 'outside', 'org.yaml'), '--format', 'sarif'], { cwd: join(repo, 'manifests'), env: env() });
+    const outside = await runCli(['audit', join(temp.dir, 'outside', 'org.yaml'), '--format', 'sarif'], {
+      cwd: join(repo, 'manifests'),
+      env: env(),
+    });
     expect(outside.code, outside.stderr).not.toBe(1);
     // Outside the repository: an absolute file: URI (DESIGN.md §7), never ../
     expect(outside.stdout).toContain(`"uri": "file://${join(temp.dir, 'outside', 'org.yaml')}"`);
@@ -161,8 +184,17 @@ describe('one door out: what a user path or a big report may do', () => {
   });
 
   it('regression 13: the audit markdown of 8,000 findings is bounded and says how many it left out', () => {
-    const findings = Array.from({ length: 8000 }, (_, i) => ({ rule: 'pattern-any-owner', severity: 'high' as const, address: `identity:team-${i}/bot`, message: `subject pattern admits any owner (${'x'.repeat(120)})` }));
-    const report = { org: { name: 'acme', uid: 'u' }, findings, summary: { high: 8000, medium: 0, low: 0 } } as unknown as AuditReport;
+    const findings = Array.from({ length: 8000 }, (_, i) => ({
+      rule: 'pattern-any-owner',
+      severity: 'high' as const,
+      address: `identity:team-${i}/bot`,
+      message: `subject pattern admits any owner (${'x'.repeat(120)})`,
+    }));
+    const report = {
+      org: { name: 'acme', uid: 'u' },
+      findings,
+      summary: { high: 8000, medium: 0, low: 0 },
+    } as unknown as AuditReport;
     const markdown = renderMarkdownAudit(report);
     expect(markdown.length).toBeLessThanOrEqual(60_000);
     expect(markdown).toMatch(/_[\d,]+ more findings are not shown/);
@@ -174,7 +206,10 @@ describe('one door out: what a user path or a big report may do', () => {
     mkdirSync(real);
     // An earlier export: its files carry the export's mark and seal (what --force may replace, DESIGN.md §8 rev 6).
     const mark = '# Written by `platform-sync export`\n';
-    writeFileSync(join(real, 'org.yaml'), sealExportFile('org.yaml', `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n`));
+    writeFileSync(
+      join(real, 'org.yaml'),
+      sealExportFile('org.yaml', `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n`),
+    );
     const stale = `${mark}apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: stale-team\n`;
     writeFileSync(join(real, 'stale-team.yaml'), sealExportFile('stale-team.yaml', stale));
     const link = join(temp.dir, 'export-link');
@@ -209,7 +244,9 @@ describe('one door out: an export from a non-conforming server (regression 16)',
 
   it('fails naming the names manifests cannot hold, and writes nothing', async () => {
     const out = join(temp.dir, 'exported');
-    const run = await runCli(['export', '--org', 'acme', '--out', out], { env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN } });
+    const run = await runCli(['export', '--org', 'acme', '--out', out], {
+      env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: TOKEN },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('cannot export org acme');
     expect(run.stderr).toContain('nothing was written');
@@ -229,12 +266,20 @@ describe('one door out: a hostile server name holding newlines (regression 5, th
       orgs: [
         {
           name: 'acme',
-          identityProviders: [{ name: 'okta', defaultRole: 'viewer', oidc: { issuer: 'https://okta.example', clientId: 'c', clientSecret: 'seeded-secret-0123456789' }, groupMappings: [{ externalGroup: 'admins', role: 'viewer' }] }],
+          identityProviders: [
+            {
+              name: 'okta',
+              defaultRole: 'viewer',
+              oidc: { issuer: 'https://okta.example', clientId: 'c', clientSecret: 'seeded-secret-0123456789' },
+              groupMappings: [{ externalGroup: 'admins', role: 'viewer' }],
+            },
+          ],
         },
       ],
     });
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
-      const mappings = (body as { externalGroupRoleMappings?: { externalGroupId: string }[] }).externalGroupRoleMappings;
+      const mappings = (body as { externalGroupRoleMappings?: { externalGroupId: string }[] })
+        .externalGroupRoleMappings;
       if (request.method === 'GET' && mappings) for (const m of mappings) m.externalGroupId = FORGED;
       return body;
     });

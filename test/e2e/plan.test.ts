@@ -51,7 +51,11 @@ describe('platform-sync plan', () => {
 
     const md = await runCli(['plan', ACME, '--bootstrap', '--format', 'markdown'], { env: suite.env });
     expect(md.code).toBe(0);
-    expect(md.stdout.startsWith(`### platform-sync plan for \`acme\`\n\n**Plan: ${acmeCount} to create, 0 to update, 0 to delete.**\n`)).toBe(true);
+    expect(
+      md.stdout.startsWith(
+        `### platform-sync plan for \`acme\`\n\n**Plan: ${acmeCount} to create, 0 to update, 0 to delete.**\n`,
+      ),
+    ).toBe(true);
     expect(md.stdout).toContain('<details><summary>');
   });
 
@@ -74,15 +78,21 @@ describe('platform-sync plan', () => {
       await client.close();
     }
     const out = join(suite.dir, 'plan.json');
-    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode', '--out', out, '--verbose'], { env: suite.env });
+    const run = await runCli(['plan', ACME, '--bootstrap', '--detailed-exitcode', '--out', out, '--verbose'], {
+      env: suite.env,
+    });
     expectNoToken(run);
     expect(run.code).toBe(2);
-    expect(run.stdout).toContain('  ~ update repo:app\n      description: "Edited in the console" → "The Acme customer-facing application"\n');
+    expect(run.stdout).toContain(
+      '  ~ update repo:app\n      description: "Edited in the console" → "The Acme customer-facing application"\n',
+    );
     expect(run.stdout).toContain('  - delete identity:stray\n');
     expect(run.stdout).toContain('Plan: 0 to create, 1 to update, 1 to delete.');
     // --verbose: one line per request on stderr, paths only.
     expect(run.stderr).toMatch(/^GET \/iam\/v2\/groups\?\S* → 200 \(\d+ ms\)$/m);
-    expect(run.stderr).toContain(`Saved the plan to ${out}; apply exactly this plan with: platform-sync apply ${out} --manifests `);
+    expect(run.stderr).toContain(
+      `Saved the plan to ${out}; apply exactly this plan with: platform-sync apply ${out} --manifests `,
+    );
 
     const text = readFileSync(out, 'utf8');
     expect(text).not.toContain(TOKEN);
@@ -113,7 +123,9 @@ describe('platform-sync plan', () => {
     expect(run.stdout).toContain('! 1 other change is not in this plan because of --target');
 
     // A target that names nothing is an error, as in Terraform (issue 40): a typo must not read as "no changes".
-    const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], { env: suite.env });
+    const none = await runCli(['plan', ACME, '--bootstrap', '--target', 'repo:nothing', '--detailed-exitcode'], {
+      env: suite.env,
+    });
     expect(none.code).toBe(1);
     expect(none.stdout).toContain('x --target repo:nothing matches nothing');
     expect(none.stdout).not.toContain('The org matches the manifests');
@@ -144,16 +156,24 @@ describe('platform-sync plan', () => {
     expect(run.code).toBe(1);
     // A refused plan is still shown: what it would delete, and why it is refused.
     expect(run.stdout).toContain('- delete identity:stray');
-    expect(run.stdout).toContain('Refused: apply will not run this plan:\n  x identity:stray is protected (settings.protect) and may not be deleted\n');
-    expect(run.stderr).toBe('Error: the plan is refused:\n  - identity:stray is protected (settings.protect) and may not be deleted\n');
+    expect(run.stdout).toContain(
+      'Refused: apply will not run this plan:\n  x identity:stray is protected (settings.protect) and may not be deleted\n',
+    );
+    expect(run.stderr).toBe(
+      'Error: the plan is refused:\n  - identity:stray is protected (settings.protect) and may not be deleted\n',
+    );
   });
 
   it('fails with exit 1 and one clear line on bad input, never printing the token', async () => {
     const noToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: suite.emulator.url } });
     expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toBe('Error: no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)\n');
+    expect(noToken.stderr).toBe(
+      'Error: no API token: set PLATFORM_TOKEN or pass --token-file FILE (a token is never taken as a plain argument)\n',
+    );
 
-    const wrongToken = await runCli(['plan', ACME, '--bootstrap'], { env: { PLATFORM_API_URL: suite.emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` } });
+    const wrongToken = await runCli(['plan', ACME, '--bootstrap'], {
+      env: { PLATFORM_API_URL: suite.emulator.url, PLATFORM_TOKEN: `${TOKEN}-wrong` },
+    });
     expect(wrongToken.code).toBe(1);
     expect(wrongToken.stderr).toMatch(/^Error: .*401.*UNAUTHENTICATED/);
     expect(wrongToken.stderr).not.toContain(TOKEN);

@@ -36,9 +36,17 @@ function idpManifest(secret: string, extra = ''): string {
  * --auto-approve`, with the same `extra` arguments: both must refuse it (exit 1). The runs, for
  * what each must say.
  */
-async function refusedByPlanAndApply(suite: { env: Record<string, string> }, file: string, extra: string[] = [], planWarnsOnly = false): Promise<CliRun[]> {
+async function refusedByPlanAndApply(
+  suite: { env: Record<string, string> },
+  file: string,
+  extra: string[] = [],
+  planWarnsOnly = false,
+): Promise<CliRun[]> {
   const runs: CliRun[] = [];
-  for (const command of [['plan', file, ...extra], ['apply', file, ...extra, '--auto-approve']]) {
+  for (const command of [
+    ['plan', file, ...extra],
+    ['apply', file, ...extra, '--auto-approve'],
+  ]) {
     const run = await runCli(command, { env: suite.env });
     // A secret is read at apply: plan only warns about one it cannot find (DESIGN.md §3 rev 4).
     const warnsOnly = planWarnsOnly && command[0] === 'plan';
@@ -144,7 +152,9 @@ describe('secrets a pull request names', () => {
   it('a value shorter than 16 characters is refused by apply', async () => {
     const file = manifest('short', '{fromEnv: PLATFORM_SYNC_SECRET_SHORT}');
     suite.emulator.clearRequestLog();
-    const run = await runCli(['apply', file, '--rotate-secrets', '--auto-approve'], { env: { ...suite.env, PLATFORM_SYNC_SECRET_SHORT: 'tiny' } });
+    const run = await runCli(['apply', file, '--rotate-secrets', '--auto-approve'], {
+      env: { ...suite.env, PLATFORM_SYNC_SECRET_SHORT: 'tiny' },
+    });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('shorter than 16 characters');
     expect(writes(suite)).toEqual([]);
@@ -169,15 +179,24 @@ describe('renames against ignore and protect', () => {
 
   async function setUp(): Promise<void> {
     const file = join(suite.dir, 'setup.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: team\n      repos: [{name: legacy}]\n');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: team\n      repos: [{name: legacy}]\n',
+    );
     expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env: suite.env })).code).toBe(0);
     const client = openClient(suite.env.PLATFORM_API_URL!, TOKEN);
     try {
       const team = (await client.list('group', { name: 'team' })).items[0]!;
-      const carol = await client.create('identity', team.uid, { name: 'human-carol', claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'carol' } });
+      const carol = await client.create('identity', team.uid, {
+        name: 'human-carol',
+        claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'carol' },
+      });
       const roles = (await client.list('role', { name: 'owner' })).items;
       const org = (await client.list('group', { name: 'acme' })).items[0]!;
-      await client.create('roleBinding', org.uid, { identityUid: carol.uid, roleUid: roles.find((r) => !r.uid.includes('/'))!.uid });
+      await client.create('roleBinding', org.uid, {
+        identityUid: carol.uid,
+        roleUid: roles.find((r) => !r.uid.includes('/'))!.uid,
+      });
     } finally {
       await client.close();
     }
@@ -186,7 +205,14 @@ describe('renames against ignore and protect', () => {
   it('renamedFrom onto an ignored identity (a takeover) is refused with zero writes', async () => {
     await setUp();
     const file = join(suite.dir, 'takeover.yaml');
-    writeFileSync(file, base('team', ['      repos: [{name: legacy}]', '      identities:', `        - {name: takeover, renamedFrom: human-carol, claimMatch: {issuer: "${ISSUER}", subject: "repo:evil/x:ref:refs/heads/main"}}`]));
+    writeFileSync(
+      file,
+      base('team', [
+        '      repos: [{name: legacy}]',
+        '      identities:',
+        `        - {name: takeover, renamedFrom: human-carol, claimMatch: {issuer: "${ISSUER}", subject: "repo:evil/x:ref:refs/heads/main"}}`,
+      ]),
+    );
     suite.emulator.clearRequestLog();
     for (const run of await refusedByPlanAndApply(suite, file)) {
       expect(run.stdout).toContain('is renamedFrom "human-carol", but identity:team/human-carol is ignored');
@@ -213,7 +239,10 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
 
   it('a 16-star glob is validated and planned at once', async () => {
     const file = join(suite.dir, 'glob.yaml');
-    writeFileSync(file, `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: ${'a'.repeat(40)}}]\nsettings:\n  ignore: ["repo:${'*a'.repeat(16)}*c"]\n`);
+    writeFileSync(
+      file,
+      `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: ${'a'.repeat(40)}}]\nsettings:\n  ignore: ["repo:${'*a'.repeat(16)}*c"]\n`,
+    );
     const run = await runCli(['validate', file]);
     expect(run.code, run.stdout).toBe(0);
     expect((await runCli(['plan', file, '--bootstrap'], { env: suite.env })).code).toBe(0);
@@ -221,7 +250,10 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
 
   it('a look-alike issuer is refused naming its code point, before any request', async () => {
     const file = join(suite.dir, 'lookalike.yaml');
-    writeFileSync(file, `apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: ci, claimMatch: {issuer: "https://t\u043eken.actions.githubusercontent.com", subject: x}}\n`);
+    writeFileSync(
+      file,
+      `apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: ci, claimMatch: {issuer: "https://t\u043eken.actions.githubusercontent.com", subject: x}}\n`,
+    );
     suite.emulator.clearRequestLog();
     const run = await runCli(['plan', file, '--bootstrap'], { env: suite.env });
     expect(run.code).toBe(1);
@@ -248,7 +280,10 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
   it('raw ESC, BEL, CR, C1, bidi and zero-width characters never reach any output format or the step summary', async () => {
     const hostile = 'x\u001b[2J\u0007\r\u009b\u202eevil\u200b\ufeff';
     const file = join(suite.dir, 'hidden.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: hidden\n  repos: [{name: app, description: "declared"}]\n');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: hidden\n  repos: [{name: app, description: "declared"}]\n',
+    );
     expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env: suite.env })).code).toBe(0);
     const client = openClient(suite.env.PLATFORM_API_URL!, TOKEN);
     try {
@@ -263,7 +298,9 @@ describe('globs, look-alikes, other orgs and hidden text', () => {
     const summary = join(suite.dir, 'summary.md');
     for (const command of ['plan', 'drift']) {
       for (const format of ['text', 'json', 'markdown']) {
-        const run = await runCli([command, file, '--format', format], { env: { ...suite.env, GITHUB_STEP_SUMMARY: summary } });
+        const run = await runCli([command, file, '--format', format], {
+          env: { ...suite.env, GITHUB_STEP_SUMMARY: summary },
+        });
         expect(run.code, `${command} ${format}: ${run.stderr}`).toBe(command === 'drift' ? 2 : 0);
         expect(RAW.test(run.stdout + run.stderr), `${command} --format ${format}`).toBe(false);
         expect(run.stdout, `${command} --format ${format}`).toMatch(/evil/);
@@ -283,11 +320,19 @@ describe('the size of a manifest set', () => {
     const dir = join(suite.dir, 'many');
     mkdirSync(dir);
     const doc = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${Array.from({ length: 50 }, (_, i) => `    - {name: r${i}, description: "${'x'.repeat(100)}"}`).join('\n')}\n`;
-    for (let i = 0; i < 4; i++) writeFileSync(join(dir, `part-${i}.yaml`), doc.replace('repos:', i === 0 ? 'repos:' : 'groups:\n    - name: g' + i + '\n      repos:').replace(/\n {4}- \{name/g, i === 0 ? '\n    - {name' : '\n        - {name'));
+    for (let i = 0; i < 4; i++)
+      writeFileSync(
+        join(dir, `part-${i}.yaml`),
+        doc
+          .replace('repos:', i === 0 ? 'repos:' : 'groups:\n    - name: g' + i + '\n      repos:')
+          .replace(/\n {4}- \{name/g, i === 0 ? '\n    - {name' : '\n        - {name'),
+      );
     const limit = String(doc.length * 2);
     const validate = await runCli(['validate', dir, '--max-manifest-bytes', limit]);
     expect(validate.code).toBe(1);
-    expect(validate.stdout).toContain(`over the limit of ${limit} bytes for a manifest set (--max-manifest-bytes); nothing was read`);
+    expect(validate.stdout).toContain(
+      `over the limit of ${limit} bytes for a manifest set (--max-manifest-bytes); nothing was read`,
+    );
     suite.emulator.clearRequestLog();
     const plan = await runCli(['plan', dir, '--bootstrap', '--max-manifest-bytes', limit], { env: suite.env });
     expect(plan.code).toBe(1);

@@ -9,11 +9,26 @@ import { REPO_ROOT, runCli } from './cli-harness.js';
 import { allDocs } from '../support/docs.js';
 
 const readme = allDocs();
-const COMMANDS = ['validate', 'plan', 'apply', 'drift', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo', 'accept-invite'];
+const COMMANDS = [
+  'validate',
+  'plan',
+  'apply',
+  'drift',
+  'audit',
+  'access',
+  'show',
+  'export',
+  'emulator',
+  'init',
+  'demo',
+  'accept-invite',
+];
 
 /** The long options a help text lists. */
 function optionsOf(help: string): string[] {
-  return [...new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!))].filter((o) => o !== '--help');
+  return [...new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!))].filter(
+    (o) => o !== '--help',
+  );
 }
 
 describe('README and --help', () => {
@@ -21,14 +36,16 @@ describe('README and --help', () => {
     const missing: string[] = [];
     for (const command of COMMANDS) {
       const help = (await runCli([command, '--help'])).stdout;
-      for (const option of optionsOf(help)) if (!readme.includes(`\`${option}`) && !readme.includes(` ${option}`)) missing.push(`${command} ${option}`);
+      for (const option of optionsOf(help))
+        if (!readme.includes(`\`${option}`) && !readme.includes(` ${option}`)) missing.push(`${command} ${option}`);
     }
     expect(missing).toEqual([]);
   });
 
   it("give every command's help examples", async () => {
     const without: string[] = [];
-    for (const command of COMMANDS) if (!/Examples?:/.test((await runCli([command, '--help'])).stdout)) without.push(command);
+    for (const command of COMMANDS)
+      if (!/Examples?:/.test((await runCli([command, '--help'])).stdout)) without.push(command);
     expect(without).toEqual([]);
   });
 
@@ -47,7 +64,10 @@ describe('README and --help', () => {
     const help = (await runCli(['--help'])).stdout;
     const list = /Options of ([a-z, ]+) \(before or after/.exec(help)![1]!.replace(' and ', ', ').split(', ');
     expect(list).toEqual(expect.arrayContaining(['plan', 'apply', 'drift', 'audit', 'access', 'export', 'show']));
-    for (const line of readme.split('\n').filter((l) => /`plan`, `apply`, `drift`, /.test(l) && !l.startsWith('| `command`'))) for (const command of list) expect(line, line).toContain(`\`${command}\``);
+    for (const line of readme
+      .split('\n')
+      .filter((l) => /`plan`, `apply`, `drift`, /.test(l) && !l.startsWith('| `command`')))
+      for (const command of list) expect(line, line).toContain(`\`${command}\``);
   });
 
   it('cite no DESIGN.md: users have the README, the schemas and --help', () => {

@@ -32,7 +32,10 @@ describe("the README's library API", () => {
     expect(code).toContain('bootstrap: true');
     const file = join(SNIPPETS, 'library.ts');
     // What the example prints is kept; its last values are exported for the checks below.
-    writeFileSync(file, `export const written: string[] = [];\n${code.replace('describeDrift(plan(desired, after)).inSync;', 'export const inSync = describeDrift(plan(desired, after)).inSync;').replace('const result = await apply(', 'export const result = await apply(')}`);
+    writeFileSync(
+      file,
+      `export const written: string[] = [];\n${code.replace('describeDrift(plan(desired, after)).inSync;', 'export const inSync = describeDrift(plan(desired, after)).inSync;').replace('const result = await apply(', 'export const result = await apply(')}`,
+    );
     const ran = (await import(file)) as { written: string[]; inSync: boolean; result: { ok: boolean } };
     expect(ran.result.ok).toBe(true);
     expect(ran.inSync).toBe(true);
@@ -45,8 +48,20 @@ describe("the README's library API", () => {
   });
 
   it('a refused plan never reads "No changes", and drift files a missing org as missing', () => {
-    const desired = { org: { name: 'newco', source: { file: 'o.yaml', line: 1, column: 1 } }, resources: [], settings: { prune: true, ignore: [], protect: [] }, files: [] } as lib.DesiredState;
-    const live = { org: null, resources: [], incomplete: [], ambiguities: [], unplaced: [], builtinRoles: {} } as unknown as lib.LiveState;
+    const desired = {
+      org: { name: 'newco', source: { file: 'o.yaml', line: 1, column: 1 } },
+      resources: [],
+      settings: { prune: true, ignore: [], protect: [] },
+      files: [],
+    } as lib.DesiredState;
+    const live = {
+      org: null,
+      resources: [],
+      incomplete: [],
+      ambiguities: [],
+      unplaced: [],
+      builtinRoles: {},
+    } as unknown as lib.LiveState;
     const refused = lib.plan(desired, live);
     expect(refused.refusals.map((r) => r.rule)).toEqual(['org-not-visible']);
     const text = lib.renderTextPlan(refused, { color: false });
@@ -58,7 +73,11 @@ describe("the README's library API", () => {
   });
 
   it('exportOrg takes {name} or {uid} and names the org it could not find', async () => {
-    const emulator = await lib.startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: 'export-org-token-1234', role: 'owner' }] });
+    const emulator = await lib.startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [{ token: 'export-org-token-1234', role: 'owner' }],
+    });
     const client = lib.createClient({ baseUrl: emulator.url, token: 'export-org-token-1234' });
     try {
       await expect(lib.exportOrg(client, { name: 'nowhere' })).rejects.toThrow(/org "nowhere" is not visible/);
@@ -73,8 +92,24 @@ describe("the README's library API", () => {
 
   it('exports what it documents, in the shapes it documents', () => {
     expect(typeof lib.readTokensFile).toBe('function');
-    const p = lib.plan({ org: { name: 'a', source: { file: 'o', line: 1, column: 1 } }, resources: [], settings: { prune: true, ignore: [], protect: [] }, files: [] } as lib.DesiredState, { org: { uid: 'u', name: 'a' }, resources: [], incomplete: [], ambiguities: [], unplaced: [], builtinRoles: {} } as unknown as lib.LiveState);
-    for (const view of [lib.renderJsonPlan(p), lib.renderJsonDrift(lib.describeDrift(p))]) expect(typeof view).toBe('string');
+    const p = lib.plan(
+      {
+        org: { name: 'a', source: { file: 'o', line: 1, column: 1 } },
+        resources: [],
+        settings: { prune: true, ignore: [], protect: [] },
+        files: [],
+      } as lib.DesiredState,
+      {
+        org: { uid: 'u', name: 'a' },
+        resources: [],
+        incomplete: [],
+        ambiguities: [],
+        unplaced: [],
+        builtinRoles: {},
+      } as unknown as lib.LiveState,
+    );
+    for (const view of [lib.renderJsonPlan(p), lib.renderJsonDrift(lib.describeDrift(p))])
+      expect(typeof view).toBe('string');
     expect(JSON.parse(lib.renderJsonPlan(p))).toEqual(lib.toPlanDocument(p));
   });
 });

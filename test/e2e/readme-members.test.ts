@@ -26,7 +26,9 @@ describe("the README's members example", () => {
     expect((await runCli(['validate', dir])).code).toBe(0);
     const plan = await runCli(['plan', dir, '--bootstrap', '--format', 'json'], { env: suite.env });
     expect(plan.code, plan.stderr).toBe(0);
-    const json = JSON.parse(plan.stdout) as { members: { email: string; role: string; state: string; expirationTime: string }[] };
+    const json = JSON.parse(plan.stdout) as {
+      members: { email: string; role: string; state: string; expirationTime: string }[];
+    };
     expect(json.members.map((m) => [m.email, m.role, m.state])).toEqual([
       ['alice@acme.dev', 'viewer', 'invited'],
       ['bob@acme.dev', 'registry.push', 'invited'],

@@ -48,7 +48,9 @@ describe('the token planted in live data', () => {
   it('never appears in drift output or in the job summary', async () => {
     const summary = join(suite.dir, 'summary.md');
     for (const format of ['text', 'json', 'markdown']) {
-      const run = await runCli(['drift', ACME, '--format', format], { env: { ...suite.env, GITHUB_STEP_SUMMARY: summary } });
+      const run = await runCli(['drift', ACME, '--format', format], {
+        env: { ...suite.env, GITHUB_STEP_SUMMARY: summary },
+      });
       expect(run.code, run.stderr).toBe(2);
       expectRedacted(run, `drift --format ${format}`);
     }

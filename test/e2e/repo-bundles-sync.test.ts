@@ -26,7 +26,9 @@ const manifest = (bundles: string, expiration: string, syncApks = true) =>
 async function appliedWrites(suite: SuiteEmulator, dir: string): Promise<string[]> {
   suite.emulator.clearRequestLog();
   expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
-  const writes = suite.emulator.requestLog.filter((e) => e.method !== 'GET').map((e) => `${e.method} ${e.query.updateMask}`);
+  const writes = suite.emulator.requestLog
+    .filter((e) => e.method !== 'GET')
+    .map((e) => `${e.method} ${e.query.updateMask}`);
   expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   return writes;
 }
@@ -44,7 +46,9 @@ describe('repo bundles and syncConfig', () => {
   const dir = join(suite.dir, 'm');
   const writes = () => suite.emulator.requestLog.filter((e) => e.method !== 'GET');
   const liveRepo = async (): Promise<Record<string, unknown>> => {
-    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=nginx`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=nginx`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     return ((await res.json()) as { repos: Record<string, unknown>[] }).repos[0]!;
   };
 
@@ -53,7 +57,11 @@ describe('repo bundles and syncConfig', () => {
     const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stderr).toBe(0);
     // The service answers every time with milliseconds and Z (issue 48): the same instant, so a re-plan is empty.
-    expect(await liveRepo()).toMatchObject({ name: 'nginx', bundles: ['featured', 'fips'], syncConfig: { source: SOURCE, expiration: '2027-06-30T00:00:00.000Z', syncApks: true, uniqueTags: false } });
+    expect(await liveRepo()).toMatchObject({
+      name: 'nginx',
+      bundles: ['featured', 'fips'],
+      syncConfig: { source: SOURCE, expiration: '2027-06-30T00:00:00.000Z', syncApks: true, uniqueTags: false },
+    });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
     expect((await runCli(['drift', dir], { env: suite.env })).code).toBe(0);
   });
@@ -71,7 +79,17 @@ describe('repo bundles and syncConfig', () => {
     suite.emulator.clearRequestLog();
     expect((await runCli(['apply', dir, '--auto-approve'], { env: suite.env })).code).toBe(0);
     expect(writes().map((e) => `${e.method} ${e.query.updateMask}`)).toEqual(['PATCH syncConfig.expiration']);
-    expect((await liveRepo()).syncConfig).toEqual({ source: SOURCE, expiration: '2027-12-31T00:00:00.000Z', syncApks: true, uniqueTags: false, gracePeriod: false, amazon: '', google: '', azure: '', apkoOverlay: '' });
+    expect((await liveRepo()).syncConfig).toEqual({
+      source: SOURCE,
+      expiration: '2027-12-31T00:00:00.000Z',
+      syncApks: true,
+      uniqueTags: false,
+      gracePeriod: false,
+      amazon: '',
+      google: '',
+      azure: '',
+      apkoOverlay: '',
+    });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
@@ -108,7 +126,16 @@ describe("the provider's repo fields", () => {
   const OVERLAY = '{"contents":{"packages":["curl"]}}';
   const ECR = '123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror';
   const GAR = 'us-docker.pkg.dev/acme-prod/mirror';
-  const repo = (extra: string[]) => ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  repos:', '    - name: app', ...extra.map((l) => `      ${l}`), ''].join('\n');
+  const repo = (extra: string[]) =>
+    [
+      'apiVersion: platform-sync/v1',
+      'org:',
+      '  name: acme',
+      '  repos:',
+      '    - name: app',
+      ...extra.map((l) => `      ${l}`),
+      '',
+    ].join('\n');
   const FULL = [
     'tier: FIPS',
     'aliases: ["app:fips", "docker.io/acme/app:1.27"]',
@@ -120,15 +147,24 @@ describe("the provider's repo fields", () => {
     writeFileSync(join(dir, 'org.yaml'), repo(FULL));
     const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: suite.env });
     expect(apply.code, apply.stderr).toBe(0);
-    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, { headers: { authorization: `Bearer ${suite.env.PLATFORM_TOKEN}` } });
+    const res = await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, {
+      headers: { authorization: `Bearer ${suite.env.PLATFORM_TOKEN}` },
+    });
     const live = ((await res.json()) as { repos: Record<string, unknown>[] }).repos[0]!;
     // Sent exactly: the tier in full, every member of the entitlement (a member left out is its zero value).
-    expect(live).toMatchObject({ catalogTier: 'CATALOG_TIER_FIPS', aliases: ['app:fips', 'docker.io/acme/app:1.27'], activeTags: ['latest', '1.27'], syncConfig: { gracePeriod: true, amazon: ECR, google: '', azure: '', apkoOverlay: OVERLAY } });
+    expect(live).toMatchObject({
+      catalogTier: 'CATALOG_TIER_FIPS',
+      aliases: ['app:fips', 'docker.io/acme/app:1.27'],
+      activeTags: ['latest', '1.27'],
+      syncConfig: { gracePeriod: true, amazon: ECR, google: '', azure: '', apkoOverlay: OVERLAY },
+    });
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
   });
 
   it('an overlay compares as JSON: another spelling of the same JSON is no change', async () => {
-    const spelled = FULL.map((l) => l.replace(`apkoOverlay: '${OVERLAY}'`, `apkoOverlay: '{ "contents": { "packages": [ "curl" ] } }'`));
+    const spelled = FULL.map((l) =>
+      l.replace(`apkoOverlay: '${OVERLAY}'`, `apkoOverlay: '{ "contents": { "packages": [ "curl" ] } }'`),
+    );
     expect(spelled).not.toEqual(FULL);
     writeFileSync(join(dir, 'org.yaml'), repo(spelled));
     expect((await runCli(['plan', dir, '--detailed-exitcode'], { env: suite.env })).code).toBe(0);
@@ -140,11 +176,21 @@ describe("the provider's repo fields", () => {
   });
 
   it('a change is one PATCH whose mask names only what changed; sets compare without order', async () => {
-    writeFileSync(join(dir, 'org.yaml'), repo(['tier: CATALOG_TIER_BASE', 'aliases: ["docker.io/acme/app:1.27", "app:fips"]', 'activeTags: [latest]', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: "", google: "${GAR}", apkoOverlay: '${OVERLAY}'}`]));
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      repo([
+        'tier: CATALOG_TIER_BASE',
+        'aliases: ["docker.io/acme/app:1.27", "app:fips"]',
+        'activeTags: [latest]',
+        `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00.000Z", gracePeriod: true, amazon: "", google: "${GAR}", apkoOverlay: '${OVERLAY}'}`,
+      ]),
+    );
     const plan = await runCli(['plan', dir], { env: suite.env });
     // The plan shows what is sent: the tier in full, read from either spelling.
     expect(plan.stdout).toMatch(/tier: +"CATALOG_TIER_FIPS" → "CATALOG_TIER_BASE"/);
-    expect(await appliedWrites(suite, dir)).toEqual(['PATCH catalogTier,activeTags,syncConfig.amazon,syncConfig.google']);
+    expect(await appliedWrites(suite, dir)).toEqual([
+      'PATCH catalogTier,activeTags,syncConfig.amazon,syncConfig.google',
+    ]);
   });
 
   it('are exported and plan back to nothing', async () => {
@@ -158,11 +204,21 @@ describe("the provider's repo fields", () => {
   });
 
   it('refuses a tier outside the enum and an overlay that is not JSON, with their positions', async () => {
-    writeFileSync(join(dir, 'org.yaml'), repo(['tier: GOLD', `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", apkoOverlay: "{contents"}`]));
+    writeFileSync(
+      join(dir, 'org.yaml'),
+      repo([
+        'tier: GOLD',
+        `syncConfig: {source: "${SOURCE}", expiration: "2027-06-30T00:00:00Z", apkoOverlay: "{contents"}`,
+      ]),
+    );
     const validate = await runCli(['validate', dir], { env: suite.env });
     expect(validate.code).toBe(1);
-    expect(validate.stdout).toMatch(/org\.yaml:6:\d+: .*"GOLD" for tier of repo "app"; expected one of APPLICATION, BASE, FIPS, AI, DEVTOOLS, COMMERCIAL/);
-    expect(validate.stdout).toMatch(/org\.yaml:7:\d+: syncConfig\.apkoOverlay of repo "app" is not JSON text of an object/);
+    expect(validate.stdout).toMatch(
+      /org\.yaml:6:\d+: .*"GOLD" for tier of repo "app"; expected one of APPLICATION, BASE, FIPS, AI, DEVTOOLS, COMMERCIAL/,
+    );
+    expect(validate.stdout).toMatch(
+      /org\.yaml:7:\d+: syncConfig\.apkoOverlay of repo "app" is not JSON text of an object/,
+    );
     // Refused before any request: apply changes nothing.
     suite.emulator.clearRequestLog();
     const apply = await runCli(['apply', dir, '--auto-approve'], { env: suite.env });

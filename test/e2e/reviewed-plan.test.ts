@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'reviewed-plan-token-4e1a';
-const org = (repos: string[]) => `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${repos.map((r) => `    - {name: ${r}}`).join('\n')}\n`;
+const org = (repos: string[]) =>
+  `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${repos.map((r) => `    - {name: ${r}}`).join('\n')}\n`;
 
 describe('apply what was reviewed', () => {
   const suite = useSuiteEmulator(TOKEN, 'reviewed', () => mkdirSync(dir));
@@ -44,9 +45,17 @@ describe('apply what was reviewed', () => {
     writeFileSync(join(dir, 'org.yaml'), org(['app', 'web']));
     expect((await runCli(['plan', dir, '--out', planFile], { env: suite.env })).code).toBe(0);
     // Someone changes the org by hand between the review and the merge.
-    const root = (await (await fetch(`${suite.emulator.url}/iam/v2/groups?name=acme`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { groups: { uid: string }[] };
-    const repos = (await (await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { repos: { uid: string }[] };
-    await fetch(`${suite.emulator.url}/registry/v2/repos/${repos.repos[0]!.uid}?updateMask=description`, { method: 'PATCH', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"description":"by hand"}' });
+    const root = (await (
+      await fetch(`${suite.emulator.url}/iam/v2/groups?name=acme`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as { groups: { uid: string }[] };
+    const repos = (await (
+      await fetch(`${suite.emulator.url}/registry/v2/repos?name=app`, { headers: { authorization: `Bearer ${TOKEN}` } })
+    ).json()) as { repos: { uid: string }[] };
+    await fetch(`${suite.emulator.url}/registry/v2/repos/${repos.repos[0]!.uid}?updateMask=description`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{"description":"by hand"}',
+    });
     expect(root.groups).toHaveLength(1);
     const apply = await runCli(['apply', planFile, '--manifests', dir, '--auto-approve'], { env: suite.env });
     expect(apply.code).toBe(1);
@@ -63,7 +72,9 @@ describe('apply what was reviewed', () => {
     const { readFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'org.yaml'), org(['app', 'web', 'aged']));
     expect((await runCli(['plan', dir, '--out', planFile, '--plan-ttl', '2h'], { env: suite.env })).code).toBe(0);
-    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as { basis: { options: { now: number; planTtlMs: number } } };
+    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as {
+      basis: { options: { now: number; planTtlMs: number } };
+    };
     expect(saved.basis.options.planTtlMs).toBe(2 * 3_600_000);
     // Made three hours ago, as a re-run of an old apply job would find it.
     saved.basis.options.now -= 3 * 3_600_000;
@@ -71,7 +82,9 @@ describe('apply what was reviewed', () => {
     suite.emulator.clearRequestLog();
     const apply = await runCli(['apply', planFile, '--auto-approve'], { env: suite.env });
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('the saved plan was made 3 hours ago, and plans are good for 2 hours (plan --plan-ttl); plan again and review that plan; nothing was changed');
+    expect(apply.stderr).toContain(
+      'the saved plan was made 3 hours ago, and plans are good for 2 hours (plan --plan-ttl); plan again and review that plan; nothing was changed',
+    );
     expect(suite.emulator.requestLog).toEqual([]);
     const bad = await runCli(['plan', dir, '--out', planFile, '--plan-ttl', 'forever'], { env: suite.env });
     expect(bad.code).toBe(1);

@@ -17,7 +17,14 @@ describe('rough edges', () => {
   let env: Record<string, string>;
   const temp = makeTempDir('rough');
   beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [
+        { token: OWNER, role: 'owner' },
+        { token: VIEWER, role: 'viewer' },
+      ],
+    });
     env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
     await applyManifests(emulator.url, OWNER, [ACME]);
   });
@@ -28,7 +35,10 @@ describe('rough edges', () => {
 
   it('keeps acronyms in schema hints: "AWS account id", not "aWS"', async () => {
     const file = join(temp.dir, 'no-account.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: x\n      awsIdentity: {arn: "arn:aws:iam::123456789012:role/x"}\n');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: x\n      awsIdentity: {arn: "arn:aws:iam::123456789012:role/x"}\n',
+    );
     const run = await runCli(['validate', file]);
     expect(run.stdout).toContain('expected awsAccount: AWS account id');
   });
@@ -36,7 +46,9 @@ describe('rough edges', () => {
   it('says that --target took the manifest path, and how to write it', async () => {
     const run = await runCli(['plan', '--target', 'identity:*', ACME], { env });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`no manifest paths: --target took ${JSON.stringify(ACME)} as an address (it takes every word after it)`);
+    expect(run.stderr).toContain(
+      `no manifest paths: --target took ${JSON.stringify(ACME)} as an address (it takes every word after it)`,
+    );
     expect(run.stderr).toContain('or end the addresses with --');
     const ended = await runCli(['plan', '--target', 'identity:*', '--', ACME], { env });
     expect(ended.code, ended.stderr).toBe(0);
@@ -80,13 +92,17 @@ describe('rough edges', () => {
       `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n${Array.from({ length: 20 }, (_, i) => `    - name: extra-${i}\n`).join('')}`,
     );
     emulator.clearRequestLog();
-    const run = await runCli(['apply', fresh, '--auto-approve', '--concurrency', '2'], { env: { ...env, PLATFORM_TOKEN: VIEWER } });
+    const run = await runCli(['apply', fresh, '--auto-approve', '--concurrency', '2'], {
+      env: { ...env, PLATFORM_TOKEN: VIEWER },
+    });
     expect(run.code).toBe(1);
     const refusedWrites = emulator.requestLog.filter((e) => e.method !== 'GET');
     expect(refusedWrites.length).toBeGreaterThan(0);
     expect(refusedWrites.length).toBeLessThanOrEqual(2); // the ones already in flight, no more
     expect((run.stdout.match(/PERMISSION_DENIED/g) ?? []).length).toBe(refusedWrites.length * 2);
-    expect(run.stdout).toMatch(/- 1[89] steps not sent: the API refused the token, so every other write would be refused too/);
+    expect(run.stdout).toMatch(
+      /- 1[89] steps not sent: the API refused the token, so every other write would be refused too/,
+    );
     expect(run.stdout).toContain('Next: the API refused the token');
   });
 
@@ -103,7 +119,10 @@ describe('rough edges', () => {
 
   it('an empty list key (the last item deleted) is an empty list', async () => {
     const file = join(temp.dir, 'empty-list.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n  repos:\nsettings:\n  ignore:\n');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n  repos:\nsettings:\n  ignore:\n',
+    );
     const run = await runCli(['validate', file]);
     expect(run.stdout).toBe('ok: 1 file, 1 resource, org acme\n');
     expect(run.code).toBe(0);
@@ -121,18 +140,46 @@ describe('rough edges', () => {
   });
 
   it('the emulator checks its --state directory at start, naming it', async () => {
-    const run = await runCli(['emulator', '--port', '0', '--token', 'x-token-123456', '--state', join(temp.dir, 'missing-dir', 'state.json')]);
+    const run = await runCli([
+      'emulator',
+      '--port',
+      '0',
+      '--token',
+      'x-token-123456',
+      '--state',
+      join(temp.dir, 'missing-dir', 'state.json'),
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`Error: cannot use the emulator state file ${join(temp.dir, 'missing-dir', 'state.json')}: its directory ${join(temp.dir, 'missing-dir')} does not exist\n`);
+    expect(run.stderr).toBe(
+      `Error: cannot use the emulator state file ${join(temp.dir, 'missing-dir', 'state.json')}: its directory ${join(temp.dir, 'missing-dir')} does not exist\n`,
+    );
   });
 
   it('lists commands in the order of the work, and spells every error "Error:"', async () => {
     const help = await runCli(['--help']);
-    const section = help.stdout.slice(help.stdout.indexOf('Commands:'), help.stdout.indexOf('\n\n', help.stdout.indexOf('Commands:')));
-    const commands = [...section.matchAll(/^ {2}(\w+)( \[options\])?( <paths\.\.\.>| \[paths\.\.\.\])?\s/gm)].map((m) => m[1]);
-    expect(commands).toEqual(['validate', 'plan', 'apply', 'drift', 'adopt', 'audit', 'access', 'show', 'export', 'emulator', 'init', 'demo', 'help']);
+    const section = help.stdout.slice(
+      help.stdout.indexOf('Commands:'),
+      help.stdout.indexOf('\n\n', help.stdout.indexOf('Commands:')),
+    );
+    const commands = [...section.matchAll(/^ {2}(\w+)( \[options\])?( <paths\.\.\.>| \[paths\.\.\.\])?\s/gm)].map(
+      (m) => m[1],
+    );
+    expect(commands).toEqual([
+      'validate',
+      'plan',
+      'apply',
+      'drift',
+      'adopt',
+      'audit',
+      'access',
+      'show',
+      'export',
+      'emulator',
+      'init',
+      'demo',
+      'help',
+    ]);
     const unknown = await runCli(['plan', ACME, '--bogus']);
     expect(unknown.stderr).toMatch(/^Error: unknown option '--bogus'/);
   });
 });
-

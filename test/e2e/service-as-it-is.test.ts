@@ -107,14 +107,21 @@ describe('the service as it is: its catalog, its built-in roles, its enums and r
   });
 
   it('refuses an unknown capability, an alias without a tag and a mirror that is no repository, naming each; nothing is written', async () => {
-    const bad = manifest().replace('roles.create, ', 'roles.crate, ').replace('"nginx:latest"', '"nginx"').replace('azure: acmeprod.azurecr.io/mirror', 'azure: "https://acmeprod.azurecr.io"');
+    const bad = manifest()
+      .replace('roles.create, ', 'roles.crate, ')
+      .replace('"nginx:latest"', '"nginx"')
+      .replace('azure: acmeprod.azurecr.io/mirror', 'azure: "https://acmeprod.azurecr.io"');
     const badDir = join(suite.dir, 'bad');
     mkdirSync(badDir, { recursive: true });
     writeFileSync(join(badDir, 'org.yaml'), bad);
     const validate = await runCli(['validate', badDir]);
     expect(validate.code).toBe(1);
-    expect(validate.stdout).toMatch(/org\.yaml:9:\d+: unknown capability "roles\.crate" in role "access-admin"; expected one of the service's 153 capabilities \(did you mean "roles\.create"\?\) — the nearest: roles\.create,/);
-    expect(validate.stdout).toMatch(/org\.yaml:18:\d+: invalid 0 "nginx" for aliases of repo "nginx"; expected another name of the image: an image reference with a tag/);
+    expect(validate.stdout).toMatch(
+      /org\.yaml:9:\d+: unknown capability "roles\.crate" in role "access-admin"; expected one of the service's 153 capabilities \(did you mean "roles\.create"\?\) — the nearest: roles\.create,/,
+    );
+    expect(validate.stdout).toMatch(
+      /org\.yaml:18:\d+: invalid 0 "nginx" for aliases of repo "nginx"; expected another name of the image: an image reference with a tag/,
+    );
     expect(validate.stdout).toMatch(/org\.yaml:\d+:\d+: .*"https:\/\/acmeprod\.azurecr\.io".*azure/);
     suite.emulator.clearRequestLog();
     const apply = await runCli(['apply', badDir, '--auto-approve'], { env: suite.env });
@@ -136,21 +143,31 @@ describe('read generously: other spellings of the tier, and a capability the cat
   const temp = makeTempDir('service-newer');
   let emulator: Emulator;
   let proxy: Server;
-  const env = () => ({ PLATFORM_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, PLATFORM_TOKEN: TOKEN });
+  const env = () => ({
+    PLATFORM_API_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    PLATFORM_TOKEN: TOKEN,
+  });
   /** What a newer service answers: the tier spelled otherwise, and the future capability in owner and in "scanner". */
   const newer = (body: unknown): unknown => {
     const rewrite = (item: Record<string, unknown>): Record<string, unknown> => {
       const out = { ...item };
       if (out.catalogTier === 'CATALOG_TIER_FIPS') out.catalogTier = 'FIPS';
       else if (out.catalogTier === 'CATALOG_TIER_UNSPECIFIED') out.catalogTier = out.name === 'blank' ? '' : 'UNKNOWN';
-      if ((out.name === 'owner' || out.name === 'scanner') && Array.isArray(out.capabilities) && !out.capabilities.includes(FUTURE)) out.capabilities = [...out.capabilities, FUTURE];
+      if (
+        (out.name === 'owner' || out.name === 'scanner') &&
+        Array.isArray(out.capabilities) &&
+        !out.capabilities.includes(FUTURE)
+      )
+        out.capabilities = [...out.capabilities, FUTURE];
       // An identity of another relationship, with the service principal's zero value sent too.
-      if (out.claimMatch !== undefined && out.servicePrincipal === undefined) out.servicePrincipal = 'SERVICE_PRINCIPAL_UNSPECIFIED';
+      if (out.claimMatch !== undefined && out.servicePrincipal === undefined)
+        out.servicePrincipal = 'SERVICE_PRINCIPAL_UNSPECIFIED';
       return out;
     };
     if (body === null || typeof body !== 'object') return body;
     const b = body as Record<string, unknown>;
-    for (const plural of ['repos', 'roles', 'identities']) if (Array.isArray(b[plural])) return { ...b, [plural]: (b[plural] as Record<string, unknown>[]).map(rewrite) };
+    for (const plural of ['repos', 'roles', 'identities'])
+      if (Array.isArray(b[plural])) return { ...b, [plural]: (b[plural] as Record<string, unknown>[]).map(rewrite) };
     return rewrite(b);
   };
   beforeAll(async () => {
@@ -161,9 +178,15 @@ describe('read generously: other spellings of the tier, and a capability the cat
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)),
+        ) as Record<string, string>;
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        const answer = await fetch(`${emulator.url}${req.url}`, { method: req.method!, headers, ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}) });
+        const answer = await fetch(`${emulator.url}${req.url}`, {
+          method: req.method!,
+          headers,
+          ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
+        });
         const text = await answer.text();
         let out = text;
         try {
@@ -180,7 +203,22 @@ describe('read generously: other spellings of the tier, and a capability the cat
     mkdirSync(dir);
     writeFileSync(
       join(dir, 'org.yaml'),
-      ['apiVersion: platform-sync/v1', 'org:', '  name: acme', '  identities:', `    - {name: scan-bot, claimMatch: {issuer: "${GH}", subject: "repo:acme/scan:ref:refs/heads/main"}}`, '  roleBindings:', '    - {identity: scan-bot, role: scanner}', '  roles:', '    - {name: scanner, capabilities: [repo.list]}', '  repos:', '    - {name: nginx, tier: FIPS}', '    - {name: blank}', '    - {name: other}', ''].join('\n'),
+      [
+        'apiVersion: platform-sync/v1',
+        'org:',
+        '  name: acme',
+        '  identities:',
+        `    - {name: scan-bot, claimMatch: {issuer: "${GH}", subject: "repo:acme/scan:ref:refs/heads/main"}}`,
+        '  roleBindings:',
+        '    - {identity: scan-bot, role: scanner}',
+        '  roles:',
+        '    - {name: scanner, capabilities: [repo.list]}',
+        '  repos:',
+        '    - {name: nginx, tier: FIPS}',
+        '    - {name: blank}',
+        '    - {name: other}',
+        '',
+      ].join('\n'),
     );
     const apply = await runCli(['apply', dir, '--bootstrap', '--auto-approve'], { env: env() });
     expect(apply.code, apply.stderr).toBe(0);
@@ -211,10 +249,15 @@ describe('read generously: other spellings of the tier, and a capability the cat
     const out = join(temp.dir, 'exported');
     const access = await runCli(['access', out, '--capability', FUTURE, '--live'], { env: env() });
     expect(access.code, access.stderr).toBe(0);
-    expect(access.stdout).toContain('identity:scan-bot  (roleBinding:scan-bot=scanner, role:scanner, on org): registry.future.scan');
+    expect(access.stdout).toContain(
+      'identity:scan-bot  (roleBinding:scan-bot=scanner, role:scanner, on org): registry.future.scan',
+    );
     const typo = join(temp.dir, 'typo');
     mkdirSync(typo);
-    writeFileSync(join(typo, 'org.yaml'), readFileSync(join(out, 'org.yaml'), 'utf8').replace(`, ${FUTURE} ]`, ', registry.future.scna ]'));
+    writeFileSync(
+      join(typo, 'org.yaml'),
+      readFileSync(join(out, 'org.yaml'), 'utf8').replace(`, ${FUTURE} ]`, ', registry.future.scna ]'),
+    );
     emulator.clearRequestLog();
     const plan = await runCli(['apply', typo, '--auto-approve'], { env: env() });
     expect(plan.code).toBe(1);

@@ -24,7 +24,8 @@ function withServiceFields(body: unknown): unknown {
   if (body === null || typeof body !== 'object') return body;
   const out = { ...(body as Record<string, unknown>) };
   for (const [plural, extra] of Object.entries(EXTRA)) {
-    if (Array.isArray(out[plural])) out[plural] = (out[plural] as Record<string, unknown>[]).map((item) => ({ ...item, ...extra }));
+    if (Array.isArray(out[plural]))
+      out[plural] = (out[plural] as Record<string, unknown>[]).map((item) => ({ ...item, ...extra }));
   }
   return out;
 }
@@ -56,8 +57,11 @@ describe('fields of the service that platform-sync does not manage', () => {
     const out = mkdtempSync(join(tmpdir(), 'service-fields-'));
     try {
       expect((await runCli(['export', '--org', 'acme', '--out', join(out, 'x')], { env })).code).toBe(0);
-      const text = readdirSync(join(out, 'x')).map((f) => readFileSync(join(out, 'x', f), 'utf8')).join('\n');
-      for (const field of Object.values(EXTRA).flatMap((e) => Object.keys(e))) expect(text).not.toMatch(new RegExp(`\\b${field}:`));
+      const text = readdirSync(join(out, 'x'))
+        .map((f) => readFileSync(join(out, 'x', f), 'utf8'))
+        .join('\n');
+      for (const field of Object.values(EXTRA).flatMap((e) => Object.keys(e)))
+        expect(text).not.toMatch(new RegExp(`\\b${field}:`));
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -32,7 +32,11 @@ describe('show on a bootstrapped org', () => {
     expect(shown.resources.length).toBeGreaterThan(20);
     for (const r of shown.resources) expect(liveUids.get(r.uid)?.kind, r.address).toBe(r.kind);
     const ciBot = live.resources.find((r) => r.address === 'identity:engineering/ci-bot')!;
-    expect(shown.resources).toContainEqual({ address: 'identity:engineering/ci-bot', kind: 'identity', uid: ciBot.uid });
+    expect(shown.resources).toContainEqual({
+      address: 'identity:engineering/ci-bot',
+      kind: 'identity',
+      uid: ciBot.uid,
+    });
     expect(shown.resources.map((r) => r.address)).toEqual([...shown.resources.map((r) => r.address)].sort());
     expect(suite.emulator.requestLog.slice(before).filter((e) => e.method !== 'GET')).toEqual([]);
   });
@@ -55,10 +59,16 @@ describe('show on a bootstrapped org', () => {
     const dir = join(suite.dir, 'renamed');
     cpSync(ACME, dir, { recursive: true });
     const file = join(dir, 'engineering.yaml');
-    const renamed = readFileSync(file, 'utf8').replaceAll('ci-bot', 'ci-runner').replace('- name: ci-runner\n', '- name: ci-runner\n          renamedFrom: ci-bot\n');
+    const renamed = readFileSync(file, 'utf8')
+      .replaceAll('ci-bot', 'ci-runner')
+      .replace('- name: ci-runner\n', '- name: ci-runner\n          renamedFrom: ci-bot\n');
     writeFileSync(file, renamed);
-    const before = (JSON.parse((await runCli(['show', ACME, '--format', 'json'], { env: suite.env })).stdout) as ShownResources).resources;
-    const after = (JSON.parse((await runCli(['show', dir, '--format', 'json'], { env: suite.env })).stdout) as ShownResources).resources;
+    const before = (
+      JSON.parse((await runCli(['show', ACME, '--format', 'json'], { env: suite.env })).stdout) as ShownResources
+    ).resources;
+    const after = (
+      JSON.parse((await runCli(['show', dir, '--format', 'json'], { env: suite.env })).stdout) as ShownResources
+    ).resources;
     const oldUid = before.find((r) => r.address === 'identity:engineering/ci-bot')!.uid;
     expect(after).toContainEqual({ address: 'identity:engineering/ci-runner', kind: 'identity', uid: oldUid });
   });

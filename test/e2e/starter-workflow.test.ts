@@ -36,11 +36,16 @@ class GitHubStandIn {
         res.setHeader('content-type', 'application/json');
         const url = req.url ?? '';
         const branch = /\/branches\/([^/?]+)$/.exec(url);
-        if (req.method === 'GET' && branch) return res.end(JSON.stringify({ commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }));
-        if (req.method === 'GET' && /\/commits\/[^/]+\/pulls$/.test(url)) return res.end(JSON.stringify([{ number: 7, merged_at: '2026-12-04T10:00:00Z' }]));
+        if (req.method === 'GET' && branch)
+          return res.end(
+            JSON.stringify({ commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }),
+          );
+        if (req.method === 'GET' && /\/commits\/[^/]+\/pulls$/.test(url))
+          return res.end(JSON.stringify([{ number: 7, merged_at: '2026-12-04T10:00:00Z' }]));
         if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
         const body = (JSON.parse(text) as { body: string }).body;
-        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
+        if (req.method === 'POST')
+          this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
         if (req.method === 'PATCH') this.comments.find((c) => url.endsWith(`/comments/${c.id}`))!.body = body;
         res.end('{}');
       });
@@ -64,7 +69,14 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
   let runs = 1000;
 
   beforeAll(async () => {
-    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }, { token: VIEWER, role: 'viewer' }] });
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [
+        { token: OWNER, role: 'owner' },
+        { token: VIEWER, role: 'viewer' },
+      ],
+    });
     await github.start();
     inviter = await makeKeyPair('inviter@acme.dev');
     const init = await runCli(['init', 'repo', '--org', 'acme'], { cwd: temp.dir });
@@ -85,11 +97,17 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
         'mkdir -p node_modules && ln -s "$TEST_PLATFORM_SYNC_PACKAGE" node_modules/platform-sync',
       ].join('\n'),
     );
-    writeStandIn(standIns, 'gh', 'case "$1" in api) echo "$TEST_PR_HEAD" ;; run) echo "$TEST_PR_RUN" ;; *) exit 1 ;; esac');
+    writeStandIn(
+      standIns,
+      'gh',
+      'case "$1" in api) echo "$TEST_PR_HEAD" ;; run) echo "$TEST_PR_RUN" ;; *) exit 1 ;; esac',
+    );
     // The org exists (the workflow says: create it once with apply --bootstrap).
     const bootstrap = join(temp.dir, 'bootstrap.yaml');
     writeFileSync(bootstrap, 'apiVersion: platform-sync/v1\norg:\n  name: acme\nsettings:\n  prune: false\n');
-    const created = await runCli(['apply', bootstrap, '--bootstrap', '--auto-approve'], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER } });
+    const created = await runCli(['apply', bootstrap, '--bootstrap', '--auto-approve'], {
+      env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER },
+    });
     expect(created.code, created.stderr).toBe(0);
   });
   afterAll(async () => {
@@ -101,26 +119,43 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
   const members = (emails: string[]) => {
     const path = join(repo, 'manifests', 'org.yaml');
     const lines = emails.map((e) => `    - {email: ${e}, role: viewer}\n`).join('');
-    const text = readFileSync(path, 'utf8').replace(/^ {2}#? ?members:\n(?: {2}#? {3}- .*\n|\s{4}- \{email.*\n)+/m, `  members:\n${lines}`);
+    const text = readFileSync(path, 'utf8').replace(
+      /^ {2}#? ?members:\n(?: {2}#? {3}- .*\n|\s{4}- \{email.*\n)+/m,
+      `  members:\n${lines}`,
+    );
     expect(text).toContain(`- {email: ${emails[0]}, role: viewer}`);
     writeFileSync(path, text);
   };
   type Event = Pick<RunnerWorld['github'], 'event_name' | 'ref' | 'sha' | 'event'>;
-  const world = (event: Event, extra: { inputs?: Record<string, string>; key?: string; pr?: { head: string; run: string } } = {}): RunnerWorld => ({
+  const world = (
+    event: Event,
+    extra: { inputs?: Record<string, string>; key?: string; pr?: { head: string; run: string } } = {},
+  ): RunnerWorld => ({
     repository: repo,
     jobsRoot: temp.dir,
     actionRepository: REPO_ROOT,
     github: { ...event, repository: 'acme/manifests', run_id: String(++runs), run_attempt: '1', api_url: github.url },
-    vars: { PLATFORM_API_URL: emulator.url, ...(extra.key !== undefined ? { INVITE_CODES_PUBLIC_KEY: extra.key } : {}) },
+    vars: {
+      PLATFORM_API_URL: emulator.url,
+      ...(extra.key !== undefined ? { INVITE_CODES_PUBLIC_KEY: extra.key } : {}),
+    },
     secrets: { PLATFORM_TOKEN: OWNER, PLATFORM_TOKEN_READONLY: VIEWER },
     inputs: extra.inputs ?? {},
     path: [standIns],
-    env: { TEST_PLATFORM_SYNC_PACKAGE: REPO_ROOT, TEST_PR_HEAD: extra.pr?.head ?? '', TEST_PR_RUN: extra.pr?.run ?? '' },
+    env: {
+      TEST_PLATFORM_SYNC_PACKAGE: REPO_ROOT,
+      TEST_PR_HEAD: extra.pr?.head ?? '',
+      TEST_PR_RUN: extra.pr?.run ?? '',
+    },
     artifacts: artifacts,
     artifactStore: join(temp.dir, 'artifacts'),
   });
   const artifacts = new Map<string, string>();
-  const failed = (job: JobRecord) => job.steps.filter((s) => s.outcome === 'failure').map((s) => `${s.name}:\n${s.log}`).join('\n');
+  const failed = (job: JobRecord) =>
+    job.steps
+      .filter((s) => s.outcome === 'failure')
+      .map((s) => `${s.name}:\n${s.log}`)
+      .join('\n');
   const accept = (code: string, email: string) =>
     fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
       method: 'POST',
@@ -128,7 +163,10 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
       body: JSON.stringify({ code, email, issuer: 'https://accounts.acme.dev', subject: email }),
     });
   /** The one invite-codes artifact `job` kept, its codes opened with the inviter's private key. */
-  const codesKeptBy = async (job: JobRecord, before: ReadonlySet<string>): Promise<{ email: string; code: string }[]> => {
+  const codesKeptBy = async (
+    job: JobRecord,
+    before: ReadonlySet<string>,
+  ): Promise<{ email: string; code: string }[]> => {
     const kept = [...artifacts.keys()].filter((n) => !before.has(n) && /invite-codes/.test(n));
     const why = job.steps.map((s) => `${s.name}: ${s.outcome}`).join('\n');
     expect(kept, `the invite codes are kept as an artifact; the job's steps:\n${why}`).toHaveLength(1);
@@ -136,15 +174,23 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     const files = readdirSync(dir);
     expect(files).toEqual(['invites.jsonl']);
     const text = readFileSync(join(dir, files[0]!), 'utf8');
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as { email: string; code: string; encryptedTo: string });
-    const opened = await Promise.all(lines.map(async (l) => ({ email: l.email, code: await decryptWith(inviter, l.code) })));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { email: string; code: string; encryptedTo: string });
+    const opened = await Promise.all(
+      lines.map(async (l) => ({ email: l.email, code: await decryptWith(inviter, l.code) })),
+    );
     for (const line of lines) expect(line.encryptedTo).toBe(inviter.fingerprint);
     for (const { code } of opened) expect(text).not.toContain(code); // the file never held a plain code
     return opened;
   };
 
   it('installs platform-sync with npm ci (package.json, lockfile) in a step without secrets, then uses ./node_modules/platform-sync; no owner/repo', () => {
-    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; private: boolean };
+    const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      private: boolean;
+    };
     expect(pkg.dependencies).toEqual({ 'platform-sync': VERSION });
     expect(pkg.private).toBe(true);
     for (const [name, job] of Object.entries(workflow.jobs)) {
@@ -166,7 +212,12 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     members(['erin@acme.dev']);
     const head = 'a1'.repeat(20);
     const pullRequest = { number: 7, head: { sha: head, repo: { full_name: 'acme/manifests' } }, labels: [] };
-    const opened = { event_name: 'pull_request', ref: 'refs/pull/7/merge', sha: head, event: { pull_request: pullRequest } };
+    const opened = {
+      event_name: 'pull_request',
+      ref: 'refs/pull/7/merge',
+      sha: head,
+      event: { pull_request: pullRequest },
+    };
     const plan = await runJob(workflow, 'plan', world(opened));
     expect(plan.ran).toBe(true);
     expect(plan.status, failed(plan)).toBe('success');
@@ -177,7 +228,11 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     github.heads.main = merge;
     const before = new Set(artifacts.keys());
     const pushed = { event_name: 'push', ref: 'refs/heads/main', sha: merge, event: {} };
-    const apply = await runJob(workflow, 'apply', world(pushed, { key: inviter.publicKey, pr: { head, run: planRun } }));
+    const apply = await runJob(
+      workflow,
+      'apply',
+      world(pushed, { key: inviter.publicKey, pr: { head, run: planRun } }),
+    );
     expect(apply.ran).toBe(true);
     expect(apply.status, failed(apply)).toBe('success');
     const [erin, ...more] = await codesKeptBy(apply, before);
@@ -190,20 +245,32 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     members(['erin@acme.dev', 'bob@acme.dev']);
     const sha = 'c3'.repeat(20);
     github.heads.main = sha;
-    const dispatched = { event_name: 'workflow_dispatch', ref: 'refs/heads/main', sha, event: { inputs: { action: 'plan-and-apply' } } };
+    const dispatched = {
+      event_name: 'workflow_dispatch',
+      ref: 'refs/heads/main',
+      sha,
+      event: { inputs: { action: 'plan-and-apply' } },
+    };
     const replanWorld = world(dispatched, { inputs: { action: 'plan-and-apply' }, key: inviter.publicKey });
     const replan = await runJob(workflow, 'replan', replanWorld);
     expect(replan.ran).toBe(true);
     expect(replan.status, failed(replan)).toBe('success');
     // The approved job runs in the same workflow run (same run id) once the environment's reviewers approve.
     const before = new Set(artifacts.keys());
-    const approved = await runJob(workflow, 'apply-replanned', { ...replanWorld, github: { ...replanWorld.github } }, { replan });
+    const approved = await runJob(
+      workflow,
+      'apply-replanned',
+      { ...replanWorld, github: { ...replanWorld.github } },
+      { replan },
+    );
     expect(approved.ran).toBe(true);
     expect(approved.status, failed(approved)).toBe('success');
     const codes = await codesKeptBy(approved, before);
     expect(codes.map((c) => c.email)).toEqual(['bob@acme.dev']);
     expect((await accept(codes[0]!.code, 'bob@acme.dev')).status).toBe(200);
-    const after = await runCli(['plan', join(repo, 'manifests'), '--detailed-exitcode'], { env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER } });
+    const after = await runCli(['plan', join(repo, 'manifests'), '--detailed-exitcode'], {
+      env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER },
+    });
     expect(after.code, after.stdout).toBe(0);
   }, 60_000);
 
@@ -212,7 +279,12 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     const signingOnly = await makeKeyPair('signing@acme.dev', { signingOnly: true });
     const sha = 'd4'.repeat(20);
     github.heads.main = sha;
-    const dispatched = { event_name: 'workflow_dispatch', ref: 'refs/heads/main', sha, event: { inputs: { action: 'plan-and-apply' } } };
+    const dispatched = {
+      event_name: 'workflow_dispatch',
+      ref: 'refs/heads/main',
+      sha,
+      event: { inputs: { action: 'plan-and-apply' } },
+    };
     const bad = world(dispatched, { inputs: { action: 'plan-and-apply' }, key: signingOnly.publicKey });
     const replan = await runJob(workflow, 'replan', bad);
     expect(replan.status, failed(replan)).toBe('success');

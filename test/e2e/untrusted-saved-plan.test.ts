@@ -49,44 +49,77 @@ describe('a hand-edited saved plan', () => {
   });
 
   /** Applies an edited copy of the plan: nothing is written, and (unless `afterRead`) nothing is even read. */
-  async function applyEdited(edit: (plan: Plan & { basis?: unknown }) => void, afterRead = false): Promise<{ code: number; stderr: string }> {
+  async function applyEdited(
+    edit: (plan: Plan & { basis?: unknown }) => void,
+    afterRead = false,
+  ): Promise<{ code: number; stderr: string }> {
     const plan = structuredClone(saved);
     edit(plan);
     const file = join(temp.dir, 'edited.plan.json');
     writeFileSync(file, JSON.stringify(plan));
     emulator.clearRequestLog();
     const run = await runCli(['apply', file, '--auto-approve'], { env });
-    expect(emulator.requestLog.filter((e) => e.method !== 'GET'), 'nothing is written').toEqual([]);
+    expect(
+      emulator.requestLog.filter((e) => e.method !== 'GET'),
+      'nothing is written',
+    ).toEqual([]);
     if (!afterRead) expect(emulator.requestLog, 'refused before the live read').toEqual([]);
     return run;
   }
 
-  it("refuses a step whose uid was swapped for one in another org, naming the step", async () => {
+  it('refuses a step whose uid was swapped for one in another org, naming the step', async () => {
     const run = await applyEdited((plan) => {
       const update = plan.steps.find((s) => s.action === 'update')!;
       (update as { uid: string }).uid = otherIdentity.uid;
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('the saved plan touches resources it did not read, so it was changed after `plan --out`; nothing was applied:');
-    expect(run.stderr).toMatch(new RegExp(`- update \\S+: target uid ${otherIdentity.uid} does not lie under org acme`));
+    expect(run.stderr).toContain(
+      'the saved plan touches resources it did not read, so it was changed after `plan --out`; nothing was applied:',
+    );
+    expect(run.stderr).toMatch(
+      new RegExp(`- update \\S+: target uid ${otherIdentity.uid} does not lie under org acme`),
+    );
   });
 
   it('refuses an appended delete of another org’s identity', async () => {
     const run = await applyEdited((plan) => {
-      plan.steps.push({ action: 'delete', kind: 'identity', address: 'identity:engineering/ci-bot', uid: otherIdentity.uid });
+      plan.steps.push({
+        action: 'delete',
+        kind: 'identity',
+        address: 'identity:engineering/ci-bot',
+        uid: otherIdentity.uid,
+      });
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`- delete identity:engineering/ci-bot: target uid ${otherIdentity.uid} does not lie under org acme`);
+    expect(run.stderr).toContain(
+      `- delete identity:engineering/ci-bot: target uid ${otherIdentity.uid} does not lie under org acme`,
+    );
   });
 
   it('refuses a create whose parent is another org’s group, and a step on a uid of our org that the plan never read', async () => {
     const run = await applyEdited((plan) => {
-      plan.steps.push({ action: 'create', kind: 'identity', address: 'identity:engineering/spy', parent: 'group:engineering', parentUid: otherGroupUid, after: { name: 'spy' } });
-      plan.steps.push({ action: 'delete', kind: 'identity', address: 'identity:ghost', uid: `${plan.org.uid}/ffffffffffffffff` });
+      plan.steps.push({
+        action: 'create',
+        kind: 'identity',
+        address: 'identity:engineering/spy',
+        parent: 'group:engineering',
+        parentUid: otherGroupUid,
+        after: { name: 'spy' },
+      });
+      plan.steps.push({
+        action: 'delete',
+        kind: 'identity',
+        address: 'identity:ghost',
+        uid: `${plan.org.uid}/ffffffffffffffff`,
+      });
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`- create identity:engineering/spy: parent uid ${otherGroupUid} does not lie under org acme`);
-    expect(run.stderr).toContain(`- delete identity:ghost: target uid ${saved.org.uid}/ffffffffffffffff is not one the plan read (no fingerprint vouches for it)`);
+    expect(run.stderr).toContain(
+      `- create identity:engineering/spy: parent uid ${otherGroupUid} does not lie under org acme`,
+    );
+    expect(run.stderr).toContain(
+      `- delete identity:ghost: target uid ${saved.org.uid}/ffffffffffffffff is not one the plan read (no fingerprint vouches for it)`,
+    );
   });
 
   it('refuses a step whose address names another resource than the uid it was read as', async () => {
@@ -95,7 +128,9 @@ describe('a hand-edited saved plan', () => {
       plan.steps.push({ action: 'delete', kind: 'identity', address: 'identity:intruder', uid: ciBot.uid });
     });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`- delete identity:intruder: target uid ${ciBot.uid} was read as identity:engineering/ci-bot, not identity:intruder`);
+    expect(run.stderr).toContain(
+      `- delete identity:intruder: target uid ${ciBot.uid} was read as identity:engineering/ci-bot, not identity:intruder`,
+    );
   });
 
   it('regression 7 (issue 35): an appended delete of a protected identity of its own org, vouched for by its fingerprints, is refused', async () => {
@@ -105,7 +140,9 @@ describe('a hand-edited saved plan', () => {
     }, true);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the saved plan holds steps that planning what it records would not produce');
-    expect(run.stderr).toContain('- delete identity:release-bot: not a step that planning what the plan records produces');
+    expect(run.stderr).toContain(
+      '- delete identity:release-bot: not a step that planning what the plan records produces',
+    );
   });
 
   it('refuses a step whose values were altered by hand, and a plan that lost its basis', async () => {

@@ -35,9 +35,13 @@ describe('a listing that stays incomplete', () => {
 
   it('refuses to create what the read may have missed: exit 1, the reason, no duplicate', async () => {
     emulator.clearRequestLog();
-    const run = await runCli(['apply', ACME, '--auto-approve'], { env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER } });
+    const run = await runCli(['apply', ACME, '--auto-approve'], {
+      env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER },
+    });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('cannot create 1 identity (identity:engineering/ci-bot): the live read of identity was incomplete');
+    expect(run.stderr).toContain(
+      'cannot create 1 identity (identity:engineering/ci-bot): the live read of identity was incomplete',
+    );
     expect(run.stderr).toContain('a create could duplicate; run plan again');
     expect(writes(emulator)).toEqual([]);
   });
@@ -68,7 +72,11 @@ describe('control characters in live text', () => {
   const RAW = /[\u001b\u009b\u202e]/;
 
   it('are escaped in the text views of plan, drift and apply, never sent raw', async () => {
-    for (const args of [['plan', ACME], ['drift', ACME], ['apply', ACME, '--auto-approve']]) {
+    for (const args of [
+      ['plan', ACME],
+      ['drift', ACME],
+      ['apply', ACME, '--auto-approve'],
+    ]) {
       const run = await runCli(args, { env });
       expect(run.code, `${args[0]}: ${run.stderr}`).toBe(args[0] === 'drift' ? 2 : 0);
       expect(RAW.test(run.stdout + run.stderr), args[0]).toBe(false);
@@ -82,8 +90,15 @@ describe('base URLs that would leak the token', () => {
   let lan: string;
   beforeAll(async () => {
     // Listening on every interface, so the same server is reachable by a name that is not loopback.
-    emulator = await startEmulator({ checkAnswers: true, port: 0, host: '0.0.0.0', tokens: [{ token: OWNER, role: 'owner' }] });
-    const address = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+    emulator = await startEmulator({
+      checkAnswers: true,
+      port: 0,
+      host: '0.0.0.0',
+      tokens: [{ token: OWNER, role: 'owner' }],
+    });
+    const address = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
     expect(address, 'this test needs a network interface besides loopback').toBeDefined();
     lan = `http://${address}:${new URL(emulator.url).port}`;
   });
@@ -95,9 +110,13 @@ describe('base URLs that would leak the token', () => {
     emulator.clearRequestLog();
     const refused = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: lan, PLATFORM_TOKEN: OWNER } });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`is plain http to ${new URL(lan).hostname}, so the token would cross the network unencrypted`);
+    expect(refused.stderr).toContain(
+      `is plain http to ${new URL(lan).hostname}, so the token would cross the network unencrypted`,
+    );
     expect(emulator.requestLog).toEqual([]);
-    const allowed = await runCli(['plan', ACME, '--insecure-http', '--bootstrap'], { env: { PLATFORM_API_URL: lan, PLATFORM_TOKEN: OWNER } });
+    const allowed = await runCli(['plan', ACME, '--insecure-http', '--bootstrap'], {
+      env: { PLATFORM_API_URL: lan, PLATFORM_TOKEN: OWNER },
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(emulator.requestLog.length).toBeGreaterThan(0);
     expect(writes(emulator)).toEqual([]);
@@ -137,8 +156,13 @@ describe('a create that collides with a writer the read did not see', () => {
     // As if another apply created ci-bot just after this one read the org: the read (consistently)
     // does not show it, the create meets it.
     proxy = await startRewritingProxy(emulator.url, (request, body) => {
-      if (!request.path.startsWith('/iam/v2/identities?') && !request.path.startsWith('/iam/v2/roleBindings?')) return body;
-      const envelope = body as { identities?: { name: string }[]; roleBindings?: { identity?: { name?: string } }[]; totalCount?: string };
+      if (!request.path.startsWith('/iam/v2/identities?') && !request.path.startsWith('/iam/v2/roleBindings?'))
+        return body;
+      const envelope = body as {
+        identities?: { name: string }[];
+        roleBindings?: { identity?: { name?: string } }[];
+        totalCount?: string;
+      };
       const key = envelope.identities ? 'identities' : 'roleBindings';
       const all = (envelope[key] ?? []) as { name?: string; identity?: { name?: string } }[];
       const kept = all.filter((i) => i.name !== 'ci-bot' && i.identity?.name !== 'ci-bot');
@@ -152,9 +176,13 @@ describe('a create that collides with a writer the read did not see', () => {
 
   it('says another apply or a person is changing the org and that plan shows what is left', async () => {
     emulator.clearRequestLog();
-    const run = await runCli(['apply', ACME, '--auto-approve'], { env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER } });
+    const run = await runCli(['apply', ACME, '--auto-approve'], {
+      env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER },
+    });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/✗ create identity:engineering\/ci-bot: .*ALREADY_EXISTS \(6\).* — it was not there when this plan read the org, so another apply \(or a person\) is changing the org at the same time; the API has no lock/);
+    expect(run.stdout).toMatch(
+      /✗ create identity:engineering\/ci-bot: .*ALREADY_EXISTS \(6\).* — it was not there when this plan read the org, so another apply \(or a person\) is changing the org at the same time; the API has no lock/,
+    );
     expect(run.stdout).toContain('Next: another apply (or a person) is changing this org at the same time');
     expect(run.stdout).not.toContain('fix the cause named above');
     // The one write it tried was the create that collided; nothing was duplicated.

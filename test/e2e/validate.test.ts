@@ -30,7 +30,10 @@ afterAll(async () => {
 
 /** In a child process whose every socket connect fails the run loudly. */
 function validateOffline(...paths: string[]) {
-  const r = spawnSync(process.execPath, ['--require', noNetwork, BIN, 'validate', ...paths], { encoding: 'utf8', env: { ...process.env, PLATFORM_API_URL: 'http://127.0.0.1:9' } });
+  const r = spawnSync(process.execPath, ['--require', noNetwork, BIN, 'validate', ...paths], {
+    encoding: 'utf8',
+    env: { ...process.env, PLATFORM_API_URL: 'http://127.0.0.1:9' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -47,7 +50,11 @@ describe('platform-sync validate', () => {
   });
 
   it('prints every diagnostic of every file, then the count; exit 1', async () => {
-    const r = await validate('test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-tab-indent.yaml');
+    const r = await validate(
+      'test/fixtures/bad-duplicate-b.yaml',
+      'test/fixtures/bad-duplicate-a.yaml',
+      'test/fixtures/bad-tab-indent.yaml',
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(
       [
@@ -70,19 +77,26 @@ describe('platform-sync validate', () => {
 
   it('says no manifest files were found, not "1 problem in 0 files", for a missing path or an empty directory', async () => {
     const missing = await validate('no-such-dir');
-    expect(missing.stdout).toBe('no-such-dir: cannot read: no such file or directory\nno manifest files found in no-such-dir\n');
+    expect(missing.stdout).toBe(
+      'no-such-dir: cannot read: no such file or directory\nno manifest files found in no-such-dir\n',
+    );
     expect(missing.code).toBe(1);
     const empty = join(dir, 'empty');
     await mkdir(empty);
     const none = await validate(empty);
-    expect(none.stdout).toBe(`${empty}: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`);
+    expect(none.stdout).toBe(
+      `${empty}: no .yaml or .yml files in this directory; expected manifest files\nno manifest files found in ${empty}\n`,
+    );
     expect(none.code).toBe(1);
   });
 
   it('counts members beside resources (issue 50)', async () => {
     const { writeFile } = await import('node:fs/promises');
     const file = join(dir, 'members.yaml');
-    await writeFile(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  members:\n    - {email: a@acme.dev, role: viewer}\n    - {email: b@acme.dev, role: viewer}\n');
+    await writeFile(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  members:\n    - {email: a@acme.dev, role: viewer}\n    - {email: b@acme.dev, role: viewer}\n',
+    );
     const r = await validate(file);
     expect(r.stdout).toBe('ok: 1 file, 1 resource, 2 members, org acme\n');
   });

@@ -6,7 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apply, type ApplyEvent } from '../../src/apply/index.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ACME, CHANGE_SET, openClient, planManifests, startApplyEmulator, VIEWER_TOKEN, writesIn } from './apply-helpers.js';
+import {
+  ACME,
+  CHANGE_SET,
+  openClient,
+  planManifests,
+  startApplyEmulator,
+  VIEWER_TOKEN,
+  writesIn,
+} from './apply-helpers.js';
 
 let emulator: Emulator | undefined;
 const clients: ApiClient[] = [];
@@ -19,11 +27,19 @@ const track = (c: ApiClient): ApiClient => (clients.push(c), c);
 
 describe('apply under faults', () => {
   it('converges with 10% errors, resets and a rate limit, and makes no duplicates', async () => {
-    emulator = await startApplyEmulator({ seed: 42, errorRate: 0.1, resetRate: 0.05, rateLimit: 30, retryAfterSeconds: 0 });
+    emulator = await startApplyEmulator({
+      seed: 42,
+      errorRate: 0.1,
+      resetRate: 0.05,
+      rateLimit: 30,
+      retryAfterSeconds: 0,
+    });
     // Retry-After is 0 to keep the test fast, so the backoff alone must outlast the rate limit:
     // with eight requests racing for 30 a second, ten quick attempts can all land on an empty
     // bucket (wall-clock timing on a busy machine), so this client may try many more times.
-    const client = track(openClient(emulator, undefined, { baseDelayMs: 25, maxDelayMs: 400, maxAttempts: 40, maxElapsedMs: 60_000 }));
+    const client = track(
+      openClient(emulator, undefined, { baseDelayMs: 25, maxDelayMs: 400, maxAttempts: 40, maxElapsedMs: 60_000 }),
+    );
     const faulted: string[] = [];
 
     for (const paths of [[ACME], [CHANGE_SET]]) {

@@ -18,7 +18,8 @@ export const OWNER_TOKEN = 'apply-test-owner-token-5f3a';
 export const VIEWER_TOKEN = 'apply-test-viewer-token-91c2';
 
 export function startApplyEmulator(faults?: FaultOptions): Promise<Emulator> {
-  return startEmulator({ checkAnswers: true,
+  return startEmulator({
+    checkAnswers: true,
     port: 0,
     tokens: [
       { token: OWNER_TOKEN, role: 'owner' },
@@ -41,7 +42,11 @@ export function openClient(emulator: Emulator, token = OWNER_TOKEN, retry: Parti
 }
 
 /** What `platform-sync plan --bootstrap <paths>` computes (load manifests → read live → plan), through the library. */
-export function planManifests(client: ApiClient, paths: string[], options: PlanningOptions = {}): Promise<PlanningResult> {
+export function planManifests(
+  client: ApiClient,
+  paths: string[],
+  options: PlanningOptions = {},
+): Promise<PlanningResult> {
   return planFromManifests(paths, client, { bootstrap: true, ...options });
 }
 

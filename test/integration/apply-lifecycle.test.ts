@@ -40,11 +40,15 @@ describe('apply against the emulator', () => {
     // One POST per create, one readme PATCH per repo that has a readme, and no reads but the
     // client's own exactly-once check before creating a root group (root names need not be
     // unique): the uids later steps need come from the create responses.
-    const readmes = plan.steps.filter((s) => s.kind === 'repo' && s.action === 'create' && typeof s.after.readme === 'string').length;
+    const readmes = plan.steps.filter(
+      (s) => s.kind === 'repo' && s.action === 'create' && typeof s.after.readme === 'string',
+    ).length;
     expect(readmes).toBeGreaterThan(0);
     expect(log.filter((e) => e.method === 'POST')).toHaveLength(plan.steps.length);
     expect(log.filter((e) => e.method === 'PATCH' && e.path.endsWith('/readme'))).toHaveLength(readmes);
-    expect(log.filter((e) => e.method === 'GET').map((e) => [e.path, e.query.name])).toEqual([['/iam/v2/groups', 'acme']]);
+    expect(log.filter((e) => e.method === 'GET').map((e) => [e.path, e.query.name])).toEqual([
+      ['/iam/v2/groups', 'acme'],
+    ]);
     expect(log.every((e) => e.status >= 200 && e.status < 300)).toBe(true);
     expect(result.requests).toBe(log.length);
     expect(emulator.resourceCount()).toBe(desired.resources.length);
@@ -79,18 +83,25 @@ describe('apply against the emulator', () => {
     const bindingWrites = writesIn(log).filter((e) => e.path.startsWith('/iam/v2/roleBindings'));
     const rolePatch = bindingWrites.filter((e) => e.method === 'PATCH');
     expect(rolePatch).toHaveLength(1);
-    expect(rolePatch[0]).toMatchObject({ path: `/iam/v2/roleBindings/${roleChange!.uid}`, query: { updateMask: 'roleUid' } });
+    expect(rolePatch[0]).toMatchObject({
+      path: `/iam/v2/roleBindings/${roleChange!.uid}`,
+      query: { updateMask: 'roleUid' },
+    });
     expect(bindingWrites.filter((e) => e.method === 'POST')).toEqual([]);
 
     // Every delete of a resource came after the deletes of everything inside it.
     const deletedAt = new Map<string, number>();
-    for (const e of log) if (e.method === 'DELETE') deletedAt.set(e.path.slice(e.path.indexOf('/', e.path.indexOf('/v2/') + 4) + 1), e.seq);
+    for (const e of log)
+      if (e.method === 'DELETE')
+        deletedAt.set(e.path.slice(e.path.indexOf('/', e.path.indexOf('/v2/') + 4) + 1), e.seq);
     const deletes = plan.steps.filter((s) => s.action === 'delete');
     expect(deletedAt.size).toBe(deletes.length);
     for (const step of deletes) {
       for (const other of deletes) {
         if (other.uid!.startsWith(`${step.uid}/`)) {
-          expect(deletedAt.get(other.uid!), `${other.address} deleted before its parent ${step.address}`).toBeLessThan(deletedAt.get(step.uid!)!);
+          expect(deletedAt.get(other.uid!), `${other.address} deleted before its parent ${step.address}`).toBeLessThan(
+            deletedAt.get(step.uid!)!,
+          );
         }
       }
     }

@@ -33,7 +33,9 @@ const BEFORE = `${HEAD}  roleBindings:
 `;
 /** The same org with group backend renamed to services (and, in the second step, ci to ci-bot). */
 function afterRename(identityRename: boolean): string {
-  const ci = identityRename ? '{name: ci-bot, renamedFrom: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}' : '{name: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}';
+  const ci = identityRename
+    ? '{name: ci-bot, renamedFrom: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}'
+    : '{name: ci, claimMatch: {issuer: "https://ci.acme.dev", subject: "pipeline:main"}}';
   const ciRef = identityRename ? 'ci-bot' : 'ci';
   return `${HEAD}  roleBindings:
     - {identity: /services/${ciRef}, role: editor}
@@ -68,7 +70,12 @@ function manifest(name: string, text: string): string {
 /** Every live resource's uid by kind and name (paths change with a rename; uids must not). */
 async function uidsByName(): Promise<Map<string, string>> {
   const live = await readLiveState(client, { org: { name: 'acme' } });
-  return new Map(live.resources.map((r) => [`${r.kind}:${(r.fields as { name?: string }).name ?? r.address.replace(/^[^:]*:/, '')}`, r.uid]));
+  return new Map(
+    live.resources.map((r) => [
+      `${r.kind}:${(r.fields as { name?: string }).name ?? r.address.replace(/^[^:]*:/, '')}`,
+      r.uid,
+    ]),
+  );
 }
 
 beforeAll(async () => {
@@ -98,10 +105,13 @@ describe('a rename in place', () => {
     const result = await apply(plan, client);
     expect(result.ok).toBe(true);
     const writes = writesIn(emulator.requestLog);
-    expect(writes.map((e) => `${e.method} ${e.path}?updateMask=${e.query.updateMask}`)).toEqual([`PATCH /iam/v2/groups/${before.get('group:backend')}?updateMask=name`]);
+    expect(writes.map((e) => `${e.method} ${e.path}?updateMask=${e.query.updateMask}`)).toEqual([
+      `PATCH /iam/v2/groups/${before.get('group:backend')}?updateMask=name`,
+    ]);
     const now = await uidsByName();
     expect(now.get('group:services')).toBe(before.get('group:backend'));
-    for (const key of ['identity:ci', 'identity:deployer', 'group:db', 'identity:migrator', 'repo:app', 'tag:1.0']) expect(now.get(key), key).toBe(before.get(key));
+    for (const key of ['identity:ci', 'identity:deployer', 'group:db', 'identity:migrator', 'repo:app', 'tag:1.0'])
+      expect(now.get(key), key).toBe(before.get(key));
     expect((await planManifests(client, [path])).plan.steps).toEqual([]);
   });
 
@@ -111,9 +121,16 @@ describe('a rename in place', () => {
     const uid = (await uidsByName()).get('group:services')!;
     await client.update('group', uid, { name: 'backend' }, ['name']);
     const { plan } = await planManifests(client, [path]);
-    expect(plan.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['update group:services', 'update identity:services/ci-bot']);
+    expect(plan.steps.map((s) => `${s.action} ${s.address}`)).toEqual([
+      'update group:services',
+      'update identity:services/ci-bot',
+    ]);
     const controller = new AbortController();
-    const first = await apply(plan, client, { concurrency: 1, signal: controller.signal, onEvent: (e) => e.type === 'step-done' && controller.abort() });
+    const first = await apply(plan, client, {
+      concurrency: 1,
+      signal: controller.signal,
+      onEvent: (e) => e.type === 'step-done' && controller.abort(),
+    });
     expect(first.done).toEqual(['group:services']);
     // The group's rename is done: its renamedFrom is now a no-op; only the identity's is left.
     const rest = (await planManifests(client, [path])).plan;

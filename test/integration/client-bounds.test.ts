@@ -17,7 +17,12 @@ const raw = useRawServer(TOKEN);
 const { serve } = raw;
 
 /** A list envelope for whatever collection was asked for (`/iam/v2/groups` → `groups`). */
-function envelope(req: IncomingMessage, res: ServerResponse, items: unknown[], extra: Record<string, unknown> = {}): void {
+function envelope(
+  req: IncomingMessage,
+  res: ServerResponse,
+  items: unknown[],
+  extra: Record<string, unknown> = {},
+): void {
   const plural = new URL(req.url ?? '/', 'http://x').pathname.split('/').pop()!;
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ [plural]: items, ...extra }));
@@ -35,10 +40,14 @@ async function rejection(work: Promise<unknown>): Promise<Error> {
 
 describe('a listing against a server that lies about its size', () => {
   it('a totalCount of a billion is refused after one page, before a slot per offset is built', async () => {
-    const client = serve((req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme' }], { totalCount: '1000000000' }));
+    const client = serve((req, res) =>
+      envelope(req, res, [{ uid: uid(1), name: 'acme' }], { totalCount: '1000000000' }),
+    );
     const err = await rejection(client.list('group'));
     expect(err).toBeInstanceOf(ListingBoundError);
-    expect(err.message).toContain('list groups (GET /iam/v2/groups): the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
+    expect(err.message).toContain(
+      'list groups (GET /iam/v2/groups): the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold',
+    );
     expect(raw.seen).toHaveLength(1);
     await client.close();
   });
@@ -57,14 +66,18 @@ describe('a listing against a server that lies about its size', () => {
     // One item a page and a claim of 50,000: 50,000 pages.
     const client = serve((req, res) => envelope(req, res, [{ uid: uid(1) }], { totalCount: '50000' }));
     const err = await rejection(client.list('repo'));
-    expect(err.message).toContain('at 1 items a page, the totalCount of 50000 the server claims takes 50,000 pages, more than the 10,000 a listing may take');
+    expect(err.message).toContain(
+      'at 1 items a page, the totalCount of 50000 the server claims takes 50,000 pages, more than the 10,000 a listing may take',
+    );
     expect(raw.seen).toHaveLength(1);
     await client.close();
   });
 
   it('endless pages (a fresh item and a new token each time) stop at the page bound', async () => {
     let n = 0;
-    const client = serve((req, res) => envelope(req, res, [{ uid: uid(++n) }], { nextPageToken: `t${n}` }), { listBounds: { maxPages: 40 } });
+    const client = serve((req, res) => envelope(req, res, [{ uid: uid(++n) }], { nextPageToken: `t${n}` }), {
+      listBounds: { maxPages: 40 },
+    });
     const err = await rejection(client.list('role'));
     expect(err.message).toContain('list roles (GET /iam/v2/roles): it went on past 40 pages');
     expect(raw.seen).toHaveLength(40);
@@ -78,7 +91,9 @@ describe('a listing against a server that lies about its size', () => {
       { listBounds: { budgetMs: 300 } },
     );
     const err = await rejection(client.list('identity'));
-    expect(err.message).toMatch(/list identities \(GET \/iam\/v2\/identities\): it took longer than 300 ms \(\d+ pages, \d+ items read\)/);
+    expect(err.message).toMatch(
+      /list identities \(GET \/iam\/v2\/identities\): it took longer than 300 ms \(\d+ pages, \d+ items read\)/,
+    );
     await client.close();
   });
 
@@ -96,10 +111,16 @@ describe('a listing against a server that lies about its size', () => {
   });
 
   it('plan against a server claiming a billion groups exits 1 naming the listing, with nothing written', async () => {
-    raw.answer((req, res) => envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], { totalCount: '1000000000' }));
+    raw.answer((req, res) =>
+      envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], {
+        totalCount: '1000000000',
+      }),
+    );
     const run = await runCli(['plan', ACME], { env: { PLATFORM_API_URL: raw.url, PLATFORM_TOKEN: TOKEN } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold');
+    expect(run.stderr).toContain(
+      'the server says totalCount 1000000000, more than the 1,000,000 items a listing may hold',
+    );
     expect(run.stdout).toBe('');
     expect(raw.seen.length).toBeGreaterThan(0);
     expect(raw.seen.filter((r) => r.method !== 'GET')).toEqual([]);

@@ -18,7 +18,11 @@ const events: RequestEvent[] = [];
 const retries: ClientRetryEvent[] = [];
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ seed: { orgs: [{ name: 'acme', repos: [{ name: 'nginx', tags: [{ name: '1.0', digest: `sha256:${'a'.repeat(64)}` }] }] }] } });
+  emulator = await startTestEmulator({
+    seed: {
+      orgs: [{ name: 'acme', repos: [{ name: 'nginx', tags: [{ name: '1.0', digest: `sha256:${'a'.repeat(64)}` }] }] }],
+    },
+  });
   client = createTestClient(emulator, { onRequest: (e) => events.push(e), onRetry: (e) => retries.push(e) });
   orgUid = (await client.list('group', { name: 'acme' })).items[0]!.uid;
 });
@@ -40,7 +44,14 @@ describe('typed API errors', () => {
   it('404 carries NOT_FOUND, ResourceInfo and names the request', async () => {
     const uid = `${orgUid}/0123456789abcdef`;
     const err = await failure(client.get('repo', uid));
-    expect(err).toMatchObject({ status: 404, grpcCode: 5, grpcName: 'NOT_FOUND', method: 'GET', path: `/registry/v2/repos/${uid}`, code: 'API_NOT_FOUND' });
+    expect(err).toMatchObject({
+      status: 404,
+      grpcCode: 5,
+      grpcName: 'NOT_FOUND',
+      method: 'GET',
+      path: `/registry/v2/repos/${uid}`,
+      code: 'API_NOT_FOUND',
+    });
     expect(err.resourceInfo).toMatchObject({ resourceName: uid });
     expect(err.message).toContain(`get repo ${uid}: GET /registry/v2/repos/${uid} failed: HTTP 404 NOT_FOUND (5)`);
   });
@@ -49,7 +60,9 @@ describe('typed API errors', () => {
     const parent = `${orgUid}/fedcba9876543210`;
     const err = await failure(client.create('identity', parent, { name: 'ci-bot' }));
     expect(err.status).toBe(404);
-    expect(err.message).toMatch(new RegExp(`^create identity "ci-bot" under ${parent}: POST /iam/v2/identities/${parent} failed`));
+    expect(err.message).toMatch(
+      new RegExp(`^create identity "ci-bot" under ${parent}: POST /iam/v2/identities/${parent} failed`),
+    );
   });
 
   it('a create of a kind with no name says what it is by its create fields', async () => {
@@ -81,8 +94,16 @@ describe('typed API errors', () => {
     const wrong = createClient({ baseUrl: emulator.url, token: 'tok-wrong-5ecret-0000' });
     try {
       expect((await viewer.get('group', orgUid)).uid).toBe(orgUid);
-      expect(await failure(viewer.create('repo', orgUid, { name: 'x' }))).toMatchObject({ status: 403, grpcCode: 7, grpcName: 'PERMISSION_DENIED' });
-      expect(await failure(anonymous.list('group'))).toMatchObject({ status: 401, grpcCode: 16, grpcName: 'UNAUTHENTICATED' });
+      expect(await failure(viewer.create('repo', orgUid, { name: 'x' }))).toMatchObject({
+        status: 403,
+        grpcCode: 7,
+        grpcName: 'PERMISSION_DENIED',
+      });
+      expect(await failure(anonymous.list('group'))).toMatchObject({
+        status: 401,
+        grpcCode: 16,
+        grpcName: 'UNAUTHENTICATED',
+      });
       const bad = await failure(wrong.get('group', orgUid));
       expect(bad).toMatchObject({ status: 401, grpcName: 'UNAUTHENTICATED' });
       expect(bad.message).not.toContain('tok-wrong-5ecret-0000');
@@ -119,7 +140,13 @@ describe('the token never leaks', () => {
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(Error);
-      if (err instanceof Error) messages.push(err.message, String(err.stack), JSON.stringify(err), JSON.stringify((err as ApiError).details ?? []));
+      if (err instanceof Error)
+        messages.push(
+          err.message,
+          String(err.stack),
+          JSON.stringify(err),
+          JSON.stringify((err as ApiError).details ?? []),
+        );
     };
     // The token as a resource name, twice (the second is ALREADY_EXISTS).
     await client.create('identity', orgUid, { name: OWNER_TOKEN });
@@ -138,7 +165,12 @@ describe('the token never leaks', () => {
 
     expect(messages).toHaveLength(7 * 4);
     const verbose = events.map(formatRequestEvent);
-    const everything = [...messages, ...verbose, ...events.map((e) => JSON.stringify(e)), ...retries.map((e) => JSON.stringify(e))].join('\n');
+    const everything = [
+      ...messages,
+      ...verbose,
+      ...events.map((e) => JSON.stringify(e)),
+      ...retries.map((e) => JSON.stringify(e)),
+    ].join('\n');
     expect(everything).toContain('[REDACTED]');
     expect(everything).not.toContain(OWNER_TOKEN);
     expect(everything.toLowerCase()).not.toContain('authorization');

@@ -58,21 +58,30 @@ describe('client retries', () => {
     for (let i = 0; i < 3; i++) expect(await client.ping()).toBe(true);
     expect(emulator.requestLog.map((e) => e.status)).toEqual([200, 200, 429, 200]);
     expect(retries).toHaveLength(1);
-    expect(retries[0]).toMatchObject({ method: 'GET', path: '/ping/v2/ping', reason: 'HTTP 429', outcomeUnknown: false });
+    expect(retries[0]).toMatchObject({
+      method: 'GET',
+      path: '/ping/v2/ping',
+      reason: 'HTTP 429',
+      outcomeUnknown: false,
+    });
     expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
   });
 
   it('gives up on a rate limit that outlasts the time budget, with a typed error', async () => {
     const now = Date.UTC(2026, 0, 1);
     emulator = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] }, clock: () => now });
-    client = createTestClient(emulator, { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10, maxElapsedMs: 500, maxRateLimitedMs: 500 } });
+    client = createTestClient(emulator, {
+      retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 10, maxElapsedMs: 500, maxRateLimitedMs: 500 },
+    });
     emulator.setFaults({ seed: 3, rateLimit: 1, retryAfterSeconds: 30 });
     await client.ping();
     const err = await client.get('group', 'a'.repeat(40)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 429, grpcCode: 8, grpcName: 'RESOURCE_EXHAUSTED' });
     // Retry-After (30 s) is beyond the 0.5 s rate-limit budget: one attempt, no wait.
-    expect((err as ApiError).message).toMatch(/get group a{40}: GET \/iam\/v2\/groups\/a{40} failed: HTTP 429 RESOURCE_EXHAUSTED/);
+    expect((err as ApiError).message).toMatch(
+      /get group a{40}: GET \/iam\/v2\/groups\/a{40} failed: HTTP 429 RESOURCE_EXHAUSTED/,
+    );
   });
 
   it('retries reads across connection resets', async () => {
@@ -153,7 +162,9 @@ describe('exactly-once create', () => {
     // Some creates were applied and then reset: their resource was found, not made again.
     expect(posts.filter((e) => e.status >= 200 && e.status < 300).length).toBeLessThan(names.length);
     // Each reset create was followed by a lookup by name before any retry.
-    const lookups = emu.requestLog.filter((e) => e.method === 'GET' && e.query['uidp.children_of'] === orgUid && e.query.name);
+    const lookups = emu.requestLog.filter(
+      (e) => e.method === 'GET' && e.query['uidp.children_of'] === orgUid && e.query.name,
+    );
     expect(lookups.length).toBeGreaterThanOrEqual(posts.filter((e) => e.faulted === 'reset').length);
   });
 
@@ -176,7 +187,18 @@ describe('exactly-once create', () => {
   });
 
   it('makes group mappings, which have no name, exactly once: a lost create is not taken for a sibling', async () => {
-    const emu = await setUp([{ name: 'acme', identityProviders: [{ name: 'okta', defaultRole: 'viewer', oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' } }] }]);
+    const emu = await setUp([
+      {
+        name: 'acme',
+        identityProviders: [
+          {
+            name: 'okta',
+            defaultRole: 'viewer',
+            oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' },
+          },
+        ],
+      },
+    ]);
     client = createTestClient(emu);
     const orgUid = await orgUidOf(client);
     const idp = (await client.list('identityProvider', { childrenOf: orgUid })).items[0]!;
@@ -184,13 +206,16 @@ describe('exactly-once create', () => {
     emu.setFaults({ seed: 5, resetRate: 0.4, internalErrorRate: 0.2 });
     emu.clearRequestLog();
     const groups = Array.from({ length: 16 }, (_, i) => `okta-group-${i}`);
-    for (const externalGroupId of groups) await client.create('groupMapping', idp.uid, { externalGroupId, roleUid: viewer.uid, scope: orgUid });
+    for (const externalGroupId of groups)
+      await client.create('groupMapping', idp.uid, { externalGroupId, roleUid: viewer.uid, scope: orgUid });
     emu.setFaults({});
     const { items } = await client.list('groupMapping', { childrenOf: idp.uid });
     expect(items.map((m) => m.externalGroupId).sort()).toEqual([...groups].sort());
     // Creates were lost before they took effect: each was made afterwards, not matched to a sibling.
     const posts = emu.requestLog.filter((e) => e.method === 'POST');
-    expect(posts.filter((e) => (e.faulted === 'reset' || e.faulted === 'internal') && !e.applied).length).toBeGreaterThan(2);
+    expect(
+      posts.filter((e) => (e.faulted === 'reset' || e.faulted === 'internal') && !e.applied).length,
+    ).toBeGreaterThan(2);
   });
 
   it('makes subscriptions, tags, role bindings and a root org exactly once under resets, 503s and 500s', async () => {
@@ -205,14 +230,17 @@ describe('exactly-once create', () => {
     const c = client;
     for (const sink of sinks) await c.create('subscription', orgUid, { sink });
     const tags = Array.from({ length: 10 }, (_, i) => `1.${i}`);
-    for (const [i, name] of tags.entries()) await c.create('tag', repo.uid, { name, digest: `sha256:${String(i).repeat(64)}` });
+    for (const [i, name] of tags.entries())
+      await c.create('tag', repo.uid, { name, digest: `sha256:${String(i).repeat(64)}` });
     const groupUids: string[] = [];
     for (let i = 0; i < 6; i++) groupUids.push((await c.create('group', orgUid, { name: `team-${i}` })).uid);
     for (const g of groupUids) await c.create('roleBinding', g, { identityUid: identity.uid, roleUid: viewer.uid });
     const roots = [];
     for (const name of ['beta', 'gamma', 'delta']) roots.push(await c.create('group', null, { name }));
     emu.setFaults({});
-    expect((await client.list('subscription', { childrenOf: orgUid })).items.map((s) => s.sink).sort()).toEqual([...sinks].sort());
+    expect((await client.list('subscription', { childrenOf: orgUid })).items.map((s) => s.sink).sort()).toEqual(
+      [...sinks].sort(),
+    );
     expect((await client.list('tag', { childrenOf: repo.uid })).items.map((t) => t.name).sort()).toEqual(tags);
     for (const g of groupUids) expect((await client.list('roleBinding', { childrenOf: g })).items).toHaveLength(1);
     for (const r of roots) {
@@ -220,6 +248,8 @@ describe('exactly-once create', () => {
       expect(same.map((g) => g.uid)).toEqual([r.uid]);
     }
     expect(emu.requestLog.filter((e) => e.method === 'POST' && e.faulted).length).toBeGreaterThan(5);
-    expect(emu.requestLog.filter((e) => e.method === 'POST' && e.faulted === 'internal' && e.applied).length).toBeGreaterThan(0);
+    expect(
+      emu.requestLog.filter((e) => e.method === 'POST' && e.faulted === 'internal' && e.applied).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -53,7 +53,9 @@ describe('the client against a server that misbehaves', () => {
       res.end('<!doctype html><html><body>Sign in to continue</body></html>');
     });
     const err = await failure(client.get('group', 'a'.repeat(40)));
-    expect(err.message).toContain('the response body is not JSON (it looks like an HTML page: a proxy or a wrong base URL?)');
+    expect(err.message).toContain(
+      'the response body is not JSON (it looks like an HTML page: a proxy or a wrong base URL?)',
+    );
     await client.close();
   });
 
@@ -77,7 +79,9 @@ describe('the client against a server that misbehaves', () => {
       res.end();
     });
     const err = await failure(client.list('group', { name: 'acme' }));
-    expect(err.message).toContain('the API answered with a redirect (HTTP 302) to https://login.example.net/sso?next=%2Fiam, which platform-sync does not follow; check the base URL');
+    expect(err.message).toContain(
+      'the API answered with a redirect (HTTP 302) to https://login.example.net/sso?next=%2Fiam, which platform-sync does not follow; check the base URL',
+    );
     expect(err.message).not.toContain('pa55word');
     expect(raw.seen).toHaveLength(1);
     await client.close();
@@ -105,7 +109,9 @@ describe('the client against a server that misbehaves', () => {
       { maxResponseBytes: 1_000_000 },
     );
     const err = await failure(client.list('group'));
-    expect(err.message).toContain('the response body is over 1000000 bytes, more than any answer of the API; not read further');
+    expect(err.message).toContain(
+      'the response body is over 1000000 bytes, more than any answer of the API; not read further',
+    );
     await client.close();
   });
 
@@ -134,7 +140,9 @@ describe('the client against a server that misbehaves', () => {
       { maxResponseBytes: 100_000 },
     );
     const err = await failure(client.list('group'));
-    expect(err.message).toContain('the response body is over 100000 bytes, more than any answer of the API; not read further');
+    expect(err.message).toContain(
+      'the response body is over 100000 bytes, more than any answer of the API; not read further',
+    );
     await client.close();
     await vi.waitFor(() => expect(finished).toBe(false));
   });
@@ -157,7 +165,8 @@ describe('the client against a server that misbehaves', () => {
     const outcomes = Promise.allSettled([client.get('group', 'a'.repeat(40)), client.get('group', 'b'.repeat(40))]);
     await vi.waitFor(() => expect(raw.seen).toHaveLength(1));
     await client.close();
-    for (const outcome of await outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: { grpcName: 'CANCELLED' } });
+    for (const outcome of await outcomes)
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { grpcName: 'CANCELLED' } });
     expect(raw.seen).toEqual([{ method: 'GET', url: `/iam/v2/groups/${'a'.repeat(40)}` }]);
   });
 

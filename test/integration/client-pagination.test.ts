@@ -55,7 +55,11 @@ describe('list', () => {
     const reqs = listRequests();
     // Each page starts one item early, on the last item of the page before (the shift check).
     expect(reqs.map((r) => r.query.skip)).toEqual([undefined, '199', '398', '597', '796', '995']);
-    expect(reqs.every((r) => r.query.page_size === '200' && r.query.order_by === 'uid' && r.query['uidp.descendants_of'] === orgUid)).toBe(true);
+    expect(
+      reqs.every(
+        (r) => r.query.page_size === '200' && r.query.order_by === 'uid' && r.query['uidp.descendants_of'] === orgUid,
+      ),
+    ).toBe(true);
     expect(reqs.some((r) => r.query.page_token !== undefined)).toBe(false);
   });
 
@@ -67,7 +71,7 @@ describe('list', () => {
     expect(listRequests().map((r) => r.query.skip)).toEqual([undefined, '199', '398', '597', '796', '995']);
   });
 
-  it('reads every item once through the emulator\'s short pages, by skip and by cursor', async () => {
+  it("reads every item once through the emulator's short pages, by skip and by cursor", async () => {
     for (const listStrategy of ['skip', 'cursor'] as const) {
       emulator.setFaults({ seed: 17, shortPageRate: 0.5 });
       emulator.clearRequestLog();
@@ -156,6 +160,8 @@ describe('paginate (streaming)', () => {
     };
     const err = await consume().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InconsistentListingError);
-    expect((err as Error).message).toMatch(new RegExp(`list identities under ${orgUid}: the listing did not read back consistently`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`list identities under ${orgUid}: the listing did not read back consistently`),
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('connections opened ahead', () => {
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, retry: { maxAttempts: 1 } });
     client.preconnect!(2);
-    await expect(client.get('group', UID)).rejects.toMatchObject({ grpcName: 'UNAVAILABLE', message: expect.stringContaining('ECONNREFUSED') });
+    await expect(client.get('group', UID)).rejects.toMatchObject({
+      grpcName: 'UNAVAILABLE',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
     await client.close();
   });
 
@@ -93,7 +96,9 @@ describe('readLiveState', () => {
     const emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme', repos: [{ name: 'nginx' }] }] } });
     const c = createTestClient(emu);
     const asked: number[] = [];
-    const watched: ApiClient = Object.create(c, { preconnect: { value: (n: number) => (asked.push(n), c.preconnect!(n)) } });
+    const watched: ApiClient = Object.create(c, {
+      preconnect: { value: (n: number) => (asked.push(n), c.preconnect!(n)) },
+    });
     try {
       const declared = Array.from({ length: 450 }, () => ({ kind: 'repo' as const, groupPath: '' }));
       const live = await readLiveState(watched, { org: { name: 'acme' }, expected: declared });

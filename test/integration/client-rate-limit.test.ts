@@ -40,7 +40,9 @@ describe('client under a rate limit', () => {
     emu.clearRequestLog();
     const started = clock.now();
     const c = client;
-    const { items: repos, consistent } = await c.list('repo', { descendantsOf: (await c.list('group', { name: 'acme' })).items[0]!.uid });
+    const { items: repos, consistent } = await c.list('repo', {
+      descendantsOf: (await c.list('group', { name: 'acme' })).items[0]!.uid,
+    });
     expect(consistent).toBe(true);
     const limit = pLimit(32);
     const readmes = await Promise.all(repos.map((r) => limit(() => getReadme(c, r.uid))));
@@ -65,7 +67,9 @@ describe('client under a rate limit', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 429, grpcName: 'RESOURCE_EXHAUSTED' });
     // 13 attempts over 120 s of Retry-After waits, although maxAttempts is 3.
-    expect((err as ApiError).message).toMatch(/^get group a{40}: GET \/iam\/v2\/groups\/a{40} failed: HTTP 429 .*\(gave up after 13 attempts in 120000 ms\)$/);
+    expect((err as ApiError).message).toMatch(
+      /^get group a{40}: GET \/iam\/v2\/groups\/a{40} failed: HTTP 429 .*\(gave up after 13 attempts in 120000 ms\)$/,
+    );
     expect(emu.requestLog.filter((e) => e.status === 429)).toHaveLength(13);
   });
 
@@ -85,7 +89,10 @@ describe('client under a rate limit', () => {
     expect(outcomes).toEqual([false, false, false, false]);
     expect(events.slice(seen)).toEqual([]);
     expect(events.every((e) => e.status !== 0)).toBe(true);
-    await expect(client.get('group', 'a'.repeat(40))).rejects.toMatchObject({ grpcName: 'CANCELLED', message: expect.stringMatching(/cancelled: the client was closed/) });
+    await expect(client.get('group', 'a'.repeat(40))).rejects.toMatchObject({
+      grpcName: 'CANCELLED',
+      message: expect.stringMatching(/cancelled: the client was closed/),
+    });
     client = undefined;
   });
 });

@@ -36,7 +36,8 @@ beforeAll(async () => {
   engRepo = (await get(emu, `/registry/v2/repos?name=api`)).body.repos[0].uid;
   salesRepo = (await get(emu, `/registry/v2/repos?name=crm`)).body.repos[0].uid;
   await emu.close();
-  emu = await startEmulator({ checkAnswers: true,
+  emu = await startEmulator({
+    checkAnswers: true,
     tokens: [
       { token: OWNER, role: 'owner' },
       { token: VIEWER, role: 'viewer' },
@@ -102,11 +103,22 @@ describe('scoped tokens', () => {
     expect(groups).toEqual([eng]);
     const repos = (await get(emu, '/registry/v2/repos', SCOPED)).body.repos.map((r: { name: string }) => r.name);
     expect(repos).toEqual(['api']);
-    expect((await get(emu, `/registry/v2/repos?uidp.descendants_of=${acme}`, SCOPED)).body.repos.map((r: { name: string }) => r.name)).toEqual(['api']);
+    expect(
+      (await get(emu, `/registry/v2/repos?uidp.descendants_of=${acme}`, SCOPED)).body.repos.map(
+        (r: { name: string }) => r.name,
+      ),
+    ).toEqual(['api']);
     expect((await get(emu, `/registry/v2/repos?uidp.children_of=${sales}`, SCOPED)).body.totalCount).toBe('0');
     expect((await get(emu, '/registry/v2/repos?name=crm', SCOPED)).body.totalCount).toBe('0');
     const roles = (await get(emu, '/iam/v2/roles', SCOPED)).body.roles.map((r: { name: string }) => r.name).sort();
-    expect(roles).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
+    expect(roles).toEqual([
+      'editor',
+      'owner',
+      'registry.pull',
+      'registry.pull_token_creator',
+      'registry.push',
+      'viewer',
+    ]);
   });
 
   it('get 404 for anything outside the subtree, read or write', async () => {
@@ -134,10 +146,18 @@ describe('scoped tokens', () => {
     expect(root.status).toBe(403);
     expect(root.body.code).toBe(7);
     const salesBot = (await get(emu, '/iam/v2/identities?name=crm-bot')).body.identities[0].uid;
-    const bind = await post(emu, `/iam/v2/roleBindings/${eng}`, { identityUid: salesBot, roleUid: builtinRoleUid('viewer') }, SCOPED);
+    const bind = await post(
+      emu,
+      `/iam/v2/roleBindings/${eng}`,
+      { identityUid: salesBot, roleUid: builtinRoleUid('viewer') },
+      SCOPED,
+    );
     expect(bind.body.code).toBe(3);
     const ci = (await get(emu, '/iam/v2/identities', SCOPED)).body.identities[0].uid;
-    expect((await post(emu, `/iam/v2/roleBindings/${eng}`, { identityUid: ci, roleUid: builtinRoleUid('viewer') }, SCOPED)).status).toBe(200);
+    expect(
+      (await post(emu, `/iam/v2/roleBindings/${eng}`, { identityUid: ci, roleUid: builtinRoleUid('viewer') }, SCOPED))
+        .status,
+    ).toBe(200);
   });
 
   it('learn nothing outside the subtree from a name clash: renaming the scope group onto an out-of-scope sibling is 409 without its uid', async () => {
@@ -153,7 +173,9 @@ describe('scoped tokens', () => {
   });
 
   it('a scoped viewer reads its subtree only and writes nothing', async () => {
-    expect((await get(emu, '/registry/v2/repos', SCOPED_VIEWER)).body.repos.map((r: { name: string }) => r.name)).toEqual(['api']);
+    expect(
+      (await get(emu, '/registry/v2/repos', SCOPED_VIEWER)).body.repos.map((r: { name: string }) => r.name),
+    ).toEqual(['api']);
     expect((await post(emu, `/registry/v2/repos/${eng}`, { name: 'x' }, SCOPED_VIEWER)).status).toBe(403);
   });
 });

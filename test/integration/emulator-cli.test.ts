@@ -48,14 +48,26 @@ const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}`, 
 describe('platform-sync emulator', () => {
   beforeAll(() => {
     // Spawns the built CLI: `npm test` builds first. Missing is a failure, never a silent skip.
-    if (!existsSync(join(root, 'dist/src/cli/main.js'))) throw new Error('dist/src/cli/main.js is missing: run `npm run build` before this test');
+    if (!existsSync(join(root, 'dist/src/cli/main.js')))
+      throw new Error('dist/src/cli/main.js is missing: run `npm run build` before this test');
   });
 
   it('serves a seed, never prints the token, and writes --state on SIGTERM', async () => {
     const state = join(dir, 'state.json');
-    const run = await startCli(['--token', 'cli-secret-token', '--viewer-token', 'cli-viewer', '--seed', 'examples/emulator-seed.yaml', '--state', state]);
+    const run = await startCli([
+      '--token',
+      'cli-secret-token',
+      '--viewer-token',
+      'cli-viewer',
+      '--seed',
+      'examples/emulator-seed.yaml',
+      '--state',
+      state,
+    ]);
     expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const groups = (await (await fetch(`${run.url}/iam/v2/groups?order_by=name`, auth('cli-secret-token'))).json()) as { groups: { uid: string; name: string }[] };
+    const groups = (await (await fetch(`${run.url}/iam/v2/groups?order_by=name`, auth('cli-secret-token'))).json()) as {
+      groups: { uid: string; name: string }[];
+    };
     expect(groups.groups.map((g: { name: string }) => g.name)).toEqual(['acme', 'engineering', 'platform']);
     const created = await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, {
       method: 'POST',
@@ -63,7 +75,10 @@ describe('platform-sync emulator', () => {
       body: JSON.stringify({ name: 'from-cli' }),
     });
     expect(created.status).toBe(200);
-    expect((await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, { method: 'DELETE', ...auth('cli-viewer') })).status).toBe(403);
+    expect(
+      (await fetch(`${run.url}/iam/v2/groups/${groups.groups[0].uid}`, { method: 'DELETE', ...auth('cli-viewer') }))
+        .status,
+    ).toBe(403);
     run.child.kill('SIGTERM');
     expect(await run.exit).toBe(0);
     expect(run.output()).not.toContain('cli-secret-token');
@@ -79,14 +94,26 @@ describe('platform-sync emulator', () => {
       () => 'started',
       (err: Error) => err.message,
     );
-    expect(refused).toContain(`emulator state file ${state} is in use by an emulator server (platform-sync emulator --state ${state}) (process ${run.child.pid} on`);
-    const root = (await (await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', ...auth('kill-token'), body: JSON.stringify({ name: 'durable' }) })).json()) as { uid: string };
+    expect(refused).toContain(
+      `emulator state file ${state} is in use by an emulator server (platform-sync emulator --state ${state}) (process ${run.child.pid} on`,
+    );
+    const root = (await (
+      await fetch(`${run.url}/iam/v2/groups`, {
+        method: 'POST',
+        ...auth('kill-token'),
+        body: JSON.stringify({ name: 'durable' }),
+      })
+    ).json()) as { uid: string };
     // 40 creates, 8 at a time: each answered 200 only once its journal line is fsynced.
     const acknowledged: string[] = [];
     for (let batch = 0; batch < 5; batch++) {
       const replies = await Promise.all(
         Array.from({ length: 8 }, (_, i) =>
-          fetch(`${run.url}/iam/v2/identities/${root.uid}`, { method: 'POST', ...auth('kill-token'), body: JSON.stringify({ name: `id-${batch}-${i}` }) }),
+          fetch(`${run.url}/iam/v2/identities/${root.uid}`, {
+            method: 'POST',
+            ...auth('kill-token'),
+            body: JSON.stringify({ name: `id-${batch}-${i}` }),
+          }),
         ),
       );
       for (const r of replies) if (r.status === 200) acknowledged.push(((await r.json()) as { uid: string }).uid);
@@ -96,7 +123,9 @@ describe('platform-sync emulator', () => {
     await run.exit;
     // The dead holder's lock is taken over; every acknowledged write is there; no temporary file is left.
     const again = await startCli(['--token', 'kill-token', '--state', state]);
-    const listed = (await (await fetch(`${again.url}/iam/v2/identities?page_size=200`, auth('kill-token'))).json()) as { identities: { uid: string }[] };
+    const listed = (await (await fetch(`${again.url}/iam/v2/identities?page_size=200`, auth('kill-token'))).json()) as {
+      identities: { uid: string }[];
+    };
     expect(listed.identities.map((i) => i.uid).sort()).toEqual([...acknowledged].sort());
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     again.child.kill('SIGTERM');
@@ -104,7 +133,9 @@ describe('platform-sync emulator', () => {
   });
 
   it('takes the owner token from PLATFORM_TOKEN and fault flags from the command line', async () => {
-    const run = await startCli(['--error-rate', '1', '--retry-after', '2', '--fault-seed', '3'], { PLATFORM_TOKEN: 'env-token' });
+    const run = await startCli(['--error-rate', '1', '--retry-after', '2', '--fault-seed', '3'], {
+      PLATFORM_TOKEN: 'env-token',
+    });
     const r = await fetch(`${run.url}/iam/v2/groups`, auth('env-token'));
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('2');
@@ -116,16 +147,36 @@ describe('platform-sync emulator', () => {
   it('takes several tokens, one scoped, from --tokens FILE without any token on the command line', async () => {
     const acme = '00000000000000000000000000000000000ac3e1'; // pinned in examples/emulator-seed.yaml
     const tokens = join(dir, 'tokens.yaml');
-    writeFileSync(tokens, `- {token: file-owner, role: owner}\n- {token: file-viewer, role: viewer}\n- {token: file-scoped, role: owner, scope: "${acme}"}\n`);
-    const run = await startCli(['--tokens', tokens, '--seed', 'examples/emulator-seed.yaml', '--internal-error-rate', '0', '--short-page-rate', '1']);
-    const groups = async (token: string) => (await (await fetch(`${run.url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
+    writeFileSync(
+      tokens,
+      `- {token: file-owner, role: owner}\n- {token: file-viewer, role: viewer}\n- {token: file-scoped, role: owner, scope: "${acme}"}\n`,
+    );
+    const run = await startCli([
+      '--tokens',
+      tokens,
+      '--seed',
+      'examples/emulator-seed.yaml',
+      '--internal-error-rate',
+      '0',
+      '--short-page-rate',
+      '1',
+    ]);
+    const groups = async (token: string) =>
+      (await (await fetch(`${run.url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
     expect((await groups('file-owner')).groups).toHaveLength(3);
-    const scoped = await fetch(`${run.url}/iam/v2/groups`, { method: 'POST', headers: { authorization: 'Bearer file-scoped', 'content-type': 'application/json' }, body: '{"name":"another-org"}' });
+    const scoped = await fetch(`${run.url}/iam/v2/groups`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer file-scoped', 'content-type': 'application/json' },
+      body: '{"name":"another-org"}',
+    });
     expect(scoped.status).toBe(403); // a scoped token cannot create a root org
     const viewer = await fetch(`${run.url}/iam/v2/groups/${acme}`, { method: 'DELETE', ...auth('file-viewer') });
     expect(viewer.status).toBe(403);
     // --short-page-rate 1: a first page of 2 (3 groups) holds 1 item and a token.
-    const short = (await (await fetch(`${run.url}/iam/v2/groups?page_size=2`, auth('file-owner'))).json()) as { groups: unknown[]; nextPageToken?: string };
+    const short = (await (await fetch(`${run.url}/iam/v2/groups?page_size=2`, auth('file-owner'))).json()) as {
+      groups: unknown[];
+      nextPageToken?: string;
+    };
     expect(short.groups).toHaveLength(1);
     expect(short.nextPageToken).toBeTruthy();
     run.child.kill('SIGTERM');
@@ -142,7 +193,9 @@ describe('platform-sync emulator', () => {
     const args = block![2]!.split(' ').map((a) => (a === 'tokens.yaml' ? tokens : a));
     const run = await startCli(args);
     try {
-      const groups = (await (await fetch(`${run.url}/iam/v2/groups`, auth('eng-bot'))).json()) as { groups: { name: string }[] };
+      const groups = (await (await fetch(`${run.url}/iam/v2/groups`, auth('eng-bot'))).json()) as {
+        groups: { name: string }[];
+      };
       expect(groups.groups.map((g) => g.name).sort()).toEqual(['engineering', 'platform']);
       const all = (await (await fetch(`${run.url}/iam/v2/groups`, auth('dev-viewer'))).json()) as { groups: unknown[] };
       expect(all.groups).toHaveLength(3);
@@ -155,7 +208,11 @@ describe('platform-sync emulator', () => {
   it('refuses a token given both in --tokens and PLATFORM_TOKEN, without printing it', async () => {
     const tokens = join(dir, 'dup-tokens.yaml');
     writeFileSync(tokens, '- {token: dup-secret, role: viewer}\n');
-    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--tokens', tokens], { cwd: root, env: { ...process.env, PLATFORM_TOKEN: 'dup-secret' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--tokens', tokens], {
+      cwd: root,
+      env: { ...process.env, PLATFORM_TOKEN: 'dup-secret' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -166,7 +223,10 @@ describe('platform-sync emulator', () => {
   });
 
   it('refuses bad flag values with a clear message', async () => {
-    const child = spawn(process.execPath, [bin, 'emulator', '--error-rate', '1.5'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'emulator', '--error-rate', '1.5'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

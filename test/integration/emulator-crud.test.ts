@@ -21,13 +21,31 @@ describe('create: parent in the path, body checked, 404 for a missing parent', (
     const id = await post(emu, `/iam/v2/identities/${org}`, {
       name: 'release-bot',
       description: 'GitHub releases',
-      claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' },
+      claimMatch: {
+        issuer: 'https://token.actions.githubusercontent.com',
+        subject: 'repo:acme/app:ref:refs/heads/main',
+      },
     });
     expect(id.status).toBe(200);
-    expect(id.body).toMatchObject({ name: 'release-bot', claimMatch: { subject: 'repo:acme/app:ref:refs/heads/main' } });
+    expect(id.body).toMatchObject({
+      name: 'release-bot',
+      claimMatch: { subject: 'repo:acme/app:ref:refs/heads/main' },
+    });
     expect(id.body.lastSeenTime).toMatch(/Z$/);
-    expect(Object.keys(id.body).sort()).toEqual(['claimMatch', 'company', 'createTime', 'description', 'lastSeenTime', 'name', 'uid', 'updateTime']);
-    const role = await post(emu, `/iam/v2/roles/${org}`, { name: 'deployer', capabilities: ['repo.list', 'tag.create'] });
+    expect(Object.keys(id.body).sort()).toEqual([
+      'claimMatch',
+      'company',
+      'createTime',
+      'description',
+      'lastSeenTime',
+      'name',
+      'uid',
+      'updateTime',
+    ]);
+    const role = await post(emu, `/iam/v2/roles/${org}`, {
+      name: 'deployer',
+      capabilities: ['repo.list', 'tag.create'],
+    });
     expect(role.body.capabilities).toEqual(['repo.list', 'tag.create']);
     const sub = await post(emu, `/events/v2/subscriptions/${org}`, { sink: 'https://hooks.acme.dev/platform' });
     expect(sub.body.sink).toBe('https://hooks.acme.dev/platform');
@@ -42,15 +60,25 @@ describe('create: parent in the path, body checked, 404 for a missing parent', (
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(3);
     expect(r.body.message).toMatch(/^Invalid argument: name: /);
-    expect(detail(r.body, 'ErrorInfo')).toEqual(expect.objectContaining({ reason: 'INVALID_ARGUMENT', domain: 'iam.platform.emulator' }));
-    expect(detail(r.body, 'BadRequest').fieldViolations).toEqual([{ field: 'name', description: expect.stringContaining('^[a-z0-9 ._-]{1,}$') }]);
+    expect(detail(r.body, 'ErrorInfo')).toEqual(
+      expect.objectContaining({ reason: 'INVALID_ARGUMENT', domain: 'iam.platform.emulator' }),
+    );
+    expect(detail(r.body, 'BadRequest').fieldViolations).toEqual([
+      { field: 'name', description: expect.stringContaining('^[a-z0-9 ._-]{1,}$') },
+    ]);
     // No body at all behaves the same.
     expect((await post(emu, `/iam/v2/identities/${org}`, '')).body.code).toBe(3);
   });
 
   it('reports every bad field at once', async () => {
-    const r = await post(emu, `/iam/v2/roles/${org}`, { name: 'Bad Name!', capabilities: ['repo.list', 'fly'], colour: 'red' });
-    const fields = detail(r.body, 'BadRequest').fieldViolations.map((v: { field: string }) => v.field).sort();
+    const r = await post(emu, `/iam/v2/roles/${org}`, {
+      name: 'Bad Name!',
+      capabilities: ['repo.list', 'fly'],
+      colour: 'red',
+    });
+    const fields = detail(r.body, 'BadRequest')
+      .fieldViolations.map((v: { field: string }) => v.field)
+      .sort();
     expect(fields).toEqual(['capabilities', 'colour', 'name']);
     for (const [path, body, field] of [
       [`/iam/v2/roles/${org}`, { name: 'empty' }, 'capabilities'],
@@ -78,14 +106,19 @@ describe('create: parent in the path, body checked, 404 for a missing parent', (
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'team' })).status).toBe(200);
     expect((await post(emu, `/iam/v2/groups/${a.body.uid}`, { name: 'team' })).status).toBe(200);
     expect((await post(emu, '/iam/v2/groups', { name: 'acme' })).status).toBe(409);
-    expect((await post(emu, `/events/v2/subscriptions/${org}`, { sink: 'https://hooks.acme.dev/platform' })).status).toBe(409);
+    expect(
+      (await post(emu, `/events/v2/subscriptions/${org}`, { sink: 'https://hooks.acme.dev/platform' })).status,
+    ).toBe(409);
   });
 
   it('answers a missing parent with 404 and ResourceInfo', async () => {
     const r = await post(emu, `/registry/v2/repos/${org}/0123456789abcdef`, { name: 'x' });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe(5);
-    expect(detail(r.body, 'ResourceInfo')).toMatchObject({ resourceType: 'group', resourceName: `${org}/0123456789abcdef` });
+    expect(detail(r.body, 'ResourceInfo')).toMatchObject({
+      resourceType: 'group',
+      resourceName: `${org}/0123456789abcdef`,
+    });
     // A tag's parent is a repo, not a group.
     expect((await post(emu, `/registry/v2/tags/${org}`, { name: 'v1', digest: DIGEST })).status).toBe(404);
   });
@@ -94,11 +127,13 @@ describe('create: parent in the path, body checked, 404 for a missing parent', (
 describe('PATCH: update masks, read-only fields, renames', () => {
   let uid: string;
   beforeAll(async () => {
-    uid = (await post(emu, `/iam/v2/identities/${org}`, {
-      name: 'patch-me',
-      description: 'before',
-      claimMatch: { issuer: 'https://issuer.example', subject: 'one' },
-    })).body.uid;
+    uid = (
+      await post(emu, `/iam/v2/identities/${org}`, {
+        name: 'patch-me',
+        description: 'before',
+        claimMatch: { issuer: 'https://issuer.example', subject: 'one' },
+      })
+    ).body.uid;
   });
 
   it('without a mask changes only the fields present in the body', async () => {
@@ -112,7 +147,10 @@ describe('PATCH: update masks, read-only fields, renames', () => {
       claimMatch: { issuer: 'https://issuer.example', subject: 'two' },
     });
     expect(r.body).toMatchObject({ description: 'after', claimMatch: { subject: 'two' } });
-    const both = await patch(emu, `/iam/v2/identities/${uid}?updateMask=name,description`, { name: 'patched', description: 'd' });
+    const both = await patch(emu, `/iam/v2/identities/${uid}?updateMask=name,description`, {
+      name: 'patched',
+      description: 'd',
+    });
     expect(both.body).toMatchObject({ name: 'patched', description: 'd' });
   });
 
@@ -146,7 +184,10 @@ describe('PATCH: update masks, read-only fields, renames', () => {
     }
     // Read-only fields echoed back under a mask are ignored (a GET → PATCH round trip works).
     const current = (await get(emu, `/iam/v2/identities/${uid}`)).body;
-    const ok = await patch(emu, `/iam/v2/identities/${uid}?updateMask=description`, { ...current, description: 'round trip' });
+    const ok = await patch(emu, `/iam/v2/identities/${uid}?updateMask=description`, {
+      ...current,
+      description: 'round trip',
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.description).toBe('round trip');
   });
@@ -175,7 +216,10 @@ describe('not found and delete: ResourceInfo, RESOURCE_NOT_EMPTY', () => {
     expect(r.status).toBe(404);
     expect(r.body.code).toBe(5);
     expect(detailTypes(r.body)).toEqual(['ErrorInfo', 'ResourceInfo']);
-    expect(detail(r.body, 'ResourceInfo')).toMatchObject({ resourceType: 'repo', resourceName: `${org}/ffffffffffffffff` });
+    expect(detail(r.body, 'ResourceInfo')).toMatchObject({
+      resourceType: 'repo',
+      resourceName: `${org}/ffffffffffffffff`,
+    });
     // A uid of another kind is not found either.
     expect((await get(emu, `/registry/v2/repos/${org}`)).status).toBe(404);
     expect((await patch(emu, `/iam/v2/groups/${org}/ffffffffffffffff`, { description: 'x' })).status).toBe(404);
@@ -213,14 +257,24 @@ describe('not found and delete: ResourceInfo, RESOURCE_NOT_EMPTY', () => {
     await check(`/iam/v2/roles/${role}`, 'role binding');
     await check(`/iam/v2/identities/${id}`, 'role binding');
     // Children first, then it all goes.
-    for (const p of [`/iam/v2/roleBindings/${binding}`, `/iam/v2/roles/${role}`, `/iam/v2/identities/${id}`, `/registry/v2/tags/${tag}`, `/registry/v2/repos/${repo}`, `/iam/v2/groups/${g}`])
+    for (const p of [
+      `/iam/v2/roleBindings/${binding}`,
+      `/iam/v2/roles/${role}`,
+      `/iam/v2/identities/${id}`,
+      `/registry/v2/tags/${tag}`,
+      `/registry/v2/repos/${repo}`,
+      `/iam/v2/groups/${g}`,
+    ])
       expect((await del(emu, p)).status, p).toBe(200);
   });
 });
 
 describe('advisories under a group', () => {
   it('do not block deleting the group (nobody can delete them) and go with it', async () => {
-    const seeded = emu.seed({ orgs: [{ name: 'with-advisory' }], advisories: [{ advisoryId: 'CVE-2026-9999', artifactName: 'zlib', org: 'with-advisory' }] });
+    const seeded = emu.seed({
+      orgs: [{ name: 'with-advisory' }],
+      advisories: [{ advisoryId: 'CVE-2026-9999', artifactName: 'zlib', org: 'with-advisory' }],
+    });
     const uid = seeded.uids['advisory:CVE-2026-9999']!;
     const refused = await del(emu, `/vulnerabilities/v2/advisories/${uid}`);
     expect([refused.status, refused.body.code, refused.headers.get('allow')]).toEqual([405, 12, 'GET']);
@@ -239,14 +293,29 @@ describe('role bindings and built-in roles', () => {
   beforeAll(async () => {
     team = (await post(emu, `/iam/v2/groups/${org}`, { name: 'bindings', description: 'team' })).body.uid;
     sub = (await post(emu, `/iam/v2/groups/${team}`, { name: 'child' })).body.uid;
-    identity = (await post(emu, `/iam/v2/identities/${team}`, { name: 'bot', description: 'ci', claimMatch: { issuer: 'https://iss.example', subject: 'sub-1' } })).body.uid;
-    custom = (await post(emu, `/iam/v2/roles/${team}`, { name: 'pusher', description: 'push', capabilities: ['tag.create'] })).body.uid;
+    identity = (
+      await post(emu, `/iam/v2/identities/${team}`, {
+        name: 'bot',
+        description: 'ci',
+        claimMatch: { issuer: 'https://iss.example', subject: 'sub-1' },
+      })
+    ).body.uid;
+    custom = (
+      await post(emu, `/iam/v2/roles/${team}`, { name: 'pusher', description: 'push', capabilities: ['tag.create'] })
+    ).body.uid;
   });
 
   it("lists the service's six built-ins with flat 40-hex uids, stable across emulators, holding the service's sets (DESIGN.md §2 rev 6)", async () => {
     const r = await get(emu, '/iam/v2/roles?page_size=200');
     const builtins = r.body.roles.filter((x: { uid: string }) => !x.uid.includes('/'));
-    expect(builtins.map((x: { name: string }) => x.name).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
+    expect(builtins.map((x: { name: string }) => x.name).sort()).toEqual([
+      'editor',
+      'owner',
+      'registry.pull',
+      'registry.pull_token_creator',
+      'registry.push',
+      'viewer',
+    ]);
     for (const b of builtins) {
       expect(b.uid).toMatch(/^[0-9a-f]{40}$/);
       expect(b.uid).toBe(builtinRoleUid(b.name));
@@ -259,8 +328,12 @@ describe('role bindings and built-in roles', () => {
     expect(caps('editor')).not.toContain('tag.create');
     expect(caps('editor')).not.toContain('role_bindings.create');
     expect(caps('registry.push')).toEqual(expect.arrayContaining(['repo.create', 'tag.create', 'groups.create']));
-    expect(caps('owner')).toEqual(expect.arrayContaining(['roles.create', 'roles.update', 'role_bindings.create', 'group_invites.create']));
-    expect(caps('registry.pull_token_creator')).toEqual(expect.arrayContaining(['identity.create', 'role_bindings.create']));
+    expect(caps('owner')).toEqual(
+      expect.arrayContaining(['roles.create', 'roles.update', 'role_bindings.create', 'group_invites.create']),
+    );
+    expect(caps('registry.pull_token_creator')).toEqual(
+      expect.arrayContaining(['identity.create', 'role_bindings.create']),
+    );
     // Not under uidp filters.
     const scoped = await get(emu, `/iam/v2/roles?uidp.descendants_of=${org}`);
     expect(scoped.body.roles.every((x: { uid: string }) => x.uid.startsWith(`${org}/`))).toBe(true);
@@ -280,7 +353,10 @@ describe('role bindings and built-in roles', () => {
 
   it('refuses to change or delete a built-in role (code 7)', async () => {
     const viewer = builtinRoleUid('viewer');
-    for (const r of [await patch(emu, `/iam/v2/roles/${viewer}`, { description: 'x' }), await del(emu, `/iam/v2/roles/${viewer}`)]) {
+    for (const r of [
+      await patch(emu, `/iam/v2/roles/${viewer}`, { description: 'x' }),
+      await del(emu, `/iam/v2/roles/${viewer}`),
+    ]) {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe(7);
       expect(r.body.message).toContain('built-in');
@@ -297,20 +373,33 @@ describe('role bindings and built-in roles', () => {
     };
     expect(created.body).toMatchObject(expected);
     expect((await get(emu, `/iam/v2/roleBindings/${created.body.uid}`)).body).toMatchObject(expected);
-    expect((await get(emu, `/iam/v2/roleBindings?uidp.children_of=${sub}`)).body.roleBindings[0]).toMatchObject(expected);
+    expect((await get(emu, `/iam/v2/roleBindings?uidp.children_of=${sub}`)).body.roleBindings[0]).toMatchObject(
+      expected,
+    );
     // Hydration is live: renaming the identity shows in the binding.
     await patch(emu, `/iam/v2/identities/${identity}`, { description: 'renamed' });
     expect((await get(emu, `/iam/v2/roleBindings/${created.body.uid}`)).body.identity.description).toBe('renamed');
     // Also in a listing, whose resources' JSON is kept between reads until the store changes.
-    expect((await get(emu, `/iam/v2/roleBindings?uidp.children_of=${sub}`)).body.roleBindings[0].identity.description).toBe('renamed');
+    expect(
+      (await get(emu, `/iam/v2/roleBindings?uidp.children_of=${sub}`)).body.roleBindings[0].identity.description,
+    ).toBe('renamed');
   });
 
   it('rejects duplicates (6), unknown identities or roles, and roles from outside the ancestry (3)', async () => {
     await post(emu, `/iam/v2/roleBindings/${team}`, { identityUid: identity, roleUid: builtinRoleUid('viewer') });
-    expect((await post(emu, `/iam/v2/roleBindings/${team}`, { identityUid: identity, roleUid: builtinRoleUid('viewer') })).status).toBe(409);
-    const missing = await post(emu, `/iam/v2/roleBindings/${team}`, { identityUid: `${org}/0000000000000000`, roleUid: 'f'.repeat(40) });
+    expect(
+      (await post(emu, `/iam/v2/roleBindings/${team}`, { identityUid: identity, roleUid: builtinRoleUid('viewer') }))
+        .status,
+    ).toBe(409);
+    const missing = await post(emu, `/iam/v2/roleBindings/${team}`, {
+      identityUid: `${org}/0000000000000000`,
+      roleUid: 'f'.repeat(40),
+    });
     expect(missing.body.code).toBe(3);
-    expect(detail(missing.body, 'BadRequest').fieldViolations.map((v: { field: string }) => v.field)).toEqual(['identityUid', 'roleUid']);
+    expect(detail(missing.body, 'BadRequest').fieldViolations.map((v: { field: string }) => v.field)).toEqual([
+      'identityUid',
+      'roleUid',
+    ]);
     // The custom role lives in `team`; a binding on the org root may not use it.
     const outside = await post(emu, `/iam/v2/roleBindings/${org}`, { identityUid: identity, roleUid: custom });
     expect(outside.body.code).toBe(3);
@@ -319,8 +408,15 @@ describe('role bindings and built-in roles', () => {
   });
 
   it('PATCH may change roleUid only', async () => {
-    const b = (await post(emu, `/iam/v2/roleBindings/${team}`, { identityUid: identity, roleUid: builtinRoleUid('registry.pull') })).body;
-    const r = await patch(emu, `/iam/v2/roleBindings/${b.uid}?updateMask=roleUid`, { roleUid: builtinRoleUid('registry.push') });
+    const b = (
+      await post(emu, `/iam/v2/roleBindings/${team}`, {
+        identityUid: identity,
+        roleUid: builtinRoleUid('registry.pull'),
+      })
+    ).body;
+    const r = await patch(emu, `/iam/v2/roleBindings/${b.uid}?updateMask=roleUid`, {
+      roleUid: builtinRoleUid('registry.push'),
+    });
     expect(r.body.role.name).toBe('registry.push');
     expect(r.body.updateTime > b.updateTime).toBe(true);
     expect((await patch(emu, `/iam/v2/roleBindings/${b.uid}`, { identityUid: identity })).body.code).toBe(3);
@@ -334,7 +430,9 @@ describe('readme', () => {
     expect((await get(emu, `/registry/v2/repos/${repo.uid}/readme`)).body).toEqual({ uid: repo.uid, content: '' });
     const r = await patch(emu, `/registry/v2/repos/${repo.uid}/readme`, { content: '# Hello\n' });
     expect(r.body).toEqual({ uid: repo.uid, content: '# Hello\n' });
-    expect((await get(emu, `/registry/v2/repos/${encodeURIComponent(repo.uid)}/readme`)).body.content).toBe('# Hello\n');
+    expect((await get(emu, `/registry/v2/repos/${encodeURIComponent(repo.uid)}/readme`)).body.content).toBe(
+      '# Hello\n',
+    );
     const after = (await get(emu, `/registry/v2/repos/${repo.uid}`)).body;
     expect(after.updateTime >= repo.updateTime).toBe(true);
     expect(after.updateTime).not.toBe(repo.updateTime);

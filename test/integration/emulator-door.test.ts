@@ -32,7 +32,8 @@ describe('regression 10: the lock is the file, however it is spelled', () => {
       symlinkSync(state, soft);
       const hard = join(dir, 'hard.json');
       linkSync(state, hard);
-      for (const other of [soft, hard]) expect(await refusal(startTestEmulator({ statePath: other }))).toContain('is in use by');
+      for (const other of [soft, hard])
+        expect(await refusal(startTestEmulator({ statePath: other }))).toContain('is in use by');
       expect(lstatSync(soft).isSymbolicLink()).toBe(true);
     } finally {
       await first.close();

@@ -94,8 +94,12 @@ describe('faults', () => {
       expect(r.headers.get('retry-after')).toBeNull();
     }
     emu.setFaults({});
-    const applied = (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).body.repos.map((r: { name: string }) => r.name);
-    const loggedApplied = emu.requestLog.filter((e) => e.faulted === 'internal' && e.applied).map((e) => e.seq - emu.requestLog[0]!.seq);
+    const applied = (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&page_size=200`)).body.repos.map(
+      (r: { name: string }) => r.name,
+    );
+    const loggedApplied = emu.requestLog
+      .filter((e) => e.faulted === 'internal' && e.applied)
+      .map((e) => e.seq - emu.requestLog[0]!.seq);
     // Exactly the creates the log marks as applied exist: some, not all.
     expect(applied.sort()).toEqual(loggedApplied.map((i) => `r${i}`).sort());
     expect(applied.length).toBeGreaterThan(0);
@@ -104,13 +108,20 @@ describe('faults', () => {
 
   it('short pages hold fewer items than page_size while nextPageToken is set; following the tokens loses nothing', async () => {
     const emu = await start({});
-    const seeded = emu.seed({ orgs: [{ name: 'acme', repos: Array.from({ length: 45 }, (_, i) => ({ name: `repo-${String(i).padStart(2, '0')}` })) }] });
+    const seeded = emu.seed({
+      orgs: [
+        { name: 'acme', repos: Array.from({ length: 45 }, (_, i) => ({ name: `repo-${String(i).padStart(2, '0')}` })) },
+      ],
+    });
     emu.setFaults({ shortPageRate: 1, seed: 3 });
     const pageSizes: number[] = [];
     const names: string[] = [];
     let token: string | undefined;
     do {
-      const r = await get(emu, `/registry/v2/repos?uidp.children_of=${seeded.orgUids.acme}&order_by=name%20desc&page_size=10${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const r = await get(
+        emu,
+        `/registry/v2/repos?uidp.children_of=${seeded.orgUids.acme}&order_by=name%20desc&page_size=10${token ? `&page_token=${encodeURIComponent(token)}` : ''}`,
+      );
       expect(r.body.totalCount).toBe('45');
       pageSizes.push(r.body.repos.length);
       names.push(...r.body.repos.map((x: { name: string }) => x.name));
@@ -128,7 +139,9 @@ describe('faults', () => {
       const emu = await start(f);
       const created = await outcomes(30, (i) => post(emu, '/iam/v2/groups', { name: `org-${i}` }));
       emu.setFaults({});
-      const uids = (await get(emu, '/iam/v2/groups?page_size=200&order_by=name')).body.groups.map((g: { name: string; uid: string }) => `${g.name}=${g.uid}`);
+      const uids = (await get(emu, '/iam/v2/groups?page_size=200&order_by=name')).body.groups.map(
+        (g: { name: string; uid: string }) => `${g.name}=${g.uid}`,
+      );
       return { created, uids, log: emu.requestLog.slice(0, 30).map((e) => e.faulted ?? e.status) };
     };
     const a = await run(faults);
@@ -145,7 +158,13 @@ describe('faults', () => {
     const emu = await start({});
     await get(emu, '/registry/v2/repos?page_size=5&order_by=name%20desc');
     const [entry] = emu.requestLog;
-    expect(entry).toEqual({ seq: 1, method: 'GET', path: '/registry/v2/repos', query: { page_size: '5', order_by: 'name desc' }, status: 200 });
+    expect(entry).toEqual({
+      seq: 1,
+      method: 'GET',
+      path: '/registry/v2/repos',
+      query: { page_size: '5', order_by: 'name desc' },
+      status: 200,
+    });
     expect(JSON.stringify(emu.requestLog)).not.toContain(OWNER);
     emu.clearRequestLog();
     expect(emu.requestLog).toHaveLength(0);
@@ -166,7 +185,9 @@ describe('faults', () => {
       await new Promise<void>((resolve, reject) => {
         const socket = connect(Number(port), '127.0.0.1', () => {
           // Promise a body of 100 bytes, send 2, then vanish (a killed apply).
-          socket.write(`POST /iam/v2/groups HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OWNER}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"`);
+          socket.write(
+            `POST /iam/v2/groups HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OWNER}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"`,
+          );
           setTimeout(() => socket.destroy(), 50);
         });
         socket.on('close', () => resolve());
@@ -183,7 +204,11 @@ describe('faults', () => {
 
 describe('an internal error of the emulator (issue 47)', () => {
   it('is answered 500 (code 13, AIP-193 body) at once, for a request with a body too, never a hang', async () => {
-    const emu = await startTestEmulator({ internalFault: ({ method }) => { if (method === 'POST' || method === 'GET') throw new Error('a bug in a handler'); } });
+    const emu = await startTestEmulator({
+      internalFault: ({ method }) => {
+        if (method === 'POST' || method === 'GET') throw new Error('a bug in a handler');
+      },
+    });
     started.push(emu);
     const errors: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
@@ -191,17 +216,28 @@ describe('an internal error of the emulator (issue 47)', () => {
     try {
       const timeout = AbortSignal.timeout(5_000);
       // A request whose body was read is what node marks destroyed: it must still be answered.
-      const created = await fetch(`${emu.url}/iam/v2/groups`, { method: 'POST', signal: timeout, headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'acme' }) });
+      const created = await fetch(`${emu.url}/iam/v2/groups`, {
+        method: 'POST',
+        signal: timeout,
+        headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'acme' }),
+      });
       expect(created.status).toBe(500);
       expect(await created.json()).toEqual({ code: 13, message: 'Internal: a bug in a handler', details: [] });
-      const listed = await fetch(`${emu.url}/iam/v2/groups`, { signal: timeout, headers: { authorization: `Bearer ${OWNER}` } });
+      const listed = await fetch(`${emu.url}/iam/v2/groups`, {
+        signal: timeout,
+        headers: { authorization: `Bearer ${OWNER}` },
+      });
       expect(listed.status).toBe(500);
     } finally {
       process.stderr.write = write;
     }
     expect(errors.join('')).toContain('emulator: internal error: Error: a bug in a handler');
     // Made on purpose: taken here, so that the run's check after each test does not fail this one.
-    expect(takeInternalErrors()).toEqual(['POST /iam/v2/groups: a bug in a handler', 'GET /iam/v2/groups: a bug in a handler']);
+    expect(takeInternalErrors()).toEqual([
+      'POST /iam/v2/groups: a bug in a handler',
+      'GET /iam/v2/groups: a bug in a handler',
+    ]);
   });
 });
 
@@ -218,7 +254,8 @@ describe('the one test emulator (issue 47)', () => {
     const walk = (dir: string): void => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         if (e.isDirectory()) walk(join(dir, e.name));
-        else if (e.name.endsWith('.ts') && /checkAnswers:\s*false/.test(readFileSync(join(dir, e.name), 'utf8'))) off.push(e.name);
+        else if (e.name.endsWith('.ts') && /checkAnswers:\s*false/.test(readFileSync(join(dir, e.name), 'utf8')))
+          off.push(e.name);
       }
     };
     walk(join(import.meta.dirname, '..'));

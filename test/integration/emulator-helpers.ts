@@ -18,7 +18,8 @@ export interface Reply {
 }
 
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  return startEmulator({ checkAnswers: true,
+  return startEmulator({
+    checkAnswers: true,
     tokens: [
       { token: OWNER, role: 'owner' },
       { token: VIEWER, role: 'viewer' },
@@ -47,10 +48,14 @@ export async function call(
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : JSON.parse(text), text };
 }
 
-export const get = (emu: Emulator, path: string, token: string | null = OWNER) => call(emu, 'GET', path, undefined, token);
-export const post = (emu: Emulator, path: string, body: unknown, token: string | null = OWNER) => call(emu, 'POST', path, body, token);
-export const patch = (emu: Emulator, path: string, body: unknown, token: string | null = OWNER) => call(emu, 'PATCH', path, body, token);
-export const del = (emu: Emulator, path: string, token: string | null = OWNER) => call(emu, 'DELETE', path, undefined, token);
+export const get = (emu: Emulator, path: string, token: string | null = OWNER) =>
+  call(emu, 'GET', path, undefined, token);
+export const post = (emu: Emulator, path: string, body: unknown, token: string | null = OWNER) =>
+  call(emu, 'POST', path, body, token);
+export const patch = (emu: Emulator, path: string, body: unknown, token: string | null = OWNER) =>
+  call(emu, 'PATCH', path, body, token);
+export const del = (emu: Emulator, path: string, token: string | null = OWNER) =>
+  call(emu, 'DELETE', path, undefined, token);
 
 /** The `@type` suffixes of an error body's details. */
 export function detailTypes(body: { details: { '@type': string }[] }): string[] {
@@ -62,7 +67,12 @@ export function detail(body: { details: { '@type': string }[] }, type: string): 
 }
 
 /** Follows nextPageToken to the end; returns every item and the number of requests. */
-export async function listAll(emu: Emulator, path: string, plural: string, startToken?: string): Promise<{ items: any[]; pages: number }> {
+export async function listAll(
+  emu: Emulator,
+  path: string,
+  plural: string,
+  startToken?: string,
+): Promise<{ items: any[]; pages: number }> {
   const items: any[] = [];
   let token: string | undefined = startToken;
   let pages = 0;

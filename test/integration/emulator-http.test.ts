@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => emu.close());
 
 /** A raw connection: write bytes, read what comes back until the server ends the connection or `until` holds. */
-function raw(): { socket: Socket; send(text: string | Buffer): void; received(until: (text: string) => boolean, ms?: number): Promise<{ text: string; ended: boolean; error?: string }> } {
+function raw(): {
+  socket: Socket;
+  send(text: string | Buffer): void;
+  received(until: (text: string) => boolean, ms?: number): Promise<{ text: string; ended: boolean; error?: string }>;
+} {
   const { port } = new URL(emu.url);
   const socket = connect(Number(port), '127.0.0.1');
   let text = '';
@@ -34,14 +38,18 @@ function raw(): { socket: Socket; send(text: string | Buffer): void; received(un
     send: (data) => void socket.write(data),
     received: async (until, ms = 3000) => {
       const start = Date.now();
-      while (!until(text) && !ended && error === undefined && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 5));
+      while (!until(text) && !ended && error === undefined && Date.now() - start < ms)
+        await new Promise((r) => setTimeout(r, 5));
       return { text, ended, ...(error !== undefined ? { error } : {}) };
     },
   };
 }
 
 const request = (method: string, path: string, headers: Record<string, string> = {}, body = ''): string =>
-  `${method} ${path} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\n${Object.entries({ ...headers, ...(body !== '' ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) })
+  `${method} ${path} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\n${Object.entries({
+    ...headers,
+    ...(body !== '' ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}),
+  })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n${body}`;
 
@@ -58,7 +66,9 @@ describe('the emulator over raw HTTP', () => {
   it('answers a body too large with 413 and Connection: close, then ends the connection cleanly: a second request on it is never reset', async () => {
     const c = raw();
     const huge = 'x'.repeat(2 * 1024 * 1024);
-    c.send(`POST /registry/v2/repos/${org} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\nContent-Type: application/json\r\nContent-Length: ${huge.length}\r\n\r\n`);
+    c.send(
+      `POST /registry/v2/repos/${org} HTTP/1.1\r\nHost: emulator\r\nAuthorization: Bearer ${OWNER}\r\nContent-Type: application/json\r\nContent-Length: ${huge.length}\r\n\r\n`,
+    );
     const r = await c.received(() => false);
     expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
     expect(r.text.toLowerCase()).toContain('\r\nconnection: close\r\n');
@@ -80,7 +90,14 @@ describe('the emulator over raw HTTP', () => {
     }
     expect((await get(emu, '/registry/v2/repos?name=plain')).body.repos).toEqual([]);
     const c = raw();
-    c.send(request('POST', `/registry/v2/repos/${org}`, { 'Content-Type': 'application/json; charset=utf-8' }, '{"name":"json"}'));
+    c.send(
+      request(
+        'POST',
+        `/registry/v2/repos/${org}`,
+        { 'Content-Type': 'application/json; charset=utf-8' },
+        '{"name":"json"}',
+      ),
+    );
     expect((await c.received((t) => t.includes('}'))).text).toMatch(/^HTTP\/1\.1 200 /);
     c.socket.destroy();
   });
@@ -100,7 +117,11 @@ describe('the emulator over raw HTTP', () => {
   it('reads an empty query value as not set (AIP), and refuses an int32 beyond its range instead of rounding it', async () => {
     expect((await get(emu, `/registry/v2/repos?uidp.children_of=&order_by=`)).status).toBe(200);
     const repo = (await get(emu, '/registry/v2/repos?name=json')).body.repos[0];
-    const r = await fetch(`${emu.url}/registry/v2/repos/${repo.uid}?updateMask=`, { method: 'PATCH', headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' }, body: '{"description":"d"}' });
+    const r = await fetch(`${emu.url}/registry/v2/repos/${repo.uid}?updateMask=`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${OWNER}`, 'content-type': 'application/json' },
+      body: '{"description":"d"}',
+    });
     expect(r.status).toBe(200);
     const skip = await get(emu, '/registry/v2/repos?skip=9007199254740993');
     expect(skip.status).toBe(400);
@@ -111,9 +132,14 @@ describe('the emulator over raw HTTP', () => {
 describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
   it('are sent by default, declared read-only in the contract, and left out with plainResponses', async () => {
     const { kindContract } = await import('../../src/emulator/contract.js');
-    expect((await get(emu, `/iam/v2/groups/${org}`)).body).toMatchObject({ verified: false, resourceLimits: expect.any(Object) });
+    expect((await get(emu, `/iam/v2/groups/${org}`)).body).toMatchObject({
+      verified: false,
+      resourceLimits: expect.any(Object),
+    });
     for (const kind of ['group', 'identity'] as const) {
-      const sent = kindContract(kind).response.filter((m) => m.serviceSent).map((m) => m.name);
+      const sent = kindContract(kind)
+        .response.filter((m) => m.serviceSent)
+        .map((m) => m.name);
       expect(sent.length, kind).toBeGreaterThan(0);
     }
     // Read-only: a client may not set one.
@@ -123,7 +149,17 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
       const root = (await post(plain, '/iam/v2/groups', { name: 'acme' })).body;
       expect(root).not.toHaveProperty('verified');
       const r = (await post(plain, `/registry/v2/repos/${root.uid}`, { name: 'nginx' })).body;
-      expect(Object.keys(r).sort()).toEqual(['activeTags', 'aliases', 'bundles', 'catalogTier', 'createTime', 'description', 'name', 'uid', 'updateTime']);
+      expect(Object.keys(r).sort()).toEqual([
+        'activeTags',
+        'aliases',
+        'bundles',
+        'catalogTier',
+        'createTime',
+        'description',
+        'name',
+        'uid',
+        'updateTime',
+      ]);
     } finally {
       await plain.close();
     }
@@ -134,36 +170,91 @@ describe('fields only the service sends (DESIGN.md §2, §6 rev 4)', () => {
     // The JSON gateway sends every field, zero values included.
     expect(repo).toMatchObject({ aliases: [], activeTags: [], catalogTier: 'CATALOG_TIER_UNSPECIFIED' });
     // Accepted short or in full; answered in full.
-    const set = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-2', catalogTier: 'FIPS', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: ['latest'] });
+    const set = await post(emu, `/registry/v2/repos/${org}`, {
+      name: 'tiered-2',
+      catalogTier: 'FIPS',
+      aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'],
+      activeTags: ['latest'],
+    });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
-    expect(set.body).toMatchObject({ catalogTier: 'CATALOG_TIER_FIPS', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: ['latest'] });
+    expect(set.body).toMatchObject({
+      catalogTier: 'CATALOG_TIER_FIPS',
+      aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'],
+      activeTags: ['latest'],
+    });
     const full = await post(emu, `/registry/v2/repos/${org}`, { name: 'tiered-3', catalogTier: 'CATALOG_TIER_AI' });
     expect(full.body.catalogTier).toBe('CATALOG_TIER_AI');
     // Outside the enum, an alias without a tag, or a duplicate in a set: code 3.
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', catalogTier: 'GOLD' })).status).toBe(400);
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'x', aliases: ['nginx'] })).status).toBe(400);
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'y', aliases: ['a:1', 'a:1'] })).status).toBe(400);
-    const changed = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier,activeTags`, { catalogTier: 'BASE', activeTags: [] });
+    const changed = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier,activeTags`, {
+      catalogTier: 'BASE',
+      activeTags: [],
+    });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
-    expect(changed.body).toMatchObject({ catalogTier: 'CATALOG_TIER_BASE', aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'], activeTags: [] });
+    expect(changed.body).toMatchObject({
+      catalogTier: 'CATALOG_TIER_BASE',
+      aliases: ['nginx:latest', 'docker.io/library/nginx:1.27'],
+      activeTags: [],
+    });
     // The zero value unsets it.
-    const unset = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier`, { catalogTier: 'CATALOG_TIER_UNSPECIFIED' });
+    const unset = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=catalogTier`, {
+      catalogTier: 'CATALOG_TIER_UNSPECIFIED',
+    });
     expect(unset.body.catalogTier).toBe('CATALOG_TIER_UNSPECIFIED');
     // syncConfig's mirrors are the destination repositories, strings; a boolean is code 3.
-    const mirrors = { amazon: '123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror', google: 'us-docker.pkg.dev/acme-prod/mirror', azure: 'acmeprod.azurecr.io/mirror' };
-    const synced = await post(emu, `/registry/v2/repos/${org}`, { name: 'mirrored', syncConfig: { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00Z', gracePeriod: true, ...mirrors } });
+    const mirrors = {
+      amazon: '123456789012.dkr.ecr.us-east-1.amazonaws.com/acme-mirror',
+      google: 'us-docker.pkg.dev/acme-prod/mirror',
+      azure: 'acmeprod.azurecr.io/mirror',
+    };
+    const synced = await post(emu, `/registry/v2/repos/${org}`, {
+      name: 'mirrored',
+      syncConfig: {
+        source: `${org}/0123456789abcdef`,
+        expiration: '2027-06-30T00:00:00Z',
+        gracePeriod: true,
+        ...mirrors,
+      },
+    });
     expect(synced.status, JSON.stringify(synced.body)).toBe(200);
     expect(synced.body.syncConfig).toMatchObject({ gracePeriod: true, ...mirrors });
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00Z', amazon: true } })).status).toBe(400);
+    expect(
+      (
+        await post(emu, `/registry/v2/repos/${org}`, {
+          name: 'z',
+          syncConfig: { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00Z', amazon: true },
+        })
+      ).status,
+    ).toBe(400);
     // The contract-fuzz counterexample of seed 897259: null is no value of these fields, even under updateMask=*.
-    const nulled = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=*`, { name: 'tiered-2', aliases: null });
+    const nulled = await patch(emu, `/registry/v2/repos/${set.body.uid}?updateMask=*`, {
+      name: 'tiered-2',
+      aliases: null,
+    });
     expect(nulled.status).toBe(400);
     expect(nulled.text).toContain('aliases');
     // An apko overlay is JSON text of an object; anything else is code 3 naming it.
     const sync = { source: `${org}/0123456789abcdef`, expiration: '2027-06-30T00:00:00.000Z' };
-    const overlay = await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{contents' } });
+    const overlay = await post(emu, `/registry/v2/repos/${org}`, {
+      name: 'z',
+      syncConfig: { ...sync, apkoOverlay: '{contents' },
+    });
     expect(overlay.status).toBe(400);
     expect(overlay.text).toContain('syncConfig.apkoOverlay must be JSON text of an object');
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'z', syncConfig: { ...sync, apkoOverlay: '{"contents":{}}', gracePeriod: true, azure: 'acmeprod.azurecr.io/mirror' } })).status).toBe(200);
+    expect(
+      (
+        await post(emu, `/registry/v2/repos/${org}`, {
+          name: 'z',
+          syncConfig: {
+            ...sync,
+            apkoOverlay: '{"contents":{}}',
+            gracePeriod: true,
+            azure: 'acmeprod.azurecr.io/mirror',
+          },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -9,7 +9,16 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { call, get, patch, post, startTestEmulator } from './emulator-helpers.js';
 
 const GITHUB = 'https://token.actions.githubusercontent.com';
-const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] });
+const JWKS = JSON.stringify({
+  keys: [
+    {
+      kty: 'EC',
+      crv: 'P-256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+    },
+  ],
+});
 
 let emu: Emulator;
 let org: string;
@@ -24,7 +33,9 @@ describe("the service's own wording", () => {
     const r = await post(emu, `/iam/v2/identities/${org}`, { name: 'Bad Name!' });
     expect(r.status).toBe(400);
     expect(r.body.message).toBe('Invalid argument: name: name must match "^[a-z0-9 ._-]{1,}$"');
-    const violations = r.body.details.find((d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest').fieldViolations;
+    const violations = r.body.details.find(
+      (d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    ).fieldViolations;
     expect(violations).toEqual([{ field: 'name', description: 'name must match "^[a-z0-9 ._-]{1,}$"' }]);
   });
 });
@@ -32,9 +43,20 @@ describe("the service's own wording", () => {
 describe('identity relationships', () => {
   it('stores and returns each kind of relationship; a service principal in its short spelling', async () => {
     const bodies = {
-      'gh-any-branch': { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:acme/app:.*', audience: 'https://github.com/acme', claims: { repository_owner: 'acme' } } },
-      'aws-deployer': { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
-      'static-signer': { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JWKS, audiences: ['acme'] } },
+      'gh-any-branch': {
+        claimMatch: {
+          issuer: GITHUB,
+          subjectPattern: 'repo:acme/app:.*',
+          audience: 'https://github.com/acme',
+          claims: { repository_owner: 'acme' },
+        },
+      },
+      'aws-deployer': {
+        awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' },
+      },
+      'static-signer': {
+        staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JWKS, audiences: ['acme'] },
+      },
       cosigned: { servicePrincipal: 'SERVICE_PRINCIPAL_COSIGNED' },
     };
     for (const [name, relationship] of Object.entries(bodies)) {
@@ -48,12 +70,30 @@ describe('identity relationships', () => {
 
   it('refuses two relationships at once, and bad patterns, accounts and key sets, as code 3', async () => {
     const cases: [unknown, string][] = [
-      [{ claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' }, 'Invalid argument: servicePrincipal: an identity has exactly one of claimMatch, awsIdentity, staticKeys, servicePrincipal; got claimMatch and servicePrincipal'],
-      [{ claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(' } }, 'Invalid argument: claimMatch: subjectPattern "repo:(" is not a valid RE2 regular expression'],
-      [{ claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } }, 'Invalid argument: claimMatch: has both subject and subjectPattern; expected one of them'],
-      [{ awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } }, 'Invalid argument: awsIdentity: awsAccount "1234" is not an AWS account id; expected 12 digits'],
-      [{ staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } }, 'Invalid argument: staticKeys: issuerKeys is not JSON'],
-      [{ servicePrincipal: 'ROOT' }, 'Invalid argument: servicePrincipal: "ROOT" is not a service principal; expected one of COSIGNED, INGESTER, CATALOG_SYNCER, APKO_BUILDER'],
+      [
+        { claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' },
+        'Invalid argument: servicePrincipal: an identity has exactly one of claimMatch, awsIdentity, staticKeys, servicePrincipal; got claimMatch and servicePrincipal',
+      ],
+      [
+        { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(' } },
+        'Invalid argument: claimMatch: subjectPattern "repo:(" is not a valid RE2 regular expression',
+      ],
+      [
+        { claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } },
+        'Invalid argument: claimMatch: has both subject and subjectPattern; expected one of them',
+      ],
+      [
+        { awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } },
+        'Invalid argument: awsIdentity: awsAccount "1234" is not an AWS account id; expected 12 digits',
+      ],
+      [
+        { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } },
+        'Invalid argument: staticKeys: issuerKeys is not JSON',
+      ],
+      [
+        { servicePrincipal: 'ROOT' },
+        'Invalid argument: servicePrincipal: "ROOT" is not a service principal; expected one of COSIGNED, INGESTER, CATALOG_SYNCER, APKO_BUILDER',
+      ],
     ];
     for (const [i, [body, message]] of cases.entries()) {
       const r = await post(emu, `/iam/v2/identities/${org}`, { name: `bad-${i}`, ...(body as object) });
@@ -64,21 +104,35 @@ describe('identity relationships', () => {
   });
 
   it('a PATCH naming one relationship replaces the whole relationship; naming two is refused', async () => {
-    const created = (await post(emu, `/iam/v2/identities/${org}`, { name: 'switcher', claimMatch: { issuer: GITHUB, subject: 'repo:acme/app:ref:refs/heads/main' } })).body;
+    const created = (
+      await post(emu, `/iam/v2/identities/${org}`, {
+        name: 'switcher',
+        claimMatch: { issuer: GITHUB, subject: 'repo:acme/app:ref:refs/heads/main' },
+      })
+    ).body;
     const aws = { awsAccount: '123456789012', arn: 'arn:aws:iam::123456789012:role/deploy' };
     const switched = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=awsIdentity`, { awsIdentity: aws });
     expect(switched.status, switched.text).toBe(200);
     expect(switched.body.awsIdentity).toEqual(aws);
     expect(switched.body.claimMatch).toBeUndefined();
-    const both = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=awsIdentity,servicePrincipal`, { awsIdentity: aws, servicePrincipal: 'INGESTER' });
+    const both = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=awsIdentity,servicePrincipal`, {
+      awsIdentity: aws,
+      servicePrincipal: 'INGESTER',
+    });
     expect(both.status).toBe(400);
     expect(both.body.message).toContain('an identity has exactly one relationship');
   });
 
   it('hydrates a binding identity with issuer and subject when its relationship has them', async () => {
-    const identity = (await post(emu, `/iam/v2/identities/${org}`, { name: 'keyed', staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'keyed', issuerKeys: JWKS } })).body;
+    const identity = (
+      await post(emu, `/iam/v2/identities/${org}`, {
+        name: 'keyed',
+        staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'keyed', issuerKeys: JWKS },
+      })
+    ).body;
     const viewer = (await get(emu, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
-    const binding = (await post(emu, `/iam/v2/roleBindings/${org}`, { identityUid: identity.uid, roleUid: viewer })).body;
+    const binding = (await post(emu, `/iam/v2/roleBindings/${org}`, { identityUid: identity.uid, roleUid: viewer }))
+      .body;
     expect(binding.identity).toMatchObject({ uid: identity.uid, issuer: 'https://issuer.acme.dev', subject: 'keyed' });
   });
 });
@@ -99,21 +153,39 @@ describe('identity providers', () => {
       const missing = await post(e, `/iam/v2/identityProviders/${o}`, { name: 'okta', defaultRole: viewer, oidc });
       expect(missing.status).toBe(400);
       expect(missing.body.message).toContain('oidc.clientSecret is required');
-      const created = await post(e, `/iam/v2/identityProviders/${o}`, { name: 'okta', defaultRole: viewer, oidc: { ...oidc, clientSecret: 'first-secret' } });
+      const created = await post(e, `/iam/v2/identityProviders/${o}`, {
+        name: 'okta',
+        defaultRole: viewer,
+        oidc: { ...oidc, clientSecret: 'first-secret' },
+      });
       expect(created.status, created.text).toBe(200);
       expect(created.text).not.toContain('first-secret');
       expect(created.body.oidc).toEqual(oidc);
       const storedSecret = async () => {
         await e.flush();
-        const state = JSON.parse(readFileSync(statePath, 'utf8')) as { resources: { uid: string; data: { oidc?: { clientSecret?: string } } }[] };
+        const state = JSON.parse(readFileSync(statePath, 'utf8')) as {
+          resources: { uid: string; data: { oidc?: { clientSecret?: string } } }[];
+        };
         return state.resources.find((r) => r.uid === created.body.uid)!.data.oidc!.clientSecret;
       };
-      expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc`, { oidc: { ...oidc, clientId: 'client-2', clientSecret: 'ignored' } })).status).toBe(200);
+      expect(
+        (
+          await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc`, {
+            oidc: { ...oidc, clientId: 'client-2', clientSecret: 'ignored' },
+          })
+        ).status,
+      ).toBe(200);
       // The state keeps a digest of the secret, never the secret (DESIGN.md §6).
       const sha = (v: string) => `sha256:${createHash('sha256').update(v).digest('hex')}`;
       expect(await storedSecret()).toBe(sha('first-secret'));
       expect(readFileSync(statePath, 'utf8')).not.toContain('first-secret');
-      expect((await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc.clientSecret`, { oidc: { clientSecret: 'second-secret' } })).status).toBe(200);
+      expect(
+        (
+          await patch(e, `/iam/v2/identityProviders/${created.body.uid}?updateMask=oidc.clientSecret`, {
+            oidc: { clientSecret: 'second-secret' },
+          })
+        ).status,
+      ).toBe(200);
       expect(await storedSecret()).toBe(sha('second-secret'));
       expect(readFileSync(statePath, 'utf8')).not.toContain('second-secret');
       expect((await get(e, `/iam/v2/identityProviders/${created.body.uid}`)).body.oidc.clientId).toBe('client-2');
@@ -124,8 +196,13 @@ describe('identity providers', () => {
 
   it('count as bound to their default role (RESOURCE_NOT_EMPTY), hold their group, and clash on a sibling name with 409', async () => {
     const group = (await post(emu, `/iam/v2/groups/${org}`, { name: 'sso-group' })).body.uid;
-    const role = (await post(emu, `/iam/v2/roles/${group}`, { name: 'sso-user', capabilities: ['repo.list'] })).body.uid;
-    const body = { name: 'okta', defaultRole: role, oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' } };
+    const role = (await post(emu, `/iam/v2/roles/${group}`, { name: 'sso-user', capabilities: ['repo.list'] })).body
+      .uid;
+    const body = {
+      name: 'okta',
+      defaultRole: role,
+      oidc: { issuer: 'https://acme.okta.com', clientId: 'c', clientSecret: 's' },
+    };
     const idp = await post(emu, `/iam/v2/identityProviders/${group}`, body);
     expect(idp.status, idp.text).toBe(200);
     expect((await post(emu, `/iam/v2/identityProviders/${group}`, body)).status).toBe(409);
@@ -143,23 +220,46 @@ describe('identity providers', () => {
 describe('group mappings of an identity provider', () => {
   it('are keyed by external group, role and scope (409 on a repeat), listed by provider, scoped to the org, hold their role, and cannot be updated (405)', async () => {
     const viewer = (await get(emu, '/iam/v2/roles?name=viewer')).body.roles[0].uid;
-    const idp = (await post(emu, `/iam/v2/identityProviders/${org}`, { name: 'google', defaultRole: viewer, oidc: { issuer: 'https://accounts.google.com', clientId: 'g', clientSecret: 's' } })).body;
+    const idp = (
+      await post(emu, `/iam/v2/identityProviders/${org}`, {
+        name: 'google',
+        defaultRole: viewer,
+        oidc: { issuer: 'https://accounts.google.com', clientId: 'g', clientSecret: 's' },
+      })
+    ).body;
     const role = (await post(emu, `/iam/v2/roles/${org}`, { name: 'mapped', capabilities: ['repo.list'] })).body.uid;
     const body = { externalGroupId: 'admins@acme.dev', roleUid: role, scope: org };
     const created = await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, body);
     expect(created.status, created.text).toBe(200);
-    expect(created.body).toMatchObject({ identityProviderUid: idp.uid, externalGroupId: 'admins@acme.dev', roleUid: role, scope: org });
+    expect(created.body).toMatchObject({
+      identityProviderUid: idp.uid,
+      externalGroupId: 'admins@acme.dev',
+      roleUid: role,
+      scope: org,
+    });
     expect(created.body.uid).toMatch(new RegExp(`^${idp.uid}/[0-9a-f]{16}$`));
     expect((await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, body)).status).toBe(409);
-    const wrongScope = await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, { ...body, externalGroupId: 'x', scope: 'f'.repeat(40) });
+    const wrongScope = await post(emu, `/iam/v2/externalGroupRoleMappings/${idp.uid}`, {
+      ...body,
+      externalGroupId: 'x',
+      scope: 'f'.repeat(40),
+    });
     expect(wrongScope.status).toBe(400);
     expect(wrongScope.body.message).toContain("scope must be the org's root group");
-    const listed = (await get(emu, `/iam/v2/externalGroupRoleMappings?identityProviderUid=${encodeURIComponent(idp.uid)}`)).body.externalGroupRoleMappings;
+    const listed = (
+      await get(emu, `/iam/v2/externalGroupRoleMappings?identityProviderUid=${encodeURIComponent(idp.uid)}`)
+    ).body.externalGroupRoleMappings;
     expect(listed.map((m: { uid: string }) => m.uid)).toEqual([created.body.uid]);
-    const update = await patch(emu, `/iam/v2/externalGroupRoleMappings/${created.body.uid}?updateMask=externalGroupId`, { externalGroupId: 'y' });
+    const update = await patch(
+      emu,
+      `/iam/v2/externalGroupRoleMappings/${created.body.uid}?updateMask=externalGroupId`,
+      { externalGroupId: 'y' },
+    );
     expect(update.status).toBe(405);
     expect((await call(emu, 'DELETE', `/iam/v2/roles/${role}`)).status).toBe(400);
-    expect((await call(emu, 'DELETE', `/iam/v2/identityProviders/${idp.uid}`)).body.message).toContain('still has children: 1 groupMapping');
+    expect((await call(emu, 'DELETE', `/iam/v2/identityProviders/${idp.uid}`)).body.message).toContain(
+      'still has children: 1 groupMapping',
+    );
   });
 });
 
@@ -167,15 +267,24 @@ describe('account associations', () => {
   it("take their group's uid (one per group: a second is 409), are updated by a mask naming blocks, and leave the group's children alone when deleted", async () => {
     const group = (await post(emu, `/iam/v2/groups/${org}`, { name: 'cloud' })).body.uid;
     const repo = (await post(emu, `/registry/v2/repos/${group}`, { name: 'kept' })).body.uid;
-    const created = await post(emu, `/iam/v2/accountAssociations/${group}`, { name: 'cloud', amazon: { account: '123456789012' } });
+    const created = await post(emu, `/iam/v2/accountAssociations/${group}`, {
+      name: 'cloud',
+      amazon: { account: '123456789012' },
+    });
     expect(created.status, created.text).toBe(200);
     expect(created.body.uid).toBe(group);
     expect((await post(emu, `/iam/v2/accountAssociations/${group}`, { name: 'again' })).status).toBe(409);
     const bad = await post(emu, `/iam/v2/accountAssociations/${org}`, { name: 'x', amazon: { account: '1' } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('amazon.account must be a 12-digit AWS account id');
-    const updated = await patch(emu, `/iam/v2/accountAssociations/${group}?updateMask=google`, { google: { projectId: 'acme-prod' } });
-    expect(updated.body).toMatchObject({ name: 'cloud', amazon: { account: '123456789012' }, google: { projectId: 'acme-prod' } });
+    const updated = await patch(emu, `/iam/v2/accountAssociations/${group}?updateMask=google`, {
+      google: { projectId: 'acme-prod' },
+    });
+    expect(updated.body).toMatchObject({
+      name: 'cloud',
+      amazon: { account: '123456789012' },
+      google: { projectId: 'acme-prod' },
+    });
     // The group cannot go while its association is there; the association goes without touching the group.
     expect((await call(emu, 'DELETE', `/iam/v2/groups/${group}`)).body.message).toContain('1 accountAssociation');
     expect((await call(emu, 'DELETE', `/iam/v2/accountAssociations/${group}`)).status).toBe(200);

@@ -32,7 +32,11 @@ describe('group invites', () => {
   let uid: string;
 
   it('answers the code to the create only; Get and List never carry it, the state file holds only its hash', async () => {
-    const created = await post(emu, `/iam/v2/groupInvites/${org}`, { role: viewer, email: 'Alice@acme.dev', expirationTime: inDays(7) });
+    const created = await post(emu, `/iam/v2/groupInvites/${org}`, {
+      role: viewer,
+      email: 'Alice@acme.dev',
+      expirationTime: inDays(7),
+    });
     expect(created.status).toBe(200);
     ({ code, uid } = created.body);
     expect(code.length).toBeGreaterThanOrEqual(16);
@@ -43,7 +47,9 @@ describe('group invites', () => {
     for (const text of [one.text, list.text]) expect(text).not.toContain(code);
     expect(one.body).not.toHaveProperty('code');
     await emu.flush();
-    const state = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const state = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     expect(state).not.toContain(code);
     expect(state).toContain('sha256:');
   });
@@ -60,30 +66,68 @@ describe('group invites', () => {
       expect(r.status, expirationTime).toBe(400);
       expect(r.text).toContain('expirationTime');
     }
-    expect((await post(emu, `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: inDays(30) })).status).toBe(200);
-    expect((await post(emu, `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: inDays(7) }, VIEWER)).status).toBe(403);
-    expect((await post(emu, `/iam/v2/groupInvites/${org}`, { role: '0'.repeat(40), expirationTime: inDays(7) })).status).toBe(400);
+    expect((await post(emu, `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: inDays(30) })).status).toBe(
+      200,
+    );
+    expect(
+      (await post(emu, `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: inDays(7) }, VIEWER)).status,
+    ).toBe(403);
+    expect(
+      (await post(emu, `/iam/v2/groupInvites/${org}`, { role: '0'.repeat(40), expirationTime: inDays(7) })).status,
+    ).toBe(400);
   });
 
   it('accepts a code once, for its e-mail only: identity with the e-mail and claimMatch, and the binding', async () => {
-    expect((await accept({ code, email: 'mallory@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'm' })).status).toBe(403);
-    expect((await accept({ code: 'x'.repeat(43), email: 'alice@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'a' })).status).toBe(404);
+    expect(
+      (await accept({ code, email: 'mallory@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'm' })).status,
+    ).toBe(403);
+    expect(
+      (
+        await accept({
+          code: 'x'.repeat(43),
+          email: 'alice@acme.dev',
+          issuer: 'https://accounts.acme.dev',
+          subject: 'a',
+        })
+      ).status,
+    ).toBe(404);
     expect((await accept({ code, email: 'alice@acme.dev' })).status).toBe(400);
     const ok = await accept({ code, email: 'alice@ACME.dev', issuer: 'https://accounts.acme.dev', subject: 'alice' });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.text).not.toContain(code);
-    expect(ok.body.identity).toMatchObject({ name: 'alice', email: 'alice@ACME.dev', claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'alice' } });
+    expect(ok.body.identity).toMatchObject({
+      name: 'alice',
+      email: 'alice@ACME.dev',
+      claimMatch: { issuer: 'https://accounts.acme.dev', subject: 'alice' },
+    });
     expect(ok.body.roleBinding).toMatchObject({ identity: { uid: ok.body.identity.uid }, role: { uid: viewer } });
     expect((await get(emu, `/iam/v2/groupInvites/${uid}`)).status).toBe(404);
-    expect((await accept({ code, email: 'alice@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'alice' })).status).toBe(404);
+    expect(
+      (await accept({ code, email: 'alice@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'alice' })).status,
+    ).toBe(404);
     // The identity's e-mail is the service's to set: a client cannot create one with it.
     expect((await post(emu, `/iam/v2/identities/${org}`, { name: 'x', email: 'x@acme.dev' })).status).toBe(400);
   });
 
   it('refuses an expired invite with code 9', async () => {
-    const seeded = await startTestEmulator({ seed: { orgs: [{ name: 'acme', groupInvites: [{ role: 'viewer', expirationTime: inDays(-1), code: 'an-expired-invite-code-1234' }] }] } });
+    const seeded = await startTestEmulator({
+      seed: {
+        orgs: [
+          {
+            name: 'acme',
+            groupInvites: [{ role: 'viewer', expirationTime: inDays(-1), code: 'an-expired-invite-code-1234' }],
+          },
+        ],
+      },
+    });
     try {
-      const r = await call(seeded, 'POST', '/_emulator/groupInvites:accept', { code: 'an-expired-invite-code-1234', email: 'a@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'a' }, null);
+      const r = await call(
+        seeded,
+        'POST',
+        '/_emulator/groupInvites:accept',
+        { code: 'an-expired-invite-code-1234', email: 'a@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'a' },
+        null,
+      );
       expect(r.status).toBe(400);
       expect(r.body.code).toBe(9);
       expect(r.text).not.toContain('an-expired-invite-code-1234');
@@ -99,7 +143,14 @@ describe('repo bundles', () => {
     expect(ok.body.bundles).toEqual(['fips', 'featured']);
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'a', bundles: ['x', 'x'] })).status).toBe(400);
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'b', bundles: ['Upper'] })).status).toBe(400);
-    expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'c', bundles: Array.from({ length: 17 }, (_, i) => `b${i}`) })).status).toBe(400);
+    expect(
+      (
+        await post(emu, `/registry/v2/repos/${org}`, {
+          name: 'c',
+          bundles: Array.from({ length: 17 }, (_, i) => `b${i}`),
+        })
+      ).status,
+    ).toBe(400);
     expect((await post(emu, `/registry/v2/repos/${org}`, { name: 'd' })).body.bundles).toEqual([]);
   });
 });

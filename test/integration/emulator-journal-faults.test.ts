@@ -22,7 +22,8 @@ async function fiveRecords(name: string): Promise<{ state: string; journal: Buff
   const source = join(dir, `${name}-source.json`);
   const emu = await startTestEmulator({ statePath: source, seed: { orgs: [{ name: 'acme' }] } });
   const org = (await get(emu, '/iam/v2/groups')).body.groups[0].uid as string;
-  for (const n of ['r1', 'r2', 'r3', 'r4', 'r5']) expect((await post(emu, `/iam/v2/identities/${org}`, { name: n })).status).toBe(200);
+  for (const n of ['r1', 'r2', 'r3', 'r4', 'r5'])
+    expect((await post(emu, `/iam/v2/identities/${org}`, { name: n })).status).toBe(200);
   const snapshot = readFileSync(source);
   const journal = readFileSync(`${source}.journal`);
   await emu.close();
@@ -62,7 +63,10 @@ describe('a damaged journal', () => {
   });
 
   it('regression 9 (issue 35): one damaged byte in the first line (the header) is corruption too, never an empty org', async () => {
-    for (const [label, offset] of [['its checksum', 2], ['its generation digit', -3]] as const) {
+    for (const [label, offset] of [
+      ['its checksum', 2],
+      ['its generation digit', -3],
+    ] as const) {
       const { state, journal, lines } = await fiveRecords(`header-${offset}`);
       const damaged = Buffer.from(journal);
       const at = offset >= 0 ? offset : lines[1]! + offset; // `…"generation":N}` ends 2 bytes before the newline
@@ -84,7 +88,9 @@ describe('a damaged journal', () => {
     const emu = await startTestEmulator({ statePath: state, repair: true, onNote: (n) => notes.push(n) });
     try {
       expect(await names(emu)).toEqual(['r1']);
-      expect(notes).toEqual([`--repair: truncated ${state}.journal at byte ${lines[2]}, dropping 4 records (the damaged one and the 3 after it)`]);
+      expect(notes).toEqual([
+        `--repair: truncated ${state}.journal at byte ${lines[2]}, dropping 4 records (the damaged one and the 3 after it)`,
+      ]);
     } finally {
       await emu.close();
     }
@@ -97,7 +103,9 @@ describe('a damaged journal', () => {
     const emu = await startTestEmulator({ statePath: state, onNote: (n) => notes.push(n) });
     try {
       expect(await names(emu)).toEqual(['r1', 'r2', 'r3', 'r4']);
-      expect(notes).toEqual([`dropped a torn last record of ${state}.journal at byte ${lines[5]} (30 bytes: a crash mid-append; it was never acknowledged)`]);
+      expect(notes).toEqual([
+        `dropped a torn last record of ${state}.journal at byte ${lines[5]} (30 bytes: a crash mid-append; it was never acknowledged)`,
+      ]);
     } finally {
       await emu.close();
     }

@@ -82,10 +82,15 @@ describe('the journal', () => {
     const decoded = (cut: number): string[] => {
       const store = new Store();
       replayJournal(journal.subarray(0, cut), loadState(snapshotPath, store) ?? 0, store, `${snapshotPath}.journal`);
-      return store.query('identity', {}, 'uid').map((r) => String(r.data.name)).sort();
+      return store
+        .query('identity', {}, 'uid')
+        .map((r) => String(r.data.name))
+        .sort();
     };
     for (let cut = before.length; cut <= journal.length; cut++) {
-      expect(decoded(cut), `cut at ${cut}`).toEqual(cut === journal.length ? ['first', 'last', 'second'] : ['first', 'second']);
+      expect(decoded(cut), `cut at ${cut}`).toEqual(
+        cut === journal.length ? ['first', 'last', 'second'] : ['first', 'second'],
+      );
     }
     // And a real start agrees at both ends and one cut mid-record.
     const crash = join(dir, 'crash');
@@ -153,7 +158,9 @@ describe('the lock of a state file', () => {
     const state = join(dir, 'locked.json');
     const first = await startTestEmulator({ statePath: state });
     await expect(startTestEmulator({ statePath: state })).rejects.toThrow(
-      new RegExp(`emulator state file .*locked\\.json is in use by an emulator \\(process ${process.pid} on ${hostname()}`),
+      new RegExp(
+        `emulator state file .*locked\\.json is in use by an emulator \\(process ${process.pid} on ${hostname()}`,
+      ),
     );
     await first.close();
     const second = await startTestEmulator({ statePath: state });
@@ -163,8 +170,15 @@ describe('the lock of a state file', () => {
   it('takes over the lock of a process that no longer runs', async () => {
     const state = join(dir, 'stale.json');
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    writeFileSync(`${state}.lock`, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), since: '2026-01-01T00:00:00.000Z' }));
-    const emu = await startEmulator({ checkAnswers: true, statePath: state, tokens: [{ token: OWNER, role: 'owner' }] });
+    writeFileSync(
+      `${state}.lock`,
+      JSON.stringify({ pid: Number(dead.stdout), host: hostname(), since: '2026-01-01T00:00:00.000Z' }),
+    );
+    const emu = await startEmulator({
+      checkAnswers: true,
+      statePath: state,
+      tokens: [{ token: OWNER, role: 'owner' }],
+    });
     expect(JSON.parse(readFileSync(`${state}.lock`, 'utf8')).pid).toBe(process.pid);
     await emu.close();
   });
@@ -178,8 +192,9 @@ describe('the lock of a state file', () => {
     await holder.close();
     const done = await run;
     expect(done.code, done.stderr).toBe(0);
-    expect(done.stderr).toContain(`Waiting for .platform-sync/emulator.json: an emulator (process ${process.pid} on ${hostname()}, since`);
+    expect(done.stderr).toContain(
+      `Waiting for .platform-sync/emulator.json: an emulator (process ${process.pid} on ${hostname()}, since`,
+    );
     expect(done.stderr).toContain('is using it (giving up after 30 s, --lock-timeout)…');
   });
 });
-

@@ -21,7 +21,21 @@ beforeAll(async () => {
       {
         name: 'acme',
         repos: Array.from({ length: 120 }, (_, i) => ({ name: `repo-${String((i * 37) % 120).padStart(3, '0')}` })),
-        groups: [{ name: 'engineering', groups: [{ name: 'platform', repos: [{ name: 'deep' }] }], repos: [{ name: 'nginx', tags: [{ name: 'v1', digest: DIGEST }, { name: 'v2', digest: DIGEST, deprecated: true }] }] }],
+        groups: [
+          {
+            name: 'engineering',
+            groups: [{ name: 'platform', repos: [{ name: 'deep' }] }],
+            repos: [
+              {
+                name: 'nginx',
+                tags: [
+                  { name: 'v1', digest: DIGEST },
+                  { name: 'v2', digest: DIGEST, deprecated: true },
+                ],
+              },
+            ],
+          },
+        ],
       },
       { name: 'other', repos: [{ name: 'nginx' }] },
     ],
@@ -98,7 +112,11 @@ describe('order_by and skip', () => {
     expect(asc.pages).toBe(Math.ceil(120 / 7));
     const expected = Array.from({ length: 120 }, (_, i) => `repo-${String(i).padStart(3, '0')}`);
     expect(names(asc.items)).toEqual(expected);
-    const desc = await listAll(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name%20desc&page_size=11`, 'repos');
+    const desc = await listAll(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=name%20desc&page_size=11`,
+      'repos',
+    );
     expect(names(desc.items)).toEqual([...expected].reverse());
   });
 
@@ -106,12 +124,19 @@ describe('order_by and skip', () => {
     const byUid = await listAll(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=uid&page_size=50`, 'repos');
     const uids = byUid.items.map((i) => i.uid);
     expect(uids).toEqual([...uids].sort());
-    const byCreated = await listAll(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=created_at&page_size=50`, 'repos');
+    const byCreated = await listAll(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=created_at&page_size=50`,
+      'repos',
+    );
     const created = byCreated.items.map((i) => i.createTime);
     expect(created).toEqual([...created].sort());
     // Insertion order: the seed listed repo-000, repo-037, repo-074, ...
     expect(names(byCreated.items).slice(0, 3)).toEqual(['repo-000', 'repo-037', 'repo-074']);
-    const byCreateTime = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=createTime%20desc&page_size=1`);
+    const byCreateTime = await get(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=createTime%20desc&page_size=1`,
+    );
     expect(byCreateTime.body.repos[0].name).toBe(byCreated.items.at(-1).name);
     const byUpdated = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=updateTime&page_size=200`);
     const updated = byUpdated.body.repos.map((i: { updateTime: string }) => i.updateTime);
@@ -124,12 +149,22 @@ describe('order_by and skip', () => {
       const asc = (await listAll(emu, `${base}&order_by=${field}&page_size=7`, 'repos')).items.map((r) => r.uid);
       expect(asc, field).toHaveLength(120);
       expect(new Set(asc).size, field).toBe(120);
-      const desc = (await listAll(emu, `${base}&order_by=${field}%20desc&page_size=9`, 'repos')).items.map((r) => r.uid);
+      const desc = (await listAll(emu, `${base}&order_by=${field}%20desc&page_size=9`, 'repos')).items.map(
+        (r) => r.uid,
+      );
       expect(desc, `${field} desc`).toEqual([...asc].reverse());
       // skip on the first request only: with a token it counts from the token's position.
       const first = await get(emu, `${base}&order_by=${field}%20desc&page_size=9&skip=100`);
-      const rest = await listAll(emu, `${base}&order_by=${field}%20desc&page_size=9`, 'repos', first.body.nextPageToken);
-      expect([...first.body.repos, ...rest.items].map((r) => r.uid), `${field} desc skip`).toEqual(desc.slice(100));
+      const rest = await listAll(
+        emu,
+        `${base}&order_by=${field}%20desc&page_size=9`,
+        'repos',
+        first.body.nextPageToken,
+      );
+      expect(
+        [...first.body.repos, ...rest.items].map((r) => r.uid),
+        `${field} desc skip`,
+      ).toEqual(desc.slice(100));
     }
   });
 
@@ -138,9 +173,15 @@ describe('order_by and skip', () => {
     expect(names(r.body.repos)).toEqual(['repo-010', 'repo-011', 'repo-012', 'repo-013', 'repo-014']);
     expect(r.body.skipped).toBe(10);
     expect(r.body.totalCount).toBe('120');
-    const next = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${encodeURIComponent(r.body.nextPageToken)}`);
+    const next = await get(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${encodeURIComponent(r.body.nextPageToken)}`,
+    );
     expect(names(next.body.repos)[0]).toBe('repo-015');
-    const skipped = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&skip=2&page_token=${encodeURIComponent(r.body.nextPageToken)}`);
+    const skipped = await get(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&skip=2&page_token=${encodeURIComponent(r.body.nextPageToken)}`,
+    );
     expect(names(skipped.body.repos)[0]).toBe('repo-017');
     const beyond = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&skip=500`);
     expect(beyond.body.repos).toEqual([]);
@@ -148,7 +189,15 @@ describe('order_by and skip', () => {
   });
 
   it('rejects an unknown order field, a bad direction and name order on kinds without names', async () => {
-    for (const q of ['order_by=color', 'order_by=name%20sideways', 'order_by=name%20desc%20x', 'order_by=constructor', 'order_by=__proto__', 'order_by=toString', 'order_by=hasOwnProperty%20desc']) {
+    for (const q of [
+      'order_by=color',
+      'order_by=name%20sideways',
+      'order_by=name%20desc%20x',
+      'order_by=constructor',
+      'order_by=__proto__',
+      'order_by=toString',
+      'order_by=hasOwnProperty%20desc',
+    ]) {
       const r = await get(emu, `/registry/v2/repos?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe(3);
@@ -165,7 +214,12 @@ describe('order_by and skip', () => {
     expect(names(first.body.repos)).toEqual(['b']);
     await post(emu, `/registry/v2/repos/${g}`, { name: 'a' }); // before the cursor: not served now
     await post(emu, `/registry/v2/repos/${g}`, { name: 'c' }); // after it: served next
-    const rest = await listAll(emu, `/registry/v2/repos?uidp.children_of=${g}&order_by=name&page_size=1`, 'repos', first.body.nextPageToken);
+    const rest = await listAll(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${g}&order_by=name&page_size=1`,
+      'repos',
+      first.body.nextPageToken,
+    );
     expect(names(rest.items)).toEqual(['c', 'd', 'f']);
   });
 });
@@ -174,7 +228,11 @@ describe('page tokens that expire and restart', () => {
   it('are bound to their query: filters and order', async () => {
     const r = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5`);
     const token = encodeURIComponent(r.body.nextPageToken);
-    for (const q of [`uidp.children_of=${eng}&order_by=name`, `uidp.children_of=${org}&order_by=uid`, `uidp.children_of=${org}&order_by=name%20desc`]) {
+    for (const q of [
+      `uidp.children_of=${eng}&order_by=name`,
+      `uidp.children_of=${org}&order_by=uid`,
+      `uidp.children_of=${org}&order_by=name%20desc`,
+    ]) {
       const e = await get(emu, `/registry/v2/repos?${q}&page_token=${token}`);
       expect(e.status, q).toBe(400);
       expect(e.body.code).toBe(3);
@@ -183,7 +241,10 @@ describe('page tokens that expire and restart', () => {
     const other = await get(emu, `/iam/v2/groups?order_by=name&page_token=${token}`);
     expect(other.body.code).toBe(3);
     // page_size may change between pages.
-    const ok = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=3&page_token=${token}`);
+    const ok = await get(
+      emu,
+      `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=3&page_token=${token}`,
+    );
     expect(names(ok.body.repos)).toEqual(['repo-005', 'repo-006', 'repo-007']);
   });
 
@@ -198,10 +259,16 @@ describe('page tokens that expire and restart', () => {
       const r = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5`);
       const token = encodeURIComponent(r.body.nextPageToken);
       now += 59_000;
-      const fresh = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`);
+      const fresh = await get(
+        emu,
+        `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`,
+      );
       expect(names(fresh.body.repos)[0]).toBe('repo-005');
       now += 2_000;
-      const expired = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`);
+      const expired = await get(
+        emu,
+        `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`,
+      );
       expect(expired.status).toBe(200);
       expect(names(expired.body.repos)).toEqual(['repo-000', 'repo-001', 'repo-002', 'repo-003', 'repo-004']);
     } finally {
@@ -213,26 +280,50 @@ describe('page tokens that expire and restart', () => {
     const r = await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5`);
     const token = encodeURIComponent(r.body.nextPageToken);
     now += 3 * 24 * 3600 * 1000 - 1000;
-    expect(names((await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`)).body.repos)[0]).toBe('repo-005');
+    expect(
+      names(
+        (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`))
+          .body.repos,
+      )[0],
+    ).toBe('repo-005');
     now += 2000;
-    expect(names((await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`)).body.repos)[0]).toBe('repo-000');
+    expect(
+      names(
+        (await get(emu, `/registry/v2/repos?uidp.children_of=${org}&order_by=name&page_size=5&page_token=${token}`))
+          .body.repos,
+      )[0],
+    ).toBe('repo-000');
   });
 });
 
 describe('uidp and name filters', () => {
   it('children_of and descendants_of on groups; roots are uids without /', async () => {
     const all = await listAll(emu, '/iam/v2/groups?page_size=200', 'groups');
-    expect(all.items.filter((g) => !g.uid.includes('/')).map((g) => g.name).sort()).toEqual(['acme', 'big', 'other']);
+    expect(
+      all.items
+        .filter((g) => !g.uid.includes('/'))
+        .map((g) => g.name)
+        .sort(),
+    ).toEqual(['acme', 'big', 'other']);
     expect(names((await get(emu, `/iam/v2/groups?uidp.children_of=${org}`)).body.groups)).toEqual(['engineering']);
-    expect(names((await get(emu, `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name`)).body.groups)).toEqual(['engineering', 'platform']);
-    expect((await get(emu, `/registry/v2/repos?uidp.descendants_of=${eng}&order_by=name`)).body.repos.map((r: { name: string }) => r.name)).toEqual(['deep', 'nginx']);
+    expect(names((await get(emu, `/iam/v2/groups?uidp.descendants_of=${org}&order_by=name`)).body.groups)).toEqual([
+      'engineering',
+      'platform',
+    ]);
+    expect(
+      (await get(emu, `/registry/v2/repos?uidp.descendants_of=${eng}&order_by=name`)).body.repos.map(
+        (r: { name: string }) => r.name,
+      ),
+    ).toEqual(['deep', 'nginx']);
   });
 
   it('name is an exact match on groups, identities, repos and roles', async () => {
     const r = await get(emu, '/registry/v2/repos?name=nginx');
     expect(r.body.totalCount).toBe('2');
     expect((await get(emu, '/registry/v2/repos?name=ngin')).body.totalCount).toBe('0');
-    expect((await get(emu, `/registry/v2/repos?name=nginx&uidp.descendants_of=${org}`)).body.repos[0].uid).toBe(repoUid);
+    expect((await get(emu, `/registry/v2/repos?name=nginx&uidp.descendants_of=${org}`)).body.repos[0].uid).toBe(
+      repoUid,
+    );
     expect((await get(emu, '/iam/v2/groups?name=platform')).body.groups[0].uid).toBe(platform);
     expect((await get(emu, '/iam/v2/roles?name=viewer')).body.roles).toHaveLength(1);
     expect((await get(emu, '/iam/v2/identities?name=nobody')).body.totalCount).toBe('0');
@@ -251,7 +342,10 @@ describe('uidp and name filters', () => {
     expect(a.body.totalCount).toBe('2');
     const b = await get(emu, '/vulnerabilities/v2/advisories?advisoryIds=CVE-2026-0001,CVE-2026-0002');
     expect(b.body.totalCount).toBe('2');
-    const c = await get(emu, '/vulnerabilities/v2/advisories?advisoryIds=CVE-2026-0001&advisoryIds=GHSA-xxxx&artifactNames=openssl');
+    const c = await get(
+      emu,
+      '/vulnerabilities/v2/advisories?advisoryIds=CVE-2026-0001&advisoryIds=GHSA-xxxx&artifactNames=openssl',
+    );
     expect(c.body.totalCount).toBe('2');
     const d = await get(emu, `/vulnerabilities/v2/advisories?uidp.descendants_of=${org}`);
     expect(d.body.advisories.map((x: { advisoryId: string }) => x.advisoryId)).toEqual(['GHSA-xxxx']);
@@ -260,7 +354,12 @@ describe('uidp and name filters', () => {
   });
 
   it('rejects unknown query parameters, and filters a kind does not have', async () => {
-    for (const q of ['/registry/v2/repos?colour=red', '/registry/v2/tags?name=v1', '/iam/v2/groups?artifactNames=x', '/iam/v2/groups?pageSize=5']) {
+    for (const q of [
+      '/registry/v2/repos?colour=red',
+      '/registry/v2/tags?name=v1',
+      '/iam/v2/groups?artifactNames=x',
+      '/iam/v2/groups?pageSize=5',
+    ]) {
       const r = await get(emu, q);
       expect(r.status, q).toBe(400);
       expect(r.body.code).toBe(3);
@@ -286,7 +385,10 @@ describe('uids and timestamps', () => {
     // Create under an encoded parent, then the readme of the new repo through an encoded uid.
     const created = await post(emu, `/registry/v2/repos/${encodeURIComponent(platform)}`, { name: 'encoded-parent' });
     expect(created.body.uid).toMatch(new RegExp(`^${platform}/[0-9a-f]{16}$`));
-    expect((await get(emu, `/registry/v2/repos/${encodeURIComponent(created.body.uid)}/readme`)).body).toEqual({ uid: created.body.uid, content: '' });
+    expect((await get(emu, `/registry/v2/repos/${encodeURIComponent(created.body.uid)}/readme`)).body).toEqual({
+      uid: created.body.uid,
+      content: '',
+    });
     const bad = await get(emu, '/iam/v2/groups/%E0%A4%A');
     expect(bad.status).toBe(400);
     expect(detail(bad.body, 'BadRequest').fieldViolations[0].field).toBe('path');

@@ -46,7 +46,10 @@ describe('the state lock', () => {
     const script = `import('${join(process.cwd(), 'dist/src/emulator/state-lock.js')}').then(async (m) => { await m.acquireStateLock(${JSON.stringify(state)}, { what: 'a test process' }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); })`;
     const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-    const refused = await acquireStateLock(state).then(() => 'acquired', (err: Error) => err.message);
+    const refused = await acquireStateLock(state).then(
+      () => 'acquired',
+      (err: Error) => err.message,
+    );
     expect(refused).toContain(`is in use by a test process (process ${child.pid} on`);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -59,12 +62,17 @@ describe('--emulator and its state', () => {
   it('gives up after --lock-timeout, naming the emulator server that holds the state', async () => {
     const cwd = join(dir, 'held');
     mkdirSync(join(cwd, '.platform-sync'), { recursive: true });
-    const server = await startTestEmulator({ statePath: join(cwd, '.platform-sync', 'emulator.json'), lockHolder: 'an emulator server (platform-sync emulator --state .platform-sync/emulator.json)' });
+    const server = await startTestEmulator({
+      statePath: join(cwd, '.platform-sync', 'emulator.json'),
+      lockHolder: 'an emulator server (platform-sync emulator --state .platform-sync/emulator.json)',
+    });
     try {
       const run = await runCli(['plan', ACME, '--emulator', '--bootstrap', '--lock-timeout', '0.5'], { cwd });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('is using it (giving up after 1 s, --lock-timeout)');
-      expect(run.stderr).toContain(`is in use by an emulator server (platform-sync emulator --state .platform-sync/emulator.json) (process ${process.pid}`);
+      expect(run.stderr).toContain(
+        `is in use by an emulator server (platform-sync emulator --state .platform-sync/emulator.json) (process ${process.pid}`,
+      );
     } finally {
       await server.close();
     }
@@ -73,7 +81,12 @@ describe('--emulator and its state', () => {
   it('drift, show, export and plan in a directory without state create nothing, and say the state is per directory', async () => {
     const cwd = join(dir, 'empty');
     mkdirSync(cwd);
-    for (const args of [['drift', ACME], ['show', ACME], ['export', '--org', 'acme'], ['plan', ACME]]) {
+    for (const args of [
+      ['drift', ACME],
+      ['show', ACME],
+      ['export', '--org', 'acme'],
+      ['plan', ACME],
+    ]) {
       const run = await runCli([...args, '--emulator'], { cwd });
       expect(run.code, args[0]).toBe(1);
       expect(run.stderr, args[0]).toContain('there is no embedded emulator state in this directory');

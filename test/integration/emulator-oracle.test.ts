@@ -15,20 +15,57 @@ import { openClient, useSuiteEmulator } from '../e2e/cli-harness.js';
 
 const TOKEN = 'emulator-oracle-owner-token-5f0c';
 const GITHUB = 'https://token.actions.githubusercontent.com';
-const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] });
+const JWKS = JSON.stringify({
+  keys: [
+    {
+      kty: 'EC',
+      crv: 'P-256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+    },
+  ],
+});
 
 /** A relationship that breaks one rule of DESIGN §2, and the field the refusal names. */
 const BROKEN: [rule: string, body: Record<string, unknown>, field: string][] = [
-  ['exactly one relationship', { claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' }, 'servicePrincipal'],
+  [
+    'exactly one relationship',
+    { claimMatch: { issuer: GITHUB, subject: 's' }, servicePrincipal: 'INGESTER' },
+    'servicePrincipal',
+  ],
   ['an issuer or an issuer pattern', { claimMatch: { subject: 's' } }, 'claimMatch'],
-  ['not both subject and subjectPattern', { claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } }, 'claimMatch'],
-  ['patterns are RE2 (no lookaround)', { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(?!evil).*' } }, 'claimMatch'],
-  ['claim patterns are RE2', { claimMatch: { issuer: GITHUB, subject: 's', claimPatterns: { ref: '(' } } }, 'claimMatch'],
+  [
+    'not both subject and subjectPattern',
+    { claimMatch: { issuer: GITHUB, subject: 's', subjectPattern: 's.*' } },
+    'claimMatch',
+  ],
+  [
+    'patterns are RE2 (no lookaround)',
+    { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:(?!evil).*' } },
+    'claimMatch',
+  ],
+  [
+    'claim patterns are RE2',
+    { claimMatch: { issuer: GITHUB, subject: 's', claimPatterns: { ref: '(' } } },
+    'claimMatch',
+  ],
   ['the issuer is an https URL', { claimMatch: { issuer: 'http://token.example', subject: 's' } }, 'claimMatch'],
-  ['an AWS account is 12 digits', { awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } }, 'awsIdentity'],
+  [
+    'an AWS account is 12 digits',
+    { awsIdentity: { awsAccount: '1234', arn: 'arn:aws:iam::1234:role/x' } },
+    'awsIdentity',
+  ],
   ['an AWS identity names a role or user', { awsIdentity: { awsAccount: '123456789012' } }, 'awsIdentity'],
-  ['static keys are a JWKS document', { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } }, 'staticKeys'],
-  ['static keys expire at an RFC 3339 time', { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: JWKS, expirationTime: 'tomorrow' } }, 'staticKeys'],
+  [
+    'static keys are a JWKS document',
+    { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: 'not json' } },
+    'staticKeys',
+  ],
+  [
+    'static keys expire at an RFC 3339 time',
+    { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: JWKS, expirationTime: 'tomorrow' } },
+    'staticKeys',
+  ],
   ['a service principal is one the service knows', { servicePrincipal: 'ROOT' }, 'servicePrincipal'],
 ];
 
@@ -38,7 +75,10 @@ describe('the emulator refuses what the client must refuse, by rules of its own'
   for (const [rule, body, field] of BROKEN) {
     it(`${rule}: validate refuses it, and the emulator refuses it sent past the client's check`, async () => {
       const manifest = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - ${JSON.stringify({ name: 'broken', ...body })}\n`;
-      expect(validateManifestTexts([{ file: 'org.yaml', text: manifest }]).diagnostics, 'validate refuses it').not.toEqual([]);
+      expect(
+        validateManifestTexts([{ file: 'org.yaml', text: manifest }]).diagnostics,
+        'validate refuses it',
+      ).not.toEqual([]);
 
       const client = openClient(suite.emulator.url, TOKEN);
       try {
@@ -60,7 +100,15 @@ describe('the emulator refuses what the client must refuse, by rules of its own'
     const good: Record<string, unknown>[] = [
       { claimMatch: { issuer: GITHUB, subjectPattern: 'repo:acme/.*', claims: { repository_owner: 'acme' } } },
       { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
-      { staticKeys: { issuer: 'https://i.example', subject: 's', issuerKeys: JWKS, expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
+      {
+        staticKeys: {
+          issuer: 'https://i.example',
+          subject: 's',
+          issuerKeys: JWKS,
+          expirationTime: '2030-01-01T00:00:00Z',
+          audiences: ['acme'],
+        },
+      },
       { servicePrincipal: 'SERVICE_PRINCIPAL_COSIGNED' },
     ];
     const client = openClient(suite.emulator.url, TOKEN);

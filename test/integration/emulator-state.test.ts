@@ -21,11 +21,17 @@ describe('seed files', () => {
       expect(bindings.map((b: any) => `${b.identity.name}=${b.role.name}`)).toEqual(['ci-bot=registry.push']);
       const engUid = (await get(emu, '/iam/v2/groups?name=engineering')).body.groups[0].uid;
       const eng = (await get(emu, `/iam/v2/roleBindings?uidp.children_of=${engUid}`)).body.roleBindings;
-      expect(eng.map((b: any) => `${b.identity.name}=${b.role.name}`).sort()).toEqual(['ci-bot=editor', 'release-bot=viewer']);
+      expect(eng.map((b: any) => `${b.identity.name}=${b.role.name}`).sort()).toEqual([
+        'ci-bot=editor',
+        'release-bot=viewer',
+      ]);
       const nginx = (await get(emu, '/registry/v2/repos?name=nginx')).body.repos[0];
       expect((await get(emu, `/registry/v2/repos/${nginx.uid}/readme`)).body.content).toContain('Hardened nginx image');
       const tags = (await get(emu, `/registry/v2/tags?uidp.children_of=${nginx.uid}&order_by=name`)).body.tags;
-      expect(tags.map((t: any) => [t.name, t.deprecated])).toEqual([['1.25', true], ['1.27', false]]);
+      expect(tags.map((t: any) => [t.name, t.deprecated])).toEqual([
+        ['1.25', true],
+        ['1.27', false],
+      ]);
       expect((await get(emu, '/vulnerabilities/v2/advisories')).body.totalCount).toBe('2');
       // An identity the seed says was last seen long ago keeps that time (audit's stale-identity shows it).
       const legacy = (await get(emu, '/iam/v2/identities?name=legacy-deployer')).body.identities[0];
@@ -59,7 +65,14 @@ describe('seed files', () => {
     expect(err).toBeInstanceOf(SeedError);
     const message = (err as Error).message;
     expect(message).toContain(bad);
-    for (const fragment of ['orgs[0].name', 'orgs[0]: unknown field "colour"', 'orgs[0].roles[0].capabilities', 'orgs[0].roleBindings[0].identity: no identity "ghost"', 'orgs[0].roleBindings[0].role', 'orgs[0].groups[1]: group "a" is declared twice'])
+    for (const fragment of [
+      'orgs[0].name',
+      'orgs[0]: unknown field "colour"',
+      'orgs[0].roles[0].capabilities',
+      'orgs[0].roleBindings[0].identity: no identity "ghost"',
+      'orgs[0].roleBindings[0].role',
+      'orgs[0].groups[1]: group "a" is declared twice',
+    ])
       expect(message).toContain(fragment);
   });
 
@@ -88,7 +101,9 @@ describe('seed files', () => {
     const emu = await startTestEmulator();
     try {
       const before = emu.resourceCount();
-      expect(() => emu.seed({ orgs: [{ name: 'acme', identities: [{ name: 'old', lastSeenTime: 'last spring' }] }] })).toThrow(/orgs\[0\]\.identities\[0\]\.lastSeenTime: must be an RFC 3339 time/);
+      expect(() =>
+        emu.seed({ orgs: [{ name: 'acme', identities: [{ name: 'old', lastSeenTime: 'last spring' }] }] }),
+      ).toThrow(/orgs\[0\]\.identities\[0\]\.lastSeenTime: must be an RFC 3339 time/);
       expect(emu.resourceCount()).toBe(before);
     } finally {
       await emu.close();
@@ -99,7 +114,9 @@ describe('seed files', () => {
     const emu = await startTestEmulator({ seed: { orgs: [{ name: 'acme' }] } });
     try {
       const before = emu.resourceCount();
-      expect(() => emu.seed({ orgs: [{ name: 'fresh', repos: [{ name: 'x' }] }, { name: 'acme' }] })).toThrow(/root group named "acme" already exists/);
+      expect(() => emu.seed({ orgs: [{ name: 'fresh', repos: [{ name: 'x' }] }, { name: 'acme' }] })).toThrow(
+        /root group named "acme" already exists/,
+      );
       expect(emu.resourceCount()).toBe(before);
     } finally {
       await emu.close();
@@ -165,7 +182,9 @@ describe('persistence of the state file', () => {
 
     const corrupt = join(dir, 'corrupt.json');
     writeFileSync(corrupt, '{"format":"platform-sync-emulator-state","resou');
-    await expect(startEmulator({ checkAnswers: true, statePath: corrupt })).rejects.toThrow(/corrupt\.json is not valid JSON/);
+    await expect(startEmulator({ checkAnswers: true, statePath: corrupt })).rejects.toThrow(
+      /corrupt\.json is not valid JSON/,
+    );
   });
 });
 
@@ -175,7 +194,9 @@ describe('the emulator as a library', () => {
     expect(emu.url).toBe(`http://127.0.0.1:${emu.port}`);
     expect(emu.port).toBeGreaterThan(0);
     expect(emu.resourceCount()).toBe(0);
-    const result = emu.seed({ orgs: [{ name: 'acme', repos: [{ name: 'a', tags: [{ name: 't', digest: `sha256:${'0'.repeat(64)}` }] }] }] });
+    const result = emu.seed({
+      orgs: [{ name: 'acme', repos: [{ name: 'a', tags: [{ name: 't', digest: `sha256:${'0'.repeat(64)}` }] }] }],
+    });
     expect(result.count).toBe(3);
     expect(result.orgUids.acme).toMatch(/^[0-9a-f]{40}$/);
     expect(result.uids['tag:acme/a:t']).toMatch(new RegExp(`^${result.uids['repo:acme/a']}/[0-9a-f]{16}$`));
@@ -191,6 +212,8 @@ describe('a state file that is a link (issue 48)', () => {
     const { symlinkSync } = await import('node:fs');
     const link = join(dir, 'linked-state.json');
     symlinkSync('/dev/zero', link);
-    await expect(startEmulator({ statePath: link })).rejects.toThrow(`emulator state file ${link} (a link to /dev/zero) cannot be read`);
+    await expect(startEmulator({ statePath: link })).rejects.toThrow(
+      `emulator state file ${link} (a link to /dev/zero) cannot be read`,
+    );
   });
 });

@@ -23,15 +23,22 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 /** Inserts `line` after the first line matching `after` inside the `kind: Type.Object({` block of the declarations. */
 function declare(text: string, kind: string, line: string): string {
-  const start = text.indexOf(`  ${kind}: Type.Object({\n`);
+  const opening = `  ${kind}: Type.Object({\n`;
+  const start = text.indexOf(opening);
   expect(start, `the declaration of ${kind}`).toBeGreaterThanOrEqual(0);
-  const end = text.indexOf('\n', text.indexOf('description: Type.Optional(', start));
-  return `${text.slice(0, end + 1)}${line}\n${text.slice(end + 1)}`;
+  // The kind's first field, whatever the formatter made of the lines after it.
+  const end = start + opening.length;
+  return `${text.slice(0, end)}${line}\n${text.slice(end)}`;
 }
 
 /** Adds a string field to the contract's resource, create and patch schemas of a component. */
-function contract(doc: { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }, component: string, field: string): void {
-  for (const name of [component, `${component}Create`, `${component}Patch`]) doc.components.schemas[name]!.properties[field] = { type: 'string', maxLength: 200 };
+function contract(
+  doc: { components: { schemas: Record<string, { properties: Record<string, unknown> }> } },
+  component: string,
+  field: string,
+): void {
+  for (const name of [component, `${component}Create`, `${component}Patch`])
+    doc.components.schemas[name]!.properties[field] = { type: 'string', maxLength: 200 };
 }
 
 async function bundle(input: string, file: string): Promise<string> {
@@ -50,8 +57,16 @@ describe('a field added to the declaration and the contract, and nothing else', 
     // The two edits: the declaration, and the emulator's contract.
     const declarations = join(temp, 'src', 'model', 'kinds', 'declarations.ts');
     let text = readFileSync(declarations, 'utf8');
-    text = declare(text, 'group', '    owner: Type.Optional(Type.String({ title: "Owner", description: "Who answers for the group." })),');
-    text = declare(text, 'repo', '    criticality: Type.Optional(Type.String({ title: "Criticality", description: "How critical the repo is." })),');
+    text = declare(
+      text,
+      'group',
+      '    owner: Type.Optional(Type.String({ title: "Owner", description: "Who answers for the group." })),',
+    );
+    text = declare(
+      text,
+      'repo',
+      '    criticality: Type.Optional(Type.String({ title: "Criticality", description: "How critical the repo is." })),',
+    );
     writeFileSync(declarations, text);
     const openapi = join(temp, 'schemas', 'platform-api-v2.openapi.json');
     const doc = JSON.parse(readFileSync(openapi, 'utf8'));
@@ -78,22 +93,34 @@ describe('a field added to the declaration and the contract, and nothing else', 
     execFileSync(process.execPath, [generator], { cwd: temp });
     expect(readFileSync(join(temp, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
 
-    const lib = (await import(pathToFileURL(await bundle(join(temp, 'src', 'index.ts'), join(temp, 'dist', 'lib.mjs'))).href)) as typeof import('../../src/index.js');
+    const lib = (await import(
+      pathToFileURL(await bundle(join(temp, 'src', 'index.ts'), join(temp, 'dist', 'lib.mjs'))).href
+    )) as typeof import('../../src/index.js');
     const manifest = (owner: string, criticality: string) => ({
       file: 'org.yaml',
       text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  owner: ${owner}\n  repos:\n    - {name: app, criticality: ${criticality}}\n  groups:\n    - name: team\n      owner: ${owner}-team\n`,
     });
 
     // validate: the new fields are accepted where declared, refused where not.
-    const bad = lib.validateManifestTexts([{ file: 'bad.yaml', text: 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: bot, criticality: gold}\n' }]);
+    const bad = lib.validateManifestTexts([
+      {
+        file: 'bad.yaml',
+        text: 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - {name: bot, criticality: gold}\n',
+      },
+    ]);
     expect(bad.diagnostics.map((d) => d.message).join('\n')).toContain('unknown field "criticality"');
     const first = lib.validateManifestTexts([manifest('ann', 'gold')]);
     expect(first.diagnostics).toEqual([]);
 
-    const emulator = await lib.startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: 'field-experiment-token-0001', role: 'owner' }] });
+    const emulator = await lib.startEmulator({
+      checkAnswers: true,
+      port: 0,
+      tokens: [{ token: 'field-experiment-token-0001', role: 'owner' }],
+    });
     const client = lib.createClient({ baseUrl: emulator.url, token: 'field-experiment-token-0001' });
     try {
-      const read = (desired: import('../../src/index.js').DesiredState) => lib.readLiveState(client, { org: { name: 'acme' }, subResources: 'all', expected: desired.resources });
+      const read = (desired: import('../../src/index.js').DesiredState) =>
+        lib.readLiveState(client, { org: { name: 'acme' }, subResources: 'all', expected: desired.resources });
       // plan → apply: the fields are sent on create.
       const created = lib.plan(first.state!, await read(first.state!), { bootstrap: true });
       expect(created.refusals).toEqual([]);
@@ -107,7 +134,11 @@ describe('a field added to the declaration and the contract, and nothing else', 
       // A change is one PATCH naming exactly the new field.
       const changed = lib.validateManifestTexts([manifest('bob', 'silver')]).state!;
       const update = lib.plan(changed, live);
-      expect(update.steps.map((s) => `${s.action} ${s.address} ${s.action === 'update' ? s.updateMask.join(',') : ''}`).sort()).toEqual(['update group:team owner', 'update org owner', 'update repo:app criticality']);
+      expect(
+        update.steps
+          .map((s) => `${s.action} ${s.address} ${s.action === 'update' ? s.updateMask.join(',') : ''}`)
+          .sort(),
+      ).toEqual(['update group:team owner', 'update org owner', 'update repo:app criticality']);
       expect((await lib.apply(update, client, {})).failed).toEqual([]);
 
       // export writes them, and a plan of the export is empty.

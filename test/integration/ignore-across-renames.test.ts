@@ -19,7 +19,10 @@ describe('ignore and protect across an applied rename', () => {
 
   it('a hand-granted person in a renamed group is never revoked while renamedFrom stays; validate warns about the old-name glob', async () => {
     const file = join(suite.dir, 'org.yaml');
-    writeFileSync(file, 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: a\n      identities:\n        - name: ci\n');
+    writeFileSync(
+      file,
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n    - name: a\n      identities:\n        - name: ci\n',
+    );
     expect((await runCli(['apply', file, '--bootstrap', '--auto-approve'], { env: suite.env })).code).toBe(0);
 
     // A person added by hand in group a, bound to registry.push there.
@@ -28,7 +31,10 @@ describe('ignore and protect across an applied rename', () => {
       const live = await readLiveState(client, { org: { name: 'acme' } });
       const group = live.resources.find((r) => r.address === 'group:a')!;
       const person = await client.create('identity', group.uid, { name: 'human-ann' });
-      await client.create('roleBinding', group.uid, { identityUid: person.uid, roleUid: live.builtinRoles['registry.push'] });
+      await client.create('roleBinding', group.uid, {
+        identityUid: person.uid,
+        roleUid: live.builtinRoles['registry.push'],
+      });
     } finally {
       await client.close();
     }
@@ -40,7 +46,9 @@ describe('ignore and protect across an applied rename', () => {
     const validate = await runCli(['validate', file], { env: suite.env });
     expect(validate.code).toBe(0);
     expect(validate.stdout).toContain('warning:');
-    expect(validate.stdout).toContain('"identity:a/*human*" matches only through the old name "a" that renamedFrom gives group "x1"');
+    expect(validate.stdout).toContain(
+      '"identity:a/*human*" matches only through the old name "a" that renamedFrom gives group "x1"',
+    );
 
     const first = await runCli(['plan', file, '--format', 'json'], { env: suite.env });
     expect(first.code, first.stderr).toBe(0);

@@ -13,8 +13,25 @@ const TOKEN = 'invite-lost-create-token-2c8f';
 /** An org with one member line: erin, a viewer. */
 const ERIN = {
   org: { name: 'acme', source: { file: 'o.yaml', line: 1, column: 1 } },
-  resources: [{ kind: 'group', address: 'org', groupPath: '', parentAddress: null, fields: { name: 'acme' }, source: { file: 'o.yaml', line: 1, column: 1 } }],
-  members: [{ address: 'member:erin@acme.dev=viewer', groupPath: '', email: 'erin@acme.dev', role: { builtin: 'viewer' }, source: { file: 'o.yaml', line: 4, column: 7 } }],
+  resources: [
+    {
+      kind: 'group',
+      address: 'org',
+      groupPath: '',
+      parentAddress: null,
+      fields: { name: 'acme' },
+      source: { file: 'o.yaml', line: 1, column: 1 },
+    },
+  ],
+  members: [
+    {
+      address: 'member:erin@acme.dev=viewer',
+      groupPath: '',
+      email: 'erin@acme.dev',
+      role: { builtin: 'viewer' },
+      source: { file: 'o.yaml', line: 4, column: 7 },
+    },
+  ],
   settings: { prune: true, ignore: [], protect: [] },
   files: ['o.yaml'],
 } as DesiredState;
@@ -25,19 +42,36 @@ describe('an invite whose create answer is lost', () => {
     emulator.seed({ orgs: [{ name: 'acme' }] });
     let lost = 0;
     // The first create of an invite is made upstream, but its answer never reaches the client.
-    const proxy = await startRewritingProxy(emulator.url, (request, body) => (request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && lost++ === 0 ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] }) : body));
+    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+      request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && lost++ === 0
+        ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] })
+        : body,
+    );
     const client = createClient({ baseUrl: proxy.url, token: TOKEN });
     try {
       const desired = ERIN;
       const live = await readLiveState(client, { org: { name: 'acme' } });
       const codes: InviteCodeRecord[] = [];
-      const result = await apply(plan(desired, live, { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) });
+      const result = await apply(plan(desired, live, { now: Date.now() }), client, {
+        onInviteCode: (r) => codes.push(r),
+      });
       expect(result.ok, JSON.stringify(result.failed)).toBe(true);
       expect(lost).toBeGreaterThanOrEqual(2);
       expect(codes).toHaveLength(1);
-      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter(
+        (r) => r.kind === 'groupInvite',
+      );
       expect(invites).toHaveLength(1);
-      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: codes[0]!.code, email: 'erin@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'erin' }) });
+      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          code: codes[0]!.code,
+          email: 'erin@acme.dev',
+          issuer: 'https://accounts.acme.dev',
+          subject: 'erin',
+        }),
+      });
       expect(accepted.status).toBe(200);
     } finally {
       await client.close();
@@ -50,14 +84,25 @@ describe('an invite whose create answer is lost', () => {
     const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     emulator.seed({ orgs: [{ name: 'acme' }] });
     let losing = true;
-    const proxy = await startRewritingProxy(emulator.url, (request, body) => (losing && request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] }) : body));
+    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+      losing && request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/')
+        ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] })
+        : body,
+    );
     const client = createClient({ baseUrl: proxy.url, token: TOKEN });
     try {
-      const invites = async () => (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const invites = async () =>
+        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
       const codes: InviteCodeRecord[] = [];
-      const first = await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) });
+      const first = await apply(
+        plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
+        client,
+        { onInviteCode: (r) => codes.push(r) },
+      );
       expect(first.ok).toBe(false);
-      expect(first.failed.map((f) => f.error).join('\n')).toContain('both were deleted, so the next apply invites them again');
+      expect(first.failed.map((f) => f.error).join('\n')).toContain(
+        'both were deleted, so the next apply invites them again',
+      );
       expect(await invites()).toEqual([]);
       expect(codes).toEqual([]);
       losing = false;
@@ -79,17 +124,30 @@ describe('an invite whose code cannot be kept (issue 49)', () => {
     emulator.seed({ orgs: [{ name: 'acme' }] });
     const client = createClient({ baseUrl: emulator.url, token: TOKEN });
     try {
-      const invites = async () => (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
-      const full = await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, {
-        onInviteCode: () => {
-          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      const invites = async () =>
+        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const full = await apply(
+        plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
+        client,
+        {
+          onInviteCode: () => {
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          },
         },
-      });
+      );
       expect(full.ok).toBe(false);
-      expect(full.failed.map((f) => f.error).join('\n')).toContain('groupInvite:erin@acme.dev=viewer: its code could not be kept (ENOSPC: no space left on device, write); the invite was deleted again, so the next apply invites them anew');
+      expect(full.failed.map((f) => f.error).join('\n')).toContain(
+        'groupInvite:erin@acme.dev=viewer: its code could not be kept (ENOSPC: no space left on device, write); the invite was deleted again, so the next apply invites them anew',
+      );
       expect(await invites()).toEqual([]);
       const codes: InviteCodeRecord[] = [];
-      expect((await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, { onInviteCode: (r) => codes.push(r) })).ok).toBe(true);
+      expect(
+        (
+          await apply(plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }), client, {
+            onInviteCode: (r) => codes.push(r),
+          })
+        ).ok,
+      ).toBe(true);
       expect(codes).toHaveLength(1);
       expect(await invites()).toHaveLength(1);
     } finally {

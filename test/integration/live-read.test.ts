@@ -94,10 +94,20 @@ function byAddress(resources: LiveResource[]): Record<string, LiveResource> {
 describe('readLiveState', () => {
   it('reads a 3-level org of every kind into addresses, fields and binding keys', async () => {
     emulator.clearRequestLog();
-    const live = await readLiveState(client, { org: { name: 'acme' }, subResources: new Set(['repo:engineering/platform/base']) });
+    const live = await readLiveState(client, {
+      org: { name: 'acme' },
+      subResources: new Set(['repo:engineering/platform/base']),
+    });
     expect(live.incomplete).toEqual([]);
     expect(live.ambiguities).toEqual([]);
-    expect(Object.keys(live.builtinRoles).sort()).toEqual(['editor', 'owner', 'registry.pull', 'registry.pull_token_creator', 'registry.push', 'viewer']);
+    expect(Object.keys(live.builtinRoles).sort()).toEqual([
+      'editor',
+      'owner',
+      'registry.pull',
+      'registry.pull_token_creator',
+      'registry.push',
+      'viewer',
+    ]);
     const r = byAddress(live.resources);
     expect(Object.keys(r).sort()).toEqual(
       [
@@ -124,22 +134,72 @@ describe('readLiveState', () => {
     );
 
     expect(live.org).toEqual({ uid: r.org!.uid, name: 'acme' });
-    expect(r.org).toMatchObject({ kind: 'group', groupPath: '', parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme Corp' } });
-    expect(r['group:engineering/platform']).toMatchObject({ groupPath: 'engineering/platform', parentAddress: 'group:engineering', uid: platformUid, parentUid: r['group:engineering']!.uid });
-    expect(r['identity:release-bot']).toMatchObject({ groupPath: '', parentAddress: 'org', fields: { name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM } });
-    expect(r['role:release-manager']!.fields).toEqual({ name: 'release-manager', description: 'Releases', capabilities: ['repo.list', 'tag.create'] });
-    expect(r['repo:nginx']!.fields).toEqual({ name: 'nginx', description: 'Hardened nginx', bundles: [], aliases: [], activeTags: [] }); // readme not managed → not read; no bundles read as none
-    expect(r['repo:engineering/platform/base']!.fields).toEqual({ name: 'base', description: '', readme: '# base image\n', bundles: [], aliases: [], activeTags: [] });
-    expect(r['tag:nginx:1.24']).toMatchObject({ groupPath: '', parentAddress: 'repo:nginx', parentUid: r['repo:nginx']!.uid, fields: { name: '1.24', digest: D2, deprecated: true } });
+    expect(r.org).toMatchObject({
+      kind: 'group',
+      groupPath: '',
+      parentAddress: null,
+      parentUid: null,
+      fields: { name: 'acme', description: 'Acme Corp' },
+    });
+    expect(r['group:engineering/platform']).toMatchObject({
+      groupPath: 'engineering/platform',
+      parentAddress: 'group:engineering',
+      uid: platformUid,
+      parentUid: r['group:engineering']!.uid,
+    });
+    expect(r['identity:release-bot']).toMatchObject({
+      groupPath: '',
+      parentAddress: 'org',
+      fields: { name: 'release-bot', description: 'GitHub release workflow', claimMatch: CLAIM },
+    });
+    expect(r['role:release-manager']!.fields).toEqual({
+      name: 'release-manager',
+      description: 'Releases',
+      capabilities: ['repo.list', 'tag.create'],
+    });
+    expect(r['repo:nginx']!.fields).toEqual({
+      name: 'nginx',
+      description: 'Hardened nginx',
+      bundles: [],
+      aliases: [],
+      activeTags: [],
+    }); // readme not managed → not read; no bundles read as none
+    expect(r['repo:engineering/platform/base']!.fields).toEqual({
+      name: 'base',
+      description: '',
+      readme: '# base image\n',
+      bundles: [],
+      aliases: [],
+      activeTags: [],
+    });
+    expect(r['tag:nginx:1.24']).toMatchObject({
+      groupPath: '',
+      parentAddress: 'repo:nginx',
+      parentUid: r['repo:nginx']!.uid,
+      fields: { name: '1.24', digest: D2, deprecated: true },
+    });
     expect(r['tag:nginx:1.25']!.fields).toEqual({ name: '1.25', digest: D1, deprecated: false });
-    expect(r[`subscription:engineering/platform/${HOOK}`]).toMatchObject({ groupPath: 'engineering/platform', fields: { sink: HOOK } });
-    expect(r['roleBinding:release-bot=registry.push']!.fields).toEqual({ identity: { path: 'release-bot' }, role: { builtin: 'registry.push' } });
-    expect(r['roleBinding:release-bot=release-manager']!.fields).toEqual({ identity: { path: 'release-bot' }, role: { path: 'release-manager' } });
+    expect(r[`subscription:engineering/platform/${HOOK}`]).toMatchObject({
+      groupPath: 'engineering/platform',
+      fields: { sink: HOOK },
+    });
+    expect(r['roleBinding:release-bot=registry.push']!.fields).toEqual({
+      identity: { path: 'release-bot' },
+      role: { builtin: 'registry.push' },
+    });
+    expect(r['roleBinding:release-bot=release-manager']!.fields).toEqual({
+      identity: { path: 'release-bot' },
+      role: { path: 'release-manager' },
+    });
     expect(r['roleBinding:engineering/platform//engineering/ci-bot=/engineering/deployer']!.fields).toEqual({
       identity: { path: 'engineering/ci-bot' },
       role: { path: 'engineering/deployer' },
     });
-    expect(r[`roleBinding:engineering/platform/uid:${aliceUid}=viewer`]).toMatchObject({ groupPath: 'engineering/platform', parentUid: platformUid, fields: { identity: { uid: aliceUid }, role: { builtin: 'viewer' } } });
+    expect(r[`roleBinding:engineering/platform/uid:${aliceUid}=viewer`]).toMatchObject({
+      groupPath: 'engineering/platform',
+      parentUid: platformUid,
+      fields: { identity: { uid: aliceUid }, role: { builtin: 'viewer' } },
+    });
     for (const res of live.resources) {
       expect(res.createTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       if (res.kind !== 'tag' && res.kind !== 'roleBinding') expect(res.updateTime).toMatch(/Z$/);
@@ -149,7 +209,9 @@ describe('readLiveState', () => {
     const log = emulator.requestLog;
     const scoped = log.filter((e) => e.query['uidp.descendants_of'] === live.org!.uid);
     expect(new Set(scoped.map((e) => e.path)).size).toBe(11);
-    expect(log.filter((e) => e.path.endsWith('/readme')).map((e) => e.path)).toEqual([`/registry/v2/repos/${r['repo:engineering/platform/base']!.uid}/readme`]);
+    expect(log.filter((e) => e.path.endsWith('/readme')).map((e) => e.path)).toEqual([
+      `/registry/v2/repos/${r['repo:engineering/platform/base']!.uid}/readme`,
+    ]);
     expect(log.length).toBeLessThanOrEqual(16);
   });
 
@@ -167,7 +229,10 @@ describe('readLiveState', () => {
     const statePath = join(dir, 'state.json');
     const first = await startTestEmulator({ seed: { orgs: [{ name: 'twin' }] }, statePath });
     await first.close();
-    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { resources: { uid: string; data: { name: string }; seq: number }[]; nextSeq: number };
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as {
+      resources: { uid: string; data: { name: string }; seq: number }[];
+      nextSeq: number;
+    };
     const twin = state.resources.find((r) => r.data.name === 'twin')!;
     state.resources.push({ ...twin, uid: 'e'.repeat(40), seq: state.nextSeq++ });
     writeFileSync(statePath, JSON.stringify(state));
@@ -213,7 +278,10 @@ describe('readLiveState', () => {
       expect(c.requestCount - plainRequests).toBe(plainRequests);
       // A hint twice too big reads the same; the pages it asked for past the end cost requests only.
       const before = c.requestCount;
-      const doubled = await readLiveState(c, { org: { name: 'acme' }, expected: [...plain.resources, ...plain.resources] });
+      const doubled = await readLiveState(c, {
+        org: { name: 'acme' },
+        expected: [...plain.resources, ...plain.resources],
+      });
       expect(doubled).toEqual(plain);
       expect(c.requestCount - before).toBeGreaterThan(plainRequests);
     } finally {
@@ -222,7 +290,9 @@ describe('readLiveState', () => {
     }
   });
 
-  it("sends a pinned org's listings beside the lookup of its uid, not after it: the same state", { timeout: 3000 }, async () => {
+  it("sends a pinned org's listings beside the lookup of its uid, not after it: the same state", {
+    timeout: 3000,
+  }, async () => {
     const unpinned = await readLiveState(client, { org: { name: 'acme' } });
     const orgUid = unpinned.org!.uid;
     // The lookup of the pinned uid is answered only once a listing under it has been sent.
@@ -251,7 +321,8 @@ describe('readLiveState', () => {
     failing.list = (async (kind, query) => {
       listings.push(kind);
       if (query && 'descendantsOf' in query && kind === 'group') await held;
-      if (query && 'descendantsOf' in query && kind === 'roleBinding') throw new Error('the role binding listing failed');
+      if (query && 'descendantsOf' in query && kind === 'roleBinding')
+        throw new Error('the role binding listing failed');
       return client.list(kind, query);
     }) as ApiClient['list'];
     await expect(readLiveState(failing, { org: { name: 'acme' } })).rejects.toThrow('the role binding listing failed');

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { OWNER, startTestEmulator } from './emulator-helpers.js';
 
-const DOC = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'platform-api-v2.openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+const DOC = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'platform-api-v2.openapi.json'), 'utf8'),
+) as { paths: Record<string, Record<string, unknown>> };
 const DAY = 86_400_000;
 
 describe("the spec's acceptance rules", () => {
@@ -17,13 +19,39 @@ describe("the spec's acceptance rules", () => {
   let org = '';
   let now = Date.parse('2026-11-28T12:00:00.000Z');
   const call = async (method: string, path: string, body?: string) => {
-    const res = await fetch(`${emu.url}${path}`, { method, headers: { authorization: `Bearer ${OWNER}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body } : {}) });
+    const res = await fetch(`${emu.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${OWNER}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { body } : {}),
+    });
     const text = await res.text();
-    return { status: res.status, allow: res.headers.get('allow'), body: (text === '' ? undefined : JSON.parse(text)) as { code: number; details: { '@type': string; [k: string]: unknown }[] } & Record<string, unknown> };
+    return {
+      status: res.status,
+      allow: res.headers.get('allow'),
+      body: (text === '' ? undefined : JSON.parse(text)) as {
+        code: number;
+        details: { '@type': string; [k: string]: unknown }[];
+      } & Record<string, unknown>,
+    };
   };
-  const detail = (body: { details: { '@type': string }[] }, type: string) => body.details.find((d) => d['@type'].endsWith(`.${type}`)) as Record<string, unknown> | undefined;
+  const detail = (body: { details: { '@type': string }[] }, type: string) =>
+    body.details.find((d) => d['@type'].endsWith(`.${type}`)) as Record<string, unknown> | undefined;
   beforeAll(async () => {
-    emu = await startTestEmulator({ clock: () => now, seed: { orgs: [{ name: 'acme', repos: [{ name: 'app' }], identities: Array.from({ length: 5 }, (_, i) => ({ name: `bot-${i}`, servicePrincipal: 'COSIGNED' })) }] } });
+    emu = await startTestEmulator({
+      clock: () => now,
+      seed: {
+        orgs: [
+          {
+            name: 'acme',
+            repos: [{ name: 'app' }],
+            identities: Array.from({ length: 5 }, (_, i) => ({ name: `bot-${i}`, servicePrincipal: 'COSIGNED' })),
+          },
+        ],
+      },
+    });
     org = ((await call('GET', '/iam/v2/groups')).body as unknown as { groups: { uid: string }[] }).groups[0]!.uid;
   });
   afterAll(() => emu.close());
@@ -43,7 +71,9 @@ describe("the spec's acceptance rules", () => {
     const r = await call('DELETE', `/iam/v2/groups/${org}`);
     expect(r.body.code).toBe(9);
     expect(detail(r.body, 'ErrorInfo')).toMatchObject({ reason: 'FAILED_PRECONDITION' });
-    expect((detail(r.body, 'PreconditionFailure')!.violations as { type: string }[]).map((v) => v.type)).toContain('RESOURCE_NOT_EMPTY');
+    expect((detail(r.body, 'PreconditionFailure')!.violations as { type: string }[]).map((v) => v.type)).toContain(
+      'RESOURCE_NOT_EMPTY',
+    );
   });
 
   it('3. a resource that does not exist: HTTP 404, NOT_FOUND, a ResourceInfo detail', async () => {
@@ -58,7 +88,10 @@ describe("the spec's acceptance rules", () => {
     const token = first.body.nextPageToken as string;
     expect(token).toBeTruthy();
     now += 4 * DAY; // past the 3 days a token lives
-    const again = await call('GET', `/iam/v2/identities?page_size=2&order_by=name&page_token=${encodeURIComponent(token)}`);
+    const again = await call(
+      'GET',
+      `/iam/v2/identities?page_size=2&order_by=name&page_token=${encodeURIComponent(token)}`,
+    );
     expect(again.status).toBe(200);
     expect(again.body.identities).toEqual(first.body.identities);
   });
@@ -66,11 +99,14 @@ describe("the spec's acceptance rules", () => {
   it('every path answers 405, with Allow naming its methods, to each method it lacks — whether or not the uid exists', async () => {
     const wrong: string[] = [];
     for (const [template, item] of Object.entries(DOC.paths)) {
-      const declared = ['get', 'post', 'patch', 'delete', 'put'].filter((m) => item[m] !== undefined).map((m) => m.toUpperCase());
+      const declared = ['get', 'post', 'patch', 'delete', 'put']
+        .filter((m) => item[m] !== undefined)
+        .map((m) => m.toUpperCase());
       const path = template.replace('{uid}', `${'f'.repeat(40)}/${'e'.repeat(16)}`).replace('{parent}', 'f'.repeat(40));
       for (const method of ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'].filter((m) => !declared.includes(m))) {
         const r = await call(method, path, method === 'GET' || method === 'DELETE' ? undefined : '{}');
-        if (r.status !== 405 || r.allow?.split(', ').sort().join() !== [...declared].sort().join()) wrong.push(`${method} ${template}: ${r.status} (Allow: ${r.allow})`);
+        if (r.status !== 405 || r.allow?.split(', ').sort().join() !== [...declared].sort().join())
+          wrong.push(`${method} ${template}: ${r.status} (Allow: ${r.allow})`);
       }
     }
     expect(wrong).toEqual([]);

@@ -16,7 +16,9 @@ import { runAction, type ActionResult } from '../../src/action/run.js';
 import { makeTempDir, REPO_ROOT } from '../e2e/cli-harness.js';
 import { EXAMPLE_SECRET_ENV } from './example-secrets.js';
 
-const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }> };
+const action = parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
+  inputs: Record<string, { default?: string }>;
+};
 
 /** A stand-in for the GitHub REST API's issue comments: what a run created or updated. */
 export class FakeGitHub {
@@ -35,18 +37,32 @@ export class FakeGitHub {
       let text = '';
       req.on('data', (c: Buffer) => (text += c.toString()));
       req.on('end', () => {
-        this.requests.push(`${req.method} ${req.url} ${req.headers.authorization === 'Bearer gh-token-for-test' ? 'auth' : 'NO AUTH'}`);
+        this.requests.push(
+          `${req.method} ${req.url} ${req.headers.authorization === 'Bearer gh-token-for-test' ? 'auth' : 'NO AUTH'}`,
+        );
         res.setHeader('content-type', 'application/json');
         if (this.status !== 200) {
           res.statusCode = this.status;
           return res.end('{"message":"Resource not accessible by integration"}');
         }
         const branch = /^\/repos\/[^/]+\/[^/]+\/branches\/([^/?]+)$/.exec(req.url ?? '');
-        if (req.method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/commits\/[^/]+\/pulls$/.test(req.url ?? '')) return res.end(JSON.stringify(this.mergedPull === undefined ? [] : [{ number: this.mergedPull, merged_at: '2026-11-28T10:00:00Z' }]));
-        if (req.method === 'GET' && branch) return res.end(JSON.stringify({ name: decodeURIComponent(branch[1]!), commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) } }));
+        if (req.method === 'GET' && /^\/repos\/[^/]+\/[^/]+\/commits\/[^/]+\/pulls$/.test(req.url ?? ''))
+          return res.end(
+            JSON.stringify(
+              this.mergedPull === undefined ? [] : [{ number: this.mergedPull, merged_at: '2026-11-28T10:00:00Z' }],
+            ),
+          );
+        if (req.method === 'GET' && branch)
+          return res.end(
+            JSON.stringify({
+              name: decodeURIComponent(branch[1]!),
+              commit: { sha: this.heads[decodeURIComponent(branch[1]!)] ?? '0'.repeat(40) },
+            }),
+          );
         if (req.method === 'GET') return res.end(JSON.stringify(this.comments));
         const body = (JSON.parse(text) as { body: string }).body;
-        if (req.method === 'POST') this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
+        if (req.method === 'POST')
+          this.comments.push({ id: this.comments.length + 1, body, user: { login: 'github-actions[bot]' } });
         if (req.method === 'PATCH') this.comments.find((c) => req.url!.endsWith(`/comments/${c.id}`))!.body = body;
         res.end('{}');
       });
@@ -61,11 +77,18 @@ export class FakeGitHub {
 
 function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
-  return { stream: new Writable({ write: (c: Buffer, _e, done) => (chunks.push(c.toString()), done()) }), text: () => chunks.join('') };
+  return {
+    stream: new Writable({ write: (c: Buffer, _e, done) => (chunks.push(c.toString()), done()) }),
+    text: () => chunks.join(''),
+  };
 }
 
 /** Runs the action's runner in-process as a workflow step would, returning its outputs. */
-export async function runStep(inputs: Record<string, string>, env: Record<string, string>, cwd: string): Promise<ActionResult & { outputs: Record<string, string>; stdout: string; stderr: string }> {
+export async function runStep(
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  cwd: string,
+): Promise<ActionResult & { outputs: Record<string, string>; stdout: string; stderr: string }> {
   const temp = makeTempDir('action-step');
   const outputFile = join(temp.dir, 'output');
   writeFileSync(outputFile, '');
@@ -122,7 +145,8 @@ export function runnerCommands(output: string): { name: string; line: string }[]
       continue;
     }
     const v1 = raw.indexOf('##[');
-    if (v1 >= 0 && raw.indexOf(']', v1) >= 0) out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
+    if (v1 >= 0 && raw.indexOf(']', v1) >= 0)
+      out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
   }
   return out;
 }
@@ -140,7 +164,12 @@ export interface ActionSuite {
  * event of pull request `pr` (its number and head commit), and stops them after it; `setup` may
  * seed the emulator first.
  */
-export function useActionSuite(token: string, prefix: string, pr: { number: number; sha: string }, setup?: (emulator: Emulator) => Promise<unknown>): ActionSuite {
+export function useActionSuite(
+  token: string,
+  prefix: string,
+  pr: { number: number; sha: string },
+  setup?: (emulator: Emulator) => Promise<unknown>,
+): ActionSuite {
   const temp = makeTempDir(prefix);
   let emulator: Emulator | undefined;
   let github: FakeGitHub | undefined;
@@ -152,7 +181,13 @@ export function useActionSuite(token: string, prefix: string, pr: { number: numb
     await github.start();
     const event = join(temp.dir, 'event.json');
     writeFileSync(event, JSON.stringify({ pull_request: { number: pr.number, head: { sha: pr.sha } } }));
-    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: token, GITHUB_EVENT_PATH: event, GITHUB_REPOSITORY: 'acme/manifests', GITHUB_API_URL: github.url };
+    env = {
+      PLATFORM_API_URL: emulator.url,
+      PLATFORM_TOKEN: token,
+      GITHUB_EVENT_PATH: event,
+      GITHUB_REPOSITORY: 'acme/manifests',
+      GITHUB_API_URL: github.url,
+    };
   });
   afterAll(async () => {
     await github?.close();

@@ -88,7 +88,10 @@ export class ContractFuzzer {
           method: m.toUpperCase(),
           template,
           op,
-          params: [...((item.parameters as Json[] | undefined) ?? []), ...((op.parameters as Json[] | undefined) ?? [])],
+          params: [
+            ...((item.parameters as Json[] | undefined) ?? []),
+            ...((op.parameters as Json[] | undefined) ?? []),
+          ],
           ...(kind ? { kind } : {}),
           ...(op['x-parent-kind'] ? { parentKind: op['x-parent-kind'] as string } : {}),
         };
@@ -106,7 +109,11 @@ export class ContractFuzzer {
         .split('/')
         .reduce<unknown>((o, p) => (o as Json)[p.replaceAll('~1', '/').replaceAll('~0', '~')], this.doc) as Json;
     }
-    if (Array.isArray(s.allOf) && s.allOf.length === 1 && !s.properties) return { ...this.resolve(s.allOf[0] as Json), ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'allOf')) };
+    if (Array.isArray(s.allOf) && s.allOf.length === 1 && !s.properties)
+      return {
+        ...this.resolve(s.allOf[0] as Json),
+        ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'allOf')),
+      };
     return s;
   }
 
@@ -124,16 +131,24 @@ export class ContractFuzzer {
       case 'string': {
         if (typeof s.pattern === 'string') {
           const max = (s.maxLength as number | undefined) ?? 300;
-          return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length <= Math.min(max, 300) && v.length >= ((s.minLength as number | undefined) ?? 0));
+          return fc
+            .stringMatching(new RegExp(s.pattern))
+            .filter((v) => v.length <= Math.min(max, 300) && v.length >= ((s.minLength as number | undefined) ?? 0));
         }
         const min = (s.minLength as number | undefined) ?? 0;
         const max = Math.min((s.maxLength as number | undefined) ?? 24, 64);
-        return fc.oneof(fc.string({ minLength: min, maxLength: max }), fc.string({ unit: 'grapheme', minLength: min, maxLength: max }));
+        return fc.oneof(
+          fc.string({ minLength: min, maxLength: max }),
+          fc.string({ unit: 'grapheme', minLength: min, maxLength: max }),
+        );
       }
       case 'integer': {
         const min = (s.minimum as number | undefined) ?? -10;
         const max = (s.maximum as number | undefined) ?? 1_000;
-        return fc.oneof(fc.integer({ min: Math.max(min, -1e6), max: Math.min(max, 1e6) }), fc.constantFrom(min, Math.min(max, Number.MAX_SAFE_INTEGER)));
+        return fc.oneof(
+          fc.integer({ min: Math.max(min, -1e6), max: Math.min(max, 1e6) }),
+          fc.constantFrom(min, Math.min(max, Number.MAX_SAFE_INTEGER)),
+        );
       }
       case 'number':
         return fc.double({ noNaN: true, noDefaultInfinity: true });
@@ -144,20 +159,51 @@ export class ContractFuzzer {
         const items = (s.items as Json | undefined) ?? {};
         const min = (s.minItems as number | undefined) ?? 0;
         const max = Math.min((s.maxItems as number | undefined) ?? 3, 4);
-        return fc.array(this.valueOf(items, depth + 1), { minLength: Math.min(min, max), maxLength: max, ...(s.uniqueItems ? {} : {}) });
+        return fc.array(this.valueOf(items, depth + 1), {
+          minLength: Math.min(min, max),
+          maxLength: max,
+          ...(s.uniqueItems ? {} : {}),
+        });
       }
       default: {
         if (depth > 4) return fc.constant({});
         const props = (s.properties as Record<string, Json> | undefined) ?? {};
         const required = new Set((s.required as string[] | undefined) ?? []);
-        const entries = Object.entries(props).filter(([, p]) => (this.resolve(p).readOnly as boolean | undefined) !== true);
+        const entries = Object.entries(props).filter(
+          ([, p]) => (this.resolve(p).readOnly as boolean | undefined) !== true,
+        );
         const member = (name: string, p: Json): fc.Arbitrary<unknown> => {
           const hinted = this.hints[name];
-          return hinted && hinted.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...hinted) }, { weight: 1, arbitrary: this.valueOf(p, depth + 1) }) : this.valueOf(p, depth + 1);
+          return hinted && hinted.length > 0
+            ? fc.oneof(
+                { weight: 3, arbitrary: fc.constantFrom(...hinted) },
+                { weight: 1, arbitrary: this.valueOf(p, depth + 1) },
+              )
+            : this.valueOf(p, depth + 1);
         };
-        const fields = entries.map(([name, p]) => (required.has(name) ? member(name, p).map((v) => [name, v] as const) : fc.option(member(name, p).map((v) => [name, v] as const), { freq: 2, nil: undefined })));
-        const extra = s.additionalProperties !== undefined && typeof s.additionalProperties === 'object' ? [fc.option(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), this.valueOf(s.additionalProperties as Json, depth + 1)), { freq: 2, nil: undefined })] : [];
-        return fc.tuple(...fields, ...extra).map((pairs) => Object.fromEntries(pairs.filter((p): p is readonly [string, unknown] => p !== undefined)));
+        const fields = entries.map(([name, p]) =>
+          required.has(name)
+            ? member(name, p).map((v) => [name, v] as const)
+            : fc.option(
+                member(name, p).map((v) => [name, v] as const),
+                { freq: 2, nil: undefined },
+              ),
+        );
+        const extra =
+          s.additionalProperties !== undefined && typeof s.additionalProperties === 'object'
+            ? [
+                fc.option(
+                  fc.tuple(
+                    fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+                    this.valueOf(s.additionalProperties as Json, depth + 1),
+                  ),
+                  { freq: 2, nil: undefined },
+                ),
+              ]
+            : [];
+        return fc
+          .tuple(...fields, ...extra)
+          .map((pairs) => Object.fromEntries(pairs.filter((p): p is readonly [string, unknown] => p !== undefined)));
       }
     }
   }
@@ -183,38 +229,79 @@ export class ContractFuzzer {
     const uidKind = o.method === 'POST' ? o.parentKind : o.kind;
     const known = uidKind ? (uids[uidKind] ?? []) : [];
     const uidArb = o.template.includes('{uid}')
-      ? fc.oneof({ weight: 8, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.stringMatching(/^[0-9a-f]{40}$/) }, { weight: 1, arbitrary: fc.stringMatching(/^[0-9a-f]{40}(\/[0-9a-f]{16}){0,2}$/) })
+      ? fc.oneof(
+          { weight: 8, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.stringMatching(/^[0-9a-f]{40}$/) },
+          { weight: 1, arbitrary: fc.stringMatching(/^[0-9a-f]{40}(\/[0-9a-f]{16}){0,2}$/) },
+        )
       : fc.constant('');
     const queryParams = o.params.filter((p) => p.in === 'query' && p.name !== 'page_token' && p.name !== 'update_mask');
-    const queryArb = fc.tuple(...queryParams.map((p) => fc.option(this.valueOf((p.schema as Json | undefined) ?? {}).map((v) => paramValues(p.name as string, v)), { freq: 3, nil: undefined }))).map((parts) => parts.flatMap((x) => x ?? []));
-    const bodySchema = (((o.op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+    const queryArb = fc
+      .tuple(
+        ...queryParams.map((p) =>
+          fc.option(
+            this.valueOf((p.schema as Json | undefined) ?? {}).map((v) => paramValues(p.name as string, v)),
+            { freq: 3, nil: undefined },
+          ),
+        ),
+      )
+      .map((parts) => parts.flatMap((x) => x ?? []));
+    const bodySchema = (
+      ((o.op.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined
+    )?.schema as Json | undefined;
     const bodyArb = bodySchema ? this.valueOf(bodySchema) : fc.constant(undefined);
-    const base = fc.record({ uid: uidArb, query: queryArb, body: bodyArb }).map(({ uid, query, body }): FuzzRequest => ({
-      operationId: o.operationId,
-      method: o.method,
-      path: o.template.replace('{uid}', uid),
-      query,
-      ...(body !== undefined ? { body } : {}),
-      contentType: 'application/json',
-    }));
+    const base = fc.record({ uid: uidArb, query: queryArb, body: bodyArb }).map(
+      ({ uid, query, body }): FuzzRequest => ({
+        operationId: o.operationId,
+        method: o.method,
+        path: o.template.replace('{uid}', uid),
+        query,
+        ...(body !== undefined ? { body } : {}),
+        contentType: 'application/json',
+      }),
+    );
     if (!bent) return base;
     const bends: fc.Arbitrary<(r: FuzzRequest) => FuzzRequest>[] = [
       fc.constant((r: FuzzRequest) => ({ ...r, query: [...r.query, ['bogus', '1'] as [string, string]] })),
-      fc.constant((r: FuzzRequest) => (o.template.includes('{uid}') ? { ...r, path: o.template.replace('{uid}', 'not-a-uid') } : r)),
+      fc.constant((r: FuzzRequest) =>
+        o.template.includes('{uid}') ? { ...r, path: o.template.replace('{uid}', 'not-a-uid') } : r,
+      ),
     ];
     if (queryParams.length > 0) {
-      bends.push(fc.tuple(fc.constantFrom(...queryParams.map((p) => p.name as string)), fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('-1', '1.5', 'x', '99999999999', 'a b'))).map(([name, value]) => (r: FuzzRequest) => ({ ...r, query: [...r.query.filter(([k]) => k !== name), [name, value] as [string, string]] })));
+      bends.push(
+        fc
+          .tuple(
+            fc.constantFrom(...queryParams.map((p) => p.name as string)),
+            fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('-1', '1.5', 'x', '99999999999', 'a b')),
+          )
+          .map(([name, value]) => (r: FuzzRequest) => ({
+            ...r,
+            query: [...r.query.filter(([k]) => k !== name), [name, value] as [string, string]],
+          })),
+      );
     }
     if (bodySchema) {
       bends.push(fc.constant((r: FuzzRequest) => ({ ...r, contentType: 'text/plain' })));
-      bends.push(fc.constant((r: FuzzRequest) => ({ ...r, body: isObject(r.body) ? { ...r.body, unexpectedField: 1 } : { unexpectedField: 1 } })));
-      bends.push(fc.tuple(fc.nat(), fc.constantFrom<unknown>(42, 'x', null, true, [], {})).map(([i, v]) => (r: FuzzRequest) => {
-        if (!isObject(r.body)) return { ...r, body: v };
-        const keys = Object.keys(r.body);
-        if (keys.length === 0) return { ...r, body: v };
-        const k = keys[i % keys.length]!;
-        return { ...r, body: i % 2 === 0 ? { ...r.body, [k]: v } : Object.fromEntries(Object.entries(r.body).filter(([key]) => key !== k)) };
-      }));
+      bends.push(
+        fc.constant((r: FuzzRequest) => ({
+          ...r,
+          body: isObject(r.body) ? { ...r.body, unexpectedField: 1 } : { unexpectedField: 1 },
+        })),
+      );
+      bends.push(
+        fc.tuple(fc.nat(), fc.constantFrom<unknown>(42, 'x', null, true, [], {})).map(([i, v]) => (r: FuzzRequest) => {
+          if (!isObject(r.body)) return { ...r, body: v };
+          const keys = Object.keys(r.body);
+          if (keys.length === 0) return { ...r, body: v };
+          const k = keys[i % keys.length]!;
+          return {
+            ...r,
+            body:
+              i % 2 === 0
+                ? { ...r.body, [k]: v }
+                : Object.fromEntries(Object.entries(r.body).filter(([key]) => key !== k)),
+          };
+        }),
+      );
     }
     return fc.tuple(base, fc.oneof(...bends)).map(([r, bend]) => bend(r));
   }
@@ -227,7 +314,8 @@ export class ContractFuzzer {
       const prefix = o.template.slice(0, o.template.indexOf('{uid}'));
       const suffix = o.template.slice(o.template.indexOf('{uid}') + 5);
       const uid = r.path.slice(prefix.length, r.path.length - suffix.length);
-      if (!this.paramValid(`${o.operationId}:path`, (uidParam.schema as Json | undefined) ?? {}, uid)) reasons.push(`path {uid} ${JSON.stringify(uid)}`);
+      if (!this.paramValid(`${o.operationId}:path`, (uidParam.schema as Json | undefined) ?? {}, uid))
+        reasons.push(`path {uid} ${JSON.stringify(uid)}`);
     }
     const declared = new Map(o.params.filter((p) => p.in === 'query').map((p) => [p.name as string, p]));
     const byName = new Map<string, string[]>();
@@ -242,14 +330,18 @@ export class ContractFuzzer {
       const schema = (p.schema as Json | undefined) ?? {};
       const isArray = this.resolve(schema).type === 'array';
       if (!isArray && values.length > 1) reasons.push(`query ${name} given ${values.length} times`);
-      else if (!this.paramValid(`${o.operationId}:${name}`, schema, isArray ? values : values[0]!)) reasons.push(`query ${name}=${JSON.stringify(values.join(','))}`);
+      else if (!this.paramValid(`${o.operationId}:${name}`, schema, isArray ? values : values[0]!))
+        reasons.push(`query ${name}=${JSON.stringify(values.join(','))}`);
     }
     const requestBody = o.op.requestBody as Json | undefined;
     if (requestBody) {
-      if (r.body !== undefined && r.contentType !== 'application/json') reasons.push(`body sent as ${JSON.stringify(r.contentType)}`);
+      if (r.body !== undefined && r.contentType !== 'application/json')
+        reasons.push(`body sent as ${JSON.stringify(r.contentType)}`);
       if (r.body === undefined && requestBody.required === true) reasons.push('no body');
       else if (r.body !== undefined) {
-        const v = this.ajv.getSchema(`openapi#/paths/${pointer(o.template)}/${o.method.toLowerCase()}/requestBody/content/application~1json/schema`)!;
+        const v = this.ajv.getSchema(
+          `openapi#/paths/${pointer(o.template)}/${o.method.toLowerCase()}/requestBody/content/application~1json/schema`,
+        )!;
         if (!v(r.body)) reasons.push(...(v.errors ?? []).slice(0, 3).map((e) => `body${e.instancePath} ${e.message}`));
       }
     }
@@ -258,7 +350,8 @@ export class ContractFuzzer {
 
   private paramValid(key: string, schema: Json, value: unknown): boolean {
     // An integer in a URL is digits, as OpenAPI tools write one (ajv's coercion would read " " as 0).
-    if (this.resolve(schema).type === 'integer' && !(typeof value === 'string' && /^-?[0-9]+$/.test(value))) return false;
+    if (this.resolve(schema).type === 'integer' && !(typeof value === 'string' && /^-?[0-9]+$/.test(value)))
+      return false;
     let v = this.validators.get(key);
     if (!v) this.validators.set(key, (v = this.paramAjv.compile(rewriteRefs(schema) as Json)));
     return v(structuredClone(value)) === true;
@@ -271,11 +364,14 @@ export class ContractFuzzer {
 
   /** What is wrong with the server's answer to a request (undefined when nothing). */
   problemWith(o: Operation, r: FuzzRequest, verdict: Verdict, status: number, answer: string): string | undefined {
-    const body = safeJson(answer) as { code?: number; details?: { fieldViolations?: { field: string }[] }[] } | undefined;
+    const body = safeJson(answer) as
+      | { code?: number; details?: { fieldViolations?: { field: string }[] }[] }
+      | undefined;
     // No request, allowed or forbidden, may be answered 500: it is a bug in a handler, or an answer
     // the emulator's own check found breaking the contract (issue 47: an answer-breaking emulator
     // must fail the fuzzer, not hide behind "5xx is allowed").
-    if (status === 500) return `answered 500 (${(body as { message?: string } | undefined)?.message ?? 'an internal error'}); the contract allows no internal error`;
+    if (status === 500)
+      return `answered 500 (${(body as { message?: string } | undefined)?.message ?? 'an internal error'}); the contract allows no internal error`;
     const invalid = status === 415 || status === 422 || status === 413 || (status === 400 && body?.code === 3);
     if (verdict.allowed && invalid) {
       const fields = (body?.details ?? []).flatMap((d) => d.fieldViolations ?? []).map((f) => f.field);
@@ -287,7 +383,13 @@ export class ContractFuzzer {
     if (!verdict.allowed && (status < 400 || status >= 500)) {
       return `forbidden by the contract (${verdict.reasons.join('; ')}), answered ${status} by the server`;
     }
-    const problems = this.conformance.check({ method: r.method, url: urlOf(r), requestBody: r.body === undefined ? '' : JSON.stringify(r.body), status, responseBody: answer });
+    const problems = this.conformance.check({
+      method: r.method,
+      url: urlOf(r),
+      requestBody: r.body === undefined ? '' : JSON.stringify(r.body),
+      status,
+      responseBody: answer,
+    });
     return problems.length > 0 ? `the answer breaks the contract: ${problems.join('; ')}` : undefined;
   }
 }
@@ -296,7 +398,12 @@ export class ContractFuzzer {
 function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : rewriteRefs(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Json).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : rewriteRefs(v),
+      ]),
+    );
   }
   return value;
 }
@@ -304,7 +411,9 @@ function rewriteRefs(value: unknown): unknown {
 /** A parameter's value as query pairs: an array is repeated (form, explode), anything else is one pair. */
 function paramValues(name: string, v: unknown): [string, string][] {
   if (Array.isArray(v)) return v.map((x) => [name, typeof x === 'string' ? x : JSON.stringify(x)]);
-  return [[name, typeof v === 'string' ? v : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v)]];
+  return [
+    [name, typeof v === 'string' ? v : v === null ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v)],
+  ];
 }
 
 export function urlOf(r: FuzzRequest): string {
@@ -325,10 +434,18 @@ function safeJson(text: string): unknown {
 }
 
 /** Sends one request; the answer's status and text. */
-export async function send(baseUrl: string, token: string, r: FuzzRequest): Promise<{ status: number; answer: string }> {
+export async function send(
+  baseUrl: string,
+  token: string,
+  r: FuzzRequest,
+): Promise<{ status: number; answer: string }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (r.body !== undefined && r.contentType !== '') headers['content-type'] = r.contentType;
-  const res = await fetch(`${baseUrl}${urlOf(r)}`, { method: r.method, headers, ...(r.body !== undefined ? { body: JSON.stringify(r.body) } : {}) });
+  const res = await fetch(`${baseUrl}${urlOf(r)}`, {
+    method: r.method,
+    headers,
+    ...(r.body !== undefined ? { body: JSON.stringify(r.body) } : {}),
+  });
   return { status: res.status, answer: await res.text() };
 }
 

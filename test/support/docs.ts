@@ -11,5 +11,11 @@ export function readDoc(name: string): string {
 
 /** The README and every page of docs/, one text. */
 export function allDocs(): string {
-  return [readDoc('README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map(readDoc)].join('\n');
+  return [
+    readDoc('README.md'),
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map(readDoc),
+  ].join('\n');
 }

@@ -61,7 +61,14 @@ function tokenize(text: string): Token[] {
 }
 
 function truthy(v: Value | undefined): boolean {
-  return !(v === false || v === null || v === undefined || v === 0 || v === '' || (typeof v === 'number' && Number.isNaN(v)));
+  return !(
+    v === false ||
+    v === null ||
+    v === undefined ||
+    v === 0 ||
+    v === '' ||
+    (typeof v === 'number' && Number.isNaN(v))
+  );
 }
 
 function toNumber(v: Value | undefined): number {
@@ -134,7 +141,12 @@ export function hashFiles(workspace: string, patterns: string[]): string {
   }
   if (matched.size === 0) return '';
   const all = createHash('sha256');
-  for (const f of [...matched].sort()) all.update(createHash('sha256').update(readFileSync(join(root, f))).digest());
+  for (const f of [...matched].sort())
+    all.update(
+      createHash('sha256')
+        .update(readFileSync(join(root, f)))
+        .digest(),
+    );
   return all.digest('hex');
 }
 
@@ -186,7 +198,10 @@ class Parser {
       if (op === '==') left = equals(left, right);
       else if (op === '!=') left = !equals(left, right);
       else {
-        const [a, b] = typeof left === 'string' && typeof right === 'string' ? [left.toLowerCase(), right.toLowerCase()] : [toNumber(left), toNumber(right)];
+        const [a, b] =
+          typeof left === 'string' && typeof right === 'string'
+            ? [left.toLowerCase(), right.toLowerCase()]
+            : [toNumber(left), toNumber(right)];
         left = op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
       }
     }
@@ -248,7 +263,8 @@ class Parser {
     }
   }
   private property(v: Value | undefined, name: string, spread: boolean): Value | undefined {
-    if (spread && Array.isArray(v)) return v.map((x) => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x[name] ?? null) : null));
+    if (spread && Array.isArray(v))
+      return v.map((x) => (x !== null && typeof x === 'object' && !Array.isArray(x) ? (x[name] ?? null) : null));
     if (v === null || v === undefined || typeof v !== 'object' || Array.isArray(v)) return null;
     const key = Object.keys(v).find((k) => k.toLowerCase() === name.toLowerCase());
     return key === undefined ? null : v[key];
@@ -275,7 +291,9 @@ class Parser {
       case 'format':
         return toText(args[0]).replace(/\{(\d+)\}/g, (_m, n: string) => toText(args[Number(n) + 1]));
       case 'join':
-        return Array.isArray(args[0]) ? args[0].map(toText).join(args[1] === undefined ? ',' : toText(args[1])) : toText(args[0]);
+        return Array.isArray(args[0])
+          ? args[0].map(toText).join(args[1] === undefined ? ',' : toText(args[1]))
+          : toText(args[0]);
       case 'tojson':
         return JSON.stringify(args[0], null, 2);
       case 'fromjson':

@@ -67,9 +67,21 @@ export function createInProcessApi(options: InProcessApiOptions = {}): InProcess
       const url = new URL(opts.path, ORIGIN);
       const body = typeof opts.body === 'string' && opts.body !== '' ? (JSON.parse(opts.body) as unknown) : undefined;
       const headers = opts.headers as Record<string, string> | undefined;
-      const req: ApiRequest = { method: opts.method, path: decodeURIComponent(url.pathname), query: url.searchParams, body, authorization: headers?.authorization };
+      const req: ApiRequest = {
+        method: opts.method,
+        path: decodeURIComponent(url.pathname),
+        query: url.searchParams,
+        body,
+        authorization: headers?.authorization,
+      };
       const reply = options.intercept?.(req) ?? service.handle(req);
-      log.push({ method: req.method, path: req.path, query: Object.fromEntries(url.searchParams), body, status: reply.status });
+      log.push({
+        method: req.method,
+        path: req.path,
+        query: Object.fromEntries(url.searchParams),
+        body,
+        status: reply.status,
+      });
       return {
         statusCode: reply.status,
         data: reply.body === undefined ? '' : replyBodyText(reply.body),

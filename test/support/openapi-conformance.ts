@@ -17,7 +17,8 @@ export interface Exchange {
   responseBody: string;
 }
 
-const pointer = (...parts: string[]): string => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+const pointer = (...parts: string[]): string =>
+  parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 export class OpenApiConformance {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -26,7 +27,9 @@ export class OpenApiConformance {
   constructor(private readonly doc: Json) {
     this.ajv.addSchema(doc, 'openapi');
     // Most specific first: a sub-resource (`…/{uid}/readme`) before an item, an item before its collection.
-    this.templates = Object.keys(doc.paths as Json).sort((a, b) => b.split('/').length - a.split('/').length || b.length - a.length);
+    this.templates = Object.keys(doc.paths as Json).sort(
+      (a, b) => b.split('/').length - a.split('/').length || b.length - a.length,
+    );
   }
 
   /** The path template a concrete path falls under. */
@@ -51,7 +54,9 @@ export class OpenApiConformance {
     const v = this.ajv.getSchema(`openapi#/${schemaPointer}`);
     if (!v) return [`${what}: no schema at #/${schemaPointer}`];
     if (v(value)) return [];
-    return (v.errors ?? []).slice(0, 5).map((e) => `${what}: ${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return (v.errors ?? [])
+      .slice(0, 5)
+      .map((e) => `${what}: ${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
   }
 
   /** What is wrong with one exchange ([] when it conforms). */
@@ -64,12 +69,18 @@ export class OpenApiConformance {
     const method = x.method.toLowerCase();
     const op = item[method] as Json | undefined;
     // A 405 for a method the path lacks is the contract kept, not broken.
-    if (!op) return x.status === 405 ? [] : [`${where}: ${x.method} is not an operation of ${t} (answered ${x.status})`];
+    if (!op)
+      return x.status === 405 ? [] : [`${where}: ${x.method} is not an operation of ${t} (answered ${x.status})`];
     const problems: string[] = [];
-    const params = [...((item.parameters as Json[] | undefined) ?? []), ...((op.parameters as Json[] | undefined) ?? [])];
+    const params = [
+      ...((item.parameters as Json[] | undefined) ?? []),
+      ...((op.parameters as Json[] | undefined) ?? []),
+    ];
     const declared = new Set(params.filter((p) => p.in === 'query').map((p) => p.name as string));
     // Like the body below: a request the server refused (4xx) may be wrong on purpose; one it took must conform.
-    if (x.status < 400) for (const name of url.searchParams.keys()) if (!declared.has(name)) problems.push(`${where}: query parameter ${name} is not declared`);
+    if (x.status < 400)
+      for (const name of url.searchParams.keys())
+        if (!declared.has(name)) problems.push(`${where}: query parameter ${name} is not declared`);
     const opPointer = pointer('paths', t, method);
     if (op.requestBody && x.status < 500) {
       let body: unknown;
@@ -79,7 +90,10 @@ export class OpenApiConformance {
         problems.push(`${where}: request body is not JSON`);
       }
       // A request the server refused (4xx) may be wrong on purpose; one it took must conform.
-      if (x.status === 200) problems.push(...this.validate(`${opPointer}/requestBody/content/application~1json/schema`, body, `${where} request`));
+      if (x.status === 200)
+        problems.push(
+          ...this.validate(`${opPointer}/requestBody/content/application~1json/schema`, body, `${where} request`),
+        );
     }
     const responses = op.responses as Record<string, Json>;
     const key = Object.hasOwn(responses, String(x.status)) ? String(x.status) : 'default';
@@ -96,7 +110,13 @@ export class OpenApiConformance {
     } catch {
       return [...problems, `${where}: response body is not JSON`];
     }
-    problems.push(...this.validate(`${opPointer}/responses/${key}/content/application~1json/schema`, body, `${where} response ${x.status}`));
+    problems.push(
+      ...this.validate(
+        `${opPointer}/responses/${key}/content/application~1json/schema`,
+        body,
+        `${where} response ${x.status}`,
+      ),
+    );
     return problems;
   }
 }

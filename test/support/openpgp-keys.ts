@@ -14,7 +14,10 @@ export interface TestKeyPair {
 const DAY_SECONDS = 24 * 60 * 60;
 
 /** A key pair of the inviter (Curve25519: made in milliseconds). */
-export async function makeKeyPair(email = 'inviter@acme.dev', options: { signingOnly?: boolean; expiredDaysAgo?: number } = {}): Promise<TestKeyPair> {
+export async function makeKeyPair(
+  email = 'inviter@acme.dev',
+  options: { signingOnly?: boolean; expiredDaysAgo?: number } = {},
+): Promise<TestKeyPair> {
   const expired = options.expiredDaysAgo !== undefined;
   const { publicKey, privateKey } = await openpgp.generateKey({
     type: 'ecc',
@@ -23,7 +26,12 @@ export async function makeKeyPair(email = 'inviter@acme.dev', options: { signing
     format: 'armored',
     ...(options.signingOnly ? { subkeys: [] } : {}),
     // Made two days before it expired, `expiredDaysAgo` days ago.
-    ...(expired ? { date: new Date(Date.now() - (options.expiredDaysAgo! + 2) * DAY_SECONDS * 1000), keyExpirationTime: 2 * DAY_SECONDS } : {}),
+    ...(expired
+      ? {
+          date: new Date(Date.now() - (options.expiredDaysAgo! + 2) * DAY_SECONDS * 1000),
+          keyExpirationTime: 2 * DAY_SECONDS,
+        }
+      : {}),
   });
   const key = await openpgp.readKey({ armoredKey: publicKey });
   return { publicKey, privateKey, fingerprint: key.getFingerprint().toUpperCase() };
@@ -38,7 +46,10 @@ export async function revokedPublicKey(pair: TestKeyPair): Promise<string> {
 
 /** One armored block holding the public keys of both pairs (what `gpg --export a b` writes). */
 export async function twoKeysInOneBlock(a: TestKeyPair, b: TestKeyPair): Promise<string> {
-  const keys = [...(await openpgp.readKeys({ armoredKeys: a.publicKey })), ...(await openpgp.readKeys({ armoredKeys: b.publicKey }))];
+  const keys = [
+    ...(await openpgp.readKeys({ armoredKeys: a.publicKey })),
+    ...(await openpgp.readKeys({ armoredKeys: b.publicKey })),
+  ];
   const bytes = new Uint8Array(keys.flatMap((k) => [...k.write()]));
   return openpgp.armor(openpgp.enums.armor.publicKey, bytes);
 }

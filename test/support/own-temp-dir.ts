@@ -20,7 +20,9 @@ export default function setup(): () => void {
     if (left.length > 0) {
       // Vitest reports an error thrown here but still exits 0: the exit code is set as well.
       process.exitCode = 1;
-      throw new Error(`the test run left ${left.length} temporary entr${left.length === 1 ? 'y' : 'ies'} behind (a test that does not remove what it made): ${left.slice(0, 10).join(', ')}`);
+      throw new Error(
+        `the test run left ${left.length} temporary entr${left.length === 1 ? 'y' : 'ies'} behind (a test that does not remove what it made): ${left.slice(0, 10).join(', ')}`,
+      );
     }
   };
 }

@@ -57,11 +57,21 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
       }
       const answer = await fetch(`${upstream}${path}`, { method, headers, body: body.length > 0 ? body : undefined });
       const text = await answer.text();
-      exchanges.push({ method, url: path, requestBody: body.toString('utf8'), status: answer.status, responseBody: text });
+      exchanges.push({
+        method,
+        url: path,
+        requestBody: body.toString('utf8'),
+        status: answer.status,
+        responseBody: text,
+      });
       let out = text;
       let status = answer.status;
       if (text !== '' && (answer.headers.get('content-type') ?? '').includes('json')) {
-        const rewritten = rewrite({ method, path }, JSON.parse(text)) as { [ANSWER]?: true; status: number; body: unknown };
+        const rewritten = rewrite({ method, path }, JSON.parse(text)) as {
+          [ANSWER]?: true;
+          status: number;
+          body: unknown;
+        };
         if (rewritten !== null && typeof rewritten === 'object' && rewritten[ANSWER]) {
           status = rewritten.status;
           out = JSON.stringify(rewritten.body);

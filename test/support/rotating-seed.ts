@@ -9,7 +9,8 @@ export default function setup(): void {
     process.env.INVARIANT_SEED = String(Math.floor(Date.now() / 1000) % 1_000_000);
   }
   const seed = Number(process.env.INVARIANT_SEED);
-  for (const name of ['FAST_YAML_SEED', 'REDACTION_SEED']) if (process.env[name] === undefined || process.env[name] === '') process.env[name] = String(seed);
+  for (const name of ['FAST_YAML_SEED', 'REDACTION_SEED'])
+    if (process.env[name] === undefined || process.env[name] === '') process.env[name] = String(seed);
   // Every emulator of the run checks its answers (test/support/strict-emulator.ts), spawned ones too.
   process.env.PLATFORM_SYNC_EMULATOR_STRICT = '1';
   process.stdout.write(`property and fuzz runs: seed ${seed} (replay: INVARIANT_SEED=${seed} npm test)\n`);

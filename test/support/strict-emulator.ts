@@ -14,5 +14,8 @@ process.env.PLATFORM_SYNC_EMULATOR_STRICT = '1';
 
 afterEach(() => {
   const errors = takeInternalErrors();
-  if (errors.length > 0) throw new Error(`the emulator answered 500 to ${errors.length} request${errors.length === 1 ? '' : 's'} the contract allows (a bug in a handler, or an answer that breaks the contract):\n${errors.slice(0, 5).join('\n')}`);
+  if (errors.length > 0)
+    throw new Error(
+      `the emulator answered 500 to ${errors.length} request${errors.length === 1 ? '' : 's'} the contract allows (a bug in a handler, or an answer that breaks the contract):\n${errors.slice(0, 5).join('\n')}`,
+    );
 });

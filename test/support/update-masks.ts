@@ -23,9 +23,11 @@ export function updateMaskPattern(doc: Json, patchSchemaName: string): string {
   for (const [field, schema] of Object.entries((body.properties as Record<string, Json> | undefined) ?? {})) {
     paths.push(field);
     const r = resolve(schema);
-    if (r.type === 'object' && r.properties) for (const member of Object.keys(r.properties as Json)) paths.push(`${field}.${member}`);
+    if (r.type === 'object' && r.properties)
+      for (const member of Object.keys(r.properties as Json)) paths.push(`${field}.${member}`);
   }
-  for (const secret of (body['x-secret-mask-paths'] as string[] | undefined) ?? []) if (!paths.includes(secret)) paths.push(secret);
+  for (const secret of (body['x-secret-mask-paths'] as string[] | undefined) ?? [])
+    if (!paths.includes(secret)) paths.push(secret);
   const alt = paths.map((p) => p.replaceAll('.', '\\.')).join('|');
   return `^(\\*|(${alt})(,(${alt}))*)$`;
 }
@@ -34,9 +36,12 @@ export function updateMaskPattern(doc: Json, patchSchemaName: string): string {
 export function setUpdateMaskPatterns(doc: Json): void {
   for (const item of Object.values(doc.paths as Record<string, Json>)) {
     const patch = item.patch as Json | undefined;
-    const ref = (((patch?.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+    const ref = (
+      ((patch?.requestBody as Json | undefined)?.content as Json | undefined)?.['application/json'] as Json | undefined
+    )?.schema as Json | undefined;
     if (!patch || typeof ref?.$ref !== 'string') continue;
     const pattern = updateMaskPattern(doc, (ref.$ref as string).split('/').pop()!);
-    for (const p of (patch.parameters as Json[] | undefined) ?? []) if (p.name === 'updateMask' || p.name === 'update_mask') p.schema = { type: 'string', pattern };
+    for (const p of (patch.parameters as Json[] | undefined) ?? [])
+      if (p.name === 'updateMask' || p.name === 'update_mask') p.schema = { type: 'string', pattern };
   }
 }

@@ -47,7 +47,16 @@ export interface RunnerWorld {
   jobsRoot: string;
   /** The repository platform-sync's action.yml lives in (what `<owner>/platform-sync@<sha>` resolves to). */
   actionRepository: string;
-  github: { event_name: string; ref: string; sha: string; repository: string; run_id: string; run_attempt: string; event: Value; api_url: string };
+  github: {
+    event_name: string;
+    ref: string;
+    sha: string;
+    repository: string;
+    run_id: string;
+    run_attempt: string;
+    event: Value;
+    api_url: string;
+  };
   vars: Record<string, string>;
   secrets: Record<string, string>;
   /** workflow_dispatch inputs. */
@@ -104,7 +113,12 @@ function textOf(value: unknown): string {
 }
 
 /** Runs `job` of `workflow` in `world`; `needs` are the records of the jobs it needs. */
-export async function runJob(workflow: Workflow, jobName: string, runWorld: RunnerWorld, needs: Record<string, JobRecord> = {}): Promise<JobRecord> {
+export async function runJob(
+  workflow: Workflow,
+  jobName: string,
+  runWorld: RunnerWorld,
+  needs: Record<string, JobRecord> = {},
+): Promise<JobRecord> {
   const job = workflow.jobs[jobName];
   if (!job) throw new Error(`no job ${jobName}`);
   // Every job runs on a fresh machine: an empty workspace (until checkout) and its own RUNNER_TEMP.
@@ -120,7 +134,9 @@ export async function runJob(workflow: Workflow, jobName: string, runWorld: Runn
     inputs: world.inputs,
     env: env(),
     runner: { temp, os: 'Linux', arch: 'X64' },
-    steps: Object.fromEntries(Object.entries(byId).map(([id, s]) => [id, { outputs: s.outputs, outcome: s.outcome, conclusion: s.outcome }])),
+    steps: Object.fromEntries(
+      Object.entries(byId).map(([id, s]) => [id, { outputs: s.outputs, outcome: s.outcome, conclusion: s.outcome }]),
+    ),
     needs: Object.fromEntries(Object.entries(needs).map(([n, r]) => [n, { result: r.status }])),
     job: { status },
   });
@@ -143,7 +159,9 @@ export async function runJob(workflow: Workflow, jobName: string, runWorld: Runn
       record.ran = true;
       const stepEnv: Record<string, string> = { ...env() };
       for (const [k, v] of Object.entries(step.env ?? {})) stepEnv[k] = interpolate(textOf(v), scope());
-      const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(textOf(v), scope())]));
+      const inputs = Object.fromEntries(
+        Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(textOf(v), scope())]),
+      );
       let ok: boolean;
       try {
         ok =
@@ -164,7 +182,12 @@ export async function runJob(workflow: Workflow, jobName: string, runWorld: Runn
 }
 
 /** The environment a runner gives every process of a step. */
-function processEnv(stepEnv: Record<string, string>, world: JobWorld, temp: string, outputFile: string): Record<string, string> {
+function processEnv(
+  stepEnv: Record<string, string>,
+  world: JobWorld,
+  temp: string,
+  outputFile: string,
+): Record<string, string> {
   return {
     PATH: [...world.path, process.env.PATH ?? ''].join(':'),
     HOME: process.env.HOME ?? temp,
@@ -191,7 +214,11 @@ function processEnv(stepEnv: Record<string, string>, world: JobWorld, temp: stri
 /** Runs a script as the runner's default shell does (bash -e -o pipefail), without blocking this process (an in-process emulator answers meanwhile). */
 function bash(script: string, env: Record<string, string>, cwd: string, record: StepRecord): Promise<boolean> {
   return new Promise((resolveRun) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (c: Buffer) => (record.log += c.toString()));
     child.stderr.on('data', (c: Buffer) => (record.log += c.toString()));
     child.on('error', (err) => {
@@ -202,7 +229,13 @@ function bash(script: string, env: Record<string, string>, cwd: string, record: 
   });
 }
 
-async function runScript(script: string, stepEnv: Record<string, string>, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
+async function runScript(
+  script: string,
+  stepEnv: Record<string, string>,
+  world: JobWorld,
+  temp: string,
+  record: StepRecord,
+): Promise<boolean> {
   const outputFile = join(temp, `output-${record.name.replace(/\W+/g, '-')}`);
   writeFileSync(outputFile, '');
   writeFileSync(join(temp, 'event.json'), JSON.stringify(world.github.event));
@@ -213,7 +246,14 @@ async function runScript(script: string, stepEnv: Record<string, string>, world:
 
 type Env = Record<string, string>;
 
-async function runUses(uses: string, inputs: Env, stepEnv: Env, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
+async function runUses(
+  uses: string,
+  inputs: Env,
+  stepEnv: Env,
+  world: JobWorld,
+  temp: string,
+  record: StepRecord,
+): Promise<boolean> {
   if (/^actions\/checkout@[0-9a-f]{40}$/.test(uses)) {
     cpSync(world.repository, world.workspace, { recursive: true });
     return true;
@@ -244,7 +284,11 @@ async function runUses(uses: string, inputs: Env, stepEnv: Env, world: JobWorld,
     cpSync(dir, into, { recursive: true });
     return true;
   }
-  const actionDir = uses.startsWith('./') ? join(world.workspace, uses) : PLATFORM_SYNC_REMOTE.test(uses) ? world.actionRepository : undefined;
+  const actionDir = uses.startsWith('./')
+    ? join(world.workspace, uses)
+    : PLATFORM_SYNC_REMOTE.test(uses)
+      ? world.actionRepository
+      : undefined;
   if (actionDir === undefined) throw new Error(`the runner stand-in cannot run ${uses}`);
   if (!existsSync(join(actionDir, 'action.yml'))) {
     record.log += `Can't find 'action.yml' under '${actionDir}'. Did you forget to run actions/checkout (or npm ci)?`;
@@ -254,32 +298,55 @@ async function runUses(uses: string, inputs: Env, stepEnv: Env, world: JobWorld,
 }
 
 /** platform-sync's composite action: its `id: run` step, with the inputs it declares. */
-async function runPlatformSyncAction(actionDir: string, given: Env, stepEnv: Env, world: JobWorld, temp: string, record: StepRecord): Promise<boolean> {
+async function runPlatformSyncAction(
+  actionDir: string,
+  given: Env,
+  stepEnv: Env,
+  world: JobWorld,
+  temp: string,
+  record: StepRecord,
+): Promise<boolean> {
   const action = parse(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
     inputs: Record<string, { default?: string }>;
     outputs: Record<string, { value: string }>;
     runs: { steps: WorkflowStep[] };
   };
-  for (const name of Object.keys(given)) if (!(name in action.inputs)) throw new Error(`the action has no input ${name}`);
+  for (const name of Object.keys(given))
+    if (!(name in action.inputs)) throw new Error(`the action has no input ${name}`);
   const outputFile = join(temp, `output-${record.name.replace(/\W+/g, '-')}`);
   writeFileSync(outputFile, '');
   writeFileSync(join(temp, 'event.json'), JSON.stringify(world.github.event));
   const base: ExpressionScope = {
-    contexts: { github: { ...world.github, token: 'gh-token-for-test', workspace: world.workspace }, runner: { temp }, inputs: {} },
+    contexts: {
+      github: { ...world.github, token: 'gh-token-for-test', workspace: world.workspace },
+      runner: { temp },
+      inputs: {},
+    },
     status: 'success',
     workspace: world.workspace,
   };
   const inputs: Record<string, Value> = {};
-  for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = given[name] ?? interpolate(spec.default ?? '', base);
+  for (const [name, spec] of Object.entries(action.inputs))
+    inputs[name] = given[name] ?? interpolate(spec.default ?? '', base);
   const scope: ExpressionScope = { ...base, contexts: { ...base.contexts, inputs } };
   const run = action.runs.steps.find((s) => s.id === 'run');
   if (!run?.run) throw new Error('the action has no step with id run');
   const env: Record<string, string> = { ...stepEnv };
   for (const [k, v] of Object.entries(run.env ?? {})) env[k] = interpolate(textOf(v), scope);
-  const ok = await bash(interpolate(run.run, scope), { ...processEnv(env, world, temp, outputFile), GITHUB_ACTION_PATH: actionDir }, world.workspace, record);
+  const ok = await bash(
+    interpolate(run.run, scope),
+    { ...processEnv(env, world, temp, outputFile), GITHUB_ACTION_PATH: actionDir },
+    world.workspace,
+    record,
+  );
   const stepOutputs = readOutputs(outputFile);
-  const outScope: ExpressionScope = { ...scope, contexts: { ...scope.contexts, steps: { run: { outputs: stepOutputs } } } };
-  record.outputs = Object.fromEntries(Object.entries(action.outputs).map(([name, spec]) => [name, toText(interpolate(spec.value, outScope))]));
+  const outScope: ExpressionScope = {
+    ...scope,
+    contexts: { ...scope.contexts, steps: { run: { outputs: stepOutputs } } },
+  };
+  record.outputs = Object.fromEntries(
+    Object.entries(action.outputs).map(([name, spec]) => [name, toText(interpolate(spec.value, outScope))]),
+  );
   return ok;
 }
 

@@ -9,7 +9,12 @@ import { compileAddressGlob } from '../../src/model/address.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 
 function oracle(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((run) => run.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\?/g, '.')).join('.*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((run) => run.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\?/g, '.'))
+      .join('.*')}$`,
+  );
 }
 
 describe('address globs', () => {

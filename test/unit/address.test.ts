@@ -44,7 +44,9 @@ describe('addresses', () => {
     for (const group of paths) {
       for (const path of paths) {
         const sibling = parentPath(path) === group && pathDepth(path) === pathDepth(group) + 1;
-        expect(referenceText(group, { path }), `${JSON.stringify(path)} from ${JSON.stringify(group)}`).toBe(sibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`);
+        expect(referenceText(group, { path }), `${JSON.stringify(path)} from ${JSON.stringify(group)}`).toBe(
+          sibling ? path.slice(path.lastIndexOf('/') + 1) : `/${path}`,
+        );
       }
     }
   });

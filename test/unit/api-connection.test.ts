@@ -20,7 +20,9 @@ function caught(fn: () => unknown): UserError {
 
 describe('resolveConnection', () => {
   it('takes the base URL and token from the environment', () => {
-    expect(resolveConnection({ env: { PLATFORM_API_URL: 'http://127.0.0.1:9', PLATFORM_TOKEN: ` ${TOKEN}\n` } })).toEqual({
+    expect(
+      resolveConnection({ env: { PLATFORM_API_URL: 'http://127.0.0.1:9', PLATFORM_TOKEN: ` ${TOKEN}\n` } }),
+    ).toEqual({
       baseUrl: 'http://127.0.0.1:9',
       insecureHttp: false,
       token: TOKEN,
@@ -33,32 +35,52 @@ describe('resolveConnection', () => {
     const file = join(dir, 'token');
     writeFileSync(file, `${TOKEN}\n\n`);
     expect(
-      resolveConnection({ baseUrl: 'https://api.example', tokenFile: file, env: { PLATFORM_API_URL: 'https://x', PLATFORM_TOKEN: 'other' } }),
+      resolveConnection({
+        baseUrl: 'https://api.example',
+        tokenFile: file,
+        env: { PLATFORM_API_URL: 'https://x', PLATFORM_TOKEN: 'other' },
+      }),
     ).toEqual({ baseUrl: 'https://api.example', token: TOKEN, insecureHttp: false });
   });
 
   it('says what to set when the base URL or token is missing', () => {
-    expect(caught(() => resolveConnection({ env: { PLATFORM_TOKEN: TOKEN } })).message).toMatch(/--base-url or set PLATFORM_API_URL/);
-    expect(caught(() => resolveConnection({ env: { PLATFORM_API_URL: 'https://x' } })).message).toMatch(/set PLATFORM_TOKEN or pass --token-file/);
-    expect(caught(() => resolveConnection({ env: { PLATFORM_API_URL: 'ftp://x', PLATFORM_TOKEN: TOKEN } })).message).toMatch(/http:\/\/ or https:\/\//);
+    expect(caught(() => resolveConnection({ env: { PLATFORM_TOKEN: TOKEN } })).message).toMatch(
+      /--base-url or set PLATFORM_API_URL/,
+    );
+    expect(caught(() => resolveConnection({ env: { PLATFORM_API_URL: 'https://x' } })).message).toMatch(
+      /set PLATFORM_TOKEN or pass --token-file/,
+    );
+    expect(
+      caught(() => resolveConnection({ env: { PLATFORM_API_URL: 'ftp://x', PLATFORM_TOKEN: TOKEN } })).message,
+    ).toMatch(/http:\/\/ or https:\/\//);
   });
 
   it('names an unreadable or empty token file by path, never by content', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ps-conn-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const missing = caught(() => resolveConnection({ tokenFile: join(dir, 'nope'), env: { PLATFORM_API_URL: 'https://x' } }));
+    const missing = caught(() =>
+      resolveConnection({ tokenFile: join(dir, 'nope'), env: { PLATFORM_API_URL: 'https://x' } }),
+    );
     expect(missing.message).toMatch(/cannot read the token file .*nope: no such file or directory/);
     const empty = join(dir, 'empty');
     writeFileSync(empty, '  \n');
-    expect(caught(() => resolveConnection({ tokenFile: empty, env: { PLATFORM_API_URL: 'https://x' } })).message).toMatch(/is empty/);
+    expect(
+      caught(() => resolveConnection({ tokenFile: empty, env: { PLATFORM_API_URL: 'https://x' } })).message,
+    ).toMatch(/is empty/);
   });
 });
 
 describe('base URL rules', () => {
-  const env = (url: string, extra: Record<string, string> = {}) => ({ env: { PLATFORM_API_URL: url, PLATFORM_TOKEN: TOKEN, ...extra } });
+  const env = (url: string, extra: Record<string, string> = {}) => ({
+    env: { PLATFORM_API_URL: url, PLATFORM_TOKEN: TOKEN, ...extra },
+  });
 
   it('refuses credentials in the URL without ever quoting them, even when the URL does not parse', () => {
-    for (const url of ['https://alice:S3cret@api.example.com', 'http://alice:S3cret@host:99999', 'https://S3cret@api.example.com/v2']) {
+    for (const url of [
+      'https://alice:S3cret@api.example.com',
+      'http://alice:S3cret@host:99999',
+      'https://S3cret@api.example.com/v2',
+    ]) {
       const err = caught(() => resolveConnection(env(url)));
       expect(err.message).not.toContain('S3cret');
       expect(err.message).not.toContain('alice');
@@ -66,19 +88,30 @@ describe('base URL rules', () => {
     expect(caught(() => resolveConnection(env('https://alice:S3cret@api.example.com'))).message).toBe(
       'the API base URL "https://…@api.example.com" carries credentials (user:password@), which would be logged and sent in clear to proxies; remove them — the token is read from PLATFORM_TOKEN or --token-file',
     );
-    expect(caught(() => resolveConnection(env('http://alice:S3cret@host:99999'))).message).toContain('the API base URL "http://…@host:99999" carries credentials');
+    expect(caught(() => resolveConnection(env('http://alice:S3cret@host:99999'))).message).toContain(
+      'the API base URL "http://…@host:99999" carries credentials',
+    );
   });
 
   it('refuses plain http to a host that is not loopback unless allowed, and says why', () => {
     const err = caught(() => resolveConnection(env('http://api.example.com')));
     expect(err.code).toBe('CONNECTION_INSECURE');
-    expect(err.message).toContain('is plain http to api.example.com, so the token would cross the network unencrypted; use https://, or pass --insecure-http');
+    expect(err.message).toContain(
+      'is plain http to api.example.com, so the token would cross the network unencrypted; use https://, or pass --insecure-http',
+    );
     expect(resolveConnection({ ...env('http://api.example.com'), insecureHttp: true }).insecureHttp).toBe(true);
     expect(resolveConnection(env('http://api.example.com', { PLATFORM_INSECURE_HTTP: '1' })).insecureHttp).toBe(true);
-    for (const loopback of ['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080', 'http://127.3.2.1']) {
+    for (const loopback of [
+      'http://127.0.0.1:8080',
+      'http://localhost:8080',
+      'http://[::1]:8080',
+      'http://127.3.2.1',
+    ]) {
       expect(resolveConnection(env(loopback)).baseUrl).toBe(loopback);
     }
-    expect(() => createClient({ baseUrl: 'http://api.example.com', token: TOKEN })).toThrow(/plain http to api\.example\.com/);
+    expect(() => createClient({ baseUrl: 'http://api.example.com', token: TOKEN })).toThrow(
+      /plain http to api\.example\.com/,
+    );
   });
 });
 

@@ -16,7 +16,10 @@ function items(n: number, prefix = 'u'): Item[] {
  * A listing served from an array: `maxPage` caps what a page holds; `pageLength` may vary it
  * per request; cursors are offsets.
  */
-function arrayListing(data: () => Item[], opts: { maxPage?: number; pageLength?: (req: PageRequest, n: number) => number } = {}) {
+function arrayListing(
+  data: () => Item[],
+  opts: { maxPage?: number; pageLength?: (req: PageRequest, n: number) => number } = {},
+) {
   const requests: PageRequest[] = [];
   const fetchPage: FetchPage<Item> = async (req) => {
     requests.push(req);
@@ -119,8 +122,14 @@ describe('readListing', () => {
   });
 
   it('a read with more items than totalCount says is inconsistent, and so is one with fewer (issue 63: the survivor that accepted more)', async () => {
-    for (const [served, claimed] of [[3, 2], [2, 3]] as const) {
-      const fetchPage: FetchPage<Item> = async (req) => ({ items: items(served).slice(req.skip ?? 0), totalCount: claimed });
+    for (const [served, claimed] of [
+      [3, 2],
+      [2, 3],
+    ] as const) {
+      const fetchPage: FetchPage<Item> = async (req) => ({
+        items: items(served).slice(req.skip ?? 0),
+        totalCount: claimed,
+      });
       const result = await readListing(fetchPage, { maxReads: 1 });
       expect(result.consistent, `${served} items, totalCount ${claimed}`).toBe(false);
       expect(result.problem).toBe(`read ${served} items but totalCount is ${claimed} (read 1 time)`);
@@ -144,7 +153,11 @@ describe('readListing', () => {
       let start = req.pageToken !== undefined ? Number(req.pageToken) : 0;
       if (start === 400 && restarts-- > 0) start = 0; // the token "expired"
       const slice = data.slice(start, start + 200);
-      return { items: slice, totalCount: data.length, nextPageToken: start + 200 < data.length ? String(start + 200) : undefined };
+      return {
+        items: slice,
+        totalCount: data.length,
+        nextPageToken: start + 200 < data.length ? String(start + 200) : undefined,
+      };
     };
     const result = await readListing(fetchPage, { strategy: 'cursor' });
     expect(result.consistent).toBe(true);
@@ -199,7 +212,9 @@ describe('readListing with an expected count', () => {
     expect(result).toMatchObject({ consistent: true, reads: 1 });
     expect(result.items).toEqual(data);
     // The slots of 99 new items a page that the read makes once it sees pages of 100.
-    expect(listing.requests.map((r) => r.skip).filter((skip) => skip !== undefined && skip % 99 === 0)).toEqual([99, 198, 297, 396]);
+    expect(listing.requests.map((r) => r.skip).filter((skip) => skip !== undefined && skip % 99 === 0)).toEqual([
+      99, 198, 297, 396,
+    ]);
   });
 
   it('is not hurt by an early page that fails and is not needed', async () => {
@@ -251,6 +266,8 @@ describe('paginateItems', () => {
     const consume = async () => {
       for await (const _ of paginateItems(fetchPage, 'list repos under X')) void _;
     };
-    await expect(consume()).rejects.toThrow(/list repos under X: the listing did not read back consistently: totalCount changed/);
+    await expect(consume()).rejects.toThrow(
+      /list repos under X: the listing did not read back consistently: totalCount changed/,
+    );
   });
 });

@@ -3,13 +3,17 @@ import { MIN_REDACTED_LENGTH, REDACTED, redactDeep, redactSecret } from '../../s
 
 describe('redactSecret', () => {
   it('replaces every occurrence of a token of ordinary length', () => {
-    expect(redactSecret('list groups named "tok-8a1f-secret" or tok-8a1f-secret', 'tok-8a1f-secret')).toBe(`list groups named "${REDACTED}" or ${REDACTED}`);
+    expect(redactSecret('list groups named "tok-8a1f-secret" or tok-8a1f-secret', 'tok-8a1f-secret')).toBe(
+      `list groups named "${REDACTED}" or ${REDACTED}`,
+    );
   });
 
   it('leaves a short token inside other text alone: cutting it out of words would show it', () => {
     expect(MIN_REDACTED_LENGTH).toBe(8);
     expect(redactSecret('list groups named "globex"', 'x')).toBe('list groups named "globex"');
-    expect(redactSecret('No changes. The org matches the manifests.', 'T')).toBe('No changes. The org matches the manifests.');
+    expect(redactSecret('No changes. The org matches the manifests.', 'T')).toBe(
+      'No changes. The org matches the manifests.',
+    );
     expect(redactSecret('1234567 in a path /1234567/', '1234567')).toBe('1234567 in a path /1234567/');
   });
 

@@ -85,7 +85,12 @@ describe('runWithRetry', () => {
     const hooks = virtualHooks<string>();
     const err = new Error('404');
     await expect(
-      runWithRetry(async () => Promise.reject(new AttemptFailedError(failure({ retryable: false, error: err }))), policy, hooks, () => new Error('gave up')),
+      runWithRetry(
+        async () => Promise.reject(new AttemptFailedError(failure({ retryable: false, error: err }))),
+        policy,
+        hooks,
+        () => new Error('gave up'),
+      ),
     ).rejects.toBe(err);
     expect(hooks.slept).toEqual([]);
   });
@@ -198,7 +203,8 @@ describe('runWithRetry', () => {
     const value = await runWithRetry(
       async () => {
         calls++;
-        if (calls <= 30) throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 2_000 }));
+        if (calls <= 30)
+          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 2_000 }));
         return 'ok';
       },
       policy, // maxAttempts 5, maxElapsedMs 10 s
@@ -234,7 +240,8 @@ describe('runWithRetry', () => {
     const value = await runWithRetry(
       async () => {
         calls++;
-        if (calls <= 3) throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 9_000 }));
+        if (calls <= 3)
+          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 9_000 }));
         if (calls <= 5) throw new AttemptFailedError(failure());
         return 'ok';
       },
@@ -250,7 +257,12 @@ describe('runWithRetry', () => {
     const clock = createVirtualClock(0);
     const throttle = new RequestThrottle(8, clock, new AbortController().signal);
     const closing = new AbortController();
-    const hooks: RetryHooks<string> = { now: clock.now, sleep: (ms) => clock.sleep(ms, closing.signal), random: () => 0.5, throttle };
+    const hooks: RetryHooks<string> = {
+      now: clock.now,
+      sleep: (ms) => clock.sleep(ms, closing.signal),
+      random: () => 0.5,
+      throttle,
+    };
     const started: { call: string; at: number }[] = [];
     let limitedOnce = false;
     const call = (name: string) =>
@@ -283,7 +295,12 @@ describe('runWithRetry', () => {
     const clock = createVirtualClock(0);
     const closing = new AbortController();
     const throttle = new RequestThrottle(8, clock, closing.signal);
-    const hooks: RetryHooks<string> = { now: clock.now, sleep: (ms) => clock.sleep(ms, closing.signal), random: () => 0.999, throttle };
+    const hooks: RetryHooks<string> = {
+      now: clock.now,
+      sleep: (ms) => clock.sleep(ms, closing.signal),
+      random: () => 0.999,
+      throttle,
+    };
     const slowPolicy = resolveRetryPolicy({ ...policy, baseDelayMs: 5_000, maxDelayMs: 5_000 });
     const failOnce = async (retryAfterMs: number | undefined) => {
       let calls = 0;

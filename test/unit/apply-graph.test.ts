@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildStepGraph, InvalidPlanError, measureCriticalPath } from '../../src/apply/graph.js';
 import type { CreateStep, DeleteStep, PlanStep } from '../../src/model/plan.js';
 
-const kindOf = (address: string): PlanStep['kind'] => (address === 'org' ? 'group' : (address.slice(0, address.indexOf(':')) as PlanStep['kind']));
+const kindOf = (address: string): PlanStep['kind'] =>
+  address === 'org' ? 'group' : (address.slice(0, address.indexOf(':')) as PlanStep['kind']);
 const create = (address: string, parent: string | null, extra: Partial<CreateStep> = {}): CreateStep => ({
   action: 'create',
   kind: kindOf(address),

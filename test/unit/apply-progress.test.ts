@@ -12,13 +12,38 @@ import {
 } from '../../src/views/progress.js';
 import type { PlanStep } from '../../src/model/plan.js';
 
-const bot: PlanStep = { action: 'create', kind: 'identity', address: 'identity:ci-bot', parent: 'org', after: { name: 'ci-bot' } };
-const binding: PlanStep = { action: 'create', kind: 'roleBinding', address: 'roleBinding:ci-bot=viewer', parent: 'org', after: {} };
-const repo: PlanStep = { action: 'update', kind: 'repo', address: 'repo:nginx', uid: 'u/1', updateMask: ['description'], before: { description: '' }, after: { description: 'Hardened' } };
+const bot: PlanStep = {
+  action: 'create',
+  kind: 'identity',
+  address: 'identity:ci-bot',
+  parent: 'org',
+  after: { name: 'ci-bot' },
+};
+const binding: PlanStep = {
+  action: 'create',
+  kind: 'roleBinding',
+  address: 'roleBinding:ci-bot=viewer',
+  parent: 'org',
+  after: {},
+};
+const repo: PlanStep = {
+  action: 'update',
+  kind: 'repo',
+  address: 'repo:nginx',
+  uid: 'u/1',
+  updateMask: ['description'],
+  before: { description: '' },
+  after: { description: 'Hardened' },
+};
 
 const failedResult: ApplyResult = {
   done: ['repo:nginx'],
-  failed: [{ address: 'identity:ci-bot', error: 'POST /iam/v2/identities/x failed: HTTP 403 PERMISSION_DENIED (7): read-only token' }],
+  failed: [
+    {
+      address: 'identity:ci-bot',
+      error: 'POST /iam/v2/identities/x failed: HTTP 403 PERMISSION_DENIED (7): read-only token',
+    },
+  ],
   skipped: [{ address: 'roleBinding:ci-bot=viewer', because: 'identity:ci-bot' }],
   ok: false,
   requests: 3,
@@ -54,7 +79,9 @@ describe('progress formatting', () => {
   it('writes one plain line per finished step', () => {
     expect(formatStepOutcome(events[3]!)).toBe('✓ update repo:nginx (123 ms)');
     expect(formatStepOutcome(events[4]!)).toBe(`✗ create identity:ci-bot: ${failedResult.failed[0]!.error}`);
-    expect(formatStepOutcome(events[5]!)).toBe('- skipped create roleBinding:ci-bot=viewer (depends on failed identity:ci-bot)');
+    expect(formatStepOutcome(events[5]!)).toBe(
+      '- skipped create roleBinding:ci-bot=viewer (depends on failed identity:ci-bot)',
+    );
     expect(formatStepOutcome({ type: 'step-skipped', step: binding, because: 'aborted' })).toBe(
       '- skipped create roleBinding:ci-bot=viewer (apply was interrupted)',
     );
@@ -80,9 +107,13 @@ describe('progress formatting', () => {
       skipped: [],
     });
     const next = (r: ApplyResult) => formatApplySummary(r).split('\n').at(-1);
-    expect(next(failing('API_PERMISSION_DENIED', 'API_UNAVAILABLE'))).toMatch(/^Next: the API refused the token; apply needs one that may write/);
+    expect(next(failing('API_PERMISSION_DENIED', 'API_UNAVAILABLE'))).toMatch(
+      /^Next: the API refused the token; apply needs one that may write/,
+    );
     expect(next(failing('API_UNAUTHENTICATED'))).toMatch(/^Next: the API refused the token/);
-    expect(next(failing('API_UNAVAILABLE', 'API_RESOURCE_EXHAUSTED'))).toMatch(/^Next: the API kept failing after retries; once it answers, run the same apply again/);
+    expect(next(failing('API_UNAVAILABLE', 'API_RESOURCE_EXHAUSTED'))).toMatch(
+      /^Next: the API kept failing after retries; once it answers, run the same apply again/,
+    );
     expect(next(failing('API_UNAVAILABLE', 'API_FAILED_PRECONDITION'))).toMatch(/^Next: fix the cause named above/);
 
     const skipped = Array.from({ length: 7 }, (_, i) => ({ address: `repo:r${i}`, because: 'aborted' }));
@@ -104,12 +135,19 @@ describe('progress formatting', () => {
       step: { action: 'create', kind: 'identity', address: 'identity:ci-bot' },
       error: failedResult.failed[0]!.error,
     });
-    expect(JSON.parse(lines[3]!)).toEqual({ type: 'step-done', step: { action: 'update', kind: 'repo', address: 'repo:nginx' }, uid: 'u/1', ms: 123 });
+    expect(JSON.parse(lines[3]!)).toEqual({
+      type: 'step-done',
+      step: { action: 'update', kind: 'repo', address: 'repo:nginx' },
+      uid: 'u/1',
+      ms: 123,
+    });
     expect(JSON.parse(lines[6]!)).toEqual({ type: 'end', result: failedResult });
   });
 
   it('cuts the live line to the terminal width', () => {
-    expect(formatLiveLine(1, 3, [bot, binding], 200)).toBe('Applying 1/3 · create identity:ci-bot, create roleBinding:ci-bot=viewer');
+    expect(formatLiveLine(1, 3, [bot, binding], 200)).toBe(
+      'Applying 1/3 · create identity:ci-bot, create roleBinding:ci-bot=viewer',
+    );
     expect(formatLiveLine(0, 9, [bot, binding, repo, bot], 200)).toMatch(/, update repo:nginx \+1$/);
     // Two columns spare, for the "^C" a terminal echoes after the line.
     const cut = formatLiveLine(1, 3, [bot, binding], 30);
@@ -201,7 +239,9 @@ describe('createProgressView', () => {
     const view = createProgressView({ out, format: 'text', tty: true, color: false });
     events.slice(0, 4).forEach(view); // start, two steps start, one done
     const line = view.quit();
-    expect(line).toBe('Quit: 1 of 3 steps finished (1 done); 1 step in flight may or may not have been applied. Run the same apply again to finish (`platform-sync plan` shows what is left).');
+    expect(line).toBe(
+      'Quit: 1 of 3 steps finished (1 done); 1 step in flight may or may not have been applied. Run the same apply again to finish (`platform-sync plan` shows what is left).',
+    );
     expect(out.text().endsWith('\n')).toBe(true); // the live line is ended, not left open
     const after = out.text().length;
     view(events[4]!); // a late event draws nothing over what follows

@@ -10,7 +10,13 @@ import type { ApiClient } from '../../src/api/types.js';
 import { builtinRoleUid } from '../../src/emulator/builtin-roles.js';
 import type { Kind } from '../../src/model/kinds.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/model/plan.js';
-import { createInProcessApi, invalidArgumentReply, permissionDeniedReply, type InProcessApi, type InProcessApiOptions } from '../support/in-process-api.js';
+import {
+  createInProcessApi,
+  invalidArgumentReply,
+  permissionDeniedReply,
+  type InProcessApi,
+  type InProcessApiOptions,
+} from '../support/in-process-api.js';
 import { getReadme } from '../support/readme.js';
 
 const opened: InProcessApi[] = [];
@@ -28,7 +34,8 @@ function openApi(options: InProcessApiOptions = {}): InProcessApi {
 function countingWrites(client: ApiClient): { client: ApiClient; maxInFlight: () => number } {
   let inFlight = 0;
   let max = 0;
-  const counted = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+  const counted =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       inFlight++;
       max = Math.max(max, inFlight);
@@ -73,8 +80,22 @@ const planOf = (steps: PlanStep[]): Plan => ({
 function bootstrapSteps(): PlanStep[] {
   const steps: PlanStep[] = [
     { action: 'create', kind: 'group', address: 'org', parent: null, after: { name: 'acme', description: 'Acme' } },
-    { action: 'create', kind: 'identity', address: 'identity:bot', parent: 'org', after: { name: 'bot' }, dependsOn: ['org'] },
-    { action: 'create', kind: 'role', address: 'role:deployer', parent: 'org', after: { name: 'deployer', capabilities: ['repo.list'] }, dependsOn: ['org'] },
+    {
+      action: 'create',
+      kind: 'identity',
+      address: 'identity:bot',
+      parent: 'org',
+      after: { name: 'bot' },
+      dependsOn: ['org'],
+    },
+    {
+      action: 'create',
+      kind: 'role',
+      address: 'role:deployer',
+      parent: 'org',
+      after: { name: 'deployer', capabilities: ['repo.list'] },
+      dependsOn: ['org'],
+    },
     {
       action: 'create',
       kind: 'roleBinding',
@@ -86,7 +107,14 @@ function bootstrapSteps(): PlanStep[] {
     },
   ];
   for (const g of ['eng', 'ops']) {
-    steps.push({ action: 'create', kind: 'group', address: `group:${g}`, parent: 'org', after: { name: g }, dependsOn: ['org'] });
+    steps.push({
+      action: 'create',
+      kind: 'group',
+      address: `group:${g}`,
+      parent: 'org',
+      after: { name: g },
+      dependsOn: ['org'],
+    });
     for (const r of ['r1', 'r2', 'r3']) {
       steps.push({
         action: 'create',
@@ -137,7 +165,9 @@ describe('apply (scheduler)', () => {
     // One create per step and 2 readme PATCHes, each sent once; the one read is the client's
     // exactly-once check before creating a root group (root names need not be unique).
     expect(writes(api)).toHaveLength(steps.length + 2);
-    expect(api.log.filter((e) => e.method === 'GET').map((e) => `${e.path}?name=${e.query.name}`)).toEqual(['/iam/v2/groups?name=acme']);
+    expect(api.log.filter((e) => e.method === 'GET').map((e) => `${e.path}?name=${e.query.name}`)).toEqual([
+      '/iam/v2/groups?name=acme',
+    ]);
     expect(result.requests).toBe(api.log.length);
     expect(counting.maxInFlight()).toBe(4);
     expectDependenciesRespected(events, steps);
@@ -148,16 +178,27 @@ describe('apply (scheduler)', () => {
     const bindings = (await api.client.list('roleBinding', { descendantsOf: org })).items;
     expect(bindings).toHaveLength(1);
     expect(bindings[0]!.uid.startsWith(`${org}/`)).toBe(true);
-    expect(bindings[0]).toMatchObject({ identity: { uid: await uidOf(api, 'identity', 'bot') }, role: { uid: await uidOf(api, 'role', 'deployer') } });
+    expect(bindings[0]).toMatchObject({
+      identity: { uid: await uidOf(api, 'identity', 'bot') },
+      role: { uid: await uidOf(api, 'role', 'deployer') },
+    });
     // Only API create fields are sent: no readme, no display-only identity/role text, no deprecated.
-    const r1Posts = writes(api).filter((e) => e.method === 'POST' && e.path.startsWith('/registry/v2/repos/') && (e.body as { name?: string }).name === 'r1');
-    expect(r1Posts.map((e) => e.body)).toEqual([{ name: 'r1', description: '' }, { name: 'r1', description: '' }]);
+    const r1Posts = writes(api).filter(
+      (e) =>
+        e.method === 'POST' && e.path.startsWith('/registry/v2/repos/') && (e.body as { name?: string }).name === 'r1',
+    );
+    expect(r1Posts.map((e) => e.body)).toEqual([
+      { name: 'r1', description: '' },
+      { name: 'r1', description: '' },
+    ]);
     const tagPosts = writes(api).filter((e) => e.path.startsWith('/registry/v2/tags/'));
     expect(tagPosts.map((e) => Object.keys(e.body as object).sort())).toEqual(Array(6).fill(['digest', 'name']));
     const eng = (await uidOf(api, 'group', 'eng'))!;
     const engR1 = (await api.client.list('repo', { childrenOf: eng, name: 'r1' })).items[0]!;
     expect(await getReadme(api.client, engR1.uid)).toBe('# eng r1');
-    const doneUids = events.flatMap((e) => (e.type === 'step-done' && e.step.address === 'identity:bot' ? [e.uid] : []));
+    const doneUids = events.flatMap((e) =>
+      e.type === 'step-done' && e.step.address === 'identity:bot' ? [e.uid] : [],
+    );
     expect(doneUids).toEqual([await uidOf(api, 'identity', 'bot')]);
   });
 
@@ -174,7 +215,9 @@ describe('apply (scheduler)', () => {
     // The API refuses to create group "eng" (a failure of that step alone).
     const api = openApi({
       intercept: (req) =>
-        req.method === 'POST' && req.path.startsWith('/iam/v2/groups/') && (req.body as { name?: string })?.name === 'eng'
+        req.method === 'POST' &&
+        req.path.startsWith('/iam/v2/groups/') &&
+        (req.body as { name?: string })?.name === 'eng'
           ? invalidArgumentReply('name', 'is reserved here')
           : undefined,
     });
@@ -192,23 +235,35 @@ describe('apply (scheduler)', () => {
 
     expect(result.ok).toBe(false);
     expect(result.failed).toEqual([
-      { address: 'group:eng', error: expect.stringMatching(/INVALID_ARGUMENT \(3\).*is reserved here/), code: 'API_INVALID_ARGUMENT' },
+      {
+        address: 'group:eng',
+        error: expect.stringMatching(/INVALID_ARGUMENT \(3\).*is reserved here/),
+        code: 'API_INVALID_ARGUMENT',
+      },
     ]);
     const engSteps = steps.filter((s) => s.address.includes(':eng/')).map((s) => s.address);
-    expect(result.skipped.map((s) => s.address).sort()).toEqual([...engSteps, 'subscription:https://hooks.acme.dev/x'].sort());
+    expect(result.skipped.map((s) => s.address).sort()).toEqual(
+      [...engSteps, 'subscription:https://hooks.acme.dev/x'].sort(),
+    );
     expect(result.skipped.every((s) => s.because === 'group:eng')).toBe(true);
     expect(result.done).toHaveLength(steps.length - 1 - result.skipped.length);
     expect(result.done).toContain('tag:ops/r3:v1');
     // Every step has exactly one outcome event.
-    const outcomes = events.filter((e) => e.type === 'step-done' || e.type === 'step-failed' || e.type === 'step-skipped');
-    expect(outcomes.map((e) => (e as { step: PlanStep }).step.address).sort()).toEqual(steps.map((s) => s.address).sort());
+    const outcomes = events.filter(
+      (e) => e.type === 'step-done' || e.type === 'step-failed' || e.type === 'step-skipped',
+    );
+    expect(outcomes.map((e) => (e as { step: PlanStep }).step.address).sort()).toEqual(
+      steps.map((s) => s.address).sort(),
+    );
     expect(await uidOf(api, 'group', 'eng')).toBeUndefined();
   });
 
   it('after the API refuses the token, sends no further write: the rest is skipped as not sent', async () => {
     const api = openApi({
       intercept: (req) =>
-        req.method === 'POST' && req.path.startsWith('/iam/v2/groups/') && (req.body as { name?: string })?.name === 'eng'
+        req.method === 'POST' &&
+        req.path.startsWith('/iam/v2/groups/') &&
+        (req.body as { name?: string })?.name === 'eng'
           ? permissionDeniedReply('the token may not create here')
           : undefined,
     });
@@ -230,7 +285,10 @@ describe('apply (scheduler)', () => {
           {
             name: 'acme',
             identities: [{ name: 'bot' }],
-            repos: [{ name: 'nginx', description: 'old' }, { name: 'redis', description: 'old', readme: 'old' }],
+            repos: [
+              { name: 'nginx', description: 'old' },
+              { name: 'redis', description: 'old', readme: 'old' },
+            ],
             roleBindings: [{ identity: 'bot', role: 'viewer' }],
           },
         ],
@@ -238,10 +296,34 @@ describe('apply (scheduler)', () => {
     });
     const uid = (key: string): string => api.seeded.uids[key]!;
     const org = api.seeded.orgUids.acme!;
-    const [nginx, redis, binding] = [uid('repo:acme/nginx'), uid('repo:acme/redis'), uid('roleBinding:acme/acme/bot=viewer')];
+    const [nginx, redis, binding] = [
+      uid('repo:acme/nginx'),
+      uid('repo:acme/redis'),
+      uid('roleBinding:acme/acme/bot=viewer'),
+    ];
     const steps: PlanStep[] = [
-      { action: 'update', kind: 'repo', address: 'repo:nginx', uid: nginx, parent: 'org', parentUid: org, before: { readme: '' }, after: { readme: '# nginx' }, updateMask: ['readme'] },
-      { action: 'update', kind: 'repo', address: 'repo:redis', uid: redis, parent: 'org', parentUid: org, before: { description: 'old', readme: 'old' }, after: { description: 'new', readme: '' }, updateMask: ['description', 'readme'] },
+      {
+        action: 'update',
+        kind: 'repo',
+        address: 'repo:nginx',
+        uid: nginx,
+        parent: 'org',
+        parentUid: org,
+        before: { readme: '' },
+        after: { readme: '# nginx' },
+        updateMask: ['readme'],
+      },
+      {
+        action: 'update',
+        kind: 'repo',
+        address: 'repo:redis',
+        uid: redis,
+        parent: 'org',
+        parentUid: org,
+        before: { description: 'old', readme: 'old' },
+        after: { description: 'new', readme: '' },
+        updateMask: ['description', 'readme'],
+      },
       {
         action: 'update',
         kind: 'roleBinding',
@@ -257,7 +339,10 @@ describe('apply (scheduler)', () => {
     ];
     const result = await apply(planOf(steps), api.client);
     expect(result.failed).toEqual([]);
-    const sent = writes(api).map((e) => `${e.method} ${e.path}${e.query.updateMask ? `?updateMask=${e.query.updateMask}` : ''} ${JSON.stringify(e.body)}`);
+    const sent = writes(api).map(
+      (e) =>
+        `${e.method} ${e.path}${e.query.updateMask ? `?updateMask=${e.query.updateMask}` : ''} ${JSON.stringify(e.body)}`,
+    );
     expect(sent.sort()).toEqual(
       [
         `PATCH /registry/v2/repos/${nginx}/readme?updateMask=content {"content":"# nginx"}`,
@@ -272,14 +357,25 @@ describe('apply (scheduler)', () => {
 
   it('deletes children before parents and counts an already-deleted resource as done', async () => {
     const digest = `sha256:${'1'.repeat(64)}`;
-    const api = openApi({ seed: { orgs: [{ name: 'acme', groups: [{ name: 'old', repos: [{ name: 'r', tags: [{ name: 't', digest }] }] }] }] } });
+    const api = openApi({
+      seed: {
+        orgs: [{ name: 'acme', groups: [{ name: 'old', repos: [{ name: 'r', tags: [{ name: 't', digest }] }] }] }],
+      },
+    });
     const uid = (key: string): string => api.seeded.uids[key]!;
     const org = api.seeded.orgUids.acme!;
     const [group, repo, tag] = [uid('group:acme/old'), uid('repo:acme/old/r'), uid('tag:acme/old/r:t')];
     const steps: PlanStep[] = [
       // Parent first in the plan: the executor waits for the children its dependsOn names.
       { action: 'delete', kind: 'group', address: 'group:old', uid: group, parent: 'org', dependsOn: ['repo:old/r'] },
-      { action: 'delete', kind: 'repo', address: 'repo:old/r', uid: repo, parent: 'group:old', dependsOn: ['tag:old/r:t'] },
+      {
+        action: 'delete',
+        kind: 'repo',
+        address: 'repo:old/r',
+        uid: repo,
+        parent: 'group:old',
+        dependsOn: ['tag:old/r:t'],
+      },
       { action: 'delete', kind: 'tag', address: 'tag:old/r:t', uid: tag, parent: 'repo:old/r' },
       { action: 'delete', kind: 'identity', address: 'identity:gone', uid: `${org}/0000000000000404`, parent: 'org' },
     ];
@@ -295,11 +391,15 @@ describe('apply (scheduler)', () => {
 
   it('fails a step whose parent uid cannot be known, naming it, and sends nothing for it', async () => {
     const api = openApi();
-    const result = await apply(planOf([{ action: 'create', kind: 'repo', address: 'repo:x/r', parent: 'group:x', after: { name: 'r' } }]), api.client);
+    const result = await apply(
+      planOf([{ action: 'create', kind: 'repo', address: 'repo:x/r', parent: 'group:x', after: { name: 'r' } }]),
+      api.client,
+    );
     expect(result.failed).toEqual([
       {
         address: 'repo:x/r',
-        error: 'repo:x/r: the uid of its parent group:x is unknown (the parent neither exists nor was created by this apply)',
+        error:
+          'repo:x/r: the uid of its parent group:x is unknown (the parent neither exists nor was created by this apply)',
         code: 'APPLY_UNRESOLVED_UID',
       },
     ]);
@@ -311,7 +411,9 @@ describe('apply (scheduler)', () => {
     const steps = bootstrapSteps();
     steps[0]!.dependsOn = ['tag:ops/r3:v1'];
     await expect(apply(planOf(steps), api.client)).rejects.toThrow(/cycle/);
-    await expect(apply(planOf(steps), api.client, { concurrency: 0 })).rejects.toThrow(/concurrency must be a positive integer/);
+    await expect(apply(planOf(steps), api.client, { concurrency: 0 })).rejects.toThrow(
+      /concurrency must be a positive integer/,
+    );
     expect(api.log).toEqual([]);
   });
 

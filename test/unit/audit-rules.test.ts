@@ -16,14 +16,34 @@ const GHA = 'https://token.actions.githubusercontent.com';
 const gha = (subjectPattern: string) => ({ claimMatch: { issuer: GHA, subjectPattern } });
 const findings = (report: { findings: Finding[] }, rule: string) => report.findings.filter((f) => f.rule === rule);
 /** Live state with times set on one resource (by address), as the API reports them. */
-function withTimes(live: LiveState, address: string, times: Partial<Pick<LiveResource, 'createTime' | 'lastSeenTime'>>): LiveState {
+function withTimes(
+  live: LiveState,
+  address: string,
+  times: Partial<Pick<LiveResource, 'createTime' | 'lastSeenTime'>>,
+): LiveState {
   return { ...live, resources: live.resources.map((x) => (x.address === address ? { ...x, ...times } : x)) };
 }
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('the rule registry', () => {
   it('holds the rules of DESIGN.md §7 (rev 4 included) and the access rules of issue 46, each with a title, help and a severity', () => {
-    expect(RULES.map((x) => x.id).sort()).toEqual(['access-rule', 'eol-tags', 'escalation-path', 'invite-expired', 'invite-outside-domain', 'issuer-pattern', 'keys-expiring', 'open-invite', 'outside-identity', 'pattern-any-owner', 'pattern-pull-request', 'sso-write-access', 'stale-identity', 'sync-expiring', 'unmanaged-write-access']);
+    expect(RULES.map((x) => x.id).sort()).toEqual([
+      'access-rule',
+      'eol-tags',
+      'escalation-path',
+      'invite-expired',
+      'invite-outside-domain',
+      'issuer-pattern',
+      'keys-expiring',
+      'open-invite',
+      'outside-identity',
+      'pattern-any-owner',
+      'pattern-pull-request',
+      'sso-write-access',
+      'stale-identity',
+      'sync-expiring',
+      'unmanaged-write-access',
+    ]);
     for (const rule of RULES) {
       expect(rule.title.length, rule.id).toBeGreaterThan(10);
       expect(rule.help.length, rule.id).toBeGreaterThan(20);
@@ -33,11 +53,16 @@ describe('the rule registry', () => {
 });
 
 describe('pattern-any-owner', () => {
-  const run = (fields: object) => findings(audit(desiredState([r.identity('', 'ci', fields)]), liveState([]), OPTIONS), 'pattern-any-owner');
+  const run = (fields: object) =>
+    findings(audit(desiredState([r.identity('', 'ci', fields)]), liveState([]), OPTIONS), 'pattern-any-owner');
 
   it('fires (high, at the manifest location) for a subject pattern that takes any owner', () => {
     const [f] = run(gha('repo:.*:ref:refs/heads/main'));
-    expect(f).toMatchObject({ severity: 'high', address: 'identity:ci', location: { file: 'manifest.yaml', line: 2, column: 1 } });
+    expect(f).toMatchObject({
+      severity: 'high',
+      address: 'identity:ci',
+      location: { file: 'manifest.yaml', line: 2, column: 1 },
+    });
     expect(f!.message).toContain('repo:platform-sync-audit-probe/probe:ref:refs/heads/main');
   });
 
@@ -47,14 +72,19 @@ describe('pattern-any-owner', () => {
   });
 
   it('fires when an issuer pattern admits GitHub Actions (RE2, matched in full)', () => {
-    expect(run({ claimMatch: { issuerPattern: 'https://token\\.actions\\.githubusercontent\\.com', subjectPattern: '.*' } })).toHaveLength(1);
+    expect(
+      run({ claimMatch: { issuerPattern: 'https://token\\.actions\\.githubusercontent\\.com', subjectPattern: '.*' } }),
+    ).toHaveLength(1);
     expect(run({ claimMatch: { issuerPattern: 'https://token\\.actions', subjectPattern: '.*' } })).toEqual([]);
   });
 });
 
 describe('pattern-pull-request', () => {
   const run = (identityFields: object, more: Parameters<typeof desiredState>[0] = []) =>
-    findings(audit(desiredState([r.identity('', 'ci', identityFields), ...more]), liveState([]), OPTIONS), 'pattern-pull-request');
+    findings(
+      audit(desiredState([r.identity('', 'ci', identityFields), ...more]), liveState([]), OPTIONS),
+      'pattern-pull-request',
+    );
 
   it('probes <prefix>:pull_request with the literal repo:<owner>/<repo> prefix; a .*-style repo part as probe', () => {
     expect(pullRequestProbe('repo:acme/app:.*')).toBe('repo:acme/app:pull_request');
@@ -83,13 +113,22 @@ describe('pattern-pull-request', () => {
     const high = run(gha('repo:acme/.*'), [publisher, r.binding('', 'ci', { path: 'publisher' })])[0]!;
     expect(high.severity).toBe('high');
     expect(high.message).toContain('publisher');
-    expect(run(gha('repo:acme/.*'), [reader, r.binding('', 'ci', { path: 'reader' })])[0]).toMatchObject({ severity: 'medium' });
+    expect(run(gha('repo:acme/.*'), [reader, r.binding('', 'ci', { path: 'reader' })])[0]).toMatchObject({
+      severity: 'medium',
+    });
   });
 });
 
 describe('issuer-pattern', () => {
   it('fires (medium) for an issuerPattern, not for an exact issuer', () => {
-    const report = audit(desiredState([r.identity('', 'a', { claimMatch: { issuerPattern: 'https://.*', subject: 'x' } }), r.identity('', 'b', { claimMatch: { issuer: GHA, subject: 'x' } })]), liveState([]), OPTIONS);
+    const report = audit(
+      desiredState([
+        r.identity('', 'a', { claimMatch: { issuerPattern: 'https://.*', subject: 'x' } }),
+        r.identity('', 'b', { claimMatch: { issuer: GHA, subject: 'x' } }),
+      ]),
+      liveState([]),
+      OPTIONS,
+    );
     expect(findings(report, 'issuer-pattern').map((f) => [f.address, f.severity])).toEqual([['identity:a', 'medium']]);
   });
 });
@@ -97,7 +136,13 @@ describe('issuer-pattern', () => {
 describe('stale-identity', () => {
   const run = (times: Partial<Pick<LiveResource, 'createTime' | 'lastSeenTime'>>, staleDays = 90) => {
     const identity = r.identity('', 'bot', { claimMatch: { issuer: GHA, subject: 'x' } });
-    return findings(audit(desiredState([identity]), withTimes(liveState([identity]), 'identity:bot', times), { ...OPTIONS, staleDays }), 'stale-identity');
+    return findings(
+      audit(desiredState([identity]), withTimes(liveState([identity]), 'identity:bot', times), {
+        ...OPTIONS,
+        staleDays,
+      }),
+      'stale-identity',
+    );
   };
 
   it('89 days unseen is fine, 91 days is stale (medium, at the manifest location)', () => {
@@ -114,11 +159,16 @@ describe('stale-identity', () => {
 
   it('--stale-days moves the line; an identity not created yet is never stale', () => {
     expect(run({ createTime: iso(NOW - 400 * DAY), lastSeenTime: iso(NOW - 31 * DAY) }, 30)).toHaveLength(1);
-    expect(findings(audit(desiredState([r.identity('', 'new')]), liveState([]), OPTIONS), 'stale-identity')).toEqual([]);
+    expect(findings(audit(desiredState([r.identity('', 'new')]), liveState([]), OPTIONS), 'stale-identity')).toEqual(
+      [],
+    );
   });
 
   it('a live identity the manifests leave out is reviewed too, without a location', () => {
-    const live = withTimes(liveState([r.identity('', 'old')]), 'identity:old', { createTime: iso(NOW - 500 * DAY), lastSeenTime: iso(NOW - 200 * DAY) });
+    const live = withTimes(liveState([r.identity('', 'old')]), 'identity:old', {
+      createTime: iso(NOW - 500 * DAY),
+      lastSeenTime: iso(NOW - 200 * DAY),
+    });
     const [f] = findings(audit(desiredState([]), live, OPTIONS), 'stale-identity');
     expect(f).toMatchObject({ address: 'identity:old' });
     expect(f!.location).toBeUndefined();
@@ -127,7 +177,18 @@ describe('stale-identity', () => {
 
 describe('keys-expiring', () => {
   const run = (expirationTime: string) =>
-    findings(audit(desiredState([r.identity('', 'signer', { staticKeys: { issuer: 'https://i.acme.dev', subject: 's', issuerKeys: '{"keys":[]}', expirationTime } })]), liveState([]), OPTIONS), 'keys-expiring');
+    findings(
+      audit(
+        desiredState([
+          r.identity('', 'signer', {
+            staticKeys: { issuer: 'https://i.acme.dev', subject: 's', issuerKeys: '{"keys":[]}', expirationTime },
+          }),
+        ]),
+        liveState([]),
+        OPTIONS,
+      ),
+      'keys-expiring',
+    );
 
   it('expired is high, expiring within --expiry-days is medium, later is fine', () => {
     expect(run(iso(NOW - DAY))[0]).toMatchObject({ severity: 'high' });
@@ -149,9 +210,16 @@ describe('keys-expiring', () => {
 describe('unmanaged-write-access', () => {
   it('a live write binding the manifests leave out is medium; a read-only one or a declared one is not', () => {
     const identity = r.identity('', 'human-ann');
-    const live = liveState([identity, r.binding('', 'human-ann', 'owner'), r.binding('', 'human-ann', 'viewer'), r.binding('', 'human-ann', 'editor')]);
+    const live = liveState([
+      identity,
+      r.binding('', 'human-ann', 'owner'),
+      r.binding('', 'human-ann', 'viewer'),
+      r.binding('', 'human-ann', 'editor'),
+    ]);
     const report = audit(desiredState([identity, r.binding('', 'human-ann', 'editor')]), live, OPTIONS);
-    expect(findings(report, 'unmanaged-write-access').map((f) => [f.address, f.severity])).toEqual([['roleBinding:human-ann=owner', 'medium']]);
+    expect(findings(report, 'unmanaged-write-access').map((f) => [f.address, f.severity])).toEqual([
+      ['roleBinding:human-ann=owner', 'medium'],
+    ]);
   });
 });
 
@@ -167,14 +235,27 @@ describe('outside-identity', () => {
 
 describe('eol-tags', () => {
   it('a managed repo with deprecated tags is medium, naming them; an unmanaged repo is not reviewed', () => {
-    const live = liveState([r.repo('', 'nginx'), r.tag('', 'nginx', '1.27'), r.tag('', 'nginx', '1.25', undefined, true), r.tag('', 'nginx', '1.24', undefined, true), r.repo('', 'other'), r.tag('', 'other', '0.1', undefined, true)]);
+    const live = liveState([
+      r.repo('', 'nginx'),
+      r.tag('', 'nginx', '1.27'),
+      r.tag('', 'nginx', '1.25', undefined, true),
+      r.tag('', 'nginx', '1.24', undefined, true),
+      r.repo('', 'other'),
+      r.tag('', 'other', '0.1', undefined, true),
+    ]);
     const report = audit(desiredState([r.repo('', 'nginx')]), live, OPTIONS);
-    expect(findings(report, 'eol-tags').map((f) => [f.address, f.severity, f.message])).toEqual([['repo:nginx', 'medium', '2 end-of-life tags: 1.24, 1.25']]);
+    expect(findings(report, 'eol-tags').map((f) => [f.address, f.severity, f.message])).toEqual([
+      ['repo:nginx', 'medium', '2 end-of-life tags: 1.24, 1.25'],
+    ]);
   });
 });
 
 describe('--fail-on', () => {
-  const report = audit(desiredState([r.identity('', 'ci', { claimMatch: { issuerPattern: 'https://.*', subject: 'x' } })]), liveState([r.binding('', { uid: `${'c'.repeat(40)}/0000000000000001` }, 'viewer')]), OPTIONS);
+  const report = audit(
+    desiredState([r.identity('', 'ci', { claimMatch: { issuerPattern: 'https://.*', subject: 'x' } })]),
+    liveState([r.binding('', { uid: `${'c'.repeat(40)}/0000000000000001` }, 'viewer')]),
+    OPTIONS,
+  );
 
   it('fails at each level exactly when a finding is at or above it', () => {
     expect(report.summary).toEqual({ high: 0, medium: 1, low: 1 });
@@ -191,48 +272,97 @@ describe('--fail-on', () => {
 });
 
 describe('audit judges the effective org (issue 37, DESIGN.md §7 rev 4): named regressions', () => {
-  const keys = (expirationTime: string) => ({ staticKeys: { issuer: 'https://i.acme.dev', subject: 's', issuerKeys: '{"keys":[{}]}', expirationTime } });
+  const keys = (expirationTime: string) => ({
+    staticKeys: { issuer: 'https://i.acme.dev', subject: 's', issuerKeys: '{"keys":[{}]}', expirationTime },
+  });
 
   it('regression: an identity declared by name only whose live staticKeys expired 5 days ago is keys-expiring, high', () => {
-    const report = audit(desiredState([r.identity('', 'signer')]), liveState([r.identity('', 'signer', keys(iso(NOW - 5 * DAY)))]), OPTIONS);
-    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([['identity:signer', 'high']]);
+    const report = audit(
+      desiredState([r.identity('', 'signer')]),
+      liveState([r.identity('', 'signer', keys(iso(NOW - 5 * DAY)))]),
+      OPTIONS,
+    );
+    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([
+      ['identity:signer', 'high'],
+    ]);
   });
 
   it('regression: … and one whose live keys expire in 10 days is keys-expiring, medium', () => {
-    const report = audit(desiredState([r.identity('', 'signer')]), liveState([r.identity('', 'signer', keys(iso(NOW + 10 * DAY)))]), OPTIONS);
-    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([['identity:signer', 'medium']]);
+    const report = audit(
+      desiredState([r.identity('', 'signer')]),
+      liveState([r.identity('', 'signer', keys(iso(NOW + 10 * DAY)))]),
+      OPTIONS,
+    );
+    expect(findings(report, 'keys-expiring').map((f) => [f.address, f.severity])).toEqual([
+      ['identity:signer', 'medium'],
+    ]);
   });
 
   it('regression: a live subjectPattern that admits pull requests, on an identity declared without claimMatch, is judged', () => {
-    const report = audit(desiredState([r.identity('', 'ci')]), liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]), OPTIONS);
+    const report = audit(
+      desiredState([r.identity('', 'ci')]),
+      liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]),
+      OPTIONS,
+    );
     expect(findings(report, 'pattern-pull-request').map((f) => f.address)).toEqual(['identity:ci']);
   });
 
   it('the declared relationship wins over the live one (the manifest manages it)', () => {
-    const report = audit(desiredState([r.identity('', 'ci', gha('repo:acme/app:ref:refs/heads/main'))]), liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]), OPTIONS);
+    const report = audit(
+      desiredState([r.identity('', 'ci', gha('repo:acme/app:ref:refs/heads/main'))]),
+      liveState([r.identity('', 'ci', gha('repo:acme/app:.*'))]),
+      OPTIONS,
+    );
     expect(findings(report, 'pattern-pull-request')).toEqual([]);
   });
 
   it('regression: pattern-any-owner reads the owner part from the syntax — repo:initech.*/app and repo:[^/]+/deploy, bound to owner, fail --fail-on high', () => {
     for (const pattern of ['repo:initech.*/app:ref:refs/heads/main', 'repo:[^/]+/deploy:ref:refs/heads/main']) {
-      const report = audit(desiredState([r.identity('', 'ci', gha(pattern)), r.binding('', 'ci', 'owner')]), liveState([]), OPTIONS);
+      const report = audit(
+        desiredState([r.identity('', 'ci', gha(pattern)), r.binding('', 'ci', 'owner')]),
+        liveState([]),
+        OPTIONS,
+      );
       const found = findings(report, 'pattern-any-owner');
-      expect(found.map((f) => [f.address, f.severity]), pattern).toEqual([['identity:ci', 'high']]);
+      expect(
+        found.map((f) => [f.address, f.severity]),
+        pattern,
+      ).toEqual([['identity:ci', 'high']]);
       expect(found[0]!.message).toContain('not one literal owner');
       expect(failsAt(report, 'high'), pattern).toBe(true);
     }
   });
 
   it('one literal owner does not fire, escapes and flags included; a class or any-character in the owner does', () => {
-    const owner = (pattern: string) => findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner').length;
-    for (const ok of ['repo:acme/app:ref:refs/heads/.*', '^repo:acme-corp/.*', '(?i)repo:acme/app:.*', 'repo:acme\\.io/app:.*']) expect(owner(ok), ok).toBe(0);
-    for (const bad of ['repo:acme.io/app:.*', 'repo:\\w+/app:.*', 'repo:(acme|evil)/app:.*', 'repo:acme?/app:.*', '.*', 'repo:/app:.*']) expect(owner(bad), bad).toBe(1);
+    const owner = (pattern: string) =>
+      findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner')
+        .length;
+    for (const ok of [
+      'repo:acme/app:ref:refs/heads/.*',
+      '^repo:acme-corp/.*',
+      '(?i)repo:acme/app:.*',
+      'repo:acme\\.io/app:.*',
+    ])
+      expect(owner(ok), ok).toBe(0);
+    for (const bad of [
+      'repo:acme.io/app:.*',
+      'repo:\\w+/app:.*',
+      'repo:(acme|evil)/app:.*',
+      'repo:acme?/app:.*',
+      '.*',
+      'repo:/app:.*',
+    ])
+      expect(owner(bad), bad).toBe(1);
   });
 
   it('issue 58: a literal owner part that the rest of the pattern widens fires — decided on the language, as the gate decides it', () => {
-    const owner = (pattern: string) => findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner');
+    const owner = (pattern: string) =>
+      findings(audit(desiredState([r.identity('', 'ci', gha(pattern))]), liveState([]), OPTIONS), 'pattern-any-owner');
     for (const bad of ['repo:acme/?.*', 'repo:acme/*.*', 'repo:acme/{0}.*', 'repo:acme/.*|repo:evil/.*']) {
-      expect(owner(bad).map((f) => f.message), bad).toEqual([expect.stringContaining('more than one owner')]);
+      expect(
+        owner(bad).map((f) => f.message),
+        bad,
+      ).toEqual([expect.stringContaining('more than one owner')]);
     }
     expect(owner('repo:acme/x|.*').map((f) => f.message)).toEqual([expect.stringContaining('of any owner')]);
     for (const ok of ['repo:acme/(app|web):.*', 'repo:acme/app:.*']) expect(owner(ok), ok).toEqual([]);
@@ -241,7 +371,14 @@ describe('audit judges the effective org (issue 37, DESIGN.md §7 rev 4): named 
 
 describe('open-invite', () => {
   const run = (role: string, email?: string) =>
-    findings(audit(desiredState([]), liveState([r.invite('', role, { expirationTime: iso(NOW + DAY), ...(email ? { email } : {}) })]), OPTIONS), 'open-invite');
+    findings(
+      audit(
+        desiredState([]),
+        liveState([r.invite('', role, { expirationTime: iso(NOW + DAY), ...(email ? { email } : {}) })]),
+        OPTIONS,
+      ),
+      'open-invite',
+    );
 
   it('an invite without an e-mail is medium, high when its role can write; one with an e-mail is fine', () => {
     expect(run('viewer')[0]).toMatchObject({ severity: 'medium', address: 'groupInvite:0000000000000001=viewer' });
@@ -252,7 +389,10 @@ describe('open-invite', () => {
 
 describe('invite-expired', () => {
   const run = (expirationTime: string) =>
-    findings(audit(desiredState([]), liveState([r.invite('', 'viewer', { email: 'bob@acme.dev', expirationTime })]), OPTIONS), 'invite-expired');
+    findings(
+      audit(desiredState([]), liveState([r.invite('', 'viewer', { email: 'bob@acme.dev', expirationTime })]), OPTIONS),
+      'invite-expired',
+    );
 
   it('an invite at or past its expiration is low; one a millisecond before is fine', () => {
     expect(run(iso(NOW - 3 * DAY))[0]).toMatchObject({ severity: 'low', address: 'groupInvite:bob@acme.dev=viewer' });
@@ -265,11 +405,18 @@ describe('sync-expiring', () => {
   const SOURCE = `${'a'.repeat(40)}/${'b'.repeat(16)}`;
   const run = (expiration: string, declared = true) => {
     const repo = r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration } });
-    return findings(audit(desiredState(declared ? [repo] : []), liveState(declared ? [] : [repo]), OPTIONS), 'sync-expiring');
+    return findings(
+      audit(desiredState(declared ? [repo] : []), liveState(declared ? [] : [repo]), OPTIONS),
+      'sync-expiring',
+    );
   };
 
   it('past is high (at the manifest line), within --expiry-days medium, later fine; a live entitlement is judged too', () => {
-    expect(run(iso(NOW - DAY))[0]).toMatchObject({ severity: 'high', address: 'repo:nginx', location: { file: 'manifest.yaml' } });
+    expect(run(iso(NOW - DAY))[0]).toMatchObject({
+      severity: 'high',
+      address: 'repo:nginx',
+      location: { file: 'manifest.yaml' },
+    });
     expect(run(iso(NOW + 30 * DAY))[0]).toMatchObject({ severity: 'medium' });
     expect(run(iso(NOW + 30 * DAY + 1))).toEqual([]);
     expect(run(iso(NOW), false)[0]).toMatchObject({ severity: 'high', address: 'repo:nginx' });
@@ -278,18 +425,26 @@ describe('sync-expiring', () => {
 
   it('the declared entitlement is judged, not the live one it will replace', () => {
     const live = liveState([r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration: iso(NOW - DAY) } })]);
-    const desired = desiredState([r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration: iso(NOW + 365 * DAY) } })]);
+    const desired = desiredState([
+      r.repo('', 'nginx', { syncConfig: { source: SOURCE, expiration: iso(NOW + 365 * DAY) } }),
+    ]);
     expect(findings(audit(desired, live, OPTIONS), 'sync-expiring')).toEqual([]);
   });
 });
 
 describe('unmanaged-write-access says what keeps the binding (issue 40)', () => {
   const live = liveState([r.identity('', 'human-ann'), r.binding('', 'human-ann', 'owner')]);
-  const message = (settings: Parameters<typeof desiredState>[1]) => findings(audit(desiredState([r.identity('', 'human-ann')], settings), live, OPTIONS), 'unmanaged-write-access')[0]!.message;
+  const message = (settings: Parameters<typeof desiredState>[1]) =>
+    findings(audit(desiredState([r.identity('', 'human-ann')], settings), live, OPTIONS), 'unmanaged-write-access')[0]!
+      .message;
 
   it('an ignore glob, pruning off, or the next apply deleting it — never "turn prune on" when it is on', () => {
-    expect(message({ settings: { ignore: ['identity:human-*'] } })).toContain('settings.ignore leaves it alone (glob identity:human-*)');
-    expect(message({ settings: { prune: { roleBinding: false } } })).toContain('settings.prune is off for role bindings');
+    expect(message({ settings: { ignore: ['identity:human-*'] } })).toContain(
+      'settings.ignore leaves it alone (glob identity:human-*)',
+    );
+    expect(message({ settings: { prune: { roleBinding: false } } })).toContain(
+      'settings.prune is off for role bindings',
+    );
     expect(message({})).toContain('the next apply deletes it');
     for (const rule of RULES) expect(rule.help, rule.id).not.toContain('acme');
   });
@@ -299,7 +454,18 @@ describe('members in the audit', () => {
   it("a present member's write binding is declared by its line: no unmanaged-write-access", () => {
     const person = { ...r.identity('', 'alice'), email: 'alice@acme.dev' } as LiveResource;
     const live = liveState([person, r.binding('', 'alice', 'editor')]);
-    const desired = { ...desiredState([]), members: [{ address: 'member:alice@acme.dev=editor', groupPath: '', email: 'Alice@acme.dev', role: { builtin: 'editor' }, source: { file: 'm.yaml', line: 3, column: 7 } }] };
+    const desired = {
+      ...desiredState([]),
+      members: [
+        {
+          address: 'member:alice@acme.dev=editor',
+          groupPath: '',
+          email: 'Alice@acme.dev',
+          role: { builtin: 'editor' },
+          source: { file: 'm.yaml', line: 3, column: 7 },
+        },
+      ],
+    };
     expect(findings(audit(desired, live, OPTIONS), 'unmanaged-write-access')).toEqual([]);
     expect(findings(audit(desiredState([]), live, OPTIONS), 'unmanaged-write-access')).toHaveLength(1);
   });
@@ -307,19 +473,43 @@ describe('members in the audit', () => {
 
 /** Live with the built-in roles' capabilities, as the roles list gives them (what effective access reads). */
 function withCapabilities(live: LiveState): LiveState {
-  return { ...live, builtinRoleCapabilities: { owner: ['groups.delete', 'repo.list'], editor: ['repo.update', 'repo.list'], viewer: ['repo.list'], 'registry.push': ['tag.create', 'repo.list'], 'registry.pull': ['repo.list'] } };
+  return {
+    ...live,
+    builtinRoleCapabilities: {
+      owner: ['groups.delete', 'repo.list'],
+      editor: ['repo.update', 'repo.list'],
+      viewer: ['repo.list'],
+      'registry.push': ['tag.create', 'repo.list'],
+      'registry.pull': ['repo.list'],
+    },
+  };
 }
 
 describe('sso-write-access', () => {
   const idp = (defaultRole: string, mappings: [string, string][] = []) => [
-    r.identityProvider('', 'okta', { defaultRole: { builtin: defaultRole }, oidc: { issuer: 'https://acme.okta.com', clientId: 'c' } } as never),
+    r.identityProvider('', 'okta', {
+      defaultRole: { builtin: defaultRole },
+      oidc: { issuer: 'https://acme.okta.com', clientId: 'c' },
+    } as never),
     ...mappings.map(([group, role]) => r.groupMapping('', 'okta', group, { builtin: role })),
   ];
-  const run = (desired: Parameters<typeof desiredState>[0]) => findings(audit(desiredState(desired), withCapabilities(liveState([])), OPTIONS), 'sso-write-access');
+  const run = (desired: Parameters<typeof desiredState>[0]) =>
+    findings(audit(desiredState(desired), withCapabilities(liveState([])), OPTIONS), 'sso-write-access');
 
   it('fires for a default role (high) or a group mapping (medium) that can write, naming who', () => {
-    expect(run(idp('owner'))).toEqual([expect.objectContaining({ severity: 'high', address: 'identityProvider:okta', message: 'idp:okta/*: anyone who signs in to okta holds role owner on org, which can write' })]);
-    expect(run(idp('viewer', [['everyone', 'owner']]))).toEqual([expect.objectContaining({ severity: 'medium', message: 'idp:okta/group:everyone: anyone okta puts in group everyone holds role owner on org, which can write' })]);
+    expect(run(idp('owner'))).toEqual([
+      expect.objectContaining({
+        severity: 'high',
+        address: 'identityProvider:okta',
+        message: 'idp:okta/*: anyone who signs in to okta holds role owner on org, which can write',
+      }),
+    ]);
+    expect(run(idp('viewer', [['everyone', 'owner']]))).toEqual([
+      expect.objectContaining({
+        severity: 'medium',
+        message: 'idp:okta/group:everyone: anyone okta puts in group everyone holds role owner on org, which can write',
+      }),
+    ]);
   });
 
   it('does not fire for read roles', () => {
@@ -328,13 +518,26 @@ describe('sso-write-access', () => {
 });
 
 describe('invite-outside-domain', () => {
-  const member = (email: string, role: string) => ({ address: `member:${email}=${role}`, groupPath: '', email, role: { builtin: role }, source: { file: 'members.yaml', line: 3, column: 7 } });
+  const member = (email: string, role: string) => ({
+    address: `member:${email}=${role}`,
+    groupPath: '',
+    email,
+    role: { builtin: role },
+    source: { file: 'members.yaml', line: 3, column: 7 },
+  });
   const run = (members: ReturnType<typeof member>[], live: Parameters<typeof liveState>[0] = []) =>
-    findings(audit({ ...desiredState([]), members }, withCapabilities(liveState(live)), OPTIONS), 'invite-outside-domain');
+    findings(
+      audit({ ...desiredState([]), members }, withCapabilities(liveState(live)), OPTIONS),
+      'invite-outside-domain',
+    );
 
   it('fires (high) for a write role invited to a domain no other person of the org uses', () => {
     expect(run([member('mallory@evil.example', 'owner'), member('alice@acme.dev', 'viewer')])).toEqual([
-      expect.objectContaining({ severity: 'high', message: 'mallory@evil.example is invited to role owner on org, which can write, and no other person of the org uses evil.example' }),
+      expect.objectContaining({
+        severity: 'high',
+        message:
+          'mallory@evil.example is invited to role owner on org, which can write, and no other person of the org uses evil.example',
+      }),
     ]);
   });
 

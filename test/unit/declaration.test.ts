@@ -6,16 +6,30 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DECLARED_FIELDS_MODULE, MANIFEST_SCHEMA_FILE, renderDeclaredFieldsModule, renderManifestSchema } from '../../src/manifest/generate-schemas.js';
+import {
+  DECLARED_FIELDS_MODULE,
+  MANIFEST_SCHEMA_FILE,
+  renderDeclaredFieldsModule,
+  renderManifestSchema,
+} from '../../src/manifest/generate-schemas.js';
 import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
 import { DESCRIPTORS } from '../../src/model/kinds.js';
 import type { FieldType, KindDescriptor } from '../../src/model/kind-descriptor.js';
 
 type Json = Record<string, unknown>;
-const declared = (kind: string): [string, Json][] => Object.entries((FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Json> }>)[kind]!.properties);
+const declared = (kind: string): [string, Json][] =>
+  Object.entries(
+    (FIELD_DECLARATIONS as unknown as Record<string, { properties: Record<string, Json> }>)[kind]!.properties,
+  );
 
 /** The JSON type each field type reads a value as. */
-const JSON_TYPE: Readonly<Record<FieldType, string>> = { string: 'string', stringSet: 'array', object: 'object', boolean: 'boolean', roleRef: 'string' };
+const JSON_TYPE: Readonly<Record<FieldType, string>> = {
+  string: 'string',
+  stringSet: 'array',
+  object: 'object',
+  boolean: 'boolean',
+  roleRef: 'string',
+};
 
 describe('one declaration per field', () => {
   it('declares every kind, and no kind that does not exist', () => {
@@ -24,12 +38,17 @@ describe('one declaration per field', () => {
 
   it(`${MANIFEST_SCHEMA_FILE} is the one the declaration gives`, () => {
     const committed = readFileSync(MANIFEST_SCHEMA_FILE, 'utf8');
-    expect(committed === renderManifestSchema(), `${MANIFEST_SCHEMA_FILE} differs from the declaration; edit src/model/kinds/declarations.ts (fields) or src/manifest/manifest-declaration.ts (structure), then npm run generate`).toBe(true);
+    expect(
+      committed === renderManifestSchema(),
+      `${MANIFEST_SCHEMA_FILE} differs from the declaration; edit src/model/kinds/declarations.ts (fields) or src/manifest/manifest-declaration.ts (structure), then npm run generate`,
+    ).toBe(true);
   });
 
   it(`${DECLARED_FIELDS_MODULE} is the one the declaration gives`, () => {
     const committed = readFileSync(DECLARED_FIELDS_MODULE, 'utf8');
-    expect(committed === renderDeclaredFieldsModule(), `${DECLARED_FIELDS_MODULE} is stale; npm run generate`).toBe(true);
+    expect(committed === renderDeclaredFieldsModule(), `${DECLARED_FIELDS_MODULE} is stale; npm run generate`).toBe(
+      true,
+    );
   });
 
   for (const d of DESCRIPTORS as readonly KindDescriptor[]) {
@@ -51,17 +70,26 @@ describe('one declaration per field', () => {
         expect([...d.api.createFields].sort()).toEqual([...body, ...own].sort());
       }
       const updatable = new Set([...body, ...own, ...(d.secretPaths ?? [])]);
-      for (const f of d.api.updatableFields) expect(updatable.has(f), `${d.kind}.${f} is updatable but not declared`).toBe(true);
-      if (d.hasUpdate && d.references === undefined) for (const f of body) expect(d.api.updatableFields, `${d.kind}.${f}`).toContain(f);
+      for (const f of d.api.updatableFields)
+        expect(updatable.has(f), `${d.kind}.${f} is updatable but not declared`).toBe(true);
+      if (d.hasUpdate && d.references === undefined)
+        for (const f of body) expect(d.api.updatableFields, `${d.kind}.${f}`).toContain(f);
       for (const f of d.exclusiveFields ?? []) expect(body, `${d.kind}: exclusive field ${f}`).toContain(f);
     });
   }
 
   it('the manifest schema holds every declared field of each kind the manifests declare, with the declared schema', () => {
-    const schema = JSON.parse(readFileSync(MANIFEST_SCHEMA_FILE, 'utf8')) as { $defs: Record<string, { properties: Record<string, Json> }> };
+    const schema = JSON.parse(readFileSync(MANIFEST_SCHEMA_FILE, 'utf8')) as {
+      $defs: Record<string, { properties: Record<string, Json> }>;
+    };
     // What the manifest says of a field for people (its title, description, examples) may be
     // worded per place (the org's name, a group's); what a value must be may not.
-    const rules = (fieldSchema: Json) => Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(fieldSchema)) as Json).filter(([k]) => !['title', 'description', 'examples'].includes(k)));
+    const rules = (fieldSchema: Json) =>
+      Object.fromEntries(
+        Object.entries(JSON.parse(JSON.stringify(fieldSchema)) as Json).filter(
+          ([k]) => !['title', 'description', 'examples'].includes(k),
+        ),
+      );
     for (const d of DESCRIPTORS) {
       // A values list (accepted terms) holds strings, not items with fields.
       if (!d.manifest || d.manifest.form === 'values') continue;

@@ -19,21 +19,51 @@ const modules = sourceModules();
 
 const FS_MODULES = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 /** What reads a file or a directory (or opens one, which is how a read starts). */
-const READS = new Set(['readFile', 'readFileSync', 'read', 'readSync', 'readv', 'readvSync', 'readdir', 'readdirSync', 'opendir', 'opendirSync', 'open', 'openSync', 'createReadStream', 'cp', 'cpSync', 'copyFile', 'copyFileSync', 'openAsBlob', 'watch', 'watchFile']);
+const READS = new Set([
+  'readFile',
+  'readFileSync',
+  'read',
+  'readSync',
+  'readv',
+  'readvSync',
+  'readdir',
+  'readdirSync',
+  'opendir',
+  'opendirSync',
+  'open',
+  'openSync',
+  'createReadStream',
+  'cp',
+  'cpSync',
+  'copyFile',
+  'copyFileSync',
+  'openAsBlob',
+  'watch',
+  'watchFile',
+]);
 
 /** What a module takes from node:fs at run time: named value imports, `*`/default imports as '*', `require('fs')` as '*'. */
 function fsImports(tree: Node): string[] {
   const out: string[] = [];
   for (const node of walk(tree)) {
-    if (node.type === 'ImportDeclaration' && FS_MODULES.has(String((node.source as Node).value)) && node.importKind !== 'type') {
+    if (
+      node.type === 'ImportDeclaration' &&
+      FS_MODULES.has(String((node.source as Node).value)) &&
+      node.importKind !== 'type'
+    ) {
       for (const spec of node.specifiers as Node[]) {
         if (spec.type === 'ImportSpecifier') {
-          if (spec.importKind !== 'type') out.push(String((spec.imported as Node).name ?? (spec.imported as Node).value));
+          if (spec.importKind !== 'type')
+            out.push(String((spec.imported as Node).name ?? (spec.imported as Node).value));
         } else out.push('*');
       }
     }
     if (node.type === 'ImportExpression' && FS_MODULES.has(String((node.source as Node).value))) out.push('*');
-    if (node.type === 'CallExpression' && (node.callee as Node).type === 'Identifier' && (node.callee as Node).name === 'require') {
+    if (
+      node.type === 'CallExpression' &&
+      (node.callee as Node).type === 'Identifier' &&
+      (node.callee as Node).name === 'require'
+    ) {
       const arg = (node.arguments as Node[])[0];
       if (arg && FS_MODULES.has(String(arg.value))) out.push('*');
     }
@@ -49,7 +79,13 @@ function processWrites(tree: Node): string[] {
     const object = node.object as Node;
     const property = node.property as Node;
     if (object.type === 'Identifier' && object.name === 'console') out.push(`console.${String(property.name)}`);
-    if (object.type === 'MemberExpression' && (object.object as Node).type === 'Identifier' && (object.object as Node).name === 'process' && ['stdout', 'stderr'].includes(String((object.property as Node).name)) && property.name === 'write') {
+    if (
+      object.type === 'MemberExpression' &&
+      (object.object as Node).type === 'Identifier' &&
+      (object.object as Node).name === 'process' &&
+      ['stdout', 'stderr'].includes(String((object.property as Node).name)) &&
+      property.name === 'write'
+    ) {
       out.push(`process.${String((object.property as Node).name)}.write`);
     }
   }
@@ -59,18 +95,54 @@ function processWrites(tree: Node): string[] {
 /** Modules allowed a read from node:fs outside the door, each for a reason that is not a read of a user's file. */
 const READ_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
   'io/read-file.ts': { names: [...READS], why: 'the door itself' },
-  'emulator/persist.ts': { names: ['open', 'openSync'], why: 'opens the journal to append and truncate (it reads it through the door) and the state directory to fsync it' },
+  'emulator/persist.ts': {
+    names: ['open', 'openSync'],
+    why: 'opens the journal to append and truncate (it reads it through the door) and the state directory to fsync it',
+  },
   'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
-  'io/write-file.ts': { names: ['openSync'], why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600); it never reads it' },
+  'io/write-file.ts': {
+    names: ['openSync'],
+    why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600); it never reads it',
+  },
 };
 
 /** What writes a file, renames or links one, or opens a stream to one. */
-const FILE_WRITES = new Set(['write', 'writeSync', 'writev', 'writevSync', 'writeFile', 'writeFileSync', 'appendFile', 'appendFileSync', 'rename', 'renameSync', 'createWriteStream', 'truncate', 'truncateSync', 'ftruncate', 'ftruncateSync', 'link', 'linkSync', 'symlink', 'symlinkSync', 'copyFile', 'copyFileSync', 'cp', 'cpSync']);
+const FILE_WRITES = new Set([
+  'write',
+  'writeSync',
+  'writev',
+  'writevSync',
+  'writeFile',
+  'writeFileSync',
+  'appendFile',
+  'appendFileSync',
+  'rename',
+  'renameSync',
+  'createWriteStream',
+  'truncate',
+  'truncateSync',
+  'ftruncate',
+  'ftruncateSync',
+  'link',
+  'linkSync',
+  'symlink',
+  'symlinkSync',
+  'copyFile',
+  'copyFileSync',
+  'cp',
+  'cpSync',
+]);
 
 /** Modules allowed a file write outside src/io, each for a reason that is not a file of the product's output. */
 const FILE_WRITE_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
-  'emulator/persist.ts': { names: ['writeSync', 'ftruncateSync', 'rename'], why: "the emulator's own durable store (its state file and journal), a server's, not the client's output" },
-  'emulator/state-lock.ts': { names: ['linkSync', 'renameSync', 'writeFileSync'], why: "the emulator's state lock (made by an atomic link)" },
+  'emulator/persist.ts': {
+    names: ['writeSync', 'ftruncateSync', 'rename'],
+    why: "the emulator's own durable store (its state file and journal), a server's, not the client's output",
+  },
+  'emulator/state-lock.ts': {
+    names: ['linkSync', 'renameSync', 'writeFileSync'],
+    why: "the emulator's state lock (made by an atomic link)",
+  },
   'manifest/generate-schemas.ts': { names: ['writeFileSync'], why: 'a build step (npm run generate)' },
   'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
 };
@@ -88,7 +160,8 @@ describe('one door in', () => {
     const offenders: string[] = [];
     for (const { rel, tree } of modules) {
       const allowed = new Set(READ_EXCEPTIONS[rel]?.names ?? []);
-      for (const name of fsImports(tree)) if ((name === '*' || READS.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
+      for (const name of fsImports(tree))
+        if ((name === '*' || READS.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
     }
     expect(offenders).toEqual([]);
   });
@@ -106,7 +179,9 @@ describe('one door in', () => {
 
 describe('one door out', () => {
   it('no module writes to the process streams or the console but the named ones', () => {
-    const offenders = modules.flatMap(({ rel, tree }) => (WRITE_EXCEPTIONS[rel] ? [] : processWrites(tree).map((w) => `${rel}: ${w}`)));
+    const offenders = modules.flatMap(({ rel, tree }) =>
+      WRITE_EXCEPTIONS[rel] ? [] : processWrites(tree).map((w) => `${rel}: ${w}`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -122,7 +197,8 @@ describe('one door out', () => {
     for (const { rel, tree } of modules) {
       if (rel.startsWith('io/')) continue;
       const allowed = new Set(FILE_WRITE_EXCEPTIONS[rel]?.names ?? []);
-      for (const name of fsImports(tree)) if ((name === '*' || FILE_WRITES.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
+      for (const name of fsImports(tree))
+        if ((name === '*' || FILE_WRITES.has(name)) && !allowed.has(name)) offenders.push(`${rel}: ${name}`);
     }
     expect(offenders).toEqual([]);
     // Every exception is still needed: one that no longer writes is taken off the list.
@@ -133,9 +209,13 @@ describe('one door out', () => {
     expect(unused).toEqual([]);
   });
 
-  it('in src/io, appending is the Output\'s and the writer\'s alone', () => {
+  it("in src/io, appending is the Output's and the writer's alone", () => {
     const offenders = modules.flatMap(({ rel, tree }) =>
-      rel === 'io/write-file.ts' ? [] : fsImports(tree).filter((n) => n === 'appendFile' || n === 'appendFileSync').map((n) => `${rel}: ${n}`),
+      rel === 'io/write-file.ts'
+        ? []
+        : fsImports(tree)
+            .filter((n) => n === 'appendFile' || n === 'appendFileSync')
+            .map((n) => `${rel}: ${n}`),
     );
     expect(offenders).toEqual([]);
   });

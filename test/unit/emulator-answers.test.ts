@@ -8,8 +8,20 @@ import { replyBodyText } from '../../src/emulator/exchange.js';
 import { EmulatorService } from '../../src/emulator/service.js';
 
 const TOKEN = 'answers-owner-token';
-const service = (checkAnswers: boolean) => new EmulatorService({ tokens: [{ token: TOKEN, role: 'owner' }], clock: () => Date.UTC(2026, 10, 26), pageTokenTtlMs: 60_000, checkAnswers });
-const request = (method: string, path: string, body?: unknown) => ({ method, path, query: new URLSearchParams(), body, authorization: `Bearer ${TOKEN}` });
+const service = (checkAnswers: boolean) =>
+  new EmulatorService({
+    tokens: [{ token: TOKEN, role: 'owner' }],
+    clock: () => Date.UTC(2026, 10, 26),
+    pageTokenTtlMs: 60_000,
+    checkAnswers,
+  });
+const request = (method: string, path: string, body?: unknown) => ({
+  method,
+  path,
+  query: new URLSearchParams(),
+  body,
+  authorization: `Bearer ${TOKEN}`,
+});
 
 describe('answers held to the contract', () => {
   it('a conforming answer is served as it is', () => {
@@ -26,7 +38,13 @@ describe('answers held to the contract', () => {
     const s = service(true);
     const org = (s.handle(request('POST', '/iam/v2/groups', { name: 'acme' })).body as { uid: string }).uid;
     const viewer = s.builtinRoleUids().viewer!;
-    const created = s.handle(request('POST', `/iam/v2/groupInvites/${org}`, { role: viewer, expirationTime: '2026-12-01T00:00:00Z', email: 'ada@example.com' }));
+    const created = s.handle(
+      request('POST', `/iam/v2/groupInvites/${org}`, {
+        role: viewer,
+        expirationTime: '2026-12-01T00:00:00Z',
+        email: 'ada@example.com',
+      }),
+    );
     expect([created.status, replyBodyText(created.body)]).toEqual([200, expect.stringContaining('"code":')]);
     const uid = (created.body as { uid: string }).uid;
     const read = s.handle(request('GET', `/iam/v2/groupInvites/${uid}`));
@@ -47,13 +65,15 @@ describe('answers held to the contract', () => {
       const reply = s.handle(request('GET', `/iam/v2/groups/${uid}`));
       if (checked) {
         expect(reply.status).toBe(500);
-        expect(replyBodyText(reply.body)).toContain("breaks its contract (Group): /name must be string");
+        expect(replyBodyText(reply.body)).toContain('breaks its contract (Group): /name must be string');
         const list = s.handle(request('GET', '/iam/v2/groups'));
-        expect([list.status, replyBodyText(list.body)]).toEqual([500, expect.stringContaining('(GroupList): /groups/0/name must be string')]);
+        expect([list.status, replyBodyText(list.body)]).toEqual([
+          500,
+          expect.stringContaining('(GroupList): /groups/0/name must be string'),
+        ]);
       } else {
         expect(reply.status).toBe(200);
       }
     }
   });
-
 });

@@ -17,7 +17,10 @@ describe('FaultInjector', () => {
   });
 
   it('keeps the error sequence when only the reset rate changes (fixed draws per request)', () => {
-    const errors = (resetRate: number) => sequence(new FaultInjector({ seed: 9, errorRate: 0.2, resetRate }, () => 0), 100).map((d) => d.action === 'error');
+    const errors = (resetRate: number) =>
+      sequence(new FaultInjector({ seed: 9, errorRate: 0.2, resetRate }, () => 0), 100).map(
+        (d) => d.action === 'error',
+      );
     expect(errors(0.5)).toEqual(errors(0));
   });
 
@@ -36,7 +39,9 @@ describe('FaultInjector', () => {
     expect(short.length).toBeGreaterThan(100);
     expect(short.length).toBeLessThan(200);
     expect(short.every((d) => d.shortPage! >= 0 && d.shortPage! < 1)).toBe(true);
-    expect(sequence(new FaultInjector({ ...base, internalErrorRate: 0.3, shortPageRate: 0.5 }, () => 0), 300)).toEqual(withNew);
+    expect(sequence(new FaultInjector({ ...base, internalErrorRate: 0.3, shortPageRate: 0.5 }, () => 0), 300)).toEqual(
+      withNew,
+    );
   });
 
   it('limits to the configured rate with a one-second burst', () => {
@@ -52,7 +57,9 @@ describe('FaultInjector', () => {
   it('rejects out-of-range settings', () => {
     expect(() => new FaultInjector({ resetRate: -0.1 }, () => 0)).toThrow(/resetRate/);
     expect(() => new FaultInjector({ latencyMs: Number.NaN }, () => 0)).toThrow(/latencyMs/);
-    expect(() => new FaultInjector({ internalErrorRate: 1.5 }, () => 0)).toThrow(/internalErrorRate must be between 0 and 1/);
+    expect(() => new FaultInjector({ internalErrorRate: 1.5 }, () => 0)).toThrow(
+      /internalErrorRate must be between 0 and 1/,
+    );
     expect(() => new FaultInjector({ shortPageRate: -1 }, () => 0)).toThrow(/shortPageRate must be between 0 and 1/);
   });
 });

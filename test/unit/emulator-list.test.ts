@@ -38,7 +38,10 @@ describe('parseListRequest', () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ApiFailure);
-      const fields = (err as ApiFailure).toBody().details.flatMap((d: any) => d.fieldViolations ?? []).map((v: any) => v.field);
+      const fields = (err as ApiFailure)
+        .toBody()
+        .details.flatMap((d: any) => d.fieldViolations ?? [])
+        .map((v: any) => v.field);
       expect(fields.sort()).toEqual(['name', 'order_by', 'page_size', 'skip']);
     }
   });
@@ -48,17 +51,33 @@ describe('slicePage', () => {
   it('pages ascending and descending with ties broken by uid', () => {
     const byCreate = [...items];
     const asc = pages({ filter: {}, order: { field: 'createTime', desc: false }, pageSize: 4, skip: 0 }, byCreate);
-    expect(asc).toEqual([['r0', 'r1', 'r2', 'r3'], ['r4', 'r5', 'r6', 'r7'], ['r8', 'r9']]);
+    expect(asc).toEqual([
+      ['r0', 'r1', 'r2', 'r3'],
+      ['r4', 'r5', 'r6', 'r7'],
+      ['r8', 'r9'],
+    ]);
     const desc = pages({ filter: {}, order: { field: 'createTime', desc: true }, pageSize: 4, skip: 0 }, byCreate);
     expect(desc.flat()).toEqual(['r9', 'r8', 'r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
     expect(desc).toHaveLength(3);
   });
 
   it('applies skip after the cursor and reports the total', () => {
-    const first = slicePage('repo', { filter: {}, order: { field: 'name', desc: false }, pageSize: 2, skip: 1 }, items, 0, 1000);
+    const first = slicePage(
+      'repo',
+      { filter: {}, order: { field: 'name', desc: false }, pageSize: 2, skip: 1 },
+      items,
+      0,
+      1000,
+    );
     expect(first.items.map((r) => r.data.name)).toEqual(['r1', 'r2']);
     expect(first.totalCount).toBe(10);
-    const next = slicePage('repo', { filter: {}, order: { field: 'name', desc: false }, pageSize: 2, skip: 1, pageToken: first.nextPageToken! }, items, 0, 1000);
+    const next = slicePage(
+      'repo',
+      { filter: {}, order: { field: 'name', desc: false }, pageSize: 2, skip: 1, pageToken: first.nextPageToken! },
+      items,
+      0,
+      1000,
+    );
     expect(next.items.map((r) => r.data.name)).toEqual(['r4', 'r5']);
   });
 

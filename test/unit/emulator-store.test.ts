@@ -6,11 +6,22 @@ import { Store, type StoredResource } from '../../src/emulator/store.js';
 
 const ROOT = 'a'.repeat(40);
 
-function makeStore(): { store: Store; add: (kind: StoredResource['kind'], parent: string | null, name: string, ms: number) => StoredResource } {
+function makeStore(): {
+  store: Store;
+  add: (kind: StoredResource['kind'], parent: string | null, name: string, ms: number) => StoredResource;
+} {
   const store = new Store();
   const random = createSeededRandom(1);
   const add = (kind: StoredResource['kind'], parent: string | null, name: string, ms: number): StoredResource => {
-    const r: StoredResource = { kind, uid: parent ? `${parent}/${generateHex(16, random)}` : ROOT, parent, seq: store.allocateSeq(), createMs: ms, updateMs: ms, data: { name } };
+    const r: StoredResource = {
+      kind,
+      uid: parent ? `${parent}/${generateHex(16, random)}` : ROOT,
+      parent,
+      seq: store.allocateSeq(),
+      createMs: ms,
+      updateMs: ms,
+      data: { name },
+    };
     store.insert(r);
     return r;
   };
@@ -42,8 +53,14 @@ describe('Store', () => {
       // Read every query (filling the caches), then change something.
       for (const [f, field] of queries) store.query('repo', f, field);
       const u = random();
-      if (u < 0.5 || repos.length === 0) repos.push(add('repo', groups[Math.floor(random() * 2)]!.uid, `n${Math.floor(random() * 10)}`, 10 + step));
-      else if (u < 0.8) store.update(repos[Math.floor(random() * repos.length)]!, { name: `n${Math.floor(random() * 10)}` }, 1000 + step);
+      if (u < 0.5 || repos.length === 0)
+        repos.push(add('repo', groups[Math.floor(random() * 2)]!.uid, `n${Math.floor(random() * 10)}`, 10 + step));
+      else if (u < 0.8)
+        store.update(
+          repos[Math.floor(random() * repos.length)]!,
+          { name: `n${Math.floor(random() * 10)}` },
+          1000 + step,
+        );
       else store.remove(repos.splice(Math.floor(random() * repos.length), 1)[0]!);
     }
     const cached = queries.map(([f, field]) => store.query('repo', f, field).map((r) => r.uid));

@@ -27,7 +27,12 @@ function messageOf(fn: () => unknown): string {
 
 describe('checkTokens', () => {
   it('keeps well-formed tokens and drops nothing', () => {
-    expect(checkTokens([{ token: 'a', role: 'owner' }, { token: 'b', role: 'viewer', scope: SCOPE }])).toEqual([
+    expect(
+      checkTokens([
+        { token: 'a', role: 'owner' },
+        { token: 'b', role: 'viewer', scope: SCOPE },
+      ]),
+    ).toEqual([
       { token: 'a', role: 'owner' },
       { token: 'b', role: 'viewer', scope: SCOPE },
     ]);
@@ -56,21 +61,32 @@ describe('checkTokens', () => {
 
 describe('readTokensFile', () => {
   it('reads a YAML or JSON list of tokens', () => {
-    const yaml = file('tokens.yaml', `- {token: owner-1, role: owner}\n- token: scoped-1\n  role: viewer\n  scope: "${SCOPE}"\n`);
+    const yaml = file(
+      'tokens.yaml',
+      `- {token: owner-1, role: owner}\n- token: scoped-1\n  role: viewer\n  scope: "${SCOPE}"\n`,
+    );
     expect(readTokensFile(yaml)).toEqual([
       { token: 'owner-1', role: 'owner' },
       { token: 'scoped-1', role: 'viewer', scope: SCOPE },
     ]);
-    expect(readTokensFile(file('tokens.json', '[{"token":"j","role":"owner"}]'))).toEqual([{ token: 'j', role: 'owner' }]);
+    expect(readTokensFile(file('tokens.json', '[{"token":"j","role":"owner"}]'))).toEqual([
+      { token: 'j', role: 'owner' },
+    ]);
   });
 
   it('refuses a missing, unparsable, empty or malformed file, naming the file and never the content', () => {
-    expect(messageOf(() => readTokensFile(join(dir, 'absent.yaml')))).toMatch(/cannot read emulator tokens file .*absent\.yaml: no such file or directory/);
+    expect(messageOf(() => readTokensFile(join(dir, 'absent.yaml')))).toMatch(
+      /cannot read emulator tokens file .*absent\.yaml: no such file or directory/,
+    );
     const broken = messageOf(() => readTokensFile(file('broken.yaml', '- {token: very-secret, role: owner\n')));
     expect(broken).toMatch(/broken\.yaml is not valid YAML\/JSON \(line \d+, column \d+\)/);
     expect(broken).not.toContain('very-secret');
     expect(messageOf(() => readTokensFile(file('empty.yaml', '')))).toContain('must be a non-empty list');
-    expect(messageOf(() => readTokensFile(file('map.yaml', 'token: x\nrole: owner\n')))).toContain('must be a non-empty list');
-    expect(messageOf(() => readTokensFile(file('bad.yaml', '- {token: hush, role: root}\n')))).toMatch(/bad\.yaml:\n {2}- \[0\]\.role/);
+    expect(messageOf(() => readTokensFile(file('map.yaml', 'token: x\nrole: owner\n')))).toContain(
+      'must be a non-empty list',
+    );
+    expect(messageOf(() => readTokensFile(file('bad.yaml', '- {token: hush, role: root}\n')))).toMatch(
+      /bad\.yaml:\n {2}- \[0\]\.role/,
+    );
   });
 });

@@ -21,13 +21,25 @@ const VIEWER_UID = 'b'.repeat(40);
 const PUSH_UID = 'c'.repeat(40);
 
 /** Builds a LiveState by hand, uids derived from addresses so tests read by name. */
-function liveOrg(name = 'acme'): { state: LiveState; uidOf: (groupPath: string) => string; add: (r: Omit<LiveResource, 'uid' | 'parentUid'>) => void } {
+function liveOrg(name = 'acme'): {
+  state: LiveState;
+  uidOf: (groupPath: string) => string;
+  add: (r: Omit<LiveResource, 'uid' | 'parentUid'>) => void;
+} {
   const uids = new Map<string, string>([['', ORG_UID]]);
   let n = 0;
   const state: LiveState = {
     org: { uid: ORG_UID, name },
     resources: [
-      { kind: 'group', address: 'org', groupPath: '', parentAddress: null, uid: ORG_UID, parentUid: null, fields: { name, description: 'Acme Corp' } },
+      {
+        kind: 'group',
+        address: 'org',
+        groupPath: '',
+        parentAddress: null,
+        uid: ORG_UID,
+        parentUid: null,
+        fields: { name, description: 'Acme Corp' },
+      },
     ],
     incomplete: [],
     ambiguities: [],
@@ -50,13 +62,35 @@ function liveOrg(name = 'acme'): { state: LiveState; uidOf: (groupPath: string) 
 
 function group(path: string, description?: string): Omit<LiveResource, 'uid' | 'parentUid'> {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  return { kind: 'group', address: groupAddress(path), groupPath: path, parentAddress: groupAddress(parentPath(path)), fields: description === undefined ? { name } : { name, description } };
+  return {
+    kind: 'group',
+    address: groupAddress(path),
+    groupPath: path,
+    parentAddress: groupAddress(parentPath(path)),
+    fields: description === undefined ? { name } : { name, description },
+  };
 }
-function named<K extends 'identity' | 'role' | 'repo'>(kind: K, groupPath: string, fields: Record<string, unknown> & { name: string }): Omit<LiveResource, 'uid' | 'parentUid'> {
-  return { kind, address: namedAddress(kind, groupPath, fields.name), groupPath, parentAddress: groupAddress(groupPath), fields } as Omit<LiveResource, 'uid' | 'parentUid'>;
+function named<K extends 'identity' | 'role' | 'repo'>(
+  kind: K,
+  groupPath: string,
+  fields: Record<string, unknown> & { name: string },
+): Omit<LiveResource, 'uid' | 'parentUid'> {
+  return {
+    kind,
+    address: namedAddress(kind, groupPath, fields.name),
+    groupPath,
+    parentAddress: groupAddress(groupPath),
+    fields,
+  } as Omit<LiveResource, 'uid' | 'parentUid'>;
 }
 function binding(groupPath: string, identity: IdentityKey, role: RoleKey): Omit<LiveResource, 'uid' | 'parentUid'> {
-  return { kind: 'roleBinding', address: roleBindingAddress(groupPath, identity, role), groupPath, parentAddress: groupAddress(groupPath), fields: { identity, role } };
+  return {
+    kind: 'roleBinding',
+    address: roleBindingAddress(groupPath, identity, role),
+    groupPath,
+    parentAddress: groupAddress(groupPath),
+    fields: { identity, role },
+  };
 }
 
 function fileText(files: { file: string; text: string }[], name: string): string {
@@ -68,18 +102,35 @@ function fileText(files: { file: string; text: string }[], name: string): string
 describe('exportManifests', () => {
   it('writes org.yaml with the org uid pinned (and says why), its own lists and the settings', () => {
     const { state, add } = liveOrg();
-    add(named('identity', '', { name: 'release-bot', description: 'GitHub release workflow', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' } }));
+    add(
+      named('identity', '', {
+        name: 'release-bot',
+        description: 'GitHub release workflow',
+        claimMatch: {
+          issuer: 'https://token.actions.githubusercontent.com',
+          subject: 'repo:acme/app:ref:refs/heads/main',
+        },
+      }),
+    );
     add(named('role', '', { name: 'release-manager', description: '', capabilities: ['repo.list', 'tag.create'] }));
     add(binding('', { path: 'release-bot' }, { builtin: 'registry.push' }));
     add(named('repo', '', { name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\nHardened.\n' }));
-    add({ kind: 'subscription', address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
+    add({
+      kind: 'subscription',
+      address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'),
+      groupPath: '',
+      parentAddress: 'org',
+      fields: { sink: 'https://hooks.acme.dev/platform' },
+    });
 
     const files = exportManifests(state, { schemaRef: '../schemas/manifest.schema.json' });
     expect(files.map((f) => f.file)).toEqual([ORG_FILE]);
     const text = fileText(files, ORG_FILE);
     expect(text.startsWith('# yaml-language-server: $schema=../schemas/manifest.schema.json\n')).toBe(true);
     expect(text).toMatch(new RegExp(`uid: ${ORG_UID} # pinned: .*another root group is named "acme"`));
-    expect(text).toContain('claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:acme/app:ref:refs/heads/main }');
+    expect(text).toContain(
+      'claimMatch: { issuer: https://token.actions.githubusercontent.com, subject: repo:acme/app:ref:refs/heads/main }',
+    );
     expect(text).toContain('capabilities: [ repo.list, tag.create ]');
     expect(text).toContain('readme: |\n        # nginx\n\n        Hardened.\n');
 
@@ -89,7 +140,16 @@ describe('exportManifests', () => {
         name: 'acme',
         uid: ORG_UID,
         description: 'Acme Corp',
-        identities: [{ name: 'release-bot', description: 'GitHub release workflow', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' } }],
+        identities: [
+          {
+            name: 'release-bot',
+            description: 'GitHub release workflow',
+            claimMatch: {
+              issuer: 'https://token.actions.githubusercontent.com',
+              subject: 'repo:acme/app:ref:refs/heads/main',
+            },
+          },
+        ],
         roles: [{ name: 'release-manager', description: '', capabilities: ['repo.list', 'tag.create'] }],
         roleBindings: [{ identity: 'release-bot', role: 'registry.push' }],
         repos: [{ name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\nHardened.\n' }],
@@ -121,7 +181,14 @@ describe('exportManifests', () => {
             description: 'Engineering',
             groups: [
               { name: 'apps' },
-              { name: 'platform', description: '', repos: [{ name: 'alpha', description: '' }, { name: 'zeta', description: '' }] },
+              {
+                name: 'platform',
+                description: '',
+                repos: [
+                  { name: 'alpha', description: '' },
+                  { name: 'zeta', description: '' },
+                ],
+              },
             ],
           },
         ],
@@ -168,7 +235,15 @@ describe('exportManifests', () => {
     const { state, add, uidOf } = liveOrg();
     add(named('repo', '', { name: 'nginx', description: 'x' }));
     const repo = state.resources.at(-1)!;
-    state.resources.push({ kind: 'tag', address: tagAddress('nginx', '1.0'), groupPath: '', parentAddress: 'repo:nginx', uid: `${repo.uid}/0000000000000099`, parentUid: repo.uid, fields: { name: '1.0', digest: 'sha256:' + '0'.repeat(64), deprecated: false } });
+    state.resources.push({
+      kind: 'tag',
+      address: tagAddress('nginx', '1.0'),
+      groupPath: '',
+      parentAddress: 'repo:nginx',
+      uid: `${repo.uid}/0000000000000099`,
+      parentUid: repo.uid,
+      fields: { name: '1.0', digest: 'sha256:' + '0'.repeat(64), deprecated: false },
+    });
     expect(uidOf('')).toBe(ORG_UID);
     const text = fileText(exportManifests(state), ORG_FILE);
     expect(parse(text).org.repos).toEqual([{ name: 'nginx', description: 'x' }]);
@@ -202,7 +277,9 @@ describe('exportManifests', () => {
     const ambiguous = { ...state, ambiguities: [{ address: 'repo:nginx', uids: ['u1', 'u2'] }] };
     expect(() => exportManifests(ambiguous)).toThrow(UserError);
     expect(() => exportManifests(ambiguous)).toThrow(/repo:nginx: uids u1, u2/);
-    expect(() => exportManifests({ ...state, incomplete: [{ kind: 'repo', reason: 'cursor restarted' }] })).toThrow(/repo: cursor restarted/);
+    expect(() => exportManifests({ ...state, incomplete: [{ kind: 'repo', reason: 'cursor restarted' }] })).toThrow(
+      /repo: cursor restarted/,
+    );
   });
 });
 
@@ -231,11 +308,32 @@ function planExport(state: LiveState) {
 describe('export round trip', () => {
   it('plans to zero steps for an org with every kind and every form of reference', () => {
     const { state, add } = liveOrg();
-    add(named('identity', '', { name: 'release-bot', description: 'GitHub release workflow', claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' } }));
-    add(named('role', '', { name: 'release-manager', description: 'Cuts releases', capabilities: ['tag.create', 'repo.list'] }));
+    add(
+      named('identity', '', {
+        name: 'release-bot',
+        description: 'GitHub release workflow',
+        claimMatch: {
+          issuer: 'https://token.actions.githubusercontent.com',
+          subject: 'repo:acme/app:ref:refs/heads/main',
+        },
+      }),
+    );
+    add(
+      named('role', '', {
+        name: 'release-manager',
+        description: 'Cuts releases',
+        capabilities: ['tag.create', 'repo.list'],
+      }),
+    );
     add(named('repo', '', { name: 'nginx', description: 'Hardened nginx', readme: '# nginx\n\n  indented\n' }));
     add(named('repo', '', { name: '1.10', description: '', readme: '' }));
-    add({ kind: 'subscription', address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'), groupPath: '', parentAddress: 'org', fields: { sink: 'https://hooks.acme.dev/platform' } });
+    add({
+      kind: 'subscription',
+      address: namedAddress('subscription', '', 'https://hooks.acme.dev/platform'),
+      groupPath: '',
+      parentAddress: 'org',
+      fields: { sink: 'https://hooks.acme.dev/platform' },
+    });
     add(binding('', { path: 'release-bot' }, { builtin: 'registry.push' }));
     add(binding('', { path: 'release-bot' }, { path: 'release-manager' }));
     add(group('engineering', 'Engineering'));

@@ -15,7 +15,10 @@ import type { Pointer } from '../../src/manifest/diagnostics.js';
 function both(text: string) {
   return (['fast', 'yaml'] as const).map((yamlReader) => {
     const r = validateManifestTexts([{ file: 'm.yaml', text }], { yamlReader });
-    return { diagnostics: r.diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`), state: r.state?.resources.map((x) => x.address) };
+    return {
+      diagnostics: r.diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`),
+      state: r.state?.resources.map((x) => x.address),
+    };
   });
 }
 
@@ -31,14 +34,17 @@ describe('the fast reader at its edges', () => {
   it('takes a long key on a line of 1,024 characters, as yaml does', () => {
     const key = 'k'.repeat(1024 - '  : x'.length);
     const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  ${key}: x\n`;
-    expect(readPlainYaml(text, new Set(), 100)).toEqual([{ apiVersion: 'platform-sync/v1', org: { name: 'acme', [key]: 'x' } }]);
+    expect(readPlainYaml(text, new Set(), 100)).toEqual([
+      { apiVersion: 'platform-sync/v1', org: { name: 'acme', [key]: 'x' } },
+    ]);
     const [fast, yaml] = both(text);
     expect(fast).toEqual(yaml);
     expect(fast!.diagnostics).toHaveLength(1); // the unknown field, at the same place
   });
 
   it('reads files of several documents as yaml does', () => {
-    const text = 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: a}]\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: b}]\n';
+    const text =
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: a}]\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: b}]\n';
     expect(readPlainYaml(text, new Set(), 100)).toHaveLength(2);
     const [fast, yaml] = both(text);
     expect(fast).toEqual(yaml);
@@ -46,7 +52,8 @@ describe('the fast reader at its edges', () => {
   });
 
   it('gives an empty document between markers to yaml, which reports it', () => {
-    const text = 'apiVersion: platform-sync/v1\norg:\n  name: acme\n---\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n';
+    const text =
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n---\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n';
     expect(readPlainYaml(text, new Set(), 100)).toBeUndefined();
     const [fast, yaml] = both(text);
     expect(fast).toEqual(yaml);
@@ -68,7 +75,12 @@ describe('the fast reader at its edges', () => {
     // comments and blank lines between, a block scalar, an empty value, CRLF in one copy.
     const group = (i: number, ind: string, depth: number): string =>
       `${ind}- name: g${i}\n${ind}  description: team ${i} # owner: ${i}\n\n${ind}  identities:\n` +
-      [0, 1].map((k) => `${ind}    - name: id-${k}\n${ind}      claimMatch:\n${ind}        issuer: https://issuer.example\n${ind}        subject: repo:acme/${i}-${k}\n`).join('') +
+      [0, 1]
+        .map(
+          (k) =>
+            `${ind}    - name: id-${k}\n${ind}      claimMatch:\n${ind}        issuer: https://issuer.example\n${ind}        subject: repo:acme/${i}-${k}\n`,
+        )
+        .join('') +
       `${ind}  repos:\n${ind}  # at the key's column\n${ind}  - name: app\n${ind}    readme: |\n${ind}      # Title\n\n${ind}      body: text\n${ind}    description:\n` +
       `${ind}  roleBindings:\n${ind}    -\n${ind}      identity: id-0\n${ind}      role: viewer\n` +
       (depth < 2 ? `${ind}  groups:\n${[0, 1].map((k) => group(k, `${ind}    `, depth + 1)).join('')}` : '');
@@ -82,13 +94,16 @@ describe('the fast reader at its edges', () => {
       const walk = (node: unknown, pointer: Pointer): void => {
         nodes.push(pointer);
         if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...pointer, i]));
-        else if (node !== null && typeof node === 'object') for (const [key, item] of Object.entries(node)) walk(item, [...pointer, key]);
+        else if (node !== null && typeof node === 'object')
+          for (const [key, item] of Object.entries(node)) walk(item, [...pointer, key]);
       };
       walk(value, []);
       expect(nodes.length).toBeGreaterThan(300);
       for (const pointer of nodes) {
         for (const target of ['key', 'value'] as const) {
-          expect(plain.locate(0, pointer, target), `${JSON.stringify(pointer)} ${target}`).toStrictEqual(slow.locate(pointer, target));
+          expect(plain.locate(0, pointer, target), `${JSON.stringify(pointer)} ${target}`).toStrictEqual(
+            slow.locate(pointer, target),
+          );
         }
       }
     }
@@ -98,7 +113,10 @@ describe('the fast reader at its edges', () => {
   // the document's first line, where the fast reader must step aside for `yaml`, which reports it.
   it.each([
     ['a list item left of the first key', '  apiVersion: platform-sync/v1\n- x\n'],
-    ['a list item left of its list', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n  - name: a\n- name: b\n'],
+    [
+      'a list item left of its list',
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos:\n  - name: a\n- name: b\n',
+    ],
     ['a key left of the first key', '  apiVersion: platform-sync/v1\norg:\n  name: acme\n'],
   ])('%s: no throw, and read as yaml reads it', (_, text) => {
     expect(() => readPlainYaml(text, new Set(), 100)).not.toThrow();
@@ -111,9 +129,15 @@ describe('the fast reader at its edges', () => {
   // the document's column after a nested mapping, where `yaml` reports an error; such lines go to
   // `yaml` (block-structure.ts), also when a flow collection comes before them.
   it.each([
-    ['after an empty item', "apiVersion: 'platform-sync/v1'\norg:\n  name: acme\n  repos:\n  -\n- identities:  # note\n\n    - name: \"deploy-bot\"\n    - {name: svc.a, description: \"2024-01-01\"}\n  groups: []\n"],
-    ['after a flow collection', 'apiVersion: platform-sync/v1\norg:\n  name: acme\n  labels: {a: b}\n  repos:\n  -\n- identities: []\n'],
-  ])('a list item at a mapping\'s column %s: read as yaml reads it', (_, text) => {
+    [
+      'after an empty item',
+      'apiVersion: \'platform-sync/v1\'\norg:\n  name: acme\n  repos:\n  -\n- identities:  # note\n\n    - name: "deploy-bot"\n    - {name: svc.a, description: "2024-01-01"}\n  groups: []\n',
+    ],
+    [
+      'after a flow collection',
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  labels: {a: b}\n  repos:\n  -\n- identities: []\n',
+    ],
+  ])("a list item at a mapping's column %s: read as yaml reads it", (_, text) => {
     expect(readPlainYaml(text, new Set(), 100)).toBeUndefined();
     const [fast, yaml] = both(text);
     expect(fast).toEqual(yaml);

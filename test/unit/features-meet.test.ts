@@ -18,7 +18,9 @@ const OIDC = { issuer: 'https://acme.okta.com', clientId: 'c-1' };
 
 function validate(body: string): string[] {
   const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n${body}`;
-  return validateManifestTexts([{ file: 'm.yaml', text }]).diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`);
+  return validateManifestTexts([{ file: 'm.yaml', text }]).diagnostics.map(
+    (d) => `${d.location.line}:${d.location.column} ${d.message}`,
+  );
 }
 
 describe('a declared binding of an ignored identity (defect 1)', () => {
@@ -44,9 +46,12 @@ describe('a declared binding of an ignored identity (defect 1)', () => {
   });
 });
 
-describe('refusals judge the plan\'s result, not live state alone (defect 4)', () => {
+describe("refusals judge the plan's result, not live state alone (defect 4)", () => {
   it("deletes a custom role once the same plan moves an identity provider's default role off it", () => {
-    const live = liveState([r.role('', 'sso-old', { capabilities: ['repo.list'] }), r.identityProvider('', 'okta', { defaultRole: { path: 'sso-old' }, oidc: OIDC })]);
+    const live = liveState([
+      r.role('', 'sso-old', { capabilities: ['repo.list'] }),
+      r.identityProvider('', 'okta', { defaultRole: { path: 'sso-old' }, oidc: OIDC }),
+    ]);
     const desired = desiredState([r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC })]);
     const p = plan(desired, live);
     expect(p.refusals).toEqual([]);
@@ -87,7 +92,9 @@ describe('the library plans no bootstrap it was not asked for (defect 7)', () =>
 
 describe('validate', () => {
   it('requires the default role (and the oidc block) of an identity provider (defect 5)', () => {
-    const problems = validate('  identityProviders:\n    - name: okta\n      oidc: {issuer: "https://acme.okta.com", clientId: c}\n');
+    const problems = validate(
+      '  identityProviders:\n    - name: okta\n      oidc: {issuer: "https://acme.okta.com", clientId: c}\n',
+    );
     expect(problems.join('\n')).toMatch(/^5:7 .*defaultRole/m);
   });
 
@@ -104,7 +111,9 @@ describe('export of values manifests cannot hold (defect 6)', () => {
     it(`fails naming a claim called ${claim}`, () => {
       const claims: Record<string, string> = {};
       Object.defineProperty(claims, claim, { value: 'x', enumerable: true, writable: true, configurable: true });
-      const live = liveState([r.identity('', 'bot', { claimMatch: { issuer: 'https://i.example', subject: 's', claims } })]);
+      const live = liveState([
+        r.identity('', 'bot', { claimMatch: { issuer: 'https://i.example', subject: 's', claims } }),
+      ]);
       let error: unknown;
       try {
         exportManifests(live);
@@ -122,7 +131,14 @@ describe('--target that names nothing (defect 9)', () => {
     const shapes = [r.repo('', 'app')];
     const p = plan(desiredState(shapes), liveState(shapes), { targets: ['repo:ap', 'repo:app'] });
     // The typo is an error (a refusal: plan exits 1, apply will not run it); the other a note.
-    expect(p.refusals).toEqual([{ rule: 'unknown-target', message: '--target repo:ap matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)', addresses: ['repo:ap'] }]);
+    expect(p.refusals).toEqual([
+      {
+        rule: 'unknown-target',
+        message:
+          '--target repo:ap matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)',
+        addresses: ['repo:ap'],
+      },
+    ]);
     expect(p.warnings).toEqual(['--target repo:app matches no change: what it names is live as declared']);
   });
 });
@@ -132,11 +148,16 @@ describe('renames where an account association shares its group uid (found by th
     const live = liveState([r.accountAssociation('', { name: 'cloud' }), r.repo('', 'app'), r.group('engineering')]);
     const renamedRepo = { ...r.repo('', 'application'), renamedFrom: 'app' };
     const renamedGroup = { ...r.group('eng'), renamedFrom: 'engineering' };
-    for (const [renamed, kept] of [[renamedRepo, r.group('engineering')], [renamedGroup, r.repo('', 'app')]] as const) {
+    for (const [renamed, kept] of [
+      [renamedRepo, r.group('engineering')],
+      [renamedGroup, r.repo('', 'app')],
+    ] as const) {
       const desired = desiredState([r.org(), r.accountAssociation('', { name: 'cloud' }), renamed, kept]);
       const moved = applyRenames(desired, live).live.resources;
       expect(moved.filter((x) => x.address === 'org').map((x) => x.kind)).toEqual(['group']);
-      expect(moved.filter((x) => x.kind === 'accountAssociation').map((x) => x.address)).toEqual(['accountAssociation:/']);
+      expect(moved.filter((x) => x.kind === 'accountAssociation').map((x) => x.address)).toEqual([
+        'accountAssociation:/',
+      ]);
       expect(plan(desired, live).steps.map((s) => `${s.action} ${s.address}`)).toEqual([`update ${renamed.address}`]);
     }
   });

@@ -19,7 +19,10 @@ describe('GitHub expressions, as the runner evaluates them', () => {
   writeFileSync(join(workspace, 'invites.jsonl'), '{}\n');
   writeFileSync(join(workspace, 'sub', 'a.txt'), 'a');
   writeFileSync(join(outside, 'invite-codes.jsonl.gpg'), 'sealed');
-  const scope = (status: ExpressionScope['status'] = 'success', vars: Record<string, string> = {}): ExpressionScope => ({
+  const scope = (
+    status: ExpressionScope['status'] = 'success',
+    vars: Record<string, string> = {},
+  ): ExpressionScope => ({
     contexts: {
       vars,
       runner: { temp: outside },
@@ -48,7 +51,9 @@ describe('GitHub expressions, as the runner evaluates them', () => {
   });
 
   it('&& and || give an operand, comparisons ignore the case of strings, unknown names are errors', () => {
-    expect(evaluate("vars.KEY != '' && format('{0}/x', runner.temp) || ''", scope('success', { KEY: 'k' }))).toBe(`${outside}/x`);
+    expect(evaluate("vars.KEY != '' && format('{0}/x', runner.temp) || ''", scope('success', { KEY: 'k' }))).toBe(
+      `${outside}/x`,
+    );
     expect(evaluate("vars.KEY != '' && format('{0}/x', runner.temp) || ''", scope())).toBe('');
     expect(evaluate("github.event_name == 'PUSH'", scope())).toBe(true);
     expect(evaluate("contains(github.event.pull_request.labels.*.name, 'x')", scope())).toBe(true);

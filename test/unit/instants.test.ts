@@ -11,7 +11,9 @@ import { diffManagedFields } from '../../src/plan/fields.js';
 import type { DesiredResource, LiveResource } from '../../src/model/resources.js';
 
 /** Every (kind, field, member) declared as an instant ('' = the field itself). */
-const INSTANTS = DESCRIPTORS.flatMap((d) => d.fields.flatMap((f) => (f.instants ?? []).map((member) => ({ kind: d.kind as Kind, field: f.name, member }))));
+const INSTANTS = DESCRIPTORS.flatMap((d) =>
+  d.fields.flatMap((f) => (f.instants ?? []).map((member) => ({ kind: d.kind as Kind, field: f.name, member }))),
+);
 
 /** One instant, spelled in one of the ways RFC 3339 allows. */
 function spell(ms: number, how: number): string {
@@ -32,25 +34,48 @@ function spell(ms: number, how: number): string {
   }
 }
 
-const withValue = (field: string, member: string, value: string): Record<string, unknown> => (member === '' ? { [field]: value } : { [field]: { [member]: value } });
-const resource = (kind: Kind, fields: Record<string, unknown>) => ({ kind, address: `${kind}:x`, groupPath: '', parentAddress: 'org', fields, source: { file: 'm.yaml', line: 1, column: 1 }, uid: 'u', parentUid: 'o' }) as unknown as DesiredResource & LiveResource;
+const withValue = (field: string, member: string, value: string): Record<string, unknown> =>
+  member === '' ? { [field]: value } : { [field]: { [member]: value } };
+const resource = (kind: Kind, fields: Record<string, unknown>) =>
+  ({
+    kind,
+    address: `${kind}:x`,
+    groupPath: '',
+    parentAddress: 'org',
+    fields,
+    source: { file: 'm.yaml', line: 1, column: 1 },
+    uid: 'u',
+    parentUid: 'o',
+  }) as unknown as DesiredResource & LiveResource;
 
 describe('timestamps compare as instants', () => {
   it('declares the times the service answers: an entitlement, static keys, an invite', () => {
-    expect(INSTANTS.map((i) => `${i.kind}.${i.field}${i.member ? `.${i.member}` : ''}`).sort()).toEqual(['groupInvite.expirationTime', 'identity.staticKeys.expirationTime', 'repo.syncConfig.expiration']);
+    expect(INSTANTS.map((i) => `${i.kind}.${i.field}${i.member ? `.${i.member}` : ''}`).sort()).toEqual([
+      'groupInvite.expirationTime',
+      'identity.staticKeys.expirationTime',
+      'repo.syncConfig.expiration',
+    ]);
   });
 
   it('two spellings of one instant plan to nothing; another instant is a change (property)', () => {
     const seed = Number(process.env.INVARIANT_SEED ?? 48);
     fc.assert(
-      fc.property(fc.constantFrom(...INSTANTS), fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.boolean(), fc.nat(3), fc.nat(3), fc.integer({ min: 1, max: 86_400_000 }), (at, ms0, whole, a, b, delta) => {
-        const ms = whole ? ms0 - (ms0 % 1000) : ms0;
-        const declared = resource(at.kind, withValue(at.field, at.member, spell(ms, a)));
-        const live = resource(at.kind, withValue(at.field, at.member, spell(ms, b)));
-        expect(diffManagedFields(declared, live)).toEqual([]);
-        const later = resource(at.kind, withValue(at.field, at.member, spell(ms + delta, a)));
-        expect(diffManagedFields(later, live).length).toBeGreaterThan(0);
-      }),
+      fc.property(
+        fc.constantFrom(...INSTANTS),
+        fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2040, 0, 1) }),
+        fc.boolean(),
+        fc.nat(3),
+        fc.nat(3),
+        fc.integer({ min: 1, max: 86_400_000 }),
+        (at, ms0, whole, a, b, delta) => {
+          const ms = whole ? ms0 - (ms0 % 1000) : ms0;
+          const declared = resource(at.kind, withValue(at.field, at.member, spell(ms, a)));
+          const live = resource(at.kind, withValue(at.field, at.member, spell(ms, b)));
+          expect(diffManagedFields(declared, live)).toEqual([]);
+          const later = resource(at.kind, withValue(at.field, at.member, spell(ms + delta, a)));
+          expect(diffManagedFields(later, live).length).toBeGreaterThan(0);
+        },
+      ),
       { numRuns: 300, seed },
     );
   });

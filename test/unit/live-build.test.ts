@@ -10,7 +10,16 @@ const VIEWER = 'b'.repeat(40);
 const OUTSIDE_ID = `${'c'.repeat(40)}/3000000000000001`;
 
 function raw(items: Partial<Record<Kind, ApiObject[]>>): RawOrgListings {
-  const all = { group: [], identity: [], role: [], roleBinding: [], repo: [], tag: [], subscription: [], ...items } as Record<Kind, ApiObject[]>;
+  const all = {
+    group: [],
+    identity: [],
+    role: [],
+    roleBinding: [],
+    repo: [],
+    tag: [],
+    subscription: [],
+    ...items,
+  } as Record<Kind, ApiObject[]>;
   return { org: { uid: ORG, name: 'acme', description: 'Acme' }, items: all, builtinRoles: { viewer: VIEWER } };
 }
 
@@ -22,10 +31,16 @@ describe('buildLiveResources', () => {
           { uid: PLAT, name: 'platform' },
           { uid: ENG, name: 'engineering', description: 'Eng' },
         ],
-        identity: [{ uid: `${ENG}/4000000000000001`, name: 'ci-bot', claimMatch: { issuer: 'https://i', subject: 's' } }],
+        identity: [
+          { uid: `${ENG}/4000000000000001`, name: 'ci-bot', claimMatch: { issuer: 'https://i', subject: 's' } },
+        ],
         role: [{ uid: `${ORG}/5000000000000001`, name: 'deployer', capabilities: ['repo.list'] }],
         roleBinding: [
-          { uid: `${PLAT}/6000000000000001`, identity: { uid: `${ENG}/4000000000000001` }, role: { uid: `${ORG}/5000000000000001` } },
+          {
+            uid: `${PLAT}/6000000000000001`,
+            identity: { uid: `${ENG}/4000000000000001` },
+            role: { uid: `${ORG}/5000000000000001` },
+          },
           { uid: `${PLAT}/6000000000000002`, identity: { uid: OUTSIDE_ID }, role: { uid: VIEWER } },
         ],
         repo: [{ uid: `${PLAT}/7000000000000001`, name: 'nginx' }],
@@ -48,14 +63,25 @@ describe('buildLiveResources', () => {
         'subscription:engineering/https://hooks.example/x',
       ].sort(),
     );
-    expect(byAddress['group:engineering/platform']).toMatchObject({ groupPath: 'engineering/platform', parentAddress: 'group:engineering', parentUid: ENG });
+    expect(byAddress['group:engineering/platform']).toMatchObject({
+      groupPath: 'engineering/platform',
+      parentAddress: 'group:engineering',
+      parentUid: ENG,
+    });
     expect(byAddress['tag:engineering/platform/nginx:1.0']).toMatchObject({
       groupPath: 'engineering/platform',
       parentAddress: 'repo:engineering/platform/nginx',
       fields: { name: '1.0', digest: 'sha256:ab', deprecated: true },
     });
-    expect(byAddress[`roleBinding:engineering/platform/uid:${OUTSIDE_ID}=viewer`]!.fields).toEqual({ identity: { uid: OUTSIDE_ID }, role: { builtin: 'viewer' } });
-    expect(byAddress.org).toMatchObject({ parentAddress: null, parentUid: null, fields: { name: 'acme', description: 'Acme' } });
+    expect(byAddress[`roleBinding:engineering/platform/uid:${OUTSIDE_ID}=viewer`]!.fields).toEqual({
+      identity: { uid: OUTSIDE_ID },
+      role: { builtin: 'viewer' },
+    });
+    expect(byAddress.org).toMatchObject({
+      parentAddress: null,
+      parentUid: null,
+      fields: { name: 'acme', description: 'Acme' },
+    });
     expect(built.ambiguities).toEqual([]);
     expect(built.unplaced).toEqual([]);
   });
@@ -69,8 +95,12 @@ describe('buildLiveResources', () => {
         ],
       }),
     );
-    expect(built.ambiguities).toEqual([{ address: 'identity:bot', uids: [`${ORG}/4000000000000001`, `${ORG}/4000000000000002`] }]);
-    expect(built.resources.filter((r) => r.address === 'identity:bot').map((r) => r.uid)).toEqual([`${ORG}/4000000000000001`]);
+    expect(built.ambiguities).toEqual([
+      { address: 'identity:bot', uids: [`${ORG}/4000000000000001`, `${ORG}/4000000000000002`] },
+    ]);
+    expect(built.resources.filter((r) => r.address === 'identity:bot').map((r) => r.uid)).toEqual([
+      `${ORG}/4000000000000001`,
+    ]);
   });
 
   it('reports resources whose parent is missing instead of dropping them silently', () => {
@@ -84,14 +114,21 @@ describe('buildLiveResources', () => {
         identity: [{ uid: `${ORG}/4000000000000001`, name: 'seen' }],
         roleBinding: [
           { uid: `${ORG}/6000000000000001`, identity: { uid: `${ORG}/4000000000000009` }, role: { uid: VIEWER } },
-          { uid: `${ORG}/6000000000000002`, identity: { uid: `${ORG}/4000000000000001` }, role: { uid: `${ORG}/5000000000000009` } },
+          {
+            uid: `${ORG}/6000000000000002`,
+            identity: { uid: `${ORG}/4000000000000001` },
+            role: { uid: `${ORG}/5000000000000009` },
+          },
           // Outside the org: kept as a uid reference, not a sign of a missed listing.
           { uid: `${ORG}/6000000000000003`, identity: { uid: OUTSIDE_ID }, role: { uid: VIEWER } },
         ],
       }),
     );
     expect(built.unplaced).toEqual([
-      { kind: 'identity', reason: expect.stringContaining(`${ORG}/4000000000000009, bound by ${ORG}/6000000000000001`) },
+      {
+        kind: 'identity',
+        reason: expect.stringContaining(`${ORG}/4000000000000009, bound by ${ORG}/6000000000000001`),
+      },
       { kind: 'role', reason: expect.stringContaining(`${ORG}/5000000000000009, bound by ${ORG}/6000000000000002`) },
     ]);
   });

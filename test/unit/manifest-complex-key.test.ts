@@ -9,7 +9,9 @@ describe('a complex mapping key', () => {
     process.on('warning', onWarning);
     try {
       for (const key of ['? [a, b]\n  : x', '? {a: 1}\n  : x']) {
-        const result = validateManifestTexts([{ file: 'm.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  ${key}\n` }]);
+        const result = validateManifestTexts([
+          { file: 'm.yaml', text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  ${key}\n` },
+        ]);
         expect(result.diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`)).toEqual([
           '4:5 a mapping key must be a plain name, not a list or mapping (a complex key `? …`); write the field name as a plain key',
         ]);

@@ -44,14 +44,23 @@ describe('directories', () => {
     const link = join(dir, 'given-broken.yaml');
     await symlink('missing-target.yaml', link);
     const result = await validateManifests([link]);
-    expect(result.diagnostics.map(formatDiagnostic)).toEqual([`${link}: cannot read: broken symbolic link (its target does not exist)`]);
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([
+      `${link}: cannot read: broken symbolic link (its target does not exist)`,
+    ]);
   });
 });
 
 describe('encodings and line endings', () => {
   it('refuses a Latin-1 file at the first byte that is not UTF-8', async () => {
     const file = join(dir, 'latin1.yaml');
-    await writeFile(file, Buffer.concat([Buffer.from(`${HEAD}org:\n  name: acme\n  description: Caf`), Buffer.from([0xe9]), Buffer.from(' au lait\n')]));
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from(`${HEAD}org:\n  name: acme\n  description: Caf`),
+        Buffer.from([0xe9]),
+        Buffer.from(' au lait\n'),
+      ]),
+    );
     const result = await validateManifests([file]);
     expect(result.diagnostics.map(formatDiagnostic)).toEqual([
       `${file}:4:19: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character; is it Latin-1 or UTF-16?); save it as UTF-8`,
@@ -66,7 +75,9 @@ describe('encodings and line endings', () => {
 
   it('refuses UTF-16 (its byte order mark is not UTF-8)', () => {
     const decoded = decodeManifestBytes('u16.yaml', Buffer.from('\ufeffa: b', 'utf16le'));
-    expect('diagnostic' in decoded && formatDiagnostic(decoded.diagnostic)).toMatch(/^u16\.yaml:1:1: file is not valid UTF-8 \(byte 0xFF/);
+    expect('diagnostic' in decoded && formatDiagnostic(decoded.diagnostic)).toMatch(
+      /^u16\.yaml:1:1: file is not valid UTF-8 \(byte 0xFF/,
+    );
   });
 
   it('reads a UTF-8 byte order mark and CRLF line endings with exact positions', async () => {
@@ -79,7 +90,10 @@ describe('encodings and line endings', () => {
   });
 
   it('accepts a large valid file just under the size limit', () => {
-    const repos = Array.from({ length: 9000 }, (_, i) => `    - name: repo-${i}\n      description: Repository number ${i}\n`).join('');
+    const repos = Array.from(
+      { length: 9000 },
+      (_, i) => `    - name: repo-${i}\n      description: Repository number ${i}\n`,
+    ).join('');
     const text = `${HEAD}org:\n  name: acme\n  repos:\n${repos}`;
     expect(Buffer.byteLength(text)).toBeGreaterThan(500_000);
     const { state, diagnostics } = validateManifestTexts([{ file: 'big.yaml', text }]);

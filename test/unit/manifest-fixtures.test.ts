@@ -13,7 +13,9 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: 'syntax error',
     files: ['bad-syntax.yaml'],
-    expected: [`${F}/bad-syntax.yaml:5:3: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]`],
+    expected: [
+      `${F}/bad-syntax.yaml:5:3: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    ],
   },
   {
     name: 'tab in indentation',
@@ -87,27 +89,37 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: '__proto__ key',
     files: ['bad-proto-key.yaml'],
-    expected: [`${F}/bad-proto-key.yaml:6:7: key "__proto__" is not allowed (it could alter object prototypes in programs that read the manifest); remove it`],
+    expected: [
+      `${F}/bad-proto-key.yaml:6:7: key "__proto__" is not allowed (it could alter object prototypes in programs that read the manifest); remove it`,
+    ],
   },
   {
     name: 'wrong apiVersion (nothing else is judged)',
     files: ['bad-api-version.yaml'],
-    expected: [`${F}/bad-api-version.yaml:1:13: unsupported apiVersion "platform-sync/v2"; expected "platform-sync/v1" (at /apiVersion)`],
+    expected: [
+      `${F}/bad-api-version.yaml:1:13: unsupported apiVersion "platform-sync/v2"; expected "platform-sync/v1" (at /apiVersion)`,
+    ],
   },
   {
     name: 'missing apiVersion',
     files: ['bad-missing-api-version.yaml'],
-    expected: [`${F}/bad-missing-api-version.yaml:1:1: missing apiVersion; expected "apiVersion: platform-sync/v1" at the top of the document`],
+    expected: [
+      `${F}/bad-missing-api-version.yaml:1:1: missing apiVersion; expected "apiVersion: platform-sync/v1" at the top of the document`,
+    ],
   },
   {
     name: 'empty file (comments only)',
     files: ['bad-empty.yaml'],
-    expected: [`${F}/bad-empty.yaml: empty file (no YAML document); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`],
+    expected: [
+      `${F}/bad-empty.yaml: empty file (no YAML document); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`,
+    ],
   },
   {
     name: 'empty document among others',
     files: ['bad-empty-document.yaml'],
-    expected: [`${F}/bad-empty-document.yaml:4:1: empty document (document 2 of 3); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`],
+    expected: [
+      `${F}/bad-empty-document.yaml:4:1: empty document (document 2 of 3); expected a manifest document with "apiVersion: platform-sync/v1" and "org"`,
+    ],
   },
   {
     name: 'alias bomb',
@@ -119,7 +131,9 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: 'alias without anchor',
     files: ['bad-undefined-alias.yaml'],
-    expected: [`${F}/bad-undefined-alias.yaml:4:16: alias *missing has no anchor &missing before it; define the anchor first or write the value out`],
+    expected: [
+      `${F}/bad-undefined-alias.yaml:4:16: alias *missing has no anchor &missing before it; define the anchor first or write the value out`,
+    ],
   },
   {
     name: 'unknown capability',
@@ -131,7 +145,9 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: 'role without capabilities',
     files: ['bad-no-capabilities.yaml'],
-    expected: [`${F}/bad-no-capabilities.yaml:6:21: role "empty" has no capabilities; expected at least one, e.g. [repo.list] (at /org/roles/0/capabilities)`],
+    expected: [
+      `${F}/bad-no-capabilities.yaml:6:21: role "empty" has no capabilities; expected at least one, e.g. [repo.list] (at /org/roles/0/capabilities)`,
+    ],
   },
   {
     name: 'custom role shadowing a built-in',
@@ -178,7 +194,9 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
   {
     name: 'duplicate key',
     files: ['bad-duplicate-key.yaml'],
-    expected: [`${F}/bad-duplicate-key.yaml:5:3: duplicate key "description" in one mapping (first at line 4, column 3); each key may appear only once`],
+    expected: [
+      `${F}/bad-duplicate-key.yaml:5:3: duplicate key "description" in one mapping (first at line 4, column 3); each key may appear only once`,
+    ],
   },
   {
     name: 'documents for two orgs',
@@ -229,7 +247,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     ],
   },
   {
-    name: "misspelt keys: one message each, with a suggestion, and no echo as missing",
+    name: 'misspelt keys: one message each, with a suggestion, and no echo as missing',
     files: ['bad-misspelt-keys.yaml'],
     expected: [
       `${F}/bad-misspelt-keys.yaml:1:1: unknown field "apiVersoin" in the document; expected one of apiVersion, org, settings (did you mean "apiVersion"?) (at /apiVersoin)`,
@@ -240,7 +258,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     ],
   },
   {
-    name: "custom role of another subtree, by name and by path",
+    name: 'custom role of another subtree, by name and by path',
     files: ['bad-role-other-subtree.yaml'],
     expected: [
       `${F}/bad-role-other-subtree.yaml:14:17: unknown role "deployer" in role binding of group "security"; expected a custom role of this group or its ancestors (none are declared) or a built-in role (viewer, editor, owner, registry.pull, registry.push, registry.pull_token_creator); a custom role "deployer" exists in group "engineering", but only custom roles of its own group and its ancestors may be used (at /org/groups/1/roleBindings/0/role)`,
@@ -248,7 +266,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     ],
   },
   {
-    name: "identity path through a missing group, and a near miss",
+    name: 'identity path through a missing group, and a near miss',
     files: ['bad-missing-group-path.yaml'],
     expected: [
       `${F}/bad-missing-group-path.yaml:9:17: unknown identity "enginering/ci-bot" in role binding of org "acme": a path is from the org root, and there is no group "enginering" (did you mean "engineering"?); expected the path of a declared identity, or identityUid for one the manifests do not manage (at /org/roleBindings/0/identity)`,
@@ -256,49 +274,49 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     ],
   },
   {
-    name: "not UTF-8 (Latin-1)",
+    name: 'not UTF-8 (Latin-1)',
     files: ['bad-not-utf8.yaml'],
     expected: [
       `${F}/bad-not-utf8.yaml:4:19: file is not valid UTF-8 (byte 0xE9 here is not part of a UTF-8 character; is it Latin-1 or UTF-16?); save it as UTF-8`,
     ],
   },
   {
-    name: "a line indented deeper than the key above (one message, on that line)",
+    name: 'a line indented deeper than the key above (one message, on that line)',
     files: ['bad-over-indent.yaml'],
     expected: [
       `${F}/bad-over-indent.yaml:6:9: bad indentation: this line starts at column 9, deeper than the key above it (column 7), so it cannot start a new key there; align it with the key above, or write the key above with nothing after its ":" to nest under it (YAML: Nested mappings are not allowed in compact mappings)`,
     ],
   },
   {
-    name: "a line indented one space short inside a list item",
+    name: 'a line indented one space short inside a list item',
     files: ['bad-under-indent.yaml'],
     expected: [
       `${F}/bad-under-indent.yaml:6:6: bad indentation: this line starts at column 6, but the key above it starts at column 7; keys of one mapping must start at the same column, and a new list item starts with "- " (YAML: Sequence item without - indicator)`,
     ],
   },
   {
-    name: "a list item out of line with the item above",
+    name: 'a list item out of line with the item above',
     files: ['bad-list-item-indent.yaml'],
     expected: [
       `${F}/bad-list-item-indent.yaml:6:3: bad indentation: this list item starts at column 3, but the item above it starts at column 5; items of one list must start at the same column (YAML: A block sequence may not be used as an implicit map key)`,
     ],
   },
   {
-    name: "a key without its colon",
+    name: 'a key without its colon',
     files: ['bad-missing-colon.yaml'],
     expected: [
       `${F}/bad-missing-colon.yaml:6:7: YAML syntax error: expected "key: value", but this line has no ":" (a key needs ": " before its value)`,
     ],
   },
   {
-    name: "an unclosed quote, pointed at where it opens",
+    name: 'an unclosed quote, pointed at where it opens',
     files: ['bad-unclosed-quote.yaml'],
     expected: [
       `${F}/bad-unclosed-quote.yaml:4:16: YAML syntax error: the quoted string that starts here has no closing "; close it on the line where it ends`,
     ],
   },
   {
-    name: "settings with a YAML 1.1 boolean and a string for a list",
+    name: 'settings with a YAML 1.1 boolean and a string for a list',
     files: ['bad-settings-types.yaml'],
     expected: [
       `${F}/bad-settings-types.yaml:5:10: prune of settings must be true or false or a mapping, got a string ("yes"); write true, unquoted (in YAML 1.2, "yes" is a string, not a boolean) (at /settings/prune)`,

@@ -27,17 +27,30 @@ describe('examples/acme', () => {
   });
 
   it('reads the three files, sorted, as one org with a realistic number of resources', () => {
-    expect(state.files).toEqual(['examples/acme/engineering.yaml', 'examples/acme/org.yaml', 'examples/acme/security.yaml']);
+    expect(state.files).toEqual([
+      'examples/acme/engineering.yaml',
+      'examples/acme/org.yaml',
+      'examples/acme/security.yaml',
+    ]);
     expect(state.org).toEqual({ name: 'acme', source: { file: 'examples/acme/org.yaml', line: 7, column: 3 } });
     expect(state.resources.length).toBeGreaterThanOrEqual(25);
     expect(state.resources.length).toBeLessThanOrEqual(50);
     expect(new Set(state.resources.map((r) => r.address)).size).toBe(state.resources.length);
-    expect(state.settings).toEqual({ prune: true, ignore: ['identity:engineering/human-*'], protect: ['identity:release-bot'] });
+    expect(state.settings).toEqual({
+      prune: true,
+      ignore: ['identity:engineering/human-*'],
+      protect: ['identity:release-bot'],
+    });
   });
 
   it('has the org root and three levels of groups, each pointing at its parent', () => {
     const r = byAddress(state);
-    expect(r.get('org')).toMatchObject({ kind: 'group', groupPath: '', parentAddress: null, fields: { name: 'acme', description: 'Acme Corp' } });
+    expect(r.get('org')).toMatchObject({
+      kind: 'group',
+      groupPath: '',
+      parentAddress: null,
+      fields: { name: 'acme', description: 'Acme Corp' },
+    });
     expect(r.get('group:engineering')).toMatchObject({
       groupPath: 'engineering',
       parentAddress: 'org',
@@ -46,7 +59,10 @@ describe('examples/acme', () => {
       source: { file: 'examples/acme/org.yaml' },
     });
     expect(r.get('group:engineering/platform')).toMatchObject({ parentAddress: 'group:engineering' });
-    expect(r.get('group:engineering/platform/edge')).toMatchObject({ parentAddress: 'group:engineering/platform', groupPath: 'engineering/platform/edge' });
+    expect(r.get('group:engineering/platform/edge')).toMatchObject({
+      parentAddress: 'group:engineering/platform',
+      groupPath: 'engineering/platform/edge',
+    });
   });
 
   it('resolves references: siblings, root paths, custom roles found by walking up, built-ins', () => {
@@ -56,8 +72,14 @@ describe('examples/acme', () => {
       expect(b, address).toBeDefined();
       return b!.kind === 'roleBinding' ? b!.fields : undefined;
     };
-    expect(binding('roleBinding:release-bot=release-manager')).toEqual({ identity: { path: 'release-bot' }, role: { path: 'release-manager' } });
-    expect(binding('roleBinding:engineering//release-bot=viewer')).toEqual({ identity: { path: 'release-bot' }, role: { builtin: 'viewer' } });
+    expect(binding('roleBinding:release-bot=release-manager')).toEqual({
+      identity: { path: 'release-bot' },
+      role: { path: 'release-manager' },
+    });
+    expect(binding('roleBinding:engineering//release-bot=viewer')).toEqual({
+      identity: { path: 'release-bot' },
+      role: { builtin: 'viewer' },
+    });
     expect(binding('roleBinding:engineering/platform/deploy-bot=/release-manager')).toEqual({
       identity: { path: 'engineering/platform/deploy-bot' },
       role: { path: 'release-manager' },
@@ -72,7 +94,12 @@ describe('examples/acme', () => {
     });
     // Every binding of the example, addressed as a reader would write it: a sibling by bare
     // name, anything else by /path from the root, a built-in role by name.
-    expect(state.resources.filter((b) => b.kind === 'roleBinding').map((b) => b.address).sort()).toEqual([
+    expect(
+      state.resources
+        .filter((b) => b.kind === 'roleBinding')
+        .map((b) => b.address)
+        .sort(),
+    ).toEqual([
       'roleBinding:engineering//release-bot=viewer',
       'roleBinding:engineering/backend/api-ci=editor',
       'roleBinding:engineering/ci-bot=registry.pull',
@@ -91,13 +118,23 @@ describe('examples/acme', () => {
     const r = byAddress(state);
     expect(r.get('identity:release-bot')).toMatchObject({
       parentAddress: 'org',
-      fields: { claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subject: 'repo:acme/app:ref:refs/heads/main' } },
+      fields: {
+        claimMatch: {
+          issuer: 'https://token.actions.githubusercontent.com',
+          subject: 'repo:acme/app:ref:refs/heads/main',
+        },
+      },
       source: { file: 'examples/acme/org.yaml', line: 10, column: 7 },
     });
     const nginx = r.get('repo:engineering/platform/nginx');
     expect(nginx?.kind === 'repo' && nginx.fields.readme).toMatch(/^# nginx\n\nHardened nginx/);
-    expect(r.get('subscription:security/https://hooks.acme.dev/security/events')).toMatchObject({ kind: 'subscription', groupPath: 'security' });
-    expect(r.get('role:release-manager')).toMatchObject({ fields: { capabilities: ['repo.list', 'tag.list', 'tag.create', 'tag.delete'] } });
+    expect(r.get('subscription:security/https://hooks.acme.dev/security/events')).toMatchObject({
+      kind: 'subscription',
+      groupPath: 'security',
+    });
+    expect(r.get('role:release-manager')).toMatchObject({
+      fields: { capabilities: ['repo.list', 'tag.list', 'tag.create', 'tag.delete'] },
+    });
   });
 });
 
@@ -107,7 +144,11 @@ describe('good fixtures', () => {
     const r = byAddress(state);
     expect(r.get('org')?.fields).toEqual({ name: 'acme', description: '' });
     expect(r.get('roleBinding:engineering/platform/ci bot=/engineering/deployer')).toBeDefined();
-    expect(state.settings).toEqual({ prune: { roleBinding: false, repo: true }, ignore: [], protect: ['repo:*', 'org'] });
+    expect(state.settings).toEqual({
+      prune: { roleBinding: false, repo: true },
+      ignore: [],
+      protect: ['repo:*', 'org'],
+    });
   });
 
   it('passes uids through and pins the org', async () => {
@@ -169,7 +210,9 @@ describe('references', () => {
   });
 
   it('reports a binding with no role', () => {
-    const { diagnostics } = validateOne(org(`  roleBindings:\n    - identityUid: ${'a'.repeat(40)}/${'b'.repeat(16)}\n`));
+    const { diagnostics } = validateOne(
+      org(`  roleBindings:\n    - identityUid: ${'a'.repeat(40)}/${'b'.repeat(16)}\n`),
+    );
     expect(diagnostics.map(formatDiagnostic)).toEqual([
       'm.yaml:5:7: role binding in org "acme" has no role; expected role (a custom or built-in role name) or roleUid (at /org/roleBindings/0)',
     ]);
@@ -177,7 +220,10 @@ describe('references', () => {
 
   it('does not judge references when a file could not be read', () => {
     const result = validateManifestTexts([
-      { file: 'a.yaml', text: `${HEAD}org:\n  name: acme\n  roleBindings:\n    - {identity: /eng/bot, role: viewer}\n` },
+      {
+        file: 'a.yaml',
+        text: `${HEAD}org:\n  name: acme\n  roleBindings:\n    - {identity: /eng/bot, role: viewer}\n`,
+      },
       { file: 'b.yaml', text: `${HEAD}org:\n  name: acme\n  groups: [{name: eng, identities: [{name: bot}]\n` },
     ]);
     // Only the syntax errors: /eng/bot may well be declared in the part of b.yaml that could not be read.
@@ -247,11 +293,18 @@ settings:
   });
 
   it('loadManifests throws one ManifestError carrying every diagnostic', async () => {
-    const err = await loadManifests(['test/fixtures/bad-duplicate-a.yaml', 'test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-name.yaml']).catch((e: unknown) => e);
+    const err = await loadManifests([
+      'test/fixtures/bad-duplicate-a.yaml',
+      'test/fixtures/bad-duplicate-b.yaml',
+      'test/fixtures/bad-name.yaml',
+    ]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ManifestError);
     const diagnostics = (err as ManifestError).diagnostics;
     // bad-name.yaml declares org acme too, so its repo-less document merges; the two problems remain.
-    expect(diagnostics.map((d) => d.location.file)).toEqual(['test/fixtures/bad-duplicate-b.yaml', 'test/fixtures/bad-name.yaml']);
+    expect(diagnostics.map((d) => d.location.file)).toEqual([
+      'test/fixtures/bad-duplicate-b.yaml',
+      'test/fixtures/bad-name.yaml',
+    ]);
     expect((err as ManifestError).message).toMatch(/^2 problems in the manifests:\n/);
   });
 });
@@ -261,10 +314,17 @@ describe('settings across documents', () => {
     const doc = (settings: string) => `${HEAD}org:\n  name: acme\nsettings:\n${settings}`;
     const { state, diagnostics } = validateManifestTexts([
       { file: 'a.yaml', text: doc('  prune: {repos: false}\n  protect: ["repo:*"]\n') },
-      { file: 'b.yaml', text: doc('  prune: {repos: false}\n  protect: ["repo:*", "identity:ci-*"]\n  ignore: ["tag:*"]\n') },
+      {
+        file: 'b.yaml',
+        text: doc('  prune: {repos: false}\n  protect: ["repo:*", "identity:ci-*"]\n  ignore: ["tag:*"]\n'),
+      },
     ]);
     expect(diagnostics).toEqual([]);
-    expect(state!.settings).toEqual({ prune: { repo: false }, ignore: ['tag:*'], protect: ['repo:*', 'identity:ci-*'] });
+    expect(state!.settings).toEqual({
+      prune: { repo: false },
+      ignore: ['tag:*'],
+      protect: ['repo:*', 'identity:ci-*'],
+    });
   });
 
   it('refuses prune set differently in two files, naming both', () => {
@@ -314,8 +374,12 @@ describe('file handling', () => {
   });
 
   it('applies the same limit to in-memory texts', () => {
-    const { diagnostics } = validateManifestTexts([{ file: 'm.yaml', text: `${HEAD}org: {name: acme}\n` }], { maxFileBytes: 10 });
-    expect(diagnostics.map(formatDiagnostic)).toEqual(['m.yaml: file is 47 bytes, over the limit of 10 bytes; split it into several manifest files']);
+    const { diagnostics } = validateManifestTexts([{ file: 'm.yaml', text: `${HEAD}org: {name: acme}\n` }], {
+      maxFileBytes: 10,
+    });
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      'm.yaml: file is 47 bytes, over the limit of 10 bytes; split it into several manifest files',
+    ]);
   });
 
   it('reads directories recursively (.yaml and .yml, hidden entries skipped), sorted, each file once', async () => {
@@ -329,7 +393,11 @@ describe('file handling', () => {
     await writeFile(join(root, '.git', 'x.yaml'), 'not: read');
     const result = await validateManifests([root, join(root, 'org.yaml')]);
     expect(result.diagnostics).toEqual([]);
-    expect(result.files).toEqual([join(root, 'org.yaml'), join(root, 'teams', 'b.yml'), join(root, 'teams', 'deep', 'a.yaml')]);
+    expect(result.files).toEqual([
+      join(root, 'org.yaml'),
+      join(root, 'teams', 'b.yml'),
+      join(root, 'teams', 'deep', 'a.yaml'),
+    ]);
     expect(result.state!.resources.map((r) => r.address)).toEqual(['org', 'group:b', 'group:a']);
   });
 
@@ -346,7 +414,9 @@ describe('file handling', () => {
 
 describe('YAML details', () => {
   it('accepts a few honest aliases', () => {
-    const { state, diagnostics } = validateOne('org:\n  name: acme\n  description: &d Shared text\n  repos:\n    - {name: a, description: *d}\n');
+    const { state, diagnostics } = validateOne(
+      'org:\n  name: acme\n  description: &d Shared text\n  repos:\n    - {name: a, description: *d}\n',
+    );
     expect(diagnostics).toEqual([]);
     expect(byAddress(state!).get('repo:a')?.fields).toEqual({ name: 'a', description: 'Shared text' });
   });
@@ -414,7 +484,12 @@ describe('renamedFrom', () => {
     expect(r.get('role:services/deployer')!.renamedFrom).toBe('pusher');
     expect(r.get('repo:services/api')!.renamedFrom).toBe('app');
     const { managedSubResources } = await import('../../src/pipeline.js');
-    expect([...managedSubResources(state!)].sort()).toEqual(['repo:backend/api', 'repo:backend/app', 'repo:services/api', 'repo:services/app']);
+    expect([...managedSubResources(state!)].sort()).toEqual([
+      'repo:backend/api',
+      'repo:backend/app',
+      'repo:services/api',
+      'repo:services/app',
+    ]);
   });
 
   it('refuses its own name, and two siblings taking over one old name', () => {

@@ -39,7 +39,10 @@ describe('manifest JSON Schema', () => {
 
   it('is checked by the precompiled validator generated from this very schema', async () => {
     const committed = await readFile(SCHEMA_VALIDATOR_MODULE, 'utf8');
-    expect(committed === renderSchemaValidatorModule(schema), `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run generate`).toBe(true);
+    expect(
+      committed === renderSchemaValidatorModule(schema),
+      `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run generate`,
+    ).toBe(true);
   });
 
   it('closes every object and documents every property with a title and a description', () => {
@@ -49,7 +52,9 @@ describe('manifest JSON Schema', () => {
       expect(object.additionalProperties, pointer).toBe(false);
       for (const [name, property] of Object.entries(object.properties as Record<string, SchemaNode>)) {
         // A $ref property is documented by the definition it points at.
-        const documented = property.$ref ? (schema.$defs as Record<string, SchemaNode>)[String(property.$ref).replace('#/$defs/', '')]! : property;
+        const documented = property.$ref
+          ? (schema.$defs as Record<string, SchemaNode>)[String(property.$ref).replace('#/$defs/', '')]!
+          : property;
         expect(typeof documented.title, `${pointer}/properties/${name} title`).toBe('string');
         expect(typeof documented.description, `${pointer}/properties/${name} description`).toBe('string');
       }
@@ -78,13 +83,27 @@ describe('manifest JSON Schema', () => {
         .map(([name, property]) => ({ at: `${pointer}/properties/${name}`, property })),
     );
     const at = withExamples.map((e) => e.at.replace('#/$defs/', '').replace(/\/properties\//g, '.'));
-    for (const expected of ['org.name', 'group.name', 'identity.name', 'role.name', 'repo.name', 'subscription.sink', 'roleBinding.identity', 'roleBinding.role', 'role.capabilities', 'identity.claimMatch.issuer', 'settings.prune', 'settings.ignore']) {
+    for (const expected of [
+      'org.name',
+      'group.name',
+      'identity.name',
+      'role.name',
+      'repo.name',
+      'subscription.sink',
+      'roleBinding.identity',
+      'roleBinding.role',
+      'role.capabilities',
+      'identity.claimMatch.issuer',
+      'settings.prune',
+      'settings.ignore',
+    ]) {
       expect(at).toContain(expected);
     }
     const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
     for (const { at: pointer, property } of withExamples) {
       const validate = ajv.compile(property);
-      for (const example of property.examples as unknown[]) expect(validate(example), `${pointer}: ${JSON.stringify(example)}`).toBe(true);
+      for (const example of property.examples as unknown[])
+        expect(validate(example), `${pointer}: ${JSON.stringify(example)}`).toBe(true);
     }
   });
 

@@ -17,8 +17,26 @@ const P = (pattern: string) => ({ pattern });
 
 describe('a changed pattern is the same principal only when its language is within the old one', () => {
   const old = 'repo:acme/.*';
-  const wider = ['repo:acme/?.*', 'repo:acme/*.*', 'repo:acme/{0}.*', 'repo:acme/x|.*', 'repo:acme/.*|repo:evil/.*', '(?i)repo:acme/.*', '(?s)repo:acme/.*', 'repo:acme.*', 'repo:acme/\\pL.*'];
-  const narrower = ['repo:acme/app:.*', 'repo:acme/(app|web):.*', 'repo:acme/app:ref:refs/heads/main', '^repo:acme/.+$', 'repo:acme/[[:alpha:]]+', '\\Arepo:acme/x\\z', 'repo:acme/(?i:app)'];
+  const wider = [
+    'repo:acme/?.*',
+    'repo:acme/*.*',
+    'repo:acme/{0}.*',
+    'repo:acme/x|.*',
+    'repo:acme/.*|repo:evil/.*',
+    '(?i)repo:acme/.*',
+    '(?s)repo:acme/.*',
+    'repo:acme.*',
+    'repo:acme/\\pL.*',
+  ];
+  const narrower = [
+    'repo:acme/app:.*',
+    'repo:acme/(app|web):.*',
+    'repo:acme/app:ref:refs/heads/main',
+    '^repo:acme/.+$',
+    'repo:acme/[[:alpha:]]+',
+    '\\Arepo:acme/x\\z',
+    'repo:acme/(?i:app)',
+  ];
   for (const n of wider) it(`"${n}" is wider than "${old}"`, () => expect(within(P(n), P(old))).toBe(false));
   for (const n of narrower) it(`"${n}" is within "${old}"`, () => expect(within(P(n), P(old))).toBe(true));
 
@@ -44,19 +62,77 @@ describe('a changed pattern is the same principal only when its language is with
 });
 
 /** Pieces of RE2 syntax the reader must read as RE2 does. */
-const ATOMS = ['a', 'b', 'k', 'K', 'S', '/', ':', '.', '\\.', '\\d', '\\w', '\\W', '\\s', '[ab]', '[^a]', '[a-c]', '[[:alpha:]]', '[[:^digit:]]', '[\\d/]', '[^\\W]', '\\x41', '\\x{212A}', '\\Qa.\\E', '{', '}', ']'];
+const ATOMS = [
+  'a',
+  'b',
+  'k',
+  'K',
+  'S',
+  '/',
+  ':',
+  '.',
+  '\\.',
+  '\\d',
+  '\\w',
+  '\\W',
+  '\\s',
+  '[ab]',
+  '[^a]',
+  '[a-c]',
+  '[[:alpha:]]',
+  '[[:^digit:]]',
+  '[\\d/]',
+  '[^\\W]',
+  '\\x41',
+  '\\x{212A}',
+  '\\Qa.\\E',
+  '{',
+  '}',
+  ']',
+];
 const patternArb: fc.Arbitrary<string> = fc.letrec<{ re: string; piece: string }>((tie) => ({
   piece: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom(...ATOMS),
     fc.tuple(tie('re'), fc.constantFrom('(', '(?:', '(?i:', '(?s:', '(?P<n>')).map(([re, open]) => `${open}${re})`),
-    fc.tuple(tie('piece'), fc.constantFrom('*', '+', '?', '{0}', '{2}', '{1,2}', '{1,}', '*?')).map(([p, q]) => (/[*+?}]$/.test(p) ? `(${p})${q}` : `${p}${q}`)),
+    fc
+      .tuple(tie('piece'), fc.constantFrom('*', '+', '?', '{0}', '{2}', '{1,2}', '{1,}', '*?'))
+      .map(([p, q]) => (/[*+?}]$/.test(p) ? `(${p})${q}` : `${p}${q}`)),
   ),
-  re: fc.tuple(fc.constantFrom('', '(?i)', '(?s)', '^'), fc.array(tie('piece'), { maxLength: 4 }), fc.constantFrom('', '|', '$')).chain(([pre, pieces, post]) =>
-    post === '|' ? tie('piece').map((alt) => `${pre}${pieces.join('')}|${alt}`) : fc.constant(`${pre}${pieces.join('')}${post}`),
-  ),
+  re: fc
+    .tuple(
+      fc.constantFrom('', '(?i)', '(?s)', '^'),
+      fc.array(tie('piece'), { maxLength: 4 }),
+      fc.constantFrom('', '|', '$'),
+    )
+    .chain(([pre, pieces, post]) =>
+      post === '|'
+        ? tie('piece').map((alt) => `${pre}${pieces.join('')}|${alt}`)
+        : fc.constant(`${pre}${pieces.join('')}${post}`),
+    ),
 })).re;
-const ALPHABET = ['a', 'b', 'k', 'K', '\u212a', 's', 'S', '\u017f', '/', ':', '.', '0', '_', ' ', '\n', '{', '}', ']', 'A', 'é'];
+const ALPHABET = [
+  'a',
+  'b',
+  'k',
+  'K',
+  '\u212a',
+  's',
+  'S',
+  '\u017f',
+  '/',
+  ':',
+  '.',
+  '0',
+  '_',
+  ' ',
+  '\n',
+  '{',
+  '}',
+  ']',
+  'A',
+  'é',
+];
 const textArb = fc.array(fc.constantFrom(...ALPHABET), { maxLength: 6 }).map((c) => c.join(''));
 
 /**
@@ -75,7 +151,10 @@ function wordsOf(pattern: string, pick: number): string[] {
       return inSet.length > 0 ? inSet[(pick + i) % inSet.length]! : String.fromCodePoint(set.ranges[0]!.min);
     });
     out.push(chars.join(''));
-    if (chars.length > 0) out.push(chars.map((c, i) => (i === pick % chars.length ? ALPHABET[(pick >> 3) % ALPHABET.length]! : c)).join(''));
+    if (chars.length > 0)
+      out.push(
+        chars.map((c, i) => (i === pick % chars.length ? ALPHABET[(pick >> 3) % ALPHABET.length]! : c)).join(''),
+      );
   }
   return out;
 }
@@ -96,7 +175,10 @@ describe('the reader matches as RE2 matches (generated, differential against re2
         if (readPattern(pattern) === undefined) return;
         read++;
         const texts = [...random, ...wordsOf(pattern, pick)];
-        for (const text of texts) expect(languageMatches(pattern, text), `${JSON.stringify(pattern)} on ${JSON.stringify(text)}`).toBe(compiled.matcher(text).matches());
+        for (const text of texts)
+          expect(languageMatches(pattern, text), `${JSON.stringify(pattern)} on ${JSON.stringify(text)}`).toBe(
+            compiled.matcher(text).matches(),
+          );
       }),
       { numRuns: RUNS, seed: SEED },
     );
@@ -107,7 +189,9 @@ describe('the reader matches as RE2 matches (generated, differential against re2
     fc.assert(
       fc.property(patternArb, patternArb, fc.array(textArb, { maxLength: 12 }), (a, b, texts) => {
         if (!within(P(a), P(b))) return;
-        for (const t of texts) if (languageMatches(a, t) === true) expect(languageMatches(b, t), `${a} ⊆ ${b} on ${JSON.stringify(t)}`).toBe(true);
+        for (const t of texts)
+          if (languageMatches(a, t) === true)
+            expect(languageMatches(b, t), `${a} ⊆ ${b} on ${JSON.stringify(t)}`).toBe(true);
       }),
       { numRuns: RUNS, seed: SEED },
     );

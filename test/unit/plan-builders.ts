@@ -4,7 +4,14 @@
  * live reader produce). Live uids are deterministic: the org is `a…a` (40 hex), children are
  * `<parent uid>/<16 hex counter>`.
  */
-import { groupAddress, joinPath, namedAddress, parentPath, roleBindingAddress, tagAddress } from '../../src/model/address.js';
+import {
+  groupAddress,
+  joinPath,
+  namedAddress,
+  parentPath,
+  roleBindingAddress,
+  tagAddress,
+} from '../../src/model/address.js';
 import SERVICE from '../../src/service/capabilities.json' with { type: 'json' };
 import type { IdentityKey, RoleKey } from '../../src/model/address.js';
 import type {
@@ -33,7 +40,13 @@ export const BUILTIN_ROLES: Record<string, string> = {
 /** A resource without its side-specific parts: kind, address, group path, parent, fields. */
 export type Shape = ResourceUnion;
 
-function shape<K extends Kind>(kind: K, address: string, groupPath: string, parentAddress: string | null, fields: FieldsByKind[K]): Shape {
+function shape<K extends Kind>(
+  kind: K,
+  address: string,
+  groupPath: string,
+  parentAddress: string | null,
+  fields: FieldsByKind[K],
+): Shape {
   return { kind, address, groupPath, parentAddress, fields } as unknown as Shape;
 }
 
@@ -49,16 +62,31 @@ export const r = {
     });
   },
   identity(groupPath: string, name: string, fields: Partial<FieldsByKind['identity']> = {}): Shape {
-    return shape('identity', namedAddress('identity', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+    return shape('identity', namedAddress('identity', groupPath, name), groupPath, groupAddress(groupPath), {
+      name,
+      ...fields,
+    });
   },
   role(groupPath: string, name: string, fields: Partial<FieldsByKind['role']> = {}): Shape {
-    return shape('role', namedAddress('role', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+    return shape('role', namedAddress('role', groupPath, name), groupPath, groupAddress(groupPath), {
+      name,
+      ...fields,
+    });
   },
   repo(groupPath: string, name: string, fields: Partial<FieldsByKind['repo']> = {}): Shape {
-    return shape('repo', namedAddress('repo', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+    return shape('repo', namedAddress('repo', groupPath, name), groupPath, groupAddress(groupPath), {
+      name,
+      ...fields,
+    });
   },
   identityProvider(groupPath: string, name: string, fields: Partial<FieldsByKind['identityProvider']> = {}): Shape {
-    return shape('identityProvider', namedAddress('identityProvider', groupPath, name), groupPath, groupAddress(groupPath), { name, ...fields });
+    return shape(
+      'identityProvider',
+      namedAddress('identityProvider', groupPath, name),
+      groupPath,
+      groupAddress(groupPath),
+      { name, ...fields },
+    );
   },
   groupMapping(groupPath: string, idpName: string, externalGroup: string, role: RoleKey): Shape {
     const fields = { externalGroup, role };
@@ -66,23 +94,57 @@ export const r = {
     return shape('groupMapping', address, groupPath, namedAddress('identityProvider', groupPath, idpName), fields);
   },
   accountAssociation(groupPath: string, fields: Partial<FieldsByKind['accountAssociation']> = {}): Shape {
-    return shape('accountAssociation', descriptorOf('accountAssociation').address(groupPath, {}, { groupPath, fields: {} }), groupPath, groupAddress(groupPath), { name: 'assoc', ...fields });
+    return shape(
+      'accountAssociation',
+      descriptorOf('accountAssociation').address(groupPath, {}, { groupPath, fields: {} }),
+      groupPath,
+      groupAddress(groupPath),
+      { name: 'assoc', ...fields },
+    );
   },
   terms(docId: string): Shape {
     return shape('terms', `terms:${docId}`, '', 'org', { docId });
   },
   subscription(groupPath: string, sink: string): Shape {
-    return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), { sink });
+    return shape('subscription', namedAddress('subscription', groupPath, sink), groupPath, groupAddress(groupPath), {
+      sink,
+    });
   },
-  tag(groupPath: string, repoName: string, name: string, digest = `sha256:${'0'.repeat(64)}`, deprecated = false): Shape {
+  tag(
+    groupPath: string,
+    repoName: string,
+    name: string,
+    digest = `sha256:${'0'.repeat(64)}`,
+    deprecated = false,
+  ): Shape {
     const repoPath = joinPath(groupPath, repoName);
-    return shape('tag', tagAddress(repoPath, name), groupPath, namedAddress('repo', groupPath, repoName), { name, digest, deprecated });
+    return shape('tag', tagAddress(repoPath, name), groupPath, namedAddress('repo', groupPath, repoName), {
+      name,
+      digest,
+      deprecated,
+    });
   },
   /** A live invite (the plan's members phase makes the desired ones): addressed by its e-mail, else `noEmailKey`. */
-  invite(groupPath: string, role: RoleKey | string, fields: { email?: string; expirationTime: string; singleUse?: boolean }, noEmailKey = '0000000000000001'): Shape {
-    const roleKey: RoleKey = typeof role === 'string' ? (role in BUILTIN_ROLES ? { builtin: role } : { path: joinPath(groupPath, role) }) : role;
+  invite(
+    groupPath: string,
+    role: RoleKey | string,
+    fields: { email?: string; expirationTime: string; singleUse?: boolean },
+    noEmailKey = '0000000000000001',
+  ): Shape {
+    const roleKey: RoleKey =
+      typeof role === 'string'
+        ? role in BUILTIN_ROLES
+          ? { builtin: role }
+          : { path: joinPath(groupPath, role) }
+        : role;
     const all = { ...fields, role: roleKey };
-    return shape('groupInvite', descriptorOf('groupInvite').address(groupPath, all, { groupPath, fields: {} }, `x/${noEmailKey}`), groupPath, groupAddress(groupPath), all);
+    return shape(
+      'groupInvite',
+      descriptorOf('groupInvite').address(groupPath, all, { groupPath, fields: {} }, `x/${noEmailKey}`),
+      groupPath,
+      groupAddress(groupPath),
+      all,
+    );
   },
   /**
    * A binding; string references read as in a manifest: a bare name is a sibling in
@@ -91,11 +153,18 @@ export const r = {
   binding(groupPath: string, identity: IdentityKey | string, role: RoleKey | string): Shape {
     const path = (ref: string) => (ref.startsWith('/') ? ref.slice(1) : joinPath(groupPath, ref));
     const identityKey: IdentityKey = typeof identity === 'string' ? { path: path(identity) } : identity;
-    const roleKey: RoleKey = typeof role === 'string' ? (role in BUILTIN_ROLES ? { builtin: role } : { path: path(role) }) : role;
-    return shape('roleBinding', roleBindingAddress(groupPath, identityKey, roleKey), groupPath, groupAddress(groupPath), {
-      identity: identityKey,
-      role: roleKey,
-    });
+    const roleKey: RoleKey =
+      typeof role === 'string' ? (role in BUILTIN_ROLES ? { builtin: role } : { path: path(role) }) : role;
+    return shape(
+      'roleBinding',
+      roleBindingAddress(groupPath, identityKey, roleKey),
+      groupPath,
+      groupAddress(groupPath),
+      {
+        identity: identityKey,
+        role: roleKey,
+      },
+    );
   },
 };
 
@@ -111,14 +180,19 @@ export function desiredState(
   shapes: Shape[],
   options: { settings?: Partial<Settings>; orgName?: string; orgUid?: string } = {},
 ): DesiredState {
-  const all = shapes.some((s) => s.address === 'org') ? shapes : [r.org({ name: options.orgName ?? 'acme' }), ...shapes];
+  const all = shapes.some((s) => s.address === 'org')
+    ? shapes
+    : [r.org({ name: options.orgName ?? 'acme' }), ...shapes];
   const resources: DesiredResource[] = all.map((s, i) => {
     const res = { ...s, source: { file: 'manifest.yaml', line: i + 1, column: 1 } } as DesiredResource;
     if (s.address === 'org' && options.orgUid !== undefined) res.uid = options.orgUid;
     return res;
   });
   const orgShape = all.find((s) => s.address === 'org')!;
-  const org: DesiredState['org'] = { name: (orgShape.fields as { name: string }).name, source: { file: 'manifest.yaml', line: 1, column: 1 } };
+  const org: DesiredState['org'] = {
+    name: (orgShape.fields as { name: string }).name,
+    source: { file: 'manifest.yaml', line: 1, column: 1 },
+  };
   if (options.orgUid !== undefined) org.uid = options.orgUid;
   return { org, resources, settings: defaultSettings(options.settings), files: ['manifest.yaml'] };
 }
@@ -145,7 +219,13 @@ export function liveState(
     }
     // As the API gives them: a kind whose uid is its parent's (an account association) shares it.
     const sharesParentUid = descriptorOf(s.kind).uidIsParent === true && parentUid !== null;
-    const uid = e.uid ?? (sharesParentUid ? parentUid! : parentUid === null ? (options.orgUid ?? ORG_UID) : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`);
+    const uid =
+      e.uid ??
+      (sharesParentUid
+        ? parentUid!
+        : parentUid === null
+          ? (options.orgUid ?? ORG_UID)
+          : `${parentUid}/${(++counter).toString(16).padStart(16, '0')}`);
     if (!uidByAddress.has(s.address)) uidByAddress.set(s.address, uid);
     const live = { ...s, uid, parentUid } as LiveResource;
     if (e.updateTime !== undefined) live.updateTime = e.updateTime;
@@ -165,7 +245,14 @@ export function liveState(
 
 /** Live state of an org that does not exist yet. */
 export function emptyLive(): LiveState {
-  return { org: null, resources: [], incomplete: [], ambiguities: [], builtinRoles: { ...BUILTIN_ROLES }, builtinRoleCapabilities: { ...SERVICE.builtinRoles } };
+  return {
+    org: null,
+    resources: [],
+    incomplete: [],
+    ambiguities: [],
+    builtinRoles: { ...BUILTIN_ROLES },
+    builtinRoleCapabilities: { ...SERVICE.builtinRoles },
+  };
 }
 
 /** The uid the builder gave to a live resource at an address. */
@@ -177,7 +264,13 @@ export function uidOf(live: LiveState, address: string): string {
 
 // Readers of a plan shared by the plan-rules tests (plan-rules, plan-renames, plan-deletes, plan-refusals).
 /** A step with every action's fields readable (absent where its action has none). */
-export type AnyStep = PlanStep & { before?: Record<string, unknown>; after?: Record<string, unknown>; refs?: StepRefs; uid?: string; updateMask?: string[] };
+export type AnyStep = PlanStep & {
+  before?: Record<string, unknown>;
+  after?: Record<string, unknown>;
+  refs?: StepRefs;
+  uid?: string;
+  updateMask?: string[];
+};
 
 export function step(p: Plan, address: string): AnyStep {
   const found = p.steps.find((s) => s.address === address);

@@ -15,18 +15,31 @@ describe('plan: deletes', () => {
       r.binding('eng', 'ci', 'viewer'),
       r.binding('eng', { uid: OUTSIDE }, 'viewer'), // a person outside the org
     ]);
-    const desired = desiredState([r.group('eng'), r.identity('eng', 'ci')], { settings: { ignore: ['identity:*/human-*', 'roleBinding:*uid:*'] } });
+    const desired = desiredState([r.group('eng'), r.identity('eng', 'ci')], {
+      settings: { ignore: ['identity:*/human-*', 'roleBinding:*uid:*'] },
+    });
     const p = plan(desired, live);
     expect(outline(p)).toEqual(['delete roleBinding:eng/ci=viewer']);
     expect(p.refusals).toEqual([]);
     // Without the ignore, the same access would be revoked.
-    expect(outline(plan(desiredState([r.group('eng'), r.identity('eng', 'ci')]), live, { allowMassDelete: true }))).toEqual(
-      expect.arrayContaining(['delete roleBinding:eng/human-alice=viewer', 'delete roleBinding:/eng/human-alice=editor', `delete roleBinding:eng/uid:${OUTSIDE}=viewer`]),
+    expect(
+      outline(plan(desiredState([r.group('eng'), r.identity('eng', 'ci')]), live, { allowMassDelete: true })),
+    ).toEqual(
+      expect.arrayContaining([
+        'delete roleBinding:eng/human-alice=viewer',
+        'delete roleBinding:/eng/human-alice=editor',
+        `delete roleBinding:eng/uid:${OUTSIDE}=viewer`,
+      ]),
     );
   });
 
-  it('a group cannot be deleted while an ignored identity\'s binding still lives in it', () => {
-    const live = liveState([r.group('eng'), r.group('old'), r.identity('eng', 'human-bob'), r.binding('old', '/eng/human-bob', 'viewer')]);
+  it("a group cannot be deleted while an ignored identity's binding still lives in it", () => {
+    const live = liveState([
+      r.group('eng'),
+      r.group('old'),
+      r.identity('eng', 'human-bob'),
+      r.binding('old', '/eng/human-bob', 'viewer'),
+    ]);
     const refusals = refusalsOf(desiredState([r.group('eng')], { settings: { ignore: ['identity:*/human-*'] } }), live);
     expect(refusals.map((x) => x.rule)).toEqual(['not-empty']);
     expect(refusals[0]!.message).toContain('roleBinding:old//eng/human-bob=viewer');
@@ -58,21 +71,45 @@ describe('plan: deletes', () => {
     ]);
     expect(step(p, 'tag:eng/platform/app:1.0').reason).toBe('tag of deleted repo:eng/platform/app');
     expect(step(p, 'repo:eng/platform/app').dependsOn).toEqual(['tag:eng/platform/app:1.0']);
-    expect(step(p, 'identity:eng/ci').dependsOn).toEqual(['roleBinding:/eng/ci=viewer', 'roleBinding:eng/platform//eng/ci=deployer']);
+    expect(step(p, 'identity:eng/ci').dependsOn).toEqual([
+      'roleBinding:/eng/ci=viewer',
+      'roleBinding:eng/platform//eng/ci=deployer',
+    ]);
     expect(step(p, 'role:eng/platform/deployer').dependsOn).toEqual(['roleBinding:eng/platform//eng/ci=deployer']);
     expect(step(p, 'group:eng/platform').dependsOn).toEqual([
       'repo:eng/platform/app',
       'role:eng/platform/deployer',
       'roleBinding:eng/platform//eng/ci=deployer',
     ]);
-    expect(step(p, 'group:eng').dependsOn).toEqual(['group:eng/platform', 'identity:eng/ci', 'subscription:eng/https://h.example/x']);
-    expect(step(p, 'group:eng')).toMatchObject({ uid: uidOf(live, 'group:eng'), parent: 'org', before: { name: 'eng' } });
+    expect(step(p, 'group:eng').dependsOn).toEqual([
+      'group:eng/platform',
+      'identity:eng/ci',
+      'subscription:eng/https://h.example/x',
+    ]);
+    expect(step(p, 'group:eng')).toMatchObject({
+      uid: uidOf(live, 'group:eng'),
+      parent: 'org',
+      before: { name: 'eng' },
+    });
     expect(step(p, 'roleBinding:/eng/ci=viewer').before).toEqual({ identity: '/eng/ci', role: 'viewer' });
   });
 
   it('shows a rename as a delete and a create of one kind under one parent, and says what goes with it', () => {
-    const live = liveState([r.group('backend'), r.identity('backend', 'ci'), r.binding('backend', 'ci', 'viewer'), r.repo('', 'web')]);
-    const p = plan(desiredState([r.group('services'), r.identity('services', 'ci'), r.binding('services', 'ci', 'viewer'), r.repo('', 'web')]), live);
+    const live = liveState([
+      r.group('backend'),
+      r.identity('backend', 'ci'),
+      r.binding('backend', 'ci', 'viewer'),
+      r.repo('', 'web'),
+    ]);
+    const p = plan(
+      desiredState([
+        r.group('services'),
+        r.identity('services', 'ci'),
+        r.binding('services', 'ci', 'viewer'),
+        r.repo('', 'web'),
+      ]),
+      live,
+    );
     expect(step(p, 'group:services').reason).toBe('looks like a rename of group:backend');
     expect(step(p, 'group:backend').reason).toBe('looks like a rename to group:services');
     expect(step(p, 'group:backend').dependsOn).toEqual(['identity:backend/ci', 'roleBinding:backend/ci=viewer']);
@@ -89,7 +126,13 @@ describe('plan: deletes', () => {
   });
 
   it('shows a move as a delete and a create of one kind and name under different groups', () => {
-    const live = liveState([r.group('a'), r.group('b'), r.identity('a', 'ci'), r.identity('b', 'old'), r.binding('a', 'ci', 'viewer')]);
+    const live = liveState([
+      r.group('a'),
+      r.group('b'),
+      r.identity('a', 'ci'),
+      r.identity('b', 'old'),
+      r.binding('a', 'ci', 'viewer'),
+    ]);
     const p = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.identity('b', 'old')]), live);
     expect(outline(p)).toEqual(['create identity:b/ci', 'delete roleBinding:a/ci=viewer', 'delete identity:a/ci']);
     expect(step(p, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
@@ -99,22 +142,31 @@ describe('plan: deletes', () => {
         'the new one gets a new uid, and 1 other delete comes with it; a move to another group cannot be done in place: the uids of the moved resources will change',
     );
     // A move is the stronger guess: b/old under the same parent as b/ci is not also called a rename.
-    const both = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('b', 'ci', 'viewer')]), live);
+    const both = plan(
+      desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('b', 'ci', 'viewer')]),
+      live,
+    );
     expect(step(both, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
     expect(step(both, 'identity:b/old').reason).toBeUndefined();
     // Into an existing group from one that is deleted: still a move.
     const fromDeleted = plan(desiredState([r.group('b'), r.identity('b', 'ci'), r.identity('b', 'old')]), live);
     expect(step(fromDeleted, 'identity:b/ci').reason).toBe('looks like a move of identity:a/ci');
     // Two deletes of one name: not guessed at.
-    const two = plan(desiredState([r.group('a'), r.group('b'), r.group('c'), r.identity('c', 'x')]), liveState([r.group('a'), r.group('b'), r.identity('a', 'x'), r.identity('b', 'x')]));
+    const two = plan(
+      desiredState([r.group('a'), r.group('b'), r.group('c'), r.identity('c', 'x')]),
+      liveState([r.group('a'), r.group('b'), r.identity('a', 'x'), r.identity('b', 'x')]),
+    );
     expect(two.steps.every((x) => x.reason === undefined)).toBe(true);
   });
 
   it('refuses a move whose old identity keeps bindings because pruning of role bindings is off, and says how to fix it', () => {
     const live = liveState([r.group('a'), r.group('b'), r.identity('a', 'ci'), r.binding('', '/a/ci', 'viewer')]);
-    const desired = desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')], {
-      settings: { prune: { roleBinding: false } },
-    });
+    const desired = desiredState(
+      [r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')],
+      {
+        settings: { prune: { roleBinding: false } },
+      },
+    );
     expect(refusalsOf(desired, live)).toEqual([
       {
         rule: 'not-empty',
@@ -126,8 +178,16 @@ describe('plan: deletes', () => {
       },
     ]);
     // With pruning on, the old binding goes first and the move is planned.
-    const p = plan(desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')]), live);
-    expect(outline(p)).toEqual(['create identity:b/ci', 'create roleBinding:/b/ci=viewer', 'delete roleBinding:/a/ci=viewer', 'delete identity:a/ci']);
+    const p = plan(
+      desiredState([r.group('a'), r.group('b'), r.identity('b', 'ci'), r.binding('', '/b/ci', 'viewer')]),
+      live,
+    );
+    expect(outline(p)).toEqual([
+      'create identity:b/ci',
+      'create roleBinding:/b/ci=viewer',
+      'delete roleBinding:/a/ci=viewer',
+      'delete identity:a/ci',
+    ]);
   });
 
   it('deletes a role only after the bindings are PATCHed away from it', () => {
@@ -138,10 +198,32 @@ describe('plan: deletes', () => {
   });
 
   it('moves a role between groups: create the new role, PATCH the binding to it, then delete the old role', () => {
-    const live = liveState([r.group('a'), r.group('a/x'), r.identity('', 'bot'), r.role('a', 'deployer'), r.binding('a/x', '/bot', '/a/deployer')]);
-    const p = plan(desiredState([r.group('a'), r.group('a/x'), r.identity('', 'bot'), r.role('', 'deployer'), r.binding('a/x', '/bot', '/deployer')]), live);
-    expect(outline(p)).toEqual(['create role:deployer', 'update roleBinding:a/x//bot=/deployer', 'delete role:a/deployer']);
-    expect(step(p, 'roleBinding:a/x//bot=/deployer')).toMatchObject({ uid: uidOf(live, 'roleBinding:a/x//bot=/a/deployer'), dependsOn: ['role:deployer'] });
+    const live = liveState([
+      r.group('a'),
+      r.group('a/x'),
+      r.identity('', 'bot'),
+      r.role('a', 'deployer'),
+      r.binding('a/x', '/bot', '/a/deployer'),
+    ]);
+    const p = plan(
+      desiredState([
+        r.group('a'),
+        r.group('a/x'),
+        r.identity('', 'bot'),
+        r.role('', 'deployer'),
+        r.binding('a/x', '/bot', '/deployer'),
+      ]),
+      live,
+    );
+    expect(outline(p)).toEqual([
+      'create role:deployer',
+      'update roleBinding:a/x//bot=/deployer',
+      'delete role:a/deployer',
+    ]);
+    expect(step(p, 'roleBinding:a/x//bot=/deployer')).toMatchObject({
+      uid: uidOf(live, 'roleBinding:a/x//bot=/a/deployer'),
+      dependsOn: ['role:deployer'],
+    });
     expect(step(p, 'role:a/deployer').dependsOn).toEqual(['roleBinding:a/x//bot=/deployer']);
   });
 
@@ -161,15 +243,28 @@ describe('plan: deletes', () => {
   it('two live bindings of one identity in a group and one desired with another role: no guess, create and delete', () => {
     const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', 'bot', 'editor')]);
     const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'owner')]), live);
-    expect(outline(p)).toEqual(['create roleBinding:bot=owner', 'delete roleBinding:bot=editor', 'delete roleBinding:bot=viewer']);
+    expect(outline(p)).toEqual([
+      'create roleBinding:bot=owner',
+      'delete roleBinding:bot=editor',
+      'delete roleBinding:bot=viewer',
+    ]);
     // One of the two kept: the other pairs with the new role as one PATCH.
-    const kept = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', 'bot', 'owner')]), live);
+    const kept = plan(
+      desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', 'bot', 'owner')]),
+      live,
+    );
     expect(outline(kept)).toEqual(['update roleBinding:bot=owner']);
     expect(step(kept, 'roleBinding:bot=owner').uid).toBe(uidOf(live, 'roleBinding:bot=editor'));
   });
 
-  it('leaves live tags alone unless their repo goes or the manifests declare that repo\'s tags', () => {
-    const live = liveState([r.repo('', 'a'), r.tag('', 'a', '1'), r.repo('', 'b'), r.tag('', 'b', '1'), r.tag('', 'b', '2')]);
+  it("leaves live tags alone unless their repo goes or the manifests declare that repo's tags", () => {
+    const live = liveState([
+      r.repo('', 'a'),
+      r.tag('', 'a', '1'),
+      r.repo('', 'b'),
+      r.tag('', 'b', '1'),
+      r.tag('', 'b', '2'),
+    ]);
     const p = plan(desiredState([r.repo('', 'a'), r.repo('', 'b'), r.tag('', 'b', '2')]), live);
     expect(outline(p)).toEqual(['delete tag:b:1']);
     expect(step(p, 'tag:b:1').reason).toBeUndefined();
@@ -179,7 +274,9 @@ describe('plan: deletes', () => {
     const live = liveState([r.identity('', 'a'), r.identity('', 'b'), r.repo('', 'x')]);
     const p = plan(desiredState([], { settings: { prune: { identity: false } } }), live);
     expect(outline(p)).toEqual(['delete repo:x']);
-    expect(p.warnings).toEqual(['2 identities not in the manifests are kept (identity:a, identity:b): settings.prune.identities is false']);
+    expect(p.warnings).toEqual([
+      '2 identities not in the manifests are kept (identity:a, identity:b): settings.prune.identities is false',
+    ]);
     const none = plan(desiredState([], { settings: { prune: false } }), live);
     expect(none.steps).toEqual([]);
     expect(none.warnings).toEqual([
@@ -189,14 +286,24 @@ describe('plan: deletes', () => {
   });
 
   it('names at most ten kept resources in the note, then how many more', () => {
-    const subs = Array.from({ length: 12 }, (_, i) => r.subscription('', `https://h.example/${String(i).padStart(2, '0')}`));
+    const subs = Array.from({ length: 12 }, (_, i) =>
+      r.subscription('', `https://h.example/${String(i).padStart(2, '0')}`),
+    );
     const p = plan(desiredState([], { settings: { prune: { subscription: false } } }), liveState(subs));
-    const names = subs.slice(0, 10).map((s) => s.address).join(', ');
-    expect(p.warnings).toEqual([`12 subscriptions not in the manifests are kept (${names} and 2 more): settings.prune.subscriptions is false`]);
+    const names = subs
+      .slice(0, 10)
+      .map((s) => s.address)
+      .join(', ');
+    expect(p.warnings).toEqual([
+      `12 subscriptions not in the manifests are kept (${names} and 2 more): settings.prune.subscriptions is false`,
+    ]);
   });
 
   it('never creates, updates or deletes an ignored address', () => {
-    const live = liveState([r.identity('', 'human-ann', { description: 'x' }), r.identity('', 'bot', { description: 'x' })]);
+    const live = liveState([
+      r.identity('', 'human-ann', { description: 'x' }),
+      r.identity('', 'bot', { description: 'x' }),
+    ]);
     const desired = desiredState([r.identity('', 'bot', { description: 'y' }), r.identity('', 'human-bob')], {
       settings: { ignore: ['identity:human-*'] },
     });

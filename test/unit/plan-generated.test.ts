@@ -67,7 +67,11 @@ function generateShapes(rng: Rng, side: 'desired' | 'live', outsider: string): S
     for (const name of ['i1', 'i2', 'i3']) {
       if (!chance(rng, 0.45)) continue;
       identities.push(joinPath(g, name));
-      const claim = pick(rng, [undefined, { issuer: 'https://iss', subject: 's1' }, { issuer: 'https://iss', subject: 's2' }]);
+      const claim = pick(rng, [
+        undefined,
+        { issuer: 'https://iss', subject: 's1' },
+        { issuer: 'https://iss', subject: 's2' },
+      ]);
       const fields: { description?: string; claimMatch?: { issuer: string; subject: string } } = {};
       const description = text(['', 'bot', undefined]);
       if (description !== undefined) fields.description = description;
@@ -95,7 +99,8 @@ function generateShapes(rng: Rng, side: 'desired' | 'live', outsider: string): S
       if (readme !== undefined || side === 'live') fields.readme = readme ?? '';
       shapes.push(r.repo(g, name, fields));
     }
-    for (const sink of ['https://h.example/1', 'https://h.example/2']) if (chance(rng, 0.25)) shapes.push(r.subscription(g, sink));
+    for (const sink of ['https://h.example/1', 'https://h.example/2'])
+      if (chance(rng, 0.25)) shapes.push(r.subscription(g, sink));
   }
   // Live repos carry tags pushed by CI; manifests declare tags for a repo only now and then.
   for (const [g, repo] of repos) {
@@ -105,11 +110,16 @@ function generateShapes(rng: Rng, side: 'desired' | 'live', outsider: string): S
   const seen = new Set<string>();
   for (const g of groups) {
     for (let n = Math.floor(rng() * 3); n > 0; n--) {
-      const identity: IdentityKey | undefined = chance(rng, 0.15) ? { uid: outsider } : identities.length ? { path: pick(rng, identities) } : undefined;
+      const identity: IdentityKey | undefined = chance(rng, 0.15)
+        ? { uid: outsider }
+        : identities.length
+          ? { path: pick(rng, identities) }
+          : undefined;
       if (!identity) continue;
       // A binding may use the custom roles of its own group and its ancestors (the API refuses others).
       const usable = roles.filter((p) => isGroupOrAncestor(parentPath(p), g));
-      const role: RoleKey = usable.length && chance(rng, 0.4) ? { path: pick(rng, usable) } : { builtin: pick(rng, BUILTIN_ROLE_NAMES) };
+      const role: RoleKey =
+        usable.length && chance(rng, 0.4) ? { path: pick(rng, usable) } : { builtin: pick(rng, BUILTIN_ROLE_NAMES) };
       const binding = r.binding(g, identity, role);
       if (seen.has(binding.address)) continue;
       seen.add(binding.address);
@@ -130,7 +140,10 @@ afterEach(async () => {
 
 /** An emulator (in-process) holding only the outside person; `uidSeed` fixes its uids. */
 function openApi(uidSeed: number): { api: InProcessApi; outsider: string } {
-  const api = createInProcessApi({ uidSeed, seed: { orgs: [{ name: 'outside', uid: OUTSIDE_ORG, identities: [{ name: 'person' }] }] } });
+  const api = createInProcessApi({
+    uidSeed,
+    seed: { orgs: [{ name: 'outside', uid: OUTSIDE_ORG, identities: [{ name: 'person' }] }] },
+  });
   opened.push(api);
   return { api, outsider: api.seeded.uids['identity:outside/person']! };
 }
@@ -145,7 +158,12 @@ async function buildLive(api: InProcessApi, shapes: Shape[]): Promise<void> {
       const { identity, role } = s.fields;
       body = {
         identityUid: 'uid' in identity ? identity.uid : uidByAddress.get(`identity:${identity.path}`),
-        roleUid: 'builtin' in role ? builtinRoleUid(role.builtin) : 'uid' in role ? role.uid : uidByAddress.get(`role:${role.path}`),
+        roleUid:
+          'builtin' in role
+            ? builtinRoleUid(role.builtin)
+            : 'uid' in role
+              ? role.uid
+              : uidByAddress.get(`role:${role.path}`),
       };
     } else {
       const { readme, deprecated, ...fields } = s.fields as unknown as Record<string, unknown>;
@@ -167,7 +185,8 @@ function readLive(api: InProcessApi): Promise<LiveState> {
 /** Runs the plan with the real executor, one step at a time in plan order; throws what failed. */
 async function run(api: InProcessApi, p: Plan): Promise<void> {
   const result = await apply(p, api.client, { concurrency: 1 });
-  if (!result.ok) throw new Error(result.failed.map((f) => `${f.address}: ${f.error}`).join('; ') || 'apply did not finish');
+  if (!result.ok)
+    throw new Error(result.failed.map((f) => `${f.address}: ${f.error}`).join('; ') || 'apply did not finish');
 }
 
 /**
@@ -215,81 +234,107 @@ const BASE_SEED = Number(process.env.INVARIANT_SEED ?? 0) % 1_000_000;
 const TIMEOUT_MS = 30_000 + CASES * 500;
 
 describe('plan (generated)', () => {
-  it(`converges for ${CASES} random (desired, live) pairs with everything pruned`, async () => {
-    let steps = 0;
-    for (let seed = BASE_SEED + 1; seed <= BASE_SEED + CASES; seed++) {
-      const rng = createRng(seed);
-      const { api, outsider } = openApi(seed);
-      const desired = desiredState(generateShapes(rng, 'desired', outsider));
-      const liveShapes = chance(rng, 0.1) ? [] : generateShapes(rng, 'live', outsider);
-      await buildLive(api, liveShapes);
-      const live = await readLive(api);
-      const p = plan(desired, live, { allowMassDelete: true, bootstrap: true });
-      expect(p.refusals, `seed ${seed}`).toEqual([]);
-      // The executor's graph takes the planner's edges as they are and rejects a plan missing one.
-      expect(() => buildStepGraph(p.steps), `seed ${seed}`).not.toThrow();
-      steps += p.steps.length;
-      try {
-        // The dependsOn edges alone must be enough: the executor runs independent steps at once.
-        // The same org built again with the same uid seed has the same uids.
-        if (p.steps.length < 80) {
-          const { api: twin } = openApi(seed);
-          await buildLive(twin, liveShapes);
-          await run(twin, reorderAdversarially(p));
+  it(
+    `converges for ${CASES} random (desired, live) pairs with everything pruned`,
+    async () => {
+      let steps = 0;
+      for (let seed = BASE_SEED + 1; seed <= BASE_SEED + CASES; seed++) {
+        const rng = createRng(seed);
+        const { api, outsider } = openApi(seed);
+        const desired = desiredState(generateShapes(rng, 'desired', outsider));
+        const liveShapes = chance(rng, 0.1) ? [] : generateShapes(rng, 'live', outsider);
+        await buildLive(api, liveShapes);
+        const live = await readLive(api);
+        const p = plan(desired, live, { allowMassDelete: true, bootstrap: true });
+        expect(p.refusals, `seed ${seed}`).toEqual([]);
+        // The executor's graph takes the planner's edges as they are and rejects a plan missing one.
+        expect(() => buildStepGraph(p.steps), `seed ${seed}`).not.toThrow();
+        steps += p.steps.length;
+        try {
+          // The dependsOn edges alone must be enough: the executor runs independent steps at once.
+          // The same org built again with the same uid seed has the same uids.
+          if (p.steps.length < 80) {
+            const { api: twin } = openApi(seed);
+            await buildLive(twin, liveShapes);
+            await run(twin, reorderAdversarially(p));
+          }
+          await run(api, p);
+        } catch (err) {
+          throw new Error(`seed ${seed}: ${(err as Error).message}`);
         }
-        await run(api, p);
-      } catch (err) {
-        throw new Error(`seed ${seed}: ${(err as Error).message}`);
+        const after = await readLive(api);
+        expectDesiredLive(desired, after);
+        const desiredAddresses = new Set(normalisedDesired(desired, after).map((d) => d.address));
+        const declaredTagRepos = new Set(desired.resources.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
+        const extra = after.resources.filter(
+          (l) => !desiredAddresses.has(l.address) && !(l.kind === 'tag' && !declaredTagRepos.has(l.parentAddress)),
+        );
+        expect(
+          extra.map((l) => l.address),
+          `seed ${seed}: left over`,
+        ).toEqual([]);
+        const again = plan(desired, after, { allowMassDelete: true });
+        expect(
+          again.steps.map((s) => `${s.action} ${s.address}`),
+          `seed ${seed}: replan`,
+        ).toEqual([]);
       }
-      const after = await readLive(api);
-      expectDesiredLive(desired, after);
-      const desiredAddresses = new Set(normalisedDesired(desired, after).map((d) => d.address));
-      const declaredTagRepos = new Set(desired.resources.filter((d) => d.kind === 'tag').map((d) => d.parentAddress));
-      const extra = after.resources.filter(
-        (l) => !desiredAddresses.has(l.address) && !(l.kind === 'tag' && !declaredTagRepos.has(l.parentAddress)),
-      );
-      expect(extra.map((l) => l.address), `seed ${seed}: left over`).toEqual([]);
-      const again = plan(desired, after, { allowMassDelete: true });
-      expect(again.steps.map((s) => `${s.action} ${s.address}`), `seed ${seed}: replan`).toEqual([]);
-    }
-    // The generator must actually exercise the planner.
-    expect(steps).toBeGreaterThan(CASES * 5);
-  }, TIMEOUT_MS);
+      // The generator must actually exercise the planner.
+      expect(steps).toBeGreaterThan(CASES * 5);
+    },
+    TIMEOUT_MS,
+  );
 
-  it(`is either refused or accepted by the server, for ${CASES} pairs with random prune/ignore settings`, async () => {
-    let refused = 0;
-    let applied = 0;
-    const kinds: Kind[] = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'];
-    // The run's rotating seeds, after a fixed few that are known to meet both outcomes (so that
-    // both are exercised whatever the seed: 60 rotating cases may hold no refusal).
-    const seeds = [...Array.from({ length: 30 }, (_, i) => 1000 + i), ...Array.from({ length: CASES }, (_, i) => BASE_SEED + 1_000_000 + i)];
-    for (const seed of seeds) {
-      const rng = createRng(seed);
-      const prune = Object.fromEntries(kinds.map((k) => [k, chance(rng, 0.8)]));
-      const ignore = [pick(rng, ['identity:*i1', 'repo:a/*', 'roleBinding:*viewer', 'group:b', 'tag:*:1.0']), ...(chance(rng, 0.3) ? ['role:*'] : [])];
-      const settings: Partial<Settings> = { prune, ignore };
-      const { api, outsider } = openApi(seed);
-      const desired = desiredState(generateShapes(rng, 'desired', outsider), { settings });
-      await buildLive(api, generateShapes(rng, 'live', outsider));
-      const p: Plan = plan(desired, await readLive(api), { allowMassDelete: true, bootstrap: true });
-      if (p.refusals.length > 0) {
-        expect(() => assertSafe(p), `seed ${seed}`).toThrow(UnsafePlanError);
-        expect(p.refusals.every((x) => x.rule === 'not-empty'), `seed ${seed}`).toBe(true);
-        refused++;
-        continue;
+  it(
+    `is either refused or accepted by the server, for ${CASES} pairs with random prune/ignore settings`,
+    async () => {
+      let refused = 0;
+      let applied = 0;
+      const kinds: Kind[] = ['group', 'identity', 'role', 'roleBinding', 'repo', 'tag', 'subscription'];
+      // The run's rotating seeds, after a fixed few that are known to meet both outcomes (so that
+      // both are exercised whatever the seed: 60 rotating cases may hold no refusal).
+      const seeds = [
+        ...Array.from({ length: 30 }, (_, i) => 1000 + i),
+        ...Array.from({ length: CASES }, (_, i) => BASE_SEED + 1_000_000 + i),
+      ];
+      for (const seed of seeds) {
+        const rng = createRng(seed);
+        const prune = Object.fromEntries(kinds.map((k) => [k, chance(rng, 0.8)]));
+        const ignore = [
+          pick(rng, ['identity:*i1', 'repo:a/*', 'roleBinding:*viewer', 'group:b', 'tag:*:1.0']),
+          ...(chance(rng, 0.3) ? ['role:*'] : []),
+        ];
+        const settings: Partial<Settings> = { prune, ignore };
+        const { api, outsider } = openApi(seed);
+        const desired = desiredState(generateShapes(rng, 'desired', outsider), { settings });
+        await buildLive(api, generateShapes(rng, 'live', outsider));
+        const p: Plan = plan(desired, await readLive(api), { allowMassDelete: true, bootstrap: true });
+        if (p.refusals.length > 0) {
+          expect(() => assertSafe(p), `seed ${seed}`).toThrow(UnsafePlanError);
+          expect(
+            p.refusals.every((x) => x.rule === 'not-empty'),
+            `seed ${seed}`,
+          ).toBe(true);
+          refused++;
+          continue;
+        }
+        try {
+          await run(api, p);
+        } catch (err) {
+          throw new Error(`seed ${seed}: ${(err as Error).message}`);
+        }
+        applied++;
+        const after = await readLive(api);
+        const again = plan(desired, after, { allowMassDelete: true });
+        expect(
+          again.steps.map((s) => `${s.action} ${s.address}`),
+          `seed ${seed}: replan`,
+        ).toEqual([]);
+        expect(after.resources.some((l) => l.address === ORG_ADDRESS)).toBe(true);
       }
-      try {
-        await run(api, p);
-      } catch (err) {
-        throw new Error(`seed ${seed}: ${(err as Error).message}`);
-      }
-      applied++;
-      const after = await readLive(api);
-      const again = plan(desired, after, { allowMassDelete: true });
-      expect(again.steps.map((s) => `${s.action} ${s.address}`), `seed ${seed}: replan`).toEqual([]);
-      expect(after.resources.some((l) => l.address === ORG_ADDRESS)).toBe(true);
-    }
-    expect(refused).toBeGreaterThan(0);
-    expect(applied).toBeGreaterThan(seeds.length / 4);
-  }, TIMEOUT_MS);
+      expect(refused).toBeGreaterThan(0);
+      expect(applied).toBeGreaterThan(seeds.length / 4);
+    },
+    TIMEOUT_MS,
+  );
 });

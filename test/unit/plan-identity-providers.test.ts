@@ -17,7 +17,10 @@ function withSecret(shape: ReturnType<typeof r.identityProvider>) {
 
 describe('identity providers in a plan', () => {
   it('creates one after the role it defaults to, filled from that create, with the secret as a reference', () => {
-    const desired = desiredState([r.role('', 'sso-user', { capabilities: ['repo.list'] }), withSecret(r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC }))]);
+    const desired = desiredState([
+      r.role('', 'sso-user', { capabilities: ['repo.list'] }),
+      withSecret(r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC })),
+    ]);
     const p = plan(desired, liveState([]));
     const create = p.steps.find((s) => s.address === 'identityProvider:okta') as CreateStep;
     expect(create.refs).toEqual({ defaultRole: { address: 'role:sso-user' } });
@@ -31,31 +34,52 @@ describe('identity providers in a plan', () => {
     const idp = r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC });
     const create = plan(desiredState([withSecret(idp)]), liveState([])).steps[0] as CreateStep;
     expect(create.after.defaultRole).toBe(BUILTIN_ROLES.viewer);
-    expect(plan(desiredState([withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC }))]), liveState([idp])).steps).toEqual([]);
+    expect(
+      plan(
+        desiredState([withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC }))]),
+        liveState([idp]),
+      ).steps,
+    ).toEqual([]);
   });
 
   it('re-sends the secret only with rotateSecrets: one update whose mask names it', () => {
     const idp = r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC });
-    const desired = desiredState([withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC }))]);
+    const desired = desiredState([
+      withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC })),
+    ]);
     const rotated = plan(desired, liveState([idp]), { rotateSecrets: true }).steps as UpdateStep[];
-    expect(rotated.map((s) => [s.address, s.updateMask, s.secrets])).toEqual([['identityProvider:okta', ['oidc.clientSecret'], SECRET]]);
+    expect(rotated.map((s) => [s.address, s.updateMask, s.secrets])).toEqual([
+      ['identityProvider:okta', ['oidc.clientSecret'], SECRET],
+    ]);
   });
 
   it('deletes an identity provider before the role it defaults to, and refuses to delete a role one still holds', () => {
-    const live = liveState([r.role('', 'sso-user', { capabilities: ['repo.list'] }), r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC })]);
+    const live = liveState([
+      r.role('', 'sso-user', { capabilities: ['repo.list'] }),
+      r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC }),
+    ]);
     const both = plan(desiredState([]), live);
     expect(both.steps.map((s) => [s.address, s.dependsOn])).toEqual([
       ['identityProvider:okta', undefined],
       ['role:sso-user', ['identityProvider:okta']],
     ]);
-    const keepIdp = plan(desiredState([r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC })]), live);
+    const keepIdp = plan(
+      desiredState([r.identityProvider('', 'okta', { defaultRole: { path: 'sso-user' }, oidc: OIDC })]),
+      live,
+    );
     expect(keepIdp.refusals.map((x) => x.rule)).toEqual(['not-empty']);
   });
 
   it('a group mapping whose role changes is a delete and a create (no update), scoped to the org', () => {
     const idp = r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC });
     const live = liveState([idp, r.groupMapping('', 'okta', 'admins', { builtin: 'owner' })]);
-    const p = plan(desiredState([withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC })), r.groupMapping('', 'okta', 'admins', { builtin: 'editor' })]), live);
+    const p = plan(
+      desiredState([
+        withSecret(r.identityProvider('', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OIDC })),
+        r.groupMapping('', 'okta', 'admins', { builtin: 'editor' }),
+      ]),
+      live,
+    );
     expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual([
       'create groupMapping:identityProvider:okta/admins=editor',
       'delete groupMapping:identityProvider:okta/admins=owner',

@@ -13,12 +13,18 @@ describe('plan: refusals', () => {
     expect(refusalsOf(desired, live)).toEqual([
       {
         rule: 'declared-twice',
-        message: 'roleBinding:ci-nightly=viewer is declared twice (manifest.yaml:3:1 and manifest.yaml:4:1), once by name and once by uid; declare it once',
+        message:
+          'roleBinding:ci-nightly=viewer is declared twice (manifest.yaml:3:1 and manifest.yaml:4:1), once by name and once by uid; declare it once',
         addresses: ['roleBinding:ci-nightly=viewer'],
       },
     ]);
     // Other refusals are still found in the same round.
-    const both = refusalsOf(desiredState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), byUid], { settings: { protect: ['repo:*'] } }), liveState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), r.repo('', 'keep')]));
+    const both = refusalsOf(
+      desiredState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), byUid], {
+        settings: { protect: ['repo:*'] },
+      }),
+      liveState([r.identity('', 'ci-nightly'), r.binding('', 'ci-nightly', 'viewer'), r.repo('', 'keep')]),
+    );
     expect(both.map((x) => x.rule)).toEqual(['declared-twice', 'protected']);
   });
 
@@ -26,7 +32,11 @@ describe('plan: refusals', () => {
     const live = liveState([r.repo('', 'nginx'), r.repo('', 'tmp')]);
     const refusals = refusalsOf(desiredState([], { settings: { protect: ['repo:ng*'] } }), live);
     expect(refusals).toEqual([
-      { rule: 'protected', message: 'repo:nginx is protected (settings.protect) and may not be deleted', addresses: ['repo:nginx'] },
+      {
+        rule: 'protected',
+        message: 'repo:nginx is protected (settings.protect) and may not be deleted',
+        addresses: ['repo:nginx'],
+      },
     ]);
   });
 
@@ -55,7 +65,10 @@ describe('plan: refusals', () => {
     const live = liveState(ids);
     const keep7 = desiredState(ids.slice(0, 7));
     const [refusal] = refusalsOf(keep7, live);
-    expect(refusal).toMatchObject({ rule: 'mass-delete', addresses: ['identity:id-7', 'identity:id-8', 'identity:id-9'] });
+    expect(refusal).toMatchObject({
+      rule: 'mass-delete',
+      addresses: ['identity:id-7', 'identity:id-8', 'identity:id-9'],
+    });
     expect(refusal!.message).toBe(
       'the plan deletes 3 of 10 identities (30%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended',
     );
@@ -74,8 +87,13 @@ describe('plan: refusals', () => {
     expect(p.warnings).toEqual(['12 tags go with its deleted repo (repo:svc-4): deleting a repo deletes its tags']);
     // The repos are still judged: 4 of 13 is more than 0.25.
     const [refusal] = refusalsOf(desiredState(repos.slice(4)), live);
-    expect(refusal).toMatchObject({ rule: 'mass-delete', addresses: ['repo:svc-0', 'repo:svc-1', 'repo:svc-2', 'repo:svc-3'] });
-    expect(refusal!.message).toBe('the plan deletes 4 of 13 repos (31%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended');
+    expect(refusal).toMatchObject({
+      rule: 'mass-delete',
+      addresses: ['repo:svc-0', 'repo:svc-1', 'repo:svc-2', 'repo:svc-3'],
+    });
+    expect(refusal!.message).toBe(
+      'the plan deletes 4 of 13 repos (31%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended',
+    );
   });
 
   it('counts the managed live resources of the kind for the ratio: ignored ones and other kinds do not count', () => {
@@ -91,20 +109,28 @@ describe('plan: refusals', () => {
       'the plan deletes 4 of 12 identities (33%), more than --max-delete-ratio 0.25; pass --allow-mass-delete if that is intended',
     );
     // With only 9 managed (the ignored ones do not make it 13), any share may go.
-    expect(plan(desiredState([...repos], { settings }), liveState([...ids.slice(0, 9), ...humans, ...repos])).summary.delete).toBe(9);
+    expect(
+      plan(desiredState([...repos], { settings }), liveState([...ids.slice(0, 9), ...humans, ...repos])).summary.delete,
+    ).toBe(9);
   });
 
   it('refuses deletes and creates of a kind whose live read was incomplete, but not other changes', () => {
-    const live = liveState([r.identity('', 'gone'), r.repo('', 'old')], { incomplete: [{ kind: 'identity', reason: 'page token restarted twice' }] });
+    const live = liveState([r.identity('', 'gone'), r.repo('', 'old')], {
+      incomplete: [{ kind: 'identity', reason: 'page token restarted twice' }],
+    });
     const refusals = refusalsOf(desiredState([r.repo('', 'old')]), live);
     expect(refusals).toEqual([
       {
         rule: 'incomplete-read',
-        message: 'cannot delete 1 identity (identity:gone): the live read of identity was incomplete (page token restarted twice); run plan again',
+        message:
+          'cannot delete 1 identity (identity:gone): the live read of identity was incomplete (page token restarted twice); run plan again',
         addresses: ['identity:gone'],
       },
     ]);
-    const withCreate = plan(desiredState([r.repo('', 'old'), r.identity('', 'gone'), r.identity('', 'new'), r.repo('', 'fresh')]), live);
+    const withCreate = plan(
+      desiredState([r.repo('', 'old'), r.identity('', 'gone'), r.identity('', 'new'), r.repo('', 'fresh')]),
+      live,
+    );
     expect(outline(withCreate)).toEqual(['create identity:new', 'create repo:fresh']);
     // The identity the read may have missed could be identity:new: its create is refused too; the repo's is not.
     expect(withCreate.refusals).toEqual([
@@ -119,9 +145,17 @@ describe('plan: refusals', () => {
   });
 
   it('refuses deletes that rely on an incomplete read of another kind: children, referencing bindings, binding keys', () => {
-    const shapes = [r.group('old'), r.repo('old', 'app'), r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.repo('', 'web')];
+    const shapes = [
+      r.group('old'),
+      r.repo('old', 'app'),
+      r.identity('', 'bot'),
+      r.binding('', 'bot', 'viewer'),
+      r.repo('', 'web'),
+    ];
     const refusedFor = (kind: LiveState['incomplete'][number]['kind']) =>
-      refusalsOf(desiredState([]), liveState(shapes, { incomplete: [{ kind, reason: 'restarted' }] })).flatMap((x) => x.addresses);
+      refusalsOf(desiredState([]), liveState(shapes, { incomplete: [{ kind, reason: 'restarted' }] })).flatMap(
+        (x) => x.addresses,
+      );
     // An unseen child of any kind would make the group delete fail with RESOURCE_NOT_EMPTY.
     expect(refusedFor('subscription')).toEqual(['group:old']);
     // An unseen tag blocks its repo (and so the group); unseen bindings block what they reference.
@@ -129,8 +163,13 @@ describe('plan: refusals', () => {
     expect(refusedFor('roleBinding')).toEqual(['group:old', 'identity:bot', 'roleBinding:bot=viewer']);
     // A binding's address is built from the identity listing: an incomplete one may misname it.
     expect(refusedFor('identity')).toEqual(['group:old', 'identity:bot', 'roleBinding:bot=viewer']);
-    const [refusal] = refusalsOf(desiredState([r.group('old'), r.repo('old', 'app')]), liveState(shapes, { incomplete: [{ kind: 'tag', reason: 'restarted' }] }));
-    expect(refusal!.message).toBe('cannot delete 1 repo (repo:web): the live read of tag was incomplete (restarted); run plan again');
+    const [refusal] = refusalsOf(
+      desiredState([r.group('old'), r.repo('old', 'app')]),
+      liveState(shapes, { incomplete: [{ kind: 'tag', reason: 'restarted' }] }),
+    );
+    expect(refusal!.message).toBe(
+      'cannot delete 1 repo (repo:web): the live read of tag was incomplete (restarted); run plan again',
+    );
   });
 
   it('refuses when a desired address matches two live resources', () => {

@@ -48,7 +48,14 @@ describe('plan: renames in place (renamedFrom)', () => {
     const desired = services(renamed(r.group('services', { description: 'Services' }), 'backend'));
     desired[6] = renamed(r.identity('services/db', 'schema-bot'), 'migrator');
     const p = plan(desiredState(desired), live);
-    expect(p.steps.map((s) => [s.action, s.address, s.action === 'update' ? s.updateMask : [], s.action === 'update' ? s.previousAddress : undefined])).toEqual([
+    expect(
+      p.steps.map((s) => [
+        s.action,
+        s.address,
+        s.action === 'update' ? s.updateMask : [],
+        s.action === 'update' ? s.previousAddress : undefined,
+      ]),
+    ).toEqual([
       ['update', 'group:services', ['name', 'description'], 'group:backend'],
       ['update', 'identity:services/db/schema-bot', ['name'], 'identity:services/db/migrator'],
     ]);
@@ -56,13 +63,28 @@ describe('plan: renames in place (renamedFrom)', () => {
 
   it('renames an identity its bindings name by the new name', () => {
     const live = liveState([r.identity('', 'old-bot'), r.binding('', 'old-bot', 'viewer')]);
-    const p = plan(desiredState([renamed(r.identity('', 'ci-bot'), 'old-bot'), r.binding('', 'ci-bot', 'viewer')]), live);
+    const p = plan(
+      desiredState([renamed(r.identity('', 'ci-bot'), 'old-bot'), r.binding('', 'ci-bot', 'viewer')]),
+      live,
+    );
     expect(outline(p)).toEqual(['update identity:ci-bot']);
-    expect(step(p, 'identity:ci-bot')).toMatchObject({ previousAddress: 'identity:old-bot', updateMask: ['name'], uid: uidOf(live, 'identity:old-bot') });
+    expect(step(p, 'identity:ci-bot')).toMatchObject({
+      previousAddress: 'identity:old-bot',
+      updateMask: ['name'],
+      uid: uidOf(live, 'identity:old-bot'),
+    });
   });
 
   it('is a no-op once renamed, so the line may stay in the manifests', () => {
-    const after = liveState([r.group('services', { description: 'Backend' }), r.identity('services', 'ci'), r.binding('services', 'ci', 'viewer'), r.binding('', '/services/ci', 'editor'), r.repo('services', 'app'), r.group('services/db'), r.identity('services/db', 'migrator')]);
+    const after = liveState([
+      r.group('services', { description: 'Backend' }),
+      r.identity('services', 'ci'),
+      r.binding('services', 'ci', 'viewer'),
+      r.binding('', '/services/ci', 'editor'),
+      r.repo('services', 'app'),
+      r.group('services/db'),
+      r.identity('services/db', 'migrator'),
+    ]);
     expect(plan(desiredState(services()), after).steps).toEqual([]);
   });
 
@@ -120,6 +142,8 @@ describe('plan: renames in place (renamedFrom)', () => {
   });
 
   it('creates when neither name is live (the old one is gone already)', () => {
-    expect(outline(plan(desiredState([renamed(r.repo('', 'new-app'), 'old-app')]), liveState([])))).toEqual(['create repo:new-app']);
+    expect(outline(plan(desiredState([renamed(r.repo('', 'new-app'), 'old-app')]), liveState([])))).toEqual([
+      'create repo:new-app',
+    ]);
   });
 });

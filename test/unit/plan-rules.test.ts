@@ -3,11 +3,27 @@ import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/model/errors.js';
 import { plan } from '../../src/plan/index.js';
 import { fingerprintLive } from '../../src/saved-plan/fingerprint.js';
-import { BUILTIN_ROLES, desiredState, emptyLive, liveState, ORG_UID, r, uidOf, step, outline, ISSUER, type AnyStep } from './plan-builders.js';
+import {
+  BUILTIN_ROLES,
+  desiredState,
+  emptyLive,
+  liveState,
+  ORG_UID,
+  r,
+  uidOf,
+  step,
+  outline,
+  ISSUER,
+  type AnyStep,
+} from './plan-builders.js';
 
 describe('plan: matching and updates', () => {
   it('plans nothing when live matches desired', () => {
-    const shapes = [r.group('eng'), r.identity('eng', 'bot', { description: 'x' }), r.repo('', 'nginx', { description: 'd' })];
+    const shapes = [
+      r.group('eng'),
+      r.identity('eng', 'bot', { description: 'x' }),
+      r.repo('', 'nginx', { description: 'd' }),
+    ];
     const p = plan(desiredState(shapes), liveState(shapes));
     expect(p.steps).toEqual([]);
     expect(p.summary).toEqual({ create: 0, update: 0, delete: 0 });
@@ -15,15 +31,26 @@ describe('plan: matching and updates', () => {
   });
 
   it('leaves fields absent from the manifest alone, and clears a description set to ""', () => {
-    const live = liveState([r.identity('', 'bot', { description: 'kept', claimMatch: { issuer: ISSUER, subject: 's' } }), r.repo('', 'app', { description: 'old' })]);
+    const live = liveState([
+      r.identity('', 'bot', { description: 'kept', claimMatch: { issuer: ISSUER, subject: 's' } }),
+      r.repo('', 'app', { description: 'old' }),
+    ]);
     const p = plan(desiredState([r.identity('', 'bot'), r.repo('', 'app', { description: '' })]), live);
     expect(outline(p)).toEqual(['update repo:app']);
-    expect(step(p, 'repo:app')).toMatchObject({ updateMask: ['description'], before: { description: 'old' }, after: { description: '' } });
+    expect(step(p, 'repo:app')).toMatchObject({
+      updateMask: ['description'],
+      before: { description: 'old' },
+      after: { description: '' },
+    });
   });
 
   it('puts exactly the changed fields in updateMask, before and after', () => {
-    const live = liveState([r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'old' } })]);
-    const desired = desiredState([r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'new' } })]);
+    const live = liveState([
+      r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'old' } }),
+    ]);
+    const desired = desiredState([
+      r.identity('', 'bot', { description: 'same', claimMatch: { issuer: ISSUER, subject: 'new' } }),
+    ]);
     const s = step(plan(desired, live), 'identity:bot');
     expect(s).toMatchObject({
       action: 'update',
@@ -51,7 +78,10 @@ describe('plan: matching and updates', () => {
     ]);
     const p = plan(desired, live);
     expect(outline(p)).toEqual(['update role:reader']);
-    expect(step(p, 'role:reader')).toMatchObject({ updateMask: ['capabilities'], after: { capabilities: ['tag.list', 'repo.list'] } });
+    expect(step(p, 'role:reader')).toMatchObject({
+      updateMask: ['capabilities'],
+      after: { capabilities: ['tag.list', 'repo.list'] },
+    });
   });
 
   it('sends a changed readme in the repo update with "readme" in the mask', () => {
@@ -75,7 +105,12 @@ describe('plan: matching and updates', () => {
     const desired = desiredState([r.org({ name: 'acme-corp' }), r.identity('', 'bot')], { orgUid: 'f'.repeat(40) });
     const p = plan(desired, live);
     expect(outline(p)).toEqual(['update org']);
-    expect(step(p, 'org')).toMatchObject({ uid: 'f'.repeat(40), updateMask: ['name'], before: { name: 'acme' }, after: { name: 'acme-corp' } });
+    expect(step(p, 'org')).toMatchObject({
+      uid: 'f'.repeat(40),
+      updateMask: ['name'],
+      before: { name: 'acme' },
+      after: { name: 'acme-corp' },
+    });
     expect(p.org).toEqual({ name: 'acme-corp', uid: 'f'.repeat(40) });
   });
 
@@ -83,7 +118,9 @@ describe('plan: matching and updates', () => {
     const live = liveState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:aa')]);
     const p = plan(desiredState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:bb')]), live);
     expect(p.steps).toEqual([]);
-    expect(p.warnings).toEqual([expect.stringContaining('tag:app:1.0 has digest sha256:aa but the manifests say sha256:bb')]);
+    expect(p.warnings).toEqual([
+      expect.stringContaining('tag:app:1.0 has digest sha256:aa but the manifests say sha256:bb'),
+    ]);
   });
 });
 
@@ -107,7 +144,14 @@ describe('plan: role bindings', () => {
 
   it('a role change to a role being created depends on that create and carries no uid yet', () => {
     const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]);
-    const p = plan(desiredState([r.identity('', 'bot'), r.role('', 'new-role', { capabilities: ['repo.list'] }), r.binding('', 'bot', 'new-role')]), live);
+    const p = plan(
+      desiredState([
+        r.identity('', 'bot'),
+        r.role('', 'new-role', { capabilities: ['repo.list'] }),
+        r.binding('', 'bot', 'new-role'),
+      ]),
+      live,
+    );
     expect(outline(p)).toEqual(['create role:new-role', 'update roleBinding:bot=new-role']);
     const s = step(p, 'roleBinding:bot=new-role');
     expect(s.refs).toEqual({ roleUid: { address: 'role:new-role' } });
@@ -117,12 +161,24 @@ describe('plan: role bindings', () => {
 
   it('matches by full address when an identity has more than one binding in a group', () => {
     const live = liveState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer')]);
-    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'editor'), r.binding('', 'bot', 'owner')]), live);
-    expect(outline(p)).toEqual(['create roleBinding:bot=editor', 'create roleBinding:bot=owner', 'delete roleBinding:bot=viewer']);
+    const p = plan(
+      desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'editor'), r.binding('', 'bot', 'owner')]),
+      live,
+    );
+    expect(outline(p)).toEqual([
+      'create roleBinding:bot=editor',
+      'create roleBinding:bot=owner',
+      'delete roleBinding:bot=viewer',
+    ]);
   });
 
   it('normalises identityUid/roleUid that point inside the org to paths before matching', () => {
-    const live = liveState([r.identity('', 'bot'), r.role('', 'deployer'), r.binding('', 'bot', 'deployer'), r.binding('', 'bot', 'viewer')]);
+    const live = liveState([
+      r.identity('', 'bot'),
+      r.role('', 'deployer'),
+      r.binding('', 'bot', 'deployer'),
+      r.binding('', 'bot', 'viewer'),
+    ]);
     const desired = desiredState([
       r.identity('', 'bot'),
       r.role('', 'deployer'),
@@ -140,7 +196,10 @@ describe('plan: role bindings', () => {
       parent: 'org',
       parentUid: ORG_UID,
       after: { identityUid: outsider, roleUid: BUILTIN_ROLES.viewer },
-      refs: { identityUid: { address: `identity:uid:${outsider}`, uid: outsider }, roleUid: { address: 'role:builtin:viewer', uid: BUILTIN_ROLES.viewer } },
+      refs: {
+        identityUid: { address: `identity:uid:${outsider}`, uid: outsider },
+        roleUid: { address: 'role:builtin:viewer', uid: BUILTIN_ROLES.viewer },
+      },
     });
   });
 });
@@ -165,20 +224,30 @@ describe('plan: creates', () => {
       'create repo:nginx',
       'create roleBinding:eng/platform//eng/ci=deployer',
     ]);
-    expect(step(p, 'org')).toMatchObject({ parent: null, after: { name: 'acme' }, reason: 'bootstrap: no root group named acme is visible to this token' });
+    expect(step(p, 'org')).toMatchObject({
+      parent: null,
+      after: { name: 'acme' },
+      reason: 'bootstrap: no root group named acme is visible to this token',
+    });
     expect(step(p, 'org').parentUid).toBeUndefined();
     expect(step(p, 'org').dependsOn).toBeUndefined();
     expect(step(p, 'group:eng/platform')).toMatchObject({ parent: 'group:eng', dependsOn: ['group:eng'] });
     expect(step(p, 'repo:nginx').after).toEqual({ name: 'nginx', readme: '# nginx\n' });
     const binding = step(p, 'roleBinding:eng/platform//eng/ci=deployer');
     expect(binding.dependsOn).toEqual(['group:eng/platform', 'identity:eng/ci', 'role:eng/platform/deployer']);
-    expect(binding.refs).toEqual({ identityUid: { address: 'identity:eng/ci' }, roleUid: { address: 'role:eng/platform/deployer' } });
+    expect(binding.refs).toEqual({
+      identityUid: { address: 'identity:eng/ci' },
+      roleUid: { address: 'role:eng/platform/deployer' },
+    });
     expect(p.org).toEqual({ name: 'acme' });
   });
 
   it('fills parentUid and reference uids from live when they exist', () => {
     const live = liveState([r.group('eng'), r.identity('eng', 'ci')]);
-    const p = plan(desiredState([r.group('eng'), r.identity('eng', 'ci'), r.binding('eng', 'ci', 'registry.push')]), live);
+    const p = plan(
+      desiredState([r.group('eng'), r.identity('eng', 'ci'), r.binding('eng', 'ci', 'registry.push')]),
+      live,
+    );
     const s = step(p, 'roleBinding:eng/ci=registry.push');
     expect(s).toMatchObject({
       parent: 'group:eng',
@@ -190,9 +259,20 @@ describe('plan: creates', () => {
   });
 
   it('creates a subscription and a declared tag under their parents', () => {
-    const p = plan(desiredState([r.repo('', 'app'), r.tag('', 'app', '1.0', 'sha256:ab'), r.subscription('', 'https://h.example/x')]), liveState([]));
+    const p = plan(
+      desiredState([
+        r.repo('', 'app'),
+        r.tag('', 'app', '1.0', 'sha256:ab'),
+        r.subscription('', 'https://h.example/x'),
+      ]),
+      liveState([]),
+    );
     expect(outline(p)).toEqual(['create repo:app', 'create subscription:https://h.example/x', 'create tag:app:1.0']);
-    expect(step(p, 'tag:app:1.0')).toMatchObject({ parent: 'repo:app', dependsOn: ['repo:app'], after: { name: '1.0', digest: 'sha256:ab' } });
+    expect(step(p, 'tag:app:1.0')).toMatchObject({
+      parent: 'repo:app',
+      dependsOn: ['repo:app'],
+      after: { name: '1.0', digest: 'sha256:ab' },
+    });
   });
 });
 
@@ -202,18 +282,34 @@ describe('plan: references by uid', () => {
     const live = liveState([r.identity('', 'bot')]);
     const missing = `${ORG_UID}/00000000000000aa`;
     const outside = `${'e'.repeat(40)}/0000000000000001`;
-    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', { uid: missing }, 'viewer'), r.binding('', 'bot', { uid: missing }), r.binding('', { uid: outside }, 'viewer')]), live);
+    const p = plan(
+      desiredState([
+        r.identity('', 'bot'),
+        r.binding('', { uid: missing }, 'viewer'),
+        r.binding('', 'bot', { uid: missing }),
+        r.binding('', { uid: outside }, 'viewer'),
+      ]),
+      live,
+    );
     expect(p.refusals.map((x) => x.rule)).toEqual(['dangling-reference', 'dangling-reference']);
     expect(p.refusals[0]!.message).toBe(
       `roleBinding:uid:${missing}=viewer (manifest.yaml:3:1) names identityUid ${missing}, which lies inside org acme but is no identity there; fix the uid, or name the identity by its path`,
     );
-    expect(p.refusals[1]!.message).toContain(`names roleUid ${missing}, which lies inside org acme but is no role there`);
+    expect(p.refusals[1]!.message).toContain(
+      `names roleUid ${missing}, which lies inside org acme but is no role there`,
+    );
     expect(outline(p)).toEqual([`create roleBinding:uid:${outside}=viewer`]);
   });
 });
 
 describe('plan: targets', () => {
-  const desired = desiredState([r.group('eng'), r.identity('eng', 'ci'), r.binding('eng', 'ci', 'viewer'), r.repo('', 'app'), r.repo('', 'web')]);
+  const desired = desiredState([
+    r.group('eng'),
+    r.identity('eng', 'ci'),
+    r.binding('eng', 'ci', 'viewer'),
+    r.repo('', 'app'),
+    r.repo('', 'web'),
+  ]);
 
   it('keeps the targeted steps and what they depend on', () => {
     const p = plan(desired, liveState([]), { targets: ['roleBinding:eng/ci=viewer'] });
@@ -224,7 +320,9 @@ describe('plan: targets', () => {
   it('accepts globs, and says when a target matches nothing', () => {
     const p = plan(desired, liveState([]), { targets: ['repo:*', 'group:nope'] });
     expect(outline(p)).toEqual(['create repo:app', 'create repo:web']);
-    expect(p.refusals.map((r) => r.message)).toEqual(['--target group:nope matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)']);
+    expect(p.refusals.map((r) => r.message)).toEqual([
+      '--target group:nope matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)',
+    ]);
     expect(p.warnings).toEqual(['3 other changes are not in this plan because of --target']);
     expect(p.untargeted).toBe(3);
   });
@@ -272,10 +370,19 @@ describe('plan: targets', () => {
 
 describe('plan: purity', () => {
   it('gives the same plan for the same states in any input order', () => {
-    const shapes = [r.group('eng'), r.group('eng/a'), r.identity('eng', 'ci'), r.binding('eng/a', '/eng/ci', 'viewer'), r.repo('eng', 'x')];
+    const shapes = [
+      r.group('eng'),
+      r.group('eng/a'),
+      r.identity('eng', 'ci'),
+      r.binding('eng/a', '/eng/ci', 'viewer'),
+      r.repo('eng', 'x'),
+    ];
     const live = liveState([r.group('old'), r.identity('old', 'y'), r.repo('', 'z')]);
     const a = plan(desiredState(shapes), live);
-    const b = plan(desiredState([...shapes].reverse().filter((s) => s.address !== 'org')), { ...live, resources: [...live.resources].reverse() });
+    const b = plan(desiredState([...shapes].reverse().filter((s) => s.address !== 'org')), {
+      ...live,
+      resources: [...live.resources].reverse(),
+    });
     expect(b.steps.map(({ source: _s, ...rest }) => rest)).toEqual(a.steps.map(({ source: _s, ...rest }) => rest));
   });
 
@@ -305,10 +412,14 @@ describe('plan: no I/O in the planner', () => {
     const { dirname, join, relative, resolve } = await import('node:path');
     const { parseSource, runtimeImportsOf, walkAst } = await import('../support/source-graph.js');
     type Node = { type: string; [key: string]: unknown };
-    const name = (n: unknown): string | undefined => ((n as Node | undefined)?.type === 'Identifier' ? String((n as Node).name) : undefined);
+    const name = (n: unknown): string | undefined =>
+      (n as Node | undefined)?.type === 'Identifier' ? String((n as Node).name) : undefined;
     /** Date.now(), new Date(…), Math.random(), process.anything: a clock, randomness or the process. */
     const impure = (n: Node): boolean =>
-      (n.type === 'MemberExpression' && ((name(n.object) === 'Date' && name(n.property) === 'now') || (name(n.object) === 'Math' && name(n.property) === 'random') || name(n.object) === 'process')) ||
+      (n.type === 'MemberExpression' &&
+        ((name(n.object) === 'Date' && name(n.property) === 'now') ||
+          (name(n.object) === 'Math' && name(n.property) === 'random') ||
+          name(n.object) === 'process')) ||
       (n.type === 'NewExpression' && name(n.callee) === 'Date' && (n.arguments as unknown[]).length === 0);
     // (Date.parse is pure, and so is a Date made from a given time, `new Date(ms)`: they read no clock.)
     const root = join(import.meta.dirname, '..', '..');
@@ -324,9 +435,14 @@ describe('plan: no I/O in the planner', () => {
         if (source.startsWith('.') && source.endsWith('.json')) continue;
         if (source.startsWith('.')) visit(resolve(dirname(file), source.replace(/\.js$/, '.ts')));
         // node:module only to load a library on first use (util/lazy-require.ts: re2js, for patterns).
-        else if (!['node:crypto', 'node:module'].includes(source)) offenders.push(`${relative(root, file)} imports ${source}`);
+        else if (!['node:crypto', 'node:module'].includes(source))
+          offenders.push(`${relative(root, file)} imports ${source}`);
       }
-      for (const n of walkAst(tree)) if (impure(n as Node)) offenders.push(`${relative(root, file)} reads ${n.type === 'NewExpression' ? 'new Date' : `${name(n.object)}.${name(n.property)}`}`);
+      for (const n of walkAst(tree))
+        if (impure(n as Node))
+          offenders.push(
+            `${relative(root, file)} reads ${n.type === 'NewExpression' ? 'new Date' : `${name(n.object)}.${name(n.property)}`}`,
+          );
     };
     const planDir = join(root, 'src', 'plan');
     for (const file of readdirSync(planDir).filter((n) => n.endsWith('.ts'))) visit(join(planDir, file));
@@ -337,7 +453,13 @@ describe('plan: no I/O in the planner', () => {
 
   it('would see a clock, randomness or the process in the syntax tree, and not in a comment', async () => {
     const { parseSource, walkAst } = await import('../support/source-graph.js');
-    const kinds = [...walkAst(parseSource("// Date.now()\nconst t = Date\n  .now();\nconst d = new Date(0);\nconst e = process.env;"))].filter((n) => n.type === 'MemberExpression' || n.type === 'NewExpression').map((n) => n.type);
+    const kinds = [
+      ...walkAst(
+        parseSource('// Date.now()\nconst t = Date\n  .now();\nconst d = new Date(0);\nconst e = process.env;'),
+      ),
+    ]
+      .filter((n) => n.type === 'MemberExpression' || n.type === 'NewExpression')
+      .map((n) => n.type);
     expect(kinds).toEqual(['MemberExpression', 'NewExpression', 'MemberExpression']);
   });
 });

@@ -27,13 +27,21 @@ function scenario() {
     { shape: r.identity('', 'bot', { description: 'a' }), updateTime: T1 },
     r.subscription('', 'https://h.example/x'),
   ]);
-  const desired = desiredState([r.identity('', 'bot', { description: 'b' }), r.subscription('', 'https://h.example/x'), r.repo('', 'new')]);
+  const desired = desiredState([
+    r.identity('', 'bot', { description: 'b' }),
+    r.subscription('', 'https://h.example/x'),
+    r.repo('', 'new'),
+  ]);
   return { live, desired, plan: savedPlanOf(desired, live) };
 }
 
 /** A plan as `plan --out` saves it: with a fingerprint of every live resource it read. */
 function savedPlanOf(desired: DesiredState, live: LiveState): Plan {
-  return { ...plan(desired, live, { bootstrap: true }), fingerprints: fingerprintLive(live), basis: { desired, options: { bootstrap: true } } };
+  return {
+    ...plan(desired, live, { bootstrap: true }),
+    fingerprints: fingerprintLive(live),
+    basis: { desired, options: { bootstrap: true } },
+  };
 }
 
 function withResource(live: LiveState, extra: LiveState['resources'][number]): LiveState {
@@ -46,9 +54,22 @@ describe('saved plans', () => {
     const path = join(dir, 'plan.json');
     await savePlan(path, { ...p, fingerprints: [] }, live, { basis: p.basis! });
     const text = await readFile(path, 'utf8');
-    expect(Object.keys(JSON.parse(text))).toEqual(['formatVersion', 'org', 'summary', 'steps', 'warnings', 'fingerprints', 'basis']);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      'formatVersion',
+      'org',
+      'summary',
+      'steps',
+      'warnings',
+      'fingerprints',
+      'basis',
+    ]);
     expect(await loadSavedPlan(path)).toEqual(p);
-    expect(p.fingerprints.map((f) => f.address)).toEqual(['group:old', 'identity:bot', 'org', 'subscription:https://h.example/x']);
+    expect(p.fingerprints.map((f) => f.address)).toEqual([
+      'group:old',
+      'identity:bot',
+      'org',
+      'subscription:https://h.example/x',
+    ]);
   });
 
   it('is always redacted: without a redactor, the secrets of the environment never reach the file (issue 52)', async () => {
@@ -73,7 +94,11 @@ describe('saved plans', () => {
       ['text.json', 'hello', /text\.json is not a usable platform-sync plan: it is not JSON/],
       ['array.json', '[]', /it is not a JSON object/],
       ['manifest.json', '{"apiVersion":"platform-sync/v1"}', /it has no formatVersion/],
-      ['future.json', '{"formatVersion":9,"summary":{},"steps":[]}', /formatVersion 9 is not supported \(this version reads 1\)/],
+      [
+        'future.json',
+        '{"formatVersion":9,"summary":{},"steps":[]}',
+        /formatVersion 9 is not supported \(this version reads 1\)/,
+      ],
       [
         'bad-step.json',
         '{"formatVersion":1,"org":{"name":"a"},"summary":{"create":0,"update":0,"delete":1},"steps":[{"action":"remove","kind":"repo","address":"repo:x"}],"fingerprints":[]}',
@@ -106,7 +131,9 @@ describe('checkFingerprints', () => {
       resources: live.resources
         .filter((x) => x.address !== 'group:old')
         .map((x) => (x.address === 'identity:bot' ? { ...x, updateTime: T2 } : x))
-        .map((x) => (x.address === 'org' ? { ...x, fields: { name: 'acme', description: 'changed' } } : x)) as LiveState['resources'],
+        .map((x) =>
+          x.address === 'org' ? { ...x, fields: { name: 'acme', description: 'changed' } } : x,
+        ) as LiveState['resources'],
     };
     const stale = checkFingerprints(p, changed);
     expect(stale.map((s) => s.address)).toEqual(['group:old', 'identity:bot', 'org']);
@@ -118,8 +145,16 @@ describe('checkFingerprints', () => {
   it('names a resource made since at an address the plan creates, and a new child of a deleted group', () => {
     const { live, plan: p } = scenario();
     const orgUid = uidOf(live, 'org');
-    let moved = withResource(live, { ...r.repo('', 'new'), uid: `${orgUid}/00000000000000aa`, parentUid: orgUid } as never);
-    moved = withResource(moved, { ...r.identity('old', 'late'), uid: `${uidOf(live, 'group:old')}/00000000000000bb`, parentUid: uidOf(live, 'group:old') } as never);
+    let moved = withResource(live, {
+      ...r.repo('', 'new'),
+      uid: `${orgUid}/00000000000000aa`,
+      parentUid: orgUid,
+    } as never);
+    moved = withResource(moved, {
+      ...r.identity('old', 'late'),
+      uid: `${uidOf(live, 'group:old')}/00000000000000bb`,
+      parentUid: uidOf(live, 'group:old'),
+    } as never);
     expect(checkFingerprints(p, moved)).toEqual([
       { address: 'identity:old/late', reason: 'new inside group:old, which the plan deletes' },
       { address: 'repo:new', reason: `created by someone else since the plan (uid ${orgUid}/00000000000000aa)` },
@@ -131,13 +166,23 @@ describe('checkFingerprints', () => {
     const p = savedPlanOf(desiredState([r.identity('', 'keep')]), live);
     expect(p.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['delete identity:gone']);
     const orgUid = uidOf(live, 'org');
-    const bound = withResource(live, { ...r.binding('', 'gone', 'viewer'), uid: `${orgUid}/00000000000000cc`, parentUid: orgUid } as never);
+    const bound = withResource(live, {
+      ...r.binding('', 'gone', 'viewer'),
+      uid: `${orgUid}/00000000000000cc`,
+      parentUid: orgUid,
+    } as never);
     expect(checkFingerprints(p, bound)).toEqual([
       { address: 'roleBinding:gone=viewer', reason: 'new, and references identity:gone, which the plan deletes' },
     ]);
-    const incomplete: LiveState = { ...live, incomplete: [{ kind: 'identity', reason: 'identities: uid x was returned twice' }] };
+    const incomplete: LiveState = {
+      ...live,
+      incomplete: [{ kind: 'identity', reason: 'identities: uid x was returned twice' }],
+    };
     expect(checkFingerprints(p, incomplete)).toEqual([
-      { address: 'identity', reason: 'the live read was incomplete, so the plan cannot be checked (identities: uid x was returned twice)' },
+      {
+        address: 'identity',
+        reason: 'the live read was incomplete, so the plan cannot be checked (identities: uid x was returned twice)',
+      },
     ]);
   });
 
@@ -172,6 +217,8 @@ describe('checkFingerprints', () => {
     expect(checkFingerprints(saved, live)).toEqual([]);
     // Someone edits the readme; the repo's updateTime stays as it was.
     const edited = liveState([{ shape: r.repo('', 'app', { description: 'd', readme: 'by hand' }), updateTime: T1 }]);
-    expect(checkFingerprints(saved, edited)).toEqual([{ address: 'repo:app', reason: 'readme changed since the plan' }]);
+    expect(checkFingerprints(saved, edited)).toEqual([
+      { address: 'repo:app', reason: 'readme changed since the plan' },
+    ]);
   });
 });

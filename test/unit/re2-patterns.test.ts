@@ -7,8 +7,35 @@ import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import { post, useAcmeEmulator } from '../integration/emulator-helpers.js';
 
-const RE2_VALID = ['(?i)repo:acme/.*', '[[:alnum:]]+', '(?P<name>main|dev)', '\\pL+', '\\p{Greek}', 'x{2,5}', '(?s).*', '[^/]+', '\\Qa.b\\E', '(?:a|b)*?', '\\Arepo\\z', '(?U)a+', '\\d{3}'];
-const RE2_INVALID = ['(?!secret)', '(?=x)', '(?<=x)y', '(?<!x)y', '(a)\\1', 'a++', 'a{1001}', '(?#comment)', '[[:foo:]]', '(?P=name)', '\\Z', 'x**'];
+const RE2_VALID = [
+  '(?i)repo:acme/.*',
+  '[[:alnum:]]+',
+  '(?P<name>main|dev)',
+  '\\pL+',
+  '\\p{Greek}',
+  'x{2,5}',
+  '(?s).*',
+  '[^/]+',
+  '\\Qa.b\\E',
+  '(?:a|b)*?',
+  '\\Arepo\\z',
+  '(?U)a+',
+  '\\d{3}',
+];
+const RE2_INVALID = [
+  '(?!secret)',
+  '(?=x)',
+  '(?<=x)y',
+  '(?<!x)y',
+  '(a)\\1',
+  'a++',
+  'a{1001}',
+  '(?#comment)',
+  '[[:foo:]]',
+  '(?P=name)',
+  '\\Z',
+  'x**',
+];
 
 function validateSubjectPattern(pattern: string): string[] {
   const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  identities:\n    - name: ci\n      claimMatch: {issuer: "https://token.actions.githubusercontent.com", subjectPattern: ${JSON.stringify(pattern)}}\n`;
@@ -18,7 +45,8 @@ function validateSubjectPattern(pattern: string): string[] {
 describe('RE2 patterns in validate', () => {
   for (const pattern of RE2_VALID) it(`accepts ${pattern}`, () => expect(validateSubjectPattern(pattern)).toEqual([]));
   for (const pattern of RE2_INVALID) {
-    it(`refuses ${pattern}`, () => expect(validateSubjectPattern(pattern).join('\n')).toContain('is not a valid RE2 regular expression'));
+    it(`refuses ${pattern}`, () =>
+      expect(validateSubjectPattern(pattern).join('\n')).toContain('is not a valid RE2 regular expression'));
   }
 });
 
@@ -27,8 +55,14 @@ describe('RE2 patterns in the emulator', () => {
 
   it('accepts every valid RE2 pattern and refuses every other one with code 3', async () => {
     let n = 0;
-    for (const [pattern, status] of [...RE2_VALID.map((p) => [p, 200] as const), ...RE2_INVALID.map((p) => [p, 400] as const)]) {
-      const r = await post(suite.emu, `/iam/v2/identities/${suite.org}`, { name: `p${n++}`, claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: pattern } });
+    for (const [pattern, status] of [
+      ...RE2_VALID.map((p) => [p, 200] as const),
+      ...RE2_INVALID.map((p) => [p, 400] as const),
+    ]) {
+      const r = await post(suite.emu, `/iam/v2/identities/${suite.org}`, {
+        name: `p${n++}`,
+        claimMatch: { issuer: 'https://token.actions.githubusercontent.com', subjectPattern: pattern },
+      });
       expect([pattern, r.status]).toEqual([pattern, status]);
       if (status === 400) expect(r.body.code).toBe(3);
     }

@@ -21,10 +21,13 @@ function fileOf(bytes: number): { path: string; content: Buffer } {
 }
 
 describe('reading a file through the door', () => {
-  it.each([0, 1, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 300_000])('reads a file of %i bytes whole, at its bound', (bytes) => {
-    const { path, content } = fileOf(bytes);
-    expect(readFileSyncBounded(path, { maxBytes: bytes }).equals(content)).toBe(true);
-  });
+  it.each([0, 1, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 300_000])(
+    'reads a file of %i bytes whole, at its bound',
+    (bytes) => {
+      const { path, content } = fileOf(bytes);
+      expect(readFileSyncBounded(path, { maxBytes: bytes }).equals(content)).toBe(true);
+    },
+  );
 
   it.each([1, 64 * 1024, 300_000])('refuses a file of %i bytes one byte over its bound', (bytes) => {
     const { path } = fileOf(bytes);
@@ -36,10 +39,13 @@ describe('reading a file through the door', () => {
     }
   });
 
-  it.runIf(existsSync('/proc/self/status'))('reads a file whose size says 0 to its end, and bounds it by what it read', () => {
-    const text = readFileSyncBounded('/proc/self/status', { maxBytes: 1 << 20 }).toString('utf8');
-    expect(text).toMatch(/^Name:/);
-    expect(text).toContain('\nPid:');
-    expect(() => readFileSyncBounded('/proc/self/status', { maxBytes: 10 })).toThrow(/is larger than/);
-  });
+  it.runIf(existsSync('/proc/self/status'))(
+    'reads a file whose size says 0 to its end, and bounds it by what it read',
+    () => {
+      const text = readFileSyncBounded('/proc/self/status', { maxBytes: 1 << 20 }).toString('utf8');
+      expect(text).toMatch(/^Name:/);
+      expect(text).toContain('\nPid:');
+      expect(() => readFileSyncBounded('/proc/self/status', { maxBytes: 10 })).toThrow(/is larger than/);
+    },
+  );
 });

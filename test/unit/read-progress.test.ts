@@ -22,11 +22,18 @@ describe('the live read progress line', () => {
     p.onReadProgress!(5, 12);
     p.onReadProgress!(12, 12);
     p.done();
-    expect(written).toEqual(['\r\u001b[2KReading the live org: 5 of 12 kinds listed…', '\r\u001b[2KReading the live org: 12 of 12 kinds listed', '\r\u001b[2K']);
+    expect(written).toEqual([
+      '\r\u001b[2KReading the live org: 5 of 12 kinds listed…',
+      '\r\u001b[2KReading the live org: 12 of 12 kinds listed',
+      '\r\u001b[2K',
+    ]);
   });
 
   it('is never drawn on a pipe or in CI', () => {
-    for (const [tty, env] of [[false, {}], [true, { CI: 'true' }]] as const) {
+    for (const [tty, env] of [
+      [false, {}],
+      [true, { CI: 'true' }],
+    ] as const) {
       const { ctx, written } = contextWith(tty, env);
       const p = readProgress(ctx);
       expect(p.onReadProgress).toBeUndefined();

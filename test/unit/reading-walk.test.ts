@@ -29,10 +29,14 @@ describe('the reading walk', () => {
     expect(m.stays.map(rel)).toEqual([
       'pipeline.ts',
       // Loading the manifests, knowing the capabilities live holds beyond the catalog (issue 57).
-      'live/read-live-state.ts', 'pipeline.ts',
-      'live/read-live-state.ts', 'pipeline.ts',
-      'plan/phases/prepare.ts', 'pipeline.ts',
-      'plan/index.ts', 'pipeline.ts',
+      'live/read-live-state.ts',
+      'pipeline.ts',
+      'live/read-live-state.ts',
+      'pipeline.ts',
+      'plan/phases/prepare.ts',
+      'pipeline.ts',
+      'plan/index.ts',
+      'pipeline.ts',
     ]);
   });
 
@@ -41,13 +45,20 @@ describe('the reading walk', () => {
     // its three stages and the planner; the fifth, the manifest stage's error class.
     const m = measureWalk(readingWalk(join(SRC, 'pipeline.ts'), 'planFromManifests', 3));
     expect(m.climbs).toBeLessThanOrEqual(6);
-    const outside = [...new Set(m.stays.map(rel))].filter((f) => !/^(pipeline\.ts|manifest\/index\.ts|live\/read-live-state\.ts|plan\/(index|renames)\.ts|plan\/phases\/)/.test(f));
+    const outside = [...new Set(m.stays.map(rel))].filter(
+      (f) =>
+        !/^(pipeline\.ts|manifest\/index\.ts|live\/read-live-state\.ts|plan\/(index|renames)\.ts|plan\/phases\/)/.test(
+          f,
+        ),
+    );
     expect(outside).toEqual(['model/errors.ts']);
   });
 
   it('plan() is the list of its phases: every name it reads is a phase', () => {
     const m = measureWalk(readingWalk(join(SRC, 'plan', 'index.ts'), 'plan', 2));
-    const outside = [...new Set(m.stays.map(rel))].filter((f) => f !== 'plan/index.ts' && !f.startsWith('plan/phases/'));
+    const outside = [...new Set(m.stays.map(rel))].filter(
+      (f) => f !== 'plan/index.ts' && !f.startsWith('plan/phases/'),
+    );
     expect(outside).toEqual([]);
     // Each phase is entered once, in order, and the walk comes back to the list between phases.
     expect(m.stays.filter((f) => rel(f) === 'plan/index.ts').length).toBe(m.stays.length - (m.stays.length - 1) / 2);
@@ -65,14 +76,22 @@ describe('the reading walk', () => {
   it('phases return what they make: the inputs they share hold no ledger of steps, warnings or refusals (issue 52)', async () => {
     const { sourceModules, walkAst } = await import('../support/source-graph.js');
     const planning = sourceModules().find((m) => m.rel === 'plan/phases/planning.ts')!;
-    const inputs = [...walkAst(planning.tree)].find((n) => n.type === 'TSInterfaceDeclaration' && (n.id as { name: string }).name === 'PlanInputs')!;
-    const fields = [...walkAst(inputs)].filter((n) => n.type === 'TSPropertySignature').map((n) => String((n.key as { name: string }).name));
+    const inputs = [...walkAst(planning.tree)].find(
+      (n) => n.type === 'TSInterfaceDeclaration' && (n.id as { name: string }).name === 'PlanInputs',
+    )!;
+    const fields = [...walkAst(inputs)]
+      .filter((n) => n.type === 'TSPropertySignature')
+      .map((n) => String((n.key as { name: string }).name));
     expect(fields.length).toBeGreaterThan(5);
     expect(fields.filter((f) => ['steps', 'warnings', 'refusals', 'creating', 'notes'].includes(f))).toEqual([]);
     // plan() hands each phase what it reads and puts together what they return: no phase is called without its result kept.
     const index = sourceModules().find((m) => m.rel === 'plan/index.ts')!;
-    const plan = [...walkAst(index.tree)].find((n) => n.type === 'FunctionDeclaration' && (n.id as { name: string }).name === 'plan')!;
-    const bare = [...walkAst(plan)].filter((n) => n.type === 'ExpressionStatement' && (n.expression as { type: string }).type === 'CallExpression').map((n) => String(((n.expression as { callee: { name?: string } }).callee).name));
+    const plan = [...walkAst(index.tree)].find(
+      (n) => n.type === 'FunctionDeclaration' && (n.id as { name: string }).name === 'plan',
+    )!;
+    const bare = [...walkAst(plan)]
+      .filter((n) => n.type === 'ExpressionStatement' && (n.expression as { type: string }).type === 'CallExpression')
+      .map((n) => String((n.expression as { callee: { name?: string } }).callee.name));
     expect(bare).toEqual(['checkTargets']);
   });
 });

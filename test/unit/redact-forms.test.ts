@@ -18,7 +18,11 @@ describe('redactSecret', () => {
   });
 
   it('cuts it as is, JSON-escaped once, and URL-encoded', () => {
-    for (const text of [`x ${SECRET} y`, JSON.stringify({ s: SECRET }), `https://x.example/?s=${encodeURIComponent(SECRET)}`]) {
+    for (const text of [
+      `x ${SECRET} y`,
+      JSON.stringify({ s: SECRET }),
+      `https://x.example/?s=${encodeURIComponent(SECRET)}`,
+    ]) {
       const out = redactSecret(text, SECRET);
       expect(out, text).not.toContain('k3y');
     }
@@ -38,12 +42,18 @@ describe('redactSecret, base64', () => {
   it('cuts the secret base64-encoded (standard and URL-safe) inside longer base64 text, at each of the 3 byte alignments', () => {
     for (let before = 0; before < 6; before++) {
       for (let after = 0; after < 3; after++) {
-        const bytes = Buffer.concat([Buffer.from('p'.repeat(before)), Buffer.from(CODE), Buffer.from('s'.repeat(after))]);
+        const bytes = Buffer.concat([
+          Buffer.from('p'.repeat(before)),
+          Buffer.from(CODE),
+          Buffer.from('s'.repeat(after)),
+        ]);
         for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
           const out = redactSecret(`{"blob":"${encoded}"}`, CODE);
           expect(out, `${before}/${after}: ${encoded}`).toContain(REDACTED);
           // What is left around the cut is a few characters of the neighbours': never 4 of the secret's own.
-          expect(out.replace(/\[REDACTED\]/g, '').length, encoded).toBeLessThan(`{"blob":""}`.length + encoded.length - Math.floor((CODE.length * 4) / 3) + 4);
+          expect(out.replace(/\[REDACTED\]/g, '').length, encoded).toBeLessThan(
+            `{"blob":""}`.length + encoded.length - Math.floor((CODE.length * 4) / 3) + 4,
+          );
         }
       }
     }

@@ -30,7 +30,9 @@ describe('renderJsonPlan', () => {
   it('validates against schemas/plan.schema.json for real planner output', () => {
     const plans = [
       scenarioPlan(),
-      plan(desiredState([r.group('a'), r.identity('a', 'x'), r.binding('a', 'x', 'viewer')]), emptyLive(), { bootstrap: true }),
+      plan(desiredState([r.group('a'), r.identity('a', 'x'), r.binding('a', 'x', 'viewer')]), emptyLive(), {
+        bootstrap: true,
+      }),
       plan(desiredState([]), liveState([r.group('a'), r.repo('a', 'x'), r.tag('a', 'x', '1')])),
     ];
     for (const p of plans) {
@@ -40,10 +42,14 @@ describe('renderJsonPlan', () => {
   });
 
   it('the schema rejects what is not a plan, naming where', () => {
-    expect(validatePlanDocument({ formatVersion: 2, summary: { create: 0, update: 0, delete: 0 }, steps: [] })).toEqual([
-      '/formatVersion: must be equal to constant',
-    ]);
-    const badStep = { formatVersion: 1, summary: { create: 0, update: 1, delete: 0 }, steps: [{ action: 'update', kind: 'repo', address: 'repo:x' }] };
+    expect(validatePlanDocument({ formatVersion: 2, summary: { create: 0, update: 0, delete: 0 }, steps: [] })).toEqual(
+      ['/formatVersion: must be equal to constant'],
+    );
+    const badStep = {
+      formatVersion: 1,
+      summary: { create: 0, update: 1, delete: 0 },
+      steps: [{ action: 'update', kind: 'repo', address: 'repo:x' }],
+    };
     expect(validatePlanDocument(badStep)).toEqual([
       "/steps/0: must have required property 'uid'",
       "/steps/0: must have required property 'updateMask'",

@@ -33,8 +33,12 @@ describe('renderMarkdownPlan', () => {
     expect(md).toContain('<details><summary>2 role bindings: 1 to create, 1 to update</summary>');
     expect(md).toContain('<details><summary>2 repos: 1 to update, 1 to delete</summary>');
     // Every line starts with the marker GitHub colours by: + green, - red, ! orange.
-    expect(md).toContain('! update repo:nginx\n!   readme:\n      @@ -1,3 +1,4 @@\n       # nginx\n       \n-     -Old text.\n+     +New text.\n+     +More.\n');
-    expect(md).toContain('+ create group:eng/platform\n+   name:        "platform"\n+   description: "Platform team"\n');
+    expect(md).toContain(
+      '! update repo:nginx\n!   readme:\n      @@ -1,3 +1,4 @@\n       # nginx\n       \n-     -Old text.\n+     +New text.\n+     +More.\n',
+    );
+    expect(md).toContain(
+      '+ create group:eng/platform\n+   name:        "platform"\n+   description: "Platform team"\n',
+    );
     expect(md).toContain('- delete repo:legacy\n-   name: "legacy"\n');
     expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
     expect(md).not.toContain('not shown');
@@ -50,7 +54,9 @@ describe('renderMarkdownPlan', () => {
 
   it('says an empty targeted plan has no changes to the targets, and lists what --target left out', () => {
     const live = liveState([r.repo('', 'x', { description: 'old' })]);
-    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }));
+    const md = renderMarkdownPlan(
+      plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }),
+    );
     expect(md).toBe(
       '### platform-sync plan for `acme`\n\n**Nothing planned: the plan is refused.**\n\n> [!CAUTION]\n> **This plan is refused: apply will not run it.**\n>\n> - --target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n\n**Warnings**\n\n' +
         '- 1 other change is not in this plan because of --target\n',
@@ -58,21 +64,29 @@ describe('renderMarkdownPlan', () => {
   });
 
   it('fences code so that a readme holding ``` cannot break out', () => {
-    const md = renderMarkdownPlan(plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive(), { bootstrap: true }));
+    const md = renderMarkdownPlan(
+      plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive(), { bootstrap: true }),
+    );
     expect(md).toContain('````diff\n');
     expect(md).toContain('\n````\n\n</details>');
   });
 
   it('cuts to fit 60,000 characters and says what was cut', () => {
-    const shapes = Array.from({ length: 1500 }, (_, i) => r.repo('', `repo-${String(i).padStart(4, '0')}`, { description: 'x'.repeat(40) }));
+    const shapes = Array.from({ length: 1500 }, (_, i) =>
+      r.repo('', `repo-${String(i).padStart(4, '0')}`, { description: 'x'.repeat(40) }),
+    );
     const identities = Array.from({ length: 50 }, (_, i) => r.identity('', `id-${i}`));
     const p = plan(desiredState([...shapes, ...identities]), emptyLive(), { bootstrap: true });
     const md = renderMarkdownPlan(p);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_MAX_CHARS);
-    expect(md.startsWith('### platform-sync plan for `acme`\n\n**Plan: 1551 to create, 0 to update, 0 to delete.**')).toBe(true);
+    expect(
+      md.startsWith('### platform-sync plan for `acme`\n\n**Plan: 1551 to create, 0 to update, 0 to delete.**'),
+    ).toBe(true);
     const shown = md.match(/^\+ create /gm)!.length;
     expect(shown).toBeGreaterThan(100);
-    expect(md).toContain(`> ✂️ **${1551 - shown} of 1551 steps are not shown** (repo): this report is cut to fit 60,000 characters.`);
+    expect(md).toContain(
+      `> ✂️ **${1551 - shown} of 1551 steps are not shown** (repo): this report is cut to fit 60,000 characters.`,
+    );
     expect(md.match(/<details>/g)).toHaveLength(md.match(/<\/details>/g)!.length);
     // Identities come before repos in create order, so they all made it in.
     expect(md).toContain('<details><summary>50 identities: 50 to create</summary>');
@@ -93,9 +107,15 @@ describe('output formats are registries (issue 63)', () => {
     expect(AUDIT_FORMATS).toEqual(['text', 'json', 'markdown', 'sarif']);
     expect(ACCESS_FORMATS).toEqual(['text', 'json']);
     const { runCli } = await import('../e2e/cli-harness.js');
-    for (const [command, formats] of [['drift', DRIFT_FORMATS], ['audit', AUDIT_FORMATS], ['access', ACCESS_FORMATS]] as const) {
+    for (const [command, formats] of [
+      ['drift', DRIFT_FORMATS],
+      ['audit', AUDIT_FORMATS],
+      ['access', ACCESS_FORMATS],
+    ] as const) {
       const help = await runCli([command, '--help']);
-      expect(help.stdout.replace(/\s+/g, ' '), command).toContain(`(choices: ${formats.map((f) => `"${f}"`).join(', ')},`);
+      expect(help.stdout.replace(/\s+/g, ' '), command).toContain(
+        `(choices: ${formats.map((f) => `"${f}"`).join(', ')},`,
+      );
     }
   });
 });

@@ -56,13 +56,22 @@ describe('a rename in place in every view', () => {
   it('text and markdown say rename, old address to new', () => {
     expect(renderPlan(renamePlan(), 'text')).toContain('~ rename group:backend → group:services');
     const md = renderPlan(renamePlan(), 'markdown');
-    expect(md).toContain('> **This plan renames 1 resource in place** (same uid; everything beneath and every binding kept):\n>\n> - `group:backend` → `group:services`\n');
+    expect(md).toContain(
+      '> **This plan renames 1 resource in place** (same uid; everything beneath and every binding kept):\n>\n> - `group:backend` → `group:services`\n',
+    );
     expect(md).toContain('! rename group:backend → group:services');
   });
 
   it('json carries previousAddress, valid against the plan schema', () => {
     const doc = JSON.parse(renderPlan(renamePlan(), 'json'));
-    expect(doc.steps).toEqual([expect.objectContaining({ action: 'update', address: 'group:services', previousAddress: 'group:backend', updateMask: ['name'] })]);
+    expect(doc.steps).toEqual([
+      expect.objectContaining({
+        action: 'update',
+        address: 'group:services',
+        previousAddress: 'group:backend',
+        updateMask: ['name'],
+      }),
+    ]);
     expect(validatePlanDocument(doc)).toEqual([]);
   });
 });

@@ -59,7 +59,11 @@ describe('renderTextPlan', () => {
 
   it('names a built-in role and an outside identity in words beside their uids', () => {
     const outsider = `${'c'.repeat(40)}/00000000000000ff`;
-    const desired = desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), r.binding('', { uid: outsider }, 'editor')]);
+    const desired = desiredState([
+      r.identity('', 'bot'),
+      r.binding('', 'bot', 'viewer'),
+      r.binding('', { uid: outsider }, 'editor'),
+    ]);
     const text = renderTextPlan(plan(desired, liveState([r.identity('', 'bot')])), { color: false });
     expect(text).toContain('(built-in role viewer)');
     expect(text).toContain(`"${outsider}" (identity outside the org)`);
@@ -74,8 +78,14 @@ describe('renderTextPlan', () => {
   });
 
   it('aligns one-line fields of a step on their labels and shows what a delete removes', () => {
-    const live = liveState([r.identity('', 'old-bot', { description: 'Gone soon', claimMatch: { issuer: 'https://iss', subject: 's' } }), r.repo('', 'docs', { readme: '# docs\n\nOne.\nTwo.\n' })]);
-    const text = renderTextPlan(plan(desiredState([], { settings: { prune: true } }), live, { allowMassDelete: true }), { color: false });
+    const live = liveState([
+      r.identity('', 'old-bot', { description: 'Gone soon', claimMatch: { issuer: 'https://iss', subject: 's' } }),
+      r.repo('', 'docs', { readme: '# docs\n\nOne.\nTwo.\n' }),
+    ]);
+    const text = renderTextPlan(
+      plan(desiredState([], { settings: { prune: true } }), live, { allowMassDelete: true }),
+      { color: false },
+    );
     expect(text).toContain(
       [
         '  - delete identity:old-bot',
@@ -108,11 +118,20 @@ describe('renderTextPlan', () => {
     expect(renderTextPlan(p, { color: false })).toContain(
       'Warnings:\n  ! 1 identity not in the manifests is kept (identity:kept): settings.prune.identities is false\n',
     );
-    const bootstrap = renderTextPlan(plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive(), { bootstrap: true }), {
-      color: false,
-    });
-    expect(bootstrap).toContain('+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n');
-    expect(bootstrap).toContain('changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme is visible to this token)\n      name: "acme"\n');
+    const bootstrap = renderTextPlan(
+      plan(desiredState([r.repo('', 'x'), r.repo('', 'y', { readme: '# y\n\nText.\n' })]), emptyLive(), {
+        bootstrap: true,
+      }),
+      {
+        color: false,
+      },
+    );
+    expect(bootstrap).toContain(
+      '+ create repo:y\n      name: "y"\n      readme:\n        +# y\n        +\n        +Text.\n\n',
+    );
+    expect(bootstrap).toContain(
+      'changes to org acme (to be created):\n\n  + create org  (bootstrap: no root group named acme is visible to this token)\n      name: "acme"\n',
+    );
     expect(bootstrap).toContain('+ create repo:x\n      name: "x"\n');
   });
 });
@@ -124,7 +143,9 @@ describe('renderTextPlan with --target', () => {
 
   it('says how many changes the targets leave out', () => {
     const text = renderTextPlan(plan(desired, live, { targets: ['repo:app'] }), { color: false });
-    expect(text).toContain('Warnings:\n  ! 1 other change is not in this plan because of --target\n\nPlan: 0 to create, 1 to update, 0 to delete.\n');
+    expect(text).toContain(
+      'Warnings:\n  ! 1 other change is not in this plan because of --target\n\nPlan: 0 to create, 1 to update, 0 to delete.\n',
+    );
   });
 
   it('does not claim the org matches the manifests when the targets match no change', () => {
@@ -135,7 +156,9 @@ describe('renderTextPlan with --target', () => {
         'Nothing planned: the plan is refused.\n',
     );
     // In sync with a target: still no claim about what the targets do not cover.
-    expect(renderTextPlan(plan(desiredState(shapes), liveState(shapes), { targets: ['repo:*'] }), { color: false })).toBe(
+    expect(
+      renderTextPlan(plan(desiredState(shapes), liveState(shapes), { targets: ['repo:*'] }), { color: false }),
+    ).toBe(
       'Warnings:\n  ! --target repo:* matches no change: what it names is live as declared\n\nNo changes to the targeted resources.\n',
     );
   });

@@ -8,16 +8,21 @@ import { createSeededRandom } from '../../src/emulator/prng.js';
 import { canonicalJson, copyValue, sameJson } from '../../src/model/kind-descriptor.js';
 import { compactRelationship } from '../../src/model/identity-relationships.js';
 
-
 describe('sameJson', () => {
   it('agrees with canonicalJson on random values, reordered copies and near misses', () => {
     const r = createSeededRandom(7);
-    const leaf = () => [null, true, false, 0, -0, 1, 1.5, NaN, Infinity, '', 'a', 'b', '1', undefined][Math.floor(r() * 14)];
+    const leaf = () =>
+      [null, true, false, 0, -0, 1, 1.5, NaN, Infinity, '', 'a', 'b', '1', undefined][Math.floor(r() * 14)];
     const value = (depth: number): unknown => {
       const roll = r();
       if (depth > 3 || roll < 0.4) return leaf();
       if (roll < 0.7) return Array.from({ length: Math.floor(r() * 3) }, () => value(depth + 1));
-      return Object.fromEntries(Array.from({ length: Math.floor(r() * 4) }, () => [['x', 'y', 'z', 'w'][Math.floor(r() * 4)]!, value(depth + 1)]));
+      return Object.fromEntries(
+        Array.from({ length: Math.floor(r() * 4) }, () => [
+          ['x', 'y', 'z', 'w'][Math.floor(r() * 4)]!,
+          value(depth + 1),
+        ]),
+      );
     };
     /** The same value with object keys in another order, and sometimes one change. */
     const variant = (v: unknown, change: boolean): unknown => {
@@ -48,7 +53,10 @@ describe('sameJson', () => {
 describe('copies of JSON from outside keep a "__proto__" key as data', () => {
   // JSON.parse keeps the key as an own property; assigning it would set the copy's prototype
   // instead: the key would vanish, and what it holds would be inherited.
-  const parsed = () => JSON.parse('{"issuer": "https://i.example", "__proto__": {"subject": "x"}, "nested": {"__proto__": [1]}}') as Record<string, unknown>;
+  const parsed = () =>
+    JSON.parse(
+      '{"issuer": "https://i.example", "__proto__": {"subject": "x"}, "nested": {"__proto__": [1]}}',
+    ) as Record<string, unknown>;
 
   it('copyValue', () => {
     const copy = copyValue(parsed()) as Record<string, unknown>;

@@ -35,7 +35,9 @@ describe('the invite-codes file', () => {
     writeFileSync(theirs, 'their line\n', { mode: 0o666 });
     chownSync(theirs, 65534, 65534);
     const mode = statSync(theirs).mode;
-    expect(() => openSecretFile(theirs, 'invite codes')).toThrow('it belongs to another user (uid 65534, not 0); name a file of your own');
+    expect(() => openSecretFile(theirs, 'invite codes')).toThrow(
+      'it belongs to another user (uid 65534, not 0); name a file of your own',
+    );
     expect(readFileSync(theirs, 'utf8')).toBe('their line\n');
     expect(statSync(theirs).mode).toBe(mode);
   });

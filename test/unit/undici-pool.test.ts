@@ -25,6 +25,12 @@ describe('undici, as the client loads it', () => {
       console.log(JSON.stringify({ pool: typeof Pool, connector: typeof buildConnector, root: loaded.some((f) => f.endsWith('/undici/index.js')), fetch: loaded.some((f) => f.includes('/web/fetch/')), api: loaded.some((f) => f.includes('/lib/api/')) }));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual({ pool: 'function', connector: 'function', root: false, fetch: false, api: false });
+    expect(JSON.parse(r.stdout)).toEqual({
+      pool: 'function',
+      connector: 'function',
+      root: false,
+      fetch: false,
+      api: false,
+    });
   });
 });

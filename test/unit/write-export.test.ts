@@ -4,7 +4,17 @@
  * export wrote them); what an interrupted export left (a staging directory beside, an area inside
  * with its old files set aside) is undone by the next export, the old export intact.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +68,9 @@ describe('export --force', () => {
   it('refuses an --out that is a link leading to no directory, naming it', () => {
     const out = join(dir, 'dangling');
     symlinkSync(join(dir, 'nowhere'), out);
-    expect(() => writeExport(out, files('new'))).toThrow(`cannot write the export to ${out}: it is a symbolic link that leads to no directory; nothing was written`);
+    expect(() => writeExport(out, files('new'))).toThrow(
+      `cannot write the export to ${out}: it is a symbolic link that leads to no directory; nothing was written`,
+    );
     expect(existsSync(join(dir, 'nowhere'))).toBe(false);
   });
 
@@ -79,7 +91,10 @@ describe('export --force', () => {
     const area = join(out, '.platform-sync-export-abc');
     mkdirSync(join(area, 'aside'), { recursive: true });
     mkdirSync(join(area, 'stage'));
-    writeFileSync(join(area, '.journal'), JSON.stringify({ place: ['org.yaml', 'eng.yaml', 'new.yaml'], replace: ['org.yaml', 'eng.yaml'] }));
+    writeFileSync(
+      join(area, '.journal'),
+      JSON.stringify({ place: ['org.yaml', 'eng.yaml', 'new.yaml'], replace: ['org.yaml', 'eng.yaml'] }),
+    );
     renameSync(join(out, 'org.yaml'), join(area, 'aside', 'org.yaml'));
     writeFileSync(join(out, 'org.yaml'), sealExportFile('org.yaml', `# new\n# ${EXPORT_MARK}\n`));
     writeFileSync(join(out, 'new.yaml'), sealExportFile('new.yaml', `# new\n# ${EXPORT_MARK}\n`));

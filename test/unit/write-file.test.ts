@@ -24,7 +24,9 @@ describe('writeUserFile', () => {
   it('exclusive: a file that exists is never replaced, and the error names it', () => {
     const path = join(dir, 'README.md');
     writeFileSync(path, 'mine');
-    expect(() => writeUserFile(path, 'starter', 'the README', { redact, exclusive: true })).toThrow(/cannot write the README to .*README\.md/);
+    expect(() => writeUserFile(path, 'starter', 'the README', { redact, exclusive: true })).toThrow(
+      /cannot write the README to .*README\.md/,
+    );
     expect(readFileSync(path, 'utf8')).toBe('mine');
     writeUserFile(join(dir, 'new.md'), 'starter', 'the README', { redact, exclusive: true });
     expect(readFileSync(join(dir, 'new.md'), 'utf8')).toBe('starter');
@@ -32,7 +34,9 @@ describe('writeUserFile', () => {
   });
 
   it('a directory that does not exist is a clear error, and nothing is left', () => {
-    expect(() => writeUserFile(join(dir, 'missing', 'x.json'), 'x', 'the plan', { redact })).toThrow(/cannot write the plan to .*x\.json: its directory .* does not exist/);
+    expect(() => writeUserFile(join(dir, 'missing', 'x.json'), 'x', 'the plan', { redact })).toThrow(
+      /cannot write the plan to .*x\.json: its directory .* does not exist/,
+    );
   });
 
   it('appends redacted text', () => {

@@ -12,14 +12,27 @@ const HEAD = 'apiVersion: platform-sync/v1\norg:\n';
 
 describe('one reader of values', () => {
   it.each([
-    ['block', `${HEAD}  name: acme\n  groups:\n    - name: eng\n      description: eng#ops # a comment\n      identities: [{name: ci, description: a#b}]\n`],
-    ['flow', `${HEAD}  name: acme\n  groups:\n    - {name: eng, description: eng#ops, identities: [{name: ci, description: a#b}]}\n`],
-    ['block, one document of two', `${HEAD}  name: acme\n---\n${HEAD}  name: acme\n  groups:\n  - name: eng\n    description: eng#ops  # note\n    identities:\n    - name: ci\n      description: a#b\n`],
+    [
+      'block',
+      `${HEAD}  name: acme\n  groups:\n    - name: eng\n      description: eng#ops # a comment\n      identities: [{name: ci, description: a#b}]\n`,
+    ],
+    [
+      'flow',
+      `${HEAD}  name: acme\n  groups:\n    - {name: eng, description: eng#ops, identities: [{name: ci, description: a#b}]}\n`,
+    ],
+    [
+      'block, one document of two',
+      `${HEAD}  name: acme\n---\n${HEAD}  name: acme\n  groups:\n  - name: eng\n    description: eng#ops  # note\n    identities:\n    - name: ci\n      description: a#b\n`,
+    ],
   ])('a "#" inside a plain scalar is part of it (%s)', (_, text) => {
     const parsed = parseManifestText('m.yaml', text);
     expect(parsed.diagnostics).toEqual([]);
     const groups = parsed.documents.at(-1)!.value as { org: { groups: unknown[] } };
-    expect(groups.org.groups[0]).toEqual({ name: 'eng', description: 'eng#ops', identities: [{ name: 'ci', description: 'a#b' }] });
+    expect(groups.org.groups[0]).toEqual({
+      name: 'eng',
+      description: 'eng#ops',
+      identities: [{ name: 'ci', description: 'a#b' }],
+    });
     expect(validateManifestTexts([{ file: 'm.yaml', text }]).diagnostics).toEqual([]);
   });
 
@@ -34,7 +47,11 @@ describe('one reader of values', () => {
     const message = `key ${JSON.stringify(name)} is not allowed`;
     const found = parsed.diagnostics.find((d) => d.message.startsWith(message));
     expect(found, `${text}\n${JSON.stringify(parsed.diagnostics)}`).toBeDefined();
-    expect({ ...found!.location }).toEqual({ file: 'm.yaml', line: line + 1, column: column + (key.startsWith('{') ? 8 : 0) });
+    expect({ ...found!.location }).toEqual({
+      file: 'm.yaml',
+      line: line + 1,
+      column: column + (key.startsWith('{') ? 8 : 0),
+    });
     const validated = validateManifestTexts([{ file: 'm.yaml', text }]);
     expect(validated.diagnostics.some((d) => d.message.startsWith(message))).toBe(true);
   });

@@ -11,10 +11,23 @@ export const rule: AuditRule = {
   severity: 'medium',
   check(facts) {
     return facts.managedRepos.flatMap((repo) => {
-      const eol = repo.tags.filter((t) => t.deprecated).map((t) => t.name).sort();
+      const eol = repo.tags
+        .filter((t) => t.deprecated)
+        .map((t) => t.name)
+        .sort();
       if (eol.length === 0) return [];
-      const shown = eol.slice(0, NAMES_SHOWN).join(', ') + (eol.length > NAMES_SHOWN ? ` and ${eol.length - NAMES_SHOWN} more` : '');
-      return [{ rule: this.id, severity: this.severity, address: repo.address, message: `${eol.length} end-of-life tag${eol.length === 1 ? '' : 's'}: ${shown}`, location: repo.location }];
+      const shown =
+        eol.slice(0, NAMES_SHOWN).join(', ') +
+        (eol.length > NAMES_SHOWN ? ` and ${eol.length - NAMES_SHOWN} more` : '');
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: repo.address,
+          message: `${eol.length} end-of-life tag${eol.length === 1 ? '' : 's'}: ${shown}`,
+          location: repo.location,
+        },
+      ];
     });
   },
 };

@@ -11,7 +11,14 @@ export const rule: AuditRule = {
       const at = Date.parse(i.expirationTime);
       if (Number.isFinite(at) && at > options.now) return [];
       const ago = Number.isFinite(at) ? ` ${daysText(Math.floor((options.now - at) / DAY_MS))} ago` : '';
-      return [{ rule: this.id, severity: 'low', address: i.address, message: `the invite expired${ago} (${i.expirationTime}) and is still listed` }];
+      return [
+        {
+          rule: this.id,
+          severity: 'low',
+          address: i.address,
+          message: `the invite expired${ago} (${i.expirationTime}) and is still listed`,
+        },
+      ];
     });
   },
 };

@@ -29,7 +29,14 @@ export const rule: AuditRule = {
     return writeGrantsOf(facts, (p) => p.kind === 'email').flatMap(({ principal, grant, role, scope }): Finding[] => {
       const domain = domainOf(principal.email!);
       if ([...(people.get(domain) ?? [])].some((email) => email !== principal.email)) return [];
-      return [{ rule: this.id, severity: 'high', address: grant, message: `${principal.email!} is invited to role ${role} on ${scope}, which can write, and no other person of the org uses ${domain}` }];
+      return [
+        {
+          rule: this.id,
+          severity: 'high',
+          address: grant,
+          message: `${principal.email!} is invited to role ${role} on ${scope}, which can write, and no other person of the org uses ${domain}`,
+        },
+      ];
     });
   },
 };

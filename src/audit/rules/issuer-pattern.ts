@@ -10,7 +10,15 @@ export const rule: AuditRule = {
     return facts.identities.flatMap((i) => {
       const pattern = i.fields.claimMatch?.issuerPattern;
       if (pattern === undefined) return [];
-      return [{ rule: this.id, severity: this.severity, address: i.address, message: `issuerPattern ${JSON.stringify(pattern)}: any issuer it matches may mint this identity's tokens`, ...(i.location ? { location: i.location } : {}) }];
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: i.address,
+          message: `issuerPattern ${JSON.stringify(pattern)}: any issuer it matches may mint this identity's tokens`,
+          ...(i.location ? { location: i.location } : {}),
+        },
+      ];
     });
   },
 };

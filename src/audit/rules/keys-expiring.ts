@@ -12,9 +12,36 @@ export const rule: AuditRule = {
       if (expiration === undefined) return [];
       const at = Date.parse(expiration);
       const where = i.location ? { location: i.location } : {};
-      if (Number.isNaN(at)) return [{ rule: this.id, severity: 'medium' as const, address: i.address, message: `staticKeys.expirationTime ${JSON.stringify(expiration)} is not a time (RFC 3339 expected): when the keys expire cannot be told`, ...where }];
-      if (at <= options.now) return [{ rule: this.id, severity: 'high' as const, address: i.address, message: `static keys expired ${daysText(Math.floor((options.now - at) / DAY_MS))} ago (${expiration})`, ...where }];
-      if (at - options.now <= options.expiryDays * DAY_MS) return [{ rule: this.id, severity: 'medium' as const, address: i.address, message: `static keys expire in ${daysText(Math.ceil((at - options.now) / DAY_MS))} (${expiration}), within ${options.expiryDays}`, ...where }];
+      if (Number.isNaN(at))
+        return [
+          {
+            rule: this.id,
+            severity: 'medium' as const,
+            address: i.address,
+            message: `staticKeys.expirationTime ${JSON.stringify(expiration)} is not a time (RFC 3339 expected): when the keys expire cannot be told`,
+            ...where,
+          },
+        ];
+      if (at <= options.now)
+        return [
+          {
+            rule: this.id,
+            severity: 'high' as const,
+            address: i.address,
+            message: `static keys expired ${daysText(Math.floor((options.now - at) / DAY_MS))} ago (${expiration})`,
+            ...where,
+          },
+        ];
+      if (at - options.now <= options.expiryDays * DAY_MS)
+        return [
+          {
+            rule: this.id,
+            severity: 'medium' as const,
+            address: i.address,
+            message: `static keys expire in ${daysText(Math.ceil((at - options.now) / DAY_MS))} (${expiration}), within ${options.expiryDays}`,
+            ...where,
+          },
+        ];
       return [];
     });
   },

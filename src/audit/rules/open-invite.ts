@@ -12,7 +12,14 @@ export const rule: AuditRule = {
       if (i.email !== undefined) return [];
       const write = facts.isWriteRole(i.role);
       const role = referenceText('', i.role);
-      return [{ rule: this.id, severity: write ? 'high' : 'medium', address: i.address, message: `the invite to role ${role} carries no e-mail: anyone holding its code can accept it${write ? ', and the role can write' : ''}` }];
+      return [
+        {
+          rule: this.id,
+          severity: write ? 'high' : 'medium',
+          address: i.address,
+          message: `the invite to role ${role} carries no e-mail: anyone holding its code can accept it${write ? ', and the role can write' : ''}`,
+        },
+      ];
     });
   },
 };

@@ -9,7 +9,15 @@ export const rule: AuditRule = {
   check(facts) {
     return facts.bindings.flatMap((b) => {
       if (!('uid' in b.identity)) return [];
-      return [{ rule: this.id, severity: this.severity, address: b.address, message: `binds identity ${b.identity.uid}, which is outside the org`, ...(b.location ? { location: b.location } : {}) }];
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: b.address,
+          message: `binds identity ${b.identity.uid}, which is outside the org`,
+          ...(b.location ? { location: b.location } : {}),
+        },
+      ];
     });
   },
 };

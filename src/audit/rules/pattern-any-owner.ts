@@ -16,7 +16,15 @@ export const rule: AuditRule = {
         ? `subjectPattern ${JSON.stringify(subjectPattern)} accepts GitHub Actions workflows of any owner (it matches ${ANY_OWNER_PROBE})`
         : `subjectPattern ${JSON.stringify(subjectPattern)} accepts GitHub Actions workflows of more than one owner: ` +
           'its owner part (between "repo:" and the first "/") is not one literal owner, or the pattern admits subjects of other owners';
-      return [{ rule: this.id, severity: this.severity, address: i.address, message, ...(i.location ? { location: i.location } : {}) }];
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: i.address,
+          message,
+          ...(i.location ? { location: i.location } : {}),
+        },
+      ];
     });
   },
 };

@@ -14,12 +14,14 @@ export const rule: AuditRule = {
   help: 'Map identity-provider groups to read roles and grant write roles to named people (members) or to narrow groups; a default role should be a read role (viewer).',
   severity: 'high',
   check(facts) {
-    return writeGrantsOf(facts, (p) => p.kind === 'externalGroup' || p.kind === 'signIn').map(({ principal, grant, role, scope }): Finding => ({
-      rule: this.id,
-      severity: principal.kind === 'signIn' ? 'high' : 'medium',
-      address: grant,
-      // Who it lets in, in the words every access view uses (access/admits.ts).
-      message: `${principal.name}: ${principalAdmits(principal).join('; ')} holds role ${role} on ${scope}, which can write`,
-    }));
+    return writeGrantsOf(facts, (p) => p.kind === 'externalGroup' || p.kind === 'signIn').map(
+      ({ principal, grant, role, scope }): Finding => ({
+        rule: this.id,
+        severity: principal.kind === 'signIn' ? 'high' : 'medium',
+        address: grant,
+        // Who it lets in, in the words every access view uses (access/admits.ts).
+        message: `${principal.name}: ${principalAdmits(principal).join('; ')} holds role ${role} on ${scope}, which can write`,
+      }),
+    );
   },
 };

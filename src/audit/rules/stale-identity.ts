@@ -18,7 +18,15 @@ export const rule: AuditRule = {
       const message = Number.isNaN(seen)
         ? `never seen, and created ${daysText(days)} ago (more than ${options.staleDays})`
         : `last seen ${daysText(days)} ago (${i.live.lastSeenTime}), more than ${options.staleDays}`;
-      return [{ rule: this.id, severity: this.severity, address: i.address, message, ...(i.location ? { location: i.location } : {}) }];
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: i.address,
+          message,
+          ...(i.location ? { location: i.location } : {}),
+        },
+      ];
     });
   },
 };

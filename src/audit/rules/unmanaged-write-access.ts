@@ -16,7 +16,14 @@ export const rule: AuditRule = {
           : why === 'pruned-next-apply'
             ? 'the next apply deletes it (role bindings are pruned); until then it grants write'
             : `settings.ignore leaves it alone (glob ${why.ignoredBy}); remove the glob to let apply delete it`;
-      return [{ rule: this.id, severity: this.severity, address: b.address, message: `grants a write role, and the manifests do not declare it: ${because}` }];
+      return [
+        {
+          rule: this.id,
+          severity: this.severity,
+          address: b.address,
+          message: `grants a write role, and the manifests do not declare it: ${because}`,
+        },
+      ];
     });
   },
 };

@@ -24,17 +24,35 @@ interface AcceptOptions {
 export function registerAcceptInviteCommand(program: Command, ctx: CliContext): void {
   program
     .command('accept-invite')
-    .description("Accept a member's invite on the embedded emulator (--emulator), as the person would on the service: makes their identity and the binding of the invite's role")
-    .option('--emulator', 'the embedded emulator of this directory (.platform-sync/emulator.json); the only one this command accepts on')
-    .option('--code <code>', "the invite's code, from the --invite-codes file (better: --code-file, which keeps it off the command line)")
-    .option('--code-file <file>', 'read the code from the first line of the --invite-codes file whose e-mail is --email')
+    .description(
+      "Accept a member's invite on the embedded emulator (--emulator), as the person would on the service: makes their identity and the binding of the invite's role",
+    )
+    .option(
+      '--emulator',
+      'the embedded emulator of this directory (.platform-sync/emulator.json); the only one this command accepts on',
+    )
+    .option(
+      '--code <code>',
+      "the invite's code, from the --invite-codes file (better: --code-file, which keeps it off the command line)",
+    )
+    .option(
+      '--code-file <file>',
+      'read the code from the first line of the --invite-codes file whose e-mail is --email',
+    )
     .requiredOption('--email <email>', 'the e-mail the person signs in with (the invite is for it)')
     .option('--subject <subject>', 'the subject their sign-in gives them (default: the e-mail)')
     .option('--issuer <url>', 'the issuer of their sign-in', 'https://accounts.google.com')
     .action(async (options: AcceptOptions) => {
-      if (!options.emulator) throw new UserError('USAGE', "accept-invite works on the embedded emulator only (--emulator): on the service, the person invited accepts in the service's own sign-in flow");
-      const code = options.code ?? (options.codeFile !== undefined ? await codeFromFile(options.codeFile, options.email, ctx.cwd) : undefined);
-      if (code === undefined) throw new UserError('USAGE', 'name the code: --code-file <the --invite-codes file> (or --code <code>)');
+      if (!options.emulator)
+        throw new UserError(
+          'USAGE',
+          "accept-invite works on the embedded emulator only (--emulator): on the service, the person invited accepts in the service's own sign-in flow",
+        );
+      const code =
+        options.code ??
+        (options.codeFile !== undefined ? await codeFromFile(options.codeFile, options.email, ctx.cwd) : undefined);
+      if (code === undefined)
+        throw new UserError('USAGE', 'name the code: --code-file <the --invite-codes file> (or --code <code>)');
       ctx.output.addSecret(code);
       const { startEmbeddedEmulator } = await import('../embedded.js');
       const { ACCEPT_INVITE_PATH } = await import('../../emulator/invites.js');
@@ -43,14 +61,30 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
         const res = await fetch(`${embedded.connection.baseUrl}${ACCEPT_INVITE_PATH}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ code, email: options.email, issuer: options.issuer, subject: options.subject ?? options.email }),
+          body: JSON.stringify({
+            code,
+            email: options.email,
+            issuer: options.issuer,
+            subject: options.subject ?? options.email,
+          }),
         });
         const text = await res.text();
         if (res.status !== 200) {
-          const message = (() => { try { return (JSON.parse(text) as { message?: string }).message; } catch { return undefined; } })();
-          throw new UserError('ACCEPT_INVITE', `the invite was not accepted (HTTP ${res.status}${typeof message === 'string' ? `: ${escapeValue(message.slice(0, 500))}` : ''})`);
+          const message = (() => {
+            try {
+              return (JSON.parse(text) as { message?: string }).message;
+            } catch {
+              return undefined;
+            }
+          })();
+          throw new UserError(
+            'ACCEPT_INVITE',
+            `the invite was not accepted (HTTP ${res.status}${typeof message === 'string' ? `: ${escapeValue(message.slice(0, 500))}` : ''})`,
+          );
         }
-        ctx.output.stdout.write(`Accepted: ${escapeValue(options.email)} signed in and holds the invite's role; the next plan finds the member present.\n`);
+        ctx.output.stdout.write(
+          `Accepted: ${escapeValue(options.email)} signed in and holds the invite's role; the next plan finds the member present.\n`,
+        );
       } finally {
         await embedded.close();
       }
@@ -64,7 +98,12 @@ async function codeFromFile(path: string, email: string, cwd: string): Promise<s
   const codes = text.split('\n').flatMap((line) => {
     try {
       const record = JSON.parse(line) as { email?: unknown; code?: unknown; encryptedTo?: unknown };
-      if (typeof record.email !== 'string' || typeof record.code !== 'string' || asciiLower(record.email) !== asciiLower(email)) return [];
+      if (
+        typeof record.email !== 'string' ||
+        typeof record.code !== 'string' ||
+        asciiLower(record.email) !== asciiLower(email)
+      )
+        return [];
       // A code encrypted to the inviter's key (--invite-codes-recipient) is theirs to open.
       if (record.encryptedTo !== undefined) return ((encrypted = true), []);
       return [record.code];
@@ -74,8 +113,12 @@ async function codeFromFile(path: string, email: string, cwd: string): Promise<s
   });
   if (codes.length === 0 && encrypted) {
     const where = `the code for ${escapeValue(email)} in ${escapeValue(path)}`;
-    throw new UserError('ACCEPT_INVITE', `${where} is encrypted to the inviter's OpenPGP key: decrypt it first (gpg --decrypt) and pass it with --code`);
+    throw new UserError(
+      'ACCEPT_INVITE',
+      `${where} is encrypted to the inviter's OpenPGP key: decrypt it first (gpg --decrypt) and pass it with --code`,
+    );
   }
-  if (codes.length === 0) throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
+  if (codes.length === 0)
+    throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
   return codes[codes.length - 1]!;
 }

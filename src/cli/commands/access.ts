@@ -27,11 +27,16 @@ interface AccessCommandOptions extends ConnectionOptions {
 export function registerAccessCommand(program: Command, ctx: CliContext): void {
   const command = program
     .command('access')
-    .description('Show effective access as the manifests would make it (--live: as it is): who can do what where, and the grant behind it')
+    .description(
+      'Show effective access as the manifests would make it (--live: as it is): who can do what where, and the grant behind it',
+    )
     .argument('<paths...>', 'manifest files or directories')
     .option('--identity <address-or-uid>', 'what this identity can do (identity:engineering/ci-bot, or its uid)')
     .option('--email <email>', 'what this person can do: invites to the e-mail and identities that signed in with it')
-    .option('--as <claims>', `what a token can do: the identities it can act as, and their grants ('{"iss":"…","sub":"…"}')`)
+    .option(
+      '--as <claims>',
+      `what a token can do: the identities it can act as, and their grants ('{"iss":"…","sub":"…"}')`,
+    )
     .option('--scope <group>', 'only grants that reach this group (group:engineering, org)')
     .option('--capability <capability>', 'only this capability (tag.create)')
     .option('--live', 'the org as it is now, not as the manifests would make it')
@@ -44,7 +49,10 @@ export function registerAccessCommand(program: Command, ctx: CliContext): void {
     const who = [options.identity, options.email, options.as].filter((x) => x !== undefined).length;
     if (who > 1) throw new UserError('USAGE', 'ask about one principal at a time: --identity, --email or --as');
     if (who === 0 && options.scope === undefined && options.capability === undefined) {
-      throw new UserError('USAGE', 'ask about a principal (--identity, --email, --as) or a group and capability (--scope group:<path> --capability <capability>)');
+      throw new UserError(
+        'USAGE',
+        'ask about a principal (--identity, --email, --as) or a group and capability (--scope group:<path> --capability <capability>)',
+      );
     }
     // Offline, before connecting: a token that is no JSON is a usage error.
     const token = options.as === undefined ? undefined : parseToken(options.as);

@@ -23,10 +23,15 @@ export function registerAdoptCommand(program: Command, ctx: CliContext): void {
   const { output } = ctx;
   const command = program
     .command('adopt')
-    .description('Rewrite the manifests to describe live (drift\'s other answer): prints the diff; --write writes it (exit 0 no drift, 2 a diff, 1 error)')
+    .description(
+      "Rewrite the manifests to describe live (drift's other answer): prints the diff; --write writes it (exit 0 no drift, 2 a diff, 1 error)",
+    )
     .argument('<paths...>', 'manifest files or directories')
     .option('--write', 'write the rewritten manifests (default: print the diff only)')
-    .option('--into <file>', 'the manifest file (one of those read) that resources made by hand go into (default: the file describing their group)')
+    .option(
+      '--into <file>',
+      'the manifest file (one of those read) that resources made by hand go into (default: the file describing their group)',
+    )
     .option('--report <file>', 'also write the drift report this answers, as markdown, to FILE (a pull request body)')
     .addOption(new Option('--format <format>', 'output format').choices([...ADOPT_FORMATS]).default('text'));
   addConnectionOptions(command);
@@ -37,11 +42,16 @@ export function registerAdoptCommand(program: Command, ctx: CliContext): void {
     const { writeUserFile } = await import('../../io/write-file.js');
     const absolute = paths.map((p) => resolve(ctx.cwd, p));
     const into = options.into === undefined ? undefined : resolve(ctx.cwd, options.into);
-    const result = await withSession(options, ctx, (session) => adoptDrift(absolute, session.client, into === undefined ? {} : { into }));
+    const result = await withSession(options, ctx, (session) =>
+      adoptDrift(absolute, session.client, into === undefined ? {} : { into }),
+    );
     const written = options.write === true;
-    if (written) for (const f of result.files) writeUserFile(f.file, f.after, `the manifest ${f.file}`, { redact: output.redact });
+    if (written)
+      for (const f of result.files) writeUserFile(f.file, f.after, `the manifest ${f.file}`, { redact: output.redact });
     if (options.report !== undefined) {
-      writeUserFile(resolve(ctx.cwd, options.report), renderMarkdownDrift(result.drift), 'the drift report', { redact: output.redact });
+      writeUserFile(resolve(ctx.cwd, options.report), renderMarkdownDrift(result.drift), 'the drift report', {
+        redact: output.redact,
+      });
     }
     const view = { cwd: ctx.cwd, written };
     output.stdout.write(options.format === 'json' ? renderJsonAdopt(result, view) : renderTextAdopt(result, view));

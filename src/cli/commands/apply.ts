@@ -11,7 +11,13 @@ import { readFileHeadSync } from '../../io/read-file.js';
 import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { apply, DEFAULT_CONCURRENCY, InviteCodesNeededError, type ApplyResult, type InviteCodeRecord } from '../../apply/index.js';
+import {
+  apply,
+  DEFAULT_CONCURRENCY,
+  InviteCodesNeededError,
+  type ApplyResult,
+  type InviteCodeRecord,
+} from '../../apply/index.js';
 import type { KeepInviteCode } from '../../apply/execute-step.js';
 import { openSecretFile } from '../../io/write-file.js';
 import { escapeValue } from '../../io/escape.js';
@@ -56,14 +62,26 @@ const PROGRESS_FORMATS: readonly ProgressFormat[] = ['text', 'json'];
 export function registerApplyCommand(program: Command, ctx: CliContext): void {
   const command = program
     .command('apply')
-    .description('Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly')
+    .description(
+      'Make the org match the manifests (plan, confirm, apply), or apply a plan saved with `plan --out` exactly',
+    )
     .argument('[paths...]', 'manifest files or directories, or one saved plan file (.json)')
     .usage('[options] <paths...|plan.json>')
     .option('--auto-approve', 'apply without asking (required when not on a terminal)')
     .option('--concurrency <n>', 'steps sent to the API at once', parseConcurrency, DEFAULT_CONCURRENCY)
-    .addOption(new Option('--format <format>', 'progress output: text, or one JSON event per line').choices([...PROGRESS_FORMATS]).default('text'))
-    .option('--manifests <paths...>', 'with a saved plan: apply it only if it was made from exactly these manifests (what was merged is what was reviewed)')
-    .option('--invite-codes <file>', 'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes')
+    .addOption(
+      new Option('--format <format>', 'progress output: text, or one JSON event per line')
+        .choices([...PROGRESS_FORMATS])
+        .default('text'),
+    )
+    .option(
+      '--manifests <paths...>',
+      'with a saved plan: apply it only if it was made from exactly these manifests (what was merged is what was reviewed)',
+    )
+    .option(
+      '--invite-codes <file>',
+      'append the code of each invite the apply creates to FILE (0600, one JSON object a line); the only place a code goes',
+    )
     .option(
       '--invite-codes-recipient <key>',
       'with --invite-codes: encrypt each code to this armored OpenPGP public key (a file, or - for standard input) before its line is written; ' +
@@ -91,26 +109,44 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
   // The inviter's key is checked before anything is read from or sent to the server: a key that
   // cannot be used refuses the whole apply (a code encrypted to nobody is a dead invite).
   if (options.inviteCodesRecipient !== undefined && options.inviteCodes === undefined) {
-    throw new UserError('APPLY_USAGE', '--invite-codes-recipient goes with --invite-codes FILE: the file the encrypted codes are written to');
+    throw new UserError(
+      'APPLY_USAGE',
+      '--invite-codes-recipient goes with --invite-codes FILE: the file the encrypted codes are written to',
+    );
   }
-  const recipient = options.inviteCodesRecipient === undefined ? undefined : await loadInviteRecipient(options.inviteCodesRecipient, ctx);
+  const recipient =
+    options.inviteCodesRecipient === undefined
+      ? undefined
+      : await loadInviteRecipient(options.inviteCodesRecipient, ctx);
   if (recipient) {
     const who = recipient.userId === '' ? '' : ` (${escapeValue(recipient.userId)})`;
     output.stderr.write(`Invite codes are encrypted to OpenPGP key ${recipient.fingerprint}${who}.\n`);
   }
   const planFile = savedPlanPath(paths, options);
   // A saved plan is read before connecting: a bad file fails offline, naming the problem.
-  const saved = planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
+  const saved =
+    planFile === undefined ? undefined : await (await import('../../saved-plan/saved-plan.js')).loadSavedPlan(planFile); // ajv, on use only (see main.ts)
   if (options.manifests !== undefined) {
-    if (!saved) throw new UserError('APPLY_USAGE', '--manifests goes with a saved plan (apply plan.json --manifests manifests/): it checks the plan was made from them');
+    if (!saved)
+      throw new UserError(
+        'APPLY_USAGE',
+        '--manifests goes with a saved plan (apply plan.json --manifests manifests/): it checks the plan was made from them',
+      );
     // Offline, before connecting: the merged manifests must be the ones the reviewed plan was made from.
     const { checkPlanMadeFrom } = await import('../../saved-plan/reviewed.js');
     checkPlanMadeFrom(saved, await loadManifests(options.manifests), options.manifests);
   }
   return withSession({ ...options, emulatorWrites: true }, ctx, async ({ client }) => {
     const progress = readProgress(ctx);
-    const planned = saved ? undefined : await planFromManifests(paths, client, { ...planOptionsFrom(options), ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}) }).finally(progress.done);
-    const plan = saved ? await checkSavedPlan(saved, client, { denyNewAccess: options.denyNewAccess === true }) : planned!.plan;
+    const planned = saved
+      ? undefined
+      : await planFromManifests(paths, client, {
+          ...planOptionsFrom(options),
+          ...(progress.onReadProgress ? { onReadProgress: progress.onReadProgress } : {}),
+        }).finally(progress.done);
+    const plan = saved
+      ? await checkSavedPlan(saved, client, { denyNewAccess: options.denyNewAccess === true })
+      : planned!.plan;
     // Every secret the manifests name is read for redaction, sent or not: live data may hold one
     // that this plan does not send (DESIGN.md §8 rev 4). One that cannot be read is not needed.
     if (planned) redactDeclaredSecrets(planned.desired, cliSecretReader(options, ctx));
@@ -137,14 +173,18 @@ async function runApply(paths: string[], options: ApplyCommandOptions, ctx: CliC
     // secrets so that no other output can show one).
     const codes = options.inviteCodes === undefined ? undefined : openSecretFile(options.inviteCodes, 'invite codes');
     try {
-      const onInviteCode = codes && (async (record: InviteCodeRecord) => {
-        ctx.onInviteCode?.(record.code);
-        output.addSecret(record.code);
-        // With a recipient, the line holds the code as an armored OpenPGP message to that key
-        // (`encryptedTo` names it): the plain code is never written anywhere.
-        const line = recipient ? { ...record, code: await recipient.encrypt(record.code), encryptedTo: recipient.fingerprint } : record;
-        codes.appendLine(JSON.stringify(line));
-      });
+      const onInviteCode =
+        codes &&
+        (async (record: InviteCodeRecord) => {
+          ctx.onInviteCode?.(record.code);
+          output.addSecret(record.code);
+          // With a recipient, the line holds the code as an armored OpenPGP message to that key
+          // (`encryptedTo` names it): the plain code is never written anywhere.
+          const line = recipient
+            ? { ...record, code: await recipient.encrypt(record.code), encryptedTo: recipient.fingerprint }
+            : record;
+          codes.appendLine(JSON.stringify(line));
+        });
       const result = await applyWithInterrupt(plan, client, options, ctx, secrets.read, onInviteCode);
       return result.ok ? 0 : 1;
     } finally {
@@ -167,10 +207,17 @@ function isSavedPlanFile(path: string): boolean {
 
 /** The saved plan's path, when `paths` names one (it must then be the only path). */
 function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | undefined {
-  const plans = paths.filter((p) => isSavedPlanFile(p) || (paths.length === 1 && !/\.ya?ml$/i.test(p) && statSync(p, { throwIfNoEntry: false })?.isFile() === true));
+  const plans = paths.filter(
+    (p) =>
+      isSavedPlanFile(p) ||
+      (paths.length === 1 && !/\.ya?ml$/i.test(p) && statSync(p, { throwIfNoEntry: false })?.isFile() === true),
+  );
   if (plans.length === 0) return undefined;
   if (paths.length > 1) {
-    throw new UserError('APPLY_USAGE', `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`);
+    throw new UserError(
+      'APPLY_USAGE',
+      `a saved plan (${plans[0]}) must be the only path given to apply; manifests are .yaml/.yml files`,
+    );
   }
   const planning = [
     options.target?.length ? '--target' : '',
@@ -180,7 +227,10 @@ function savedPlanPath(paths: string[], options: ApplyCommandOptions): string | 
     options.rotateSecrets ? '--rotate-secrets' : '',
   ].filter(Boolean);
   if (planning.length > 0) {
-    throw new UserError('APPLY_USAGE', `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`);
+    throw new UserError(
+      'APPLY_USAGE',
+      `${planning.join(', ')} cannot be used with a saved plan: they were decided when it was made (plan ${planning.join(' ')} --out …)`,
+    );
   }
   return plans[0];
 }
@@ -206,10 +256,12 @@ async function confirmApply(count: number, options: ApplyCommandOptions, ctx: Cl
   const rl = createInterface({ input: ctx.stdin, output: prompt });
   // Ctrl-D (end of input) and Ctrl-C close the interface without an answer: no approval.
   const closed = new Promise<null>((resolve) => rl.once('close', () => resolve(null)));
-  const asked = rl.question(`\n${count === 1 ? 'Apply this change' : `Apply these ${changes(count)}`}? Only 'yes' will be accepted: `).catch((err: unknown) => {
-    if ((err as { code?: unknown }).code === 'ABORT_ERR') return null;
-    throw err;
-  });
+  const asked = rl
+    .question(`\n${count === 1 ? 'Apply this change' : `Apply these ${changes(count)}`}? Only 'yes' will be accepted: `)
+    .catch((err: unknown) => {
+      if ((err as { code?: unknown }).code === 'ABORT_ERR') return null;
+      throw err;
+    });
   try {
     const answer = await Promise.race([asked, closed]);
     if (answer === null) prompt.write('\n');
@@ -242,7 +294,12 @@ async function applyWithInterrupt(
 ): Promise<ApplyResult> {
   const { output } = ctx;
   const controller = new AbortController();
-  const view = createProgressView({ out: output.stdout, format: options.format, tty: output.stdout.isTTY, color: shouldColor(options, output.stdout, ctx.env) });
+  const view = createProgressView({
+    out: output.stdout,
+    format: options.format,
+    tty: output.stdout.isTTY,
+    color: shouldColor(options, output.stdout, ctx.env),
+  });
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (controller.signal.aborted) {
       // JSON events own stdout; people read stderr then.
@@ -260,7 +317,13 @@ async function applyWithInterrupt(
   ctx.signals.on('SIGINT', onSignal);
   ctx.signals.on('SIGTERM', onSignal);
   try {
-    return await apply(plan, client, { concurrency: options.concurrency, onEvent: view, signal: controller.signal, readSecret, ...(onInviteCode ? { onInviteCode } : {}) });
+    return await apply(plan, client, {
+      concurrency: options.concurrency,
+      onEvent: view,
+      signal: controller.signal,
+      readSecret,
+      ...(onInviteCode ? { onInviteCode } : {}),
+    });
   } finally {
     ctx.signals.off('SIGINT', onSignal);
     ctx.signals.off('SIGTERM', onSignal);

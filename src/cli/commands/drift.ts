@@ -5,10 +5,22 @@
  */
 import { Option, type Command } from 'commander';
 import { detectDrift, type DriftResult } from '../../drift/index.js';
-import { DRIFT_FORMATS, renderDrift, renderMarkdownDrift, renderMarkdownDriftFailure, type DriftFormat } from '../../views/drift.js';
+import {
+  DRIFT_FORMATS,
+  renderDrift,
+  renderMarkdownDrift,
+  renderMarkdownDriftFailure,
+  type DriftFormat,
+} from '../../views/drift.js';
 import { UserError } from '../../model/errors.js';
 import { renderMarkdownPlan } from '../../views/plan.js';
-import { addConnectionOptions, appendStepSummary, shouldColor, withSession, type ConnectionOptions } from '../shared.js';
+import {
+  addConnectionOptions,
+  appendStepSummary,
+  shouldColor,
+  withSession,
+  type ConnectionOptions,
+} from '../shared.js';
 import type { CliContext } from '../context.js';
 
 interface DriftCommandOptions extends ConnectionOptions {
@@ -37,7 +49,9 @@ export function registerDriftCommand(program: Command, ctx: CliContext): void {
     }
     const { report } = drift;
     const planMarkdown = renderMarkdownPlan(drift.plan);
-    output.stdout.write(renderDrift(report, options.format, { color: shouldColor(options, output.stdout, ctx.env), planMarkdown }));
+    output.stdout.write(
+      renderDrift(report, options.format, { color: shouldColor(options, output.stdout, ctx.env), planMarkdown }),
+    );
     appendStepSummary(renderMarkdownDrift(report, { planMarkdown }), ctx, 'the drift report');
     ctx.exitCode = report.inSync ? DRIFT_EXIT.inSync : DRIFT_EXIT.drift;
   });

@@ -34,8 +34,12 @@ interface EmulatorCliOptions {
 function parseNumber(kind: 'integer' | 'number' | 'rate') {
   return (raw: string): number => {
     const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative ${kind === 'rate' ? 'number between 0 and 1' : kind}, got ${JSON.stringify(raw)}`);
-    if (kind === 'integer' && !Number.isInteger(n)) throw new InvalidArgumentError(`expected an integer, got ${JSON.stringify(raw)}`);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < 0)
+      throw new InvalidArgumentError(
+        `expected a non-negative ${kind === 'rate' ? 'number between 0 and 1' : kind}, got ${JSON.stringify(raw)}`,
+      );
+    if (kind === 'integer' && !Number.isInteger(n))
+      throw new InvalidArgumentError(`expected an integer, got ${JSON.stringify(raw)}`);
     if (kind === 'rate' && n > 1) throw new InvalidArgumentError(`expected a number between 0 and 1, got ${raw}`);
     return n;
   };
@@ -45,14 +49,20 @@ function parseNumber(kind: 'integer' | 'number' | 'rate') {
  * The tokens the command line configures: `--tokens FILE` entries, then the owner token
  * (`--token`, else PLATFORM_TOKEN) and `--viewer-token`. A token given twice is an error.
  */
-function tokensFromOptions(opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>, env: NodeJS.ProcessEnv): EmulatorToken[] {
+function tokensFromOptions(
+  opts: Pick<EmulatorCliOptions, 'token' | 'viewerToken' | 'tokens'>,
+  env: NodeJS.ProcessEnv,
+): EmulatorToken[] {
   const tokens: EmulatorToken[] = opts.tokens ? readTokensFile(opts.tokens) : [];
   const fromFile = tokens.length;
   const add = (token: string, role: EmulatorToken['role'], flag: string): void => {
     const clash = tokens.findIndex((t) => t.token === token);
     if (clash >= 0) {
       const where = clash < fromFile ? `entry [${clash}] of --tokens ${opts.tokens}` : 'the owner token';
-      throw new UserError('EMULATOR_OPTIONS', `${flag} repeats a token already configured (${where}); each token has one role`);
+      throw new UserError(
+        'EMULATOR_OPTIONS',
+        `${flag} repeats a token already configured (${where}); each token has one role`,
+      );
     }
     tokens.push({ token, role });
   };
@@ -84,24 +94,51 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
     .description('Run the Platform API v2 emulator (a real HTTP server) until interrupted')
     .option('--port <port>', 'port to listen on (0 = any free port)', parseNumber('integer'), 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--state <file>', 'load state from FILE if it exists; every change is journalled (FILE.journal, fsynced) before it is acknowledged')
-    .option('--repair', 'start even when the journal has a damaged record before its last: truncate it there, saying how many records are dropped')
+    .option(
+      '--state <file>',
+      'load state from FILE if it exists; every change is journalled (FILE.journal, fsynced) before it is acknowledged',
+    )
+    .option(
+      '--repair',
+      'start even when the journal has a damaged record before its last: truncate it there, saying how many records are dropped',
+    )
     .option('--seed <file>', 'YAML/JSON seed loaded at start (ignored when --state FILE exists)')
     .option('--token <token>', 'owner bearer token (default: $PLATFORM_TOKEN)')
     .option('--viewer-token <token>', 'read-only bearer token (writes get 403)')
-    .option('--tokens <file>', 'YAML/JSON list of {token, role: owner|viewer, scope?: <group uid>}; keeps tokens out of the command line')
+    .option(
+      '--tokens <file>',
+      'YAML/JSON list of {token, role: owner|viewer, scope?: <group uid>}; keeps tokens out of the command line',
+    )
     .option('--latency <ms>', 'added latency per request', parseNumber('number'))
     .option('--jitter <ms>', 'up to this much more latency, random per request', parseNumber('number'))
     .option('--error-rate <r>', 'share of requests answered 503 with Retry-After (0..1)', parseNumber('rate'))
     .option('--rate-limit <rps>', 'requests per second before 429 with Retry-After', parseNumber('number'))
-    .option('--reset-rate <r>', 'share of connections reset, half after applying the request (0..1)', parseNumber('rate'))
-    .option('--internal-error-rate <r>', 'share of requests answered 500 INTERNAL, half after applying the request (0..1)', parseNumber('rate'))
-    .option('--short-page-rate <r>', 'share of list pages cut short while nextPageToken is set (0..1)', parseNumber('rate'))
+    .option(
+      '--reset-rate <r>',
+      'share of connections reset, half after applying the request (0..1)',
+      parseNumber('rate'),
+    )
+    .option(
+      '--internal-error-rate <r>',
+      'share of requests answered 500 INTERNAL, half after applying the request (0..1)',
+      parseNumber('rate'),
+    )
+    .option(
+      '--short-page-rate <r>',
+      'share of list pages cut short while nextPageToken is set (0..1)',
+      parseNumber('rate'),
+    )
     .option('--retry-after <seconds>', 'Retry-After on 503/429 (default 1)', parseNumber('integer'))
     .option('--page-token-ttl <seconds>', 'page token lifetime (default 259200 = 3 days)', parseNumber('number'))
     .option('--fault-seed <n>', 'seed for faults and uids: same seed, same run', parseNumber('integer'))
-    .option('--plain-responses', 'leave out the fields only the real service sends (resourceLimits, verified, company), which clients must ignore')
-    .option('--check-answers', 'check every answer against the emulator\'s contract (GET /openapi.json) before sending it; one that breaks it is a 500 naming why')
+    .option(
+      '--plain-responses',
+      'leave out the fields only the real service sends (resourceLimits, verified, company), which clients must ignore',
+    )
+    .option(
+      '--check-answers',
+      "check every answer against the emulator's contract (GET /openapi.json) before sending it; one that breaks it is a 500 naming why",
+    )
     .action(async (opts: EmulatorCliOptions) => {
       const tokens = tokensFromOptions(opts, ctx.env);
       const { startEmulator } = await import('../../emulator/index.js'); // on use only (see main.ts)
@@ -120,12 +157,16 @@ export function registerEmulatorCommand(program: Command, ctx: CliContext): void
       });
       ctx.output.stdout.write(`Platform API v2 emulator listening on ${emulator.url}\n`);
       if (tokens.length === 0)
-        ctx.output.stderr.write('No token configured (--tokens, --token or PLATFORM_TOKEN): every request except ping will get 401.\n');
+        ctx.output.stderr.write(
+          'No token configured (--tokens, --token or PLATFORM_TOKEN): every request except ping will get 401.\n',
+        );
       await new Promise<void>((resolve) => {
         const stop = (signal: 'SIGINT' | 'SIGTERM'): void => {
           ctx.signals.off('SIGINT', stop);
           ctx.signals.off('SIGTERM', stop);
-          ctx.output.stderr.write(`Received ${signal}, shutting down${opts.state ? ` and writing ${opts.state}` : ''}.\n`);
+          ctx.output.stderr.write(
+            `Received ${signal}, shutting down${opts.state ? ` and writing ${opts.state}` : ''}.\n`,
+          );
           emulator.close().then(resolve, (err: unknown) => {
             ctx.output.stderr.write(`Error: could not write emulator state: ${(err as Error).message}\n`);
             ctx.exitCode = 1;

@@ -25,9 +25,18 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     .command('export')
     .description('Write the live org as manifests that plan to zero changes (to adopt an existing org)')
     .requiredOption('--org <name|uid>', 'the org: its root group name, or its 40-hex uid')
-    .option('-o, --out <dir>', 'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)')
-    .option('--force', 'replace the files of an earlier export in --out (only while unedited; nothing else there is touched)')
-    .option('--schema-ref <ref>', 'what the files\' `# yaml-language-server: $schema=` comment points at (default: the project\'s node_modules/platform-sync schema, else this install\'s)');
+    .option(
+      '-o, --out <dir>',
+      'write org.yaml and one file per top-level group here (default: stdout, one multi-document stream)',
+    )
+    .option(
+      '--force',
+      'replace the files of an earlier export in --out (only while unedited; nothing else there is touched)',
+    )
+    .option(
+      '--schema-ref <ref>',
+      "what the files' `# yaml-language-server: $schema=` comment points at (default: the project's node_modules/platform-sync schema, else this install's)",
+    );
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
     const { exportManifests, readOrgForExport, writeExport } = await import('../../export/index.js'); // yaml, on use only (see main.ts)
@@ -43,7 +52,9 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     writeExport(outDir, files, { force: options.force === true, redact: output.redact });
     for (const f of files) output.stdout.write(`Wrote ${escapeControl(join(options.out!, f.file))}\n`);
     // The hint runs against where the export came from: the embedded emulator too.
-    output.stdout.write(`Check it: platform-sync plan ${options.out}${options.emulator ? ' --emulator' : ''} (expect no changes)\n`);
+    output.stdout.write(
+      `Check it: platform-sync plan ${options.out}${options.emulator ? ' --emulator' : ''} (expect no changes)\n`,
+    );
   });
 }
 

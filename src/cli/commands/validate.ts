@@ -15,9 +15,17 @@ export function registerValidateCommand(program: Command, ctx: CliContext): void
     .command('validate')
     .description('Check manifests offline (schema, names, references, settings) and report every problem')
     .argument('<paths...>', 'manifest files or directories (read recursively for .yaml/.yml)')
-    .option('--max-manifest-bytes <bytes>', 'refuse a manifest set larger than this, all files together (default 64 MiB)')
+    .option(
+      '--max-manifest-bytes <bytes>',
+      'refuse a manifest set larger than this, all files together (default 64 MiB)',
+    )
     .action(async (paths: string[], options: { maxManifestBytes?: string }) => {
-      const result = await validateManifests(paths, options.maxManifestBytes !== undefined ? { maxTotalBytes: parseByteCount(options.maxManifestBytes, '--max-manifest-bytes') } : {});
+      const result = await validateManifests(
+        paths,
+        options.maxManifestBytes !== undefined
+          ? { maxTotalBytes: parseByteCount(options.maxManifestBytes, '--max-manifest-bytes') }
+          : {},
+      );
       output.stdout.write(renderValidationReport(result, paths));
       ctx.exitCode = result.state ? 0 : 1;
     });

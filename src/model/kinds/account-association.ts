@@ -27,7 +27,12 @@ export const accountAssociation = defineKind({
   uidIsParent: true,
   fields: FIELDS,
   hasUpdate: true,
-  manifest: { listKey: 'accountAssociation', definition: 'accountAssociation', form: 'single', itemNoun: 'account association' },
+  manifest: {
+    listKey: 'accountAssociation',
+    definition: 'accountAssociation',
+    form: 'single',
+    itemNoun: 'account association',
+  },
   address: (groupPath) => `accountAssociation:${groupPath === '' ? '/' : groupPath}`,
   describe: () => 'account association',
 });

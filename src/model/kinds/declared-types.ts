@@ -16,4 +16,8 @@ export type Declared<K extends DeclaredKind> = Static<FieldDeclarations[K]>;
  * `RoleKey`, a value live state may hold beyond what a manifest may say). Only declared fields
  * can be given one: a name the declaration lacks makes the type `never`.
  */
-export type DeclaredWith<K extends DeclaredKind, R extends object> = [Exclude<keyof R, keyof Declared<K>>] extends [never] ? Omit<Declared<K>, keyof R> & R : never;
+export type DeclaredWith<K extends DeclaredKind, R extends object> = [Exclude<keyof R, keyof Declared<K>>] extends [
+  never,
+]
+  ? Omit<Declared<K>, keyof R> & R
+  : never;

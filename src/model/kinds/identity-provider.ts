@@ -37,7 +37,12 @@ export const identityProvider = defineKind({
   renameable: true,
   // Its group mappings are its children.
   holdsChildren: true,
-  manifest: { listKey: 'identityProviders', definition: 'identityProvider', form: 'item', itemNoun: 'identity provider' },
+  manifest: {
+    listKey: 'identityProviders',
+    definition: 'identityProvider',
+    form: 'item',
+    itemNoun: 'identity provider',
+  },
   deleteReliesOn: ['identityProvider', 'groupMapping'],
   access: { is: 'grant', role: 'defaultRole', to: 'signIn' },
   address: (groupPath, fields) => namedAddress('identityProvider', groupPath, String(fields.name)),
@@ -47,10 +52,16 @@ export const identityProvider = defineKind({
     if (typeof oidc !== 'object' || oidc === null) return [];
     const o = oidc as Record<string, unknown>;
     const problems: ItemProblem[] = [];
-    const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem(`oidc.issuer of identity provider ${JSON.stringify(key)}`, o.issuer) : undefined;
+    const ascii =
+      typeof o.issuer === 'string'
+        ? nonAsciiUrlProblem(`oidc.issuer of identity provider ${JSON.stringify(key)}`, o.issuer)
+        : undefined;
     if (ascii) problems.push({ pointer: ['oidc', 'issuer'], message: ascii });
     else if (typeof o.issuer === 'string' && !isHttpsUrl(o.issuer)) {
-      problems.push({ pointer: ['oidc', 'issuer'], message: `oidc.issuer ${JSON.stringify(o.issuer)} of identity provider ${JSON.stringify(key)} is not an https URL; expected the OIDC issuer, e.g. https://acme.okta.com` });
+      problems.push({
+        pointer: ['oidc', 'issuer'],
+        message: `oidc.issuer ${JSON.stringify(o.issuer)} of identity provider ${JSON.stringify(key)} is not an https URL; expected the OIDC issuer, e.g. https://acme.okta.com`,
+      });
     }
     const secret = o.clientSecret;
     if (secret !== undefined && (typeof secret !== 'object' || secret === null || Array.isArray(secret))) {

@@ -23,7 +23,15 @@ const jsonObjectOf = (text: string): object | undefined => {
 };
 
 /** The zero values of syncConfig's optional members: what the service's JSON gateway sends for one that is unset. */
-const SYNC_ZERO_VALUES: Readonly<Record<string, unknown>> = { syncApks: false, uniqueTags: false, gracePeriod: false, amazon: '', google: '', azure: '', apkoOverlay: '' };
+const SYNC_ZERO_VALUES: Readonly<Record<string, unknown>> = {
+  syncApks: false,
+  uniqueTags: false,
+  gracePeriod: false,
+  amazon: '',
+  google: '',
+  azure: '',
+  apkoOverlay: '',
+};
 
 /**
  * A syncConfig in one spelling, read from the API or a manifest alike: whole — a member left out
@@ -38,7 +46,8 @@ function normalSyncConfig(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const config = value as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
-  for (const member of Object.keys(SYNC_ZERO_VALUES)) if (config[member] === undefined) (out ??= { ...config })[member] = SYNC_ZERO_VALUES[member];
+  for (const member of Object.keys(SYNC_ZERO_VALUES))
+    if (config[member] === undefined) (out ??= { ...config })[member] = SYNC_ZERO_VALUES[member];
   const overlay = config.apkoOverlay;
   if (typeof overlay === 'string' && overlay !== '') {
     const parsed = jsonObjectOf(overlay);
@@ -51,7 +60,9 @@ function normalSyncConfig(value: unknown): unknown {
 /** A syncConfig as a manifest writes it: the members at their zero value left out (they mean the same). */
 function syncConfigAsWritten(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).filter(([member, v]) => !(member in SYNC_ZERO_VALUES) || v !== SYNC_ZERO_VALUES[member]));
+  return Object.fromEntries(
+    Object.entries(value).filter(([member, v]) => !(member in SYNC_ZERO_VALUES) || v !== SYNC_ZERO_VALUES[member]),
+  );
 }
 
 /** A repo's fields, as declared (declarations.ts); the readme is a sub-resource of its own. */
@@ -59,7 +70,12 @@ export type RepoFields = Declared<'repo'>;
 
 const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.repo, {
   readme: { subResource: { path: 'readme', bodyField: 'content' }, block: true },
-  syncConfig: { leafMask: true, instants: ['expiration'], normalize: normalSyncConfig, manifestForm: syncConfigAsWritten },
+  syncConfig: {
+    leafMask: true,
+    instants: ['expiration'],
+    normalize: normalSyncConfig,
+    manifestForm: syncConfigAsWritten,
+  },
   // Sent in full (CATALOG_TIER_FIPS), read in full or short; the zero value is unset; a manifest spells it short.
   tier: { apiName: 'catalogTier', optional: true, normalize: fullCatalogTier, manifestForm: shortCatalogTier },
 });
@@ -85,6 +101,11 @@ export const repo = defineKind({
     // The schema checks the type; the text must also be what it says it is: a JSON object.
     const overlay = (item.syncConfig as Record<string, unknown> | undefined)?.apkoOverlay;
     if (typeof overlay !== 'string' || overlay === '' || jsonObjectOf(overlay)) return [];
-    return [{ pointer: ['syncConfig', 'apkoOverlay'], message: `syncConfig.apkoOverlay of repo ${JSON.stringify(key)} is not JSON text of an object; expected an apko configuration such as {"contents":{"packages":["curl"]}} (or "" for none)` }];
+    return [
+      {
+        pointer: ['syncConfig', 'apkoOverlay'],
+        message: `syncConfig.apkoOverlay of repo ${JSON.stringify(key)} is not JSON text of an object; expected an apko configuration such as {"contents":{"packages":["curl"]}} (or "" for none)`,
+      },
+    ];
   },
 });

@@ -28,6 +28,12 @@ export const subscription = defineKind({
     if (ascii) return [{ pointer: ['sink'], message: ascii, fatal: true }];
     // The schema checks the https:// prefix; here the rest of the URL must parse too.
     if (!key.startsWith('https://') || isHttpsUrl(key)) return [];
-    return [{ pointer: ['sink'], message: `sink ${JSON.stringify(key)} of a subscription in ${where} is not a valid URL; expected https://<host>/<path>`, fatal: true }];
+    return [
+      {
+        pointer: ['sink'],
+        message: `sink ${JSON.stringify(key)} of a subscription in ${where} is not a valid URL; expected https://<host>/<path>`,
+        fatal: true,
+      },
+    ];
   },
 });

@@ -24,6 +24,7 @@ export const tag = defineKind({
   fields: FIELDS,
   manifest: null,
   goesWithParent: true,
-  address: (_groupPath, fields, repo) => tagAddress(joinPath(repo.groupPath, String((repo.fields as { name?: unknown }).name)), String(fields.name)),
+  address: (_groupPath, fields, repo) =>
+    tagAddress(joinPath(repo.groupPath, String((repo.fields as { name?: unknown }).name)), String(fields.name)),
   describe: (key) => `tag ${JSON.stringify(key)}`,
 });

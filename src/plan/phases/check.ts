@@ -42,21 +42,26 @@ export function orderAndCheck(
 ): Checked {
   const steps = orderSteps(found.steps);
   const { settings } = p.desired;
-  const refusals = [...found.refusals, ...findRefusals({
-    steps,
-    plannedSteps: found.plannedSteps,
-    live: p.live,
-    index: p.index,
-    holders: found.holders,
-    desiredAddresses: p.index.ambiguous.size > 0 ? new Set(found.resources.map((r) => r.address)) : new Set(),
-    prune: settings.prune,
-    protect: settings.protect.map(compileAddressGlob),
-    ...(p.formerAddressesOf ? { formerAddressesOf: p.formerAddressesOf } : {}),
-    ignore: p.ignore,
-    maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
-    allowMassDelete: options.allowMassDelete ?? false,
-  })];
-  const access = accessOfPlan(p.live, { steps }, p.desired.accessRules ?? [], options.now, (address) => p.index.byAddress.get(address));
+  const refusals = [
+    ...found.refusals,
+    ...findRefusals({
+      steps,
+      plannedSteps: found.plannedSteps,
+      live: p.live,
+      index: p.index,
+      holders: found.holders,
+      desiredAddresses: p.index.ambiguous.size > 0 ? new Set(found.resources.map((r) => r.address)) : new Set(),
+      prune: settings.prune,
+      protect: settings.protect.map(compileAddressGlob),
+      ...(p.formerAddressesOf ? { formerAddressesOf: p.formerAddressesOf } : {}),
+      ignore: p.ignore,
+      maxDeleteRatio: options.maxDeleteRatio ?? DEFAULT_MAX_DELETE_RATIO,
+      allowMassDelete: options.allowMassDelete ?? false,
+    }),
+  ];
+  const access = accessOfPlan(p.live, { steps }, p.desired.accessRules ?? [], options.now, (address) =>
+    p.index.byAddress.get(address),
+  );
   refusals.push(...access.refusals);
   if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access.changes));
   return { steps, refusals, accessChanges: access.changes, ...(access.rules ? { accessRules: access.rules } : {}) };

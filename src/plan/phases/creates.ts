@@ -15,7 +15,12 @@ import type { DesiredResource } from '../../model/resources.js';
  * the uid each is sent as — known, or filled from the create of a role this plan makes — or
  * the address of the first one that neither exists nor is created.
  */
-export function resolveRoleRefs(p: Pick<Planning, 'live' | 'index'>, d: DesiredResource, fieldNames: readonly string[], creating: ReadonlySet<string>): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
+export function resolveRoleRefs(
+  p: Pick<Planning, 'live' | 'index'>,
+  d: DesiredResource,
+  fieldNames: readonly string[],
+  creating: ReadonlySet<string>,
+): { refs: Record<string, UidReference>; dependsOn: string[] } | { missing: string } {
   const refs: Record<string, UidReference> = {};
   const dependsOn: string[] = [];
   const descriptor = descriptorOf(d.kind);
@@ -31,7 +36,9 @@ export function resolveRoleRefs(p: Pick<Planning, 'live' | 'index'>, d: DesiredR
   }
   // The org's own uid where the API wants it (a group mapping's scope): known, or the org's create.
   if (descriptor.orgScopeField !== undefined) {
-    refs[descriptor.orgScopeField] = p.live.org ? { address: ORG_ADDRESS, uid: p.live.org.uid } : { address: ORG_ADDRESS };
+    refs[descriptor.orgScopeField] = p.live.org
+      ? { address: ORG_ADDRESS, uid: p.live.org.uid }
+      : { address: ORG_ADDRESS };
     if (!p.live.org) dependsOn.push(ORG_ADDRESS);
   }
   return { refs, dependsOn };
@@ -69,7 +76,11 @@ export function resolveReference(
 }
 
 /** The parent a create hangs under: live (uid known), being created (dependsOn), or missing. */
-function resolveParent(p: Pick<Planning, 'index'>, parent: string, creating: ReadonlySet<string>): { parentUid?: string; dependsOn?: string } | 'missing' {
+function resolveParent(
+  p: Pick<Planning, 'index'>,
+  parent: string,
+  creating: ReadonlySet<string>,
+): { parentUid?: string; dependsOn?: string } | 'missing' {
   const existing = p.index.byAddress.get(parent);
   if (existing) return { parentUid: existing.uid };
   if (creating.has(parent)) return { dependsOn: parent };
@@ -81,11 +92,17 @@ export interface Creates extends Made {
   creating: ReadonlySet<string>;
 }
 
-export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore'>, creates: DesiredResource[]): Creates {
+export function planCreates(
+  p: Pick<Planning, 'desired' | 'live' | 'index' | 'ignore'>,
+  creates: DesiredResource[],
+): Creates {
   const made: Made = { steps: [], warnings: [] };
   const candidates: OrderedStep[] = creates
     .filter((d) => !isIgnoredDeclared(p, d))
-    .map((d) => ({ step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} }, groupPath: d.groupPath }));
+    .map((d) => ({
+      step: { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: {} },
+      groupPath: d.groupPath,
+    }));
   const byAddress = new Map(creates.map((d) => [d.address, d]));
   // In execution order a parent (and a referenced identity/role) is decided before what
   // needs it, so one pass knows whether each prerequisite will really be created.
@@ -93,11 +110,19 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
   for (const candidate of orderSteps(candidates)) {
     const d = byAddress.get(candidate.address)!;
     const dependsOn: string[] = [];
-    const step: CreateStep = { action: 'create', kind: d.kind, address: d.address, parent: d.parentAddress, after: createFields(d) };
+    const step: CreateStep = {
+      action: 'create',
+      kind: d.kind,
+      address: d.address,
+      parent: d.parentAddress,
+      after: createFields(d),
+    };
     if (d.parentAddress !== null) {
       const parent = resolveParent(p, d.parentAddress, creating);
       if (parent === 'missing') {
-        made.warnings.push(`${d.address} is not created: its parent ${d.parentAddress} neither exists nor is created (ignored?)`);
+        made.warnings.push(
+          `${d.address} is not created: its parent ${d.parentAddress} neither exists nor is created (ignored?)`,
+        );
         continue;
       }
       if (parent.parentUid !== undefined) step.parentUid = parent.parentUid;
@@ -125,7 +150,15 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
       }
       step.refs = refs;
     }
-    const roleRefs = resolveRoleRefs(p, d, [...Object.keys(step.after), ...(descriptorOf(d.kind).orgScopeField ? [descriptorOf(d.kind).orgScopeField!] : [])], creating);
+    const roleRefs = resolveRoleRefs(
+      p,
+      d,
+      [
+        ...Object.keys(step.after),
+        ...(descriptorOf(d.kind).orgScopeField ? [descriptorOf(d.kind).orgScopeField!] : []),
+      ],
+      creating,
+    );
     if ('missing' in roleRefs) {
       made.warnings.push(`${d.address} is not created: ${roleRefs.missing} neither exists nor is created (ignored?)`);
       continue;
@@ -135,7 +168,8 @@ export function planCreates(p: Pick<Planning, 'desired' | 'live' | 'index' | 'ig
     if (d.secrets) step.secrets = { ...d.secrets };
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
     step.source = d.source;
-    if (p.live.org === null && d.address === ORG_ADDRESS) step.reason = `bootstrap: no root group named ${p.desired.org.name} is visible to this token`;
+    if (p.live.org === null && d.address === ORG_ADDRESS)
+      step.reason = `bootstrap: no root group named ${p.desired.org.name} is visible to this token`;
     creating.add(d.address);
     made.steps.push({ step, groupPath: d.groupPath });
   }

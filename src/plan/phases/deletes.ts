@@ -27,9 +27,16 @@ function goesWithParent(kind: Kind): boolean {
  * pruned on its own only where the manifests declare some for its parent; those of a deleted
  * parent go with it.
  */
-function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'formerAddressesOf' | 'replaced'>, unmatchedLive: LiveResource[], desired: DesiredResource[], warnings: string[]): Map<string, LiveResource> {
+function chooseDeletes(
+  p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'formerAddressesOf' | 'replaced'>,
+  unmatchedLive: LiveResource[],
+  desired: DesiredResource[],
+  warnings: string[],
+): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
-  const parentsWithDeclared = new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
+  const parentsWithDeclared = new Set(
+    desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`),
+  );
   const deletes = new Map<string, LiveResource>();
   const keptByKind = new Map<Kind, string[]>();
   const followers: LiveResource[] = [];
@@ -37,7 +44,9 @@ function chooseDeletes(p: Pick<Planning, 'desired' | 'index' | 'ignore' | 'forme
     if (l.address === ORG_ADDRESS || isIgnoredLive(p, l)) continue;
     if (goesWithParent(l.kind)) followers.push(l);
     else if (descriptorOf(l.kind).permanent) {
-      warnings.push(`${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`);
+      warnings.push(
+        `${l.address} stays: ${descriptorOf(l.kind).label.many} are permanent, so leaving one out of the manifests changes nothing`,
+      );
     } else if (isPruned(prune, l.kind) || p.replaced.has(l.address)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
@@ -80,7 +89,12 @@ export function planDeletes(
   return { steps: deleteSteps(p, deletes, holders, updates), warnings, holders };
 }
 
-function deleteSteps(p: Pick<Planning, 'index'>, deletes: Map<string, LiveResource>, holders: Holders, updates: readonly OrderedStep[]): OrderedStep[] {
+function deleteSteps(
+  p: Pick<Planning, 'index'>,
+  deletes: Map<string, LiveResource>,
+  holders: Holders,
+  updates: readonly OrderedStep[],
+): OrderedStep[] {
   const steps: OrderedStep[] = [];
   // A binding PATCHed to another role, or an identity provider whose default role the plan
   // changes, stops referencing the old role, like a deleted binding: the delete waits for it.
@@ -95,9 +109,11 @@ function deleteSteps(p: Pick<Planning, 'index'>, deletes: Map<string, LiveResour
   }
   for (const l of deletes.values()) {
     const dependsOn: string[] = [];
-    for (const child of holders.childrenOf.get(l.address) ?? []) if (deletes.get(child.address) === child) dependsOn.push(child.address);
+    for (const child of holders.childrenOf.get(l.address) ?? [])
+      if (deletes.get(child.address) === child) dependsOn.push(child.address);
     if (descriptorOf(l.kind).referenceable) {
-      for (const b of holders.bindingsByRef.get(l.address) ?? []) if (deletes.get(b.address) === b) dependsOn.push(b.address);
+      for (const b of holders.bindingsByRef.get(l.address) ?? [])
+        if (deletes.get(b.address) === b) dependsOn.push(b.address);
       dependsOn.push(...(updatedAway.get(l.address) ?? []));
     }
     const step: DeleteStep = {
@@ -110,7 +126,8 @@ function deleteSteps(p: Pick<Planning, 'index'>, deletes: Map<string, LiveResour
     };
     if (l.parentUid !== null) step.parentUid = l.parentUid;
     if (dependsOn.length > 0) step.dependsOn = [...new Set(dependsOn)].sort();
-    if (goesWithParent(l.kind) && l.parentAddress !== null && deletes.has(l.parentAddress)) step.reason = `${descriptorOf(l.kind).label.one} of deleted ${l.parentAddress}`;
+    if (goesWithParent(l.kind) && l.parentAddress !== null && deletes.has(l.parentAddress))
+      step.reason = `${descriptorOf(l.kind).label.one} of deleted ${l.parentAddress}`;
     else {
       // A person is named by the e-mail they signed in with, not only by the resources their
       // members line brought (issue 50): the reviewer sees who loses access.
@@ -129,7 +146,10 @@ function deleteSteps(p: Pick<Planning, 'index'>, deletes: Map<string, LiveResour
  */
 function personOf(p: Pick<Planning, 'index'>, l: LiveResource): string | undefined {
   const part = descriptorOf(l.kind).access;
-  if (part?.is === 'principal') return l.email !== undefined ? `the person ${l.email}: no members line or declaration names them any more` : undefined;
+  if (part?.is === 'principal')
+    return l.email !== undefined
+      ? `the person ${l.email}: no members line or declaration names them any more`
+      : undefined;
   if (part?.is !== 'grant' || part.to !== 'identity') return undefined;
   const ref = (l.fields as unknown as Record<string, unknown>).identity as { path?: string } | undefined;
   const identity = ref?.path === undefined ? undefined : p.index.byAddress.get(`identity:${ref.path}`);

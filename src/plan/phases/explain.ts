@@ -16,7 +16,10 @@ import type { PlanStep } from '../../model/plan.js';
 export function explain(kept: readonly OrderedStep[]): { steps: OrderedStep[]; warnings: string[] } {
   const steps = byAddress(kept);
   const explained = explainReplacements(steps);
-  return { steps: withReasons(kept, explained.reasons), warnings: [...explained.warnings, ...noteWhatGoesWithParents(steps)] };
+  return {
+    steps: withReasons(kept, explained.reasons),
+    warnings: [...explained.warnings, ...noteWhatGoesWithParents(steps)],
+  };
 }
 
 /** What explaining replacements makes: a reason for steps that have none (address → reason), and warnings. */
@@ -120,7 +123,12 @@ function noteWhatGoesWithParents(steps: StepsByAddress): string[] {
   // Per kind that goes with its parent (KindDescriptor `goesWithParent`: a repo's tags).
   const byKind = new Map<Kind, { parents: Set<string>; n: number }>();
   for (const { step } of steps.values()) {
-    if (step.action !== 'delete' || step.parent == null || (descriptorOf(step.kind) as KindDescriptor).goesWithParent !== true) continue;
+    if (
+      step.action !== 'delete' ||
+      step.parent == null ||
+      (descriptorOf(step.kind) as KindDescriptor).goesWithParent !== true
+    )
+      continue;
     if (steps.get(step.parent)?.step.action !== 'delete') continue;
     const entry = byKind.get(step.kind) ?? { parents: new Set<string>(), n: 0 };
     entry.parents.add(step.parent);

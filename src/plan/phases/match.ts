@@ -17,7 +17,10 @@ export interface Matching {
   unmatchedLive: LiveResource[];
 }
 
-export function matchResources(p: Pick<Planning, 'index' | 'ignore' | 'formerAddressesOf'>, desired: DesiredResource[]): Matching {
+export function matchResources(
+  p: Pick<Planning, 'index' | 'ignore' | 'formerAddressesOf'>,
+  desired: DesiredResource[],
+): Matching {
   const pairs: Matching['pairs'] = [];
   const unmatchedDesired: DesiredResource[] = [];
   const matched = new Set<LiveResource>();
@@ -46,8 +49,10 @@ export function matchResources(p: Pick<Planning, 'index' | 'ignore' | 'formerAdd
     `${r.groupPath}\u0000${identityRefAddress(r.fields.identity)}`;
   const desiredByKey = new Map<string, Binding<DesiredResource>[]>();
   const liveByKey = new Map<string, Binding<LiveResource>[]>();
-  for (const d of unmatchedDesired) if (d.kind === IDENTITY_GRANT_KIND && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
-  for (const l of unmatchedLive) if (l.kind === IDENTITY_GRANT_KIND && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
+  for (const d of unmatchedDesired)
+    if (d.kind === IDENTITY_GRANT_KIND && !isIgnoredDeclared(p, d)) pushTo(desiredByKey, bindingKey(d), d);
+  for (const l of unmatchedLive)
+    if (l.kind === IDENTITY_GRANT_KIND && !isIgnoredLive(p, l)) pushTo(liveByKey, bindingKey(l), l);
   const roleChanges: Matching['roleChanges'] = [];
   const paired = new Set<string>();
   for (const [key, ds] of desiredByKey) {

@@ -25,7 +25,6 @@ import { IDENTITY_GRANT_KIND, INVITE_KIND, PRINCIPAL_KIND } from '../../model/ki
 /** How long an invite stays open when `settings.inviteTtl` does not say (DESIGN.md §4). */
 export const DEFAULT_INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
-
 export interface MembersResult {
   desired: DesiredState;
   live: LiveState;
@@ -39,7 +38,12 @@ export interface MembersResult {
 const NO_REINVITE: ReadonlySet<string> = new Set();
 
 /** Desired state with the member lines turned into resources; live with expired invites of members moved aside. */
-export function planMembers(desired: DesiredState, live: LiveState, nowMs: number, reinvite: ReadonlySet<string> = NO_REINVITE): MembersResult {
+export function planMembers(
+  desired: DesiredState,
+  live: LiveState,
+  nowMs: number,
+  reinvite: ReadonlySet<string> = NO_REINVITE,
+): MembersResult {
   const lines = desired.members ?? [];
   if (lines.length === 0) return { desired, live, members: [], replaced: [], stepsByMember: new Map() };
   const identitiesByEmail = new Map<string, LiveResource[]>();
@@ -61,20 +65,54 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
   };
   for (const m of lines) {
     const email = asciiLower(m.email);
-    const base = { address: m.address, group: groupAddress(m.groupPath), email: m.email, role: referenceText(m.groupPath, m.role) };
+    const base = {
+      address: m.address,
+      group: groupAddress(m.groupPath),
+      email: m.email,
+      role: referenceText(m.groupPath, m.role),
+    };
     const present = presentBinding(m, identitiesByEmail.get(email) ?? [], byAddress);
     if (present) {
       const { identity, binding } = present;
-      declare(memberResource(m, { kind: 'identity', address: identity.address, groupPath: identity.groupPath, parentAddress: identity.parentAddress, fields: { name: identity.fields.name } }));
-      declare(memberResource(m, { kind: 'roleBinding', address: binding.address, groupPath: binding.groupPath, parentAddress: binding.parentAddress, fields: binding.fields }));
+      declare(
+        memberResource(m, {
+          kind: 'identity',
+          address: identity.address,
+          groupPath: identity.groupPath,
+          parentAddress: identity.parentAddress,
+          fields: { name: identity.fields.name },
+        }),
+      );
+      declare(
+        memberResource(m, {
+          kind: 'roleBinding',
+          address: binding.address,
+          groupPath: binding.groupPath,
+          parentAddress: binding.parentAddress,
+          fields: binding.fields,
+        }),
+      );
       members.push({ ...base, state: 'present', identity: identity.address });
       continue;
     }
     const inviteAddress = groupInviteAddress(m.groupPath, email, m.role);
     const open = byAddress.get(inviteAddress);
     // An open invite is pending, unless --reinvite asks for a new one (its code was lost): then it is replaced like an expired one.
-    if (open !== undefined && open.kind === INVITE_KIND && !expired(open.fields.expirationTime, nowMs) && !reinvite.has(email)) {
-      declare(memberResource(m, { kind: 'groupInvite', address: open.address, groupPath: open.groupPath, parentAddress: open.parentAddress, fields: { ...open.fields } }));
+    if (
+      open !== undefined &&
+      open.kind === INVITE_KIND &&
+      !expired(open.fields.expirationTime, nowMs) &&
+      !reinvite.has(email)
+    ) {
+      declare(
+        memberResource(m, {
+          kind: 'groupInvite',
+          address: open.address,
+          groupPath: open.groupPath,
+          parentAddress: open.parentAddress,
+          fields: { ...open.fields },
+        }),
+      );
       members.push({ ...base, state: 'pending', expirationTime: open.fields.expirationTime });
       continue;
     }
@@ -90,19 +128,40 @@ export function planMembers(desired: DesiredState, live: LiveState, nowMs: numbe
       pushTo(stepsByMember, m.address, inviteAddress);
       // In the service's own form (milliseconds and Z), to the second: what it answers back, and what the codes file keeps.
       const expirationTime = rfc3339Millis(Math.floor((nowMs + ttl) / 1000) * 1000);
-      declare(memberResource(m, { kind: 'groupInvite', address: inviteAddress, groupPath: m.groupPath, parentAddress: groupAddress(m.groupPath), fields: { email: m.email, role: m.role, expirationTime, singleUse: true } }));
+      declare(
+        memberResource(m, {
+          kind: 'groupInvite',
+          address: inviteAddress,
+          groupPath: m.groupPath,
+          parentAddress: groupAddress(m.groupPath),
+          fields: { email: m.email, role: m.role, expirationTime, singleUse: true },
+        }),
+      );
       status.expirationTime = expirationTime;
       status.invite = inviteAddress;
     }
     members.push(status);
   }
-  const resources = movedAside.size === 0 ? live.resources : live.resources.map((r) => (movedAside.has(r) ? { ...r, address: movedAside.get(r)! } : r));
+  const resources =
+    movedAside.size === 0
+      ? live.resources
+      : live.resources.map((r) => (movedAside.has(r) ? { ...r, address: movedAside.get(r)! } : r));
   members.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  return { desired: { ...desired, resources: [...desired.resources, ...added] }, live: resources === live.resources ? live : { ...live, resources }, members, replaced: [...movedAside.values()], stepsByMember };
+  return {
+    desired: { ...desired, resources: [...desired.resources, ...added] },
+    live: resources === live.resources ? live : { ...live, resources },
+    members,
+    replaced: [...movedAside.values()],
+    stepsByMember,
+  };
 }
 
 /** The live binding that makes a member present, and its identity, if any. */
-function presentBinding(m: DesiredMember, identities: readonly LiveResource[], byAddress: ReadonlyMap<string, LiveResource>): { identity: LiveResource & { kind: 'identity' }; binding: LiveResource & { kind: 'roleBinding' } } | undefined {
+function presentBinding(
+  m: DesiredMember,
+  identities: readonly LiveResource[],
+  byAddress: ReadonlyMap<string, LiveResource>,
+): { identity: LiveResource & { kind: 'identity' }; binding: LiveResource & { kind: 'roleBinding' } } | undefined {
   for (const identity of identities) {
     if (identity.kind !== PRINCIPAL_KIND) continue;
     const path = joinPath(identity.groupPath, identity.fields.name);
@@ -118,6 +177,9 @@ function expired(expirationTime: string, nowMs: number): boolean {
 }
 
 /** A resource declared by a member line: where the line is. */
-function memberResource(m: DesiredMember, r: Pick<DesiredResource, 'kind' | 'address' | 'groupPath' | 'parentAddress'> & { fields: object }): DesiredResource {
+function memberResource(
+  m: DesiredMember,
+  r: Pick<DesiredResource, 'kind' | 'address' | 'groupPath' | 'parentAddress'> & { fields: object },
+): DesiredResource {
   return { ...r, source: m.source } as DesiredResource;
 }

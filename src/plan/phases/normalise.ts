@@ -61,7 +61,11 @@ function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refus
  * plan is refused now, naming where the manifest wrote it. A uid outside the org is a person or
  * a role the org does not contain, and is taken as given. True when the binding is refused.
  */
-function findDanglingReference(p: Pick<Planning, 'desired' | 'live'>, binding: DesiredResource & { kind: 'roleBinding' }, refusals: PlanRefusal[]): boolean {
+function findDanglingReference(
+  p: Pick<Planning, 'desired' | 'live'>,
+  binding: DesiredResource & { kind: 'roleBinding' },
+  refusals: PlanRefusal[],
+): boolean {
   const orgUid = p.live.org?.uid;
   if (orgUid === undefined) return false;
   // Bindings name their identity and role by path; only one named by uid is looked at.

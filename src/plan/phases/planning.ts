@@ -54,7 +54,10 @@ export function byAddress(steps: readonly OrderedStep[]): StepsByAddress {
  * Whether a live resource that nothing declared is left alone: its address matches an ignore
  * glob, or it is a binding of an ignored identity (hand-granted access is never revoked).
  */
-export function isIgnoredLive(p: Pick<Planning, 'ignore' | 'formerAddressesOf' | 'index'>, resource: LiveResource): boolean {
+export function isIgnoredLive(
+  p: Pick<Planning, 'ignore' | 'formerAddressesOf' | 'index'>,
+  resource: LiveResource,
+): boolean {
   if (isIgnoredResource(resource, p.ignore)) return true;
   if (p.formerAddressesOf === undefined || p.ignore.length === 0) return false;
   // Across renames (DESIGN.md §4): the live address before the plan's renames counts too, and

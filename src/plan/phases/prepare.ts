@@ -24,7 +24,10 @@ import type { DesiredState, LiveState } from '../../model/resources.js';
  * too), the sub-resources the manifests manage (across renames: renames.ts), and how many of
  * each kind to expect.
  */
-export function liveReadFor(desired: DesiredState, options: Pick<PlanOptions, 'targets' | 'bootstrap'> & { subResources?: boolean } = {}): ReadLiveStateOptions {
+export function liveReadFor(
+  desired: DesiredState,
+  options: Pick<PlanOptions, 'targets' | 'bootstrap'> & { subResources?: boolean } = {},
+): ReadLiveStateOptions {
   if (options.targets) checkTargets(options.targets);
   const org: ReadLiveStateOptions['org'] = { name: desired.org.name };
   if (desired.org.uid !== undefined) org.uid = desired.org.uid;
@@ -53,7 +56,11 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
   const replaced = new Set(membered.members.filter((m) => m.replaces !== undefined).map((m) => asciiLower(m.email)));
   const unknown = [...reinvite].filter((e) => !replaced.has(e));
   if (unknown.length > 0) {
-    renamed.refusals.push({ rule: 'unknown-target', message: `--reinvite ${unknown.join(', ')}: no members line of ${unknown.length === 1 ? 'that e-mail' : 'those e-mails'} has an invite to replace (a present member needs none; a missing one is invited anyway)`, addresses: [] });
+    renamed.refusals.push({
+      rule: 'unknown-target',
+      message: `--reinvite ${unknown.join(', ')}: no members line of ${unknown.length === 1 ? 'that e-mail' : 'those e-mails'} has an invite to replace (a present member needs none; a missing one is invited anyway)`,
+      addresses: [],
+    });
   }
   const { desired, live } = membered;
   // Only a plan with renames and with ignore or protect globs needs the addresses as read.
@@ -87,7 +94,11 @@ export function preparePlanning(desiredAsLoaded: DesiredState, liveAsRead: LiveS
  * The plan when it ends before it starts — the org is not visible and the caller did not ask to
  * create it (`bootstrap`): no step, one refusal. Undefined when planning goes on.
  */
-export function invisibleOrgPlan(desired: DesiredState, live: LiveState, options: Pick<PlanOptions, 'bootstrap'>): Plan | undefined {
+export function invisibleOrgPlan(
+  desired: DesiredState,
+  live: LiveState,
+  options: Pick<PlanOptions, 'bootstrap'>,
+): Plan | undefined {
   if (live.org !== null || options.bootstrap === true) return undefined;
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -95,13 +106,15 @@ export function invisibleOrgPlan(desired: DesiredState, live: LiveState, options
     summary: { create: 0, update: 0, delete: 0 },
     steps: [],
     warnings: [],
-    refusals: [{
-      rule: 'org-not-visible',
-      message:
-        `org ${desired.org.name} is not visible (no root group of that name): a wrong URL, a token of another tenant or a token scoped below the org ` +
-        'look exactly like an org that does not exist; to create it, plan with bootstrap (--bootstrap)',
-      addresses: [ORG_ADDRESS],
-    }],
+    refusals: [
+      {
+        rule: 'org-not-visible',
+        message:
+          `org ${desired.org.name} is not visible (no root group of that name): a wrong URL, a token of another tenant or a token scoped below the org ` +
+          'look exactly like an org that does not exist; to create it, plan with bootstrap (--bootstrap)',
+        addresses: [ORG_ADDRESS],
+      },
+    ],
     fingerprints: [],
   };
 }

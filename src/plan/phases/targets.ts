@@ -37,7 +37,11 @@ export interface Targeted {
  * names members lines (`member:…`) names the steps those lines cause. Returns how many planned
  * changes the targets left out.
  */
-export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'stepsByMember'>, planned: readonly OrderedStep[], targets: string[]): Targeted {
+export function selectTargets(
+  p: Pick<Planning, 'desired' | 'index' | 'stepsByMember'>,
+  planned: readonly OrderedStep[],
+  targets: string[],
+): Targeted {
   const steps = byAddress(planned);
   const warnings: string[] = [];
   const refusals: PlanRefusal[] = [];
@@ -46,7 +50,8 @@ export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'stepsByMe
   const pending: string[] = [];
   for (const address of steps.keys()) if (matchesAnyGlob(address, globs)) pending.push(address);
   const membersOf = (glob: AddressGlob) => [...p.stepsByMember.keys()].filter((m) => glob.test(m));
-  for (const glob of globs) for (const m of membersOf(glob)) pending.push(...(p.stepsByMember.get(m) ?? []).filter((a) => steps.has(a)));
+  for (const glob of globs)
+    for (const m of membersOf(glob)) pending.push(...(p.stepsByMember.get(m) ?? []).filter((a) => steps.has(a)));
   for (let i = 0; i < targets.length; i++) {
     const glob = globs[i]!;
     const ofMembers = membersOf(glob).flatMap((m) => p.stepsByMember.get(m) ?? []);
@@ -58,7 +63,12 @@ export function selectTargets(p: Pick<Planning, 'desired' | 'index' | 'stepsByMe
       (p.desired.members ?? []).some((m) => glob.test(m.address));
     // As in Terraform: a target that names nothing is an error (a typo must not plan "no changes"); one whose resources match is a note.
     if (known) warnings.push(`--target ${targets[i]} matches no change: what it names is live as declared`);
-    else refusals.push({ rule: 'unknown-target', message: `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`, addresses: [targets[i]!] });
+    else
+      refusals.push({
+        rule: 'unknown-target',
+        message: `--target ${targets[i]} matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)`,
+        addresses: [targets[i]!],
+      });
   }
   while (pending.length > 0) {
     const address = pending.pop()!;

@@ -36,7 +36,9 @@ export function waitForFreedNames(steps: readonly OrderedStep[]): OrderedStep[] 
   if (edges.size === 0) return [...steps];
   return steps.map((s) => {
     const more = edges.get(s.step.address);
-    return more === undefined ? s : { ...s, step: { ...s.step, dependsOn: [...new Set([...(s.step.dependsOn ?? []), ...more])].sort() } };
+    return more === undefined
+      ? s
+      : { ...s, step: { ...s.step, dependsOn: [...new Set([...(s.step.dependsOn ?? []), ...more])].sort() } };
   });
 }
 
@@ -45,7 +47,11 @@ const isSent = (c: FieldChange): boolean => !c.cleared;
 
 const NO_PATHS: readonly string[] = [];
 
-export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets'>, pairs: Matching['pairs'], creating: ReadonlySet<string>): Made {
+export function planUpdates(
+  p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liveAddressOf' | 'previousAddress' | 'rotateSecrets'>,
+  pairs: Matching['pairs'],
+  creating: ReadonlySet<string>,
+): Made {
   const made: Made = { steps: [], warnings: [] };
   // Indexed: per matched resource, mostly before V8 optimises it (a for…of allocates then).
   for (let i = 0; i < pairs.length; i++) {
@@ -55,7 +61,9 @@ export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liv
     const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
     if (liveAddress !== undefined && liveAddress !== l.address && matchesAnyGlob(liveAddress, p.ignore)) {
       // Renames moved an ignored resource under a declared address: still left alone, and said.
-      made.warnings.push(`${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`);
+      made.warnings.push(
+        `${d.address} is declared, but the live resource it names is ${liveAddress}, which settings.ignore leaves alone: it is not changed`,
+      );
       continue;
     }
     const changes = diffManagedFields(d, l);
@@ -64,7 +72,9 @@ export function planUpdates(p: Pick<Planning, 'live' | 'index' | 'ignore' | 'liv
     const descriptor = descriptorOf(d.kind);
     if (!descriptor.hasUpdate) {
       // Immutable, and a replace would need two steps at one address.
-      const what = changes.map((c) => `${c.field} ${String(c.before)} but the manifests say ${String(c.after)}`).join('; ');
+      const what = changes
+        .map((c) => `${c.field} ${String(c.before)} but the manifests say ${String(c.after)}`)
+        .join('; ');
       made.warnings.push(`${d.address} has ${what}; ${descriptor.label.many} cannot be changed, delete it to recreate`);
       continue;
     }
@@ -110,12 +120,18 @@ function liveRoleUid(p: Pick<Planning, 'live' | 'index'>, role: RoleKey): string
   return p.index.byAddress.get(roleRefAddress(role))?.uid;
 }
 
-export function planRoleChanges(p: Pick<Planning, 'live' | 'index'>, roleChanges: Matching['roleChanges'], creating: ReadonlySet<string>): Made {
+export function planRoleChanges(
+  p: Pick<Planning, 'live' | 'index'>,
+  roleChanges: Matching['roleChanges'],
+  creating: ReadonlySet<string>,
+): Made {
   const made: Made = { steps: [], warnings: [] };
   for (const [d, l] of roleChanges) {
     const role = resolveReference(p, d.fields.role, roleRefAddress(d.fields.role), creating);
     if (role === 'missing') {
-      made.warnings.push(`${d.address} is not planned: ${roleRefAddress(d.fields.role)} neither exists nor is created (ignored?)`);
+      made.warnings.push(
+        `${d.address} is not planned: ${roleRefAddress(d.fields.role)} neither exists nor is created (ignored?)`,
+      );
       continue;
     }
     const before: Record<string, unknown> = {};
