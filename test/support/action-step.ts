@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -157,6 +157,8 @@ export interface ActionSuite {
   readonly github: FakeGitHub;
   readonly env: Record<string, string>;
   readonly temp: { dir: string; remove: () => void };
+  /** A manifest directory holding one org.yaml, and an empty job summary beside it. */
+  scratch(name: string, orgYaml: string): { dir: string; summary: string };
 }
 
 /**
@@ -209,5 +211,13 @@ export function useActionSuite(
       return started(env);
     },
     temp,
+    scratch(name, orgYaml) {
+      const dir = join(temp.dir, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'org.yaml'), orgYaml);
+      const summary = join(temp.dir, `${name}-summary.md`);
+      writeFileSync(summary, '');
+      return { dir, summary };
+    },
   };
 }
