@@ -7,7 +7,6 @@ import { desiredState, liveState, r } from './plan-builders.js';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
 const OPTIONS: AuditOptions = { now: NOW, staleDays: 90, expiryDays: 30 };
-const _GHA = 'https://token.actions.githubusercontent.com';
 
 const findings = (report: { findings: Finding[] }, rule: string) => report.findings.filter((f) => f.rule === rule);
 const iso = (ms: number) => new Date(ms).toISOString();
