@@ -8,18 +8,11 @@
  */
 import { RE2JS } from 're2js';
 import type { LiveResource, LiveState } from '../../src/model/resources.js';
+import { PROBE_ISSUERS, PROBE_OWNERS, PROBE_SUBJECTS } from './gen-relationships.js';
 
-const GITHUB = 'https://token.actions.githubusercontent.com';
-const ISSUERS = [GITHUB, 'https://issuer.acme.dev', 'https://evil.example'];
-const SUBJECTS = [
-  'repo:acme/app:ref:refs/heads/main', 'repo:acme/web:ref:refs/heads/main', 'repo:acme/app:pull_request', 'repo:evil/x:ref:refs/heads/main', 'signer', 'other',
-  // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another case.
-  'repo:acme-evil/x:ref:refs/heads/main', 'REPO:ACME/app:ref:refs/heads/main',
-  // The owner's other repositories and branches, which a narrower pattern leaves out and a wider one
-  // admits: a binding moved from `repo:acme/(app|web):.*` to `repo:acme/.*` is a gain (CI seed 391376).
-  'repo:acme/docs:ref:refs/heads/main', 'repo:acme/app:ref:refs/heads/dev',
-];
-const OWNERS = [undefined, 'acme', 'evil'];
+const ISSUERS = PROBE_ISSUERS;
+const SUBJECTS = PROBE_SUBJECTS;
+const OWNERS = PROBE_OWNERS;
 const ARNS = ['arn:aws:sts::123456789012:assumed-role/deploy/x', 'arn:aws:sts::123456789012:assumed-role/other/x', 'arn:aws:sts::123456789012:assumed-role/deployer/x'];
 const ACCOUNTS = ['123456789012', '210987654321'];
 const SERVICES = ['COSIGNED', 'INGESTER', 'CATALOG_SYNCER', 'APKO_BUILDER'];
@@ -37,12 +30,19 @@ export type Concrete =
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const full = (pattern: string, text: string): boolean => {
-  try {
-    return RE2JS.compile(pattern).matcher(text).matches();
-  } catch {
-    return false;
+const compiled = new Map<string, ReturnType<typeof RE2JS.compile> | null>();
+/** Whether RE2 `pattern` matches the whole of `text` (the service anchors a pattern at both ends); an invalid pattern matches nothing. */
+export const full = (pattern: string, text: string): boolean => {
+  let re = compiled.get(pattern);
+  if (re === undefined) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      re = null;
+    }
+    compiled.set(pattern, re);
   }
+  return re !== null && re.matcher(text).matches();
 };
 const lower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const pair = (o: Obj, exact: string, pattern: string, value: string | undefined, optional: boolean): boolean =>

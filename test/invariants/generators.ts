@@ -7,17 +7,21 @@
  * matched resources, renames onto taken names, protected and ignored addresses.
  */
 import fc from 'fast-check';
+import { FAMILIES, ISSUER, PATTERN_BASE, RELATIONSHIPS } from './gen-relationships.js';
 
-export const ISSUER = 'https://token.actions.githubusercontent.com';
+export { ISSUER };
+
 export const SECRET_ENV = 'PLATFORM_SYNC_SECRET_OKTA';
 export const SECRET_VALUE = 'invariant-suite-secret-value-0001';
 const BUILTINS = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push', 'registry.pull_token_creator'] as const;
-const CAPABILITIES = ['repo.list', 'tag.create', 'identity.list', 'groups.list', 'repo.update'] as const;
+// Escalating capabilities among them (issue 59): a custom role that can change roles, bind, invite or widen identities.
+const CAPABILITIES = ['repo.list', 'tag.create', 'identity.list', 'groups.list', 'repo.update', 'roles.update', 'role_bindings.create', 'identity.update', 'group_invites.create'] as const;
 
 export interface MIdentity { name: string; description?: string; relationship: number }
 export interface MRole { name: string; description?: string; capabilities: string[] }
 /** A binding: an identity of its group (by index) or a hand-made person by uid, and a role by index. */
-export interface MBinding { identity: number; role: number; byUid?: boolean; human?: boolean }
+/** `up`: the identity is one of the group `up` levels above (named by its path from the org root). */
+export interface MBinding { identity: number; role: number; byUid?: boolean; human?: boolean; up?: number }
 export interface MRepo { name: string; description?: string; readme?: string; tier?: string; aliases?: string[] }
 export interface MIdp { name: string; defaultRole: number; clientId: string; mappings: { externalGroup: string; role: number }[] }
 export interface MGroup {
@@ -38,13 +42,7 @@ export interface MOrg extends MGroup { terms: string[] }
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-/** The pattern family of RELATIONSHIPS (issue 58): its base `repo:acme/.*`, then its widenings and narrowings. */
-const PATTERN_BASE = 8;
-const PATTERN_FAMILY = [8, 9, 10, 11, 12, 13];
-const ARN_BASE = 2;
-const ARN_WIDER = 14;
-
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.oneof(fc.nat(14), fc.constant(PATTERN_BASE)) });
+const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.oneof(fc.nat(RELATIONSHIPS.length - 1), fc.constant(PATTERN_BASE)) });
 const roleArb = (name: string) =>
   fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
 const repoArb = (name: string) =>
@@ -69,15 +67,25 @@ function subsetOf<T>(pool: readonly string[], item: (name: string) => fc.Arbitra
 const MAX_DEPTH = 5;
 
 function groupArb(name: string, depth: number): fc.Arbitrary<MGroup> {
+  // Below the org a group has one child more often than none, so that grants three levels deep and
+  // below are routine (issue 58: inheritance broken below the second level must fail the default run).
+  const one = fc.constantFrom('a', 'b').chain((n) => groupArb(n, depth + 1).map((g) => [g]));
   const children: fc.Arbitrary<MGroup[]> =
-    depth >= MAX_DEPTH ? fc.constant([]) : fc.subarray(depth === 0 ? ['a', 'b', 'c'] : ['a', 'b'], { maxLength: depth === 0 ? 2 : 1 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))));
+    depth >= MAX_DEPTH
+      ? fc.constant([])
+      : depth === 0
+        ? fc.subarray(['a', 'b', 'c'], { maxLength: 2 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))))
+        : fc.oneof({ weight: 3, arbitrary: one }, { weight: 1, arbitrary: fc.constant([] as MGroup[]) });
+  const deep = depth >= 2;
+  // A binding below the org may name an identity of an ancestor (`up` levels up, by its path from the root).
+  const up = depth === 0 ? fc.constant(undefined) : fc.option(fc.integer({ min: 1, max: depth }), { nil: undefined, freq: 2 });
   return fc.record({
     name: fc.constant(name),
     description,
-    identities: subsetOf(['bot', 'ci', 'deploy', 'signer', 'builder'], identityArb, 3),
+    identities: subsetOf(['bot', 'ci', 'deploy', 'signer', 'builder'], identityArb, deep ? 2 : 3),
     roles: subsetOf(['reader', 'writer', 'auditor'], roleArb, 2),
-    bindings: fc.array(fc.record({ identity: fc.nat(5), role: fc.nat(10) }), { maxLength: 2 }),
-    repos: subsetOf(['app', 'web', 'legacy', 'api', 'docs'], repoArb, 3),
+    bindings: fc.array(fc.record({ identity: fc.nat(5), role: fc.nat(10), up }, { requiredKeys: ['identity', 'role'] }), { maxLength: deep ? 3 : 2 }),
+    repos: subsetOf(['app', 'web', 'legacy', 'api', 'docs'], repoArb, deep ? 1 : 3),
     subscriptions: fc.subarray(['https://hooks.acme.dev/a', 'https://hooks.acme.dev/b'], { maxLength: 1 }),
     idps: depth <= 1 ? subsetOf(['okta'], idpArb) : fc.constant([]),
     association: maybe(fc.record({ name: fc.constantFrom('cloud', 'code'), account: fc.constantFrom('123456789012', '210987654321') })),
@@ -99,7 +107,8 @@ export type Edit =
   | { op: 'role'; at: number; role: number }
   | { op: 'byUid'; at: number }
   | { op: 'bindHuman'; at: number; role: number }
-  | { op: 'pattern'; at: number; to: number };
+  | { op: 'pattern'; at: number; to: number }
+  | { op: 'rebind'; at: number };
 
 export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
@@ -110,7 +119,8 @@ export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(14) }),
   fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
-  { arbitrary: fc.record({ op: fc.constant('pattern' as const), at: fc.nat(), to: fc.nat(6) }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('pattern' as const), at: fc.nat(), to: fc.nat(30) }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant('rebind' as const), at: fc.nat() }), weight: 2 },
 );
 
 export interface GenSettings {
@@ -184,26 +194,6 @@ export interface Uids {
   humans: { group: string; name: string; uid: string }[];
 }
 
-const RELATIONSHIPS: Record<string, unknown>[] = [
-  { claimMatch: { issuer: ISSUER, subject: 'repo:acme/app:ref:refs/heads/main' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main', claims: { repository_owner: 'acme' } } },
-  { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
-  { servicePrincipal: 'COSIGNED' },
-  { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
-  // Widenings of the above (issue 46): any GitHub workflow, the owner claim dropped, other keys.
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main' } },
-  { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] }), expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
-  // Pattern edits (issue 58): a base, widenings that keep its literal prefix (a quantifier on the prefix's last character,
-  // a top-level alternation, a flag), narrowings (a class, an alternation of repositories), and the same for an ARN.
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/?.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*|o.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: '(?i)repo:acme/.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/(app|web):.*' } },
-  { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/[a-z]+:ref:refs/heads/main' } },
-  { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/?.*' } },
-];
 
 /** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
 export function renderManifest(org: MOrg, orgName: string, settings: GenSettings | undefined, uids?: Uids): string {
@@ -230,6 +220,16 @@ export function renderManifest(org: MOrg, orgName: string, settings: GenSettings
         const humans = uids?.humans ?? [];
         const human = humans[b.identity % Math.max(1, humans.length)];
         if (human) ref = { identityUid: human.uid };
+      } else if (b.up !== undefined && b.up > 0) {
+        // An ancestor's identity, by its path from the root (`/bot` for the org's).
+        const from = path.split('/').slice(0, Math.max(0, path.split('/').length - b.up)).join('/');
+        const owner = all.find((x) => x.path === from)?.group;
+        if (owner && owner.identities.length > 0) {
+          const identity = owner.identities[b.identity % owner.identities.length]!.name;
+          const full = from === '' ? identity : `${from}/${identity}`;
+          const uid = b.byUid ? uids?.identity.get(full) : undefined;
+          ref = uid !== undefined ? { identityUid: uid } : { identity: from === '' ? `/${identity}` : full };
+        }
       } else if (g.identities.length > 0) {
         const identity = g.identities[b.identity % g.identities.length]!.name;
         const uid = b.byUid ? uids?.identity.get(path === '' ? identity : `${path}/${identity}`) : undefined;
@@ -329,11 +329,14 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
         } else if (edit.what === 'role') {
           const name = fresh(['writer', 'reader'], g.group.roles);
           if (name) g.group.roles.push({ name, capabilities: ['repo.list'] });
-        } else if (edit.what === 'group' && g.depth < 3) {
+        } else if (edit.what === 'group' && g.depth < MAX_DEPTH) {
           const name = fresh(['c', 'a', 'b'], g.group.groups);
-          if (name) g.group.groups.push({ name, identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings: [{ identity: 0, role: 0 }], repos: [], subscriptions: [], idps: [], groups: [] });
+          // A new group binds its own identity and one of its parent's (a grant it may already inherit).
+          const bindings: MBinding[] = [{ identity: 0, role: 0 }, ...(g.depth > 0 ? [{ identity: edit.at >> 3, role: edit.at >> 5, up: 1 }] : [])];
+          if (name) g.group.groups.push({ name, identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings, repos: [], subscriptions: [], idps: [], groups: [] });
         } else if (edit.what === 'binding') {
-          g.group.bindings.push({ identity: edit.at, role: edit.at >> 2 });
+          const up = g.depth > 0 ? (edit.at >> 4) % (g.depth + 1) : 0;
+          g.group.bindings.push({ identity: edit.at, role: edit.at >> 2, ...(up > 0 ? { up } : {}) });
         } else if (edit.what === 'subscription' && !g.group.subscriptions.includes('https://hooks.acme.dev/c')) {
           g.group.subscriptions.push('https://hooks.acme.dev/c');
         }
@@ -354,7 +357,23 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
         const identity = identities[edit.at % Math.max(1, identities.length)];
         if (!identity) break;
         const now = identity.relationship % RELATIONSHIPS.length;
-        identity.relationship = now === ARN_BASE ? ARN_WIDER : PATTERN_FAMILY.includes(now) ? PATTERN_FAMILY[edit.to % PATTERN_FAMILY.length]! : PATTERN_BASE;
+        const family = FAMILIES.find((f) => f.includes(now));
+        identity.relationship = family ? family[edit.to % family.length]! : PATTERN_BASE;
+        break;
+      }
+      case 'rebind': {
+        // A binding repeated on a group below its own (three levels down and more, where it can):
+        // the same identity and role, which that group already inherits — no gain (issue 58).
+        const holders = groups.filter((g) => g.group.bindings.some((b) => !b.human));
+        if (holders.length === 0) break;
+        const at = holders[edit.at % holders.length]!;
+        const own = at.group.bindings.filter((b) => !b.human);
+        const b = own[(edit.at >> 3) % own.length]!;
+        const below = groups.filter((g) => g.depth > at.depth && (at.path === '' || g.path.startsWith(`${at.path}/`))).sort((x, y) => y.depth - x.depth);
+        if (below.length === 0) break;
+        const to = below[(edit.at >> 6) % Math.min(2, below.length)]!;
+        const roles = rolesVisible(groups, groups.indexOf(at)).length;
+        to.group.bindings.push({ identity: b.identity, role: b.role % roles, up: to.depth - at.depth + (b.up ?? 0), ...(b.byUid ? { byUid: true } : {}) });
         break;
       }
       case 'bindHuman': {

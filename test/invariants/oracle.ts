@@ -78,6 +78,12 @@ function addressesUnder(address: string, renames: Renames): Set<string> {
   return out;
 }
 
+/** Every address a resource at `address` answers to under the manifests' renames (both ways), itself included. */
+export function aliasesOf(desired: DesiredState): (address: string) => string[] {
+  const renames = renamesOf(desired);
+  return (address) => [...addressesUnder(address, renames)];
+}
+
 /** A live identity's path from the org root, as the API's names give it. */
 function pathOf(r: LiveResource): string {
   return join(r.groupPath, String((r.fields as { name?: unknown }).name));
