@@ -53,7 +53,7 @@ const issuerOf = (idp: LiveResource): string => String(((idp.fields as unknown a
 const groupsClaimOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.groupsClaim);
 
 /** Whether an identity (its live fields) accepts the concrete principal. */
-function accepts(identity: LiveResource, who: Concrete): boolean {
+export function accepts(identity: LiveResource, who: Concrete): boolean {
   const f = identity.fields as unknown as Obj;
   if (isObj(f.claimMatch) && who.kind === 'token') {
     const m = f.claimMatch;
@@ -121,7 +121,7 @@ export function universe(states: readonly LiveState[]): Concrete[] {
 }
 
 /** One state, read for the oracle: groups by uid, each role's capabilities, and what each principal is granted where. */
-class OracleState {
+export class OracleState {
   readonly parent = new Map<string, string | null>();
   readonly address = new Map<string, string>();
   private readonly caps = new Map<string, readonly string[]>();
@@ -178,6 +178,21 @@ class OracleState {
         const idp = this.live.resources.find((x) => x.uid === r.parentUid);
         if (who.kind === 'idpGroup' && idp !== undefined && issuerOf(idp) === who.issuer && groupsClaimOf(idp) === who.claim && who.group === f.externalGroup) give(org, this.role(f.role));
       }
+    }
+    return out;
+  }
+
+  /** Capabilities the role bindings of the identities `uids` grant on each group (uid), directly. */
+  identityGrants(uids: ReadonlySet<string>): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const r of this.live.resources) {
+      if (r.kind !== 'roleBinding' || r.parentUid === null || !this.parent.has(r.parentUid)) continue;
+      const f = r.fields as unknown as Obj;
+      const i = this.identity(f.identity);
+      if (!i || !uids.has(i.uid)) continue;
+      const set = out.get(r.parentUid) ?? new Set<string>();
+      for (const c of this.role(f.role)) set.add(c);
+      out.set(r.parentUid, set);
     }
     return out;
   }

@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { FAMILIES, ISSUER, PATTERN_BASE, RELATIONSHIPS } from './gen-relationships.js';
+import type { GenRule } from './rules-oracle.js';
 
 export { ISSUER };
 
@@ -181,7 +182,7 @@ export function groupsOf(org: MGroup): { path: string; group: MGroup; depth: num
 }
 
 /** Role names a binding in the group at `index` of groupsOf may use: built-ins, then custom roles of it and its ancestors. */
-function rolesVisible(all: { path: string; group: MGroup }[], index: number): string[] {
+export function rolesVisible(all: { path: string; group: MGroup }[], index: number): string[] {
   const path = all[index]!.path;
   const custom = all.filter((g) => g.path === '' || path === g.path || path.startsWith(`${g.path}/`)).flatMap((g) => g.group.roles.map((r) => r.name));
   // The nearest one wins for a bare name: list each name once.
@@ -196,7 +197,7 @@ export interface Uids {
 
 
 /** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
-export function renderManifest(org: MOrg, orgName: string, settings: GenSettings | undefined, uids?: Uids): string {
+export function renderManifest(org: MOrg, orgName: string, settings: GenSettings | undefined, uids?: Uids, accessRules?: readonly GenRule[]): string {
   const all = groupsOf(org);
   const render = (g: MGroup, index: number): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
@@ -263,7 +264,7 @@ export function renderManifest(org: MOrg, orgName: string, settings: GenSettings
     if (g.groups.length > 0) out.groups = g.groups.map((c) => render(c, all.findIndex((x) => x.group === c)));
     return out;
   };
-  const orgBody = { name: orgName, ...render(org, 0), ...(org.terms.length > 0 ? { acceptedTerms: org.terms } : {}) };
+  const orgBody = { name: orgName, ...render(org, 0), ...(org.terms.length > 0 ? { acceptedTerms: org.terms } : {}), ...(accessRules && accessRules.length > 0 ? { accessRules } : {}) };
   const doc: Record<string, unknown> = { apiVersion: 'platform-sync/v1', org: orgBody };
   if (settings) doc.settings = settings;
   return JSON.stringify(doc, null, 1);

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { caseArb, checkCase, Harness, RUNS, SEED } from './check-case.js';
+import { caseArb, checkCase, Harness, ruleStats, RULES_UNKNOWN, RUNS, SEED } from './check-case.js';
 
 /** Derived from the case count (issue 47): a case takes well under a second, a loaded machine several times that. */
 const CASE_TIMEOUT_MS = 120_000 + RUNS * 2_000;
@@ -15,6 +15,13 @@ describe('invariants over generated orgs (I1–I8)', () => {
   const h = new Harness();
   beforeAll(() => h.start());
   afterAll(() => h.stop());
+  afterAll(() => {
+    // How the access rules went (R1): judged, broken, and where DESIGN's two readings disagreed (either answer taken).
+    if (RULES_UNKNOWN === undefined) process.stdout.write(`access rules (R1): ${ruleStats.judged} judged, ${ruleStats.broken} broken (${ruleStats.byEscalation} by escalation alone), ${ruleStats.either} either way\n`);
+  });
+
+  // R1 needs the product to know org.accessRules (issue 59); asked of validate, so it turns on by itself once it does.
+  if (RULES_UNKNOWN !== undefined) it.skip(`access rules (R1) are not judged: the product does not know org.accessRules yet (validate: ${RULES_UNKNOWN})`, () => {});
 
   it(`hold for ${RUNS} generated cases (seed ${SEED})`, async () => {
     await fc.assert(

@@ -189,6 +189,25 @@ const REGRESSIONS: [string, Case][] = [
       edits: [{ op: 'pattern', at: 0, to }],
     } as Case,
   ]),
+  [
+    "an owner identity's subjectPattern repo:acme/.* changed to repo:acme/[^:]*:ref:refs/heads/.* is a widening, not a narrowing: a negated class admits a newline, which . does not (seed 13; the product was right, the oracle's probes lacked a newline; A1)",
+    {
+      ...base,
+      initial: { name: 'org', ...emptyGroup, identities: [{ name: 'bot', relationship: 8 }], bindings: [{ identity: 0, role: 2 }], terms: [] },
+      edits: [{ op: 'pattern', at: 0, to: 13 }],
+    } as Case,
+  ],
+  [
+    'a binding repeated three levels below its own (an org identity bound editor on the org, and on a/b/c) gains nothing: a/b/c inherits it (issue 58; fails when inheritance stops below the second level, A1)',
+    {
+      ...base,
+      initial: {
+        name: 'org', ...emptyGroup, identities: [{ name: 'bot', relationship: 0 }], bindings: [{ identity: 0, role: 1 }], terms: [],
+        groups: [{ name: 'a', ...emptyGroup, groups: [{ name: 'b', ...emptyGroup, groups: [{ name: 'c', ...emptyGroup }] }] }],
+      },
+      edits: [{ op: 'rebind', at: 0 }],
+    } as Case,
+  ],
 ];
 
 describe('invariant counterexamples, kept', () => {
