@@ -74,10 +74,10 @@ export interface RuleStats {
 export const newRuleStats = (): RuleStats => ({ judged: 0, broken: 0, byEscalation: 0, either: 0 });
 
 /** R1: `ruled` (the plan with `rules` in the manifests) is refused with access-rule naming exactly the rules the oracle finds broken on `after`. */
-export function holdRulesToOracle(rules: readonly GenRule[], ruled: Plan, after: LiveState, stats: RuleStats): void {
+export function holdRulesToOracle(rules: readonly GenRule[], ruled: Plan, after: LiveState, stats: RuleStats, aliases?: (address: string) => string[]): void {
   expect(ruled.refusals.filter((r) => String(r.rule) !== 'access-rule').map((r) => r.message), 'R1: rules add no other refusal').toEqual([]);
   const refusals = ruled.refusals.map((r) => r.message);
-  for (const v of judgeRules(after, rules, Date.now())) {
+  for (const v of judgeRules(after, rules, Date.now(), aliases)) {
     stats.judged++;
     if (v.broken === 'either') {
       stats.either++;

@@ -65,7 +65,7 @@ import {
   type MOrg,
   type Uids,
 } from './generators.js';
-import { coveredLive, declaredNotLive, globOracle, unjustifiedRefusals } from './oracle.js';
+import { aliasesOf, coveredLive, declaredNotLive, globOracle, unjustifiedRefusals } from './oracle.js';
 import { checkAccessChanges, holdRulesToOracle, newRuleStats, RULES_UNKNOWN } from './check-access.js';
 import { renderRules, rulesArb, type RuleSpec } from './gen-rules.js';
 
@@ -344,7 +344,7 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
     const rules = renderRules(edited, c.rules!);
     const ruled = plan(h.load(renderManifest(edited, orgName, c.settings, uids, rules)), live, { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) });
     expect(ruled.steps.map((s) => `${s.action} ${s.address}`), 'R1: rules change no step').toEqual(made.steps.map((s) => `${s.action} ${s.address}`));
-    holdRulesToOracle(rules, ruled, live2, ruleStats);
+    holdRulesToOracle(rules, ruled, live2, ruleStats, aliasesOf(desired));
   }
 
   // I2: every declared resource (not ignored) exists live, or the first plan named it.

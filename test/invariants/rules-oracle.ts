@@ -175,7 +175,7 @@ function selected(rule: GenRule, live: LiveState): string[] {
 }
 
 /** Every rule's verdict on `live` (the state a plan led to, read back). */
-export function judgeRules(live: LiveState, rules: readonly GenRule[], now: number): Verdict[] {
+export function judgeRules(live: LiveState, rules: readonly GenRule[], now: number, aliases: (address: string) => string[] = (a) => [a]): Verdict[] {
   const rs = new RulesState(live, now);
   const who = universe([live]);
   const cache = new Map<string, { held: Caps; record: Caps }>();
@@ -190,7 +190,8 @@ export function judgeRules(live: LiveState, rules: readonly GenRule[], now: numb
   const orgUid = rs.groups[0];
   return rules.map((rule) => {
     const scopeAddress = rule.scope === undefined || rule.scope === '' ? 'org' : `group:${rule.scope}`;
-    const scope = rule.scope === undefined || rule.scope === '' ? orgUid : [...rs.st.address].find(([, a]) => a === scopeAddress)?.[0];
+    // The scope names a declared group: the live one it is, under the manifests' renames too.
+    const scope = rule.scope === undefined || rule.scope === '' ? orgUid : [...rs.st.address].find(([, a]) => aliases(scopeAddress).includes(a))?.[0];
     if (scope === undefined) return { rule: rule.name, broken: false, why: `${scopeAddress} is not there` };
     const caps = selected(rule, live);
     const inScope = rs.groups.filter((g) => rs.within(g, scope));
@@ -212,7 +213,7 @@ export function judgeRules(live: LiveState, rules: readonly GenRule[], now: numb
       const broken = (concrete !== undefined) === (principal !== undefined) ? concrete !== undefined : 'either';
       return { rule: rule.name, broken, why: `${token.label} can obtain ${concrete ?? `by principal only: ${principal}`}`, byEscalation: broken === true && obtains(views(token).held) === undefined };
     }
-    if (rule.onlyPrincipals) return judgeOnly(rule, rs, who, views, obtains);
+    if (rule.onlyPrincipals) return judgeOnly(rule, rs, who, views, obtains, aliases);
     return judgeCount(rule, rs, who, views, caps, scope);
   });
 }
@@ -225,8 +226,9 @@ type Views = (w: Concrete) => { held: Caps; record: Caps };
  * them are granted) and by concrete principal (a token is outside the list when no listed identity
  * accepts it, and holds what every identity accepting it is granted). Either answer where they differ.
  */
-function judgeOnly(rule: GenRule, rs: RulesState, who: Concrete[], views: Views, obtains: (can: Caps) => string | undefined): Verdict {
-  const listed = new Set(rule.onlyPrincipals!.filter((p) => p.startsWith('identity:')).map((p) => p.replace(/^identity:\/?/, 'identity:')));
+function judgeOnly(rule: GenRule, rs: RulesState, who: Concrete[], views: Views, obtains: (can: Caps) => string | undefined, aliases: (address: string) => string[]): Verdict {
+  // A listed identity is a declared one: the live one it is, under the manifests' renames too.
+  const listed = new Set(rule.onlyPrincipals!.filter((p) => p.startsWith('identity:')).flatMap((p) => aliases(p.replace(/^identity:\/?/, 'identity:'))));
   const emails = new Set(rule.onlyPrincipals!.filter((p) => p.startsWith('email:')).map((p) => p.slice('email:'.length).toLowerCase()));
   const listedIdentities = rs.identities.filter((i) => listed.has(i.address));
   const people = (w: Concrete): boolean => ['email', 'code', 'idpGroup', 'signIn'].includes(w.kind);
