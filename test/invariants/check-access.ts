@@ -23,7 +23,23 @@ import { judgeRules, type GenRule } from './rules-oracle.js';
  * validate, not of a flag. Until it does, the rules properties are skipped with this reason.
  */
 export const RULES_UNKNOWN: string | undefined = (() => {
-  const text = renderManifest({ name: 'org', identities: [], roles: [], bindings: [], repos: [], subscriptions: [], idps: [], groups: [], terms: [] }, 'probe', undefined, undefined, [{ name: 'probe', role: 'owner', count: { max: 4 } }]);
+  const text = renderManifest(
+    {
+      name: 'org',
+      identities: [],
+      roles: [],
+      bindings: [],
+      repos: [],
+      subscriptions: [],
+      idps: [],
+      groups: [],
+      terms: [],
+    },
+    'probe',
+    undefined,
+    undefined,
+    [{ name: 'probe', role: 'owner', count: { max: 4 } }],
+  );
   const result = validateManifestTexts([{ file: 'manifest.yaml', text }]);
   return result.diagnostics.length === 0 ? undefined : result.diagnostics.map((d) => d.message).join('; ');
 })();
@@ -36,7 +52,13 @@ function atOrAbove(scope: string, group: string): boolean {
 }
 
 /** A1: the access changes of `made` (planned on `live`, applied to `after`) against the oracle's gains; `denied` is the same plan with --deny-new-access. */
-export function checkAccessChanges(desired: DesiredState, live: LiveState, after: LiveState, made: Plan, denied: Plan): void {
+export function checkAccessChanges(
+  desired: DesiredState,
+  live: LiveState,
+  after: LiveState,
+  made: Plan,
+  denied: Plan,
+): void {
   // An identity is named by its address as read, or as the manifests' renames make it (a targeted
   // plan names it by the path it has once every rename is applied, though its group's may not be).
   const aliases = aliasesOf(desired);
@@ -44,17 +66,43 @@ export function checkAccessChanges(desired: DesiredState, live: LiveState, after
   const shown = made.accessChanges ?? [];
   const groupsAfter = new Set(after.resources.filter((r) => r.kind === 'group').map((r) => r.address));
   for (const gain of gains) {
-    const covered = shown.some((x) => x.gained.includes(gain.capability) && namesPrincipal(x.principal, x.identity, gain) && (!groupsAfter.has(gain.group) || atOrAbove(x.scope, gain.group)));
-    expect(covered, `A1: ${gain.who.label} gains ${gain.capability} on ${gain.group}, which no access change of the plan names there or above (via ${gain.via.join(', ')}; ${JSON.stringify(shown)})`).toBe(true);
+    const covered = shown.some(
+      (x) =>
+        x.gained.includes(gain.capability) &&
+        namesPrincipal(x.principal, x.identity, gain) &&
+        (!groupsAfter.has(gain.group) || atOrAbove(x.scope, gain.group)),
+    );
+    expect(
+      covered,
+      `A1: ${gain.who.label} gains ${gain.capability} on ${gain.group}, which no access change of the plan names there or above (via ${gain.via.join(', ')}; ${JSON.stringify(shown)})`,
+    ).toBe(true);
   }
   for (const x of shown) {
-    const unseen = x.gained.filter((c) => !gains.some((g) => g.capability === c && g.group === x.scope && namesPrincipal(x.principal, x.identity, g)));
-    expect(unseen, `A1: ${x.principal} is said to gain on ${x.scope} what the oracle finds nobody it names gains there`).toEqual([]);
+    const unseen = x.gained.filter(
+      (c) =>
+        !gains.some((g) => g.capability === c && g.group === x.scope && namesPrincipal(x.principal, x.identity, g)),
+    );
+    expect(
+      unseen,
+      `A1: ${x.principal} is said to gain on ${x.scope} what the oracle finds nobody it names gains there`,
+    ).toEqual([]);
   }
-  expect(denied.refusals.some((r) => r.rule === 'new-access'), `A1: --deny-new-access refuses exactly a plan that gains access (oracle: ${gains.slice(0, 3).map((g) => `${g.who.label} ${g.capability} ${g.group}`).join('; ') || 'none'})`).toBe(gains.length > 0);
+  expect(
+    denied.refusals.some((r) => r.rule === 'new-access'),
+    `A1: --deny-new-access refuses exactly a plan that gains access (oracle: ${
+      gains
+        .slice(0, 3)
+        .map((g) => `${g.who.label} ${g.capability} ${g.group}`)
+        .join('; ') || 'none'
+    })`,
+  ).toBe(gains.length > 0);
   // Every change comes from a step of the plan, and none is said twice along one branch.
   const stepAddresses = new Set(made.steps.map((s) => s.address));
-  for (const change of shown) expect(change.causes.length > 0 && change.causes.every((a) => stepAddresses.has(a)), `A1: ${change.principal} on ${change.scope} comes from no step`).toBe(true);
+  for (const change of shown)
+    expect(
+      change.causes.length > 0 && change.causes.every((a) => stepAddresses.has(a)),
+      `A1: ${change.principal} on ${change.scope} comes from no step`,
+    ).toBe(true);
   for (const x of shown) {
     for (const y of shown) {
       if (x.principal !== y.principal || x.scope === y.scope || !atOrAbove(x.scope, y.scope)) continue;
@@ -74,8 +122,17 @@ export interface RuleStats {
 export const newRuleStats = (): RuleStats => ({ judged: 0, broken: 0, byEscalation: 0, either: 0 });
 
 /** R1: `ruled` (the plan with `rules` in the manifests) is refused with access-rule naming exactly the rules the oracle finds broken on `after`. */
-export function holdRulesToOracle(rules: readonly GenRule[], ruled: Plan, after: LiveState, stats: RuleStats, aliases?: (address: string) => string[]): void {
-  expect(ruled.refusals.filter((r) => String(r.rule) !== 'access-rule').map((r) => r.message), 'R1: rules add no other refusal').toEqual([]);
+export function holdRulesToOracle(
+  rules: readonly GenRule[],
+  ruled: Plan,
+  after: LiveState,
+  stats: RuleStats,
+  aliases?: (address: string) => string[],
+): void {
+  expect(
+    ruled.refusals.filter((r) => String(r.rule) !== 'access-rule').map((r) => r.message),
+    'R1: rules add no other refusal',
+  ).toEqual([]);
   const refusals = ruled.refusals.map((r) => r.message);
   for (const v of judgeRules(after, rules, Date.now(), aliases)) {
     stats.judged++;
@@ -87,6 +144,9 @@ export function holdRulesToOracle(rules: readonly GenRule[], ruled: Plan, after:
     if (v.byEscalation) stats.byEscalation++;
     const rule = rules.find((r) => r.name === v.rule)!;
     const refused = refusals.some((m) => m.includes(`access rule ${JSON.stringify(v.rule)}`));
-    expect(refused, `R1: rule ${JSON.stringify(rule)} — oracle: ${v.broken ? 'broken' : 'kept'} (${v.why}); plan refusals: ${refusals.join(' | ') || 'none'}`).toBe(v.broken);
+    expect(
+      refused,
+      `R1: rule ${JSON.stringify(rule)} — oracle: ${v.broken ? 'broken' : 'kept'} (${v.why}); plan refusals: ${refusals.join(' | ') || 'none'}`,
+    ).toBe(v.broken);
   }
 }

@@ -8,20 +8,62 @@
  */
 export const ISSUER = 'https://token.actions.githubusercontent.com';
 
-const KEYS_A = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' }] });
-const KEYS_B = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4', y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM' }] });
+const KEYS_A = JSON.stringify({
+  keys: [
+    {
+      kty: 'EC',
+      crv: 'P-256',
+      x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU',
+      y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0',
+    },
+  ],
+});
+const KEYS_B = JSON.stringify({
+  keys: [
+    {
+      kty: 'EC',
+      crv: 'P-256',
+      x: 'MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4',
+      y: '4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM',
+    },
+  ],
+});
 const sub = (subjectPattern: string) => ({ claimMatch: { issuer: ISSUER, subjectPattern } });
 
 export const RELATIONSHIPS: Record<string, unknown>[] = [
   /* 0 */ { claimMatch: { issuer: ISSUER, subject: 'repo:acme/app:ref:refs/heads/main' } },
-  /* 1 */ { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:acme/.*:ref:refs/heads/main', claims: { repository_owner: 'acme' } } },
-  /* 2 */ { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' } },
+  /* 1 */ {
+    claimMatch: {
+      issuer: ISSUER,
+      subjectPattern: 'repo:acme/.*:ref:refs/heads/main',
+      claims: { repository_owner: 'acme' },
+    },
+  },
+  /* 2 */ {
+    awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/.*' },
+  },
   /* 3 */ { servicePrincipal: 'COSIGNED' },
-  /* 4 */ { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: KEYS_A, expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
+  /* 4 */ {
+    staticKeys: {
+      issuer: 'https://issuer.acme.dev',
+      subject: 'signer',
+      issuerKeys: KEYS_A,
+      expirationTime: '2030-01-01T00:00:00Z',
+      audiences: ['acme'],
+    },
+  },
   // Widenings of the above (issue 46): any GitHub workflow, the owner claim dropped, other keys.
   /* 5 */ sub('repo:.*'),
   /* 6 */ sub('repo:acme/.*:ref:refs/heads/main'),
-  /* 7 */ { staticKeys: { issuer: 'https://issuer.acme.dev', subject: 'signer', issuerKeys: KEYS_B, expirationTime: '2030-01-01T00:00:00Z', audiences: ['acme'] } },
+  /* 7 */ {
+    staticKeys: {
+      issuer: 'https://issuer.acme.dev',
+      subject: 'signer',
+      issuerKeys: KEYS_B,
+      expirationTime: '2030-01-01T00:00:00Z',
+      audiences: ['acme'],
+    },
+  },
   // The subject family (issue 58): its base, widenings that keep its literal prefix, narrowings.
   /* 8 */ sub('repo:acme/.*'),
   /* 9 */ sub('repo:acme/?.*'),
@@ -29,7 +71,9 @@ export const RELATIONSHIPS: Record<string, unknown>[] = [
   /* 11 */ sub('(?i)repo:acme/.*'),
   /* 12 */ sub('repo:acme/(app|web):.*'),
   /* 13 */ sub('repo:acme/[a-z]+:ref:refs/heads/main'),
-  /* 14 */ { awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/?.*' } },
+  /* 14 */ {
+    awsIdentity: { awsAccount: '123456789012', arnPattern: 'arn:aws:sts::123456789012:assumed-role/deploy/?.*' },
+  },
   // More of the subject family: a quantifier on the prefix's last character, top-level alternations…
   /* 15 */ sub('repo:acme/*.*'),
   /* 16 */ sub('repo:acme/{0}.*'),
@@ -44,11 +88,19 @@ export const RELATIONSHIPS: Record<string, unknown>[] = [
   /* 22 */ sub('repo:acme/[^:]*:ref:refs/heads/.*'),
   // The claim family: a claim pattern widened by an alternation and by a flag.
   /* 23 */ { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*', claimPatterns: { repository_owner: 'acme' } } },
-  /* 24 */ { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*', claimPatterns: { repository_owner: 'acme|evil' } } },
-  /* 25 */ { claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*', claimPatterns: { repository_owner: '(?i)acme' } } },
+  /* 24 */ {
+    claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*', claimPatterns: { repository_owner: 'acme|evil' } },
+  },
+  /* 25 */ {
+    claimMatch: { issuer: ISSUER, subjectPattern: 'repo:.*', claimPatterns: { repository_owner: '(?i)acme' } },
+  },
   // The issuer family: an unescaped dot admits a look-alike issuer.
-  /* 26 */ { claimMatch: { issuerPattern: 'https://token\\.actions\\.githubusercontent\\.com', subjectPattern: 'repo:acme/.*' } },
-  /* 27 */ { claimMatch: { issuerPattern: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:acme/.*' } },
+  /* 26 */ {
+    claimMatch: { issuerPattern: 'https://token\\.actions\\.githubusercontent\\.com', subjectPattern: 'repo:acme/.*' },
+  },
+  /* 27 */ {
+    claimMatch: { issuerPattern: 'https://token.actions.githubusercontent.com', subjectPattern: 'repo:acme/.*' },
+  },
   // A negated class that is a narrowing: no newline, no colon.
   /* 28 */ sub('repo:acme/[^:\\n]+:.*'),
 ];
@@ -65,16 +117,29 @@ export const FAMILIES: readonly (readonly number[])[] = [
 ];
 
 /** Probe values of the access oracle: owners, subjects, issuers that tell the patterns above apart. */
-export const PROBE_ISSUERS = [ISSUER, 'https://issuer.acme.dev', 'https://evil.example', 'https://token-actions.githubusercontent.com'];
+export const PROBE_ISSUERS = [
+  ISSUER,
+  'https://issuer.acme.dev',
+  'https://evil.example',
+  'https://token-actions.githubusercontent.com',
+];
 export const PROBE_SUBJECTS = [
-  'repo:acme/app:ref:refs/heads/main', 'repo:acme/web:ref:refs/heads/main', 'repo:acme/app:pull_request', 'repo:evil/x:ref:refs/heads/main', 'signer', 'other',
+  'repo:acme/app:ref:refs/heads/main',
+  'repo:acme/web:ref:refs/heads/main',
+  'repo:acme/app:pull_request',
+  'repo:evil/x:ref:refs/heads/main',
+  'signer',
+  'other',
   // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another case.
-  'repo:acme-evil/x:ref:refs/heads/main', 'REPO:ACME/app:ref:refs/heads/main',
+  'repo:acme-evil/x:ref:refs/heads/main',
+  'REPO:ACME/app:ref:refs/heads/main',
   // The owner's other repositories and branches, which a narrower pattern leaves out and a wider one
   // admits: a binding moved from `repo:acme/(app|web):.*` to `repo:acme/.*` is a gain (CI seed 391376).
-  'repo:acme/docs:ref:refs/heads/main', 'repo:acme/app:ref:refs/heads/dev',
+  'repo:acme/docs:ref:refs/heads/main',
+  'repo:acme/app:ref:refs/heads/dev',
   // What a class tells apart: a repository with a digit or a dash, a subject without a branch.
-  'repo:acme/app2:ref:refs/heads/main', 'repo:acme/x',
+  'repo:acme/app2:ref:refs/heads/main',
+  'repo:acme/x',
   // A newline, which `.` never matches and a negated class does.
   'repo:acme/a\nb:ref:refs/heads/main',
 ];

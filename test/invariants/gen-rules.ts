@@ -10,7 +10,19 @@ import { ISSUER } from './gen-relationships.js';
 import { BUILTIN_ROLES, type GenRule } from './rules-oracle.js';
 
 // Escalating ones, what only an owner holds (so what an escalation obtains), and what common roles hold.
-const CAPABILITIES = ['role_bindings.create', 'roles.update', 'roles.create', 'identity.update', 'group_invites.create', 'identity_providers.update', 'account_associations.create', 'tag.delete', 'repo.update', 'tag.create', 'repo.list'];
+const CAPABILITIES = [
+  'role_bindings.create',
+  'roles.update',
+  'roles.create',
+  'identity.update',
+  'group_invites.create',
+  'identity_providers.update',
+  'account_associations.create',
+  'tag.delete',
+  'repo.update',
+  'tag.create',
+  'repo.list',
+];
 const ROLES = ['owner', 'editor', 'viewer', 'registry.push', 'registry.pull_token_creator'];
 const TOKENS: Record<string, string>[] = [
   { iss: ISSUER, sub: 'repo:acme/app:ref:refs/heads/main', repository_owner: 'acme' },
@@ -40,7 +52,13 @@ export const ruleSpecArb: fc.Arbitrary<RuleSpec> = fc.record(
     role: fc.constantFrom(...ROLES),
     scope: fc.nat(20),
     only: fc.uniqueArray(fc.nat(20), { minLength: 1, maxLength: 2 }),
-    count: fc.oneof(fc.record({ min: fc.integer({ min: 1, max: 3 }) }), fc.record({ min: fc.integer({ min: 0, max: 2 }), max: fc.integer({ min: 2, max: 4 }) }, { requiredKeys: ['max'] })),
+    count: fc.oneof(
+      fc.record({ min: fc.integer({ min: 1, max: 3 }) }),
+      fc.record(
+        { min: fc.integer({ min: 0, max: 2 }), max: fc.integer({ min: 2, max: 4 }) },
+        { requiredKeys: ['max'] },
+      ),
+    ),
     token: fc.nat(TOKENS.length - 1),
   },
   { requiredKeys: ['test', 'only', 'count', 'token'] },
@@ -57,7 +75,11 @@ export const rulesArb: fc.Arbitrary<RuleSpec[]> = fc.array(ruleSpecArb, { minLen
 function holdersOf(org: MOrg, caps: readonly string[]): string[] {
   const all = groupsOf(org);
   const byPath = new Map<string, MGroup>(all.map((g) => [g.path, g.group]));
-  const up = (path: string, n: number) => path.split('/').slice(0, Math.max(0, path.split('/').length - n)).join('/');
+  const up = (path: string, n: number) =>
+    path
+      .split('/')
+      .slice(0, Math.max(0, path.split('/').length - n))
+      .join('/');
   const roleCaps = (path: string, name: string): readonly string[] => {
     for (let p = path; ; p = up(p, 1)) {
       const custom = byPath.get(p)?.roles.find((r) => r.name === name);
@@ -73,7 +95,8 @@ function holdersOf(org: MOrg, caps: readonly string[]): string[] {
       const owner = byPath.get(from);
       if (b.human || !owner || owner.identities.length === 0) continue;
       const name = owner.identities[b.identity % owner.identities.length]!.name;
-      if (roleCaps(path, roles[b.role % roles.length]!).some((c) => caps.includes(c))) out.add(`identity:${from === '' ? name : `${from}/${name}`}`);
+      if (roleCaps(path, roles[b.role % roles.length]!).some((c) => caps.includes(c)))
+        out.add(`identity:${from === '' ? name : `${from}/${name}`}`);
     }
   });
   return [...out];
@@ -82,12 +105,16 @@ function holdersOf(org: MOrg, caps: readonly string[]): string[] {
 /** The rules as the manifests state them, for `org` (its identities, groups and names after the edits). */
 export function renderRules(org: MOrg, specs: readonly RuleSpec[]): GenRule[] {
   const groups = groupsOf(org);
-  const identities = groups.flatMap((g) => g.group.identities.map((i) => `identity:${g.path === '' ? i.name : `${g.path}/${i.name}`}`));
+  const identities = groups.flatMap((g) =>
+    g.group.identities.map((i) => `identity:${g.path === '' ? i.name : `${g.path}/${i.name}`}`),
+  );
   return specs.map((s, n): GenRule => {
     const scopeGroup = s.scope === undefined ? undefined : groups[s.scope % groups.length]!;
     const rule: GenRule = {
       name: `rule-${n}`,
-      ...(s.capabilities !== undefined || s.role === undefined ? { capabilities: s.capabilities ?? ['role_bindings.create'] } : { role: s.role }),
+      ...(s.capabilities !== undefined || s.role === undefined
+        ? { capabilities: s.capabilities ?? ['role_bindings.create'] }
+        : { role: s.role }),
       ...(scopeGroup && scopeGroup.path !== '' ? { scope: scopeGroup.path } : {}),
     };
     if (s.test === 'only' && identities.length > 0) {

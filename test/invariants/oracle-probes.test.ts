@@ -12,8 +12,13 @@ import { FAMILIES, RELATIONSHIPS } from './gen-relationships.js';
 const SAME = [[9, 15, 16]];
 
 const probes = universe([]);
-const identity = (n: number) => ({ kind: 'identity', uid: `i${n}`, fields: { name: `i${n}`, ...RELATIONSHIPS[n] } }) as unknown as LiveResource;
-const signature = (n: number) => probes.filter((p) => accepts(identity(n), p)).map((p) => p.label).join('\n');
+const identity = (n: number) =>
+  ({ kind: 'identity', uid: `i${n}`, fields: { name: `i${n}`, ...RELATIONSHIPS[n] } }) as unknown as LiveResource;
+const signature = (n: number) =>
+  probes
+    .filter((p) => accepts(identity(n), p))
+    .map((p) => p.label)
+    .join('\n');
 
 describe('access oracle probes', () => {
   it('tell every relationship of a family from every other of another language, and admit each', () => {
@@ -23,7 +28,8 @@ describe('access oracle probes', () => {
         if (signature(a) === '') blind.push(`${a} admits no probe`);
         for (const b of family) {
           if (a >= b || SAME.some((s) => s.includes(a) && s.includes(b))) continue;
-          if (signature(a) === signature(b)) blind.push(`${a} and ${b}: ${JSON.stringify(RELATIONSHIPS[a])} ${JSON.stringify(RELATIONSHIPS[b])}`);
+          if (signature(a) === signature(b))
+            blind.push(`${a} and ${b}: ${JSON.stringify(RELATIONSHIPS[a])} ${JSON.stringify(RELATIONSHIPS[b])}`);
         }
       }
     }

@@ -36,13 +36,22 @@ interface Catalog {
   builtinRoles: Record<string, string[]>;
   escalating: Record<string, string>;
 }
-const CATALOG = JSON.parse(readFileSync(new URL('../../src/service/capabilities.json', import.meta.url), 'utf8')) as Catalog;
+const CATALOG = JSON.parse(
+  readFileSync(new URL('../../src/service/capabilities.json', import.meta.url), 'utf8'),
+) as Catalog;
 /** The built-in roles' capabilities, as the catalog lists them. */
 export const BUILTIN_ROLES: Readonly<Record<string, readonly string[]>> = CATALOG.builtinRoles;
 /** Capabilities that obtain every capability of every role visible where they are held. */
-const BINDERS = ['role_bindings.create', 'role_bindings.update', 'group_invites.create', 'identity_providers.create', 'identity_providers.update'];
+const BINDERS = [
+  'role_bindings.create',
+  'role_bindings.update',
+  'group_invites.create',
+  'identity_providers.create',
+  'identity_providers.update',
+];
 // The catalog must say so: a binder the catalog does not call escalating is a misreading here.
-for (const c of [...BINDERS, 'roles.update', 'roles.create', 'identity.update', 'identity.create']) if (!(c in CATALOG.escalating)) throw new Error(`rules oracle: ${c} is not escalating in the catalog`);
+for (const c of [...BINDERS, 'roles.update', 'roles.create', 'identity.update', 'identity.create'])
+  if (!(c in CATALOG.escalating)) throw new Error(`rules oracle: ${c} is not escalating in the catalog`);
 
 /** A rule as the manifests state it (the generator's, DESIGN §3). */
 export interface GenRule {
@@ -84,7 +93,10 @@ class RulesState {
   readonly identities: LiveResource[];
   private readonly pulls = new Map<string, Caps>();
 
-  constructor(readonly live: LiveState, now: number) {
+  constructor(
+    readonly live: LiveState,
+    now: number,
+  ) {
     this.st = new OracleState(live, now);
     const depth = (g: string): number => {
       let n = 0;
@@ -94,12 +106,17 @@ class RulesState {
     this.groups = [...this.st.parent.keys()].sort((a, b) => depth(a) - depth(b));
     for (const [g, p] of this.st.parent) if (p !== null) this.children.set(p, [...(this.children.get(p) ?? []), g]);
     const roles = live.resources.filter((r) => r.kind === 'role');
-    this.everything = new Set([...CATALOG.catalog, ...Object.values(live.builtinRoleCapabilities ?? {}).flat(), ...roles.flatMap((r) => (r.fields as { capabilities?: string[] }).capabilities ?? [])]);
+    this.everything = new Set([
+      ...CATALOG.catalog,
+      ...Object.values(live.builtinRoleCapabilities ?? {}).flat(),
+      ...roles.flatMap((r) => (r.fields as { capabilities?: string[] }).capabilities ?? []),
+    ]);
     const builtin = Object.values(live.builtinRoleCapabilities ?? {}).flat();
     for (const g of this.groups) {
       const parent = this.st.parent.get(g);
       const set = new Set(parent == null ? builtin : this.visible.get(parent)!);
-      for (const r of roles) if (r.parentUid === g) for (const c of (r.fields as { capabilities?: string[] }).capabilities ?? []) set.add(c);
+      for (const r of roles)
+        if (r.parentUid === g) for (const c of (r.fields as { capabilities?: string[] }).capabilities ?? []) set.add(c);
       this.visible.set(g, set);
     }
     this.identities = live.resources.filter((r) => r.kind === 'identity');
@@ -107,7 +124,8 @@ class RulesState {
 
   /** Whether group `g` is `top` or below it. */
   within(g: string, top: string): boolean {
-    for (let x: string | null | undefined = g, n = 0; x != null && n < 64; x = this.st.parent.get(x), n++) if (x === top) return true;
+    for (let x: string | null | undefined = g, n = 0; x != null && n < 64; x = this.st.parent.get(x), n++)
+      if (x === top) return true;
     return false;
   }
 
@@ -126,7 +144,10 @@ class RulesState {
     const key = `${reading}:${x.uid}`;
     let caps = this.pulls.get(key);
     if (!caps) {
-      const uids = reading === 'record' ? [x.uid] : this.identities.filter((i) => relationshipOf(i) === relationshipOf(x)).map((i) => i.uid);
+      const uids =
+        reading === 'record'
+          ? [x.uid]
+          : this.identities.filter((i) => relationshipOf(i) === relationshipOf(x)).map((i) => i.uid);
       this.pulls.set(key, (caps = this.held(this.st.identityGrants(new Set(uids)))));
     }
     return caps;
@@ -149,7 +170,8 @@ class RulesState {
         const caps = can.get(g)!;
         const binder = BINDERS.some((b) => caps.has(b));
         if (binder) changed = add(g, this.visible.get(g)!) || changed;
-        if (caps.has('roles.update') || (caps.has('roles.create') && binder)) changed = add(g, this.everything) || changed;
+        if (caps.has('roles.update') || (caps.has('roles.create') && binder))
+          changed = add(g, this.everything) || changed;
         if (caps.has('identity.update')) {
           for (const x of this.identities) {
             if (x.parentUid === null || !this.within(x.parentUid, g) || taken.has(x.uid)) continue;
@@ -175,7 +197,12 @@ function selected(rule: GenRule, live: LiveState): string[] {
 }
 
 /** Every rule's verdict on `live` (the state a plan led to, read back). */
-export function judgeRules(live: LiveState, rules: readonly GenRule[], now: number, aliases: (address: string) => string[] = (a) => [a]): Verdict[] {
+export function judgeRules(
+  live: LiveState,
+  rules: readonly GenRule[],
+  now: number,
+  aliases: (address: string) => string[] = (a) => [a],
+): Verdict[] {
   const rs = new RulesState(live, now);
   const who = universe([live]);
   const cache = new Map<string, { held: Caps; record: Caps }>();
@@ -191,7 +218,10 @@ export function judgeRules(live: LiveState, rules: readonly GenRule[], now: numb
   return rules.map((rule) => {
     const scopeAddress = rule.scope === undefined || rule.scope === '' ? 'org' : `group:${rule.scope}`;
     // The scope names a declared group: the live one it is, under the manifests' renames too.
-    const scope = rule.scope === undefined || rule.scope === '' ? orgUid : [...rs.st.address].find(([, a]) => aliases(scopeAddress).includes(a))?.[0];
+    const scope =
+      rule.scope === undefined || rule.scope === ''
+        ? orgUid
+        : [...rs.st.address].find(([, a]) => aliases(scopeAddress).includes(a))?.[0];
     if (scope === undefined) return { rule: rule.name, broken: false, why: `${scopeAddress} is not there` };
     const caps = selected(rule, live);
     const inScope = rs.groups.filter((g) => rs.within(g, scope));
@@ -208,10 +238,18 @@ export function judgeRules(live: LiveState, rules: readonly GenRule[], now: numb
       // identity class accepting it on its own (by principal); either answer where they differ.
       const concrete = obtains(views(token).record);
       const classes = new Map<string, string[]>();
-      for (const i of rs.identities) if (accepts(i, token)) classes.set(relationshipOf(i), [...(classes.get(relationshipOf(i)) ?? []), i.uid]);
-      const principal = [...classes.values()].map((uids) => obtains(rs.canObtain(rs.held(rs.st.identityGrants(new Set(uids))), 'class'))).find((x) => x !== undefined);
+      for (const i of rs.identities)
+        if (accepts(i, token)) classes.set(relationshipOf(i), [...(classes.get(relationshipOf(i)) ?? []), i.uid]);
+      const principal = [...classes.values()]
+        .map((uids) => obtains(rs.canObtain(rs.held(rs.st.identityGrants(new Set(uids))), 'class')))
+        .find((x) => x !== undefined);
       const broken = (concrete !== undefined) === (principal !== undefined) ? concrete !== undefined : 'either';
-      return { rule: rule.name, broken, why: `${token.label} can obtain ${concrete ?? `by principal only: ${principal}`}`, byEscalation: broken === true && obtains(views(token).held) === undefined };
+      return {
+        rule: rule.name,
+        broken,
+        why: `${token.label} can obtain ${concrete ?? `by principal only: ${principal}`}`,
+        byEscalation: broken === true && obtains(views(token).held) === undefined,
+      };
     }
     if (rule.onlyPrincipals) return judgeOnly(rule, rs, who, views, obtains, aliases);
     return judgeCount(rule, rs, who, views, caps, scope);
@@ -226,10 +264,23 @@ type Views = (w: Concrete) => { held: Caps; record: Caps };
  * them are granted) and by concrete principal (a token is outside the list when no listed identity
  * accepts it, and holds what every identity accepting it is granted). Either answer where they differ.
  */
-function judgeOnly(rule: GenRule, rs: RulesState, who: Concrete[], views: Views, obtains: (can: Caps) => string | undefined, aliases: (address: string) => string[]): Verdict {
+function judgeOnly(
+  rule: GenRule,
+  rs: RulesState,
+  who: Concrete[],
+  views: Views,
+  obtains: (can: Caps) => string | undefined,
+  aliases: (address: string) => string[],
+): Verdict {
   // A listed identity is a declared one: the live one it is, under the manifests' renames too.
-  const listed = new Set(rule.onlyPrincipals!.filter((p) => p.startsWith('identity:')).flatMap((p) => aliases(p.replace(/^identity:\/?/, 'identity:'))));
-  const emails = new Set(rule.onlyPrincipals!.filter((p) => p.startsWith('email:')).map((p) => p.slice('email:'.length).toLowerCase()));
+  const listed = new Set(
+    rule
+      .onlyPrincipals!.filter((p) => p.startsWith('identity:'))
+      .flatMap((p) => aliases(p.replace(/^identity:\/?/, 'identity:'))),
+  );
+  const emails = new Set(
+    rule.onlyPrincipals!.filter((p) => p.startsWith('email:')).map((p) => p.slice('email:'.length).toLowerCase()),
+  );
   const listedIdentities = rs.identities.filter((i) => listed.has(i.address));
   const people = (w: Concrete): boolean => ['email', 'code', 'idpGroup', 'signIn'].includes(w.kind);
   // By principal: each unlisted identity class, and each person, provider group or sign-in.
@@ -261,22 +312,46 @@ function judgeOnly(rule: GenRule, rs: RulesState, who: Concrete[], views: Views,
     if (hit !== undefined) byConcrete = `${w.label} can obtain ${hit}`;
   }
   const broken = (byPrincipal !== undefined) === (byConcrete !== undefined) ? byPrincipal !== undefined : 'either';
-  const why = byPrincipal !== undefined && byConcrete !== undefined ? byConcrete : byPrincipal !== undefined ? `by principal only: ${byPrincipal}` : byConcrete !== undefined ? `by concrete principal only: ${byConcrete}` : 'nobody outside the list can obtain them';
+  const why =
+    byPrincipal !== undefined && byConcrete !== undefined
+      ? byConcrete
+      : byPrincipal !== undefined
+        ? `by principal only: ${byPrincipal}`
+        : byConcrete !== undefined
+          ? `by concrete principal only: ${byConcrete}`
+          : 'nobody outside the list can obtain them';
   return { rule: rule.name, broken, why, byEscalation: broken === true && !holding };
 }
 
-function judgeCount(rule: GenRule, rs: RulesState, who: Concrete[], views: Views, caps: readonly string[], scope: string): Verdict {
+function judgeCount(
+  rule: GenRule,
+  rs: RulesState,
+  who: Concrete[],
+  views: Views,
+  caps: readonly string[],
+  scope: string,
+): Verdict {
   // Principals: an identity class by its relationship as written (text), or classes that accept the
   // same concrete principals merged (meaning); people by e-mail, an invite's code, an IdP group or sign-in each one.
   const holdsAll = (held: Caps): boolean => caps.length > 0 && caps.every((c) => held.get(scope)?.has(c));
   const byText = new Map<string, string[]>();
   for (const i of rs.identities) byText.set(relationshipOf(i), [...(byText.get(relationshipOf(i)) ?? []), i.uid]);
   const holdingClasses = [...byText.values()].filter((uids) => holdsAll(rs.held(rs.st.identityGrants(new Set(uids)))));
-  const signature = (uids: string[]): string => who.filter((w) => rs.identities.some((i) => uids.includes(i.uid) && accepts(i, w))).map((w) => w.label).join('\n');
-  const people = who.filter((w) => !['token', 'aws', 'service', 'keys'].includes(w.kind) && holdsAll(views(w).held)).length;
+  const signature = (uids: string[]): string =>
+    who
+      .filter((w) => rs.identities.some((i) => uids.includes(i.uid) && accepts(i, w)))
+      .map((w) => w.label)
+      .join('\n');
+  const people = who.filter(
+    (w) => !['token', 'aws', 'service', 'keys'].includes(w.kind) && holdsAll(views(w).held),
+  ).length;
   const text = holdingClasses.length + people;
   const meaning = new Set(holdingClasses.map(signature)).size + people;
   const { min, max } = rule.count!;
   const broken = (n: number): boolean => (min !== undefined && n < min) || (max !== undefined && n > max);
-  return { rule: rule.name, broken: broken(text) === broken(meaning) ? broken(text) : 'either', why: `${text} principals hold them (${meaning} by what they accept)` };
+  return {
+    rule: rule.name,
+    broken: broken(text) === broken(meaning) ? broken(text) : 'either',
+    why: `${text} principals hold them (${meaning} by what they accept)`,
+  };
 }

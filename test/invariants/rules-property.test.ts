@@ -40,12 +40,25 @@ export interface RulesCase {
   rules: RuleSpec[];
   escalator?: Escalator;
 }
-const ESCALATING = ['roles.update', 'role_bindings.create', 'role_bindings.update', 'group_invites.create', 'identity.update', 'identity_providers.create', 'roles.create', 'identity.create'];
+const ESCALATING = [
+  'roles.update',
+  'role_bindings.create',
+  'role_bindings.update',
+  'group_invites.create',
+  'identity.update',
+  'identity_providers.create',
+  'roles.create',
+  'identity.create',
+];
 const rulesCaseArb: fc.Arbitrary<RulesCase> = fc.record(
   {
     org: leanOrgArb,
     rules: fc.array(ruleSpecArb, { minLength: 1, maxLength: 3 }),
-    escalator: fc.record({ caps: fc.uniqueArray(fc.constantFrom(...ESCALATING), { minLength: 1, maxLength: 2 }), group: fc.nat(20), relationship: fc.nat(RELATIONSHIPS.length - 1) }),
+    escalator: fc.record({
+      caps: fc.uniqueArray(fc.constantFrom(...ESCALATING), { minLength: 1, maxLength: 2 }),
+      group: fc.nat(20),
+      relationship: fc.nat(RELATIONSHIPS.length - 1),
+    }),
   },
   { requiredKeys: ['org', 'rules'] },
 );
@@ -54,7 +67,10 @@ const rulesCaseArb: fc.Arbitrary<RulesCase> = fc.record(
 function withEscalator(org: MOrg, e: Escalator | undefined): MOrg {
   if (!e) return org;
   const next = structuredClone(org);
-  next.roles = [...next.roles.filter((r) => r.name !== 'escalator'), { name: 'escalator', capabilities: [...e.caps, 'roles.list'] }];
+  next.roles = [
+    ...next.roles.filter((r) => r.name !== 'escalator'),
+    { name: 'escalator', capabilities: [...e.caps, 'roles.list'] },
+  ];
   const all = groupsOf(next);
   const at = e.group % all.length;
   const g = all[at]!.group;
@@ -89,10 +105,19 @@ describe('access rules and escalation over generated orgs', () => {
   beforeAll(() => h.start());
   afterAll(() => h.stop());
   afterAll(() => {
-    process.stdout.write(`access rules property: ${rulesStats.judged} judged, ${rulesStats.broken} broken (${rulesStats.byEscalation} by escalation alone), ${rulesStats.either} either way\n`);
+    process.stdout.write(
+      `access rules property: ${rulesStats.judged} judged, ${rulesStats.broken} broken (${rulesStats.byEscalation} by escalation alone), ${rulesStats.either} either way\n`,
+    );
   });
 
-  it(`a plan is refused with access-rule exactly when the oracle finds a rule broken on the state it leads to: ${RULES_RUNS} cases (seed ${SEED})`, async () => {
-    await fc.assert(fc.asyncProperty(rulesCaseArb, (c) => checkRulesCase(h, c)), { numRuns: RULES_RUNS, seed: SEED, endOnFailure: process.env.INVARIANT_SHRINK !== '1', verbose: 1 });
-  }, 120_000 + RULES_RUNS * 2_000);
+  it(
+    `a plan is refused with access-rule exactly when the oracle finds a rule broken on the state it leads to: ${RULES_RUNS} cases (seed ${SEED})`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(rulesCaseArb, (c) => checkRulesCase(h, c)),
+        { numRuns: RULES_RUNS, seed: SEED, endOnFailure: process.env.INVARIANT_SHRINK !== '1', verbose: 1 },
+      );
+    },
+    120_000 + RULES_RUNS * 2_000,
+  );
 });
