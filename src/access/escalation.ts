@@ -12,15 +12,17 @@
  * - `roles.update` obtains every capability of the catalog (it can add any to a role bound to it);
  * - `roles.create` obtains every capability of the catalog only together with one of the binding
  *   capabilities above on G (a role it makes is nothing until it is bound);
- * - `identity.update` on G obtains what every identity whose home group is G or below holds, where
- *   it holds it (it can make that identity accept its own token);
+ * - `identity.update` on G obtains what the grants to every identity whose home group is G or below
+ *   give, where they give it (it can make that identity accept its own token). The grants to that
+ *   identity record, not to every identity that accepts the same tokens: another identity of the
+ *   same relationship homed elsewhere keeps its own grants when this one is changed;
  * - `identity.create` obtains nothing alone (an identity it makes holds nothing until bound).
  *
  * Repeated to a fixpoint: an obtained escalating capability obtains in turn. Pure.
  */
 import { CATALOG, ESCALATING } from '../service/catalog.js';
 import { accessPartOf } from './state.js';
-import { holdingsOf, isWithin, type AccessRelation, type Grant } from './relation.js';
+import { holdingsOf, holdingsOfGrants, isWithin, type AccessRelation, type Grant } from './relation.js';
 
 /** One step of the way a capability is obtained. */
 export interface EscalationStep {
@@ -30,7 +32,7 @@ export interface EscalationStep {
   group: string;
   /** The grant that gives it, when it is held (not itself obtained). */
   grant?: Grant;
-  /** The identity principal (id) taken over, for `identity.update`. */
+  /** The identity (its address) made to accept the principal's token, for `identity.update`. */
   through?: string;
 }
 
@@ -53,8 +55,8 @@ interface Index {
   visible: Map<string, ReadonlySet<string>>;
   /** Every capability: the catalog and any a role of the relation holds. */
   everything: ReadonlySet<string>;
-  /** Identity principals by the group their identity record lies in. */
-  homedAt: Map<string, string[]>;
+  /** Identity records (their principal and key) by the group they lie in. */
+  homedAt: Map<string, { principal: string; key: string }[]>;
   /** Custom role capabilities by the group that owns them. */
   rolesAt: Map<string, string[]>;
   holds: Map<string, Map<string, ReadonlySet<string>>>;
@@ -78,15 +80,15 @@ function indexOf(rel: AccessRelation): Index {
     else rolesAt.set(r.parent, [...caps]);
   }
   for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) everything.add(c);
-  const homedAt = new Map<string, string[]>();
+  const homedAt = new Map<string, { principal: string; key: string }[]>();
   for (const p of rel.principals.values()) {
     if (p.identityKey === undefined) continue;
     for (const key of p.records ?? []) {
       const home = rel.state.records.get(key)?.parent;
       if (home === null || home === undefined) continue;
       const list = homedAt.get(home);
-      if (list) list.push(p.id);
-      else homedAt.set(home, [p.id]);
+      if (list) list.push({ principal: p.id, key });
+      else homedAt.set(home, [{ principal: p.id, key }]);
     }
   }
   index = { visible: new Map(), everything, homedAt, rolesAt, holds: new Map(), obtainable: new Map() };
@@ -105,6 +107,16 @@ function visibleAt(rel: AccessRelation, index: Index, group: string): ReadonlySe
   for (const c of index.rolesAt.get(group) ?? []) out.add(c);
   index.visible.set(group, out);
   return out;
+}
+
+/** The grants of principal `q` that name the identity record `key` (a principal may be several identities). */
+function grantsToRecord(rel: AccessRelation, q: string, key: string): Grant[] {
+  return (rel.grantsOf.get(q) ?? []).filter((g) => {
+    const record = rel.state.records.get(g.record);
+    const part = record && accessPartOf(record.kind);
+    if (part?.is !== 'grant' || part.to !== 'identity' || part.principalField === undefined) return false;
+    return record!.fields[part.principalField] === key;
+  });
 }
 
 /** What `id` holds, per group (memoised per relation). */
@@ -140,7 +152,8 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
   if (![...held.values()].some((caps) => ESCALATING_NAMES.some((c) => caps.has(c)))) return out;
   const can = new Map<string, Set<string>>();
   for (const [g, caps] of held) can.set(g, new Set(caps));
-  const pulled = new Set<string>([id]);
+  /** Identity records already taken over (by key). */
+  const pulled = new Set<string>();
   const pathTo = (capability: string, group: string): readonly EscalationStep[] => {
     if (held.get(group)?.has(capability)) {
       const grant = grantOf(rel, id, group, capability);
@@ -185,16 +198,17 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
       // Held on the parent too: the parent's turn reaches every identity below it already.
       const parent = rel.groups.get(group)?.parent ?? null;
       if (parent !== null && can.get(parent)?.has('identity.update')) continue;
-      for (const [home, ids] of index.homedAt) {
+      for (const [home, identities] of index.homedAt) {
         if (!isWithin(rel, home, group)) continue;
-        for (const q of ids) {
-          if (pulled.has(q)) continue;
-          pulled.add(q);
+        for (const { principal: q, key } of identities) {
+          if (q === id || pulled.has(key)) continue;
+          pulled.add(key);
+          const address = rel.state.records.get(key)?.address ?? key;
           const taking = (): readonly EscalationStep[] => {
             const steps = pathTo('identity.update', group);
-            return [...steps.slice(0, -1), { ...steps[steps.length - 1]!, through: q }];
+            return [...steps.slice(0, -1), { ...steps[steps.length - 1]!, through: address }];
           };
-          for (const [g, theirs] of holdsOf(rel, q)) obtain(g, theirs, taking);
+          for (const [g, theirs] of holdingsOfGrants(rel, grantsToRecord(rel, q, key))) obtain(g, theirs, taking);
           changed = true;
         }
       }
@@ -219,10 +233,7 @@ export function describePath(rel: AccessRelation, path: readonly EscalationStep[
   const where = (group: string): string => (group === at ? 'there' : `on ${rel.groups.get(group)?.address ?? group}`);
   return path
     .map((s) => {
-      const through =
-        s.through === undefined
-          ? ''
-          : ` and can make ${rel.principals.get(s.through)?.name ?? s.through} accept its token`;
+      const through = s.through === undefined ? '' : ` and can make ${s.through} accept its token`;
       if (s.grant === undefined) return `can obtain ${s.capability} ${where(s.group)}${through}`;
       const record = rel.state.records.get(s.grant.record)?.address ?? s.grant.record;
       const role = rel.roleName(s.grant.role);

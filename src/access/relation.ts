@@ -250,14 +250,20 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
 
 /** What `principals` hold together on every group of the relation where they hold anything. */
 export function holdingsOf(rel: AccessRelation, ...principals: string[]): Map<string, ReadonlySet<string>> {
+  return holdingsOfGrants(
+    rel,
+    principals.flatMap((id) => rel.grantsOf.get(id) ?? []),
+  );
+}
+
+/** What some grants give, per group: each grant's role on its group and every group below. */
+export function holdingsOfGrants(rel: AccessRelation, grants: Iterable<Grant>): Map<string, ReadonlySet<string>> {
   const direct = new Map<string, Set<string>>();
-  for (const id of principals) {
-    for (const g of rel.grantsOf.get(id) ?? []) {
-      if (!rel.groups.has(g.group)) continue;
-      let caps = direct.get(g.group);
-      if (!caps) direct.set(g.group, (caps = new Set()));
-      for (const c of rel.capabilitiesOf(g.role)) caps.add(c);
-    }
+  for (const g of grants) {
+    if (!rel.groups.has(g.group)) continue;
+    let caps = direct.get(g.group);
+    if (!caps) direct.set(g.group, (caps = new Set()));
+    for (const c of rel.capabilitiesOf(g.role)) caps.add(c);
   }
   const out = new Map<string, ReadonlySet<string>>();
   const visit = (group: string, inherited: ReadonlySet<string>, depth: number): void => {

@@ -139,11 +139,29 @@ describe('escalation: what a principal can obtain beyond what it holds', () => {
     const path = pathOf(rel, id, 'org', 'tag.create')!;
     expect(path[0]).toMatchObject({
       capability: 'identity.update',
-      through: principal(rel, 'identity:engineering/ci'),
+      through: 'identity:engineering/ci',
     });
     expect(describePath(rel, path, groupKey(rel, 'org'))).toContain(
       'can make identity:engineering/ci accept its token',
     );
+  });
+
+  it('identity.update takes over the identity records homed in reach, not every identity of the same relationship (regression: invariants seed 777)', () => {
+    // Two identities accept the same tokens (one principal): one homed in ops, one in engineering.
+    const rel = relation([
+      r.identity('ops', 'twin', who('twin')),
+      r.identity('engineering', 'twin', who('twin')),
+      r.identity('ops', 'updater', who('updater')),
+      r.role('ops', 'idu', { capabilities: ['identity.update', 'identity.list'] }),
+      r.binding('', '/engineering/twin', 'registry.push'),
+      r.binding('ops', '/ops/twin', 'viewer'),
+      r.binding('ops', 'updater', 'idu'),
+    ]);
+    const id = 'identity:ops/updater';
+    // Changing ops/twin gives what is granted to ops/twin; engineering/twin keeps its own grant on the org.
+    expect(can(rel, id, 'group:ops').has('repo.list')).toBe(true);
+    expect(can(rel, id, 'org').has('tag.create')).toBe(false);
+    expect(pathOf(rel, id, 'group:ops', 'repo.list')?.[0]).toMatchObject({ through: 'identity:ops/twin' });
   });
 
   it('repeats to a fixpoint: an identity taken over through identity.update holds role_bindings.create on ops, so all of owner on ops follows', () => {
