@@ -12,7 +12,10 @@ export function covering(rel: AccessRelation, p: Principal): string[] {
   if (p.relationship === undefined) return out;
   const index = (coveringIndexes.get(rel) ?? coveringIndexes.set(rel, anchorIndex(rel)).get(rel))!;
   // An issuer pattern may be held by a relationship of any issuer (`https://token\.actions…` by the exact one).
-  const anchors = anchorOf(p.relationship) === 'cm**' ? [...index.keys()].filter((a) => a.startsWith('cm')) : anchorsThatMayHold(p.relationship);
+  const anchors =
+    anchorOf(p.relationship) === 'cm**'
+      ? [...index.keys()].filter((a) => a.startsWith('cm'))
+      : anchorsThatMayHold(p.relationship);
   for (const anchor of anchors) {
     for (const q of index.get(anchor) ?? []) {
       if (q.id !== p.id && acceptsWithin(p.relationship, q.relationship!)) out.push(q.id);

@@ -13,7 +13,11 @@ import { PROBE_ISSUERS, PROBE_OWNERS, PROBE_SUBJECTS } from './gen-relationships
 const ISSUERS = PROBE_ISSUERS;
 const SUBJECTS = PROBE_SUBJECTS;
 const OWNERS = PROBE_OWNERS;
-const ARNS = ['arn:aws:sts::123456789012:assumed-role/deploy/x', 'arn:aws:sts::123456789012:assumed-role/other/x', 'arn:aws:sts::123456789012:assumed-role/deployer/x'];
+const ARNS = [
+  'arn:aws:sts::123456789012:assumed-role/deploy/x',
+  'arn:aws:sts::123456789012:assumed-role/other/x',
+  'arn:aws:sts::123456789012:assumed-role/deployer/x',
+];
 const ACCOUNTS = ['123456789012', '210987654321'];
 const SERVICES = ['COSIGNED', 'INGESTER', 'CATALOG_SYNCER', 'APKO_BUILDER'];
 
@@ -42,34 +46,56 @@ export const full = (pattern: string, text: string): boolean => {
     }
     compiled.set(pattern, re);
   }
-  return re !== null && re.matcher(text).matches();
+  return re?.matcher(text).matches() ?? false;
 };
 const lower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const pair = (o: Obj, exact: string, pattern: string, value: string | undefined, optional: boolean): boolean =>
-  typeof o[exact] === 'string' ? value === o[exact] : typeof o[pattern] === 'string' ? value !== undefined && full(o[pattern] as string, value) : optional;
+  typeof o[exact] === 'string'
+    ? value === o[exact]
+    : typeof o[pattern] === 'string'
+      ? value !== undefined && full(o[pattern] as string, value)
+      : optional;
 
-const issuerOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.issuer);
+const issuerOf = (idp: LiveResource): string =>
+  String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.issuer);
 /** The claim the provider reads groups from: a group of another claim is other people (issue 58). */
-const groupsClaimOf = (idp: LiveResource): string => String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.groupsClaim);
+const groupsClaimOf = (idp: LiveResource): string =>
+  String(((idp.fields as unknown as Obj).oidc as Obj | undefined)?.groupsClaim);
 
 /** Whether an identity (its live fields) accepts the concrete principal. */
 export function accepts(identity: LiveResource, who: Concrete): boolean {
   const f = identity.fields as unknown as Obj;
   if (isObj(f.claimMatch) && who.kind === 'token') {
     const m = f.claimMatch;
-    if (!pair(m, 'issuer', 'issuerPattern', who.claims.iss, false) || !pair(m, 'subject', 'subjectPattern', who.claims.sub, false) || !pair(m, 'audience', 'audiencePattern', who.claims.aud, true)) return false;
+    if (
+      !pair(m, 'issuer', 'issuerPattern', who.claims.iss, false) ||
+      !pair(m, 'subject', 'subjectPattern', who.claims.sub, false) ||
+      !pair(m, 'audience', 'audiencePattern', who.claims.aud, true)
+    )
+      return false;
     for (const [k, v] of Object.entries(isObj(m.claims) ? m.claims : {})) if (who.claims[k] !== v) return false;
-    for (const [k, v] of Object.entries(isObj(m.claimPatterns) ? m.claimPatterns : {})) if (who.claims[k] === undefined || !full(String(v), who.claims[k]!)) return false;
+    for (const [k, v] of Object.entries(isObj(m.claimPatterns) ? m.claimPatterns : {}))
+      if (who.claims[k] === undefined || !full(String(v), who.claims[k]!)) return false;
     return true;
   }
   if (isObj(f.awsIdentity) && who.kind === 'aws') {
     const a = f.awsIdentity;
-    return a.awsAccount === who.account && pair(a, 'arn', 'arnPattern', who.arn, true) && pair(a, 'userId', 'userIdPattern', undefined, true);
+    return (
+      a.awsAccount === who.account &&
+      pair(a, 'arn', 'arnPattern', who.arn, true) &&
+      pair(a, 'userId', 'userIdPattern', undefined, true)
+    );
   }
-  if (typeof f.servicePrincipal === 'string' && who.kind === 'service') return f.servicePrincipal.replace(/^SERVICE_PRINCIPAL_/, '') === who.name;
+  if (typeof f.servicePrincipal === 'string' && who.kind === 'service')
+    return f.servicePrincipal.replace(/^SERVICE_PRINCIPAL_/, '') === who.name;
   if (isObj(f.staticKeys) && who.kind === 'keys') {
     const k = f.staticKeys;
-    return k.issuer === who.iss && k.subject === who.sub && k.issuerKeys === who.keys && (!Array.isArray(k.audiences) || (who.aud !== undefined && k.audiences.includes(who.aud)));
+    return (
+      k.issuer === who.iss &&
+      k.subject === who.sub &&
+      k.issuerKeys === who.keys &&
+      (!Array.isArray(k.audiences) || (who.aud !== undefined && k.audiences.includes(who.aud)))
+    );
   }
   return false;
 }
@@ -77,11 +103,14 @@ export function accepts(identity: LiveResource, who: Concrete): boolean {
 /** The universe: every concrete principal either state could name, and probes beyond them. */
 export function universe(states: readonly LiveState[]): Concrete[] {
   const out: Concrete[] = [];
-  for (const iss of ISSUERS) for (const sub of SUBJECTS) for (const owner of OWNERS) {
-    const claims: Record<string, string> = { iss, sub, ...(owner ? { repository_owner: owner } : {}) };
-    out.push({ kind: 'token', claims, label: `token ${JSON.stringify(claims)}` });
-  }
-  for (const account of ACCOUNTS) for (const arn of ARNS) out.push({ kind: 'aws', account, arn, label: `aws ${account} ${arn}` });
+  for (const iss of ISSUERS)
+    for (const sub of SUBJECTS)
+      for (const owner of OWNERS) {
+        const claims: Record<string, string> = { iss, sub, ...(owner ? { repository_owner: owner } : {}) };
+        out.push({ kind: 'token', claims, label: `token ${JSON.stringify(claims)}` });
+      }
+  for (const account of ACCOUNTS)
+    for (const arn of ARNS) out.push({ kind: 'aws', account, arn, label: `aws ${account} ${arn}` });
   for (const name of SERVICES) out.push({ kind: 'service', name, label: `service ${name}` });
   const seen = new Set<string>();
   const once = (c: Concrete): void => {
@@ -96,24 +125,45 @@ export function universe(states: readonly LiveState[]): Concrete[] {
       if (r.kind === 'identity' && isObj(f.staticKeys)) {
         const k = f.staticKeys;
         const auds = Array.isArray(k.audiences) ? (k.audiences as string[]) : [undefined];
-        for (const aud of [...auds, 'other-audience']) once({ kind: 'keys', iss: String(k.issuer), sub: String(k.subject), keys: String(k.issuerKeys), aud, label: `keys ${String(k.issuer)} ${String(k.subject)} ${String(k.issuerKeys)} /${aud}` });
+        for (const aud of [...auds, 'other-audience'])
+          once({
+            kind: 'keys',
+            iss: String(k.issuer),
+            sub: String(k.subject),
+            keys: String(k.issuerKeys),
+            aud,
+            label: `keys ${String(k.issuer)} ${String(k.subject)} ${String(k.issuerKeys)} /${aud}`,
+          });
       }
       if (r.kind === 'identity' && isObj(f.claimMatch)) {
         const m = f.claimMatch;
         if (typeof m.issuer === 'string' && typeof m.subject === 'string') {
-          const claims: Record<string, string> = { iss: m.issuer, sub: m.subject, ...(isObj(m.claims) ? (m.claims as Record<string, string>) : {}), ...(typeof m.audience === 'string' ? { aud: m.audience } : {}) };
+          const claims: Record<string, string> = {
+            iss: m.issuer,
+            sub: m.subject,
+            ...(isObj(m.claims) ? (m.claims as Record<string, string>) : {}),
+            ...(typeof m.audience === 'string' ? { aud: m.audience } : {}),
+          };
           once({ kind: 'token', claims, label: `token ${JSON.stringify(claims)}` });
         }
       }
       if (r.kind === 'groupInvite') {
-        if (typeof f.email === 'string' && f.email !== '') once({ kind: 'email', email: lower(f.email), label: `email ${lower(f.email)}` });
+        if (typeof f.email === 'string' && f.email !== '')
+          once({ kind: 'email', email: lower(f.email), label: `email ${lower(f.email)}` });
         else once({ kind: 'code', invite: r.uid, label: `code ${r.uid}` });
       }
       // An identity provider's people are those its issuer signs in, wherever the provider lies.
       if (r.kind === 'identityProvider') once({ kind: 'signIn', issuer: issuerOf(r), label: `sign-in ${issuerOf(r)}` });
       if (r.kind === 'groupMapping') {
         const idp = live.resources.find((x) => x.uid === r.parentUid);
-        if (idp) once({ kind: 'idpGroup', issuer: issuerOf(idp), claim: groupsClaimOf(idp), group: String(f.externalGroup), label: `idp-group ${issuerOf(idp)} ${groupsClaimOf(idp)} ${String(f.externalGroup)}` });
+        if (idp)
+          once({
+            kind: 'idpGroup',
+            issuer: issuerOf(idp),
+            claim: groupsClaimOf(idp),
+            group: String(f.externalGroup),
+            label: `idp-group ${issuerOf(idp)} ${groupsClaimOf(idp)} ${String(f.externalGroup)}`,
+          });
       }
     }
   }
@@ -127,7 +177,10 @@ export class OracleState {
   private readonly caps = new Map<string, readonly string[]>();
   private readonly byAddress = new Map<string, LiveResource>();
 
-  constructor(readonly live: LiveState, private readonly now: number) {
+  constructor(
+    readonly live: LiveState,
+    private readonly now: number,
+  ) {
     for (const r of live.resources) this.byAddress.set(r.address, r);
     for (const r of live.resources) {
       if (r.kind === 'group') {
@@ -136,7 +189,8 @@ export class OracleState {
       }
       if (r.kind === 'role') this.caps.set(r.uid, (r.fields as { capabilities?: string[] }).capabilities ?? []);
     }
-    for (const [name, uid] of Object.entries(live.builtinRoles)) this.caps.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
+    for (const [name, uid] of Object.entries(live.builtinRoles))
+      this.caps.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
   }
 
   private role(ref: unknown): readonly string[] {
@@ -150,7 +204,9 @@ export class OracleState {
   private identity(ref: unknown): LiveResource | undefined {
     if (!isObj(ref)) return undefined;
     if (typeof ref.path === 'string') return this.byAddress.get(`identity:${ref.path}`);
-    return typeof ref.uid === 'string' ? this.live.resources.find((r) => r.uid === ref.uid && r.kind === 'identity') : undefined;
+    return typeof ref.uid === 'string'
+      ? this.live.resources.find((r) => r.uid === ref.uid && r.kind === 'identity')
+      : undefined;
   }
 
   /** Capabilities granted to `who` directly on each group (uid). */
@@ -171,12 +227,24 @@ export class OracleState {
       } else if (r.kind === 'groupInvite') {
         if (Date.parse(String(f.expirationTime)) <= this.now) continue;
         const email = typeof f.email === 'string' && f.email !== '' ? lower(f.email) : undefined;
-        if ((who.kind === 'email' && email === who.email) || (who.kind === 'code' && email === undefined && who.invite === r.uid)) give(r.parentUid, this.role(f.role));
+        if (
+          (who.kind === 'email' && email === who.email) ||
+          (who.kind === 'code' && email === undefined && who.invite === r.uid)
+        )
+          give(r.parentUid, this.role(f.role));
       } else if (r.kind === 'identityProvider') {
-        if (who.kind === 'signIn' && who.issuer === issuerOf(r) && f.defaultRole !== undefined) give(r.parentUid, this.role(f.defaultRole));
+        if (who.kind === 'signIn' && who.issuer === issuerOf(r) && f.defaultRole !== undefined)
+          give(r.parentUid, this.role(f.defaultRole));
       } else if (r.kind === 'groupMapping') {
         const idp = this.live.resources.find((x) => x.uid === r.parentUid);
-        if (who.kind === 'idpGroup' && idp !== undefined && issuerOf(idp) === who.issuer && groupsClaimOf(idp) === who.claim && who.group === f.externalGroup) give(org, this.role(f.role));
+        if (
+          who.kind === 'idpGroup' &&
+          idp !== undefined &&
+          issuerOf(idp) === who.issuer &&
+          groupsClaimOf(idp) === who.claim &&
+          who.group === f.externalGroup
+        )
+          give(org, this.role(f.role));
       }
     }
     return out;
@@ -200,13 +268,15 @@ export class OracleState {
   /** What `who` holds on `group` through `direct`: grants on it or any ancestor. */
   held(direct: Map<string, Set<string>>, group: string): Set<string> {
     const out = new Set<string>();
-    for (let g: string | null | undefined = group, n = 0; g != null && n < 64; g = this.parent.get(g), n++) for (const c of direct.get(g) ?? []) out.add(c);
+    for (let g: string | null | undefined = group, n = 0; g != null && n < 64; g = this.parent.get(g), n++)
+      for (const c of direct.get(g) ?? []) out.add(c);
     return out;
   }
 
   /** The nearest group here at or above `group` of `other` (a group one side lacks holds what its nearest ancestor holds). */
   nearest(other: OracleState, group: string): string | undefined {
-    for (let g: string | null | undefined = group, n = 0; g != null && n < 64; g = other.parent.get(g), n++) if (this.parent.has(g)) return g;
+    for (let g: string | null | undefined = group, n = 0; g != null && n < 64; g = other.parent.get(g), n++)
+      if (this.parent.has(g)) return g;
     return undefined;
   }
 }

@@ -14,7 +14,7 @@ import { validateManifestTexts } from '../../src/manifest/index.js';
 import type { Plan } from '../../src/model/plan.js';
 import type { DesiredState, LiveState } from '../../src/model/resources.js';
 import { namesPrincipal, oracleGains } from './access-oracle.js';
-import { renderManifest } from './generators.js';
+import { renderManifest } from './render-manifest.js';
 import { aliasesOf } from './oracle.js';
 import { judgeRules, type GenRule } from './rules-oracle.js';
 

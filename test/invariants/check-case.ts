@@ -54,7 +54,6 @@ import {
   faultArb,
   handEditArb,
   orgArb,
-  renderManifest,
   SECRET_VALUE,
   settingsArb,
   type ApplyFault,
@@ -63,9 +62,10 @@ import {
   type GenSettings,
   type HandEdit,
   type MOrg,
-  type Uids,
 } from './generators.js';
 import { aliasesOf, coveredLive, declaredNotLive, globOracle, unjustifiedRefusals } from './oracle.js';
+import { renderManifest } from './render-manifest.js';
+import { makeExtras, makeHandEdit } from './hand-made.js';
 import { checkAccessChanges, holdRulesToOracle, newRuleStats, RULES_UNKNOWN } from './check-access.js';
 import { renderRules, rulesArb, type RuleSpec } from './gen-rules.js';
 
@@ -117,7 +117,23 @@ export class Harness {
   async start(): Promise<void> {
     this.emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
     this.client = createClient({ baseUrl: this.emulator.url, token: TOKEN, retry: { baseDelayMs: 1, maxDelayMs: 4 } });
-    await this.bootstrap(renderManifest({ name: 'org', identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings: [{ identity: 0, role: 2 }], repos: [{ name: 'app' }], subscriptions: [], idps: [], groups: [], terms: [] }, 'neighbour', undefined));
+    await this.bootstrap(
+      renderManifest(
+        {
+          name: 'org',
+          identities: [{ name: 'bot', relationship: 0 }],
+          roles: [],
+          bindings: [{ identity: 0, role: 2 }],
+          repos: [{ name: 'app' }],
+          subscriptions: [],
+          idps: [],
+          groups: [],
+          terms: [],
+        },
+        'neighbour',
+        undefined,
+      ),
+    );
   }
 
   async stop(): Promise<void> {
@@ -129,13 +145,18 @@ export class Harness {
   load(text: string): DesiredState {
     const result = validateManifestTexts([{ file: 'manifest.yaml', text }]);
     if (!result.state || result.diagnostics.length > 0) {
-      throw new Error(`generated manifests do not validate:\n${result.diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`).join('\n')}\n${text}`);
+      throw new Error(
+        `generated manifests do not validate:\n${result.diagnostics.map((d) => `${d.location.line}:${d.location.column} ${d.message}`).join('\n')}\n${text}`,
+      );
     }
     return result.state;
   }
 
   read(desired: DesiredState, readmes: 'managed' | 'all' = 'managed'): Promise<LiveState> {
-    return readLiveState(this.client, { org: { name: desired.org.name }, subResources: readmes === 'all' ? 'all' : managedSubResources(desired) });
+    return readLiveState(this.client, {
+      org: { name: desired.org.name },
+      subResources: readmes === 'all' ? 'all' : managedSubResources(desired),
+    });
   }
 
   async bootstrap(text: string): Promise<DesiredState> {
@@ -154,54 +175,19 @@ export class Harness {
   async neighbourPrint(): Promise<string> {
     const live = await readLiveState(this.client, { org: { name: 'neighbour' }, subResources: 'all' });
     // The test's own print of what it read (no product fingerprint judges "unchanged").
-    return JSON.stringify(live.resources.map((r) => [r.kind, r.uid, r.parentUid, r.updateTime ?? null, r.fields]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1)));
+    return JSON.stringify(
+      live.resources
+        .map((r) => [r.kind, r.uid, r.parentUid, r.updateTime ?? null, r.fields])
+        .sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1)),
+    );
   }
 }
-
 
 /** A live resource as it reads (for "unchanged"): uid, kind and its fields. */
 function printOf(r: LiveResource): string {
   // The server's updateTime where it keeps one: a binding whose identity was renamed reads with
   // another path, yet the binding itself did not change.
   return JSON.stringify({ kind: r.kind, uid: r.uid, parentUid: r.parentUid, version: r.updateTime ?? r.fields });
-}
-
-/** Does the hand-made extras: people with bindings, tags on repos, an unmanaged repo. */
-async function makeExtras(h: Harness, live: LiveState, extras: Extras): Promise<Uids> {
-  const groups = live.resources.filter((r) => r.kind === 'group');
-  const repos = live.resources.filter((r) => r.kind === 'repo');
-  const humans: Uids['humans'] = [];
-  for (const human of extras.humans) {
-    const group = groups[human.group % groups.length]!;
-    const created = await h.client.create('identity', group.uid, { name: human.name, claimMatch: { issuer: 'https://accounts.acme.dev', subject: human.name } });
-    humans.push({ group: group.groupPath, name: human.name, uid: created.uid });
-    await h.client.create('roleBinding', group.uid, { identityUid: created.uid, roleUid: live.builtinRoles[human.role]! });
-  }
-  for (const at of extras.tags) {
-    if (repos.length === 0) break;
-    const repo = repos[at % repos.length]!;
-    await h.client.create('tag', repo.uid, { name: `v${at}`, digest: `sha256:${String(at % 10).repeat(64)}` }).catch(() => undefined);
-  }
-  if (extras.handRepo !== undefined) await h.client.create('repo', groups[extras.handRepo % groups.length]!.uid, { name: 'hand-made' });
-  const identity = new Map<string, string>();
-  for (const r of live.resources) if (r.kind === 'identity') identity.set(r.groupPath === '' ? r.fields.name : `${r.groupPath}/${r.fields.name}`, r.uid);
-  return { identity, humans };
-}
-
-/** A change by hand to one live resource of the org; returns the address the saved plan read it at. */
-async function makeHandEdit(h: Harness, live: LiveState, edit: HandEdit): Promise<string | undefined> {
-  if (edit.op === 'none') return undefined;
-  const candidates = live.resources.filter((r) => r.address !== 'org' && (edit.op === 'describe' ? ['group', 'identity', 'repo', 'role'].includes(r.kind) : edit.op === 'delete' ? ['roleBinding', 'subscription', 'tag'].includes(r.kind) : r.kind === 'group'));
-  if (candidates.length === 0) return undefined;
-  const target = candidates[edit.at % candidates.length]!;
-  if (edit.op === 'describe') await h.client.update(target.kind, target.uid, { description: `by hand ${edit.at}` }, ['description']);
-  else if (edit.op === 'delete') await h.client.delete(target.kind, target.uid);
-  else {
-    const created = await h.client.create('repo', target.uid, { name: `by-hand-${edit.at % 7}` }).catch(() => undefined);
-    if (!created) return undefined;
-    return `repo:${target.groupPath === '' ? '' : `${target.groupPath}/`}by-hand-${edit.at % 7}`;
-  }
-  return target.address;
 }
 
 /** Steps a target keeps: those it matches and, transitively, what they depend on. */
@@ -249,7 +235,10 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   const neighbour = await h.neighbourPrint();
   const makePlan = (l: LiveState, targets?: string[]) =>
     plan(desired, l, { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) });
-  const basisOf = (targets?: string[]): PlanBasis => ({ desired: JSON.parse(JSON.stringify(desired)) as DesiredState, options: { allowMassDelete: c.allowMassDelete, now: Date.now(), ...(targets ? { targets } : {}) } });
+  const basisOf = (targets?: string[]): PlanBasis => ({
+    desired: JSON.parse(JSON.stringify(desired)) as DesiredState,
+    options: { allowMassDelete: c.allowMassDelete, now: Date.now(), ...(targets ? { targets } : {}) },
+  });
   let first0 = makePlan(live);
   // A target drawn from the plan's own addresses (a glob of its first segment, or one address).
   let targets: string[] | undefined;
@@ -264,15 +253,25 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   // I5: a hand edit behind the saved plan's back makes it stale, naming what changed.
   const editedAddress = await makeHandEdit(h, live, c.hand);
   if (editedAddress !== undefined) {
-    const error = await checkSavedPlan(p, h.client).then(() => undefined, (e: unknown) => e);
+    const error = await checkSavedPlan(p, h.client).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     // A resource made by hand that the plan never read leaves it exact (it applies what it says);
     // a change to one it read makes it stale, naming it.
     // "Already applied" only where the hand edit did what the plan does: a fresh plan is empty.
     if (error instanceof UserError && error.code === 'PLAN_ALREADY_APPLIED') {
       expect(makePlan(await h.read(desired), targets).steps, 'I5: "already applied" while changes remain').toEqual([]);
     } else if (c.hand.op !== 'create' || error !== undefined) {
-      expect(error, `I5: a saved plan overtaken by a hand edit is refused: ${String((error as Error)?.message).replace(/\n/g, ' ')}`).toBeInstanceOf(StalePlanError);
-      if (c.hand.op !== 'create') expect((error as StalePlanError).changed.map((x) => x.address), 'I5: the stale plan names the edited resource').toContain(editedAddress);
+      expect(
+        error,
+        `I5: a saved plan overtaken by a hand edit is refused: ${String((error as Error)?.message).replace(/\n/g, ' ')}`,
+      ).toBeInstanceOf(StalePlanError);
+      if (c.hand.op !== 'create')
+        expect(
+          (error as StalePlanError).changed.map((x) => x.address),
+          'I5: the stale plan names the edited resource',
+        ).toContain(editedAddress);
     }
     live = await h.read(desired);
     first0 = makePlan(live);
@@ -286,17 +285,34 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   // I3 on the plan: no step touches an ignored resource; a delete of a protected one is refused.
   for (const step of p.steps) {
     if (step.action === 'create') continue;
-    expect(ignored.has(`${step.kind}:${step.uid}`), `I3: ${step.action} ${step.address} touches an ignored resource`).toBe(false);
+    expect(
+      ignored.has(`${step.kind}:${step.uid}`),
+      `I3: ${step.action} ${step.address} touches an ignored resource`,
+    ).toBe(false);
     if (step.action === 'delete' && protectedLive.has(`${step.kind}:${step.uid}`)) {
-      expect(p.refusals.map((r) => r.rule), `I3: delete of protected ${step.address} not refused`).toContain('protected');
+      expect(
+        p.refusals.map((r) => r.rule),
+        `I3: delete of protected ${step.address} not refused`,
+      ).toContain('protected');
     }
   }
   // I8: the emulator never holds two siblings of one key, so no resource is ambiguous: a plan
   // refused as ambiguous took two resources for one (the org's account association for the org).
-  expect(p.refusals.filter((r) => r.rule === 'ambiguous-live').map((r) => r.message), 'I8: refused as ambiguous').toEqual([]);
+  expect(
+    p.refusals.filter((r) => r.rule === 'ambiguous-live').map((r) => r.message),
+    'I8: refused as ambiguous',
+  ).toEqual([]);
   if (p.refusals.length > 0) {
     // A refused plan is not applied, but why it is refused is checked: a reason DESIGN gives.
-    expect(unjustifiedRefusals(p, live, { protect: protectedLive, ignore: ignored }, { maxDeleteRatio: 0.25, allowMassDelete: c.allowMassDelete }), 'refused without a reason DESIGN gives').toEqual([]);
+    expect(
+      unjustifiedRefusals(
+        p,
+        live,
+        { protect: protectedLive, ignore: ignored },
+        { maxDeleteRatio: 0.25, allowMassDelete: c.allowMassDelete },
+      ),
+      'refused without a reason DESIGN gives',
+    ).toEqual([]);
     // Export of what is there still plans back to nothing.
     await checkExport(h, desired);
     return;
@@ -319,12 +335,20 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   if (c.fault.kind === 'none') {
     // I6: the server accepted every step.
     expect(result.failed, 'I6: the server refused a step').toEqual([]);
-    expect(writesOf(h, seq).filter((e) => e.status >= 400 && !e.faulted).map((e) => `${e.method} ${e.path} ${e.status}`), 'I6').toEqual([]);
+    expect(
+      writesOf(h, seq)
+        .filter((e) => e.status >= 400 && !e.faulted)
+        .map((e) => `${e.method} ${e.path} ${e.status}`),
+      'I6',
+    ).toEqual([]);
   }
   let live2 = await h.read(desired);
   for (let round = 0; round < 3 && !result.ok; round++) {
     const again = makePlan(live2, targets);
-    expect(again.refusals.map((r) => r.message), 'I1: the re-run after an interrupted apply is refused').toEqual([]);
+    expect(
+      again.refusals.map((r) => r.message),
+      'I1: the re-run after an interrupted apply is refused',
+    ).toEqual([]);
     result = await apply(again, h.client, { readSecret });
     live2 = await h.read(desired);
   }
@@ -333,17 +357,33 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   // I1: nothing left to do.
   const after = makePlan(live2, targets);
   // A target that named only what the plan deleted names nothing afterwards (refused as a typo would be): nothing is left.
-  expect(after.refusals.filter((r) => r.rule !== 'unknown-target').map((r) => r.message), 'I1: re-plan refused').toEqual([]);
-  expect(after.steps.map((s) => `${s.action} ${s.address} ${JSON.stringify(s.action === 'update' ? s.updateMask : '')}`), 'I1: re-plan not empty').toEqual([]);
+  expect(
+    after.refusals.filter((r) => r.rule !== 'unknown-target').map((r) => r.message),
+    'I1: re-plan refused',
+  ).toEqual([]);
+  expect(
+    after.steps.map((s) => `${s.action} ${s.address} ${JSON.stringify(s.action === 'update' ? s.updateMask : '')}`),
+    'I1: re-plan not empty',
+  ).toEqual([]);
 
   // A1 (access) and R1 (access rules), each judged by an oracle of its own (check-access.ts).
   // Faulted and targeted applies too: the re-runs converge on the state the (targeted) plan leads to.
-  const denied = plan(desired, live, { allowMassDelete: c.allowMassDelete, denyNewAccess: true, ...(targets ? { targets } : {}) });
+  const denied = plan(desired, live, {
+    allowMassDelete: c.allowMassDelete,
+    denyNewAccess: true,
+    ...(targets ? { targets } : {}),
+  });
   checkAccessChanges(desired, live, live2, made, denied);
   if (RULES_UNKNOWN === undefined && (c.rules ?? []).length > 0) {
     const rules = renderRules(edited, c.rules!);
-    const ruled = plan(h.load(renderManifest(edited, orgName, c.settings, uids, rules)), live, { allowMassDelete: c.allowMassDelete, ...(targets ? { targets } : {}) });
-    expect(ruled.steps.map((s) => `${s.action} ${s.address}`), 'R1: rules change no step').toEqual(made.steps.map((s) => `${s.action} ${s.address}`));
+    const ruled = plan(h.load(renderManifest(edited, orgName, c.settings, uids, rules)), live, {
+      allowMassDelete: c.allowMassDelete,
+      ...(targets ? { targets } : {}),
+    });
+    expect(
+      ruled.steps.map((s) => `${s.action} ${s.address}`),
+      'R1: rules change no step',
+    ).toEqual(made.steps.map((s) => `${s.action} ${s.address}`));
     holdRulesToOracle(rules, ruled, live2, ruleStats, aliasesOf(desired));
   }
 
@@ -367,7 +407,10 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
   expect(await h.neighbourPrint(), 'I4: the neighbour org changed').toBe(neighbour);
   if (targets) {
     const closure = targetClosure(p, globOracle(targets[0]!));
-    expect(p.steps.map((s) => s.address).filter((a) => !closure.has(a)), 'I4: a step outside the target').toEqual([]);
+    expect(
+      p.steps.map((s) => s.address).filter((a) => !closure.has(a)),
+      'I4: a step outside the target',
+    ).toEqual([]);
     const stepUids = new Set(p.steps.flatMap((s) => (s.action === 'create' ? [] : [`${s.kind}:${s.uid}`])));
     for (const [key, r] of before) {
       const now = byUid.get(key);
@@ -378,8 +421,14 @@ export async function checkCase(h: Harness, c: Case): Promise<void> {
 
   // I5: "already applied" exactly when live holds every step's after (here: a clean apply).
   if (c.fault.kind === 'none' && p.steps.length > 0) {
-    const error = await checkSavedPlan(p, h.client).then(() => undefined, (e: unknown) => e);
-    expect(error instanceof UserError ? error.code : error, `I5: a re-run of an applied plan: ${String((error as Error)?.message)} — steps: ${p.steps.map((s) => `${s.action} ${s.address}`).join(', ')}`).toBe('PLAN_ALREADY_APPLIED');
+    const error = await checkSavedPlan(p, h.client).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(
+      error instanceof UserError ? error.code : error,
+      `I5: a re-run of an applied plan: ${String((error as Error)?.message)} — steps: ${p.steps.map((s) => `${s.action} ${s.address}`).join(', ')}`,
+    ).toBe('PLAN_ALREADY_APPLIED');
   }
 
   // I7: export then plan is empty.
@@ -390,9 +439,14 @@ async function checkExport(h: Harness, desired: DesiredState): Promise<void> {
   const live = await h.read(desired, 'all');
   const files = exportManifests(live);
   const exported = validateManifestTexts(files.map((f) => ({ file: f.file, text: f.text })));
-  expect(exported.diagnostics.map((d) => d.message), 'I7: the export validates').toEqual([]);
+  expect(
+    exported.diagnostics.map((d) => d.message),
+    'I7: the export validates',
+  ).toEqual([]);
   const again = plan(exported.state!, live);
   expect(again.refusals, 'I7: export then plan is refused').toEqual([]);
-  expect(again.steps.map((s) => `${s.action} ${s.address}`), 'I7: export then plan is not empty').toEqual([]);
+  expect(
+    again.steps.map((s) => `${s.action} ${s.address}`),
+    'I7: export then plan is not empty',
+  ).toEqual([]);
 }
-

@@ -8,23 +8,64 @@
  */
 import fc from 'fast-check';
 import { FAMILIES, ISSUER, PATTERN_BASE, RELATIONSHIPS } from './gen-relationships.js';
-import type { GenRule } from './rules-oracle.js';
 
 export { ISSUER };
 
 export const SECRET_ENV = 'PLATFORM_SYNC_SECRET_OKTA';
 export const SECRET_VALUE = 'invariant-suite-secret-value-0001';
-const BUILTINS = ['viewer', 'editor', 'owner', 'registry.pull', 'registry.push', 'registry.pull_token_creator'] as const;
+const BUILTINS = [
+  'viewer',
+  'editor',
+  'owner',
+  'registry.pull',
+  'registry.push',
+  'registry.pull_token_creator',
+] as const;
 // Escalating capabilities among them (issue 59): a custom role that can change roles, bind, invite or widen identities.
-const CAPABILITIES = ['repo.list', 'tag.create', 'identity.list', 'groups.list', 'repo.update', 'roles.update', 'role_bindings.create', 'identity.update', 'group_invites.create'] as const;
+const CAPABILITIES = [
+  'repo.list',
+  'tag.create',
+  'identity.list',
+  'groups.list',
+  'repo.update',
+  'roles.update',
+  'role_bindings.create',
+  'identity.update',
+  'group_invites.create',
+] as const;
 
-export interface MIdentity { name: string; description?: string; relationship: number }
-export interface MRole { name: string; description?: string; capabilities: string[] }
+export interface MIdentity {
+  name: string;
+  description?: string;
+  relationship: number;
+}
+export interface MRole {
+  name: string;
+  description?: string;
+  capabilities: string[];
+}
 /** A binding: an identity of its group (by index) or a hand-made person by uid, and a role by index. */
 /** `up`: the identity is one of the group `up` levels above (named by its path from the org root). */
-export interface MBinding { identity: number; role: number; byUid?: boolean; human?: boolean; up?: number }
-export interface MRepo { name: string; description?: string; readme?: string; tier?: string; aliases?: string[] }
-export interface MIdp { name: string; defaultRole: number; clientId: string; mappings: { externalGroup: string; role: number }[] }
+export interface MBinding {
+  identity: number;
+  role: number;
+  byUid?: boolean;
+  human?: boolean;
+  up?: number;
+}
+export interface MRepo {
+  name: string;
+  description?: string;
+  readme?: string;
+  tier?: string;
+  aliases?: string[];
+}
+export interface MIdp {
+  name: string;
+  defaultRole: number;
+  clientId: string;
+  mappings: { externalGroup: string; role: number }[];
+}
 export interface MGroup {
   name: string;
   renamedFrom?: string;
@@ -38,17 +79,34 @@ export interface MGroup {
   association?: { name: string; account: string };
   groups: MGroup[];
 }
-export interface MOrg extends MGroup { terms: string[] }
+export interface MOrg extends MGroup {
+  terms: string[];
+}
 
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const description = maybe(fc.constantFrom('', 'team', 'Team of builders', 'x'));
 
-const identityArb = (name: string) => fc.record({ name: fc.constant(name), description, relationship: fc.oneof(fc.nat(RELATIONSHIPS.length - 1), fc.constant(PATTERN_BASE)) });
+const identityArb = (name: string) =>
+  fc.record({
+    name: fc.constant(name),
+    description,
+    relationship: fc.oneof(fc.nat(RELATIONSHIPS.length - 1), fc.constant(PATTERN_BASE)),
+  });
 const roleArb = (name: string) =>
-  fc.record({ name: fc.constant(name), description, capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }) });
+  fc.record({
+    name: fc.constant(name),
+    description,
+    capabilities: fc.uniqueArray(fc.constantFrom(...CAPABILITIES), { minLength: 1, maxLength: 3 }),
+  });
 const repoArb = (name: string) =>
   fc.record(
-    { name: fc.constant(name), description, readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')), tier: fc.constantFrom('FIPS', 'BASE'), aliases: fc.uniqueArray(fc.constantFrom(`${name}:a`, `docker.io/acme/${name}:1.0`), { maxLength: 2 }) },
+    {
+      name: fc.constant(name),
+      description,
+      readme: maybe(fc.constantFrom('', '# app\n', '# readme\n\ntext\n')),
+      tier: fc.constantFrom('FIPS', 'BASE'),
+      aliases: fc.uniqueArray(fc.constantFrom(`${name}:a`, `docker.io/acme/${name}:1.0`), { maxLength: 2 }),
+    },
     { requiredKeys: ['name', 'description', 'readme'] },
   );
 const idpArb = (name: string) =>
@@ -56,12 +114,21 @@ const idpArb = (name: string) =>
     name: fc.constant(name),
     defaultRole: fc.nat(10),
     clientId: fc.constantFrom('c-1', 'c-2'),
-    mappings: fc.uniqueArray(fc.record({ externalGroup: fc.constantFrom('admins', 'devs'), role: fc.nat(10) }), { maxLength: 2, selector: (m) => `${m.externalGroup}` }),
+    mappings: fc.uniqueArray(fc.record({ externalGroup: fc.constantFrom('admins', 'devs'), role: fc.nat(10) }), {
+      maxLength: 2,
+      selector: (m) => `${m.externalGroup}`,
+    }),
   });
 
 /** Some of `pool`, each drawn with its own fields. */
-function subsetOf<T>(pool: readonly string[], item: (name: string) => fc.Arbitrary<T>, max = pool.length): fc.Arbitrary<T[]> {
-  return fc.subarray([...pool], { maxLength: max }).chain((names) => (names.length === 0 ? fc.constant([] as T[]) : fc.tuple(...names.map(item))));
+function subsetOf<T>(
+  pool: readonly string[],
+  item: (name: string) => fc.Arbitrary<T>,
+  max = pool.length,
+): fc.Arbitrary<T[]> {
+  return fc
+    .subarray([...pool], { maxLength: max })
+    .chain((names) => (names.length === 0 ? fc.constant([] as T[]) : fc.tuple(...names.map(item))));
 }
 
 /** Groups nest this deep (the org is depth 0): renames of nested groups meet people and globs beneath them. */
@@ -75,21 +142,31 @@ function groupArb(name: string, depth: number): fc.Arbitrary<MGroup> {
     depth >= MAX_DEPTH
       ? fc.constant([])
       : depth === 0
-        ? fc.subarray(['a', 'b', 'c'], { maxLength: 2 }).chain((names) => (names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1)))))
+        ? fc
+            .subarray(['a', 'b', 'c'], { maxLength: 2 })
+            .chain((names) =>
+              names.length === 0 ? fc.constant([]) : fc.tuple(...names.map((n) => groupArb(n, depth + 1))),
+            )
         : fc.oneof({ weight: 3, arbitrary: one }, { weight: 1, arbitrary: fc.constant([] as MGroup[]) });
   const deep = depth >= 2;
   // A binding below the org may name an identity of an ancestor (`up` levels up, by its path from the root).
-  const up = depth === 0 ? fc.constant(undefined) : fc.option(fc.integer({ min: 1, max: depth }), { nil: undefined, freq: 2 });
+  const up =
+    depth === 0 ? fc.constant(undefined) : fc.option(fc.integer({ min: 1, max: depth }), { nil: undefined, freq: 2 });
   return fc.record({
     name: fc.constant(name),
     description,
     identities: subsetOf(['bot', 'ci', 'deploy', 'signer', 'builder'], identityArb, deep ? 2 : 3),
     roles: subsetOf(['reader', 'writer', 'auditor'], roleArb, 2),
-    bindings: fc.array(fc.record({ identity: fc.nat(5), role: fc.nat(10), up }, { requiredKeys: ['identity', 'role'] }), { maxLength: deep ? 3 : 2 }),
+    bindings: fc.array(
+      fc.record({ identity: fc.nat(5), role: fc.nat(10), up }, { requiredKeys: ['identity', 'role'] }),
+      { maxLength: deep ? 3 : 2 },
+    ),
     repos: subsetOf(['app', 'web', 'legacy', 'api', 'docs'], repoArb, deep ? 1 : 3),
     subscriptions: fc.subarray(['https://hooks.acme.dev/a', 'https://hooks.acme.dev/b'], { maxLength: 1 }),
     idps: depth <= 1 ? subsetOf(['okta'], idpArb) : fc.constant([]),
-    association: maybe(fc.record({ name: fc.constantFrom('cloud', 'code'), account: fc.constantFrom('123456789012', '210987654321') })),
+    association: maybe(
+      fc.record({ name: fc.constantFrom('cloud', 'code'), account: fc.constantFrom('123456789012', '210987654321') }),
+    ),
     groups: children,
   });
 }
@@ -113,10 +190,30 @@ export type Edit =
 
 export const editArb: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('remove' as const), at: fc.nat() }),
-  fc.record({ op: fc.constant('describe' as const), at: fc.nat(), text: fc.constantFrom('', 'changed', 'Team of builders') }),
-  fc.record({ op: fc.constant('rename' as const), at: fc.nat(), to: fc.constantFrom('x1', 'x2', 'b', 'web', 'api', 'c'), declare: fc.boolean() }),
+  fc.record({
+    op: fc.constant('describe' as const),
+    at: fc.nat(),
+    text: fc.constantFrom('', 'changed', 'Team of builders'),
+  }),
+  fc.record({
+    op: fc.constant('rename' as const),
+    at: fc.nat(),
+    to: fc.constantFrom('x1', 'x2', 'b', 'web', 'api', 'c'),
+    declare: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('move' as const), at: fc.nat(), to: fc.nat() }),
-  fc.record({ op: fc.constant('add' as const), at: fc.nat(), what: fc.constantFrom('identity' as const, 'repo' as const, 'role' as const, 'group' as const, 'binding' as const, 'subscription' as const) }),
+  fc.record({
+    op: fc.constant('add' as const),
+    at: fc.nat(),
+    what: fc.constantFrom(
+      'identity' as const,
+      'repo' as const,
+      'role' as const,
+      'group' as const,
+      'binding' as const,
+      'subscription' as const,
+    ),
+  }),
   fc.record({ op: fc.constant('role' as const), at: fc.nat(), role: fc.nat(14) }),
   fc.record({ op: fc.constant('byUid' as const), at: fc.nat() }),
   fc.record({ op: fc.constant('bindHuman' as const), at: fc.nat(), role: fc.nat(4) }),
@@ -133,11 +230,36 @@ export interface GenSettings {
 export const settingsArb: fc.Arbitrary<GenSettings> = fc.record({
   prune: fc.oneof(
     fc.boolean(),
-    fc.record({ identities: fc.boolean(), repos: fc.boolean(), roleBindings: fc.boolean(), groups: fc.boolean(), roles: fc.boolean(), subscriptions: fc.boolean() }, { requiredKeys: [] }),
+    fc.record(
+      {
+        identities: fc.boolean(),
+        repos: fc.boolean(),
+        roleBindings: fc.boolean(),
+        groups: fc.boolean(),
+        roles: fc.boolean(),
+        subscriptions: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    ),
   ),
   // Declared resources never match these (no declared identity is named human-*, no repo *hand*).
-  ignore: fc.subarray(['identity:*human-*', 'identity:human-*', 'repo:*hand*', 'identity:a/*human*', 'identity:a/b/*human*']),
-  protect: fc.subarray(['repo:*legacy*', 'repo:a/*', 'repo:x1/*', 'group:a', 'group:a/b', 'identity:*bot', 'subscription:*', 'repo:*hand*']),
+  ignore: fc.subarray([
+    'identity:*human-*',
+    'identity:human-*',
+    'repo:*hand*',
+    'identity:a/*human*',
+    'identity:a/b/*human*',
+  ]),
+  protect: fc.subarray([
+    'repo:*legacy*',
+    'repo:a/*',
+    'repo:x1/*',
+    'group:a',
+    'group:a/b',
+    'identity:*bot',
+    'subscription:*',
+    'repo:*hand*',
+  ]),
 });
 
 /** What is done by hand after the first apply: people (ignored or not) with bindings, tags, an unmanaged repo. */
@@ -148,13 +270,24 @@ export interface Extras {
 }
 
 export const extrasArb: fc.Arbitrary<Extras> = fc.record({
-  humans: fc.uniqueArray(fc.record({ group: fc.nat(10), name: fc.constantFrom('human-ann', 'human-bob', 'human-cid'), role: fc.constantFrom(...BUILTINS) }), { maxLength: 3, selector: (h) => h.name }),
+  humans: fc.uniqueArray(
+    fc.record({
+      group: fc.nat(10),
+      name: fc.constantFrom('human-ann', 'human-bob', 'human-cid'),
+      role: fc.constantFrom(...BUILTINS),
+    }),
+    { maxLength: 3, selector: (h) => h.name },
+  ),
   tags: fc.uniqueArray(fc.nat(8), { maxLength: 2 }),
   handRepo: maybe(fc.nat(6)),
 });
 
 /** A change made by hand between `plan --out` and `apply plan.json`. */
-export type HandEdit = { op: 'none' } | { op: 'describe'; at: number } | { op: 'delete'; at: number } | { op: 'create'; at: number };
+export type HandEdit =
+  | { op: 'none' }
+  | { op: 'describe'; at: number }
+  | { op: 'delete'; at: number }
+  | { op: 'create'; at: number };
 export const handEditArb: fc.Arbitrary<HandEdit> = fc.oneof(
   fc.constant({ op: 'none' as const }),
   fc.record({ op: fc.constant('describe' as const), at: fc.nat() }),
@@ -167,7 +300,10 @@ export type ApplyFault = { kind: 'none' } | { kind: 'resets'; seed: number } | {
 export const faultArb: fc.Arbitrary<ApplyFault> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'none' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('resets' as const), seed: fc.nat(1_000_000) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('interrupt' as const), after: fc.integer({ min: 1, max: 6 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('interrupt' as const), after: fc.integer({ min: 1, max: 6 }) }),
+  },
 );
 
 /** Every group of the model, depth first, with its path from the org root ('' for the org). */
@@ -184,93 +320,19 @@ export function groupsOf(org: MGroup): { path: string; group: MGroup; depth: num
 /** Role names a binding in the group at `index` of groupsOf may use: built-ins, then custom roles of it and its ancestors. */
 export function rolesVisible(all: { path: string; group: MGroup }[], index: number): string[] {
   const path = all[index]!.path;
-  const custom = all.filter((g) => g.path === '' || path === g.path || path.startsWith(`${g.path}/`)).flatMap((g) => g.group.roles.map((r) => r.name));
+  const custom = all
+    .filter((g) => g.path === '' || path === g.path || path.startsWith(`${g.path}/`))
+    .flatMap((g) => g.group.roles.map((r) => r.name));
   // The nearest one wins for a bare name: list each name once.
   return [...BUILTINS, ...new Set(custom)];
 }
 
-/** Uids the rendering needs: identities by path (for bindings by uid), and hand-made people. */
-export interface Uids {
-  identity: Map<string, string>;
-  humans: { group: string; name: string; uid: string }[];
-}
-
-
-/** The model as one manifest document (JSON is YAML), for the org named `orgName`. */
-export function renderManifest(org: MOrg, orgName: string, settings: GenSettings | undefined, uids?: Uids, accessRules?: readonly GenRule[]): string {
-  const all = groupsOf(org);
-  const render = (g: MGroup, index: number): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    if (index !== 0) out.name = g.name;
-    if (g.renamedFrom !== undefined) out.renamedFrom = g.renamedFrom;
-    if (g.description !== undefined) out.description = g.description;
-    if (g.identities.length > 0) {
-      out.identities = g.identities.map((i) => ({ name: i.name, ...(i.renamedFrom ? { renamedFrom: i.renamedFrom } : {}), ...(i.description !== undefined ? { description: i.description } : {}), ...RELATIONSHIPS[i.relationship % RELATIONSHIPS.length] }));
-    }
-    if (g.roles.length > 0) {
-      out.roles = g.roles.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), capabilities: r.capabilities }));
-    }
-    const roles = rolesVisible(all, index);
-    const bindings: Record<string, unknown>[] = [];
-    const seen = new Set<string>();
-    const path = all[index]!.path;
-    for (const b of g.bindings) {
-      const role = roles[b.role % roles.length]!;
-      let ref: Record<string, string> | undefined;
-      if (b.human) {
-        const humans = uids?.humans ?? [];
-        const human = humans[b.identity % Math.max(1, humans.length)];
-        if (human) ref = { identityUid: human.uid };
-      } else if (b.up !== undefined && b.up > 0) {
-        // An ancestor's identity, by its path from the root (`/bot` for the org's).
-        const from = path.split('/').slice(0, Math.max(0, path.split('/').length - b.up)).join('/');
-        const owner = all.find((x) => x.path === from)?.group;
-        if (owner && owner.identities.length > 0) {
-          const identity = owner.identities[b.identity % owner.identities.length]!.name;
-          const full = from === '' ? identity : `${from}/${identity}`;
-          const uid = b.byUid ? uids?.identity.get(full) : undefined;
-          ref = uid !== undefined ? { identityUid: uid } : { identity: from === '' ? `/${identity}` : full };
-        }
-      } else if (g.identities.length > 0) {
-        const identity = g.identities[b.identity % g.identities.length]!.name;
-        const uid = b.byUid ? uids?.identity.get(path === '' ? identity : `${path}/${identity}`) : undefined;
-        ref = uid !== undefined ? { identityUid: uid } : { identity };
-      }
-      if (!ref) continue;
-      const key = `${Object.values(ref)[0]}=${role}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      bindings.push({ ...ref, role });
-    }
-    if (bindings.length > 0) out.roleBindings = bindings;
-    if (g.repos.length > 0) {
-      out.repos = g.repos.map((r) => ({ name: r.name, ...(r.renamedFrom ? { renamedFrom: r.renamedFrom } : {}), ...(r.description !== undefined ? { description: r.description } : {}), ...(r.readme !== undefined ? { readme: r.readme } : {}), ...(r.tier !== undefined ? { tier: r.tier } : {}), ...(r.aliases !== undefined ? { aliases: r.aliases } : {}) }));
-    }
-    if (g.subscriptions.length > 0) out.subscriptions = g.subscriptions.map((sink) => ({ sink }));
-    if (g.idps.length > 0) {
-      out.identityProviders = g.idps.map((idp) => {
-        const mappings = new Map<string, { externalGroup: string; role: string }>();
-        for (const m of idp.mappings) mappings.set(m.externalGroup, { externalGroup: m.externalGroup, role: roles[m.role % roles.length]! });
-        return {
-          name: idp.name,
-          ...(idp.renamedFrom ? { renamedFrom: idp.renamedFrom } : {}),
-          defaultRole: roles[idp.defaultRole % roles.length],
-          oidc: { issuer: 'https://acme.okta.com', clientId: idp.clientId, clientSecret: { fromEnv: SECRET_ENV } },
-          ...(mappings.size > 0 ? { groupMappings: [...mappings.values()] } : {}),
-        };
-      });
-    }
-    if (g.association) out.accountAssociation = { name: g.association.name, amazon: { account: g.association.account } };
-    if (g.groups.length > 0) out.groups = g.groups.map((c) => render(c, all.findIndex((x) => x.group === c)));
-    return out;
-  };
-  const orgBody = { name: orgName, ...render(org, 0), ...(org.terms.length > 0 ? { acceptedTerms: org.terms } : {}), ...(accessRules && accessRules.length > 0 ? { accessRules } : {}) };
-  const doc: Record<string, unknown> = { apiVersion: 'platform-sync/v1', org: orgBody };
-  if (settings) doc.settings = settings;
-  return JSON.stringify(doc, null, 1);
-}
-
-type Item = { group: MGroup; list: 'identities' | 'roles' | 'bindings' | 'repos' | 'subscriptions' | 'idps' | 'groups' | 'association'; index: number; path: string };
+type Item = {
+  group: MGroup;
+  list: 'identities' | 'roles' | 'bindings' | 'repos' | 'subscriptions' | 'idps' | 'groups' | 'association';
+  index: number;
+  path: string;
+};
 
 /** Every declared item of the model, for edits by index. */
 function itemsOf(org: MGroup): Item[] {
@@ -291,7 +353,8 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
     const items = itemsOf(next);
     if (items.length === 0) break;
     const item = items[edit.at % items.length]!;
-    const list = item.list === 'association' ? undefined : (item.group[item.list] as unknown as Record<string, unknown>[]);
+    const list =
+      item.list === 'association' ? undefined : (item.group[item.list] as unknown as Record<string, unknown>[]);
     const target = list ? list[item.index]! : (item.group.association as unknown as Record<string, unknown>);
     const groups = groupsOf(next);
     switch (edit.op) {
@@ -320,7 +383,8 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
       }
       case 'add': {
         const g = groups[edit.at % groups.length]!;
-        const fresh = (names: string[], taken: { name: string }[]) => names.find((n) => !taken.some((t) => t.name === n));
+        const fresh = (names: string[], taken: { name: string }[]) =>
+          names.find((n) => !taken.some((t) => t.name === n));
         if (edit.what === 'identity') {
           const name = fresh(['deploy', 'ci', 'bot'], g.group.identities);
           if (name) g.group.identities.push({ name, relationship: edit.at % 4 });
@@ -333,8 +397,21 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
         } else if (edit.what === 'group' && g.depth < MAX_DEPTH) {
           const name = fresh(['c', 'a', 'b'], g.group.groups);
           // A new group binds its own identity and one of its parent's (a grant it may already inherit).
-          const bindings: MBinding[] = [{ identity: 0, role: 0 }, ...(g.depth > 0 ? [{ identity: edit.at >> 3, role: edit.at >> 5, up: 1 }] : [])];
-          if (name) g.group.groups.push({ name, identities: [{ name: 'bot', relationship: 0 }], roles: [], bindings, repos: [], subscriptions: [], idps: [], groups: [] });
+          const bindings: MBinding[] = [
+            { identity: 0, role: 0 },
+            ...(g.depth > 0 ? [{ identity: edit.at >> 3, role: edit.at >> 5, up: 1 }] : []),
+          ];
+          if (name)
+            g.group.groups.push({
+              name,
+              identities: [{ name: 'bot', relationship: 0 }],
+              roles: [],
+              bindings,
+              repos: [],
+              subscriptions: [],
+              idps: [],
+              groups: [],
+            });
         } else if (edit.what === 'binding') {
           const up = g.depth > 0 ? (edit.at >> 4) % (g.depth + 1) : 0;
           g.group.bindings.push({ identity: edit.at, role: edit.at >> 2, ...(up > 0 ? { up } : {}) });
@@ -370,11 +447,18 @@ export function applyEdits(org: MOrg, edits: readonly Edit[]): MOrg {
         const at = holders[edit.at % holders.length]!;
         const own = at.group.bindings.filter((b) => !b.human);
         const b = own[(edit.at >> 3) % own.length]!;
-        const below = groups.filter((g) => g.depth > at.depth && (at.path === '' || g.path.startsWith(`${at.path}/`))).sort((x, y) => y.depth - x.depth);
+        const below = groups
+          .filter((g) => g.depth > at.depth && (at.path === '' || g.path.startsWith(`${at.path}/`)))
+          .sort((x, y) => y.depth - x.depth);
         if (below.length === 0) break;
         const to = below[(edit.at >> 6) % Math.min(2, below.length)]!;
         const roles = rolesVisible(groups, groups.indexOf(at)).length;
-        to.group.bindings.push({ identity: b.identity, role: b.role % roles, up: to.depth - at.depth + (b.up ?? 0), ...(b.byUid ? { byUid: true } : {}) });
+        to.group.bindings.push({
+          identity: b.identity,
+          role: b.role % roles,
+          up: to.depth - at.depth + (b.up ?? 0),
+          ...(b.byUid ? { byUid: true } : {}),
+        });
         break;
       }
       case 'bindHuman': {

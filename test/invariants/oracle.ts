@@ -18,10 +18,16 @@ import type { Plan, PlanRefusal } from '../../src/model/plan.js';
 
 /** A glob as DESIGN §3 defines it: `*` any run of characters, `?` one; anchored. */
 export function globOracle(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((run) => run.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\?/g, '.')).join('.*')}$`);
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((run) => run.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\?/g, '.'))
+      .join('.*')}$`,
+  );
 }
 
-const anyMatch = (addresses: Iterable<string>, globs: readonly RegExp[]) => [...addresses].some((a) => globs.some((g) => g.test(a)));
+const anyMatch = (addresses: Iterable<string>, globs: readonly RegExp[]) =>
+  [...addresses].some((a) => globs.some((g) => g.test(a)));
 const join = (path: string, name: string) => (path === '' ? name : `${path}/${name}`);
 const parent = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 
@@ -38,7 +44,11 @@ function renamesOf(desired: DesiredState): Renames {
     if (d.renamedFrom === undefined) continue;
     const newName = (d.fields as { name?: string }).name!;
     if (d.kind === 'group') groups.push({ oldPath: join(parent(d.groupPath), d.renamedFrom), newPath: d.groupPath });
-    else items.push({ oldAddress: `${d.kind}:${join(d.groupPath, d.renamedFrom)}`, newAddress: `${d.kind}:${join(d.groupPath, newName)}` });
+    else
+      items.push({
+        oldAddress: `${d.kind}:${join(d.groupPath, d.renamedFrom)}`,
+        newAddress: `${d.kind}:${join(d.groupPath, newName)}`,
+      });
   }
   return { groups, items };
 }
@@ -46,7 +56,9 @@ function renamesOf(desired: DesiredState): Renames {
 /** The part of an address that is a group path (and what stands before it), per the address table of DESIGN §3. */
 function splitPath(address: string): { head: string; rest: string; isGroupItself: boolean } {
   // A group mapping's address holds its identity provider's address whole.
-  const head = address.startsWith('groupMapping:identityProvider:') ? 'groupMapping:identityProvider:' : address.slice(0, address.indexOf(':') + 1);
+  const head = address.startsWith('groupMapping:identityProvider:')
+    ? 'groupMapping:identityProvider:'
+    : address.slice(0, address.indexOf(':') + 1);
   return { head, rest: address.slice(head.length), isGroupItself: head === 'group:' || head === 'accountAssociation:' };
 }
 
@@ -93,7 +105,12 @@ function pathOf(r: LiveResource): string {
  * The live resources (by `kind:uid`) that `globs` cover, per DESIGN §4; with `bindingsOfIgnored`,
  * also the live bindings nothing declares whose identity is covered.
  */
-export function coveredLive(live: LiveState, desired: DesiredState, globs: readonly RegExp[], bindingsOfIgnored: boolean): Map<string, LiveResource> {
+export function coveredLive(
+  live: LiveState,
+  desired: DesiredState,
+  globs: readonly RegExp[],
+  bindingsOfIgnored: boolean,
+): Map<string, LiveResource> {
   const out = new Map<string, LiveResource>();
   if (globs.length === 0) return out;
   const renames = renamesOf(desired);
@@ -125,15 +142,26 @@ function declarableAddresses(r: LiveResource, uidByPath: Map<string, string>): s
   const prefix = `roleBinding:${r.groupPath === '' ? '' : `${r.groupPath}/`}`;
   const [identityText, roleText] = r.address.slice(prefix.length).split('=') as [string, string];
   const fields = r.fields as { identity: { path?: string }; role: { path?: string } };
-  const identities = [identityText, ...(fields.identity.path !== undefined && uidByPath.has(`identity:${fields.identity.path}`) ? [`uid:${uidByPath.get(`identity:${fields.identity.path}`)}`] : [])];
-  const roles = [roleText, ...(fields.role.path !== undefined && uidByPath.has(`role:${fields.role.path}`) ? [`uid:${uidByPath.get(`role:${fields.role.path}`)}`] : [])];
+  const identities = [
+    identityText,
+    ...(fields.identity.path !== undefined && uidByPath.has(`identity:${fields.identity.path}`)
+      ? [`uid:${uidByPath.get(`identity:${fields.identity.path}`)}`]
+      : []),
+  ];
+  const roles = [
+    roleText,
+    ...(fields.role.path !== undefined && uidByPath.has(`role:${fields.role.path}`)
+      ? [`uid:${uidByPath.get(`role:${fields.role.path}`)}`]
+      : []),
+  ];
   return identities.flatMap((i) => roles.map((role) => `${prefix}${i}=${role}`));
 }
 
 /** Declared resources that are not live (by address; bindings by uid or by path alike). */
 export function declaredNotLive(desired: DesiredState, live: LiveState): string[] {
   const uidByPath = new Map<string, string>();
-  for (const r of live.resources) if (r.kind === 'identity' || r.kind === 'role') uidByPath.set(`${r.kind}:${pathOf(r)}`, r.uid);
+  for (const r of live.resources)
+    if (r.kind === 'identity' || r.kind === 'role') uidByPath.set(`${r.kind}:${pathOf(r)}`, r.uid);
   const liveAddresses = new Set(live.resources.flatMap((r) => declarableAddresses(r, uidByPath)));
   return desired.resources.filter((d) => !liveAddresses.has(d.address)).map((d) => d.address);
 }
@@ -162,7 +190,12 @@ const DESIGN_RULES: ReadonlySet<PlanRefusal['rule']> = new Set([
  * names, addresses that are the plan's or the org's, and — for `protected` and `mass-delete` —
  * the delete steps that make it. Returns what does not hold (empty when every refusal is justified).
  */
-export function unjustifiedRefusals(p: Plan, live: LiveState, covered: { protect: ReadonlyMap<string, LiveResource>; ignore: ReadonlyMap<string, LiveResource> }, options: { maxDeleteRatio: number; allowMassDelete: boolean }): string[] {
+export function unjustifiedRefusals(
+  p: Plan,
+  live: LiveState,
+  covered: { protect: ReadonlyMap<string, LiveResource>; ignore: ReadonlyMap<string, LiveResource> },
+  options: { maxDeleteRatio: number; allowMassDelete: boolean },
+): string[] {
   const protectedLive = covered.protect;
   const problems: string[] = [];
   const deletes = p.steps.filter((s) => s.action === 'delete');
@@ -171,10 +204,16 @@ export function unjustifiedRefusals(p: Plan, live: LiveState, covered: { protect
       problems.push(`refusal rule ${refusal.rule} is not one DESIGN names: ${refusal.message}`);
       continue;
     }
-    if (refusal.addresses.length === 0 && refusal.rule !== 'org-not-visible') problems.push(`refusal ${refusal.rule} names no address: ${refusal.message}`);
+    if (refusal.addresses.length === 0 && refusal.rule !== 'org-not-visible')
+      problems.push(`refusal ${refusal.rule} names no address: ${refusal.message}`);
     if (refusal.rule === 'protected') {
-      const justified = deletes.some((s) => refusal.addresses.includes(s.address) && protectedLive.has(`${s.kind}:${s.uid}`));
-      if (!justified) problems.push(`refused as protected, but no delete of a resource a protect glob covers is among ${refusal.addresses.join(', ')}`);
+      const justified = deletes.some(
+        (s) => refusal.addresses.includes(s.address) && protectedLive.has(`${s.kind}:${s.uid}`),
+      );
+      if (!justified)
+        problems.push(
+          `refused as protected, but no delete of a resource a protect glob covers is among ${refusal.addresses.join(', ')}`,
+        );
     }
     if (refusal.rule === 'mass-delete') {
       if (options.allowMassDelete) problems.push('refused as a mass delete while --allow-mass-delete was given');
@@ -186,7 +225,10 @@ export function unjustifiedRefusals(p: Plan, live: LiveState, covered: { protect
         const managed = all.filter((r) => !covered.ignore.has(`${r.kind}:${r.uid}`)).length;
         return all.length >= 10 && n > options.maxDeleteRatio * managed;
       });
-      if (!justified) problems.push(`refused as a mass delete, but no kind with 10 or more resources loses more than ${options.maxDeleteRatio} of them`);
+      if (!justified)
+        problems.push(
+          `refused as a mass delete, but no kind with 10 or more resources loses more than ${options.maxDeleteRatio} of them`,
+        );
     }
   }
   return problems;

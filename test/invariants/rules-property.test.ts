@@ -17,7 +17,8 @@ import { Harness, RULES_UNKNOWN, RUNS, SEED } from './check-case.js';
 
 /** Cases: 20 in `npm test` (each plans and applies a whole org), INVARIANT_RUNS when that is set (test:deep, CI's bounded run). */
 const RULES_RUNS = process.env.INVARIANT_RUNS ? RUNS : 20;
-import { groupsOf, orgArb, renderManifest, rolesVisible, SECRET_VALUE, type MGroup, type MOrg } from './generators.js';
+import { groupsOf, orgArb, rolesVisible, SECRET_VALUE, type MGroup, type MOrg } from './generators.js';
+import { renderManifest } from './render-manifest.js';
 import { RELATIONSHIPS } from './gen-relationships.js';
 import { renderRules, ruleSpecArb, type RuleSpec } from './gen-rules.js';
 import { holdRulesToOracle, newRuleStats } from './check-access.js';
@@ -29,13 +30,13 @@ function lean(g: MGroup): MGroup {
 const leanOrgArb: fc.Arbitrary<MOrg> = orgArb.map((o) => ({ ...(lean(o) as MOrg), terms: [] }));
 
 /** A custom role of the org holding escalating capabilities (and roles.list), bound to an identity of its own in some group. */
-export interface Escalator {
+interface Escalator {
   caps: string[];
   group: number;
   relationship: number;
 }
 
-export interface RulesCase {
+interface RulesCase {
   org: MOrg;
   rules: RuleSpec[];
   escalator?: Escalator;
@@ -79,10 +80,10 @@ function withEscalator(org: MOrg, e: Escalator | undefined): MOrg {
   return next;
 }
 
-export const rulesStats = newRuleStats();
+const rulesStats = newRuleStats();
 
 /** Plans the org from nothing with and without its rules, applies it, and holds the refusals to the oracle's verdicts. */
-export async function checkRulesCase(h: Harness, c: RulesCase): Promise<void> {
+async function checkRulesCase(h: Harness, c: RulesCase): Promise<void> {
   const orgName = h.nextOrgName();
   const org = withEscalator(c.org, c.escalator);
   const desired = h.load(renderManifest(org, orgName, undefined));
@@ -103,8 +104,8 @@ describe('access rules and escalation over generated orgs', () => {
   }
   const h = new Harness();
   beforeAll(() => h.start());
-  afterAll(() => h.stop());
-  afterAll(() => {
+  afterAll(async () => {
+    await h.stop();
     process.stdout.write(
       `access rules property: ${rulesStats.judged} judged, ${rulesStats.broken} broken (${rulesStats.byEscalation} by escalation alone), ${rulesStats.either} either way\n`,
     );
