@@ -38,10 +38,10 @@ function sealHash(file: string, unsealed: string): string {
 
 /** `text` (already redacted) with its seal line added under the mark line. */
 export function sealExportFile(file: string, text: string): string {
+  // Under the mark's line (ended, when the text ends there), else on top.
   const mark = text.indexOf(EXPORT_MARK);
-  const at = mark < 0 ? 0 : text.indexOf('\n', mark) + 1 || text.length;
-  const head = at > 0 && !text.slice(0, at).endsWith('\n') ? `${text.slice(0, at)}\n` : text.slice(0, at);
-  const rest = text.slice(at);
+  const end = text.indexOf('\n', mark);
+  const [head, rest] = mark === -1 ? ['', text] : end === -1 ? [`${text}\n`, ''] : [text.slice(0, end + 1), text.slice(end + 1)];
   const line = `${SEAL_PREFIX} ${sealHash(file, head + rest)} (SHA-256 of this file as export wrote it: export --force replaces it only unchanged)\n`;
   return `${head}${line}${rest}`;
 }
@@ -79,7 +79,7 @@ function realTarget(path: string): string {
 
 function unwritable(path: string, err: unknown): UserError {
   const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-  const hint = reason === 'EEXIST' || reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : '';
+  const hint = reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : '';
   return new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${hint}; nothing was written`, { cause: err });
 }
 
@@ -103,8 +103,11 @@ function listed(paths: readonly string[]): string {
 export function writeExport(given: string, files: readonly ExportedFile[], options: WriteExportOptions = {}): void {
   // Through the target's real path (DESIGN.md §8 rev 4): a link given as --out leads to a directory.
   const outDir = realTarget(given);
+  const names = new Set<string>();
   for (const f of files) {
     if (f.file !== basename(f.file) || f.file.startsWith('.')) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
+    if (names.has(f.file)) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)} twice`);
+    names.add(f.file);
   }
   const redact = options.redact ?? environmentRedactor();
   // Redacted before it is sealed, so that the seal holds for the text on disk.
@@ -127,7 +130,6 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
     return;
   }
 
-  const names = new Set(files.map((f) => f.file));
   const existing = files.map((f) => ({ file: f.file, path: join(outDir, f.file), entry: entryAt(join(outDir, f.file)) })).filter((e) => e.entry !== 'none');
   const directories = existing.filter((e) => e.entry === 'directory').map((e) => e.path);
   if (directories.length > 0) throw new UserError('EXPORT_WOULD_OVERWRITE', `${directories.join(', ')} ${directories.length === 1 ? 'is a directory' : 'are directories'}; export writes files there`);
@@ -167,28 +169,35 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
 
 /** Clears what an interrupted export left beside `outDir` and inside it (io/write-file.ts recoverDirectory, recoverIntoDirectory). */
 function recoverInterrupted(outDir: string): void {
-  let entries: string[] | undefined;
+  let beside: string[] = [];
   try {
-    entries = listDirectorySync(dirname(outDir), { maxEntries: 1_000_000 });
+    beside = listDirectorySync(dirname(outDir), { maxEntries: 1_000_000 });
   } catch {
-    entries = undefined;
+    // A parent that cannot be listed holds nothing an export left there.
   }
-  if (entries) recoverDirectory(outDir, entries, () => entryAt(outDir) === 'none');
+  recoverDirectory(outDir, beside, () => entryAt(outDir) === 'none');
   if (entryAt(outDir) !== 'directory') return;
   const inside = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((n) => n.startsWith(EXPORT_AREA));
   for (const area of inside) {
     const path = join(outDir, area);
     if (entryAt(path) !== 'directory') continue;
-    let journal: { place: string[]; replace: string[] } | undefined;
-    try {
-      const parsed = JSON.parse(readTextSyncBounded(join(path, '.journal'), { maxBytes: 64 * 1024 * 1024, label: 'journal' })) as Record<string, unknown>;
-      const names = (list: unknown) => Array.isArray(list) && list.every((n) => typeof n === 'string' && n === basename(n) && !n.startsWith('.') && n !== '..');
-      if (names(parsed.place) && names(parsed.replace)) journal = parsed as typeof journal;
-    } catch {
-      journal = undefined;
-    }
+    const journal = readJournal(join(path, '.journal'));
     const own = (name: string) => entryAt(join(outDir, name)) === 'file' && judge(join(outDir, name), name) === 'sealed';
     const aside = entryAt(join(path, 'aside')) === 'directory' ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 }) : [];
     recoverIntoDirectory(outDir, area, journal, aside, own);
   }
+}
+
+/** The journal of an area: the names it was placing and replacing, each a plain name export writes; undefined when missing, garbled or naming anything else. */
+function readJournal(path: string): { place: string[]; replace: string[] } | undefined {
+  let parsed: { place?: unknown; replace?: unknown } | null;
+  try {
+    parsed = JSON.parse(readTextSyncBounded(path, { maxBytes: 64 * 1024 * 1024, label: 'journal' }));
+  } catch {
+    return undefined; // none (the export finished, or never moved anything), or garbled: nothing to undo
+  }
+  const names = (list: unknown): list is string[] => Array.isArray(list) && list.every((n) => typeof n === 'string' && n === basename(n) && !n.startsWith('.'));
+  const place = parsed?.place;
+  const replace = parsed?.replace;
+  return names(place) && names(replace) ? { place, replace } : undefined;
 }

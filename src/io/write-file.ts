@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { escapeValue } from './escape.js';
-import { appendFileSync, chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 
@@ -213,7 +213,8 @@ function linkOrRename(from: string, to: string): void {
  * Undoes a {@link writeIntoDirectory} of `outDir` cut short (its area `areaName`, the files it
  * set aside `asideEntries`; `journal` the names it was placing and replacing, undefined when it has none): without a
  * journal it finished (or never moved anything) and the area is removed; with one, the files it
- * placed — only those still its own (`own`) — are taken out and the ones set aside put back.
+ * placed — only those still its own (`own`) — are taken out and the ones set aside put back, never
+ * over an entry there (one changed since the cut: an error naming it, nothing changed).
  */
 export function recoverIntoDirectory(
   outDir: string,
@@ -226,10 +227,22 @@ export function recoverIntoDirectory(
   if (journal !== undefined) {
     // A name it replaces holds its new file only once the old one is aside (the moves aside all come first).
     const placedMaybe = journal.place.filter((name) => !journal.replace.includes(name) || asideEntries.includes(name));
-    for (const name of placedMaybe) if (own(name)) rmSync(join(outDir, name), { force: true });
-    for (const name of asideEntries) renameSync(join(area, 'aside', name), join(outDir, name));
+    const placed = placedMaybe.filter(own);
+    const changed = asideEntries.find((name) => !placed.includes(name) && entryThere(join(outDir, name)));
+    if (changed !== undefined) {
+      const kept = `kept as ${escapeValue(join(area, 'aside', changed))}`;
+      const why = `changed since an export into ${escapeValue(outDir)} was cut short, which had set aside the file it replaced there (${kept})`;
+      throw new UserError('EXPORT_WOULD_OVERWRITE', `${escapeValue(join(outDir, changed))}: ${why}; move one of them away and export again; nothing was changed`);
+    }
+    for (const name of placed) rmSync(join(outDir, name), { force: true });
+    for (const name of asideEntries) linkOrRename(join(area, 'aside', name), join(outDir, name));
   }
   rmSync(area, { recursive: true, force: true });
+}
+
+/** Whether an entry (a file, a directory, a link even when dangling) has this name. */
+function entryThere(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 /** Makes a directory (and its parents); a failure is a UserError naming `what`, the path and why. */
