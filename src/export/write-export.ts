@@ -192,7 +192,7 @@ function recoverInterrupted(outDir: string): void {
 function readJournal(path: string): { place: string[]; replace: string[] } | undefined {
   let parsed: { place?: unknown; replace?: unknown } | null;
   try {
-    parsed = JSON.parse(readTextSyncBounded(path, { maxBytes: 64 * 1024 * 1024, label: 'journal' }));
+    parsed = JSON.parse(readTextSyncBounded(path, { maxBytes: 64 * 1024 * 1024 }));
   } catch {
     return undefined; // none (the export finished, or never moved anything), or garbled: nothing to undo
   }

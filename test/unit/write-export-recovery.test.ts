@@ -64,7 +64,7 @@ describe('a hostile journal never reaches outside --out', () => {
         const { base, out } = earlier();
         const victim = join(out, name);
         writeFileSync(victim, sealedAs(name));
-        const area = plantArea(out, JSON.stringify({ place, replace: [] }));
+        const area = plantArea(out, JSON.stringify({ place, replace: ['eng.yaml'] }));
         writeExport(out, files('new'), { force: true });
         expect(read(victim)).toBe(sealedAs(name));
         expect(existsSync(area)).toBe(false);
