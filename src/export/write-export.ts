@@ -13,7 +13,14 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { listDirectorySync, readFileHeadSync, readTextSyncBounded } from '../io/read-file.js';
 import { escapeValue } from '../io/escape.js';
 import { environmentRedactor } from '../io/redact.js';
-import { EXPORT_AREA, recoverDirectory, recoverIntoDirectory, writeDirectory, writeIntoDirectory, type Redactor } from '../io/write-file.js';
+import {
+  EXPORT_AREA,
+  recoverDirectory,
+  recoverIntoDirectory,
+  writeDirectory,
+  writeIntoDirectory,
+  type Redactor,
+} from '../io/write-file.js';
 import { EXPORT_MARK } from './export-manifests.js';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
@@ -41,7 +48,8 @@ export function sealExportFile(file: string, text: string): string {
   // Under the mark's line (ended, when the text ends there), else on top.
   const mark = text.indexOf(EXPORT_MARK);
   const end = text.indexOf('\n', mark);
-  const [head, rest] = mark === -1 ? ['', text] : end === -1 ? [`${text}\n`, ''] : [text.slice(0, end + 1), text.slice(end + 1)];
+  const [head, rest] =
+    mark === -1 ? ['', text] : end === -1 ? [`${text}\n`, ''] : [text.slice(0, end + 1), text.slice(end + 1)];
   const line = `${SEAL_PREFIX} ${sealHash(file, head + rest)} (SHA-256 of this file as export wrote it: export --force replaces it only unchanged)\n`;
   return `${head}${line}${rest}`;
 }
@@ -80,7 +88,11 @@ function realTarget(path: string): string {
 function unwritable(path: string, err: unknown): UserError {
   const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
   const hint = reason === 'ENOTDIR' ? ' (a file is in the way of the directory)' : '';
-  return new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${path}: ${reason}${hint}; nothing was written`, { cause: err });
+  return new UserError(
+    'EXPORT_UNWRITABLE',
+    `cannot write the export to ${path}: ${reason}${hint}; nothing was written`,
+    { cause: err },
+  );
 }
 
 /** What a regular file in the directory is to an export: not marked (the user's), sealed (an export's own), or marked but not as export wrote it. */
@@ -88,7 +100,9 @@ function judge(path: string, file: string): 'unmarked' | 'sealed' | 'altered' {
   const head = readFileHeadSync(path, 4096)?.toString('utf8');
   if (head === undefined || !head.includes(EXPORT_MARK)) return 'unmarked';
   try {
-    return isSealedExportFile(file, readTextSyncBounded(path, { maxBytes: MAX_SEALED_BYTES, label: path })) ? 'sealed' : 'altered';
+    return isSealedExportFile(file, readTextSyncBounded(path, { maxBytes: MAX_SEALED_BYTES, label: path }))
+      ? 'sealed'
+      : 'altered';
   } catch {
     return 'altered';
   }
@@ -105,8 +119,13 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
   const outDir = realTarget(given);
   const names = new Set<string>();
   for (const f of files) {
-    if (f.file !== basename(f.file) || f.file.startsWith('.')) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
-    if (names.has(f.file)) throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)} twice`);
+    if (f.file !== basename(f.file) || f.file.startsWith('.'))
+      throw new UserError('EXPORT_UNWRITABLE', `refusing to write the export file name ${JSON.stringify(f.file)}`);
+    if (names.has(f.file))
+      throw new UserError(
+        'EXPORT_UNWRITABLE',
+        `refusing to write the export file name ${JSON.stringify(f.file)} twice`,
+      );
     names.add(f.file);
   }
   const redact = options.redact ?? environmentRedactor();
@@ -122,7 +141,10 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
   if (dirEntry === 'file') throw unwritable(outDir, Object.assign(new Error('not a directory'), { code: 'ENOTDIR' }));
   if (dirEntry === 'link') {
     // A link left here is a dangling one, or one to a file: not a directory to write into.
-    throw new UserError('EXPORT_UNWRITABLE', `cannot write the export to ${outDir}: it is a symbolic link that leads to no directory; nothing was written`);
+    throw new UserError(
+      'EXPORT_UNWRITABLE',
+      `cannot write the export to ${outDir}: it is a symbolic link that leads to no directory; nothing was written`,
+    );
   }
   const keepAll: Redactor = (text) => text; // redacted above, before sealing
   if (dirEntry === 'none') {
@@ -130,13 +152,22 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
     return;
   }
 
-  const existing = files.map((f) => ({ file: f.file, path: join(outDir, f.file), entry: entryAt(join(outDir, f.file)) })).filter((e) => e.entry !== 'none');
+  const existing = files
+    .map((f) => ({ file: f.file, path: join(outDir, f.file), entry: entryAt(join(outDir, f.file)) }))
+    .filter((e) => e.entry !== 'none');
   const directories = existing.filter((e) => e.entry === 'directory').map((e) => e.path);
-  if (directories.length > 0) throw new UserError('EXPORT_WOULD_OVERWRITE', `${directories.join(', ')} ${directories.length === 1 ? 'is a directory' : 'are directories'}; export writes files there`);
+  if (directories.length > 0)
+    throw new UserError(
+      'EXPORT_WOULD_OVERWRITE',
+      `${directories.join(', ')} ${directories.length === 1 ? 'is a directory' : 'are directories'}; export writes files there`,
+    );
   if (existing.length > 0 && !options.force) {
     const named = existing.map((e) => `${e.path}${e.entry === 'link' ? ' (a symlink)' : ''}`);
     const verb = named.length === 1 ? 'exists' : 'exist';
-    throw new UserError('EXPORT_WOULD_OVERWRITE', `${named.join(', ')} already ${verb}; export does not overwrite files unless --force; nothing was written`);
+    throw new UserError(
+      'EXPORT_WOULD_OVERWRITE',
+      `${named.join(', ')} already ${verb}; export does not overwrite files unless --force; nothing was written`,
+    );
   }
   const replace: string[] = [];
   if (options.force) {
@@ -161,7 +192,10 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
     if (altered.length > 0) {
       const [it, is] = altered.length === 1 ? ['it', 'is'] : ['them', 'are'];
       const why = `${is} marked as an export's but not as export wrote ${it} (edited, or copied under another name): yours, so export --force leaves ${it}`;
-      throw new UserError('EXPORT_WOULD_OVERWRITE', `${listed(altered)}: ${why}; move ${it} away or remove the mark; nothing was written`);
+      throw new UserError(
+        'EXPORT_WOULD_OVERWRITE',
+        `${listed(altered)}: ${why}; move ${it} away or remove the mark; nothing was written`,
+      );
     }
   }
   writeIntoDirectory(outDir, sealed, replace, { redact: keepAll, unwritable });
@@ -182,8 +216,12 @@ function recoverInterrupted(outDir: string): void {
     const path = join(outDir, area);
     if (entryAt(path) !== 'directory') continue;
     const journal = readJournal(join(path, '.journal'));
-    const own = (name: string) => entryAt(join(outDir, name)) === 'file' && judge(join(outDir, name), name) === 'sealed';
-    const aside = entryAt(join(path, 'aside')) === 'directory' ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 }) : [];
+    const own = (name: string) =>
+      entryAt(join(outDir, name)) === 'file' && judge(join(outDir, name), name) === 'sealed';
+    const aside =
+      entryAt(join(path, 'aside')) === 'directory'
+        ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 })
+        : [];
     recoverIntoDirectory(outDir, area, journal, aside, own);
   }
 }
@@ -196,7 +234,8 @@ function readJournal(path: string): { place: string[]; replace: string[] } | und
   } catch {
     return undefined; // none (the export finished, or never moved anything), or garbled: nothing to undo
   }
-  const names = (list: unknown): list is string[] => Array.isArray(list) && list.every((n) => typeof n === 'string' && n === basename(n) && !n.startsWith('.'));
+  const names = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.every((n) => typeof n === 'string' && n === basename(n) && !n.startsWith('.'));
   const place = parsed?.place;
   const replace = parsed?.replace;
   return names(place) && names(replace) ? { place, replace } : undefined;

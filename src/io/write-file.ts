@@ -9,7 +9,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import { escapeValue } from './escape.js';
-import { appendFileSync, chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../model/errors.js';
 
@@ -46,7 +63,12 @@ export function describeWriteError(err: unknown, path: string): string {
  * or, `exclusive`, linked to its name, so that a file that exists (even one made a moment ago) is
  * never replaced. A failure is a UserError naming `what`, the path and why; nothing is left behind.
  */
-export function writeUserFile(path: string, text: string, what: string, options: { redact: Redactor; mode?: number; exclusive?: boolean }): void {
+export function writeUserFile(
+  path: string,
+  text: string,
+  what: string,
+  options: { redact: Redactor; mode?: number; exclusive?: boolean },
+): void {
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const mode = options.mode ?? 0o644;
   try {
@@ -55,7 +77,9 @@ export function writeUserFile(path: string, text: string, what: string, options:
     if (options.exclusive) linkOrCreate(temp, path, redacted, mode);
     else renameSync(temp, path);
   } catch (err) {
-    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+    throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, {
+      cause: err,
+    });
   } finally {
     removeQuietly(temp);
   }
@@ -89,7 +113,9 @@ export function appendUserFile(path: string, text: string, what: string, redact:
   try {
     appendFileSync(path, redact(text));
   } catch (err) {
-    throw new UserError('FILE_WRITE', `cannot append ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+    throw new UserError('FILE_WRITE', `cannot append ${what} to ${path}: ${describeWriteError(err, path)}`, {
+      cause: err,
+    });
   }
 }
 
@@ -148,7 +174,8 @@ export function recoverDirectory(outDir: string, entries: readonly string[], out
       else rmSync(join(parent, entry), { recursive: true, force: true });
     }
   }
-  for (const entry of entries) if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
+  for (const entry of entries)
+    if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
 }
 
 /** The prefix of the directories a write into a directory keeps inside it while it runs (its stage, and the old files set aside). */
@@ -163,7 +190,12 @@ const JOURNAL = '.journal';
  * ones linked in (never over an entry that appeared meanwhile); removing the journal is the
  * commit. Cut short, {@link recoverIntoDirectory} undoes it; failing, it is undone here.
  */
-export function writeIntoDirectory(outDir: string, files: readonly DirectoryFile[], replace: readonly string[], options: DirectoryWriteOptions): void {
+export function writeIntoDirectory(
+  outDir: string,
+  files: readonly DirectoryFile[],
+  replace: readonly string[],
+  options: DirectoryWriteOptions,
+): void {
   let area: string;
   try {
     area = mkdtempSync(join(outDir, EXPORT_AREA));
@@ -178,7 +210,10 @@ export function writeIntoDirectory(outDir: string, files: readonly DirectoryFile
     mkdirSync(stage);
     mkdirSync(aside);
     for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
-    writeFileSync(join(area, `${JOURNAL}.tmp`), JSON.stringify({ place: files.map((f) => f.file), replace }), { flag: 'wx', mode: 0o600 });
+    writeFileSync(join(area, `${JOURNAL}.tmp`), JSON.stringify({ place: files.map((f) => f.file), replace }), {
+      flag: 'wx',
+      mode: 0o600,
+    });
     renameSync(join(area, `${JOURNAL}.tmp`), join(area, JOURNAL));
     for (const name of replace) {
       renameSync(join(outDir, name), join(aside, name));
@@ -232,7 +267,10 @@ export function recoverIntoDirectory(
     if (changed !== undefined) {
       const kept = `kept as ${escapeValue(join(area, 'aside', changed))}`;
       const why = `changed since an export into ${escapeValue(outDir)} was cut short, which had set aside the file it replaced there (${kept})`;
-      throw new UserError('EXPORT_WOULD_OVERWRITE', `${escapeValue(join(outDir, changed))}: ${why}; move one of them away and export again; nothing was changed`);
+      throw new UserError(
+        'EXPORT_WOULD_OVERWRITE',
+        `${escapeValue(join(outDir, changed))}: ${why}; move one of them away and export again; nothing was changed`,
+      );
     }
     for (const name of placed) rmSync(join(outDir, name), { force: true });
     for (const name of asideEntries) linkOrRename(join(area, 'aside', name), join(outDir, name));
@@ -279,10 +317,19 @@ export interface SecretFile {
  */
 export function openSecretFile(path: string, what: string): SecretFile {
   // Opened before the first request: whatever goes wrong here, nothing was changed yet.
-  const refuse = (why: string, cause?: unknown) => new UserError('FILE_WRITE', `cannot write ${what} to ${escapeValue(path)}: ${why}. Nothing was changed.`, cause === undefined ? undefined : { cause });
+  const refuse = (why: string, cause?: unknown) =>
+    new UserError(
+      'FILE_WRITE',
+      `cannot write ${what} to ${escapeValue(path)}: ${why}. Nothing was changed.`,
+      cause === undefined ? undefined : { cause },
+    );
   let fd: number;
   try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+    fd = openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      0o600,
+    );
   } catch (err) {
     const code = (err as NodeJS.ErrnoException)?.code;
     throw refuse(code === 'ELOOP' ? 'it is a symbolic link; name the file itself' : describeWriteError(err, path), err);
@@ -293,7 +340,8 @@ export function openSecretFile(path: string, what: string): SecretFile {
     // Owned by whoever runs apply (DESIGN.md §8 rev 5): another user's file — one that user could
     // read, or a planted one — never receives a code.
     const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw refuse(`it belongs to another user (uid ${stat.uid}, not ${uid}); name a file of your own`);
+    if (uid !== undefined && stat.uid !== uid)
+      throw refuse(`it belongs to another user (uid ${stat.uid}, not ${uid}); name a file of your own`);
     fchmodSync(fd, 0o600);
   } catch (err) {
     closeSync(fd);
@@ -306,7 +354,9 @@ export function openSecretFile(path: string, what: string): SecretFile {
         writeSync(fd, `${line}\n`);
         fsyncSync(fd);
       } catch (err) {
-        throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, { cause: err });
+        throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, {
+          cause: err,
+        });
       }
     },
     close() {

@@ -5,7 +5,17 @@
  * a link out of --out, or a file. Nothing outside --out is ever moved or deleted; a file is taken
  * out only while it is a sealed export file; a file changed since the cut is never replaced.
  */
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,7 +125,7 @@ describe('a garbled or missing journal: the area is cleared, nothing else is tou
 describe('undoing a cut-short export takes out only the sealed files it placed', () => {
   const journal = JSON.stringify({ place: ['org.yaml'], replace: [] });
 
-  it('a file of the user\'s at a name the journal says was placed stays', () => {
+  it("a file of the user's at a name the journal says was placed stays", () => {
     const { out } = earlier();
     rmSync(join(out, 'org.yaml'));
     writeFileSync(join(out, 'org.yaml'), 'mine\n');
@@ -129,7 +139,9 @@ describe('undoing a cut-short export takes out only the sealed files it placed',
     const edited = `${read(join(out, 'org.yaml'))}mine: true\n`;
     writeFileSync(join(out, 'org.yaml'), edited);
     plantArea(out, journal);
-    expect(() => writeExport(out, files('new'), { force: true })).toThrow(/org\.yaml: is marked as an export's but not as export wrote it/);
+    expect(() => writeExport(out, files('new'), { force: true })).toThrow(
+      /org\.yaml: is marked as an export's but not as export wrote it/,
+    );
     expect(read(join(out, 'org.yaml'))).toBe(edited);
   });
 
@@ -139,7 +151,9 @@ describe('undoing a cut-short export takes out only the sealed files it placed',
     rmSync(join(out, 'org.yaml'));
     symlinkSync(join(base, 'target.yaml'), join(out, 'org.yaml'));
     plantArea(out, journal);
-    expect(() => writeExport(out, files('new'), { force: true })).toThrow(/org\.yaml \(a symlink\): not written by an export/);
+    expect(() => writeExport(out, files('new'), { force: true })).toThrow(
+      /org\.yaml \(a symlink\): not written by an export/,
+    );
     expect(lstatSync(join(out, 'org.yaml')).isSymbolicLink()).toBe(true);
     expect(read(join(base, 'target.yaml'))).toBe(sealedAs('org.yaml'));
   });
@@ -147,7 +161,11 @@ describe('undoing a cut-short export takes out only the sealed files it placed',
   it('a file edited since the cut, at a name whose earlier file was set aside, is not replaced by it: an error naming both', () => {
     const { out } = earlier();
     const old = read(join(out, 'org.yaml'));
-    const area = plantArea(out, JSON.stringify({ place: ['org.yaml', 'eng.yaml'], replace: ['org.yaml', 'eng.yaml'] }), { 'org.yaml': old });
+    const area = plantArea(
+      out,
+      JSON.stringify({ place: ['org.yaml', 'eng.yaml'], replace: ['org.yaml', 'eng.yaml'] }),
+      { 'org.yaml': old },
+    );
     const edited = `${sealExportFile('org.yaml', `# new\n# ${EXPORT_MARK}\n`)}mine: true\n`;
     writeFileSync(join(out, 'org.yaml'), edited);
     const err = refusal(() => writeExport(out, files('newer'), { force: true }));
@@ -166,10 +184,14 @@ describe('undoing a cut-short export puts back what it set aside', () => {
   it('cut after setting its files aside, before placing any: they are put back, the area is cleared', () => {
     const { out } = earlier();
     const old = read(join(out, 'org.yaml'));
-    const area = plantArea(out, JSON.stringify({ place: ['org.yaml', 'eng.yaml'], replace: ['org.yaml', 'eng.yaml'] }), {
-      'org.yaml': old,
-      'eng.yaml': read(join(out, 'eng.yaml')),
-    });
+    const area = plantArea(
+      out,
+      JSON.stringify({ place: ['org.yaml', 'eng.yaml'], replace: ['org.yaml', 'eng.yaml'] }),
+      {
+        'org.yaml': old,
+        'eng.yaml': read(join(out, 'eng.yaml')),
+      },
+    );
     rmSync(join(out, 'org.yaml'));
     rmSync(join(out, 'eng.yaml'));
     expect(() => writeExport(out, files('new'))).toThrow(/already exist; export does not overwrite/);
@@ -179,7 +201,7 @@ describe('undoing a cut-short export puts back what it set aside', () => {
   });
 });
 
-describe('an area that is not a directory of --out\'s own is left alone', () => {
+describe("an area that is not a directory of --out's own is left alone", () => {
   it('a file named like an area stays as it is', () => {
     const { out } = earlier();
     writeFileSync(join(out, '.platform-sync-export-mine'), 'mine\n');

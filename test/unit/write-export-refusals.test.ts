@@ -22,7 +22,10 @@ let fresh = 0;
 /** A new directory holding an earlier export of `names`. */
 function earlier(...names: string[]): string {
   const out = join(dir, `out-${++fresh}`);
-  writeExport(out, names.map((n) => exported(n)));
+  writeExport(
+    out,
+    names.map((n) => exported(n)),
+  );
   return out;
 }
 
@@ -37,7 +40,8 @@ function refusal(run: () => void): UserError {
   throw new Error('expected a refusal');
 }
 
-const SEAL = /# platform-sync export seal [0-9a-f]{64} \(SHA-256 of this file as export wrote it: export --force replaces it only unchanged\)\n/;
+const SEAL =
+  /# platform-sync export seal [0-9a-f]{64} \(SHA-256 of this file as export wrote it: export --force replaces it only unchanged\)\n/;
 
 describe('the seal line', () => {
   it('goes under a mark that ends the text without a newline, the line ended', () => {
@@ -75,7 +79,9 @@ describe('export --out refuses, writing nothing', () => {
     writeFileSync(out, 'mine\n');
     const err = refusal(() => writeExport(out, files('org.yaml')));
     expect(err.code).toBe('EXPORT_UNWRITABLE');
-    expect(err.message).toBe(`cannot write the export to ${out}: ENOTDIR (a file is in the way of the directory); nothing was written`);
+    expect(err.message).toBe(
+      `cannot write the export to ${out}: ENOTDIR (a file is in the way of the directory); nothing was written`,
+    );
     expect(err.cause).toMatchObject({ code: 'ENOTDIR', message: 'not a directory' });
     expect(readFileSync(out, 'utf8')).toBe('mine\n');
   });
@@ -95,7 +101,9 @@ describe('export --out refuses, writing nothing', () => {
     symlinkSync(join(dir, 'nowhere'), out);
     const err = refusal(() => writeExport(out, files('org.yaml')));
     expect(err.code).toBe('EXPORT_UNWRITABLE');
-    expect(err.message).toBe(`cannot write the export to ${out}: it is a symbolic link that leads to no directory; nothing was written`);
+    expect(err.message).toBe(
+      `cannot write the export to ${out}: it is a symbolic link that leads to no directory; nothing was written`,
+    );
   });
 
   it('a directory at a name it writes: one, or several', () => {
@@ -106,7 +114,9 @@ describe('export --out refuses, writing nothing', () => {
     expect(one.message).toBe(`${join(out, 'eng.yaml')} is a directory; export writes files there`);
     mkdirSync(join(out, 'ops.yaml'));
     const two = refusal(() => writeExport(out, files('org.yaml', 'eng.yaml', 'ops.yaml'), { force: true }));
-    expect(two.message).toBe(`${join(out, 'eng.yaml')}, ${join(out, 'ops.yaml')} are directories; export writes files there`);
+    expect(two.message).toBe(
+      `${join(out, 'eng.yaml')}, ${join(out, 'ops.yaml')} are directories; export writes files there`,
+    );
     expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toContain('# old');
   });
 
@@ -114,7 +124,9 @@ describe('export --out refuses, writing nothing', () => {
     const out = earlier('org.yaml');
     const one = refusal(() => writeExport(out, files('org.yaml')));
     expect(one.code).toBe('EXPORT_WOULD_OVERWRITE');
-    expect(one.message).toBe(`${join(out, 'org.yaml')} already exists; export does not overwrite files unless --force; nothing was written`);
+    expect(one.message).toBe(
+      `${join(out, 'org.yaml')} already exists; export does not overwrite files unless --force; nothing was written`,
+    );
     symlinkSync(join(dir, 'nowhere'), join(out, 'eng.yaml'));
     const two = refusal(() => writeExport(out, files('org.yaml', 'eng.yaml')));
     expect(two.message).toBe(
@@ -128,10 +140,14 @@ describe('export --out refuses, writing nothing', () => {
     const one = refusal(() => writeExport(out, files('org.yaml', 'eng.yaml'), { force: true }));
     expect(one.code).toBe('EXPORT_WOULD_OVERWRITE');
     const why = 'not written by an export; export --force replaces only the files of an earlier export';
-    expect(one.message).toBe(`${join(out, 'eng.yaml')}: ${why}, so move it away or export to another directory; nothing was written`);
+    expect(one.message).toBe(
+      `${join(out, 'eng.yaml')}: ${why}, so move it away or export to another directory; nothing was written`,
+    );
     writeFileSync(join(out, 'ops.yaml'), 'mine too\n');
     const two = refusal(() => writeExport(out, files('org.yaml', 'eng.yaml', 'ops.yaml'), { force: true }));
-    expect(two.message).toBe(`${join(out, 'eng.yaml')}, ${join(out, 'ops.yaml')}: ${why}, so move them away or export to another directory; nothing was written`);
+    expect(two.message).toBe(
+      `${join(out, 'eng.yaml')}, ${join(out, 'ops.yaml')}: ${why}, so move them away or export to another directory; nothing was written`,
+    );
     expect(readFileSync(join(out, 'eng.yaml'), 'utf8')).toBe('mine\n');
     expect(readFileSync(join(out, 'org.yaml'), 'utf8')).toContain('# old');
   });
@@ -157,8 +173,12 @@ describe('export --out refuses, writing nothing', () => {
     const out = join(dir, 'many');
     mkdirSync(out);
     for (const n of names) writeFileSync(join(out, n), 'mine\n');
-    const why = 'not written by an export; export --force replaces only the files of an earlier export, so move them away or export to another directory';
-    const five = names.slice(0, 5).map((n) => join(out, n)).join(', ');
+    const why =
+      'not written by an export; export --force replaces only the files of an earlier export, so move them away or export to another directory';
+    const five = names
+      .slice(0, 5)
+      .map((n) => join(out, n))
+      .join(', ');
     const six = refusal(() => writeExport(out, files(...names), { force: true }));
     expect(six.message).toBe(`${five}, … 6 in all: ${why}; nothing was written`);
     const exactly = refusal(() => writeExport(out, files(...names.slice(0, 5)), { force: true }));
