@@ -4,8 +4,8 @@
  * public barrel do), and src/model has no import circle at run time (type-only imports are
  * erased, so they do not count).
  */
-import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { everyImport, stackRooms } from '../../scripts/rooms.js';
 import {
@@ -201,10 +201,19 @@ describe('architecture', () => {
     expect(probe.backUp.length).toBeGreaterThan(0);
   });
 
-  it('no module of src/ is longer than 500 lines (the generated validator aside)', () => {
-    const over = files
-      .filter((f) => !f.endsWith('schema-validator.ts'))
-      .map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
+  it('no source file is longer than 500 lines as the formatter writes it (src, test, bench, scripts; the generated aside)', () => {
+    // `biome ci` (npm test's first step) holds the width (biome.json); this holds the length.
+    const ROOT = join(SRC, '..');
+    const generated = ['src/manifest/schema-validator.ts', 'src/model/kinds/declared-fields.ts'];
+    const sources = ['src', 'test', 'bench', 'scripts'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|mjs)$/.test(f) && !f.split(sep).includes('fixtures'))
+        .map((f) => join(ROOT, dir, f)),
+    );
+    expect(sources.length).toBeGreaterThan(files.length);
+    const over = sources
+      .filter((f) => !generated.includes(relative(ROOT, f).split(sep).join('/')))
+      .map((f) => [relative(ROOT, f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
       .filter(([, n]) => n > 500);
     expect(over).toEqual([]);
   });
