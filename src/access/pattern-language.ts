@@ -13,6 +13,7 @@
  */
 import type { CharSet as CharSetType, NoParent, Concatenation, Element, Expression } from 'refa';
 import { lazyRequire } from '../util/lazy-require.js';
+import { boundedMemo } from '../util/bounded-memo.js';
 import { re2FullMatch, re2Problem } from '../util/re2.js';
 
 const refa = lazyRequire<typeof import('refa')>('refa');
@@ -330,22 +331,15 @@ class Reader {
   }
 }
 
-const cache = new Map<string, NoParent<Expression> | undefined>();
-
 /** The pattern read into refa's syntax tree (undefined: not read exactly here, or not valid RE2). */
-export function readPattern(pattern: string): NoParent<Expression> | undefined {
-  if (cache.has(pattern)) return cache.get(pattern);
-  let read: NoParent<Expression> | undefined;
+export const readPattern: (pattern: string) => NoParent<Expression> | undefined = boundedMemo(1_000, (pattern) => {
   try {
-    read = pattern.length <= MAX_PATTERN && re2Problem(pattern) === undefined ? new Reader(pattern).read() : undefined;
+    return pattern.length <= MAX_PATTERN && re2Problem(pattern) === undefined ? new Reader(pattern).read() : undefined;
   } catch (err) {
     if (!(err instanceof Unreadable)) throw err;
-    read = undefined;
+    return undefined;
   }
-  if (cache.size >= 1_000) cache.clear();
-  cache.set(pattern, read);
-  return read;
-}
+});
 
 /** A requirement on one value: an exact text, or an RE2 pattern matched against the whole value. */
 export type ValueSpec = { exact: string } | { pattern: string };
@@ -358,7 +352,11 @@ function expressionOf(spec: ValueSpec): NoParent<Expression> | undefined {
   return { type: 'Expression', alternatives: [{ type: 'Concatenation', elements }] };
 }
 
-const answers = new Map<string, boolean>();
+/** Inclusion answers by the pair's JSON, worked out once per pair (bounded: the patterns are a stranger's). */
+const decided = boundedMemo(1_000, (key) => {
+  const [now, was] = JSON.parse(key) as [ValueSpec, ValueSpec];
+  return decide(now, was);
+});
 
 /**
  * Whether every value `now` accepts, `was` accepted (L(now) ⊆ L(was)), decided exactly; false when
@@ -368,13 +366,7 @@ export function within(now: ValueSpec, was: ValueSpec): boolean {
   if (JSON.stringify(now) === JSON.stringify(was)) return true;
   // An exact value within a pattern: RE2 itself answers, for any pattern this reader cannot read too.
   if ('exact' in now) return 'exact' in was ? now.exact === was.exact : re2FullMatch(was.pattern, now.exact);
-  const key = JSON.stringify([now, was]);
-  const known = answers.get(key);
-  if (known !== undefined) return known;
-  const answer = decide(now, was);
-  if (answers.size >= 1_000) answers.clear();
-  answers.set(key, answer);
-  return answer;
+  return decided(JSON.stringify([now, was]));
 }
 
 function decide(now: ValueSpec, was: ValueSpec): boolean {
