@@ -3,10 +3,16 @@
  * dist/platform-sync.cjs, which bin/platform-sync loads (src/cli/launch.ts).
  *
  * The bundle is dist/src/cli/main.js with everything it imports, third-party packages
- * included (their licenses are appended), and the lazily imported commands inlined; what
- * the code requires at run time by path (undici's pool, the `yaml` and `diff` packages, ajv's
- * runtime) stays in node_modules. Its first line names a hash of the rest, which the entry
- * module is marked with. The bundle is then run as the bin runs it (checkBundle).
+ * included (their licenses are appended); what the code requires at run time by path (undici's
+ * pool, the `yaml` and `diff` packages, ajv's runtime) stays in node_modules. It is two files
+ * (issue 61): dist/platform-sync.cjs holds what a command's start reaches by static imports, and
+ * the API client (every command that talks to a server loads it); everything the code imports
+ * only lazily — the emulator, export, adopt, saved plans, audit, init, and the `yaml`, `ajv` and
+ * `diff` packages they import — is in dist/platform-sync-lazy-<hash>.cjs, which Node compiles only
+ * when a command reaches for one of them. A `plan` or `validate` so compiles ≈1.2 MB of code
+ * instead of ≈2 MB. The first line of dist/platform-sync.cjs names a hash of the text of both
+ * files, which the entry module is marked with. The bundle is then run as the bin runs it
+ * (checkBundle).
  */
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -14,30 +20,91 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown } from 'rolldown';
+import { rolldown, type Plugin } from 'rolldown';
 import { BUNDLE_ID_PREFIX, ENTRY_MARK_PREFIX, loadBundle } from '../src/cli/launch.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const BUNDLE = join(ROOT, 'dist', 'platform-sync.cjs');
+/** The API client: imported lazily (`validate` never needs it) but by every command that reads a server. */
+const CLIENT = join(ROOT, 'dist', 'src', 'api', 'client.js');
+const DIST = join(ROOT, 'dist');
+const BUNDLE = join(DIST, 'platform-sync.cjs');
+/** The files of the bundle besides BUNDLE: `platform-sync-<name>-<hash>.cjs`, beside it. */
+const CHUNK = /^platform-sync-[\w-]+\.cjs$/;
 const BIN = join(ROOT, 'bin', 'platform-sync');
 const EXAMPLE = join(ROOT, 'examples', 'acme');
 
+/**
+ * The modules a start needs: what the entry and the API client import statically, found once
+ * the graph is built. Every other module goes to the lazy file.
+ */
+function startModules(): { plugin: Plugin; has(id: string): boolean } {
+  const start = new Set<string>();
+  const plugin: Plugin = {
+    name: 'start-modules',
+    buildEnd() {
+      const walk = (id: string): void => {
+        if (start.has(id)) return;
+        start.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next);
+      };
+      walk(ENTRY);
+      walk(CLIENT);
+      if (this.getModuleInfo(CLIENT) === null) throw new Error(`the bundle no longer reaches ${CLIENT}`);
+    },
+  };
+  // rolldown's own runtime helpers go with the start.
+  return { plugin, has: (id) => start.has(id) || id.startsWith('\0rolldown') };
+}
+
 async function writeBundle(): Promise<void> {
-  const build = await rolldown({ input: ENTRY, platform: 'node', logLevel: 'warn' });
-  const { output } = await build.generate({ format: 'cjs', codeSplitting: false });
+  const start = startModules();
+  const build = await rolldown({
+    input: ENTRY,
+    platform: 'node',
+    logLevel: 'warn',
+    plugins: [start.plugin],
+    // The lazy file imports what it shares with the start from the entry file.
+    preserveEntrySignatures: 'allow-extension',
+    // A dynamic import of a module the start imports statically anyway stays where it is.
+    onLog: (level, log, handler) => {
+      if (log.code !== 'INEFFECTIVE_DYNAMIC_IMPORT') handler(level, log);
+    },
+  });
+  const { output } = await build.generate({
+    format: 'cjs',
+    entryFileNames: 'platform-sync.cjs',
+    chunkFileNames: 'platform-sync-[name]-[hash].cjs',
+    codeSplitting: {
+      includeDependenciesRecursively: false,
+      groups: [
+        { name: 'start', test: (id) => start.has(id) },
+        { name: 'lazy', test: (id) => !start.has(id) },
+      ],
+    },
+  });
   await build.close();
-  if (output.length !== 1 || output[0].type !== 'chunk')
-    throw new Error(`expected one chunk, got ${output.map((o) => o.fileName).join(', ')}`);
-  const text = `${output[0].code}\n${licenseNotice(output[0].moduleIds)}`;
-  const id = createHash('sha256').update(text).digest('hex');
-  writeFileSync(BUNDLE, `${BUNDLE_ID_PREFIX}${id}\n${text}`);
+  const chunks = output.filter((o) => o.type === 'chunk');
+  const entry = chunks.find((c) => c.isEntry);
+  if (
+    entry === undefined ||
+    chunks.length !== output.length ||
+    chunks.some((c) => c !== entry && !CHUNK.test(c.fileName))
+  )
+    throw new Error(`unexpected bundle files: ${output.map((o) => o.fileName).join(', ')}`);
+  const texts = new Map(chunks.map((c) => [c.fileName, `${c.code}\n${licenseNotice(c.moduleIds)}`]));
+  const hash = createHash('sha256');
+  for (const name of [...texts.keys()].sort()) hash.update(`${name}\n${texts.get(name)!.length}\n${texts.get(name)!}`);
+  const id = hash.digest('hex');
+  for (const f of readdirSync(DIST)) if (CHUNK.test(f)) rmSync(join(DIST, f));
+  for (const [name, text] of texts)
+    writeFileSync(join(DIST, name), name === entry.fileName ? `${BUNDLE_ID_PREFIX}${id}\n${text}` : text);
   // The entry names the bundle made from it: the bin uses the bundle only while the entry is
   // this one (`tsc` alone writes it again, without the mark), whatever the files' times.
-  const entry = readFileSync(ENTRY, 'utf8').replace(new RegExp(`^${ENTRY_MARK_PREFIX}.*\n`, 'm'), '');
-  const mapAt = entry.lastIndexOf('//# sourceMappingURL=');
+  const module = readFileSync(ENTRY, 'utf8').replace(new RegExp(`^${ENTRY_MARK_PREFIX}.*\n`, 'm'), '');
+  const mapAt = module.lastIndexOf('//# sourceMappingURL=');
   const mark = `${ENTRY_MARK_PREFIX}${id}\n`;
-  writeFileSync(ENTRY, mapAt < 0 ? `${entry}${mark}` : `${entry.slice(0, mapAt)}${mark}${entry.slice(mapAt)}`);
+  writeFileSync(ENTRY, mapAt < 0 ? `${module}${mark}` : `${module.slice(0, mapAt)}${mark}${module.slice(mapAt)}`);
 }
 
 /** The package directory of a module inside node_modules, or undefined for our own modules. */
@@ -96,4 +163,6 @@ function checkBundle(): void {
 
 await writeBundle();
 checkBundle();
-process.stdout.write(`bundled the CLI: ${BUNDLE} (${(readFileSync(BUNDLE).length / 1024).toFixed(0)} KiB)\n`);
+const files = readdirSync(DIST).filter((f) => f === 'platform-sync.cjs' || CHUNK.test(f));
+const sizes = files.map((f) => `${f} ${(readFileSync(join(DIST, f)).length / 1024).toFixed(0)} KiB`);
+process.stdout.write(`bundled the CLI in ${DIST}: ${sizes.join(', ')}\n`);

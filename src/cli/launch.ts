@@ -1,7 +1,8 @@
 /**
- * How bin/platform-sync loads the CLI: from its single-file build (dist/platform-sync.cjs, made
- * by scripts/build-cli-bundle.ts), else (no bundle, or one older than the modules) from the
- * modules in dist/src. One file spares a cold run resolving and reading some 150 modules.
+ * How bin/platform-sync loads the CLI: from its bundle (dist/platform-sync.cjs, made by
+ * scripts/build-cli-bundle.ts, with the lazily loaded code in a second file beside it that it
+ * requires on use), else (no bundle, or one older than the modules) from the modules in
+ * dist/src. The bundle spares a cold run resolving and reading some 150 modules.
  *
  * No V8 flag and no code cache of our own (issue 61): the tiering budget set here before was a
  * flag Node 22 and 24 do not know (V8 printed "unrecognized flag" on every run), and the code
@@ -9,10 +10,8 @@
  * `NODE_OPTIONS` flag that changes its flag hash (`--max-old-space-size`); docs/performance.md
  * has the figures on Node 20, 22 and 24.
  */
-import { readTextSyncBounded } from '../io/read-file.js';
+import { readFileHeadSync, readTextSyncBounded } from '../io/read-file.js';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { Script } from 'node:vm';
 import type { CliIo } from './context.js';
 
 /** What the CLI entry (main.ts) exports, from whichever build it is loaded. */
@@ -54,27 +53,9 @@ function entryMatches(entry: string, id: string): boolean {
  * run the code of the build before).
  */
 export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
-  let source: string;
-  try {
-    source = readTextSyncBounded(bundlePath, { maxBytes: MAX_OWN_FILE_BYTES });
-  } catch {
-    return undefined;
-  }
-  const newline = source.indexOf('\n');
-  const idLine = source.slice(0, newline + 1);
-  if (newline < 0 || !idLine.startsWith(BUNDLE_ID_PREFIX)) return undefined;
-  if (entry !== undefined && !entryMatches(entry, idLine.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
-  // The CommonJS wrapper, on the same line as the id so that line numbers in stacks stay true.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: bundlePath,
-  });
-  const module = { exports: {} as CliEntry };
-  (script.runInThisContext() as (...args: unknown[]) => void)(
-    module.exports,
-    createRequire(bundlePath),
-    module,
-    bundlePath,
-    dirname(bundlePath),
-  );
-  return { cli: module.exports };
+  const head = readFileHeadSync(bundlePath, BUNDLE_ID_PREFIX.length + 65)?.toString('latin1');
+  if (head === undefined || !head.startsWith(BUNDLE_ID_PREFIX) || !head.endsWith('\n')) return undefined;
+  if (entry !== undefined && !entryMatches(entry, head.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
+  // Node's own loader, so that the lazy file's require of the bundle finds this very module.
+  return { cli: createRequire(bundlePath)(bundlePath) as CliEntry };
 }

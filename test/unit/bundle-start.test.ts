@@ -1,0 +1,68 @@
+/**
+ * The bundle the bin runs (scripts/build-cli-bundle.ts, issue 61) is two files: what a command's
+ * start needs, and the code only some commands reach for — the emulator, export, adopt, and the
+ * `yaml`, `ajv` and `diff` packages — which Node compiles only when one does. `validate` and
+ * `plan` of a few thousand resources spent ≈30 ms compiling that code on every run.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, REPO_ROOT } from '../e2e/cli-harness.js';
+
+const DIST = join(REPO_ROOT, 'dist');
+/** The modules each file holds, by the path comment the bundler puts before each. */
+function modulesIn(file: string): string[] {
+  return readFileSync(join(DIST, file), 'utf8')
+    .split('\n')
+    .filter((line) => /^\/\/ (node_modules|dist)\//.test(line))
+    .map((line) => line.slice(3));
+}
+
+/** The `--emulator` server (the CLI reads token files with its tokens.js), export, adopt, init, audit. */
+const LAZY =
+  /^(node_modules\/(yaml|ajv|diff|fast-uri)\/|dist\/src\/(emulator\/(?!tokens\.js$)|export\/|adopt\/|init\/|audit\/))/;
+
+/** Runs the CLI from the bundle in a fresh process; says which of the bundle's files it loaded. */
+function loadedBy(args: string[], cwd: string): { code: number; files: string[] } {
+  const script = `
+    const { loadBundle } = await import('./dist/src/cli/launch.js');
+    const { cli } = loadBundle(${JSON.stringify(join(DIST, 'platform-sync.cjs'))}, ${JSON.stringify(join(DIST, 'src', 'cli', 'main.js'))});
+    const { PassThrough } = await import('node:stream');
+    const quiet = () => new PassThrough().resume();
+    const io = { ...cli.processIo(), cwd: ${JSON.stringify(cwd)}, stdout: quiet(), stderr: quiet() };
+    const code = await cli.main(['node', 'platform-sync', ...${JSON.stringify(args)}], io);
+    const { createRequire } = await import('node:module');
+    const cache = createRequire(import.meta.url).cache;
+    console.log(JSON.stringify({ code, files: Object.keys(cache).filter((f) => f.includes('/dist/platform-sync')) }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'bundle-start-test-secret' },
+  });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { code: number; files: string[] };
+}
+
+describe('the bundle', () => {
+  const temp = makeTempDir('bundle-start');
+  afterAll(() => temp.remove());
+  const lazyFile = readdirSync(DIST).find((f) => /^platform-sync-lazy-[\w-]+\.cjs$/.test(f))!;
+
+  it('keeps what only some commands use out of the file every start compiles', () => {
+    expect(lazyFile).toBeDefined();
+    const start = modulesIn('platform-sync.cjs');
+    expect(start.length).toBeGreaterThan(100);
+    expect(start.filter((m) => LAZY.test(m))).toEqual([]);
+    const lazy = modulesIn(lazyFile);
+    for (const part of ['node_modules/yaml/', 'node_modules/ajv/', 'node_modules/diff/', 'dist/src/emulator/'])
+      expect(lazy.some((m) => m.startsWith(part))).toBe(true);
+  });
+
+  it('validate loads only the start file; plan on the embedded emulator loads the other', () => {
+    const example = join(REPO_ROOT, 'examples', 'acme');
+    expect(loadedBy(['validate', example], temp.dir)).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')] });
+    const plan = loadedBy(['plan', example, '--emulator', '--bootstrap'], temp.dir);
+    expect(plan).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs'), join(DIST, lazyFile)] });
+  });
+});
