@@ -2,8 +2,12 @@
  * A secret is redacted in the forms a server or a JSON error may carry it, each tested on its own
  * (issue 63: the double-JSON-escaped form was caught by one distant regression only).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeJsonText } from '../../src/io/escape.js';
 import { REDACTED, redactSecret } from '../../src/io/redact.js';
+
+const SEED = Number(process.env.REDACTION_SEED ?? process.env.INVARIANT_SEED ?? 63);
 
 const SECRET = 'k3y"with\\quote\nand-newline';
 
@@ -15,6 +19,32 @@ describe('redactSecret', () => {
     const out = redactSecret(error, SECRET);
     expect(out).toContain(REDACTED);
     expect(out).not.toContain('k3y');
+  });
+
+  it('cuts the twice-escaped form of any secret, as JSON.stringify writes it and as the JSON door writes that (a bidi control escaped)', () => {
+    // Characters JSON.stringify leaves raw but the door escapes (bidi, DEL, C1) make the two forms differ.
+    const char = fc.oneof(
+      fc.constantFrom('"', '\\', '\n', '\u202e', '\u007f', '\u0085', 'é'),
+      fc.string({ maxLength: 1 }),
+    );
+    const secret = fc
+      .array(char, { minLength: 8, maxLength: 24 })
+      .map((cs) => cs.join(''))
+      .filter((s) => s.length >= 8);
+    fc.assert(
+      fc.property(secret, (s) => {
+        const twice = JSON.stringify({ message: `bad request: ${JSON.stringify({ clientSecret: s })}` });
+        for (const text of [twice, escapeJsonText(twice)]) {
+          const inner = JSON.stringify(JSON.stringify(s).slice(1, -1)).slice(1, -1);
+          const form = text === twice ? inner : escapeJsonText(inner);
+          expect(text).toContain(form);
+          const out = redactSecret(text, s);
+          expect(out, JSON.stringify(text)).toContain(REDACTED);
+          expect(out, JSON.stringify(text)).not.toContain(form);
+        }
+      }),
+      { numRuns: 40, seed: SEED },
+    );
   });
 
   it('cuts it as is, JSON-escaped once, and URL-encoded', () => {
