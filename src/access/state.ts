@@ -14,7 +14,7 @@ import type { LiveResource, LiveState } from '../model/resources.js';
 import { descriptorOf, type Kind } from '../model/kinds.js';
 import type { AccessPart, FieldSpec } from '../model/kind-descriptor.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
-import { fieldsAfterStep } from '../model/step-effect.js';
+import { fieldsAfterStep, writtenPaths } from '../model/step-effect.js';
 
 /** One resource of a state, as access reads it. */
 export interface AccessRecord {
@@ -177,8 +177,9 @@ export function stateAfterSteps(before: AccessStateRecords, steps: readonly Plan
     const was = records.get(step.uid);
     if (!was) continue;
     const fields = fieldsAfterStep(was.fields, step)!;
+    const written = writtenPaths(step);
     for (const [field, ref] of Object.entries(refs))
-      if (step.updateMask.includes(field)) fields[field] = refKey(ref, step.after[field]);
+      if (written.includes(field)) fields[field] = refKey(ref, step.after[field]);
     records.set(step.uid, { ...was, address: step.address, fields, step: step.address });
     keyOfAddress.set(step.address, step.uid);
   }

@@ -13,6 +13,8 @@ export interface ApplyResult {
   done: string[];
   failed: { address: string; error: string }[];
   skipped: { address: string; because: string }[];
+  /** Fields the service holds otherwise than they were sent (the steps are done; the org is not what the plan said). */
+  differs: { address: string; field: string; wrote?: unknown; answered?: unknown }[];
 }
 
 /** Each JSON event of apply's output (lines that are not events are skipped). */
@@ -33,15 +35,26 @@ function eventsOf(jsonLines: string): { type?: unknown; result?: unknown; plan?:
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const optionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
 
+/** A value as the summary shows it: JSON, cut short. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'unset';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
 /** What `apply --format json` ended with (its `end` event), or undefined when it did not get that far. */
 export function applyResultOf(jsonLines: string): ApplyResult | undefined {
   const end = [...eventsOf(jsonLines)]
     .reverse()
     .find((e) => e.type === 'end' && e.result !== null && typeof e.result === 'object');
   if (!end) return undefined;
-  const result = end.result as { done?: unknown; failed?: unknown; skipped?: unknown };
+  const result = end.result as { done?: unknown; failed?: unknown; skipped?: unknown; differs?: unknown };
   const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
-  return { done: list(result.done), failed: list(result.failed), skipped: list(result.skipped) };
+  const differs = list<{ address?: unknown; field?: unknown }>(result.differs).filter(
+    (d): d is ApplyResult['differs'][number] =>
+      d !== null && typeof d === 'object' && typeof d.address === 'string' && typeof d.field === 'string',
+  );
+  return { done: list(result.done), failed: list(result.failed), skipped: list(result.skipped), differs };
 }
 
 /** The access changes of the plan apply printed (its `plan` event), each checked for its shape; [] when none. */
@@ -95,6 +108,12 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
   lines.push(total === 0 ? '**No changes**: the org already matched the manifests.' : outcome, '');
   lines.push(...accessChangesMarkdown(access));
   for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
+  for (const d of result.differs.slice(0, 50))
+    lines.push(
+      `- ! \`${d.address}\` ${escapeHtml(d.field)}: the service holds ${escapeHtml(shown(d.answered))}, sent ${escapeHtml(shown(d.wrote))}`,
+    );
+  if (result.differs.length > 0)
+    lines.push('', 'The service kept other values than it was sent: `platform-sync plan` shows them as changes.');
   if (result.failed.length > 0 || result.skipped.length > 0)
     lines.push('', 'Run the apply again (or `platform-sync plan`) to see and finish what is left.');
   if (result.done.length > 0) {

@@ -8,6 +8,7 @@ import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 import { setAtPath } from '../model/field-path.js';
 import { setSecretAt, type SecretReader } from './secrets.js';
+import { answerDifferences, type AnswerDifference } from './answer-check.js';
 
 /** A step names a uid that is neither in the plan nor produced by an earlier step. */
 export class UnresolvedUidError extends UserError {
@@ -44,10 +45,19 @@ export type KeepInviteCode = (record: InviteCodeRecord) => unknown;
 /** Uids of resources created so far in this apply, by address. */
 export type CreatedUids = ReadonlyMap<string, string>;
 
+/** What one step came to: the uid of the resource it acted on, and where the service's answer holds otherwise than written. */
+export interface StepOutcome {
+  /** The new uid for a create. */
+  uid: string;
+  /** Paths the step wrote that the answer to its create or PATCH holds otherwise (answer-check.ts); empty when none. */
+  differences: AnswerDifference[];
+}
+
 /**
- * Runs one step and returns the uid of the resource it acted on (the new uid for a create).
- * Throws the API's error (ApiError) when the step fails; retries of transient errors and the
- * exactly-once guarantee of create live in the client, so this is called once per step.
+ * Runs one step and returns what it came to (the uid of the resource it acted on, and how the
+ * service's answer differs from what it wrote). Throws the API's error (ApiError) when the step
+ * fails; retries of transient errors and the exactly-once guarantee of create live in the
+ * client, so this is called once per step.
  */
 export async function executeStep(
   step: PlanStep,
@@ -55,14 +65,14 @@ export async function executeStep(
   created: CreatedUids,
   readSecret: SecretReader,
   onInviteCode?: KeepInviteCode,
-): Promise<string> {
+): Promise<StepOutcome> {
   switch (step.action) {
     case 'create':
       return createResource(step, client, created, readSecret, onInviteCode);
     case 'update':
       return updateResource(step, client, created, readSecret);
     case 'delete':
-      return deleteResource(step, client);
+      return { uid: await deleteResource(step, client), differences: [] };
   }
 }
 
@@ -84,7 +94,7 @@ async function createResource(
   created: CreatedUids,
   readSecret: SecretReader,
   onInviteCode?: KeepInviteCode,
-): Promise<string> {
+): Promise<StepOutcome> {
   const parentUid = step.parent === null ? null : resolveParentUid(step, created);
   const after = step.after;
   const descriptor = descriptorOf(step.kind);
@@ -92,7 +102,8 @@ async function createResource(
   for (const field of KIND_INFO[step.kind].createFields) {
     if (after[field] !== undefined) setAtPath(body, field, after[field]);
   }
-  Object.assign(body, resolveRefs(step, created, KIND_INFO[step.kind].createFields));
+  const refs = resolveRefs(step, created, KIND_INFO[step.kind].createFields);
+  Object.assign(body, refs);
   addSecrets(step, body, readSecret);
   let resource = await client.create(step.kind, parentUid, body);
   if (step.kind === INVITE_KIND) {
@@ -134,7 +145,8 @@ async function createResource(
     if (typeof text === 'string') await client.writeSubResource(step.kind, resource.uid, spec.subResource, text);
   }
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
-  return descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
+  const uid = descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
+  return { uid, differences: answerDifferences(step, { ...after, ...refs }, resource) };
 }
 
 /** The code an invite's create answer carries, if it reached us. */
@@ -159,29 +171,32 @@ async function updateResource(
   client: ApiClient,
   created: CreatedUids,
   readSecret: SecretReader,
-): Promise<string> {
+): Promise<StepOutcome> {
   const uid = step.uid;
   const after = step.after;
   const mask = step.updateMask;
   const subResources = subResourceFields(step.kind);
   const fieldMask = mask.filter((f) => !subResources.some((spec) => spec.name === f));
+  let differences: AnswerDifference[] = [];
   if (fieldMask.length > 0) {
     const body: Record<string, unknown> = {};
     for (const field of fieldMask) {
       if (after[field] !== undefined) setAtPath(body, field, after[field]);
     }
     // A role binding's role change is this one PATCH with updateMask=roleUid.
-    Object.assign(body, resolveRefs(step, created, fieldMask));
+    const refs = resolveRefs(step, created, fieldMask);
+    Object.assign(body, refs);
     // A secret is sent only when the mask names it (apply --rotate-secrets).
     addSecrets(step, body, readSecret, fieldMask);
-    await client.update(step.kind, uid, body, fieldMask);
+    const answer = await client.update(step.kind, uid, body, fieldMask);
+    differences = answerDifferences(step, { ...after, ...refs }, answer);
   }
   for (const spec of subResources) {
     if (!mask.includes(spec.name)) continue;
     const text = after[spec.name];
     await client.writeSubResource(step.kind, uid, spec.subResource, typeof text === 'string' ? text : '');
   }
-  return uid;
+  return { uid, differences };
 }
 
 async function deleteResource(step: DeleteStep, client: ApiClient): Promise<string> {

@@ -7,7 +7,9 @@ import { assertSafe } from '../plan/index.js';
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import type { Plan, PlanStep } from '../model/plan.js';
-import { executeStep, InviteCodesNeededError, type InviteCodeRecord } from './execute-step.js';
+import { executeStep, InviteCodesNeededError, type InviteCodeRecord, type StepOutcome } from './execute-step.js';
+import type { AnswerDifference } from './answer-check.js';
+export type { AnswerDifference } from './answer-check.js';
 export { InviteCodesNeededError, type InviteCodeRecord } from './execute-step.js';
 import { buildStepGraph } from './graph.js';
 
@@ -40,6 +42,12 @@ export type ApplyEvent =
   | { type: 'step-start'; step: PlanStep }
   | { type: 'step-done'; step: PlanStep; uid?: string; ms: number }
   | { type: 'step-failed'; step: PlanStep; error: Error }
+  /**
+   * After `step-done` of a create or update whose answer does not hold what it wrote: the service
+   * keeps something else (it normalized, cut or ignored a value). The step is done — the resource
+   * exists, its dependents run — but the org is not what the plan said it would be.
+   */
+  | { type: 'step-differs'; step: PlanStep; differences: AnswerDifference[] }
   /** `because`: address of the failed step it (transitively) depends on, {@link ABORTED} or {@link TOKEN_REFUSED}. */
   | { type: 'step-skipped'; step: PlanStep; because: string }
   | { type: 'end'; result: ApplyResult };
@@ -63,7 +71,8 @@ export interface ApplyOptions {
 
 /**
  * The outcome of an apply. Invariant: every step of the plan is in exactly one of done, failed
- * and skipped; `ok` is true exactly when failed and skipped are both empty.
+ * and skipped; `ok` is true exactly when failed and skipped are both empty and no answer
+ * differed from what was written (`differs`): only then is the org what the plan said.
  */
 export interface ApplyResult {
   /** Addresses, in the order they finished. */
@@ -74,6 +83,12 @@ export interface ApplyResult {
    */
   failed: { address: string; error: string; code?: string }[];
   skipped: { address: string; because: string }[];
+  /**
+   * Present when the service's answer to some create or update did not hold what it wrote (each
+   * path, both values; never a secret, which is never compared): those steps are done, but the org
+   * now holds the answered values, which the next plan shows as changes.
+   */
+  differs?: ({ address: string } & AnswerDifference)[];
   ok: boolean;
   /** HTTP requests the apply sent, retries included. */
   requests: number;
@@ -179,9 +194,9 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
     }
     emit({ type: 'step-start', step });
     const t0 = performance.now();
-    let uid: string;
+    let outcome: StepOutcome;
     try {
-      uid = await executeStep(step, client, created, readSecret, options.onInviteCode);
+      outcome = await executeStep(step, client, created, readSecret, options.onInviteCode);
     } catch (err) {
       const error = explainFailure(step, err instanceof Error ? err : new Error(String(err)));
       const code = (error as { code?: unknown }).code;
@@ -196,9 +211,15 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
       skipDependents(step.address, step.address);
       return;
     }
+    const { uid, differences } = outcome;
     if (step.action === 'create') created.set(step.address, uid);
     result.done.push(step.address);
     emit({ type: 'step-done', step, uid, ms: Math.round(performance.now() - t0) });
+    if (differences.length > 0) {
+      // The service's answer is the truth from here on: recorded as answered, said once per resource.
+      (result.differs ??= []).push(...differences.map((d) => ({ address: step.address, ...d })));
+      emit({ type: 'step-differs', step, differences });
+    }
     settle(step.address);
     for (const dependent of graph.dependents.get(step.address)!) {
       const left = unmet.get(dependent)! - 1;
@@ -213,7 +234,7 @@ export async function apply(plan: Plan, client: ApiClient, options: ApplyOptions
   await allSettled;
   if (internalError !== undefined) throw internalError;
 
-  result.ok = result.failed.length === 0 && result.skipped.length === 0;
+  result.ok = result.failed.length === 0 && result.skipped.length === 0 && result.differs === undefined;
   result.requests = client.requestCount - requestsBefore;
   result.ms = Math.round(performance.now() - startedAt);
   emit({ type: 'end', result });

@@ -42,6 +42,15 @@ export interface FaultOptions {
   pageTokenTtlSeconds?: number;
 }
 
+/**
+ * A service that keeps other fields than it was sent (EmulatorOptions.storeFault): given what a
+ * create or an update is about to store, it returns what is stored instead.
+ */
+export type StoreFault = (
+  write: { kind: string; action: 'create' | 'update' },
+  fields: Record<string, unknown>,
+) => Record<string, unknown>;
+
 export type FaultAction =
   | 'none'
   | 'error'

@@ -7,7 +7,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { resolve as resolvePath } from 'node:path';
 import { UserError } from '../model/errors.js';
 import { ApiFailure, errorDomainFor, injectedFailure, invalidArgument, payloadTooLarge } from './failures.js';
-import { DEFAULT_PAGE_TOKEN_TTL_SECONDS, FaultInjector, checkFaultOptions, type FaultOptions } from './faults.js';
+import {
+  DEFAULT_PAGE_TOKEN_TTL_SECONDS,
+  FaultInjector,
+  checkFaultOptions,
+  type FaultOptions,
+  type StoreFault,
+} from './faults.js';
 import { openDurableState, type DurableState } from './persist.js';
 import { StateFileError } from './state-snapshot.js';
 import { acquireStateLock, realStatePath, type LockWait, type StateLock } from './state-lock.js';
@@ -19,7 +25,7 @@ import { EmulatorService } from './service.js';
 import { checkTokens } from './tokens.js';
 
 export type { EmulatorToken } from './exchange.js';
-export type { FaultOptions } from './faults.js';
+export type { FaultOptions, StoreFault } from './faults.js';
 export type {
   SeedDocument,
   SeedResult,
@@ -90,6 +96,12 @@ export interface EmulatorOptions {
    * each answer before it is checked and sent — an emulator whose answers break its contract.
    */
   answerFault?: (request: { method: string; path: string }, body: unknown) => unknown;
+  /**
+   * For tests of clients: rewrites the fields a create or an update is about to store (as validated;
+   * an update's are the ones its mask names) — a service that keeps something other than it was
+   * sent: it normalizes, cuts or ignores a value. Its answer and every later read show what was stored.
+   */
+  storeFault?: StoreFault;
 }
 
 /** One request as the emulator saw it (never its headers, so never a token). */
@@ -174,6 +186,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
 
   service.answerFault = options.answerFault;
+  service.storeFault = options.storeFault;
 
   const seedNow = (): void => {
     if (options.seed === undefined) return;

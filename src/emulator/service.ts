@@ -26,6 +26,7 @@ import { type ApiReply, type ApiRequest, type EmulatorToken, JsonText } from './
 import { describeNaturalKey, Store, type ResourceData, type StoredResource } from './store.js';
 import { expandNestedMask, TERMS_DOCUMENT_ID, validateCreate, validatePatch } from './validate.js';
 import { ACCEPT_INVITE_PATH, acceptInvite, checkInviteExpiration, hashInviteCode, newInviteCode } from './invites.js';
+import type { StoreFault } from './faults.js';
 import {
   PING_PATH,
   OPENAPI_PATH,
@@ -105,6 +106,14 @@ export class EmulatorService {
 
   /** For tests of the checks themselves (EmulatorOptions.answerFault): rewrites an answer's body before it is checked. */
   answerFault: ((request: { method: string; path: string }, body: unknown) => unknown) | undefined;
+
+  /** For tests of clients (EmulatorOptions.storeFault): rewrites what a create or an update stores. */
+  storeFault: StoreFault | undefined;
+
+  /** The fields a create or update stores: as validated, unless a store fault keeps something else. */
+  private stored<T extends Partial<ResourceData>>(action: 'create' | 'update', kind: ApiKind, fields: T): T {
+    return this.storeFault ? (this.storeFault({ kind, action }, { ...fields }) as T) : fields;
+  }
 
   /** The reply, or a 500 naming how it breaks the contract (see ServiceOptions.checkAnswers). */
   private checkedAnswer(req: ApiRequest, reply: ApiReply): ApiReply {
@@ -311,7 +320,7 @@ export class EmulatorService {
       throw methodNotAllowed(`${kindContract(kind).plural} are read-only`, allowedMethods(kind));
     if (parentUid === null && caller.scope !== undefined)
       throw permissionDenied('creating a root group (a new org) needs an unscoped owner token');
-    const data = validateCreate(kind as Kind, req.body);
+    const data = this.stored('create', kind, validateCreate(kind as Kind, req.body));
     // An invite opens for at most 30 days, and its code is answered once: the store keeps a hash.
     const code = kind === 'groupInvite' ? newInviteCode() : undefined;
     if (code !== undefined) {
@@ -395,7 +404,8 @@ export class EmulatorService {
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
     // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
     const nested = expandNestedMask(kind as Kind, mask, req.body, r.data);
-    const { clientSecret, ...change } = validatePatch(kind as Kind, nested.body, nested.updateMask);
+    const { clientSecret, ...asked } = validatePatch(kind as Kind, nested.body, nested.updateMask);
+    const change = this.stored('update', kind, asked);
     if (kind === 'identityProvider') {
       if (change.defaultRole !== undefined)
         checkRoleRef(this.store, caller, r.parent!, change.defaultRole, 'defaultRole');

@@ -9,6 +9,7 @@ import type { RoleKey } from '../model/address.js';
 import { roleRefAddress } from './references.js';
 import type { CreateStep, DeleteStep, PlanRefusal, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
 import { pushTo } from '../util/multimap.js';
+import { writtenPaths } from '../model/step-effect.js';
 import type { LiveResource, LiveState, PruneSetting } from '../model/resources.js';
 import type { Holders, LiveIndex } from './live-index.js';
 import {
@@ -123,13 +124,14 @@ export function rolesUpdatedAway(step: UpdateStep, live: LiveResource): RoleKey[
   if (step.kind !== live.kind) return [];
   const fields = live.fields as unknown as Record<string, unknown>;
   const roles: RoleKey[] = [];
+  const written = writtenPaths(step);
   // A reference to a role (a binding's `role`), PATCHed as `roleUid`.
   for (const ref of descriptorOf(live.kind).references ?? []) {
-    if (ref === 'role' && step.updateMask.includes(`${ref}Uid`) && fields[ref] !== undefined)
+    if (ref === 'role' && written.includes(`${ref}Uid`) && fields[ref] !== undefined)
       roles.push(fields[ref] as RoleKey);
   }
   for (const spec of roleRefFields(live.kind)) {
-    if (!step.updateMask.includes(spec.apiName ?? spec.name)) continue;
+    if (!written.includes(spec.apiName ?? spec.name)) continue;
     const key = fields[spec.name] as RoleKey | undefined;
     if (key !== undefined) roles.push(key);
   }

@@ -11,6 +11,7 @@ import { displayFields } from '../plan/fields.js';
 import { canonicalJson } from '../model/kind-descriptor.js';
 import { identityRefAddress, roleRefAddress } from '../plan/references.js';
 import { pushTo } from '../util/multimap.js';
+import { writtenPaths } from '../model/step-effect.js';
 
 /**
  * The version of a live resource: its `updateTime` when the API gives one, else a hash of
@@ -52,9 +53,8 @@ export interface StaleEntry {
 /** The sub-resource fields a step sets: by its update mask, or a create's `after`. */
 function subResourcesSetBy(step: PlanStep): SubResourceField[] {
   if (step.action === 'delete') return [];
-  return subResourceFields(step.kind).filter((spec) =>
-    step.action === 'update' ? step.updateMask?.includes(spec.name) === true : step.after?.[spec.name] !== undefined,
-  );
+  const written = writtenPaths(step);
+  return subResourceFields(step.kind).filter((spec) => written.includes(spec.name));
 }
 
 /** Resources whose sub-resources a saved plan sets: re-read them so {@link checkFingerprints} can compare. */

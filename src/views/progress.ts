@@ -6,7 +6,7 @@
 import type { PlanStep } from '../model/plan.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
 import { colorPaint, plainPaint, type Paint } from './paint.js';
-import { ABORTED, TOKEN_REFUSED, type ApplyEvent, type ApplyResult } from '../apply/index.js';
+import { ABORTED, TOKEN_REFUSED, type AnswerDifference, type ApplyEvent, type ApplyResult } from '../apply/index.js';
 
 export type ProgressFormat = 'text' | 'json';
 
@@ -30,9 +30,27 @@ export function formatStepOutcome(e: ApplyEvent, paint: Paint = plainPaint): str
       return `${paint('red', '✗')} ${describeStep(e.step)}: ${escapeControl(e.error.message)}`;
     case 'step-skipped':
       return `${paint('yellow', '-')} skipped ${describeStep(e.step)} ${paint('dim', escapeControl(skipReason(e.because)))}`;
+    case 'step-differs':
+      return `${paint('yellow', '!')} ${describeStep(e.step)}: the service holds other values than it was sent: ${describeDifferences(e.differences)}`;
     default:
       return null;
   }
+}
+
+/** `description "a b" (sent "a  b"), labels.team (unset; sent "x")`: each field, what the service holds and what was sent. */
+function describeDifferences(differences: readonly AnswerDifference[]): string {
+  return differences
+    .map((d) => escapeControl(`${d.field} ${shownValue(d.answered)} (sent ${shownValue(d.wrote)})`))
+    .join(', ');
+}
+
+/** Longest value a warning shows before cutting it. */
+const SHOWN_VALUE_CHARS = 120;
+
+function shownValue(value: unknown): string {
+  if (value === undefined) return 'unset';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > SHOWN_VALUE_CHARS ? `${text.slice(0, SHOWN_VALUE_CHARS - 1)}…` : text;
 }
 
 function skipReason(because: string): string {
@@ -56,6 +74,15 @@ const TOKEN_CODES = new Set(['API_PERMISSION_DENIED', 'API_UNAUTHENTICATED']);
  */
 export function formatApplySummary(result: ApplyResult, paint: Paint = plainPaint): string {
   if (result.ok) return `${paint('green', 'Apply complete:')} ${result.done.length} done.`;
+  const differs = differLines(result, paint);
+  if (result.failed.length === 0 && result.skipped.length === 0) {
+    const n = result.differs?.length ?? 0;
+    return [
+      `${paint('yellow', 'Apply done, but the service holds other values than it was sent:')} ${result.done.length} done; ${n === 1 ? '1 field differs' : `${n} fields differ`}.`,
+      ...differs,
+      `${paint('bold', 'Next:')} ${DIFFERS_ADVICE}`,
+    ].join('\n');
+  }
   const aborted = result.skipped.filter((s) => s.because === ABORTED);
   const unsent = result.skipped.filter((s) => s.because === TOKEN_REFUSED);
   const blocked = result.skipped.filter((s) => s.because !== ABORTED && s.because !== TOKEN_REFUSED);
@@ -80,8 +107,32 @@ export function formatApplySummary(result: ApplyResult, paint: Paint = plainPain
       `  ${paint('yellow', '-')} ${countSteps(aborted.length)} not started because the apply was interrupted: ${nameSome(aborted.map((s) => s.address))}`,
     );
   }
+  lines.push(...differs);
   lines.push(`${paint('bold', 'Next:')} ${adviseNextStep(result)}`);
   return lines.join('\n');
+}
+
+/** What to do when the service kept other values than it was sent: a re-run would send them again. */
+const DIFFERS_ADVICE =
+  'the org is not what the manifests say where the service kept other values (`platform-sync plan` shows them): ' +
+  'change the manifests to what the service keeps, or find out why it changes them — an apply sends the same values again.';
+
+/** Resources named in a summary with the values the service holds, before "and N more". */
+const SUMMARY_DIFFERS = 20;
+
+/** One line per resource whose answer held other values than were sent. */
+function differLines(result: ApplyResult, paint: Paint): string[] {
+  const byAddress = new Map<string, AnswerDifference[]>();
+  for (const { address, ...d } of result.differs ?? []) {
+    const list = byAddress.get(address);
+    if (list) list.push(d);
+    else byAddress.set(address, [d]);
+  }
+  const lines = [...byAddress]
+    .slice(0, SUMMARY_DIFFERS)
+    .map(([address, ds]) => `  ${paint('yellow', '!')} ${escapeControl(address)}: ${describeDifferences(ds)}`);
+  if (byAddress.size > SUMMARY_DIFFERS) lines.push(`  … and ${byAddress.size - SUMMARY_DIFFERS} more resources`);
+  return lines;
 }
 
 /**
@@ -127,6 +178,8 @@ export function serializeApplyEvent(e: ApplyEvent): string {
       return stringifyForOutput({ type: e.type, step: stepOf(e.step), error: e.error.message });
     case 'step-skipped':
       return stringifyForOutput({ type: e.type, step: stepOf(e.step), because: e.because });
+    case 'step-differs':
+      return stringifyForOutput({ type: e.type, step: stepOf(e.step), differences: e.differences });
     case 'end':
       return stringifyForOutput({ type: e.type, result: e.result });
   }
@@ -287,6 +340,12 @@ export function createProgressView(options: ProgressViewOptions): ProgressView {
         // Failures stay on screen above the live line; successes only advance the counter.
         running.delete(e.step.address);
         finished++;
+        clear();
+        out.write(`${formatStepOutcome(e, paint)}\n`);
+        draw(true);
+        return;
+      case 'step-differs':
+        // A step done whose answer holds other values stays on screen too (it was counted as done).
         clear();
         out.write(`${formatStepOutcome(e, paint)}\n`);
         draw(true);

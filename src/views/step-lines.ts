@@ -12,6 +12,7 @@ const diff = lazyRequire<typeof import('diff')>('diff');
 import type { PlanStep, UidReference } from '../model/plan.js';
 import { DESCRIPTORS, descriptorOf } from '../model/kinds.js';
 import { referenceUidField, type KindDescriptor } from '../model/kind-descriptor.js';
+import { clearedFields } from '../model/step-effect.js';
 import type { SecretRef } from '../model/resources.js';
 
 /** How a line is meant: the views colour `add`/`remove`/`change` lines, `context` stays plain. */
@@ -123,8 +124,9 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
     for (const [path, ref] of Object.entries(step.secrets ?? {}))
       entries.push({ tone: 'add', field: path, value: describeSecret(ref) });
   } else if (step.action === 'update') {
-    // Fields the update clears as a side effect (another of an exclusive set replaces them) are shown too.
-    const cleared = Object.keys(step.before ?? {}).filter((f) => !(step.updateMask ?? []).includes(f));
+    // Fields the update clears as a side effect (another of an exclusive set replaces them: model/step-effect.ts)
+    // are shown too, with the value they held.
+    const cleared = clearedFields(step).filter((f) => step.before?.[f] !== undefined);
     for (const field of [...(step.updateMask ?? []), ...cleared]) {
       const before = step.before?.[field];
       const after = step.after?.[field];

@@ -52,7 +52,7 @@ describe('access inheritance at every depth', () => {
       fc.property(world, ({ groups, roles, bindings }) => {
         const shapes: Shape[] = [
           ...groups.map((g) => r.group(g)),
-          ...BOTS.map((b) => r.identity('', b, { servicePrincipal: { name: b } })),
+          ...BOTS.map((b) => r.identity('', b, { claimMatch: { issuer: 'https://issuer.acme.dev', subject: b } })),
           ...ROLES.map((role, i) => r.role('', role, { capabilities: roles[i]! })),
           ...bindings.map(([bot, role, group]) => r.binding(group, `/${bot}`, `/${role}`)),
         ];
