@@ -127,7 +127,7 @@ function planThreeTimes(desired: DesiredState, live: LiveState): { plan: Plan; m
   return { plan: last, medianMs: runs[1]! };
 }
 
-function buildStates(total: number): { desired: DesiredState; live: LiveState } {
+export function buildStates(total: number): { desired: DesiredState; live: LiveState } {
   const shapes = generateShapes(total);
   const rng = createRng(7);
   const desiredResources: DesiredResource[] = [];

@@ -51,24 +51,65 @@ function heldAt(
   return at === undefined ? NONE : (holdings.get(at) ?? NONE);
 }
 
-/** Principals whose access can differ between two relations: those whose grants, roles or identities changed. */
-function touched(before: AccessRelation, after: AccessRelation): Set<string> {
-  const out = new Set<string>();
-  const changedRecords = new Set<string>();
+/**
+ * Principals whose access can differ between two relations: those whose grants or own records
+ * changed, or who hold a grant of a role whose capabilities changed.
+ */
+export function touchedPrincipals(before: AccessRelation, after: AccessRelation): Set<string> {
+  const changed = new Set<string>();
   for (const r of after.state.records.values())
-    if (r.step !== undefined || !before.state.records.has(r.key)) changedRecords.add(r.key);
-  for (const key of before.state.records.keys()) if (!after.state.records.has(key)) changedRecords.add(key);
-  for (const rel of [before, after]) {
-    for (const [id, grants] of rel.grantsOf) {
-      const p = rel.principals.get(id);
-      if (
-        grants.some((g) => changedRecords.has(g.record) || changedRecords.has(g.role)) ||
-        (p?.records ?? (p?.record ? [p.record] : [])).some((r) => changedRecords.has(r))
-      )
-        out.add(id);
-    }
+    if (r.step !== undefined || !before.state.records.has(r.key)) changed.add(r.key);
+  for (const key of before.state.records.keys()) if (!after.state.records.has(key)) changed.add(key);
+  const roles = rolesChanged(before, after, changed);
+  const out = new Set<string>();
+  addTouched(before, changed, roles, before.grantsOf.keys(), out);
+  addTouched(after, changed, roles, after.grantsOf.keys(), out);
+  return out;
+}
+
+/** The keys among `changed` whose capabilities as a role differ between the two relations. */
+export function rolesChanged(
+  before: AccessRelation,
+  after: AccessRelation,
+  changed: Iterable<string>,
+): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const key of changed) {
+    const [was, now] = [before.capabilitiesOf(key), after.capabilitiesOf(key)];
+    if (was.length !== now.length || was.some((c) => !now.includes(c))) out.add(key);
   }
   return out;
+}
+
+/**
+ * Adds to `out` each of `ids` that holds a grant in `rel` whose record is `changed` or whose role
+ * is one of `roles`, or whose own record is `changed`.
+ */
+export function addTouched(
+  rel: AccessRelation,
+  changed: ReadonlySet<string>,
+  roles: ReadonlySet<string>,
+  ids: Iterable<string>,
+  out: Set<string>,
+): void {
+  next: for (const id of ids) {
+    if (out.has(id)) continue;
+    const grants = rel.grantsOf.get(id);
+    if (grants === undefined) continue;
+    for (const g of grants)
+      if (changed.has(g.record) || roles.has(g.role)) {
+        out.add(id);
+        continue next;
+      }
+    const p = rel.principals.get(id);
+    if (p?.records !== undefined) {
+      for (const r of p.records)
+        if (changed.has(r)) {
+          out.add(id);
+          continue next;
+        }
+    } else if (p?.record && changed.has(p.record)) out.add(id);
+  }
 }
 
 /** Steps behind a principal's change: what made, changed or removed its grants, their roles and the principal itself. */
@@ -100,7 +141,7 @@ function causesOf(before: AccessRelation, after: AccessRelation, id: string): st
 export function diffRelations(
   before: AccessRelation,
   after: AccessRelation,
-  principals: ReadonlySet<string> = touched(before, after),
+  principals: ReadonlySet<string> = touchedPrincipals(before, after),
 ): AccessChange[] {
   const changes: AccessChange[] = [];
   for (const id of [...principals].sort()) {

@@ -8,7 +8,8 @@ import type { LiveState } from '../model/resources.js';
 import { UserError } from '../model/errors.js';
 import { asciiLower } from '../model/email.js';
 import { didYouMean, suggestClosest } from '../util/suggest.js';
-import { accessPartOf, stateAfterSteps, stateOfLive } from './state.js';
+import { accessPartOf, stateOfLive } from './state.js';
+import { plannedRelation } from './planned-relation.js';
 import { isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { diffRelations } from './access-diff.js';
 import { tokenAccepted, type Token } from './tokens.js';
@@ -31,7 +32,7 @@ export function accessChanges(
 ): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
   const relations = relationsOfPlan(live, plan, now, byAddress);
-  return diffRelations(relations.live, relations.planned);
+  return diffRelations(relations.live, relations.planned, relations.touched);
 }
 
 /**
@@ -48,22 +49,26 @@ export function accessOfPlan(
 ): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
   if (rules.length === 0) return { changes: accessChanges(live, plan, now, byAddress), refusals: [] };
   const relations = relationsOfPlan(live, plan, now, byAddress);
-  const changes = plan.steps.some((s) => accessPartOf(s.kind) !== undefined)
-    ? diffRelations(relations.live, relations.planned)
-    : [];
+  const changes = diffRelations(relations.live, relations.planned, relations.touched);
   const results = judgeAccessRules(relations.planned, rules);
   return { changes, rules: results, refusals: accessRuleRefusals(results) };
 }
 
-/** The relations of live and of the state a plan leads to (`byAddress`: the caller's index of live addresses, when it has one). */
+/**
+ * The relations of live and of the state a plan leads to (`byAddress`: the caller's index of live
+ * addresses, when it has one), and the principals whose access can differ between them. The
+ * planned relation is built from live's by the records the plan changes (planned-relation.ts):
+ * live's itself when it changes none.
+ */
 export function relationsOfPlan(
   live: LiveState,
   plan: Pick<Plan, 'steps'>,
   now?: number,
   byAddress?: (address: string) => { uid: string } | undefined,
-): { live: AccessRelation; planned: AccessRelation } {
-  const before = stateOfLive(live, byAddress);
-  return { live: relationOf(before, now), planned: relationOf(stateAfterSteps(before, plan.steps), now) };
+): { live: AccessRelation; planned: AccessRelation; touched: ReadonlySet<string> } {
+  const before = relationOf(stateOfLive(live, byAddress), now);
+  const planned = plannedRelation(before, plan.steps, now);
+  return { live: before, planned: planned.relation, touched: planned.touched };
 }
 
 /** The `new-access` refusal (--deny-new-access): every gain, naming its principal and the steps that cause it. */

@@ -67,7 +67,7 @@ function principalOfGrant(
   r: AccessRecord,
   part: Extract<AccessPart, { is: 'grant' }>,
   state: AccessStateRecords,
-  identities: ReadonlyMap<string, Principal>,
+  identities: { get(key: string): Principal | undefined },
 ): Principal | undefined {
   const value = part.principalField === undefined ? undefined : r.fields[part.principalField];
   switch (part.to) {
@@ -130,7 +130,7 @@ function groupsClaimOf(idp: AccessRecord | undefined): string {
  * again elsewhere with the same relationship is who it was), and a changed relationship is
  * another principal. An identity the org does not hold (a uid) is itself.
  */
-function identityPrincipal(key: string, identity: AccessRecord | undefined): Principal {
+export function identityPrincipal(key: string, identity: AccessRecord | undefined): Principal {
   if (!identity) return { id: `identity:${key}`, kind: 'identity', name: `uid:${key}`, identityKey: key };
   const part = accessPartOf(identity.kind);
   const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
@@ -166,7 +166,7 @@ function principalIdOf(fields: object, relationship: { field: string; value: unk
 }
 
 /** Adds `p` to the principals, merging the identity records of one relationship (the first address in order names it). */
-function addPrincipal(principals: Map<string, Principal>, p: Principal): Principal {
+export function addPrincipal(principals: Map<string, Principal>, p: Principal): Principal {
   const known = principals.get(p.id);
   if (!known) {
     principals.set(p.id, p);
@@ -182,9 +182,91 @@ function addPrincipal(principals: Map<string, Principal>, p: Principal): Princip
   return known;
 }
 
+/** What a relation is built from beyond what it shows: kept for the planned relation (planned-relation.ts) to start from. */
+export interface RelationParts {
+  roles: Map<string, readonly string[]>;
+  roleNames: Map<string, string>;
+  /** Identity records → their principal. */
+  identities: Map<string, Principal>;
+  /** The org's group: where a grant whose scope field is not a key lies. */
+  orgKey: string | null;
+  now: number | undefined;
+}
+
+const partsOfRelation = new WeakMap<AccessRelation, RelationParts>();
+
+/** The parts `relationOf` built `rel` from (undefined: it was not built by `relationOf`). */
+export function relationParts(rel: AccessRelation): RelationParts | undefined {
+  return partsOfRelation.get(rel);
+}
+
 /**
- * The relation of a state. `now` (ms) decides which invites can still be accepted: an expired
- * one grants nothing (without `now`, every invite counts: pure code reads no clock).
+ * The grant a grant record gives in `state`, with the principal it names (undefined: none — no
+ * role, expired at `now`, no group, no principal it can name).
+ */
+export function grantOfRecord(
+  r: AccessRecord,
+  state: AccessStateRecords,
+  identities: { get(key: string): Principal | undefined },
+  orgKey: string | null,
+  now: number | undefined,
+): { principal: Principal; grant: Grant } | undefined {
+  const part = accessPartOf(r.kind);
+  if (part?.is !== 'grant') return undefined;
+  const role = r.fields[part.role];
+  if (typeof role !== 'string') return undefined;
+  if (part.expiryField !== undefined) {
+    const expiry = Date.parse(String(r.fields[part.expiryField]));
+    if (now !== undefined && Number.isFinite(expiry) && expiry <= now) return undefined;
+  }
+  const scope = part.scopeField === undefined ? r.parent : r.fields[part.scopeField];
+  const on = typeof scope === 'string' ? scope : part.scopeField !== undefined ? orgKey : null;
+  if (on === null) return undefined;
+  const principal = principalOfGrant(r, part, state, identities);
+  if (!principal) return undefined;
+  return { principal, grant: { principal: principal.id, group: on, role, record: r.key } };
+}
+
+/** The children of each group, in the groups' order. */
+export function childrenOf(groups: ReadonlyMap<string, { parent: string | null }>): Map<string, string[]> {
+  const children = new Map<string, string[]>();
+  for (const [key, g] of groups) {
+    if (g.parent === null) continue;
+    const list = children.get(g.parent);
+    if (list) list.push(key);
+    else children.set(g.parent, [key]);
+  }
+  return children;
+}
+
+/** A relation of its parts. */
+export function assembleRelation(
+  state: AccessStateRecords,
+  shown: Pick<AccessRelation, 'groups' | 'principals' | 'grantsOf' | 'children'>,
+  roles: ReadonlyMap<string, readonly string[]>,
+  roleNames: ReadonlyMap<string, string>,
+): AccessRelation {
+  return {
+    state,
+    groups: shown.groups,
+    principals: shown.principals,
+    grantsOf: shown.grantsOf,
+    children: shown.children,
+    capabilitiesOf: (role) => roles.get(role) ?? state.builtinCapabilities.get(role) ?? [],
+    roleName: (role) => state.builtinNames.get(role) ?? roleNames.get(role) ?? `uid:${role}`,
+  };
+}
+
+/** The org's group: the first group without a parent. */
+export function orgKeyOf(groups: ReadonlyMap<string, { parent: string | null }>): string | null {
+  for (const [key, g] of groups) if (g.parent === null) return key;
+  return null;
+}
+
+/**
+ * The relation of a state, from scratch (the reference the planned relation is held to). `now`
+ * (ms) decides which invites can still be accepted: an expired one grants nothing (without
+ * `now`, every invite counts: pure code reads no clock).
  */
 export function relationOf(state: AccessStateRecords, now?: number): AccessRelation {
   const groups = new Map<string, { address: string; parent: string | null }>();
@@ -201,7 +283,7 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
   }
   const principals = new Map<string, Principal>();
   const grantsOf = new Map<string, Grant[]>();
-  const orgKey = [...groups].find(([, g]) => g.parent === null)?.[0] ?? null;
+  const orgKey = orgKeyOf(groups);
   // Identities first (a grant names its identity by key), then the grants.
   const identities = new Map<string, Principal>();
   const grantRecords: AccessRecord[] = [];
@@ -211,41 +293,16 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
     else if (part?.is === 'grant') grantRecords.push(r);
   }
   for (const r of grantRecords) {
-    const part = accessPartOf(r.kind);
-    if (part?.is !== 'grant') continue;
-    const role = r.fields[part.role];
-    if (typeof role !== 'string') continue;
-    if (part.expiryField !== undefined) {
-      const expiry = Date.parse(String(r.fields[part.expiryField]));
-      if (now !== undefined && Number.isFinite(expiry) && expiry <= now) continue;
-    }
-    const scope = part.scopeField === undefined ? r.parent : r.fields[part.scopeField];
-    const on = typeof scope === 'string' ? scope : part.scopeField !== undefined ? orgKey : null;
-    if (on === null) continue;
-    const found = principalOfGrant(r, part, state, identities);
+    const found = grantOfRecord(r, state, identities, orgKey, now);
     if (!found) continue;
-    const p = principals.get(found.id) ?? addPrincipal(principals, found);
+    const p = principals.get(found.principal.id) ?? addPrincipal(principals, found.principal);
     const list = grantsOf.get(p.id);
-    const grant = { principal: p.id, group: on, role, record: r.key };
-    if (list) list.push(grant);
-    else grantsOf.set(p.id, [grant]);
+    if (list) list.push(found.grant);
+    else grantsOf.set(p.id, [found.grant]);
   }
-  const children = new Map<string, string[]>();
-  for (const [key, g] of groups) {
-    if (g.parent === null) continue;
-    const list = children.get(g.parent);
-    if (list) list.push(key);
-    else children.set(g.parent, [key]);
-  }
-  return {
-    state,
-    groups,
-    principals,
-    grantsOf,
-    children,
-    capabilitiesOf: (role) => roles.get(role) ?? state.builtinCapabilities.get(role) ?? [],
-    roleName: (role) => state.builtinNames.get(role) ?? roleNames.get(role) ?? `uid:${role}`,
-  };
+  const rel = assembleRelation(state, { groups, principals, grantsOf, children: childrenOf(groups) }, roles, roleNames);
+  partsOfRelation.set(rel, { roles, roleNames, identities, orgKey, now });
+  return rel;
 }
 
 /** What `principals` hold together on every group of the relation where they hold anything. */

@@ -71,9 +71,19 @@ export function stateOfLive(
     for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
     uidAt = (address) => byAddress.get(address);
   }
-  const identityKey = (k: IdentityKey): string | undefined => ('uid' in k ? k.uid : uidAt(`identity:${k.path}`));
+  // Each path looked up once: bindings name the same identities and roles again and again.
+  const identityUids = new Map<string, string | undefined>();
+  const roleUids = new Map<string, string | undefined>();
+  const byPath = (uids: Map<string, string | undefined>, prefix: string, path: string): string | undefined => {
+    if (uids.has(path)) return uids.get(path);
+    const uid = uidAt(`${prefix}${path}`);
+    uids.set(path, uid);
+    return uid;
+  };
+  const identityKey = (k: IdentityKey): string | undefined =>
+    'uid' in k ? k.uid : byPath(identityUids, 'identity:', k.path);
   const roleKey = (k: RoleKey): string | undefined =>
-    'builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : uidAt(`role:${k.path}`);
+    'builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : byPath(roleUids, 'role:', k.path);
   const records = new Map<string, AccessRecord>();
   for (const r of live.resources) {
     const part = accessPartOf(r.kind);
@@ -89,9 +99,9 @@ export function stateOfLive(
   return { records, builtinCapabilities, builtinNames, removed: new Map() };
 }
 
-/** The API fields access reads of a kind (its descriptor's `access`): only those are taken from live. */
-const ACCESS_FIELDS = new Map<Kind, ReadonlySet<string>>();
-function accessFieldsOf(kind: Kind, part: AccessPart): ReadonlySet<string> {
+/** The fields access reads of a kind (its descriptor's `access`): only those are taken from live. */
+const ACCESS_FIELDS = new Map<Kind, readonly FieldSpec[]>();
+function accessFieldsOf(kind: Kind, part: AccessPart): readonly FieldSpec[] {
   let fields = ACCESS_FIELDS.get(kind);
   if (!fields) {
     const names =
@@ -105,7 +115,8 @@ function accessFieldsOf(kind: Kind, part: AccessPart): ReadonlySet<string> {
               )
             : [];
     // `oidc`: an identity provider's people are its issuer's (relation.ts).
-    ACCESS_FIELDS.set(kind, (fields = new Set([...names, 'oidc'])));
+    const wanted = new Set([...names, 'oidc']);
+    ACCESS_FIELDS.set(kind, (fields = descriptorOf(kind).fields.filter((spec) => wanted.has(apiName(spec)))));
   }
   return fields;
 }
@@ -120,9 +131,7 @@ function liveFields(
   const model = r.fields as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   const descriptor = descriptorOf(r.kind);
-  const wanted = accessFieldsOf(r.kind, part);
-  for (const spec of descriptor.fields) {
-    if (!wanted.has(apiName(spec))) continue;
+  for (const spec of accessFieldsOf(r.kind, part)) {
     const value = model[spec.name];
     if (value === undefined) continue;
     out[apiName(spec)] = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;
@@ -152,26 +161,56 @@ function refKey(ref: UidReference | undefined, value: unknown): string | undefin
  * create of its parent address in the same plan.
  */
 export function stateAfterSteps(before: AccessStateRecords, steps: readonly PlanStep[]): AccessStateRecords {
+  return stepsOverState(before, steps).state;
+}
+
+/** What steps did to a state: the state they lead to, and which records they wrote or removed. */
+export interface StepsOverState {
+  state: AccessStateRecords;
+  /** The keys of the records the steps changed: each one written that the state holds, each one of `before` it no longer holds. */
+  changed: Set<string>;
+  /** The records the steps added at the end of the state's order (creates), by their rank there. */
+  appended: Map<string, number>;
+}
+
+/** `stateAfterSteps`, with what the steps changed (planned-relation.ts builds from it). */
+export function stepsOverState(before: AccessStateRecords, steps: readonly PlanStep[]): StepsOverState {
   const records = new Map(before.records);
   const removed = new Map(before.removed);
-  const keyOfAddress = new Map<string, string>();
-  for (const r of records.values()) keyOfAddress.set(r.address, r.key);
+  const wrote: string[] = [];
+  const appended = new Map<string, number>();
+  let ends = 0;
+  // Addresses → keys, built only when a create names its parent by address alone.
+  let keyOfAddress: Map<string, string> | undefined;
+  const moved = new Map<string, string>();
+  const keyAt = (address: string): string | undefined => {
+    const known = moved.get(address);
+    if (known !== undefined) return known;
+    if (!keyOfAddress) {
+      keyOfAddress = new Map();
+      for (const r of before.records.values()) keyOfAddress.set(r.address, r.key);
+    }
+    return keyOfAddress.get(address);
+  };
   for (const step of steps) {
     if (!accessPartOf(step.kind)) continue;
     if (step.action === 'delete') {
       const gone = records.get(step.uid);
       if (gone) removed.set(gone.key, { ...gone, step: step.address });
       records.delete(step.uid);
+      wrote.push(step.uid);
       continue;
     }
     const refs = (step.refs ?? {}) as Record<string, UidReference | undefined>;
     if (step.action === 'create') {
       const fields = fieldsAfterStep(undefined, step)!;
       for (const [field, ref] of Object.entries(refs)) fields[field] = refKey(ref, step.after[field]);
-      const parent = step.parentUid ?? (step.parent ? (keyOfAddress.get(step.parent) ?? newKey(step.parent)) : null);
+      const parent = step.parentUid ?? (step.parent ? (keyAt(step.parent) ?? newKey(step.parent)) : null);
       const key = newKey(step.address);
+      if (!records.has(key)) appended.set(key, ends++);
       records.set(key, { kind: step.kind, key, address: step.address, parent, fields, step: step.address });
-      keyOfAddress.set(step.address, key);
+      moved.set(step.address, key);
+      wrote.push(key);
       continue;
     }
     const was = records.get(step.uid);
@@ -181,7 +220,15 @@ export function stateAfterSteps(before: AccessStateRecords, steps: readonly Plan
     for (const [field, ref] of Object.entries(refs))
       if (written.includes(field)) fields[field] = refKey(ref, step.after[field]);
     records.set(step.uid, { ...was, address: step.address, fields, step: step.address });
-    keyOfAddress.set(step.address, step.uid);
+    moved.set(step.address, step.uid);
+    wrote.push(step.uid);
   }
-  return { records, builtinCapabilities: before.builtinCapabilities, builtinNames: before.builtinNames, removed };
+  const changed = new Set<string>();
+  for (const key of wrote)
+    if (records.get(key)?.step !== undefined || (!records.has(key) && before.records.has(key))) changed.add(key);
+  return {
+    state: { records, builtinCapabilities: before.builtinCapabilities, builtinNames: before.builtinNames, removed },
+    changed,
+    appended,
+  };
 }
