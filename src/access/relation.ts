@@ -135,7 +135,7 @@ export function identityPrincipal(key: string, identity: AccessRecord | undefine
   const part = accessPartOf(identity.kind);
   const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
   const email = typeof identity.fields.email === 'string' ? asciiLower(identity.fields.email) : undefined;
-  const id = relationship ? principalIdOf(identity.fields, relationship) : `identity:${key}`;
+  const id = relationship ? principalIdOf(relationship) : `identity:${key}`;
   return {
     id,
     kind: 'identity',
@@ -149,20 +149,11 @@ export function identityPrincipal(key: string, identity: AccessRecord | undefine
   };
 }
 
-/**
- * The id of a relationship, kept per fields object: the state a plan leads to shares the record
- * of every identity the plan leaves alone with live's, so each is spelled once per run.
- */
-const principalIds = new WeakMap<object, string>();
-function principalIdOf(fields: object, relationship: { field: string; value: unknown }): string {
-  let id = principalIds.get(fields);
-  if (id === undefined) {
-    // One spelling of a service principal (short or in full); every other value as it is.
-    const value =
-      relationship.field === 'servicePrincipal' ? normalizeServicePrincipal(relationship.value) : relationship.value;
-    principalIds.set(fields, (id = `accepts:${relationship.field}:${canonicalJson(value)}`));
-  }
-  return id;
+/** The id of a relationship: one spelling of a service principal (short or in full); every other value as it is. */
+function principalIdOf(relationship: { field: string; value: unknown }): string {
+  const value =
+    relationship.field === 'servicePrincipal' ? normalizeServicePrincipal(relationship.value) : relationship.value;
+  return `accepts:${relationship.field}:${canonicalJson(value)}`;
 }
 
 /** Adds `p` to the principals, merging the identity records of one relationship (the first address in order names it). */
