@@ -270,25 +270,34 @@ function scalarAt(text: string, p: number, end: number): boolean {
 const FLOW_PLAIN = /[^-?:,[\]{}#&*!|>'"%@`\s][^,[\]{}:#]*/y;
 
 /**
+ * The open collections of {@link flowEnd} (their bracket) and, per open collection, what comes
+ * next: 0 a key, 1 its ":", 2 a value (a list's item), 3 a "," or the end, 4 the end of an empty
+ * collection. Kept from call to call with a depth of their own (flowEnd never calls itself): a
+ * flow line is read for every flow-style item, and two fresh stacks and a closure per line were
+ * ≈3.7 MB of the ≈100 MB a 10k plan allocates (docs/performance.md).
+ */
+const FLOW_OPEN: number[] = [];
+const FLOW_EXPECT: number[] = [];
+
+function skipSpaces(s: string, i: number): number {
+  while (s.charCodeAt(i) === 0x20) i++;
+  return i;
+}
+
+/**
  * Where the flow collection at the start of `s` ends, -1 when it is not taken: it must close on
  * its line, hold only scalars (plain or quoted) and flow collections, and in a mapping every
  * entry must be `key: value` with a key resolving to a string.
  */
 function flowEnd(s: string): number {
-  const open: number[] = [];
-  /**
-   * Per open collection, what comes next: 0 a key, 1 its ":", 2 a value (a list's item), 3 a ","
-   * or the end, 4 the end of an empty collection.
-   */
-  const expect: number[] = [];
+  const open = FLOW_OPEN;
+  const expect = FLOW_EXPECT;
+  let depth = 0;
   let i = 0;
-  const skip = () => {
-    while (s.charCodeAt(i) === 0x20) i++;
-  };
   for (;;) {
-    skip();
+    i = skipSpaces(s, i);
     const c = s.charCodeAt(i);
-    const top = open.length - 1;
+    const top = depth - 1;
     if (Number.isNaN(c)) return -1;
     const inMap = top >= 0 && open[top] === 0x7b;
     const state = top >= 0 ? expect[top]! : -1;
@@ -296,11 +305,10 @@ function flowEnd(s: string): number {
       // A closing bracket: after a complete entry (or none), never after a ",".
       if (top < 0 || open[top] !== (c === 0x5d ? 0x5b : 0x7b) || (inMap ? state !== 3 && state !== 4 : state === 2))
         return -1;
-      open.pop();
-      expect.pop();
+      depth--;
       i++;
-      if (open.length === 0) return i;
-      expect[open.length - 1] = 3;
+      if (depth === 0) return i;
+      expect[depth - 1] = 3;
       continue;
     }
     if (c === 0x2c) {
@@ -320,12 +328,13 @@ function flowEnd(s: string): number {
     const isKey = inMap && state === 0;
     if (c === 0x5b || c === 0x7b) {
       if (isKey) return -1;
-      open.push(c);
-      expect.push(4);
+      open[depth] = c;
+      expect[depth] = 4;
+      depth++;
       i++;
       // An empty collection closes at once; else its first entry follows.
-      skip();
-      if (s.charCodeAt(i) !== (c === 0x5b ? 0x5d : 0x7d)) expect[open.length - 1] = c === 0x7b ? 0 : 2;
+      i = skipSpaces(s, i);
+      if (s.charCodeAt(i) !== (c === 0x5b ? 0x5d : 0x7d)) expect[depth - 1] = c === 0x7b ? 0 : 2;
       continue;
     }
     let end: number;
