@@ -136,15 +136,33 @@ function jwksProblem(text: unknown): string | undefined {
   return undefined;
 }
 
-/** Exactly one (or, with `optional`, at most one) of an exact value and its pattern. */
-function pairProblems(field: string, o: Obj, exact: string, pattern: string, optional: boolean): RelationshipProblem[] {
-  const has = (k: string) => o[k] !== undefined;
-  if (has(exact) && has(pattern))
-    return [{ path: [field, pattern], message: `${field} has both ${exact} and ${pattern}; expected one of them` }];
-  if (!optional && !has(exact) && !has(pattern))
-    return [{ path: [field], message: `${field} needs ${exact} (exact) or ${pattern} (a regular expression)` }];
-  const problems: RelationshipProblem[] = [];
-  if (has(pattern)) {
+/**
+ * Exactly one (or, with `optional`, at most one) of an exact value and its pattern; what is wrong
+ * goes into `problems`. Every identity of a manifest is checked: pushing into one list, with no
+ * list per pair to spread, keeps the check from allocating when nothing is wrong.
+ */
+function pairProblems(
+  problems: RelationshipProblem[],
+  field: string,
+  o: Obj,
+  exact: string,
+  pattern: string,
+  optional: boolean,
+): void {
+  const hasExact = o[exact] !== undefined;
+  const hasPattern = o[pattern] !== undefined;
+  if (hasExact && hasPattern) {
+    problems.push({
+      path: [field, pattern],
+      message: `${field} has both ${exact} and ${pattern}; expected one of them`,
+    });
+    return;
+  }
+  if (!optional && !hasExact && !hasPattern) {
+    problems.push({ path: [field], message: `${field} needs ${exact} (exact) or ${pattern} (a regular expression)` });
+    return;
+  }
+  if (hasPattern) {
     const why = typeof o[pattern] === 'string' ? patternProblem(o[pattern] as string) : 'is not a string';
     if (why !== undefined)
       problems.push({
@@ -152,7 +170,6 @@ function pairProblems(field: string, o: Obj, exact: string, pattern: string, opt
         message: `${field}.${pattern} ${JSON.stringify(o[pattern])} is not a valid RE2 regular expression, as the service reads patterns (${why}); lookaround and backreferences are not RE2`,
       });
   }
-  return problems;
 }
 
 function unknownKeys(field: keyof typeof KEYS, o: Obj): RelationshipProblem[] {
@@ -169,13 +186,13 @@ interface CheckOptions {
   shapeChecked?: boolean;
 }
 
+const CLAIM_MAPS = ['claims', 'claimPatterns'] as const;
+
 function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
-  const problems = [
-    ...(opts.shapeChecked ? [] : unknownKeys('claimMatch', o)),
-    ...pairProblems('claimMatch', o, 'issuer', 'issuerPattern', false),
-    ...pairProblems('claimMatch', o, 'subject', 'subjectPattern', false),
-    ...pairProblems('claimMatch', o, 'audience', 'audiencePattern', true),
-  ];
+  const problems = opts.shapeChecked ? [] : unknownKeys('claimMatch', o);
+  pairProblems(problems, 'claimMatch', o, 'issuer', 'issuerPattern', false);
+  pairProblems(problems, 'claimMatch', o, 'subject', 'subjectPattern', false);
+  pairProblems(problems, 'claimMatch', o, 'audience', 'audiencePattern', true);
   const ascii = typeof o.issuer === 'string' ? nonAsciiUrlProblem('claimMatch.issuer', o.issuer) : undefined;
   if (ascii) problems.push({ path: ['claimMatch', 'issuer'], message: ascii });
   else if (o.issuer !== undefined && !isHttpsUrl(o.issuer)) {
@@ -184,7 +201,7 @@ function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
       message: `claimMatch.issuer ${JSON.stringify(o.issuer)} is not an https URL; expected the token issuer, e.g. https://token.actions.githubusercontent.com`,
     });
   }
-  for (const key of ['claims', 'claimPatterns'] as const) {
+  for (const key of CLAIM_MAPS) {
     const map = o[key];
     if (map === undefined) continue;
     if (!isObject(map) || !Object.values(map).every((v) => typeof v === 'string')) {
@@ -207,11 +224,9 @@ function claimMatchProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
 }
 
 function awsIdentityProblems(o: Obj, opts: CheckOptions): RelationshipProblem[] {
-  const problems = [
-    ...(opts.shapeChecked ? [] : unknownKeys('awsIdentity', o)),
-    ...pairProblems('awsIdentity', o, 'arn', 'arnPattern', true),
-    ...pairProblems('awsIdentity', o, 'userId', 'userIdPattern', true),
-  ];
+  const problems = opts.shapeChecked ? [] : unknownKeys('awsIdentity', o);
+  pairProblems(problems, 'awsIdentity', o, 'arn', 'arnPattern', true);
+  pairProblems(problems, 'awsIdentity', o, 'userId', 'userIdPattern', true);
   if (typeof o.awsAccount !== 'string' || !/^\d{12}$/.test(o.awsAccount)) {
     problems.push({
       path: ['awsIdentity', 'awsAccount'],

@@ -27,6 +27,9 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
   servicePrincipal: { optional: true, normalize: readServicePrincipal },
 });
 
+/** The schema checked each relationship's shape (one options object for every identity checked). */
+const SHAPE_CHECKED = { shapeChecked: true } as const;
+
 export const identity = defineKind({
   kind: 'identity',
   label: { one: 'identity', many: 'identities' },
@@ -56,8 +59,9 @@ export const identity = defineKind({
       });
     }
     // servicePrincipal is an enum the schema checks; the objects have rules beyond their shape.
-    for (const field of set.filter((f) => f !== 'servicePrincipal')) {
-      for (const p of relationshipProblems(field, item[field], { shapeChecked: true })) {
+    for (const field of set) {
+      if (field === 'servicePrincipal') continue;
+      for (const p of relationshipProblems(field, item[field], SHAPE_CHECKED)) {
         problems.push({ pointer: p.path, message: `${p.message} (identity ${JSON.stringify(key)})` });
       }
     }
