@@ -312,7 +312,9 @@ async function readOwnedByOrg(
  */
 function expectedListingCounts(declared: readonly { kind: Kind; groupPath: string }[]): Map<Kind, number> {
   const counts = new Map<Kind, number>();
-  for (const { kind, groupPath } of declared) {
+  // Indexed: one pass over every declared resource, before V8 optimises it (a for…of allocates then).
+  for (let i = 0; i < declared.length; i++) {
+    const { kind, groupPath } = declared[i]!;
     if (groupPath === '' && (descriptorOf(kind).ownsGroupPath || descriptorOf(kind).uidIsParent)) continue;
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }

@@ -184,13 +184,17 @@ const LIST_KEYS: ReadonlySet<string> = new Set([
  * empty list, as a reader of the file would take it (not "must be a list, got nothing").
  */
 export function nullListsAsEmpty(value: unknown): void {
+  // Indexed: it walks every node of every document once, before V8 optimises it (a for…of
+  // allocates then; docs/performance.md, issue 61 allocation).
   if (Array.isArray(value)) {
-    for (const item of value) nullListsAsEmpty(item);
+    for (let i = 0; i < value.length; i++) nullListsAsEmpty(value[i]);
     return;
   }
   if (value === null || typeof value !== 'object') return;
   const object = value as Record<string, unknown>;
-  for (const key of Object.keys(object)) {
+  const keys = Object.keys(object);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const v = object[key];
     if (v === null && LIST_KEYS.has(key)) object[key] = [];
     else if (v !== null && typeof v === 'object') nullListsAsEmpty(v);

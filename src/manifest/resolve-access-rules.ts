@@ -47,7 +47,10 @@ export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: A
   const identities = new Set<string>();
   const providers = new Set<string>();
   const roleCapabilities = new Map<string, string[]>();
-  for (const r of ctx.resources) {
+  // Indexed: one pass over every resource, before V8 optimises it (a for…of allocates then).
+  const resources = ctx.resources;
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i]!;
     const access = descriptorOf(r.kind).access;
     if (access?.is === 'principal') identities.add(pathOf(r.address));
     else if (access?.is === 'grant' && access.to === 'signIn') providers.add(pathOf(r.address));

@@ -29,7 +29,10 @@ export interface RenameLines {
 export function renameLinesOf(desired: { resources: readonly DesiredResource[] }): RenameLines {
   const groups: RenameLines['groups'] = [];
   const items = new Map<string, string>();
-  for (const d of desired.resources) {
+  const resources = desired.resources;
+  // Indexed: one pass over every resource, before V8 optimises it (a for…of allocates then).
+  for (let i = 0; i < resources.length; i++) {
+    const d = resources[i]!;
     if (d.renamedFrom === undefined) continue;
     if (d.kind === 'group')
       groups.push({ path: d.groupPath, oldPath: joinPath(parentPath(d.groupPath), d.renamedFrom) });

@@ -59,8 +59,11 @@ export function diffManagedFields(desired: DesiredResource, live: LiveResource):
   }
   // An exclusive field set in the manifests replaces whichever other one is live.
   const exclusive = descriptor.exclusiveFields;
-  if (exclusive?.some((f) => want[f] !== undefined)) {
-    for (const field of exclusive) {
+  if (exclusive !== undefined && exclusive.length > 0) {
+    let wanted = false;
+    for (let i = 0; i < exclusive.length && !wanted; i++) wanted = want[exclusive[i]!] !== undefined;
+    for (let i = 0; wanted && i < exclusive.length; i++) {
+      const field = exclusive[i]!;
       if (want[field] === undefined && have[field] !== undefined && have[field] !== '')
         (changes ??= []).push({ field, before: copyValue(have[field]), after: undefined, cleared: true });
     }
