@@ -351,6 +351,20 @@ function flowEnd(s: string): number {
   }
 }
 
+/**
+ * The core schema's plain forms. Module constants: a regular expression literal inside the
+ * function is a new RegExp object each time it is evaluated, and js-yaml asks this for every
+ * plain scalar of every manifest (≈2 MB of a 10k plan, docs/performance.md).
+ */
+const CORE_NULL = /^(?:~|[Nn]ull|NULL)$/;
+const CORE_BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
+const CORE_OCTAL = /^0o[0-7]+$/;
+const CORE_INT = /^[-+]?[0-9]+$/;
+const CORE_HEX = /^0x[0-9a-fA-F]+$/;
+const CORE_INF_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const CORE_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/;
+const CORE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;
+
 /** A plain scalar by the YAML 1.2 core schema, in the order and the forms of the `yaml` package. */
 export function resolvePlain(s: string): unknown {
   if (s.length === 0) return null;
@@ -358,14 +372,13 @@ export function resolvePlain(s: string): unknown {
   // Most values start with a letter other than those of null/true/false/.inf: strings at once.
   if (!(c <= 0x39 || c === 0x6e || c === 0x4e || c === 0x74 || c === 0x54 || c === 0x66 || c === 0x46 || c === 0x7e))
     return s;
-  if (/^(?:~|[Nn]ull|NULL)$/.test(s)) return null;
-  if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (/^0o[0-7]+$/.test(s)) return parseInt(s.substring(2), 8);
-  if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10);
-  if (/^0x[0-9a-fA-F]+$/.test(s)) return parseInt(s.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s))
-    return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s)) return parseFloat(s);
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) return parseFloat(s);
+  if (CORE_NULL.test(s)) return null;
+  if (CORE_BOOL.test(s)) return s[0] === 't' || s[0] === 'T';
+  if (CORE_OCTAL.test(s)) return parseInt(s.substring(2), 8);
+  if (CORE_INT.test(s)) return parseInt(s, 10);
+  if (CORE_HEX.test(s)) return parseInt(s.substring(2), 16);
+  if (CORE_INF_NAN.test(s)) return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
+  if (CORE_EXP.test(s)) return parseFloat(s);
+  if (CORE_FLOAT.test(s)) return parseFloat(s);
   return s;
 }
