@@ -192,9 +192,9 @@ export function nullListsAsEmpty(value: unknown): void {
   }
   if (value === null || typeof value !== 'object') return;
   const object = value as Record<string, unknown>;
-  const keys = Object.keys(object);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  // for…in over own keys, not Object.keys: no array of keys per node (the same keys, in order).
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
     const v = object[key];
     if (v === null && LIST_KEYS.has(key)) object[key] = [];
     else if (v !== null && typeof v === 'object') nullListsAsEmpty(v);

@@ -106,7 +106,12 @@ export function readServicePrincipal(value: unknown): unknown {
 export function compactRelationship(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Obj = {};
-  for (const [k, v] of Object.entries(value)) {
+  // Keys and an index, not Object.entries: every identity's relationship is compacted, desired
+  // and live, mostly before V8 optimises this (a pair array per key; docs/performance.md).
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = value[k];
     if (v === undefined || v === null || v === '') continue;
     if (Array.isArray(v) && v.length === 0) continue;
     if (isObject(v) && Object.keys(v).length === 0) continue;
