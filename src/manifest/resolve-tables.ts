@@ -23,6 +23,11 @@ export function siteAt(site: Site, ...steps: (string | number)[]): Site {
   return { doc: site.doc, pointer: site.pointer.concat(steps) };
 }
 
+/** `siteAt(site, key, index)` without the array of steps: the site of each item of every list. */
+export function itemSiteAt(site: Site, key: string, index: number): Site {
+  return { doc: site.doc, pointer: site.pointer.concat(key, index) };
+}
+
 export interface ScalarRecord {
   value: unknown;
   location: SourceLocation;

@@ -29,6 +29,7 @@ import {
   asObject,
   asString,
   fieldKey,
+  itemSiteAt,
   siteAt,
   type GroupRecord,
   type Obj,
@@ -323,10 +324,11 @@ class Resolver {
 
   private eachItem(site: Site, group: Obj, list: string, visit: (item: Obj, site: Site) => void): void {
     const key = fieldKey(group, list, site.pointer.length === 1 ? 'org' : 'group');
-    asArray(group[key]).forEach((raw, i) => {
-      const item = asObject(raw);
-      if (item) visit(item, siteAt(site, key, i));
-    });
+    const items = asArray(group[key]);
+    for (let i = 0; i < items.length; i++) {
+      const item = asObject(items[i]);
+      if (item) visit(item, itemSiteAt(site, key, i));
+    }
   }
 
   /** Records a scalar of a group; false (and a diagnostic naming both places) when it conflicts. */
