@@ -60,12 +60,44 @@ export interface Finding {
 
 const METHODS = ['get', 'post', 'patch', 'delete'] as const;
 
+/** Strings matching each pattern: building one (a long alternation especially) costs far more than drawing from it. */
+const patternArbitraries = new Map<string, fc.Arbitrary<string>>();
+function patternArbitrary(pattern: string): fc.Arbitrary<string> {
+  let arb = patternArbitraries.get(pattern);
+  if (!arb) patternArbitraries.set(pattern, (arb = fc.stringMatching(new RegExp(pattern))));
+  return arb;
+}
+
+/** What judging against one document takes, compiled as it is used: shared by every fuzzer of that document. */
+interface Judges {
+  ajv: Ajv2020;
+  paramAjv: Ajv2020;
+  validators: Map<string, ValidateFunction>;
+  conformance: OpenApiConformance;
+}
+const judgesByDoc = new WeakMap<Json, Judges>();
+function judgesOf(doc: Json): Judges {
+  let judges = judgesByDoc.get(doc);
+  if (!judges) {
+    judges = {
+      ajv: new Ajv2020({ strict: false, allErrors: true }),
+      paramAjv: new Ajv2020({ strict: false, coerceTypes: 'array' }),
+      validators: new Map(),
+      conformance: new OpenApiConformance(doc),
+    };
+    judges.ajv.addSchema(doc, 'openapi');
+    judges.paramAjv.addSchema(doc, 'openapi');
+    judgesByDoc.set(doc, judges);
+  }
+  return judges;
+}
+
 export class ContractFuzzer {
   readonly operations: Operation[];
   readonly conformance: OpenApiConformance;
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
-  private readonly paramAjv = new Ajv2020({ strict: false, coerceTypes: 'array' });
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly ajv: Ajv2020;
+  private readonly paramAjv: Ajv2020;
+  private readonly validators: Map<string, ValidateFunction>;
 
   /**
    * Values a body member of this name may take besides its schema's (real role uids for `roleUid`,
@@ -75,9 +107,12 @@ export class ContractFuzzer {
   hints: Record<string, readonly unknown[]> = {};
 
   constructor(private readonly doc: Json) {
-    this.ajv.addSchema(doc, 'openapi');
-    this.paramAjv.addSchema(doc, 'openapi');
-    this.conformance = new OpenApiConformance(doc);
+    ({
+      ajv: this.ajv,
+      paramAjv: this.paramAjv,
+      validators: this.validators,
+      conformance: this.conformance,
+    } = judgesOf(doc));
     const paths = doc.paths as Record<string, Json>;
     this.operations = Object.entries(paths).flatMap(([template, item]) =>
       METHODS.filter((m) => item[m] !== undefined).map((m) => {
@@ -131,9 +166,9 @@ export class ContractFuzzer {
       case 'string': {
         if (typeof s.pattern === 'string') {
           const max = (s.maxLength as number | undefined) ?? 300;
-          return fc
-            .stringMatching(new RegExp(s.pattern))
-            .filter((v) => v.length <= Math.min(max, 300) && v.length >= ((s.minLength as number | undefined) ?? 0));
+          return patternArbitrary(s.pattern).filter(
+            (v) => v.length <= Math.min(max, 300) && v.length >= ((s.minLength as number | undefined) ?? 0),
+          );
         }
         const min = (s.minLength as number | undefined) ?? 0;
         const max = Math.min((s.maxLength as number | undefined) ?? 24, 64);
@@ -194,7 +229,7 @@ export class ContractFuzzer {
             ? [
                 fc.option(
                   fc.tuple(
-                    fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/),
+                    patternArbitrary('^[a-z][a-z0-9_]{0,8}$'),
                     this.valueOf(s.additionalProperties as Json, depth + 1),
                   ),
                   { freq: 2, nil: undefined },
@@ -230,8 +265,8 @@ export class ContractFuzzer {
     const known = uidKind ? (uids[uidKind] ?? []) : [];
     const uidArb = o.template.includes('{uid}')
       ? fc.oneof(
-          { weight: 8, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.stringMatching(/^[0-9a-f]{40}$/) },
-          { weight: 1, arbitrary: fc.stringMatching(/^[0-9a-f]{40}(\/[0-9a-f]{16}){0,2}$/) },
+          { weight: 8, arbitrary: known.length > 0 ? fc.constantFrom(...known) : patternArbitrary('^[0-9a-f]{40}$') },
+          { weight: 1, arbitrary: patternArbitrary('^[0-9a-f]{40}(/[0-9a-f]{16}){0,2}$') },
         )
       : fc.constant('');
     const queryParams = o.params.filter((p) => p.in === 'query' && p.name !== 'page_token' && p.name !== 'update_mask');
