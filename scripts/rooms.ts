@@ -9,10 +9,9 @@
  *
  * Usage: npm run rooms -- [--imports]   (--imports: list every import that runs back up)
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseSource, resolveModule, SRC, walkAst, type AstNode } from './source-graph.js';
+import { resolveModule, sourceModules, SRC, walkAst, type AstNode } from './source-graph.js';
 
 /** One import of one file, run-time or type-only, resolved to a module of src/. */
 export interface Import {
@@ -23,10 +22,9 @@ export interface Import {
 /** Every relative import (and re-export) of every module of src/, types included. */
 export function everyImport(): Import[] {
   const out: Import[] = [];
-  for (const f of readdirSync(SRC, { recursive: true, encoding: 'utf8' })) {
-    if (!f.endsWith('.ts') || f.endsWith('.d.ts')) continue;
-    const file = join(SRC, f);
-    for (const node of walkAst(parseSource(readFileSync(file, 'utf8'), file))) {
+  // The trees sourceModules parsed once for the process (the architecture tests read them too).
+  for (const { file, tree } of sourceModules()) {
+    for (const node of walkAst(tree)) {
       const isImport =
         node.type === 'ImportDeclaration' ||
         ((node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') && node.source) ||
