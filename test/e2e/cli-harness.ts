@@ -68,6 +68,64 @@ export async function runCli(
   return { code: exits[0] ?? code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
+/** A command running in this process until it ends by itself or by a signal (`platform-sync emulator`). */
+export interface CliSession {
+  /** What it printed so far, stdout and stderr as they came. */
+  output(): string;
+  /** Resolves with the first match of `pattern` in the output; rejects if the command ends first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Sends SIGINT or SIGTERM, as a terminal or a process manager would. */
+  signal(name: 'SIGINT' | 'SIGTERM'): void;
+  /** How the run ended. */
+  done: Promise<CliRun>;
+}
+
+/** Starts `platform-sync args…` in this process (as runCli) without waiting for it to end. */
+export function startCli(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliSession {
+  let text = '';
+  const waiters = new Set<() => void>();
+  const both = () =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        text += chunk.toString();
+        for (const wake of [...waiters]) wake();
+        done();
+      },
+    });
+  const signals = new EventEmitter();
+  const exits: number[] = [];
+  let ended = false;
+  const done = main(['node', 'platform-sync', ...args], {
+    stdout: both(),
+    stderr: both(),
+    stdin: Readable.from([]),
+    env: { NO_COLOR: '1', ...EXAMPLE_SECRET_ENV, ...options.env },
+    cwd: options.cwd ?? REPO_ROOT,
+    signals,
+    exit: (c) => void exits.push(c),
+  }).then((code) => ({ code: exits[0] ?? code, stdout: text, stderr: '' }));
+  void done.finally(() => {
+    ended = true;
+    for (const wake of [...waiters]) wake();
+  });
+  return {
+    output: () => text,
+    waitFor: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const m = pattern.exec(text);
+          if (m || ended) waiters.delete(check);
+          if (m) resolve(m);
+          else if (ended) reject(new Error(`the command ended before printing ${pattern}:\n${text}`));
+        };
+        waiters.add(check);
+        check();
+      }),
+    signal: (name) => void signals.emit(name, name),
+    done,
+  };
+}
+
 import { makeTempDir } from '../support/temp-dirs.js';
 
 export { makeTempDir };

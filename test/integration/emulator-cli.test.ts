@@ -1,6 +1,8 @@
 /**
  * `platform-sync emulator` as a user runs it: the built bin, a real port, a seed, a state file,
- * SIGTERM. Needs `npm run build` (npm test builds first).
+ * SIGTERM and SIGKILL. Needs `npm run build` (npm test builds first). What needs no process of its
+ * own — token sources, fault flags, refusals, a second emulator on the state a process holds — runs
+ * the command in this process (cli-harness startCli; issue 63: a cold process costs seconds here).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDoc } from '../support/docs.js';
+import { startCli as startInProcess, type CliSession } from '../e2e/cli-harness.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin/platform-sync');
@@ -41,6 +44,13 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<Run
     child.stderr!.on('data', onData);
     void exit.then((code) => reject(new Error(`emulator exited (${code}) before listening:\n${out}`)));
   });
+}
+
+/** Starts the emulator command in this process and waits for its "listening on" line. */
+async function startHere(args: string[], env: Record<string, string> = {}): Promise<{ run: CliSession; url: string }> {
+  const run = startInProcess(['emulator', '--port', '0', ...args], { env });
+  const url = (await run.waitFor(/listening on (http:\/\/\S+)/))[1]!;
+  return { run, url };
 }
 
 const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
@@ -90,11 +100,9 @@ describe('platform-sync emulator', () => {
   it('keeps every acknowledged write when killed with SIGKILL, and a second emulator on the same state is refused while it runs', async () => {
     const state = join(dir, 'killed.json');
     const run = await startCli(['--token', 'kill-token', '--state', state]);
-    const refused = await startCli(['--token', 'kill-token', '--state', state]).then(
-      () => 'started',
-      (err: Error) => err.message,
-    );
-    expect(refused).toContain(
+    const refused = startInProcess(['emulator', '--port', '0', '--token', 'kill-token', '--state', state]);
+    expect((await refused.done).code).toBe(1);
+    expect(refused.output()).toContain(
       `emulator state file ${state} is in use by an emulator server (platform-sync emulator --state ${state}) (process ${run.child.pid} on`,
     );
     const root = (await (
@@ -122,25 +130,25 @@ describe('platform-sync emulator', () => {
     run.child.kill('SIGKILL');
     await run.exit;
     // The dead holder's lock is taken over; every acknowledged write is there; no temporary file is left.
-    const again = await startCli(['--token', 'kill-token', '--state', state]);
+    const again = await startHere(['--token', 'kill-token', '--state', state]);
     const listed = (await (await fetch(`${again.url}/iam/v2/identities?page_size=200`, auth('kill-token'))).json()) as {
       identities: { uid: string }[];
     };
     expect(listed.identities.map((i) => i.uid).sort()).toEqual([...acknowledged].sort());
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-    again.child.kill('SIGTERM');
-    expect(await again.exit).toBe(0);
+    again.run.signal('SIGTERM');
+    expect((await again.run.done).code).toBe(0);
   });
 
   it('takes the owner token from PLATFORM_TOKEN and fault flags from the command line', async () => {
-    const run = await startCli(['--error-rate', '1', '--retry-after', '2', '--fault-seed', '3'], {
+    const { run, url } = await startHere(['--error-rate', '1', '--retry-after', '2', '--fault-seed', '3'], {
       PLATFORM_TOKEN: 'env-token',
     });
-    const r = await fetch(`${run.url}/iam/v2/groups`, auth('env-token'));
+    const r = await fetch(`${url}/iam/v2/groups`, auth('env-token'));
     expect(r.status).toBe(503);
     expect(r.headers.get('retry-after')).toBe('2');
-    run.child.kill('SIGINT');
-    expect(await run.exit).toBe(0);
+    run.signal('SIGINT');
+    expect((await run.done).code).toBe(0);
     expect(run.output()).not.toContain('env-token');
   });
 
@@ -151,7 +159,7 @@ describe('platform-sync emulator', () => {
       tokens,
       `- {token: file-owner, role: owner}\n- {token: file-viewer, role: viewer}\n- {token: file-scoped, role: owner, scope: "${acme}"}\n`,
     );
-    const run = await startCli([
+    const { run, url } = await startHere([
       '--tokens',
       tokens,
       '--seed',
@@ -162,25 +170,25 @@ describe('platform-sync emulator', () => {
       '1',
     ]);
     const groups = async (token: string) =>
-      (await (await fetch(`${run.url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
+      (await (await fetch(`${url}/iam/v2/groups?page_size=200`, auth(token))).json()) as { groups: unknown[] };
     expect((await groups('file-owner')).groups).toHaveLength(3);
-    const scoped = await fetch(`${run.url}/iam/v2/groups`, {
+    const scoped = await fetch(`${url}/iam/v2/groups`, {
       method: 'POST',
       headers: { authorization: 'Bearer file-scoped', 'content-type': 'application/json' },
       body: '{"name":"another-org"}',
     });
     expect(scoped.status).toBe(403); // a scoped token cannot create a root org
-    const viewer = await fetch(`${run.url}/iam/v2/groups/${acme}`, { method: 'DELETE', ...auth('file-viewer') });
+    const viewer = await fetch(`${url}/iam/v2/groups/${acme}`, { method: 'DELETE', ...auth('file-viewer') });
     expect(viewer.status).toBe(403);
     // --short-page-rate 1: a first page of 2 (3 groups) holds 1 item and a token.
-    const short = (await (await fetch(`${run.url}/iam/v2/groups?page_size=2`, auth('file-owner'))).json()) as {
+    const short = (await (await fetch(`${url}/iam/v2/groups?page_size=2`, auth('file-owner'))).json()) as {
       groups: unknown[];
       nextPageToken?: string;
     };
     expect(short.groups).toHaveLength(1);
     expect(short.nextPageToken).toBeTruthy();
-    run.child.kill('SIGTERM');
-    expect(await run.exit).toBe(0);
+    run.signal('SIGTERM');
+    expect((await run.done).code).toBe(0);
     expect(run.output()).not.toMatch(/file-(owner|viewer|scoped)/);
   });
 
@@ -191,46 +199,36 @@ describe('platform-sync emulator', () => {
     const tokens = join(dir, 'readme-tokens.yaml');
     writeFileSync(tokens, block![1]!);
     const args = block![2]!.split(' ').map((a) => (a === 'tokens.yaml' ? tokens : a));
-    const run = await startCli(args);
+    const { run, url } = await startHere(args);
     try {
-      const groups = (await (await fetch(`${run.url}/iam/v2/groups`, auth('eng-bot'))).json()) as {
+      const groups = (await (await fetch(`${url}/iam/v2/groups`, auth('eng-bot'))).json()) as {
         groups: { name: string }[];
       };
       expect(groups.groups.map((g) => g.name).sort()).toEqual(['engineering', 'platform']);
-      const all = (await (await fetch(`${run.url}/iam/v2/groups`, auth('dev-viewer'))).json()) as { groups: unknown[] };
+      const all = (await (await fetch(`${url}/iam/v2/groups`, auth('dev-viewer'))).json()) as { groups: unknown[] };
       expect(all.groups).toHaveLength(3);
     } finally {
-      run.child.kill();
-      await run.exit;
+      run.signal('SIGTERM');
+      await run.done;
     }
   });
 
   it('refuses a token given both in --tokens and PLATFORM_TOKEN, without printing it', async () => {
     const tokens = join(dir, 'dup-tokens.yaml');
     writeFileSync(tokens, '- {token: dup-secret, role: viewer}\n');
-    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--tokens', tokens], {
-      cwd: root,
-      env: { ...process.env, PLATFORM_TOKEN: 'dup-secret' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const run = startInProcess(['emulator', '--port', '0', '--tokens', tokens], {
+      env: { PLATFORM_TOKEN: 'dup-secret' },
     });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(1);
+    expect((await run.done).code).toBe(1);
+    const out = run.output();
     expect(out).toContain('PLATFORM_TOKEN repeats a token already configured (entry [0] of --tokens');
     expect(out).not.toContain('dup-secret');
   });
 
   it('refuses bad flag values with a clear message', async () => {
-    const child = spawn(process.execPath, [bin, 'emulator', '--error-rate', '1.5'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).not.toBe(0);
+    const run = startInProcess(['emulator', '--error-rate', '1.5']);
+    expect((await run.done).code).not.toBe(0);
+    const err = run.output();
     expect(err).toContain('--error-rate');
     expect(err).toContain('between 0 and 1');
   });
