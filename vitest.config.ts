@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirst from './test/support/slow-first.js';
 
 export default defineConfig({
   test: {
@@ -17,6 +18,8 @@ export default defineConfig({
     // suite's own time; measured under load). No test changes the process's directory, signals or
     // exit; a spawned CLI inherits the thread's environment as it would the process's.
     pool: 'threads',
+    // The longest files first, the same order on every machine (test/support/slow-first.ts).
+    sequence: { sequencer: SlowFirst },
     // Test files share a worker's modules instead of loading the whole graph again per file
     // (which was a third of npm test's time). No test stubs modules, globals or the environment
     // of the process; module-level state is caches only.
