@@ -228,14 +228,8 @@ describe('platform-sync apply', () => {
     expect(emulator.resourceCount()).toBe(Number(summary[1]));
   });
 
+  // An answer that is not "yes" ("y") is asked and refused in the singular case below.
   it.runIf(existsSync('/usr/bin/script'))('on a terminal asks first and applies only after "yes"', async () => {
-    const declined = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
-    await declined.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
-    declined.child.stdin!.write('y\n');
-    await declined.exited;
-    expect(declined.output().stdout).toContain('Apply cancelled: nothing was changed.');
-    expect(writes()).toEqual([]);
-
     // Ctrl-C at the question is a "no" too: no stack trace, exit 1, nothing sent.
     const interrupted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
     await interrupted.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
@@ -258,22 +252,29 @@ describe('platform-sync apply', () => {
     expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
   });
 
-  it.runIf(existsSync('/usr/bin/script'))('asks about one change in the singular', async () => {
-    await applyManifests(emulator.url, OWNER, [ACME]);
-    const client = createClient({ baseUrl: emulator.url, token: OWNER });
-    try {
-      const org = (await client.list('group', { name: 'acme' })).items[0]!;
-      const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
-      await client.update('repo', app.uid, { description: 'edited by hand' }, ['description']);
-    } finally {
-      await client.close();
-    }
-    const run = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
-    await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
-    run.child.stdin!.write('no\n');
-    await run.exited;
-    expect(run.output().stdout).toContain("Apply this change? Only 'yes' will be accepted:");
-  });
+  it.runIf(existsSync('/usr/bin/script'))(
+    'asks about one change in the singular, and takes only "yes" for yes',
+    async () => {
+      await applyManifests(emulator.url, OWNER, [ACME]);
+      const client = createClient({ baseUrl: emulator.url, token: OWNER });
+      try {
+        const org = (await client.list('group', { name: 'acme' })).items[0]!;
+        const app = (await client.list('repo', { childrenOf: org.uid, name: 'app' })).items[0]!;
+        await client.update('repo', app.uid, { description: 'edited by hand' }, ['description']);
+      } finally {
+        await client.close();
+      }
+      emulator.clearRequestLog();
+      const run = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
+      await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+      run.child.stdin!.write('y\n');
+      await run.exited;
+      expect(run.output().stdout).toContain("Apply this change? Only 'yes' will be accepted:");
+      // "y" is not "yes": nothing is sent.
+      expect(run.output().stdout).toContain('Apply cancelled: nothing was changed.');
+      expect(writes()).toEqual([]);
+    },
+  );
 
   it('keeps every step it reported done when an apply --emulator is quit at once (a second Ctrl-C exits without waiting; here: SIGKILL)', async () => {
     const cwd = join(temp.dir, 'quit-at-once');
