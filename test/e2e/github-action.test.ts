@@ -305,7 +305,7 @@ describe('the example workflow', () => {
       await github.close();
       temp.remove();
     }
-  }, 30_000);
+  });
 });
 
 describe('the plan comment', () => {

@@ -239,7 +239,7 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     expect(more).toEqual([]);
     expect(erin!.email).toBe('erin@acme.dev');
     expect((await accept(erin!.code, 'erin@acme.dev')).status).toBe(200);
-  }, 60_000);
+  }, 180_000);
 
   it('dispatch: plan-and-apply hands the codes of the approved plan over the same way', async () => {
     members(['erin@acme.dev', 'bob@acme.dev']);
@@ -272,7 +272,7 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
       env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER },
     });
     expect(after.code, after.stdout).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('a key that cannot encrypt stops the apply before any change: nothing live, no artifact', async () => {
     members(['erin@acme.dev', 'bob@acme.dev', 'carol@acme.dev']);
@@ -295,5 +295,5 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     expect(failed(refused)).toContain(`cannot encrypt: it has no valid encryption key`);
     expect(emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
     expect([...artifacts.keys()].filter((n) => !before.has(n))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
