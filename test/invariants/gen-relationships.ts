@@ -2,9 +2,9 @@
  * The relationships generated identities carry (by index: regressions name them so, append only),
  * their pattern families (issue 58: an edit moves an identity within its family — a widening that
  * keeps the old literal prefix, a top-level alternation, a flag, or a narrowing), and the
- * concrete probes the access oracle tries against them: every pattern here admits a probe that
- * tells it from every other pattern of its family that is not the same language
- * (test/unit/oracle-probes.test.ts holds that).
+ * concrete probes the access oracle tries against them: every relationship here admits a probe
+ * that tells it from every other relationship of the list it is not within, family or not — an
+ * identity added beside another meets it (test/invariants/oracle-probes.test.ts holds that).
  */
 export const ISSUER = 'https://token.actions.githubusercontent.com';
 
@@ -123,24 +123,27 @@ export const PROBE_ISSUERS = [
   'https://evil.example',
   'https://token-actions.githubusercontent.com',
 ];
+/**
+ * The owner's repositories as a subject's middle, each with every kind of end: an identity is
+ * bound beside others of any family, and its tokens may escape each of them alone or only all of
+ * them together (`repo:acme/.*:ref:refs/heads/main` beside `[[:alpha:]]+:.*` and `[^:]*:ref:refs/heads/.*`
+ * is escaped by `repo:acme/app2:x:…` alone: test:deep seed 20261204, case 2,837 — the product was
+ * right, the oracle lacked the probe). So: other repositories (a binding moved from
+ * `(app|web):.*` to `.*` gains, CI seed 391376), a digit, an empty one, a colon inside or first
+ * (which `[^:]*` and `+` refuse), a newline (which `.` never matches and a negated class does).
+ */
+const REPOSITORIES = ['app', 'web', 'docs', 'app2', 'x', '', 'x:y', 'app2:x', ':y', 'a\nb'];
+const ENDS = [':ref:refs/heads/main', ':ref:refs/heads/dev', ':pull_request'];
 export const PROBE_SUBJECTS = [
-  'repo:acme/app:ref:refs/heads/main',
-  'repo:acme/web:ref:refs/heads/main',
-  'repo:acme/app:pull_request',
-  'repo:evil/x:ref:refs/heads/main',
+  ...REPOSITORIES.flatMap((repo) => ENDS.map((end) => `repo:acme/${repo}${end}`)),
   'signer',
   'other',
-  // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another case.
+  'repo:acme/x',
+  // Outsiders that widened patterns admit (issue 58): the owner's literal prefix continued, another
+  // case, another owner (which `repo:acme.*` and `repo:acme/.*|repo:evil/.*` together leave out).
+  'repo:evil/x:ref:refs/heads/main',
   'repo:acme-evil/x:ref:refs/heads/main',
   'REPO:ACME/app:ref:refs/heads/main',
-  // The owner's other repositories and branches, which a narrower pattern leaves out and a wider one
-  // admits: a binding moved from `repo:acme/(app|web):.*` to `repo:acme/.*` is a gain (CI seed 391376).
-  'repo:acme/docs:ref:refs/heads/main',
-  'repo:acme/app:ref:refs/heads/dev',
-  // What a class tells apart: a repository with a digit or a dash, a subject without a branch.
-  'repo:acme/app2:ref:refs/heads/main',
-  'repo:acme/x',
-  // A newline, which `.` never matches and a negated class does.
-  'repo:acme/a\nb:ref:refs/heads/main',
+  'repo:other/x:ref:refs/heads/main',
 ];
 export const PROBE_OWNERS = [undefined, 'acme', 'evil', 'ACME'];

@@ -406,6 +406,78 @@ const REGRESSIONS: [string, Case][] = [
       rules: [],
     } as Case,
   ],
+  [
+    'an added identity whose subject pattern admits a colon inside the repository (repo:acme/.*:ref:refs/heads/main) bound below one that does not (repo:acme/[^:]*:ref:refs/heads/.*) gains: a token of repo:acme/x:y is new (invariants seed 20261204, case 2,837, A1: the oracle lacked that probe)',
+    {
+      ...base,
+      initial: {
+        ...emptyGroup,
+        name: 'org',
+        groups: [
+          {
+            ...emptyGroup,
+            name: 'b',
+            groups: [
+              {
+                ...emptyGroup,
+                name: 'b',
+                identities: [{ name: 'ci', relationship: 22 }],
+                bindings: [{ identity: 0, role: 0 }],
+                groups: [
+                  {
+                    ...emptyGroup,
+                    name: 'a',
+                    groups: [
+                      {
+                        ...emptyGroup,
+                        name: 'a',
+                        groups: [{ ...emptyGroup, name: 'a', bindings: [{ identity: 0, role: 0 }] }],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+        terms: [],
+      },
+      // Adds `deploy` (relationship 1) to b/b/a/a/a, whose binding then names it.
+      edits: [{ op: 'add', at: 590083517, what: 'identity' }],
+      extras: { humans: [{ group: 2, name: 'human-ann', role: 'viewer' }], tags: [] },
+      hand: { op: 'delete', at: 0 },
+      rules: [],
+    } as Case,
+  ],
+  [
+    'an added identity (repo:acme/.*:ref:refs/heads/main) bound below two that together admit all but some of its tokens (owner to [[:alpha:]]+:.*, editor to [^:]*:ref:refs/heads/.*) gains all it holds there: repo:acme/app2:x is neither (test:deep seed 20261204, case 2,837 unshrunk, A1: the oracle lacked that probe)',
+    {
+      ...base,
+      initial: {
+        ...emptyGroup,
+        name: 'org',
+        groups: [
+          {
+            ...emptyGroup,
+            name: 'b',
+            identities: [
+              { name: 'builder', relationship: 21 },
+              { name: 'ci', relationship: 22 },
+            ],
+            bindings: [
+              { identity: 0, role: 2 },
+              { identity: 1, role: 1 },
+            ],
+            groups: [{ ...emptyGroup, name: 'a', bindings: [{ identity: 0, role: 4 }] }],
+          },
+        ],
+        terms: [],
+      },
+      // Adds `deploy` (relationship 1) to b/a, whose binding then gives it registry.push.
+      edits: [{ op: 'add', at: 5, what: 'identity' }],
+      rules: [],
+    } as Case,
+  ],
 ];
 
 describe('invariant counterexamples, kept (3)', () => {
