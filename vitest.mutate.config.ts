@@ -25,6 +25,7 @@ export default defineConfig({
       REDACTION_RUNS: '12',
       STEP_EFFECT_RUNS: '60',
       ACCESS_INHERITANCE_RUNS: '60',
+      PLANNED_RELATION_RUNS: '300',
     },
     exclude: [
       ...configDefaults.exclude,
