@@ -172,10 +172,17 @@ describe('the emulator against its contract, fuzzed', () => {
       const sweep = [...fuzzer.operations].sort(
         (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
       );
+      // An unbent request may still break a rule the generator does not know (seed 411547: neither of
+      // updateIdentity's two was allowed), so the unbent half draws until SWEEP of its requests are allowed.
       for (const o of sweep)
-        for (const bent of [false, true])
-          for (const r of fc.sample(fuzzer.requestOf(o, uids, bent), { numRuns: SWEEP, seed: SEED }))
+        for (const bent of [false, true]) {
+          let counted = 0;
+          for (const r of fc.sample(fuzzer.requestOf(o, uids, bent), { numRuns: SWEEP * 25, seed: SEED })) {
+            if (counted >= SWEEP) break;
             await check({ o, r });
+            if (bent || fuzzer.judge(o, r).allowed) counted++;
+          }
+        }
       if (process.env.CONTRACT_FUZZ_STATS) {
         const counts = new Map<string, number>();
         for (const line of stats) counts.set(line, (counts.get(line) ?? 0) + 1);
