@@ -11,12 +11,11 @@ import { referencedUid } from '../api/hydrated.js';
 import type { ApiObject } from '../api/types.js';
 import { valueAtPath } from '../model/field-path.js';
 import {
-  canonicalInstant,
   isPlainObject,
   liveDefault,
   listedFields,
   referenceUidField,
-  sameJson,
+  sameLeafValue,
   sameValue,
 } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
@@ -67,9 +66,7 @@ export function answerDifferences(
     const got = valueAtPath(answer[top], leaf);
     if (leaf.length > 0) {
       // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
-      const instant = spec.instants?.includes(leaf.join('.')) === true;
-      const same = instant ? canonicalInstant(got) === canonicalInstant(want) : sameJson(got, want);
-      if (!same) out.push({ field: path, wrote: want, answered: got });
+      if (!sameLeafValue(spec, leaf, got, want)) out.push({ field: path, wrote: want, answered: got });
       continue;
     }
     if (spec.type === 'roleRef') {

@@ -162,6 +162,12 @@ function readManifestValueOfType(spec: FieldSpec, value: unknown): unknown {
   }
 }
 
+/** Whether one leaf of an object field (`syncConfig.expiration`) holds the same value: an instant as an instant. */
+export function sameLeafValue(spec: FieldSpec, leaf: readonly string[], live: unknown, desired: unknown): boolean {
+  const instant = spec.instants?.includes(leaf.join('.')) === true;
+  return instant ? sameJson(canonicalInstant(live), canonicalInstant(desired)) : sameJson(live, desired);
+}
+
 /** Whether a live value and a desired value are the same for this field. */
 export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boolean {
   if (spec.instants !== undefined) {

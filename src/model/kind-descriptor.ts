@@ -329,6 +329,7 @@ export {
   liveDefault,
   readManifestValue,
   sameJson,
+  sameLeafValue,
   sameValue,
   withInstants,
 } from './field-values.js';

@@ -13,7 +13,7 @@ import { managedSubResources } from '../plan/renames.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
-import { canonicalInstant, liveDefault, referenceUidField, sameJson, sameValue } from '../model/kind-descriptor.js';
+import { liveDefault, referenceUidField, sameLeafValue, sameValue } from '../model/kind-descriptor.js';
 import { valueAtPath } from '../model/field-path.js';
 import { clearedFields, writtenPaths } from '../model/step-effect.js';
 import { pushTo } from '../util/multimap.js';
@@ -334,15 +334,7 @@ function holdsAfter(
     const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === top);
     if (spec !== undefined && leaf.length > 0) {
       // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
-      const instant = spec.instants?.includes(leaf.join('.')) === true;
-      if (
-        spec.leafMask !== true ||
-        !sameJson(
-          instant ? canonicalInstant(valueAtPath(have[spec.name], leaf)) : valueAtPath(have[spec.name], leaf),
-          instant ? canonicalInstant(want) : want,
-        )
-      )
-        return false;
+      if (spec.leafMask !== true || !sameLeafValue(spec, leaf, valueAtPath(have[spec.name], leaf), want)) return false;
       continue;
     }
     if (spec === undefined) {
