@@ -1,5 +1,5 @@
 /**
- * The test run Stryker makes for each mutant (stryker.config.json, `npm run mutate`): the whole
+ * The test run Stryker makes for each mutant (stryker.config.json, `npm run mutate` and `mutate:all`): the whole
  * suite but the tests of a built, packed or spawned product (the bundle in dist/, an installed
  * package, a child process), which run code a mutant of src/ does not change.
  */
