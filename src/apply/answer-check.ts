@@ -10,17 +10,11 @@
 import { referencedUid } from '../api/hydrated.js';
 import type { ApiObject } from '../api/types.js';
 import { valueAtPath } from '../model/field-path.js';
-import {
-  isPlainObject,
-  liveDefault,
-  listedFields,
-  referenceUidField,
-  sameLeafValue,
-  sameValue,
-} from '../model/kind-descriptor.js';
+import { isPlainObject, listedFields } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
 import type { CreateStep, UpdateStep } from '../model/plan.js';
-import { clearedFields, fieldsAfterStep, writtenPaths, type ApiFields } from '../model/step-effect.js';
+import { fieldsAfterStep, type ApiFields } from '../model/step-effect.js';
+import { heldDifferences } from '../model/step-holds.js';
 
 /** A path a step wrote that the service's answer holds otherwise: what was written, what it answered. */
 export interface AnswerDifference {
@@ -43,46 +37,21 @@ export function answerDifferences(
 ): AnswerDifference[] {
   // Untrusted: an answer that is no object holds none of what was written.
   const answer: ApiObject = isPlainObject(answered) ? answered : { uid: '' };
-  const descriptor = descriptorOf(step.kind);
   // A create whose body is not the kind's fields (an acceptance of terms) is answered in the body's shape, not the fields'.
-  if (step.action === 'create' && descriptor.createBody !== undefined) return [];
+  if (step.action === 'create' && descriptorOf(step.kind).createBody !== undefined) return [];
   const written = { ...step, after: sent } as CreateStep | UpdateStep;
   const expected = fieldsAfterStep(step.action === 'update' ? step.before : undefined, written)!;
-  const references = new Map<string, string>((descriptor.references ?? []).map((r) => [referenceUidField(r), r]));
-  const out: AnswerDifference[] = [];
-  for (const path of writtenPaths(written)) {
-    if (descriptor.secretPaths?.includes(path)) continue;
+  const wrote = (path: string): unknown => {
     const [top, ...leaf] = path.split('.') as [string, ...string[]];
-    const want = valueAtPath(expected[top], leaf);
-    const reference = references.get(path);
-    if (reference !== undefined) {
-      const got = referencedUid(answer, reference);
-      if (typeof want === 'string' && got !== want) out.push({ field: path, wrote: want, answered: got });
-      continue;
-    }
-    const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === top);
-    // A field no declaration describes (a group mapping's org scope) is the service's to fill.
-    if (spec === undefined || spec.subResource !== undefined || spec.compared === false) continue;
-    const got = valueAtPath(answer[top], leaf);
-    if (leaf.length > 0) {
-      // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
-      if (!sameLeafValue(spec, leaf, got, want)) out.push({ field: path, wrote: want, answered: got });
-      continue;
-    }
-    if (spec.type === 'roleRef') {
-      if (typeof want === 'string' && got !== want) out.push({ field: path, wrote: want, answered: got });
-      continue;
-    }
+    return valueAtPath(expected[top], leaf);
+  };
+  return heldDifferences(written, wrote, {
+    referenced: (reference) => referencedUid(answer, reference),
+    role: (spec) => answer[spec.apiName ?? spec.name],
     // The answer read as a listing is read (a string left out is '', a set in any order).
-    const read = listedFields([spec])[0]!.read(got);
-    if (!sameValue(spec, read ?? liveDefault(spec), want ?? liveDefault(spec)))
-      out.push({ field: path, wrote: want, answered: got });
-  }
-  if (step.action === 'update') {
-    for (const field of clearedFields(written as UpdateStep)) {
-      const got = answer[field];
-      if (got !== undefined && got !== null && got !== '') out.push({ field, wrote: undefined, answered: got });
-    }
-  }
-  return out;
+    value: (spec) => listedFields([spec])[0]!.read(answer[spec.apiName ?? spec.name]),
+    leaf: (spec, leaf) => valueAtPath(answer[spec.apiName ?? spec.name], leaf),
+    // A sub-resource is written by its own PATCH and is not in the answer.
+    unseen: (spec) => spec.subResource !== undefined,
+  }).map(({ field, wrote, held }) => ({ field, wrote, answered: held }));
 }

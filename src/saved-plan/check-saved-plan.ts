@@ -13,9 +13,8 @@ import { managedSubResources } from '../plan/renames.js';
 import type { CreateStep, Plan, PlanBasis, PlanStep, UpdateStep } from '../model/plan.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { descriptorOf } from '../model/kinds.js';
-import { liveDefault, referenceUidField, sameLeafValue, sameValue } from '../model/kind-descriptor.js';
 import { valueAtPath } from '../model/field-path.js';
-import { clearedFields, writtenPaths } from '../model/step-effect.js';
+import { heldDifferences } from '../model/step-holds.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
 import { kindOfAddress } from '../model/address.js';
@@ -296,10 +295,9 @@ function wasApplied(saved: Plan, live: LiveState): boolean {
 }
 
 /**
- * Whether a live resource holds every value a create or update step sets. A reference is
- * compared as the uid it names now; a secret (never returned by the API) cannot be compared and
- * is left out; an update compares the fields its mask names, and the exclusive fields it clears
- * must be unset (model/step-effect.ts).
+ * Whether a live resource holds every value a create or update step sets (model/step-holds.ts):
+ * a reference compared as the uid it names now, an object's leaf, a set as a set; the exclusive
+ * fields an update clears must be unset.
  */
 function holdsAfter(
   step: CreateStep | UpdateStep,
@@ -307,48 +305,25 @@ function holdsAfter(
   live: LiveState,
   uidAt: (address: string) => string | undefined,
 ): boolean {
-  const descriptor = descriptorOf(step.kind);
   const have = resource.fields as unknown as Record<string, unknown>;
-  // What the step determines (model/step-effect.ts): a create's fields, an update's mask — and the
-  // exclusive fields an update clears, which must be unset now.
-  if (step.action === 'update') {
-    for (const cleared of clearedFields(step)) {
-      const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === cleared);
-      if (spec !== undefined && have[spec.name] !== undefined && have[spec.name] !== null) return false;
-    }
-  }
-  for (const field of writtenPaths(step)) {
-    if (descriptor.secretPaths?.includes(field)) continue;
-    const ref = (step.refs as Record<string, { address: string } | undefined> | undefined)?.[field];
-    const want = step.after[field] ?? (ref ? uidAt(ref.address) : undefined);
-    const reference = descriptor.references?.find((r) => referenceUidField(r) === field) as
-      | 'identity'
-      | 'role'
-      | undefined;
-    if (reference !== undefined) {
-      const key = (resource.fields as unknown as Record<string, IdentityKey | RoleKey>)[reference]!;
-      if (want === undefined || referencedUid(reference, key, live, uidAt) !== want) return false;
-      continue;
-    }
-    const [top, ...leaf] = field.split('.');
-    const spec = descriptor.fields.find((f) => (f.apiName ?? f.name) === top);
-    if (spec !== undefined && leaf.length > 0) {
-      // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
-      if (spec.leafMask !== true || !sameLeafValue(spec, leaf, valueAtPath(have[spec.name], leaf), want)) return false;
-      continue;
-    }
-    if (spec === undefined) {
-      if (field === descriptor.orgScopeField) continue; // the org's own uid, checked by the plan's org
-      return false;
-    }
-    if (spec.type === 'roleRef') {
+  const refs = step.refs as Record<string, { address: string } | undefined> | undefined;
+  const wrote = (path: string): unknown => {
+    const ref = refs?.[path];
+    return step.after[path] ?? (ref ? uidAt(ref.address) : undefined);
+  };
+  const differences = heldDifferences(step, wrote, {
+    referenced: (reference) => {
+      const key = have[reference] as IdentityKey | RoleKey | undefined;
+      return key === undefined ? undefined : referencedUid(reference as 'identity' | 'role', key, live, uidAt);
+    },
+    role: (spec) => {
       const key = have[spec.name] as RoleKey | undefined;
-      if (want === undefined || key === undefined || referencedUid('role', key, live, uidAt) !== want) return false;
-      continue;
-    }
-    if (!sameValue(spec, have[spec.name] ?? liveDefault(spec), want)) return false;
-  }
-  return true;
+      return key === undefined ? undefined : referencedUid('role', key, live, uidAt);
+    },
+    value: (spec) => have[spec.name],
+    leaf: (spec, leaf) => valueAtPath(have[spec.name], leaf),
+  });
+  return differences.length === 0;
 }
 
 /** The uid an identity or role reference of a live resource names. */

@@ -9,7 +9,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { answerDifferences } from '../../src/apply/answer-check.js';
 import { executeStep } from '../../src/apply/execute-step.js';
+import type { ApiObject } from '../../src/api/types.js';
 import { liveDefault, sameJson } from '../../src/model/kind-descriptor.js';
 import { descriptorOf } from '../../src/model/kinds.js';
 import type { UpdateStep } from '../../src/model/plan.js';
@@ -84,6 +86,26 @@ function managed(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** A value of each relationship, for an answer that still holds one the step cleared. */
+const HELD = {
+  claimMatch: { issuer: 'https://i', subject: 's' },
+  awsIdentity: { awsAccount: '1', arn: 'arn:aws:iam::1:role/r' },
+  staticKeys: { issuer: 'https://i', subject: 's', publicKeys: '{}', expiration: '2030-01-01T00:00:00Z' },
+  servicePrincipal: 'COSIGNED',
+};
+
+/** `answer` with the value at a dotted path changed: a string otherwise spelt, an object with one more key. */
+function bent(answer: Record<string, unknown>, path: string): ApiObject {
+  const copy = structuredClone(answer);
+  const parts = path.split('.');
+  let into = copy;
+  for (const part of parts.slice(0, -1)) into = into[part] as Record<string, unknown>;
+  const last = parts[parts.length - 1]!;
+  const value = into[last];
+  into[last] = typeof value === 'string' ? `${value}~bent` : { ...(value as object), bent: 'yes' };
+  return copy as ApiObject;
+}
+
 let n = 0;
 describe('what a step does to a resource (model/step-effect.ts)', () => {
   it('is what the emulator answers after the executor sends it (property)', async () => {
@@ -119,6 +141,16 @@ describe('what a step does to a resource (model/step-effect.ts)', () => {
         for (const field of clearedFields(step)) expect(answer[field], `${field} cleared`).toBeUndefined();
         // The executor's expectation is the same effect: the PATCH's answer holds it, so it reports no difference.
         expect(differences, JSON.stringify(step.updateMask)).toEqual([]);
+        // …and an answer that holds other than the step wrote at any written path, or still holds a
+        // cleared field, is a difference named by that path (model/step-holds.ts, the one walk).
+        for (const path of mask) {
+          const differs = answerDifferences(step, after, bent(answer, path)).map((d) => d.field);
+          expect(differs, `${path} answered otherwise`).toContain(path);
+        }
+        for (const field of clearedFields(step)) {
+          const kept = { ...answer, [field]: before[field] ?? HELD[field as keyof typeof HELD] };
+          expect(answerDifferences(step, after, kept as ApiObject).map((d) => d.field)).toContain(field);
+        }
       }),
       { numRuns: RUNS, seed: SEED },
     );
