@@ -53,5 +53,7 @@ export function answerDifferences(
     leaf: (spec, leaf) => valueAtPath(answer[spec.apiName ?? spec.name], leaf),
     // A sub-resource is written by its own PATCH and is not in the answer.
     unseen: (spec) => spec.subResource !== undefined,
+    // What no field declares was not sent (a group mapping's org scope is the service's to fill).
+    skipsUndeclared: true,
   }).map(({ field, wrote, held }) => ({ field, wrote, answered: held }));
 }

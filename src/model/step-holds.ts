@@ -26,6 +26,11 @@ export interface HeldReader {
   leaf(spec: FieldSpec, leaf: readonly string[]): unknown;
   /** A field this reader cannot see (the answer to a step holds no sub-resource): not compared. */
   unseen?(spec: FieldSpec): boolean;
+  /**
+   * Whether a written path no field declares is left uncompared (the executor sends only the
+   * kind's API fields, so the answer to it holds nothing else); otherwise such a path differs.
+   */
+  skipsUndeclared?: boolean;
 }
 
 /** A written path the resource holds otherwise: what the step wrote there, what the resource holds. */
@@ -65,7 +70,8 @@ export function heldDifferences(
     const spec = specOf(top);
     if (spec === undefined) {
       // The org's own uid in a child's scope is checked by the plan's org; any other is unknown here.
-      if (path !== descriptor.orgScopeField) out.push({ field: path, wrote: want, held: undefined });
+      if (path !== descriptor.orgScopeField && reader.skipsUndeclared !== true)
+        out.push({ field: path, wrote: want, held: undefined });
       continue;
     }
     if (spec.compared === false || reader.unseen?.(spec) === true) continue;
