@@ -5,6 +5,7 @@
  */
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
+import FastFirst from './test/support/fast-first.js';
 
 export default defineConfig({
   ...base,
@@ -13,6 +14,9 @@ export default defineConfig({
     // A mutant may kill its test process (an endless loop Stryker stops, process.exit): child
     // processes instead of threads, so a crashed worker is replaced instead of taking Stryker down.
     pool: 'forks',
+    // For each mutant, the quickest files that reached it first: the first failure ends its run
+    // (Stryker's bail), so a mutant a unit test kills never waits on an end-to-end file.
+    sequence: { sequencer: FastFirst },
     maxWorkers: 1,
     // Stryker runs two of these at once beside other work: a slow machine is not a failed test
     // (a mutant's endless loop is Stryker's timeoutMS to stop).
