@@ -8,7 +8,7 @@ import { describeRelationship, relationshipOf } from './relationships.js';
 import { principalAdmits } from './admits.js';
 import { splitByReach } from './change-reach.js';
 import { covering } from './covering.js';
-import { obtainsText } from './escalation.js';
+import { holdsOf, obtainsText, ownerCapabilities } from './escalation.js';
 import { ESCALATING } from '../service/catalog.js';
 import { holdingsOf, isWithin, type AccessRelation, type Principal } from './relation.js';
 import type { AccessChange } from '../model/plan.js';
@@ -136,12 +136,15 @@ function causesOf(before: AccessRelation, after: AccessRelation, id: string): st
  * that cause it. A principal gains what it holds after beyond what every principal that accepted
  * all its tokens held before (an identity made again with the same relationship gains nothing; a
  * widened one gains all it holds), and loses the same way. `principals`: only these (default:
- * every principal either side can change).
+ * every principal either side can change). `wholeAfter`: the whole relation `after` holds only some
+ * principals of (touched-relations.ts), for what a gain lets a principal obtain (escalation.ts
+ * reads every identity below a group for that).
  */
 export function diffRelations(
   before: AccessRelation,
   after: AccessRelation,
   principals: ReadonlySet<string> = touchedPrincipals(before, after),
+  wholeAfter?: () => AccessRelation,
 ): AccessChange[] {
   const changes: AccessChange[] = [];
   for (const id of [...principals].sort()) {
@@ -226,7 +229,7 @@ export function diffRelations(
         const at = c.gained.some((cap) => Object.hasOwn(ESCALATING, cap))
           ? [...after.groups].find(([, g]) => g.address === c.scope)?.[0]
           : undefined;
-        const obtains = at === undefined ? undefined : obtainsText(after, id, at, c.gained);
+        const obtains = at === undefined ? undefined : obtainsIn(after, wholeAfter, id, at, c.gained);
         if (obtains !== undefined) c.obtains = obtains;
         changes.push(c);
       }
@@ -235,6 +238,24 @@ export function diffRelations(
   return changes.sort((a, b) =>
     a.principal < b.principal ? -1 : a.principal > b.principal ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0,
   );
+}
+
+/**
+ * `obtainsText` of the whole relation: of `after` itself when it is whole, or when the principal
+ * is an owner there (who obtains nothing more worth saying: decided by what it holds alone).
+ */
+function obtainsIn(
+  after: AccessRelation,
+  whole: (() => AccessRelation) | undefined,
+  id: string,
+  at: string,
+  gained: readonly string[],
+): string | undefined {
+  if (whole === undefined) return obtainsText(after, id, at, gained);
+  const owner = ownerCapabilities(after);
+  const held = holdsOf(after, id).get(at);
+  if (owner.length > 0 && owner.every((c) => held?.has(c))) return undefined;
+  return obtainsText(whole(), id, at, gained);
 }
 
 /**

@@ -67,3 +67,31 @@ function anchorIndex(rel: AccessRelation): Map<string, Principal[]> {
   }
   return index;
 }
+
+/**
+ * The bucket of an identity (state-index.ts): identities of one principal share one (its
+ * relationship's anchor, or for a relationship without one its field alone), and `covering` finds
+ * a principal's coverers in the buckets `bucketsThatMayHold` names. Without a relationship, an
+ * identity is a principal of its own (`identity:<key>`, as a grant to a key no identity has).
+ */
+export function bucketOf(relationship: { field: string; value: unknown } | undefined, key: string): string {
+  if (relationship === undefined) return `identity:${key}`;
+  const anchor = anchorOf(relationship);
+  return ANCHORED.has(relationship.field) ? anchor : `${relationship.field}|`;
+}
+
+const ANCHORED: ReadonlySet<string> = new Set(['claimMatch', 'staticKeys', 'awsIdentity']);
+
+/**
+ * The buckets whose principals `covering` may find for a principal of this relationship (its own
+ * among them); undefined: every claimMatch bucket (an issuer pattern may be held by any issuer's).
+ */
+export function bucketsThatMayHold(
+  relationship: { field: string; value: unknown } | undefined,
+  key: string,
+): string[] | undefined {
+  if (relationship === undefined) return [bucketOf(undefined, key)];
+  if (anchorOf(relationship) === 'cm**') return undefined;
+  if (!ANCHORED.has(relationship.field)) return [bucketOf(relationship, key)];
+  return anchorsThatMayHold(relationship);
+}

@@ -10,6 +10,8 @@ import { asciiLower } from '../model/email.js';
 import { didYouMean, suggestClosest } from '../util/suggest.js';
 import { accessPartOf, stateOfLive } from './state.js';
 import { plannedRelation } from './planned-relation.js';
+import { indexOfLive } from './state-index.js';
+import { keysOfSteps, touchedRelations } from './touched-relations.js';
 import { isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { diffRelations } from './access-diff.js';
 import { tokenAccepted, type Token } from './tokens.js';
@@ -22,7 +24,8 @@ export type { AccessChange } from '../model/plan.js';
 
 /**
  * The access changes of a plan: the relation of live and the relation of the state its steps lead
- * to, compared. A plan with no step of a kind that matters to access has none.
+ * to, compared — each of them only for the principals the plan can change and those that may
+ * cover them (touched-relations.ts). A plan with no step of a kind that matters to access has none.
  */
 export function accessChanges(
   live: LiveState,
@@ -31,6 +34,11 @@ export function accessChanges(
   byAddress?: (address: string) => { uid: string } | undefined,
 ): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
+  // The relations of the principals the plan can change (touched-relations.ts); the whole ones when it cannot tell.
+  const touched = touchedRelations(indexOfLive(live, keysOfSteps(plan.steps), byAddress), plan.steps, now);
+  let whole: AccessRelation | undefined;
+  const wholePlanned = (): AccessRelation => (whole ??= relationsOfPlan(live, plan, now, byAddress).planned);
+  if (touched !== undefined) return diffRelations(touched.live, touched.planned, touched.touched, wholePlanned);
   const relations = relationsOfPlan(live, plan, now, byAddress);
   return diffRelations(relations.live, relations.planned, relations.touched);
 }

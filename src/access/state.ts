@@ -57,6 +57,49 @@ export function stateOfLive(
   live: LiveState,
   byAddressGiven?: (address: string) => { uid: string } | undefined,
 ): AccessStateRecords {
+  const reader = liveRecordReader(live, byAddressGiven);
+  const records = new Map<string, AccessRecord>();
+  for (const r of live.resources) {
+    const part = accessPartOf(r.kind);
+    if (part) records.set(r.uid, reader.record(r, part));
+  }
+  return {
+    records,
+    builtinCapabilities: reader.builtinCapabilities,
+    builtinNames: reader.builtinNames,
+    removed: new Map(),
+  };
+}
+
+/** How live resources read as records of a state: one at a time, as `stateOfLive` reads them all (state-index.ts reads a few). */
+export interface LiveRecordReader {
+  builtinCapabilities: Map<string, readonly string[]>;
+  builtinNames: Map<string, string>;
+  /** The record of a live resource whose kind has `part` to access. */
+  record(r: LiveResource, part: AccessPart): AccessRecord;
+  /**
+   * What `record(r, part).fields[field]` holds, without making the record (state-index.ts reads
+   * the identity a binding names of every binding, and makes the records of only a few).
+   */
+  field(r: LiveResource, part: AccessPart, field: string): unknown;
+  /**
+   * The path of the identity a grant names in `field`, when it names one by path (what
+   * `record(r, part).fields[field]` holds is then `identityKey({ path })`); undefined: it does not.
+   */
+  identityPath(r: LiveResource, part: AccessPart, field: string): string | undefined;
+  /** An identity's relationship, as `relationshipOf` reads it of `record(r, part).fields`. */
+  relationship(
+    r: LiveResource,
+    part: Extract<AccessPart, { is: 'principal' }>,
+  ): { field: string; value: unknown } | undefined;
+  /** The key an identity reference names (undefined: a path live does not hold). */
+  identityKey(k: IdentityKey): string | undefined;
+}
+
+export function liveRecordReader(
+  live: LiveState,
+  byAddressGiven?: (address: string) => { uid: string } | undefined,
+): LiveRecordReader {
   const builtinCapabilities = new Map<string, readonly string[]>();
   const builtinNames = new Map<string, string>();
   for (const [name, uid] of Object.entries(live.builtinRoles)) {
@@ -67,9 +110,14 @@ export function stateOfLive(
   let uidAt: (address: string) => string | undefined;
   if (byAddressGiven) uidAt = (address) => byAddressGiven(address)?.uid;
   else {
-    const byAddress = new Map<string, string>();
-    for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
-    uidAt = (address) => byAddress.get(address);
+    let byAddress: Map<string, string> | undefined;
+    uidAt = (address) => {
+      if (!byAddress) {
+        byAddress = new Map();
+        for (const r of live.resources) if (accessPartOf(r.kind)) byAddress.set(r.address, r.uid);
+      }
+      return byAddress.get(address);
+    };
   }
   // Each path looked up once: bindings name the same identities and roles again and again.
   const identityUids = new Map<string, string | undefined>();
@@ -84,19 +132,38 @@ export function stateOfLive(
     'uid' in k ? k.uid : byPath(identityUids, 'identity:', k.path);
   const roleKey = (k: RoleKey): string | undefined =>
     'builtin' in k ? live.builtinRoles[k.builtin] : 'uid' in k ? k.uid : byPath(roleUids, 'role:', k.path);
-  const records = new Map<string, AccessRecord>();
-  for (const r of live.resources) {
-    const part = accessPartOf(r.kind);
-    if (!part) continue;
-    records.set(r.uid, {
+  const orgUid = live.org?.uid ?? null;
+  return {
+    builtinCapabilities,
+    builtinNames,
+    field: (r, part, field) => liveField(r, part, field, identityKey, roleKey, orgUid),
+    identityPath(r, part, field) {
+      if ((field === 'email' && r.email !== undefined) || (part.is === 'grant' && part.scopeField === field)) return;
+      const references = descriptorOf(r.kind).references ?? [];
+      // As liveField writes them: the last reference of that field that holds a value.
+      for (let i = references.length - 1; i >= 0; i--) {
+        const value = (r.fields as unknown as Record<string, unknown>)[references[i]!] as IdentityKey | undefined;
+        if (value === undefined || `${references[i]}Uid` !== field) continue;
+        return references[i] === 'identity' && 'path' in value ? value.path : undefined;
+      }
+      return undefined;
+    },
+    identityKey,
+    relationship(r, part) {
+      for (const field of part.relationship) {
+        const value = liveField(r, part, field, identityKey, roleKey, orgUid);
+        if (value !== undefined && value !== null) return { field, value };
+      }
+      return undefined;
+    },
+    record: (r, part) => ({
       kind: r.kind,
       key: r.uid,
       address: r.address,
       parent: r.parentUid,
-      fields: liveFields(r, part, identityKey, roleKey, live.org?.uid ?? null),
-    });
-  }
-  return { records, builtinCapabilities, builtinNames, removed: new Map() };
+      fields: liveFields(r, part, identityKey, roleKey, orgUid),
+    }),
+  };
 }
 
 /** The fields access reads of a kind (its descriptor's `access`): only those are taken from live. */
@@ -145,6 +212,32 @@ function liveFields(
   if (part.is === 'grant' && part.scopeField !== undefined && out[part.scopeField] === undefined)
     out[part.scopeField] = orgUid;
   if (r.email !== undefined) out.email = r.email;
+  return out;
+}
+
+/** One field of `liveFields`, as it writes it: the email last, the org when a scope field is unset, a reference over a field. */
+function liveField(
+  r: LiveResource,
+  part: AccessPart,
+  field: string,
+  identityKey: (k: IdentityKey) => string | undefined,
+  roleKey: (k: RoleKey) => string | undefined,
+  orgUid: string | null,
+): unknown {
+  if (field === 'email' && r.email !== undefined) return r.email;
+  const model = r.fields as unknown as Record<string, unknown>;
+  let out: unknown;
+  for (const spec of accessFieldsOf(r.kind, part)) {
+    if (apiName(spec) !== field) continue;
+    const value = model[spec.name];
+    if (value !== undefined) out = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;
+  }
+  for (const reference of descriptorOf(r.kind).references ?? []) {
+    const value = model[reference] as IdentityKey | RoleKey | undefined;
+    if (value === undefined || `${reference}Uid` !== field) continue;
+    out = reference === 'identity' ? identityKey(value as IdentityKey) : roleKey(value as RoleKey);
+  }
+  if (part.is === 'grant' && part.scopeField === field && out === undefined) out = orgUid;
   return out;
 }
 

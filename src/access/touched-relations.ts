@@ -1,0 +1,169 @@
+/**
+ * The relations a plan's access changes are read from, each holding only the principals the plan
+ * can change and those that may cover them (issue 61): live's relation of the records of their
+ * buckets (state-index.ts) and every record a relation reads whole, and the planned relation built
+ * from it (planned-relation.ts). Every principal such a relation holds, it holds whole — all its
+ * identities and grants, in the order of the whole relation —, so what `diffRelations` reads of
+ * them is what it reads of the whole relations: the same access changes, for work that grows with
+ * what the plan touches instead of with the org. undefined: a plan this does not decide (the
+ * whole relations then): live with two records of one key, a create whose parent is named by an
+ * address no earlier step makes, a principal any claimMatch identity may cover. Pure.
+ */
+import { type AccessRecord, type AccessStateRecords, accessPartOf, stepsOverState } from './state.js';
+import type { StateIndex } from './state-index.js';
+import { relationshipOf } from './relationships.js';
+import { bucketOf, bucketsThatMayHold } from './covering.js';
+import { type AccessRelation, identityPrincipal, relationOf } from './relation.js';
+import { plannedRelation } from './planned-relation.js';
+import type { PlanStep } from '../model/plan.js';
+
+export interface TouchedRelations {
+  live: AccessRelation;
+  planned: AccessRelation;
+  /** The principals whose access can differ between the two. */
+  touched: ReadonlySet<string>;
+}
+
+export function touchedRelations(
+  index: StateIndex,
+  steps: readonly PlanStep[],
+  now: number | undefined,
+): TouchedRelations | undefined {
+  if (!index.unique) return undefined;
+  const accessSteps = steps.filter((s) => accessPartOf(s.kind) !== undefined);
+  // The records the steps write, beside those every relation reads whole.
+  const base = new Set(index.always);
+  const made = new Set<string>();
+  for (const step of accessSteps) {
+    const rank = index.asked.get(stepKey(step));
+    if (rank !== undefined) base.add(rank);
+    // A parent named by address is looked up among all of live's records (state.ts): not decided here.
+    if (step.action === 'create' && step.parentUid === undefined && step.parent && !made.has(step.parent))
+      return undefined;
+    if (step.action !== 'delete') made.add(step.address);
+  }
+  const over = stepsOverState(stateOfRanks(index, base), accessSteps);
+
+  // The buckets of every principal a changed record can reach, before and after.
+  const buckets = new Set<string>();
+  let everyClaimMatch = false;
+  const touch = (relationship: { field: string; value: unknown } | undefined, key: string): void => {
+    const held = bucketsThatMayHold(relationship, key);
+    if (held === undefined) everyClaimMatch = true;
+    else for (const b of held) buckets.add(b);
+    buckets.add(bucketOf(relationship, key));
+  };
+  const relationshipIn = (r: AccessRecord | undefined) => {
+    const part = r && accessPartOf(r.kind);
+    return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
+  };
+  /** The identity key a grant names, as live and as after the steps. */
+  const touchNamed = (key: string): void => {
+    const rank = index.identityRank.get(key);
+    const live = rank === undefined ? undefined : index.record(rank);
+    touch(relationshipIn(live), key);
+    const after = over.changed.has(key) ? over.state.records.get(key) : live;
+    touch(relationshipIn(after), key);
+  };
+  const changedRoles = new Set<string>();
+  // Identities the steps change but not as principals (a description, a name): of these below.
+  const unmoved = new Map<string, AccessRecord>();
+  for (const key of over.changed) {
+    const rank = index.asked.get(key);
+    const was = rank === undefined ? undefined : index.record(rank);
+    const now = over.state.records.get(key);
+    if (was !== undefined && now !== undefined && accessPartOf(was.kind)?.is === 'principal') {
+      if (identityPrincipal(key, was).id === identityPrincipal(key, now).id) {
+        unmoved.set(key, was);
+        continue;
+      }
+    }
+    for (const r of [now, was]) {
+      const part = r && accessPartOf(r.kind);
+      if (part?.is === 'principal') touch(relationshipOf(r!.fields, part.relationship), key);
+      else if (part?.is === 'grant' && part.to === 'identity' && part.principalField !== undefined) {
+        const named = r!.fields[part.principalField];
+        if (typeof named === 'string') touchNamed(named);
+      }
+    }
+    if (was !== undefined && accessPartOf(was.kind)?.is === 'capabilities') {
+      const now = over.state.records.get(key);
+      const after = now ? capabilitiesIn(now) : (index.builtinCapabilities.get(key) ?? []);
+      const before = capabilitiesIn(was);
+      if (before.length !== after.length || before.some((c) => !after.includes(c))) changedRoles.add(key);
+    }
+  }
+  // A role whose capabilities change touches every principal it is granted to.
+  if (changedRoles.size > 0)
+    for (const rank of index.identityGrants) {
+      const r = index.record(rank);
+      const part = accessPartOf(r.kind);
+      const named = part?.is === 'grant' ? r.fields[part.principalField!] : undefined;
+      if (part?.is === 'grant' && changedRoles.has(r.fields[part.role] as string) && typeof named === 'string')
+        touchNamed(named);
+    }
+  // An identity that stays the principal it was changes no one's access by itself: unless its
+  // principal is touched otherwise (its step is then among the causes), its steps are left out —
+  // but not when a group is made or removed (then a principal touched by any change of its own
+  // records is held to what it holds on the groups that are not there on one side).
+  const regrouped = accessSteps.some((s) => s.action !== 'update' && accessPartOf(s.kind)?.is === 'scope');
+  const left = new Set<string>();
+  if (regrouped) for (const [key, was] of unmoved) touch(relationshipIn(was), key);
+  else
+    for (const [key, was] of unmoved)
+      if (!buckets.has(bucketOf(relationshipIn(was), key))) {
+        left.add(key);
+        base.delete(index.asked.get(key)!);
+      }
+  if (everyClaimMatch) return undefined;
+  const kept = left.size === 0 ? accessSteps : accessSteps.filter((s) => s.action !== 'update' || !left.has(s.uid));
+
+  // The records of those buckets: their identities and the grants that name them.
+  const ranks = new Set(base);
+  for (const bucket of buckets) {
+    for (const rank of index.identitiesIn.get(bucket) ?? []) {
+      ranks.add(rank);
+      const identity = index.record(rank);
+      for (const g of index.grantsNaming(identity.key, identity.address)) ranks.add(g);
+    }
+    if (bucket.startsWith('identity:'))
+      for (const g of index.grantsNaming(bucket.slice('identity:'.length), undefined)) ranks.add(g);
+  }
+  const live = relationOf(stateOfRanks(index, ranks), now);
+  const planned = plannedRelation(live, kept, now);
+  return { live, planned: planned.relation, touched: planned.touched };
+}
+
+/** The key of the record a step writes (what `asked` of the index of live must hold: see `keysOfSteps`). */
+function stepKey(step: PlanStep): string {
+  return step.action === 'create' ? `new:${step.address}` : step.uid;
+}
+
+/** The keys of the records `steps` write: the ones to ask the index of live for. */
+export function keysOfSteps(steps: readonly PlanStep[]): Set<string> {
+  const keys = new Set<string>();
+  for (const step of steps) if (accessPartOf(step.kind) !== undefined) keys.add(stepKey(step));
+  return keys;
+}
+
+/** The state of the records at some ranks, in their order. */
+function stateOfRanks(index: StateIndex, ranks: ReadonlySet<number>): AccessStateRecords {
+  const records = new Map<string, AccessRecord>();
+  for (const rank of [...ranks].sort((a, b) => a - b)) {
+    const r = index.record(rank);
+    records.set(r.key, r);
+  }
+  return {
+    records,
+    builtinCapabilities: index.builtinCapabilities,
+    builtinNames: index.builtinNames,
+    removed: new Map(),
+  };
+}
+
+/** A role's capabilities as relation.ts reads them. */
+function capabilitiesIn(r: AccessRecord): readonly string[] {
+  const part = accessPartOf(r.kind);
+  const caps = part?.is === 'capabilities' ? r.fields[part.field] : undefined;
+  return Array.isArray(caps) ? (caps.filter((c) => typeof c === 'string') as string[]) : [];
+}
