@@ -21,7 +21,7 @@ import type { PlanStep } from '../../src/model/plan.js';
 const RUNS = Number(process.env.PLANNED_RELATION_RUNS ?? 150);
 const SEED = Number(process.env.INVARIANT_SEED ?? 61);
 
-const CAPS = ['repo.list', 'repo.create', 'roles.update', 'role_bindings.create', 'tag.create'];
+const CAPS = ['repo.list', 'repo.create', 'roles.update', 'role_bindings.create', 'identity.update', 'tag.create'];
 const BUILTINS: Record<string, readonly string[]> = { 'b-viewer': ['repo.list'], 'b-owner': CAPS };
 const ISSUERS = ['https://token.actions.githubusercontent.com', 'https://issuer.acme.dev'];
 const PAST = '2026-01-01T00:00:00Z';
