@@ -1,11 +1,12 @@
 /**
- * A state's records indexed by who they can concern, read without making a relation of them
- * (issue 61): the records every relation needs whole (groups, roles, and the grants to e-mails,
- * codes, external groups and sign-ins, which are few), and the identities and the bindings to them
- * by *bucket* — the identities whose relationships may be one principal or may accept another's
- * every token (covering.ts `bucketOf`). A relation of the records of some buckets holds each of
- * their principals whole (touched-relations.ts). Live's records are made only when asked for, and
- * a binding's identity path is resolved only when its identity is.
+ * A state's records, found by who they can concern without making a relation of them (issue 61):
+ * the records every relation reads whole (groups, roles, and the grants to e-mails, codes, external
+ * groups and sign-ins, which are few), the identities of some *buckets* — the identities whose
+ * relationships may be one principal or may accept another's every token (covering.ts
+ * `bucketOf`) —, and the grants that name some identities. A relation of the records of some
+ * buckets holds each of their principals whole (touched-relations.ts). Each question is one pass
+ * over the identities or the grants to them that only reads; live's records are made only for
+ * what is asked, and a binding's identity path is resolved only when it may name one asked for.
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords, liveRecordReader } from './state.js';
 import { relationshipOf } from './relationships.js';
@@ -13,120 +14,147 @@ import { bucketOf } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 
+type Relationship = { field: string; value: unknown } | undefined;
+
 export interface StateIndex {
   builtinCapabilities: Map<string, readonly string[]>;
   builtinNames: Map<string, string>;
-  /** Whether no two records share a key (the index decides nothing otherwise). */
-  unique: boolean;
-  /** The rank (place in the state's order) of each record asked for by key when indexing that the state holds. */
+  /** The rank (place in the state's order) of each record asked for when indexing, by key, when the state holds it. */
   asked: Map<string, number>;
-  /** The rank of each identity, by key. */
-  identityRank: Map<string, number>;
   /** The record at a rank (made when first asked for). */
   record(rank: number): AccessRecord;
   /** Ranks of the records every relation reads whole, in order. */
   always: number[];
-  /** Ranks of the identities in each bucket, in order. */
-  identitiesIn: Map<string, number[]>;
-  /** Ranks of every grant to an identity (the ones `grantsNaming` finds), unordered. */
-  identityGrants: number[];
-  /** Ranks of the grants to an identity that name `key`, in order (`address`: of the identity `key` is, when it is one). */
-  grantsNaming(key: string, address: string | undefined): number[];
+  /** The ranks of the identities among `keys`, by key. */
+  identitiesOf(keys: ReadonlySet<string>): Map<string, number>;
+  /** Ranks of the identities in `buckets`. */
+  identitiesIn(buckets: ReadonlySet<string>): number[];
+  /** Ranks of the grants to an identity that name one of `keys` (identities among them with their `addresses`). */
+  grantsNaming(keys: ReadonlySet<string>, addresses: ReadonlyMap<string, string>): number[];
+  /** Ranks of every grant to an identity. */
+  identityGrants: readonly number[];
+  /** Whether no key of `keys` is held by two records. */
+  uniqueAmong(keys: ReadonlySet<string>): boolean;
 }
 
-interface Filing {
-  index: StateIndex;
-  seen: Set<string>;
-  asking: ReadonlySet<string>;
-  /** Grants to an identity by the key they name, and (live) by the path they name it by. */
-  byKey: Map<string, number[]>;
-  byPath: Map<string, number[]>;
+/** How a state's records read: its keys, and of an identity its relationship, of a grant to one what it names. */
+interface Reader {
+  keyAt(rank: number): string;
+  relationshipAt(rank: number): Relationship;
+  /** The path a grant names its identity by (resolved by `keyOfPath`); undefined: it names a key, `namedAt`. */
+  pathAt(rank: number): string | undefined;
+  namedAt(rank: number): unknown;
+  keyOfPath(path: string): string | undefined;
 }
 
-function filing(
-  builtinCapabilities: Map<string, readonly string[]>,
-  builtinNames: Map<string, string>,
+function indexOf(
+  size: number,
+  partAt: (rank: number) => AccessPart | undefined,
+  reader: Reader,
   record: (rank: number) => AccessRecord,
+  builtins: Pick<StateIndex, 'builtinCapabilities' | 'builtinNames'>,
   asking: ReadonlySet<string>,
-  pathKey: (path: string) => string | undefined,
-): Filing {
-  const byKey = new Map<string, number[]>();
-  const byPath = new Map<string, number[]>();
-  const index: StateIndex = {
-    builtinCapabilities,
-    builtinNames,
-    unique: true,
-    asked: new Map(),
-    identityRank: new Map(),
+): StateIndex {
+  const always: number[] = [];
+  const identities: number[] = [];
+  const identityGrants: number[] = [];
+  const asked = new Map<string, number>();
+  const access: number[] = [];
+  for (let rank = 0; rank < size; rank++) {
+    const part = partAt(rank);
+    if (!part) continue;
+    access.push(rank);
+    const key = reader.keyAt(rank);
+    if (asking.has(key)) asked.set(key, rank);
+    if (part.is === 'principal') identities.push(rank);
+    else if (part.is === 'grant' && part.to === 'identity') identityGrants.push(rank);
+    else always.push(rank);
+  }
+  return {
+    ...builtins,
+    asked,
     record,
-    always: [],
-    identitiesIn: new Map(),
-    identityGrants: [],
-    grantsNaming(key, address) {
-      const direct = byKey.get(key) ?? [];
-      const path = address?.startsWith('identity:') ? address.slice('identity:'.length) : undefined;
-      const byItsPath = path === undefined ? undefined : byPath.get(path);
-      if (byItsPath === undefined || pathKey(path!) !== key) return direct;
-      return [...direct, ...byItsPath].sort((a, b) => a - b);
+    always,
+    identityGrants,
+    identitiesOf(keys) {
+      const out = new Map<string, number>();
+      if (keys.size > 0)
+        for (const rank of identities) {
+          const key = reader.keyAt(rank);
+          if (keys.has(key)) out.set(key, rank);
+        }
+      return out;
+    },
+    identitiesIn(buckets) {
+      const out: number[] = [];
+      for (const rank of identities)
+        if (buckets.has(bucketOf(reader.relationshipAt(rank), reader.keyAt(rank)))) out.push(rank);
+      return out;
+    },
+    grantsNaming(keys, addresses) {
+      // The paths the identities asked for are at: a grant naming one by path names it when the path resolves to it.
+      const paths = new Set<string>();
+      for (const address of addresses.values())
+        if (address.startsWith('identity:')) paths.add(address.slice('identity:'.length));
+      const resolved = new Map<string, boolean>();
+      const out: number[] = [];
+      for (const rank of identityGrants) {
+        const path = reader.pathAt(rank);
+        if (path === undefined) {
+          const named = reader.namedAt(rank);
+          if (typeof named === 'string' && keys.has(named)) out.push(rank);
+          continue;
+        }
+        if (!paths.has(path)) continue;
+        let names = resolved.get(path);
+        if (names === undefined) {
+          const key = reader.keyOfPath(path);
+          resolved.set(path, (names = key !== undefined && keys.has(key)));
+        }
+        if (names) out.push(rank);
+      }
+      return out;
+    },
+    uniqueAmong(keys) {
+      const seen = new Set<string>();
+      for (const rank of access) {
+        const key = reader.keyAt(rank);
+        if (!keys.has(key)) continue;
+        if (seen.has(key)) return false;
+        seen.add(key);
+      }
+      return true;
     },
   };
-  return { index, seen: new Set(), asking, byKey, byPath };
-}
-
-const push = (map: Map<string, number[]>, key: string, rank: number): void => {
-  const list = map.get(key);
-  if (list) list.push(rank);
-  else map.set(key, [rank]);
-};
-
-/**
- * Files record `rank` (key `key`, its part `part`): an identity by its relationship, a grant to
- * one by the key it names (or the path it names it by), anything else among those read whole.
- */
-function file(
-  f: Filing,
-  rank: number,
-  key: string,
-  part: AccessPart,
-  relationship: { field: string; value: unknown } | undefined,
-  named: unknown,
-  path: string | undefined,
-): void {
-  const { index } = f;
-  const size = f.seen.size;
-  if (f.seen.add(key).size === size) index.unique = false;
-  if (f.asking.has(key)) index.asked.set(key, rank);
-  if (part.is === 'principal') {
-    index.identityRank.set(key, rank);
-    push(index.identitiesIn, bucketOf(relationship, key), rank);
-  } else if (path !== undefined) {
-    push(f.byPath, path, rank);
-    index.identityGrants.push(rank);
-  } else if (part.is === 'grant' && part.to === 'identity' && typeof named === 'string') {
-    push(f.byKey, named, rank);
-    index.identityGrants.push(rank);
-  } else index.always.push(rank);
 }
 
 /** The index of a state whose records are made already (`asking`: the keys whose ranks `asked` holds). */
 export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<string>): StateIndex {
   const records = [...state.records.values()];
-  const f = filing(
-    state.builtinCapabilities,
-    state.builtinNames,
+  const parts = records.map((r) => accessPartOf(r.kind));
+  const reader: Reader = {
+    keyAt: (rank) => records[rank]!.key,
+    relationshipAt(rank) {
+      const part = parts[rank];
+      return part?.is === 'principal' ? relationshipOf(records[rank]!.fields, part.relationship) : undefined;
+    },
+    pathAt: () => undefined,
+    namedAt(rank) {
+      const part = parts[rank];
+      return part?.is === 'grant' && part.principalField !== undefined
+        ? records[rank]!.fields[part.principalField]
+        : undefined;
+    },
+    keyOfPath: () => undefined,
+  };
+  return indexOf(
+    records.length,
+    (rank) => parts[rank],
+    reader,
     (rank) => records[rank]!,
+    state,
     asking,
-    () => undefined,
   );
-  for (let rank = 0; rank < records.length; rank++) {
-    const r = records[rank]!;
-    const part = accessPartOf(r.kind);
-    if (!part) continue;
-    const relationship = part.is === 'principal' ? relationshipOf(r.fields, part.relationship) : undefined;
-    const named = part.is === 'grant' && part.principalField !== undefined ? r.fields[part.principalField] : undefined;
-    file(f, rank, r.key, part, relationship, named, undefined);
-  }
-  return f.index;
 }
 
 /**
@@ -139,31 +167,34 @@ export function indexOfLive(
   byAddress?: (address: string) => { uid: string } | undefined,
 ): StateIndex {
   const reader = liveRecordReader(live, byAddress);
-  const resources: LiveResource[] = [];
-  const parts: AccessPart[] = [];
+  const resources: readonly LiveResource[] = live.resources;
+  const parts: (AccessPart | undefined)[] = new Array(resources.length);
+  for (let i = 0; i < resources.length; i++) parts[i] = accessPartOf(resources[i]!.kind);
   const made = new Map<number, AccessRecord>();
   const record = (rank: number): AccessRecord => {
     let r = made.get(rank);
     if (r === undefined) made.set(rank, (r = reader.record(resources[rank]!, parts[rank]!)));
     return r;
   };
-  const f = filing(reader.builtinCapabilities, reader.builtinNames, record, asking, (path) =>
-    reader.identityKey({ path }),
-  );
-  const all = live.resources;
-  for (let i = 0; i < all.length; i++) {
-    const r = all[i]!;
-    const part = accessPartOf(r.kind);
-    if (!part) continue;
-    const rank = resources.length;
-    resources.push(r);
-    parts.push(part);
-    // Of an identity its relationship, of a grant to one what it names: read alone, no record made.
-    const relationship = part.is === 'principal' ? reader.relationship(r, part) : undefined;
-    const toIdentity = part.is === 'grant' && part.to === 'identity' ? part.principalField : undefined;
-    const path = toIdentity === undefined ? undefined : reader.identityPath(r, part, toIdentity);
-    const named = toIdentity === undefined || path !== undefined ? undefined : reader.field(r, part, toIdentity);
-    file(f, rank, r.uid, part, relationship, named, path);
-  }
-  return f.index;
+  const principalField = (rank: number): string | undefined => {
+    const part = parts[rank];
+    return part?.is === 'grant' && part.to === 'identity' ? part.principalField : undefined;
+  };
+  const liveReader: Reader = {
+    keyAt: (rank) => resources[rank]!.uid,
+    relationshipAt(rank) {
+      const part = parts[rank];
+      return part?.is === 'principal' ? reader.relationship(resources[rank]!, part) : undefined;
+    },
+    pathAt(rank) {
+      const field = principalField(rank);
+      return field === undefined ? undefined : reader.identityPath(resources[rank]!, parts[rank]!, field);
+    },
+    namedAt(rank) {
+      const field = principalField(rank);
+      return field === undefined ? undefined : reader.field(resources[rank]!, parts[rank]!, field);
+    },
+    keyOfPath: (path) => reader.identityKey({ path }),
+  };
+  return indexOf(resources.length, (rank) => parts[rank], liveReader, record, reader, asking);
 }

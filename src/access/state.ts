@@ -139,14 +139,13 @@ export function liveRecordReader(
     field: (r, part, field) => liveField(r, part, field, identityKey, roleKey, orgUid),
     identityPath(r, part, field) {
       if ((field === 'email' && r.email !== undefined) || (part.is === 'grant' && part.scopeField === field)) return;
-      const references = descriptorOf(r.kind).references ?? [];
-      // As liveField writes them: the last reference of that field that holds a value.
-      for (let i = references.length - 1; i >= 0; i--) {
-        const value = (r.fields as unknown as Record<string, unknown>)[references[i]!] as IdentityKey | undefined;
-        if (value === undefined || `${references[i]}Uid` !== field) continue;
-        return references[i] === 'identity' && 'path' in value ? value.path : undefined;
-      }
-      return undefined;
+      // As liveField writes it: the reference sent in that field, when it holds a value.
+      const reference = referenceIn(r.kind, field);
+      const value =
+        reference === undefined
+          ? undefined
+          : ((r.fields as unknown as Record<string, unknown>)[reference] as IdentityKey | undefined);
+      return reference === 'identity' && value !== undefined && 'path' in value ? value.path : undefined;
     },
     identityKey,
     relationship(r, part) {
@@ -164,6 +163,18 @@ export function liveRecordReader(
       fields: liveFields(r, part, identityKey, roleKey, orgUid),
     }),
   };
+}
+
+/** The reference a kind sends in API field `field` (`identity` in `identityUid`), the last if more; undefined: none. */
+const REFERENCE_IN = new Map<Kind, Map<string, string>>();
+function referenceIn(kind: Kind, field: string): string | undefined {
+  let byField = REFERENCE_IN.get(kind);
+  if (!byField) {
+    byField = new Map();
+    for (const reference of descriptorOf(kind).references ?? []) byField.set(`${reference}Uid`, reference);
+    REFERENCE_IN.set(kind, byField);
+  }
+  return byField.get(field);
 }
 
 /** The fields access reads of a kind (its descriptor's `access`): only those are taken from live. */

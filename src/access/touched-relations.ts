@@ -29,7 +29,6 @@ export function touchedRelations(
   steps: readonly PlanStep[],
   now: number | undefined,
 ): TouchedRelations | undefined {
-  if (!index.unique) return undefined;
   const accessSteps = steps.filter((s) => accessPartOf(s.kind) !== undefined);
   // The records the steps write, beside those every relation reads whole.
   const base = new Set(index.always);
@@ -47,23 +46,18 @@ export function touchedRelations(
   // The buckets of every principal a changed record can reach, before and after.
   const buckets = new Set<string>();
   let everyClaimMatch = false;
-  const touch = (relationship: { field: string; value: unknown } | undefined, key: string): void => {
+  const touch = (relationship: Relationship, key: string): void => {
     const held = bucketsThatMayHold(relationship, key);
     if (held === undefined) everyClaimMatch = true;
     else for (const b of held) buckets.add(b);
     buckets.add(bucketOf(relationship, key));
   };
-  const relationshipIn = (r: AccessRecord | undefined) => {
-    const part = r && accessPartOf(r.kind);
-    return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
-  };
-  /** The identity key a grant names, as live and as after the steps. */
-  const touchNamed = (key: string): void => {
-    const rank = index.identityRank.get(key);
-    const live = rank === undefined ? undefined : index.record(rank);
-    touch(relationshipIn(live), key);
-    const after = over.changed.has(key) ? over.state.records.get(key) : live;
-    touch(relationshipIn(after), key);
+  /** The identity keys the changed grants name (or grants of a role whose capabilities change). */
+  const named = new Set<string>();
+  const nameOf = (r: AccessRecord): void => {
+    const part = accessPartOf(r.kind);
+    const key = part?.is === 'grant' && part.to === 'identity' ? r.fields[part.principalField!] : undefined;
+    if (typeof key === 'string') named.add(key);
   };
   const changedRoles = new Set<string>();
   // Identities the steps change but not as principals (a description, a name): of these below.
@@ -79,15 +73,11 @@ export function touchedRelations(
       }
     }
     for (const r of [now, was]) {
-      const part = r && accessPartOf(r.kind);
-      if (part?.is === 'principal') touch(relationshipOf(r!.fields, part.relationship), key);
-      else if (part?.is === 'grant' && part.to === 'identity' && part.principalField !== undefined) {
-        const named = r!.fields[part.principalField];
-        if (typeof named === 'string') touchNamed(named);
-      }
+      if (r === undefined) continue;
+      if (accessPartOf(r.kind)?.is === 'principal') touch(relationshipIn(r), key);
+      else nameOf(r);
     }
     if (was !== undefined && accessPartOf(was.kind)?.is === 'capabilities') {
-      const now = over.state.records.get(key);
       const after = now ? capabilitiesIn(now) : (index.builtinCapabilities.get(key) ?? []);
       const before = capabilitiesIn(was);
       if (before.length !== after.length || before.some((c) => !after.includes(c))) changedRoles.add(key);
@@ -98,10 +88,16 @@ export function touchedRelations(
     for (const rank of index.identityGrants) {
       const r = index.record(rank);
       const part = accessPartOf(r.kind);
-      const named = part?.is === 'grant' ? r.fields[part.principalField!] : undefined;
-      if (part?.is === 'grant' && changedRoles.has(r.fields[part.role] as string) && typeof named === 'string')
-        touchNamed(named);
+      if (part?.is === 'grant' && changedRoles.has(r.fields[part.role] as string)) nameOf(r);
     }
+  // The principal a grant names an identity as, live and after the steps.
+  const namedRanks = index.identitiesOf(named);
+  for (const key of named) {
+    const rank = namedRanks.get(key);
+    const live = rank === undefined ? undefined : index.record(rank);
+    touch(relationshipIn(live), key);
+    touch(relationshipIn(over.changed.has(key) ? over.state.records.get(key) : live), key);
+  }
   // An identity that stays the principal it was changes no one's access by itself: unless its
   // principal is touched otherwise (its step is then among the causes), its steps are left out —
   // but not when a group is made or removed (then a principal touched by any change of its own
@@ -118,20 +114,32 @@ export function touchedRelations(
   if (everyClaimMatch) return undefined;
   const kept = left.size === 0 ? accessSteps : accessSteps.filter((s) => s.action !== 'update' || !left.has(s.uid));
 
-  // The records of those buckets: their identities and the grants that name them.
+  // The records of those buckets: their identities and the grants that name them (or a key no identity has).
   const ranks = new Set(base);
-  for (const bucket of buckets) {
-    for (const rank of index.identitiesIn.get(bucket) ?? []) {
-      ranks.add(rank);
-      const identity = index.record(rank);
-      for (const g of index.grantsNaming(identity.key, identity.address)) ranks.add(g);
-    }
-    if (bucket.startsWith('identity:'))
-      for (const g of index.grantsNaming(bucket.slice('identity:'.length), undefined)) ranks.add(g);
+  const identities = new Map<string, string>();
+  const keys = new Set<string>();
+  for (const rank of index.identitiesIn(buckets)) {
+    const r = index.record(rank);
+    ranks.add(rank);
+    identities.set(r.key, r.address);
+    keys.add(r.key);
   }
-  const live = relationOf(stateOfRanks(index, ranks), now);
+  for (const bucket of buckets) if (bucket.startsWith('identity:')) keys.add(bucket.slice('identity:'.length));
+  for (const rank of index.grantsNaming(keys, identities)) ranks.add(rank);
+  const state = stateOfRanks(index, ranks);
+  // Two records of one key: live's relation keeps the first place and the last record (state.ts); not decided here.
+  if (!index.uniqueAmong(new Set([...state.records.keys(), ...left]))) return undefined;
+  const live = relationOf(state, now);
   const planned = plannedRelation(live, kept, now);
   return { live, planned: planned.relation, touched: planned.touched };
+}
+
+type Relationship = { field: string; value: unknown } | undefined;
+
+/** An identity's relationship (undefined: none, or not an identity). */
+function relationshipIn(r: AccessRecord | undefined): Relationship {
+  const part = r && accessPartOf(r.kind);
+  return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
 }
 
 /** The key of the record a step writes (what `asked` of the index of live must hold: see `keysOfSteps`). */
