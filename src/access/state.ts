@@ -165,6 +165,20 @@ export function liveRecordReader(
   };
 }
 
+/** The access fields of a kind (`accessFieldsOf`) sent in API field `field`, in order. */
+const ACCESS_FIELDS_NAMED = new Map<Kind, Map<string, readonly FieldSpec[]>>();
+function accessFieldsNamed(kind: Kind, part: AccessPart, field: string): readonly FieldSpec[] {
+  let byName = ACCESS_FIELDS_NAMED.get(kind);
+  if (!byName) {
+    byName = new Map();
+    for (const spec of accessFieldsOf(kind, part))
+      byName.set(apiName(spec), [...(byName.get(apiName(spec)) ?? []), spec]);
+    ACCESS_FIELDS_NAMED.set(kind, byName);
+  }
+  return byName.get(field) ?? NO_FIELDS;
+}
+const NO_FIELDS: readonly FieldSpec[] = [];
+
 /** The reference a kind sends in API field `field` (`identity` in `identityUid`), the last if more; undefined: none. */
 const REFERENCE_IN = new Map<Kind, Map<string, string>>();
 function referenceIn(kind: Kind, field: string): string | undefined {
@@ -238,16 +252,14 @@ function liveField(
   if (field === 'email' && r.email !== undefined) return r.email;
   const model = r.fields as unknown as Record<string, unknown>;
   let out: unknown;
-  for (const spec of accessFieldsOf(r.kind, part)) {
-    if (apiName(spec) !== field) continue;
+  for (const spec of accessFieldsNamed(r.kind, part, field)) {
     const value = model[spec.name];
     if (value !== undefined) out = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;
   }
-  for (const reference of descriptorOf(r.kind).references ?? []) {
-    const value = model[reference] as IdentityKey | RoleKey | undefined;
-    if (value === undefined || `${reference}Uid` !== field) continue;
+  const reference = referenceIn(r.kind, field);
+  const value = reference === undefined ? undefined : (model[reference] as IdentityKey | RoleKey | undefined);
+  if (value !== undefined)
     out = reference === 'identity' ? identityKey(value as IdentityKey) : roleKey(value as RoleKey);
-  }
   if (part.is === 'grant' && part.scopeField === field && out === undefined) out = orgUid;
   return out;
 }
