@@ -1,7 +1,7 @@
 /**
  * A state's records, found by who they can concern without making a relation of them (issue 61):
- * the records every relation reads whole (groups, roles, and the grants to e-mails, codes, external
- * groups and sign-ins, which are few), the identities of some *buckets* — the identities whose
+ * the records every relation reads whole (groups, and the grants to e-mails, codes, external
+ * groups and sign-ins, which are few), the roles, the identities of some *buckets* — the identities whose
  * relationships may be one principal or may accept another's every token (covering.ts
  * `bucketOf`) —, and the grants that name some identities. A relation of the records of some
  * buckets holds each of their principals whole (touched-relations.ts). Each question is one pass
@@ -23,8 +23,12 @@ export interface StateIndex {
   asked: Map<string, number>;
   /** The record at a rank (made when first asked for). */
   record(rank: number): AccessRecord;
-  /** Ranks of the records every relation reads whole, in order. */
+  /** Ranks of the records every relation reads whole, in order (roles aside). */
   always: number[];
+  /** Ranks of the roles, in order: a relation needs those its grants give. */
+  roles: number[];
+  /** The key of the record at a rank. */
+  keyAt(rank: number): string;
   /** The ranks of the identities among `keys`, by key. */
   identitiesOf(keys: ReadonlySet<string>): Map<string, number>;
   /** Ranks of the identities in `buckets`. */
@@ -56,6 +60,7 @@ function indexOf(
   asking: ReadonlySet<string>,
 ): StateIndex {
   const always: number[] = [];
+  const roles: number[] = [];
   const identities: number[] = [];
   const identityGrants: number[] = [];
   const asked = new Map<string, number>();
@@ -68,6 +73,7 @@ function indexOf(
     if (asking.has(key)) asked.set(key, rank);
     if (part.is === 'principal') identities.push(rank);
     else if (part.is === 'grant' && part.to === 'identity') identityGrants.push(rank);
+    else if (part.is === 'capabilities') roles.push(rank);
     else always.push(rank);
   }
   return {
@@ -75,6 +81,8 @@ function indexOf(
     asked,
     record,
     always,
+    roles,
+    keyAt: reader.keyAt,
     identityGrants,
     identitiesOf(keys) {
       const out = new Map<string, number>();

@@ -30,18 +30,19 @@ export function touchedRelations(
   now: number | undefined,
 ): TouchedRelations | undefined {
   const accessSteps = steps.filter((s) => accessPartOf(s.kind) !== undefined);
-  // The records the steps write, beside those every relation reads whole.
-  const base = new Set(index.always);
+  // The records the steps write (of live).
+  const written = new Set<number>();
   const made = new Set<string>();
   for (const step of accessSteps) {
     const rank = index.asked.get(stepKey(step));
-    if (rank !== undefined) base.add(rank);
+    if (rank !== undefined) written.add(rank);
     // A parent named by address is looked up among all of live's records (state.ts): not decided here.
     if (step.action === 'create' && step.parentUid === undefined && step.parent && !made.has(step.parent))
       return undefined;
     if (step.action !== 'delete') made.add(step.address);
   }
-  const over = stepsOverState(stateOfRanks(index, base), accessSteps);
+  // What the steps make of them (a step reads only the record it writes, and a parent made before it).
+  const over = stepsOverState(stateOfRanks(index, written), accessSteps);
 
   // The buckets of every principal a changed record can reach, before and after.
   const buckets = new Set<string>();
@@ -109,13 +110,15 @@ export function touchedRelations(
     for (const [key, was] of unmoved)
       if (!buckets.has(bucketOf(relationshipIn(was), key))) {
         left.add(key);
-        base.delete(index.asked.get(key)!);
+        written.delete(index.asked.get(key)!);
       }
   if (everyClaimMatch) return undefined;
   const kept = left.size === 0 ? accessSteps : accessSteps.filter((s) => s.action !== 'update' || !left.has(s.uid));
 
-  // The records of those buckets: their identities and the grants that name them (or a key no identity has).
-  const ranks = new Set(base);
+  // The records of those buckets: their identities and the grants that name them (or a key no
+  // identity has), with what every relation reads whole and what the steps write.
+  const ranks = new Set(written);
+  for (const rank of index.always) ranks.add(rank);
   const identities = new Map<string, string>();
   const keys = new Set<string>();
   for (const rank of index.identitiesIn(buckets)) {
@@ -126,6 +129,15 @@ export function touchedRelations(
   }
   for (const bucket of buckets) if (bucket.startsWith('identity:')) keys.add(bucket.slice('identity:'.length));
   for (const rank of index.grantsNaming(keys, identities)) ranks.add(rank);
+  // The roles their grants give, live and after the steps (those the steps write are written already).
+  const given = new Set<string>();
+  const give = (r: AccessRecord): void => {
+    const part = accessPartOf(r.kind);
+    if (part?.is === 'grant' && typeof r.fields[part.role] === 'string') given.add(r.fields[part.role] as string);
+  };
+  for (const rank of ranks) give(index.record(rank));
+  for (const r of over.state.records.values()) give(r);
+  for (const rank of index.roles) if (given.has(index.keyAt(rank))) ranks.add(rank);
   const state = stateOfRanks(index, ranks);
   // Two records of one key: live's relation keeps the first place and the last record (state.ts); not decided here.
   if (!index.uniqueAmong(new Set([...state.records.keys(), ...left]))) return undefined;
