@@ -1,13 +1,16 @@
 /**
  * The relations a plan's access changes are read from, each holding only the principals the plan
  * can change and those that may cover them (issue 61): live's relation of the records of their
- * buckets (state-index.ts) and every record a relation reads whole, and the planned relation built
- * from it (planned-relation.ts). Every principal such a relation holds, it holds whole — all its
- * identities and grants, in the order of the whole relation —, so what `diffRelations` reads of
- * them is what it reads of the whole relations: the same access changes, for work that grows with
- * what the plan touches instead of with the org. undefined: a plan this does not decide (the
- * whole relations then): live with two records of one key, a create whose parent is named by an
- * address no earlier step makes, a principal any claimMatch identity may cover. Pure.
+ * buckets (state-index.ts), of the records every relation reads whole (groups, invites, mappings,
+ * providers), of the roles their grants give and of the records the steps write, and the planned
+ * relation built from it (planned-relation.ts). Every principal such a relation holds, it holds
+ * whole — all its identities and grants, in the order of the whole relation —, so what
+ * `diffRelations` reads of them is what it reads of the whole relations: the same access changes,
+ * for relations that grow with what the plan touches (finding their records still reads live
+ * once over, without making anything of what it passes). An identity the plan changes but not as a
+ * principal touches no one by itself. undefined: a plan this does not decide (the whole relations
+ * then): live with two records of one key, a create whose parent is named by an address no
+ * earlier step makes, a principal any claimMatch identity may cover. Pure.
  */
 import { type AccessRecord, type AccessStateRecords, accessPartOf, stepsOverState } from './state.js';
 import type { StateIndex } from './state-index.js';
