@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleepMs } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { Pool } from './undici-pool.js';
+import { undiciPool } from './undici-pool.js';
 import { exchange, ResponseTooLargeError } from './exchange.js';
 import { Preconnector } from './preconnect.js';
 import { ApiError, GRPC_CODES, type ErrorDetail } from './errors.js';
@@ -124,6 +124,7 @@ class HttpApiClient implements ApiClient {
       this.preconnector = new Preconnector(new URL(url.origin), {
         timeout: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       });
+      const Pool = undiciPool();
       this.pool = new Pool(url.origin, {
         connections,
         keepAliveTimeout: KEEP_ALIVE_MS,

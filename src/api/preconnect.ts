@@ -9,7 +9,7 @@
  */
 import type { Socket } from 'node:net';
 import type { buildConnector as BuildConnector } from 'undici';
-import { buildConnector } from './undici-pool.js';
+import { undiciConnector } from './undici-pool.js';
 
 type Connect = BuildConnector.connector;
 type ConnectOptions = BuildConnector.Options;
@@ -31,7 +31,7 @@ export class Preconnector {
     private readonly origin: URL,
     options: BuildConnector.BuildOptions,
   ) {
-    this.open = buildConnector(options);
+    this.open = undiciConnector()(options);
   }
 
   /** undici's `connect`: a connection opened ahead if one is there, else a new one. */

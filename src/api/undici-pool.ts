@@ -5,8 +5,12 @@
  * WebSocket, cookies, caches, the mock agent): ≈45 ms of a cold `plan` process, where the pool
  * and what it needs are ≈15 ms (`npm run bench plan-process`, module loading). undici has no
  * `exports` map, so the paths are ones Node resolves; should a later undici move a file, the
- * root is loaded instead, which costs time, never a failure. test/unit/undici-pool.test.ts checks
- * that they are undici's own and that the root stays unloaded.
+ * root is loaded instead, which costs time, never a failure.
+ *
+ * Loaded when the first client is made, not when this module is: a command that never talks to
+ * the API (`validate`) does not load undici at all (15–40 ms of a cold `validate` of the 10k org,
+ * docs/performance.md). test/unit/undici-pool.test.ts checks that they
+ * are undici's own, that the root stays unloaded, and that `validate` loads no undici.
  */
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
@@ -24,5 +28,17 @@ function loadPart<K extends 'Pool' | 'buildConnector'>(path: string, name: K): (
   return (require('undici') as typeof Undici)[name];
 }
 
-export const Pool = loadPart('lib/dispatcher/pool.js', 'Pool');
-export const buildConnector = loadPart('lib/core/connect.js', 'buildConnector');
+let pool: typeof Undici.Pool | undefined;
+let connector: typeof Undici.buildConnector | undefined;
+
+/** undici's `Pool`, loaded on the first call. */
+export function undiciPool(): typeof Undici.Pool {
+  pool ??= loadPart('lib/dispatcher/pool.js', 'Pool');
+  return pool;
+}
+
+/** undici's `buildConnector`, loaded on the first call. */
+export function undiciConnector(): typeof Undici.buildConnector {
+  connector ??= loadPart('lib/core/connect.js', 'buildConnector');
+  return connector;
+}
