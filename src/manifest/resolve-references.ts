@@ -20,6 +20,8 @@ import {
 import { didYouMean, formatList, suggestClosest } from '../util/suggest.js';
 
 const BUILTIN_ROLES: ReadonlySet<string> = new Set(BUILTIN_ROLE_NAMES);
+/** The key of a binding's reference by uid (spelt once, not per binding). */
+const UID_FIELD = { identity: 'identityUid', role: 'roleUid' } as const;
 
 /** Resolves references against the declared identities and roles, reporting through `report`. */
 export class ReferenceResolver {
@@ -40,7 +42,7 @@ export class ReferenceResolver {
     field: 'identity' | 'role',
   ): { ref: string; refKey: string } | { uid: string } | undefined {
     const refKey = fieldKey(value, field, 'roleBinding');
-    const uidKey = fieldKey(value, `${field}Uid`, 'roleBinding');
+    const uidKey = fieldKey(value, UID_FIELD[field], 'roleBinding');
     const ref = asString(value[refKey]);
     const uid = asString(value[uidKey]);
     if (ref !== undefined && uid !== undefined) {
@@ -119,13 +121,32 @@ export class ReferenceResolver {
   resolveRoleOf(site: Site, groupPath: string, value: Obj): RoleKey | undefined {
     const picked = this.pickReference(site, groupPath, value, 'role');
     if (!picked || 'uid' in picked) return picked;
-    return this.resolveRoleName(
-      site,
-      picked.refKey,
-      groupPath,
-      picked.ref,
-      `role binding of ${this.groupLabel(groupPath)}`,
+    // Most bindings name a role that is there: the text naming the binding is made only for a message.
+    return (
+      this.findRole(groupPath, picked.ref) ??
+      this.resolveRoleName(site, picked.refKey, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`)
     );
+  }
+
+  /**
+   * The role `ref` names from `groupPath` when there is one it may use (see resolveRoleName),
+   * else undefined; reports nothing. The groups up to the org are tried only when the manifests
+   * declare some custom role: else a built-in role is found without a path made per ancestor.
+   */
+  private findRole(groupPath: string, ref: string): RoleKey | undefined {
+    if (ref.includes('/')) {
+      const path = ref.replace(/^\/+/, '');
+      return this.roles.paths.has(path) && isGroupOrAncestor(parentPath(path), groupPath) ? { path } : undefined;
+    }
+    if (this.roles.paths.size > 0) {
+      // Nearest first: the binding's own group, then each ancestor up to the org.
+      for (let g = groupPath; ; g = parentPath(g)) {
+        const path = joinPath(g, ref);
+        if (this.roles.paths.has(path)) return { path };
+        if (g === '') break;
+      }
+    }
+    return BUILTIN_ROLES.has(ref) ? { builtin: ref } : undefined;
   }
 
   /**
@@ -135,10 +156,11 @@ export class ReferenceResolver {
    * `what` names the referring place in messages ("role binding of org \"acme\"").
    */
   resolveRoleName(at: Site, refKey: string, groupPath: string, ref: string, what: string): RoleKey | undefined {
+    const found = this.findRole(groupPath, ref);
+    if (found) return found;
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.roles.paths.has(path)) {
-        if (isGroupOrAncestor(parentPath(path), groupPath)) return { path };
         // The API refuses it too: a binding may only use custom roles of its group or its ancestors.
         this.report(
           siteAt(at, refKey),
@@ -154,13 +176,6 @@ export class ReferenceResolver {
       }
       return undefined;
     }
-    // Nearest first: the binding's own group, then each ancestor up to the org.
-    for (let g = groupPath; ; g = parentPath(g)) {
-      const path = joinPath(g, ref);
-      if (this.roles.paths.has(path)) return { path };
-      if (g === '') break;
-    }
-    if (BUILTIN_ROLES.has(ref)) return { builtin: ref };
     if (this.options.complete) {
       const visible: string[] = [];
       for (let g = groupPath; ; g = parentPath(g)) {
