@@ -400,7 +400,9 @@ class Resolver {
     if (key === undefined) return;
     const where = this.groupLabel(groupPath);
     let fatal = false;
-    for (const problem of descriptor.checkItem?.(item, key, where) ?? []) {
+    const problems = descriptor.checkItem?.(item, key, where);
+    for (let i = 0; problems !== undefined && i < problems.length; i++) {
+      const problem = problems[i]!;
       this.report(siteAt(site, ...problem.pointer), problem.message);
       fatal ||= problem.fatal === true;
     }
@@ -444,7 +446,9 @@ class Resolver {
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
     if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
     // Lists inside this item (an identity provider's groupMappings): resolved once every role is declared.
-    for (const nested of NESTED_KINDS.get(descriptor.kind) ?? []) {
+    const nestedKinds = NESTED_KINDS.get(descriptor.kind);
+    for (let n = 0; nestedKinds !== undefined && n < nestedKinds.length; n++) {
+      const nested = nestedKinds[n]!;
       const list = nested.manifest!.listKey;
       asArray(item[list]).forEach((raw, i) => {
         const value = asObject(raw);
