@@ -4,6 +4,7 @@
  */
 import type { Pointer } from './diagnostics.js';
 import type { ManifestDocument } from './parse-documents.js';
+import type { ParentPlace } from '../model/kind-descriptor.js';
 import type { DesiredResource, SourceLocation } from '../model/resources.js';
 import { findMisspeltKey } from '../util/suggest.js';
 import { readDefinitionFields } from './schema.js';
@@ -35,6 +36,8 @@ export interface ScalarRecord {
 
 export interface GroupRecord {
   resource: DesiredResource & { kind: 'group' };
+  /** Where the group's resources sit (their descriptors' `address` reads it): one per group, not per resource. */
+  place: ParentPlace;
   /** Scalars set so far (description; uid for the org), for "set twice differently". */
   scalars: Map<string, ScalarRecord>;
   /** Documents that described this group, to refuse a group twice in one document. */

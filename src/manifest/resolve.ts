@@ -238,7 +238,8 @@ class Resolver {
         fields: { name: path === '' ? this.org!.name : path.slice(path.lastIndexOf('/') + 1) },
         source,
       };
-      record = { resource, scalars: new Map(), documents: new Map(), sourceSetsScalars: false };
+      const place = { groupPath: path, fields: {} };
+      record = { resource, place, scalars: new Map(), documents: new Map(), sourceSetsScalars: false };
       this.groups.set(path, record);
       this.resources.push(resource);
     } else {
@@ -381,13 +382,13 @@ class Resolver {
 
   /** A resource of a group declared at `site`, its address from its descriptor (every field in one literal: this runs per resource). */
   private groupResource(descriptor: KindDescriptor, site: Site, groupPath: string, fields: Obj): DesiredResource {
+    const group = this.groups.get(groupPath)!; // recorded before anything in it
     return {
       kind: descriptor.kind,
-      address: descriptor.address(groupPath, fields, { groupPath, fields: {} }),
+      address: descriptor.address(groupPath, fields, group.place),
       groupPath,
-      // The group's own address string, not a new one per resource (≈3 MB at 100,000 resources);
-      // a group is recorded before anything in it.
-      parentAddress: this.groups.get(groupPath)!.resource.address,
+      // The group's own address string, not a new one per resource (≈3 MB at 100,000 resources).
+      parentAddress: group.resource.address,
       source: site.doc.locate(site.pointer),
       fields,
     } as unknown as DesiredResource;
