@@ -241,7 +241,10 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     expect((await accept(erin!.code, 'erin@acme.dev')).status).toBe(200);
   }, 180_000);
 
-  it('dispatch: plan-and-apply hands the codes of the approved plan over the same way', async () => {
+  // A key that cannot encrypt is refused on the same approved plan first (it was a case of its own,
+  // which ran a replan job of its own: issue 63): the apply stops before any change, then the
+  // inviter's key applies that very plan.
+  it('dispatch: plan-and-apply hands the codes of the approved plan over the same way; a key that cannot encrypt stops that apply before any change: nothing live, no artifact', async () => {
     members(['erin@acme.dev', 'bob@acme.dev']);
     const sha = 'c3'.repeat(20);
     github.heads.main = sha;
@@ -255,6 +258,18 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
     const replan = await runJob(workflow, 'replan', replanWorld);
     expect(replan.ran).toBe(true);
     expect(replan.status, failed(replan)).toBe('success');
+
+    // The approved job with a signing-only key: refused before any write, no artifact kept.
+    const signingOnly = await makeKeyPair('signing@acme.dev', { signingOnly: true });
+    const bad = { ...replanWorld, vars: { ...replanWorld.vars, INVITE_CODES_PUBLIC_KEY: signingOnly.publicKey } };
+    emulator.clearRequestLog();
+    const beforeRefused = new Set(artifacts.keys());
+    const refused = await runJob(workflow, 'apply-replanned', bad, { replan });
+    expect(refused.status).toBe('failure');
+    expect(failed(refused)).toContain(`cannot encrypt: it has no valid encryption key`);
+    expect(emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
+    expect([...artifacts.keys()].filter((n) => !beforeRefused.has(n))).toEqual([]);
+
     // The approved job runs in the same workflow run (same run id) once the environment's reviewers approve.
     const before = new Set(artifacts.keys());
     const approved = await runJob(
@@ -272,28 +287,5 @@ describe("the starter's workflow, run as a runner runs it (issue 60)", () => {
       env: { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: VIEWER },
     });
     expect(after.code, after.stdout).toBe(0);
-  }, 180_000);
-
-  it('a key that cannot encrypt stops the apply before any change: nothing live, no artifact', async () => {
-    members(['erin@acme.dev', 'bob@acme.dev', 'carol@acme.dev']);
-    const signingOnly = await makeKeyPair('signing@acme.dev', { signingOnly: true });
-    const sha = 'd4'.repeat(20);
-    github.heads.main = sha;
-    const dispatched = {
-      event_name: 'workflow_dispatch',
-      ref: 'refs/heads/main',
-      sha,
-      event: { inputs: { action: 'plan-and-apply' } },
-    };
-    const bad = world(dispatched, { inputs: { action: 'plan-and-apply' }, key: signingOnly.publicKey });
-    const replan = await runJob(workflow, 'replan', bad);
-    expect(replan.status, failed(replan)).toBe('success');
-    emulator.clearRequestLog();
-    const before = new Set(artifacts.keys());
-    const refused = await runJob(workflow, 'apply-replanned', bad, { replan });
-    expect(refused.status).toBe('failure');
-    expect(failed(refused)).toContain(`cannot encrypt: it has no valid encryption key`);
-    expect(emulator.requestLog.filter((e) => e.method !== 'GET')).toEqual([]);
-    expect([...artifacts.keys()].filter((n) => !before.has(n))).toEqual([]);
   }, 180_000);
 });
