@@ -4,6 +4,7 @@
  * passes the process's own ({@link processIo}); tests run `main(argv, io)` in-process with
  * their own streams and environment and read the exit code it returns.
  */
+import type { Clock } from '../api/throttle.js';
 import type { Output } from './output.js';
 
 /** A stream the CLI writes to: a Node writable, and whether it is a terminal. */
@@ -29,6 +30,8 @@ export interface CliIo {
    * GitHub Action masks it in the job's log). Optional: the CLI itself needs none.
    */
   onInviteCode?(code: string): void;
+  /** What the API client's retry waits take time from (a test's virtual clock); the real clock if absent. */
+  clock?: Clock;
 }
 
 /** The process's own streams, environment and signals: what `bin/platform-sync` runs with. */

@@ -11,6 +11,7 @@ import { main } from '../../src/cli/main.js';
 import { join, resolve } from 'node:path';
 import { createClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
+import type { Clock } from '../../src/api/throttle.js';
 import { apply } from '../../src/apply/index.js';
 import { runCli as runBuiltCli, type CliRun } from '../../src/cli/run-cli.js';
 import { planFromManifests } from '../../src/pipeline.js';
@@ -47,11 +48,12 @@ function collector(): { stream: Writable; text: () => string } {
 /**
  * Runs `platform-sync args…` in this process through `main(argv, io)`: its own output streams,
  * no terminal, an empty standard input (or `stdin`), only the environment given (colour off), `cwd` for
- * `--emulator` state (default: the repo root). Paths in `args` should be absolute.
+ * `--emulator` state (default: the repo root), and `clock` for the API client's retry waits (a virtual
+ * one: no real waiting). Paths in `args` should be absolute.
  */
 export async function runCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string; clock?: Clock } = {},
 ): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
@@ -64,6 +66,7 @@ export async function runCli(
     cwd: options.cwd ?? REPO_ROOT,
     signals: new EventEmitter(),
     exit: (c) => void exits.push(c),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return { code: exits[0] ?? code, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ACME, applyManifests, makeTempDir, openClient, runCli } from './cli-harness.js';
+import { createVirtualClock } from '../integration/client-harness.js';
 
 const OWNER = 'drift-e2e-owner-token-5c1d';
 const VIEWER = 'drift-e2e-viewer-token-8e2a';
@@ -164,10 +165,12 @@ describe('platform-sync drift', () => {
     expect(appended + refused.stderr).not.toContain(wrongToken);
   });
 
-  // The client retries a refused connection for about ten seconds before it gives up.
+  // The client retries a refused connection for seconds before it gives up (3.5–7 s: DEFAULT_RETRY_POLICY);
+  // on a virtual clock it makes the same attempts without the waits (issue 63: seconds of an idle worker).
   it('exits 1 with one clear line when the API cannot be reached', async () => {
     const unreachable = await runCli(['drift', ACME], {
       env: { PLATFORM_API_URL: 'http://127.0.0.1:1', PLATFORM_TOKEN: VIEWER },
+      clock: createVirtualClock(),
     });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).not.toContain('internal error');
