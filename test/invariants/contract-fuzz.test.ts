@@ -94,23 +94,28 @@ async function startSeeded(fuzzer: ContractFuzzer): Promise<{ emulator: Emulator
   return { emulator, uids };
 }
 
-/** The problems a judge finds with `runs` generated listRepos requests to the server at `url`. */
+/**
+ * The problems a judge finds with up to `runs` generated listRepos requests to the server at `url`:
+ * it stops at the first problem `wanted` matches (issue 63: the rest of the runs proved nothing more).
+ */
 async function problemsListingRepos(
   judge: ContractFuzzer,
   url: string,
   uids: UidsByKind,
   allowedOnly: boolean,
   runs: number,
+  wanted: RegExp,
 ): Promise<Set<string>> {
   const listRepos = judge.operations.find((o) => o.operationId === 'listRepos')!;
   const found = new Set<string>();
-  await fc.assert(
+  await fc.check(
     fc.asyncProperty(judge.requestOf(listRepos, uids, allowedOnly), async (r) => {
       const { status, answer } = await send(url, TOKEN, r);
       const problem = judge.problemWith(listRepos, r, judge.judge(listRepos, r), status, answer);
       if (problem) found.add(problem);
+      return problem === undefined || !wanted.test(problem);
     }),
-    { numRuns: runs, seed: SEED },
+    { numRuns: runs, seed: SEED, endOnFailure: true },
   );
   return found;
 }
@@ -214,8 +219,9 @@ describe('the emulator against its contract, fuzzed', () => {
     for (const p of loose.paths['/registry/v2/repos']!.get.parameters)
       if (p.name === 'order_by') p.schema = { type: 'string' };
     const judge = new ContractFuzzer(loose as unknown as Record<string, unknown>);
-    const found = await problemsListingRepos(judge, emulator.url, uids, false, 300);
-    expect([...found]).toContain('allowed by the contract, refused by the server (400) on order_by');
+    const disagreement = 'allowed by the contract, refused by the server (400) on order_by';
+    const found = await problemsListingRepos(judge, emulator.url, uids, false, 300, /on order_by$/);
+    expect([...found]).toContain(disagreement);
   });
 
   it('can fail: against an emulator whose answers break the contract (a list without its totalCount), it names the 500s its own check makes of them', async () => {
@@ -232,9 +238,16 @@ describe('the emulator against its contract, fuzzed', () => {
       const judge = new ContractFuzzer(DOC);
       const seeded = mutant.seed(SEED_DOC);
       const mutantUids: UidsByKind = { group: Object.values(seeded.orgUids) };
-      const found = [...(await problemsListingRepos(judge, mutant.url, mutantUids, true, 50))].map((p) =>
-        p.replace(/\(.*\)/, '(…)'),
-      );
+      const found = [
+        ...(await problemsListingRepos(
+          judge,
+          mutant.url,
+          mutantUids,
+          true,
+          50,
+          /the contract allows no internal error/,
+        )),
+      ].map((p) => p.replace(/\(.*\)/, '(…)'));
       expect(found, found.join('\n')).toContain('answered 500 (…); the contract allows no internal error');
     } finally {
       await mutant.close();
