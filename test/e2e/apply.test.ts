@@ -228,29 +228,27 @@ describe('platform-sync apply', () => {
     expect(emulator.resourceCount()).toBe(Number(summary[1]));
   });
 
-  // An answer that is not "yes" ("y") is asked and refused in the singular case below.
-  it.runIf(existsSync('/usr/bin/script'))('on a terminal asks first and applies only after "yes"', async () => {
-    // Ctrl-C at the question is a "no" too: no stack trace, exit 1, nothing sent.
-    const interrupted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
-    await interrupted.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
-    interrupted.child.stdin!.write('\x03');
-    const { code } = await interrupted.exited;
-    expect(code).toBe(1);
-    expect(interrupted.output().stdout).toContain('Apply cancelled: nothing was changed.');
-    expect(interrupted.output().stdout).not.toMatch(/internal error|AbortError/);
-    expect(writes()).toEqual([]);
-
-    const accepted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
-    await accepted.waitForOutput((s) =>
-      s.includes(`Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`),
-    );
-    accepted.child.stdin!.write('yes\n');
-    await accepted.exited;
-    const out = accepted.output().stdout;
-    expect(out).toContain('\r\x1b[2KApplying '); // the live line, redrawn in place
-    expect(out).toContain(`Apply complete: ${ACME_RESOURCES} done.`);
-    expect(emulator.resourceCount()).toBe(ACME_RESOURCES);
-  });
+  // An answer that is not "yes" ("y") is asked and refused in the singular case below; "yes" is
+  // answered in the second Ctrl-C case at the end, which sees the apply start on the live line (a
+  // process of its own that applied all 41 was dropped: issue 63; the live line to the summary
+  // on a terminal is apply-progress.test.ts's, an apply to its end the cases above).
+  it.runIf(existsSync('/usr/bin/script'))(
+    'on a terminal asks first, and Ctrl-C at the question sends nothing',
+    async () => {
+      // Ctrl-C at the question is a "no" too: no stack trace, exit 1, nothing sent.
+      const interrupted = spawnCli(['apply', ACME, '--bootstrap'], { tty: true, env: env() });
+      await interrupted.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
+      expect(interrupted.output().stdout).toContain(
+        `Apply these ${ACME_RESOURCES} changes? Only 'yes' will be accepted:`,
+      );
+      interrupted.child.stdin!.write('\x03');
+      const { code } = await interrupted.exited;
+      expect(code).toBe(1);
+      expect(interrupted.output().stdout).toContain('Apply cancelled: nothing was changed.');
+      expect(interrupted.output().stdout).not.toMatch(/internal error|AbortError/);
+      expect(writes()).toEqual([]);
+    },
+  );
 
   it.runIf(existsSync('/usr/bin/script'))(
     'asks about one change in the singular, and takes only "yes" for yes',
@@ -314,7 +312,7 @@ describe('platform-sync apply', () => {
   });
 
   it.runIf(existsSync('/usr/bin/script'))(
-    'quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far',
+    'applies after "yes", and quits at once on a second Ctrl-C: the live line is ended and one line says what was done so far',
     async () => {
       const run = spawnCli(['apply', ACME, '--bootstrap', '--concurrency', '2'], { tty: true, env: env() });
       await run.waitForOutput((s) => s.includes("Only 'yes' will be accepted:"));
@@ -322,6 +320,8 @@ describe('platform-sync apply', () => {
       emulator.setFaults({ latencyMs: 3000 });
       run.child.stdin!.write('yes\n');
       await run.waitForOutput((s) => /Applying 0\/41/.test(s));
+      // Only after "yes": the live line, drawn in place.
+      expect(run.output().stdout).toContain('\r\x1b[2KApplying ');
       run.child.stdin!.write('\x03');
       await run.waitForOutput((s) => s.includes('Interrupted: no new step starts'));
       run.child.stdin!.write('\x03');
