@@ -23,25 +23,32 @@ function modulesIn(file: string): string[] {
 const LAZY =
   /^(node_modules\/(yaml|ajv|diff|fast-uri)\/|dist\/src\/(emulator\/(?!tokens\.js$)|export\/|adopt\/|init\/|audit\/))/;
 
-/** Runs the CLI from the bundle in a fresh process; says which of the bundle's files it loaded. */
-function loadedBy(args: string[], cwd: string): { code: number; files: string[] } {
+/**
+ * Runs each command of `runs` in turn from the bundle in one fresh process; says which of the
+ * bundle's files were loaded after each (one process for all: issue 63).
+ */
+function loadedBy(runs: string[][], cwd: string): { code: number; files: string[] }[] {
   const script = `
     const { loadBundle } = await import('./dist/src/cli/launch.js');
     const { cli } = loadBundle(${JSON.stringify(join(DIST, 'platform-sync.cjs'))}, ${JSON.stringify(join(DIST, 'src', 'cli', 'main.js'))});
     const { PassThrough } = await import('node:stream');
-    const quiet = () => new PassThrough().resume();
-    const io = { ...cli.processIo(), cwd: ${JSON.stringify(cwd)}, stdout: quiet(), stderr: quiet() };
-    const code = await cli.main(['node', 'platform-sync', ...${JSON.stringify(args)}], io);
     const { createRequire } = await import('node:module');
     const cache = createRequire(import.meta.url).cache;
-    console.log(JSON.stringify({ code, files: Object.keys(cache).filter((f) => f.includes('/dist/platform-sync')) }));`;
+    const quiet = () => new PassThrough().resume();
+    const results = [];
+    for (const args of ${JSON.stringify(runs)}) {
+      const io = { ...cli.processIo(), cwd: ${JSON.stringify(cwd)}, stdout: quiet(), stderr: quiet() };
+      const code = await cli.main(['node', 'platform-sync', ...args], io);
+      results.push({ code, files: Object.keys(cache).filter((f) => f.includes('/dist/platform-sync')) });
+    }
+    console.log(JSON.stringify(results));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'bundle-start-test-secret' },
   });
   expect(r.stderr).toBe('');
-  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { code: number; files: string[] };
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as { code: number; files: string[] }[];
 }
 
 describe('the bundle', () => {
@@ -61,8 +68,14 @@ describe('the bundle', () => {
 
   it('validate loads only the start file; plan on the embedded emulator loads the other', () => {
     const example = join(REPO_ROOT, 'examples', 'acme');
-    expect(loadedBy(['validate', example], temp.dir)).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')] });
-    const plan = loadedBy(['plan', example, '--emulator', '--bootstrap'], temp.dir);
+    const [validate, plan] = loadedBy(
+      [
+        ['validate', example],
+        ['plan', example, '--emulator', '--bootstrap'],
+      ],
+      temp.dir,
+    );
+    expect(validate).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')] });
     expect(plan).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs'), join(DIST, lazyFile)] });
   });
 });
