@@ -9,16 +9,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Longest first, measured (docs/development.md, "How long npm test takes"). */
 export const SLOW_FILES = [
-  'test/e2e/installed-package.test.ts',
-  'test/e2e/starter-workflow.test.ts',
-  'test/e2e/apply.test.ts',
   'test/invariants/invariants.test.ts',
+  'test/e2e/starter-workflow.test.ts',
+  'test/e2e/installed-package.test.ts',
+  'test/e2e/apply.test.ts',
   'test/e2e/nightly-adopt.test.ts',
-  'test/integration/field-experiment.test.ts',
-  'test/e2e/embedded.test.ts',
   'test/unit/fast-yaml.test.ts',
   'test/invariants/contract-fuzz.test.ts',
-  'test/integration/emulator-cli.test.ts',
+  'test/e2e/embedded.test.ts',
+  'test/integration/field-experiment.test.ts',
+  'test/e2e/redaction-property.test.ts',
+  'test/unit/plan-generated.test.ts',
+  'test/invariants/regressions-3.test.ts',
 ];
 
 export default class SlowFirst extends BaseSequencer {
