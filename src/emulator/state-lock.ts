@@ -70,6 +70,8 @@ export interface StateLock {
 }
 
 const POLL_MS = 100;
+/** How long a lock's name may go unanswered before its holder counts as unknown (acquireSocketLock). */
+const UNANSWERED_GRACE_MS = 3000;
 
 /** A lock file's text, through the door in (a lock is a line; anything else is not one). */
 function readLockText(path: string, _encoding: 'utf8'): string {
@@ -265,6 +267,9 @@ async function listenAll(names: readonly string[], mine: LockHolder): Promise<Se
 async function acquireSocketLock(statePath: string, mine: LockHolder, wait: LockWait | undefined): Promise<StateLock> {
   const names = socketNamesOf(statePath);
   const deadline = Date.now() + (wait?.timeoutMs ?? 0);
+  // A name nobody answers on is most often a holder letting go (its server closing) or one too
+  // busy to answer in time: tried again for a moment before it counts as held by someone unknown.
+  const unansweredUntil = Date.now() + UNANSWERED_GRACE_MS;
   let told = false;
   for (;;) {
     let servers: Server[];
@@ -273,7 +278,12 @@ async function acquireSocketLock(statePath: string, mine: LockHolder, wait: Lock
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       const name = (err as Error).message;
-      const holder = (await askHolder(name)) ?? {
+      const answer = await askHolder(name);
+      if (answer === undefined && Date.now() < unansweredUntil) {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        continue;
+      }
+      const holder = answer ?? {
         pid: 0,
         host: 'an unknown host',
         since: 'an unknown time',
