@@ -5,20 +5,13 @@
  * first failure (`bail`), so a mutant a unit test kills is killed before any slow file starts;
  * npm test's slowest-first order (slow-first.ts) made every such mutant wait on the slow files.
  */
-import { statSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { orderFiles } from './slow-first.js';
 
 const KINDS = ['/test/unit/', '/test/integration/', '/test/invariants/', '/test/e2e/'];
 
 export default class FastFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const kind = (f: TestSpecification): number => {
-      const i = KINDS.findIndex((k) => f.moduleId.includes(k));
-      return i < 0 ? KINDS.length : i;
-    };
-    const size = new Map(files.map((f) => [f, statSync(f.moduleId).size]));
-    return [...files].sort(
-      (a, b) => kind(a) - kind(b) || size.get(a)! - size.get(b)! || (a.moduleId < b.moduleId ? -1 : 1),
-    );
+    return orderFiles(files, KINDS, (path, kind) => path.includes(kind), false);
   }
 }

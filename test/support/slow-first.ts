@@ -23,13 +23,30 @@ export const SLOW_FILES = [
   'test/invariants/regressions-3.test.ts',
 ];
 
+/**
+ * `files` by the index of the first entry of `list` their path matches (`matches`; none: after
+ * them all), then by size — largest first, or smallest — then by path.
+ */
+export function orderFiles(
+  files: readonly TestSpecification[],
+  list: readonly string[],
+  matches: (path: string, entry: string) => boolean,
+  largestFirst: boolean,
+): TestSpecification[] {
+  const rank = new Map(
+    files.map((f) => {
+      const i = list.findIndex((entry) => matches(f.moduleId, entry));
+      return [f, i < 0 ? list.length : i];
+    }),
+  );
+  const size = new Map(files.map((f) => [f, statSync(f.moduleId).size * (largestFirst ? -1 : 1)]));
+  return [...files].sort(
+    (a, b) => rank.get(a)! - rank.get(b)! || size.get(a)! - size.get(b)! || (a.moduleId < b.moduleId ? -1 : 1),
+  );
+}
+
 export default class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const rank = (f: TestSpecification): number => {
-      const i = SLOW_FILES.findIndex((s) => f.moduleId.endsWith(s));
-      return i < 0 ? SLOW_FILES.length : i;
-    };
-    const size = new Map(files.map((f) => [f, statSync(f.moduleId).size]));
-    return [...files].sort((a, b) => rank(a) - rank(b) || size.get(b)! - size.get(a)!);
+    return orderFiles(files, SLOW_FILES, (path, entry) => path.endsWith(entry), true);
   }
 }
