@@ -41,7 +41,7 @@ export function plan(desired: DesiredState, live: LiveState, options: PlanOption
   // 1. normalise
   const normalised = normalise(p);
   // 2. match
-  const matching = matchResources(p, normalised.resources);
+  const matching = matchResources(p, normalised);
   // 3. creates
   const creates = planCreates(p, matching.creates);
   // 4. updates, and the role a binding changes to

@@ -43,8 +43,10 @@ export function indexLive(live: LiveState): LiveIndex {
   // One pass over what may be 100,000 resources: on an org that big, each pass costs.
   const resources = live.resources.map((raw) => {
     const r = normaliseBinding(raw, lookup);
-    if (byAddress.has(r.address)) ambiguous.add(r.address);
-    else byAddress.set(r.address, r);
+    // One insertion, not a look-up and an insertion: an address met again does not grow the map,
+    // and is ambiguous (the later resource it now holds goes with the ambiguous, deleted below).
+    const size = byAddress.size;
+    if (byAddress.set(r.address, r).size === size) ambiguous.add(r.address);
     if (r.address !== ORG_ADDRESS) countByKind.set(r.kind, (countByKind.get(r.kind) ?? 0) + 1);
     return r;
   });

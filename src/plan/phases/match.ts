@@ -1,6 +1,7 @@
 /**
  * Phase 2, match: each declared resource paired with the live one at its address; what is left on either side is a create or a delete candidate. Pure (src/plan/index.ts runs the phases in order).
  */
+import type { Normalised } from './normalise.js';
 import { type Planning, isIgnoredDeclared, isIgnoredLive } from './planning.js';
 import { identityRefAddress } from '../references.js';
 import type { DesiredResource, LiveResource } from '../../model/resources.js';
@@ -19,10 +20,22 @@ export interface Matching {
 
 export function matchResources(
   p: Pick<Planning, 'index' | 'ignore' | 'formerAddressesOf'>,
-  desired: DesiredResource[],
+  normalised: Pick<Normalised, 'resources' | 'byAddress'>,
 ): Matching {
+  const desired = normalised.resources;
   const pairs: Matching['pairs'] = [];
   const unmatchedDesired: DesiredResource[] = [];
+  // A live resource can be claimed twice only through a pinned uid: declared addresses are unique
+  // (normalise), and so are the live addresses indexed. So only the few a pinned uid names are
+  // kept in a set once matched, not every matched resource (a set of 50,000 costs what the rest of
+  // matching does); any other live resource matched iff what is declared at its address, unpinned,
+  // is of its kind.
+  const contested = new Set<LiveResource>();
+  for (let i = 0; i < desired.length; i++) {
+    const uid = desired[i]!.uid;
+    const l = uid === undefined ? undefined : p.index.byUid.get(uid);
+    if (l !== undefined) contested.add(l);
+  }
   const matched = new Set<LiveResource>();
   const checkAmbiguous = p.index.ambiguous.size > 0;
   // Indexed: per resource, mostly before V8 optimises it (a for…of allocates an iterator result per step then).
@@ -30,16 +43,22 @@ export function matchResources(
     const d = desired[i]!;
     if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
     const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
-    if (l && l.kind === d.kind && !matched.has(l)) {
+    if (l && l.kind === d.kind && (contested.size === 0 || !matched.has(l))) {
       pairs.push({ desired: d, live: l });
-      matched.add(l);
+      if (contested.size > 0 && contested.has(l)) matched.add(l);
     } else {
       unmatchedDesired.push(d);
     }
   }
   const unmatchedLive: LiveResource[] = [];
-  p.index.byAddress.forEach((l) => {
-    if (!matched.has(l)) unmatchedLive.push(l);
+  p.index.byAddress.forEach((l, address) => {
+    if (contested.size > 0 && contested.has(l)) {
+      if (!matched.has(l)) unmatchedLive.push(l);
+      return;
+    }
+    // An indexed address is never ambiguous: what is declared there unpinned and of its kind matched it.
+    const d = normalised.byAddress.get(address);
+    if (d === undefined || d.uid !== undefined || d.kind !== l.kind) unmatchedLive.push(l);
   });
 
   // A binding is keyed by (group, identity, role); when exactly one desired and one live

@@ -12,6 +12,8 @@ import { IDENTITY_GRANT_KIND } from '../../model/kinds.js';
 /** What normalise makes: the declared resources as the later phases compare them, and what cannot be planned at all. */
 export interface Normalised {
   resources: DesiredResource[];
+  /** The same resources by address (what finding the one declared twice needed): matching reads it too. */
+  byAddress: ReadonlyMap<string, DesiredResource>;
   refusals: PlanRefusal[];
 }
 
@@ -20,7 +22,8 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Norm
   const refusals: PlanRefusal[] = [];
   const pinned = refusalOfPinnedOrgOfAnotherName(p);
   if (pinned) refusals.push(pinned);
-  return { resources: normaliseDesired(p, refusals), refusals };
+  const seen = new Map<string, DesiredResource>();
+  return { resources: normaliseDesired(p, seen, refusals), byAddress: seen, refusals };
 }
 
 /**
@@ -30,8 +33,12 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Norm
  * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
  * It is refused naming both places; the first is kept so the rest of the plan is still checked.
  */
-function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refusals: PlanRefusal[]): DesiredResource[] {
-  const seen = new Map<string, DesiredResource>();
+function normaliseDesired(
+  p: Pick<Planning, 'desired' | 'live' | 'index'>,
+  seen: Map<string, DesiredResource>,
+  refusals: PlanRefusal[],
+): DesiredResource[] {
+  const kept: DesiredResource[] = [];
   const byUid = new Set<DesiredResource>();
   const resources = p.desired.resources;
   for (let i = 0; i < resources.length; i++) {
@@ -51,8 +58,9 @@ function normaliseDesired(p: Pick<Planning, 'desired' | 'live' | 'index'>, refus
       continue;
     }
     seen.set(r.address, r);
+    kept.push(r);
   }
-  return [...seen.values()];
+  return kept;
 }
 
 /**
