@@ -54,8 +54,9 @@ export function planUpdates(
 ): Made {
   const made: Made = { steps: [], warnings: [] };
   // Indexed: per matched resource, mostly before V8 optimises it (a for…of allocates then).
-  for (let i = 0; i < pairs.length; i++) {
-    const { desired: d, live: l } = pairs[i]!;
+  for (let i = 0; i < pairs.desired.length; i++) {
+    const d = pairs.desired[i]!;
+    const l = pairs.live[i]!;
     // A pair is declared: only the addresses count, not the ignored identity of a binding.
     if (isIgnoredDeclared(p, d) || matchesAnyGlob(l.address, p.ignore)) continue;
     const liveAddress = p.ignore.length > 0 ? p.liveAddressOf?.(l) : undefined;
