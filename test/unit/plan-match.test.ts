@@ -34,4 +34,13 @@ describe('plan: matching', () => {
       `delete group:eng ${uidOf(live, 'group:eng')}`,
     ]);
   });
+
+  it('a binding declared twice, by name and by uid, is planned once (the first) and refused', () => {
+    const live = liveState([r.identity('', 'bot')]);
+    const byUid = r.binding('', { uid: uidOf(live, 'identity:bot') }, 'viewer');
+    const p = plan(desiredState([r.identity('', 'bot'), r.binding('', 'bot', 'viewer'), byUid]), live);
+    expect(outline(p)).toEqual(['create roleBinding:bot=viewer']);
+    expect(step(p, 'roleBinding:bot=viewer').source?.line).toBe(3);
+    expect(p.refusals.map((x) => x.rule)).toEqual(['declared-twice']);
+  });
 });

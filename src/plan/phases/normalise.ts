@@ -38,13 +38,18 @@ function normaliseDesired(
   seen: Map<string, DesiredResource>,
   refusals: PlanRefusal[],
 ): DesiredResource[] {
-  const kept: DesiredResource[] = [];
+  // What is kept is the declared list itself until a resource is dropped or rewritten (in most
+  // plans none is): a copy is made only from the first that is.
+  let kept: DesiredResource[] | undefined;
   const byUid = new Set<DesiredResource>();
   const resources = p.desired.resources;
   for (let i = 0; i < resources.length; i++) {
     const raw = resources[i]!;
     const r = normaliseBinding(raw, p.index.lookup);
-    if (r.kind === IDENTITY_GRANT_KIND && findDanglingReference(p, r, refusals)) continue;
+    if (r.kind === IDENTITY_GRANT_KIND && findDanglingReference(p, r, refusals)) {
+      kept ??= resources.slice(0, i);
+      continue;
+    }
     if (r !== raw) byUid.add(r);
     const first = seen.get(r.address);
     if (first) {
@@ -55,12 +60,14 @@ function normaliseDesired(
           `${byUid.has(first) !== byUid.has(r) ? ', once by name and once by uid' : ''}; declare it once`,
         addresses: [r.address],
       });
+      kept ??= resources.slice(0, i);
       continue;
     }
     seen.set(r.address, r);
-    kept.push(r);
+    if (kept !== undefined) kept.push(r);
+    else if (r !== raw) kept = [...resources.slice(0, i), r];
   }
-  return kept;
+  return kept ?? resources;
 }
 
 /**
