@@ -10,7 +10,7 @@ import { splitByReach } from './change-reach.js';
 import { covering } from './covering.js';
 import { holdsOf, obtainsText, ownerCapabilities } from './escalation.js';
 import { ESCALATING } from '../service/catalog.js';
-import { holdingsOf, isWithin, type AccessRelation, type Principal } from './relation.js';
+import { holdingsOf, isWithin, sameCapabilities, type AccessRelation, type Principal } from './relation.js';
 import type { AccessChange } from '../model/plan.js';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -76,7 +76,7 @@ export function rolesChanged(
   const out = new Set<string>();
   for (const key of changed) {
     const [was, now] = [before.capabilitiesOf(key), after.capabilitiesOf(key)];
-    if (was.length !== now.length || was.some((c) => !now.includes(c))) out.add(key);
+    if (!sameCapabilities(was, now)) out.add(key);
   }
   return out;
 }

@@ -254,6 +254,11 @@ export function orgKeyOf(groups: ReadonlyMap<string, { parent: string | null }>)
   return null;
 }
 
+/** Whether two lists of capabilities hold the same ones, however often each is listed (a live role's list is untrusted). */
+export function sameCapabilities(a: readonly string[], b: readonly string[]): boolean {
+  return a.every((c) => b.includes(c)) && b.every((c) => a.includes(c));
+}
+
 /**
  * The relation of a state, from scratch (the reference the planned relation is held to). `now`
  * (ms) decides which invites can still be accepted: an expired one grants nothing (without

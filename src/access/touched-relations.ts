@@ -16,7 +16,7 @@ import { type AccessRecord, type AccessStateRecords, accessPartOf, stepsOverStat
 import type { StateIndex } from './state-index.js';
 import { relationshipOf } from './relationships.js';
 import { bucketOf, bucketsThatMayHold } from './covering.js';
-import { type AccessRelation, identityPrincipal, relationOf } from './relation.js';
+import { type AccessRelation, identityPrincipal, relationOf, sameCapabilities } from './relation.js';
 import { plannedRelation } from './planned-relation.js';
 import type { PlanStep } from '../model/plan.js';
 
@@ -84,7 +84,7 @@ export function touchedRelations(
     if (was !== undefined && accessPartOf(was.kind)?.is === 'capabilities') {
       const after = now ? capabilitiesIn(now) : (index.builtinCapabilities.get(key) ?? []);
       const before = capabilitiesIn(was);
-      if (before.length !== after.length || before.some((c) => !after.includes(c))) changedRoles.add(key);
+      if (!sameCapabilities(before, after)) changedRoles.add(key);
     }
   }
   // A role whose capabilities change touches every principal it is granted to.

@@ -55,7 +55,10 @@ const recordSpec = fc.oneof(
   fc.tuple(
     fc.constant('role' as const),
     CHOICE,
-    fc.subarray(CAPS).map((capabilities) => ({ capabilities })),
+    // A live role may list a capability twice (a server's answer is untrusted).
+    fc.tuple(fc.subarray(CAPS), fc.boolean()).map(([capabilities, twice]) => ({
+      capabilities: twice && capabilities.length > 0 ? [...capabilities, capabilities[0]!] : capabilities,
+    })),
   ),
   {
     weight: 3,
@@ -299,6 +302,35 @@ describe('the planned relation, built from live by the records a plan changes', 
       expect(planned.relation).toBe(live);
       expect(planned.touched.size).toBe(0);
     }
+  });
+
+  it('sees the gain of a role whose live capabilities list one twice ([a, a] → [a, b]) by a grant the plan keeps', () => {
+    // Compared by count and one way only, [a, a] and [a, b] were the same role: the binding's
+    // identity was not touched, and its gain of b was neither shown nor refused by --deny-new-access.
+    const before = liveState([
+      ['role', 0, { capabilities: ['repo.list', 'repo.list'] }],
+      ['identity', 0, [{ claimMatch: { issuer: ISSUERS[0], subject: 'repo:a' } }, undefined]],
+      ['roleBinding', 0, [0, 0]],
+    ]);
+    const steps: PlanStep[] = [
+      {
+        action: 'update',
+        kind: 'role',
+        address: 'role:r0',
+        uid: 'u0',
+        updateMask: ['capabilities'],
+        before: { capabilities: ['repo.list', 'repo.list'] },
+        after: { capabilities: ['repo.list', 'repo.create'] },
+      },
+    ];
+    const live = relationOf(before);
+    const reference = relationOf(stateAfterSteps(before, steps));
+    const whole = diffRelations(live, reference);
+    expect(JSON.stringify(whole)).toContain('repo.create');
+    const planned = plannedRelation(live, steps);
+    expect(diffRelations(live, planned.relation, planned.touched)).toStrictEqual(whole);
+    const few = touchedRelations(indexOfState(before, keysOfSteps(steps)), steps, undefined)!;
+    expect(diffRelations(few.live, few.planned, few.touched, () => reference)).toStrictEqual(whole);
   });
 
   it('holds the principals that cover one the plan touches, though the plan touches them not', () => {
