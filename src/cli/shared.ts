@@ -114,7 +114,7 @@ async function openSession(options: ConnectionOptions, ctx: CliContext): Promise
     token: connection.token,
     allowInsecureHttp: connection.insecureHttp,
     onRequest: options.verbose ? (e) => output.stderr.write(`${formatRequestEvent(e)}\n`) : undefined,
-    ...(ctx.clock ? { clock: ctx.clock } : {}),
+    clock: ctx.clock,
   });
   return {
     client,

@@ -61,13 +61,14 @@ export function heldDifferences(
     if (descriptor.secretPaths?.includes(path)) continue;
     const want = wrote(path);
     const reference = references.get(path);
-    if (reference !== undefined) {
-      const held = reader.referenced(reference);
+    const [top, ...leaf] = path.split('.') as [string, ...string[]];
+    const spec = reference === undefined ? specOf(top) : undefined;
+    if (reference !== undefined || spec?.type === 'roleRef') {
+      // A reference or a role: the uid it names.
+      const held = reference !== undefined ? reader.referenced(reference) : reader.role(spec!);
       if (want === undefined || held !== want) out.push({ field: path, wrote: want, held });
       continue;
     }
-    const [top, ...leaf] = path.split('.') as [string, ...string[]];
-    const spec = specOf(top);
     if (spec === undefined) {
       // The org's own uid in a child's scope is checked by the plan's org; any other is unknown here.
       if (path !== descriptor.orgScopeField && reader.skipsUndeclared !== true)
@@ -79,11 +80,6 @@ export function heldDifferences(
       // One leaf of an object updated leaf by leaf (`syncConfig.expiration`).
       const held = reader.leaf(spec, leaf);
       if (!sameLeafValue(spec, leaf, held, want)) out.push({ field: path, wrote: want, held });
-      continue;
-    }
-    if (spec.type === 'roleRef') {
-      const held = reader.role(spec);
-      if (want === undefined || held !== want) out.push({ field: path, wrote: want, held });
       continue;
     }
     const held = reader.value(spec);

@@ -46,17 +46,17 @@ export function matchResources(
     const d = desired[i]!;
     if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
     const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
-    if (l && l.kind === d.kind && (contested.size === 0 || !matched.has(l))) {
+    if (l && l.kind === d.kind && !matched.has(l)) {
       pairs.desired.push(d);
       pairs.live.push(l);
-      if (contested.size > 0 && contested.has(l)) matched.add(l);
+      if (contested.has(l)) matched.add(l);
     } else {
       unmatchedDesired.push(d);
     }
   }
   const unmatchedLive: LiveResource[] = [];
   p.index.byAddress.forEach((l, address) => {
-    if (contested.size > 0 && contested.has(l)) {
+    if (contested.has(l)) {
       if (!matched.has(l)) unmatchedLive.push(l);
       return;
     }
