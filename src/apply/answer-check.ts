@@ -10,7 +10,7 @@
 import { referencedUid } from '../api/hydrated.js';
 import type { ApiObject } from '../api/types.js';
 import { valueAtPath } from '../model/field-path.js';
-import { isPlainObject, listedFields } from '../model/kind-descriptor.js';
+import { isPlainObject, listedField } from '../model/kind-descriptor.js';
 import { descriptorOf } from '../model/kinds.js';
 import type { CreateStep, UpdateStep } from '../model/plan.js';
 import { fieldsAfterStep, type ApiFields } from '../model/step-effect.js';
@@ -49,7 +49,7 @@ export function answerDifferences(
     referenced: (reference) => referencedUid(answer, reference),
     role: (spec) => answer[spec.apiName ?? spec.name],
     // The answer read as a listing is read (a string left out is '', a set in any order).
-    value: (spec) => listedFields([spec])[0]!.read(answer[spec.apiName ?? spec.name]),
+    value: (spec) => listedField(spec).read(answer[spec.apiName ?? spec.name]),
     leaf: (spec, leaf) => valueAtPath(answer[spec.apiName ?? spec.name], leaf),
     // A sub-resource is written by its own PATCH and is not in the answer.
     unseen: (spec) => spec.subResource !== undefined,

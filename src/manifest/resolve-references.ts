@@ -124,7 +124,13 @@ export class ReferenceResolver {
     // Most bindings name a role that is there: the text naming the binding is made only for a message.
     return (
       this.findRole(groupPath, picked.ref) ??
-      this.resolveRoleName(site, picked.refKey, groupPath, picked.ref, `role binding of ${this.groupLabel(groupPath)}`)
+      this.reportUnfoundRole(
+        site,
+        picked.refKey,
+        groupPath,
+        picked.ref,
+        `role binding of ${this.groupLabel(groupPath)}`,
+      )
     );
   }
 
@@ -156,8 +162,11 @@ export class ReferenceResolver {
    * `what` names the referring place in messages ("role binding of org \"acme\"").
    */
   resolveRoleName(at: Site, refKey: string, groupPath: string, ref: string, what: string): RoleKey | undefined {
-    const found = this.findRole(groupPath, ref);
-    if (found) return found;
+    return this.findRole(groupPath, ref) ?? this.reportUnfoundRole(at, refKey, groupPath, ref, what);
+  }
+
+  /** Says why `ref` names no role `groupPath` may use (findRole found none); undefined. */
+  private reportUnfoundRole(at: Site, refKey: string, groupPath: string, ref: string, what: string): undefined {
     if (ref.includes('/')) {
       const path = ref.replace(/^\/+/, '');
       if (this.roles.paths.has(path)) {

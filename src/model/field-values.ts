@@ -122,23 +122,24 @@ const READERS: Readonly<Record<FieldType, (value: unknown) => unknown>> = {
 /** A `string` that may be unset: absent or `""` reads as unset. */
 const readOptionalString = (value: unknown): unknown => (typeof value === 'string' && value !== '' ? value : undefined);
 
+/** How one field is read from a listed API object (sub-resources aside: they are fetched on their own), normalized. */
+export function listedField(spec: FieldSpec): ListedField {
+  const read = spec.type === 'string' && spec.optional ? readOptionalString : READERS[spec.type];
+  const normalize = spec.normalize;
+  if (!normalize) return { key: spec.apiName ?? spec.name, name: spec.name, read };
+  return {
+    key: spec.apiName ?? spec.name,
+    name: spec.name,
+    read: (v: unknown) => {
+      const r = read(v);
+      return r === undefined ? r : normalize(r);
+    },
+  };
+}
+
 /** The fields a listing carries (sub-resources are fetched on their own), each with its reader, normalized. */
 export function listedFields(fields: readonly FieldSpec[]): ListedField[] {
-  return fields
-    .filter((spec) => !spec.subResource)
-    .map((spec) => {
-      const read = spec.type === 'string' && spec.optional ? readOptionalString : READERS[spec.type];
-      const normalize = spec.normalize;
-      if (!normalize) return { key: spec.apiName ?? spec.name, name: spec.name, read };
-      return {
-        key: spec.apiName ?? spec.name,
-        name: spec.name,
-        read: (v: unknown) => {
-          const r = read(v);
-          return r === undefined ? r : normalize(r);
-        },
-      };
-    });
+  return fields.filter((spec) => !spec.subResource).map(listedField);
 }
 
 /** A field's value as a manifest wrote it; undefined = not managed (or the schema reports it). */

@@ -325,6 +325,7 @@ export {
   copyValue,
   isPlainObject,
   type ListedField,
+  listedField,
   listedFields,
   liveDefault,
   readManifestValue,
