@@ -1,6 +1,6 @@
 /**
  * The invariant suite (I1–I8 and justified refusals, see check-case.ts) over generated orgs: seeded and deterministic
- * (INVARIANT_SEED), INVARIANT_RUNS cases (30 by default; `npm run test:deep` runs thousands).
+ * (INVARIANT_SEED), INVARIANT_RUNS cases (15 by default, CI adds 300; `npm run test:deep` runs thousands).
  * A failure prints the seed and fast-check's shrunk counterexample (INVARIANT_SHRINK=1 shrinks);
  * each one found becomes a named case in regressions.test.ts.
  */
