@@ -7,10 +7,12 @@
  * `GET /openapi.json` for users' own tools (mock servers, client generators).
  */
 import { readPackageText } from '../io/read-file.js';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { ApiKind } from '../model/kinds.js';
 import { findPackageFile } from '../io/package-file.js';
+import { COMPONENTS, CONTRACT_SHA256, PARAMETERS } from './contract-validators.js';
 import type { FieldViolation } from './failures.js';
+import { CONTRACT_VALIDATORS_MODULE, contractDigest, parameterKey } from './contract-keys.js';
 
 export const OPENAPI_RELATIVE_PATH = 'schemas/platform-api-v2.openapi.json';
 
@@ -200,23 +202,35 @@ export function capabilitiesOfContract(): readonly string[] {
 
 // ---- validation ------------------------------------------------------------------------------
 
-let ajv: Ajv2020 | undefined;
-const validators = new Map<string, ValidateFunction>();
+/** A validator ajv generated from the document (src/emulator/contract-validators.ts). */
+export type ContractValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-/** A validator for a component schema of the document, compiled on first use. */
-export function componentValidator(name: string): ValidateFunction {
-  let v = validators.get(name);
-  if (!v) {
-    if (!ajv) {
-      // The OpenAPI document is not itself a JSON Schema: its keywords beyond the components
-      // (openapi, paths, x-…) are annotations to ajv, not errors.
-      ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true });
-      ajv.addSchema(openApiDocument(), 'openapi');
-    }
-    v = ajv.getSchema(`openapi#/components/schemas/${name}`);
-    if (!v) throw new Error(`${OPENAPI_RELATIVE_PATH} has no schema ${name}`);
-    validators.set(name, v);
+/**
+ * Throws unless the generated validators were made from the document `text`: made from another
+ * (the contract edited, `npm run generate` not run) they would check a contract nobody reads.
+ */
+export function assertValidatorsGeneratedFrom(text: string): void {
+  if (contractDigest(text) !== CONTRACT_SHA256)
+    throw new Error(
+      `${CONTRACT_VALIDATORS_MODULE} was generated from another ${OPENAPI_RELATIVE_PATH}; regenerate: npm run generate`,
+    );
+}
+
+let checkedDigest = false;
+
+/** The generated validators, once they are known to be the document's. */
+function generated<T>(table: Record<string, T>): Record<string, T> {
+  if (!checkedDigest) {
+    assertValidatorsGeneratedFrom(openApiText());
+    checkedDigest = true;
   }
+  return table;
+}
+
+/** The validator of a component schema of the document (precompiled: ajv's compiler is not loaded). */
+export function componentValidator(name: string): ContractValidator {
+  const v = (generated(COMPONENTS) as Record<string, ContractValidator | undefined>)[name];
+  if (!v) throw new Error(`${OPENAPI_RELATIVE_PATH} has no schema ${name}`);
   return v;
 }
 
@@ -257,9 +271,6 @@ export function bodyViolations(kind: ApiKind, request: 'create' | 'patch', body:
   return validate(body) ? [] : violationsOf(validate.errors ?? []);
 }
 
-let paramAjv: Ajv2020 | undefined;
-const paramValidators = new Map<string, ValidateFunction>();
-
 /**
  * Field violations of a request's `{uid}` and query parameters against the operation the
  * document declares at `template` for `method` (DESIGN.md §6 rev 4: the contract is the server's
@@ -283,15 +294,9 @@ export function parameterViolations(
     const values = p.in === 'path' ? (uid === undefined ? [] : [uid]) : query.getAll(name);
     if (values.length === 0) continue;
     const schema = (p.schema as Json | undefined) ?? {};
-    const key = `${template} ${method} ${name}`;
-    let validate = paramValidators.get(key);
-    if (!validate) {
-      if (!paramAjv) {
-        paramAjv = new Ajv2020({ strict: false, coerceTypes: 'array' });
-        paramAjv.addSchema(openApiDocument(), 'openapi');
-      }
-      paramValidators.set(key, (validate = paramAjv.compile(localRefs(schema) as Json)));
-    }
+    const key = parameterKey(template, method, name);
+    const validate = (generated(PARAMETERS) as Record<string, ContractValidator | undefined>)[key];
+    if (!validate) throw new Error(`${CONTRACT_VALIDATORS_MODULE} has no validator of ${key}`);
     const isArray = (schema as { type?: unknown }).type === 'array';
     // An integer in a URL is digits (ajv would read " " as 0): anything else is not one.
     const notDigits = (schema as { type?: unknown }).type === 'integer' && !/^-?[0-9]+$/.test(values[0]!);
@@ -313,19 +318,6 @@ function describeParameterRule(schema: Json): string {
     return `must be an integer from ${String(schema.minimum ?? '-∞')} to ${String(schema.maximum ?? '∞')}`;
   if (typeof schema.pattern === 'string') return `must match "${schema.pattern}"`;
   return `must be ${JSON.stringify(schema)}`;
-}
-
-/** A schema of the document, its local references made to point into the document. */
-function localRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(localRefs);
-  if (value && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value as Json).map(([k, v]) => [
-        k,
-        k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : localRefs(v),
-      ]),
-    );
-  return value;
 }
 
 /**

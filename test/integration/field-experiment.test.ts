@@ -4,7 +4,7 @@
  * emulator's contract (schemas/platform-api-v2.openapi.json) — are validated, planned, applied,
  * read back and exported like any other, with no other line of the product changed.
  *
- * The temporary copy is src/ and schemas/ with the two edits; `npm run generate`'s three outputs
+ * The temporary copy is src/ and schemas/ with the two edits; `npm run generate`'s four outputs
  * are made again from it, and the library is loaded from it and run against its own emulator over
  * loopback. Both are loaded in this process, as vitest loads src/ (issue 63: bundling the copy
  * twice with rolldown and running the generator in a process of its own was most of this test's
@@ -74,7 +74,7 @@ describe('a field added to the declaration and the contract, and nothing else', 
     const built = join(temp, 'library');
     cpSync(copy, built, { recursive: true, verbatimSymlinks: true });
 
-    // `npm run generate`: its three outputs, made from the edited declarations, written to the library's copy.
+    // `npm run generate`: its outputs, made from the edited declarations and contract, written to the library's copy.
     const generator = (await import(
       join(copy, 'src', 'manifest', 'generate-schemas.ts')
     )) as typeof import('../../src/manifest/generate-schemas.js');
@@ -86,6 +86,14 @@ describe('a field added to the declaration and the contract, and nothing else', 
     writeFileSync(
       join(built, generator.SCHEMA_VALIDATOR_MODULE),
       generator.renderSchemaValidatorModule(manifestSchema()),
+    );
+    // …and the emulator's validators, made from the edited contract.
+    const validators = (await import(
+      join(copy, 'src', 'emulator', 'generate-validators.ts')
+    )) as typeof import('../../src/emulator/generate-validators.js');
+    writeFileSync(
+      join(built, validators.CONTRACT_VALIDATORS_MODULE),
+      validators.renderContractValidatorsModule(readFileSync(openapi, 'utf8')),
     );
     expect(readFileSync(join(built, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
 

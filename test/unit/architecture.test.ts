@@ -204,7 +204,11 @@ describe('architecture', () => {
   it('no source file is longer than 500 lines as the formatter writes it (src, test, bench, scripts; the generated aside)', () => {
     // `biome ci` (npm test's first step) holds the width (biome.json); this holds the length.
     const ROOT = join(SRC, '..');
-    const generated = ['src/manifest/schema-validator.ts', 'src/model/kinds/declared-fields.ts'];
+    const generated = [
+      'src/manifest/schema-validator.ts',
+      'src/model/kinds/declared-fields.ts',
+      'src/emulator/contract-validators.ts',
+    ];
     const sources = ['src', 'test', 'bench', 'scripts'].flatMap((dir) =>
       readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
         .filter((f) => /\.(ts|mjs)$/.test(f) && !f.split(sep).includes('fixtures'))

@@ -144,6 +144,7 @@ const FILE_WRITE_EXCEPTIONS: Record<string, { names: string[]; why: string }> = 
     why: "the emulator's state lock (made by an atomic link)",
   },
   'manifest/generate-schemas.ts': { names: ['writeFileSync'], why: 'a build step (npm run generate)' },
+  'emulator/generate-validators.ts': { names: ['writeFileSync'], why: 'a build step (npm run generate)' },
   'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
 };
 
@@ -151,6 +152,7 @@ const WRITE_EXCEPTIONS: Record<string, string> = {
   'cli/context.ts': 'the process shell: hands process.stdout/stderr to createOutput',
   'cli/demo.ts': 'the guided tour is a program of its own, not the product output',
   'manifest/generate-schemas.ts': 'a build step',
+  'emulator/generate-validators.ts': 'a build step',
   'emulator/index.ts': "the emulator server's own log",
   'action/main.ts': "the Action's last-resort error, when its run cannot start",
 };

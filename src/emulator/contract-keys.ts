@@ -1,0 +1,20 @@
+/**
+ * What the emulator's generated validators (src/emulator/contract-validators.ts) and their
+ * generator (generate-validators.ts) agree on, apart from both: where the module lives, the
+ * digest of the document it is made from, and the key a parameter's validator is found by.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+/** Where the generated module lives, relative to the package root. */
+export const CONTRACT_VALIDATORS_MODULE = join('src', 'emulator', 'contract-validators.ts');
+
+/** The sha256 of the document's text: what the generated module was made from. */
+export function contractDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The key a parameter's validator is found by: the path template, the method and the parameter's name. */
+export function parameterKey(template: string, method: string, name: string): string {
+  return `${template} ${method.toLowerCase()} ${name}`;
+}

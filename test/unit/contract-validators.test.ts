@@ -1,0 +1,40 @@
+/**
+ * The emulator checks bodies, answers and parameters with validators ajv generated from its
+ * contract at build time (src/emulator/contract-validators.ts, src/emulator/generate-validators.ts):
+ * the committed module is what the generator makes of the document as it is, and one made from
+ * another text is refused, naming the command that makes it anew.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assertValidatorsGeneratedFrom, componentValidator, openApiText } from '../../src/emulator/contract.js';
+import { CONTRACT_VALIDATORS_MODULE, renderContractValidatorsModule } from '../../src/emulator/generate-validators.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+describe("the emulator's generated contract validators", () => {
+  it('are what the generator makes of the contract as it is', () => {
+    const committed = readFileSync(join(ROOT, CONTRACT_VALIDATORS_MODULE), 'utf8');
+    expect(
+      committed === renderContractValidatorsModule(openApiText()),
+      `${CONTRACT_VALIDATORS_MODULE} is stale; regenerate: npm run generate`,
+    ).toBe(true);
+  });
+
+  it('are refused for a contract they were not made from, naming the command that makes them anew', () => {
+    expect(() => assertValidatorsGeneratedFrom(openApiText())).not.toThrow();
+    const edited = openApiText().replace('"maxLength": 2048', '"maxLength": 2049');
+    expect(edited).not.toBe(openApiText());
+    expect(() => assertValidatorsGeneratedFrom(edited)).toThrow(
+      /contract-validators\.ts was generated from another schemas\/platform-api-v2\.openapi\.json; regenerate: npm run generate/,
+    );
+  });
+
+  it('check a component as the contract says, every error named', () => {
+    const validate = componentValidator('HttpsUrl');
+    expect(validate('https://hooks.example/a')).toBe(true);
+    expect(validate('http://hooks.example/a')).toBe(false);
+    expect(validate.errors?.length).toBeGreaterThan(0);
+    expect(() => componentValidator('NoSuchSchema')).toThrow(/has no schema NoSuchSchema/);
+  });
+});
