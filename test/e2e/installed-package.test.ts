@@ -1,9 +1,23 @@
 /**
- * The package installed the way users install it: packed (`npm pack`), installed from the
- * tarball into an empty project with `npm ci --offline` (nothing beyond what the lockfile's
- * install already put in npm's cache), then run through its bin — `validate` and `plan
- * --emulator` — from the bundle. And the GitHub Action as it comes with the package: its steps
- * run from `./node_modules/platform-sync` as a runner runs them, with no npm to call.
+ * The package installed, then run through its bin — the README's npm path (`init`, `validate`,
+ * `plan --emulator`) from the bundle, a member's invite encrypted with openpgp — and the GitHub
+ * Action as it comes with the package: its steps run from `./node_modules/platform-sync` as a
+ * runner runs them, with no npm to call.
+ *
+ * Installed two ways (test/support/install-package.ts), the same tests on each:
+ * - `npm test`: the files `npm pack` would ship, as npm's own packlist lists them (no tarball),
+ *   copied into the project's node_modules with their modes; the bin linked in node_modules/.bin
+ *   as npm links it; package.json's `dependencies`, exactly those, linked to this repository's
+ *   copies. So it fails when a file the CLI needs at run time is left out of `files` (the bundle's
+ *   lazy file, say: the bin then runs the modules, not the bundle), when the code imports at run
+ *   time a package that is only a devDependency, when the bin loses its shebang — or its
+ *   executable bit, which npm's install would set again (bin-links): stricter than npm there.
+ * - `npm run test:deep` (PACKAGE_INSTALL=npm): `npm pack` to a tarball and `npm ci --offline` from
+ *   it into an empty project, as users install it (≈7 s of CPU, hence not in `npm test`). Only it
+ *   checks what npm does beyond listing the files: the tarball itself (written, gzipped, unpacked
+ *   by tar), the production dependencies as npm lays out the lockfile's entries in a project of
+ *   its own (hoisted, with their own dependencies — not this repository's tree), and npm's own
+ *   linking of the bin.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,70 +26,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 import { parse } from 'yaml';
 import { splitArgs } from '../../src/action/run.js';
+import { installFiles, installWithNpm } from '../support/install-package.js';
 import { decryptWith, makeKeyPair } from '../support/openpgp-keys.js';
 
-describe('the installed package', () => {
+// PACKAGE_INSTALL=npm (test:deep): installed as users install it; else its files as npm lists them.
+const withNpm = process.env.PACKAGE_INSTALL === 'npm';
+
+describe(`the installed package (${withNpm ? 'npm pack, npm ci --offline' : 'the files npm packs'})`, () => {
   const temp = makeTempDir('installed');
   const project = join(temp.dir, 'project');
   const installed = join(project, 'node_modules', 'platform-sync');
   afterAll(() => temp.remove());
 
-  beforeAll(() => {
-    // The tarball of what `npm test` just built (scripts off: the build is done).
-    const tarball = execFileSync(
-      'npm',
-      ['pack', REPO_ROOT, '--ignore-scripts', '--silent', '--pack-destination', temp.dir],
-      { cwd: temp.dir, encoding: 'utf8' },
-    )
-      .trim()
-      .split('\n')
-      .pop()!;
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-      version: string;
-      license: string;
-      dependencies: Record<string, string>;
-      bin: Record<string, string>;
-      engines: Record<string, string>;
-    };
-    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { dev?: boolean; link?: boolean; version?: string; resolved?: string }>;
-    };
-    // A lockfile for the project: the tarball, and this repo's locked production dependencies
-    // (by integrity, so npm ci finds them in its cache and asks no registry).
-    const spec = `file:../${tarball}`;
-    const packages: Record<string, unknown> = {
-      '': { name: 'project', version: '1.0.0', dependencies: { 'platform-sync': spec } },
-      'node_modules/platform-sync': {
-        version: pkg.version,
-        resolved: spec,
-        license: pkg.license,
-        dependencies: pkg.dependencies,
-        bin: pkg.bin,
-        engines: pkg.engines,
-      },
-    };
-    for (const [path, entry] of Object.entries(lock.packages)) {
-      if (!path.startsWith('node_modules/') || entry.dev || entry.link) continue;
-      const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-      packages[path] = {
-        ...entry,
-        resolved:
-          entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz`,
-      };
-    }
-    execFileSync('mkdir', ['-p', project]);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'project', version: '1.0.0', private: true, dependencies: { 'platform-sync': spec } }),
-    );
-    writeFileSync(
-      join(project, 'package-lock.json'),
-      JSON.stringify({ name: 'project', version: '1.0.0', lockfileVersion: 3, requires: true, packages }),
-    );
-    execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: project,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+  beforeAll(async () => {
+    if (withNpm) installWithNpm(REPO_ROOT, project, temp.dir);
+    else await installFiles(REPO_ROOT, project);
   }, 120_000);
 
   /** How the installed bin would load: the bundle or the modules. */
@@ -96,7 +61,8 @@ describe('the installed package', () => {
         PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests',
       },
     });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    // A bin that cannot be run at all (not executable, no such file) has no stderr: the error says why.
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr + (r.error?.message ?? '') };
   }
 
   // It runs from the bundle: validate and plan --emulator from the bundle are the README's path below (they
