@@ -7,8 +7,8 @@
  * pool, the `yaml` and `diff` packages, ajv's runtime) stays in node_modules. It is two files
  * (issue 61): dist/platform-sync.cjs holds what a command's start reaches by static imports, and
  * the API client (every command that talks to a server loads it); everything the code imports
- * only lazily — the emulator, export, adopt, saved plans, audit, init, and the `yaml`, `ajv` and
- * `diff` packages they import — is in dist/platform-sync-lazy-<hash>.cjs, which Node compiles only
+ * only lazily — the emulator, export, adopt, saved plans, audit, init, and the `yaml` and `diff`
+ * packages they import (no ajv compiler: every validator is generated at build time) — is in dist/platform-sync-lazy-<hash>.cjs, which Node compiles only
  * when a command reaches for one of them. A `plan` or `validate` so compiles ≈1.1 MB of code
  * instead of ≈2 MB. The first line of dist/platform-sync.cjs names a hash of the text of both
  * files, which the entry module is marked with. The bundle is then run as the bin runs it

@@ -111,6 +111,7 @@ export interface SourceModule {
 export const GENERATED_VALIDATORS: readonly string[] = [
   'manifest/schema-validator.ts',
   'emulator/contract-validators.ts',
+  'saved-plan/plan-validator.ts',
 ];
 
 /** A generated module's text up to its last import: its comments, blank lines and imports, as written. */

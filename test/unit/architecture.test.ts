@@ -208,6 +208,7 @@ describe('architecture', () => {
       'src/manifest/schema-validator.ts',
       'src/model/kinds/declared-fields.ts',
       'src/emulator/contract-validators.ts',
+      'src/saved-plan/plan-validator.ts',
     ];
     const sources = ['src', 'test', 'bench', 'scripts'].flatMap((dir) =>
       readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
