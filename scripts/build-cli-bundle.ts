@@ -10,7 +10,10 @@
  * only lazily — the emulator, export, adopt, saved plans, audit, init, and the `yaml` and `diff`
  * packages they import (no ajv compiler: every validator is generated at build time) — is in dist/platform-sync-lazy-<hash>.cjs, which Node compiles only
  * when a command reaches for one of them. A `plan` or `validate` so compiles ≈1.1 MB of code
- * instead of ≈2 MB. The first line of dist/platform-sync.cjs names a hash of the text of both
+ * instead of ≈2 MB. The GitHub Action's runner (dist/src/action/run.js) is a second entry: its
+ * own modules go to dist/platform-sync-action.cjs, which takes the rest from the two others, so
+ * that the Action (src/action/main.ts) runs from the bundle too and the CLI never reads its code
+ * (issue 63). The first line of dist/platform-sync.cjs names a hash of the text of all the
  * files, which the entry module is marked with. The bundle is then run as the bin runs it
  * (checkBundle), unless `--no-check` is given: `npm test` passes it, since its suite runs the same
  * two commands from the bin in processes of their own (test/e2e/embedded.test.ts) and checks that
@@ -23,16 +26,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown, type Plugin } from 'rolldown';
-import { BUNDLE_ID_PREFIX, ENTRY_MARK_PREFIX, loadBundle } from '../src/cli/launch.js';
+import {
+  ACTION_BUNDLE_FILE,
+  BUNDLE_ID_PREFIX,
+  BUNDLE_PART_FILE,
+  ENTRY_MARK_PREFIX,
+  loadBundle,
+} from '../src/cli/launch.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The API client: imported lazily (`validate` never needs it) but by every command that reads a server. */
+/** The Action's runner: the entry of the Action's file of the bundle. */
+const ACTION = join(ROOT, 'dist', 'src', 'action', 'run.js');
 const CLIENT = join(ROOT, 'dist', 'src', 'api', 'client.js');
 const DIST = join(ROOT, 'dist');
 const BUNDLE = join(DIST, 'platform-sync.cjs');
-/** The files of the bundle besides BUNDLE: `platform-sync-<name>-<hash>.cjs`, beside it. */
-const CHUNK = /^platform-sync-[\w-]+\.cjs$/;
+/** The files of the bundle besides BUNDLE: `platform-sync-<name>-<hash>.cjs` and ACTION_BUNDLE_FILE, beside it. */
+const CHUNK = BUNDLE_PART_FILE;
 const BIN = join(ROOT, 'bin', 'platform-sync');
 const EXAMPLE = join(ROOT, 'examples', 'acme');
 
@@ -59,10 +70,13 @@ function startModules(): { plugin: Plugin; has(id: string): boolean } {
   return { plugin, has: (id) => start.has(id) || id.startsWith('\0rolldown') };
 }
 
+/** The Action's own modules (src/action/). */
+const isAction = (id: string): boolean => id.startsWith(join(ROOT, 'dist', 'src', 'action', '/'));
+
 async function writeBundle(): Promise<void> {
   const start = startModules();
   const build = await rolldown({
-    input: ENTRY,
+    input: { cli: ENTRY, action: ACTION },
     platform: 'node',
     logLevel: 'warn',
     plugins: [start.plugin],
@@ -75,7 +89,7 @@ async function writeBundle(): Promise<void> {
   });
   const { output } = await build.generate({
     format: 'cjs',
-    entryFileNames: 'platform-sync.cjs',
+    entryFileNames: (chunk) => (chunk.name === 'action' ? ACTION_BUNDLE_FILE : 'platform-sync.cjs'),
     chunkFileNames: 'platform-sync-[name]-[hash].cjs',
     // ASCII only, doc comments dropped (the module path comments stay): one `—` in a comment made
     // the whole file a two-byte string, slower to decode and to scan; measured in docs/performance.md.
@@ -85,15 +99,19 @@ async function writeBundle(): Promise<void> {
       includeDependenciesRecursively: false,
       groups: [
         { name: 'start', test: (id) => start.has(id) },
-        { name: 'lazy', test: (id) => !start.has(id) },
+        // What the Action's runner alone imports: a file only the Action reads.
+        { name: 'action', test: (id) => !start.has(id) && isAction(id) },
+        { name: 'lazy', test: (id) => !start.has(id) && !isAction(id) },
       ],
     },
   });
   await build.close();
   const chunks = output.filter((o) => o.type === 'chunk');
-  const entry = chunks.find((c) => c.isEntry);
+  const entry = chunks.find((c) => c.isEntry && c.fileName === 'platform-sync.cjs');
+  const action = chunks.find((c) => c.isEntry && c.fileName === ACTION_BUNDLE_FILE);
   if (
     entry === undefined ||
+    action?.exports.includes('runAction') !== true ||
     chunks.length !== output.length ||
     chunks.some((c) => c !== entry && !CHUNK.test(c.fileName))
   )
@@ -146,7 +164,10 @@ function licenseNotice(moduleIds: readonly string[]): string {
 function checkBundle(): void {
   // A code cache of earlier builds (made until issue 61) is no part of the package any more.
   rmSync(`${BUNDLE}.cache`, { force: true });
-  if (loadBundle(BUNDLE, ENTRY) === undefined) throw new Error('the bin does not take the bundle it was just given');
+  const loaded = loadBundle(BUNDLE, ENTRY);
+  if (loaded === undefined) throw new Error('the bin does not take the bundle it was just given');
+  if (typeof (loaded.part(ACTION_BUNDLE_FILE) as { runAction?: unknown }).runAction !== 'function')
+    throw new Error(`${ACTION_BUNDLE_FILE} does not export the Action's runner`);
   const dir = mkdtempSync(join(tmpdir(), 'platform-sync-build-'));
   try {
     const run = (args: string[]): void => {

@@ -2,7 +2,9 @@
  * How bin/platform-sync loads the CLI: from its bundle (dist/platform-sync.cjs, made by
  * scripts/build-cli-bundle.ts, with the lazily loaded code in a second file beside it that it
  * requires on use), else (no bundle, or one older than the modules) from the modules in
- * dist/src. The bundle spares a cold run resolving and reading some 150 modules.
+ * dist/src. The bundle spares a cold run resolving and reading some 150 modules. The GitHub
+ * Action (src/action/main.ts) loads its runner the same way, from a third file of the same build
+ * ({@link ACTION_BUNDLE_FILE}), which the CLI never reads.
  *
  * No V8 flag and no code cache of our own (issue 61): the tiering budget set here before was a
  * flag Node 22 and 24 do not know (V8 printed "unrecognized flag" on every run), and the code
@@ -12,6 +14,7 @@
  */
 import { readFileHeadSync, readTextSyncBounded } from '../io/read-file.js';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { CliIo } from './context.js';
 
 /** What the CLI entry (main.ts) exports, from whichever build it is loaded. */
@@ -23,9 +26,17 @@ export interface CliEntry {
 /** The first line of a bundle: this prefix, then the sha256 of the text after the line. */
 export const BUNDLE_ID_PREFIX = '// platform-sync CLI bundle ';
 
+/** The file of the bundle that holds the Action's runner (src/action/run.ts and the modules only it imports). */
+export const ACTION_BUNDLE_FILE = 'platform-sync-action.cjs';
+
+/** The names the build gives the bundle's other files: `platform-sync-<name>[-<hash>].cjs`, beside it. */
+export const BUNDLE_PART_FILE = /^platform-sync-[\w-]+\.cjs$/;
+
 /** The CLI loaded from a bundle. */
 export interface LoadedBundle {
   cli: CliEntry;
+  /** Loads another file of the same build beside the bundle, by name (e.g. {@link ACTION_BUNDLE_FILE}). */
+  part(name: string): unknown;
 }
 
 /** The package's own files (the bundle, the entry module) are far below this. */
@@ -57,5 +68,11 @@ export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | u
   if (head === undefined || !head.startsWith(BUNDLE_ID_PREFIX) || !head.endsWith('\n')) return undefined;
   if (entry !== undefined && !entryMatches(entry, head.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
   // Node's own loader, so that the lazy file's require of the bundle finds this very module.
-  return { cli: createRequire(bundlePath)(bundlePath) as CliEntry };
+  const load = createRequire(bundlePath);
+  const cli = load(bundlePath) as CliEntry;
+  const part = (name: string): unknown => {
+    if (!BUNDLE_PART_FILE.test(name)) throw new Error(`not a file of the bundle: ${name}`);
+    return load(join(dirname(bundlePath), name));
+  };
+  return { cli, part };
 }

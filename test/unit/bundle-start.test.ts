@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ACTION_BUNDLE_FILE } from '../../src/cli/launch.js';
 import { makeTempDir, REPO_ROOT } from '../e2e/cli-harness.js';
 
 const DIST = join(REPO_ROOT, 'dist');
@@ -69,6 +70,10 @@ describe('the bundle', () => {
     // validators are ajv's code generated at build time (`npm run generate`); the two small
     // run-time helpers they call are required from the installed ajv, not bundled.
     expect([...start, ...lazy].filter((m) => m.startsWith('node_modules/ajv/'))).toEqual([]);
+    // The Action's runner is a file of its own (the Action's entry loads it): no command of the CLI compiles it.
+    const action = (m: string) => m.startsWith('dist/src/action/');
+    expect([...start, ...lazy].filter(action)).toEqual([]);
+    expect(modulesIn(ACTION_BUNDLE_FILE).filter(action)).toContain('dist/src/action/run.js');
   });
 
   it('validate loads only the start file; plan on the embedded emulator loads the other', () => {

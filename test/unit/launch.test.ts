@@ -67,4 +67,14 @@ describe('loadBundle', () => {
     expect(first.cli.processIo()).toEqual({ where: file, dir, canRequire: 'function' });
     expect(loadFresh(file)).toEqual({ answer: 7, stderr: '' });
   });
+
+  it("loads another file of the bundle beside it by its name (the Action's), and nothing named otherwise", () => {
+    const file = join(dir, 'parts.cjs');
+    writeBundle(file, 'b'.repeat(64), 5);
+    writeFileSync(join(dir, 'platform-sync-action.cjs'), 'exports.runAction = () => require("./parts.cjs").f1(1);\n');
+    const loaded = loadBundle(file)!;
+    expect((loaded.part('platform-sync-action.cjs') as { runAction: () => number }).runAction()).toBe(6);
+    for (const name of ['../parts.cjs', 'parts.cjs', 'platform-sync-x.cjs/../../parts.cjs', 'platform-sync-a.js'])
+      expect(() => loaded.part(name), name).toThrow(/not a file of the bundle/);
+  });
 });

@@ -1,0 +1,137 @@
+/**
+ * The Action's entry (`node dist/src/action/main.js`, as action.yml runs it) takes its runner from
+ * the bundle when the build made one that matches the modules, as the bin does (issue 63: a
+ * step spared resolving some 150 modules), and from dist/src when the bundle is stale or
+ * missing. Which it did is read from the process itself: every ES module Node loads (a loader
+ * hook) and every CommonJS file in its require cache at exit. A real process: what is loaded at
+ * a cold start is the point.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ACTION_BUNDLE_FILE, ENTRY_MARK_PREFIX } from '../../src/cli/launch.js';
+import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+
+const TOKEN = 'action-bundle-owner-token-5d1f';
+
+/** Records each file Node loads as an ES module (a hook, on the loader's thread) and, at exit, the CommonJS ones. */
+const OBSERVE = `
+import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+const hooks = \`import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  if (url.startsWith('file:')) appendFileSync(process.env.OBSERVED_MODULES, 'esm ' + url + '\\\\n');
+  return next(url, context);
+}\`;
+register('data:text/javascript,' + encodeURIComponent(hooks));
+process.on('exit', () => {
+  const files = Object.keys(createRequire(import.meta.url).cache);
+  appendFileSync(process.env.OBSERVED_MODULES, files.map((f) => 'cjs ' + f + '\\n').join(''));
+});
+`;
+
+interface Loaded {
+  outputs: string;
+  log: string;
+  /** The package's ES modules the process loaded, relative to the package. */
+  esm: string[];
+  /** The package's CommonJS files in its require cache at exit, relative to the package. */
+  cjs: string[];
+}
+
+describe("the Action's entry", () => {
+  const temp = makeTempDir('action-bundle');
+  let emulator: Emulator;
+  let run = 0;
+  const manifests = join(temp.dir, 'manifests');
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    mkdirSync(manifests);
+    writeFileSync(join(manifests, 'org.yaml'), 'apiVersion: platform-sync/v1\norg:\n  name: acme\n');
+    const env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: TOKEN };
+    const created = await runCli(['apply', manifests, '--bootstrap', '--auto-approve'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    writeFileSync(join(temp.dir, 'observe.mjs'), OBSERVE);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    temp.remove();
+  });
+
+  /** A plan step of the Action installed at `pkg`, in a process of its own (the emulator answers from this one). */
+  const step = async (pkg: string): Promise<Loaded> => {
+    const dir = join(temp.dir, `step-${++run}`);
+    mkdirSync(join(dir, 'runner'), { recursive: true });
+    const observed = join(dir, 'observed');
+    writeFileSync(observed, '');
+    const env = {
+      NO_COLOR: '1',
+      PATH: process.env.PATH ?? '',
+      PLATFORM_API_URL: emulator.url,
+      PLATFORM_TOKEN: TOKEN,
+      PS_COMMAND: 'plan',
+      PS_PATHS: manifests,
+      GITHUB_OUTPUT: join(dir, 'output'),
+      GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+      RUNNER_TEMP: join(dir, 'runner'),
+      OBSERVED_MODULES: observed,
+    };
+    const args = ['--import', join(temp.dir, 'observe.mjs'), join(pkg, 'dist', 'src', 'action', 'main.js')];
+    const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout.on('data', (c: Buffer) => (log += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, log).toBe(0);
+    const lines = readFileSync(observed, 'utf8').split('\n');
+    const ours = (kind: string) =>
+      lines
+        .filter((l) => l.startsWith(`${kind} `))
+        .map((l) => l.slice(kind.length + 1))
+        .map((f) => (f.startsWith('file:') ? fileURLToPath(f) : f))
+        .filter((f) => f.startsWith(`${pkg}/`) && !f.includes('/node_modules/'))
+        .map((f) => relative(pkg, f));
+    return { outputs: readFileSync(join(dir, 'output'), 'utf8'), log, esm: ours('esm'), cjs: ours('cjs') };
+  };
+  const planned = (r: Loaded) => {
+    expect(r.outputs, r.log).toMatch(/^exitcode=0$/m);
+    expect(r.outputs).toMatch(/^plan-json=.+platform-sync-plan\.json$/m);
+  };
+
+  it('runs from the bundle when it matches the modules: no module of the CLI or the runner read from dist/src', async () => {
+    const r = await step(REPO_ROOT);
+    planned(r);
+    expect(r.cjs, 'npm run build makes the bundle').toContain(join('dist', ACTION_BUNDLE_FILE));
+    expect(r.cjs).toContain(join('dist', 'platform-sync.cjs'));
+    // The entry and what it checks the bundle with; nothing of the runner or the CLI.
+    expect(r.esm.sort()).toEqual(['dist/src/action/main.js', 'dist/src/cli/launch.js', 'dist/src/io/read-file.js']);
+  });
+
+  it('runs from dist/src when the bundle is stale (the modules built again by tsc) or missing', async () => {
+    // The package as installed, in a directory of its own (the real one stays as the build left it).
+    const pkg = join(temp.dir, 'package');
+    const dist = join(REPO_ROOT, 'dist');
+    cpSync(join(dist, 'src'), join(pkg, 'dist', 'src'), { recursive: true, filter: (f) => !/\.(map|d\.ts)$/.test(f) });
+    for (const f of readdirSync(dist).filter((name) => name.endsWith('.cjs')))
+      cpSync(join(dist, f), join(pkg, 'dist', f));
+    for (const f of ['package.json', 'schemas']) cpSync(join(REPO_ROOT, f), join(pkg, f), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(pkg, 'node_modules'));
+    const entry = join(pkg, 'dist', 'src', 'cli', 'main.js');
+    const marked = readFileSync(entry, 'utf8');
+    expect(marked).toContain(ENTRY_MARK_PREFIX);
+    writeFileSync(entry, marked.replace(new RegExp(`^${ENTRY_MARK_PREFIX}.*\n`, 'm'), ''));
+    const stale = await step(pkg);
+    rmSync(join(pkg, 'dist', 'platform-sync.cjs'));
+    const missing = await step(pkg);
+    for (const r of [stale, missing]) {
+      planned(r);
+      expect(r.cjs.filter((f) => f.endsWith('.cjs'))).toEqual([]);
+      expect(r.esm).toContain('dist/src/action/run.js');
+      expect(r.esm).toContain('dist/src/cli/main.js');
+    }
+  });
+});
