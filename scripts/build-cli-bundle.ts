@@ -4,16 +4,19 @@
  *
  * The bundle is dist/src/cli/main.js with everything it imports, third-party packages
  * included (their licenses are appended); what the code requires at run time by path (undici's
- * pool, the `yaml` and `diff` packages, ajv's runtime) stays in node_modules. It is two files
- * (issue 61): dist/platform-sync.cjs holds what a command's start reaches by static imports, and
- * the API client (every command that talks to a server loads it); everything the code imports
- * only lazily — the emulator, export, adopt, saved plans, audit, init, and the `yaml` and `diff`
- * packages they import (no ajv compiler: every validator is generated at build time) — is in dist/platform-sync-lazy-<hash>.cjs, which Node compiles only
- * when a command reaches for one of them. A `plan` or `validate` so compiles ≈1.1 MB of code
- * instead of ≈2 MB. The GitHub Action's runner (dist/src/action/run.js) is a second entry: its
- * own modules go to dist/platform-sync-action.cjs, which takes the rest from the two others, so
- * that the Action (src/action/main.ts) runs from the bundle too and the CLI never reads its code
- * (issue 63). The first line of dist/platform-sync.cjs names a hash of the text of all the
+ * pool, the `yaml` and `diff` packages, ajv's runtime) stays in node_modules. dist/platform-sync.cjs
+ * holds what a command's start reaches by static imports, and the API client (every command that
+ * talks to a server loads it); everything the code imports only lazily — the emulator, export,
+ * adopt, audit, init, and the `yaml` and `diff` packages they import (no ajv compiler: every
+ * validator is generated at build time) — is in dist/platform-sync-lazy-<hash>.cjs, which Node
+ * compiles only when a command reaches for one of them (issue 61). A `plan` or `validate` so
+ * compiles ≈1.1 MB of code instead of ≈2 MB. Saved plans (their module and generated validator)
+ * are a file of their own, dist/platform-sync-plan-file-<hash>.cjs: `plan --out` and the Action's
+ * plan step write one without compiling the lazy file (the emulator's validators most of it).
+ * The GitHub Action's runner (dist/src/action/run.js) is a second entry: its own modules go to
+ * dist/platform-sync-action.cjs, which takes the rest from the others, so that the Action
+ * (src/action/main.ts) runs from the bundle too and the CLI never reads its code (issue 63). The
+ * first line of dist/platform-sync.cjs names a hash of the text of all the
  * files, which the entry module is marked with. The bundle is then run as the bin runs it
  * (checkBundle), unless `--no-check` is given: `npm test` passes it, since its suite runs the same
  * two commands from the bin in processes of their own (test/e2e/embedded.test.ts) and checks that
@@ -40,6 +43,8 @@ const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The Action's runner: the entry of the Action's file of the bundle. */
 const ACTION = join(ROOT, 'dist', 'src', 'action', 'run.js');
 const CLIENT = join(ROOT, 'dist', 'src', 'api', 'client.js');
+/** Saved plans: what `plan --out` and the Action's plan step write with, and `apply <plan>` reads. */
+const SAVED_PLAN = join(ROOT, 'dist', 'src', 'saved-plan', 'saved-plan.js');
 const DIST = join(ROOT, 'dist');
 const BUNDLE = join(DIST, 'platform-sync.cjs');
 /** The files of the bundle besides BUNDLE: `platform-sync-<name>-<hash>.cjs` and ACTION_BUNDLE_FILE, beside it. */
@@ -49,25 +54,34 @@ const EXAMPLE = join(ROOT, 'examples', 'acme');
 
 /**
  * The modules a start needs: what the entry and the API client import statically, found once
- * the graph is built. Every other module goes to the lazy file.
+ * the graph is built; and those a saved plan needs beyond them (`plan --out`, `apply <plan>`,
+ * every plan step of the Action): the saved-plan modules and their generated validator, in a file
+ * of their own, so that writing a plan does not compile the emulator's validators. Every other module goes to the lazy file.
  */
-function startModules(): { plugin: Plugin; has(id: string): boolean } {
+function startModules(): { plugin: Plugin; has(id: string): boolean; planFile(id: string): boolean } {
   const start = new Set<string>();
+  const planFile = new Set<string>();
   const plugin: Plugin = {
     name: 'start-modules',
     buildEnd() {
-      const walk = (id: string): void => {
-        if (start.has(id)) return;
-        start.add(id);
-        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(next);
+      const walk = (into: Set<string>, id: string): void => {
+        if (into.has(id) || start.has(id)) return;
+        into.add(id);
+        for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(into, next);
       };
-      walk(ENTRY);
-      walk(CLIENT);
-      if (this.getModuleInfo(CLIENT) === null) throw new Error(`the bundle no longer reaches ${CLIENT}`);
+      walk(start, ENTRY);
+      walk(start, CLIENT);
+      walk(planFile, SAVED_PLAN);
+      for (const id of [CLIENT, SAVED_PLAN])
+        if (this.getModuleInfo(id) === null) throw new Error(`the bundle no longer reaches ${id}`);
     },
   };
   // rolldown's own runtime helpers go with the start.
-  return { plugin, has: (id) => start.has(id) || id.startsWith('\0rolldown') };
+  return {
+    plugin,
+    has: (id) => start.has(id) || id.startsWith('\0rolldown'),
+    planFile: (id) => planFile.has(id) && !start.has(id),
+  };
 }
 
 /** The Action's own modules (src/action/). */
@@ -101,7 +115,8 @@ async function writeBundle(): Promise<void> {
         { name: 'start', test: (id) => start.has(id) },
         // What the Action's runner alone imports: a file only the Action reads.
         { name: 'action', test: (id) => !start.has(id) && isAction(id) },
-        { name: 'lazy', test: (id) => !start.has(id) && !isAction(id) },
+        { name: 'plan-file', test: (id) => start.planFile(id) && !isAction(id) },
+        { name: 'lazy', test: (id) => !start.has(id) && !isAction(id) && !start.planFile(id) },
       ],
     },
   });

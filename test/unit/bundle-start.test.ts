@@ -57,9 +57,11 @@ describe('the bundle', () => {
   const temp = makeTempDir('bundle-start');
   afterAll(() => temp.remove());
   const lazyFile = readdirSync(DIST).find((f) => /^platform-sync-lazy-[\w-]+\.cjs$/.test(f))!;
+  const planFileName = readdirSync(DIST).find((f) => /^platform-sync-plan-file-[\w-]+\.cjs$/.test(f))!;
 
   it('keeps what only some commands use out of the file every start compiles', () => {
     expect(lazyFile).toBeDefined();
+    expect(planFileName).toBeDefined();
     const start = modulesIn('platform-sync.cjs');
     expect(start.length).toBeGreaterThan(100);
     expect(start.filter((m) => LAZY.test(m))).toEqual([]);
@@ -69,10 +71,18 @@ describe('the bundle', () => {
     // No run compiles a schema: the manifest's, the saved plan's and the emulator's contract's
     // validators are ajv's code generated at build time (`npm run generate`); the two small
     // run-time helpers they call are required from the installed ajv, not bundled.
-    expect([...start, ...lazy].filter((m) => m.startsWith('node_modules/ajv/'))).toEqual([]);
+    // A saved plan's modules and its validator are a file of their own: writing a plan
+    // (`plan --out`, the Action's plan step) compiles neither the lazy file nor the start's.
+    const planFile = modulesIn(planFileName);
+    expect(planFile).toEqual(
+      expect.arrayContaining(['dist/src/saved-plan/saved-plan.js', 'dist/src/saved-plan/plan-validator.js']),
+    );
+    expect([...start, ...lazy, ...planFile].filter((m) => m.startsWith('node_modules/ajv/'))).toEqual([]);
+    const savedPlan = /^dist\/src\/saved-plan\/(saved-plan|plan-schema|plan-validator)\.js$/;
+    expect([...start, ...lazy].filter((m) => savedPlan.test(m))).toEqual([]);
     // The Action's runner is a file of its own (the Action's entry loads it): no command of the CLI compiles it.
     const action = (m: string) => m.startsWith('dist/src/action/');
-    expect([...start, ...lazy].filter(action)).toEqual([]);
+    expect([...start, ...lazy, ...planFile].filter(action)).toEqual([]);
     expect(modulesIn(ACTION_BUNDLE_FILE).filter(action)).toContain('dist/src/action/run.js');
   });
 
