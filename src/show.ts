@@ -41,7 +41,7 @@ export async function showDeclared(
   const resources: ShownResources['resources'] = [];
   for (const raw of desired.resources) {
     const d = normaliseBinding(raw, index.lookup);
-    const l = d.uid !== undefined ? index.byUid.get(d.uid) : index.byAddress.get(d.address);
+    const l = d.uid !== undefined ? index.byUid.get(d.uid) : index.at(d.address);
     if (l && l.kind === d.kind) resources.push({ address: d.address, kind: d.kind, uid: l.uid });
   }
   resources.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));

@@ -12,7 +12,16 @@ import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './
  * plans: nothing to delete) never pays for them.
  */
 export interface LiveIndex {
-  byAddress: Map<string, LiveResource>;
+  /** The live resources, bindings normalised (references by path), in live's order. */
+  resources: readonly LiveResource[];
+  /**
+   * Address → rank in `resources`. Ambiguous addresses are kept out. A rank, not the resource: a
+   * phase that reads both sides by address (normalise, matching) keeps what it found per rank in
+   * an array, not in a second map of every address.
+   */
+  rankOf: ReadonlyMap<string, number>;
+  /** The live resource at an address (undefined: none, or ambiguous). */
+  at(address: string): LiveResource | undefined;
   readonly byUid: Map<string, LiveResource>;
   /** Addresses that more than one live resource claims, or that the reader reported ambiguous. */
   ambiguous: Set<string>;
@@ -37,20 +46,30 @@ export interface Holders {
 
 export function indexLive(live: LiveState): LiveIndex {
   const lookup = buildReferenceLookup(live);
-  const byAddress = new Map<string, LiveResource>();
+  const rankOf = new Map<string, number>();
   const ambiguous = new Set<string>(live.ambiguities.map((a) => a.address));
   const countByKind = new Map<Kind, number>();
-  // One pass over what may be 100,000 resources: on an org that big, each pass costs.
-  const resources = live.resources.map((raw) => {
+  // One pass over what may be 100,000 resources: on an org that big, each pass costs. The list
+  // as read is kept until a binding is rewritten (in most orgs none is): a copy from the first.
+  const read = live.resources;
+  let resources: LiveResource[] | undefined;
+  for (let rank = 0; rank < read.length; rank++) {
+    const raw = read[rank]!;
     const r = normaliseBinding(raw, lookup);
+    if (resources !== undefined) resources.push(r);
+    else if (r !== raw) resources = [...read.slice(0, rank), r];
     // One insertion, not a look-up and an insertion: an address met again does not grow the map,
-    // and is ambiguous (the later resource it now holds goes with the ambiguous, deleted below).
-    const size = byAddress.size;
-    if (byAddress.set(r.address, r).size === size) ambiguous.add(r.address);
+    // and is ambiguous (the later rank it now holds goes with the ambiguous, deleted below).
+    const size = rankOf.size;
+    if (rankOf.set(r.address, rank).size === size) ambiguous.add(r.address);
     if (r.address !== ORG_ADDRESS) countByKind.set(r.kind, (countByKind.get(r.kind) ?? 0) + 1);
-    return r;
-  });
-  for (const address of ambiguous) byAddress.delete(address);
+  }
+  for (const address of ambiguous) rankOf.delete(address);
+  const all = resources ?? read;
+  const at = (address: string): LiveResource | undefined => {
+    const rank = rankOf.get(address);
+    return rank === undefined ? undefined : all[rank];
+  };
 
   let byUid: Map<string, LiveResource> | undefined;
   const holdersOf = (addresses: ReadonlySet<string>): Holders => {
@@ -67,7 +86,7 @@ export function indexLive(live: LiveState): LiveIndex {
       if (key !== undefined && 'path' in key && paths[kind].has(key.path))
         pushTo(holders.bindingsByRef, `${kind}:${key.path}`, r);
     };
-    for (const r of resources) {
+    for (const r of all) {
       if (r.parentAddress !== null && addresses.has(r.parentAddress)) pushTo(holders.childrenOf, r.parentAddress, r);
       if (r.kind === IDENTITY_GRANT_KIND) {
         holds(r, 'identity', r.fields.identity);
@@ -80,13 +99,15 @@ export function indexLive(live: LiveState): LiveIndex {
     return holders;
   };
   return {
-    byAddress,
+    resources: all,
+    rankOf,
+    at,
     ambiguous,
     lookup,
     countByKind,
     get byUid() {
       // A resource whose uid is its parent's (an account association) is found by address only.
-      return (byUid ??= new Map(resources.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r])));
+      return (byUid ??= new Map(all.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r])));
     },
     holdersOf,
   };

@@ -69,7 +69,7 @@ export function resolveReference(
     const uid = p.live.builtinRoles[key.builtin];
     return uid === undefined ? 'missing' : { ref: { address: refAddress, uid } };
   }
-  const existing = p.index.byAddress.get(refAddress);
+  const existing = p.index.at(refAddress);
   if (existing) return { ref: { address: refAddress, uid: existing.uid } };
   if (creating.has(refAddress)) return { ref: { address: refAddress }, dependsOn: refAddress };
   return 'missing';
@@ -81,7 +81,7 @@ function resolveParent(
   parent: string,
   creating: ReadonlySet<string>,
 ): { parentUid?: string; dependsOn?: string } | 'missing' {
-  const existing = p.index.byAddress.get(parent);
+  const existing = p.index.at(parent);
   if (existing) return { parentUid: existing.uid };
   if (creating.has(parent)) return { dependsOn: parent };
   return 'missing';

@@ -152,6 +152,6 @@ function personOf(p: Pick<Planning, 'index'>, l: LiveResource): string | undefin
       : undefined;
   if (part?.is !== 'grant' || part.to !== 'identity') return undefined;
   const ref = (l.fields as unknown as Record<string, unknown>).identity as { path?: string } | undefined;
-  const identity = ref?.path === undefined ? undefined : p.index.byAddress.get(`identity:${ref.path}`);
+  const identity = ref?.path === undefined ? undefined : p.index.at(`identity:${ref.path}`);
   return identity?.email !== undefined ? `member ${identity.email}: their members line is gone` : undefined;
 }

@@ -23,9 +23,10 @@ export interface Matching {
 
 export function matchResources(
   p: Pick<Planning, 'index' | 'ignore' | 'formerAddressesOf'>,
-  normalised: Pick<Normalised, 'resources' | 'byAddress'>,
+  normalised: Pick<Normalised, 'resources' | 'liveRank' | 'declaredAt'>,
 ): Matching {
   const desired = normalised.resources;
+  const live = p.index.resources;
   const pairs: Matching['pairs'] = { desired: [], live: [] };
   const unmatchedDesired: DesiredResource[] = [];
   // A live resource can be claimed twice only through a pinned uid: declared addresses are unique
@@ -45,7 +46,9 @@ export function matchResources(
   for (let i = 0; i < desired.length; i++) {
     const d = desired[i]!;
     if (checkAmbiguous && p.index.ambiguous.has(d.address)) continue; // refused in safety
-    const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : p.index.byAddress.get(d.address);
+    // The live resource at its address normalise found (its rank), or the one its pinned uid names.
+    const rank = normalised.liveRank[i]!;
+    const l = d.uid !== undefined ? p.index.byUid.get(d.uid) : rank >= 0 ? live[rank] : undefined;
     if (l && l.kind === d.kind && !matched.has(l)) {
       pairs.desired.push(d);
       pairs.live.push(l);
@@ -55,15 +58,19 @@ export function matchResources(
     }
   }
   const unmatchedLive: LiveResource[] = [];
-  p.index.byAddress.forEach((l, address) => {
+  // The indexed live resources (every address but the ambiguous), in live's order.
+  for (let rank = 0; rank < live.length; rank++) {
+    const l = live[rank]!;
+    if (checkAmbiguous && p.index.ambiguous.has(l.address)) continue;
     if (contested.has(l)) {
       if (!matched.has(l)) unmatchedLive.push(l);
-      return;
+      continue;
     }
     // An indexed address is never ambiguous: what is declared there unpinned and of its kind matched it.
-    const d = normalised.byAddress.get(address);
+    const at = normalised.declaredAt[rank]!;
+    const d = at > 0 ? desired[at - 1] : undefined;
     if (d === undefined || d.uid !== undefined || d.kind !== l.kind) unmatchedLive.push(l);
-  });
+  }
 
   // A binding is keyed by (group, identity, role); when exactly one desired and one live
   // binding remain for a (group, identity) and neither is ignored, the role changed.

@@ -12,8 +12,14 @@ import { IDENTITY_GRANT_KIND } from '../../model/kinds.js';
 /** What normalise makes: the declared resources as the later phases compare them, and what cannot be planned at all. */
 export interface Normalised {
   resources: DesiredResource[];
-  /** The same resources by address (what finding the one declared twice needed): matching reads it too. */
-  byAddress: ReadonlyMap<string, DesiredResource>;
+  /**
+   * Where each of `resources` is live: `liveRank[i]` is the rank in the live index (LiveIndex
+   * `rankOf`) of the live resource at the address of `resources[i]`, -1 when none is indexed there.
+   * Found once, while finding the one declared twice; matching reads it.
+   */
+  liveRank: Int32Array;
+  /** What is declared at each live rank: `resources[declaredAt[rank] - 1]`; 0 when nothing is. */
+  declaredAt: Int32Array;
   refusals: PlanRefusal[];
 }
 
@@ -22,8 +28,7 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Norm
   const refusals: PlanRefusal[] = [];
   const pinned = refusalOfPinnedOrgOfAnotherName(p);
   if (pinned) refusals.push(pinned);
-  const seen = new Map<string, DesiredResource>();
-  return { resources: normaliseDesired(p, seen, refusals), byAddress: seen, refusals };
+  return { ...normaliseDesired(p, refusals), refusals };
 }
 
 /**
@@ -32,17 +37,24 @@ export function normalise(p: Pick<Planning, 'desired' | 'live' | 'index'>): Norm
  * error (DESIGN.md §3); validation catches the literal repeats, but a binding written once by
  * name and once by `identityUid`/`roleUid` only shows up as one here, once the uid is known.
  * It is refused naming both places; the first is kept so the rest of the plan is still checked.
+ * What is declared where live holds something is found through the live index (one look-up per
+ * resource, its rank kept for matching); only the other addresses need a map of their own.
  */
 function normaliseDesired(
   p: Pick<Planning, 'desired' | 'live' | 'index'>,
-  seen: Map<string, DesiredResource>,
   refusals: PlanRefusal[],
-): DesiredResource[] {
+): Pick<Normalised, 'resources' | 'liveRank' | 'declaredAt'> {
   // What is kept is the declared list itself until a resource is dropped or rewritten (in most
   // plans none is): a copy is made only from the first that is.
   let kept: DesiredResource[] | undefined;
   const byUid = new Set<DesiredResource>();
   const resources = p.desired.resources;
+  const rankOf = p.index.rankOf;
+  const liveRank = new Int32Array(resources.length);
+  const declaredAt = new Int32Array(p.index.resources.length);
+  /** Declared addresses no live resource is indexed at → the first declared there. */
+  const elsewhere = new Map<string, DesiredResource>();
+  let n = 0;
   for (let i = 0; i < resources.length; i++) {
     const raw = resources[i]!;
     const r = normaliseBinding(raw, p.index.lookup);
@@ -51,7 +63,11 @@ function normaliseDesired(
       continue;
     }
     if (r !== raw) byUid.add(r);
-    const first = seen.get(r.address);
+    const rank = rankOf.get(r.address) ?? -1;
+    // The first declared at this address (the list kept so far holds it: only later ones are dropped).
+    let first: DesiredResource | undefined;
+    if (rank < 0) first = elsewhere.get(r.address);
+    else if (declaredAt[rank]! > 0) first = (kept ?? resources)[declaredAt[rank]! - 1];
     if (first) {
       refusals.push({
         rule: 'declared-twice',
@@ -63,11 +79,13 @@ function normaliseDesired(
       kept ??= resources.slice(0, i);
       continue;
     }
-    seen.set(r.address, r);
+    if (rank >= 0) declaredAt[rank] = n + 1;
+    else elsewhere.set(r.address, r);
+    liveRank[n++] = rank;
     if (kept !== undefined) kept.push(r);
     else if (r !== raw) kept = [...resources.slice(0, i), r];
   }
-  return kept ?? resources;
+  return { resources: kept ?? resources, liveRank: liveRank.subarray(0, n), declaredAt };
 }
 
 /**

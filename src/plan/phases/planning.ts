@@ -64,7 +64,7 @@ export function isIgnoredLive(
   // the address under each old name a `renamedFrom` line still gives it.
   if (p.formerAddressesOf(resource).some((a) => matchesAnyGlob(a, p.ignore))) return true;
   if (resource.kind !== IDENTITY_GRANT_KIND || !('path' in resource.fields.identity)) return false;
-  const identity = p.index.byAddress.get(`identity:${resource.fields.identity.path}`);
+  const identity = p.index.at(`identity:${resource.fields.identity.path}`);
   return identity !== undefined && p.formerAddressesOf(identity).some((a) => matchesAnyGlob(a, p.ignore));
 }
 

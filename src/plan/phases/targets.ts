@@ -59,7 +59,7 @@ export function selectTargets(
     // Say which: a target whose resources are as declared, or one that names nothing at all (a typo).
     const known =
       p.desired.resources.some((d) => glob.test(d.address)) ||
-      [...p.index.byAddress.keys()].some((a) => glob.test(a)) ||
+      [...p.index.rankOf.keys()].some((a) => glob.test(a)) ||
       (p.desired.members ?? []).some((m) => glob.test(m.address));
     // As in Terraform: a target that names nothing is an error (a typo must not plan "no changes"); one whose resources match is a note.
     if (known) warnings.push(`--target ${targets[i]} matches no change: what it names is live as declared`);

@@ -118,7 +118,7 @@ export function planUpdates(
 function liveRoleUid(p: Pick<Planning, 'live' | 'index'>, role: RoleKey): string | undefined {
   if ('uid' in role) return role.uid;
   if ('builtin' in role) return p.live.builtinRoles[role.builtin];
-  return p.index.byAddress.get(roleRefAddress(role))?.uid;
+  return p.index.at(roleRefAddress(role))?.uid;
 }
 
 export function planRoleChanges(
