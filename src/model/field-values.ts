@@ -180,6 +180,10 @@ export function sameValue(spec: FieldSpec, live: unknown, desired: unknown): boo
       const a = live as readonly string[];
       const b = desired as readonly string[];
       if (a.length !== b.length) return false;
+      // Listed in the same order (as most are, and every empty one): equal without two sorted copies.
+      let same = 0;
+      while (same < a.length && a[same] === b[same]) same++;
+      if (same === a.length) return true;
       const sa = [...a].sort();
       const sb = [...b].sort();
       return sa.every((v, i) => v === sb[i]);

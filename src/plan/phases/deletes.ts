@@ -34,9 +34,6 @@ function chooseDeletes(
   warnings: string[],
 ): Map<string, LiveResource> {
   const prune = p.desired.settings.prune;
-  const parentsWithDeclared = new Set(
-    desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`),
-  );
   const deletes = new Map<string, LiveResource>();
   const keptByKind = new Map<Kind, string[]>();
   const followers: LiveResource[] = [];
@@ -50,6 +47,11 @@ function chooseDeletes(
     } else if (isPruned(prune, l.kind) || p.replaced.has(l.address)) deletes.set(l.address, l);
     else pushTo(keptByKind, l.kind, l.address);
   }
+  // Read only when a live resource goes with its parent: one pass over every declared resource.
+  const parentsWithDeclared =
+    followers.length === 0
+      ? new Set<string>()
+      : new Set(desired.filter((d) => goesWithParent(d.kind)).map((d) => `${d.kind}\u0000${d.parentAddress}`));
   for (const t of followers) {
     const repoDeleted = t.parentAddress !== null && deletes.has(t.parentAddress);
     if (!isPruned(prune, t.kind)) {
