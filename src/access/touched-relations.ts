@@ -71,7 +71,7 @@ export function touchedRelations(
     const was = rank === undefined ? undefined : index.record(rank);
     const now = over.state.records.get(key);
     if (was !== undefined && now !== undefined && accessPartOf(was.kind)?.is === 'principal') {
-      if (identityPrincipal(key, was).id === identityPrincipal(key, now).id) {
+      if (samePrincipal(key, was, now)) {
         unmoved.set(key, was);
         continue;
       }
@@ -155,6 +155,19 @@ type Relationship = { field: string; value: unknown } | undefined;
 function relationshipIn(r: AccessRecord | undefined): Relationship {
   const part = r && accessPartOf(r.kind);
   return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
+}
+
+/**
+ * Whether an identity is the principal it was (`identityPrincipal`'s ids equal). Its id is read of
+ * its relationship alone: one the steps left as it was (the same field, the very same value: a
+ * description or a name changed) is not made into an id twice.
+ */
+function samePrincipal(key: string, was: AccessRecord, now: AccessRecord): boolean {
+  const before = relationshipIn(was);
+  const after = relationshipIn(now);
+  if (before !== undefined && after !== undefined && before.field === after.field && before.value === after.value)
+    return true;
+  return identityPrincipal(key, was).id === identityPrincipal(key, now).id;
 }
 
 /** The key of the record a step writes (what `asked` of the index of live must hold: see `keysOfSteps`). */
