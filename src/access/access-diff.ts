@@ -3,14 +3,20 @@
  * state a plan leads to — per principal and capability, each once at the highest group where it
  * starts, with the number of groups where it really changes and the steps that cause it. Pure.
  */
-import { accessPartOf } from './state.js';
-import { describeRelationship, relationshipOf } from './relationships.js';
+import { describeRelationship } from './relationships.js';
 import { principalAdmits } from './admits.js';
 import { splitByReach } from './change-reach.js';
 import { covering } from './covering.js';
 import { holdsOf, obtainsText, ownerCapabilities } from './escalation.js';
 import { ESCALATING } from '../service/catalog.js';
-import { holdingsOf, isWithin, sameCapabilities, type AccessRelation, type Principal } from './relation.js';
+import {
+  holdingsOf,
+  isWithin,
+  relationshipOfRecord,
+  sameCapabilities,
+  type AccessRelation,
+  type Principal,
+} from './relation.js';
 import type { AccessChange } from '../model/plan.js';
 
 const NONE: ReadonlySet<string> = new Set();
@@ -283,9 +289,7 @@ function heldBeyond(
 
 /** The relationship an identity record had in `rel` (undefined: it was not there). */
 function formerRelationship(rel: AccessRelation, key: string): { field: string; value: unknown } | undefined {
-  const r = rel.state.records.get(key);
-  const part = r ? accessPartOf(r.kind) : undefined;
-  return r && part?.is === 'principal' ? relationshipOf(r.fields, part.relationship) : undefined;
+  return relationshipOfRecord(rel.state.records.get(key));
 }
 function collectSubtree(rel: AccessRelation, top: string, into: Set<string>): void {
   const stack = [top];

@@ -13,6 +13,7 @@ import {
   type AccessRelation,
   addPrincipal,
   assembleRelation,
+  capabilitiesOfRecord,
   childrenOf,
   type Grant,
   grantOfRecord,
@@ -54,11 +55,7 @@ export function plannedRelation(live: AccessRelation, steps: readonly PlanStep[]
   const orgKey = orgKeyOf(groups);
   // A grant whose scope field holds no key lies on the org: another org moves them all.
   if (orgKey !== parts.orgKey) return scratch();
-  const roles = keyedAfter(parts.roles, changed, order, after, 'capabilities', (r) => {
-    const part = accessPartOf(r.kind);
-    const caps = part?.is === 'capabilities' ? r.fields[part.field] : undefined;
-    return Array.isArray(caps) ? (caps.filter((c) => typeof c === 'string') as string[]) : [];
-  });
+  const roles = keyedAfter(parts.roles, changed, order, after, 'capabilities', capabilitiesOfRecord);
   const roleNames = keyedAfter(parts.roleNames, changed, order, after, 'capabilities', (r) => r.address);
 
   // The identity and grant records that change: those written, and the grants that read one.

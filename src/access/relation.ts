@@ -132,8 +132,7 @@ function groupsClaimOf(idp: AccessRecord | undefined): string {
  */
 export function identityPrincipal(key: string, identity: AccessRecord | undefined): Principal {
   if (!identity) return { id: `identity:${key}`, kind: 'identity', name: `uid:${key}`, identityKey: key };
-  const part = accessPartOf(identity.kind);
-  const relationship = part?.is === 'principal' ? relationshipOf(identity.fields, part.relationship) : undefined;
+  const relationship = relationshipOfRecord(identity);
   const email = typeof identity.fields.email === 'string' ? asciiLower(identity.fields.email) : undefined;
   const id = relationship ? principalIdOf(relationship) : `identity:${key}`;
   return {
@@ -147,6 +146,19 @@ export function identityPrincipal(key: string, identity: AccessRecord | undefine
     ...(relationship ? { relationship } : {}),
     ...(email ? { email } : {}),
   };
+}
+
+/** An identity record's relationship: the field that holds it and its value (undefined: none, or not an identity). */
+export function relationshipOfRecord(r: AccessRecord | undefined): { field: string; value: unknown } | undefined {
+  const part = r && accessPartOf(r.kind);
+  return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
+}
+
+/** A role record's capabilities: the strings it lists (none when it lists none, or is no role). */
+export function capabilitiesOfRecord(r: AccessRecord): string[] {
+  const part = accessPartOf(r.kind);
+  const caps = part?.is === 'capabilities' ? r.fields[part.field] : undefined;
+  return Array.isArray(caps) ? (caps.filter((c) => typeof c === 'string') as string[]) : [];
 }
 
 /** The id of a relationship: one spelling of a service principal (short or in full); every other value as it is. */
@@ -272,8 +284,7 @@ export function relationOf(state: AccessStateRecords, now?: number): AccessRelat
     const part = accessPartOf(r.kind);
     if (part?.is === 'scope') groups.set(r.key, { address: r.address, parent: r.parent });
     else if (part?.is === 'capabilities') {
-      const caps = r.fields[part.field];
-      roles.set(r.key, Array.isArray(caps) ? (caps.filter((c) => typeof c === 'string') as string[]) : []);
+      roles.set(r.key, capabilitiesOfRecord(r));
       roleNames.set(r.key, r.address);
     }
   }

@@ -9,7 +9,7 @@
  * what is asked, and a binding's identity path is resolved only when it may name one asked for.
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords, liveRecordReader } from './state.js';
-import { relationshipOf } from './relationships.js';
+import { relationshipOfRecord } from './relation.js';
 import { bucketOf } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
@@ -142,10 +142,7 @@ export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<stri
   const parts = records.map((r) => accessPartOf(r.kind));
   const reader: Reader = {
     keyAt: (rank) => records[rank]!.key,
-    relationshipAt(rank) {
-      const part = parts[rank];
-      return part?.is === 'principal' ? relationshipOf(records[rank]!.fields, part.relationship) : undefined;
-    },
+    relationshipAt: (rank) => relationshipOfRecord(records[rank]),
     pathAt: () => undefined,
     namedAt(rank) {
       const part = parts[rank];

@@ -14,9 +14,15 @@
  */
 import { type AccessRecord, type AccessStateRecords, accessPartOf, stepsOverState } from './state.js';
 import type { StateIndex } from './state-index.js';
-import { relationshipOf } from './relationships.js';
 import { bucketOf, bucketsThatMayHold } from './covering.js';
-import { type AccessRelation, identityPrincipal, relationOf, sameCapabilities } from './relation.js';
+import {
+  type AccessRelation,
+  capabilitiesOfRecord,
+  identityPrincipal,
+  relationOf,
+  relationshipOfRecord,
+  sameCapabilities,
+} from './relation.js';
 import { plannedRelation } from './planned-relation.js';
 import type { PlanStep } from '../model/plan.js';
 
@@ -78,12 +84,12 @@ export function touchedRelations(
     }
     for (const r of [now, was]) {
       if (r === undefined) continue;
-      if (accessPartOf(r.kind)?.is === 'principal') touch(relationshipIn(r), key);
+      if (accessPartOf(r.kind)?.is === 'principal') touch(relationshipOfRecord(r), key);
       else nameOf(r);
     }
     if (was !== undefined && accessPartOf(was.kind)?.is === 'capabilities') {
-      const after = now ? capabilitiesIn(now) : (index.builtinCapabilities.get(key) ?? []);
-      const before = capabilitiesIn(was);
+      const after = now ? capabilitiesOfRecord(now) : (index.builtinCapabilities.get(key) ?? []);
+      const before = capabilitiesOfRecord(was);
       if (!sameCapabilities(before, after)) changedRoles.add(key);
     }
   }
@@ -99,8 +105,8 @@ export function touchedRelations(
   for (const key of named) {
     const rank = namedRanks.get(key);
     const live = rank === undefined ? undefined : index.record(rank);
-    touch(relationshipIn(live), key);
-    touch(relationshipIn(over.changed.has(key) ? over.state.records.get(key) : live), key);
+    touch(relationshipOfRecord(live), key);
+    touch(relationshipOfRecord(over.changed.has(key) ? over.state.records.get(key) : live), key);
   }
   // An identity that stays the principal it was changes no one's access by itself: unless its
   // principal is touched otherwise (its step is then among the causes), its steps are left out —
@@ -108,10 +114,10 @@ export function touchedRelations(
   // records is held to what it holds on the groups that are not there on one side).
   const regrouped = accessSteps.some((s) => s.action !== 'update' && accessPartOf(s.kind)?.is === 'scope');
   const left = new Set<string>();
-  if (regrouped) for (const [key, was] of unmoved) touch(relationshipIn(was), key);
+  if (regrouped) for (const [key, was] of unmoved) touch(relationshipOfRecord(was), key);
   else
     for (const [key, was] of unmoved)
-      if (!buckets.has(bucketOf(relationshipIn(was), key))) {
+      if (!buckets.has(bucketOf(relationshipOfRecord(was), key))) {
         left.add(key);
         written.delete(index.asked.get(key)!);
       }
@@ -151,20 +157,14 @@ export function touchedRelations(
 
 type Relationship = { field: string; value: unknown } | undefined;
 
-/** An identity's relationship (undefined: none, or not an identity). */
-function relationshipIn(r: AccessRecord | undefined): Relationship {
-  const part = r && accessPartOf(r.kind);
-  return part?.is === 'principal' ? relationshipOf(r!.fields, part.relationship) : undefined;
-}
-
 /**
  * Whether an identity is the principal it was (`identityPrincipal`'s ids equal). Its id is read of
  * its relationship alone: one the steps left as it was (the same field, the very same value: a
  * description or a name changed) is not made into an id twice.
  */
 function samePrincipal(key: string, was: AccessRecord, now: AccessRecord): boolean {
-  const before = relationshipIn(was);
-  const after = relationshipIn(now);
+  const before = relationshipOfRecord(was);
+  const after = relationshipOfRecord(now);
   if (before !== undefined && after !== undefined && before.field === after.field && before.value === after.value)
     return true;
   return identityPrincipal(key, was).id === identityPrincipal(key, now).id;
@@ -195,11 +195,4 @@ function stateOfRanks(index: StateIndex, ranks: ReadonlySet<number>): AccessStat
     builtinNames: index.builtinNames,
     removed: new Map(),
   };
-}
-
-/** A role's capabilities as relation.ts reads them. */
-function capabilitiesIn(r: AccessRecord): readonly string[] {
-  const part = accessPartOf(r.kind);
-  const caps = part?.is === 'capabilities' ? r.fields[part.field] : undefined;
-  return Array.isArray(caps) ? (caps.filter((c) => typeof c === 'string') as string[]) : [];
 }
