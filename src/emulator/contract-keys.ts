@@ -9,12 +9,12 @@ import { join } from 'node:path';
 /** Where the generated module lives, relative to the package root. */
 export const CONTRACT_VALIDATORS_MODULE = join('src', 'emulator', 'contract-validators.ts');
 
-/** The sha256 of the document's text: what the generated module was made from. */
+/** The sha256 of the document's text, its line ends as written in git (a checkout may make them CRLF). */
 export function contractDigest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
 }
 
-/** The key a parameter's validator is found by: the path template, the method and the parameter's name. */
-export function parameterKey(template: string, method: string, name: string): string {
-  return `${template} ${method.toLowerCase()} ${name}`;
+/** The key a parameter's validator is found by: the path template, the method, where the parameter is, its name. */
+export function parameterKey(template: string, method: string, place: string, name: string): string {
+  return `${template} ${method.toLowerCase()} ${place} ${name}`;
 }

@@ -205,31 +205,33 @@ export function capabilitiesOfContract(): readonly string[] {
 /** A validator ajv generated from the document (src/emulator/contract-validators.ts). */
 export type ContractValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-/**
- * Throws unless the generated validators were made from the document `text`: made from another
- * (the contract edited, `npm run generate` not run) they would check a contract nobody reads.
- */
-export function assertValidatorsGeneratedFrom(text: string): void {
-  if (contractDigest(text) !== CONTRACT_SHA256)
-    throw new Error(
-      `${CONTRACT_VALIDATORS_MODULE} was generated from another ${OPENAPI_RELATIVE_PATH}; regenerate: npm run generate`,
-    );
+/** The generated validators: each component schema by name, each declared parameter by key. */
+export interface ContractValidators {
+  components: Readonly<Record<string, ContractValidator | undefined>>;
+  parameters: Readonly<Record<string, ContractValidator | undefined>>;
 }
 
 let checkedDigest = false;
 
-/** The generated validators, once they are known to be the document's. */
-function generated<T>(table: Record<string, T>): Record<string, T> {
-  if (!checkedDigest) {
-    assertValidatorsGeneratedFrom(openApiText());
-    checkedDigest = true;
+/**
+ * The generated validators, when they were made from the document `text` (by default the one
+ * the emulator serves); else an error naming the command that makes them anew: made from another
+ * text (the contract edited, `npm run generate` not run) they would check a contract nobody reads.
+ */
+export function contractValidators(text?: string): ContractValidators {
+  if (text !== undefined || !checkedDigest) {
+    if (contractDigest(text ?? openApiText()) !== CONTRACT_SHA256)
+      throw new Error(
+        `${CONTRACT_VALIDATORS_MODULE} was generated from another ${OPENAPI_RELATIVE_PATH}; regenerate: npm run generate`,
+      );
+    if (text === undefined) checkedDigest = true;
   }
-  return table;
+  return { components: COMPONENTS, parameters: PARAMETERS };
 }
 
 /** The validator of a component schema of the document (precompiled: ajv's compiler is not loaded). */
 export function componentValidator(name: string): ContractValidator {
-  const v = (generated(COMPONENTS) as Record<string, ContractValidator | undefined>)[name];
+  const v = contractValidators().components[name];
   if (!v) throw new Error(`${OPENAPI_RELATIVE_PATH} has no schema ${name}`);
   return v;
 }
@@ -294,8 +296,8 @@ export function parameterViolations(
     const values = p.in === 'path' ? (uid === undefined ? [] : [uid]) : query.getAll(name);
     if (values.length === 0) continue;
     const schema = (p.schema as Json | undefined) ?? {};
-    const key = parameterKey(template, method, name);
-    const validate = (generated(PARAMETERS) as Record<string, ContractValidator | undefined>)[key];
+    const key = parameterKey(template, method, p.in as string, name);
+    const validate = contractValidators().parameters[key];
     if (!validate) throw new Error(`${CONTRACT_VALIDATORS_MODULE} has no validator of ${key}`);
     const isArray = (schema as { type?: unknown }).type === 'array';
     // An integer in a URL is digits (ajv would read " " as 0): anything else is not one.

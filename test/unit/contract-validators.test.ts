@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertValidatorsGeneratedFrom, componentValidator, openApiText } from '../../src/emulator/contract.js';
+import { componentValidator, contractValidators, openApiText } from '../../src/emulator/contract.js';
 import { CONTRACT_VALIDATORS_MODULE, renderContractValidatorsModule } from '../../src/emulator/generate-validators.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -22,10 +22,12 @@ describe("the emulator's generated contract validators", () => {
   });
 
   it('are refused for a contract they were not made from, naming the command that makes them anew', () => {
-    expect(() => assertValidatorsGeneratedFrom(openApiText())).not.toThrow();
+    expect(contractValidators(openApiText()).components.HttpsUrl).toBe(componentValidator('HttpsUrl'));
     const edited = openApiText().replace('"maxLength": 2048', '"maxLength": 2049');
     expect(edited).not.toBe(openApiText());
-    expect(() => assertValidatorsGeneratedFrom(edited)).toThrow(
+    // The same text with CRLF line ends (a Windows checkout) is the same contract.
+    expect(() => contractValidators(openApiText().replace(/\n/g, '\r\n'))).not.toThrow();
+    expect(() => contractValidators(edited)).toThrow(
       /contract-validators\.ts was generated from another schemas\/platform-api-v2\.openapi\.json; regenerate: npm run generate/,
     );
   });
