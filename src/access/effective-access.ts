@@ -12,7 +12,7 @@ import { accessPartOf, stateOfLive } from './state.js';
 import { plannedRelation } from './planned-relation.js';
 import { indexOfLive } from './state-index.js';
 import { keysOfSteps, touchedRelations } from './touched-relations.js';
-import { isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
+import { capabilitiesOfRecord, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { diffRelations } from './access-diff.js';
 import { tokenAccepted, type Token } from './tokens.js';
 import { principalAdmits } from './admits.js';
@@ -133,11 +133,7 @@ function knownCapabilities(rel: AccessRelation): Set<string> {
   for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) out.add(c);
   for (const grants of rel.grantsOf.values())
     for (const g of grants) for (const c of rel.capabilitiesOf(g.role)) out.add(c);
-  for (const r of rel.state.records.values()) {
-    const part = accessPartOf(r.kind);
-    if (part?.is === 'capabilities' && Array.isArray(r.fields[part.field]))
-      for (const c of r.fields[part.field] as string[]) out.add(c);
-  }
+  for (const r of rel.state.records.values()) for (const c of capabilitiesOfRecord(r)) out.add(c);
   return out;
 }
 

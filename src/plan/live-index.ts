@@ -7,7 +7,7 @@ import type { IdentityKey, RoleKey } from '../model/address.js';
 import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './references.js';
 
 /**
- * The live side, indexed for matching. Ambiguous addresses are kept out of `byAddress`. The
+ * The live side, indexed for matching. Ambiguous addresses are kept out of `rankOf` (`at` finds none). The
  * indexes only deletes and pinned uids need are built on first use: a plan without them (most
  * plans: nothing to delete) never pays for them.
  */

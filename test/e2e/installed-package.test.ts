@@ -9,9 +9,11 @@
  *   copied into the project's node_modules with their modes; the bin linked in node_modules/.bin
  *   as npm links it; package.json's `dependencies`, exactly those, linked to this repository's
  *   copies. So it fails when a file the CLI needs at run time is left out of `files` (the bundle's
- *   lazy file, say: the bin then runs the modules, not the bundle), when the code imports at run
- *   time a package that is only a devDependency, when the bin loses its shebang — or its
- *   executable bit, which npm's install would set again (bin-links): stricter than npm there.
+ *   lazy file, say: `plan --emulator` cannot load the emulator), when a package the code requires
+ *   at run time on a path these tests take is only a devDependency (what the bundle inlines is not
+ *   required at run time; a path no test here takes — access rules' `refa` — is not checked, nor
+ *   the library entry), when the bin loses its shebang — or its executable bit, which `npm pack`
+ *   and npm's install set again: stricter than npm there.
  * - `npm run test:deep` (PACKAGE_INSTALL=npm): `npm pack` to a tarball and `npm ci --offline` from
  *   it into an empty project, as users install it (≈7 s of CPU, hence not in `npm test`). Only it
  *   checks what npm does beyond listing the files: the tarball itself (written, gzipped, unpacked

@@ -4,8 +4,8 @@
  * emulator's contract (schemas/platform-api-v2.openapi.json) — are validated, planned, applied,
  * read back and exported like any other, with no other line of the product changed.
  *
- * The temporary copy is src/ and schemas/ with the two edits; `npm run generate`'s four outputs
- * are made again from it, and the library is loaded from it and run against its own emulator over
+ * The temporary copy is src/ and schemas/ with the two edits; the four outputs of `npm run generate`
+ * that the edits change are made again from it, and the library is loaded from it and run against its own emulator over
  * loopback. Both are loaded in this process, as vitest loads src/ (issue 63: bundling the copy
  * twice with rolldown and running the generator in a process of its own was most of this test's
  * CPU): the generator from one copy, the library from a second copy made before the generator ran

@@ -5,7 +5,7 @@
  * rarely decides) — with generated `org.accessRules`, planned from nothing and applied. The
  * oracle (rules-oracle.ts, brute force, nothing of src/access) judges each rule on the state the
  * plan led to, read back from the server; the plan with the rules in the manifests must be refused
- * with `access-rule` naming exactly the rules it finds broken. 20 cases (INVARIANT_RUNS when set), seeded by
+ * with `access-rule` naming exactly the rules it finds broken. 10 cases (INVARIANT_RUNS when set), seeded by
  * INVARIANT_SEED like the invariants; a counterexample becomes a named case in regressions.test.ts.
  * The invariants (check-case.ts, R1) judge rules on edited orgs with people and providers too.
  */

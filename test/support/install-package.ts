@@ -36,7 +36,13 @@ interface PackageJson {
 }
 
 function readPackage(root: string): PackageJson {
-  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+  // npm normalises other shapes (a string, a `./` path) before its packlist reads them; here the
+  // package is read as written, so only the shape written today is taken.
+  const bins = pkg.bin as unknown;
+  if (typeof bins !== 'object' || bins === null || Object.values(bins).some((f) => String(f).startsWith('./')))
+    throw new Error('package.json bin is not a map of plain paths: installFiles reads it as written; normalise it');
+  return pkg;
 }
 
 /** The directory of the npm that runs the tests: `npm test` and `npx` name its CLI, else the `npm` on the PATH. */
@@ -90,8 +96,8 @@ export async function installFiles(root: string, project: string): Promise<void>
     const to = join(installed, file);
     mkdirSync(dirname(to), { recursive: true });
     copyFileSync(join(root, file), to);
-    // The mode as `npm pack` records it (npm's install then makes a bin executable whatever it was:
-    // here a bin packed without its executable bit stays so, and fails).
+    // The mode as the repository has it (`npm pack` and npm's install both make a bin executable
+    // whatever it was: here a bin without its executable bit stays so, and fails).
     chmodSync(to, statSync(join(root, file)).mode & 0o777);
   }
   // Bins: a relative symlink in node_modules/.bin to the bin file, as npm's bin-links makes it.
