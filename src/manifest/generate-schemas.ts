@@ -16,7 +16,7 @@
  *
  *     npm run generate
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +67,22 @@ export function renderDeclaredFieldsModule(): string {
   ].join('\n');
 }
 
+/** ajv's standalone ESM code for `schema` with `options`, as a module generated from `source`. */
+function standaloneModule(source: string, schema: object, options: Options): string {
+  const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
+  return [
+    '// @ts-nocheck',
+    `// Generated from ${source} by src/manifest/generate-schemas.ts; do not edit.`,
+    '// Regenerate: npm run generate',
+    '/* eslint-disable */',
+    // ajv's ESM output still calls require() for its small runtime helpers.
+    "import { createRequire } from 'node:module';",
+    'const require = createRequire(import.meta.url);',
+    standaloneCode.default(ajv, ajv.compile(schema)),
+    '',
+  ].join('\n');
+}
+
 /**
  * The text of the generated module. Options: every error (allErrors), and errors that carry the
  * data and the schema they are about (verbose), which the messages of schema.ts need. Each `$defs`
@@ -76,27 +92,14 @@ export function renderDeclaredFieldsModule(): string {
  * errors are the same objects in the same order; only their `schemaPath` names the definition.
  */
 export function renderSchemaValidatorModule(schema: Record<string, unknown>): string {
-  const ajv = new Ajv2020({
+  return standaloneModule('schemas/manifest.schema.json', schema, {
     allErrors: true,
     verbose: true,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
     inlineRefs: false,
-    code: { source: true, esm: true },
   });
-  const code = standaloneCode.default(ajv, ajv.compile(schema));
-  return [
-    '// @ts-nocheck',
-    '// Generated from schemas/manifest.schema.json by src/manifest/generate-schemas.ts; do not edit.',
-    '// Regenerate: npm run generate',
-    '/* eslint-disable */',
-    // ajv's ESM output still calls require() for its small runtime helpers.
-    "import { createRequire } from 'node:module';",
-    'const require = createRequire(import.meta.url);',
-    code,
-    '',
-  ].join('\n');
 }
 
 /**
@@ -104,24 +107,12 @@ export function renderSchemaValidatorModule(schema: Record<string, unknown>): st
  * every error, in the schema's strict reading, as saved-plan/plan-schema.ts reports them.
  */
 export function renderPlanValidatorModule(schemaText: string): string {
-  const ajv = new Ajv2020({
+  return standaloneModule('schemas/plan.schema.json', JSON.parse(schemaText) as object, {
     allErrors: true,
     strict: true,
     strictRequired: false,
     allowUnionTypes: true,
-    code: { source: true, esm: true },
   });
-  const code = standaloneCode.default(ajv, ajv.compile(JSON.parse(schemaText) as object));
-  return [
-    '// @ts-nocheck',
-    '// Generated from schemas/plan.schema.json by src/manifest/generate-schemas.ts; do not edit.',
-    '// Regenerate: npm run generate',
-    '/* eslint-disable */',
-    "import { createRequire } from 'node:module';",
-    'const require = createRequire(import.meta.url);',
-    code,
-    '',
-  ].join('\n');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
