@@ -1,10 +1,13 @@
 /**
  * What the emulator's generated validators (src/emulator/contract-validators.ts) and their
- * generator (generate-validators.ts) agree on, apart from both: where the module lives, the
- * digest of the document it is made from, and the key a parameter's validator is found by.
+ * generator (generate-validators.ts) agree on, apart from both: where the document and the module
+ * live, the digest of the document it is made from, and the key a parameter's validator is found by.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+
+/** The emulator's contract, relative to the package root. */
+export const OPENAPI_RELATIVE_PATH = 'schemas/platform-api-v2.openapi.json';
 
 /** Where the generated module lives, relative to the package root. */
 export const CONTRACT_VALIDATORS_MODULE = join('src', 'emulator', 'contract-validators.ts');

@@ -12,9 +12,9 @@ import type { ApiKind } from '../model/kinds.js';
 import { findPackageFile } from '../io/package-file.js';
 import { COMPONENTS, CONTRACT_SHA256, PARAMETERS } from './contract-validators.js';
 import type { FieldViolation } from './failures.js';
-import { CONTRACT_VALIDATORS_MODULE, contractDigest, parameterKey } from './contract-keys.js';
+import { CONTRACT_VALIDATORS_MODULE, contractDigest, OPENAPI_RELATIVE_PATH, parameterKey } from './contract-keys.js';
 
-export const OPENAPI_RELATIVE_PATH = 'schemas/platform-api-v2.openapi.json';
+export { OPENAPI_RELATIVE_PATH };
 
 type Json = Record<string, unknown>;
 
@@ -211,27 +211,26 @@ export interface ContractValidators {
   parameters: Readonly<Record<string, ContractValidator | undefined>>;
 }
 
-let checkedDigest = false;
-
 /**
- * The generated validators, when they were made from the document `text` (by default the one
- * the emulator serves); else an error naming the command that makes them anew: made from another
- * text (the contract edited, `npm run generate` not run) they would check a contract nobody reads.
+ * The generated validators, when they were made from the document `text`; else an error naming
+ * the command that makes them anew: made from another text (the contract edited, `npm run
+ * generate` not run) they would check a contract nobody reads.
  */
-export function contractValidators(text?: string): ContractValidators {
-  if (text !== undefined || !checkedDigest) {
-    if (contractDigest(text ?? openApiText()) !== CONTRACT_SHA256)
-      throw new Error(
-        `${CONTRACT_VALIDATORS_MODULE} was generated from another ${OPENAPI_RELATIVE_PATH}; regenerate: npm run generate`,
-      );
-    if (text === undefined) checkedDigest = true;
-  }
+export function validatorsFor(text: string): ContractValidators {
+  if (contractDigest(text) !== CONTRACT_SHA256)
+    throw new Error(
+      `${CONTRACT_VALIDATORS_MODULE} was generated from another ${OPENAPI_RELATIVE_PATH}; regenerate: npm run generate`,
+    );
   return { components: COMPONENTS, parameters: PARAMETERS };
 }
 
+let served: ContractValidators | undefined;
+/** The generated validators of the document the emulator serves (checked once). */
+const validators = (): ContractValidators => (served ??= validatorsFor(openApiText()));
+
 /** The validator of a component schema of the document (precompiled: ajv's compiler is not loaded). */
 export function componentValidator(name: string): ContractValidator {
-  const v = contractValidators().components[name];
+  const v = validators().components[name];
   if (!v) throw new Error(`${OPENAPI_RELATIVE_PATH} has no schema ${name}`);
   return v;
 }
@@ -297,7 +296,7 @@ export function parameterViolations(
     if (values.length === 0) continue;
     const schema = (p.schema as Json | undefined) ?? {};
     const key = parameterKey(template, method, p.in as string, name);
-    const validate = contractValidators().parameters[key];
+    const validate = validators().parameters[key];
     if (!validate) throw new Error(`${CONTRACT_VALIDATORS_MODULE} has no validator of ${key}`);
     const isArray = (schema as { type?: unknown }).type === 'array';
     // An integer in a URL is digits (ajv would read " " as 0): anything else is not one.

@@ -20,7 +20,7 @@ import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { findPackageFile } from '../io/package-file.js';
 import { readPackageText } from '../io/read-file.js';
-import { CONTRACT_VALIDATORS_MODULE, contractDigest, parameterKey } from './contract-keys.js';
+import { CONTRACT_VALIDATORS_MODULE, contractDigest, OPENAPI_RELATIVE_PATH, parameterKey } from './contract-keys.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,10 +51,10 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /**
  * Every parameter an operation of the document declares, by key — an operation's own declaration
- * of a name and place overriding its path item's, as OpenAPI says — with its schema.
+ * of a name and place overriding its path item's, as OpenAPI says — with its schema as JSON text.
  */
-function parameters(doc: Json): Map<string, unknown> {
-  const out = new Map<string, unknown>();
+function parameters(doc: Json): Map<string, string> {
+  const out = new Map<string, string>();
   for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
@@ -63,7 +63,10 @@ function parameters(doc: Json): Map<string, unknown> {
         ...((item.parameters as Json[] | undefined) ?? []),
         ...((op.parameters as Json[] | undefined) ?? []),
       ])
-        out.set(parameterKey(template, method, p.in as string, p.name as string), localRefs(p.schema ?? {}));
+        out.set(
+          parameterKey(template, method, p.in as string, p.name as string),
+          JSON.stringify(localRefs(p.schema ?? {})),
+        );
     }
   }
   return out;
@@ -79,8 +82,6 @@ function scopedStandalone(ajv: Ajv2020, exportsByName: Record<string, string>): 
   return `(() => {\nconst exports = {};\nconst module = { exports };\n${code}\nreturn module.exports;\n})()`;
 }
 
-export { CONTRACT_VALIDATORS_MODULE };
-
 /** The text of the generated module for the document `text`. */
 export function renderContractValidatorsModule(text: string): string {
   const doc = JSON.parse(text) as Json;
@@ -92,7 +93,7 @@ export function renderContractValidatorsModule(text: string): string {
   );
   // Most parameters share a few schemas (paging, ordering, a uid): one validator each.
   const params = parameters(doc);
-  const schemas = [...new Set([...params.values()].map((schema) => JSON.stringify(schema)))];
+  const schemas = [...new Set(params.values())];
   const parameterAjv = new Ajv2020({ ...PARAMETER_OPTIONS, code: { source: true } });
   parameterAjv.addSchema(doc, 'openapi');
   schemas.forEach((schema, i) => parameterAjv.addSchema(JSON.parse(schema) as Json, `parameter${i}`));
@@ -114,9 +115,7 @@ export function renderContractValidatorsModule(text: string): string {
     '};',
     '/** Each parameter an operation declares, by `<template> <method> <in> <name>`. */',
     'export const PARAMETERS = {',
-    ...[...params].map(
-      ([key, schema]) => `  ${JSON.stringify(key)}: parameters.parameter${schemas.indexOf(JSON.stringify(schema))},`,
-    ),
+    ...[...params].map(([key, schema]) => `  ${JSON.stringify(key)}: parameters.parameter${schemas.indexOf(schema)},`),
     '};',
     '',
   ].join('\n');
@@ -124,7 +123,7 @@ export function renderContractValidatorsModule(text: string): string {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = join(findPackageFile('package.json'), '..');
-  const text = readPackageText(join(root, 'schemas', 'platform-api-v2.openapi.json'));
+  const text = readPackageText(join(root, OPENAPI_RELATIVE_PATH));
   writeFileSync(join(root, CONTRACT_VALIDATORS_MODULE), renderContractValidatorsModule(text));
   process.stdout.write(`wrote ${CONTRACT_VALIDATORS_MODULE}\n`);
 }

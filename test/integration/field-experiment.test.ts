@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setUpdateMaskPatterns } from '../support/update-masks.js';
+import { CONTRACT_VALIDATORS_MODULE } from '../../src/emulator/contract-keys.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const temp = mkdtempSync(join(tmpdir(), 'platform-sync-field-experiment-'));
@@ -92,7 +93,7 @@ describe('a field added to the declaration and the contract, and nothing else', 
       join(copy, 'src', 'emulator', 'generate-validators.ts')
     )) as typeof import('../../src/emulator/generate-validators.js');
     writeFileSync(
-      join(built, validators.CONTRACT_VALIDATORS_MODULE),
+      join(built, CONTRACT_VALIDATORS_MODULE),
       validators.renderContractValidatorsModule(readFileSync(openapi, 'utf8')),
     );
     expect(readFileSync(join(built, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');

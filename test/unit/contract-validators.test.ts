@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { componentValidator, contractValidators, openApiText } from '../../src/emulator/contract.js';
-import { CONTRACT_VALIDATORS_MODULE, renderContractValidatorsModule } from '../../src/emulator/generate-validators.js';
+import { CONTRACT_VALIDATORS_MODULE } from '../../src/emulator/contract-keys.js';
+import { componentValidator, openApiText, validatorsFor } from '../../src/emulator/contract.js';
+import { renderContractValidatorsModule } from '../../src/emulator/generate-validators.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -22,12 +23,12 @@ describe("the emulator's generated contract validators", () => {
   });
 
   it('are refused for a contract they were not made from, naming the command that makes them anew', () => {
-    expect(contractValidators(openApiText()).components.HttpsUrl).toBe(componentValidator('HttpsUrl'));
+    expect(validatorsFor(openApiText()).components.HttpsUrl).toBe(componentValidator('HttpsUrl'));
     const edited = openApiText().replace('"maxLength": 2048', '"maxLength": 2049');
     expect(edited).not.toBe(openApiText());
     // The same text with CRLF line ends (a Windows checkout) is the same contract.
-    expect(() => contractValidators(openApiText().replace(/\n/g, '\r\n'))).not.toThrow();
-    expect(() => contractValidators(edited)).toThrow(
+    expect(() => validatorsFor(openApiText().replace(/\n/g, '\r\n'))).not.toThrow();
+    expect(() => validatorsFor(edited)).toThrow(
       /contract-validators\.ts was generated from another schemas\/platform-api-v2\.openapi\.json; regenerate: npm run generate/,
     );
   });
