@@ -39,16 +39,14 @@ import {
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-/** The API client: imported lazily (`validate` never needs it) but by every command that reads a server. */
 /** The Action's runner: the entry of the Action's file of the bundle. */
 const ACTION = join(ROOT, 'dist', 'src', 'action', 'run.js');
+/** The API client: imported lazily (`validate` never needs it) but by every command that reads a server. */
 const CLIENT = join(ROOT, 'dist', 'src', 'api', 'client.js');
 /** Saved plans: what `plan --out` and the Action's plan step write with, and `apply <plan>` reads. */
 const SAVED_PLAN = join(ROOT, 'dist', 'src', 'saved-plan', 'saved-plan.js');
 const DIST = join(ROOT, 'dist');
 const BUNDLE = join(DIST, 'platform-sync.cjs');
-/** The files of the bundle besides BUNDLE: `platform-sync-<name>-<hash>.cjs` and ACTION_BUNDLE_FILE, beside it. */
-const CHUNK = BUNDLE_PART_FILE;
 const BIN = join(ROOT, 'bin', 'platform-sync');
 const EXAMPLE = join(ROOT, 'examples', 'acme');
 
@@ -80,7 +78,8 @@ function startModules(): { plugin: Plugin; has(id: string): boolean; planFile(id
   return {
     plugin,
     has: (id) => start.has(id) || id.startsWith('\0rolldown'),
-    planFile: (id) => planFile.has(id) && !start.has(id),
+    // The walk into planFile stops at what the start holds.
+    planFile: (id) => planFile.has(id),
   };
 }
 
@@ -128,14 +127,14 @@ async function writeBundle(): Promise<void> {
     entry === undefined ||
     action?.exports.includes('runAction') !== true ||
     chunks.length !== output.length ||
-    chunks.some((c) => c !== entry && !CHUNK.test(c.fileName))
+    chunks.some((c) => c !== entry && !BUNDLE_PART_FILE.test(c.fileName))
   )
     throw new Error(`unexpected bundle files: ${output.map((o) => o.fileName).join(', ')}`);
   const texts = new Map(chunks.map((c) => [c.fileName, `${c.code}\n${licenseNotice(c.moduleIds)}`]));
   const hash = createHash('sha256');
   for (const name of [...texts.keys()].sort()) hash.update(`${name}\n${texts.get(name)!.length}\n${texts.get(name)!}`);
   const id = hash.digest('hex');
-  for (const f of readdirSync(DIST)) if (CHUNK.test(f)) rmSync(join(DIST, f));
+  for (const f of readdirSync(DIST)) if (BUNDLE_PART_FILE.test(f)) rmSync(join(DIST, f));
   for (const [name, text] of texts)
     writeFileSync(join(DIST, name), name === entry.fileName ? `${BUNDLE_ID_PREFIX}${id}\n${text}` : text);
   // The entry names the bundle made from it: the bin uses the bundle only while the entry is
@@ -205,6 +204,6 @@ function checkBundle(): void {
 
 await writeBundle();
 if (!process.argv.includes('--no-check')) checkBundle();
-const files = readdirSync(DIST).filter((f) => f === 'platform-sync.cjs' || CHUNK.test(f));
+const files = readdirSync(DIST).filter((f) => f === 'platform-sync.cjs' || BUNDLE_PART_FILE.test(f));
 const sizes = files.map((f) => `${f} ${(readFileSync(join(DIST, f)).length / 1024).toFixed(0)} KiB`);
 process.stdout.write(`bundled the CLI in ${DIST}: ${sizes.join(', ')}\n`);

@@ -126,14 +126,15 @@ const readOptionalString = (value: unknown): unknown => (typeof value === 'strin
 export function listedField(spec: FieldSpec): ListedField {
   const read = spec.type === 'string' && spec.optional ? readOptionalString : READERS[spec.type];
   const normalize = spec.normalize;
-  if (!normalize) return { key: spec.apiName ?? spec.name, name: spec.name, read };
   return {
     key: spec.apiName ?? spec.name,
     name: spec.name,
-    read: (v: unknown) => {
-      const r = read(v);
-      return r === undefined ? r : normalize(r);
-    },
+    read: normalize
+      ? (v: unknown) => {
+          const r = read(v);
+          return r === undefined ? r : normalize(r);
+        }
+      : read,
   };
 }
 
