@@ -212,7 +212,9 @@ function planRetry(
 ): number | undefined {
   const attempts = counts.ordinary + counts.notConnected;
   if (failure.sort === 'rateLimited') {
-    const delayMs = failure.retryAfterMs ?? computeBackoffMs(counts.rateLimited - 1, policy, random);
+    // At the server's pace when it names one; `Retry-After: 0` names none (retrying at once would
+    // answer every refusal with another request as fast as the connection allows): the backoff.
+    const delayMs = failure.retryAfterMs || computeBackoffMs(counts.rateLimited - 1, policy, random);
     return timing.rateLimitedForMs + delayMs > policy.maxRateLimitedMs ? undefined : delayMs;
   }
   const delayMs =

@@ -34,9 +34,10 @@ describe('apply under faults', () => {
       rateLimit: 30,
       retryAfterSeconds: 0,
     });
-    // Retry-After is 0 to keep the test fast, so the backoff alone must outlast the rate limit:
-    // with eight requests racing for 30 a second, ten quick attempts can all land on an empty
-    // bucket (wall-clock timing on a busy machine), so this client may try many more times.
+    // Retry-After is 0 to keep the test fast, so the backoff alone must outlast the rate limit
+    // (a 429 naming no pace is backed off from, not asked again at once: ≈100 requests here, not
+    // 1,600): with eight requests racing for 30 a second, ten quick attempts can all land on an
+    // empty bucket (wall-clock timing on a busy machine), so this client may try many more times.
     const client = track(
       openClient(emulator, undefined, { baseDelayMs: 25, maxDelayMs: 400, maxAttempts: 40, maxElapsedMs: 60_000 }),
     );
