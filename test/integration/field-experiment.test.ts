@@ -4,21 +4,27 @@
  * emulator's contract (schemas/platform-api-v2.openapi.json) — are validated, planned, applied,
  * read back and exported like any other, with no other line of the product changed.
  *
- * The temporary copy is src/ and schemas/ with the two edits; the four outputs of `npm run generate`
- * that the edits change are made again from it, and the library is loaded from it and run against its own emulator over
- * loopback. Both are loaded in this process, as vitest loads src/ (issue 63: bundling the copy
- * twice with rolldown and running the generator in a process of its own was most of this test's
- * CPU): the generator from one copy, the library from a second copy made before the generator ran
- * — a module once loaded is not loaded again, and the library must see the generated files.
+ * The temporary copy is src/ and schemas/ with the two edits. The four outputs of `npm run generate`
+ * that the edits change are made again from it — its generator bundled from the copy — and written
+ * into it; then the library is bundled from the copy as it now is, and run against its own emulator
+ * over loopback. Each bundle (rolldown, as the CLI's bundle is made) is CommonJS loaded with Node's
+ * own `require`, in this process: vite does not transform the copy's modules, which was most of this
+ * test's CPU when vitest loaded the copy's src/ as it loads ours (two copies, each with ≈0.5 MB of
+ * generated contract validators; issue 63). In a bundle `import.meta.url` is the bundle's
+ * file, so the library finds the copy's schemas/ and package.json above it, as it does installed;
+ * packages stay in node_modules (the copy links ours), but those that are ES modules only are bundled.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { createRequire, isBuiltin } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { rolldown } from 'rolldown';
 import { afterAll, describe, expect, it } from 'vitest';
 import { setUpdateMaskPatterns } from '../support/update-masks.js';
 import { CONTRACT_VALIDATORS_MODULE } from '../../src/emulator/contract-keys.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
+const load = createRequire(import.meta.url);
 const temp = mkdtempSync(join(tmpdir(), 'platform-sync-field-experiment-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
@@ -42,9 +48,43 @@ function contract(
     doc.components.schemas[name]!.properties[field] = { type: 'string', maxLength: 200 };
 }
 
+/**
+ * Whether Node loads the file as an ES module (by its extension, or the `type` of the package.json nearest it):
+ * the bundles take those packages in, since a CommonJS bundle's default import of one `require`d is its namespace.
+ */
+function isEsModule(file: string): boolean {
+  if (/\.[cm]js$/.test(file)) return file.endsWith('.mjs');
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'package.json')))
+      return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { type?: string }).type === 'module';
+  return false;
+}
+
+/**
+ * Bundles entries of the copy (name → file) as CommonJS into `<copy>/<dir>/` and loads each with Node's own
+ * `require`, which vitest does not intercept. Node's built-in modules and the packages Node can `require` stay
+ * outside, found at run time through the copy's node_modules link.
+ */
+async function bundle(copy: string, dir: string, input: Record<string, string>): Promise<Record<string, unknown>> {
+  const build = await rolldown({
+    input,
+    platform: 'node',
+    logLevel: 'warn',
+    external: (id) => isBuiltin(id) || (!id.startsWith('.') && !isAbsolute(id) && !isEsModule(load.resolve(id))),
+  });
+  await build.write({
+    dir: join(copy, dir),
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name]-[hash].cjs',
+  });
+  await build.close();
+  return Object.fromEntries(Object.keys(input).map((name) => [name, load(join(copy, dir, `${name}.cjs`))]));
+}
+
 describe('a field added to the declaration and the contract, and nothing else', () => {
   it('is validated, planned, applied, read back and exported (a group field and a repo field)', async () => {
-    const copy = join(temp, 'generator');
+    const copy = join(temp, 'copy');
     for (const dir of ['src', 'schemas']) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
     symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
@@ -71,34 +111,27 @@ describe('a field added to the declaration and the contract, and nothing else', 
     setUpdateMaskPatterns(doc as unknown as Record<string, unknown>);
     writeFileSync(openapi, JSON.stringify(doc, null, 2));
 
-    // The library's copy, taken before the generator loads anything of the first one.
-    const built = join(temp, 'library');
-    cpSync(copy, built, { recursive: true, verbatimSymlinks: true });
-
-    // `npm run generate`: its outputs, made from the edited declarations and contract, written to the library's copy.
-    const generator = (await import(
-      join(copy, 'src', 'manifest', 'generate-schemas.ts')
-    )) as typeof import('../../src/manifest/generate-schemas.js');
-    const { manifestSchema } = (await import(
-      join(copy, 'src', 'manifest', 'manifest-declaration.ts')
-    )) as typeof import('../../src/manifest/manifest-declaration.js');
-    writeFileSync(join(built, generator.MANIFEST_SCHEMA_FILE), generator.renderManifestSchema());
-    writeFileSync(join(built, generator.DECLARED_FIELDS_MODULE), generator.renderDeclaredFieldsModule());
+    // `npm run generate`: its outputs made from the edited declarations and contract, written into the copy…
+    const generator = await bundle(copy, 'generator', {
+      schemas: join(copy, 'src', 'manifest', 'generate-schemas.ts'),
+      declaration: join(copy, 'src', 'manifest', 'manifest-declaration.ts'),
+      validators: join(copy, 'src', 'emulator', 'generate-validators.ts'),
+    });
+    const schemas = generator.schemas as typeof import('../../src/manifest/generate-schemas.js');
+    const { manifestSchema } = generator.declaration as typeof import('../../src/manifest/manifest-declaration.js');
+    const validators = generator.validators as typeof import('../../src/emulator/generate-validators.js');
+    writeFileSync(join(copy, schemas.MANIFEST_SCHEMA_FILE), schemas.renderManifestSchema());
+    writeFileSync(join(copy, schemas.DECLARED_FIELDS_MODULE), schemas.renderDeclaredFieldsModule());
+    writeFileSync(join(copy, schemas.SCHEMA_VALIDATOR_MODULE), schemas.renderSchemaValidatorModule(manifestSchema()));
     writeFileSync(
-      join(built, generator.SCHEMA_VALIDATOR_MODULE),
-      generator.renderSchemaValidatorModule(manifestSchema()),
-    );
-    // …and the emulator's validators, made from the edited contract.
-    const validators = (await import(
-      join(copy, 'src', 'emulator', 'generate-validators.ts')
-    )) as typeof import('../../src/emulator/generate-validators.js');
-    writeFileSync(
-      join(built, CONTRACT_VALIDATORS_MODULE),
+      join(copy, CONTRACT_VALIDATORS_MODULE),
       validators.renderContractValidatorsModule(readFileSync(openapi, 'utf8')),
     );
-    expect(readFileSync(join(built, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
+    expect(readFileSync(join(copy, 'src', 'model', 'kinds', 'declared-fields.ts'), 'utf8')).toContain('owner');
 
-    const lib = (await import(join(built, 'src', 'index.ts'))) as typeof import('../../src/index.js');
+    // …and the library bundled from the copy as it then is.
+    const lib = (await bundle(copy, 'library', { index: join(copy, 'src', 'index.ts') }))
+      .index as typeof import('../../src/index.js');
     const manifest = (owner: string, criticality: string) => ({
       file: 'org.yaml',
       text: `apiVersion: platform-sync/v1\norg:\n  name: acme\n  owner: ${owner}\n  repos:\n    - {name: app, criticality: ${criticality}}\n  groups:\n    - name: team\n      owner: ${owner}-team\n`,
@@ -158,7 +191,7 @@ describe('a field added to the declaration and the contract, and nothing else', 
       await client.close();
       await emulator.close();
     }
-    // The copy's modules loaded afresh: seconds quiet, far longer at a load of 15 (issue 63: a bound
+    // The copy bundled and loaded afresh: seconds quiet, far longer at a load of 15 (issue 63: a bound
     // against a hang, never one a loaded machine trips).
   }, 300_000);
 });
