@@ -1,15 +1,11 @@
 import { defineConfig } from 'vitest/config';
-import { compiledValidators, compiledValidatorsPlugin, externalPatterns } from './test/support/compiled-validators.js';
+import { generatedValidatorPatterns } from './test/support/generated-validators.js';
 import SlowFirst from './test/support/slow-first.js';
 
-// The generated validators as the build compiled them, loaded by Node, not rewritten by vite
-// (test/support/compiled-validators.ts): only those dist holds as new as their sources.
-const compiled = compiledValidators();
-
 export default defineConfig({
-  plugins: [compiledValidatorsPlugin(compiled)],
   test: {
-    server: { deps: { external: externalPatterns(compiled) } },
+    // The generated validators are loaded by Node, not rewritten by vite (test/support/generated-validators.ts).
+    server: { deps: { external: generatedValidatorPatterns() } },
     include: ['test/**/*.test.ts'],
     // The example org's identity provider reads its client secret from the environment.
     setupFiles: ['test/support/example-secrets.ts', 'test/support/strict-emulator.ts', 'test/support/temp-dirs.ts'],

@@ -86,11 +86,20 @@ export function runtimeImportsOf(tree: AstNode): RuntimeImport[] {
   return out;
 }
 
-/** A relative specifier resolved to the .ts module it names (NodeNext: `.js` written, `.ts` on disk). */
+/**
+ * A relative specifier resolved to the module it names (NodeNext: `.js` written, `.ts` on disk —
+ * or `.js` on disk for a generated validator).
+ */
 export function resolveModule(from: string, source: string): string | undefined {
   if (!source.startsWith('.')) return undefined;
   const target = resolve(dirname(from), source);
-  for (const candidate of [target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')])
+  const generated = GENERATED_VALIDATORS.some((g) => target === join(SRC, g));
+  for (const candidate of [
+    target.replace(/\.js$/, '.ts'),
+    `${target}.ts`,
+    join(target, 'index.ts'),
+    ...(generated ? [target] : []),
+  ])
     if (existsSync(candidate)) return candidate;
   return undefined;
 }
@@ -105,13 +114,15 @@ export interface SourceModule {
 
 /**
  * The validators ajv generates from a schema (`npm run generate`), paths relative to src/: its
- * code, up to a megabyte, with nothing of our structure in it beyond its imports — parsed up to
- * them, which is all the tests and the walk read of it (the whole tree took seconds to parse and walk).
+ * code as JavaScript, up to a megabyte, its declarations in a `.d.ts` beside it (the build copies
+ * both to dist: nothing for tsc to compile), with nothing of our structure in it beyond its imports
+ * — parsed up to them, which is all the tests and the walk read of it (the whole tree took seconds
+ * to parse and walk).
  */
 export const GENERATED_VALIDATORS: readonly string[] = [
-  'manifest/schema-validator.ts',
-  'emulator/contract-validators.ts',
-  'saved-plan/plan-validator.ts',
+  'manifest/schema-validator.js',
+  'emulator/contract-validators.js',
+  'saved-plan/plan-validator.js',
 ];
 
 /** A generated module's text up to its last import: its comments, blank lines and imports, as written. */
@@ -126,7 +137,9 @@ let cached: SourceModule[] | undefined;
 /** Every module of src/ with its run-time imports, parsed once per test process. */
 export function sourceModules(): SourceModule[] {
   cached ??= readdirSync(SRC, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .filter(
+      (f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || GENERATED_VALIDATORS.includes(f.split('\\').join('/')),
+    )
     .sort()
     .map((f) => {
       const file = join(SRC, f);

@@ -202,7 +202,7 @@ export function capabilitiesOfContract(): readonly string[] {
 
 // ---- validation ------------------------------------------------------------------------------
 
-/** A validator ajv generated from the document (src/emulator/contract-validators.ts). */
+/** A validator ajv generated from the document (src/emulator/contract-validators.js). */
 export type ContractValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 /** The generated validators: each component schema by name, each declared parameter by key. */

@@ -4,10 +4,12 @@
  * - schemas/manifest.schema.json, the manifest schema (manifest-declaration.ts);
  * - src/model/kinds/declared-fields.ts, the field lists the descriptors are built from, so run
  *   time never loads TypeBox;
- * - src/manifest/schema-validator.ts, ajv's standalone code for the schema, so that a run of
+ * - src/manifest/schema-validator.js, ajv's standalone code for the schema (JavaScript, with its
+ *   declarations in schema-validator.d.ts: nothing for tsc to compile or vitest to rewrite; the
+ *   build copies both), so that a run of
  *   platform-sync neither loads ajv's compiler nor compiles the schema (about 90 ms of CPU on
  *   every start);
- * - src/saved-plan/plan-validator.ts, the same for schemas/plan.schema.json (written by hand, the
+ * - src/saved-plan/plan-validator.js (and .d.ts), the same for schemas/plan.schema.json (written by hand, the
  *   published form of a saved plan), which every `apply plan.json` checks a plan against (about
  *   0.2 s of CPU compiling it, and ajv's compiler loaded, on every such apply).
  *
@@ -27,10 +29,12 @@ import { FIELD_DECLARATIONS } from '../model/kinds/declarations.js';
 import { manifestSchema } from './manifest-declaration.js';
 
 /** Where the generated files live, relative to the package root. */
-export const SCHEMA_VALIDATOR_MODULE = join('src', 'manifest', 'schema-validator.ts');
+export const SCHEMA_VALIDATOR_MODULE = join('src', 'manifest', 'schema-validator.js');
+export const SCHEMA_VALIDATOR_DECLARATIONS = join('src', 'manifest', 'schema-validator.d.ts');
 export const MANIFEST_SCHEMA_FILE = join('schemas', 'manifest.schema.json');
 export const DECLARED_FIELDS_MODULE = join('src', 'model', 'kinds', 'declared-fields.ts');
-export const PLAN_VALIDATOR_MODULE = join('src', 'saved-plan', 'plan-validator.ts');
+export const PLAN_VALIDATOR_MODULE = join('src', 'saved-plan', 'plan-validator.js');
+export const PLAN_VALIDATOR_DECLARATIONS = join('src', 'saved-plan', 'plan-validator.d.ts');
 export const PLAN_SCHEMA_FILE = join('schemas', 'plan.schema.json');
 
 /** The text of schemas/manifest.schema.json. */
@@ -71,7 +75,6 @@ export function renderDeclaredFieldsModule(): string {
 function standaloneModule(source: string, schema: object, options: Options): string {
   const ajv = new Ajv2020({ ...options, code: { source: true, esm: true } });
   return [
-    '// @ts-nocheck',
     `// Generated from ${source} by src/manifest/generate-schemas.ts; do not edit.`,
     '// Regenerate: npm run generate',
     '/* eslint-disable */',
@@ -115,16 +118,31 @@ export function renderPlanValidatorModule(schemaText: string): string {
   });
 }
 
+/** The declarations of a generated validator module (what schema.ts and plan-schema.ts import of it). */
+export function renderValidatorDeclarations(source: string): string {
+  return [
+    `// Generated from ${source} by src/manifest/generate-schemas.ts: the declarations of its validator; do not edit.`,
+    "import type { ErrorObject } from 'ajv';",
+    'type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };',
+    `/** Whether a value is what ${source} describes (its errors, when not, on \`validate.errors\`). */`,
+    'export declare const validate: Validator;',
+    'export default validate;',
+    '',
+  ].join('\n');
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const root = join(findPackageFile('package.json'), '..');
   writeFileSync(join(root, MANIFEST_SCHEMA_FILE), renderManifestSchema());
   writeFileSync(join(root, DECLARED_FIELDS_MODULE), renderDeclaredFieldsModule());
   writeFileSync(join(root, SCHEMA_VALIDATOR_MODULE), renderSchemaValidatorModule(manifestSchema()));
+  writeFileSync(join(root, SCHEMA_VALIDATOR_DECLARATIONS), renderValidatorDeclarations('schemas/manifest.schema.json'));
   writeFileSync(
     join(root, PLAN_VALIDATOR_MODULE),
     renderPlanValidatorModule(readPackageText(join(root, PLAN_SCHEMA_FILE))),
   );
+  writeFileSync(join(root, PLAN_VALIDATOR_DECLARATIONS), renderValidatorDeclarations('schemas/plan.schema.json'));
   process.stdout.write(
-    `wrote ${MANIFEST_SCHEMA_FILE}, ${DECLARED_FIELDS_MODULE}, ${SCHEMA_VALIDATOR_MODULE} and ${PLAN_VALIDATOR_MODULE}\n`,
+    `wrote ${MANIFEST_SCHEMA_FILE}, ${DECLARED_FIELDS_MODULE}, ${SCHEMA_VALIDATOR_MODULE} and ${PLAN_VALIDATOR_MODULE} (with their declarations)\n`,
   );
 }

@@ -8,7 +8,12 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { MANIFEST_API_VERSION, findManifestSchemaPath, readManifestSchema } from '../../src/manifest/index.js';
 import { dirname, resolve } from 'node:path';
-import { SCHEMA_VALIDATOR_MODULE, renderSchemaValidatorModule } from '../../src/manifest/generate-schemas.js';
+import {
+  SCHEMA_VALIDATOR_DECLARATIONS,
+  SCHEMA_VALIDATOR_MODULE,
+  renderSchemaValidatorModule,
+  renderValidatorDeclarations,
+} from '../../src/manifest/generate-schemas.js';
 import { PRUNE_KEYS } from '../../src/model/kinds.js';
 import { CAPABILITIES, NAME_PATTERN_SOURCE } from '../../src/model/vocabulary.js';
 
@@ -43,6 +48,9 @@ describe('manifest JSON Schema', () => {
       committed === renderSchemaValidatorModule(schema),
       `${SCHEMA_VALIDATOR_MODULE} is stale; regenerate: npm run generate`,
     ).toBe(true);
+    expect(await readFile(SCHEMA_VALIDATOR_DECLARATIONS, 'utf8')).toBe(
+      renderValidatorDeclarations('schemas/manifest.schema.json'),
+    );
   });
 
   it('closes every object and documents every property with a title and a description', () => {

@@ -1,14 +1,16 @@
 /**
  * Saved plans are checked by the validator ajv generated from schemas/plan.schema.json at build
- * time (src/saved-plan/plan-validator.ts): it is what the generator makes of the schema as it is.
+ * time (src/saved-plan/plan-validator.js, its declarations beside it): it is what the generator makes of the schema as it is.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   PLAN_SCHEMA_FILE,
+  PLAN_VALIDATOR_DECLARATIONS,
   PLAN_VALIDATOR_MODULE,
   renderPlanValidatorModule,
+  renderValidatorDeclarations,
 } from '../../src/manifest/generate-schemas.js';
 import { validatePlanDocument } from '../../src/saved-plan/plan-schema.js';
 
@@ -22,6 +24,9 @@ describe("the saved plan's generated validator", () => {
       committed === renderPlanValidatorModule(schema),
       `${PLAN_VALIDATOR_MODULE} is stale; regenerate: npm run generate`,
     ).toBe(true);
+    expect(readFileSync(join(ROOT, PLAN_VALIDATOR_DECLARATIONS), 'utf8')).toBe(
+      renderValidatorDeclarations('schemas/plan.schema.json'),
+    );
   });
 
   it('names every problem of a document by its pointer', () => {

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Generated from schemas/manifest.schema.json by src/manifest/generate-schemas.ts; do not edit.
 // Regenerate: npm run generate
 /* eslint-disable */

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Generated from schemas/platform-api-v2.openapi.json by src/emulator/generate-validators.ts; do not edit.
 // Regenerate: npm run generate
 /* eslint-disable */
