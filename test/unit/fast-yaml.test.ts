@@ -134,7 +134,8 @@ function generateManifest(r: () => number, blockOnly = false): string {
     if (r() < 0.5) {
       s += !flow(0.5)
         ? `${ind}  claimMatch:${comment()}\n${blank()}${ind}    issuer: https://token.actions.githubusercontent.com\n${ind}    subject: ${scalar('repo:acme/app:ref:refs/heads/main')}\n`
-        : `${ind}  claimMatch: {issuer: "https://issuer.example", subjectPattern: 'repo:acme/.*'}\n`;
+        : // As export writes it: URLs and subjects plain inside a flow mapping (":" within a scalar).
+          `${ind}  claimMatch: {issuer: ${scalar('https://issuer.example')}, subjectPattern: ${scalar('repo:acme/.*')}}\n`;
     }
     return s;
   };
