@@ -4,7 +4,16 @@
  * pattern's language, so a quantifier after the owner's literal part (`repo:acme/?.*`) is seen.
  */
 import { describe, expect, it } from 'vitest';
-import { githubSubjectFacts, principalAdmits, relationshipAdmits } from '../../src/access/admits.js';
+import fc from 'fast-check';
+import {
+  githubSubjectFacts,
+  literalOwnerOf,
+  ownerLanguage,
+  ownerThenPlainText,
+  principalAdmits,
+  relationshipAdmits,
+} from '../../src/access/admits.js';
+import { within } from '../../src/access/pattern-language.js';
 
 const GH = 'https://token.actions.githubusercontent.com';
 const subject = (subjectPattern: string, extra: Record<string, unknown> = {}) => ({
@@ -67,6 +76,58 @@ describe('what a relationship admits', () => {
     expect(githubSubjectFacts('(?i)repo:acme/.*')).toMatchObject({ owner: 'acme' });
     expect(githubSubjectFacts('repo:acme/?.*')).toMatchObject({ anyOwner: false, owner: undefined });
     expect(githubSubjectFacts('repo:.*')).toMatchObject({ anyOwner: true, owner: undefined });
+  });
+});
+
+describe('an owner read without the automata', () => {
+  // Pieces of subject patterns, metacharacters and flags among them: the plain spelling must be
+  // told apart from every other, since for it the automata are not asked.
+  const piece = fc.constantFrom(
+    'repo:',
+    'acme',
+    'a',
+    ':',
+    '/',
+    '.',
+    '*',
+    '+',
+    '?',
+    '|',
+    '(',
+    ')',
+    '[^/]',
+    '\\.',
+    '^',
+    '(?i)',
+    'é',
+    '\n',
+    'ref',
+  );
+  const patterns = fc.oneof(
+    fc.array(piece, { maxLength: 8 }).map((p) => `repo:acme/${p.join('')}`),
+    fc.array(piece, { maxLength: 10 }).map((p) => p.join('')),
+  );
+
+  it('answers only where the automata answer the same: the pattern keeps to its owner', () => {
+    fc.assert(
+      fc.property(patterns, (pattern) => {
+        const owner = literalOwnerOf(pattern);
+        if (owner === undefined || !ownerThenPlainText(pattern, owner)) return;
+        expect(within({ pattern }, ownerLanguage(owner)), pattern).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+    for (const plain of ['repo:acme/app:.*', 'repo:acme/.*:ref:refs/heads/main', 'repo:acme/', 'repo:a-b_c/x.+y?'])
+      expect(ownerThenPlainText(plain, literalOwnerOf(plain)!), plain).toBe(true);
+    for (const other of [
+      'repo:acme/?.*',
+      'repo:acme/*.*',
+      'repo:acme/x|.*',
+      'repo:acme/.**',
+      'repo:acme/[a]',
+      '^repo:acme/x',
+    ])
+      expect(ownerThenPlainText(other, 'acme'), other).toBe(false);
   });
 });
 
