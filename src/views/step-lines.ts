@@ -77,6 +77,16 @@ export function diffLines(before: string, after: string): StepLine[] {
   return lines;
 }
 
+/**
+ * The lines of a new multi-line value as {@link diffLines} from nothing shows them, less its hunk
+ * header: every line added, the value's last newline ending its last line. Without the `diff`
+ * package (≈20 ms of a cold `plan` that creates a resource with a multi-line description).
+ */
+export function addedLines(value: string): StepLine[] {
+  const body = value.endsWith('\n') ? value.slice(0, -1) : value;
+  return body.split('\n').map((line) => ({ tone: 'add', text: `+${line}` }));
+}
+
 /** A secret as a plan shows it: where it is read from, never what it is. */
 function describeSecret(ref: SecretRef): string {
   return `(sensitive: read from ${'fromEnv' in ref ? `$${ref.fromEnv}` : `${JSON.stringify(ref.fromFile)} in the operator's secrets directory`} at apply time)`;
@@ -111,8 +121,7 @@ function fieldEntries(step: PlanStep): FieldEntry[] {
       if (REFERENCE_UID_FIELDS.has(field) || refs[field]) continue; // shown below with its address
       if (isMultiline(value)) {
         // All lines are new: a hunk header would say nothing.
-        const block = diffLines('', value).filter((l) => l.tone === 'add');
-        entries.push({ tone: 'add', field, block });
+        entries.push({ tone: 'add', field, block: addedLines(value) });
       } else entries.push({ tone: 'add', field, value: formatValue(value) });
     }
     for (const field of new Set([...REFERENCE_UID_FIELDS, ...Object.keys(refs)])) {

@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { shouldColor } from '../../src/cli/shared.js';
 import { renderPlan, renderTextPlan } from '../../src/views/plan.js';
 import { plan } from '../../src/plan/index.js';
 import { desiredState, emptyLive, liveState, r } from './plan-builders.js';
 import { scenarioPlan } from './render-scenario.js';
+import { addedLines, diffLines } from '../../src/views/step-lines.js';
 
 describe('renderTextPlan', () => {
   it('shows + ~ - lines, old → new, a unified diff for the readme, and the summary', () => {
@@ -173,5 +175,20 @@ describe('shouldColor', () => {
     expect(shouldColor({}, tty, { NO_COLOR: '1' })).toBe(false);
     expect(shouldColor({}, tty, { NO_COLOR: '' })).toBe(true);
     expect(shouldColor({ color: false }, tty, {})).toBe(false);
+  });
+});
+
+describe('a new multi-line value', () => {
+  it('shows the lines the diff package shows from nothing, without loading it', () => {
+    const text = fc
+      .tuple(fc.stringMatching(/^[ab\r\n\\+ -]{0,12}$/), fc.boolean())
+      .map(([t, newline]) => (newline ? `${t}\n` : t));
+    fc.assert(
+      fc.property(text, (value) => {
+        if (!value.includes('\n')) return;
+        expect(addedLines(value)).toEqual(diffLines('', value).filter((l) => l.tone === 'add'));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
