@@ -6,8 +6,11 @@
 import type { AwsIdentity, ClaimMatch, StaticKeys } from '../model/identity-relationships.js';
 import { RELATIONSHIPS } from './relationships.js';
 import { FileReadError, readTextSyncBounded } from '../io/read-file.js';
-import { parse as parseYaml } from 'yaml';
+import { lazyRequire } from '../util/lazy-require.js';
 import { UserError } from '../model/errors.js';
+
+/** Loaded for a YAML seed only: an emulator started without one does not compile yaml. */
+const yaml = lazyRequire<typeof import('yaml')>('yaml');
 
 export interface SeedTag {
   name: string;
@@ -144,7 +147,7 @@ export function readSeedFile(path: string): SeedDocument {
     );
   }
   try {
-    return (parseYaml(text) ?? {}) as SeedDocument;
+    return (yaml().parse(text) ?? {}) as SeedDocument;
   } catch (err) {
     // Where, never what: a seed is no manifest, and its content is never quoted (DESIGN.md §8 rev 4).
     const at = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];

@@ -1,8 +1,8 @@
 /**
- * The bundle the bin runs (scripts/build-cli-bundle.ts, issue 61) is two files: what a command's
- * start needs, and the code only some commands reach for — the emulator, export, adopt, and the
- * `yaml` and `diff` packages — which Node compiles only when one does (ajv's compiler is in neither:
- * every validator is generated at build time). `validate` and
+ * The bundle the bin runs (scripts/build-cli-bundle.ts, issue 61) is a file of what a command's
+ * start needs, and files of the code only some commands reach for — the emulator; export, adopt,
+ * and the `yaml` and `diff` packages; saved plans — which Node compiles only when one does (ajv's
+ * compiler is in none: every validator is generated at build time). `validate` and
  * `plan` of a few thousand resources spent ≈30 ms compiling that code on every run.
  */
 import { spawnSync } from 'node:child_process';
@@ -57,6 +57,7 @@ describe('the bundle', () => {
   const temp = makeTempDir('bundle-start');
   afterAll(() => temp.remove());
   const lazyFile = readdirSync(DIST).find((f) => /^platform-sync-lazy-[\w-]+\.cjs$/.test(f))!;
+  const emulatorFile = readdirSync(DIST).find((f) => /^platform-sync-emulator-[\w-]+\.cjs$/.test(f))!;
   const planFileName = readdirSync(DIST).find((f) => /^platform-sync-plan-file-[\w-]+\.cjs$/.test(f))!;
 
   it('keeps what only some commands use out of the file every start compiles', () => {
@@ -66,8 +67,15 @@ describe('the bundle', () => {
     expect(start.length).toBeGreaterThan(100);
     expect(start.filter((m) => LAZY.test(m))).toEqual([]);
     const lazy = modulesIn(lazyFile);
-    for (const part of ['node_modules/yaml/', 'node_modules/diff/', 'dist/src/emulator/'])
+    for (const part of ['node_modules/yaml/', 'node_modules/diff/', 'dist/src/adopt/'])
       expect(lazy.some((m) => m.startsWith(part))).toBe(true);
+    // The emulator (its contract's validators most of it) is a file of its own, without yaml
+    // (required from the package for a YAML seed or tokens file only): `--emulator` compiles
+    // neither adopt's, export's and audit's code nor yaml.
+    const emulator = modulesIn(emulatorFile);
+    expect(emulator).toContain('dist/src/emulator/contract-validators.js');
+    expect(emulator.filter((m) => !m.startsWith('dist/src/emulator/'))).toEqual([]);
+    expect(lazy.filter((m) => m.startsWith('dist/src/emulator/'))).toEqual([]);
     // No run compiles a schema: the manifest's, the saved plan's and the emulator's contract's
     // validators are ajv's code generated at build time (`npm run generate`); the two small
     // run-time helpers they call are required from the installed ajv, not bundled.
@@ -77,16 +85,16 @@ describe('the bundle', () => {
     expect(planFile).toEqual(
       expect.arrayContaining(['dist/src/saved-plan/saved-plan.js', 'dist/src/saved-plan/plan-validator.js']),
     );
-    expect([...start, ...lazy, ...planFile].filter((m) => m.startsWith('node_modules/ajv/'))).toEqual([]);
+    expect([...start, ...lazy, ...emulator, ...planFile].filter((m) => m.startsWith('node_modules/ajv/'))).toEqual([]);
     const savedPlan = /^dist\/src\/saved-plan\/(saved-plan|plan-schema|plan-validator)\.js$/;
-    expect([...start, ...lazy].filter((m) => savedPlan.test(m))).toEqual([]);
+    expect([...start, ...lazy, ...emulator].filter((m) => savedPlan.test(m))).toEqual([]);
     // The Action's runner is a file of its own (the Action's entry loads it): no command of the CLI compiles it.
     const action = (m: string) => m.startsWith('dist/src/action/');
-    expect([...start, ...lazy, ...planFile].filter(action)).toEqual([]);
+    expect([...start, ...lazy, ...emulator, ...planFile].filter(action)).toEqual([]);
     expect(modulesIn(ACTION_BUNDLE_FILE).filter(action)).toContain('dist/src/action/run.js');
   });
 
-  it('validate loads only the start file; plan on the embedded emulator loads the other', () => {
+  it("validate loads only the start file; plan on the embedded emulator loads the emulator's", () => {
     const example = join(REPO_ROOT, 'examples', 'acme');
     const [validate, plan] = loadedBy(
       [
@@ -96,6 +104,6 @@ describe('the bundle', () => {
       temp.dir,
     );
     expect(validate).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')] });
-    expect(plan).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs'), join(DIST, lazyFile)] });
+    expect(plan).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs'), join(DIST, emulatorFile)] });
   });
 });
