@@ -4,7 +4,7 @@
  * root path and to custom roles found by walking up), validated in memory and from disk.
  * Prints CPU milliseconds (process.cpuUsage); the target is well under 1 s. Also the cold start
  * of a fresh process validating examples/acme, against the same with the schema compiled by ajv
- * at run time (what the precompiled schema-validator.ts saves on every CLI run).
+ * at run time (what the precompiled schema-validator.js saves on every CLI run).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

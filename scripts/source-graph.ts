@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseAst } from 'rolldown/parseAst';
+import { GENERATED_VALIDATORS } from './generated-validators.js';
 
 /** The project's root: the nearest folder up with a package.json (this file runs from scripts/ in tests and from dist/scripts/ built). */
 function projectRoot(from: string): string {
@@ -113,17 +114,11 @@ export interface SourceModule {
 }
 
 /**
- * The validators ajv generates from a schema (`npm run generate`), paths relative to src/: its
- * code as JavaScript, up to a megabyte, its declarations in a `.d.ts` beside it (the build copies
- * both to dist: nothing for tsc to compile), with nothing of our structure in it beyond its imports
- * — parsed up to them, which is all the tests and the walk read of it (the whole tree took seconds
- * to parse and walk).
+ * The generated validators (scripts/generated-validators.ts) hold nothing of our structure beyond
+ * their imports: parsed up to them, which is all the tests and the walk read of them (the whole
+ * tree took seconds to parse and walk).
  */
-export const GENERATED_VALIDATORS: readonly string[] = [
-  'manifest/schema-validator.js',
-  'emulator/contract-validators.js',
-  'saved-plan/plan-validator.js',
-];
+export { GENERATED_VALIDATORS };
 
 /** A generated module's text up to its last import: its comments, blank lines and imports, as written. */
 function importHeader(text: string): string {

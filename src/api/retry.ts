@@ -3,7 +3,8 @@
  * resets and timeouts are retried with capped exponential backoff and full jitter, honouring
  * `Retry-After`, within a bounded number of attempts and a bounded total time. Every other
  * failure is final. Three budgets, because the failures mean different things:
- * - 429: the server works and asks us to slow down. Retried at its pace (and the whole client
+ * - 429: the server works and asks us to slow down. Retried at its pace — at the backoff's when
+ *   its `Retry-After` is under the base delay or absent — (and the whole client
  *   slows down, see throttle.ts) for up to `maxRateLimitedMs`; not counted as attempts.
  * - a failed connect: nothing listens (a restart, or a wrong URL). A few tries over seconds.
  * - anything else transient: `maxAttempts` and `maxElapsedMs`.
@@ -212,9 +213,12 @@ function planRetry(
 ): number | undefined {
   const attempts = counts.ordinary + counts.notConnected;
   if (failure.sort === 'rateLimited') {
-    // At the server's pace when it names one; `Retry-After: 0` names none (retrying at once would
-    // answer every refusal with another request as fast as the connection allows): the backoff.
-    const delayMs = failure.retryAfterMs || computeBackoffMs(counts.rateLimited - 1, policy, random);
+    // At the server's pace when it names one of at least the base delay; below it (`Retry-After: 0`,
+    // or `0.001`) it names none worth the name — retried then, every refusal would draw another
+    // request as fast as the connection allows —: the backoff, never less than it asked.
+    const named = failure.retryAfterMs ?? 0;
+    const delayMs =
+      named >= policy.baseDelayMs ? named : Math.max(named, computeBackoffMs(counts.rateLimited - 1, policy, random));
     return timing.rateLimitedForMs + delayMs > policy.maxRateLimitedMs ? undefined : delayMs;
   }
   const delayMs =

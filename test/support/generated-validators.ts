@@ -5,7 +5,7 @@
  * run — a third of loading the whole of src/, while the workers waited for it.
  */
 import { join, resolve } from 'node:path';
-import { GENERATED_VALIDATORS } from '../../scripts/source-graph.js';
+import { GENERATED_VALIDATORS } from '../../scripts/generated-validators.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 

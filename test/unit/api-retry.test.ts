@@ -237,6 +237,23 @@ describe('runWithRetry', () => {
     expect(hooks.slept).toEqual([50, 100, 200, 400]);
   });
 
+  it('backs off from a 429 whose Retry-After is under the base delay (0.001 s is no pace either)', async () => {
+    const hooks = virtualHooks<string>();
+    let calls = 0;
+    await runWithRetry(
+      async () => {
+        calls++;
+        if (calls <= 3)
+          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 1 }));
+        return 'ok';
+      },
+      policy, // baseDelayMs 100; random() 0.5
+      hooks,
+      (f) => f.error,
+    );
+    expect(hooks.slept).toEqual([50, 100, 200]);
+  });
+
   it('gives up on a server that never stops rate limiting once maxRateLimitedMs has passed', async () => {
     const hooks = virtualHooks<string>();
     const limited = resolveRetryPolicy({ ...policy, maxRateLimitedMs: 60_000 });

@@ -143,4 +143,27 @@ describe('the fast reader at its edges', () => {
     expect(fast).toEqual(yaml);
     expect(fast!.diagnostics.length).toBeGreaterThan(0);
   });
+
+  // A ":" inside a plain scalar of a flow collection (as export writes URLs and subjects): read
+  // fast where YAML 1.2 reads it as part of the scalar, and alike by both readers either way.
+  it.each([
+    ['{issuer: https://token.actions.githubusercontent.com, subject: repo:acme/app:ref:refs/heads/main}', true],
+    ['{a: b:c, d:e: f}', true],
+    ['[a:b, c::d, x :y]', true],
+    ['[a:]', false],
+    ['[a:,b]', false],
+    ['{a: b:#c}', false],
+    ['[x:"y, z"]', true], // two items, `x:"y` and `z"`, in both readers
+    ['{a: b:}', false],
+    ['{a: b: c}', false],
+    ['{a: x:{y}}', false],
+  ])('reads the flow labels %s alike (fast: %s)', (labels, fast) => {
+    const text = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  labels: ${labels}\n`;
+    expect(readPlainYaml(text, new Set(), 100) !== undefined).toBe(fast);
+    const [read, yaml] = (['fast', 'yaml'] as const).map((reader) => {
+      const parsed = parseManifestText('m.yaml', text, undefined, reader);
+      return { values: parsed.documents.map((d) => d.value), diagnostics: parsed.diagnostics };
+    });
+    expect(read).toEqual(yaml);
+  });
 });

@@ -5,12 +5,29 @@
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_VALIDATORS } from '../../scripts/source-graph.js';
+import { declarationsOf, GENERATED_VALIDATORS } from '../../scripts/generated-validators.js';
+import { CONTRACT_VALIDATORS_DECLARATIONS, CONTRACT_VALIDATORS_MODULE } from '../../src/emulator/contract-keys.js';
+import {
+  PLAN_VALIDATOR_DECLARATIONS,
+  PLAN_VALIDATOR_MODULE,
+  SCHEMA_VALIDATOR_DECLARATIONS,
+  SCHEMA_VALIDATOR_MODULE,
+} from '../../src/manifest/generate-schemas.js';
 import { generatedValidatorPatterns } from '../support/generated-validators.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 
 describe('the generated validators in the tests', () => {
+  it('are the files the generators write, and their declarations', () => {
+    const named = [SCHEMA_VALIDATOR_MODULE, CONTRACT_VALIDATORS_MODULE, PLAN_VALIDATOR_MODULE];
+    expect(GENERATED_VALIDATORS.map((m) => join('src', m))).toEqual(named);
+    expect(GENERATED_VALIDATORS.map((m) => join('src', declarationsOf(m)))).toEqual([
+      SCHEMA_VALIDATOR_DECLARATIONS,
+      CONTRACT_VALIDATORS_DECLARATIONS,
+      PLAN_VALIDATOR_DECLARATIONS,
+    ]);
+  });
+
   it('are each named by a pattern that matches that file alone', () => {
     const patterns = generatedValidatorPatterns('/r');
     expect(patterns).toHaveLength(GENERATED_VALIDATORS.length);
