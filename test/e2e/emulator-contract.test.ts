@@ -6,17 +6,18 @@
  * must conform. The emulator refuses what the document does not define even where the client's
  * tables would allow it, and every field the client declares is one the contract accepts.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractKinds, kindContract, OPENAPI_RELATIVE_PATH } from '../../src/emulator/contract.js';
+import { contractKinds, kindContract } from '../../src/emulator/contract.js';
 import { DESCRIPTORS, type ApiKind } from '../../src/model/kinds.js';
 import { bodyFieldNames, type KindDescriptor } from '../../src/model/kind-descriptor.js';
 import { FIELD_DECLARATIONS } from '../../src/model/kinds/declarations.js';
 import { useRecordedEmulator } from '../support/recorded-emulator.js';
 import { setUpdateMaskPatterns } from '../support/update-masks.js';
-import { OpenApiConformance } from '../support/openapi-conformance.js';
-import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+import { CONTRACT_DOCUMENT } from '../support/contract-document.js';
+import { conformanceOf } from '../support/openapi-conformance.js';
+import { makeTempDir, runCli } from './cli-harness.js';
 
 const TOKEN = 'contract-e2e-owner-token-5d1e';
 
@@ -33,7 +34,7 @@ function contractMembers(kind: string, field: string): string[] {
     value = deref((value.anyOf as Record<string, unknown>[]).find((b) => b.type !== 'null')!);
   return Object.keys((value.properties as Record<string, unknown> | undefined) ?? {});
 }
-const DOC = JSON.parse(readFileSync(join(REPO_ROOT, OPENAPI_RELATIVE_PATH), 'utf8')) as Record<string, unknown>;
+const DOC = CONTRACT_DOCUMENT;
 const JWKS =
   '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
 
@@ -164,7 +165,7 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
   });
   const temp = makeTempDir('contract');
   const dir = join(temp.dir, 'manifests');
-  const conformance = new OpenApiConformance(DOC);
+  const conformance = conformanceOf(DOC);
   const run = (args: string[]) => runCli(args, { env: api.env });
 
   beforeAll(() => mkdirSync(dir));

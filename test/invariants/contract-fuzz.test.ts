@@ -10,17 +10,14 @@
  * (CI's bounded deep run 1,500, `npm run test:deep` 15,000).
  */
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinRoleUid, startEmulator, takeInternalErrors, type Emulator } from '../../src/emulator/index.js';
+import { CONTRACT_DOCUMENT } from '../support/contract-document.js';
 import { ContractFuzzer, send, urlOf, type FuzzRequest, type UidsByKind } from '../support/contract-fuzzer.js';
 import { RUNS, SEED } from './check-case.js';
 
 const TOKEN = 'contract-fuzz-owner-token-a1c9';
-const DOC = JSON.parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'platform-api-v2.openapi.json'), 'utf8'),
-) as Record<string, unknown>;
+const DOC = CONTRACT_DOCUMENT;
 const FUZZ_RUNS = Number(
   process.env.CONTRACT_FUZZ_RUNS ?? (process.env.INVARIANT_RUNS ? Math.max(1500, RUNS * 5) : 150),
 );

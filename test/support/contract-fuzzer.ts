@@ -15,7 +15,7 @@
  */
 import fc from 'fast-check';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { OpenApiConformance } from './openapi-conformance.js';
+import { conformanceOf, type OpenApiConformance } from './openapi-conformance.js';
 
 type Json = Record<string, unknown>;
 
@@ -68,9 +68,11 @@ function patternArbitrary(pattern: string): fc.Arbitrary<string> {
   return arb;
 }
 
-/** What judging against one document takes, compiled as it is used: shared by every fuzzer of that document. */
+/**
+ * What judging against one document takes, compiled as it is used: shared by every fuzzer of that
+ * document. A body is judged by the document's conformance checker (the same schemas, compiled once).
+ */
 interface Judges {
-  ajv: Ajv2020;
   paramAjv: Ajv2020;
   validators: Map<string, ValidateFunction>;
   conformance: OpenApiConformance;
@@ -80,12 +82,10 @@ function judgesOf(doc: Json): Judges {
   let judges = judgesByDoc.get(doc);
   if (!judges) {
     judges = {
-      ajv: new Ajv2020({ strict: false, allErrors: true }),
-      paramAjv: new Ajv2020({ strict: false, coerceTypes: 'array' }),
+      paramAjv: new Ajv2020({ strict: false, coerceTypes: 'array', inlineRefs: false }),
       validators: new Map(),
-      conformance: new OpenApiConformance(doc),
+      conformance: conformanceOf(doc),
     };
-    judges.ajv.addSchema(doc, 'openapi');
     judges.paramAjv.addSchema(doc, 'openapi');
     judgesByDoc.set(doc, judges);
   }
@@ -95,7 +95,6 @@ function judgesOf(doc: Json): Judges {
 export class ContractFuzzer {
   readonly operations: Operation[];
   readonly conformance: OpenApiConformance;
-  private readonly ajv: Ajv2020;
   private readonly paramAjv: Ajv2020;
   private readonly validators: Map<string, ValidateFunction>;
 
@@ -107,12 +106,7 @@ export class ContractFuzzer {
   hints: Record<string, readonly unknown[]> = {};
 
   constructor(private readonly doc: Json) {
-    ({
-      ajv: this.ajv,
-      paramAjv: this.paramAjv,
-      validators: this.validators,
-      conformance: this.conformance,
-    } = judgesOf(doc));
+    ({ paramAjv: this.paramAjv, validators: this.validators, conformance: this.conformance } = judgesOf(doc));
     const paths = doc.paths as Record<string, Json>;
     this.operations = Object.entries(paths).flatMap(([template, item]) =>
       METHODS.filter((m) => item[m] !== undefined).map((m) => {
@@ -374,8 +368,8 @@ export class ContractFuzzer {
         reasons.push(`body sent as ${JSON.stringify(r.contentType)}`);
       if (r.body === undefined && requestBody.required === true) reasons.push('no body');
       else if (r.body !== undefined) {
-        const v = this.ajv.getSchema(
-          `openapi#/paths/${pointer(o.template)}/${o.method.toLowerCase()}/requestBody/content/application~1json/schema`,
+        const v = this.conformance.validatorAt(
+          `paths/${pointer(o.template)}/${o.method.toLowerCase()}/requestBody/content/application~1json/schema`,
         )!;
         if (!v(r.body)) reasons.push(...(v.errors ?? []).slice(0, 3).map((e) => `body${e.instancePath} ${e.message}`));
       }

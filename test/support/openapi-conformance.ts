@@ -3,8 +3,11 @@
  * the operation a method and path name (a `{uid}` may hold `/`, as the document says), the
  * query parameters it declares, its request body schema, and the schema of the response its
  * status selects (`200`, else `default`). Ajv validates; every problem is named.
+ *
+ * It shares nothing with the emulator's own validators (src/emulator/contract-validators.ts): it
+ * compiles the document itself, once per document object and worker (conformanceOf).
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 type Json = Record<string, unknown>;
 
@@ -20,8 +23,29 @@ export interface Exchange {
 const pointer = (...parts: string[]): string =>
   parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
+/** A schema that is nothing but a reference to another of the document: checked as that one. */
+function loneLocalRef(schema: unknown): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const keys = Object.keys(schema);
+  const ref = (schema as Json).$ref;
+  return keys.length === 1 && typeof ref === 'string' && ref.startsWith('#/') ? ref.slice(2) : undefined;
+}
+
+const checkers = new WeakMap<Json, OpenApiConformance>();
+
+/**
+ * The checker of a document, made once per document object: what ajv compiled for one test file
+ * serves the next in the same worker (compiling the contract's schemas was most of a fuzz file's time).
+ */
+export function conformanceOf(doc: Json): OpenApiConformance {
+  let checker = checkers.get(doc);
+  if (!checker) checkers.set(doc, (checker = new OpenApiConformance(doc)));
+  return checker;
+}
+
 export class OpenApiConformance {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  // inlineRefs off: a component referenced from many operations compiles once, as its own function.
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, inlineRefs: false });
   private readonly templates: string[];
 
   constructor(private readonly doc: Json) {
@@ -50,8 +74,32 @@ export class OpenApiConformance {
     return op?.operationId as string | undefined;
   }
 
+  /**
+   * The validator of the schema at a pointer into the document (`paths/~1repos/get/…`). A schema
+   * that is only a `$ref` is checked as the one it names: the answers of sixty operations
+   * reference some fifty components, each compiled once rather than once per operation and status.
+   */
+  validatorAt(schemaPointer: string): ValidateFunction | undefined {
+    let at = schemaPointer;
+    for (let hops = 0; hops < 20; hops++) {
+      const schema = at
+        .split('/')
+        .reduce<unknown>(
+          (o, p) =>
+            o === null || typeof o !== 'object'
+              ? undefined
+              : (o as Json)[p.replaceAll('~1', '/').replaceAll('~0', '~')],
+          this.doc,
+        );
+      const ref = loneLocalRef(schema);
+      if (ref === undefined) break;
+      at = ref;
+    }
+    return this.ajv.getSchema(`openapi#/${at}`);
+  }
+
   private validate(schemaPointer: string, value: unknown, what: string): string[] {
-    const v = this.ajv.getSchema(`openapi#/${schemaPointer}`);
+    const v = this.validatorAt(schemaPointer);
     if (!v) return [`${what}: no schema at #/${schemaPointer}`];
     if (v(value)) return [];
     return (v.errors ?? [])
