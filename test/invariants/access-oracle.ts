@@ -34,19 +34,27 @@ export type Concrete =
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const compiled = new Map<string, ReturnType<typeof RE2JS.compile> | null>();
+/** Per pattern: its RE2 (null when invalid) and what it said of each text asked (the probes recur case after case). */
+const compiled = new Map<string, { re: ReturnType<typeof RE2JS.compile> | null; said: Map<string, boolean> }>();
 /** Whether RE2 `pattern` matches the whole of `text` (the service anchors a pattern at both ends); an invalid pattern matches nothing. */
 export const full = (pattern: string, text: string): boolean => {
-  let re = compiled.get(pattern);
-  if (re === undefined) {
+  let entry = compiled.get(pattern);
+  if (entry === undefined) {
+    let re: ReturnType<typeof RE2JS.compile> | null;
     try {
       re = RE2JS.compile(pattern);
     } catch {
       re = null;
     }
-    compiled.set(pattern, re);
+    compiled.set(pattern, (entry = { re, said: new Map() }));
   }
-  return re?.matcher(text).matches() ?? false;
+  let matches = entry.said.get(text);
+  if (matches === undefined) {
+    matches = entry.re?.matcher(text).matches() ?? false;
+    // Bounded: a deep run's thousands of cases meet more texts than a default run's.
+    if (entry.said.size < 10_000) entry.said.set(text, matches);
+  }
+  return matches;
 };
 const lower = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 const pair = (o: Obj, exact: string, pattern: string, value: string | undefined, optional: boolean): boolean =>
@@ -299,6 +307,8 @@ export function oracleGains(before: LiveState, after: LiveState, now: number): G
     const db = b.grants(who);
     const da = a.grants(who);
     if (da.size === 0) continue;
+    // The identities that accept `who` after: the same for each of its gains, found once.
+    let via: string[] | undefined;
     for (const g of groups) {
       const gb = b.parent.has(g) ? g : b.nearest(a, g);
       const ga = a.parent.has(g) ? g : a.nearest(b, g);
@@ -306,7 +316,7 @@ export function oracleGains(before: LiveState, after: LiveState, now: number): G
       const has = ga === undefined ? new Set<string>() : a.held(da, ga);
       for (const c of has) {
         if (had.has(c)) continue;
-        const via = after.resources.filter((r) => r.kind === 'identity' && accepts(r, who)).map((r) => r.address);
+        via ??= after.resources.filter((r) => r.kind === 'identity' && accepts(r, who)).map((r) => r.address);
         gains.push({ who, capability: c, group: a.address.get(g) ?? b.address.get(g) ?? g, via });
       }
     }

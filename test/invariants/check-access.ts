@@ -73,10 +73,12 @@ export function checkAccessChanges(
         // A group a targeted or cut-short apply did not rename yet is named as the plan names it.
         (!groupsAfter.has(gain.group) || [gain.group, ...aliases(gain.group)].some((g) => atOrAbove(x.scope, g))),
     );
-    expect(
-      covered,
-      `A1: ${gain.who.label} gains ${gain.capability} on ${gain.group}, which no access change of the plan names there or above (via ${gain.via.join(', ')}; ${JSON.stringify(shown)})`,
-    ).toBe(true);
+    // Asserted (with its message, which prints every change) where it fails: a case has hundreds of gains.
+    if (!covered)
+      expect(
+        covered,
+        `A1: ${gain.who.label} gains ${gain.capability} on ${gain.group}, which no access change of the plan names there or above (via ${gain.via.join(', ')}; ${JSON.stringify(shown)})`,
+      ).toBe(true);
   }
   for (const x of shown) {
     const unseen = x.gained.filter(
@@ -88,10 +90,11 @@ export function checkAccessChanges(
             namesPrincipal(x.principal, x.identity, g),
         ),
     );
-    expect(
-      unseen,
-      `A1: ${x.principal} is said to gain on ${x.scope} what the oracle finds nobody it names gains there`,
-    ).toEqual([]);
+    if (unseen.length > 0)
+      expect(
+        unseen,
+        `A1: ${x.principal} is said to gain on ${x.scope} what the oracle finds nobody it names gains there`,
+      ).toEqual([]);
   }
   expect(
     denied.refusals.some((r) => r.rule === 'new-access'),
@@ -104,16 +107,16 @@ export function checkAccessChanges(
   ).toBe(gains.length > 0);
   // Every change comes from a step of the plan, and none is said twice along one branch.
   const stepAddresses = new Set(made.steps.map((s) => s.address));
-  for (const change of shown)
-    expect(
-      change.causes.length > 0 && change.causes.every((a) => stepAddresses.has(a)),
-      `A1: ${change.principal} on ${change.scope} comes from no step`,
-    ).toBe(true);
+  for (const change of shown) {
+    const fromSteps = change.causes.length > 0 && change.causes.every((a) => stepAddresses.has(a));
+    if (!fromSteps) expect(fromSteps, `A1: ${change.principal} on ${change.scope} comes from no step`).toBe(true);
+  }
   for (const x of shown) {
     for (const y of shown) {
       if (x.principal !== y.principal || x.scope === y.scope || !atOrAbove(x.scope, y.scope)) continue;
       const twice = [...x.gained.filter((c) => y.gained.includes(c)), ...x.lost.filter((c) => y.lost.includes(c))];
-      expect(twice, `A1: ${x.principal} ${twice.join(', ')} said at ${x.scope} and again at ${y.scope}`).toEqual([]);
+      if (twice.length > 0)
+        expect(twice, `A1: ${x.principal} ${twice.join(', ')} said at ${x.scope} and again at ${y.scope}`).toEqual([]);
     }
   }
 }
