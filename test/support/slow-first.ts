@@ -7,26 +7,26 @@
 import { statSync } from 'node:fs';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first, as measured on a quiet machine (Dec 4, 23:31; docs/development.md, "How long npm test takes"). */
+/** Longest first, as measured on a quiet machine (Dec 5, 01:19; docs/development.md, "How long npm test takes"). */
 export const SLOW_FILES = [
   'test/e2e/apply.test.ts',
   'test/e2e/starter-workflow.test.ts',
   'test/e2e/nightly-adopt.test.ts',
   'test/invariants/invariants.test.ts',
-  'test/integration/field-experiment.test.ts',
   'test/integration/apply-faults.test.ts',
-  'test/unit/fast-yaml.test.ts',
   'test/e2e/installed-package.test.ts',
-  'test/invariants/contract-fuzz.test.ts',
+  'test/unit/fast-yaml.test.ts',
   'test/integration/emulator-lock.test.ts',
-  'test/unit/plan-generated.test.ts',
+  'test/invariants/contract-fuzz.test.ts',
   'test/e2e/embedded.test.ts',
-  'test/e2e/redaction-property.test.ts',
+  'test/unit/plan-generated.test.ts',
   'test/integration/client-faults.test.ts',
   'test/e2e/action-bundle.test.ts',
-  'test/invariants/regressions-3.test.ts',
-  'test/e2e/access-principals.test.ts',
   'test/e2e/access-patterns.test.ts',
+  'test/e2e/access-principals.test.ts',
+  'test/e2e/redaction-property.test.ts',
+  'test/invariants/regressions-3.test.ts',
+  'test/integration/field-experiment.test.ts',
 ];
 
 /**
