@@ -216,43 +216,30 @@ describe('runWithRetry', () => {
     expect(hooks.slept.every((ms) => ms === 2_000)).toBe(true);
   });
 
-  it('backs off from a 429 whose Retry-After is 0 instead of asking again at once', async () => {
-    // A server (or a proxy) that refuses with `Retry-After: 0` named no pace: retried at once, each
-    // refusal drew another request as fast as the connection allowed (1,526 of 1,598 requests
-    // refused in the apply under faults, test/integration/apply-faults.test.ts).
-    const hooks = virtualHooks<string>();
-    let calls = 0;
-    const value = await runWithRetry(
-      async () => {
-        calls++;
-        if (calls <= 4)
-          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 0 }));
-        return 'ok';
-      },
-      policy, // baseDelayMs 100, maxDelayMs 1000; random() 0.5
-      hooks,
-      (f) => f.error,
-    );
-    expect(value).toBe('ok');
-    expect(hooks.slept).toEqual([50, 100, 200, 400]);
-  });
-
-  it('backs off from a 429 whose Retry-After is under the base delay (0.001 s is no pace either)', async () => {
-    const hooks = virtualHooks<string>();
-    let calls = 0;
-    await runWithRetry(
-      async () => {
-        calls++;
-        if (calls <= 3)
-          throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs: 1 }));
-        return 'ok';
-      },
-      policy, // baseDelayMs 100; random() 0.5
-      hooks,
-      (f) => f.error,
-    );
-    expect(hooks.slept).toEqual([50, 100, 200]);
-  });
+  // A server (or a proxy) that refuses with `Retry-After: 0` names no pace: retried at once, each
+  // refusal drew another request as fast as the connection allowed (1,526 of 1,598 requests
+  // refused in the apply under faults, test/integration/apply-faults.test.ts); nor does one under
+  // the base delay (`Retry-After: 0.001` reads as 1 ms).
+  it.each([0, 1])(
+    'backs off from a 429 whose Retry-After is %d ms instead of asking again at once',
+    async (retryAfterMs) => {
+      const hooks = virtualHooks<string>();
+      let calls = 0;
+      const value = await runWithRetry(
+        async () => {
+          calls++;
+          if (calls <= 4)
+            throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs }));
+          return 'ok';
+        },
+        policy, // baseDelayMs 100, maxDelayMs 1000; random() 0.5
+        hooks,
+        (f) => f.error,
+      );
+      expect(value).toBe('ok');
+      expect(hooks.slept).toEqual([50, 100, 200, 400]);
+    },
+  );
 
   it('gives up on a server that never stops rate limiting once maxRateLimitedMs has passed', async () => {
     const hooks = virtualHooks<string>();
