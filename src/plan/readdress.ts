@@ -39,23 +39,25 @@ function factsOf(kind: Kind): KindFacts {
   return facts;
 }
 
-/** The positions of a live state's resources stably sorted by address, found once for the renames of one plan. */
+/**
+ * What the re-addressings of one plan's renames share, found on first use (they all start from
+ * the same live state): its resources by uid, whether two share one, and their positions stably
+ * sorted by address.
+ */
 export interface AddressOrder {
   of?: readonly LiveResource[];
   sorted?: Int32Array;
+  treeOf?: readonly LiveResource[];
+  byUid?: Map<string, LiveResource>;
+  sharedUid?: boolean;
 }
 
-const byAddressOrder = (a: LiveResource, b: LiveResource): number =>
-  a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
-
-/**
- * Live state re-addressed with `newNames` (uid → name) applied: the path, address, parent address
- * and binding references of what the renames move are computed again from the uid tree. Fields
- * are kept as read, names included, so the renamed resources still differ from the manifests in
- * `name`. Sorted by address (stable), as the full re-addressing sorts.
- */
-export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>, order: AddressOrder = {}): LiveState {
-  const all = live.resources;
+/** The resources by uid (a kind whose uid is its parent's left out; the last of a uid wins). */
+function uidTreeOf(
+  all: readonly LiveResource[],
+  memo: AddressOrder,
+): { byUid: Map<string, LiveResource>; sharedUid: boolean } {
+  if (memo.treeOf === all && memo.byUid !== undefined) return { byUid: memo.byUid, sharedUid: memo.sharedUid === true };
   const byUid = new Map<string, LiveResource>();
   let sharedUid = false;
   let sharedParentUid: Set<string> | undefined;
@@ -71,27 +73,46 @@ export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>
       byUid.set(r.uid, r);
     }
   }
+  memo.treeOf = all;
+  memo.byUid = byUid;
+  memo.sharedUid = sharedUid;
+  return { byUid, sharedUid };
+}
+
+const byAddressOrder = (a: LiveResource, b: LiveResource): number =>
+  a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+
+/**
+ * Live state re-addressed with `newNames` (uid → name) applied: the path, address, parent address
+ * and binding references of what the renames move are computed again from the uid tree. Fields
+ * are kept as read, names included, so the renamed resources still differ from the manifests in
+ * `name`. Sorted by address (stable), as the full re-addressing sorts.
+ */
+export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>, order: AddressOrder = {}): LiveState {
+  const all = live.resources;
+  const { byUid, sharedUid } = uidTreeOf(all, order);
   const parentOf = (r: LiveResource): LiveResource | undefined =>
     r.parentUid === null ? undefined : byUid.get(r.parentUid);
 
   // Moved by a rename: renamed itself, or beneath what is (memoized by uid; a resource whose uid is
   // its parent's has no entry, and a cycle counts as moved, so that it fails as the full one does).
-  const movedUid = new Map<string, boolean>();
+  // (No two share a uid here, so each resource keyed by itself stands for its uid.)
+  const movedUid = new Map<LiveResource, boolean>();
   const isMoved = (r: LiveResource): boolean => {
     if (sharedUid) return true;
     const own = !factsOf(r.kind).uidIsParent;
     if (own) {
-      const known = movedUid.get(r.uid);
+      const known = movedUid.get(r);
       if (known !== undefined) return known;
       if (newNames.has(r.uid)) {
-        movedUid.set(r.uid, true);
+        movedUid.set(r, true);
         return true;
       }
-      movedUid.set(r.uid, true);
+      movedUid.set(r, true);
     }
     const parent = parentOf(r);
     const moved = parent !== undefined && isMoved(parent);
-    if (own) movedUid.set(r.uid, moved);
+    if (own) movedUid.set(r, moved);
     return moved;
   };
 
