@@ -41,42 +41,61 @@ function factsOf(kind: Kind): KindFacts {
 
 /**
  * What the re-addressings of one plan's renames share, found on first use (they all start from
- * the same live state): its resources by uid, whether two share one, and their positions stably
- * sorted by address.
+ * the same live state): each resource's parent (by position), whether two share a uid, and the
+ * positions stably sorted by address.
  */
 export interface AddressOrder {
   of?: readonly LiveResource[];
   sorted?: Int32Array;
-  treeOf?: readonly LiveResource[];
-  byUid?: Map<string, LiveResource>;
-  sharedUid?: boolean;
+  tree?: UidTree;
 }
 
-/** The resources by uid (a kind whose uid is its parent's left out; the last of a uid wins). */
-function uidTreeOf(
-  all: readonly LiveResource[],
-  memo: AddressOrder,
-): { byUid: Map<string, LiveResource>; sharedUid: boolean } {
-  if (memo.treeOf === all && memo.byUid !== undefined) return { byUid: memo.byUid, sharedUid: memo.sharedUid === true };
-  const byUid = new Map<string, LiveResource>();
-  let sharedUid = false;
-  let sharedParentUid: Set<string> | undefined;
+interface UidTree {
+  of: readonly LiveResource[];
+  /** Position of each resource's parent (its parentUid, the last of that uid that is not a kind sharing its parent's uid), or -1. */
+  parent: Int32Array;
+  /**
+   * Where two resources share a uid: each resource's memo slot, the first of its kind and uid (what
+   * one of them is called is what the first worked out is called). Undefined when none share.
+   */
+  slot: Int32Array | undefined;
+}
+
+function uidTreeOf(all: readonly LiveResource[], memo: AddressOrder): UidTree {
+  if (memo.tree?.of === all) return memo.tree;
+  const byUid = new Map<string, number>();
+  let shared = false;
+  let parentUids: Set<string> | undefined;
   for (let i = 0; i < all.length; i++) {
     const r = all[i]!;
     if (factsOf(r.kind).uidIsParent) {
       const key = `${r.kind}\u0000${r.uid}`;
-      sharedParentUid ??= new Set();
-      if (sharedParentUid.has(key)) sharedUid = true;
-      sharedParentUid.add(key);
+      parentUids ??= new Set();
+      if (parentUids.has(key)) shared = true;
+      parentUids.add(key);
     } else {
-      if (byUid.has(r.uid)) sharedUid = true;
-      byUid.set(r.uid, r);
+      if (byUid.has(r.uid)) shared = true;
+      byUid.set(r.uid, i);
     }
   }
-  memo.treeOf = all;
-  memo.byUid = byUid;
-  memo.sharedUid = sharedUid;
-  return { byUid, sharedUid };
+  const parent = new Int32Array(all.length);
+  for (let i = 0; i < all.length; i++) {
+    const uid = all[i]!.parentUid;
+    parent[i] = uid === null ? -1 : (byUid.get(uid) ?? -1);
+  }
+  let slot: Int32Array | undefined;
+  if (shared) {
+    slot = new Int32Array(all.length);
+    const first = new Map<string, number>();
+    for (let i = 0; i < all.length; i++) {
+      const key = `${all[i]!.kind}\u0000${all[i]!.uid}`;
+      const at = first.get(key);
+      if (at === undefined) first.set(key, i);
+      slot[i] = at ?? i;
+    }
+  }
+  memo.tree = { of: all, parent, slot };
+  return memo.tree;
 }
 
 const byAddressOrder = (a: LiveResource, b: LiveResource): number =>
@@ -90,66 +109,62 @@ const byAddressOrder = (a: LiveResource, b: LiveResource): number =>
  */
 export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>, order: AddressOrder = {}): LiveState {
   const all = live.resources;
-  const { byUid, sharedUid } = uidTreeOf(all, order);
-  const parentOf = (r: LiveResource): LiveResource | undefined =>
-    r.parentUid === null ? undefined : byUid.get(r.parentUid);
+  const { parent, slot } = uidTreeOf(all, order);
 
-  // Moved by a rename: renamed itself, or beneath what is (memoized by uid; a resource whose uid is
-  // its parent's has no entry, and a cycle counts as moved, so that it fails as the full one does).
-  // (No two share a uid here, so each resource keyed by itself stands for its uid.)
-  const movedUid = new Map<LiveResource, boolean>();
-  const isMoved = (r: LiveResource): boolean => {
-    if (sharedUid) return true;
+  // Moved by a rename: renamed itself, or beneath what is (a resource whose uid is its parent's
+  // is not memoized, and a cycle counts as moved, so that it fails as the full one does). Where two
+  // share a uid, everything is moved.
+  const movedMemo = new Uint8Array(all.length); // 0 not known, 1 moved, 2 not
+  const isMoved = (i: number): boolean => {
+    if (slot !== undefined) return true;
+    const r = all[i]!;
     const own = !factsOf(r.kind).uidIsParent;
     if (own) {
-      const known = movedUid.get(r);
-      if (known !== undefined) return known;
-      if (newNames.has(r.uid)) {
-        movedUid.set(r, true);
-        return true;
-      }
-      movedUid.set(r, true);
+      if (movedMemo[i] !== 0) return movedMemo[i] === 1;
+      movedMemo[i] = 1;
+      if (newNames.has(r.uid)) return true;
     }
-    const parent = parentOf(r);
-    const moved = parent !== undefined && isMoved(parent);
-    if (own) movedUid.set(r, moved);
+    const moved = parent[i]! >= 0 && isMoved(parent[i]!);
+    if (own) movedMemo[i] = moved ? 1 : 2;
     return moved;
   };
 
   const nameOf = (r: LiveResource): string =>
     (factsOf(r.kind).uidIsParent ? undefined : newNames.get(r.uid)) ??
     String((r.fields as { name?: unknown }).name ?? '');
-  // Keyed by kind and uid: an account association has its group's uid, and its own address. No
-  // two resources share both unless two share a uid, so the resource itself is the key until then.
-  const keyOf = sharedUid ? (r: LiveResource): unknown => `${r.kind}\u0000${r.uid}` : (r: LiveResource): unknown => r;
-  const paths = new Map<unknown, string>();
+  // Memoized by kind and uid: an account association has its group's uid, and its own address.
+  const slotOf = slot === undefined ? (i: number) => i : (i: number) => slot[i]!;
+  const paths: (string | undefined)[] = new Array(all.length);
   /** The group path a resource owns (a group) or sits in (anything else). */
-  const groupPathOf = (r: LiveResource): string => {
-    const known = paths.get(keyOf(r));
+  const groupPathOf = (i: number): string => {
+    const k = slotOf(i);
+    const known = paths[k];
     if (known !== undefined) return known;
-    const parent = parentOf(r);
+    const r = all[i]!;
+    const p = parent[i]!;
     let path: string;
-    if (r.address === ORG_ADDRESS || !parent) path = r.address === ORG_ADDRESS ? '' : r.groupPath;
-    else if (factsOf(r.kind).ownsGroupPath) path = joinPath(groupPathOf(parent), nameOf(r));
-    else path = groupPathOf(parent);
-    paths.set(keyOf(r), path);
+    if (r.address === ORG_ADDRESS || p < 0) path = r.address === ORG_ADDRESS ? '' : r.groupPath;
+    else if (factsOf(r.kind).ownsGroupPath) path = joinPath(groupPathOf(p), nameOf(r));
+    else path = groupPathOf(p);
+    paths[k] = path;
     return path;
   };
-  const addresses = new Map<unknown, string>();
-  const addressOf = (r: LiveResource): string => {
-    const known = addresses.get(keyOf(r));
+  const addresses: (string | undefined)[] = new Array(all.length);
+  /** The address of the resource at `i`, worked out from `r` (it or its copy with references rekeyed). */
+  const addressOf = (i: number, r: LiveResource = all[i]!): string => {
+    const k = slotOf(i);
+    const known = addresses[k];
     if (known !== undefined) return known;
     let address: string;
     if (r.address === ORG_ADDRESS) address = ORG_ADDRESS;
     else {
-      const parent = parentOf(r);
+      const p = parent[i]!;
       const fields = { ...(r.fields as unknown as Record<string, unknown>), name: nameOf(r) };
-      const place = parent
-        ? { groupPath: groupPathOf(parent), fields: { name: nameOf(parent) } }
-        : { groupPath: '', fields: {} };
-      address = descriptorOf(r.kind).address(groupPathOf(r), fields, place);
+      const place =
+        p >= 0 ? { groupPath: groupPathOf(p), fields: { name: nameOf(all[p]!) } } : { groupPath: '', fields: {} };
+      address = descriptorOf(r.kind).address(groupPathOf(i), fields, place);
     }
-    addresses.set(keyOf(r), address);
+    addresses[k] = address;
     return address;
   };
 
@@ -160,7 +175,7 @@ export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>
   let anyMoved = false;
   for (let i = 0; i < all.length; i++) {
     const r = all[i]!;
-    if (r.address === ORG_ADDRESS || !isMoved(r)) continue;
+    if (r.address === ORG_ADDRESS || !isMoved(i)) continue;
     moved[i] = 1;
     anyMoved = true;
     if (factsOf(r.kind).referenceable) movedRefs.add(refKeyOf(r));
@@ -171,7 +186,7 @@ export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>
       const r = all[i]!;
       if (!factsOf(r.kind).referenceable) continue;
       const key = refKeyOf(r);
-      if (movedRefs.has(key)) refPaths.set(key, joinPath(groupPathOf(r), nameOf(r)));
+      if (movedRefs.has(key)) refPaths.set(key, joinPath(groupPathOf(i), nameOf(r)));
     }
     for (const [key, path] of refPaths) if (key.slice(key.indexOf(':') + 1) === path) refPaths.delete(key);
   }
@@ -197,11 +212,11 @@ export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>
 
   const resources = all.map((r, i): LiveResource => {
     if (moved[i] !== 1) return r;
-    const parent = parentOf(r);
+    const p = parent[i]!;
     const next = {
       ...r,
-      groupPath: groupPathOf(r),
-      parentAddress: parent ? addressOf(parent) : r.parentAddress,
+      groupPath: groupPathOf(i),
+      parentAddress: p >= 0 ? addressOf(p) : r.parentAddress,
     } as LiveResource;
     if (next.kind === IDENTITY_GRANT_KIND) {
       next.fields = { identity: rekey('identity', next.fields.identity), role: rekey('role', next.fields.role) };
@@ -216,7 +231,7 @@ export function readdress(live: LiveState, newNames: ReadonlyMap<string, string>
         (next as { fields: unknown }).fields = fields;
       }
     }
-    next.address = addressOf(next);
+    next.address = addressOf(i, next);
     return next;
   });
   return { ...live, resources: inAddressOrder(resources, moved, all, order) };
