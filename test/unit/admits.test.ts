@@ -128,6 +128,8 @@ describe('an owner read without the automata', () => {
       '^repo:acme/x',
     ])
       expect(ownerThenPlainText(other, 'acme'), other).toBe(false);
+    // An owner that is no literal text (a metacharacter in it): left to the automata.
+    expect(ownerThenPlainText('repo:ac.me/x', 'ac.me')).toBe(false);
   });
 });
 

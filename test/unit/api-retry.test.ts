@@ -241,6 +241,26 @@ describe('runWithRetry', () => {
     },
   );
 
+  it.each([100, 300])(
+    'retries a 429 whose Retry-After (%d ms) is at least the base delay at that pace, however many come',
+    async (retryAfterMs) => {
+      const hooks = virtualHooks<string>();
+      let calls = 0;
+      await runWithRetry(
+        async () => {
+          calls++;
+          if (calls <= 6)
+            throw new AttemptFailedError(failure({ sort: 'rateLimited', reason: 'HTTP 429', retryAfterMs }));
+          return 'ok';
+        },
+        policy, // baseDelayMs 100, maxDelayMs 1000: the backoff would reach 500 (random() 0.5)
+        hooks,
+        (f) => f.error,
+      );
+      expect(hooks.slept).toEqual(Array(6).fill(retryAfterMs));
+    },
+  );
+
   it('gives up on a server that never stops rate limiting once maxRateLimitedMs has passed', async () => {
     const hooks = virtualHooks<string>();
     const limited = resolveRetryPolicy({ ...policy, maxRateLimitedMs: 60_000 });
