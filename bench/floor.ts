@@ -6,6 +6,9 @@
  * every list page of it (the first page of each kind, then the rest at once with `skip`) over
  * one connection pool (undici, 64 connections) and JSON.parse every page. No model, no
  * validation, no plan. Prints what it read, so that the bench can check it read the whole org.
+ * Without an API URL (`node floor.js <manifest dir>`) it stops after the manifests: the floor of
+ * `platform-sync validate` (node start and js-yaml's values of the same files, no positions, no
+ * checks), which the bench runs in turns with validate.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,7 +33,7 @@ const PAGE = 200;
 
 async function main(): Promise<void> {
   const [dir, url] = process.argv.slice(2);
-  if (!dir || !url) throw new Error('usage: floor <manifest dir> <api url>');
+  if (!dir) throw new Error('usage: floor <manifest dir> [<api url>]');
   const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
   let orgName = '';
   await Promise.all(
@@ -39,6 +42,10 @@ async function main(): Promise<void> {
       if (!orgName && typeof doc?.org?.name === 'string') orgName = doc.org.name;
     }),
   );
+  if (!url) {
+    process.stdout.write(JSON.stringify({ files: files.length, org: orgName }));
+    return;
+  }
   const pool = new Pool(url, { connections: 64, pipelining: 1 });
   const headers = { authorization: `Bearer ${process.env.PLATFORM_TOKEN ?? ''}` };
   const getJson = async (path: string): Promise<Record<string, unknown>> => {

@@ -122,6 +122,10 @@ interface StyleResult {
   /** Median CPU of the main thread and of the helper threads, of the plan and the floor processes (Linux only). */
   threads?: { plan: ThreadSplit; floor: ThreadSplit };
   validate: { wallMs: number; cpuMs: number };
+  /** The floor of validate (floor.ts without a URL: start and js-yaml values), run in turns with it. */
+  validateFloor: { wallMs: number; cpuMs: number };
+  /** validate's wall over its floor's, run by run (median). */
+  validateWallRatio: number;
   /** Per phase: CPU of all threads, of the main thread alone (where the system tells it), wall. */
   phases: Record<string, { cpu: number; main?: number; wall: number }>;
 }
@@ -218,10 +222,15 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
       collectGarbage();
       cursors.push(await cursorRead());
     }
+    // validate and its floor in turns, each validate followed by a floor process of the same files.
     const validates = await inTurns(repeats, MANIFEST_STYLES, async (style) => {
       const r = await runProcess([BIN, 'validate', dirs.get(style)!], env);
       if (r.exitCode !== 0) throw new Error(`validate (${style}) exited ${r.exitCode}:\n${r.stderr.slice(0, 2000)}`);
-      return r;
+      const f = await runProcess([FLOOR, dirs.get(style)!], env);
+      if (f.exitCode !== 0) throw new Error(`the validate floor (${style}) failed:\n${f.stderr.slice(0, 2000)}`);
+      if ((JSON.parse(f.stdout) as { org?: string }).org !== ORG)
+        throw new Error(`the validate floor (${style}) did not find the org: ${f.stdout.slice(0, 200)}`);
+      return { validate: r, floor: f };
     });
     type PhaseRun = { phases: Record<string, number>; mains: Record<string, number>; walls: Record<string, number> };
     const phaseRuns = await inTurns(Math.min(repeats, 3), MANIFEST_STYLES, async (style) => {
@@ -291,7 +300,12 @@ async function measure(scale: number, repeats: number): Promise<ScaleResult> {
         wallRatio: median(p.map((x, i) => x.wallMs / f[i]!.wallMs)),
         runRatios: p.map((x, i) => ({ cpu: x.cpuMs / f[i]!.cpuMs, wall: x.wallMs / f[i]!.wallMs })),
         ...(planThreads && floorThreads ? { threads: { plan: planThreads, floor: floorThreads } } : {}),
-        validate: { wallMs: median(v.map((x) => x.wallMs)), cpuMs: median(v.map((x) => x.cpuMs)) },
+        validate: {
+          wallMs: median(v.map((x) => x.validate.wallMs)),
+          cpuMs: median(v.map((x) => x.validate.cpuMs)),
+        },
+        validateFloor: { wallMs: median(v.map((x) => x.floor.wallMs)), cpuMs: median(v.map((x) => x.floor.cpuMs)) },
+        validateWallRatio: median(v.map((x) => x.validate.wallMs / x.floor.wallMs)),
         phases: phasesOf(phaseRuns.get(style)!),
       };
     });
@@ -353,6 +367,15 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
         '',
       ),
     );
+    out.write(
+      row(
+        `[${s.style}] validate's floor: start, js-yaml values (process)`,
+        s.validateFloor.wallMs,
+        `${s.validateFloor.cpuMs.toFixed(0)} ms`,
+        '0',
+        '',
+      ),
+    );
   }
   out.write(row('baseline 1: GET per resource, 10 at a time', r.refresh.wallMs, '', String(r.refresh.requests), ''));
   out.write(
@@ -390,7 +413,8 @@ function report(r: ScaleResult, base: ScaleResult | undefined): void {
     );
     for (const s of r.styles)
       out.write(
-        `  [${s.style}] validate: ${s.validate.wallMs.toFixed(0)} ms (target ≤ 300 ms: ${check(s.validate.wallMs <= 300)})\n`,
+        `  [${s.style}] validate: ${s.validate.wallMs.toFixed(0)} ms (target ≤ 300 ms: ${check(s.validate.wallMs <= 300)}); ` +
+          `${s.validateWallRatio.toFixed(2)}× the wall of its floor (${s.validateFloor.wallMs.toFixed(0)} ms, in turns)\n`,
       );
   } else {
     const growth = flow.plan.wallMs / base.styles[0]!.plan.wallMs;
