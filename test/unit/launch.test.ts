@@ -9,7 +9,14 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_ID_PREFIX, ENTRY_MARK_PREFIX, loadBundle } from '../../src/cli/launch.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import {
+  BUNDLE_ID_PREFIX,
+  ENTRY_MARK_PREFIX,
+  exitWhenIdle,
+  loadBundle,
+  type ExitingProcess,
+} from '../../src/cli/launch.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ps-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,5 +83,61 @@ describe('loadBundle', () => {
     expect((loaded.part('platform-sync-action.cjs') as { runAction: () => number }).runAction()).toBe(6);
     for (const name of ['../parts.cjs', 'parts.cjs', 'platform-sync-x.cjs/../../parts.cjs', 'platform-sync-a.js'])
       expect(() => loaded.part(name), name).toThrow(/not a file of the bundle/);
+  });
+});
+
+/** Runs `body` (an ES module that has `exitWhenIdle` and `net`) in a fresh process. */
+function runFresh(body: string): { status: number | null; stdout: string; stderr: string } {
+  const script = `
+    import net from 'node:net';
+    const { exitWhenIdle } = await import('./dist/src/cli/launch.js');
+    ${body}`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('exitWhenIdle (how the bin ends after main)', () => {
+  /** A process that records what is asked of it, with these resources active. */
+  const fakeProcess = (active: string[]) => {
+    const exits: number[] = [];
+    const proc: ExitingProcess = {
+      getActiveResourcesInfo: () => active,
+      exit: ((code: number) => exits.push(code)) as ExitingProcess['exit'],
+    };
+    return { proc, exits };
+  };
+
+  it('ends the process with the code once nothing is left to run, and leaves it to Node while anything is', async () => {
+    const idle = fakeProcess([]);
+    exitWhenIdle(2, idle.proc);
+    expect(idle.exits).toEqual([]); // not before the promise jobs queued before it have run
+    await nextTurn();
+    expect(idle.exits).toEqual([2]);
+    expect(idle.proc.exitCode).toBe(2);
+    const busy = fakeProcess(['TCPServerWrap']);
+    exitWhenIdle(3, busy.proc);
+    await nextTurn();
+    expect(busy.exits).toEqual([]);
+    expect(busy.proc.exitCode).toBe(3);
+  });
+
+  it('in a real process: the whole output, the exit listeners, and the code', () => {
+    const r = runFresh(`
+      process.on('exit', (code) => process.stderr.write('exit listener saw ' + code + '\\n'));
+      process.stdout.write('x'.repeat(1 << 20));
+      exitWhenIdle(3);`);
+    expect(r).toEqual({ status: 3, stdout: 'x'.repeat(1 << 20), stderr: 'exit listener saw 3\n' });
+  });
+
+  it('in a real process: what is still to run (a timer set by a promise job, a server) runs before the end', () => {
+    const r = runFresh(`
+      exitWhenIdle(4);
+      Promise.resolve().then(() => setTimeout(() => process.stdout.write('timer ran\\n'), 20));
+      const server = net.createServer().listen(0, '127.0.0.1', () =>
+        setTimeout(() => server.close(() => process.stdout.write('server closed\\n')), 40));`);
+    expect(r).toEqual({ status: 4, stdout: 'timer ran\nserver closed\n', stderr: '' });
   });
 });
