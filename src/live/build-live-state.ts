@@ -10,7 +10,6 @@ import { CREATE_ORDER, descriptorOf, KIND_INFO, KINDS, type Kind } from '../mode
 import type { IncompleteRead, LiveAmbiguity, LiveResource } from '../model/resources.js';
 import type { ApiObject } from '../api/types.js';
 import { referencedUid } from '../api/hydrated.js';
-import { pushTo } from '../util/multimap.js';
 
 /** Kinds listed under an org (everything but the org root itself, which is found first). */
 export const LISTED_KINDS: readonly Kind[] = KINDS;
@@ -241,22 +240,31 @@ function oneLine(address: string): string {
   return hasControl(address) ? escapeValue(address) : address;
 }
 
-/** Keeps the first resource per address and reports every address held by more than one. */
-function separateAmbiguities(built: LiveResource[]): { resources: LiveResource[]; ambiguities: LiveAmbiguity[] } {
-  const first = new Map<string, LiveResource>();
-  const more = new Map<string, LiveResource[]>();
-  for (let i = 0; i < built.length; i++) {
-    const r = built[i]!;
-    if (!first.has(r.address)) first.set(r.address, r);
-    else pushTo(more, r.address, r);
+/** Orders resources by address, by UTF-16 code units (as a plain `sort()` orders strings). */
+function byAddress(a: LiveResource, b: LiveResource): number {
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
+}
+
+/**
+ * Keeps the first resource per address and reports every address held by more than one. One
+ * stable sort by address, no map of every address: the resources of one address stay in the
+ * order they were built, side by side, the first of them kept.
+ */
+function separateAmbiguities(built: readonly LiveResource[]): {
+  resources: LiveResource[];
+  ambiguities: LiveAmbiguity[];
+} {
+  const sorted = built.slice().sort(byAddress);
+  const resources: LiveResource[] = [];
+  const ambiguities: LiveAmbiguity[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    const first = sorted[i]!;
+    let end = i + 1;
+    while (end < sorted.length && sorted[end]!.address === first.address) end++;
+    resources.push(first);
+    if (end - i > 1) ambiguities.push({ address: first.address, uids: sorted.slice(i, end).map((r) => r.uid) });
+    i = end;
   }
-  const byAddress = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  // Addresses are unique here, and the default sort orders strings as byAddress does (by UTF-16
-  // code units), without a call per comparison.
-  const resources = [...first.keys()].sort().map((address) => first.get(address)!);
-  const ambiguities = [...more]
-    .sort(([a], [b]) => byAddress(a, b))
-    .map(([address, rest]) => ({ address, uids: [first.get(address)!.uid, ...rest.map((r) => r.uid)] }));
   return { resources, ambiguities };
 }
 
