@@ -93,17 +93,15 @@ export function parseManifestText(
   const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
   const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, lines) : undefined;
   if (values !== undefined) {
-    // Positions are found from the lines (plain-positions.ts) where that is certain, else they
-    // are the `yaml` reader's, read when the first such one is asked for.
-    const plain = new PlainPositions(file, text, lines);
-    const positions = new DeferredPositions(file, text, at);
+    // A location is found when it is first read (most are never: an empty plan shows none), from
+    // the lines (plain-positions.ts) where that is certain, else from the `yaml` reader's tree.
+    const positions = new DeferredPositions(file, text, at, new PlainPositions(file, text, lines));
     const documents = values.map(
       (value, index): ManifestDocument => ({
         file,
         index,
         value,
-        locate: (pointer, target = 'value') =>
-          plain.locate(index, pointer, target) ?? deferredLocation(positions, index, pointer, target),
+        locate: (pointer, target = 'value') => deferredLocation(positions, index, pointer, target),
       }),
     );
     return { documents, diagnostics: [], complete: true };
@@ -112,9 +110,10 @@ export function parseManifestText(
 }
 
 /**
- * The positions of a file read fast that its lines do not settle: the `yaml` package's syntax
- * tree of it, parsed on first use for positions only — js-yaml's values stay the file's values
- * (`yaml` neither builds values from it nor checks its keys).
+ * The positions of a file read fast: from the lines the shape check met where they are certain
+ * (plain-positions.ts), else from the `yaml` package's syntax tree of it, parsed on first use for
+ * positions only — js-yaml's values stay the file's values (`yaml` neither builds values from it
+ * nor checks its keys).
  */
 class DeferredPositions {
   private documents: Document[] | undefined;
@@ -123,9 +122,12 @@ class DeferredPositions {
     readonly file: string,
     private readonly text: string,
     private readonly at: (offset: number) => SourceLocation,
+    private readonly plain: PlainPositions,
   ) {}
 
   locate(index: number, pointer: Pointer, target: 'key' | 'value'): SourceLocation {
+    const found = this.plain.locate(index, pointer, target);
+    if (found !== undefined) return found;
     this.documents ??= yaml().parseAllDocuments(this.text, { prettyErrors: false, uniqueKeys: false }) as Document[];
     // The fast reader takes only what `yaml` reads alike (the differential test holds it): the same documents.
     const doc = this.documents[index];
