@@ -7,8 +7,8 @@
  * The emulator accepts one owner token generated here for this process only; it is handed to
  * the client and never printed or written anywhere (the state file holds resources, not tokens).
  */
+import { crypto } from '../util/lazy-require.js';
 import type { Connection } from '../api/connection.js';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { environmentRedactor } from '../io/redact.js';
 import { makeUserDirectory, removeUserDirectory, writeUserFile } from '../io/write-file.js';
@@ -59,7 +59,7 @@ export async function startEmbeddedEmulator(
   // A state this run makes and then writes nothing to (an apply with nothing to do) is removed again.
   const madeHere = persistent && !existsSync(dirname(statePath));
   if (persistent) makeStateDirectory(dirname(statePath));
-  const token = `embedded-${randomBytes(24).toString('hex')}`;
+  const token = `embedded-${crypto().randomBytes(24).toString('hex')}`;
   // Loaded here, not at the top: every command imports this file for EMBEDDED_STATE_PATH, and
   // only `--emulator` needs the emulator itself (see main.ts on start-up cost).
   const { startEmulator } = await import('../emulator/index.js');

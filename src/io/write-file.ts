@@ -7,8 +7,8 @@
  * rename), so a crash never leaves half a file. A path that cannot be written is a clear error
  * naming it and why, never a stack trace (DESIGN.md §8 rev 4).
  */
-import { randomBytes } from 'node:crypto';
 import { escapeValue } from './escape.js';
+import { crypto } from '../util/lazy-require.js';
 import {
   appendFileSync,
   chmodSync,
@@ -69,7 +69,7 @@ export function writeUserFile(
   what: string,
   options: { redact: Redactor; mode?: number; exclusive?: boolean },
 ): void {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${crypto().randomBytes(6).toString('hex')}.tmp`);
   const mode = options.mode ?? 0o644;
   try {
     const redacted = options.redact(text);

@@ -2,7 +2,7 @@
  * Fingerprints let `apply plan.json` refuse a plan that live state has moved away from
  * (DESIGN.md §4). Pure: hashing is computation, not I/O.
  */
-import { createHash } from 'node:crypto';
+import { crypto } from '../util/lazy-require.js';
 import type { Fingerprint, Plan, PlanStep } from '../model/plan.js';
 import { IDENTITY_GRANT_KIND, type SubResourceField, subResourceFields } from '../model/kinds.js';
 import { kindOfAddress } from '../model/address.js';
@@ -22,7 +22,8 @@ function versionOf(resource: LiveResource): string {
   if (resource.updateTime) return resource.updateTime;
   const fields = displayFields(resource);
   for (const spec of subResourceFields(resource.kind)) delete fields[spec.name];
-  const hash = createHash('sha256')
+  const hash = crypto()
+    .createHash('sha256')
     .update(canonicalJson({ kind: resource.kind, parentUid: resource.parentUid, fields }))
     .digest('hex');
   return `sha256:${hash}`;

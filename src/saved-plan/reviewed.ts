@@ -4,14 +4,15 @@
  * a hash of its canonical JSON — and (checkSavedPlan) live has not changed since. Anything else
  * fails, naming why; a fresh plan nobody reviewed is never applied silently.
  */
-import { createHash } from 'node:crypto';
+import { crypto } from '../util/lazy-require.js';
 import { UserError } from '../model/errors.js';
 import type { Plan } from '../model/plan.js';
 import type { DesiredState } from '../model/resources.js';
 
 /** The hash of a desired state as a saved plan records it (its JSON, as written and read back). */
 export function desiredStateHash(desired: DesiredState): string {
-  return `sha256:${createHash('sha256')
+  return `sha256:${crypto()
+    .createHash('sha256')
     .update(JSON.stringify(JSON.parse(JSON.stringify(desired))))
     .digest('hex')}`;
 }

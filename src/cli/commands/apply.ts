@@ -4,13 +4,13 @@
  * applied (or there was nothing to do); 1 on any error, refusal, cancellation or partial apply
  * (set here or by main.ts).
  */
+import { readline } from '../../util/lazy-require.js';
 import { stringifyForOutput } from '../../views/escape.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { statSync } from 'node:fs';
 import { readFileHeadSync } from '../../io/read-file.js';
 import { readSecretsOnce, redactDeclaredSecrets, type SecretReader } from '../../apply/secrets.js';
 import { extname } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import {
   apply,
   DEFAULT_CONCURRENCY,
@@ -253,7 +253,7 @@ async function confirmApply(count: number, options: ApplyCommandOptions, ctx: Cl
       `refusing to apply ${changes(count)} without approval: there is no terminal to ask on. Review the plan above and pass --auto-approve to apply it.`,
     );
   }
-  const rl = createInterface({ input: ctx.stdin, output: prompt });
+  const rl = readline().createInterface({ input: ctx.stdin, output: prompt });
   // Ctrl-D (end of input) and Ctrl-C close the interface without an answer: no approval.
   const closed = new Promise<null>((resolve) => rl.once('close', () => resolve(null)));
   const asked = rl
