@@ -26,10 +26,10 @@ const LAZY =
   /^(node_modules\/(yaml|ajv|diff|fast-uri)\/|dist\/src\/(emulator\/(?!tokens\.js$)|export\/|adopt\/|init\/|audit\/))/;
 
 /**
- * Node's own modules a `validate` has no use for, each a few ms of a fresh process's CPU to load
- * (src/util/lazy-require.ts): loaded on first use.
+ * Node's own modules a `validate` has no use for, each a few ms of a fresh process's CPU to load:
+ * loaded on first use (src/util/lazy-require.ts; commander's child_process, scripts/build-cli-bundle.ts).
  */
-const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises)$/;
+const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|child_process)$/;
 
 /**
  * Runs each command of `runs` in turn from the bundle in one fresh process; says which of the
@@ -111,11 +111,12 @@ describe('the bundle', () => {
       temp.dir,
     );
     expect(validate).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')], builtins: [] });
-    // The embedded emulator's token is random: node:crypto, loaded when it is drawn.
+    // The embedded emulator's token is random (node:crypto, loaded when it is drawn), and the
+    // emulator's code requires node:child_process as it loads.
     expect(plan).toEqual({
       code: 0,
       files: [join(DIST, 'platform-sync.cjs'), join(DIST, emulatorFile)],
-      builtins: ['NativeModule crypto'],
+      builtins: ['NativeModule crypto', 'NativeModule child_process'],
     });
   });
 });
