@@ -5,8 +5,8 @@
  * The bundle is dist/src/cli/main.js with everything it imports, third-party packages
  * included (their licenses are appended); what the code requires at run time by path (undici's
  * pool, the `yaml` and `diff` packages, ajv's runtime) stays in node_modules. dist/platform-sync.cjs
- * holds what a command's start reaches by static imports, and the API client (every command that
- * talks to a server loads it); everything else the code imports only lazily — export, adopt,
+ * holds what a command's start reaches by static imports; the API client (every command that
+ * talks to a server loads it, `validate` never) is dist/platform-sync-client-<hash>.cjs; everything else the code imports only lazily — export, adopt,
  * audit, init, and the `yaml` and `diff` packages they import (no ajv compiler: every validator
  * is generated at build time) — is in dist/platform-sync-lazy-<hash>.cjs, which Node
  * compiles only when a command reaches for one of them (issue 61). A `plan` or `validate` so
@@ -44,7 +44,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 /** The Action's runner: the entry of the Action's file of the bundle. */
 const ACTION = join(ROOT, 'dist', 'src', 'action', 'run.js');
-/** The API client: imported lazily (`validate` never needs it) but by every command that reads a server. */
+/**
+ * The API client: imported lazily (`validate` never needs it) but by every command that reads a
+ * server; a file of its own, which such a command loads beside the start file (its modules name
+ * `node:zlib` and `node:timers/promises` at their top: a `validate` loads neither).
+ */
 const CLIENT = join(ROOT, 'dist', 'src', 'api', 'client.js');
 /** Saved plans: what `plan --out` and the Action's plan step write with, and `apply <plan>` reads. */
 const SAVED_PLAN = join(ROOT, 'dist', 'src', 'saved-plan', 'saved-plan.js');
@@ -56,18 +60,20 @@ const BIN = join(ROOT, 'bin', 'platform-sync');
 const EXAMPLE = join(ROOT, 'examples', 'acme');
 
 /**
- * The modules a start needs: what the entry and the API client import statically, found once
- * the graph is built; and those a saved plan needs beyond them (`plan --out`, `apply <plan>`,
+ * The modules a start needs: what the entry imports statically, found once the graph is built;
+ * those the API client needs beyond them (its file); and those a saved plan needs beyond them (`plan --out`, `apply <plan>`,
  * every plan step of the Action): the saved-plan modules and their generated validator, in a file
  * of their own, so that writing a plan does not compile the emulator's validators. Every other module goes to the lazy file.
  */
 function startModules(): {
   plugin: Plugin;
   has(id: string): boolean;
+  client(id: string): boolean;
   planFile(id: string): boolean;
   emulator(id: string): boolean;
 } {
   const start = new Set<string>();
+  const client = new Set<string>();
   const planFile = new Set<string>();
   const emulator = new Set<string>();
   const plugin: Plugin = {
@@ -79,7 +85,7 @@ function startModules(): {
         for (const next of this.getModuleInfo(id)?.importedIds ?? []) walk(into, next);
       };
       walk(start, ENTRY);
-      walk(start, CLIENT);
+      walk(client, CLIENT);
       walk(planFile, SAVED_PLAN);
       for (const id of EMULATOR) if (!planFile.has(id)) walk(emulator, id);
       for (const id of [CLIENT, SAVED_PLAN, ...EMULATOR])
@@ -90,9 +96,10 @@ function startModules(): {
   return {
     plugin,
     has: (id) => start.has(id) || id.startsWith('\0rolldown'),
-    // The walk into planFile stops at what the start holds.
-    planFile: (id) => planFile.has(id),
-    emulator: (id) => emulator.has(id) && !planFile.has(id),
+    // The walks stop at what the start holds; the client's file holds what it shares with the others.
+    client: (id) => client.has(id),
+    planFile: (id) => planFile.has(id) && !client.has(id),
+    emulator: (id) => emulator.has(id) && !planFile.has(id) && !client.has(id),
   };
 }
 
@@ -147,11 +154,14 @@ async function writeBundle(): Promise<void> {
         { name: 'start', test: (id) => start.has(id) },
         // What the Action's runner alone imports: a file only the Action reads.
         { name: 'action', test: (id) => !start.has(id) && isAction(id) },
+        // The API client: what every command that reads a server loads beside the start.
+        { name: 'client', test: (id) => start.client(id) && !isAction(id) },
         { name: 'plan-file', test: (id) => start.planFile(id) && !isAction(id) },
         { name: 'emulator', test: (id) => start.emulator(id) && !isAction(id) },
         {
           name: 'lazy',
-          test: (id) => !start.has(id) && !isAction(id) && !start.planFile(id) && !start.emulator(id),
+          test: (id) =>
+            !start.has(id) && !isAction(id) && !start.client(id) && !start.planFile(id) && !start.emulator(id),
         },
       ],
     },

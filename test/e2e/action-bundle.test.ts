@@ -109,13 +109,14 @@ describe("the Action's entry", () => {
   it('runs from the bundle when it matches the modules: no module of the CLI or the runner read from dist/src', async () => {
     const r = await step(REPO_ROOT);
     planned(r);
-    // The start, the Action's file and the saved plan's: not the lazy file (the emulator, export, adopt…).
+    // The start, the Action's file, the API client's and the saved plan's: not the lazy file (the emulator, export, adopt…).
     expect(
       r.cjs.filter((f) => f.endsWith('.cjs')).map((f) => f.replace(/-[\w-]{8}\.cjs$/, '.cjs')),
       'npm run build makes the bundle',
     ).toEqual([
       join('dist', 'platform-sync.cjs'),
       join('dist', ACTION_BUNDLE_FILE),
+      join('dist', 'platform-sync-client.cjs'),
       join('dist', 'platform-sync-plan-file.cjs'),
     ]);
     // The entry and what it checks the bundle with; nothing of the runner or the CLI.

@@ -29,7 +29,7 @@ const LAZY =
  * Node's own modules a `validate` has no use for, each a few ms of a fresh process's CPU to load:
  * loaded on first use (src/util/lazy-require.ts; commander's child_process, scripts/build-cli-bundle.ts).
  */
-const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|child_process)$/;
+const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|child_process|zlib|timers\/promises)$/;
 
 /**
  * Runs each command of `runs` in turn from the bundle in one fresh process; says which of the
@@ -66,6 +66,7 @@ describe('the bundle', () => {
   const lazyFile = readdirSync(DIST).find((f) => /^platform-sync-lazy-[\w-]+\.cjs$/.test(f))!;
   const emulatorFile = readdirSync(DIST).find((f) => /^platform-sync-emulator-[\w-]+\.cjs$/.test(f))!;
   const planFileName = readdirSync(DIST).find((f) => /^platform-sync-plan-file-[\w-]+\.cjs$/.test(f))!;
+  const clientFile = readdirSync(DIST).find((f) => /^platform-sync-client-[\w-]+\.cjs$/.test(f))!;
 
   it('keeps what only some commands use out of the file every start compiles', () => {
     expect(lazyFile).toBeDefined();
@@ -74,6 +75,10 @@ describe('the bundle', () => {
     expect(start.length).toBeGreaterThan(100);
     expect(start.filter((m) => LAZY.test(m))).toEqual([]);
     const lazy = modulesIn(lazyFile);
+    // The API client is a file of its own, which a command that reads a server loads (`validate` never).
+    const client = modulesIn(clientFile);
+    expect(client).toContain('dist/src/api/client.js');
+    expect([...start, ...lazy].filter((m) => client.includes(m))).toEqual([]);
     for (const part of ['node_modules/yaml/', 'node_modules/diff/', 'dist/src/adopt/'])
       expect(lazy.some((m) => m.startsWith(part))).toBe(true);
     // The emulator (its contract's validators most of it) is a file of its own, without yaml
@@ -101,7 +106,7 @@ describe('the bundle', () => {
     expect(modulesIn(ACTION_BUNDLE_FILE).filter(action)).toContain('dist/src/action/run.js');
   });
 
-  it("validate loads only the start file; plan on the embedded emulator loads the emulator's", () => {
+  it("validate loads only the start file; plan on the embedded emulator loads the emulator's and the API client's", () => {
     const example = join(REPO_ROOT, 'examples', 'acme');
     const [validate, plan] = loadedBy(
       [
@@ -111,12 +116,18 @@ describe('the bundle', () => {
       temp.dir,
     );
     expect(validate).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')], builtins: [] });
-    // The embedded emulator's token is random (node:crypto, loaded when it is drawn), and the
-    // emulator's code requires node:child_process as it loads.
+    // The embedded emulator's token is random (node:crypto, loaded when it is drawn), the
+    // emulator's code requires node:child_process as it loads, and the API client's file
+    // node:zlib and node:timers/promises.
     expect(plan).toEqual({
       code: 0,
-      files: [join(DIST, 'platform-sync.cjs'), join(DIST, emulatorFile)],
-      builtins: ['NativeModule crypto', 'NativeModule child_process'],
+      files: [join(DIST, 'platform-sync.cjs'), join(DIST, emulatorFile), join(DIST, clientFile)],
+      builtins: [
+        'NativeModule crypto',
+        'NativeModule zlib',
+        'NativeModule child_process',
+        'NativeModule timers/promises',
+      ],
     });
   });
 });
