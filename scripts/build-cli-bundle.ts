@@ -103,26 +103,6 @@ function startModules(): {
   };
 }
 
-/**
- * commander requires `node:child_process` as it loads (≈5 ms of a fresh process's CPU: every
- * `validate` and `plan` paid it, docs/performance.md, issue 61), for the executable subcommands
- * it can spawn and platform-sync does not have. In the bundle it is required when commander
- * would spawn one. A commander whose line differs fails the build: see what it does first.
- */
-const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
-const childProcessOnUse: Plugin = {
-  name: 'commander-child-process-on-use',
-  transform(code, id) {
-    if (!id.endsWith('/node_modules/commander/lib/command.js')) return null;
-    if (!code.includes(COMMANDER_CHILD_PROCESS))
-      throw new Error(`commander's command.js no longer has the line ${COMMANDER_CHILD_PROCESS}`);
-    return code.replace(
-      COMMANDER_CHILD_PROCESS,
-      "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-    );
-  },
-};
-
 /** The Action's own modules (src/action/). */
 const isAction = (id: string): boolean => id.startsWith(join(ROOT, 'dist', 'src', 'action', '/'));
 
@@ -132,7 +112,7 @@ async function writeBundle(): Promise<void> {
     input: { cli: ENTRY, action: ACTION },
     platform: 'node',
     logLevel: 'warn',
-    plugins: [start.plugin, childProcessOnUse],
+    plugins: [start.plugin],
     // The lazy file imports what it shares with the start from the entry file.
     preserveEntrySignatures: 'allow-extension',
     // A dynamic import of a module the start imports statically anyway stays where it is.

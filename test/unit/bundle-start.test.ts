@@ -26,10 +26,10 @@ const LAZY =
   /^(node_modules\/(yaml|ajv|diff|fast-uri)\/|dist\/src\/(emulator\/(?!tokens\.js$)|export\/|adopt\/|init\/|audit\/))/;
 
 /**
- * Node's own modules a `validate` has no use for, each a few ms of a fresh process's CPU to load:
- * loaded on first use (src/util/lazy-require.ts; commander's child_process, scripts/build-cli-bundle.ts).
+ * Node's own modules a `validate` has no use for, each a few ms of a fresh process's CPU to load
+ * (src/util/lazy-require.ts): loaded on first use.
  */
-const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|child_process|zlib|timers\/promises)$/;
+const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|zlib|timers\/promises)$/;
 
 /**
  * Runs each command of `runs` in turn from the bundle in one fresh process; says which of the
@@ -116,18 +116,12 @@ describe('the bundle', () => {
       temp.dir,
     );
     expect(validate).toEqual({ code: 0, files: [join(DIST, 'platform-sync.cjs')], builtins: [] });
-    // The embedded emulator's token is random (node:crypto, loaded when it is drawn), the
-    // emulator's code requires node:child_process as it loads, and the API client's file
-    // node:zlib and node:timers/promises.
+    // The embedded emulator's token is random (node:crypto, loaded when it is drawn), and the API
+    // client's file loads node:zlib and node:timers/promises.
     expect(plan).toEqual({
       code: 0,
       files: [join(DIST, 'platform-sync.cjs'), join(DIST, emulatorFile), join(DIST, clientFile)],
-      builtins: [
-        'NativeModule crypto',
-        'NativeModule zlib',
-        'NativeModule child_process',
-        'NativeModule timers/promises',
-      ],
+      builtins: ['NativeModule crypto', 'NativeModule zlib', 'NativeModule timers/promises'],
     });
   });
 });
