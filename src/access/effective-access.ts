@@ -10,7 +10,7 @@ import { asciiLower } from '../model/email.js';
 import { didYouMean, suggestClosest } from '../util/suggest.js';
 import { accessPartOf, stateOfLive } from './state.js';
 import { plannedRelation } from './planned-relation.js';
-import { indexOfLive } from './state-index.js';
+import { indexOfLive, type KnownLive } from './state-index.js';
 import { keysOfSteps, touchedRelations } from './touched-relations.js';
 import { capabilitiesOfRecord, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { diffRelations } from './access-diff.js';
@@ -26,16 +26,18 @@ export type { AccessChange } from '../model/plan.js';
  * The access changes of a plan: the relation of live and the relation of the state its steps lead
  * to, compared — each of them only for the principals the plan can change and those that may
  * cover them (touched-relations.ts). A plan with no step of a kind that matters to access has none.
+ * `known`: what the caller's index of live knows of it (state-index.ts).
  */
 export function accessChanges(
   live: LiveState,
   plan: Pick<Plan, 'steps'>,
   now?: number,
-  byAddress?: (address: string) => { uid: string } | undefined,
+  known?: KnownLive,
 ): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
+  const byAddress = known?.at;
   // The relations of the principals the plan can change (touched-relations.ts); the whole ones when it cannot tell.
-  const touched = touchedRelations(indexOfLive(live, keysOfSteps(plan.steps), byAddress), plan.steps, now);
+  const touched = touchedRelations(indexOfLive(live, keysOfSteps(plan.steps), known), plan.steps, now);
   let whole: AccessRelation | undefined;
   const wholePlanned = (): AccessRelation => (whole ??= relationsOfPlan(live, plan, now, byAddress).planned);
   if (touched !== undefined) return diffRelations(touched.live, touched.planned, touched.touched, wholePlanned);
@@ -53,10 +55,10 @@ export function accessOfPlan(
   plan: Pick<Plan, 'steps'>,
   rules: readonly AccessRule[],
   now?: number,
-  byAddress?: (address: string) => { uid: string } | undefined,
+  known?: KnownLive,
 ): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
-  if (rules.length === 0) return { changes: accessChanges(live, plan, now, byAddress), refusals: [] };
-  const relations = relationsOfPlan(live, plan, now, byAddress);
+  if (rules.length === 0) return { changes: accessChanges(live, plan, now, known), refusals: [] };
+  const relations = relationsOfPlan(live, plan, now, known?.at);
   const changes = diffRelations(relations.live, relations.planned, relations.touched);
   const results = judgeAccessRules(relations.planned, rules);
   return { changes, rules: results, refusals: accessRuleRefusals(results) };

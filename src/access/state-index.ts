@@ -13,6 +13,8 @@ import { relationshipOfRecord } from './relation.js';
 import { bucketOf } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
+import type { Kind } from '../model/kinds.js';
+import { pushTo } from '../util/multimap.js';
 
 type Relationship = { field: string; value: unknown } | undefined;
 
@@ -24,9 +26,9 @@ export interface StateIndex {
   /** The record at a rank (made when first asked for). */
   record(rank: number): AccessRecord;
   /** Ranks of the records every relation reads whole, in order (roles aside). */
-  always: number[];
+  always: readonly number[];
   /** Ranks of the roles, in order: a relation needs those its grants give. */
-  roles: number[];
+  roles: readonly number[];
   /** The key of the record at a rank. */
   keyAt(rank: number): string;
   /** The ranks of the identities among `keys`, by key. */
@@ -51,37 +53,37 @@ interface Reader {
   keyOfPath(path: string): string | undefined;
 }
 
-function indexOf(
-  size: number,
-  partAt: (rank: number) => AccessPart | undefined,
+/** The ranks of a state's records, by what they are to access. */
+interface Ranks {
+  always: readonly number[];
+  roles: readonly number[];
+  identities: readonly number[];
+  identityGrants: readonly number[];
+  /** The ranks of every record, in lists (of no order among them). */
+  access: readonly (readonly number[])[];
+}
+
+/** Where a record of `part` goes among the `Ranks` lists. */
+function listOf(part: AccessPart): 'always' | 'roles' | 'identities' | 'identityGrants' {
+  if (part.is === 'principal') return 'identities';
+  if (part.is === 'grant' && part.to === 'identity') return 'identityGrants';
+  return part.is === 'capabilities' ? 'roles' : 'always';
+}
+
+function indexOfRanks(
+  ranks: Ranks,
+  asked: Map<string, number>,
   reader: Reader,
   record: (rank: number) => AccessRecord,
   builtins: Pick<StateIndex, 'builtinCapabilities' | 'builtinNames'>,
-  asking: ReadonlySet<string>,
 ): StateIndex {
-  const always: number[] = [];
-  const roles: number[] = [];
-  const identities: number[] = [];
-  const identityGrants: number[] = [];
-  const asked = new Map<string, number>();
-  const access: number[] = [];
-  for (let rank = 0; rank < size; rank++) {
-    const part = partAt(rank);
-    if (!part) continue;
-    access.push(rank);
-    const key = reader.keyAt(rank);
-    if (asking.has(key)) asked.set(key, rank);
-    if (part.is === 'principal') identities.push(rank);
-    else if (part.is === 'grant' && part.to === 'identity') identityGrants.push(rank);
-    else if (part.is === 'capabilities') roles.push(rank);
-    else always.push(rank);
-  }
+  const { identities, identityGrants } = ranks;
   return {
     ...builtins,
     asked,
     record,
-    always,
-    roles,
+    always: ranks.always,
+    roles: ranks.roles,
     keyAt: reader.keyAt,
     identityGrants,
     identitiesOf(keys) {
@@ -125,12 +127,13 @@ function indexOf(
     },
     uniqueAmong(keys) {
       const seen = new Set<string>();
-      for (const rank of access) {
-        const key = reader.keyAt(rank);
-        if (!keys.has(key)) continue;
-        if (seen.has(key)) return false;
-        seen.add(key);
-      }
+      for (const list of ranks.access)
+        for (const rank of list) {
+          const key = reader.keyAt(rank);
+          if (!keys.has(key)) continue;
+          if (seen.has(key)) return false;
+          seen.add(key);
+        }
       return true;
     },
   };
@@ -140,6 +143,21 @@ function indexOf(
 export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<string>): StateIndex {
   const records = [...state.records.values()];
   const parts = records.map((r) => accessPartOf(r.kind));
+  const lists = {
+    always: [] as number[],
+    roles: [] as number[],
+    identities: [] as number[],
+    identityGrants: [] as number[],
+  };
+  const access: number[] = [];
+  const asked = new Map<string, number>();
+  for (let rank = 0; rank < records.length; rank++) {
+    const part = parts[rank];
+    if (!part) continue;
+    access.push(rank);
+    if (asking.has(records[rank]!.key)) asked.set(records[rank]!.key, rank);
+    lists[listOf(part)].push(rank);
+  }
   const reader: Reader = {
     keyAt: (rank) => records[rank]!.key,
     relationshipAt: (rank) => relationshipOfRecord(records[rank]),
@@ -152,54 +170,92 @@ export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<stri
     },
     keyOfPath: () => undefined,
   };
-  return indexOf(
-    records.length,
-    (rank) => parts[rank],
-    reader,
-    (rank) => records[rank]!,
-    state,
-    asking,
-  );
+  return indexOfRanks({ ...lists, access: [access] }, asked, reader, (rank) => records[rank]!, state);
+}
+
+/**
+ * What a caller that has indexed live already knows of it (the planner's index, src/plan/live-index.ts),
+ * of the very resources of the live state it is given with: the resource at an address, and the ranks
+ * of each kind's resources in live's order.
+ */
+export interface KnownLive {
+  at(address: string): { uid: string } | undefined;
+  ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
+}
+
+/** The ranks of each kind's resources, in live's order (a pass over live, when no caller knows them). */
+function ranksOfKindIn(resources: readonly LiveResource[]): ReadonlyMap<Kind, readonly number[]> {
+  const out = new Map<Kind, number[]>();
+  for (let rank = 0; rank < resources.length; rank++) pushTo(out, resources[rank]!.kind, rank);
+  return out;
+}
+
+/** The ranks of some kinds, in live's order. */
+function ranksOfKinds(lists: (readonly number[])[]): readonly number[] {
+  if (lists.length === 1) return lists[0]!;
+  return lists.flat().sort((a, b) => a - b);
 }
 
 /**
  * The index of live as `stateOfLive` reads it (the same records, in the same order), making the
- * record of none until asked (`asking`: the keys whose ranks `asked` holds).
+ * record of none until asked (`asking`: the keys whose ranks `asked` holds). Its records are found
+ * by kind, of `known`'s ranks when the caller has them.
  */
-export function indexOfLive(
-  live: LiveState,
-  asking: ReadonlySet<string>,
-  byAddress?: (address: string) => { uid: string } | undefined,
-): StateIndex {
-  const reader = liveRecordReader(live, byAddress);
+export function indexOfLive(live: LiveState, asking: ReadonlySet<string>, known?: KnownLive): StateIndex {
+  const reader = liveRecordReader(live, known?.at);
   const resources: readonly LiveResource[] = live.resources;
-  const parts: (AccessPart | undefined)[] = new Array(resources.length);
-  for (let i = 0; i < resources.length; i++) parts[i] = accessPartOf(resources[i]!.kind);
+  const partAt = (rank: number): AccessPart | undefined => accessPartOf(resources[rank]!.kind);
+  const byList: Record<ReturnType<typeof listOf>, (readonly number[])[]> = {
+    always: [],
+    roles: [],
+    identities: [],
+    identityGrants: [],
+  };
+  const accessRanks: (readonly number[])[] = [];
+  const asked = new Map<string, number>();
+  for (const [kind, ranks] of known?.ranksOfKind ?? ranksOfKindIn(resources)) {
+    const part = accessPartOf(kind);
+    if (!part) continue;
+    accessRanks.push(ranks);
+    byList[listOf(part)].push(ranks);
+    // The last of live's order holding a key asked for (as a pass in that order keeps it).
+    for (const rank of ranks) {
+      const key = resources[rank]!.uid;
+      if (asking.has(key) && !(asked.get(key)! > rank)) asked.set(key, rank);
+    }
+  }
   const made = new Map<number, AccessRecord>();
   const record = (rank: number): AccessRecord => {
     let r = made.get(rank);
-    if (r === undefined) made.set(rank, (r = reader.record(resources[rank]!, parts[rank]!)));
+    if (r === undefined) made.set(rank, (r = reader.record(resources[rank]!, partAt(rank)!)));
     return r;
   };
-  const principalField = (rank: number): string | undefined => {
-    const part = parts[rank];
-    return part?.is === 'grant' && part.to === 'identity' ? part.principalField : undefined;
-  };
+  const principalField = (part: AccessPart | undefined): string | undefined =>
+    part?.is === 'grant' && part.to === 'identity' ? part.principalField : undefined;
   const liveReader: Reader = {
     keyAt: (rank) => resources[rank]!.uid,
     relationshipAt(rank) {
-      const part = parts[rank];
+      const part = partAt(rank);
       return part?.is === 'principal' ? reader.relationship(resources[rank]!, part) : undefined;
     },
     pathAt(rank) {
-      const field = principalField(rank);
-      return field === undefined ? undefined : reader.identityPath(resources[rank]!, parts[rank]!, field);
+      const part = partAt(rank);
+      const field = principalField(part);
+      return field === undefined ? undefined : reader.identityPath(resources[rank]!, part!, field);
     },
     namedAt(rank) {
-      const field = principalField(rank);
-      return field === undefined ? undefined : reader.field(resources[rank]!, parts[rank]!, field);
+      const part = partAt(rank);
+      const field = principalField(part);
+      return field === undefined ? undefined : reader.field(resources[rank]!, part!, field);
     },
     keyOfPath: (path) => reader.identityKey({ path }),
   };
-  return indexOf(resources.length, (rank) => parts[rank], liveReader, record, reader, asking);
+  const ranks: Ranks = {
+    always: ranksOfKinds(byList.always),
+    roles: ranksOfKinds(byList.roles),
+    identities: ranksOfKinds(byList.identities),
+    identityGrants: ranksOfKinds(byList.identityGrants),
+    access: accessRanks,
+  };
+  return indexOfRanks(ranks, asked, liveReader, record, reader);
 }

@@ -33,7 +33,12 @@ export interface LiveIndex {
   /** For normalising `{uid}` binding references on both sides. */
   lookup: ReferenceLookup;
   /** Live resources of each kind, the org root left out (what a mass delete is measured against). */
-  countByKind: Map<Kind, number>;
+  readonly countByKind: Map<Kind, number>;
+  /**
+   * The ranks of each kind's live resources, in live's order: what access reads of live
+   * (src/access/state-index.ts) is found by kind from these, not by a pass of its own.
+   */
+  ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
 }
 
 /** What holds some live resources: what a delete of them waits for, or is refused for. */
@@ -48,7 +53,9 @@ export function indexLive(live: LiveState): LiveIndex {
   const lookup = buildReferenceLookup(live);
   const rankOf = new Map<string, number>();
   const ambiguous = new Set<string>(live.ambiguities.map((a) => a.address));
-  const countByKind = new Map<Kind, number>();
+  const ranksOfKind = new Map<Kind, number[]>();
+  /** The kinds of the resources at the org's address (one, or more when ambiguous). */
+  const atOrg: Kind[] = [];
   // One pass over what may be 100,000 resources: on an org that big, each pass costs. The list
   // as read is kept until a binding is rewritten (in most orgs none is): a copy from the first.
   const read = live.resources;
@@ -62,7 +69,10 @@ export function indexLive(live: LiveState): LiveIndex {
     // and is ambiguous (the later rank it now holds goes with the ambiguous, deleted below).
     const size = rankOf.size;
     if (rankOf.set(r.address, rank).size === size) ambiguous.add(r.address);
-    if (r.address !== ORG_ADDRESS) countByKind.set(r.kind, (countByKind.get(r.kind) ?? 0) + 1);
+    const ranks = ranksOfKind.get(r.kind);
+    if (ranks !== undefined) ranks.push(rank);
+    else ranksOfKind.set(r.kind, [rank]);
+    if (r.address === ORG_ADDRESS) atOrg.push(r.kind);
   }
   for (const address of ambiguous) rankOf.delete(address);
   const all = resources ?? read;
@@ -72,6 +82,7 @@ export function indexLive(live: LiveState): LiveIndex {
   };
 
   let byUid: Map<string, LiveResource> | undefined;
+  let countByKind: Map<Kind, number> | undefined;
   const holdersOf = (addresses: ReadonlySet<string>): Holders => {
     const holders: Holders = { childrenOf: new Map(), bindingsByRef: new Map() };
     if (addresses.size === 0) return holders;
@@ -104,7 +115,14 @@ export function indexLive(live: LiveState): LiveIndex {
     at,
     ambiguous,
     lookup,
-    countByKind,
+    ranksOfKind,
+    get countByKind() {
+      if (countByKind === undefined) {
+        countByKind = new Map([...ranksOfKind].map(([kind, ranks]) => [kind, ranks.length]));
+        for (const kind of atOrg) countByKind.set(kind, countByKind.get(kind)! - 1);
+      }
+      return countByKind;
+    },
     get byUid() {
       // A resource whose uid is its parent's (an account association) is found by address only.
       return (byUid ??= new Map(all.filter((r) => !descriptorOf(r.kind).uidIsParent).map((r) => [r.uid, r])));

@@ -59,7 +59,7 @@ export function orderAndCheck(
       allowMassDelete: options.allowMassDelete ?? false,
     }),
   ];
-  const access = accessOfPlan(p.live, { steps }, p.desired.accessRules ?? [], options.now, p.index.at);
+  const access = accessOfPlan(p.live, { steps }, p.desired.accessRules ?? [], options.now, p.index);
   refusals.push(...access.refusals);
   if (options.denyNewAccess === true) refusals.push(...newAccessRefusal(access.changes));
   return { steps, refusals, accessChanges: access.changes, ...(access.rules ? { accessRules: access.rules } : {}) };
