@@ -160,8 +160,9 @@ export function diffRelations(
     for (const rel of [before, after])
       for (const g of rel.grantsOf.get(id) ?? []) collectSubtree(rel, g.group, candidates);
     // Gains: what it holds after beyond what held all its tokens before; losses the other way round.
-    const gainedAt = heldBeyond(after, before, id, now, candidates);
-    const lostAt = heldBeyond(before, after, id, was, candidates);
+    const holdings = holdingsMemo();
+    const gainedAt = heldBeyond(holdings, after, before, id, now, candidates);
+    const lostAt = heldBeyond(holdings, before, after, id, was, candidates);
     if (gainedAt.size === 0 && lostAt.size === 0) continue;
     const p = now ?? was!;
     const causes = causesOf(before, after, id);
@@ -269,6 +270,7 @@ function obtainsIn(
  * all its tokens did not hold there: each candidate group's capabilities beyond.
  */
 function heldBeyond(
+  holdings: Holdings,
   rel: AccessRelation,
   other: AccessRelation,
   id: string,
@@ -277,14 +279,36 @@ function heldBeyond(
 ): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   if (p === undefined || !rel.grantsOf.has(id)) return out;
-  const mine = holdingsOf(rel, id);
-  const theirs = holdingsOf(other, ...covering(other, p));
+  const mine = holdings(rel, [id]);
+  const theirs = holdings(other, covering(other, p));
   for (const g of candidates) {
     const had = heldAt(other, rel, theirs, g);
-    const beyond = new Set([...heldAt(rel, other, mine, g)].filter((c) => !had.has(c)));
-    if (beyond.size > 0) out.set(g, beyond);
+    const held = heldAt(rel, other, mine, g);
+    if (held === had) continue;
+    let beyond: Set<string> | undefined;
+    for (const c of held) if (!had.has(c)) (beyond ??= new Set()).add(c);
+    if (beyond !== undefined) out.set(g, beyond);
   }
   return out;
+}
+
+/** What some principals hold together in a relation (`holdingsOf`), each set of them worked out once. */
+type Holdings = (rel: AccessRelation, ids: readonly string[]) => Map<string, ReadonlySet<string>>;
+
+/**
+ * `holdingsOf`, kept per relation and principals for one principal's changes: a principal on both
+ * sides is covered by itself, so what it holds before is read for its losses and its gains alike.
+ */
+function holdingsMemo(): Holdings {
+  const memo = new Map<AccessRelation, Map<string, Map<string, ReadonlySet<string>>>>();
+  return (rel, ids) => {
+    let ofRel = memo.get(rel);
+    if (ofRel === undefined) memo.set(rel, (ofRel = new Map()));
+    const key = ids.join('\u0000');
+    let held = ofRel.get(key);
+    if (held === undefined) ofRel.set(key, (held = holdingsOf(rel, ...ids)));
+    return held;
+  };
 }
 
 /** The relationship an identity record had in `rel` (undefined: it was not there). */

@@ -31,7 +31,7 @@ export interface StateIndex {
   roles: readonly number[];
   /** The key of the record at a rank. */
   keyAt(rank: number): string;
-  /** The ranks of the identities among `keys`, by key. */
+  /** The ranks of the identities among `keys`, by key (the last in the state's order). */
   identitiesOf(keys: ReadonlySet<string>): Map<string, number>;
   /** Ranks of the identities in `buckets`. */
   identitiesIn(buckets: ReadonlySet<string>): number[];
@@ -39,9 +39,15 @@ export interface StateIndex {
   grantsNaming(keys: ReadonlySet<string>, addresses: ReadonlyMap<string, string>): number[];
   /** Ranks of every grant to an identity. */
   identityGrants: readonly number[];
-  /** Whether no key of `keys` is held by two records. */
+  /**
+   * Whether no key of `keys` is held by two records — nor by any record, a key the index was asked
+   * for but did not look up (a create's `new:` key, which live holds only when a uid is spelled so).
+   */
   uniqueAmong(keys: ReadonlySet<string>): boolean;
 }
+
+/** The keys an index is asked for (those of the records a plan's steps write), each with the address its step names. */
+export type Asking = ReadonlyMap<string, string>;
 
 /** How a state's records read: its keys, and of an identity its relationship, of a grant to one what it names. */
 interface Reader {
@@ -70,12 +76,22 @@ function listOf(part: AccessPart): 'always' | 'roles' | 'identities' | 'identity
   return part.is === 'capabilities' ? 'roles' : 'always';
 }
 
+/**
+ * What an index finds without a pass: the rank of an identity by key (undefined: a pass must tell),
+ * and the keys it did not look up (held by no record, or the index decides nothing).
+ */
+interface Found {
+  identityRank(key: string): number | undefined;
+  unlooked: Set<string>;
+}
+
 function indexOfRanks(
   ranks: Ranks,
   asked: Map<string, number>,
   reader: Reader,
   record: (rank: number) => AccessRecord,
   builtins: Pick<StateIndex, 'builtinCapabilities' | 'builtinNames'>,
+  found?: Found,
 ): StateIndex {
   const { identities, identityGrants } = ranks;
   return {
@@ -88,6 +104,8 @@ function indexOfRanks(
     identityGrants,
     identitiesOf(keys) {
       const out = new Map<string, number>();
+      const without = found === undefined ? undefined : foundWithoutPass(keys, found);
+      if (without !== undefined) return without;
       if (keys.size > 0)
         for (const rank of identities) {
           const key = reader.keyAt(rank);
@@ -127,9 +145,11 @@ function indexOfRanks(
     },
     uniqueAmong(keys) {
       const seen = new Set<string>();
+      const unlooked = found?.unlooked;
       for (const list of ranks.access)
         for (const rank of list) {
           const key = reader.keyAt(rank);
+          if (unlooked !== undefined && unlooked.size > 0 && unlooked.has(key)) return false;
           if (!keys.has(key)) continue;
           if (seen.has(key)) return false;
           seen.add(key);
@@ -139,8 +159,31 @@ function indexOfRanks(
   };
 }
 
+/**
+ * The ranks of the identities of `keys` found without a pass (a create's key is held by none: left
+ * unlooked); undefined when a key needs one.
+ */
+function foundWithoutPass(keys: ReadonlySet<string>, found: Found): Map<string, number> | undefined {
+  const out = new Map<string, number>();
+  const created: string[] = [];
+  for (const key of keys) {
+    if (key.startsWith(NEW)) {
+      created.push(key);
+      continue;
+    }
+    const rank = found.identityRank(key);
+    if (rank === undefined) return undefined;
+    out.set(key, rank);
+  }
+  for (const key of created) found.unlooked.add(key);
+  return out;
+}
+
+/** How the key of a record a plan creates starts (state.ts `newKey`). */
+const NEW = 'new:';
+
 /** The index of a state whose records are made already (`asking`: the keys whose ranks `asked` holds). */
-export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<string>): StateIndex {
+export function indexOfState(state: AccessStateRecords, asking: Asking): StateIndex {
   const records = [...state.records.values()];
   const parts = records.map((r) => accessPartOf(r.kind));
   const lists = {
@@ -180,6 +223,8 @@ export function indexOfState(state: AccessStateRecords, asking: ReadonlySet<stri
  */
 export interface KnownLive {
   at(address: string): { uid: string } | undefined;
+  /** Address → rank (ambiguous addresses left out). */
+  rankOf: ReadonlyMap<string, number>;
   ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
 }
 
@@ -201,7 +246,7 @@ function ranksOfKinds(lists: (readonly number[])[]): readonly number[] {
  * record of none until asked (`asking`: the keys whose ranks `asked` holds). Its records are found
  * by kind, of `known`'s ranks when the caller has them.
  */
-export function indexOfLive(live: LiveState, asking: ReadonlySet<string>, known?: KnownLive): StateIndex {
+export function indexOfLive(live: LiveState, asking: Asking, known?: KnownLive): StateIndex {
   const reader = liveRecordReader(live, known?.at);
   const resources: readonly LiveResource[] = live.resources;
   const partAt = (rank: number): AccessPart | undefined => accessPartOf(resources[rank]!.kind);
@@ -212,17 +257,40 @@ export function indexOfLive(live: LiveState, asking: ReadonlySet<string>, known?
     identityGrants: [],
   };
   const accessRanks: (readonly number[])[] = [];
-  const asked = new Map<string, number>();
   for (const [kind, ranks] of known?.ranksOfKind ?? ranksOfKindIn(resources)) {
     const part = accessPartOf(kind);
     if (!part) continue;
     accessRanks.push(ranks);
     byList[listOf(part)].push(ranks);
-    // The last of live's order holding a key asked for (as a pass in that order keeps it).
-    for (const rank of ranks) {
-      const key = resources[rank]!.uid;
-      if (asking.has(key) && !(asked.get(key)! > rank)) asked.set(key, rank);
+  }
+  // The record a step writes, at the address its step names (a create's is new: left unlooked); a
+  // key found elsewhere, or not at all, is looked for in a pass over every record.
+  const rankOfKey = (key: string, address: string | undefined): number | undefined => {
+    const rank = address === undefined ? undefined : known?.rankOf.get(address);
+    return rank !== undefined && resources[rank]!.uid === key && partAt(rank) !== undefined ? rank : undefined;
+  };
+  const unlooked = new Set<string>();
+  let asked: Map<string, number> | undefined = known === undefined ? undefined : new Map();
+  for (const [key, address] of asked === undefined ? [] : asking) {
+    if (key.startsWith(NEW)) unlooked.add(key);
+    else {
+      const rank = rankOfKey(key, address);
+      if (rank === undefined) {
+        asked = undefined;
+        unlooked.clear();
+        break;
+      }
+      asked!.set(key, rank);
     }
+  }
+  if (asked === undefined) {
+    asked = new Map();
+    // The last of live's order holding a key asked for (as a pass in that order keeps it).
+    for (const ranks of accessRanks)
+      for (const rank of ranks) {
+        const key = resources[rank]!.uid;
+        if (asking.has(key) && !(asked.get(key)! > rank)) asked.set(key, rank);
+      }
   }
   const made = new Map<number, AccessRecord>();
   const record = (rank: number): AccessRecord => {
@@ -257,5 +325,15 @@ export function indexOfLive(live: LiveState, asking: ReadonlySet<string>, known?
     identityGrants: ranksOfKinds(byList.identityGrants),
     access: accessRanks,
   };
-  return indexOfRanks(ranks, asked, liveReader, record, reader);
+  const found: Found | undefined =
+    known === undefined
+      ? undefined
+      : {
+          unlooked,
+          identityRank(key) {
+            const rank = rankOfKey(key, reader.identityAddressOf(key));
+            return rank !== undefined && partAt(rank)!.is === 'principal' ? rank : undefined;
+          },
+        };
+  return indexOfRanks(ranks, asked, liveReader, record, reader, found);
 }

@@ -94,6 +94,8 @@ export interface LiveRecordReader {
   ): { field: string; value: unknown } | undefined;
   /** The key an identity reference names (undefined: a path live does not hold). */
   identityKey(k: IdentityKey): string | undefined;
+  /** The address of the identity a path `identityKey` resolved names (undefined: no path resolved to `key`). */
+  identityAddressOf(key: string): string | undefined;
 }
 
 export function liveRecordReader(
@@ -122,10 +124,14 @@ export function liveRecordReader(
   // Each path looked up once: bindings name the same identities and roles again and again.
   const identityUids = new Map<string, string | undefined>();
   const roleUids = new Map<string, string | undefined>();
+  /** Identity uid → the address a path resolved it at (the first). */
+  const identityAddresses = new Map<string, string>();
   const byPath = (uids: Map<string, string | undefined>, prefix: string, path: string): string | undefined => {
     if (uids.has(path)) return uids.get(path);
-    const uid = uidAt(`${prefix}${path}`);
+    const address = `${prefix}${path}`;
+    const uid = uidAt(address);
     uids.set(path, uid);
+    if (uid !== undefined && uids === identityUids && !identityAddresses.has(uid)) identityAddresses.set(uid, address);
     return uid;
   };
   const identityKey = (k: IdentityKey): string | undefined =>
@@ -148,6 +154,7 @@ export function liveRecordReader(
       return reference === 'identity' && value !== undefined && 'path' in value ? value.path : undefined;
     },
     identityKey,
+    identityAddressOf: (key) => identityAddresses.get(key),
     relationship(r, part) {
       for (const field of part.relationship) {
         const value = liveField(r, part, field, identityKey, roleKey, orgUid);

@@ -175,10 +175,10 @@ function stepKey(step: PlanStep): string {
   return step.action === 'create' ? `new:${step.address}` : step.uid;
 }
 
-/** The keys of the records `steps` write: the ones to ask the index of live for. */
-export function keysOfSteps(steps: readonly PlanStep[]): Set<string> {
-  const keys = new Set<string>();
-  for (const step of steps) if (accessPartOf(step.kind) !== undefined) keys.add(stepKey(step));
+/** The keys of the records `steps` write, each with the address its step names: the ones to ask the index of live for. */
+export function keysOfSteps(steps: readonly PlanStep[]): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const step of steps) if (accessPartOf(step.kind) !== undefined) keys.set(stepKey(step), step.address);
   return keys;
 }
 
