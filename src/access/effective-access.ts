@@ -11,7 +11,7 @@ import { didYouMean, suggestClosest } from '../util/suggest.js';
 import { accessPartOf, stateOfLive } from './state.js';
 import { plannedRelation } from './planned-relation.js';
 import { indexOfLive, type KnownLive } from './state-index.js';
-import { keysOfSteps, touchedRelations } from './touched-relations.js';
+import { keysOfSteps, referencesOfSteps, touchedRelations } from './touched-relations.js';
 import { capabilitiesOfRecord, isWithin, relationOf, type AccessRelation, type Principal } from './relation.js';
 import { diffRelations } from './access-diff.js';
 import { tokenAccepted, type Token } from './tokens.js';
@@ -37,7 +37,8 @@ export function accessChanges(
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
   const byAddress = known?.at;
   // The relations of the principals the plan can change (touched-relations.ts); the whole ones when it cannot tell.
-  const touched = touchedRelations(indexOfLive(live, keysOfSteps(plan.steps), known), plan.steps, now);
+  const index = indexOfLive(live, keysOfSteps(plan.steps), known, referencesOfSteps(plan.steps));
+  const touched = touchedRelations(index, plan.steps, now);
   let whole: AccessRelation | undefined;
   const wholePlanned = (): AccessRelation => (whole ??= relationsOfPlan(live, plan, now, byAddress).planned);
   if (touched !== undefined) return diffRelations(touched.live, touched.planned, touched.touched, wholePlanned);

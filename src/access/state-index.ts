@@ -244,9 +244,15 @@ function ranksOfKinds(lists: (readonly number[])[]): readonly number[] {
 /**
  * The index of live as `stateOfLive` reads it (the same records, in the same order), making the
  * record of none until asked (`asking`: the keys whose ranks `asked` holds). Its records are found
- * by kind, of `known`'s ranks when the caller has them.
+ * by kind, of `known`'s ranks when the caller has them, and an identity a step names at the
+ * address its reference gives (`named`: key → address).
  */
-export function indexOfLive(live: LiveState, asking: Asking, known?: KnownLive): StateIndex {
+export function indexOfLive(
+  live: LiveState,
+  asking: Asking,
+  known?: KnownLive,
+  named: ReadonlyMap<string, string> = new Map(),
+): StateIndex {
   const reader = liveRecordReader(live, known?.at);
   const resources: readonly LiveResource[] = live.resources;
   const partAt = (rank: number): AccessPart | undefined => accessPartOf(resources[rank]!.kind);
@@ -331,7 +337,7 @@ export function indexOfLive(live: LiveState, asking: Asking, known?: KnownLive):
       : {
           unlooked,
           identityRank(key) {
-            const rank = rankOfKey(key, reader.identityAddressOf(key));
+            const rank = rankOfKey(key, reader.identityAddressOf(key) ?? named.get(key));
             return rank !== undefined && partAt(rank)!.is === 'principal' ? rank : undefined;
           },
         };

@@ -24,7 +24,7 @@ import {
   sameCapabilities,
 } from './relation.js';
 import { plannedRelation } from './planned-relation.js';
-import type { PlanStep } from '../model/plan.js';
+import type { PlanStep, UidReference } from '../model/plan.js';
 
 export interface TouchedRelations {
   live: AccessRelation;
@@ -180,6 +180,17 @@ export function keysOfSteps(steps: readonly PlanStep[]): Map<string, string> {
   const keys = new Map<string, string>();
   for (const step of steps) if (accessPartOf(step.kind) !== undefined) keys.set(stepKey(step), step.address);
   return keys;
+}
+
+/** The keys the steps' references name (the uids a step sends, of what exists), each with the address it names. */
+export function referencesOfSteps(steps: readonly PlanStep[]): Map<string, string> {
+  const named = new Map<string, string>();
+  for (const step of steps) {
+    if (step.action === 'delete' || accessPartOf(step.kind) === undefined || step.refs === undefined) continue;
+    for (const ref of Object.values(step.refs as Record<string, UidReference | undefined>))
+      if (ref?.uid !== undefined && !named.has(ref.uid)) named.set(ref.uid, ref.address);
+  }
+  return named;
 }
 
 /** The state of the records at some ranks, in their order. */
