@@ -83,6 +83,37 @@ export function bucketOf(relationship: { field: string; value: unknown } | undef
 const ANCHORED: ReadonlySet<string> = new Set(['claimMatch', 'staticKeys', 'awsIdentity']);
 
 /**
+ * Whether an identity's bucket is among `buckets`, without making the bucket of each identity
+ * whose bucket cannot be (a pass over every identity asks this): the bucket of a claimMatch of an
+ * exact issuer and subject ends with its subject, so a subject no bucket ends with needs no
+ * bucket made. Answers as `buckets.has(bucketOf(relationship, key))`.
+ */
+export function inBuckets(
+  buckets: ReadonlySet<string>,
+): (relationship: Relationship | undefined, key: string) => boolean {
+  /** What each exact claimMatch bucket (`cm|<issuer>|<subject>`) holds after its last `|`. */
+  const lastParts = new Set<string>();
+  for (const bucket of buckets) if (bucket.startsWith('cm|')) lastParts.add(bucket.slice(bucket.lastIndexOf('|') + 1));
+  return (relationship, key) => {
+    const value = relationship?.field === 'claimMatch' ? relationship.value : undefined;
+    if (value !== null && typeof value === 'object') {
+      const { issuer, subject } = value as Record<string, unknown>;
+      // Its bucket is `cm|${issuer}|${subject}`, whose last part is the subject when that holds no `|`.
+      if (
+        typeof issuer === 'string' &&
+        typeof subject === 'string' &&
+        !subject.includes('|') &&
+        !lastParts.has(subject)
+      )
+        return false;
+    }
+    return buckets.has(bucketOf(relationship, key));
+  };
+}
+
+type Relationship = { field: string; value: unknown };
+
+/**
  * The buckets whose principals `covering` may find for a principal of this relationship (its own
  * among them); undefined: every claimMatch bucket (an issuer pattern may be held by any issuer's).
  */

@@ -10,7 +10,7 @@
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords, liveRecordReader } from './state.js';
 import { relationshipOfRecord } from './relation.js';
-import { bucketOf } from './covering.js';
+import { inBuckets } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import type { Kind } from '../model/kinds.js';
@@ -115,8 +115,8 @@ function indexOfRanks(
     },
     identitiesIn(buckets) {
       const out: number[] = [];
-      for (const rank of identities)
-        if (buckets.has(bucketOf(reader.relationshipAt(rank), reader.keyAt(rank)))) out.push(rank);
+      const held = inBuckets(buckets);
+      for (const rank of identities) if (held(reader.relationshipAt(rank), reader.keyAt(rank))) out.push(rank);
       return out;
     },
     grantsNaming(keys, addresses) {

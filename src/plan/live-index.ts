@@ -97,8 +97,12 @@ export function indexLive(live: LiveState): LiveIndex {
       if (key !== undefined && 'path' in key && paths[kind].has(key.path))
         pushTo(holders.bindingsByRef, `${kind}:${key.path}`, r);
     };
-    for (const r of all) {
+    // References are looked at only when an identity or a role is deleted (most deletes are of neither).
+    const referenced = paths.identity.size > 0 || paths.role.size > 0;
+    for (let i = 0; i < all.length; i++) {
+      const r = all[i]!;
       if (r.parentAddress !== null && addresses.has(r.parentAddress)) pushTo(holders.childrenOf, r.parentAddress, r);
+      if (!referenced) continue;
       if (r.kind === IDENTITY_GRANT_KIND) {
         holds(r, 'identity', r.fields.identity);
         holds(r, 'role', r.fields.role);
