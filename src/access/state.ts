@@ -156,9 +156,10 @@ export function liveRecordReader(
     identityKey,
     identityAddressOf: (key) => identityAddresses.get(key),
     relationship(r, part) {
-      for (const field of part.relationship) {
-        const value = liveField(r, part, field, identityKey, roleKey, orgUid);
-        if (value !== undefined && value !== null) return { field, value };
+      // Each identity's: how its kind reads each relationship field is found once per kind.
+      for (const read of relationshipReads(r.kind, part)) {
+        const value = readField(r, part, read, identityKey, roleKey, orgUid);
+        if (value !== undefined && value !== null) return { field: read.field, value };
       }
       return undefined;
     },
@@ -247,6 +248,28 @@ function liveFields(
   return out;
 }
 
+/** How `liveField` reads API field `field` of a kind: the access fields sent in it, and the reference sent in it. */
+interface FieldRead {
+  field: string;
+  specs: readonly FieldSpec[];
+  reference: string | undefined;
+}
+
+/** The reads of a kind's relationship fields, in order (found once per kind). */
+const RELATIONSHIP_READS = new Map<Kind, readonly FieldRead[]>();
+function relationshipReads(kind: Kind, part: Extract<AccessPart, { is: 'principal' }>): readonly FieldRead[] {
+  let reads = RELATIONSHIP_READS.get(kind);
+  if (!reads) {
+    reads = part.relationship.map((field) => ({
+      field,
+      specs: accessFieldsNamed(kind, part, field),
+      reference: referenceIn(kind, field),
+    }));
+    RELATIONSHIP_READS.set(kind, reads);
+  }
+  return reads;
+}
+
 /** One field of `liveFields`, as it writes it: the email last, the org when a scope field is unset, a reference over a field. */
 function liveField(
   r: LiveResource,
@@ -256,14 +279,26 @@ function liveField(
   roleKey: (k: RoleKey) => string | undefined,
   orgUid: string | null,
 ): unknown {
+  const read = { field, specs: accessFieldsNamed(r.kind, part, field), reference: referenceIn(r.kind, field) };
+  return readField(r, part, read, identityKey, roleKey, orgUid);
+}
+
+function readField(
+  r: LiveResource,
+  part: AccessPart,
+  read: FieldRead,
+  identityKey: (k: IdentityKey) => string | undefined,
+  roleKey: (k: RoleKey) => string | undefined,
+  orgUid: string | null,
+): unknown {
+  const { field, reference } = read;
   if (field === 'email' && r.email !== undefined) return r.email;
   const model = r.fields as unknown as Record<string, unknown>;
   let out: unknown;
-  for (const spec of accessFieldsNamed(r.kind, part, field)) {
+  for (const spec of read.specs) {
     const value = model[spec.name];
     if (value !== undefined) out = spec.type === 'roleRef' ? roleKey(value as RoleKey) : value;
   }
-  const reference = referenceIn(r.kind, field);
   const value = reference === undefined ? undefined : (model[reference] as IdentityKey | RoleKey | undefined);
   if (value !== undefined)
     out = reference === 'identity' ? identityKey(value as IdentityKey) : roleKey(value as RoleKey);
