@@ -14,7 +14,6 @@ import { inBuckets } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 import type { Kind } from '../model/kinds.js';
-import { pushTo } from '../util/multimap.js';
 
 type Relationship = { field: string; value: unknown } | undefined;
 
@@ -228,13 +227,6 @@ export interface KnownLive {
   ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
 }
 
-/** The ranks of each kind's resources, in live's order (a pass over live, when no caller knows them). */
-function ranksOfKindIn(resources: readonly LiveResource[]): ReadonlyMap<Kind, readonly number[]> {
-  const out = new Map<Kind, number[]>();
-  for (let rank = 0; rank < resources.length; rank++) pushTo(out, resources[rank]!.kind, rank);
-  return out;
-}
-
 /** The ranks of some kinds, in live's order. */
 function ranksOfKinds(lists: (readonly number[])[]): readonly number[] {
   if (lists.length === 1) return lists[0]!;
@@ -263,11 +255,34 @@ export function indexOfLive(
     identityGrants: [],
   };
   const accessRanks: (readonly number[])[] = [];
-  for (const [kind, ranks] of known?.ranksOfKind ?? ranksOfKindIn(resources)) {
-    const part = accessPartOf(kind);
-    if (!part) continue;
-    accessRanks.push(ranks);
-    byList[listOf(part)].push(ranks);
+  /** The rank of each key asked for that live holds (the last in its order), by a pass when there is one. */
+  let asked: Map<string, number> | undefined;
+  if (known !== undefined)
+    for (const [kind, ranks] of known.ranksOfKind) {
+      const part = accessPartOf(kind);
+      if (!part) continue;
+      accessRanks.push(ranks);
+      byList[listOf(part)].push(ranks);
+    }
+  else {
+    // No caller's index: one pass over live, each record's rank in the list of what it is.
+    asked = new Map();
+    const lists = {
+      always: [] as number[],
+      roles: [] as number[],
+      identities: [] as number[],
+      identityGrants: [] as number[],
+    };
+    const access: number[] = [];
+    for (let rank = 0; rank < resources.length; rank++) {
+      const part = partAt(rank);
+      if (!part) continue;
+      access.push(rank);
+      lists[listOf(part)].push(rank);
+      if (asking.has(resources[rank]!.uid)) asked.set(resources[rank]!.uid, rank);
+    }
+    accessRanks.push(access);
+    for (const list of ['always', 'roles', 'identities', 'identityGrants'] as const) byList[list].push(lists[list]);
   }
   // The record a step writes, at the address its step names (a create's is new: left unlooked); a
   // key found elsewhere, or not at all, is looked for in a pass over every record.
@@ -276,17 +291,19 @@ export function indexOfLive(
     return rank !== undefined && resources[rank]!.uid === key && partAt(rank) !== undefined ? rank : undefined;
   };
   const unlooked = new Set<string>();
-  let asked: Map<string, number> | undefined = known === undefined ? undefined : new Map();
-  for (const [key, address] of asked === undefined ? [] : asking) {
-    if (key.startsWith(NEW)) unlooked.add(key);
-    else {
-      const rank = rankOfKey(key, address);
-      if (rank === undefined) {
-        asked = undefined;
-        unlooked.clear();
-        break;
+  if (known !== undefined) {
+    asked = new Map();
+    for (const [key, address] of asking) {
+      if (key.startsWith(NEW)) unlooked.add(key);
+      else {
+        const rank = rankOfKey(key, address);
+        if (rank === undefined) {
+          asked = undefined;
+          unlooked.clear();
+          break;
+        }
+        asked.set(key, rank);
       }
-      asked!.set(key, rank);
     }
   }
   if (asked === undefined) {
