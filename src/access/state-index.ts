@@ -13,7 +13,7 @@ import { relationshipOfRecord } from './relation.js';
 import { inBuckets } from './covering.js';
 import type { AccessPart } from '../model/kind-descriptor.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
-import type { Kind } from '../model/kinds.js';
+import { type Kind, KINDS } from '../model/kinds.js';
 
 type Relationship = { field: string; value: unknown } | undefined;
 
@@ -224,8 +224,12 @@ export interface KnownLive {
   at(address: string): { uid: string } | undefined;
   /** Address → rank (ambiguous addresses left out). */
   rankOf: ReadonlyMap<string, number>;
-  ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
+  /** The ranks of the resources of each of `kinds`, in live's order. */
+  ranksOfKinds(kinds: readonly Kind[]): ReadonlyMap<Kind, readonly number[]>;
 }
+
+/** The kinds that are something to access. */
+const ACCESS_KINDS: readonly Kind[] = KINDS.filter((kind) => accessPartOf(kind) !== undefined);
 
 /** The ranks of some kinds, in live's order. */
 function ranksOfKinds(lists: (readonly number[])[]): readonly number[] {
@@ -258,7 +262,7 @@ export function indexOfLive(
   /** The rank of each key asked for that live holds (the last in its order), by a pass when there is one. */
   let asked: Map<string, number> | undefined;
   if (known !== undefined)
-    for (const [kind, ranks] of known.ranksOfKind) {
+    for (const [kind, ranks] of known.ranksOfKinds(ACCESS_KINDS)) {
       const part = accessPartOf(kind);
       if (!part) continue;
       accessRanks.push(ranks);

@@ -1,7 +1,7 @@
 /** The live side of the planner, indexed once for matching and for the safety checks. Pure. */
 import type { LiveResource, LiveState } from '../model/resources.js';
 import { pushTo } from '../util/multimap.js';
-import { descriptorOf, IDENTITY_GRANT_KIND, type Kind, roleRefFields } from '../model/kinds.js';
+import { descriptorOf, IDENTITY_GRANT_KIND, type Kind, KINDS, roleRefFields } from '../model/kinds.js';
 import { ORG_ADDRESS } from '../model/address.js';
 import type { IdentityKey, RoleKey } from '../model/address.js';
 import { buildReferenceLookup, normaliseBinding, type ReferenceLookup } from './references.js';
@@ -35,11 +35,16 @@ export interface LiveIndex {
   /** Live resources of each kind, the org root left out (what a mass delete is measured against). */
   readonly countByKind: Map<Kind, number>;
   /**
-   * The ranks of each kind's live resources, in live's order: what access reads of live
-   * (src/access/state-index.ts) is found by kind from these, not by a pass of its own.
+   * The ranks of the live resources of each of `kinds`, in live's order: what access reads of
+   * live (src/access/state-index.ts) is found by kind from these, not by a pass over live's resources.
    */
-  ranksOfKind: ReadonlyMap<Kind, readonly number[]>;
+  ranksOfKinds(kinds: readonly Kind[]): Map<Kind, number[]>;
 }
+
+/** Each kind's place in KINDS: what the index keeps of a resource's kind, one byte per rank. */
+const KIND_CODE = new Map<string, number>(KINDS.map((kind, code) => [kind, code]));
+/** The code of a kind not in KINDS. */
+const NO_KIND = 255;
 
 /** What holds some live resources: what a delete of them waits for, or is refused for. */
 export interface Holders {
@@ -53,7 +58,11 @@ export function indexLive(live: LiveState): LiveIndex {
   const lookup = buildReferenceLookup(live);
   const rankOf = new Map<string, number>();
   const ambiguous = new Set<string>(live.ambiguities.map((a) => a.address));
-  const ranksOfKind = new Map<Kind, number[]>();
+  /**
+   * The code of each resource's kind, by rank: a byte a resource, outside the heap the collector
+   * copies (a list of ranks per kind, made here, lived through the plan's every scavenge).
+   */
+  const kindCodes = new Uint8Array(live.resources.length);
   /** The kinds of the resources at the org's address (one, or more when ambiguous). */
   const atOrg: Kind[] = [];
   // One pass over what may be 100,000 resources: on an org that big, each pass costs. The list
@@ -69,9 +78,7 @@ export function indexLive(live: LiveState): LiveIndex {
     // and is ambiguous (the later rank it now holds goes with the ambiguous, deleted below).
     const size = rankOf.size;
     if (rankOf.set(r.address, rank).size === size) ambiguous.add(r.address);
-    const ranks = ranksOfKind.get(r.kind);
-    if (ranks !== undefined) ranks.push(rank);
-    else ranksOfKind.set(r.kind, [rank]);
+    kindCodes[rank] = KIND_CODE.get(r.kind) ?? NO_KIND;
     if (r.address === ORG_ADDRESS) atOrg.push(r.kind);
   }
   for (const address of ambiguous) rankOf.delete(address);
@@ -119,11 +126,21 @@ export function indexLive(live: LiveState): LiveIndex {
     at,
     ambiguous,
     lookup,
-    ranksOfKind,
+    ranksOfKinds(kinds) {
+      const lists: (number[] | undefined)[] = new Array(KINDS.length);
+      for (const kind of kinds) if (KIND_CODE.has(kind)) lists[KIND_CODE.get(kind)!] = [];
+      for (let rank = 0; rank < kindCodes.length; rank++) lists[kindCodes[rank]!]?.push(rank);
+      return new Map(kinds.filter((kind) => KIND_CODE.has(kind)).map((kind) => [kind, lists[KIND_CODE.get(kind)!]!]));
+    },
     get countByKind() {
       if (countByKind === undefined) {
-        countByKind = new Map([...ranksOfKind].map(([kind, ranks]) => [kind, ranks.length]));
-        for (const kind of atOrg) countByKind.set(kind, countByKind.get(kind)! - 1);
+        const counts = new Array<number>(KINDS.length).fill(0);
+        for (let rank = 0; rank < kindCodes.length; rank++)
+          if (kindCodes[rank] !== NO_KIND) counts[kindCodes[rank]!]!++;
+        countByKind = new Map();
+        for (let code = 0; code < KINDS.length; code++)
+          if (counts[code]! > 0) countByKind.set(KINDS[code]!, counts[code]!);
+        for (const kind of atOrg) if (countByKind.has(kind)) countByKind.set(kind, countByKind.get(kind)! - 1);
       }
       return countByKind;
     },
