@@ -1,9 +1,9 @@
 /**
  * Where a node of a file read fast (fast-yaml.ts: the plain shape, block mappings and sequences
  * of one-line scalars) starts, found from the lines the shape check met: the position the `yaml`
- * package gives the same node, without reading the file again with it. A resource's source
- * location is then a plain `{file, line, column}`, made as the resource is, and a file whose
- * positions are all found here is never read by `yaml`.
+ * package gives the same node, without reading the file again with it. A location is found when
+ * it is first read (parse-documents.ts: most never are), and a file whose positions are all found
+ * here is never read by `yaml`.
  *
  * Only what is certain is found here: a pointer into a flow collection or into a list on its
  * item's line (`- - x`), a quoted key, an empty item, or a pointer past what exists gives undefined, and
@@ -34,7 +34,7 @@ export class PlainPositions {
   /** The keys of each block mapping (QUOTED: one is quoted), by the offset of its first entry. */
   private readonly keys = new Map<number, ReadonlyMap<string, number> | typeof QUOTED>();
   /**
-   * The last walk, to resume from: the resolver asks for the items of one list one after
+   * The last walk, to resume from: the items of one list are mostly asked for one after
    * another, so a pointer mostly shares all but its last step with the one before. Per step:
    * what was reached, on which line, at which offset, the column of its entries or items, and
    * the key that led there (offset and line; -1 when an item did).
@@ -47,11 +47,13 @@ export class PlainPositions {
   private readonly keyOffsets: number[] = [];
   private readonly keyLines: number[] = [];
   /**
-   * The list the last pointer ended in an item of: its pointer and document, and where each of its
-   * items is (undefined: yaml's to place). The resolver locates a list's items one after another:
-   * each is then found without a walk.
+   * The list the last pointer ended in an item of: its pointer and document, the lines its items
+   * start on, and what finding one needs. A list's items are mostly asked for one after another
+   * (a plan's steps in order, a resource's problems): each is then found without a walk. Only the
+   * item asked for is found: reads that go from one list to another and back cost one walk each,
+   * never the whole list (a file can hold lists of thousands of items).
    */
-  private list: { doc: number; pointer: Pointer; items: (SourceLocation | undefined)[] } | undefined;
+  private list: { doc: number; pointer: Pointer; items: readonly number[]; column: number; limit: number } | undefined;
 
   constructor(
     private readonly file: string,
@@ -71,7 +73,10 @@ export class PlainPositions {
     if (list !== undefined && list.doc === index && list.pointer.length === last && typeof item === 'number') {
       let s = 0;
       while (s < last && list.pointer[s] === pointer[s]) s++;
-      if (s === last) return list.items[item];
+      if (s === last)
+        return Number.isInteger(item) && item >= 0 && item < list.items.length
+          ? this.itemLocation(list.items[item]!, list.column, list.limit)
+          : undefined;
     }
     const step = this.walk(index, pointer);
     if (step < 0) return undefined;
@@ -159,12 +164,7 @@ export class PlainPositions {
         }
       } else if (kind === SEQ) {
         const items = this.itemsOf(line, column, limit);
-        if (s === pointer.length - 1)
-          this.list = {
-            doc: index,
-            pointer: pointer.slice(0, s),
-            items: items.map((k) => this.itemLocation(k, column, limit)),
-          };
+        if (s === pointer.length - 1) this.list = { doc: index, pointer: pointer.slice(0, s), items, column, limit };
         const item = typeof segment === 'number' ? segment : Number(segment);
         if (!Number.isInteger(item) || item < 0 || item >= items.length) return -1;
         line = items[item]!;

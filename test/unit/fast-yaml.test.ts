@@ -9,10 +9,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createSeededRandom } from '../../src/emulator/prng.js';
 import { MAX_NESTING_DEPTH, parseManifestText, type ParsedFile } from '../../src/manifest/parse-documents.js';
 import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
+import { PlainPositions } from '../../src/manifest/plain-positions.js';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import type { Pointer } from '../../src/manifest/diagnostics.js';
 
@@ -334,6 +335,24 @@ describe('long lists', () => {
       [all[i], all[j]] = [all[j]!, all[i]!];
     }
     for (const p of all) expect(fast.locate(p, 'key'), JSON.stringify(p)).toStrictEqual(slow.locate(p, 'key'));
+  });
+
+  it('reads that go from one long list to another and back find one item each, never the whole list (review 7)', () => {
+    // A plan's steps are read in their order (by kind, then address), which can go back and forth
+    // between two lists of one file; finding every item of a list at each switch was quadratic.
+    const n = 600;
+    const text = longLists(n);
+    const fast = parseManifestText('long.yaml', text).documents[0]!;
+    const slow = parseManifestText('long.yaml', text, undefined, 'yaml').documents[0]!;
+    const found = vi.spyOn(PlainPositions.prototype as unknown as { itemLocation(): unknown }, 'itemLocation');
+    try {
+      for (let i = 0; i < n; i++)
+        for (const list of ['identities', 'roleBindings'])
+          expect(fast.locate(['org', list, i]).line).toBe(slow.locate(['org', list, i]).line);
+      expect(found.mock.calls.length).toBeLessThanOrEqual(2 * n);
+    } finally {
+      found.mockRestore();
+    }
   });
 });
 
