@@ -26,16 +26,29 @@ export type { AccessChange } from '../model/plan.js';
  * The access changes of a plan: the relation of live and the relation of the state its steps lead
  * to, compared — each of them only for the principals the plan can change and those that may
  * cover them (touched-relations.ts). A plan with no step of a kind that matters to access has none.
- * `known`: what the caller's index of live knows of it (state-index.ts).
+ * `byAddress`: the caller's index of live addresses, when it has one (as `relationsOfPlan`).
  */
 export function accessChanges(
   live: LiveState,
   plan: Pick<Plan, 'steps'>,
   now?: number,
-  known?: KnownLive,
+  byAddress?: (address: string) => { uid: string } | undefined,
+): AccessChange[] {
+  return changesOfPlan(live, plan, now, undefined, byAddress);
+}
+
+/**
+ * `accessChanges`, knowing what the planner's index of live knows of it (`known`, state-index.ts:
+ * records found by kind and address rather than by passes of its own).
+ */
+function changesOfPlan(
+  live: LiveState,
+  plan: Pick<Plan, 'steps'>,
+  now: number | undefined,
+  known: KnownLive | undefined,
+  byAddress = known?.at,
 ): AccessChange[] {
   if (!plan.steps.some((s) => accessPartOf(s.kind) !== undefined)) return [];
-  const byAddress = known?.at;
   // The relations of the principals the plan can change (touched-relations.ts); the whole ones when it cannot tell.
   const index = indexOfLive(live, keysOfSteps(plan.steps), known, referencesOfSteps(plan.steps));
   const touched = touchedRelations(index, plan.steps, now);
@@ -58,7 +71,7 @@ export function accessOfPlan(
   now?: number,
   known?: KnownLive,
 ): { changes: AccessChange[]; rules?: AccessRuleResult[]; refusals: Plan['refusals'] } {
-  if (rules.length === 0) return { changes: accessChanges(live, plan, now, known), refusals: [] };
+  if (rules.length === 0) return { changes: changesOfPlan(live, plan, now, known), refusals: [] };
   const relations = relationsOfPlan(live, plan, now, known?.at);
   const changes = diffRelations(relations.live, relations.planned, relations.touched);
   const results = judgeAccessRules(relations.planned, rules);
