@@ -4,9 +4,11 @@
  * groups and sign-ins, which are few), the roles, the identities of some *buckets* — the identities whose
  * relationships may be one principal or may accept another's every token (covering.ts
  * `bucketOf`) —, and the grants that name some identities. A relation of the records of some
- * buckets holds each of their principals whole (touched-relations.ts). Each question is one pass
- * over the identities or the grants to them that only reads; live's records are made only for
- * what is asked, and a binding's identity path is resolved only when it may name one asked for.
+ * buckets holds each of their principals whole (touched-relations.ts). A question is answered at
+ * the addresses the plan's steps name where the planner's index of live knows them (`KnownLive`),
+ * else by one pass over the identities or the grants to them that only reads; live's records are
+ * made only for what is asked, and a binding's identity path is resolved only when it may name
+ * one asked for.
  */
 import { accessPartOf, type AccessRecord, type AccessStateRecords, liveRecordReader } from './state.js';
 import { relationshipOfRecord } from './relation.js';
