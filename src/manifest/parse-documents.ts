@@ -153,20 +153,20 @@ function foundLocation(location: object): SourceLocation {
 
 /**
  * Line and column of a deferred location: the same two getters on every one (an object literal
- * with getters makes two closures per location, ≈50 MiB more at 100,000 resources).
+ * with getters makes two closures per location, ≈50 MiB more at 100,000 resources), each defined
+ * by an `Object.defineProperty` of its own: `Object.defineProperties` reads a map of descriptors
+ * and costs ≈0.6 µs more per location (docs/performance.md, issue 61: resolve).
  */
-const DEFERRED_ACCESSORS: PropertyDescriptorMap = {
-  line: {
-    enumerable: true,
-    get(this: object) {
-      return foundLocation(this).line;
-    },
+const LINE: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    return foundLocation(this).line;
   },
-  column: {
-    enumerable: true,
-    get(this: object) {
-      return foundLocation(this).column;
-    },
+};
+const COLUMN: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    return foundLocation(this).column;
   },
 };
 
@@ -183,7 +183,9 @@ function deferredLocation(
 ): SourceLocation {
   const location = { file: positions.file };
   Object.defineProperty(location, DEFERRED, { value: { positions, index, pointer, target } satisfies Deferred });
-  return Object.defineProperties(location, DEFERRED_ACCESSORS) as SourceLocation;
+  Object.defineProperty(location, 'line', LINE);
+  Object.defineProperty(location, 'column', COLUMN);
+  return location as SourceLocation;
 }
 
 /** Reads a file with the `yaml` package: its documents with positions, or its diagnostics. */
