@@ -6,7 +6,7 @@
  * ones. Documents describing the same group are merged (lists add up, scalars must agree); a
  * group may appear only once per document. Pure.
  */
-import { escapeValue, hasControl } from '../io/escape.js';
+import { hasControl } from '../io/escape.js';
 import { groupAddress, joinPath, parentPath } from '../model/address.js';
 import { readManifestValue, type KindDescriptor } from '../model/kind-descriptor.js';
 import type { Diagnostic } from '../model/errors.js';
@@ -22,6 +22,7 @@ import { ReferenceResolver } from './resolve-references.js';
 import { resolveMembers, type PendingMember } from './resolve-members.js';
 import { resolveAccessRules, type PendingAccessRule } from './resolve-access-rules.js';
 import { RenameClaims } from './resolve-renames.js';
+import { refusalMessage, type Refusal } from './resolve-refusals.js';
 import { takeSecrets } from './resolve-secrets.js';
 import { nestedResource, NESTED_KINDS, type NestedItem } from './resolve-nested.js';
 import {
@@ -63,7 +64,7 @@ export interface ResolveResult {
 
 /** A group's declared fields that a document sets (all but its name, which is the key). */
 const GROUP_SCALARS = descriptorOf('group').fields.filter((spec) => spec.name !== 'name');
-const NO_ROLE_REFS: readonly { field: string; ref: string }[] = [];
+const ROLE_BINDING = descriptorOf('roleBinding');
 
 /** Merges, checks and resolves documents (in file order) into one DesiredState. */
 export function resolveDesiredState(documents: readonly ManifestDocument[], options: ResolveOptions): ResolveResult {
@@ -157,7 +158,8 @@ class Resolver {
       const resource = nestedResource(n, (site, field, groupPath, ref, what) =>
         this.references.resolveRoleName(site, field, groupPath, ref, what),
       );
-      if (resource) this.declare(n.site, resource, () => `${n.descriptor.label.one} in ${n.where}`);
+      const refusal = resource && this.claim(resource);
+      if (refusal !== undefined) this.refuse(n.site, resource!, refusal, `${n.descriptor.label.one} in ${n.where}`);
     }
     const members = resolveMembers(this.members, {
       resolveRole: (site, groupPath, ref, what) => this.references.resolveRoleName(site, 'role', groupPath, ref, what),
@@ -302,7 +304,9 @@ class Resolver {
           const itemSite = siteAt(site, key, i);
           const fields = { [descriptor.keyField ?? 'name']: id };
           const resource = this.groupResource(descriptor, itemSite, path, fields);
-          this.declare(itemSite, resource, () => `${descriptor.describe(id)} of ${this.groupLabel(path)}`);
+          const refusal = this.claim(resource);
+          if (refusal !== undefined)
+            this.refuse(itemSite, resource, refusal, `${descriptor.describe(id)} of ${this.groupLabel(path)}`);
         });
         continue;
       }
@@ -353,31 +357,19 @@ class Resolver {
     return false;
   }
 
-  /**
-   * Adds a resource unless its address is taken; a duplicate is reported with both places.
-   * `what` names the resource in that message; it is built only then (this runs per resource).
-   */
-  private declare(site: Site, resource: DesiredResource, what: () => string): boolean {
-    if (hasControl(resource.address)) {
-      // A name, key or reference on two lines would forge the lines after it in every view
-      // (DESIGN.md §8 rev 4): refused here as the emulator refuses it.
-      this.report(
-        site,
-        `${escapeValue(what())} has a name or key holding a control character (a newline, a tab, …): ${escapeValue(resource.address)}; a name is one line of printable text`,
-      );
-      return false;
-    }
+  /** Adds a resource unless its address holds a control character or is taken: else why not, for `refuse` to report. */
+  private claim(resource: DesiredResource): Refusal | undefined {
+    if (hasControl(resource.address)) return 'control';
     const earlier = this.declared.get(resource.address);
-    if (earlier) {
-      this.report(
-        site,
-        `${what()} is declared twice (address ${resource.address}); also declared at ${formatLocation(earlier)}`,
-      );
-      return false;
-    }
+    if (earlier) return earlier;
     this.declared.set(resource.address, resource.source);
     this.resources.push(resource);
-    return true;
+    return undefined;
+  }
+
+  /** Reports a resource `claim` refused, declared at `site`; `what` names it. */
+  private refuse(site: Site, resource: DesiredResource, refusal: Refusal, what: string): void {
+    this.report(site, refusalMessage(what, resource.address, refusal));
   }
 
   /** A resource of a group declared at `site`, its address from its descriptor (every field in one literal: this runs per resource). */
@@ -434,7 +426,8 @@ class Resolver {
     }
     const resource = this.groupResource(descriptor, site, groupPath, fields);
     if (secrets !== undefined && Object.keys(secrets.refs).length > 0) resource.secrets = secrets.refs;
-    for (const { field, ref } of roleRefs ?? NO_ROLE_REFS) {
+    for (let r = 0; roleRefs !== undefined && r < roleRefs.length; r++) {
+      const { field, ref } = roleRefs[r]!;
       this.roleRefs.push({
         resource,
         field,
@@ -445,24 +438,29 @@ class Resolver {
       });
     }
     const renamedFrom = descriptor.renameable ? asString(item.renamedFrom) : undefined;
-    if (!this.declare(site, resource, () => `${descriptor.describe(key)} in ${where}`)) return;
+    const refusal = this.claim(resource);
+    if (refusal !== undefined) {
+      this.refuse(site, resource, refusal, `${descriptor.describe(key)} in ${where}`);
+      return;
+    }
     // Lists inside this item (an identity provider's groupMappings): resolved once every role is declared.
     const nestedKinds = NESTED_KINDS.get(descriptor.kind);
     for (let n = 0; nestedKinds !== undefined && n < nestedKinds.length; n++) {
       const nested = nestedKinds[n]!;
       const list = nested.manifest!.listKey;
-      asArray(item[list]).forEach((raw, i) => {
-        const value = asObject(raw);
+      const items = asArray(item[list]);
+      for (let i = 0; i < items.length; i++) {
+        const value = asObject(items[i]);
         if (value)
           this.nested.push({
             descriptor: nested,
-            site: siteAt(site, list, i),
+            site: itemSiteAt(site, list, i),
             groupPath,
             parent: resource,
             value,
             where: `${descriptor.describe(key)} in ${where}`,
           });
-      });
+      }
     }
     if (renamedFrom !== undefined && this.renames.check(siteAt(site, 'renamedFrom'), resource, renamedFrom))
       resource.renamedFrom = renamedFrom;
@@ -483,7 +481,9 @@ class Resolver {
       if (value !== undefined) fields[spec.name] = value;
     }
     const resource = this.groupResource(descriptor, site, groupPath, fields);
-    this.declare(site, resource, () => `${descriptor.describe('')} of ${this.groupLabel(groupPath)}`);
+    const refusal = this.claim(resource);
+    if (refusal !== undefined)
+      this.refuse(site, resource, refusal, `${descriptor.describe('')} of ${this.groupLabel(groupPath)}`);
   }
 
   // ---- role bindings --------------------------------------------------------------------
@@ -492,7 +492,8 @@ class Resolver {
     const identity = this.references.resolveIdentityOf(site, groupPath, value);
     const role = this.references.resolveRoleOf(site, groupPath, value);
     if (!identity || !role) return;
-    const resource = this.groupResource(descriptorOf('roleBinding'), site, groupPath, { identity, role });
-    this.declare(site, resource, () => `role binding in ${this.groupLabel(groupPath)}`);
+    const resource = this.groupResource(ROLE_BINDING, site, groupPath, { identity, role });
+    const refusal = this.claim(resource);
+    if (refusal !== undefined) this.refuse(site, resource, refusal, `role binding in ${this.groupLabel(groupPath)}`);
   }
 }
