@@ -265,7 +265,7 @@ export interface KindDescriptor<K extends string = string> {
   /** How a resource is named in a "declared twice" message: `identity "ci-bot"`. */
   describe(key: string): string;
   /** Kind-specific checks of one manifest item beyond the schema. `where` names its group. */
-  checkItem?(item: Readonly<Record<string, unknown>>, key: string, where: string): ItemProblem[];
+  checkItem?(item: Readonly<Record<string, unknown>>, key: string, where: string): readonly ItemProblem[];
   /** How a resource reads shown whole, when its fields are not plain values (a binding's references). */
   display?(groupPath: string, fields: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** False for listed items that are not resources of the org (built-in roles). */

@@ -27,6 +27,12 @@ const FIELDS = declaredFieldSpecs(DECLARED_FIELDS.identity, {
   servicePrincipal: { optional: true, normalize: readServicePrincipal },
 });
 
+/** Whether an item holds `field` (relationshipsOf's test, without its list). */
+function holds(item: Readonly<Record<string, unknown>>, field: string): boolean {
+  return item[field] !== undefined && item[field] !== null;
+}
+const NO_PROBLEMS: readonly ItemProblem[] = [];
+
 /** The schema checked each relationship's shape (one options object for every identity checked). */
 const SHAPE_CHECKED = { shapeChecked: true } as const;
 
@@ -50,21 +56,30 @@ export const identity = defineKind({
   address: (groupPath, fields) => namedAddress('identity', groupPath, String(fields.name)),
   describe: (key) => `identity ${JSON.stringify(key)}`,
   checkItem(item, key) {
-    const set = relationshipsOf(item);
-    const problems: ItemProblem[] = [];
-    if (set.length > 1) {
-      problems.push({
-        pointer: [set[1]!],
-        message: `identity ${JSON.stringify(key)} has ${set.join(' and ')}; an identity stands for exactly one of ${RELATIONSHIP_FIELDS.join(', ')}`,
-      });
+    // Every identity of a manifest is checked: a list of what is wrong is made only when something
+    // is, and nothing is iterated with for…of (docs/performance.md, issue 61: resolve).
+    let problems: ItemProblem[] | undefined;
+    let held = 0;
+    for (let i = 0; i < RELATIONSHIP_FIELDS.length; i++) if (holds(item, RELATIONSHIP_FIELDS[i]!)) held++;
+    if (held > 1) {
+      const set = relationshipsOf(item);
+      problems = [
+        {
+          pointer: [set[1]!],
+          message: `identity ${JSON.stringify(key)} has ${set.join(' and ')}; an identity stands for exactly one of ${RELATIONSHIP_FIELDS.join(', ')}`,
+        },
+      ];
     }
     // servicePrincipal is an enum the schema checks; the objects have rules beyond their shape.
-    for (const field of set) {
-      if (field === 'servicePrincipal') continue;
-      for (const p of relationshipProblems(field, item[field], SHAPE_CHECKED)) {
-        problems.push({ pointer: p.path, message: `${p.message} (identity ${JSON.stringify(key)})` });
+    for (let i = 0; i < RELATIONSHIP_FIELDS.length; i++) {
+      const field = RELATIONSHIP_FIELDS[i]!;
+      if (field === 'servicePrincipal' || !holds(item, field)) continue;
+      const found = relationshipProblems(field, item[field], SHAPE_CHECKED);
+      for (let j = 0; j < found.length; j++) {
+        const p = found[j]!;
+        (problems ??= []).push({ pointer: p.path, message: `${p.message} (identity ${JSON.stringify(key)})` });
       }
     }
-    return problems;
+    return problems ?? NO_PROBLEMS;
   },
 });
