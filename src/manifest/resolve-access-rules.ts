@@ -43,6 +43,8 @@ const MAX_CLAIMS = 64;
 
 /** The rules of every document, checked; a rule with a problem is reported and left out. */
 export function resolveAccessRules(pending: readonly PendingAccessRule[], ctx: AccessRuleContext): AccessRule[] {
+  // Most manifests hold no rules: then nothing is to be judged, and no resource indexed for it.
+  if (pending.length === 0) return [];
   // What each kind is to access (its descriptor): identities are principals, providers sign people in, roles hold capabilities.
   const identities = new Set<string>();
   const providers = new Set<string>();
