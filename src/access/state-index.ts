@@ -183,10 +183,16 @@ function foundWithoutPass(keys: ReadonlySet<string>, found: Found): Map<string, 
 /** How the key of a record a plan creates starts (state.ts `newKey`). */
 const NEW = 'new:';
 
-/** The index of a state whose records are made already (`asking`: the keys whose ranks `asked` holds). */
-export function indexOfState(state: AccessStateRecords, asking: Asking): StateIndex {
-  const records = [...state.records.values()];
-  const parts = records.map((r) => accessPartOf(r.kind));
+/**
+ * One pass over a state's `size` records: the rank of each that is something to access, in the
+ * list of what it is and in all of them, and of each key asked for (the last in the state's order).
+ */
+function ranksInOnePass(
+  size: number,
+  partAt: (rank: number) => AccessPart | undefined,
+  keyAt: (rank: number) => string,
+  asking: Asking,
+): { lists: Record<ReturnType<typeof listOf>, number[]>; access: number[]; asked: Map<string, number> } {
   const lists = {
     always: [] as number[],
     roles: [] as number[],
@@ -195,13 +201,27 @@ export function indexOfState(state: AccessStateRecords, asking: Asking): StateIn
   };
   const access: number[] = [];
   const asked = new Map<string, number>();
-  for (let rank = 0; rank < records.length; rank++) {
-    const part = parts[rank];
+  for (let rank = 0; rank < size; rank++) {
+    const part = partAt(rank);
     if (!part) continue;
     access.push(rank);
-    if (asking.has(records[rank]!.key)) asked.set(records[rank]!.key, rank);
     lists[listOf(part)].push(rank);
+    const key = keyAt(rank);
+    if (asking.has(key)) asked.set(key, rank);
   }
+  return { lists, access, asked };
+}
+
+/** The index of a state whose records are made already (`asking`: the keys whose ranks `asked` holds). */
+export function indexOfState(state: AccessStateRecords, asking: Asking): StateIndex {
+  const records = [...state.records.values()];
+  const parts = records.map((r) => accessPartOf(r.kind));
+  const { lists, access, asked } = ranksInOnePass(
+    records.length,
+    (rank) => parts[rank],
+    (rank) => records[rank]!.key,
+    asking,
+  );
   const reader: Reader = {
     keyAt: (rank) => records[rank]!.key,
     relationshipAt: (rank) => relationshipOfRecord(records[rank]),
@@ -272,21 +292,9 @@ export function indexOfLive(
     }
   else {
     // No caller's index: one pass over live, each record's rank in the list of what it is.
-    asked = new Map();
-    const lists = {
-      always: [] as number[],
-      roles: [] as number[],
-      identities: [] as number[],
-      identityGrants: [] as number[],
-    };
-    const access: number[] = [];
-    for (let rank = 0; rank < resources.length; rank++) {
-      const part = partAt(rank);
-      if (!part) continue;
-      access.push(rank);
-      lists[listOf(part)].push(rank);
-      if (asking.has(resources[rank]!.uid)) asked.set(resources[rank]!.uid, rank);
-    }
+    const pass = ranksInOnePass(resources.length, partAt, (rank) => resources[rank]!.uid, asking);
+    const { lists, access } = pass;
+    asked = pass.asked;
     accessRanks.push(access);
     for (const list of ['always', 'roles', 'identities', 'identityGrants'] as const) byList[list].push(lists[list]);
   }
