@@ -179,47 +179,60 @@ export class LiveResourceBuilder {
     // Indexed loops here and below: this runs per resource, mostly before V8 optimises it, and a
     // for…of then allocates an iterator result per step.
     for (let i = 0; i < placed.length; i++) {
-      const obj = placed[i]!;
-      if (obj.uid === previousUid) continue;
-      previousUid = obj.uid;
-      if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) continue;
-      const parentUid = descriptor.uidIsParent
-        ? obj.uid
-        : descriptor.listedPerParent
-          ? this.org.uid
-          : parentUidOf(obj.uid);
-      const parent = parentUid === null ? undefined : this.parents.get(parentUid);
-      if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
-        tally(this.unplaced, kind, obj.uid);
-        continue;
-      }
-      const fields = readListedFields(listed, obj);
-      for (let r = 0; r < references.length; r++) {
-        const ref = references[r] as 'identity' | 'role';
-        fields[ref] = this.referenceKey(ref, referencedUid(obj, ref), obj.uid);
-      }
-      // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
-      for (let r = 0; r < roleRefFields.length; r++) {
-        const spec = roleRefFields[r]!;
-        const value = fields[spec.name] as { uid?: string } | undefined;
-        if (value?.uid !== undefined) fields[spec.name] = this.referenceKey('role', value.uid, obj.uid);
-      }
-      const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
-      const resource = {
-        kind,
-        address: oneLine(descriptor.address(groupPath, fields, parent, obj.uid)),
-        groupPath,
-        parentAddress: parent.address,
-        uid: obj.uid,
-        // The parent's own uid string (equal to parentUid): a slice of the child's uid would be one more string per resource.
-        parentUid: parent.uid,
-        fields,
-      } as unknown as LiveResource;
-      addTimestamps(resource, obj);
-      this.built.push(resource);
-      if (descriptor.holdsChildren) this.parents.set(obj.uid, resource);
-      paths?.set(obj.uid, joinPath(groupPath, String(fields.name)));
+      previousUid = this.place(kind, descriptor, listed, references, roleRefFields, paths, placed[i]!, previousUid);
     }
+  }
+
+  /** Builds one listed resource of `kind` (or tallies it unplaced) unless it repeats `previousUid`; returns its uid. */
+  private place(
+    kind: Kind,
+    descriptor: KindDescriptor,
+    listed: readonly ListedField[],
+    references: readonly string[],
+    roleRefFields: readonly { name: string }[],
+    paths: Map<string, string> | undefined,
+    obj: ApiObject,
+    previousUid: string | undefined,
+  ): string {
+    if (obj.uid === previousUid) return previousUid;
+    if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) return obj.uid;
+    const parentUid = descriptor.uidIsParent
+      ? obj.uid
+      : descriptor.listedPerParent
+        ? this.org.uid
+        : parentUidOf(obj.uid);
+    const parent = parentUid === null ? undefined : this.parents.get(parentUid);
+    if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
+      tally(this.unplaced, kind, obj.uid);
+      return obj.uid;
+    }
+    const fields = readListedFields(listed, obj);
+    for (let r = 0; r < references.length; r++) {
+      const ref = references[r] as 'identity' | 'role';
+      fields[ref] = this.referenceKey(ref, referencedUid(obj, ref), obj.uid);
+    }
+    // A role named by uid (an identity provider's defaultRole) reads like a binding's role.
+    for (let r = 0; r < roleRefFields.length; r++) {
+      const spec = roleRefFields[r]!;
+      const value = fields[spec.name] as { uid?: string } | undefined;
+      if (value?.uid !== undefined) fields[spec.name] = this.referenceKey('role', value.uid, obj.uid);
+    }
+    const groupPath = descriptor.ownsGroupPath ? joinPath(parent.groupPath, String(fields.name)) : parent.groupPath;
+    const resource = {
+      kind,
+      address: oneLine(descriptor.address(groupPath, fields, parent, obj.uid)),
+      groupPath,
+      parentAddress: parent.address,
+      uid: obj.uid,
+      // The parent's own uid string (equal to parentUid): a slice of the child's uid would be one more string per resource.
+      parentUid: parent.uid,
+      fields,
+    } as unknown as LiveResource;
+    addTimestamps(resource, obj);
+    this.built.push(resource);
+    if (descriptor.holdsChildren) this.parents.set(obj.uid, resource);
+    paths?.set(obj.uid, joinPath(groupPath, String(fields.name)));
+    return obj.uid;
   }
 
   /** The resources built, sorted, with the ambiguous addresses and what could not be placed. */

@@ -76,7 +76,11 @@ const TAKEN_KEYS = new Set<string>();
  * what the lines above it opened (a block scalar, a scalar that a deeper line would continue).
  */
 export function plainShape(text: string, lines?: PlainLines): number | undefined {
-  if (hasUntaken(text)) return undefined;
+  return hasUntaken(text) ? undefined : shapeOfLines(text, lines);
+}
+
+/** {@link plainShape} once the text holds nothing untaken: the pass over its lines. */
+function shapeOfLines(text: string, lines: PlainLines | undefined): number | undefined {
   let markers = 0;
   let lineNumber = 0;
   /** The markers before the document the last line recorded in `lines` is in. */
@@ -112,7 +116,9 @@ export function plainShape(text: string, lines?: PlainLines): number | undefined
       blockParent = blockContent = -1;
     }
     if (blank || text.charCodeAt(p) === 0x23) continue;
-    if (indent === 0 && end - lineStart === 3 && text.startsWith('---', lineStart)) {
+    // A `---` line: column 0 and three characters, tested by arithmetic done on every line (not by `&&`, whose
+    // right side runs only on the few lines at column 0: V8 optimises it without feedback, then deoptimises).
+    if ((indent | (end - p - 3)) === 0 && text.startsWith('---', p)) {
       markers++;
       scalarColumn = -1;
       continue;
