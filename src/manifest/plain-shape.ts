@@ -76,11 +76,7 @@ const TAKEN_KEYS = new Set<string>();
  * what the lines above it opened (a block scalar, a scalar that a deeper line would continue).
  */
 export function plainShape(text: string, lines?: PlainLines): number | undefined {
-  return hasUntaken(text) ? undefined : shapeOfLines(text, lines);
-}
-
-/** {@link plainShape} once the text holds nothing untaken: the pass over its lines. */
-function shapeOfLines(text: string, lines: PlainLines | undefined): number | undefined {
+  if (hasUntaken(text)) return undefined;
   let markers = 0;
   let lineNumber = 0;
   /** The markers before the document the last line recorded in `lines` is in. */
@@ -116,9 +112,7 @@ function shapeOfLines(text: string, lines: PlainLines | undefined): number | und
       blockParent = blockContent = -1;
     }
     if (blank || text.charCodeAt(p) === 0x23) continue;
-    // A `---` line: column 0 and three characters, tested by arithmetic done on every line (not by `&&`, whose
-    // right side runs only on the few lines at column 0: V8 optimises it without feedback, then deoptimises).
-    if ((indent | (end - p - 3)) === 0 && text.startsWith('---', p)) {
+    if (indent === 0 && end - lineStart === 3 && text.startsWith('---', lineStart)) {
       markers++;
       scalarColumn = -1;
       continue;
