@@ -191,13 +191,7 @@ class HttpApiClient implements ApiClient {
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
       location = res.headers.location;
-      text = await readBodyText(
-        res.headers['content-encoding'],
-        res.body,
-        res.bytes,
-        res.statusCode,
-        this.maxResponseBytes,
-      );
+      text = await readBodyText(res.headers['content-encoding'], res.body, res.statusCode, this.maxResponseBytes);
     } catch (err) {
       if (err instanceof ResponseTooLargeError) {
         emit(0);

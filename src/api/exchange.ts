@@ -1,6 +1,6 @@
 /**
- * One HTTP exchange through undici's `dispatch`, its body kept as the connection's chunks (wire.ts
- * decodes them): no response stream, no body mixin. A client that reads
+ * One HTTP exchange through undici's `dispatch`, its body gathered straight from the
+ * connection's chunks into one Buffer: no response stream, no body mixin. A client that reads
  * every body whole needs neither, and on a big read (≈60 pages of ≈100 KB) they were a good part
  * of the client's CPU (`npm run bench plan-process`). Abortable by a signal, like `request`.
  */
@@ -10,9 +10,7 @@ export interface Exchange {
   statusCode: number;
   /** Response headers by lower-case name (as undici parses them). */
   headers: Record<string, string | string[] | undefined>;
-  /** The body as it came, chunk by chunk (views of the connection's reads), `bytes` in all. */
-  body: readonly Buffer[];
-  bytes: number;
+  body: Buffer;
 }
 
 /** A response body bigger than the client takes (a hostile or broken server or proxy). */
@@ -65,7 +63,11 @@ export function exchange(
         chunks.push(chunk);
       },
       onResponseEnd() {
-        settle(undefined, { statusCode, headers, body: chunks, bytes });
+        settle(undefined, {
+          statusCode,
+          headers,
+          body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes),
+        });
       },
       onResponseError(_c, err) {
         settle(err);

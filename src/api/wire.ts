@@ -18,45 +18,22 @@ export type Query = Record<string, string | number | undefined>;
  */
 export async function readBodyText(
   encoding: string | string[] | undefined,
-  chunks: readonly Buffer[],
-  bytes: number,
+  raw: Buffer,
   status: number,
   maxBytes: number,
 ): Promise<string> {
   const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
-  if (name === '' || name === 'identity') return utf8Text(chunks, bytes);
+  if (name === '' || name === 'identity') return raw.toString('utf8');
   const decode = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name];
   if (!decode) throw new UnsupportedEncodingError(name, status);
   try {
     // Bounded after decompression (DESIGN.md §8 rev 4): a 1 MB body that inflates to 1 GiB is
     // refused at the bound, never inflated whole.
-    return decode(joined(chunks, bytes), { maxOutputLength: maxBytes }).toString('utf8');
+    return decode(raw, { maxOutputLength: maxBytes }).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new ResponseTooLargeError(maxBytes);
     throw new UnsupportedEncodingError(name, status, err);
   }
-}
-
-function joined(chunks: readonly Buffer[], bytes: number): Buffer {
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
-}
-
-/**
- * The UTF-8 text of a body that came in chunks, as the text of the chunks joined: each chunk
- * decoded on its own where every chunk but the last ends in an ASCII byte — after one, UTF-8
- * decoding starts afresh, whatever came before (an unfinished sequence is replaced before it),
- * so the texts are the same. The chunks are then never copied into one more buffer (a big
- * listing's pages, ≈5 MB at 10k resources, docs/performance.md, issue 61).
- */
-export function utf8Text(chunks: readonly Buffer[], bytes: number): string {
-  if (chunks.length === 0) return '';
-  for (let i = 0; i < chunks.length - 1; i++) {
-    const chunk = chunks[i]!;
-    if (chunk.length > 0 && chunk[chunk.length - 1]! >= 0x80) return joined(chunks, bytes).toString('utf8');
-  }
-  let text = chunks[0]!.toString('utf8');
-  for (let i = 1; i < chunks.length; i++) text += chunks[i]!.toString('utf8');
-  return text;
 }
 
 /** A response body in a content-encoding this client cannot decode (or a corrupt one). */
