@@ -175,25 +175,15 @@ export class LiveResourceBuilder {
     // (placement order sorts by uid, so a repeat comes right after the first).
     let previousUid: string | undefined;
     const placed = inPlacementOrder(items);
-    const references = descriptor.references ?? [];
+    const of: KindPlacing = { kind, descriptor, listed, references: descriptor.references ?? [], roleRefFields, paths };
     // Indexed loops here and below: this runs per resource, mostly before V8 optimises it, and a
     // for…of then allocates an iterator result per step.
-    for (let i = 0; i < placed.length; i++) {
-      previousUid = this.place(kind, descriptor, listed, references, roleRefFields, paths, placed[i]!, previousUid);
-    }
+    for (let i = 0; i < placed.length; i++) previousUid = this.place(of, placed[i]!, previousUid);
   }
 
   /** Builds one listed resource of `kind` (or tallies it unplaced) unless it repeats `previousUid`; returns its uid. */
-  private place(
-    kind: Kind,
-    descriptor: KindDescriptor,
-    listed: readonly ListedField[],
-    references: readonly string[],
-    roleRefFields: readonly { name: string }[],
-    paths: Map<string, string> | undefined,
-    obj: ApiObject,
-    previousUid: string | undefined,
-  ): string {
+  private place(of: KindPlacing, obj: ApiObject, previousUid: string | undefined): string {
+    const { kind, descriptor, listed, references, roleRefFields, paths } = of;
     if (obj.uid === previousUid) return previousUid;
     if (descriptor.isOrgResource && !descriptor.isOrgResource(obj)) return obj.uid;
     const parentUid = descriptor.uidIsParent
@@ -251,6 +241,17 @@ export class LiveResourceBuilder {
  */
 function oneLine(address: string): string {
   return hasControl(address) ? escapeValue(address) : address;
+}
+
+/** What placing the listed resources of one kind reads, worked out once per kind (LiveResourceBuilder.add). */
+interface KindPlacing {
+  kind: Kind;
+  descriptor: KindDescriptor;
+  listed: readonly ListedField[];
+  references: readonly string[];
+  roleRefFields: readonly { name: string }[];
+  /** Where a referenceable kind's paths are recorded, by uid. */
+  paths: Map<string, string> | undefined;
 }
 
 /** Orders resources by address, by UTF-16 code units (as a plain `sort()` orders strings). */

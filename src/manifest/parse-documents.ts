@@ -98,7 +98,7 @@ export function parseManifestText(
     // table and every pointer alive for as long as the plan: +11 MiB of peak RSS at 100,000
     // resources, docs/performance.md), else they are the `yaml` reader's, read when first asked for.
     const plain = new PlainPositions(file, text, lines);
-    const positions = new DeferredPositions(file, text, at, plain);
+    const positions = new DeferredPositions(file, text, at);
     const documents = values.map(
       (value, index): ManifestDocument => ({
         file,
@@ -114,10 +114,9 @@ export function parseManifestText(
 }
 
 /**
- * The positions of a file read fast: from the lines the shape check met where they are certain
- * (plain-positions.ts), else from the `yaml` package's syntax tree of it, parsed on first use for
- * positions only — js-yaml's values stay the file's values (`yaml` neither builds values from it
- * nor checks its keys).
+ * The positions of a file read fast that its lines do not settle: the `yaml` package's syntax
+ * tree of it, parsed on first use for positions only — js-yaml's values stay the file's values
+ * (`yaml` neither builds values from it nor checks its keys).
  */
 class DeferredPositions {
   private documents: Document[] | undefined;
@@ -126,12 +125,9 @@ class DeferredPositions {
     readonly file: string,
     private readonly text: string,
     private readonly at: (offset: number) => SourceLocation,
-    private readonly plain: PlainPositions,
   ) {}
 
   locate(index: number, pointer: Pointer, target: 'key' | 'value'): SourceLocation {
-    const found = this.plain.locate(index, pointer, target);
-    if (found !== undefined) return found;
     this.documents ??= yaml().parseAllDocuments(this.text, { prettyErrors: false, uniqueKeys: false }) as Document[];
     // The fast reader takes only what `yaml` reads alike (the differential test holds it): the same documents.
     const doc = this.documents[index];

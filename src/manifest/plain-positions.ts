@@ -1,9 +1,9 @@
 /**
  * Where a node of a file read fast (fast-yaml.ts: the plain shape, block mappings and sequences
  * of one-line scalars) starts, found from the lines the shape check met: the position the `yaml`
- * package gives the same node, without reading the file again with it. A location is found when
- * it is first read (parse-documents.ts: most never are), and a file whose positions are all found
- * here is never read by `yaml`.
+ * package gives the same node, without reading the file again with it. A resource's source
+ * location is then a plain `{file, line, column}`, made as the resource is, and a file whose
+ * positions are all found here is never read by `yaml`.
  *
  * Only what is certain is found here: a pointer into a flow collection or into a list on its
  * item's line (`- - x`), a quoted key, an empty item, or a pointer past what exists gives undefined, and
@@ -48,8 +48,8 @@ export class PlainPositions {
   private readonly keyLines: number[] = [];
   /**
    * The list the last pointer ended in an item of: its pointer and document, the lines its items
-   * start on, and what finding one needs. A list's items are mostly asked for one after another
-   * (a plan's steps in order, a resource's problems): each is then found without a walk. Only the
+   * start on, and what finding one needs. The resolver locates a list's items one after another:
+   * each is then found without a walk. Only the
    * item asked for is found: reads that go from one list to another and back cost one walk each,
    * never the whole list (a file can hold lists of thousands of items).
    */

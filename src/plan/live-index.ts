@@ -63,8 +63,6 @@ export function indexLive(live: LiveState): LiveIndex {
    * copies (a list of ranks per kind, made here, lived through the plan's every scavenge).
    */
   const kindCodes = new Uint8Array(live.resources.length);
-  /** The kinds of the resources at the org's address (one, or more when ambiguous). */
-  const atOrg: Kind[] = [];
   // One pass over what may be 100,000 resources: on an org that big, each pass costs. The list
   // as read is kept until a binding is rewritten (in most orgs none is): a copy from the first.
   const read = live.resources;
@@ -79,7 +77,6 @@ export function indexLive(live: LiveState): LiveIndex {
     const size = rankOf.size;
     if (rankOf.set(r.address, rank).size === size) ambiguous.add(r.address);
     kindCodes[rank] = KIND_CODE.get(r.kind) ?? NO_KIND;
-    if (r.address === ORG_ADDRESS) atOrg.push(r.kind);
   }
   for (const address of ambiguous) rankOf.delete(address);
   const all = resources ?? read;
@@ -134,13 +131,8 @@ export function indexLive(live: LiveState): LiveIndex {
     },
     get countByKind() {
       if (countByKind === undefined) {
-        const counts = new Array<number>(KINDS.length).fill(0);
-        for (let rank = 0; rank < kindCodes.length; rank++)
-          if (kindCodes[rank] !== NO_KIND) counts[kindCodes[rank]!]!++;
         countByKind = new Map();
-        for (let code = 0; code < KINDS.length; code++)
-          if (counts[code]! > 0) countByKind.set(KINDS[code]!, counts[code]!);
-        for (const kind of atOrg) if (countByKind.has(kind)) countByKind.set(kind, countByKind.get(kind)! - 1);
+        for (const r of all) if (r.address !== ORG_ADDRESS) countByKind.set(r.kind, (countByKind.get(r.kind) ?? 0) + 1);
       }
       return countByKind;
     },
