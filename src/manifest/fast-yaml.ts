@@ -1,11 +1,11 @@
 /**
- * The first, fast read of a manifest file: its values, and no positions at all — positions are
- * found from its lines when something needs one (plain-positions.ts, parse-documents.ts). A file
- * is read here only when it is in the plain shape manifests are written in, checked line by line
- * first (plain-shape.ts). Its values are read by js-yaml alone, whatever the style (block or flow
- * collections, block scalars, quoted scalars with escapes), through documented options only
- * (`schema`, `maxDepth`); the lines the shape check met only locate nodes (plain-positions.ts),
- * never decide a value. Anything the shape check does not take, and anything js-yaml refuses or
+ * The first, fast read of a manifest file: its values, and where each of its mappings and lists
+ * starts, told by js-yaml as it reads them (collection-starts.ts); a key's or a scalar's position
+ * is the `yaml` package's, found when something needs one (parse-documents.ts). A file is read
+ * here only when it is in the plain shape manifests are written in, checked line by line first
+ * (plain-shape.ts, block-structure.ts). Its values are read by js-yaml alone, whatever the style
+ * (block or flow collections, block scalars, quoted scalars with escapes), through documented
+ * options only (`schema`, `maxDepth`, `listener`); the shape check decides no value. Anything the shape check does not take, and anything js-yaml refuses or
  * that holds a prototype-altering key however it is spelt (`"__pro\x74o__"`), gives undefined: the
  * caller reads the file with `yaml` alone, whose diagnostics explain what is wrong. What is
  * returned is exactly what `yaml` would give: the differential test (test/unit/fast-yaml.test.ts)
@@ -19,6 +19,7 @@
  */
 import { FAILSAFE_SCHEMA, Type, loadAll, type LoadOptions } from 'js-yaml';
 import { isBlockStructure } from './block-structure.js';
+import type { CollectionStarts } from './collection-starts.js';
 import { plainShape, resolvePlain, type PlainLines } from './plain-shape.js';
 
 /**
@@ -46,15 +47,16 @@ interface LoadOptionsWithDepth extends LoadOptions {
 
 /**
  * Reads a file's documents (each a mapping), or undefined when the file is not plain manifest
- * YAML (see above): then it is the `yaml` reader's. `lines`, when given, receives the lines that
- * hold the file's structure.
+ * YAML (see above): then it is the `yaml` reader's. `starts`, when given, records where each
+ * mapping and list starts as js-yaml reads it (collection-starts.ts).
  */
 export function readPlainYaml(
   text: string,
   forbiddenKeys: ReadonlySet<string>,
   maxDepth: number,
-  lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] },
+  starts?: CollectionStarts,
 ): Record<string, unknown>[] | undefined {
+  const lines: PlainLines = { content: [], indent: [], docFirst: [] };
   const documents = plainShape(text, lines);
   // A file with no document at all (empty, or only comments) is an error `yaml` reports.
   if (documents === undefined || documents === 0) return undefined;
@@ -63,6 +65,7 @@ export function readPlainYaml(
   let values: unknown[];
   try {
     const options: LoadOptionsWithDepth = { schema: SCHEMA, maxDepth: 3 * maxDepth };
+    if (starts !== undefined) options.listener = starts.listener;
     values = loadAll(text, null, options);
   } catch {
     return undefined;

@@ -5,8 +5,7 @@
  */
 import type { Document, Pair } from 'yaml';
 import { readPlainYaml } from './fast-yaml.js';
-import type { PlainLines } from './plain-shape.js';
-import { PlainPositions } from './plain-positions.js';
+import { CollectionStarts } from './collection-starts.js';
 import { findOffset, yaml } from './yaml-positions.js';
 import type { Diagnostic } from '../model/errors.js';
 import type { SourceLocation } from '../model/resources.js';
@@ -90,22 +89,23 @@ export function parseManifestText(
     };
 
   const at = locator(file, text);
-  const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
-  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, lines) : undefined;
+  const starts = new CollectionStarts(text);
+  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, starts) : undefined;
   if (values !== undefined) {
-    // Positions are found from the lines (plain-positions.ts) where that is certain, as a plain
-    // location made at once (a location found when first read kept the file's text, its line
-    // table and every pointer alive for as long as the plan: +11 MiB of peak RSS at 100,000
-    // resources, docs/performance.md), else they are the `yaml` reader's, read when first asked for.
-    const plain = new PlainPositions(file, text, lines);
+    // A mapping or a list is located where js-yaml opened it (collection-starts.ts), as a plain
+    // location made at once; a key or a scalar is the `yaml` reader's, read when first asked for
+    // (a location found when first read keeps the file's text alive as long as it lives: +11 MiB
+    // of peak RSS at 100,000 resources if every resource's were, docs/performance.md).
     const positions = new DeferredPositions(file, text, at);
     const documents = values.map(
       (value, index): ManifestDocument => ({
         file,
         index,
         value,
-        locate: (pointer, target = 'value') =>
-          plain.locate(index, pointer, target) ?? deferredLocation(positions, index, pointer, target),
+        locate: (pointer, target = 'value') => {
+          const offset = starts.offsetOf(value, pointer, target);
+          return offset === undefined ? deferredLocation(positions, index, pointer, target) : at(offset);
+        },
       }),
     );
     return { documents, diagnostics: [], complete: true };

@@ -6,22 +6,20 @@
  * a scalar over several lines, anchors, aliases, tags, explicit keys, directives, tabs, a
  * byte-order mark, a line over 1,024 characters, a key that is no string — is not taken, and the
  * file is `yaml`'s to read. The check records, when asked, the lines that hold the structure: what
- * positions are found by (plain-positions.ts). It decides no value: js-yaml reads them all.
+ * block-structure.ts checks the nesting of. It decides no value: js-yaml reads them all.
  *
  * Plain scalars resolve by the YAML 1.2 core schema as the `yaml` package spells it. Pure.
  */
 
 /**
  * The lines of a file that hold its structure (not blank, a comment, a `---` or the content of a
- * block scalar), as the shape check meets them: what plain-positions.ts finds nodes by.
+ * block scalar), as the shape check meets them: what block-structure.ts checks the nesting of.
  */
 export interface PlainLines {
   /** Per line: the offset of its first character that is not a space. */
   content: number[];
   /** Per line: its column (the spaces before it). */
   indent: number[];
-  /** Per line: its number in the file (1-based). */
-  number: number[];
   /** The first line (an index into the lists above) of each document. */
   docFirst: number[];
 }
@@ -78,7 +76,6 @@ const TAKEN_KEYS = new Set<string>();
 export function plainShape(text: string, lines?: PlainLines): number | undefined {
   if (hasUntaken(text)) return undefined;
   let markers = 0;
-  let lineNumber = 0;
   /** The markers before the document the last line recorded in `lines` is in. */
   let recordedDocument = -1;
   let contentBeforeMarker = false;
@@ -93,7 +90,6 @@ export function plainShape(text: string, lines?: PlainLines): number | undefined
     let end = text.indexOf('\n', lineStart);
     if (end === -1) end = text.length;
     next = end + 1;
-    lineNumber++;
     if (end - lineStart > LONG_LINE_CHARS) return undefined;
     if (text.charCodeAt(end - 1) === 0x0d && end > lineStart) end--;
     let p = lineStart;
@@ -125,7 +121,6 @@ export function plainShape(text: string, lines?: PlainLines): number | undefined
       }
       lines.content.push(p);
       lines.indent.push(indent);
-      lines.number.push(lineNumber);
     }
     if (scalarColumn >= 0 && indent > scalarColumn) return undefined;
     scalarColumn = -1;

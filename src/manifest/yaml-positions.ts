@@ -2,7 +2,8 @@
  * Where a node of a file read with the `yaml` package starts: the offset of the node a pointer
  * names in a parsed document (of its key when asked for the key), or of the deepest node that
  * exists on the way. What parse-documents.ts makes locations of, for files the fast reader does
- * not take and for what plain-positions.ts leaves to `yaml`. Pure.
+ * not take, and for the keys and scalars of those it does (collection-starts.ts locates only
+ * their mappings and lists). Pure.
  */
 import type { Document, Pair } from 'yaml';
 import { lazyRequire } from '../util/lazy-require.js';

@@ -1,15 +1,14 @@
 /**
  * Where js-yaml and `yaml` differ, the fast reader steps aside: a key past 1,024 characters
  * (`yaml` refuses it, js-yaml took it). Files of several documents are read fast, and alike —
- * the same diagnostics, the same state. Positions are found from the file's lines
- * (plain-positions.ts), and from `yaml` where that is not certain, when one is asked for.
+ * the same diagnostics, the same state. A mapping's or a list's position is where js-yaml opened
+ * it (collection-starts.ts); a key's or a scalar's is `yaml`'s, when one is asked for.
  */
 import { describe, expect, it } from 'vitest';
 import { validateManifestTexts } from '../../src/manifest/index.js';
 import { readPlainYaml } from '../../src/manifest/fast-yaml.js';
-import type { PlainLines } from '../../src/manifest/plain-shape.js';
+import { CollectionStarts } from '../../src/manifest/collection-starts.js';
 import { parseManifestText } from '../../src/manifest/parse-documents.js';
-import { PlainPositions } from '../../src/manifest/plain-positions.js';
 import type { Pointer } from '../../src/manifest/diagnostics.js';
 
 function both(text: string) {
@@ -70,7 +69,7 @@ describe('the fast reader at its edges', () => {
     expect(JSON.parse(JSON.stringify(location))).toEqual(slow.locate(['org', 'repos', 0, 'description']));
   });
 
-  it('finds every node and key of a block-style org from its lines alone, where yaml has it', () => {
+  it('finds every mapping and list of a block-style org as js-yaml reads it, where yaml has it', () => {
     // The shape manifests are written in: nested groups, lists under their key or at its column,
     // comments and blank lines between, a block scalar, an empty value, CRLF in one copy.
     const group = (i: number, ind: string, depth: number): string =>
@@ -86,22 +85,29 @@ describe('the fast reader at its edges', () => {
       (depth < 2 ? `${ind}  groups:\n${[0, 1].map((k) => group(k, `${ind}    `, depth + 1)).join('')}` : '');
     const org = `apiVersion: platform-sync/v1\norg:\n  name: acme\n  groups:\n${group(0, '    ', 0)}${group(1, '    ', 0)}`;
     for (const text of [org, org.replace(/\n/g, '\r\n')]) {
-      const lines: PlainLines = { content: [], indent: [], number: [], docFirst: [] };
-      const [value] = readPlainYaml(text, new Set(), 100, lines)!;
-      const plain = new PlainPositions('m.yaml', text, lines);
+      const starts = new CollectionStarts(text);
+      const [value] = readPlainYaml(text, new Set(), 100, starts)!;
+      const fast = parseManifestText('m.yaml', text).documents[0]!;
       const slow = parseManifestText('m.yaml', text, undefined, 'yaml').documents[0]!;
       const nodes: Pointer[] = [];
+      let collections = 0;
       const walk = (node: unknown, pointer: Pointer): void => {
         nodes.push(pointer);
+        if (node !== null && typeof node === 'object') {
+          // Every mapping and list is found by the reading itself, not by `yaml`.
+          collections++;
+          expect(starts.offsetOf(value, pointer, 'value'), JSON.stringify(pointer)).toBeTypeOf('number');
+        }
         if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...pointer, i]));
         else if (node !== null && typeof node === 'object')
           for (const [key, item] of Object.entries(node)) walk(item, [...pointer, key]);
       };
       walk(value, []);
       expect(nodes.length).toBeGreaterThan(300);
+      expect(collections).toBeGreaterThan(100);
       for (const pointer of nodes) {
         for (const target of ['key', 'value'] as const) {
-          expect(plain.locate(0, pointer, target), `${JSON.stringify(pointer)} ${target}`).toStrictEqual(
+          expect(fast.locate(pointer, target), `${JSON.stringify(pointer)} ${target}`).toStrictEqual(
             slow.locate(pointer, target),
           );
         }
