@@ -35,12 +35,9 @@ export class CollectionStarts {
     if (value === null || typeof value !== 'object') return;
     const start = contentStart(this.text, opened);
     // A node is closed twice where js-yaml tried it as a block mapping's first key and kept it,
-    // from the same start. What a property or an alias starts is not where `yaml` puts the node,
-    // nor is a value met again elsewhere where it stands: left to `yaml` (as the shape check leaves them).
-    const known = this.starts.get(value);
-    if (PROPERTY_OR_ALIAS.has(this.text[start]!) || (known !== undefined && known !== start))
-      this.starts.set(value, -1);
-    else this.starts.set(value, start);
+    // from the same start. Where a property or an alias starts is not where `yaml` puts the node
+    // (and an alias's value stands elsewhere): left to `yaml`, as the shape check leaves them.
+    this.starts.set(value, PROPERTY_OR_ALIAS.has(this.text[start]!) ? -1 : start);
   };
 
   /**
