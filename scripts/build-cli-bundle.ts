@@ -215,7 +215,13 @@ function checkBundle(): void {
       const r = spawnSync(process.execPath, [BIN, ...args, EXAMPLE, '--emulator'], {
         cwd: dir,
         encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1', PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-check-secret' },
+        // The code cache in the check's own directory (the plan run compiles with the apply's).
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          PLATFORM_SYNC_SECRET_ACME_OKTA: 'build-check-secret',
+          PLATFORM_SYNC_CODE_CACHE_DIR: join(dir, 'code-cache'),
+        },
       });
       if (r.status !== 0 || r.stderr !== '')
         throw new Error(

@@ -6,16 +6,24 @@
  * Action (src/action/main.ts) loads its runner the same way, from a third file of the same build
  * ({@link ACTION_BUNDLE_FILE}), which the CLI never reads.
  *
- * No V8 flag and no code cache of our own (issue 61): the tiering budget set here before was a
- * flag Node 22 and 24 do not know (V8 printed "unrecognized flag" on every run), and the code
- * cache was made by the build's Node, which V8 refuses on any other Node and under any
- * `NODE_OPTIONS` flag that changes its flag hash (`--max-old-space-size`); docs/performance.md
- * has the figures on Node 20, 22 and 24.
+ * The bundle's files are compiled here (a `vm.Script` each, with the CommonJS wrapper), not by
+ * Node's loader, for V8's code cache: made at run time by the Node that runs the CLI, after the
+ * command has run (so it holds the functions the run compiled, not only the top level), kept in
+ * the user's own cache directory (src/io/code-cache.ts) under a name keyed by what V8 keys it to
+ * — Node's version and arch, Node's flags — and by the bundle's id, and handed to the next run.
+ * The cache the build made before (until issue 61) was refused on every other Node and under
+ * `NODE_OPTIONS=--max-old-space-size`; this one is the runner's own. Figures on Node 20, 22 and 24,
+ * warm and cold, in docs/performance.md ("Issue 61: a code cache made at run time"). No V8 flag:
+ * the tiering budget set here before was a flag Node 22 and 24 do not know.
  */
 import { readFileHeadSync, readTextSyncBounded } from '../io/read-file.js';
+import type { CodeCacheState, CodeCacheStore } from '../io/code-cache.js';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import type { CliIo } from './context.js';
+
+export { openCodeCache } from '../io/code-cache.js';
 
 /** What the CLI entry (main.ts) exports, from whichever build it is loaded. */
 export interface CliEntry {
@@ -37,6 +45,13 @@ export interface LoadedBundle {
   cli: CliEntry;
   /** Loads another file of the same build beside the bundle, by name (e.g. {@link ACTION_BUNDLE_FILE}). */
   part(name: string): unknown;
+  /** What became of the code cache of each file loaded so far, by file name. */
+  codeCache(): Record<string, CodeCacheState>;
+  /**
+   * Writes the code cache of each file loaded whose cache was not used: after the command has
+   * run, so that it holds what the run compiled. Never fails; nothing without a cache directory.
+   */
+  saveCodeCache(): void;
 }
 
 /** The package's own files (the bundle, the entry module) are far below this. */
@@ -58,23 +73,97 @@ function entryMatches(entry: string, id: string): boolean {
   }
 }
 
+/** One file of the bundle as this process compiled it. */
+interface CompiledFile {
+  name: string;
+  script: Script;
+  /** What became of its code cache; a file whose cache was not `used` has one written after the run. */
+  cache: CodeCacheState;
+  /** Whether its cache was written by this process. */
+  saved?: boolean;
+}
+
 /**
  * Loads the CLI from `bundlePath`; undefined when there is no bundle, or when `entry` is not the
  * module it was made from (the modules were built again since, by `tsc` alone: the bundle would
  * run the code of the build before).
+ *
+ * The bundle's files are compiled here, not by Node's loader, so that each is compiled with its
+ * code cache from `store` (the bin's and the Action's: {@link openCodeCache}; none without one)
+ * and its cache can be written after the run. One registry of the files: the entry file, and every other file
+ * ({@link BUNDLE_PART_FILE}) a file requires as `./<name>` or {@link LoadedBundle.part} names, is
+ * evaluated once, and every file gets the same module (one `ApiError` class for all of them);
+ * every other request (node:…, the packages left in node_modules) is Node's `require`.
  */
-export function loadBundle(bundlePath: string, entry?: string): LoadedBundle | undefined {
+export function loadBundle(bundlePath: string, entry?: string, store?: CodeCacheStore): LoadedBundle | undefined {
   const head = readFileHeadSync(bundlePath, BUNDLE_ID_PREFIX.length + 65)?.toString('latin1');
   if (head === undefined || !head.startsWith(BUNDLE_ID_PREFIX) || !head.endsWith('\n')) return undefined;
-  if (entry !== undefined && !entryMatches(entry, head.slice(BUNDLE_ID_PREFIX.length, -1))) return undefined;
-  // Node's own loader, so that the lazy file's require of the bundle finds this very module.
-  const load = createRequire(bundlePath);
-  const cli = load(bundlePath) as CliEntry;
-  const part = (name: string): unknown => {
-    if (!BUNDLE_PART_FILE.test(name)) throw new Error(`not a file of the bundle: ${name}`);
-    return load(join(dirname(bundlePath), name));
+  const id = head.slice(BUNDLE_ID_PREFIX.length, -1);
+  if (entry !== undefined && !entryMatches(entry, id)) return undefined;
+  const dir = dirname(bundlePath);
+  const entryName = basename(bundlePath);
+  const modules = new Map<string, { exports: unknown }>();
+  const compiled: CompiledFile[] = [];
+  const ownFile = (name: string): boolean => name === entryName || BUNDLE_PART_FILE.test(name);
+  const load = (name: string): unknown => {
+    const known = modules.get(name);
+    if (known !== undefined) return known.exports;
+    const path = join(dir, name);
+    const source = readTextSyncBounded(path, { maxBytes: MAX_OWN_FILE_BYTES });
+    const read = store?.read(id, name);
+    // The CommonJS wrapper, on the first line so that line numbers in stacks stay true.
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+      filename: path,
+      cachedData: read?.data,
+    });
+    const cache: CodeCacheState =
+      read === undefined
+        ? 'off'
+        : read.data === undefined
+          ? read.state
+          : script.cachedDataRejected
+            ? 'rejected'
+            : 'used';
+    compiled.push({ name, script, cache });
+    const module = { exports: {} as unknown };
+    modules.set(name, module);
+    const nodeRequire = createRequire(path);
+    const require = Object.assign(
+      (request: string): unknown =>
+        request.startsWith('./') && ownFile(request.slice(2)) ? load(request.slice(2)) : nodeRequire(request),
+      { resolve: nodeRequire.resolve, cache: nodeRequire.cache, main: nodeRequire.main },
+    );
+    try {
+      (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, path, dir);
+    } catch (err) {
+      // As Node's loader: a file that threw is not a module (a second require runs it again).
+      modules.delete(name);
+      throw err;
+    }
+    return module.exports;
   };
-  return { cli, part };
+  const cli = load(entryName) as CliEntry;
+  return {
+    cli,
+    part(name) {
+      if (!BUNDLE_PART_FILE.test(name)) throw new Error(`not a file of the bundle: ${name}`);
+      return load(name);
+    },
+    codeCache: () => Object.fromEntries(compiled.map((f) => [f.name, f.cache])),
+    saveCodeCache() {
+      if (store === undefined) return;
+      for (const file of compiled) {
+        if (file.cache === 'used' || file.saved) continue;
+        file.saved = true;
+        try {
+          // After the run: the data holds every function the run compiled, not only the top level.
+          store.write(id, file.name, file.script.createCachedData());
+        } catch {
+          // no cache this time: the next run compiles as this one did
+        }
+      }
+    },
+  };
 }
 
 /** What {@link exitWhenIdle} needs of the process (the process itself in the bin). */

@@ -5,7 +5,9 @@
  * redactor of the door out and applies it (the invite-codes file alone bypasses it: its lines are
  * the secrets); whole files are written atomically (a temporary file beside the target, then a
  * rename), so a crash never leaves half a file. A path that cannot be written is a clear error
- * naming it and why, never a stack trace (DESIGN.md §8 rev 4).
+ * naming it and why, never a stack trace (DESIGN.md §8 rev 4). (V8's code cache of the bundle is
+ * written by src/io/code-cache.ts: V8's bytes, no text of the product's to redact, and a failure
+ * there is silent by design.)
  */
 import { escapeValue } from './escape.js';
 import { crypto } from '../util/lazy-require.js';

@@ -6,7 +6,7 @@
  * a cold start is the point.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +39,8 @@ interface Loaded {
   esm: string[];
   /** The package's CommonJS files in its require cache at exit, relative to the package. */
   cjs: string[];
+  /** The bundle's files the step compiled (src/cli/launch.ts: the ones whose code cache it wrote), relative to the package. */
+  compiled: string[];
 }
 
 describe("the Action's entry", () => {
@@ -78,6 +80,8 @@ describe("the Action's entry", () => {
       GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
       RUNNER_TEMP: join(dir, 'runner'),
       OBSERVED_MODULES: observed,
+      // The step's own: the bundle files it compiled are the ones whose code cache it writes.
+      PLATFORM_SYNC_CODE_CACHE_DIR: join(dir, 'code-cache'),
     };
     const args = ['--import', join(temp.dir, 'observe.mjs'), join(pkg, 'dist', 'src', 'action', 'main.js')];
     const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -94,11 +98,13 @@ describe("the Action's entry", () => {
         .map((f) => (f.startsWith('file:') ? fileURLToPath(f) : f))
         .filter((f) => f.startsWith(`${pkg}/`) && !f.includes('/node_modules/'))
         .map((f) => relative(pkg, f));
+    const cached = existsSync(join(dir, 'code-cache')) ? readdirSync(join(dir, 'code-cache')) : [];
     return {
       outputs: readFileSync(join(dir, 'output'), 'utf8'),
       log,
       esm: ours('esm').filter((f) => f.startsWith('dist/src/') && f.endsWith('.js')),
       cjs: ours('cjs'),
+      compiled: cached.map((f) => join('dist', /^[0-9a-f]{16}\.(.+\.cjs)\.v\d/.exec(f)?.[1] ?? f)).sort(),
     };
   };
   const planned = (r: Loaded) => {
@@ -111,16 +117,24 @@ describe("the Action's entry", () => {
     planned(r);
     // The start, the Action's file, the API client's and the saved plan's: not the lazy file (the emulator, export, adopt…).
     expect(
-      r.cjs.filter((f) => f.endsWith('.cjs')).map((f) => f.replace(/-[\w-]{8}\.cjs$/, '.cjs')),
+      r.compiled.map((f) => f.replace(/-[\w-]{8}\.cjs$/, '.cjs')),
       'npm run build makes the bundle',
     ).toEqual([
-      join('dist', 'platform-sync.cjs'),
       join('dist', ACTION_BUNDLE_FILE),
       join('dist', 'platform-sync-client.cjs'),
       join('dist', 'platform-sync-plan-file.cjs'),
+      join('dist', 'platform-sync.cjs'),
     ]);
-    // The entry and what it checks the bundle with; nothing of the runner or the CLI.
-    expect(r.esm.sort()).toEqual(['dist/src/action/main.js', 'dist/src/cli/launch.js', 'dist/src/io/read-file.js']);
+    // Compiled by the loader, not Node's require.
+    expect(r.cjs.filter((f) => f.endsWith('.cjs'))).toEqual([]);
+    // The entry and what it checks and caches the bundle with; nothing of the runner or the CLI.
+    expect(r.esm.sort()).toEqual([
+      'dist/src/action/main.js',
+      'dist/src/cli/launch.js',
+      'dist/src/io/code-cache.js',
+      'dist/src/io/read-file.js',
+      'dist/src/util/lazy-require.js',
+    ]);
   });
 
   // A missing bundle takes the same way (loadBundle is undefined without one: test/unit/launch.test.ts); one
@@ -141,6 +155,7 @@ describe("the Action's entry", () => {
     const r = await step(pkg);
     planned(r);
     expect(r.cjs.filter((f) => f.endsWith('.cjs'))).toEqual([]);
+    expect(r.compiled).toEqual([]);
     expect(r.esm).toContain('dist/src/action/run.js');
     expect(r.esm).toContain('dist/src/cli/main.js');
   });

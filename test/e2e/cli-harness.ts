@@ -132,6 +132,7 @@ export function startCli(args: string[], options: { cwd?: string; env?: Record<s
 import { makeTempDir } from '../support/temp-dirs.js';
 
 export { makeTempDir };
+export { CODE_CACHE_ENV } from '../support/own-temp-dir.js';
 
 /** What a suite's CLI runs against: an emulator, the environment that points the CLI at it, a temporary directory. */
 export interface SuiteEmulator {

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ACME, BIN, makeTempDir } from './cli-harness.js';
+import { ACME, BIN, CODE_CACHE_ENV, makeTempDir } from './cli-harness.js';
 
 /** Runs the bin, reads the first chunk of stdout, then closes the pipe; resolves with the exit code and stderr. */
 function runAndCloseEarly(
@@ -19,6 +19,7 @@ function runAndCloseEarly(
         PATH: process.env.PATH ?? '',
         NO_COLOR: '1',
         PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests',
+        ...CODE_CACHE_ENV,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

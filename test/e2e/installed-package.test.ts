@@ -25,7 +25,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
+import { CODE_CACHE_ENV, makeTempDir, REPO_ROOT, runCli } from './cli-harness.js';
 import { parse } from 'yaml';
 import { splitArgs } from '../../src/action/run.js';
 import { installFiles, installWithNpm } from '../support/install-package.js';
@@ -61,6 +61,7 @@ describe(`the installed package (${withNpm ? 'npm pack, npm ci --offline' : 'the
         PATH: process.env.PATH ?? '',
         NO_COLOR: '1',
         PLATFORM_SYNC_SECRET_ACME_OKTA: 'acme-okta-secret-made-up-for-tests',
+        ...CODE_CACHE_ENV,
       },
     });
     // A bin that cannot be run at all (not executable, no such file) has no stderr: the error says why.
@@ -105,7 +106,7 @@ describe(`the installed package (${withNpm ? 'npm pack, npm ci --offline' : 'the
       spawnSync(join(project, 'node_modules', '.bin', 'platform-sync'), args, {
         cwd: dir,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...CODE_CACHE_ENV },
       });
     const applied = inDir([
       'apply',
@@ -207,6 +208,7 @@ describe(`the installed package (${withNpm ? 'npm pack, npm ci --offline' : 'the
       const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(v)]));
       const runnerEnv = {
         NO_COLOR: '1',
+        ...CODE_CACHE_ENV,
         GITHUB_WORKSPACE: project,
         GITHUB_ACTION_PATH: installed,
         RUNNER_TEMP: runner,

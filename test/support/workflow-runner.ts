@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { interpolate, shouldRun, toText, type ExpressionScope, type Value } from './github-expressions.js';
+import { CODE_CACHE_ENV } from './own-temp-dir.js';
 
 export interface WorkflowStep {
   name?: string;
@@ -206,6 +207,7 @@ function processEnv(
     GITHUB_RUN_ATTEMPT: world.github.run_attempt,
     GITHUB_API_URL: world.github.api_url,
     RUNNER_TEMP: temp,
+    ...CODE_CACHE_ENV,
     ...world.env,
     ...stepEnv,
   };

@@ -38,17 +38,18 @@ const UNUSED_BUILTINS = /^NativeModule (crypto|readline\/promises|zlib|timers\/p
 function loadedBy(runs: string[][], cwd: string): { code: number; files: string[] }[] {
   const script = `
     const { loadBundle } = await import('./dist/src/cli/launch.js');
-    const { cli } = loadBundle(${JSON.stringify(join(DIST, 'platform-sync.cjs'))}, ${JSON.stringify(join(DIST, 'src', 'cli', 'main.js'))});
+    const loaded = loadBundle(${JSON.stringify(join(DIST, 'platform-sync.cjs'))}, ${JSON.stringify(join(DIST, 'src', 'cli', 'main.js'))});
+    const { cli } = loaded;
     const { PassThrough } = await import('node:stream');
-    const { createRequire } = await import('node:module');
-    const cache = createRequire(import.meta.url).cache;
     const quiet = () => new PassThrough().resume();
     const results = [];
     for (const args of ${JSON.stringify(runs)}) {
       const io = { ...cli.processIo(), cwd: ${JSON.stringify(cwd)}, stdout: quiet(), stderr: quiet() };
       const code = await cli.main(['node', 'platform-sync', ...args], io);
       const builtins = process.moduleLoadList.filter((m) => new RegExp(${JSON.stringify(UNUSED_BUILTINS.source)}).test(m));
-      results.push({ code, files: Object.keys(cache).filter((f) => f.includes('/dist/platform-sync')), builtins });
+      // The bundle's files compiled so far (each has a code cache state), in the order they were.
+      const files = Object.keys(loaded.codeCache()).map((name) => ${JSON.stringify(DIST)} + '/' + name);
+      results.push({ code, files, builtins });
     }
     console.log(JSON.stringify(results));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {

@@ -5,7 +5,7 @@
  * Node must print nothing.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,34 @@ describe('loadBundle', () => {
     expect((loaded.part('platform-sync-action.cjs') as { runAction: () => number }).runAction()).toBe(6);
     for (const name of ['../parts.cjs', 'parts.cjs', 'platform-sync-x.cjs/../../parts.cjs', 'platform-sync-a.js'])
       expect(() => loaded.part(name), name).toThrow(/not a file of the bundle/);
+  });
+
+  it('evaluates each file of the bundle once: the entry and every part share one module of each (one error class)', () => {
+    const at = join(dir, 'once');
+    mkdirSync(at);
+    const count = (name: string) => `(globalThis.launchOnce ??= []).push(${JSON.stringify(name)});`;
+    writeFileSync(
+      join(at, 'platform-sync.cjs'),
+      `${BUNDLE_ID_PREFIX}${'c'.repeat(64)}\n${count('entry')}\nexports.ApiError = class ApiError extends Error {};\n` +
+        'exports.main = async () => require("./platform-sync-client-X.cjs").fail();\nexports.processIo = () => ({});\n',
+    );
+    writeFileSync(
+      join(at, 'platform-sync-client-X.cjs'),
+      `${count('client')}\nexports.fail = () => new (require("./platform-sync.cjs").ApiError)();\n`,
+    );
+    writeFileSync(
+      join(at, 'platform-sync-action.cjs'),
+      `${count('action')}\nexports.client = require("./platform-sync-client-X.cjs");\nexports.cli = require("./platform-sync.cjs");\n`,
+    );
+    const loaded = loadBundle(join(at, 'platform-sync.cjs'))!;
+    const cli = loaded.cli as unknown as { ApiError: new () => Error; main(): Promise<Error> };
+    const action = loaded.part('platform-sync-action.cjs') as { client: unknown; cli: unknown };
+    return cli.main().then((error) => {
+      expect(error).toBeInstanceOf(cli.ApiError);
+      expect(action.cli).toBe(loaded.cli);
+      expect(action.client).toBe(loaded.part('platform-sync-client-X.cjs'));
+      expect((globalThis as { launchOnce?: string[] }).launchOnce).toEqual(['entry', 'action', 'client']);
+    });
   });
 });
 

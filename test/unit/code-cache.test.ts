@@ -1,0 +1,208 @@
+/**
+ * V8's code cache of the bundle, made at run time (src/io/code-cache.ts, src/cli/launch.ts): the
+ * next process compiles with what the last one wrote; a cache that does not check is never handed
+ * to V8 and is written again; a directory that is not the user's own is never used; Node's switch
+ * turns it off. Processes are fresh: V8 takes a cache only in a process that has not compiled
+ * the same script.
+ */
+import { spawnSync } from 'node:child_process';
+import { crc32 } from 'node:zlib';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUNDLE_ID_PREFIX } from '../../src/cli/launch.js';
+import { MAX_CACHE_BYTES, MAX_CACHE_FILES, openCodeCache } from '../../src/io/code-cache.js';
+import { BIN, REPO_ROOT, makeTempDir, ACME } from '../e2e/cli-harness.js';
+
+const temp = makeTempDir('code-cache');
+afterAll(() => temp.remove());
+let made = 0;
+
+/** A bundle of two files in a directory of its own: the entry, and a part it requires on use. */
+function makeBundle(id: string): string {
+  const dir = join(temp.dir, `bundle-${made++}`);
+  mkdirSync(dir);
+  const functions = Array.from({ length: 60 }, (_, i) => `exports.f${i} = (x) => x * ${i};`).join('\n');
+  writeFileSync(
+    join(dir, 'platform-sync.cjs'),
+    `${BUNDLE_ID_PREFIX}${id}\n${functions}\nexports.main = async () => require("./platform-sync-part-X1.cjs").g(2);\nexports.processIo = () => ({});\n`,
+  );
+  writeFileSync(join(dir, 'platform-sync-part-X1.cjs'), `exports.g = (x) => require("./platform-sync.cjs").f3(x);\n`);
+  return join(dir, 'platform-sync.cjs');
+}
+
+/** A fresh process that loads `bundle` with the user's code cache as the bin does: what main answered, and each file's cache. */
+function run(bundle: string, env: Record<string, string>): { answer: number; cache: Record<string, string> } {
+  const script = `
+    const { loadBundle, openCodeCache } = await import('./dist/src/cli/launch.js');
+    const loaded = loadBundle(${JSON.stringify(bundle)}, undefined, openCodeCache());
+    const answer = await loaded.cli.main([], loaded.cli.processIo());
+    process.stdout.write(JSON.stringify({ answer, cache: loaded.codeCache() }));
+    loaded.saveCodeCache();`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout) as { answer: number; cache: Record<string, string> };
+}
+
+/** A new cache directory, and the environment that names it. */
+function cacheDir(): { dir: string; env: Record<string, string> } {
+  const dir = join(temp.dir, `cache-${made++}`);
+  return { dir, env: { PLATFORM_SYNC_CODE_CACHE_DIR: dir } };
+}
+
+/** The files in `dir` with their contents (nothing when there is no directory). */
+const contents = (dir: string): Record<string, string> =>
+  existsSync(dir)
+    ? Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f)).toString('base64')]))
+    : {};
+
+const BOTH = (state: string) => ({ 'platform-sync.cjs': state, 'platform-sync-part-X1.cjs': state });
+
+describe('the code cache', () => {
+  it('a second process compiles every file with the cache the first wrote after its run, and writes nothing', () => {
+    const bundle = makeBundle('1'.repeat(64));
+    const { dir, env } = cacheDir();
+    expect(run(bundle, env)).toEqual({ answer: 6, cache: BOTH('none') });
+    // Made 0700, a file per bundle file, each 0600.
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const written = contents(dir);
+    expect(Object.keys(written)).toHaveLength(2);
+    for (const f of Object.keys(written)) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
+    expect(run(bundle, env)).toEqual({ answer: 6, cache: BOTH('used') });
+    expect(contents(dir)).toEqual(written);
+    // Another build (another id): files of its own, beside the first build's.
+    const other = makeBundle('2'.repeat(64));
+    expect(run(other, env).cache).toEqual(BOTH('none'));
+    expect(Object.keys(contents(dir))).toHaveLength(4);
+  });
+
+  it('a damaged, truncated, stale or rejected cache is not used, costs nothing but the compile, and is written again', () => {
+    const bundle = makeBundle('3'.repeat(64));
+    const { dir, env } = cacheDir();
+    run(bundle, env);
+    const [entryCache] = readdirSync(dir).filter((f) => f.includes('.platform-sync.cjs.'));
+    const path = join(dir, entryCache!);
+    const good = readFileSync(path);
+    const damaged = Buffer.from(good);
+    damaged[damaged.length - 100]! ^= 0xff;
+    const damages: [string, Buffer, string][] = [
+      ['a flipped byte', damaged, 'corrupt'],
+      ['cut short', good.subarray(0, good.length - 10), 'corrupt'],
+      ['no digest line', good.subarray(0, good.indexOf(0x0a) + 1), 'corrupt'],
+      [
+        'another build',
+        Buffer.from(good.toString('latin1').replace('3'.repeat(64), '4'.repeat(64)), 'latin1'),
+        'stale',
+      ],
+      ['empty', Buffer.alloc(0), 'corrupt'],
+      ['another file', Buffer.from('\x7fELF'), 'corrupt'],
+    ];
+    for (const [what, data, state] of damages) {
+      writeFileSync(path, data);
+      expect(run(bundle, env).cache['platform-sync.cjs'], what).toBe(state);
+      expect(readFileSync(path).length, what).toBeGreaterThan(1000);
+      expect(run(bundle, env).cache['platform-sync.cjs'], what).toBe('used');
+    }
+    // Data that checks but is not V8's: V8 refuses it.
+    const idLine = good.subarray(0, good.indexOf(0x0a) + 1);
+    const notV8s = Buffer.from('not the data of this script');
+    const digest = `crc32:${crc32(notV8s).toString(16).padStart(8, '0')}\n`;
+    writeFileSync(path, Buffer.concat([idLine, Buffer.from(digest), notV8s]));
+    expect(run(bundle, env).cache['platform-sync.cjs']).toBe('rejected');
+    expect(run(bundle, env).cache['platform-sync.cjs']).toBe('used');
+    // Too large to read: as if there were none.
+    truncateSync(path, MAX_CACHE_BYTES + 1);
+    expect(run(bundle, env).cache['platform-sync.cjs']).toBe('none');
+  });
+
+  it('a directory that is a symlink, writable by others, or not the user’s, is never read or written', () => {
+    const bundle = makeBundle('5'.repeat(64));
+    const { dir, env } = cacheDir();
+    run(bundle, env);
+    const before = contents(dir);
+    const link = join(temp.dir, `link-${made++}`);
+    symlinkSync(dir, link);
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: link })).toBeUndefined();
+    expect(run(bundle, { PLATFORM_SYNC_CODE_CACHE_DIR: link }).cache).toEqual(BOTH('off'));
+    for (const mode of [0o770, 0o702, 0o720]) {
+      chmodSync(dir, mode);
+      expect(openCodeCache(env), mode.toString(8)).toBeUndefined();
+      expect(run(bundle, env).cache, mode.toString(8)).toEqual(BOTH('off'));
+    }
+    chmodSync(dir, 0o755);
+    expect(run(bundle, env).cache).toEqual(BOTH('used'));
+    // Nothing was written through the link or into the open directory (the files are the first run's).
+    expect(contents(dir)).toEqual(before);
+    if (process.getuid?.() === 0) {
+      chownSync(dir, 65534, 65534);
+      expect(openCodeCache(env)).toBeUndefined();
+      expect(run(bundle, env).cache).toEqual(BOTH('off'));
+    }
+    expect(openCodeCache(env, { uid: 1234 })).toBeUndefined();
+  });
+
+  it('is off under NODE_DISABLE_COMPILE_CACHE, without a uid, for a relative directory, or one whose parent is missing', () => {
+    const bundle = makeBundle('6'.repeat(64));
+    const { dir, env } = cacheDir();
+    expect(run(bundle, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }).cache).toEqual(BOTH('off'));
+    expect(existsSync(dir)).toBe(false);
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: 'relative/dir' })).toBeUndefined();
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: join(dir, 'a', 'b') })).toBeUndefined();
+    expect(openCodeCache(env, {})).toBeUndefined();
+    expect(existsSync(dir)).toBe(false);
+    expect(openCodeCache(env)?.dir).toBe(dir);
+  });
+
+  it('prunes, when it writes, its own files older than 30 days and all but the newest few, nothing else', () => {
+    const { dir, env } = cacheDir();
+    const store = openCodeCache(env)!;
+    const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    const recent = new Date(Date.now() - 24 * 3600 * 1000);
+    store.write('7'.repeat(64), 'old.cjs', Buffer.from('x'));
+    writeFileSync(join(dir, 'notes.txt'), 'not ours');
+    writeFileSync(join(dir, `.${'7'.repeat(16)}.left.v8cache.1-ab.tmp`), 'a temporary file left by a crash');
+    for (const f of readdirSync(dir)) utimesSync(join(dir, f), old, old);
+    store.write('8'.repeat(64), 'first.cjs', Buffer.from('x'));
+    expect(readdirSync(dir).filter((f) => !f.startsWith('8'))).toEqual(['notes.txt']);
+    for (let i = 0; i < MAX_CACHE_FILES + 3; i++) store.write('8'.repeat(64), `f${i}.cjs`, Buffer.from('x'));
+    const ours = readdirSync(dir).filter((f) => f !== 'notes.txt');
+    expect(readdirSync(dir)).toContain('notes.txt');
+    expect(ours).toHaveLength(MAX_CACHE_FILES);
+    expect(ours.every((f) => f.startsWith('8'))).toBe(true);
+    for (const f of ours) utimesSync(join(dir, f), recent, recent);
+    store.write('9'.repeat(64), 'new.cjs', Buffer.from('x'));
+    expect(readdirSync(dir).filter((f) => f.startsWith('9'))).toHaveLength(1);
+  });
+
+  it('the bin writes the cache of a run and the next run compiles with it (the files stay as written)', () => {
+    const { dir, env } = cacheDir();
+    const bin = (args: string[]) =>
+      spawnSync(process.execPath, [BIN, ...args], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      });
+    expect(bin(['validate', ACME]).status).toBe(0);
+    const written = contents(dir);
+    expect(Object.keys(written).some((f) => f.includes('.platform-sync.cjs.'))).toBe(true);
+    const times = Object.keys(written).map((f) => statSync(join(dir, f)).mtimeMs);
+    expect(bin(['validate', ACME]).status).toBe(0);
+    expect(contents(dir)).toEqual(written);
+    expect(Object.keys(written).map((f) => statSync(join(dir, f)).mtimeMs)).toEqual(times);
+  });
+});
