@@ -76,6 +76,8 @@ function entryMatches(entry: string, id: string): boolean {
 /** One file of the bundle as this process compiled it. */
 interface CompiledFile {
   name: string;
+  /** Its text, which its cache is checked against (V8 checks only the length). */
+  source: string;
   script: Script;
   /** What became of its code cache; a file whose cache was not `used` has one written after the run. */
   cache: CodeCacheState;
@@ -110,7 +112,7 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
     if (known !== undefined) return known.exports;
     const path = join(dir, name);
     const source = readTextSyncBounded(path, { maxBytes: MAX_OWN_FILE_BYTES });
-    const read = store?.read(id, name);
+    const read = store?.read(id, name, source);
     // The CommonJS wrapper, on the first line so that line numbers in stacks stay true.
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
       filename: path,
@@ -124,7 +126,7 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
           : script.cachedDataRejected
             ? 'rejected'
             : 'used';
-    compiled.push({ name, script, cache });
+    compiled.push({ name, source, script, cache });
     const module = { exports: {} as unknown };
     modules.set(name, module);
     const nodeRequire = createRequire(path);
@@ -157,7 +159,7 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
         file.saved = true;
         try {
           // After the run: the data holds every function the run compiled, not only the top level.
-          store.write(id, file.name, file.script.createCachedData());
+          store.write(id, file.name, file.source, file.script.createCachedData());
         } catch {
           // no cache this time: the next run compiles as this one did
         }

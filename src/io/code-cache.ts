@@ -5,25 +5,29 @@
  * or made by another build, a write that fails) costs the compile it would have saved, never a
  * failure or a message.
  *
- * - **The directory** is `PLATFORM_SYNC_CODE_CACHE_DIR` when set (an absolute path), else
+ * - **The directory** is `PLATFORM_SYNC_CODE_CACHE_DIR` when set (an absolute path), else, in a
+ *   GitHub Actions job, `$RUNNER_TEMP/platform-sync-code-cache` (the runner empties it before and
+ *   after each job: no job runs what another job wrote, review of issue 61), else
  *   `<os.tmpdir()>/platform-sync-code-cache-<uid>` (tmpdir, as Node's own compile cache; emptied
- *   at a reboot). It is made 0700 when missing and used only when it is a directory itself (not a
- *   symlink), owned by this user and writable by no one else: a stranger who can write into it
- *   could make this process run their code (docs/security.md). No uid (Windows): no cache.
- *   `NODE_DISABLE_COMPILE_CACHE` (Node's own switch) set to anything turns it off.
+ *   at a reboot); a relative one is no cache. It is made 0700 when missing and used only when it is
+ *   a directory itself (not a symlink), owned by this user and writable by no one else: a stranger
+ *   who can write into it could make this process run their code (docs/security.md). No uid
+ *   (Windows): no cache. `NODE_DISABLE_COMPILE_CACHE` (Node's own switch) set to anything turns it off.
  * - **A file** is named by the bundle's id, the bundle file's name, Node's version and arch and a
  *   hash of Node's flags (`execArgv`, `NODE_OPTIONS`: V8 refuses a cache made under other flags,
  *   and runs that alternate between two must not overwrite each other's). It holds a line naming
- *   the bundle's id and the file, a line with the CRC-32 of the data, then V8's data: V8 does
- *   not checksum a cache (damaged data can abort it), so data that does not match is never
- *   handed to V8. Read through the door, bounded; written (0600, never over an existing file) to
+ *   the bundle's id, the file and the CRC-32 of the file's text it was compiled from, a line with
+ *   the CRC-32 of the data, then V8's data. V8 checks only the length of the text a cache was
+ *   made from (a cache of an edited file of the same length ran the edit's code, review of issue
+ *   61) and does not checksum the data (damaged data can abort it): a cache of another text, or
+ *   whose data does not match, is never handed to V8. Read through the door, bounded; written (0600, never over an existing file) to
  *   a temporary name beside it, then renamed over it: a reader never sees half a file.
  * - **Pruned** when a file is written: the directory's cache files older than 30 days, and all
  *   but the newest {@link MAX_CACHE_FILES} (each build of the bundle has an id of its own).
  */
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { lazyRequire } from '../util/lazy-require.js';
 import { listDirectorySync, readFileSyncBounded } from './read-file.js';
 
@@ -37,8 +41,12 @@ export const MAX_CACHE_FILES = 64;
 /** Cache files not written for this long are removed. */
 export const CACHE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** The file names this module makes: cache files and their temporary names (never anything else is removed). */
-const OWN_FILE = /^\.?[0-9a-f]{16}\..*\.(v8cache|tmp)$/;
+/**
+ * The names this module gives files: `<id>.<bundle file>.<Node version>.<arch>.<flags>.v8cache`,
+ * and `.<that>.<pid>-<time>.tmp` while one is written. Nothing else in the directory is ever removed.
+ */
+const CACHE_NAME = String.raw`[0-9a-f]{16}\.[\w.-]+\.v\d+\.\d+\.\d+\.\w+\.[0-9a-f]{8}\.v8cache`;
+const OWN_FILE = new RegExp(`^(?:${CACHE_NAME}|\\.${CACHE_NAME}\\.\\d+-[0-9a-z]+\\.tmp)$`);
 
 /** How a cache file starts: then the bundle's id and the file's name, on one line. */
 const HEADER_TEXT = 'platform-sync code cache ';
@@ -62,10 +70,10 @@ export interface ReadCache {
 /** The code cache directory of this process's user. */
 export interface CodeCacheStore {
   readonly dir: string;
-  /** The cache of bundle file `name` of the bundle `id`; `none` also when it cannot be read. */
-  read(id: string, name: string): ReadCache;
+  /** The cache of bundle file `name` (whose text is `source`) of the bundle `id`; `none` also when it cannot be read. */
+  read(id: string, name: string, source: string): ReadCache;
   /** Writes it (silently nothing when that fails), then prunes the directory. */
-  write(id: string, name: string, data: Buffer): void;
+  write(id: string, name: string, source: string, data: Buffer): void;
 }
 
 /** Whether `dir` is safe to cache code in: a directory itself, this user's, writable by no one else. */
@@ -84,9 +92,8 @@ export function openCodeCache(
 ): CodeCacheStore | undefined {
   const uid = user.uid;
   if (uid === undefined || (env.NODE_DISABLE_COMPILE_CACHE ?? '') !== '') return undefined;
-  const asked = env.PLATFORM_SYNC_CODE_CACHE_DIR;
-  if (asked !== undefined && asked !== '' && !isAbsolute(asked)) return undefined;
-  const dir = asked !== undefined && asked !== '' ? asked : join(tmpdir(), `platform-sync-code-cache-${uid}`);
+  const dir = cacheDirectory(env, uid);
+  if (dir === undefined) return undefined;
   try {
     // Not recursive: only the directory itself is made, 0700; its parent must be there.
     if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) mkdirSync(dir, { mode: 0o700 });
@@ -97,6 +104,20 @@ export function openCodeCache(
   return storeIn(dir, flagsKey(env));
 }
 
+/** Where the cache is (see the header): an absolute path, trailing separators gone; undefined for a relative one. */
+function cacheDirectory(env: NodeJS.ProcessEnv, uid: number): string | undefined {
+  const asked = env.PLATFORM_SYNC_CODE_CACHE_DIR ?? '';
+  const runnerTemp = env.GITHUB_ACTIONS === 'true' ? (env.RUNNER_TEMP ?? '') : '';
+  const dir =
+    asked !== ''
+      ? asked
+      : runnerTemp !== ''
+        ? join(runnerTemp, 'platform-sync-code-cache')
+        : join(tmpdir(), `platform-sync-code-cache-${uid}`);
+  // resolve(): `dir/` would let lstat follow a symlink named `dir`.
+  return isAbsolute(dir) ? resolve(dir) : undefined;
+}
+
 /** A hash of what V8 keys its cache to beyond Node's version: the flags Node was started with. */
 function flagsKey(env: NodeJS.ProcessEnv): string {
   return crc32(JSON.stringify([process.execArgv, env.NODE_OPTIONS ?? '']));
@@ -105,17 +126,18 @@ function flagsKey(env: NodeJS.ProcessEnv): string {
 function storeIn(dir: string, flags: string): CodeCacheStore {
   const fileOf = (id: string, name: string): string =>
     join(dir, `${id.slice(0, 16)}.${name}.${process.version}.${process.arch}.${flags}.v8cache`);
-  const headerOf = (id: string, name: string): Buffer => Buffer.from(`${HEADER_TEXT}${id} ${name}\n`);
+  const headerOf = (id: string, name: string, source: string): Buffer =>
+    Buffer.from(`${HEADER_TEXT}${id} ${name} ${crc32(source)}\n`);
   return {
     dir,
-    read(id, name) {
+    read(id, name, source) {
       let file: Buffer;
       try {
         file = readFileSyncBounded(fileOf(id, name), { maxBytes: MAX_CACHE_BYTES, within: dir });
       } catch {
         return { state: 'none' };
       }
-      const header = headerOf(id, name);
+      const header = headerOf(id, name, source);
       if (!file.subarray(0, header.length).equals(header))
         return { state: file.subarray(0, HEADER.length).equals(HEADER) ? 'stale' : 'corrupt' };
       const rest = file.subarray(header.length);
@@ -124,11 +146,11 @@ function storeIn(dir: string, flags: string): CodeCacheStore {
       if (end < 0 || rest.subarray(0, end).toString('latin1') !== `crc32:${crc32(data)}`) return { state: 'corrupt' };
       return { state: 'none', data };
     },
-    write(id, name, data) {
+    write(id, name, source, data) {
       const path = fileOf(id, name);
-      const temp = join(dir, `.${path.slice(dir.length + 1)}.${process.pid}-${Date.now().toString(36)}.tmp`);
+      const temp = join(dir, `.${basename(path)}.${process.pid}-${Date.now().toString(36)}.tmp`);
       try {
-        writeFileSync(temp, Buffer.concat([headerOf(id, name), Buffer.from(`crc32:${crc32(data)}\n`), data]), {
+        writeFileSync(temp, Buffer.concat([headerOf(id, name, source), Buffer.from(`crc32:${crc32(data)}\n`), data]), {
           flag: 'wx',
           mode: 0o600,
         });

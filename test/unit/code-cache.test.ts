@@ -174,20 +174,66 @@ describe('the code cache', () => {
     const store = openCodeCache(env)!;
     const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
     const recent = new Date(Date.now() - 24 * 3600 * 1000);
-    store.write('7'.repeat(64), 'old.cjs', Buffer.from('x'));
+    store.write('7'.repeat(64), 'old.cjs', 'text', Buffer.from('x'));
+    const [oldFile] = readdirSync(dir);
     writeFileSync(join(dir, 'notes.txt'), 'not ours');
-    writeFileSync(join(dir, `.${'7'.repeat(16)}.left.v8cache.1-ab.tmp`), 'a temporary file left by a crash');
+    // Names like ours but not ours (review of issue 61): a user's files in a directory they chose.
+    writeFileSync(join(dir, '0123456789abcdef.my-report.tmp'), 'not ours either');
+    writeFileSync(join(dir, '0123456789abcdef.report.v8cache'), 'nor this');
+    writeFileSync(join(dir, `.${oldFile}.1-ab.tmp`), 'a temporary file left by a crash');
     for (const f of readdirSync(dir)) utimesSync(join(dir, f), old, old);
-    store.write('8'.repeat(64), 'first.cjs', Buffer.from('x'));
-    expect(readdirSync(dir).filter((f) => !f.startsWith('8'))).toEqual(['notes.txt']);
-    for (let i = 0; i < MAX_CACHE_FILES + 3; i++) store.write('8'.repeat(64), `f${i}.cjs`, Buffer.from('x'));
-    const ours = readdirSync(dir).filter((f) => f !== 'notes.txt');
-    expect(readdirSync(dir)).toContain('notes.txt');
+    store.write('8'.repeat(64), 'first.cjs', 'text', Buffer.from('x'));
+    const others = ['0123456789abcdef.my-report.tmp', '0123456789abcdef.report.v8cache', 'notes.txt'];
+    expect(
+      readdirSync(dir)
+        .filter((f) => !f.startsWith('8'))
+        .sort(),
+    ).toEqual(others);
+    for (let i = 0; i < MAX_CACHE_FILES + 3; i++) store.write('8'.repeat(64), `f${i}.cjs`, 'text', Buffer.from('x'));
+    const ours = readdirSync(dir).filter((f) => !others.includes(f));
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(others));
     expect(ours).toHaveLength(MAX_CACHE_FILES);
     expect(ours.every((f) => f.startsWith('8'))).toBe(true);
     for (const f of ours) utimesSync(join(dir, f), recent, recent);
-    store.write('9'.repeat(64), 'new.cjs', Buffer.from('x'));
+    store.write('9'.repeat(64), 'new.cjs', 'text', Buffer.from('x'));
     expect(readdirSync(dir).filter((f) => f.startsWith('9'))).toHaveLength(1);
+  });
+
+  it('a cache made from another text of the same length is not used: the file on disk runs (review of issue 61)', () => {
+    const bundle = makeBundle('a'.repeat(64));
+    const { env } = cacheDir();
+    expect(run(bundle, env)).toEqual({ answer: 6, cache: BOTH('none') });
+    // The part edited in place, its length and the bundle's id unchanged: f3 → f4.
+    const part = join(bundle, '..', 'platform-sync-part-X1.cjs');
+    const text = readFileSync(part, 'utf8');
+    writeFileSync(part, text.replace('.f3(', '.f4('));
+    expect(readFileSync(part, 'utf8')).toHaveLength(text.length);
+    expect(run(bundle, env)).toEqual({
+      answer: 8,
+      cache: { 'platform-sync.cjs': 'used', 'platform-sync-part-X1.cjs': 'stale' },
+    });
+    expect(run(bundle, env)).toEqual({ answer: 8, cache: BOTH('used') });
+  });
+
+  it('is where it should be: in a GitHub Actions job under RUNNER_TEMP; never through a link spelt with a slash, nor relative', () => {
+    const { dir } = cacheDir();
+    mkdirSync(dir, { mode: 0o700 });
+    expect(openCodeCache({ GITHUB_ACTIONS: 'true', RUNNER_TEMP: dir })?.dir).toBe(
+      join(dir, 'platform-sync-code-cache'),
+    );
+    expect(openCodeCache({ GITHUB_ACTIONS: 'true', RUNNER_TEMP: 'relative' })).toBeUndefined();
+    const link = join(temp.dir, `link-${made++}`);
+    symlinkSync(dir, link);
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: `${link}/` })).toBeUndefined();
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: `${dir}/` })?.dir).toBe(dir);
+    const tmp = process.env.TMPDIR;
+    try {
+      process.env.TMPDIR = 'relative-tmp';
+      expect(openCodeCache({})).toBeUndefined();
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
   });
 
   it('the bin writes the cache of a run and the next run compiles with it (the files stay as written)', () => {

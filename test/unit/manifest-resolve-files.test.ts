@@ -48,6 +48,20 @@ describe('file handling', () => {
     ]);
   });
 
+  it('a file over the limit is unknown, not empty: a reference into it is not called unknown', () => {
+    const padding = `# ${'x'.repeat(300)}\n`;
+    const { diagnostics } = validateManifestTexts(
+      [
+        { file: 'a.yaml', text: `${HEAD}org:\n  name: acme\n  identities:\n    - name: bot\n${padding}` },
+        { file: 'b.yaml', text: `${HEAD}org:\n  name: acme\n  roleBindings:\n    - {identity: bot, role: viewer}\n` },
+      ],
+      { maxFileBytes: 200 },
+    );
+    expect(diagnostics.map(formatDiagnostic)).toEqual([
+      expect.stringMatching(/^a\.yaml: file is .*, over the limit of 200 bytes/),
+    ]);
+  });
+
   it('reads directories recursively (.yaml and .yml, hidden entries skipped), sorted, each file once', async () => {
     const root = join(dir, 'tree');
     await mkdir(join(root, 'teams', 'deep'), { recursive: true });
