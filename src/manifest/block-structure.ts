@@ -1,8 +1,10 @@
 /**
  * Whether the lines of a file in the plain shape (plain-shape.ts `PlainLines`) nest as YAML block
  * structure: every list item where a list can be, every key in a mapping at its column. js-yaml
- * takes some lines that are none — a list item at a mapping's column after a nested mapping —
- * where `yaml` reports an error: such a file is `yaml`'s to read, and it says what is wrong.
+ * reads some lines otherwise than `yaml`: a list item at a mapping's column after a nested
+ * mapping (an error to `yaml`), and an item after an empty item (`-` alone), left of that item's
+ * list (js-yaml puts it into that list; `yaml` ends the list there, review of issue 61): such a
+ * file is `yaml`'s to read, which reads it right or says what is wrong.
  * This decides no value (js-yaml reads them all); it only sends a file to the reader that reports
  * it. A list on its item's line (`- - x`) is left to `yaml` too. Pure.
  */
@@ -37,6 +39,9 @@ function documentNests(text: string, lines: PlainLines, from: number, to: number
       top.column > column || (!item && top.column === column && top.seq);
       top = stack[stack.length - 1]!
     ) {
+      // An empty item (`-` alone) then an item left of its list: js-yaml takes that item into the
+      // list of the empty one, whatever its column (`yaml` ends the list there): `yaml`'s to read.
+      if (item && top.seq && top.open) return false;
       stack.pop();
       if (stack.length === 0) return false;
     }

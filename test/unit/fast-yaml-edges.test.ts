@@ -150,6 +150,22 @@ describe('the fast reader at its edges', () => {
     expect(fast!.diagnostics.length).toBeGreaterThan(0);
   });
 
+  // Regression (review of issue 61): after an empty item, js-yaml took the next item of the outer
+  // list into the empty item's list (role r2 inside r1's capabilities); `yaml` ends the list there.
+  it('an item after an empty one, left of its list: read as yaml reads it', () => {
+    const text =
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  roles:\n    - name: r1\n      capabilities:\n        -\n' +
+      '    - name: r2\n      capabilities: [repo.list]\n';
+    expect(readPlainYaml(text, new Set(), 100)).toBeUndefined();
+    const [fast, yaml] = both(text);
+    expect(fast).toEqual(yaml);
+    const values = parseManifestText('m.yaml', text).documents.map((d) => d.value);
+    expect((values[0] as { org: { roles: unknown[] } }).org.roles).toHaveLength(2);
+    // At its own column, or deeper, the item after an empty one is read fast as before.
+    const same = text.replace('        -\n', '        -\n        - repo.list\n');
+    expect(readPlainYaml(same, new Set(), 100)).toBeDefined();
+  });
+
   // A ":" inside a plain scalar of a flow collection (as export writes URLs and subjects): read
   // fast where YAML 1.2 reads it as part of the scalar, and alike by both readers either way.
   it.each([
