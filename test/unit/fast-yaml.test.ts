@@ -219,7 +219,7 @@ function generateManifest(r: () => number, blockOnly = false): string {
   return body;
 }
 
-/** Breaks a text the way hands do: a character dropped or added, a line shifted, a tab, a key doubled. */
+/** Breaks a text the way hands do: a character dropped or added, a line shifted, a tab, a key doubled, an item emptied. */
 function mutate(text: string, r: () => number): string {
   const lines = text.split('\n');
   const at = Math.floor(r() * lines.length);
@@ -241,6 +241,8 @@ function mutate(text: string, r: () => number): string {
     () => line.replace(/\S.*/, (rest) => `${rest.replace(/^- /, '')}`),
     () => line.trimStart(),
     () => `- ${line.trimStart()}`,
+    // An item emptied (`-` alone): js-yaml once took the next, outer item into its list (review of issue 61).
+    () => line.replace(/^( *)- .*/, '$1-'),
   ];
   lines[at] = kinds[Math.floor(r() * kinds.length)]!();
   return lines.join('\n');
