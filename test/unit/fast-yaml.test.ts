@@ -300,7 +300,8 @@ describe('the fast YAML reader reads exactly what the yaml package reads', () =>
         }
       }
       // Many are read fast (the rest have a directive, a key written twice…, and go to `yaml`).
-      expect(taken).toBeGreaterThan(generated * 0.3);
+      // (32 seeds took 15–34 of 50: a bound of 30% tripped on seed 453100; a fifth still says "many".)
+      expect(taken).toBeGreaterThan(generated * 0.2);
     },
     30_000 + generated * 300,
   );
