@@ -81,6 +81,8 @@ interface CompiledFile {
   script: Script;
   /** What became of its code cache; a file whose cache was not `used` has one written after the run. */
   cache: CodeCacheState;
+  /** With a cache: how many of the bundle's files the run that wrote it had compiled. */
+  cachedFiles?: number | undefined;
   /** Whether its cache was written by this process. */
   saved?: boolean;
 }
@@ -126,7 +128,7 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
           : script.cachedDataRejected
             ? 'rejected'
             : 'used';
-    compiled.push({ name, source, script, cache });
+    compiled.push({ name, source, script, cache, cachedFiles: read?.files });
     const module = { exports: {} as unknown };
     modules.set(name, module);
     const nodeRequire = createRequire(path);
@@ -155,11 +157,14 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
     saveCodeCache() {
       if (store === undefined) return;
       for (const file of compiled) {
-        if (file.cache === 'used' || file.saved) continue;
+        // A cache used is written again only by a run that compiled more of the bundle's files
+        // than the one that wrote it (a `plan` after a `--help` or a `validate`): it holds more of
+        // what such runs compile. Never less, so commands that alternate do not rewrite it each time.
+        if (file.saved || (file.cache === 'used' && (file.cachedFiles ?? 0) >= compiled.length)) continue;
         file.saved = true;
         try {
           // After the run: the data holds every function the run compiled, not only the top level.
-          store.write(id, file.name, file.source, file.script.createCachedData());
+          store.write(id, file.name, file.source, file.script.createCachedData(), compiled.length);
         } catch {
           // no cache this time: the next run compiles as this one did
         }

@@ -17,7 +17,8 @@
  *   hash of Node's flags (`execArgv`, `NODE_OPTIONS`: V8 refuses a cache made under other flags,
  *   and runs that alternate between two must not overwrite each other's). It holds a line naming
  *   the bundle's id, the file and the CRC-32 of the file's text it was compiled from, a line with
- *   the CRC-32 of the data, then V8's data. V8 checks only the length of the text a cache was
+ *   the CRC-32 of the data and how many of the bundle's files the writing run had compiled (a
+ *   run that compiles more writes the cache again, src/cli/launch.ts), then V8's data. V8 checks only the length of the text a cache was
  *   made from (a cache of an edited file of the same length ran the edit's code, review of issue
  *   61) and does not checksum the data (damaged data can abort it): a cache of another text, or
  *   whose data does not match, is never handed to V8. Read through the door, bounded; written (0600, never over an existing file) to
@@ -65,6 +66,8 @@ const crc32 = (data: string | Buffer): string => zlib().crc32(data).toString(16)
 export interface ReadCache {
   state: 'none' | 'stale' | 'corrupt';
   data?: Buffer;
+  /** With the data: how many of the bundle's files the run that wrote it had compiled. */
+  files?: number;
 }
 
 /** The code cache directory of this process's user. */
@@ -72,8 +75,8 @@ export interface CodeCacheStore {
   readonly dir: string;
   /** The cache of bundle file `name` (whose text is `source`) of the bundle `id`; `none` also when it cannot be read. */
   read(id: string, name: string, source: string): ReadCache;
-  /** Writes it (silently nothing when that fails), then prunes the directory. */
-  write(id: string, name: string, source: string, data: Buffer): void;
+  /** Writes it (silently nothing when that fails), then prunes the directory; `files`: see {@link ReadCache}. */
+  write(id: string, name: string, source: string, data: Buffer, files: number): void;
 }
 
 /** Whether `dir` is safe to cache code in: a directory itself, this user's, writable by no one else. */
@@ -143,14 +146,17 @@ function storeIn(dir: string, flags: string): CodeCacheStore {
       const rest = file.subarray(header.length);
       const end = rest.indexOf(0x0a);
       const data = rest.subarray(end + 1);
-      if (end < 0 || rest.subarray(0, end).toString('latin1') !== `crc32:${crc32(data)}`) return { state: 'corrupt' };
-      return { state: 'none', data };
+      const check =
+        end < 0 ? undefined : /^crc32:([0-9a-f]{8}) files:(\d{1,3})$/.exec(rest.subarray(0, end).toString('latin1'));
+      if (check === undefined || check === null || check[1] !== crc32(data)) return { state: 'corrupt' };
+      return { state: 'none', data, files: Number(check[2]) };
     },
-    write(id, name, source, data) {
+    write(id, name, source, data, files) {
       const path = fileOf(id, name);
       const temp = join(dir, `.${basename(path)}.${process.pid}-${Date.now().toString(36)}.tmp`);
       try {
-        writeFileSync(temp, Buffer.concat([headerOf(id, name, source), Buffer.from(`crc32:${crc32(data)}\n`), data]), {
+        const check = Buffer.from(`crc32:${crc32(data)} files:${files}\n`);
+        writeFileSync(temp, Buffer.concat([headerOf(id, name, source), check, data]), {
           flag: 'wx',
           mode: 0o600,
         });

@@ -44,17 +44,22 @@ function makeBundle(id: string): string {
 }
 
 /** A fresh process that loads `bundle` with the user's code cache as the bin does: what main answered, and each file's cache. */
-function run(bundle: string, env: Record<string, string>): { answer: number; cache: Record<string, string> } {
+function run(
+  bundle: string,
+  env: Record<string, string>,
+  callMain = true,
+): { answer: number; cache: Record<string, string> } {
   const script = `
     const { loadBundle, openCodeCache } = await import('./dist/src/cli/launch.js');
     const loaded = loadBundle(${JSON.stringify(bundle)}, undefined, openCodeCache());
-    const answer = await loaded.cli.main([], loaded.cli.processIo());
+    const answer = process.env.CALL_MAIN === '1' ? await loaded.cli.main([], loaded.cli.processIo()) : 0;
     process.stdout.write(JSON.stringify({ answer, cache: loaded.codeCache() }));
     loaded.saveCodeCache();`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // Whether main is called is told by the environment: the script's text is in execArgv, which keys the cache.
+    env: { PATH: process.env.PATH ?? '', ...env, CALL_MAIN: callMain ? '1' : '0' },
   });
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as { answer: number; cache: Record<string, string> };
@@ -92,6 +97,24 @@ describe('the code cache', () => {
     expect(Object.keys(contents(dir))).toHaveLength(4);
   });
 
+  it('a cache made by a run that compiled fewer of the files is made again by one that compiles more, never by one that compiles fewer', () => {
+    const bundle = makeBundle('b'.repeat(64));
+    const { dir, env } = cacheDir();
+    // The entry alone (as `--help` or `validate`), then the entry and its part (as a `plan`).
+    expect(run(bundle, env, false)).toEqual({ answer: 0, cache: { 'platform-sync.cjs': 'none' } });
+    const [entryCache] = readdirSync(dir);
+    const first = readFileSync(join(dir, entryCache!));
+    expect(run(bundle, env)).toEqual({
+      answer: 6,
+      cache: { 'platform-sync.cjs': 'used', 'platform-sync-part-X1.cjs': 'none' },
+    });
+    const second = readFileSync(join(dir, entryCache!));
+    expect(second.equals(first)).toBe(false);
+    expect(run(bundle, env)).toEqual({ answer: 6, cache: BOTH('used') });
+    expect(run(bundle, env, false).cache).toEqual({ 'platform-sync.cjs': 'used' });
+    expect(readFileSync(join(dir, entryCache!)).equals(second)).toBe(true);
+  });
+
   it('a damaged, truncated, stale or rejected cache is not used, costs nothing but the compile, and is written again', () => {
     const bundle = makeBundle('3'.repeat(64));
     const { dir, env } = cacheDir();
@@ -122,7 +145,7 @@ describe('the code cache', () => {
     // Data that checks but is not V8's: V8 refuses it.
     const idLine = good.subarray(0, good.indexOf(0x0a) + 1);
     const notV8s = Buffer.from('not the data of this script');
-    const digest = `crc32:${crc32(notV8s).toString(16).padStart(8, '0')}\n`;
+    const digest = `crc32:${crc32(notV8s).toString(16).padStart(8, '0')} files:2\n`;
     writeFileSync(path, Buffer.concat([idLine, Buffer.from(digest), notV8s]));
     expect(run(bundle, env).cache['platform-sync.cjs']).toBe('rejected');
     expect(run(bundle, env).cache['platform-sync.cjs']).toBe('used');
@@ -174,7 +197,7 @@ describe('the code cache', () => {
     const store = openCodeCache(env)!;
     const old = new Date(Date.now() - 31 * 24 * 3600 * 1000);
     const recent = new Date(Date.now() - 24 * 3600 * 1000);
-    store.write('7'.repeat(64), 'old.cjs', 'text', Buffer.from('x'));
+    store.write('7'.repeat(64), 'old.cjs', 'text', Buffer.from('x'), 1);
     const [oldFile] = readdirSync(dir);
     writeFileSync(join(dir, 'notes.txt'), 'not ours');
     // Names like ours but not ours (review of issue 61): a user's files in a directory they chose.
@@ -182,20 +205,20 @@ describe('the code cache', () => {
     writeFileSync(join(dir, '0123456789abcdef.report.v8cache'), 'nor this');
     writeFileSync(join(dir, `.${oldFile}.1-ab.tmp`), 'a temporary file left by a crash');
     for (const f of readdirSync(dir)) utimesSync(join(dir, f), old, old);
-    store.write('8'.repeat(64), 'first.cjs', 'text', Buffer.from('x'));
+    store.write('8'.repeat(64), 'first.cjs', 'text', Buffer.from('x'), 1);
     const others = ['0123456789abcdef.my-report.tmp', '0123456789abcdef.report.v8cache', 'notes.txt'];
     expect(
       readdirSync(dir)
         .filter((f) => !f.startsWith('8'))
         .sort(),
     ).toEqual(others);
-    for (let i = 0; i < MAX_CACHE_FILES + 3; i++) store.write('8'.repeat(64), `f${i}.cjs`, 'text', Buffer.from('x'));
+    for (let i = 0; i < MAX_CACHE_FILES + 3; i++) store.write('8'.repeat(64), `f${i}.cjs`, 'text', Buffer.from('x'), 1);
     const ours = readdirSync(dir).filter((f) => !others.includes(f));
     expect(readdirSync(dir)).toEqual(expect.arrayContaining(others));
     expect(ours).toHaveLength(MAX_CACHE_FILES);
     expect(ours.every((f) => f.startsWith('8'))).toBe(true);
     for (const f of ours) utimesSync(join(dir, f), recent, recent);
-    store.write('9'.repeat(64), 'new.cjs', 'text', Buffer.from('x'));
+    store.write('9'.repeat(64), 'new.cjs', 'text', Buffer.from('x'), 1);
     expect(readdirSync(dir).filter((f) => f.startsWith('9'))).toHaveLength(1);
   });
 
