@@ -222,6 +222,59 @@ describe('the code cache', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('9'))).toHaveLength(1);
   });
 
+  it('in this process: a cache reads back only for its build, file, text and flags; files and directory are private', () => {
+    const { dir, env } = cacheDir();
+    const store = openCodeCache(env)!;
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const id = 'c'.repeat(64);
+    const data = Buffer.from('v8 data of the script');
+    store.write(id, 'platform-sync.cjs', 'the text', data, 2);
+    for (const f of readdirSync(dir)) expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
+    expect(store.read(id, 'platform-sync.cjs', 'the text')).toEqual({ state: 'none', data, files: 2 });
+    expect(store.read(id, 'platform-sync.cjs', 'the texT').state).toBe('stale');
+    expect(store.read('d'.repeat(64), 'platform-sync.cjs', 'the text')).toEqual({ state: 'none' });
+    expect(store.read(id, 'platform-sync-part-X1.cjs', 'the text')).toEqual({ state: 'none' });
+    // Damaged in place: never data.
+    const [path] = readdirSync(dir).map((f) => join(dir, f));
+    const good = readFileSync(path!);
+    const lineEnd = good.indexOf(0x0a) + 1;
+    const checkLine = good.subarray(lineEnd, good.indexOf(0x0a, lineEnd) + 1).toString('latin1');
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 1]! ^= 1;
+    for (const damaged of [
+      flipped,
+      good.subarray(0, good.length - 1),
+      good.subarray(0, lineEnd),
+      Buffer.concat([good.subarray(0, lineEnd), Buffer.from(checkLine.replace('files:2', 'files:x'))]),
+      Buffer.concat([good.subarray(0, lineEnd), Buffer.from(`#${checkLine}`), data]),
+      Buffer.concat([good.subarray(0, lineEnd), Buffer.from(checkLine.replace('\n', ' \n')), data]),
+    ]) {
+      writeFileSync(path!, damaged);
+      expect(store.read(id, 'platform-sync.cjs', 'the text').state).toBe('corrupt');
+    }
+    writeFileSync(path!, good);
+    expect(store.read(id, 'platform-sync.cjs', 'the text').data).toEqual(data);
+    // Other Node flags: a file of their own (V8 would refuse this one).
+    const heap = openCodeCache({ ...env, NODE_OPTIONS: '--max-old-space-size=4096' })!;
+    expect(heap.read(id, 'platform-sync.cjs', 'the text')).toEqual({ state: 'none' });
+    // Off, or not a directory.
+    expect(openCodeCache({ ...env, NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
+    const file = join(temp.dir, `file-${made++}`);
+    writeFileSync(file, 'a file');
+    expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: file })).toBeUndefined();
+    // RUNNER_TEMP only in a GitHub Actions job; elsewhere the user's directory in tmpdir.
+    const tmp = process.env.TMPDIR;
+    try {
+      process.env.TMPDIR = temp.dir;
+      const own = join(temp.dir, `platform-sync-code-cache-${process.getuid?.()}`);
+      expect(openCodeCache({ RUNNER_TEMP: dir })?.dir).toBe(own);
+      expect(openCodeCache({})?.dir).toBe(own);
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
+  });
+
   it('a cache made from another text of the same length is not used: the file on disk runs (review of issue 61)', () => {
     const bundle = makeBundle('a'.repeat(64));
     const { env } = cacheDir();
