@@ -142,10 +142,10 @@ export function liveRecordReader(
   return {
     builtinCapabilities,
     builtinNames,
-    field: (r, part, field) => liveField(r, part, field, identityKey, roleKey, orgUid),
+    field: (r, part, field) => readField(r, part, fieldRead(r.kind, part, field), identityKey, roleKey, orgUid),
     identityPath(r, part, field) {
       if ((field === 'email' && r.email !== undefined) || (part.is === 'grant' && part.scopeField === field)) return;
-      // As liveField writes it: the reference sent in that field, when it holds a value.
+      // As readField reads it: the reference sent in that field, when it holds a value.
       const reference = referenceIn(r.kind, field);
       const value =
         reference === undefined
@@ -248,7 +248,7 @@ function liveFields(
   return out;
 }
 
-/** How `liveField` reads API field `field` of a kind: the access fields sent in it, and the reference sent in it. */
+/** How `readField` reads API field `field` of a kind: the access fields sent in it, and the reference sent in it. */
 interface FieldRead {
   field: string;
   specs: readonly FieldSpec[];
@@ -260,29 +260,17 @@ const RELATIONSHIP_READS = new Map<Kind, readonly FieldRead[]>();
 function relationshipReads(kind: Kind, part: Extract<AccessPart, { is: 'principal' }>): readonly FieldRead[] {
   let reads = RELATIONSHIP_READS.get(kind);
   if (!reads) {
-    reads = part.relationship.map((field) => ({
-      field,
-      specs: accessFieldsNamed(kind, part, field),
-      reference: referenceIn(kind, field),
-    }));
+    reads = part.relationship.map((field) => fieldRead(kind, part, field));
     RELATIONSHIP_READS.set(kind, reads);
   }
   return reads;
 }
 
-/** One field of `liveFields`, as it writes it: the email last, the org when a scope field is unset, a reference over a field. */
-function liveField(
-  r: LiveResource,
-  part: AccessPart,
-  field: string,
-  identityKey: (k: IdentityKey) => string | undefined,
-  roleKey: (k: RoleKey) => string | undefined,
-  orgUid: string | null,
-): unknown {
-  const read = { field, specs: accessFieldsNamed(r.kind, part, field), reference: referenceIn(r.kind, field) };
-  return readField(r, part, read, identityKey, roleKey, orgUid);
+function fieldRead(kind: Kind, part: AccessPart, field: string): FieldRead {
+  return { field, specs: accessFieldsNamed(kind, part, field), reference: referenceIn(kind, field) };
 }
 
+/** One field of `liveFields`, as it writes it: the email last, the org when a scope field is unset, a reference over a field. */
 function readField(
   r: LiveResource,
   part: AccessPart,

@@ -5,9 +5,10 @@
  * here only when it is in the plain shape manifests are written in, checked line by line first
  * (plain-shape.ts, block-structure.ts). Its values are read by js-yaml alone, whatever the style
  * (block or flow collections, block scalars, quoted scalars with escapes), through documented
- * options only (`schema`, `maxDepth`, `listener`); the shape check decides no value. Anything the shape check does not take, and anything js-yaml refuses or
- * that holds a prototype-altering key however it is spelt (`"__pro\x74o__"`), gives undefined: the
- * caller reads the file with `yaml` alone, whose diagnostics explain what is wrong. What is
+ * options only (`schema`, `maxDepth`, `listener`); the shape check decides no value. Anything
+ * the shape check does not take, and anything js-yaml refuses or that holds a prototype-altering
+ * key however it is spelt (`"__pro\x74o__"`), gives undefined: the caller reads the file with
+ * `yaml` alone, whose diagnostics explain what is wrong. What is
  * returned is exactly what `yaml` would give: the differential test (test/unit/fast-yaml.test.ts)
  * holds the readers to it over every fixture and thousands of generated and mutated manifests,
  * several documents and long keys among them.

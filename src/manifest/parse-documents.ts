@@ -89,9 +89,9 @@ export function parseManifestText(
     };
 
   const at = locator(file, text);
-  const starts = new CollectionStarts(text);
-  const values = reader === 'fast' ? readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, starts) : undefined;
-  if (values !== undefined) {
+  const starts = reader === 'fast' ? new CollectionStarts(text) : undefined;
+  const values = starts && readPlainYaml(text, FORBIDDEN_KEYS, MAX_NESTING_DEPTH, starts);
+  if (starts !== undefined && values !== undefined) {
     // A mapping or a list is located where js-yaml opened it (collection-starts.ts), as a plain
     // location made at once; a key or a scalar is the `yaml` reader's, read when first asked for
     // (a location found when first read keeps the file's text alive as long as it lives: +11 MiB
