@@ -59,8 +59,12 @@ function startsPlain(c: number): boolean {
 /** Characters no plain key written here holds (flow indicators). */
 const NOT_IN_KEY = new Uint8Array(128);
 for (const c of ',[]{}') NOT_IN_KEY[c.charCodeAt(0)] = 1;
-/** Quoted scalars closed on their line, read from a position (sticky). */
-const DOUBLE_QUOTED = /"(?:[^"\\\n\r]|\\[^\n\r])*"/y;
+/**
+ * Quoted scalars closed on their line, read from a position (sticky). A `\U` escape is taken only
+ * up to U+10FFFF: past it `yaml` reports an invalid escape, where js-yaml made two lone surrogates
+ * of it (review of issue 61).
+ */
+const DOUBLE_QUOTED = /"(?:[^"\\\n\r]|\\[^\n\rU]|\\U00(?:0[0-9a-fA-F]|10)[0-9a-fA-F]{4})*"/y;
 const SINGLE_QUOTED = /'(?:[^'\n\r]|'')*'/y;
 /** The header of a block scalar (`|`, `>-`, `|+`, …): no indentation indicator, a comment at most. */
 const BLOCK_HEADER = /^[|>][-+]?(?: +#.*)?$/;

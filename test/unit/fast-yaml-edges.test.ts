@@ -50,6 +50,29 @@ describe('the fast reader at its edges', () => {
     expect(fast!.state).toEqual(['org', 'repo:a', 'repo:b']);
   });
 
+  it('gives a \\U escape past U+10FFFF to yaml, which refuses it (js-yaml read it as two lone surrogates: review of issue 61)', () => {
+    for (const quoted of ['"Acme \\U00110000 Corp"', '"\\UFFFFFFFF"', '"\\U7fffffff"']) {
+      for (const text of [
+        `apiVersion: platform-sync/v1\norg:\n  name: acme\n  description: ${quoted}\n`,
+        `apiVersion: platform-sync/v1\norg:\n  name: acme\n  repos: [{name: a, description: ${quoted}}]\n`,
+        `apiVersion: platform-sync/v1\norg:\n  name: acme\n  ${quoted}: x\n`,
+      ]) {
+        expect(readPlainYaml(text, new Set(), 100), text).toBeUndefined();
+        const [fast, yaml] = both(text);
+        expect(fast, text).toEqual(yaml);
+        expect(fast!.diagnostics.join('\n'), text).toContain('Invalid escape sequence');
+      }
+    }
+    // Up to U+10FFFF, both readers read the character.
+    const text =
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  description: "\\U0001F600 \\U0010FFFF \\U000000e9"\n';
+    expect(readPlainYaml(text, new Set(), 100)).toEqual([
+      { apiVersion: 'platform-sync/v1', org: { name: 'acme', description: '\u{1F600} \u{10FFFF} \u00e9' } },
+    ]);
+    const [fast, yaml] = both(text);
+    expect(fast).toEqual(yaml);
+  });
+
   it('gives an empty document between markers to yaml, which reports it', () => {
     const text =
       'apiVersion: platform-sync/v1\norg:\n  name: acme\n---\n---\napiVersion: platform-sync/v1\norg:\n  name: acme\n';

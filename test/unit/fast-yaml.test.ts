@@ -142,6 +142,14 @@ function generateManifest(r: () => number, blockOnly = false): string {
     '\u00a0lead',
     'trail\u00a0',
     'del\u007f',
+    // Escapes: read as written when plain or single-quoted, decoded when double-quoted (where `yaml`
+    // refuses an unknown one and a \U past U+10FFFF, which js-yaml took: review of issue 61).
+    'esc\\x41\\u00e9',
+    '\\U0001F600',
+    '\\U00110000',
+    '\\UFFFFFFFF',
+    'tab\\t\\N\\_',
+    'bad\\q',
   ];
   const val = (): string => {
     const v = pick(values);
