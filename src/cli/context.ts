@@ -32,6 +32,12 @@ export interface CliIo {
   onInviteCode?(code: string): void;
   /** What the API client's retry waits take time from (a test's virtual clock); the real clock if absent. */
   clock?: Clock;
+  /**
+   * Told when a command's action starts: not for `--help`, `--version` or a usage error. The bin
+   * writes V8's code cache only after a run that ran one (src/cli/launch.ts): the cache of a
+   * `--version` holds too little of what commands compile to be kept (review of issue 61).
+   */
+  onCommand?(): void;
 }
 
 /** The process's own streams, environment and signals: what `bin/platform-sync` runs with. */

@@ -76,7 +76,7 @@ function entryMatches(entry: string, id: string): boolean {
 /** One file of the bundle as this process compiled it. */
 interface CompiledFile {
   name: string;
-  /** Its text, which its cache is checked against (V8 checks only the length). */
+  /** The text compiled (the file in its wrapper), which its cache is checked against (V8 checks only the length). */
   source: string;
   script: Script;
   /** What became of its code cache; a file whose cache was not `used` has one written after the run. */
@@ -103,6 +103,8 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
   const head = readFileHeadSync(bundlePath, BUNDLE_ID_PREFIX.length + 65)?.toString('latin1');
   if (head === undefined || !head.startsWith(BUNDLE_ID_PREFIX) || !head.endsWith('\n')) return undefined;
   const id = head.slice(BUNDLE_ID_PREFIX.length, -1);
+  // The build's hash (hex): it names the cache's files too.
+  if (!/^[0-9a-f]{64}$/.test(id)) return undefined;
   if (entry !== undefined && !entryMatches(entry, id)) return undefined;
   const dir = dirname(bundlePath);
   const entryName = basename(bundlePath);
@@ -113,13 +115,12 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
     const known = modules.get(name);
     if (known !== undefined) return known.exports;
     const path = join(dir, name);
-    const source = readTextSyncBounded(path, { maxBytes: MAX_OWN_FILE_BYTES });
+    // The CommonJS wrapper, on the first line so that line numbers in stacks stay true. The cache
+    // is checked against the very text compiled, wrapper included (review of issue 61).
+    const file = readTextSyncBounded(path, { maxBytes: MAX_OWN_FILE_BYTES });
+    const source = `(function (exports, require, module, __filename, __dirname) {${file}\n})`;
     const read = store?.read(id, name, source);
-    // The CommonJS wrapper, on the first line so that line numbers in stacks stay true.
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-      filename: path,
-      cachedData: read?.data,
-    });
+    const script = new Script(source, { filename: path, cachedData: read?.data });
     const cache: CodeCacheState =
       read === undefined
         ? 'off'
@@ -158,8 +159,9 @@ export function loadBundle(bundlePath: string, entry?: string, store?: CodeCache
       if (store === undefined) return;
       for (const file of compiled) {
         // A cache used is written again only by a run that compiled more of the bundle's files
-        // than the one that wrote it (a `plan` after a `--help` or a `validate`): it holds more of
-        // what such runs compile. Never less, so commands that alternate do not rewrite it each time.
+        // than the one that wrote it (a `plan` after a `validate`): it holds more of what such runs
+        // compile. Never less, so commands that alternate do not rewrite it each time. (A `--help`
+        // writes none: the bin saves only after a command ran, CliIo `onCommand`.)
         if (file.saved || (file.cache === 'used' && (file.cachedFiles ?? 0) >= compiled.length)) continue;
         file.saved = true;
         try {

@@ -81,6 +81,7 @@ function buildProgram(ctx: CliContext): Command {
     })
     .exitOverride();
   addGlobalOptions(program);
+  program.hook('preAction', () => ctx.onCommand?.());
   // In the order of a day's work: check, plan, apply, watch, review, look up, adopt, try offline.
   registerValidateCommand(program, ctx);
   registerPlanCommand(program, ctx);

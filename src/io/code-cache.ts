@@ -16,7 +16,7 @@
  * - **A file** is named by the bundle's id, the bundle file's name, Node's version and arch and a
  *   hash of Node's flags (`execArgv`, `NODE_OPTIONS`: V8 refuses a cache made under other flags,
  *   and runs that alternate between two must not overwrite each other's). It holds a line naming
- *   the bundle's id, the file and the CRC-32 of the file's text it was compiled from, a line with
+ *   the bundle's id, the file and the CRC-32 of the text compiled (the file in its CommonJS wrapper), a line with
  *   the CRC-32 of the data and how many of the bundle's files the writing run had compiled (a
  *   run that compiles more writes the cache again, src/cli/launch.ts), then V8's data. V8 checks only the length of the text a cache was
  *   made from (a cache of an edited file of the same length ran the edit's code, review of issue
@@ -46,7 +46,7 @@ export const CACHE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
  * The names this module gives files: `<id>.<bundle file>.<Node version>.<arch>.<flags>.v8cache`,
  * and `.<that>.<pid>-<time>.tmp` while one is written. Nothing else in the directory is ever removed.
  */
-const CACHE_NAME = String.raw`[0-9a-f]{16}\.[\w.-]+\.v\d+\.\d+\.\d+\.\w+\.[0-9a-f]{8}\.v8cache`;
+const CACHE_NAME = String.raw`[0-9a-f]{16}\.[\w.-]+\.v\d+\.\d+\.\d+(?:-[\w.]+)?\.\w+\.[0-9a-f]{8}\.v8cache`;
 const OWN_FILE = new RegExp(`^(?:${CACHE_NAME}|\\.${CACHE_NAME}\\.\\d+-[0-9a-z]+\\.tmp)$`);
 
 /** How a cache file starts: then the bundle's id and the file's name, on one line. */

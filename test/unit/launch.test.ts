@@ -48,6 +48,13 @@ describe('loadBundle', () => {
     const other = join(dir, 'other.cjs');
     writeFileSync(other, 'exports.main = 1;\n');
     expect(loadBundle(other)).toBeUndefined();
+    // Its first line names no build hash (64 hex digits, which name the code cache's files too).
+    for (const id of [`../../${'a'.repeat(58)}`, 'A'.repeat(64), `${'a'.repeat(63)} `]) {
+      writeBundle(other, id, 1);
+      expect(loadBundle(other), id).toBeUndefined();
+    }
+    writeBundle(other, 'a'.repeat(64), 1);
+    expect(loadBundle(other)).toBeDefined();
   });
 
   it('is used only while the entry module is the one it was made from (by content: file times do not matter)', () => {
