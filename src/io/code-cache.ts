@@ -5,11 +5,14 @@
  * or made by another build, a write that fails) costs the compile it would have saved, never a
  * failure or a message.
  *
- * - **The directory** is `PLATFORM_SYNC_CODE_CACHE_DIR` when set (an absolute path), else, in a
- *   GitHub Actions job, `$RUNNER_TEMP/platform-sync-code-cache` (the runner empties it before and
- *   after each job: no job runs what another job wrote, review of issue 61), else
- *   `<os.tmpdir()>/platform-sync-code-cache-<uid>` (tmpdir, as Node's own compile cache; emptied
- *   at a reboot); a relative one is no cache. It is made 0700 when missing and used only when it is
+ * - **The directory** is `PLATFORM_SYNC_CODE_CACHE_DIR` when set (an absolute path), else none in
+ *   CI (`CI` set to anything but `false` or `0`, as GitHub Actions, GitLab CI and most others set
+ *   it; or `GITHUB_ACTIONS=true`), else `<os.tmpdir()>/platform-sync-code-cache-<uid>` (tmpdir, as
+ *   Node's own compile cache; emptied at a reboot); a relative one is no cache. Not in CI: a job
+ *   starts on a fresh machine or with its temporary directory emptied and runs platform-sync once,
+ *   so the cache it wrote was never read — and writing it cost a small org's run ≈7% of its CPU
+ *   (docs/performance.md) — while on a runner that keeps its files, a job must not run code
+ *   another job left (review of issue 61). It is made 0700 when missing and used only when it is
  *   a directory itself (not a symlink), owned by this user and writable by no one else: a stranger
  *   who can write into it could make this process run their code (docs/security.md). No uid
  *   (Windows): no cache. `NODE_DISABLE_COMPILE_CACHE` (Node's own switch) set to anything turns it off.
@@ -107,18 +110,19 @@ export function openCodeCache(
   return storeIn(dir, flagsKey(env));
 }
 
-/** Where the cache is (see the header): an absolute path, trailing separators gone; undefined for a relative one. */
+/** Where the cache is (see the header): an absolute path, trailing separators gone; undefined in CI unless asked for, and for a relative one. */
 function cacheDirectory(env: NodeJS.ProcessEnv, uid: number): string | undefined {
   const asked = env.PLATFORM_SYNC_CODE_CACHE_DIR ?? '';
-  const runnerTemp = env.GITHUB_ACTIONS === 'true' ? (env.RUNNER_TEMP ?? '') : '';
-  const dir =
-    asked !== ''
-      ? asked
-      : runnerTemp !== ''
-        ? join(runnerTemp, 'platform-sync-code-cache')
-        : join(tmpdir(), `platform-sync-code-cache-${uid}`);
+  if (asked === '' && inCi(env)) return undefined;
+  const dir = asked !== '' ? asked : join(tmpdir(), `platform-sync-code-cache-${uid}`);
   // resolve(): `dir/` would let lstat follow a symlink named `dir`.
   return isAbsolute(dir) ? resolve(dir) : undefined;
+}
+
+/** Whether this run is a CI job's (see the header): `CI` as most CI systems set it, or GitHub Actions. */
+function inCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = (env.CI ?? '').toLowerCase();
+  return (ci !== '' && ci !== 'false' && ci !== '0') || env.GITHUB_ACTIONS === 'true';
 }
 
 /** A hash of what V8 keys its cache to beyond Node's version: the flags Node was started with. */

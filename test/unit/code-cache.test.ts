@@ -265,13 +265,23 @@ describe('the code cache', () => {
     const file = join(temp.dir, `file-${made++}`);
     writeFileSync(file, 'a file');
     expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: file })).toBeUndefined();
-    // RUNNER_TEMP only in a GitHub Actions job; elsewhere the user's directory in tmpdir.
+    // By default the user's directory in tmpdir; in CI none, unless one is asked for.
     const tmp = process.env.TMPDIR;
     try {
       process.env.TMPDIR = temp.dir;
       const own = join(temp.dir, `platform-sync-code-cache-${process.getuid?.()}`);
       expect(openCodeCache({ RUNNER_TEMP: dir })?.dir).toBe(own);
       expect(openCodeCache({})?.dir).toBe(own);
+      for (const ci of ['false', '0', 'FALSE', '']) expect(openCodeCache({ CI: ci })?.dir, ci).toBe(own);
+      for (const ci of [
+        { CI: 'true' },
+        { CI: '1' },
+        { CI: 'yes' },
+        { GITHUB_ACTIONS: 'true' },
+        { GITHUB_ACTIONS: 'true', CI: 'true', RUNNER_TEMP: dir },
+      ])
+        expect(openCodeCache(ci), JSON.stringify(ci)).toBeUndefined();
+      expect(openCodeCache({ CI: 'true', ...env })?.dir).toBe(dir);
     } finally {
       if (tmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = tmp;
@@ -294,13 +304,9 @@ describe('the code cache', () => {
     expect(run(bundle, env)).toEqual({ answer: 8, cache: BOTH('used') });
   });
 
-  it('is where it should be: in a GitHub Actions job under RUNNER_TEMP; never through a link spelt with a slash, nor relative', () => {
+  it('is where it should be: never through a link spelt with a slash, nor relative', () => {
     const { dir } = cacheDir();
     mkdirSync(dir, { mode: 0o700 });
-    expect(openCodeCache({ GITHUB_ACTIONS: 'true', RUNNER_TEMP: dir })?.dir).toBe(
-      join(dir, 'platform-sync-code-cache'),
-    );
-    expect(openCodeCache({ GITHUB_ACTIONS: 'true', RUNNER_TEMP: 'relative' })).toBeUndefined();
     const link = join(temp.dir, `link-${made++}`);
     symlinkSync(dir, link);
     expect(openCodeCache({ PLATFORM_SYNC_CODE_CACHE_DIR: `${link}/` })).toBeUndefined();
