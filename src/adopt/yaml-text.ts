@@ -48,17 +48,30 @@ export function parseEditable(file: string, text: string): EditableFile {
   return { file, text, docs: list, lines, edits: [] };
 }
 
-/** The text with every splice made: later splices first, none overlapping (one inside a removed range is dropped). */
+/**
+ * The text with every splice made, later ones first. A removal's bytes go whole: a splice inside
+ * them (an item of a group deleted by hand, itself removed) is dropped, as is one that overlaps
+ * a splice already made.
+ */
 export function editedText(f: EditableFile): string {
-  const sorted = [...f.edits].sort((a, b) => b.start - a.start || b.end - a.end);
+  const removals = f.edits.filter((e) => e.text === '' && e.end > e.start);
+  const kept = f.edits.filter((e) => !removals.some((r) => r !== e && encloses(r, e)));
+  const sorted = kept.sort((a, b) => b.start - a.start || b.end - a.end);
   let out = f.text;
   let floor = Infinity;
   for (const e of sorted) {
-    if (e.end > floor) continue; // inside a range already replaced (an item removed whole)
+    if (e.end > floor) continue; // overlaps a range already replaced
     out = out.slice(0, e.start) + e.text + out.slice(e.end);
     floor = e.start;
   }
   return out;
+}
+
+/** Whether `inner` lies within `outer`'s bytes: an insertion at either end lies outside (it goes before or after them). */
+function encloses(outer: Splice, inner: Splice): boolean {
+  if (inner.start < outer.start || inner.end > outer.end) return false;
+  if (inner.start === inner.end) return inner.start > outer.start && inner.start < outer.end;
+  return inner.start !== outer.start || inner.end !== outer.end || inner.text !== '';
 }
 
 export function splice(f: EditableFile, start: number, end: number, text: string): void {

@@ -1,0 +1,79 @@
+/**
+ * adopt where one edit lies beneath another (DESIGN.md §4 "Drift both ways"; found by the
+ * review): a group deleted by hand that holds other declared resources.
+ */
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { REPO_ROOT, makeTempDir, openClient, runCli } from './cli-harness.js';
+
+const OWNER = 'adopt-beneath-owner-token-6c2e';
+const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'adopt');
+
+/** The `create`/`delete`/`update` steps `plan` shows for `dir`, as `action address`. */
+async function planSteps(dir: string, env: Record<string, string>): Promise<string[]> {
+  const plan = await runCli(['plan', dir, '--format', 'json'], { env });
+  expect(plan.stderr).toBe('');
+  return JSON.parse(plan.stdout).steps.map((s: { action: string; address: string }) => `${s.action} ${s.address}`);
+}
+
+describe('adopt: edits beneath edits', () => {
+  /** One emulator per test: each applies the fixture to an org of its own. */
+  let emulator: Emulator;
+  let env: Record<string, string>;
+  const temp = makeTempDir('adopt-beneath');
+
+  beforeEach(async () => {
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    env = { PLATFORM_API_URL: emulator.url, PLATFORM_TOKEN: OWNER };
+  });
+  afterEach(async () => {
+    await emulator?.close();
+  });
+  afterAll(() => temp.remove());
+
+  /** The adopt fixture in a directory of its own, `edit`ed, applied. */
+  async function applied(name: string, edit: (dir: string) => void, ...flags: string[]): Promise<string> {
+    const dir = join(temp.dir, name);
+    cpSync(FIXTURE, dir, { recursive: true });
+    edit(dir);
+    const codes = join(temp.dir, `${name}-codes.jsonl`);
+    const run = await runCli(['apply', dir, '--bootstrap', '--auto-approve', '--invite-codes', codes, ...flags], {
+      env,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    return dir;
+  }
+
+  /** Deletes a group made by the fixture and everything beneath it, children first. */
+  async function deleteLive(path: string[]): Promise<void> {
+    const client = openClient(emulator.url, OWNER);
+    try {
+      let group = (await client.list('group', { name: 'adoptco' })).items[0]!;
+      for (const name of path) group = (await client.list('group', { childrenOf: group.uid, name })).items[0]!;
+      for (const kind of ['roleBinding', 'repo', 'identity'] as const)
+        for (const r of (await client.list(kind, { childrenOf: group.uid })).items) await client.delete(kind, r.uid);
+      await client.delete('group', group.uid);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('removes a group deleted by hand together with the resources declared in it, and plan is then empty', async () => {
+    const dir = await applied('whole-group', () => undefined);
+    await deleteLive(['engineering']);
+    const run = await runCli(['adopt', dir, '--write'], { env, cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain('group:engineering removed');
+    const eng = readFileSync(join(dir, 'engineering.yaml'), 'utf8');
+    expect(eng).not.toContain('engineering');
+    expect(eng).toContain("# Engineering's own lists.\napiVersion: platform-sync/v1\norg:\n  name: adoptco\n");
+    const org = readFileSync(join(dir, 'org.yaml'), 'utf8');
+    expect(org).not.toContain('- name: engineering');
+    expect(org).toContain('    - name: legacy\n');
+    expect(await planSteps(dir, env)).toEqual([]);
+  });
+});
