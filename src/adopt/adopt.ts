@@ -4,7 +4,8 @@
  * describe live — a changed field in place, a resource made by hand added where its group is
  * described, one deleted by hand removed, an invite as a `members` line — and the edited files
  * are planned again against the same live state: the result is only returned when that plan is
- * empty (apart from what adopt leaves on purpose: protected resources deleted by hand).
+ * empty (apart from what adopt leaves on purpose: protected resources deleted by hand, and what
+ * holds them).
  */
 import { resolve } from 'node:path';
 import { Document, isMap, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -14,7 +15,14 @@ import { readTextSyncBounded } from '../io/read-file.js';
 import { validateManifestTexts } from '../manifest/index.js';
 import { DEFAULT_MAX_FILE_BYTES } from '../manifest/index.js';
 import { asciiLower } from '../model/email.js';
-import { compileAddressGlob, groupAddress, matchesAnyGlob, ORG_ADDRESS, referenceText } from '../model/address.js';
+import {
+  type AddressGlob,
+  compileAddressGlob,
+  groupAddress,
+  matchesAnyGlob,
+  ORG_ADDRESS,
+  referenceText,
+} from '../model/address.js';
 import { UserError } from '../model/errors.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';
 import {
@@ -90,9 +98,9 @@ export async function adoptDrift(paths: string[], client: ApiClient, options: Ad
     );
   }
   const index = indexManifests(files);
-  const edit = new Adoption(desired.resources, desired.members ?? [], live, index, intoFile);
   const protect = desired.settings.protect.map(compileAddressGlob);
-  for (const step of plan.steps) edit.step(step, matchesAnyGlob(step.address, protect));
+  const edit = new Adoption(desired.resources, desired.members ?? [], live, index, intoFile, protect);
+  for (const step of plan.steps) edit.step(step);
   edit.flushAdditions();
 
   const after = files.map((f) => ({ file: f.file, before: f.text, after: editedText(f) }));
@@ -148,6 +156,8 @@ class Adoption {
   private readonly scratch = new Document();
   private readonly people: Map<string, string>;
   private readonly addedDeletes = new Set<string>();
+  /** Declared resources holding a protected one beneath them, by address → the first such one. */
+  private readonly holdsProtected: Map<string, string>;
 
   constructor(
     desired: readonly DesiredResource[],
@@ -155,8 +165,10 @@ class Adoption {
     private readonly live: LiveState,
     private readonly index: ManifestIndex,
     private readonly into: EditableFile | undefined,
+    private readonly protect: readonly AddressGlob[],
   ) {
     this.desiredByAddress = new Map(desired.map((r) => [r.address, r]));
+    this.holdsProtected = holdersOfProtected(desired, this.desiredByAddress, protect);
     this.liveByUid = new Map(live.resources.map((r) => [r.uid, r]));
     this.liveByAddress = new Map(live.resources.map((r) => [r.address, r]));
     // People (DESIGN.md §4): identities the service reports an e-mail for, by their path.
@@ -167,14 +179,14 @@ class Adoption {
     );
   }
 
-  step(step: PlanStep, isProtected: boolean): void {
+  step(step: PlanStep): void {
     if (step.action === 'update') return this.changed(step);
     if (step.action === 'delete') {
       const r = this.liveByUid.get(step.uid);
       if (r) this.addedDeletes.add(r.address);
       return;
     }
-    this.removed(step, isProtected);
+    this.removed(step);
   }
 
   /** A field changed by hand: rewritten in place. */
@@ -234,10 +246,18 @@ class Adoption {
     return (liveItemNode(this.scratch, r) as YAMLMap).toJSON() as Record<string, unknown>;
   }
 
-  /** Declared, missing live (deleted by hand): its item removed — every map describing it, for a group. */
-  private removed(step: PlanStep, isProtected: boolean): void {
+  /**
+   * Declared, missing live (deleted by hand): its item removed — every map describing it, for a
+   * group. A protected one stays, and so does whatever holds it (a group, an identity provider):
+   * removing the holder would remove the protected item with it.
+   */
+  private removed(step: PlanStep): void {
     const kind = step.kind;
-    if (isProtected) return this.leave(step, 'missing', 'protected: left in the manifests (apply creates it again)');
+    if (matchesAnyGlob(step.address, this.protect))
+      return this.leave(step, 'missing', 'protected: left in the manifests (apply creates it again)');
+    const held = this.holdsProtected.get(step.address);
+    if (held !== undefined)
+      return this.leave(step, 'missing', `it holds protected ${held}: left in the manifests (apply creates it again)`);
     if (kind === INVITE_KIND) return this.removedMember(step);
     const r = this.desiredByAddress.get(step.address);
     if (!r) return this.leave(step, 'missing', 'its declaration was not found in the files');
@@ -408,6 +428,26 @@ class Adoption {
     const withList = sites.filter((s) => pairOf(s.node as YAMLMap, key) !== undefined);
     return withList.find(inDeclaring) ?? withList[0] ?? sites.find(inDeclaring) ?? sites[0];
   }
+}
+
+/**
+ * Every declared resource with a protected one beneath it (its parent, the parent's parent, …),
+ * by address → the first protected one found. (An ignored resource is never declared: validate
+ * refuses it, so only protect keeps a holder.)
+ */
+function holdersOfProtected(
+  desired: readonly DesiredResource[],
+  byAddress: ReadonlyMap<string, DesiredResource>,
+  protect: readonly AddressGlob[],
+): Map<string, string> {
+  const holders = new Map<string, string>();
+  if (protect.length === 0) return holders;
+  for (const r of desired) {
+    if (!matchesAnyGlob(r.address, protect)) continue;
+    for (let up = r.parentAddress; up !== null && !holders.has(up); up = byAddress.get(up)?.parentAddress ?? null)
+      holders.set(up, r.address);
+  }
+  return holders;
 }
 
 /** `identity:a/b` → `a/b`: a resource's path from its address. */

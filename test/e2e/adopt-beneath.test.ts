@@ -1,8 +1,9 @@
 /**
  * adopt where one edit lies beneath another (DESIGN.md §4 "Drift both ways"; found by the
- * review): a group deleted by hand that holds other declared resources.
+ * review): a group deleted by hand that holds other declared resources, and one that holds a
+ * protected resource.
  */
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -75,5 +76,36 @@ describe('adopt: edits beneath edits', () => {
     expect(org).not.toContain('- name: engineering');
     expect(org).toContain('    - name: legacy\n');
     expect(await planSteps(dir, env)).toEqual([]);
+  });
+
+  it('keeps a group deleted by hand that holds a protected resource: said left, and its declaration stays byte for byte', async () => {
+    const vault = [
+      '# The crown jewels: protected, recreated by apply if anyone deletes them.',
+      'apiVersion: platform-sync/v1',
+      'org:',
+      '  name: adoptco',
+      '  groups:',
+      '    - name: vault   # keep',
+      '      repos:',
+      '        - name: crown-jewels',
+      '          readme: |',
+      '            # Crown jewels',
+      '            Never delete.',
+      '',
+    ].join('\n');
+    const dir = await applied('protected', (d) => {
+      writeFileSync(join(d, 'vault.yaml'), vault);
+      const orgFile = join(d, 'org.yaml');
+      const ignore = '  ignore: ["identity:*/human-*"]\n';
+      writeFileSync(orgFile, readFileSync(orgFile, 'utf8').replace(ignore, `${ignore}  protect: ["repo:vault/*"]\n`));
+    });
+    await deleteLive(['vault']);
+    const run = await runCli(['adopt', dir, '--write'], { env, cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/! repo:vault\/crown-jewels left: protected/);
+    expect(run.stdout).toMatch(/! group:vault left: it holds protected repo:vault\/crown-jewels/);
+    expect(readFileSync(join(dir, 'vault.yaml'), 'utf8')).toBe(vault);
+    // Apply creates them again: adopt left them on purpose.
+    expect(await planSteps(dir, env)).toEqual(['create group:vault', 'create repo:vault/crown-jewels']);
   });
 });
