@@ -39,7 +39,7 @@ import type { DesiredMember, DesiredResource, LiveResource, LiveState } from '..
 import { planFromManifests } from '../pipeline.js';
 import { plan as makePlan } from '../plan/index.js';
 import { indexManifests, siteAt, type ManifestIndex, type Site } from './locate.js';
-import { liveItemNode, memberNode } from './live-nodes.js';
+import { keepDeclaredSecrets, liveItemNode, memberNode } from './live-nodes.js';
 import { appendItems, insertPair, reconcile, removeItems, removePair } from './yaml-edits.js';
 import { editedText, pairOf, parseEditable, type EditableFile } from './yaml-text.js';
 
@@ -199,6 +199,7 @@ class Adoption {
     const descriptor = descriptorOf(r.kind) as KindDescriptor;
     const map = site.node;
     const written = r.kind === IDENTITY_GRANT_KIND ? bindingFields(liveR) : this.liveFields(liveR);
+    keepDeclaredSecrets(descriptor, map, written);
     const fields: string[] = [];
     for (const spec of descriptor.fields) {
       const api = spec.apiName ?? spec.name;

@@ -2,7 +2,8 @@
  * A live resource as a manifest writes it, as a `yaml` node to print into a file: the fields the
  * export writes (itemFields, writeBinding: one way to say a live resource as manifest text), in
  * the style of the export — short objects and sets on one line, markdown as a block literal, a
- * secret as a `{fromEnv: …}` reference with a comment, never a value; people as `members` lines.
+ * secret as a `{fromEnv: …}` reference with a comment, never a value (a secret the manifests
+ * already declare kept as they write it); people as `members` lines.
  */
 import { type Document, isScalar, type Node, type Scalar, type YAMLMap } from 'yaml';
 import { flowWhenShort, itemFields, writeBinding } from '../export/written-items.js';
@@ -41,6 +42,27 @@ export function memberNode(doc: Document, groupPath: string, email: string, role
   const map = doc.createNode({ email, role: referenceText(groupPath, role) }) as YAMLMap;
   map.flow = true;
   return map;
+}
+
+/**
+ * A secret of a resource changed by hand stays as the manifest declares it, in whatever form
+ * (`{fromFile}`, `{fromEnv}`), or absent: the API never returns a secret, so live cannot differ,
+ * and only an item adopt adds gets a `{fromEnv}` reference (liveItemNode).
+ */
+export function keepDeclaredSecrets(descriptor: KindDescriptor, map: YAMLMap, written: Record<string, unknown>): void {
+  for (const path of descriptor.secretPaths ?? []) {
+    const parts = path.split('.');
+    const last = parts.pop()!;
+    const holder = parts.reduce<unknown>((o, p) => (isRecord(o) ? o[p] : undefined), written);
+    if (!isRecord(holder)) continue;
+    const declared = map.getIn([...parts, last], true) as Node | undefined;
+    if (declared === undefined) delete holder[last];
+    else holder[last] = declared.toJSON();
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function fieldValue(r: LiveResource, field: string): unknown {

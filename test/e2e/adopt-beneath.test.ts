@@ -1,7 +1,7 @@
 /**
  * adopt where one edit lies beneath another (DESIGN.md §4 "Drift both ways"; found by the
- * review): a group deleted by hand that holds other declared resources, and one that holds a
- * protected resource.
+ * review): a group deleted by hand that holds other declared resources, one that holds a
+ * protected resource, and a secret reference inside a field changed by hand.
  */
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,5 +107,46 @@ describe('adopt: edits beneath edits', () => {
     expect(readFileSync(join(dir, 'vault.yaml'), 'utf8')).toBe(vault);
     // Apply creates them again: adopt left them on purpose.
     expect(await planSteps(dir, env)).toEqual(['create group:vault', 'create repo:vault/crown-jewels']);
+  });
+
+  it('keeps a secret reference as the manifest writes it when another field of its resource changed by hand', async () => {
+    const dir = await applied(
+      'secret',
+      (d) => {
+        const orgFile = join(d, 'org.yaml');
+        const provider = [
+          '  identityProviders:',
+          '    - name: okta',
+          '      defaultRole: viewer',
+          '      oidc:',
+          '        issuer: https://adoptco.okta.com',
+          '        clientId: 0oa1adoptco',
+          '        clientSecret: {fromFile: okta.txt}   # kept in a file, see runbook',
+          '        additionalScopes: [email]',
+          '        groupsClaim: groups',
+          '',
+        ].join('\n');
+        writeFileSync(orgFile, readFileSync(orgFile, 'utf8').replace('  repos:\n', `${provider}\n  repos:\n`));
+        writeFileSync(join(temp.dir, 'okta.txt'), 'a-secret-the-api-never-returns-5678\n');
+      },
+      '--secrets-dir',
+      temp.dir,
+    );
+    const client = openClient(emulator.url, OWNER);
+    try {
+      const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
+      const okta = (await client.list('identityProvider', { childrenOf: org.uid, name: 'okta' })).items[0]!;
+      await client.update('identityProvider', okta.uid, { oidc: { groupsClaim: 'grps' } }, ['oidc.groupsClaim']);
+    } finally {
+      await client.close();
+    }
+    const before = readFileSync(join(dir, 'org.yaml'), 'utf8');
+    const run = await runCli(['adopt', dir, '--write'], { env, cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(2);
+    expect(readFileSync(join(dir, 'org.yaml'), 'utf8')).toBe(
+      before.replace('        groupsClaim: groups\n', '        groupsClaim: grps\n'),
+    );
+    expect(await planSteps(dir, env)).toEqual([]);
   });
 });
