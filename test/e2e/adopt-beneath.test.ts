@@ -109,6 +109,48 @@ describe('adopt: edits beneath edits', () => {
     expect(await planSteps(dir, env)).toEqual(['create group:vault', 'create repo:vault/crown-jewels']);
   });
 
+  it('keeps an identity provider deleted by hand that holds a protected group mapping', async () => {
+    const provider = [
+      '  identityProviders:',
+      '    - name: sso',
+      '      defaultRole: viewer',
+      '      oidc: {issuer: "https://sso.adoptco.dev", clientId: sso-1, clientSecret: {fromFile: sso.txt}}',
+      '      groupMappings:',
+      '        - {externalGroup: admins, role: viewer}   # the break-glass mapping',
+      '',
+    ].join('\n');
+    writeFileSync(join(temp.dir, 'sso.txt'), 'a-secret-the-api-never-returns-9012\n');
+    const dir = await applied(
+      'protected-mapping',
+      (d) => {
+        const orgFile = join(d, 'org.yaml');
+        const ignore = '  ignore: ["identity:*/human-*"]\n';
+        const text = readFileSync(orgFile, 'utf8')
+          .replace('  repos:\n', `${provider}\n  repos:\n`)
+          .replace(ignore, `${ignore}  protect: ["groupMapping:*"]\n`);
+        writeFileSync(orgFile, text);
+      },
+      '--secrets-dir',
+      temp.dir,
+    );
+    const before = readFileSync(join(dir, 'org.yaml'), 'utf8');
+    const client = openClient(emulator.url, OWNER);
+    try {
+      const org = (await client.list('group', { name: 'adoptco' })).items[0]!;
+      const sso = (await client.list('identityProvider', { childrenOf: org.uid, name: 'sso' })).items[0]!;
+      for (const m of (await client.list('groupMapping', { childrenOf: sso.uid })).items)
+        await client.delete('groupMapping', m.uid);
+      await client.delete('identityProvider', sso.uid);
+    } finally {
+      await client.close();
+    }
+    const run = await runCli(['adopt', dir, '--write'], { env, cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/! groupMapping:identityProvider:sso\/admins=viewer left: protected/);
+    expect(run.stdout).toMatch(/! identityProvider:sso left: it holds protected groupMapping:/);
+    expect(readFileSync(join(dir, 'org.yaml'), 'utf8')).toBe(before);
+  });
+
   it('keeps a secret reference as the manifest writes it when another field of its resource changed by hand', async () => {
     const dir = await applied(
       'secret',
