@@ -17,7 +17,7 @@ import { valueAtPath } from '../model/field-path.js';
 import { heldDifferences } from '../model/step-holds.js';
 import { pushTo } from '../util/multimap.js';
 import { checkFingerprints, subResourcesOf, uidKey } from './fingerprint.js';
-import { kindOfAddress } from '../model/address.js';
+import { kindOfAddress, ORG_ADDRESS } from '../model/address.js';
 import type { LiveResource, LiveState } from '../model/resources.js';
 
 /** A saved plan touches a uid its own fingerprints do not vouch for: it was edited, or is not ours. */
@@ -129,10 +129,10 @@ export function checkPlanAge(saved: Plan, nowMs: number): void {
 }
 
 /**
- * Refuses a plan that touches uids it does not vouch for (UnvouchedPlanError), then re-reads
- * the org and compares it with the fingerprints the plan recorded: a plan made against a world
- * that has since changed is refused (StalePlanError). Both before anything is sent. Returns the
- * plan, ready for `apply`.
+ * Refuses a plan that names another org (PlanOrgError) or touches uids it does not vouch for
+ * (UnvouchedPlanError), then re-reads the org and compares it with the fingerprints the plan
+ * recorded: a plan made against a world that has since changed is refused (StalePlanError). All
+ * before anything is sent. Returns the plan, ready for `apply`.
  */
 export async function checkSavedPlan(
   saved: Plan,
@@ -140,6 +140,7 @@ export async function checkSavedPlan(
   options: { denyNewAccess?: boolean; nowMs?: number } = {},
 ): Promise<Plan> {
   checkPlanAge(saved, options.nowMs ?? Date.now());
+  checkPlanOrg(saved);
   const problems = findUnvouchedSteps(saved);
   if (problems.length > 0) throw new UnvouchedPlanError(problems);
   const basis = saved.basis;
@@ -150,6 +151,7 @@ export async function checkSavedPlan(
     subResources,
     ...(basis ? { expected: basis.desired.resources } : {}),
   });
+  checkLiveOrg(saved, live);
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
     if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
@@ -174,6 +176,60 @@ export async function checkSavedPlan(
     ...(access.changes.length > 0 ? { accessChanges: access.changes } : {}),
     ...(access.rules ? { accessRules: access.rules } : {}),
   };
+}
+
+/** A saved plan names an org that is not the one its steps would be applied to. */
+export class PlanOrgError extends UserError {
+  constructor(problem: string) {
+    super(
+      'PLAN_WRONG_ORG',
+      `${problem}; it was changed after \`plan --out\`, or made for another org; nothing was applied. ` +
+        'Make a new plan with `platform-sync plan --out`.',
+    );
+  }
+}
+
+/**
+ * The org a saved plan names, before anything is read (DESIGN.md §4): its uid is a root group's
+ * (an org's uid has no '/'), the org it records having planned for is the one it names, and a
+ * uid that planning pinned is the one it names. The file's org is untrusted: live is read at its
+ * uid, so a uid of another org, or of a group inside one, would point every step there.
+ */
+function checkPlanOrg(saved: Plan): void {
+  const { name, uid } = saved.org;
+  if (uid?.includes('/')) throw new PlanOrgError(`${orgText(name, uid)}, which is a group inside an org, not an org`);
+  const declared = saved.basis?.desired.org;
+  if (declared === undefined) return;
+  if (declared.name !== name)
+    throw new PlanOrgError(
+      `${orgText(name, uid)}, but what it records was planned for org ${JSON.stringify(declared.name)}`,
+    );
+  if (declared.uid !== undefined && declared.uid !== uid)
+    throw new PlanOrgError(`${orgText(name, uid)}, but what it records pins org.uid ${escapeValue(declared.uid)}`);
+}
+
+/** "the saved plan names org "acme" at uid …": untrusted text, quoted and escaped. */
+const orgText = (name: string, uid: string | undefined): string =>
+  `the saved plan names org ${JSON.stringify(name)} ${uid === undefined ? '(which it creates)' : `at uid ${escapeValue(uid)}`}`;
+
+/**
+ * The org read at the plan's uid is the plan's org (DESIGN.md §4): its root group (checkPlanOrg
+ * refused a group's uid) is named as the plan's org — or, as the planner allows, it is a pinned
+ * org renamed in place (`renamedFrom` on the org, in what the plan records, pinning this uid).
+ * Anything else is another org: a plan made for acme pointed at victim's uid would delete
+ * victim's resources and create acme's there.
+ */
+function checkLiveOrg(saved: Plan, live: LiveState): void {
+  const org = live.org;
+  if (org === null) return; // the plan creates its org (bootstrap): read by its name
+  const { name, uid } = saved.org;
+  if (org.name === name) return;
+  const basis = saved.basis?.desired;
+  const renamedFrom = basis?.resources.find((r) => r.address === ORG_ADDRESS)?.renamedFrom;
+  if (basis?.org.uid === org.uid && renamedFrom === org.name) return;
+  throw new PlanOrgError(
+    `${orgText(name, uid)}, but the root group at that uid is named ${JSON.stringify(org.name)} live, another org`,
+  );
 }
 
 /** A saved plan whose every change is live: a re-run of the apply job, nothing left to do. */
@@ -224,10 +280,7 @@ export class AlteredPlanError extends UserError {
  * the access changes planning gives.
  */
 export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState): void {
-  if (basis.desired.org.name !== saved.org.name)
-    throw new AlteredPlanError([
-      `the plan names org ${saved.org.name}, but what it records was planned for org ${basis.desired.org.name}`,
-    ]);
+  // That it names the org it records was checked before the read (checkPlanOrg).
   let replanned: Plan;
   try {
     replanned = plan(basis.desired, live, basis.options);
