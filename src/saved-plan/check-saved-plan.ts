@@ -85,17 +85,26 @@ export function findUnvouchedSteps(saved: Plan): string[] {
 export const DEFAULT_PLAN_TTL_MS = 72 * 3_600_000;
 /** An invite a saved plan creates must stay open at least this long after it is applied. */
 const INVITE_MARGIN_MS = 3_600_000;
+/**
+ * How far ahead of this machine's clock the clock that made a saved plan may be: beyond it, a
+ * plan "made in the future" is refused, or its age could never exceed its --plan-ttl.
+ */
+export const PLAN_CLOCK_SKEW_MS = 5 * 60_000;
 
 const hoursText = (ms: number): string =>
   ms >= 48 * 3_600_000
     ? `${Math.round((ms / 86_400_000) * 10) / 10} days`
-    : `${Math.round((ms / 3_600_000) * 10) / 10} hours`;
+    : ms >= 2 * 3_600_000
+      ? `${Math.round((ms / 3_600_000) * 10) / 10} hours`
+      : `${Math.round(ms / 60_000)} minutes`;
 
 /**
  * A saved plan expires (DESIGN.md §4): it records when it was made and for how long it is good
  * (`plan --plan-ttl`, default 72 hours); an older one is refused, naming its age — a re-run of an
- * old apply job would otherwise undo what later merges did. An invite it creates whose expiry
- * would be past or within the hour is refused too (re-plan). Both before anything is read or sent.
+ * old apply job would otherwise undo what later merges did — and so is one made more than
+ * {@link PLAN_CLOCK_SKEW_MS} in the future (an edited time would never expire). An invite it
+ * creates whose expiry would be past or within the hour is refused too (re-plan). Both before
+ * anything is read or sent.
  */
 export function checkPlanAge(saved: Plan, nowMs: number): void {
   const madeAt = saved.basis?.options.now;
@@ -106,6 +115,11 @@ export function checkPlanAge(saved: Plan, nowMs: number): void {
     );
   const ttl = saved.basis?.options.planTtlMs ?? DEFAULT_PLAN_TTL_MS;
   const age = nowMs - madeAt;
+  if (-age > PLAN_CLOCK_SKEW_MS)
+    throw new UserError(
+      'PLAN_EXPIRED',
+      `the saved plan says it was made ${hoursText(-age)} from now, in the future (clocks may differ by at most ${hoursText(PLAN_CLOCK_SKEW_MS)}), so its age cannot be known; plan again and review that plan; nothing was changed`,
+    );
   if (age > ttl)
     throw new UserError(
       'PLAN_EXPIRED',

@@ -68,7 +68,7 @@ describe('apply what was reviewed', () => {
     expect(r.stderr).toContain('--manifests goes with a saved plan');
   });
 
-  it('refuses a saved plan older than its --plan-ttl, naming its age, before any request (issue 49)', async () => {
+  it('refuses a saved plan older than its --plan-ttl, or made in the future, naming its age, before any request (issue 49)', async () => {
     const { readFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'org.yaml'), org(['app', 'web', 'aged']));
     expect((await runCli(['plan', dir, '--out', planFile, '--plan-ttl', '2h'], { env: suite.env })).code).toBe(0);
@@ -86,6 +86,21 @@ describe('apply what was reviewed', () => {
       'the saved plan was made 3 hours ago, and plans are good for 2 hours (plan --plan-ttl); plan again and review that plan; nothing was changed',
     );
     expect(suite.emulator.requestLog).toEqual([]);
+    // Made "in the future" (an edited time), it would never expire: refused beyond five minutes
+    // of clock skew (found by the review).
+    saved.basis.options.now += 3 * 3_600_000 + 365 * 86_400_000;
+    writeFileSync(planFile, JSON.stringify(saved));
+    const future = await runCli(['apply', planFile, '--auto-approve'], { env: suite.env });
+    expect(future.code).toBe(1);
+    expect(future.stderr).toContain(
+      'the saved plan says it was made 365 days from now, in the future (clocks may differ by at most 5 minutes), so its age cannot be known; plan again and review that plan; nothing was changed',
+    );
+    // Within the skew it is as fresh as a plan made now.
+    saved.basis.options.now = Date.now() + 4 * 60_000;
+    writeFileSync(planFile, JSON.stringify(saved));
+    const skewed = await runCli(['apply', planFile, '--auto-approve'], { env: suite.env });
+    expect(skewed.code, skewed.stderr).toBe(0);
+    expect(skewed.stdout).toContain('✓ create repo:aged');
     const bad = await runCli(['plan', dir, '--out', planFile, '--plan-ttl', 'forever'], { env: suite.env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('expected a duration such as 30m, 72h or 3d');
