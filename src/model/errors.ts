@@ -57,15 +57,23 @@ export class UnsafePlanError extends UserError {
   }
 }
 
-/** A saved plan no longer matches live state. */
+/**
+ * A saved plan no longer matches live state. Who changed it cannot be known: someone else, or an
+ * earlier apply of this same plan that stopped part-way (`live` of its `steps` are live then) —
+ * either way a new plan, made from live as it is now, holds exactly what is left.
+ */
 export class StalePlanError extends UserError {
   readonly changed: { address: string; reason: string }[];
-  constructor(changed: { address: string; reason: string }[]) {
+  constructor(changed: { address: string; reason: string }[], done?: { live: number; steps: number }) {
+    const partly =
+      done !== undefined && done.live > 0 ? `: ${done.live} of its ${done.steps} steps are live already` : '';
     super(
       'PLAN_STALE',
-      `the saved plan is stale; live state changed since it was made:\n` +
+      `the saved plan is stale: live state changed since it was made (by someone else, or by an earlier apply of this plan that stopped part-way${partly}):\n` +
         changed.map((c) => `  - ${c.address}: ${c.reason}`).join('\n') +
-        `\nRun plan again.`,
+        '\nNothing was applied: a saved plan is never applied over changes it did not read. To finish, plan again ' +
+        '(`platform-sync plan <paths> --out plan.json`, then `apply plan.json`; or `platform-sync apply <paths>`): ' +
+        'the new plan holds exactly what is left.',
     );
     this.changed = changed;
   }

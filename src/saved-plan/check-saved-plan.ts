@@ -168,8 +168,10 @@ export async function checkSavedPlan(
   checkLiveOrg(saved, live);
   const changed = checkFingerprints(saved, live);
   if (changed.length > 0) {
-    if (wasApplied(saved, live) || (basis !== undefined && plansNothing(basis, live))) throw alreadyApplied(saved);
-    throw new StalePlanError(changed);
+    const done = stepsLive(saved, live);
+    if ((done > 0 && done === saved.steps.length) || (basis !== undefined && plansNothing(basis, live)))
+      throw alreadyApplied(saved);
+    throw new StalePlanError(changed, { live: done, steps: saved.steps.length });
   }
   if (basis) checkAgainstBasis(saved, basis, live);
   // What it changes in access is the relation of the state its steps lead to against live, worked
@@ -333,19 +335,21 @@ export function checkAgainstBasis(saved: Plan, basis: PlanBasis, live: LiveState
   if (since.length > 0)
     throw new StalePlanError(
       since.slice(0, 20).map((r) => ({ address: r.address, reason: `created since the plan (uid ${r.uid})` })),
+      { live: stepsLive(saved, live), steps: saved.steps.length },
     );
   if (replanned.refusals.length > 0) throw new UnsafePlanError(replanned.refusals);
   throw new AlteredPlanError(problems.slice(0, 20));
 }
 
 /**
- * Whether live state is what the plan leads to: everything it creates is there, everything it
- * deletes is gone, and every resource it creates or updates holds exactly the step's `after`
- * values (DESIGN.md §4). Then a stale plan is simply one that was applied already (a re-run of
- * the apply job); a resource changed to anything else is someone else's change, and stale.
+ * How many of the plan's steps live state holds: what it creates is there, what it deletes is
+ * gone, and what it creates or updates holds exactly the step's `after` values (DESIGN.md §4).
+ * All of them: a stale plan is simply one that was applied already (a re-run of the apply job);
+ * some: an earlier apply of it stopped part-way, or someone else made those changes — the rest
+ * is someone else's change, and stale. Without a live org (a plan that creates it), none.
  */
-function wasApplied(saved: Plan, live: LiveState): boolean {
-  if (saved.steps.length === 0 || live.org === null) return false;
+function stepsLive(saved: Plan, live: LiveState): number {
+  if (live.org === null) return 0;
   const byUid = new Map(live.resources.map((r) => [uidKey(r.kind, r.uid), r]));
   const byAddress = new Map<string, LiveResource[]>();
   for (const r of live.resources) pushTo(byAddress, r.address, r);
@@ -353,12 +357,12 @@ function wasApplied(saved: Plan, live: LiveState): boolean {
     const found = byAddress.get(address);
     return found?.length === 1 ? found[0]!.uid : undefined;
   };
-  return saved.steps.every((step) => {
+  return saved.steps.filter((step) => {
     if (step.action === 'delete') return !byUid.has(uidKey(step.kind, step.uid));
     const now = step.action === 'create' ? byAddress.get(step.address) : [byUid.get(uidKey(step.kind, step.uid))];
     if (now?.length !== 1 || now[0] === undefined || now[0].address !== step.address) return false;
     return holdsAfter(step, now[0], live, uidAt);
-  });
+  }).length;
 }
 
 /**

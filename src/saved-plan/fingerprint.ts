@@ -102,8 +102,7 @@ export function checkFingerprints(saved: Plan, live: LiveState): StaleEntry[] {
   for (const step of saved.steps) {
     if (step.action !== 'create') continue;
     for (const r of liveByAddress.get(step.address) ?? []) {
-      if (!known.has(r.uid))
-        stale.push({ address: step.address, reason: `created by someone else since the plan (uid ${r.uid})` });
+      if (!known.has(r.uid)) stale.push({ address: step.address, reason: `created since the plan (uid ${r.uid})` });
     }
   }
   for (const r of live.resources) {

@@ -157,7 +157,7 @@ describe('checkFingerprints', () => {
     } as never);
     expect(checkFingerprints(p, moved)).toEqual([
       { address: 'identity:old/late', reason: 'new inside group:old, which the plan deletes' },
-      { address: 'repo:new', reason: `created by someone else since the plan (uid ${orgUid}/00000000000000aa)` },
+      { address: 'repo:new', reason: `created since the plan (uid ${orgUid}/00000000000000aa)` },
     ]);
   });
 
@@ -193,7 +193,7 @@ describe('checkFingerprints', () => {
     const appeared = liveState([]);
     expect(checkFingerprints(bootstrap, appeared)).toEqual([
       { address: 'org', reason: `the org was created (${uidOf(appeared, 'org')}) after the plan, which creates it` },
-      { address: 'org', reason: `created by someone else since the plan (uid ${uidOf(appeared, 'org')})` },
+      { address: 'org', reason: `created since the plan (uid ${uidOf(appeared, 'org')})` },
     ]);
     const { plan: p } = scenario();
     const other = liveState([], { orgUid: 'e'.repeat(40) });
