@@ -201,7 +201,7 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
   writeIntoDirectory(outDir, sealed, replace, { redact: keepAll, unwritable });
 }
 
-/** Clears what an interrupted export left beside `outDir` and inside it (io/write-file.ts recoverDirectory, recoverIntoDirectory). */
+/** Clears what an interrupted export left beside `outDir` and inside it, as far as it is export's own (io/write-file.ts recoverDirectory, recoverIntoDirectory). */
 function recoverInterrupted(outDir: string): void {
   let beside: string[] = [];
   try {
@@ -209,21 +209,27 @@ function recoverInterrupted(outDir: string): void {
   } catch {
     // A parent that cannot be listed holds nothing an export left there.
   }
-  recoverDirectory(outDir, beside, () => entryAt(outDir) === 'none');
+  recoverDirectory(outDir, beside, sealedFile);
   if (entryAt(outDir) !== 'directory') return;
   const inside = listDirectorySync(outDir, { maxEntries: 1_000_000 }).filter((n) => n.startsWith(EXPORT_AREA));
   for (const area of inside) {
     const path = join(outDir, area);
     if (entryAt(path) !== 'directory') continue;
     const journal = readJournal(join(path, '.journal'));
-    const own = (name: string) =>
-      entryAt(join(outDir, name)) === 'file' && judge(join(outDir, name), name) === 'sealed';
+    // What it set aside is put back only while sealed: a file export replaced is always one.
     const aside =
       entryAt(join(path, 'aside')) === 'directory'
-        ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 })
+        ? listDirectorySync(join(path, 'aside'), { maxEntries: 1_000_000 }).filter((name) =>
+            sealedFile(join(path, 'aside', name), name),
+          )
         : [];
-    recoverIntoDirectory(outDir, area, journal, aside, own);
+    recoverIntoDirectory(outDir, area, journal, aside, sealedFile);
   }
+}
+
+/** Whether the regular file at `path` is an export's file, sealed under `name` as export wrote it. */
+function sealedFile(path: string, name: string): boolean {
+  return entryAt(path) === 'file' && judge(path, name) === 'sealed';
 }
 
 /** The journal of an area: the names it was placing and replacing, each a plain name export writes; undefined when missing, garbled or naming anything else. */

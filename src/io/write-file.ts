@@ -1,7 +1,8 @@
 /**
  * The one writer of files (DESIGN.md §8, issue 52): every file the product writes — saved plans,
  * exports, SARIF reports, the job summary, a starter, the embedded emulator's directory, invite
- * codes — is written here, and nowhere else (test/unit/doors.test.ts). Every writer takes the
+ * codes — is written here, and nowhere else (test/unit/doors.test.ts); its part for directories,
+ * an export's, is src/io/write-directory.ts, re-exported here. Every writer takes the
  * redactor of the door out and applies it (the invite-codes file alone bypasses it: its lines are
  * the secrets); whole files are written atomically (a temporary file beside the target, then a
  * rename), so a crash never leaves half a file. A path that cannot be written is a clear error
@@ -15,24 +16,40 @@ import { escapeValue } from './escape.js';
 import { crypto } from '../util/lazy-require.js';
 import {
   appendFileSync,
-  chmodSync,
   closeSync,
   constants,
+  copyFileSync,
   fchmodSync,
   fstatSync,
   fsyncSync,
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
+  readlinkSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
   writeSync,
+  type Stats,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../model/errors.js';
+
+// The part for directories (an export's), in a file of its own.
+export {
+  EXPORT_AREA,
+  OWN_MARK,
+  recoverDirectory,
+  recoverIntoDirectory,
+  removeOwnDirectory,
+  writeDirectory,
+  writeIntoDirectory,
+  type DirectoryFile,
+  type DirectoryWriteOptions,
+  type OwnFile,
+} from './write-directory.js';
 
 /** What every text passes through before it is written: the door out's redaction (Output.redact). */
 export type Redactor = (text: string) => string;
@@ -65,7 +82,9 @@ export function describeWriteError(err: unknown, path: string): string {
 /**
  * Writes a whole text file, redacted, atomically: a temporary file beside it, renamed over it —
  * or, `exclusive`, linked to its name, so that a file that exists (even one made a moment ago) is
- * never replaced. A failure is a UserError naming `what`, the path and why; nothing is left behind.
+ * never replaced. A file replaced keeps its permission bits (a 0600 file stays 0600); a link at
+ * the path is replaced, never written through. A failure is a UserError naming `what`, the path
+ * and why; nothing is left behind.
  */
 export function writeUserFile(
   path: string,
@@ -73,20 +92,177 @@ export function writeUserFile(
   what: string,
   options: { redact: Redactor; mode?: number; exclusive?: boolean },
 ): void {
-  const temp = join(dirname(path), `.${basename(path)}.${crypto().randomBytes(6).toString('hex')}.tmp`);
-  const mode = options.mode ?? 0o644;
+  let temp: string | undefined;
   try {
     const redacted = options.redact(text);
-    writeFileSync(temp, redacted, { flag: 'wx', mode });
-    if (options.exclusive) linkOrCreate(temp, path, redacted, mode);
+    const mode = options.mode ?? (options.exclusive ? undefined : regularFileMode(path));
+    temp = stageBeside(path, redacted, mode);
+    if (options.exclusive) linkOrCreate(temp, path, redacted, mode ?? 0o644);
     else renameSync(temp, path);
   } catch (err) {
     throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, {
       cause: err,
     });
   } finally {
-    removeQuietly(temp);
+    if (temp !== undefined) removeQuietly(temp);
   }
+}
+
+/** The permission bits of the regular file at `path`, kept when it is replaced; undefined for none (or a link: what replaces it is a new file). */
+function regularFileMode(path: string): number | undefined {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  return stat?.isFile() ? stat.mode & 0o777 : undefined;
+}
+
+/** A name beside `path` that no one else's file has: hidden, with a random part, ending in `kind`. */
+function besideName(path: string, kind: string): string {
+  return join(dirname(path), `.${basename(path)}.${crypto().randomBytes(6).toString('hex')}.${kind}`);
+}
+
+/**
+ * Writes `text` to a new temporary file beside `path` and returns its name: with `mode` exactly
+ * (the bits of the file it replaces), else a new file's 0644 as the umask leaves it.
+ */
+function stageBeside(path: string, text: string, mode: number | undefined): string {
+  const temp = besideName(path, 'tmp');
+  const fd = openSync(temp, 'wx', mode ?? 0o644);
+  try {
+    writeFileSync(fd, text);
+    if (mode !== undefined) fchmodSync(fd, mode);
+  } catch (err) {
+    closeSync(fd);
+    removeQuietly(temp);
+    throw err;
+  }
+  closeSync(fd);
+  return temp;
+}
+
+/** One file of a set written all or none ({@link writeUserFiles}). */
+export interface UserFile {
+  path: string;
+  text: string;
+  /** What the file is, for errors: "the manifest", "the drift report". */
+  what: string;
+  /** A symbolic link at `path` is refused (a manifest: replacing the link leaves the file it leads to stale, writing through it may leave the repository). */
+  refuseLink?: boolean;
+}
+
+/** What stood at a target before it was replaced, and how to put it back. */
+type Before = { kind: 'none' } | { kind: 'file'; mode: number; kept?: string } | { kind: 'link'; to: string };
+
+/**
+ * Writes `files`, redacted, all of them or none (adopt --write's manifests and drift report).
+ * Everything that can be checked is checked before the first write: no path twice, each target
+ * a regular file or none (a symbolic link refused when `refuseLink`, else replaced, never written
+ * through), each text staged in a temporary file beside its target (its directory exists and is
+ * writable, the disk has room), each file replaced copied beside it. Only then is each staged
+ * file renamed over its target; a rename that fails puts the files renamed before it back. A
+ * replaced file keeps its permission bits. A failure is a UserError naming the file and why, and
+ * saying that nothing was written — or, when putting back failed too, exactly which files were.
+ */
+export function writeUserFiles(files: readonly UserFile[], options: { redact: Redactor }): void {
+  const befores = files.map((f, i) => checkTarget(f, files.slice(0, i)));
+  const staged: string[] = [];
+  let kept: string[] = [];
+  const clean = () => [...staged, ...kept].forEach(removeQuietly);
+  let at = 0;
+  try {
+    for (; at < files.length; at++) {
+      const before = befores[at]!;
+      staged.push(
+        stageBeside(files[at]!.path, options.redact(files[at]!.text), before.kind === 'file' ? before.mode : undefined),
+      );
+      if (before.kind === 'file') {
+        before.kept = keepBeside(files[at]!.path);
+        kept.push(before.kept);
+      }
+    }
+  } catch (err) {
+    clean();
+    throw refused(files[at]!, describeWriteError(err, files[at]!.path), err);
+  }
+  let renamed = 0;
+  try {
+    for (; renamed < files.length; renamed++) renameSync(staged[renamed]!, files[renamed]!.path);
+  } catch (err) {
+    const stuck = putBack(files.slice(0, renamed), befores);
+    kept = kept.filter((k) => !stuck.some((s) => s.kept === k)); // the files not put back stay kept, named below
+    clean();
+    const failed = files[renamed]!;
+    if (stuck.length === 0) throw refused(failed, describeWriteError(err, failed.path), err);
+    const written = stuck.map(
+      (s) => `${s.path}${s.kept === undefined ? '' : ` (the file it replaced kept as ${s.kept})`}`,
+    );
+    throw new UserError(
+      'FILE_WRITE',
+      `cannot write ${failed.what} to ${failed.path}: ${describeWriteError(err, failed.path)}; written and not put back: ${written.join(', ')}; every other file is as it was`,
+      { cause: err },
+    );
+  }
+  clean();
+}
+
+function refused(file: UserFile, why: string, cause?: unknown): UserError {
+  return new UserError(
+    'FILE_WRITE',
+    `cannot write ${file.what} to ${file.path}: ${why}; nothing was written`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** What stands at `file.path`, checked before any write: a regular file, a link (unless refused) or nothing. */
+function checkTarget(file: UserFile, earlier: readonly UserFile[]): Before {
+  const twice = earlier.find((e) => resolve(e.path) === resolve(file.path));
+  if (twice !== undefined) throw refused(file, `${twice.what} is written there too`);
+  let stat: Stats | undefined;
+  try {
+    stat = lstatSync(file.path, { throwIfNoEntry: false });
+  } catch (err) {
+    throw refused(file, describeWriteError(err, file.path), err);
+  }
+  if (stat === undefined) return { kind: 'none' };
+  if (stat.isSymbolicLink()) {
+    if (file.refuseLink)
+      throw refused(
+        file,
+        'it is a symbolic link, which is neither replaced nor written through; name the file it leads to',
+      );
+    return { kind: 'link', to: readlinkSync(file.path) };
+  }
+  if (stat.isDirectory()) throw refused(file, `${file.path} is a directory; name a file`);
+  if (!stat.isFile()) throw refused(file, 'it is not a regular file');
+  return { kind: 'file', mode: stat.mode & 0o777 };
+}
+
+/**
+ * A copy of the file at `path` beside it (its bits kept), to put it back by: a copy, not a hard
+ * link, because a link to another user's file in a sticky directory (/tmp) cannot be removed again.
+ */
+function keepBeside(path: string): string {
+  const kept = besideName(path, 'orig');
+  copyFileSync(path, kept, constants.COPYFILE_EXCL);
+  return kept;
+}
+
+/** Puts back what stood at each of `files` (renamed over already); returns those it could not, with where the replaced file is kept. */
+function putBack(files: readonly UserFile[], befores: readonly Before[]): Array<{ path: string; kept?: string }> {
+  const stuck: Array<{ path: string; kept?: string }> = [];
+  files.forEach((file, i) => {
+    const before = befores[i]!;
+    try {
+      if (before.kind === 'none') rmSync(file.path, { force: true });
+      else if (before.kind === 'file') renameSync(before.kept!, file.path);
+      else {
+        const temp = besideName(file.path, 'tmp');
+        symlinkSync(before.to, temp);
+        renameSync(temp, file.path);
+      }
+    } catch {
+      stuck.push(before.kind === 'file' ? { path: file.path, kept: before.kept! } : { path: file.path });
+    }
+  });
+  return stuck;
 }
 
 /** Removes a temporary file of this run's if it is there; a path that cannot hold one (a file in the way: ENOTDIR) has none to remove. */
@@ -121,170 +297,6 @@ export function appendUserFile(path: string, text: string, what: string, redact:
       cause: err,
     });
   }
-}
-
-/** One file of a directory written whole: its name (no directory part) and its text. */
-export interface DirectoryFile {
-  file: string;
-  text: string;
-}
-
-/** How a directory is written: the door's redaction, and the error for a path that cannot be written. */
-export interface DirectoryWriteOptions {
-  redact: Redactor;
-  unwritable: (path: string, err: unknown) => Error;
-}
-
-/**
- * Writes `files`, redacted, as the new directory `outDir` — all of them or none: they are staged
- * in a directory beside it (one file system, so the move is a rename), then `outDir` is made by
- * one rename. `unwritable` makes the error for a path that cannot be written.
- */
-export function writeDirectory(outDir: string, files: readonly DirectoryFile[], options: DirectoryWriteOptions): void {
-  const parent = dirname(outDir);
-  try {
-    mkdirSync(parent, { recursive: true });
-  } catch (err) {
-    throw options.unwritable(parent, err);
-  }
-  let stage: string;
-  try {
-    stage = mkdtempSync(join(parent, `.${basename(outDir)}.export-`));
-  } catch (err) {
-    throw options.unwritable(parent, err);
-  }
-  try {
-    for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
-    chmodSync(stage, 0o755); // mkdtemp makes it private; the result is an ordinary directory
-    renameSync(stage, outDir);
-  } catch (err) {
-    throw options.unwritable(outDir, err);
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
-  }
-}
-
-/**
- * Clears what an interrupted {@link writeDirectory} left beside `outDir` (its parent's `entries`):
- * staging directories are removed; a directory an older version set aside to swap it for a new
- * export is put back when `outDir` is missing (else, the swap finished, it is removed).
- */
-export function recoverDirectory(outDir: string, entries: readonly string[], outDirMissing: () => boolean): void {
-  const parent = dirname(outDir);
-  const name = basename(outDir);
-  for (const entry of entries) {
-    if (entry.startsWith(`.${name}.replaced-`)) {
-      if (outDirMissing()) renameSync(join(parent, entry), outDir);
-      else rmSync(join(parent, entry), { recursive: true, force: true });
-    }
-  }
-  for (const entry of entries)
-    if (entry.startsWith(`.${name}.export-`)) rmSync(join(parent, entry), { recursive: true, force: true });
-}
-
-/** The prefix of the directories a write into a directory keeps inside it while it runs (its stage, and the old files set aside). */
-export const EXPORT_AREA = '.platform-sync-export-';
-const JOURNAL = '.journal';
-
-/**
- * Writes `files`, redacted, into the existing directory `outDir`, replacing the entries named in
- * `replace` (the caller's own files: those not among `files` are removed) and touching nothing
- * else — all or none. The files are staged in a directory inside `outDir`; a journal (the names
- * about to be placed) is written before any move; the files to replace are moved aside, the new
- * ones linked in (never over an entry that appeared meanwhile); removing the journal is the
- * commit. Cut short, {@link recoverIntoDirectory} undoes it; failing, it is undone here.
- */
-export function writeIntoDirectory(
-  outDir: string,
-  files: readonly DirectoryFile[],
-  replace: readonly string[],
-  options: DirectoryWriteOptions,
-): void {
-  let area: string;
-  try {
-    area = mkdtempSync(join(outDir, EXPORT_AREA));
-  } catch (err) {
-    throw options.unwritable(outDir, err);
-  }
-  const stage = join(area, 'stage');
-  const aside = join(area, 'aside');
-  const moved: string[] = [];
-  const placed: string[] = [];
-  try {
-    mkdirSync(stage);
-    mkdirSync(aside);
-    for (const f of files) writeFileSync(join(stage, f.file), options.redact(f.text), { flag: 'wx', mode: 0o644 });
-    writeFileSync(join(area, `${JOURNAL}.tmp`), JSON.stringify({ place: files.map((f) => f.file), replace }), {
-      flag: 'wx',
-      mode: 0o600,
-    });
-    renameSync(join(area, `${JOURNAL}.tmp`), join(area, JOURNAL));
-    for (const name of replace) {
-      renameSync(join(outDir, name), join(aside, name));
-      moved.push(name);
-    }
-    for (const f of files) {
-      linkOrRename(join(stage, f.file), join(outDir, f.file));
-      placed.push(f.file);
-    }
-    rmSync(join(area, JOURNAL)); // the commit
-  } catch (err) {
-    // Undone: the files placed taken out, the ones set aside put back.
-    for (const name of placed) rmSync(join(outDir, name), { force: true });
-    for (const name of moved) renameSync(join(aside, name), join(outDir, name));
-    rmSync(area, { recursive: true, force: true });
-    throw options.unwritable(outDir, err);
-  }
-  rmSync(area, { recursive: true, force: true });
-}
-
-/** Gives `from` the name `to` unless an entry has it (EEXIST); a file system without hard links gets a rename after the check. */
-function linkOrRename(from: string, to: string): void {
-  try {
-    linkSync(from, to);
-  } catch (err) {
-    if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
-    renameSync(from, to);
-  }
-}
-
-/**
- * Undoes a {@link writeIntoDirectory} of `outDir` cut short (its area `areaName`, the files it
- * set aside `asideEntries`; `journal` the names it was placing and replacing, undefined when it has none): without a
- * journal it finished (or never moved anything) and the area is removed; with one, the files it
- * placed — only those still its own (`own`) — are taken out and the ones set aside put back, never
- * over an entry there (one changed since the cut: an error naming it, nothing changed).
- */
-export function recoverIntoDirectory(
-  outDir: string,
-  areaName: string,
-  journal: { place: readonly string[]; replace: readonly string[] } | undefined,
-  asideEntries: readonly string[],
-  own: (name: string) => boolean,
-): void {
-  const area = join(outDir, areaName);
-  if (journal !== undefined) {
-    // A name it replaces holds its new file only once the old one is aside (the moves aside all come first).
-    const placedMaybe = journal.place.filter((name) => !journal.replace.includes(name) || asideEntries.includes(name));
-    const placed = placedMaybe.filter(own);
-    const changed = asideEntries.find((name) => !placed.includes(name) && entryThere(join(outDir, name)));
-    if (changed !== undefined) {
-      const kept = `kept as ${escapeValue(join(area, 'aside', changed))}`;
-      const why = `changed since an export into ${escapeValue(outDir)} was cut short, which had set aside the file it replaced there (${kept})`;
-      throw new UserError(
-        'EXPORT_WOULD_OVERWRITE',
-        `${escapeValue(join(outDir, changed))}: ${why}; move one of them away and export again; nothing was changed`,
-      );
-    }
-    for (const name of placed) rmSync(join(outDir, name), { force: true });
-    for (const name of asideEntries) linkOrRename(join(area, 'aside', name), join(outDir, name));
-  }
-  rmSync(area, { recursive: true, force: true });
-}
-
-/** Whether an entry (a file, a directory, a link even when dangling) has this name. */
-function entryThere(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 /** Makes a directory (and its parents); a failure is a UserError naming `what`, the path and why. */

@@ -5,7 +5,16 @@
  * mark: a hash of its name and content). Unwritable output paths are clear errors naming them; a
  * secret echoed base64-encoded is redacted like its other forms.
  */
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { answerWith, startRewritingProxy, type RewritingProxy } from '../support/rewriting-proxy.js';
@@ -58,6 +67,25 @@ describe('export keeps what it did not write', () => {
     expect(run.code, run.stderr).toBe(0);
     expectKept(repo, mine);
     expect(readdirSync(repo).sort()).toEqual(['.git', 'a.yaml', 'b.yaml', 'deep', 'notes.md', 'org.yaml', 'src']);
+  });
+
+  it('export --out t/ex keeps the directories beside it named like its stages or an old swap, --out there or not', async () => {
+    const t = join(suite.dir, 't1');
+    const siblings = ['.ex.export-notes', '.ex.replaced-backup'];
+    for (const name of siblings) {
+      mkdirSync(join(t, name), { recursive: true });
+      writeFileSync(join(t, name, 'mine.txt'), `${name}\n`);
+    }
+    const out = join(t, 'ex');
+    for (const outThere of [false, true]) {
+      rmSync(out, { recursive: true, force: true });
+      if (outThere) mkdirSync(out);
+      const run = await runCli(['export', '--org', 'keep', '--out', out], { env: suite.env });
+      expect(run.code, run.stderr).toBe(0);
+      for (const name of siblings) expect(readFileSync(join(t, name, 'mine.txt'), 'utf8')).toBe(`${name}\n`);
+      expect(readdirSync(t).sort()).toEqual([...siblings, 'ex']);
+      expect(readdirSync(out).sort()).toEqual(['a.yaml', 'b.yaml', 'org.yaml']);
+    }
   });
 
   it('export --out . keeps the current directory', async () => {

@@ -101,8 +101,8 @@ const READ_EXCEPTIONS: Record<string, { names: string[]; why: string }> = {
   },
   'cli/demo.ts': { names: ['cpSync'], why: "copies the package's own examples into the demo's temporary directory" },
   'io/write-file.ts': {
-    names: ['openSync'],
-    why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600); it never reads it',
+    names: ['openSync', 'copyFileSync'],
+    why: 'opens the --invite-codes file write-only to append (O_NOFOLLOW, 0600) and a new temporary file to stage a write; copies a file it is about to replace beside it, to put it back if a later file of the set fails (writeUserFiles): it never reads them',
   },
 };
 

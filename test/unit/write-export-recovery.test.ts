@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sealExportFile, writeExport } from '../../src/export/write-export.js';
+import { OWN_MARK } from '../../src/io/write-file.js';
 import { EXPORT_MARK } from '../../src/export/export-manifests.js';
 import { UserError } from '../../src/model/errors.js';
 
@@ -47,6 +48,7 @@ function earlier(): { base: string; out: string } {
 function plantArea(out: string, journal: string | undefined, aside: Record<string, string> = {}): string {
   const area = join(out, AREA);
   mkdirSync(join(area, 'aside'), { recursive: true });
+  writeFileSync(join(area, OWN_MARK), '');
   if (journal !== undefined) writeFileSync(join(area, '.journal'), journal);
   for (const [name, text] of Object.entries(aside)) writeFileSync(join(area, 'aside', name), text);
   return area;
@@ -102,7 +104,7 @@ describe('a garbled or missing journal: the area is cleared, nothing else is tou
     it(`a journal ${what}`, () => {
       const { out } = earlier();
       writeFileSync(join(out, 'notes.yaml'), 'mine\n');
-      const area = plantArea(out, journal, { 'org.yaml': 'set aside\n' });
+      const area = plantArea(out, journal, { 'org.yaml': sealedAs('org.yaml') });
       writeExport(out, files('new'), { force: true });
       expect(existsSync(area)).toBe(false);
       expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'notes.yaml', 'org.yaml']);
@@ -115,6 +117,7 @@ describe('a garbled or missing journal: the area is cleared, nothing else is tou
     const { out } = earlier();
     const area = join(out, AREA);
     mkdirSync(area);
+    writeFileSync(join(area, OWN_MARK), '');
     writeFileSync(join(area, '.journal'), JSON.stringify({ place: ['org.yaml', 'new.yaml'], replace: ['org.yaml'] }));
     writeExport(out, files('new'), { force: true });
     expect(existsSync(area)).toBe(false);
@@ -202,6 +205,29 @@ describe('undoing a cut-short export puts back what it set aside', () => {
 });
 
 describe("an area that is not a directory of --out's own is left alone", () => {
+  it("a directory of the user's named like an area (no mark of export's) stays whole, journal or not", () => {
+    for (const journal of [undefined, JSON.stringify({ place: ['org.yaml'], replace: ['org.yaml'] })]) {
+      const { out } = earlier();
+      const mine = join(out, '.platform-sync-export-notes');
+      mkdirSync(join(mine, 'aside'), { recursive: true });
+      writeFileSync(join(mine, 'notes.md'), 'mine\n');
+      writeFileSync(join(mine, 'aside', 'org.yaml'), sealedAs('org.yaml'));
+      if (journal !== undefined) writeFileSync(join(mine, '.journal'), journal);
+      writeExport(out, files('new'), { force: true });
+      expect(read(join(mine, 'notes.md'))).toBe('mine\n');
+      expect(read(join(mine, 'aside', 'org.yaml'))).toBe(sealedAs('org.yaml'));
+      expect(read(join(out, 'org.yaml'))).toContain('# new');
+    }
+  });
+
+  it("in an area of export's, a file that is not a sealed export file stays, and so does the area", () => {
+    const { out } = earlier();
+    const area = plantArea(out, undefined, { 'org.yaml': sealedAs('org.yaml'), 'notes.md': 'mine\n' });
+    writeExport(out, files('new'), { force: true });
+    expect(readdirSync(join(area, 'aside'))).toEqual(['notes.md']);
+    expect(read(join(out, 'org.yaml'))).toContain('# new');
+  });
+
   it('a file named like an area stays as it is', () => {
     const { out } = earlier();
     writeFileSync(join(out, '.platform-sync-export-mine'), 'mine\n');
@@ -228,23 +254,56 @@ describe("an area that is not a directory of --out's own is left alone", () => {
     writeFileSync(join(elsewhere, 'x.yaml'), 'not yours to move\n');
     const area = join(out, AREA);
     mkdirSync(area);
+    writeFileSync(join(area, OWN_MARK), '');
     writeFileSync(join(area, '.journal'), JSON.stringify({ place: ['x.yaml'], replace: ['x.yaml'] }));
     symlinkSync(elsewhere, join(area, 'aside'));
     writeExport(out, files('new'), { force: true });
     expect(read(join(elsewhere, 'x.yaml'))).toBe('not yours to move\n');
     expect(existsSync(join(out, 'x.yaml'))).toBe(false);
-    expect(existsSync(area)).toBe(false);
+    // The link is not export's to remove: it stays, and the area (its mark) with it.
+    expect(readdirSync(area)).toEqual([OWN_MARK, 'aside']);
   });
 });
 
-describe('beside --out', () => {
-  it('a directory an older version set aside for a swap that finished is removed, --out kept', () => {
-    const { base, out } = earlier();
-    mkdirSync(join(base, '.out.replaced-1-1'));
-    writeFileSync(join(base, '.out.replaced-1-1', 'org.yaml'), 'the replaced one\n');
-    writeExport(out, files('new'), { force: true });
-    expect(readdirSync(base)).toEqual(['out']);
-    expect(read(join(out, 'org.yaml'))).toContain('# new');
+describe('beside --out: only a stage of its own, only its own files in it', () => {
+  /** A directory beside --out named as export names its stages or its old swaps, holding a file of the user's. */
+  function plantBeside(base: string, name: string): string {
+    mkdirSync(join(base, name));
+    writeFileSync(join(base, name, 'notes.md'), 'mine\n');
+    return join(base, name);
+  }
+
+  it("directories of the user's named like a stage or an older version's swap stay, --out there or not", () => {
+    for (const outThere of [true, false]) {
+      const base = join(dir, `case-${++fresh}`);
+      mkdirSync(base);
+      const out = join(base, 'out');
+      if (outThere) writeExport(out, files('old'));
+      const names = ['.out.export-notes', '.out.replaced-backup', '.out.export-abc123'];
+      for (const name of names) plantBeside(base, name);
+      writeExport(out, files('new'), { force: true });
+      for (const name of names) expect(read(join(base, name, 'notes.md')), name).toBe('mine\n');
+      expect(readdirSync(base).sort()).toEqual([...names, 'out'].sort());
+      expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'org.yaml']);
+      expect(read(join(out, 'org.yaml'))).toContain('# new');
+    }
+  });
+
+  it("a stage an export cut short left (its mark, sealed files) is cleared; a file of the user's in one stays", () => {
+    const base = join(dir, `case-${++fresh}`);
+    mkdirSync(base);
+    const stage = (name: string, extra: Record<string, string>) => {
+      mkdirSync(join(base, name));
+      writeFileSync(join(base, name, OWN_MARK), '');
+      for (const [file, text] of Object.entries({ 'org.yaml': sealedAs('org.yaml'), ...extra }))
+        writeFileSync(join(base, name, file), text);
+    };
+    stage('.out.export-cut1', {});
+    stage('.out.export-cut2', { 'notes.md': 'mine\n', 'eng.yaml': '# edited\n' });
+    writeExport(join(base, 'out'), files('new'));
+    expect(readdirSync(base).sort()).toEqual(['.out.export-cut2', 'out']);
+    expect(readdirSync(join(base, '.out.export-cut2')).sort()).toEqual([OWN_MARK, 'eng.yaml', 'notes.md']);
+    expect(read(join(base, 'out', 'org.yaml'))).toContain('# new');
   });
 });
 

@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { OWN_MARK } from '../../src/io/write-file.js';
 import { isSealedExportFile, sealExportFile, writeExport } from '../../src/export/write-export.js';
 import { EXPORT_MARK } from '../../src/export/export-manifests.js';
 
@@ -91,6 +92,7 @@ describe('export --force', () => {
     const area = join(out, '.platform-sync-export-abc');
     mkdirSync(join(area, 'aside'), { recursive: true });
     mkdirSync(join(area, 'stage'));
+    writeFileSync(join(area, OWN_MARK), '');
     writeFileSync(
       join(area, '.journal'),
       JSON.stringify({ place: ['org.yaml', 'eng.yaml', 'new.yaml'], replace: ['org.yaml', 'eng.yaml'] }),
@@ -106,14 +108,19 @@ describe('export --force', () => {
   it('clears the area of an export that finished but was cut short before removing it', () => {
     const out = join(dir, 'finished');
     writeExport(out, files('new'));
-    mkdirSync(join(out, '.platform-sync-export-xyz', 'aside'), { recursive: true });
-    writeFileSync(join(out, '.platform-sync-export-xyz', 'aside', 'org.yaml'), 'the replaced one');
+    const area = join(out, '.platform-sync-export-xyz');
+    mkdirSync(join(area, 'aside'), { recursive: true });
+    writeFileSync(join(area, OWN_MARK), '');
+    writeFileSync(
+      join(area, 'aside', 'org.yaml'),
+      sealExportFile('org.yaml', `# the replaced one\n# ${EXPORT_MARK}\n`),
+    );
     writeExport(out, files('newer'), { force: true });
     expect(readdirSync(out).sort()).toEqual(['eng.yaml', 'org.yaml']);
     expect(read(join(out, 'org.yaml'))).toContain('# newer');
   });
 
-  it('after an interrupted swap of an older version, puts the old export back and clears the staging directory', () => {
+  it("an older version's swap and a staging directory beside --out, neither marked as export's: left as they are", () => {
     const out = join(dir, 'swap');
     writeExport(out, files('old'));
     const old = read(join(out, 'org.yaml'));
@@ -121,9 +128,9 @@ describe('export --force', () => {
     renameSync(out, aside);
     mkdirSync(join(dir, '.swap.export-abc'));
     writeFileSync(join(dir, '.swap.export-abc', 'org.yaml'), '# half\n');
-    expect(() => writeExport(out, files('new'))).toThrow(/already exist/);
-    expect(read(join(out, 'org.yaml'))).toBe(old);
-    expect(existsSync(aside)).toBe(false);
-    expect(existsSync(join(dir, '.swap.export-abc'))).toBe(false);
+    writeExport(out, files('new'));
+    expect(read(join(out, 'org.yaml'))).toContain('# new');
+    expect(read(join(aside, 'org.yaml'))).toBe(old);
+    expect(read(join(dir, '.swap.export-abc', 'org.yaml'))).toBe('# half\n');
   });
 });
