@@ -136,6 +136,32 @@ describe('a saved plan pointed at another org', () => {
     expect(run.stdout).toContain('✓ create repo:web');
   });
 
+  it('refuses a plan for acme at victim’s uid whose record says acme was renamed from victim, unless that record pins the uid', async () => {
+    // The rename exception is the planner's: a PINNED org renamed in place. A file whose record
+    // writes renamedFrom without the pin (every part of a file is the author's) is another org.
+    const victim = await rootUid('victim');
+    const renaming = join(suite.dir, 'acme-from-victim');
+    mkdirSync(renaming);
+    writeFileSync(
+      join(renaming, 'org.yaml'),
+      'apiVersion: platform-sync/v1\norg:\n  name: acme\n  renamedFrom: victim\n  repos:\n    - {name: precious}\n    - {name: web}\n',
+    );
+    const file = join(suite.dir, 'renamed-from-victim.json');
+    await swappedPlan({ name: 'acme', uid: victim }, file, renaming);
+    const before = await victimResources();
+    suite.emulator.clearRequestLog();
+    const run = await runCli(['apply', file, '--auto-approve'], { env: suite.env });
+    expect(
+      suite.emulator.requestLog.filter((e) => e.method !== 'GET'),
+      'nothing is written',
+    ).toEqual([]);
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.stderr).toContain(
+      `the saved plan names org "acme" at uid ${victim}, but the root group at that uid is named "victim" live, another org`,
+    );
+    expect(await victimResources()).toEqual(before);
+  });
+
   it('applies a saved plan that renames its pinned org in place (renamedFrom on the org), as planning allows', async () => {
     const uid = await rootUid('acme');
     const renamed = join(suite.dir, 'acme-renamed');
