@@ -88,8 +88,12 @@ export class ReadLedger<T extends { uid: string }> {
   readonly seen = new Set<string>();
   firstRepeat: string | undefined;
   readonly totals = new Set<number>();
+  /** The first page that carried no `totalCount` (the spec gives one on every list answer), by number. */
+  pageWithoutTotal: number | undefined;
   /** The first place where a skip page did not continue where the page before it ended. */
   shift: string | undefined;
+  /** The first sign that the listing holds more than its `totalCount` says (items or a token past it). */
+  overrun: string | undefined;
   pages = 0;
 
   noteShift(offset: number, expected: string | undefined, found: string | undefined): void {
@@ -98,10 +102,19 @@ export class ReadLedger<T extends { uid: string }> {
       `(expected ${expected ?? 'an item'} there, found ${found ?? 'none'}), so a page may have been skipped`;
   }
 
+  /**
+   * The server says more items remain past its own `totalCount`: the count is stale or false,
+   * and what lies past it is never trimmed away as if it were not there.
+   */
+  noteOverrun(problem: string): void {
+    this.overrun ??= problem;
+  }
+
   /** Records a page and returns its items not seen before, in order. */
   accept(page: Page<T>): T[] {
     this.pages++;
     if (page.totalCount !== undefined) this.totals.add(page.totalCount);
+    else this.pageWithoutTotal ??= this.pages;
     const fresh: T[] = [];
     const items = page.items;
     for (let i = 0; i < items.length; i++) {
@@ -122,7 +135,11 @@ export class ReadLedger<T extends { uid: string }> {
       return `uid ${this.firstRepeat} was returned twice (the listing restarted or shifted while it was read)`;
     }
     if (this.shift !== undefined) return this.shift;
+    // Without a count the read cannot be checked: what the server left out would go unseen.
+    if (this.pageWithoutTotal !== undefined)
+      return `page ${this.pageWithoutTotal} carried no totalCount (every list answer has one), so the read cannot be checked against it`;
     if (this.totals.size > 1) return `totalCount changed while the listing was read (${[...this.totals].join(' → ')})`;
+    if (this.overrun !== undefined) return this.overrun;
     const [total] = this.totals;
     if (total !== undefined && this.seen.size !== total)
       return `read ${this.seen.size} items but totalCount is ${total}`;

@@ -149,7 +149,12 @@ async function* readPagesOnce<T extends { uid: string }>(
     yield ledger.accept(first);
     const total = first.totalCount;
     const served = first.items.length;
-    if (total !== undefined && served >= total) return ledger.findProblem();
+    if (total !== undefined && served >= total) {
+      // A token on the page that holds the whole count says the count is short (spec: a last page has none).
+      if (first.nextPageToken !== undefined)
+        ledger.noteOverrun(`page 1 held the ${total} items totalCount says, yet gave a token for a next page`);
+      return ledger.findProblem();
+    }
 
     if (opts.strategy === 'skip' && total !== undefined && served > 0) {
       // Early slots assumed full pages: with shorter ones, their offsets are not this read's.
@@ -197,6 +202,11 @@ interface SlotRead<T> {
   lastUid: string | undefined;
   /** A top-up that did not continue where the slot stopped (noted in the ledger when the slot is taken). */
   shift?: { offset: number; expected: string | undefined; found: string | undefined };
+  /**
+   * What the slot's pages said lies past it: items beyond what it wanted, or a token on its last
+   * page. The next slot's business, except after the last slot: then it is past the totalCount.
+   */
+  beyond?: string;
 }
 
 /**
@@ -229,7 +239,7 @@ async function* readRemainingBySkip<T extends { uid: string }>(
       `at ${served} items a page, the totalCount of ${total} the server claims takes ${layout.pages.toLocaleString('en-US')} pages, more than the ${opts.bounds.maxPages.toLocaleString('en-US')} a listing may take`,
     );
   }
-  const slots: { offset: number; read: Promise<SlotRead<T>> }[] = [];
+  const slots: { offset: number; want: number; read: Promise<SlotRead<T>> }[] = [];
   for (const { offset, want } of layout.slots()) {
     const requested = early.get(offset);
     // An early slot is this read's only if it asked for just what this slot asks for.
@@ -240,13 +250,15 @@ async function* readRemainingBySkip<T extends { uid: string }>(
     // Awaited in order below; this keeps a failure of a later slot from being "unhandled"
     // while an earlier one is still awaited, or after the consumer stopped early.
     read.catch(() => undefined);
-    slots.push({ offset, read });
+    slots.push({ offset, want, read });
   }
   let previousUid: string | undefined = firstPage.items[served - 1]?.uid;
-  for (const { offset, read } of slots) {
+  for (const { offset, want, read } of slots) {
     const slot = await read;
     if (overlap === 1 && slot.overlapUid !== previousUid) ledger.noteShift(offset, previousUid, slot.overlapUid);
     if (slot.shift) ledger.noteShift(slot.shift.offset, slot.shift.expected, slot.shift.found);
+    if (slot.beyond !== undefined && offset + want >= total)
+      ledger.noteOverrun(`the server says more items follow the totalCount of ${total}: ${slot.beyond}`);
     for (const page of slot.pages) yield ledger.accept(page);
     previousUid = slot.lastUid;
   }
@@ -316,7 +328,8 @@ async function fetchSlot<T extends { uid: string }>(
   let got = 0;
   let stalled = 0;
   while (got < want) {
-    const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip: offset + got - overlap });
+    const skip = offset + got - overlap;
+    const page = await fetchPage({ pageSize: opts.pageSize, orderBy: opts.orderBy, skip });
     let fresh = page.items;
     if (overlap === 1) {
       const head = page.items[0]?.uid;
@@ -327,13 +340,18 @@ async function fetchSlot<T extends { uid: string }>(
       else if (head !== anchor) slot.shift ??= { offset: offset + got, expected: anchor, found: head };
       fresh = page.items.slice(1);
     }
-    // Never take more than the slot covers: the surplus belongs to the next slot.
-    const items = fresh.slice(0, want - got);
+    // Never take more than the slot covers: the surplus belongs to the next slot (or, after the
+    // last slot, lies past the totalCount: readRemainingBySkip then reports it, never drops it).
+    const room = want - got;
+    const items = fresh.length > room ? fresh.slice(0, room) : fresh;
+    if (fresh.length > room) slot.beyond ??= `the page at skip ${skip} held ${fresh.length - room} more`;
     slot.pages.push({ ...page, items });
     got += items.length;
     if (items.length > 0) {
       slot.lastUid = items[items.length - 1]!.uid;
       stalled = 0;
+      if (got >= want && page.nextPageToken !== undefined)
+        slot.beyond ??= `the page at skip ${skip} gave a token for a next page`;
       continue;
     }
     // Nothing new: the listing ends here (it shrank; the count check reports it), or the

@@ -47,6 +47,57 @@ describe('a listing that stays incomplete', () => {
   });
 });
 
+describe('a listing whose counts do not add up (found by the review)', () => {
+  let emulator: Emulator;
+  let proxy: RewritingProxy;
+  let mode: 'stale-total' | 'no-total' = 'stale-total';
+  type Envelope = Record<string, unknown> & { identities?: unknown[] };
+  beforeAll(async () => {
+    emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
+    await applyManifests(emulator.url, OWNER, [ACME]);
+    proxy = await startRewritingProxy(emulator.url, (request, body) => {
+      const url = new URL(request.path, 'http://x');
+      if (!url.searchParams.has('uidp.descendants_of')) return body;
+      const envelope = body as Envelope;
+      if (url.pathname === '/iam/v2/identities' && mode === 'stale-total') {
+        // The first page 2 identities of a claimed 3 and a token; every later page all the rest, still "3".
+        const first = !url.searchParams.has('skip') && !url.searchParams.has('page_token');
+        const identities = first ? envelope.identities!.slice(0, 2) : envelope.identities;
+        return { identities, totalCount: '3', nextPageToken: first ? 't1' : 't2' };
+      }
+      if (url.pathname === '/iam/v2/identities' && mode === 'no-total')
+        return { identities: envelope.identities!.slice(0, 3) };
+      return body;
+    });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await emulator?.close();
+  });
+  const plan = (...extra: string[]) =>
+    runCli(['plan', ACME, ...extra], { env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER } });
+
+  it('items past a false totalCount refuse the creates of identities that exist, never dropped', async () => {
+    mode = 'stale-total';
+    const run = await plan();
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain(
+      'the live read of identity was incomplete (identities: the server says more items follow the totalCount of 3: the page at skip 1 held',
+    );
+    expect(run.stdout + run.stderr).toMatch(/cannot create \d+ identit/);
+  });
+
+  it('a listing without totalCount cannot be checked: creates of that kind are refused', async () => {
+    mode = 'no-total';
+    const run = await plan();
+    expect(run.code).toBe(1);
+    expect(run.stdout + run.stderr).toContain(
+      'identities: page 1 carried no totalCount (every list answer has one), so the read cannot be checked against it (read 3 times)',
+    );
+    expect(run.stdout + run.stderr).toMatch(/cannot create \d+ identit/);
+  });
+});
+
 describe('control characters in live text', () => {
   const HOSTILE = 'x\u001b[2J\u001b[HNo changes.\u001b[8m \u202eevil\u009b';
   let emulator: Emulator;

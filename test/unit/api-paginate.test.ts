@@ -136,6 +136,60 @@ describe('readListing', () => {
     }
   });
 
+  it('items or a token past a false totalCount make the read inconsistent, never trimmed away (found by the review)', async () => {
+    // The first page: 2 items, totalCount 3 and a token; every skip page serves the rest (4
+    // items from skip 1), still claiming 3. Trimming the last slot to the count would read 3 of
+    // 3 and call the listing whole, dropping u00003 and u00004.
+    const data = items(5);
+    const fetchPage: FetchPage<Item> = async (req) => ({
+      items: req.skip === undefined ? data.slice(0, 2) : data.slice(req.skip),
+      totalCount: 3,
+      nextPageToken: 't',
+    });
+    const result = await readListing(fetchPage, { maxReads: 1 });
+    expect(result.consistent).toBe(false);
+    expect(result.problem).toBe(
+      'the server says more items follow the totalCount of 3: the page at skip 1 held 2 more (read 1 time)',
+    );
+    // Just a token on the page that completes the count is the same sign.
+    const tokenOnly: FetchPage<Item> = async (req) => ({
+      items: req.skip === undefined ? data.slice(0, 2) : data.slice(req.skip, 3),
+      totalCount: 3,
+      nextPageToken: 't',
+    });
+    expect((await readListing(tokenOnly, { maxReads: 1 })).problem).toBe(
+      'the server says more items follow the totalCount of 3: the page at skip 1 gave a token for a next page (read 1 time)',
+    );
+    const firstHoldsAll: FetchPage<Item> = async () => ({ items: data.slice(0, 3), totalCount: 3, nextPageToken: 't' });
+    expect((await readListing(firstHoldsAll, { maxReads: 1 })).problem).toBe(
+      'page 1 held the 3 items totalCount says, yet gave a token for a next page (read 1 time)',
+    );
+  });
+
+  it('a page without totalCount makes the read inconsistent: it cannot be checked (found by the review)', async () => {
+    // 3 items of 6, no count, no token: nothing says the listing is short but the missing count.
+    const data = items(6);
+    let requests = 0;
+    const fetchPage: FetchPage<Item> = async () => {
+      requests++;
+      return { items: data.slice(0, 3) };
+    };
+    const result = await readListing(fetchPage);
+    expect(result).toMatchObject({ consistent: false, reads: 3, items: data.slice(0, 3) });
+    expect(result.problem).toBe(
+      'page 1 carried no totalCount (every list answer has one), so the read cannot be checked against it (read 3 times)',
+    );
+    expect(requests).toBe(3);
+    // A later page without one, in a cursor read, the same.
+    const { fetchPage: counted } = arrayListing(() => data, { maxPage: 2 });
+    const dropsIt: FetchPage<Item> = async (req) => {
+      const page = await counted(req);
+      return req.pageToken === '4' ? { ...page, totalCount: undefined } : page;
+    };
+    const cursor = await readListing(dropsIt, { strategy: 'cursor', maxReads: 1 });
+    expect(cursor.problem).toMatch(/^page 3 carried no totalCount/);
+  });
+
   it('reports a listing that never settles, with the reason', async () => {
     let n = 400;
     const { fetchPage } = arrayListing(() => items(n++));
