@@ -29,8 +29,8 @@ export interface BuiltLiveResources {
   ambiguities: LiveAmbiguity[];
   /**
    * Listings shown incomplete by what was built: resources whose parent is missing (never
-   * silently dropped), and identities/roles inside the org that a binding names but their
-   * listing did not return.
+   * silently dropped) — their own kind's and the parent's kind's listing both —, and
+   * identities/roles inside the org that a binding names but their listing did not return.
    */
   unplaced: IncompleteRead[];
 }
@@ -104,11 +104,12 @@ export function buildOrgResource(org: ApiObject): LiveResource {
 interface Tally {
   count: number;
   example: string;
-  binding?: string;
+  /** The resource that names the example (a binding, a child). */
+  by?: string;
 }
 
-function tally(counts: Map<Kind, Tally>, kind: Kind, uid: string, binding?: string): void {
-  const entry = counts.get(kind) ?? { count: 0, example: uid, ...(binding !== undefined ? { binding } : {}) };
+function tally(counts: Map<Kind, Tally>, kind: Kind, uid: string, by?: string): void {
+  const entry = counts.get(kind) ?? { count: 0, example: uid, ...(by !== undefined ? { by } : {}) };
   entry.count++;
   counts.set(kind, entry);
 }
@@ -132,6 +133,8 @@ export class LiveResourceBuilder {
   private readonly pathsByKind = new Map<string, Map<string, string>>();
   private readonly builtinByUid: Map<string, string>;
   private readonly unplaced = new Map<Kind, Tally>();
+  /** Parents that resources name but their kind's listing did not return, by the parent's kind. */
+  private readonly missingParents = new Map<Kind, Tally>();
   private readonly unlisted = new Map<Kind, Tally>();
   /** Where in CREATE_ORDER the next kind added may be. */
   private next = 0;
@@ -194,6 +197,10 @@ export class LiveResourceBuilder {
     const parent = parentUid === null ? undefined : this.parents.get(parentUid);
     if (parentUid === null || parent === undefined || parent.kind !== descriptor.parentKind) {
       tally(this.unplaced, kind, obj.uid);
+      // The parent's own listing missed it: that listing is incomplete too, or a plan would
+      // create the parent (it may be the very resource the listing left out).
+      if (parentUid !== null && parent === undefined)
+        tally(this.missingParents, descriptor.parentKind, parentUid, obj.uid);
       return obj.uid;
     }
     const fields = readListedFields(listed, obj);
@@ -229,7 +236,11 @@ export class LiveResourceBuilder {
   finish(): BuiltLiveResources {
     return {
       ...separateAmbiguities(this.built),
-      unplaced: [...describeUnplaced(this.unplaced), ...describeUnlisted(this.unlisted)],
+      unplaced: [
+        ...describeUnplaced(this.unplaced),
+        ...describeMissingParents(this.missingParents),
+        ...describeUnlisted(this.unlisted),
+      ],
     };
   }
 }
@@ -289,9 +300,16 @@ function describeUnplaced(counts: Map<Kind, Tally>): IncompleteRead[] {
   }));
 }
 
-function describeUnlisted(counts: Map<Kind, Tally>): IncompleteRead[] {
-  return [...counts].map(([kind, { count, example, binding }]) => ({
+function describeMissingParents(counts: Map<Kind, Tally>): IncompleteRead[] {
+  return [...counts].map(([kind, { count, example, by }]) => ({
     kind,
-    reason: `${count} role binding reference${count === 1 ? '' : 's'} to ${KIND_INFO[kind].plural} inside the org missing from the listing (e.g. ${example}, bound by ${binding})`,
+    reason: `${count} listed resource${count === 1 ? ' names' : 's name'} a parent missing from the ${KIND_INFO[kind].plural} listing (e.g. ${example}, parent of ${by})`,
+  }));
+}
+
+function describeUnlisted(counts: Map<Kind, Tally>): IncompleteRead[] {
+  return [...counts].map(([kind, { count, example, by }]) => ({
+    kind,
+    reason: `${count} role binding reference${count === 1 ? '' : 's'} to ${KIND_INFO[kind].plural} inside the org missing from the listing (e.g. ${example}, bound by ${by})`,
   }));
 }

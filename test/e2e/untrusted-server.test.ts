@@ -50,8 +50,8 @@ describe('a listing that stays incomplete', () => {
 describe('a listing whose counts do not add up (found by the review)', () => {
   let emulator: Emulator;
   let proxy: RewritingProxy;
-  let mode: 'stale-total' | 'no-total' = 'stale-total';
-  type Envelope = Record<string, unknown> & { identities?: unknown[] };
+  let mode: 'stale-total' | 'no-total' | 'drop-group' = 'stale-total';
+  type Envelope = Record<string, unknown> & { identities?: unknown[]; groups?: { name: string }[] };
   beforeAll(async () => {
     emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: OWNER, role: 'owner' }] });
     await applyManifests(emulator.url, OWNER, [ACME]);
@@ -67,6 +67,11 @@ describe('a listing whose counts do not add up (found by the review)', () => {
       }
       if (url.pathname === '/iam/v2/identities' && mode === 'no-total')
         return { identities: envelope.identities!.slice(0, 3) };
+      if (url.pathname === '/iam/v2/groups' && mode === 'drop-group') {
+        // engineering/platform/edge left out, its identity, repo and bindings kept; the count agrees.
+        const groups = envelope.groups!.filter((g) => g.name !== 'edge');
+        return { groups, totalCount: String(groups.length) };
+      }
       return body;
     });
   });
@@ -95,6 +100,26 @@ describe('a listing whose counts do not add up (found by the review)', () => {
       'identities: page 1 carried no totalCount (every list answer has one), so the read cannot be checked against it (read 3 times)',
     );
     expect(run.stdout + run.stderr).toMatch(/cannot create \d+ identit/);
+  });
+
+  it('a group missing from its listing while its children are listed is never created, --target or not', async () => {
+    mode = 'drop-group';
+    for (const extra of [[], ['--target', 'group:engineering/platform/edge']]) {
+      const run = await plan(...extra);
+      expect(run.code, extra.join(' ')).toBe(1);
+      expect(run.stdout + run.stderr).toContain(
+        'cannot create 1 group (group:engineering/platform/edge): the live read of group was incomplete',
+      );
+      expect(run.stdout + run.stderr).toContain(
+        '3 listed resources name a parent missing from the groups listing (e.g. ',
+      );
+    }
+    emulator.clearRequestLog();
+    const apply = await runCli(['apply', ACME, '--auto-approve'], {
+      env: { PLATFORM_API_URL: proxy.url, PLATFORM_TOKEN: OWNER },
+    });
+    expect(apply.code).toBe(1);
+    expect(writes(emulator)).toEqual([]);
   });
 });
 

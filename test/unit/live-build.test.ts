@@ -103,9 +103,30 @@ describe('buildLiveResources', () => {
     ]);
   });
 
-  it('reports resources whose parent is missing instead of dropping them silently', () => {
-    const built = buildLiveResources(raw({ repo: [{ uid: `${ENG}/7000000000000001`, name: 'lost' }] }));
-    expect(built.unplaced).toEqual([{ kind: 'repo', reason: expect.stringContaining(`${ENG}/7000000000000001`) }]);
+  it('reports resources whose parent is missing instead of dropping them silently, and the parent kind as incomplete too', () => {
+    // The group listing left ENG out, the repo listing holds a repo of it: the groups listing is
+    // incomplete as well (found by the review: a plan created the group it missed).
+    const built = buildLiveResources(
+      raw({
+        repo: [{ uid: `${ENG}/7000000000000001`, name: 'lost' }],
+        tag: [{ uid: `${ENG}/7000000000000002/9000000000000001`, name: '1.0' }],
+      }),
+    );
+    expect(built.unplaced).toEqual([
+      { kind: 'repo', reason: `1 repos (e.g. ${ENG}/7000000000000001) belong to a parent missing from the listings` },
+      {
+        kind: 'tag',
+        reason: `1 tags (e.g. ${ENG}/7000000000000002/9000000000000001) belong to a parent missing from the listings`,
+      },
+      {
+        kind: 'group',
+        reason: `1 listed resource names a parent missing from the groups listing (e.g. ${ENG}, parent of ${ENG}/7000000000000001)`,
+      },
+      {
+        kind: 'repo',
+        reason: `1 listed resource names a parent missing from the repos listing (e.g. ${ENG}/7000000000000002, parent of ${ENG}/7000000000000002/9000000000000001)`,
+      },
+    ]);
   });
 
   it('reports an identity or role inside the org that a binding names but the listing missed', () => {
