@@ -43,7 +43,10 @@ export interface ClientOptions {
   listStrategy?: ListStrategy;
   /** Whole re-reads of an inconsistent listing before it is reported inconsistent (default 3). */
   maxListReads?: number;
-  /** Bounds of one listing: items, pages, wall-clock time (DEFAULT_LIST_BOUNDS otherwise). */
+  /**
+   * Bounds of one listing: items, pages, wall-clock time, and the bytes of response bodies one
+   * read keeps — every listing of an org's live read together (DEFAULT_LIST_BOUNDS otherwise).
+   */
   listBounds?: Partial<ListBounds>;
   /**
    * Where requests go instead of a connection pool to `baseUrl`: an undici Dispatcher the

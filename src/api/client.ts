@@ -63,6 +63,8 @@ interface SendRequest<T> {
   resource: string;
   /** Counts HTTP attempts of this call (listings report their own request count). */
   onAttempt?: () => void;
+  /** Told the length of the body of the answer taken (a listing's page counts what it keeps). */
+  onBody?: (length: number) => void;
   /** After an outcome-unknown attempt: did it take effect? (exactly-once create) */
   findEarlierEffect?: () => Promise<{ done: T } | undefined>;
   /** Set to true when any attempt had an unknown outcome. */
@@ -225,9 +227,11 @@ class HttpApiClient implements ApiClient {
       clearTimeout(timer);
     }
     emit(status);
-    return judgeAnswer(req.method, { status, text, location, retryAfter }, (code, reason, details, cause) =>
+    const parsed = judgeAnswer(req.method, { status, text, location, retryAfter }, (code, reason, details, cause) =>
       this.makeError(req, target, status, code, reason, details, cause),
     );
+    req.onBody?.(text.length);
+    return parsed;
   }
 
   /** The error of a request that close() ended before it was answered. */
@@ -309,6 +313,7 @@ class HttpApiClient implements ApiClient {
     const info = KIND_INFO[kind];
     const resource = describeList(kind, query);
     return async (page: PageRequest): Promise<Page<T>> => {
+      let bytes = 0;
       const envelope = await this.send<Record<string, unknown>>({
         method: 'GET',
         path: query.under !== undefined ? `${info.collection}/${uidPath(query.under)}` : info.collection,
@@ -324,8 +329,11 @@ class HttpApiClient implements ApiClient {
         },
         resource,
         onAttempt,
+        onBody: (length) => {
+          bytes = length;
+        },
       });
-      return pageOfEnvelope<T>(
+      const listed = pageOfEnvelope<T>(
         kind,
         query.under,
         envelope,
@@ -339,6 +347,8 @@ class HttpApiClient implements ApiClient {
             resource: this.redact(resource),
           }),
       );
+      listed.bytes = bytes;
+      return listed;
     };
   }
 
@@ -350,6 +360,7 @@ class HttpApiClient implements ApiClient {
       strategy: this.options.listStrategy,
       maxReads: this.options.maxListReads,
       bounds: this.options.listBounds,
+      readBytes: query.readBytes,
       what: `${describeList(kind, query)} (GET ${KIND_INFO[kind].collection})`,
       expectedCount: query.expectedCount,
     };

@@ -1,7 +1,8 @@
 /**
  * What one read of a listing has seen (uids, repeats, every `totalCount`, shifted offsets) and
- * the bounds it holds the server to (DESIGN.md §4): items, pages and wall-clock time. A server
- * that claims or serves more is a ListingBoundError naming the listing (see paginate.ts).
+ * the bounds it holds the server to (DESIGN.md §4): items, pages, wall-clock time and the bytes
+ * of response bodies kept. A server that claims or serves more is a ListingBoundError naming the
+ * listing (see paginate.ts).
  */
 import { UserError } from '../model/errors.js';
 import type { FetchPage, Page } from './paginate.js';
@@ -14,13 +15,35 @@ export interface ListBounds {
   maxPages: number;
   /** Wall-clock time for a whole listing, re-reads included (default 10 minutes). */
   budgetMs: number;
+  /**
+   * Bytes of response bodies one read keeps (default 512 MiB), counted as the bodies' length in
+   * characters (their size in bytes, for the ASCII JSON the API sends): a listing's own, or all
+   * the listings that share one ReadBytes (every listing of an org's live read). The other bounds
+   * limit items and pages, not their size: pages of huge items would fill the heap inside them.
+   */
+  maxBytes: number;
 }
+
+/**
+ * The whole live read of a 100,000-resource org (bench/big-org.ts at scale 10) is ≈57 MB of
+ * response bodies; this is nine times that, and well inside Node's heap.
+ */
+const DEFAULT_MAX_READ_BYTES = 512 * 1024 * 1024;
 
 export const DEFAULT_LIST_BOUNDS: Readonly<ListBounds> = {
   maxItems: 1_000_000,
   maxPages: 10_000,
   budgetMs: 10 * 60_000,
+  maxBytes: DEFAULT_MAX_READ_BYTES,
 };
+
+/**
+ * The bytes of response bodies the listings of one read keep (ListBounds.maxBytes), shared by
+ * them: a read of an org makes one for all its listings; a listing without one counts its own.
+ */
+export interface ReadBytes {
+  kept: number;
+}
 
 /** A listing went past one of its bounds: the server claims or serves more than is believable. */
 export class ListingBoundError extends UserError {
@@ -38,6 +61,8 @@ export interface ReadLimits {
   what: string;
   /** `performance.now()` after which no page is requested any more. */
   deadline: number;
+  /** What this listing and those it shares a read with keep (bounded by `bounds.maxBytes`). */
+  readBytes: ReadBytes;
 }
 
 /** The page fetcher of one read, with every bound checked before and after each page. */
@@ -56,7 +81,14 @@ export function boundedFetch<T extends { uid: string }>(
     }
     if (ledger.pages >= bounds.maxPages)
       throw new ListingBoundError(what, `it went on past ${bounds.maxPages.toLocaleString('en-US')} pages`);
+    // Another listing of the read may have gone past the bound: no more pages for this one either.
+    if (opts.readBytes.kept > bounds.maxBytes) throw tooManyBytes(opts);
     const page = await fetchPage(request);
+    if (page.bytes !== undefined) {
+      ledger.bytes += page.bytes;
+      opts.readBytes.kept += page.bytes;
+      if (opts.readBytes.kept > bounds.maxBytes) throw tooManyBytes(opts);
+    }
     if (page.totalCount !== undefined && page.totalCount > bounds.maxItems) {
       throw new ListingBoundError(
         what,
@@ -71,6 +103,18 @@ export function boundedFetch<T extends { uid: string }>(
     }
     return page;
   };
+}
+
+function tooManyBytes({ bounds, what, readBytes }: ReadLimits): ListingBoundError {
+  return new ListingBoundError(
+    what,
+    `the read kept ${readBytes.kept.toLocaleString('en-US')} bytes of response bodies, more than the ${formatBytes(bounds.maxBytes)} (listBounds.maxBytes) one read may keep`,
+  );
+}
+
+function formatBytes(n: number): string {
+  const mib = 1024 * 1024;
+  return n % mib === 0 ? `${n / mib} MiB` : `${n.toLocaleString('en-US')} bytes`;
 }
 
 function countNew(items: readonly { uid: string }[], seen: ReadonlySet<string>): number {
@@ -95,6 +139,8 @@ export class ReadLedger<T extends { uid: string }> {
   /** The first sign that the listing holds more than its `totalCount` says (items or a token past it). */
   overrun: string | undefined;
   pages = 0;
+  /** Bytes of the response bodies this read took (its share of ReadBytes). */
+  bytes = 0;
 
   noteShift(offset: number, expected: string | undefined, found: string | undefined): void {
     this.shift ??=

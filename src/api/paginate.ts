@@ -26,11 +26,12 @@ import {
   DEFAULT_LIST_BOUNDS,
   type ListBounds,
   ListingBoundError,
+  type ReadBytes,
   ReadLedger,
   type ReadLimits,
 } from './listing-ledger.js';
 
-export { DEFAULT_LIST_BOUNDS, type ListBounds, ListingBoundError } from './listing-ledger.js';
+export { DEFAULT_LIST_BOUNDS, type ListBounds, ListingBoundError, type ReadBytes } from './listing-ledger.js';
 
 export const DEFAULT_PAGE_SIZE = 200;
 /** A total order every kind supports, so that `skip` offsets mean the same thing on every page. */
@@ -58,6 +59,8 @@ export interface Page<T> {
   items: T[];
   nextPageToken?: string;
   totalCount?: number;
+  /** The length of the response body it came from (ListBounds.maxBytes), when the fetcher knows it. */
+  bytes?: number;
 }
 
 export type FetchPage<T> = (request: PageRequest) => Promise<Page<T>>;
@@ -75,6 +78,8 @@ export interface PaginateOptions {
   maxReads?: number;
   /** Bounds of one listing (defaults: DEFAULT_LIST_BOUNDS). */
   bounds?: Partial<ListBounds>;
+  /** The response bytes kept, shared with the other listings of one read (default: this listing's own). */
+  readBytes?: ReadBytes;
   /** The listing, for errors: `list identities under <uid>`. */
   what?: string;
   /**
@@ -127,6 +132,7 @@ function resolveOptions(options: PaginateOptions): ResolvedOptions {
     what: options.what ?? 'a listing',
     expectedCount: options.expectedCount,
     deadline: performance.now() + bounds.budgetMs,
+    readBytes: options.readBytes ?? { kept: 0 },
   };
 }
 
@@ -386,6 +392,8 @@ export async function readListing<T extends { uid: string }>(
     problem = step.value;
     pages += ledger.pages;
     if (problem === undefined) return { items, consistent: true, reads: read, pages };
+    // The items of this read are dropped for the next one's: so are their bytes.
+    if (read < opts.maxReads) opts.readBytes.kept -= ledger.bytes;
   }
   return {
     items,

@@ -4,6 +4,7 @@
  */
 import type { ApiKind, Kind } from '../model/kinds.js';
 import type { SubResource } from '../model/kind-descriptor.js';
+import type { ReadBytes } from './listing-ledger.js';
 
 /** A resource as the API returns it (camelCase JSON). */
 export type ApiObject = Record<string, unknown> & { uid: string; createTime?: string; updateTime?: string };
@@ -26,6 +27,11 @@ export interface ListQuery {
    * pages that many need are asked for at once (paginate.ts, PaginateOptions.expectedCount).
    */
   expectedCount?: number;
+  /**
+   * Not sent: the response bytes kept by the listings of one read, shared so that they are
+   * bounded together (ListBounds.maxBytes); a listing without one is bounded on its own.
+   */
+  readBytes?: ReadBytes;
 }
 
 /** The outcome of reading a whole listing. */

@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import { ApiError } from '../api/errors.js';
 import type { ApiClient, ApiObject, ListResult } from '../api/types.js';
+import type { ReadBytes } from '../api/listing-ledger.js';
 import { loadManifests, type LoadOptions } from '../manifest/index.js';
 import { ManifestError, OrgNotVisibleError, UserError } from '../model/errors.js';
 import {
@@ -56,7 +57,7 @@ export async function readLiveState(client: ApiClient, options: ReadLiveStateOpt
   const reads = startReads(client, options);
   const org = await reads.org;
   if (org === null) return orgAbsent(client, options, reads.builtin);
-  const listings = reads.pinned ?? startListings(client, org.uid, reads.expected, options.onProgress);
+  const listings = reads.pinned ?? startListings(client, org.uid, reads.expected, reads.readBytes, options.onProgress);
   const builtin = await reads.builtin;
   const { resources, ambiguities, incomplete } = await buildAsListed(org, builtin, listings);
   await fetchSubResources(
@@ -83,23 +84,29 @@ interface StartedReads {
   org: Promise<ApiObject | null>;
   /** How many items each listing should hold if the org is as declared. */
   expected: ReadonlyMap<Kind, number>;
+  /** The response bytes every listing of this read keeps, bounded together (ListBounds.maxBytes). */
+  readBytes: ReadBytes;
   /** The listings of a pinned org, sent beside its lookup. */
   pinned?: StartedListings;
 }
 
 function startReads(client: ApiClient, options: ReadLiveStateOptions): StartedReads {
+  // Every listing of the read keeps its answers until the read is built: bounded together.
+  const readBytes: ReadBytes = { kept: 0 };
   // Built-ins are needed even for an empty org (bootstrap binds them), so start at once.
-  const builtin = readBuiltinRoles(client);
+  const builtin = readBuiltinRoles(client, readBytes);
   builtin.catch(() => undefined); // awaited later; keeps an early org error from leaving it unhandled
-  const org = findOrg(client, options.org);
+  const org = findOrg(client, options.org, readBytes);
   const expected = expectedListingCounts(options.expected ?? []);
   // A pinned org's uid is known: its listings go out beside the lookup that checks it exists (a
   // round trip sooner; they are only reads, and set aside if it does not). Else they wait for the
   // lookup, and the connections they will need are opened while it is in flight.
   const pinned =
-    options.org.uid !== undefined ? startListings(client, options.org.uid, expected, options.onProgress) : undefined;
+    options.org.uid !== undefined
+      ? startListings(client, options.org.uid, expected, readBytes, options.onProgress)
+      : undefined;
   if (!pinned) client.preconnect?.(expectedRequests(expected));
-  return { builtin, org, expected, ...(pinned ? { pinned } : {}) };
+  return { builtin, org, expected, readBytes, ...(pinned ? { pinned } : {}) };
 }
 
 /** No org of that name is visible: an error when it must exist, else an org to create (bootstrap). */
@@ -165,6 +172,7 @@ function startListings(
   client: ApiClient,
   orgUid: string,
   expected: ReadonlyMap<Kind, number>,
+  readBytes: ReadBytes,
   onProgress?: (done: number, total: number) => void,
 ): StartedListings {
   // A resource with its parent's uid (the org's account association) is no descendant of the
@@ -175,7 +183,7 @@ function startListings(
   ownedByOrg.catch(() => undefined);
   // Most kinds are listed under the org; one listed per parent (accepted terms) by the org's uid.
   const listings = LISTED_KINDS.map((kind) =>
-    client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind) }),
+    client.list(kind, { ...orgListQuery(kind, orgUid), expectedCount: expected.get(kind), readBytes }),
   );
   // Each kind's listing told as it is in (a progress line on a terminal).
   let done = 0;
@@ -199,7 +207,11 @@ function startListings(
  * The org root group: by pinned uid, else the one root group with that name. Several root
  * groups of one name are an error (never guessed at); none means the org is to be created.
  */
-export async function findOrg(client: ApiClient, org: { name: string; uid?: string }): Promise<ApiObject | null> {
+export async function findOrg(
+  client: ApiClient,
+  org: { name: string; uid?: string },
+  readBytes?: ReadBytes,
+): Promise<ApiObject | null> {
   if (org.uid !== undefined) {
     try {
       return await client.get('group', org.uid);
@@ -215,7 +227,7 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
       throw err;
     }
   }
-  const listing = await client.list('group', { name: org.name });
+  const listing = await client.list('group', { name: org.name, readBytes });
   if (!listing.consistent) {
     // Concluding "no such org" from a bad read would bootstrap a duplicate org.
     throw new UserError(
@@ -238,12 +250,15 @@ export async function findOrg(client: ApiClient, org: { name: string; uid?: stri
 }
 
 /** Built-in roles (flat uids, no parent) by name, from an unscoped role listing. */
-export async function readBuiltinRoles(client: ApiClient): Promise<{
+export async function readBuiltinRoles(
+  client: ApiClient,
+  readBytes?: ReadBytes,
+): Promise<{
   roles: Record<string, string>;
   capabilities: Record<string, readonly string[]>;
   incomplete: IncompleteRead[];
 }> {
-  const listing = await client.list('role');
+  const listing = await client.list('role', { readBytes });
   const roles: Record<string, string> = {};
   const capabilities: Record<string, readonly string[]> = {};
   for (const r of listing.items) {

@@ -110,6 +110,33 @@ describe('a listing against a server that lies about its size', () => {
     await bounded.close();
   });
 
+  it('endless pages of huge items stop at the bytes a read may keep, long before the heap fills (found by the review)', async () => {
+    // 50 items of 10 KB a page, new uids on every page, no totalCount, an endless token: within
+    // the item and page bounds, but the bytes grow without end (the review's pages were 30 MB).
+    let n = 0;
+    const description = 'x'.repeat(10_000);
+    const client = serve(
+      (req, res) => {
+        const page = n++;
+        const items = Array.from({ length: 50 }, (_, i) => ({
+          uid: uid(page * 50 + i + 1),
+          name: `big-${i}`,
+          description,
+        }));
+        envelope(req, res, items, { nextPageToken: `t${page + 1}` });
+      },
+      { listBounds: { maxBytes: 2_000_000 } },
+    );
+    const err = await rejection(client.list('identity'));
+    expect(err).toBeInstanceOf(ListingBoundError);
+    expect(err.message).toMatch(
+      /^list identities \(GET \/iam\/v2\/identities\): the read kept [\d,]+ bytes of response bodies, more than the 2,000,000 bytes \(listBounds\.maxBytes\) one read may keep; the listing was abandoned/,
+    );
+    // ≈500 KB a page: the fourth page goes past 2 MB, and no page is asked for after it.
+    expect(raw.seen).toHaveLength(4);
+    await client.close();
+  });
+
   it('plan against a server claiming a billion groups exits 1 naming the listing, with nothing written', async () => {
     raw.answer((req, res) =>
       envelope(req, res, [{ uid: uid(1), name: 'acme', createTime: '2026-01-01T00:00:00Z' }], {

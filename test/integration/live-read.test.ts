@@ -12,7 +12,9 @@ import type { ApiClient } from '../../src/api/types.js';
 import { UserError } from '../../src/model/errors.js';
 import type { LiveResource } from '../../src/model/resources.js';
 import { readLiveState } from '../../src/live/index.js';
-import { createTestClient, startTestEmulator } from './client-harness.js';
+import { createClient } from '../../src/api/client.js';
+import { startRewritingProxy } from '../support/rewriting-proxy.js';
+import { createTestClient, OWNER_TOKEN, startTestEmulator } from './client-harness.js';
 
 const D1 = `sha256:${'1'.repeat(64)}`;
 const D2 = `sha256:${'2'.repeat(64)}`;
@@ -328,6 +330,35 @@ describe('readLiveState', () => {
     }) as ApiClient['list'];
     await expect(readLiveState(failing, { org: { name: 'acme' } })).rejects.toThrow('the role binding listing failed');
     expect(listings).toContain('roleBinding');
+  });
+
+  it('bounds the bytes its listings keep together, not one by one (listBounds.maxBytes; found by the review)', async () => {
+    // Through a proxy that rewrites nothing, to weigh each listing's answers.
+    const proxy = await startRewritingProxy(emulator.url, (_request, body) => body);
+    onTestFinished(() => proxy.close());
+    const readThrough = async (maxBytes?: number) => {
+      const c = createClient({
+        baseUrl: proxy.url,
+        token: OWNER_TOKEN,
+        ...(maxBytes !== undefined ? { listBounds: { maxBytes } } : {}),
+      });
+      try {
+        return await readLiveState(c, { org: { name: 'acme' } });
+      } finally {
+        await c.close();
+      }
+    };
+    await readThrough();
+    // Every listing of the read (the org's lookup, the built-in roles, the org's kinds); not the GETs by uid.
+    const weights = proxy.exchanges.filter((e) => e.url.includes('page_size=')).map((e) => e.responseBody.length);
+    const total = weights.reduce((a, b) => a + b, 0);
+    const largest = Math.max(...weights);
+    expect(largest).toBeLessThan(total);
+    expect((await readThrough(total)).resources.length).toBeGreaterThan(10);
+    // A bound every listing keeps within alone, but not all of them together: the read stops, naming it.
+    await expect(readThrough(largest)).rejects.toThrow(
+      `bytes of response bodies, more than the ${largest.toLocaleString('en-US')} bytes (listBounds.maxBytes) one read may keep; the listing was abandoned`,
+    );
   });
 
   it('reports kinds whose listing never read back consistently as incomplete', async () => {

@@ -190,6 +190,19 @@ describe('readListing', () => {
     expect(cursor.problem).toMatch(/^page 3 carried no totalCount/);
   });
 
+  it('counts the bytes a read keeps, and gives back those of a read it drops for a re-read', async () => {
+    // An inconsistent listing of 100-byte pages under a bound of 150: each read keeps 100.
+    const fetchPage: FetchPage<Item> = async () => ({ items: items(2), totalCount: 3, bytes: 100 });
+    const readBytes = { kept: 0 };
+    const result = await readListing(fetchPage, { strategy: 'cursor', bounds: { maxBytes: 150 }, readBytes });
+    expect(result).toMatchObject({ consistent: false, reads: 3 });
+    expect(readBytes.kept).toBe(100);
+    // Shared with listings that keep 100 already: the first page goes past it.
+    await expect(readListing(fetchPage, { bounds: { maxBytes: 150 }, readBytes, what: 'list tags' })).rejects.toThrow(
+      'list tags: the read kept 200 bytes of response bodies, more than the 150 bytes (listBounds.maxBytes) one read may keep',
+    );
+  });
+
   it('reports a listing that never settles, with the reason', async () => {
     let n = 400;
     const { fetchPage } = arrayListing(() => items(n++));
