@@ -3,7 +3,7 @@
  * success must carry the JSON object its endpoint defines (only a DELETE answers with nothing),
  * a redirect is never followed (the token must not travel), an error's status says whether to
  * retry and whether the change may have happened; a list envelope must hold its items, each
- * with a uid, and a count.
+ * with a uid, and a count (one that is no count is an error; none at all, an unchecked read).
  */
 import { GRPC_CODES, type ApiError, type ErrorDetail } from './errors.js';
 import type { Page } from './paginate.js';
@@ -94,6 +94,8 @@ export function pageOfEnvelope<T extends ApiObject>(
   if (!Array.isArray(items) || items.some((i) => typeof (i as ApiObject)?.uid !== 'string')) {
     throw malformed(`the list envelope has no array "${info.plural}" of objects with a uid`);
   }
+  // An absent count is no error here: the read that holds the page is inconsistent, since it
+  // cannot be checked (listing-ledger.ts), and the plan refuses that kind's creates and deletes.
   const totalCount = parseTotalCount(envelope.totalCount);
   if (totalCount === null) {
     throw malformed(
