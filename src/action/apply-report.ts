@@ -5,7 +5,7 @@
  * points at them). A run that stopped before applying (a stale or refused plan, manifests that
  * differ from the reviewed plan's, invalid manifests, an old apply job re-run) says so and why.
  */
-import { escapeControl, escapeHtml } from '../io/escape.js';
+import { escapeControl, escapeHtml, markdownCode, markdownText } from '../io/escape.js';
 import type { AccessChange } from '../model/plan.js';
 import { accessChangesMarkdown } from '../views/plan-markdown.js';
 
@@ -107,10 +107,10 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
   const outcome = `**${exitcode === 0 ? 'Apply complete' : 'Apply incomplete'}: ${result.done.length} of ${total} steps done**${failed}${notRun}.`;
   lines.push(total === 0 ? '**No changes**: the org already matched the manifests.' : outcome, '');
   lines.push(...accessChangesMarkdown(access));
-  for (const f of result.failed) lines.push(`- ✗ \`${f.address}\`: ${escapeHtml(f.error)}`);
+  for (const f of result.failed) lines.push(`- ✗ ${markdownCode(f.address)}: ${markdownText(f.error)}`);
   for (const d of result.differs.slice(0, 50))
     lines.push(
-      `- ! \`${d.address}\` ${escapeHtml(d.field)}: the service holds ${escapeHtml(shown(d.answered))}, sent ${escapeHtml(shown(d.wrote))}`,
+      `- ! ${markdownCode(d.address)} ${markdownText(d.field)}: the service holds ${markdownText(shown(d.answered))}, sent ${markdownText(shown(d.wrote))}`,
     );
   if (result.differs.length > 0)
     lines.push('', 'The service kept other values than it was sent: `platform-sync plan` shows them as changes.');
@@ -122,7 +122,7 @@ export function applySummaryMarkdown(jsonLines: string, stderr: string, exitcode
       `<details><summary>${result.done.length} step${result.done.length === 1 ? '' : 's'} done</summary>`,
       '',
     );
-    for (const a of result.done) lines.push(`- \`${a}\``);
+    for (const a of result.done) lines.push(`- ${markdownCode(a)}`);
     lines.push('', '</details>');
   }
   return `${escapeControl(lines.join('\n'))}\n`;

@@ -43,14 +43,74 @@ export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** A table cell: no HTML, no code spans, no links (`[text](url)`), no cell breaks (`|`), one line. */
-export function markdownCell(text: string): string {
-  return escapeHtml(
-    text
-      .replace(/\\/g, '\\\\')
-      .replace(/[|`[\]]/g, (c) => `\\${c}`)
-      .replace(/\n/g, ' '),
-  );
+/**
+ * A zero-width space written as an HTML entity: GitHub shows it as nothing, and it breaks what
+ * GitHub would otherwise link or notify. It is the entity, not the character, because every
+ * markdown view ends with {@link escapeControl}, which writes a raw U+200B as `\u{200b}`.
+ * Renovate breaks `@mentions` and `#123` in the release notes it copies into pull requests the
+ * same way: GitHub renders `@&#8203;octocat` as "@octocat" without a link and without a ping.
+ */
+const ZWSP = '&#8203;';
+
+/**
+ * Untrusted text (live data, a manifest's value, a server's message) as markdown prose — a list
+ * item, a table cell, a quote — that GitHub renders as the text itself (DESIGN.md §4, §8): no
+ * HTML, no link or image, no code span, emphasis or strike-through, no table cell break, no
+ * heading or list opened by the text's first characters, one line; and nothing GitHub would
+ * autolink or turn into a notification: `@user` and `@org/team` (no ping), `http(s)://…` and
+ * `www.…` (no link), e-mail addresses (no mailto) and `#123` (no cross-reference in another
+ * repository's issue). Every markdown view puts every untrusted value through here or through
+ * {@link markdownCode}.
+ */
+export function markdownText(text: string): string {
+  const escaped = text
+    .replace(/\n/g, ' ')
+    // Backslash first: each escape below adds one. Markdown reads `\x` as x for any ASCII
+    // punctuation, so the rendered text is the input's.
+    .replace(/\\/g, '\\\\')
+    .replace(/[`*[\]|~$]/g, (c) => `\\${c}`)
+    // `_` emphasises only where it is not between two letters or digits (GFM's flanking rule):
+    // `account_associations` is left as it is.
+    .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
+    // What opens a block at the start of a line: a heading, a list item.
+    .replace(
+      /^(\s*)(#{1,6}|[-+]|\d{1,9}[.)])(?=\s|$)/,
+      (_, space: string, marker: string) => `${space}${marker.replace(/[#\-+.)]$/, (c) => `\\${c}`)}`,
+    );
+  // `#` before a digit first: the entity inserted holds one.
+  return escapeHtml(escaped)
+    .replace(/#(?=\d)/g, `#${ZWSP}`)
+    .replace(/@/g, `@${ZWSP}`)
+    .replace(/:\/\//g, `:${ZWSP}//`)
+    .replace(/\b(www)\./gi, `$1${ZWSP}.`);
+}
+
+/**
+ * Untrusted text as an inline code span that nothing in it can end (CommonMark §6.1): its fence
+ * is one backtick longer than the longest run of backticks inside, and it is padded with a space
+ * on each side (which the renderer strips) when the text holds a backtick or starts and ends with
+ * a space. HTML, links, `@mentions` and URLs are shown as they are, never rendered or linked:
+ * GitHub neither links nor notifies inside code. One line ({@link escapeValue}). In a table, use
+ * {@link markdownCodeCell}.
+ */
+export function markdownCode(text: string): string {
+  const value = escapeValue(text);
+  let longest = 0;
+  for (const run of value.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  // Two backticks with nothing between are text, not an empty span: an empty value shows as a space.
+  if (value === '') return '` `';
+  const pad = value.includes('`') || (/^ /.test(value) && / $/.test(value) && /[^ ]/.test(value));
+  return pad ? `${fence} ${value} ${fence}` : `${fence}${value}${fence}`;
+}
+
+/**
+ * {@link markdownCode} for a table cell: a `|` would end the cell even inside the code span, so it
+ * is written `\|`, which GFM tables (GitHub's cmark-gfm, markdown-it) read as a `|` of the cell,
+ * whatever precedes it, and show without the backslash.
+ */
+export function markdownCodeCell(text: string): string {
+  return markdownCode(text).replace(/\|/g, '\\|');
 }
 
 /**

@@ -4,7 +4,7 @@
  * resource after it — so everything derived from requests and responses passes through here.
  */
 
-import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownCell } from './escape.js';
+import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownText } from './escape.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -48,8 +48,10 @@ export function secretForms(secret: string): string[] {
     escapeHtml(secret),
     escapeHtml(j1),
     escapeHtml(escapeControl(secret)),
-    markdownCell(secret),
-    markdownCell(escapeValue(secret)),
+    markdownText(secret),
+    markdownText(escapeValue(secret)),
+    // In a code span (markdownCode) the value is as escapeValue writes it; in a table's, `|` is `\|`.
+    escapeValue(secret).replaceAll('|', '\\|'),
     ...base64Cores(secret),
   ];
   return [...new Set(forms)].sort((a, b) => b.length - a.length);

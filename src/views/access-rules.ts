@@ -7,6 +7,7 @@
 import type { AccessRuleResult } from '../model/access-rules.js';
 import { describeViolation } from '../access/rules.js';
 import { escapeValue } from './escape.js';
+import { markdownCode, markdownCodeCell, markdownText } from '../io/escape.js';
 
 const SHOWN = 20;
 
@@ -35,24 +36,22 @@ export function accessRulesLines(
   return out;
 }
 
-const cell = (text: string): string => escapeValue(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
-
 /** The rules as a markdown table with the violations below it, or nothing without rules. */
 export function accessRulesMarkdown(results: readonly AccessRuleResult[]): string[] {
   if (results.length === 0) return [];
   const out = ['#### Access rules', '', '| Rule | Scope | Result |', '|---|---|---|'];
   for (const r of results)
     out.push(
-      `| \`${cell(r.rule)}\` | \`${cell(r.scope)}\` | ${r.passed ? '✅ holds' : '❌ **broken**'}: ${cell(r.summary)} |`,
+      `| ${markdownCodeCell(r.rule)} | ${markdownCodeCell(r.scope)} | ${r.passed ? '✅ holds' : '❌ **broken**'}: ${markdownText(r.summary)} |`,
     );
   const broken = results.filter((r) => !r.passed);
   if (broken.length > 0) out.push('');
   for (const r of broken) {
     for (const v of r.violations.slice(0, SHOWN))
-      out.push(`- \`${cell(r.rule)}\`: ${cell(describeViolation(v, r.test))}`);
+      out.push(`- ${markdownCode(r.rule)}: ${markdownText(describeViolation(v, r.test))}`);
     if (r.violations.length > SHOWN)
       out.push(
-        `- \`${cell(r.rule)}\`: _… and ${r.violations.length - SHOWN} more: \`plan --format json\` has them all._`,
+        `- ${markdownCode(r.rule)}: _… and ${r.violations.length - SHOWN} more: \`plan --format json\` has them all._`,
       );
   }
   out.push('');

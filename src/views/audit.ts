@@ -11,7 +11,8 @@ import { styleText } from 'node:util';
 import { RULES, type AuditReport, type AuditRule, type Finding, type Severity } from '../audit/index.js';
 import type { SourceLocation } from '../model/resources.js';
 import { escapeControl, stringifyForOutput } from './escape.js';
-import { MARKDOWN_MAX_CHARS, inlineCode, markdownCell as cell } from './plan-markdown.js';
+import { MARKDOWN_MAX_CHARS } from './plan-markdown.js';
+import { markdownCode, markdownCodeCell, markdownText } from '../io/escape.js';
 
 /** A manifest location, its path escaped like a name (a file name holding a newline is one line). */
 const where = (l: SourceLocation | undefined): string => (l ? `${escapeValue(l.file)}:${l.line}:${l.column}` : '');
@@ -58,7 +59,7 @@ export function renderMarkdownAudit(
 ): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
   const lines = [
-    `### platform-sync access review of ${inlineCode(report.org.name)}`,
+    `### platform-sync access review of ${markdownCode(report.org.name)}`,
     '',
     `**${countLine(report)}**`,
     '',
@@ -70,7 +71,7 @@ export function renderMarkdownAudit(
       '#### How to fix',
       '',
       ...[...new Set(report.findings.map((f) => f.rule))].map(
-        (id) => `- ${inlineCode(id)}: ${cell(byId.get(id)?.help ?? '')}`,
+        (id) => `- ${markdownCode(id)}: ${markdownText(byId.get(id)?.help ?? '')}`,
       ),
     ];
     const reserve = help.join('\n').length + 400;
@@ -80,7 +81,7 @@ export function renderMarkdownAudit(
     let length = lines.join('\n').length;
     let shown = 0;
     for (const f of report.findings) {
-      const row = `| ${f.severity} | ${inlineCode(f.rule)} | ${inlineCode(cell(f.address))} | ${cell(f.message)} | ${f.location ? inlineCode(cell(where(f.location))) : 'live only'} |`;
+      const row = `| ${f.severity} | ${markdownCodeCell(f.rule)} | ${markdownCodeCell(f.address)} | ${markdownText(f.message)} | ${f.location ? markdownCodeCell(where(f.location)) : 'live only'} |`;
       if (length + row.length + 1 > maxChars - reserve) break;
       lines.push(row);
       length += row.length + 1;

@@ -13,7 +13,7 @@ import {
   type DriftReport,
 } from '../drift/drift-report.js';
 import { diffLines } from './step-lines.js';
-import { escapeHtml, inlineCode, markdownCell as escapeCell } from './plan-markdown.js';
+import { escapeHtml, markdownCode, markdownCodeCell, markdownText } from '../io/escape.js';
 import { escapeControl, escapeValue, stringifyForOutput } from './escape.js';
 import { paintFor, type Style } from './paint.js';
 import { admitsText, capabilitiesText, reachText } from './access.js';
@@ -147,7 +147,11 @@ export interface MarkdownDriftOptions {
 
 /** Markdown for `$GITHUB_STEP_SUMMARY` or an issue: a heading, one section per category. */
 export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftOptions = {}): string {
-  const lines: string[] = [`### platform-sync drift: org \`${report.org.name}\``, '', summarizeDrift(report)];
+  const lines: string[] = [
+    `### platform-sync drift: org ${markdownCode(report.org.name)}`,
+    '',
+    markdownText(summarizeDrift(report)),
+  ];
   const changed = report.items.filter((i) => i.category === 'changed');
   if (changed.length > 0) {
     lines.push(
@@ -160,7 +164,7 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     for (const item of changed) {
       for (const f of item.fields ?? []) {
         lines.push(
-          `| ${inlineCode(item.address)} | ${escapeCell(f.field)} | ${escapeCell(describeLive(f))} | ${escapeCell(describeManifest(f))} |`,
+          `| ${markdownCodeCell(item.address)} | ${markdownText(f.field)} | ${markdownText(describeLive(f))} | ${markdownText(describeManifest(f))} |`,
         );
       }
     }
@@ -181,21 +185,21 @@ export function renderMarkdownDrift(report: DriftReport, options: MarkdownDriftO
     );
     for (const a of report.access) {
       const admits = admitsText(a);
-      const principal = `${inlineCode(escapeCell(a.principal))}${admits !== undefined ? ` — **${escapeCell(admits)}**` : ''}`;
-      const added = a.added.length > 0 ? `➕ ${escapeCell(capabilitiesText(a.added, a.addedRole))}` : '';
+      const principal = `${markdownCodeCell(a.principal)}${admits !== undefined ? ` — **${markdownText(admits)}**` : ''}`;
+      const added = a.added.length > 0 ? `➕ ${markdownText(capabilitiesText(a.added, a.addedRole))}` : '';
       const notApplied = a.notApplied
-        ? `⏳ not applied yet: ${escapeCell(capabilitiesText(a.notApplied, a.removedRole))}`
+        ? `⏳ not applied yet: ${markdownText(capabilitiesText(a.notApplied, a.removedRole))}`
         : '';
       const removed =
-        a.removed.length > 0 ? `➖ ${escapeCell(capabilitiesText(a.removed, a.removedRole))}` : notApplied;
+        a.removed.length > 0 ? `➖ ${markdownText(capabilitiesText(a.removed, a.removedRole))}` : notApplied;
       lines.push(
-        `| ${principal} | ${inlineCode(escapeCell(a.scope))} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${added} | ${removed} |`,
+        `| ${principal} | ${markdownCodeCell(a.scope)} | ${a.groups} group${a.groups === 1 ? '' : 's'} | ${added} | ${removed} |`,
       );
     }
   }
   if (report.notes.length > 0) {
     lines.push('', '#### Notes', '');
-    for (const note of report.notes) lines.push(`- ${escapeHtml(note)}`);
+    for (const note of report.notes) lines.push(`- ${markdownText(note)}`);
   }
   if (options.planMarkdown && !report.inSync) {
     lines.push(
@@ -219,15 +223,15 @@ export function renderMarkdownDriftFailure(reason: string): string {
   const [first = '', ...rest] = reason.split('\n');
   const detail = rest.join('\n').replace(/\s+$/, '');
   const block = detail.trim() === '' ? '' : `\n<pre>\n${escapeHtml(detail)}\n</pre>\n`;
-  return escapeControl(`### platform-sync drift check failed\n\ndrift check failed: ${escapeHtml(first)}\n${block}`);
+  return escapeControl(`### platform-sync drift check failed\n\ndrift check failed: ${markdownText(first)}\n${block}`);
 }
 
 function describeItemMarkdown(item: DriftItem): string {
-  const parts = [inlineCode(item.address)];
-  if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${inlineCode(item.uid)})`);
-  if (item.source) parts.push(`— declared at ${inlineCode(formatSourceLocation(item.source))}`);
+  const parts = [markdownCode(item.address)];
+  if (item.uid && item.category === 'unmanaged') parts.push(`(uid ${markdownCode(item.uid)})`);
+  if (item.source) parts.push(`— declared at ${markdownCode(formatSourceLocation(item.source))}`);
   if (item.beneath?.length) parts.push(`and ${countOf(item.beneath.length, 'resource')} beneath it`);
-  if (item.detail) parts.push(`— ${escapeHtml(item.detail)}`);
+  if (item.detail) parts.push(`— ${markdownText(item.detail)}`);
   return parts.join(' ');
 }
 

@@ -5,7 +5,7 @@
  * says what was left out.
  */
 import { accessRulesMarkdown } from './access-rules.js';
-import { escapeControl, escapeValue } from './escape.js';
+import { escapeControl } from './escape.js';
 import { countLabel, KINDS, type Kind } from '../model/kinds.js';
 import type { AccessChange, Plan, PlanStep } from '../model/plan.js';
 import { renderStepLines, summaryLine, type LineTone } from './step-lines.js';
@@ -55,14 +55,10 @@ function kindSummary(steps: readonly PlanStep[]): string {
     .join(', ');
 }
 
-/** Inline code that survives backticks in the text. */
-export { escapeHtml, markdownCell } from '../io/escape.js';
-import { markdownCell as cell } from '../io/escape.js';
+// Every untrusted value goes into the comment as code (addresses, names) or as escaped text
+// (messages, live values): nothing from live or a manifest is rendered as markdown or HTML.
+import { markdownCode, markdownCodeCell, markdownText } from '../io/escape.js';
 import { ACCESS_SHOWN, admitsText, capabilitiesText } from './access.js';
-
-export function inlineCode(text: string): string {
-  return text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``;
-}
 
 /**
  * The plan's access changes as a markdown table (its heading, rows, a note of what is not shown
@@ -74,14 +70,14 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
   const out = ['#### Access changes', '', '| Principal | Scope | Reach | Gained | Lost |', '|---|---|---|---|---|'];
   for (const c of access.slice(0, ACCESS_SHOWN)) {
     const admits = admitsText(c);
-    const principal = `${inlineCode(cell(c.principal))}${admits !== undefined ? ` — **${cell(admits)}**` : ''}`;
+    const principal = `${markdownCodeCell(c.principal)}${admits !== undefined ? ` — **${markdownText(admits)}**` : ''}`;
     const gained =
       c.gained.length > 0
-        ? `➕ ${cell(capabilitiesText(c.gained, c.gainedRole))}${c.obtains !== undefined ? ` — **${cell(c.obtains)}**` : ''}`
+        ? `➕ ${markdownText(capabilitiesText(c.gained, c.gainedRole))}${c.obtains !== undefined ? ` — **${markdownText(c.obtains)}**` : ''}`
         : '';
-    const lost = c.lost.length > 0 ? `➖ ${cell(capabilitiesText(c.lost, c.lostRole))}` : '';
+    const lost = c.lost.length > 0 ? `➖ ${markdownText(capabilitiesText(c.lost, c.lostRole))}` : '';
     out.push(
-      `| ${principal} | ${inlineCode(cell(c.scope))} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`,
+      `| ${principal} | ${markdownCodeCell(c.scope)} | ${c.groups} group${c.groups === 1 ? '' : 's'} | ${gained} | ${lost} |`,
     );
   }
   if (access.length > ACCESS_SHOWN)
@@ -93,14 +89,14 @@ export function accessChangesMarkdown(access: readonly AccessChange[]): string[]
 export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}): string {
   const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
   const head: string[] = [
-    `### platform-sync plan for ${inlineCode(plan.org.name)}`,
+    `### platform-sync plan for ${markdownCode(plan.org.name)}`,
     '',
     `**${summaryLine(plan.summary, plan.untargeted, plan.refusals.length > 0)}**`,
     '',
   ];
   if (plan.refusals.length > 0) {
     head.push('> [!CAUTION]', '> **This plan is refused: apply will not run it.**', '>');
-    for (const r of plan.refusals) head.push(`> - ${escapeValue(r.message)}`);
+    for (const r of plan.refusals) head.push(`> - ${markdownText(r.message)}`);
     head.push('');
   }
   head.push(...accessRulesMarkdown(plan.accessRules ?? []));
@@ -114,7 +110,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
           ? `pending until ${m.expirationTime ?? '?'}`
           : `➕ invited until ${m.expirationTime ?? '?'}${m.replaces ? ` (replaces ${m.reinvited ? 'the open invite: --reinvite' : 'an expired invite'})` : ''}`;
       head.push(
-        `| ${inlineCode(cell(m.email))} | ${inlineCode(cell(m.role))} | ${inlineCode(cell(m.group))} | ${cell(state)} |`,
+        `| ${markdownCodeCell(m.email)} | ${markdownCodeCell(m.role)} | ${markdownCodeCell(m.group)} | ${markdownText(state)} |`,
       );
     }
     if (members.length > ACCESS_SHOWN)
@@ -128,7 +124,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
       `> **This plan renames ${renames.length} resource${renames.length === 1 ? '' : 's'} in place** (same uid; everything beneath and every binding kept):`,
       '>',
     );
-    for (const s of renames) head.push(`> - ${inlineCode(s.previousAddress!)} → ${inlineCode(s.address)}`);
+    for (const s of renames) head.push(`> - ${markdownCode(s.previousAddress!)} → ${markdownCode(s.address)}`);
     head.push('');
   }
   const deletes = plan.steps.filter((s) => s.action === 'delete');
@@ -142,13 +138,13 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownPlanOptions = {}
       '>',
     );
     for (const s of deletes.slice(0, DELETES_NAMED))
-      head.push(`> - ${inlineCode(s.address)}${s.reason ? ` (${s.reason})` : ''}`);
+      head.push(`> - ${markdownCode(s.address)}${s.reason ? ` (${markdownText(s.reason)})` : ''}`);
     if (deletes.length > DELETES_NAMED)
       head.push(`> - … and ${deletes.length - DELETES_NAMED} more (in the details below)`);
     head.push('');
   }
   if (plan.warnings.length > 0) {
-    head.push('**Warnings**', '', ...plan.warnings.map((w) => `- ${w}`), '');
+    head.push('**Warnings**', '', ...plan.warnings.map((w) => `- ${markdownText(w)}`), '');
   }
   let out = `${head.join('\n')}\n`;
   let shown = 0;

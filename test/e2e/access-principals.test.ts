@@ -154,7 +154,8 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     );
     const md = await cli(['plan', file(), '--format', 'markdown']);
     expect(md.stdout).toContain(
-      '— **identity:release-bot now also accepts subjectPattern "repo:.*" — any GitHub workflow** | `org` |',
+      // `*` escaped: the pattern reads as itself, not as emphasis.
+      '— **identity:release-bot now also accepts subjectPattern "repo:.\\*" — any GitHub workflow** | `org` |',
     );
     const json = JSON.parse((await cli(['plan', file(), '--format', 'json'])).stdout) as {
       accessChanges: { principal: string; identity: string; causes: string[] }[];

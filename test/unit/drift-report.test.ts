@@ -373,7 +373,8 @@ describe('drift renderers', () => {
 describe('renderMarkdownDriftFailure', () => {
   it('says the check failed and why: the first line, then every further line in a block, HTML escaped', () => {
     expect(renderMarkdownDriftFailure('cannot reach http://127.0.0.1:9 <ECONNREFUSED>')).toBe(
-      '### platform-sync drift check failed\n\ndrift check failed: cannot reach http://127.0.0.1:9 &lt;ECONNREFUSED&gt;\n',
+      // The URL is not linked (a zero-width space after its scheme): the reason is untrusted text.
+      '### platform-sync drift check failed\n\ndrift check failed: cannot reach http:&#8203;//127.0.0.1:9 &lt;ECONNREFUSED&gt;\n',
     );
     expect(renderMarkdownDriftFailure('2 problems in the manifests:\na.yaml:1:1: <bad>\nb.yaml:2:3: worse\n')).toBe(
       '### platform-sync drift check failed\n\ndrift check failed: 2 problems in the manifests:\n\n<pre>\na.yaml:1:1: &lt;bad&gt;\nb.yaml:2:3: worse\n</pre>\n',

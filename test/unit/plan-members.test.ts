@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDrift } from '../../src/drift/drift-report.js';
 import { renderMarkdownDrift, renderTextDrift } from '../../src/views/drift.js';
-import { markdownCell } from '../../src/io/escape.js';
+import { markdownText } from '../../src/io/escape.js';
 import { renderMarkdownPlan } from '../../src/views/plan-markdown.js';
 import { plan } from '../../src/plan/index.js';
 import type { DesiredMember, DesiredState, LiveResource } from '../../src/model/resources.js';
@@ -262,8 +262,9 @@ describe('plan: members', () => {
     expect(renderTextDrift(drift, { color: false })).toContain(
       '      Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired',
     );
+    // In markdown an @ is followed by a zero-width space (no mailto link, no mention: src/io/escape.ts).
     expect(renderMarkdownDrift(drift)).toContain(
-      '— Carol@acme.dev (viewer on group:eng) did not accept their invite before it expired: apply deletes it and invites them again',
+      '— Carol@&#8203;acme.dev (viewer on group:eng) did not accept their invite before it expired: apply deletes it and invites them again',
     );
   });
 
@@ -283,8 +284,8 @@ describe('plan: members', () => {
       .join('');
     expect(outsideFences).not.toContain('Approve now');
     // And a table cell never holds a link, whatever text reaches it.
-    expect(markdownCell('[Approve now](https://evil.example/login)')).toBe(
-      '\\[Approve now\\](https://evil.example/login)',
+    expect(markdownText('[Approve now](https://evil.example/login)')).toBe(
+      '\\[Approve now\\](https:&#8203;//evil.example/login)',
     );
   });
 

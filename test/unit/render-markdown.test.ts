@@ -63,6 +63,28 @@ describe('renderMarkdownPlan', () => {
     );
   });
 
+  it('escapes the untrusted text of delete reasons, warnings and refusals: no HTML, link or @mention (found by the review)', () => {
+    const hostile = '<img src=https://evil.example/p.png> [click](https://evil.example) @octocat';
+    const p = scenarioPlan();
+    const md = renderMarkdownPlan({
+      ...p,
+      steps: p.steps.map((s) => (s.action === 'delete' ? { ...s, reason: hostile } : s)),
+      warnings: [hostile],
+      refusals: [{ rule: 'declared-twice', message: hostile, addresses: [] }],
+    });
+    const escaped =
+      '&lt;img src=https:&#8203;//evil.example/p.png&gt; \\[click\\](https:&#8203;//evil.example) @&#8203;octocat';
+    expect(md).toContain(`> - \`repo:legacy\` (${escaped})`);
+    expect(md).toContain(`\n- ${escaped}\n`);
+    expect(md).toContain(`> - ${escaped}\n`);
+    // Raw only inside the fenced ```diff blocks, where it is code.
+    const outsideFences = md
+      .split(/^`{3,}.*$/m)
+      .filter((_, i) => i % 2 === 0)
+      .join('');
+    expect(outsideFences).not.toContain('<img');
+  });
+
   it('fences code so that a readme holding ``` cannot break out', () => {
     const md = renderMarkdownPlan(
       plan(desiredState([r.repo('', 'x', { readme: '# x\n```sh\nrun\n```\n' })]), emptyLive(), { bootstrap: true }),
