@@ -150,17 +150,23 @@ function setOutputs(env: NodeJS.ProcessEnv, door: Output, outputs: Record<string
 /**
  * The secrets-env input: `NAME=value` a line (blank lines and `#` comments skipped), every name a
  * PLATFORM_SYNC_SECRET_* variable (the only ones a manifest can name); a message saying what is
- * wrong otherwise — never the value.
+ * wrong otherwise. The message names the line by its number and shows nothing of it (found by the
+ * review): a line that is not `NAME=value` may be a value pasted alone, and what comes before its
+ * first `=` may be the value too (base64 ends in `=`), which the log's masking of the whole secret
+ * would not catch.
  */
 export function secretsEnvOf(text: string): Record<string, string> | string {
   const out: Record<string, string> = {};
+  const expected =
+    'expected PLATFORM_SYNC_SECRET_<NAME>=value, one a line (the only variables a manifest can name); the line is not shown, as it may hold a secret';
   for (const [i, raw] of text.split(/\r?\n/).entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const eq = line.indexOf('=');
-    const name = eq < 0 ? line : line.slice(0, eq).trim();
-    if (eq < 0 || !/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/.test(name))
-      return `secrets-env line ${i + 1}: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name)${/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `, got ${name}` : ''}`;
+    if (eq < 0) return `line ${i + 1} of secrets-env has no "=": ${expected}`;
+    const name = line.slice(0, eq).trim();
+    if (!/^PLATFORM_SYNC_SECRET_[A-Z0-9_]+$/.test(name))
+      return `line ${i + 1} of secrets-env: what comes before its first "=" is not a name PLATFORM_SYNC_SECRET_<NAME> (capital letters, digits and _): ${expected}`;
     out[name] = line.slice(eq + 1);
   }
   return out;

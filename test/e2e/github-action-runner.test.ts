@@ -93,9 +93,40 @@ describe('the action runner: gates, secrets and invite codes', () => {
     );
     expect(refused.exitcode).toBe(1);
     expect(refused.stderr).toContain(
-      'secrets-env line 1: expected PLATFORM_SYNC_SECRET_<NAME>=value (the only variables a manifest can name), got PLATFORM_TOKEN',
+      'line 1 of secrets-env: what comes before its first "=" is not a name PLATFORM_SYNC_SECRET_<NAME> (capital letters, digits and _): expected PLATFORM_SYNC_SECRET_<NAME>=value, one a line (the only variables a manifest can name); the line is not shown, as it may hold a secret',
     );
     expect(refused.stderr).not.toContain('stolen-token-value');
+  });
+
+  it('secrets-env: a line that is not NAME=value is named by its number, and nothing of it is printed (found by the review)', async () => {
+    const { dir } = scratch('secrets-env-pasted', 'apiVersion: platform-sync/v1\norg:\n  name: pasted\n');
+    const before = suite.emulator.requestLog.length;
+    // A base64 value pasted without its name: what precedes its first "=" is all of it but the padding,
+    // which the runner's masking of the whole secret would miss. And a value that looks like a name.
+    for (const [given, secret, why] of [
+      [
+        'PLATFORM_SYNC_SECRET_A=one\nc2VjcmV0dmFsdWUxMjM0NTY3OA==\n',
+        'c2VjcmV0dmFsdWUxMjM0NTY3OA',
+        'line 2 of secrets-env: what comes before',
+      ],
+      [
+        '# pasted\nOkta_Client_Secret_9f8e7d6c5b4a\n',
+        'Okta_Client_Secret_9f8e7d6c5b4a',
+        'line 2 of secrets-env has no "="',
+      ],
+    ]) {
+      const refused = await runStep(
+        { command: 'apply', paths: dir },
+        { ...suite.env, PS_SECRETS_ENV: given! },
+        temp.dir,
+      );
+      expect(refused.exitcode).toBe(1);
+      expect(refused.stdout + refused.stderr).not.toContain(secret!.slice(0, 12));
+      expect(refused.stderr).toContain(why);
+      expect(refused.stderr).toContain('expected PLATFORM_SYNC_SECRET_<NAME>=value');
+    }
+    // Refused before anything was read or sent.
+    expect(suite.emulator.requestLog.length).toBe(before);
   });
 
   it('invite-codes: apply keeps each code in the named file, masks it in the log before anything else, and shows it nowhere', async () => {
