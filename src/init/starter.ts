@@ -11,9 +11,9 @@
  */
 import { lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readPackageText, readTextSyncBounded } from '../io/read-file.js';
+import { readFileSyncBounded, readPackageText } from '../io/read-file.js';
 import { environmentRedactor } from '../io/redact.js';
-import { makeUserDirectory, writeUserFile, type Redactor } from '../io/write-file.js';
+import { appendToExistingFile, makeUserDirectory, writeUserFile, type Redactor } from '../io/write-file.js';
 import { findPackageFile, packageVersion } from '../io/package-file.js';
 import { NAME_PATTERN_SOURCE } from '../model/vocabulary.js';
 import { UserError } from '../model/errors.js';
@@ -70,15 +70,17 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
     if (exists && file.path === '.gitignore') {
       // An existing .gitignore is kept, with the lines it lacks added at its end: without them a
       // `git add -A` after `apply --invite-codes invites.jsonl` commits every code.
-      const text = readTextSyncBounded(path, { maxBytes: 1024 * 1024 });
-      const have = new Set(text.split(/\r?\n/).map((l) => l.trim()));
-      const added = IGNORED.filter((line) => !have.has(line));
+      const bytes = readFileSyncBounded(path, { maxBytes: 1024 * 1024 });
+      const added = missingLines(bytes, IGNORED);
       if (added.length > 0) {
-        writeUserFile(
+        const endsLine = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
+        // Appended, never rewritten (DESIGN.md rev 5): the user's bytes stay as they are, whatever
+        // their encoding, and pass through no redaction (a line of theirs equal to a secret is theirs).
+        appendToExistingFile(
           path,
-          `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`,
+          `${endsLine ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`,
           file.path,
-          { redact },
+          redact,
         );
         result.updated.push({ path: file.path, added });
       } else result.kept.push(file.path);
@@ -93,6 +95,21 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
     result.written.push(file.path);
   }
   return result;
+}
+
+/**
+ * The lines of `wanted` that the file's bytes do not hold as a line (surrounding blanks and a CR
+ * ignored). The bytes are read as latin1, one character a byte: a .gitignore in any encoding, or
+ * none, is compared byte for byte, never misread as UTF-8 (the lines wanted are ASCII).
+ */
+function missingLines(bytes: Buffer, wanted: readonly string[]): string[] {
+  const have = new Set(
+    bytes
+      .toString('latin1')
+      .split('\n')
+      .map((l) => l.trim()),
+  );
+  return wanted.filter((line) => !have.has(line));
 }
 
 /**

@@ -299,6 +299,27 @@ export function appendUserFile(path: string, text: string, what: string, redact:
   }
 }
 
+/**
+ * Appends redacted text to the end of a file that exists (init's lines at the end of a user's
+ * .gitignore): the bytes already there are not read, decoded or rewritten. A symbolic link put at
+ * the path is refused (O_NOFOLLOW: ELOOP), never written through. A failure is a UserError naming
+ * `what`, the path and why.
+ */
+export function appendToExistingFile(path: string, text: string, what: string, redact: Redactor): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | (constants.O_NOFOLLOW ?? 0));
+    const bytes = Buffer.from(redact(text), 'utf8');
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+  } catch (err) {
+    const why =
+      (err as NodeJS.ErrnoException).code === 'ELOOP' ? `${path} is a symbolic link` : describeWriteError(err, path);
+    throw new UserError('FILE_WRITE', `cannot append ${what} to ${path}: ${why}`, { cause: err });
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** Makes a directory (and its parents); a failure is a UserError naming `what`, the path and why. */
 export function makeUserDirectory(dir: string, what: string): void {
   try {

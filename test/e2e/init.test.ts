@@ -117,6 +117,28 @@ describe('platform-sync init', () => {
     expect(again.stdout).toContain('kept   .gitignore');
   });
 
+  it('appends to an existing .gitignore and leaves its bytes as they are: not UTF-8, a line equal to a secret, no newline at the end (found by the review)', async () => {
+    const here = join(temp.dir, 'latin1-gitignore');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(here);
+    const token = 'init-gitignore-token-5a7c9e';
+    // café-notes.txt in latin1 (byte e9, not UTF-8), a line that is the token, and `plan.json` as the last line, unended.
+    const before = Buffer.concat([
+      Buffer.from('build/\ncaf', 'latin1'),
+      Buffer.from([0xe9]),
+      Buffer.from(`-notes.txt\n${token}/\nplan.json`, 'latin1'),
+    ]);
+    writeFileSync(join(here, '.gitignore'), before);
+    const run = await runCli(['init', '.', '--org', 'acme'], { cwd: here, env: { PLATFORM_TOKEN: token } });
+    expect(run.code, run.stderr).toBe(0);
+    const after = readFileSync(join(here, '.gitignore'));
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    // A newline first (the file did not end with one), then only the lines it lacked: plan.json it has.
+    expect(after.subarray(before.length).toString('latin1')).toBe(
+      '\n# platform-sync: invite codes, saved plans and emulator state stay out of git\n.platform-sync/\ninvites*.jsonl\n',
+    );
+  });
+
   it('never writes through a symbolic link: a .gitignore that links elsewhere, or a .github that does, is reported and left alone (issue 60)', async () => {
     const { lstatSync, mkdirSync, readlinkSync, symlinkSync } = await import('node:fs');
     const here = join(temp.dir, 'linked');
