@@ -72,17 +72,21 @@ export function markdownText(text: string): string {
     // `_` emphasises only where it is not between two letters or digits (GFM's flanking rule):
     // `account_associations` is left as it is.
     .replace(/(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, '\\_')
-    // What opens a block at the start of a line: a heading, a list item.
-    .replace(
-      /^(\s*)(#{1,6}|[-+]|\d{1,9}[.)])(?=\s|$)/,
-      (_, space: string, marker: string) => `${space}${marker.replace(/[#\-+.)]$/, (c) => `\\${c}`)}`,
+    // What opens a block at the start of a line: a heading, a list item, a rule (`- --`).
+    .replace(/^[-+#]|^(\d{1,9})([.)])(?=\s|$)/, (marker: string, digits?: string, dot?: string) =>
+      digits === undefined ? `\\${marker}` : `${digits}\\${dot}`,
     );
   // `#` before a digit first: the entity inserted holds one.
-  return escapeHtml(escaped)
-    .replace(/#(?=\d)/g, `#${ZWSP}`)
-    .replace(/@/g, `@${ZWSP}`)
-    .replace(/:\/\//g, `:${ZWSP}//`)
-    .replace(/\b(www)\./gi, `$1${ZWSP}.`);
+  return (
+    escapeHtml(escaped)
+      .replace(/#(?=\d)/g, `#${ZWSP}`)
+      .replace(/@/g, `@${ZWSP}`)
+      .replace(/:\/\//g, `:${ZWSP}//`)
+      // Anywhere, not at a word's start alone: GFM links `_www.x` too.
+      .replace(/(www)\./gi, `$1${ZWSP}.`)
+      // Leading blanks would indent the line into a code block: the first one as an entity.
+      .replace(/^[ \t]/, (c) => (c === ' ' ? '&#32;' : '&#9;'))
+  );
 }
 
 /**

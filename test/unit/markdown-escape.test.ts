@@ -36,8 +36,8 @@ describe('markdownText', () => {
   });
 
   it('breaks @mentions, team mentions, e-mail addresses, URLs, www. and #123 with a zero-width space entity', () => {
-    expect(markdownText('@octocat @acme/admins me@x.dev https://evil.example www.evil.example #12')).toBe(
-      '@&#8203;octocat @&#8203;acme/admins me@&#8203;x.dev https:&#8203;//evil.example www&#8203;.evil.example #&#8203;12',
+    expect(markdownText('@octocat @acme/admins me@x.dev https://evil.example www.evil.example a_www.x #12')).toBe(
+      '@&#8203;octocat @&#8203;acme/admins me@&#8203;x.dev https:&#8203;//evil.example www&#8203;.evil.example a_www&#8203;.x #&#8203;12',
     );
   });
 
@@ -51,7 +51,10 @@ describe('markdownText', () => {
     expect(markdownText('# x')).toBe('\\# x');
     expect(markdownText('- x')).toBe('\\- x');
     expect(markdownText('1. x')).toBe('1\\. x');
-    expect(markdownText('--target x')).toBe('--target x');
+    // `- --` would be a rule, and a line indented four columns code.
+    expect(markdownText('--')).toBe('\\--');
+    expect(markdownText('    x')).toBe('&#32;   x');
+    expect(markdownText('\tx')).toBe('&#9;x');
     expect(markdownText('a\n\n## b')).toBe('a  ## b');
   });
 

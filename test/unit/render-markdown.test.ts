@@ -58,7 +58,7 @@ describe('renderMarkdownPlan', () => {
       plan(desiredState([r.repo('', 'x', { description: 'new' })]), live, { targets: ['repo:y'] }),
     );
     expect(md).toBe(
-      '### platform-sync plan for `acme`\n\n**Nothing planned: the plan is refused.**\n\n> [!CAUTION]\n> **This plan is refused: apply will not run it.**\n>\n> - --target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n\n**Warnings**\n\n' +
+      '### platform-sync plan for `acme`\n\n**Nothing planned: the plan is refused.**\n\n> [!CAUTION]\n> **This plan is refused: apply will not run it.**\n>\n> - \\--target repo:y matches nothing: no resource the manifests declare or the org holds has such an address (a typo?)\n\n**Warnings**\n\n' +
         '- 1 other change is not in this plan because of --target\n',
     );
   });
