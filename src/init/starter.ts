@@ -74,11 +74,18 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
       const added = missingLines(bytes, IGNORED);
       if (added.length > 0) {
         const endsLine = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a;
+        // The file's own line ending (a Windows user's CRLF), so that the file keeps one.
+        const eol = bytes.includes('\r\n') ? '\r\n' : '\n';
         // Appended, never rewritten (DESIGN.md rev 5): the user's bytes stay as they are, whatever
         // their encoding, and pass through no redaction (a line of theirs equal to a secret is theirs).
         appendToExistingFile(
           path,
-          `${endsLine ? '' : '\n'}# platform-sync: invite codes, saved plans and emulator state stay out of git\n${added.join('\n')}\n`,
+          [
+            ...(endsLine ? [] : ['']),
+            '# platform-sync: invite codes, saved plans and emulator state stay out of git',
+            ...added,
+            '',
+          ].join(eol),
           file.path,
           redact,
         );
@@ -98,14 +105,16 @@ export function writeStarter(dir: string, org: string, redact: Redactor = enviro
 }
 
 /**
- * The lines of `wanted` that the file's bytes do not hold as a line (surrounding blanks and a CR
- * ignored). The bytes are read as latin1, one character a byte: a .gitignore in any encoding, or
+ * The lines of `wanted` that the file's bytes do not hold as a line (surrounding blanks, a CR and
+ * a byte order mark ignored). The bytes are read as latin1, one character a byte: a .gitignore in any encoding, or
  * none, is compared byte for byte, never misread as UTF-8 (the lines wanted are ASCII).
  */
 function missingLines(bytes: Buffer, wanted: readonly string[]): string[] {
   const have = new Set(
     bytes
       .toString('latin1')
+      // A UTF-8 byte order mark, which git skips, is not part of the first line.
+      .replace(/^\xef\xbb\xbf/, '')
       .split('\n')
       .map((l) => l.trim()),
   );

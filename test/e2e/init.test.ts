@@ -139,6 +139,21 @@ describe('platform-sync init', () => {
     );
   });
 
+  it('reads an existing .gitignore as git does (a byte order mark skipped) and appends in its line endings (CRLF)', async () => {
+    const here = join(temp.dir, 'crlf-gitignore');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(here);
+    const before = Buffer.from('\xef\xbb\xbf.platform-sync/\r\nbuild/\r\n', 'latin1');
+    writeFileSync(join(here, '.gitignore'), before);
+    const run = await runCli(['init', '.', '--org', 'acme'], { cwd: here });
+    expect(run.code, run.stderr).toBe(0);
+    const after = readFileSync(join(here, '.gitignore'));
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    expect(after.subarray(before.length).toString('latin1')).toBe(
+      '# platform-sync: invite codes, saved plans and emulator state stay out of git\r\nplan.json\r\ninvites*.jsonl\r\n',
+    );
+  });
+
   it('never writes through a symbolic link: a .gitignore that links elsewhere, or a .github that does, is reported and left alone (issue 60)', async () => {
     const { lstatSync, mkdirSync, readlinkSync, symlinkSync } = await import('node:fs');
     const here = join(temp.dir, 'linked');
