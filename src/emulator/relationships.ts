@@ -8,6 +8,7 @@
  */
 import { lazyRequire } from '../util/lazy-require.js';
 import { componentValidator, identityServicePrincipals } from './contract.js';
+import type { FieldViolation } from './failures.js';
 
 /** The relationship fields of an identity (the contract's Identity members that say who it stands for). */
 export const RELATIONSHIPS = ['claimMatch', 'awsIdentity', 'staticKeys', 'servicePrincipal'] as const;
@@ -137,4 +138,44 @@ export function relationshipViolation(field: Relationship, value: unknown): stri
     (field === 'claimMatch' ? claimMatch(value) : field === 'awsIdentity' ? awsIdentity(value) : staticKeys(value)) ??
     null
   );
+}
+
+/**
+ * What is wrong with part of a relationship, as a PATCH sends it beside a mask that names some
+ * of its paths, or none (the contract's `*Partial` schemas say which members exist and their
+ * types): every pattern sent must be RE2 (DESIGN.md §2), applied or not. Null when all are.
+ */
+function partialRelationshipViolation(value: unknown): string | null {
+  if (!isObject(value)) return null; // not an object: the contract's schema names it
+  for (const [member, pattern] of Object.entries(value)) {
+    if (!member.endsWith('Pattern') || typeof pattern !== 'string') continue;
+    const why = notRe2(pattern);
+    if (why !== undefined) return `${member} ${JSON.stringify(pattern)} is not a valid RE2 regular expression (${why})`;
+  }
+  if (!isObject(value.claimPatterns)) return null;
+  for (const [claim, pattern] of Object.entries(value.claimPatterns)) {
+    const why = typeof pattern === 'string' ? notRe2(pattern) : undefined;
+    if (why !== undefined)
+      return `claimPatterns.${claim} ${JSON.stringify(pattern)} is not a valid RE2 regular expression (${why})`;
+  }
+  return null;
+}
+
+/**
+ * The patterns of every relationship a PATCH sent that {@link relationshipViolation} does not
+ * check whole, as sent (the mask names none of it, or only some of its paths): each must be RE2
+ * (DESIGN.md §2), applied or not. `applied` is the body the mask's fields are taken from.
+ */
+export function sentRelationshipViolations(
+  sent: Record<string, unknown>,
+  applied: Record<string, unknown>,
+  fields: readonly string[],
+): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  for (const f of RELATIONSHIPS) {
+    if (fields.includes(f) && applied[f] === sent[f]) continue; // checked whole, as sent
+    const problem = partialRelationshipViolation(sent[f]);
+    if (problem) violations.push({ field: f, description: problem });
+  }
+  return violations;
 }

@@ -404,7 +404,7 @@ export class EmulatorService {
     if (r.builtin) throw permissionDenied(`role ${r.data.name} is a built-in role and cannot be changed`);
     // A nested path (`oidc.clientId`) changes only that leaf of the stored field.
     const nested = expandNestedMask(kind as Kind, mask, req.body, r.data);
-    const { clientSecret, ...asked } = validatePatch(kind as Kind, nested.body, nested.updateMask);
+    const { clientSecret, ...asked } = validatePatch(kind as Kind, nested.body, nested.updateMask, req.body);
     const change = this.stored('update', kind, asked);
     if (kind === 'identityProvider') {
       if (change.defaultRole !== undefined)

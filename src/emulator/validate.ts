@@ -12,6 +12,7 @@ import {
   isRelationship,
   relationshipViolation,
   RELATIONSHIPS as RELATIONSHIP_FIELDS,
+  sentRelationshipViolations,
   shortServicePrincipal as normalizeServicePrincipal,
   type Relationship as RelationshipField,
 } from './relationships.js';
@@ -304,14 +305,19 @@ const README_FIELDS = { updatable: ['content'], readOnly: ['uid'] } as const;
  * Applies the spec's PATCH rules: no mask → the fields present in the body; `a,b` → exactly
  * those (other body fields ignored); `*` → full replacement (absent fields reset). Unknown body
  * fields, unknown or read-only mask fields, and read-only body fields without a mask are code 3.
+ * `rawBody` is what is applied ({@link expandNestedMask}'s whole fields); `sent`, the body as the
+ * client sent it, is what the contract checks, every member of it, whatever the mask names
+ * (DESIGN.md §6 rev 4: a body the contract forbids is refused, so a client sending one learns it).
  * Returns the change to store (undefined values clear a field).
  */
 export function validatePatch(
   target: PatchTarget,
   rawBody: unknown,
   updateMask: string | undefined,
+  sent: unknown = rawBody,
 ): Partial<ResourceData> & { content?: string; clientSecret?: string } {
   const body = requireObject(rawBody);
+  const sentBody = requireObject(sent);
   const contract = target === 'readme' ? undefined : kindContract(target);
   const updatable: readonly string[] = contract ? contract.updatableFields : README_FIELDS.updatable;
   const readOnly: readonly string[] = contract ? contract.readOnlyFields : README_FIELDS.readOnly;
@@ -382,13 +388,16 @@ export function validatePatch(
     });
   }
   if (contract) {
-    // The values being set, as the contract's PATCH schema says they may be (secrets aside).
-    // Every member of the body as the contract's PATCH schema says it may be — the ones the mask
-    // leaves out too (a body the contract forbids is refused whatever the mask) — secrets aside.
+    // Every member of the body as sent, as the contract's PATCH schema says it may be — the ones
+    // the mask leaves out too, and all of a part whose mask names one leaf (a body the contract
+    // forbids is refused whatever the mask). A null the rules above read as a reset is theirs.
     const set: Record<string, unknown> = {};
-    for (const f of Object.keys(body))
-      if (updatable.includes(f) && body[f] !== undefined && (body[f] !== null || !fields.includes(f))) set[f] = body[f];
+    for (const f of Object.keys(sentBody))
+      if (updatable.includes(f) && sentBody[f] !== undefined && (sentBody[f] !== null || !fields.includes(f)))
+        set[f] = sentBody[f];
+    const ruled = new Set(violations.map((v) => v.field.split('.')[0]));
     addContractViolations(violations, bodyViolations(target as Kind, 'patch', set));
+    for (const v of sentRelationshipViolations(sentBody, body, fields)) if (!ruled.has(v.field)) violations.push(v);
   }
   if (violations.length > 0) throw invalidArgument(violations);
   return change;
@@ -410,12 +419,13 @@ export function expandNestedMask(
   if (updateMask === undefined || !updateMask.includes('.') || !isPlainObject(rawBody))
     return { updateMask, body: rawBody };
   const updatable: readonly string[] = kindContract(kind).updatableFields;
-  const parts: string[] = [];
-  const expanded = new Map<string, Record<string, unknown>>();
-  for (const part of updateMask
+  const entries = updateMask
     .split(',')
     .map((s) => s.trim())
-    .filter((s) => s !== '')) {
+    .filter((s) => s !== '');
+  const parts: string[] = [];
+  const expanded = new Map<string, Record<string, unknown>>();
+  for (const part of entries) {
     const dot = part.indexOf('.');
     const top = part.slice(0, dot);
     if (dot < 0 || updatable.includes(part) || !updatable.includes(top)) {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { call, get, patch, post, startTestEmulator } from './emulator-helpers.js';
+import { call, detail, get, patch, post, startTestEmulator } from './emulator-helpers.js';
 
 const GITHUB = 'https://token.actions.githubusercontent.com';
 const JWKS = JSON.stringify({
@@ -121,6 +121,48 @@ describe('identity relationships', () => {
     });
     expect(both.status).toBe(400);
     expect(both.body.message).toContain('an identity has exactly one relationship');
+  });
+
+  it('checks a PATCH body as sent, whole, whatever the mask names: a nested path applies one leaf of a body the contract allows (found by the review)', async () => {
+    const created = (
+      await post(emu, `/iam/v2/identities/${org}`, { name: 'leafy', claimMatch: { issuer: GITHUB, subject: 'one' } })
+    ).body;
+    const path = `/iam/v2/identities/${created.uid}`;
+    // What the contract's ClaimMatchPartial forbids (a member it lacks, an issuer that is no
+    // https URL) and what DESIGN.md §2 refuses (a pattern RE2 does not read) are refused with a
+    // nested mask as with any other: a mask says what is applied, not what is checked.
+    const sent = { subject: 'two', issuer: 'not a url', subjectPattern: '(?=x)', bogus: { deep: 1 } };
+    for (const mask of ['claimMatch.subject', 'description', 'claimMatch.issuer,claimMatch.subject']) {
+      const r = await patch(emu, `${path}?updateMask=${mask}`, { claimMatch: sent });
+      expect(r.status, `${mask}: ${r.text}`).toBe(400);
+      expect(r.body.code).toBe(3);
+      const fields = detail(r.body, 'BadRequest').fieldViolations.map((v: { field: string }) => v.field.split('.')[0]);
+      expect(fields, mask).toContain('claimMatch');
+    }
+    for (const [member, value] of [
+      ['bogus', 1],
+      ['issuer', 'not a url'],
+      ['subjectPattern', '(?=x)'],
+      ['claimPatterns', { repository: '(a)\\1' }],
+    ] as const) {
+      const r = await patch(emu, `${path}?updateMask=claimMatch.subject`, {
+        claimMatch: { subject: 'two', [member]: value },
+      });
+      expect(r.status, `${member}: ${r.text}`).toBe(400);
+      expect(r.text).toContain(member);
+    }
+    // Every problem at once where no rule of the whole field has named it already.
+    const all = await patch(emu, `${path}?updateMask=description`, { claimMatch: sent });
+    expect(all.text).toContain('claimMatch.bogus');
+    expect(all.text).toContain('claimMatch.issuer');
+    expect(all.text).toContain('subjectPattern \\"(?=x)\\" is not a valid RE2 regular expression');
+    expect((await get(emu, path)).body.claimMatch).toEqual({ issuer: GITHUB, subject: 'one' });
+    // A body the contract allows: the mask's leaf is applied, the rest of it ignored.
+    const ok = await patch(emu, `${path}?updateMask=claimMatch.subject`, {
+      claimMatch: { subject: 'two', issuer: 'https://elsewhere.example', audience: 'ignored' },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.claimMatch).toEqual({ issuer: GITHUB, subject: 'two' });
   });
 
   it('hydrates a binding identity with issuer and subject when its relationship has them', async () => {
