@@ -428,6 +428,9 @@ export function expandNestedMask(
   for (const part of entries) {
     const dot = part.indexOf('.');
     const top = part.slice(0, dot);
+    // A path inside a field the mask also names whole (`claimMatch,claimMatch.subject`) is part
+    // of it: the field is changed whole, as sent, as the spec's rule says of a listed field.
+    if (dot >= 0 && !updatable.includes(part) && updatable.includes(top) && entries.includes(top)) continue;
     if (dot < 0 || updatable.includes(part) || !updatable.includes(top)) {
       if (!parts.includes(part)) parts.push(part);
       continue;

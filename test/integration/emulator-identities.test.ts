@@ -165,6 +165,28 @@ describe('identity relationships', () => {
     expect(ok.body.claimMatch).toEqual({ issuer: GITHUB, subject: 'two' });
   });
 
+  it('a mask naming a field and a path inside it changes the whole field, as the field alone does (found by the review)', async () => {
+    for (const mask of ['claimMatch,claimMatch.subject', 'claimMatch.subject,claimMatch', 'description,description']) {
+      const created = (
+        await post(emu, `/iam/v2/identities/${org}`, {
+          name: `overlap-${mask.length}-${mask.indexOf(',')}`,
+          description: 'before',
+          claimMatch: { issuer: GITHUB, subject: 'one', audience: 'kept?' },
+        })
+      ).body;
+      const sent = { issuer: 'https://issuer.acme.dev', subjectPattern: 'repo:acme/.*' };
+      const r = await patch(emu, `/iam/v2/identities/${created.uid}?updateMask=${mask}`, {
+        description: 'after',
+        claimMatch: sent,
+      });
+      expect(r.status, `${mask}: ${r.text}`).toBe(200);
+      if (mask.startsWith('description'))
+        expect(r.body).toMatchObject({ description: 'after', claimMatch: created.claimMatch });
+      else expect(r.body).toMatchObject({ description: 'before', claimMatch: sent });
+      if (!mask.startsWith('description')) expect(r.body.claimMatch).toEqual(sent);
+    }
+  });
+
   it('hydrates a binding identity with issuer and subject when its relationship has them', async () => {
     const identity = (
       await post(emu, `/iam/v2/identities/${org}`, {
