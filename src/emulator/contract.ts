@@ -250,6 +250,10 @@ function violationsOf(errors: readonly ErrorObject[]): FieldViolation[] {
       description = 'is not a field of this resource';
     } else if (e.keyword === 'pattern') {
       description = `${path.split('.').pop()} must match "${String(e.params.pattern)}"`;
+    } else if (e.keyword === 'not' && Array.isArray((e.schema as { required?: unknown } | undefined)?.required)) {
+      // A pair of which an object holds at most one (`issuer` or `issuerPattern`).
+      const pair = (e.schema as { required: unknown[] }).required.map(String);
+      description = `holds ${pair.join(' and ')}; expected at most one of them`;
     }
     // A rule over the whole body (at most one relationship: a `not`) names the body and the rule.
     if (field === '' && e.keyword !== 'required' && e.keyword !== 'additionalProperties') {

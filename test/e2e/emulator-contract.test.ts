@@ -34,6 +34,18 @@ function contractMembers(kind: string, field: string): string[] {
     value = deref((value.anyOf as Record<string, unknown>[]).find((b) => b.type !== 'null')!);
   return Object.keys((value.properties as Record<string, unknown> | undefined) ?? {});
 }
+/** The pairs of members an object schema holds at most one of: `not required [a, b]`, or one of `required [a]` / `required [b]`. */
+function pairsOf(schema: Record<string, unknown>): string[] {
+  const rules = (schema.allOf as Record<string, unknown>[] | undefined) ?? [];
+  return rules.flatMap((rule) => {
+    const not = rule.not as { required?: string[] } | undefined;
+    if (not?.required?.length === 2) return [not.required.join('|')];
+    const branches = rule.oneOf as { required?: string[] }[] | undefined;
+    if (branches?.length === 2 && branches.every((b) => b.required?.length === 1))
+      return [branches.map((b) => b.required![0]).join('|')];
+    return [];
+  });
+}
 const DOC = CONTRACT_DOCUMENT;
 const JWKS =
   '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}';
@@ -225,6 +237,8 @@ describe('the emulator contract (OpenAPI 3.1)', () => {
       for (const [member, rule] of Object.entries(schemas[name]!.properties ?? {})) {
         expect(withoutWords(rule), `${name}.${member}`).toEqual(withoutWords(whole!.properties?.[member] ?? {}));
       }
+      // A pair of which the whole holds one (`issuer`/`issuerPattern`) is one the part holds at most one of.
+      expect(pairsOf(schemas[name]!), name).toEqual(expect.arrayContaining(pairsOf(whole!)));
     }
   });
 

@@ -139,14 +139,17 @@ describe('identity relationships', () => {
       const fields = detail(r.body, 'BadRequest').fieldViolations.map((v: { field: string }) => v.field.split('.')[0]);
       expect(fields, mask).toContain('claimMatch');
     }
-    for (const [member, value] of [
+    for (const [member, value, more] of [
       ['bogus', 1],
       ['issuer', 'not a url'],
       ['subjectPattern', '(?=x)'],
       ['claimPatterns', { repository: '(a)\\1' }],
+      // A part of a claimMatch is held to the whole's pairs, as a part of an awsIdentity is.
+      ['subjectPattern', 'repo:.*'],
+      ['audience', 'a', { audiencePattern: 'b' }],
     ] as const) {
       const r = await patch(emu, `${path}?updateMask=claimMatch.subject`, {
-        claimMatch: { subject: 'two', [member]: value },
+        claimMatch: { subject: 'two', [member]: value, ...more },
       });
       expect(r.status, `${member}: ${r.text}`).toBe(400);
       expect(r.text).toContain(member);
