@@ -16,6 +16,10 @@
  *   give, where they give it (it can make that identity accept its own token). The grants to that
  *   identity record, not to every identity that accepts the same tokens: another identity of the
  *   same relationship homed elsewhere keeps its own grants when this one is changed;
+ * - `identity_providers.update` on G obtains, besides the roles visible at G, what every identity
+ *   provider homed at G or below grants, where it grants it (it can repoint the provider's issuer or
+ *   groups claim at people it controls): its default role on its group, and its group mappings —
+ *   whose scope is always the org, so a provider in a group can give owner on the org;
  * - `identity.create` obtains nothing alone (an identity it makes holds nothing until bound).
  *
  * Repeated to a fixpoint: an obtained escalating capability obtains in turn. Pure.
@@ -32,7 +36,7 @@ export interface EscalationStep {
   group: string;
   /** The grant that gives it, when it is held (not itself obtained). */
   grant?: Grant;
-  /** The identity (its address) made to accept the principal's token, for `identity.update`. */
+  /** The identity made to accept the principal's token (`identity.update`), or the provider repointed (`identity_providers.update`): its address. */
   through?: string;
 }
 
@@ -57,6 +61,8 @@ interface Index {
   everything: ReadonlySet<string>;
   /** Identity records (their principal and key) by the group they lie in. */
   homedAt: Map<string, { principal: string; key: string }[]>;
+  /** Identity providers (their key and the grants they make: sign-in and mappings) by the group they lie in. */
+  providersAt: Map<string, { key: string; grants: Grant[] }[]>;
   /** Custom role capabilities by the group that owns them. */
   rolesAt: Map<string, string[]>;
   holds: Map<string, Map<string, ReadonlySet<string>>>;
@@ -91,9 +97,45 @@ function indexOf(rel: AccessRelation): Index {
       else homedAt.set(home, [{ principal: p.id, key }]);
     }
   }
-  index = { visible: new Map(), everything, homedAt, rolesAt, holds: new Map(), obtainable: new Map() };
+  index = {
+    visible: new Map(),
+    everything,
+    homedAt,
+    providersAt: providersByHome(rel),
+    rolesAt,
+    holds: new Map(),
+    obtainable: new Map(),
+  };
   indexes.set(rel, index);
   return index;
+}
+
+/**
+ * The grants of every identity provider, by the group the provider lies in: its sign-in (default
+ * role, on its group) and its group mappings (on their scope, the org) — what repointing it gives.
+ */
+function providersByHome(rel: AccessRelation): Map<string, { key: string; grants: Grant[] }[]> {
+  const byKey = new Map<string, Grant[]>();
+  for (const grants of rel.grantsOf.values())
+    for (const g of grants) {
+      const record = rel.state.records.get(g.record);
+      const part = record && accessPartOf(record.kind);
+      if (part?.is !== 'grant' || (part.to !== 'signIn' && part.to !== 'externalGroup')) continue;
+      const provider = part.to === 'signIn' ? record!.key : record!.parent;
+      if (provider === null) continue;
+      const list = byKey.get(provider);
+      if (list) list.push(g);
+      else byKey.set(provider, [g]);
+    }
+  const out = new Map<string, { key: string; grants: Grant[] }[]>();
+  for (const [key, grants] of byKey) {
+    const home = rel.state.records.get(key)?.parent;
+    if (home === null || home === undefined) continue;
+    const list = out.get(home);
+    if (list) list.push({ key, grants });
+    else out.set(home, [{ key, grants }]);
+  }
+  return out;
 }
 
 /** The capabilities of every role visible at `group`: the built-ins, and the custom roles of it and its ancestors. */
@@ -194,24 +236,33 @@ export function obtainableOf(rel: AccessRelation, id: string): Obtainable {
         changed =
           obtain(group, index.everything, () => [...pathTo(binder, group), ...pathTo('roles.create', group)]) ||
           changed;
-      if (!caps.has('identity.update')) continue;
-      // Held on the parent too: the parent's turn reaches every identity below it already.
+      // Held on the parent too: the parent's turn reaches every record below it already.
       const parent = rel.groups.get(group)?.parent ?? null;
-      if (parent !== null && can.get(parent)?.has('identity.update')) continue;
-      for (const [home, identities] of index.homedAt) {
-        if (!isWithin(rel, home, group)) continue;
-        for (const { principal: q, key } of identities) {
-          if (q === id || pulled.has(key)) continue;
-          pulled.add(key);
-          const address = rel.state.records.get(key)?.address ?? key;
-          const taking = (): readonly EscalationStep[] => {
-            const steps = pathTo('identity.update', group);
-            return [...steps.slice(0, -1), { ...steps[steps.length - 1]!, through: address }];
-          };
-          for (const [g, theirs] of holdingsOfGrants(rel, grantsToRecord(rel, q, key))) obtain(g, theirs, taking);
-          changed = true;
+      const takes = (capability: string): boolean =>
+        caps.has(capability) && !(parent !== null && can.get(parent)?.has(capability));
+      /** Takes over a record homed in reach (an identity, a provider): what its grants give, where they give it. */
+      const takeOver = (capability: string, key: string, grants: () => Grant[]): void => {
+        if (pulled.has(key)) return;
+        pulled.add(key);
+        const address = rel.state.records.get(key)?.address ?? key;
+        const taking = (): readonly EscalationStep[] => {
+          const steps = pathTo(capability, group);
+          return [...steps.slice(0, -1), { ...steps[steps.length - 1]!, through: address }];
+        };
+        for (const [g, theirs] of holdingsOfGrants(rel, grants())) obtain(g, theirs, taking);
+        changed = true;
+      };
+      if (takes('identity.update'))
+        for (const [home, identities] of index.homedAt) {
+          if (!isWithin(rel, home, group)) continue;
+          for (const { principal: q, key } of identities)
+            if (q !== id) takeOver('identity.update', key, () => grantsToRecord(rel, q, key));
         }
-      }
+      if (takes('identity_providers.update'))
+        for (const [home, providers] of index.providersAt) {
+          if (!isWithin(rel, home, group)) continue;
+          for (const { key, grants } of providers) takeOver('identity_providers.update', key, () => grants);
+        }
     }
   }
   return out;
@@ -233,7 +284,12 @@ export function describePath(rel: AccessRelation, path: readonly EscalationStep[
   const where = (group: string): string => (group === at ? 'there' : `on ${rel.groups.get(group)?.address ?? group}`);
   return path
     .map((s) => {
-      const through = s.through === undefined ? '' : ` and can make ${s.through} accept its token`;
+      const through =
+        s.through === undefined
+          ? ''
+          : s.through.startsWith('identityProvider:')
+            ? ` and can repoint ${s.through} to sign it in`
+            : ` and can make ${s.through} accept its token`;
       if (s.grant === undefined) return `can obtain ${s.capability} ${where(s.group)}${through}`;
       const record = rel.state.records.get(s.grant.record)?.address ?? s.grant.record;
       const role = rel.roleName(s.grant.role);

@@ -201,6 +201,11 @@ export class OracleState {
       this.caps.set(uid, live.builtinRoleCapabilities?.[name] ?? []);
   }
 
+  /** The capabilities of the role a reference names (for the rules oracle). */
+  roleCapabilities(ref: unknown): readonly string[] {
+    return this.role(ref);
+  }
+
   private role(ref: unknown): readonly string[] {
     if (!isObj(ref)) return [];
     if (typeof ref.builtin === 'string') return this.caps.get(this.live.builtinRoles[ref.builtin] ?? '') ?? [];

@@ -11,7 +11,10 @@
  *   every capability of every role visible at G (the built-ins and the custom roles of G and its
  *   ancestors); `roles.update`: any capability; `roles.create` with one of those binding
  *   capabilities: any capability; `identity.update`: what every identity homed at G or below holds,
- *   where it holds it; `identity.create` alone: nothing. What it can obtain on G it can obtain below.
+ *   where it holds it; `identity_providers.update`: besides, what every identity provider homed at
+ *   G or below grants, where it grants it (its default role on its group, its mappings on the org:
+ *   repointed, its people are whoever the holder says); `identity.create` alone: nothing. What it
+ *   can obtain on G it can obtain below.
  *
  * Rules: `onlyPrincipals` — nobody outside the list can obtain a selected capability on the scope
  * or below; `count {min, max}` — how many principals hold every selected capability on the scope;
@@ -91,6 +94,7 @@ class RulesState {
   readonly everything: Set<string>;
   private readonly visible = new Map<string, Set<string>>();
   readonly identities: LiveResource[];
+  readonly providers: LiveResource[];
   private readonly pulls = new Map<string, Caps>();
 
   constructor(
@@ -120,6 +124,7 @@ class RulesState {
       this.visible.set(g, set);
     }
     this.identities = live.resources.filter((r) => r.kind === 'identity');
+    this.providers = live.resources.filter((r) => r.kind === 'identityProvider');
   }
 
   /** Whether group `g` is `top` or below it. */
@@ -153,6 +158,21 @@ class RulesState {
     return caps;
   }
 
+  /** What repointing identity provider `idp` gives: its default role on its group, each of its mappings' roles on the org. */
+  private providerGrants(idp: LiveResource): Caps {
+    const direct = new Map<string, Set<string>>();
+    const give = (g: string | null, caps: readonly string[]): void => {
+      if (g === null || !this.st.parent.has(g)) return;
+      direct.set(g, new Set([...(direct.get(g) ?? []), ...caps]));
+    };
+    const org = this.groups.find((g) => this.st.parent.get(g) === null) ?? null;
+    give(idp.parentUid, this.st.roleCapabilities((idp.fields as { defaultRole?: unknown }).defaultRole));
+    for (const m of this.live.resources)
+      if (m.kind === 'groupMapping' && m.parentUid === idp.uid)
+        give(org, this.st.roleCapabilities((m.fields as { role?: unknown }).role));
+    return this.held(direct);
+  }
+
   /** Holds, then the closure through escalating capabilities, to a fixpoint (see the file's comment). */
   canObtain(held: Caps, reading: Reading): Caps {
     const can: Caps = new Map([...held].map(([g, c]) => [g, new Set(c)]));
@@ -172,6 +192,13 @@ class RulesState {
         if (binder) changed = add(g, this.visible.get(g)!) || changed;
         if (caps.has('roles.update') || (caps.has('roles.create') && binder))
           changed = add(g, this.everything) || changed;
+        if (caps.has('identity_providers.update')) {
+          for (const idp of this.providers) {
+            if (idp.parentUid === null || !this.within(idp.parentUid, g) || taken.has(idp.uid)) continue;
+            taken.add(idp.uid);
+            for (const [h, theirs] of this.providerGrants(idp)) changed = add(h, theirs) || changed;
+          }
+        }
         if (caps.has('identity.update')) {
           for (const x of this.identities) {
             if (x.parentUid === null || !this.within(x.parentUid, g) || taken.has(x.uid)) continue;

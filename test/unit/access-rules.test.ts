@@ -229,4 +229,40 @@ describe('judging access rules', () => {
       'identity:release-bot',
     ]);
   });
+
+  it('onlyPrincipals: who can repoint an identity provider lying in a group can obtain what its mappings give on the org (found by the review)', () => {
+    const sso = relation([
+      r.identity('', 'release-bot', who('release')),
+      r.binding('', 'release-bot', 'owner'),
+      r.identityProvider('engineering', 'okta', {
+        defaultRole: { builtin: 'viewer' },
+        oidc: { issuer: 'https://acme.okta.com', clientId: 'x' },
+      } as never),
+      r.groupMapping('engineering', 'okta', 'platform-admins', { builtin: 'owner' }),
+      r.identity('engineering', 'sso-admin', who('sso-admin')),
+      r.role('engineering', 'sso', { capabilities: ['identity_providers.update'] }),
+      r.binding('engineering', 'sso-admin', 'sso'),
+    ]);
+    const [result] = judgeAccessRules(sso, [
+      rule({
+        name: 'only-platform-grants-roles',
+        onlyPrincipals: ['identity:release-bot', 'idp:engineering/okta/group:platform-admins'],
+        selected: ['role_bindings.create'],
+      }),
+    ]);
+    expect(result!.violations).toEqual([
+      expect.objectContaining({
+        principal: 'identity:engineering/sso-admin',
+        scope: 'org',
+        capabilities: ['role_bindings.create'],
+        grants: ['roleBinding:engineering/sso-admin=sso'],
+      }),
+    ]);
+    expect(result!.violations[0]!.causes.join()).toContain(
+      'holds identity_providers.update on group:engineering through role:engineering/sso',
+    );
+    expect(accessRuleRefusals([result!])[0]!.message).toContain(
+      'can repoint identityProvider:engineering/okta to sign it in',
+    );
+  });
 });

@@ -180,3 +180,46 @@ describe('escalation: what a principal can obtain beyond what it holds', () => {
     expect(path.map((s) => s.capability)).toEqual(['identity.update', 'role_bindings.create']);
   });
 });
+
+describe('escalation: identity providers reach where their grants are (found by the review)', () => {
+  const OKTA = { issuer: 'https://acme.okta.com', clientId: 'c', groupsClaim: 'groups' };
+
+  it('identity_providers.update on a group obtains what a provider homed there grants where it grants it: its mapping on the org', () => {
+    // A provider lies in engineering; its mapping gives owner on the org (a mapping's scope is always the org).
+    const rel = relation([
+      r.identityProvider('engineering', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OKTA } as never),
+      r.groupMapping('engineering', 'okta', 'admins', { builtin: 'owner' }),
+      r.identity('engineering', 'sso-admin', who('sso-admin')),
+      r.role('engineering', 'sso', { capabilities: ['identity_providers.update', 'identity_providers.list'] }),
+      r.binding('engineering', 'sso-admin', 'sso'),
+    ]);
+    const id = 'identity:engineering/sso-admin';
+    // Repointing the provider (issuer, groups claim) puts the admin in "admins": owner on the org.
+    expect(OWNER.every((c) => can(rel, id, 'org').has(c))).toBe(true);
+    expect(OWNER.every((c) => can(rel, id, 'group:ops').has(c))).toBe(true);
+    const path = pathOf(rel, id, 'org', 'groups.delete')!;
+    expect(path[0]).toMatchObject({
+      capability: 'identity_providers.update',
+      through: 'identityProvider:engineering/okta',
+    });
+    expect(describePath(rel, path, groupKey(rel, 'org'))).toContain(
+      'can repoint identityProvider:engineering/okta to sign it in',
+    );
+  });
+
+  it('identity_providers.update reaches no provider homed elsewhere; identity_providers.list alone obtains nothing', () => {
+    const rel = relation([
+      r.identityProvider('ops', 'okta', { defaultRole: { builtin: 'viewer' }, oidc: OKTA } as never),
+      r.groupMapping('ops', 'okta', 'admins', { builtin: 'owner' }),
+      r.identity('engineering', 'sso-admin', who('sso-admin')),
+      r.identity('engineering', 'reader', who('reader')),
+      r.role('engineering', 'sso', { capabilities: ['identity_providers.update'] }),
+      r.role('engineering', 'look', { capabilities: ['identity_providers.list'] }),
+      r.binding('engineering', 'sso-admin', 'sso'),
+      r.binding('engineering', 'reader', 'look'),
+    ]);
+    expect(can(rel, 'identity:engineering/sso-admin', 'org').size).toBe(0);
+    expect(can(rel, 'identity:engineering/sso-admin', 'group:ops').size).toBe(0);
+    expect(obtainableOf(rel, principal(rel, 'identity:engineering/reader')).size).toBe(0);
+  });
+});
