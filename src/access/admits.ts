@@ -12,7 +12,7 @@
  */
 import type { ClaimMatch } from '../model/identity-relationships.js';
 import { re2FullMatch } from '../util/re2.js';
-import { within, type ValueSpec } from './pattern-language.js';
+import { commonText, within, type ValueSpec } from './pattern-language.js';
 
 export const GITHUB_ACTIONS_ISSUER = 'https://token.actions.githubusercontent.com';
 /** A workflow of an owner and repository nobody has: a pattern that takes it takes any owner's. */
@@ -141,7 +141,30 @@ export function githubSubjectFacts(subjectPattern: string): GithubSubjectFacts {
   const owner =
     !anyOwner && literalOwner !== undefined && keepsToOwner(subjectPattern, literalOwner) ? literalOwner : undefined;
   const probe = pullRequestProbe(subjectPattern);
-  return { anyOwner, owner, pullRequestProbe: probe, pullRequest: re2FullMatch(subjectPattern, probe) };
+  // A repo part the probe misses (`(app|web)`, `app(-web)?`) may still take pull requests: one it matches, found exactly.
+  const subject = re2FullMatch(subjectPattern, probe) ? probe : pullRequestSubject(subjectPattern, literalOwner);
+  return { anyOwner, owner, pullRequestProbe: subject ?? probe, pullRequest: subject !== undefined };
+}
+
+/** The pull-request subject that ends every pull-request workflow's subject. */
+const PULL_REQUEST = ':pull_request';
+
+/**
+ * A pull-request subject (`repo:<owner>/<repo>:pull_request`, of the literal owner when the
+ * pattern names one) that the pattern matches whole, found by the automata; undefined when none
+ * (or the pattern cannot be read there). A pattern without an alternation or flags that ends in a
+ * literal no pull-request subject ends in is answered without them.
+ */
+function pullRequestSubject(subjectPattern: string, owner: string | undefined): string | undefined {
+  if (!/[|(]/.test(subjectPattern)) {
+    // The characters after the last metacharacter: every text it matches ends with them (not after a `\`: an escape).
+    const tail = /[^\\.+*?()|[\]{}^$]*$/.exec(subjectPattern)!;
+    const literal = subjectPattern[tail.index - 1] !== '\\';
+    if (literal && tail[0] !== '' && !PULL_REQUEST.endsWith(tail[0]) && !tail[0].endsWith(PULL_REQUEST))
+      return undefined;
+  }
+  const ownerPart = owner === undefined ? '[^/:]+' : quoteMeta(owner);
+  return commonText(subjectPattern, `repo:${ownerPart}/[^/:]+${PULL_REQUEST}`);
 }
 
 /** What one relationship (an identity's) admits when that is broad; empty when it is one narrow kind of token. */

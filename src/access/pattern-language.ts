@@ -389,6 +389,27 @@ function decide(now: ValueSpec, was: ValueSpec): boolean {
   }
 }
 
+/**
+ * A text both patterns match whole — one of the shortest, each character the least of its class
+ * — or undefined: none, or either cannot be read here, or the automata grow past the bound.
+ */
+export function commonText(one: string, other: string): string | undefined {
+  const [a, b] = [readPattern(one), readPattern(other)];
+  if (a === undefined || b === undefined) return undefined;
+  const { NFA, getIntersectionWordSets, TooManyNodesError } = refa();
+  try {
+    const options = { maxCharacter: MAX_CHAR };
+    const left = NFA.fromRegex(a, options, {}, new NFA.LimitedNodeFactory(MAX_NODES));
+    const right = NFA.fromRegex(b, options, {}, new NFA.LimitedNodeFactory(MAX_NODES));
+    for (const word of getIntersectionWordSets(left, right, MAX_NODES))
+      return String.fromCodePoint(...word.map((set) => set.ranges[0]!.min));
+    return undefined;
+  } catch (err) {
+    if (err instanceof TooManyNodesError) return undefined;
+    throw err;
+  }
+}
+
 /** Whether `pattern`, read here, matches the whole of `text` (for the tests that hold this reader to RE2's); undefined when unreadable. */
 export function languageMatches(pattern: string, text: string): boolean | undefined {
   const ast = readPattern(pattern);

@@ -68,11 +68,14 @@ describe('what a relationship admits', () => {
   });
 
   it('reads the owner by language: keeping to one owner, case aside', () => {
+    // Its repo part is no literal, and the probe repo is not among them: a pull request of acme/app is (found by the review).
     expect(githubSubjectFacts('repo:acme/(app|web):.*')).toMatchObject({
       anyOwner: false,
       owner: 'acme',
-      pullRequest: false,
+      pullRequest: true,
+      pullRequestProbe: 'repo:acme/app:pull_request',
     });
+    expect(githubSubjectFacts('repo:acme/(app|web):ref:refs/heads/.*')).toMatchObject({ pullRequest: false });
     expect(githubSubjectFacts('(?i)repo:acme/.*')).toMatchObject({ owner: 'acme' });
     expect(githubSubjectFacts('repo:acme/?.*')).toMatchObject({ anyOwner: false, owner: undefined });
     expect(githubSubjectFacts('repo:.*')).toMatchObject({ anyOwner: true, owner: undefined });

@@ -99,6 +99,20 @@ describe('pattern-pull-request', () => {
     expect(f!.message).toContain('repo:acme/app:pull_request');
   });
 
+  it('a repo part that is no literal and does not match the probe (an alternation, an optional suffix) still fires, naming a pull-request subject it matches (found by the review)', () => {
+    for (const [pattern, subject] of [
+      ['repo:acme/(app|web):.*', 'repo:acme/app:pull_request'],
+      ['repo:acme/app(-web)?:.*', 'repo:acme/app:pull_request'],
+      ['repo:acme/(web|app):(pull_request|ref:refs/heads/main)', /repo:acme\/(web|app):pull_request/],
+      ['repo:acme/[ab]pp:pull_reques\\w', 'repo:acme/app:pull_request'],
+    ] as const) {
+      const [f] = run(gha(pattern));
+      expect(f, pattern).toMatchObject({ severity: 'medium', address: 'identity:ci' });
+      expect(f!.message, pattern).toMatch(subject);
+    }
+    expect(run(gha('repo:acme/(app|web):ref:refs/heads/.*'))).toEqual([]);
+  });
+
   it('one that does not (branches only) does not fire', () => {
     expect(run(gha('repo:acme/app:ref:refs/heads/.*'))).toEqual([]);
     expect(run(gha('repo:acme/.*:ref:refs/heads/main'))).toEqual([]);
