@@ -19,6 +19,7 @@ import { principalAdmits } from './admits.js';
 import { accessRuleRefusals, judgeAccessRules, type AccessRuleResult } from './rules.js';
 import { describePath, holdsOf, obtainableOf, ownerCapabilities, type EscalationStep } from './escalation.js';
 import type { AccessRule } from '../model/access-rules.js';
+import { CATALOG } from '../service/catalog.js';
 
 export type { AccessChange } from '../model/plan.js';
 
@@ -143,9 +144,12 @@ export interface AccessQuestion {
   capability?: string;
 }
 
-/** Every capability a role of the relation has (what `--capability` may name). */
+/**
+ * What `--capability` may name: every capability of the service's catalog (one no role holds can
+ * still be obtained, DESIGN.md §4 "Escalation"), and every one a role of the relation has.
+ */
 function knownCapabilities(rel: AccessRelation): Set<string> {
-  const out = new Set<string>();
+  const out = new Set<string>(CATALOG);
   for (const caps of rel.state.builtinCapabilities.values()) for (const c of caps) out.add(c);
   for (const grants of rel.grantsOf.values())
     for (const g of grants) for (const c of rel.capabilitiesOf(g.role)) out.add(c);

@@ -338,4 +338,30 @@ describe('access changes name principals, and --deny-new-access refuses every ga
     const close = await cli(['access', file(), '--email', 'alcie@acme.dev']);
     expect(close.stderr).toContain('(did you mean "alice@acme.dev"?)');
   });
+
+  it('access answers for a capability of the service that no role holds: who can obtain it (found by the review)', async () => {
+    writeFileSync(file(), manifest());
+    expect((await cli(['apply', file(), '--auto-approve'])).code).toBe(0);
+    // advisories.approve is in the service's catalog, not in owner: release-bot (owner) obtains it through roles.update.
+    expect(SERVICE.builtinRoles.owner).not.toContain('advisories.approve');
+    const who = await cli([
+      'access',
+      file(),
+      '--scope',
+      'org',
+      '--capability',
+      'advisories.approve',
+      '--format',
+      'json',
+    ]);
+    expect(who.code, who.stderr).toBe(0);
+    expect(JSON.parse(who.stdout).grants).toEqual([
+      expect.objectContaining({
+        principal: 'identity:release-bot',
+        scope: 'org',
+        capabilities: ['advisories.approve'],
+        obtainable: expect.stringContaining('holds roles.update there through role owner'),
+      }),
+    ]);
+  });
 });
