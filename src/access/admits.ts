@@ -153,15 +153,25 @@ const PULL_REQUEST = ':pull_request';
  * A pull-request subject (`repo:<owner>/<repo>:pull_request`, of the literal owner when the
  * pattern names one) that the pattern matches whole, found by the automata; undefined when none
  * (or the pattern cannot be read there). A pattern without an alternation or flags that ends in a
- * literal no pull-request subject ends in is answered without them.
+ * literal no pull-request subject ends in, or starts with a branch's subject, is answered without
+ * them (`shortcut: false`: always by them, for the tests that hold the shortcut to their answer).
  */
-function pullRequestSubject(subjectPattern: string, owner: string | undefined): string | undefined {
-  if (!/[|(]/.test(subjectPattern)) {
+export function pullRequestSubject(
+  subjectPattern: string,
+  owner: string | undefined,
+  shortcut = true,
+): string | undefined {
+  if (shortcut && !/[|(]/.test(subjectPattern)) {
     // The characters after the last metacharacter: every text it matches ends with them (not after a `\`: an escape).
     const tail = /[^\\.+*?()|[\]{}^$]*$/.exec(subjectPattern)!;
     const literal = subjectPattern[tail.index - 1] !== '\\';
     if (literal && tail[0] !== '' && !PULL_REQUEST.endsWith(tail[0]) && !tail[0].endsWith(PULL_REQUEST))
       return undefined;
+    // The characters before the first one (less one a quantifier may take away): every text it matches starts with them.
+    const head = /^[^\\.+*?()|[\]{}^$]*/.exec(subjectPattern)![0];
+    const start = /^[*?{]/.test(subjectPattern.slice(head.length)) ? head.slice(0, -1) : head;
+    const after = /^repo:[^/:]*\/[^/:]*:(.*)$/s.exec(start)?.[1];
+    if (after !== undefined && !PULL_REQUEST.slice(1).startsWith(after)) return undefined;
   }
   const ownerPart = owner === undefined ? '[^/:]+' : quoteMeta(owner);
   return commonText(subjectPattern, `repo:${ownerPart}/[^/:]+${PULL_REQUEST}`);

@@ -12,6 +12,7 @@ import {
   ownerThenPlainText,
   principalAdmits,
   relationshipAdmits,
+  pullRequestSubject,
 } from '../../src/access/admits.js';
 import { within } from '../../src/access/pattern-language.js';
 
@@ -133,6 +134,44 @@ describe('an owner read without the automata', () => {
       expect(ownerThenPlainText(other, 'acme'), other).toBe(false);
     // An owner that is no literal text (a metacharacter in it): left to the automata.
     expect(ownerThenPlainText('repo:ac.me/x', 'ac.me')).toBe(false);
+  });
+
+  it('a pull-request subject: the shortcut answers none only where the automata find none', () => {
+    const pullPieces = fc.constantFrom(
+      'pull_request',
+      'pull_',
+      'request',
+      ':',
+      'ref:refs/heads/',
+      'main',
+      '.',
+      '*',
+      '?',
+      '+',
+      'p',
+      '[ab]',
+      '\\w',
+      'app',
+    );
+    const pulls = fc.array(pullPieces, { maxLength: 6 }).map((p) => `repo:acme/${p.join('')}`);
+    fc.assert(
+      fc.property(fc.oneof(patterns, pulls), (pattern) => {
+        if (pullRequestSubject(pattern, 'acme') !== undefined) return;
+        expect(pullRequestSubject(pattern, 'acme', false), pattern).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+    for (const pattern of [
+      'repo:acme/app:pull_request',
+      'repo:acme/app:pull_.*',
+      'repo:acme/app:p?ull_request',
+      'repo:acme/app:pull_reques\\w',
+      'repo:acme/app:pull_requestx*',
+      'repo:acme/[ab]pp:.*_request',
+      'repo:acme/app:ref:refs/heads/.*',
+      'repo:acme/app:pull_request:x',
+    ])
+      expect(pullRequestSubject(pattern, 'acme'), pattern).toBe(pullRequestSubject(pattern, 'acme', false));
   });
 });
 
