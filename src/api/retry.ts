@@ -172,8 +172,9 @@ export interface RetryHooks<T> {
   throttle?: RequestThrottle;
   onRetry?: (e: RetryEvent) => void;
   /**
-   * Runs before a retry that follows an outcome-unknown failure. Returning `{done: value}`
-   * ends the call with that value (the earlier attempt did take effect).
+   * Runs before a retry that follows an outcome-unknown failure, and once before giving up
+   * after one. Returning `{done: value}` ends the call with that value (the earlier attempt did
+   * take effect).
    */
   beforeRetryAfterUnknown?: () => Promise<{ done: T } | undefined>;
 }
@@ -271,7 +272,7 @@ export async function runWithRetry<T>(
       if (!(err instanceof AttemptFailedError)) throw err;
       failure = err.failure;
     }
-    if (!failure.retryable) throw failure.error;
+    if (!failure.retryable) return lookBeforeGivingUp(failure, hooks, failure.error);
     const now = hooks.now();
     counts[failure.sort ?? 'ordinary']++;
     if (failure.sort === 'rateLimited') firstRateLimitedAt ??= now;
@@ -286,7 +287,7 @@ export async function runWithRetry<T>(
       policy,
       hooks.random,
     );
-    if (delayMs === undefined) throw giveUp(failure, attempt, now - started);
+    if (delayMs === undefined) return lookBeforeGivingUp(failure, hooks, giveUp(failure, attempt, now - started));
     // The server is limiting or unreachable for every request: all wait with this one. A
     // Retry-After on any other failure holds the others only as long as the server asked.
     const holdMs = failure.sort !== undefined ? delayMs : failure.retryAfterMs;
@@ -296,4 +297,23 @@ export async function runWithRetry<T>(
     if (failure.sort === 'rateLimited') heldMs += delayMs;
     previous = failure;
   }
+}
+
+/**
+ * Ends a call whose last failure is final. When that attempt's outcome is unknown, it may have
+ * taken effect: the caller looks once more (as before a retry), so that a create made on the
+ * last attempt is answered as made — not reported failed while it exists (an invite so made
+ * would hold a code nobody has). When the look finds nothing, or fails too, `error` is thrown.
+ */
+async function lookBeforeGivingUp<T>(failure: AttemptFailure, hooks: RetryHooks<T>, error: Error): Promise<T> {
+  if (failure.outcomeUnknown && hooks.beforeRetryAfterUnknown) {
+    let found: { done: T } | undefined;
+    try {
+      found = await hooks.beforeRetryAfterUnknown();
+    } catch {
+      // The look failed as well: the failure that ended the call is the one to report.
+    }
+    if (found) return found.done;
+  }
+  throw error;
 }

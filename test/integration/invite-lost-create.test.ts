@@ -116,6 +116,47 @@ describe('an invite whose create answer is lost', () => {
       await emulator.close();
     }
   });
+  it('whose answer is lost on the last attempt the client has: looked for before giving up, never left as an invite nobody can open', async () => {
+    const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    let lost = 0;
+    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+      request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/') && lost++ === 0
+        ? answerWith(503, { code: 14, message: 'Unavailable: lost', details: [] })
+        : body,
+    );
+    // One attempt per call: the first lost answer is also the last (as the tenth is with the defaults).
+    const client = createClient({ baseUrl: proxy.url, token: TOKEN, retry: { maxAttempts: 1 } });
+    try {
+      const codes: InviteCodeRecord[] = [];
+      const result = await apply(
+        plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
+        client,
+        { onInviteCode: (r) => codes.push(r) },
+      );
+      expect(result.ok, JSON.stringify(result.failed)).toBe(true);
+      expect(codes).toHaveLength(1);
+      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter(
+        (r) => r.kind === 'groupInvite',
+      );
+      expect(invites).toHaveLength(1);
+      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          code: codes[0]!.code,
+          email: 'erin@acme.dev',
+          issuer: 'https://accounts.acme.dev',
+          subject: 'erin',
+        }),
+      });
+      expect(accepted.status).toBe(200);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await emulator.close();
+    }
+  });
 });
 
 describe('an invite whose code cannot be kept (issue 49)', () => {

@@ -175,6 +175,27 @@ describe('runWithRetry', () => {
     expect(looks).toBe(1);
   });
 
+  it('looks once more when the last attempt it has ends with an unknown outcome, and reports the failure when nothing is found', async () => {
+    const one = resolveRetryPolicy({ maxAttempts: 1 });
+    const run = (look: () => Promise<{ done: string } | undefined>) =>
+      runWithRetry(
+        async () => {
+          throw new AttemptFailedError(failure({ outcomeUnknown: true }));
+        },
+        one,
+        virtualHooks<string>({ beforeRetryAfterUnknown: look }),
+        () => new Error('gave up'),
+      );
+    await expect(run(async () => ({ done: 'found' }))).resolves.toBe('found');
+    await expect(run(async () => undefined)).rejects.toThrow('gave up');
+    // A look that fails too leaves the failure that ended the call as the one reported.
+    await expect(
+      run(async () => {
+        throw new Error('listing failed');
+      }),
+    ).rejects.toThrow('gave up');
+  });
+
   it('does not look after a failure whose outcome is known (429)', async () => {
     let looks = 0;
     const hooks = virtualHooks<string>({
