@@ -114,7 +114,7 @@ async function createResource(
     // next apply invites them anew (a partial apply leaves what the next run finishes).
     let code = codeOf(resource);
     for (let attempt = 1; code === undefined; attempt++) {
-      await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+      await deleteUnopenable(step, client, resource.uid, 'APPLY_INVITE_CODE_MISSING', 'its code did not reach us');
       if (attempt === 2)
         throw new UserError(
           'APPLY_INVITE_CODE_MISSING',
@@ -130,7 +130,8 @@ async function createResource(
     try {
       await keepInviteCode(step, code, onInviteCode);
     } catch (err) {
-      await client.delete(step.kind, resource.uid, { ignoreMissing: true });
+      const why = `its code could not be kept (${(err as Error).message})`;
+      await deleteUnopenable(step, client, resource.uid, 'APPLY_INVITE_CODE_NOT_KEPT', why);
       throw new UserError(
         'APPLY_INVITE_CODE_NOT_KEPT',
         `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`,
@@ -147,6 +148,34 @@ async function createResource(
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
   const uid = descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
   return { uid, differences: answerDifferences(step, { ...after, ...refs }, resource) };
+}
+
+/**
+ * Deletes again an invite whose code nobody has (a code nobody keeps is a dead invite). When
+ * the delete fails too, the invite stays open and the next plan counts its member as pending:
+ * the failure says why, that it stays, and how to replace it — not only that a delete failed.
+ */
+async function deleteUnopenable(
+  step: CreateStep,
+  client: ApiClient,
+  uid: string,
+  code: string,
+  why: string,
+): Promise<void> {
+  try {
+    await client.delete(step.kind, uid, { ignoreMissing: true });
+  } catch (err) {
+    const email = step.after.email;
+    const replace =
+      typeof email === 'string' && email !== ''
+        ? `replace it with \`apply --reinvite ${email}\``
+        : 'delete it by hand, and the next apply invites anew';
+    throw new UserError(
+      code,
+      `${step.address}: ${why}, and the invite (${uid}) could not be deleted again (${(err as Error).message}): it stays open with a code nobody has, and the next plan counts it as pending; ${replace}`,
+      { cause: err },
+    );
+  }
 }
 
 /** The code an invite's create answer carries, if it reached us. */

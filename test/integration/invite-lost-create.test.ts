@@ -196,4 +196,44 @@ describe('an invite whose code cannot be kept (issue 49)', () => {
       await emulator.close();
     }
   });
+
+  it('that cannot be deleted again either: the failure says so, why, and how to replace it (never only the delete that failed)', async () => {
+    const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    // The delete of the invite is refused (a token that may invite but not revoke).
+    const proxy = await startRewritingProxy(emulator.url, (_request, body) => body, {
+      refuse: (request) =>
+        request.method === 'DELETE' && request.path.startsWith('/iam/v2/groupInvites/')
+          ? answerWith(403, { code: 7, message: 'Permission denied: groupInvites.delete', details: [] })
+          : undefined,
+    });
+    const client = createClient({ baseUrl: proxy.url, token: TOKEN });
+    try {
+      const result = await apply(
+        plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
+        client,
+        {
+          onInviteCode: () => {
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          },
+        },
+      );
+      expect(result.ok).toBe(false);
+      expect(result.failed).toHaveLength(1);
+      expect(result.failed[0]!.code).toBe('APPLY_INVITE_CODE_NOT_KEPT');
+      const error = result.failed[0]!.error;
+      expect(error).toContain(
+        'groupInvite:erin@acme.dev=viewer: its code could not be kept (ENOSPC: no space left on device, write)',
+      );
+      expect(error).toContain('Permission denied: groupInvites.delete');
+      expect(error).toContain('--reinvite erin@acme.dev');
+      // The invite stays open: the next plan keeps it as pending, so only --reinvite replaces it.
+      const live = await readLiveState(client, { org: { name: 'acme' } });
+      expect(live.resources.filter((r) => r.kind === 'groupInvite')).toHaveLength(1);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await emulator.close();
+    }
+  });
 });

@@ -41,7 +41,15 @@ export interface ProxiedExchange {
   responseBody: string;
 }
 
-export async function startRewritingProxy(upstream: string, rewrite: Rewrite): Promise<RewritingProxy> {
+/**
+ * `refuse`: called before a request is forwarded; when it returns {@link answerWith}, the proxy
+ * answers so and the upstream never sees the request (a service that refuses it).
+ */
+export async function startRewritingProxy(
+  upstream: string,
+  rewrite: Rewrite,
+  options: { refuse?: (request: { method: string; path: string }) => unknown } = {},
+): Promise<RewritingProxy> {
   const seen: RewritingProxy['seen'] = [];
   const exchanges: ProxiedExchange[] = [];
   const server: Server = createServer((req, res) => {
@@ -50,6 +58,14 @@ export async function startRewritingProxy(upstream: string, rewrite: Rewrite): P
       const path = req.url ?? '/';
       const body = await readBody(req);
       seen.push({ method, path, body: body.toString('utf8') });
+      const refused = options.refuse?.({ method, path }) as
+        | { [ANSWER]?: true; status: number; body: unknown }
+        | undefined;
+      if (refused !== null && typeof refused === 'object' && refused[ANSWER]) {
+        res.writeHead(refused.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(refused.body));
+        return;
+      }
       const headers: Record<string, string> = {};
       for (const name of ['authorization', 'content-type']) {
         const value = req.headers[name];
