@@ -2,7 +2,9 @@
  * What one plan step sends to the API (DESIGN.md §2, §4). The scheduler in index.ts decides
  * when a step runs; this file decides which requests it makes, and nothing else.
  */
-import type { ApiClient } from '../api/types.js';
+import type { ApiClient, ApiObject } from '../api/types.js';
+import { ApiError } from '../api/errors.js';
+import { findCreated } from '../api/lost-create.js';
 import { descriptorOf, INVITE_KIND, KIND_INFO, subResourceFields } from '../model/kinds.js';
 import { UserError } from '../model/errors.js';
 import type { CreateStep, DeleteStep, PlanStep, UidReference, UpdateStep } from '../model/plan.js';
@@ -105,7 +107,7 @@ async function createResource(
   const refs = resolveRefs(step, created, KIND_INFO[step.kind].createFields);
   Object.assign(body, refs);
   addSecrets(step, body, readSecret);
-  let resource = await client.create(step.kind, parentUid, body);
+  let resource = await createOrRevokeInvite(step, client, parentUid, body);
   if (step.kind === INVITE_KIND) {
     // An invite's code is in the create's answer only. A create whose answer was lost and that
     // the client then found by listing (lost-create recovery) has none: that invite nobody can
@@ -120,7 +122,7 @@ async function createResource(
           'APPLY_INVITE_CODE_MISSING',
           `${step.address}: the service created the invite twice, but neither answer reached us with its code; both were deleted, so the next apply invites them again`,
         );
-      resource = await client.create(step.kind, parentUid, body);
+      resource = await createOrRevokeInvite(step, client, parentUid, body);
       code = codeOf(resource);
     }
     delete (resource as { code?: unknown }).code;
@@ -148,6 +150,32 @@ async function createResource(
   // A resource the API names no uid for (an acceptance of terms) is named by the kind's rule.
   const uid = descriptor.uidOf && parentUid !== null ? descriptor.uidOf(after, parentUid) : resource.uid;
   return { uid, differences: answerDifferences(step, { ...after, ...refs }, resource) };
+}
+
+/**
+ * Sends a create. An invite the service says it made (2xx) in an answer that cannot be read
+ * (not JSON, not an object) exists with a code nobody has, and the next plan would count it as
+ * pending: it is found by listing (as a lost create is) and deleted again, and the step fails.
+ */
+async function createOrRevokeInvite(
+  step: CreateStep,
+  client: ApiClient,
+  parentUid: string | null,
+  body: Record<string, unknown>,
+): Promise<ApiObject> {
+  try {
+    return await client.create(step.kind, parentUid, body);
+  } catch (err) {
+    if (step.kind !== INVITE_KIND || !(err instanceof ApiError) || err.status < 200 || err.status >= 300) throw err;
+    const made = await findCreated(client, step.kind, parentUid, body, undefined);
+    const why = `the service made the invite but its answer could not be read (${err.message})`;
+    if (made) await deleteUnopenable(step, client, made.uid, 'APPLY_INVITE_CODE_MISSING', why);
+    throw new UserError(
+      'APPLY_INVITE_CODE_MISSING',
+      `${step.address}: ${why}; ${made ? 'the invite was deleted again' : 'no such invite is listed'}, so the next apply invites them anew`,
+      { cause: err },
+    );
+  }
 }
 
 /**

@@ -159,6 +159,45 @@ describe('an invite whose create answer is lost', () => {
   });
 });
 
+describe('an invite whose create is answered 2xx with a body that cannot be read', () => {
+  it('is deleted again (the service made it, its code is unknown), and the next apply invites them', async () => {
+    const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
+    emulator.seed({ orgs: [{ name: 'acme' }] });
+    let garbling = true;
+    const proxy = await startRewritingProxy(emulator.url, (request, body) =>
+      garbling && request.method === 'POST' && request.path.startsWith('/iam/v2/groupInvites/')
+        ? answerWith(200, 'garbled')
+        : body,
+    );
+    const client = createClient({ baseUrl: proxy.url, token: TOKEN });
+    try {
+      const invites = async () =>
+        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const codes: InviteCodeRecord[] = [];
+      const first = await apply(
+        plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
+        client,
+        { onInviteCode: (r) => codes.push(r) },
+      );
+      expect(first.ok).toBe(false);
+      expect(first.failed).toHaveLength(1);
+      expect(first.failed[0]!.error).toContain('groupInvite:erin@acme.dev=viewer: ');
+      expect(first.failed[0]!.error).toContain('the response body is not a JSON object');
+      expect(first.failed[0]!.error).toContain('the invite was deleted again, so the next apply invites them anew');
+      expect(await invites()).toEqual([]);
+      garbling = false;
+      const next = plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() });
+      expect(next.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['create groupInvite:erin@acme.dev=viewer']);
+      expect((await apply(next, client, { onInviteCode: (r) => codes.push(r) })).ok).toBe(true);
+      expect(codes).toHaveLength(1);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await emulator.close();
+    }
+  });
+});
+
 describe('an invite whose code cannot be kept (issue 49)', () => {
   it('is deleted again when the code cannot be written (a full disk), and the next apply invites them', async () => {
     const emulator = await startEmulator({ port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
