@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { apply, createClient, plan, readLiveState, type DesiredState, type InviteCodeRecord } from '../../src/index.js';
+import type { ApiClient } from '../../src/api/types.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { answerWith, startRewritingProxy } from '../support/rewriting-proxy.js';
 
@@ -36,6 +37,21 @@ const ERIN = {
   files: ['o.yaml'],
 } as DesiredState;
 
+/** The group invites of acme, live. */
+async function invitesOf(client: ApiClient) {
+  return (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+}
+
+/** Erin accepts the invite `code` opens, through the emulator's door for it: the HTTP status. */
+async function accept(emulatorUrl: string, code: string): Promise<number> {
+  const accepted = await fetch(`${emulatorUrl}/_emulator/groupInvites:accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code, email: 'erin@acme.dev', issuer: 'https://accounts.acme.dev', subject: 'erin' }),
+  });
+  return accepted.status;
+}
+
 describe('an invite whose create answer is lost', () => {
   it('is deleted and made again, and the code kept is the one that opens the invite that stays', async () => {
     const emulator = await startEmulator({ checkAnswers: true, port: 0, tokens: [{ token: TOKEN, role: 'owner' }] });
@@ -58,21 +74,8 @@ describe('an invite whose create answer is lost', () => {
       expect(result.ok, JSON.stringify(result.failed)).toBe(true);
       expect(lost).toBeGreaterThanOrEqual(2);
       expect(codes).toHaveLength(1);
-      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter(
-        (r) => r.kind === 'groupInvite',
-      );
-      expect(invites).toHaveLength(1);
-      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          code: codes[0]!.code,
-          email: 'erin@acme.dev',
-          issuer: 'https://accounts.acme.dev',
-          subject: 'erin',
-        }),
-      });
-      expect(accepted.status).toBe(200);
+      expect(await invitesOf(client)).toHaveLength(1);
+      expect(await accept(emulator.url, codes[0]!.code)).toBe(200);
     } finally {
       await client.close();
       await proxy.close();
@@ -91,8 +94,7 @@ describe('an invite whose create answer is lost', () => {
     );
     const client = createClient({ baseUrl: proxy.url, token: TOKEN });
     try {
-      const invites = async () =>
-        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const invites = () => invitesOf(client);
       const codes: InviteCodeRecord[] = [];
       const first = await apply(
         plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
@@ -136,21 +138,8 @@ describe('an invite whose create answer is lost', () => {
       );
       expect(result.ok, JSON.stringify(result.failed)).toBe(true);
       expect(codes).toHaveLength(1);
-      const invites = (await readLiveState(client, { org: { name: 'acme' } })).resources.filter(
-        (r) => r.kind === 'groupInvite',
-      );
-      expect(invites).toHaveLength(1);
-      const accepted = await fetch(`${emulator.url}/_emulator/groupInvites:accept`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          code: codes[0]!.code,
-          email: 'erin@acme.dev',
-          issuer: 'https://accounts.acme.dev',
-          subject: 'erin',
-        }),
-      });
-      expect(accepted.status).toBe(200);
+      expect(await invitesOf(client)).toHaveLength(1);
+      expect(await accept(emulator.url, codes[0]!.code)).toBe(200);
     } finally {
       await client.close();
       await proxy.close();
@@ -171,8 +160,7 @@ describe('an invite whose create is answered 2xx with a body that cannot be read
     );
     const client = createClient({ baseUrl: proxy.url, token: TOKEN });
     try {
-      const invites = async () =>
-        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const invites = () => invitesOf(client);
       const codes: InviteCodeRecord[] = [];
       const first = await apply(
         plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
@@ -204,8 +192,7 @@ describe('an invite whose code cannot be kept (issue 49)', () => {
     emulator.seed({ orgs: [{ name: 'acme' }] });
     const client = createClient({ baseUrl: emulator.url, token: TOKEN });
     try {
-      const invites = async () =>
-        (await readLiveState(client, { org: { name: 'acme' } })).resources.filter((r) => r.kind === 'groupInvite');
+      const invites = () => invitesOf(client);
       const full = await apply(
         plan(ERIN, await readLiveState(client, { org: { name: 'acme' } }), { now: Date.now() }),
         client,
