@@ -118,20 +118,32 @@ export function markdownCodeCell(text: string): string {
 }
 
 /**
+ * What the runner's comparisons skip: it tests a line with .NET's culture-aware `StartsWith("::")`
+ * and `IndexOf("##[")` (actions/runner, ActionCommand.TryParseV2 and TryParse; it does not run in
+ * invariant-globalization mode), and with ICU those ignore default-ignorable and format
+ * characters — `\u00AD::x` starts with `::` for them. The ones {@link escapeControl} leaves raw
+ * (U+00AD, U+034F, variation selectors, tags, …) are counted as absent here. Today's parser then
+ * cuts the command's name at a fixed offset, so such a line names no command it knows; the escape
+ * does not lean on that detail.
+ */
+const IGNORED_BY_RUNNER = '[\\p{Default_Ignorable_Code_Point}\\p{Cf}]*';
+const STARTS_COMMAND = new RegExp(`^(\\s*${IGNORED_BY_RUNNER}):(${IGNORED_BY_RUNNER}:)`, 'u');
+const OLD_COMMAND = new RegExp(`#(${IGNORED_BY_RUNNER})#(${IGNORED_BY_RUNNER})\\[`, 'gu');
+
+/**
  * Text as it may reach a GitHub Actions job log (DESIGN.md §8 rev 6), where the runner reads its
  * process's output a line at a time and takes a line as a workflow command when, its leading white
- * space trimmed, it starts with `::`, or when it holds `##[`: every control but tab and LF written
- * as `\u{…}` (so CR cannot end a line), a line whose first characters would be `::` starting with
- * `\u{3a}:` instead, and `##[` written `#\u0023[` (a form that JSON reads back as `##[`, so a
- * `--format json` document redirected to a file keeps its values). No line of the result is a command, so
+ * space trimmed, it starts with `::`, or when it holds `##[` — compared as .NET's culture-aware
+ * comparison does, which skips the characters {@link IGNORED_BY_RUNNER} names: every control but
+ * tab and LF written as `\u{…}` (so CR cannot end a line), a line whose first characters would be
+ * `::` starting with `\u{3a}:` instead, and `##[` written `#\u0023[` (a form that JSON reads back
+ * as `##[`, so a `--format json` document redirected to a file keeps its values), ignorable
+ * characters between them or before them or not. No line of the result is a command, so
  * `stop-commands` is never needed. The Action's log and the CLI's streams under Actions use it.
  */
 export function escapeWorkflowLog(text: string): string {
   return text
     .split('\n')
-    .map((line) => {
-      const escaped = escapeControl(line).replaceAll('##[', '#\\u0023[');
-      return /^\s*::/.test(escaped) ? escaped.replace(/^(\s*):/, '$1\\u{3a}') : escaped;
-    })
+    .map((line) => escapeControl(line).replace(OLD_COMMAND, '#$1\\u0023$2[').replace(STARTS_COMMAND, '$1\\u{3a}$2'))
     .join('\n');
 }

@@ -15,6 +15,10 @@ const HOSTILE_NAMES = [
   '::error title=INJECTED::starts-a-line.yaml',
   'c\r::warning title=INJECTED::d.yaml',
   'e ##[warning]INJECTED.yaml',
+  // Characters the runner's culture-aware comparison skips (found by the review).
+  '\u00ad::error title=INJECTED::soft-hyphen.yaml',
+  ':\u034f:error title=INJECTED::grapheme-joiner.yaml',
+  'f #\u00ad#[warning]INJECTED.yaml',
 ];
 
 describe('the CLI in a GitHub Actions job', () => {

@@ -134,19 +134,24 @@ export async function runStep(
 /**
  * The workflow commands the GitHub runner would take from this output: it reads a line at a
  * time (ended by LF, CR or CR LF); a line is a command when, trimmed of leading white space, it
- * is `::name…::…`, or else when it holds `##[name…]` anywhere (the older form).
+ * is `::name…::…`, or else when it holds `##[name…]` anywhere (the older form). The runner
+ * compares with .NET's culture-aware StartsWith and IndexOf, which skip default-ignorable and
+ * format characters (`\u00AD::x` starts with `::` for it): the model drops them before it looks,
+ * so it counts every line that passes the runner's first check (a stricter judge than the
+ * runner's own parser, which then cuts the name at a fixed offset).
  */
 export function runnerCommands(output: string): { name: string; line: string }[] {
   const out: { name: string; line: string }[] = [];
   for (const raw of output.split(/\r\n|\r|\n/)) {
-    const line = raw.replace(/^[\s\u0085]+/, '');
+    const compared = raw.replace(/[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu, '');
+    const line = compared.replace(/^[\s\u0085]+/, '');
     if (line.startsWith('::') && line.indexOf('::', 2) >= 0) {
       out.push({ name: line.slice(2, line.indexOf('::', 2)).split(' ')[0]!, line: raw });
       continue;
     }
-    const v1 = raw.indexOf('##[');
-    if (v1 >= 0 && raw.indexOf(']', v1) >= 0)
-      out.push({ name: raw.slice(v1 + 3, raw.indexOf(']', v1)).split(' ')[0]!, line: raw });
+    const v1 = compared.indexOf('##[');
+    if (v1 >= 0 && compared.indexOf(']', v1) >= 0)
+      out.push({ name: compared.slice(v1 + 3, compared.indexOf(']', v1)).split(' ')[0]!, line: raw });
   }
   return out;
 }
