@@ -172,6 +172,32 @@ export function secretsEnvOf(text: string): Record<string, string> | string {
   return out;
 }
 
+/** The secrets of the job in `env` that the Action knows: the API token, GitHub's tokens and every PLATFORM_SYNC_SECRET_*. */
+function jobSecrets(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env).flatMap(([name, value]) =>
+    value &&
+    (name === 'PLATFORM_TOKEN' ||
+      name === 'GITHUB_TOKEN' ||
+      name === 'PS_GITHUB_TOKEN' ||
+      name.startsWith('PLATFORM_SYNC_SECRET_'))
+      ? [value]
+      : [],
+  );
+}
+
+/**
+ * Why a run failed that {@link runAction} did not report itself (GitHub refusing a comment, a
+ * file that cannot be written), on one line of the log written as every other is: redacted of
+ * the job's secrets (secrets-env's included) and escaped, so that it starts no workflow command
+ * (found by the review: the entry wrote the message raw, a request's path and a token in it).
+ */
+export function reportFailure(err: unknown, env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): void {
+  const door = createOutput(stderr, stderr, { workflowLog: true });
+  const named = secretsEnvOf(env.PS_SECRETS_ENV ?? '');
+  for (const secret of jobSecrets({ ...env, ...(typeof named === 'string' ? {} : named) })) door.addSecret(secret);
+  door.stderr.write(`platform-sync action: ${escapeValue(err instanceof Error ? err.message : String(err))}\n`);
+}
+
 /** Runs the action with the given environment and streams; returns what it set. */
 export async function runAction(io: CliIo): Promise<ActionResult> {
   const { env } = io;
@@ -243,15 +269,7 @@ export async function runAction(io: CliIo): Promise<ActionResult> {
   }
   const { PS_SECRETS_ENV: _given, ...rest } = env;
   const runEnv: NodeJS.ProcessEnv = { ...rest, ...secrets };
-  for (const [name, value] of Object.entries(runEnv))
-    if (
-      value &&
-      (name === 'PLATFORM_TOKEN' ||
-        name === 'GITHUB_TOKEN' ||
-        name === 'PS_GITHUB_TOKEN' ||
-        name.startsWith('PLATFORM_SYNC_SECRET_'))
-    )
-      door.addSecret(value);
+  for (const secret of jobSecrets(runEnv)) door.addSecret(secret);
   const exitcode = await withOwnSummary(env, runEnv, door, () =>
     main(['node', 'platform-sync', ...argv], {
       ...io,
