@@ -4,7 +4,7 @@
  * resource after it — so everything derived from requests and responses passes through here.
  */
 
-import { escapeControl, escapeHtml, escapeJsonText, escapeValue, markdownText } from './escape.js';
+import { escapeControl, escapeHtml, escapeJsonText, escapeValue, escapeWorkflowLog, markdownText } from './escape.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -25,7 +25,8 @@ function jsonInner(text: string): string {
  * Every form a secret can take on its way out (DESIGN.md §8 rev 4): as is; JSON-escaped, once
  * (a server that echoes a request) and twice (a JSON error message quoting a JSON body), with
  * the door's `\uXXXX` escapes; with the door's `\u{…}` escapes; URL-encoded (upper and lower
- * case hex, `+` for a space); and HTML- and markdown-escaped as the markdown views write text.
+ * case hex, `+` for a space); HTML- and markdown-escaped as the markdown views write text; and as
+ * the workflow-log escape writes it.
  * Longest first, so that a longer form is cut whole before a shorter one inside it.
  */
 export function secretForms(secret: string): string[] {
@@ -52,6 +53,11 @@ export function secretForms(secret: string): string[] {
     markdownText(escapeValue(secret)),
     // In a code span (markdownCode) the value is as escapeValue writes it; in a table's, `|` is `\|`.
     escapeValue(secret).replaceAll('|', '\\|'),
+    // As the Action's log escape writes it (it redacts some text after escaping it): at the start
+    // of a line (`::` written `\u{3a}:`) and anywhere else (`##[` written `#\u0023[`).
+    escapeWorkflowLog(secret),
+    escapeWorkflowLog(`.${secret}`).slice(1),
+    escapeWorkflowLog(escapeValue(secret)),
     ...base64Cores(secret),
   ];
   return [...new Set(forms)].sort((a, b) => b.length - a.length);

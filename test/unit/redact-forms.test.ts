@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeJsonText } from '../../src/io/escape.js';
 import { REDACTED, redactSecret } from '../../src/io/redact.js';
+import { logText } from '../../src/action/workflow-log.js';
 
 const SEED = Number(process.env.REDACTION_SEED ?? process.env.INVARIANT_SEED ?? 63);
 
@@ -86,6 +87,21 @@ describe('redactSecret, base64', () => {
           );
         }
       }
+    }
+  });
+});
+
+describe('redactSecret and the workflow-log escape', () => {
+  it("cuts a secret as the Action's log escape writes it (a line that starts with ::, a ##[ in it), redacted after escaping as the Action's summary and comments are", () => {
+    for (const secret of [
+      '::client-secret-0123456789',
+      'client##[secret-0123456789',
+      'client#\u00ad#[secret-0123',
+      '::client##[secret-0123',
+    ]) {
+      const escaped = logText(`${secret}\nsaid: ${secret}`);
+      const out = redactSecret(escaped, secret);
+      expect(out).toBe(`${REDACTED}\nsaid: ${REDACTED}`);
     }
   });
 });
