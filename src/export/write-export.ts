@@ -128,9 +128,16 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
       );
     names.add(f.file);
   }
+  // A file the redaction would change is refused, not written redacted: it would no longer
+  // describe live (DESIGN.md §4), and the seal must hold for the text on disk.
   const redact = options.redact ?? environmentRedactor();
-  // Redacted before it is sealed, so that the seal holds for the text on disk.
-  const sealed = files.map((f) => ({ file: f.file, text: sealExportFile(f.file, redact(f.text)) }));
+  const holding = files.filter((f) => redact(f.text) !== f.text).map((f) => f.file);
+  if (holding.length > 0)
+    throw new UserError(
+      'EXPORT_HOLDS_SECRET',
+      `refusing to write the export: ${listed(holding)} would hold a secret this run holds, written only as [REDACTED]; nothing was written`,
+    );
+  const sealed = files.map((f) => ({ file: f.file, text: sealExportFile(f.file, f.text) }));
   // What an earlier export left when it was cut short is cleared (its own files put back) before anything is looked at.
   try {
     recoverInterrupted(outDir);
@@ -146,7 +153,7 @@ export function writeExport(given: string, files: readonly ExportedFile[], optio
       `cannot write the export to ${outDir}: it is a symbolic link that leads to no directory; nothing was written`,
     );
   }
-  const keepAll: Redactor = (text) => text; // redacted above, before sealing
+  const keepAll: Redactor = (text) => text; // checked above: redaction changes nothing
   if (dirEntry === 'none') {
     writeDirectory(outDir, sealed, { redact: keepAll, unwritable });
     return;

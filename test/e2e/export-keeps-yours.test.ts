@@ -52,6 +52,7 @@ describe('export keeps what it did not write', () => {
     emulator.seed({
       orgs: [
         { name: 'keep', groups: [{ name: 'a' }, { name: 'b' }] },
+        { name: 'held', groups: [{ name: 'b', description: 'the description of b' }] },
         {
           name: 'echo',
           identities: echoes.map((text, i) => ({ name: `echo-${i}`, description: `served ${text} back` })),
@@ -151,17 +152,34 @@ describe('export keeps what it did not write', () => {
     expect((await runCli(['export', '--org', 'keep', '--out', out, '--force'], { env: suite.env })).code).toBe(0);
   });
 
-  it('redacts the token echoed base64-encoded (standard and URL-safe, at each byte alignment)', async () => {
+  it('refuses a live value holding the token (here base64-encoded, standard and URL-safe, at each byte alignment) rather than write it or a [REDACTED] that would not round-trip', async () => {
     const out = join(suite.dir, 'echo');
-    const stdout = (await runCli(['export', '--org', 'echo'], { env: suite.env })).stdout;
-    expect((await runCli(['export', '--org', 'echo', '--out', out], { env: suite.env })).code).toBe(0);
-    for (const [label, text] of [
-      ['stdout', stdout],
-      ['org.yaml', readFileSync(join(out, 'org.yaml'), 'utf8')],
-    ] as const) {
-      for (const echo of echoes) expect(text, `${label}: ${echo}`).not.toContain(echo);
-      expect(text.split('[REDACTED]').length - 1, label).toBe(echoes.length);
+    for (const args of [[], ['--out', out]]) {
+      const run = await runCli(['export', '--org', 'echo', ...args], { env: suite.env });
+      expect(run.code, run.stderr).toBe(1);
+      for (const echo of echoes) expect(run.stdout + run.stderr).not.toContain(echo);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('live values hold a secret this run holds');
+      for (const i of echoes.keys()) expect(run.stderr).toContain(`identity:echo-${i} description`);
     }
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('refuses a live description equal to a PLATFORM_SYNC_SECRET_* value, naming it, and writes nothing (DESIGN.md §4, §8)', async () => {
+    const out = join(suite.dir, 'held');
+    const env = { ...suite.env, PLATFORM_SYNC_SECRET_HELD: 'the description of b' };
+    for (const args of [[], ['--out', out]]) {
+      const run = await runCli(['export', '--org', 'held', ...args], { env });
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('  - group:b description\n');
+      expect(run.stderr).not.toContain('the description of b');
+    }
+    expect(existsSync(out)).toBe(false);
+    // Without the variable the same org exports, the description as it is.
+    const run = await runCli(['export', '--org', 'held', '--out', out], { env: suite.env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(out, 'b.yaml'), 'utf8')).toContain('description: the description of b\n');
   });
 });
 

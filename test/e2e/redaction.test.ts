@@ -1,9 +1,10 @@
 /**
  * The token never leaves the CLI, even when the API hands it back inside data: someone set a
  * repo's description and readme to it, and named an identity after it. Every command that
- * reads live state prints, and every file it writes holds, `[REDACTED]` instead.
+ * reads live state prints, and every file it writes holds, `[REDACTED]` instead — but export, which
+ * must describe live as it is, refuses and names where the token is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACME, applyManifests, openClient, runCli, type CliRun, useSuiteEmulator } from './cli-harness.js';
@@ -59,16 +60,17 @@ describe('the token planted in live data', () => {
     expect(written).toContain('[REDACTED]');
   });
 
-  it('never appears in an export, to stdout or to files', async () => {
-    const stream = await runCli(['export', '--org', 'acme'], { env: suite.env });
-    expect(stream.code, stream.stderr).toBe(0);
-    expectRedacted(stream, 'export');
+  it('never appears in an export, nor a [REDACTED] in its place: export refuses, naming where it is, and writes nothing', async () => {
     const out = join(suite.dir, 'export');
-    const files = await runCli(['export', '--org', 'acme', '--out', out], { env: suite.env });
-    expect(files.code, files.stderr).toBe(0);
-    const texts = readdirSync(out).map((f) => readFileSync(join(out, f), 'utf8'));
-    expect(texts.join('\n')).not.toContain(TOKEN);
-    expect(texts.join('\n')).toContain('[REDACTED]');
+    for (const args of [[], ['--out', out]]) {
+      const run = await runCli(['export', '--org', 'acme', ...args], { env: suite.env });
+      expect(run.code, run.stderr).toBe(1);
+      expectRedacted(run, `export ${args.join(' ')}`);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('live values hold a secret this run holds');
+      expect(run.stderr).toContain('description\n');
+    }
+    expect(existsSync(out)).toBe(false);
   });
 
   it('never appears in apply --format json (the plan and every event)', async () => {

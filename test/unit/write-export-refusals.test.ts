@@ -185,3 +185,17 @@ describe('export --out refuses, writing nothing', () => {
     expect(exactly.message).toBe(`${five}: ${why}; nothing was written`);
   });
 });
+
+describe('a file the redaction would change', () => {
+  it('is refused, naming it, and nothing is written: an export holds no secret and no [REDACTED] in its place', () => {
+    const out = join(dir, 'held-secret');
+    const redact = (text: string) => text.replaceAll('s3cret-value-1', '[REDACTED]');
+    const texts = [exported('org.yaml'), { file: 'b.yaml', text: `# ${EXPORT_MARK}\ndescription: s3cret-value-1\n` }];
+    const err = refusal(() => writeExport(out, texts, { redact }));
+    expect(err.message).toBe(
+      'refusing to write the export: b.yaml would hold a secret this run holds, written only as [REDACTED]; nothing was written',
+    );
+    expect(err.message).not.toContain('s3cret');
+    expect(() => readdirSync(out)).toThrow(/ENOENT/);
+  });
+});

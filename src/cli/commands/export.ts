@@ -39,12 +39,13 @@ export function registerExportCommand(program: Command, ctx: CliContext): void {
     );
   addConnectionOptions(command);
   command.action(async (options: ExportCommandOptions) => {
-    const { exportManifests, readOrgForExport, writeExport } = await import('../../export/index.js'); // yaml, on use only (see main.ts)
+    const { exportManifests, readOrgForExport, refuseHeldSecrets, writeExport } = await import('../../export/index.js'); // yaml, on use only (see main.ts)
     const live = await withSession(options, ctx, (session) => readOrgForExport(session.client, options.org));
     const outDir = options.out === undefined ? undefined : resolve(ctx.cwd, options.out);
     const schemaRef = options.schemaRef ?? schemaReferenceFrom(outDir ?? ctx.cwd);
-    // Redacted on the way out: by stdout, or by the writer of the files.
     const files = exportManifests(live, { schemaRef });
+    // A secret in a live value is refused, not redacted: a redacted export would not describe the org.
+    refuseHeldSecrets(live, files, output.redact);
     if (outDir === undefined) {
       output.stdout.write(joinAsStream(files));
       return;
