@@ -6,14 +6,18 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SeedResult } from '../../src/emulator/index.js';
+import { startRewritingProxy } from '../support/rewriting-proxy.js';
 import { runCli, useSuiteEmulator } from './cli-harness.js';
 
 const TOKEN = 'export-untrusted-token-6d0e';
 const LONG = `team ${'x'.repeat(295)}`;
 
+let seeded: SeedResult | undefined;
+
 describe('export into a directory it does not trust', () => {
   const suite = useSuiteEmulator(TOKEN, 'export-untrusted', async (emulator) => {
-    emulator.seed({
+    seeded = emulator.seed({
       orgs: [
         {
           name: 'wide',
@@ -72,4 +76,36 @@ describe('export into a directory it does not trust', () => {
     expect(run.stderr).toContain(`${join(out, 'c.yaml')} is a directory`);
     expect(readdirSync(out)).toEqual(['c.yaml']);
   });
+
+  it('refuses a CR served in the org or a group name (what its header comments quote), printing and writing nothing', async () => {
+    // The emulator refuses such names: a proxy serves them, as a non-conforming server would.
+    const orgUid = seeded!.orgUids.wide!;
+    for (const [from, to, what] of [
+      ['wide', 'wide\rprune: false', 'invalid org name'],
+      ['a', 'a\rgroups: []', 'invalid group name'],
+    ] as const) {
+      const proxy = await startRewritingProxy(suite.emulator.url, (_request, body) => replaced(body, from, to));
+      try {
+        const env = { ...suite.env, PLATFORM_API_URL: proxy.url };
+        const out = join(suite.dir, `cr-${from}`);
+        for (const args of [[], ['--out', out]]) {
+          const run = await runCli(['export', '--org', orgUid, ...args], { env });
+          expect(run.code, run.stderr).toBe(1);
+          expect(run.stdout).toBe('');
+          expect(run.stderr).toContain(`${what} ${JSON.stringify(to)}`);
+        }
+        expect(existsSync(out)).toBe(false);
+      } finally {
+        await proxy.close();
+      }
+    }
+  });
 });
+
+/** `value` with every string equal to `from` (a name) replaced by `to`. */
+function replaced(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return value === from ? to : value;
+  if (Array.isArray(value)) return value.map((v) => replaced(v, from, to));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaced(v, from, to)]));
+}
