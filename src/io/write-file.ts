@@ -22,6 +22,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -346,10 +347,32 @@ export interface SecretFile {
 }
 
 /**
+ * Writes all of `bytes`: a write the system cuts short without an error (a file-size limit, a
+ * disk filling up) is written on, and one that writes nothing is an error, not a kept line.
+ */
+function writeWhole(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) {
+    const written = writeSync(fd, bytes, at);
+    if (written <= 0) throw Object.assign(new Error('the write was cut short'), { code: 'EIO' });
+    at += written;
+  }
+}
+
+/** Cuts the file back to `size` (what it held before a line that failed); whether that worked. */
+function takeBack(fd: number, size: number): boolean {
+  try {
+    ftruncateSync(fd, size);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Opens the one file a secret may be written to (`apply --invite-codes FILE`, DESIGN.md §4): a
  * regular file, never followed through a symlink, created 0600 (an existing one is made 0600),
- * appended to. Its lines bypass redaction on purpose — they are the secrets — so nothing else
- * may be written through it. Opened before the first request: a path that cannot be written is
+ * appended to a whole line at a time. Its lines bypass redaction on purpose — they are the
+ * secrets — so nothing else may be written through it. Opened before the first request: a path that cannot be written is
  * a clear error and changes nothing.
  */
 export function openSecretFile(path: string, what: string): SecretFile {
@@ -387,13 +410,20 @@ export function openSecretFile(path: string, what: string): SecretFile {
   }
   return {
     appendLine(line) {
+      const bytes = Buffer.from(`${line}\n`, 'utf8');
+      let before: number | undefined;
       try {
-        writeSync(fd, `${line}\n`);
+        before = fstatSync(fd).size;
+        writeWhole(fd, bytes);
         fsyncSync(fd);
       } catch (err) {
-        throw new UserError('FILE_WRITE', `cannot write ${what} to ${path}: ${describeWriteError(err, path)}`, {
-          cause: err,
-        });
+        // The file holds whole lines only (DESIGN.md §8 rev 5): a part of this one is taken back.
+        const kept = before !== undefined && takeBack(fd, before);
+        throw new UserError(
+          'FILE_WRITE',
+          `cannot write ${what} to ${escapeValue(path)}: ${describeWriteError(err, path)}${kept ? '' : '; a part of the line may be left at its end'}`,
+          { cause: err },
+        );
       }
     },
     close() {
