@@ -132,6 +132,13 @@ export function readFileHeadSync(path: string, bytes: number): Buffer | undefine
   }
 }
 
+/** The last byte of the regular file open at `fd`, `size` bytes long (the invite-codes file's: does its last line end?); undefined when empty. */
+export function readLastByteSync(fd: number, size: number): number | undefined {
+  if (size <= 0) return undefined;
+  const last = Buffer.alloc(1);
+  return readSync(fd, last, 0, 1, size - 1) === 1 ? last[0] : undefined;
+}
+
 /** Reads UTF-8 text through the door (a file of the product's own, or an operator's). */
 export function readTextSyncBounded(path: string, limits: ReadLimits): string {
   return readFileSyncBounded(path, limits).toString('utf8');

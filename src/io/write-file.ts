@@ -13,6 +13,7 @@
  * every run ≈5 ms of CPU, measured when it was tried.)
  */
 import { escapeValue } from './escape.js';
+import { readLastByteSync } from './read-file.js';
 import { crypto } from '../util/lazy-require.js';
 import {
   appendFileSync,
@@ -384,10 +385,11 @@ export function openSecretFile(path: string, what: string): SecretFile {
       cause === undefined ? undefined : { cause },
     );
   let fd: number;
+  let cutShort = false;
   try {
     fd = openSync(
       path,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
       0o600,
     );
   } catch (err) {
@@ -403,6 +405,10 @@ export function openSecretFile(path: string, what: string): SecretFile {
     if (uid !== undefined && stat.uid !== uid)
       throw refuse(`it belongs to another user (uid ${stat.uid}, not ${uid}); name a file of your own`);
     fchmodSync(fd, 0o600);
+    // A line an earlier run was killed in the middle of is ended with the first line written
+    // (not before: an apply that keeps no code leaves the file as it was), so that line is one of
+    // its own.
+    cutShort = stat.size > 0 && readLastByteSync(fd, stat.size) !== 0x0a;
   } catch (err) {
     closeSync(fd);
     if (err instanceof UserError) throw err;
@@ -410,12 +416,13 @@ export function openSecretFile(path: string, what: string): SecretFile {
   }
   return {
     appendLine(line) {
-      const bytes = Buffer.from(`${line}\n`, 'utf8');
+      const bytes = Buffer.from(`${cutShort ? '\n' : ''}${line}\n`, 'utf8');
       let before: number | undefined;
       try {
         before = fstatSync(fd).size;
         writeWhole(fd, bytes);
         fsyncSync(fd);
+        cutShort = false;
       } catch (err) {
         // The file holds whole lines only (DESIGN.md §8 rev 5): a part of this one is taken back.
         const kept = before !== undefined && takeBack(fd, before);

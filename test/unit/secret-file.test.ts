@@ -22,6 +22,24 @@ describe('the invite-codes file', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"code":"a"}\n');
   });
 
+  it('starts on a line of its own after a line an earlier run was killed in the middle of', () => {
+    const path = join(dir, 'cut-short.jsonl');
+    writeFileSync(path, '{"code":"a"}\n{"code":"b', { mode: 0o600 });
+    // Opened and closed with nothing kept: left as it was.
+    openSecretFile(path, 'invite codes').close();
+    expect(readFileSync(path, 'utf8')).toBe('{"code":"a"}\n{"code":"b');
+    const file = openSecretFile(path, 'invite codes');
+    file.appendLine('{"code":"c"}');
+    file.appendLine('{"code":"d"}');
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"code":"a"}\n{"code":"b\n{"code":"c"}\n{"code":"d"}\n');
+    // A file that ends its lines (or is empty) gets nothing more than its lines.
+    const whole = join(dir, 'whole.jsonl');
+    writeFileSync(whole, '{"code":"a"}\n', { mode: 0o600 });
+    openSecretFile(whole, 'invite codes').close();
+    expect(readFileSync(whole, 'utf8')).toBe('{"code":"a"}\n');
+  });
+
   it('refuses a link, naming it, before any write', () => {
     const target = join(dir, 'target.jsonl');
     writeFileSync(target, '');
