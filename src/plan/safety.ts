@@ -44,7 +44,7 @@ export interface SafetyInput {
 function findAmbiguities(input: SafetyInput): PlanRefusal[] {
   const refusals: PlanRefusal[] = [];
   for (const address of [...input.index.ambiguous].sort()) {
-    if (!input.desiredAddresses.has(address)) continue;
+    if (!input.desiredAddresses.has(address) && !prunedIfDeclaredByNothing(input, address)) continue;
     const reported = input.live.ambiguities.find((a) => a.address === address)?.uids;
     const uids = reported ?? input.live.resources.filter((r) => r.address === address).map((r) => r.uid);
     refusals.push({
@@ -54,6 +54,19 @@ function findAmbiguities(input: SafetyInput): PlanRefusal[] {
     });
   }
   return refusals;
+}
+
+/**
+ * An ambiguous address nothing declares is refused too when prune would delete what is there
+ * (found by the review: two invites made by hand for one e-mail and role made no step and no
+ * refusal, so plan said "No changes" and drift "No drift"). Ignored or not pruned: left alone.
+ */
+function prunedIfDeclaredByNothing(input: SafetyInput, address: string): boolean {
+  const live = input.live.resources.find((r) => r.address === address);
+  if (live === undefined || address === ORG_ADDRESS || descriptorOf(live.kind).permanent) return false;
+  if (!isPruned(input.prune, live.kind)) return false;
+  const addresses = input.formerAddressesOf ? input.formerAddressesOf(live) : [address];
+  return !isIgnoredResource(live, input.ignore) && !addresses.some((a) => matchesAnyGlob(a, input.ignore));
 }
 
 function findIncompleteReads(input: SafetyInput, deletes: readonly PlanStep[]): PlanRefusal[] {

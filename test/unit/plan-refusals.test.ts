@@ -181,7 +181,21 @@ describe('plan: refusals', () => {
         message: `repo:dup matches 2 live resources (${ORG_UID}/0000000000000001, ${ORG_UID}/0000000000000002); rename or remove the duplicates, the plan will not guess`,
         addresses: ['repo:dup'],
       },
+      {
+        rule: 'ambiguous-live',
+        message: `repo:other matches 2 live resources (${ORG_UID}/0000000000000003, ${ORG_UID}/0000000000000004); rename or remove the duplicates, the plan will not guess`,
+        addresses: ['repo:other'],
+      },
     ]);
+  });
+
+  // Found by the review: duplicates nothing declares made no step and no refusal ("No changes", "No drift").
+  it('refuses duplicates nothing declares when prune would delete them, not when ignored or not pruned', () => {
+    const live = liveState([r.repo('', 'dup'), r.repo('', 'dup'), r.repo('', 'other'), r.repo('', 'other')]);
+    const addresses = (settings: Parameters<typeof desiredState>[1]) =>
+      refusalsOf(desiredState([r.repo('', 'dup')], settings), live).flatMap((x) => x.addresses);
+    expect(addresses({ settings: { ignore: ['repo:other'] } })).toEqual(['repo:dup']);
+    expect(addresses({ settings: { prune: { repo: false } } })).toEqual(['repo:dup']);
   });
 
   it('collects every refusal, keeps the steps of the refused plan, and stops it at assertSafe', () => {
