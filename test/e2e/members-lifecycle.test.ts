@@ -170,6 +170,52 @@ describe('accept-invite on the embedded emulator (issue 50)', () => {
   });
 });
 
+describe('accept-invite --code-file, one e-mail invited to two groups', () => {
+  // Found by the review: --code-file always took the file's last code of the e-mail, so once that
+  // invite was accepted the other group's invite could not be (HTTP 404 on the spent code).
+  it('accepts each open invite in turn, newest first, skipping the codes already spent', async () => {
+    const temp = makeTempDir('members-two-groups');
+    try {
+      writeFileSync(
+        join(temp.dir, 'org.yaml'),
+        [
+          'apiVersion: platform-sync/v1',
+          'org:',
+          '  name: two',
+          '  members:',
+          '    - {email: carol@acme.dev, role: viewer}',
+          '  groups:',
+          '    - name: eng',
+          '      members:',
+          '        - {email: carol@acme.dev, role: editor}',
+          '',
+        ].join('\n'),
+      );
+      const here = { cwd: temp.dir };
+      const applied = await runCli(
+        ['apply', 'org.yaml', '--emulator', '--bootstrap', '--auto-approve', '--invite-codes', 'codes.jsonl'],
+        here,
+      );
+      expect(applied.code, applied.stderr).toBe(0);
+      const accept = ['accept-invite', '--emulator', '--code-file', 'codes.jsonl', '--email', 'carol@acme.dev'];
+      for (let i = 0; i < 2; i++) {
+        const accepted = await runCli(accept, here);
+        expect(accepted.code, accepted.stderr).toBe(0);
+      }
+      const plan = await runCli(['plan', 'org.yaml', '--emulator', '--format', 'json'], here);
+      expect((JSON.parse(plan.stdout) as { members: { state: string }[] }).members.map((m) => m.state)).toEqual([
+        'present',
+        'present',
+      ]);
+      const third = await runCli(accept, here);
+      expect(third.code).toBe(1);
+      expect(third.stderr).toContain('the invite was not accepted (HTTP 404');
+    } finally {
+      temp.remove();
+    }
+  });
+});
+
 describe('--reinvite (issue 50)', () => {
   it('replaces an open invite whose code was lost: the old one deleted, a new one whose code works; a typo is refused', async () => {
     await withInvitedAlice('lost', 'lost.jsonl', async (here) => {

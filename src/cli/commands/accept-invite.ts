@@ -37,7 +37,7 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
     )
     .option(
       '--code-file <file>',
-      'read the code from the first line of the --invite-codes file whose e-mail is --email',
+      "read the code from the --invite-codes file: the newest line of --email's whose invite is still open (one invite a call)",
     )
     .requiredOption('--email <email>', 'the e-mail the person signs in with (the invite is for it)')
     .option('--subject <subject>', 'the subject their sign-in gives them (default: the e-mail)')
@@ -48,40 +48,42 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
           'USAGE',
           "accept-invite works on the embedded emulator only (--emulator): on the service, the person invited accepts in the service's own sign-in flow",
         );
-      const code =
-        options.code ??
-        (options.codeFile !== undefined ? await codeFromFile(options.codeFile, options.email, ctx.cwd) : undefined);
-      if (code === undefined)
+      // Newest first: a code an earlier call (or a --reinvite) spent is skipped, so an e-mail invited to two groups accepts both.
+      const codes =
+        options.code !== undefined
+          ? [options.code]
+          : options.codeFile !== undefined
+            ? (await codesFromFile(options.codeFile, options.email, ctx.cwd)).reverse()
+            : [];
+      if (codes.length === 0)
         throw new UserError('USAGE', 'name the code: --code-file <the --invite-codes file> (or --code <code>)');
-      ctx.output.addSecret(code);
+      for (const code of codes) ctx.output.addSecret(code);
       const { startEmbeddedEmulator } = await import('../embedded.js');
       const { ACCEPT_INVITE_PATH } = await import('../../emulator/invites.js');
       const embedded = await startEmbeddedEmulator({ cwd: ctx.cwd, writes: true });
       try {
-        const res = await fetch(`${embedded.connection.baseUrl}${ACCEPT_INVITE_PATH}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            code,
-            email: options.email,
-            issuer: options.issuer,
-            subject: options.subject ?? options.email,
-          }),
-        });
-        const text = await res.text();
-        if (res.status !== 200) {
-          const message = (() => {
-            try {
-              return (JSON.parse(text) as { message?: string }).message;
-            } catch {
-              return undefined;
-            }
-          })();
-          throw new UserError(
-            'ACCEPT_INVITE',
-            `the invite was not accepted (HTTP ${res.status}${typeof message === 'string' ? `: ${escapeValue(message.slice(0, 500))}` : ''})`,
-          );
+        let refused: UserError | undefined;
+        for (const code of codes) {
+          const res = await fetch(`${embedded.connection.baseUrl}${ACCEPT_INVITE_PATH}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              code,
+              email: options.email,
+              issuer: options.issuer,
+              subject: options.subject ?? options.email,
+            }),
+          });
+          const text = await res.text();
+          if (res.status === 200) {
+            refused = undefined;
+            break;
+          }
+          refused = notAccepted(res.status, text);
+          // 404: no open invite has this code (accepted or deleted): an older line may still be open.
+          if (res.status !== 404) break;
         }
+        if (refused !== undefined) throw refused;
         ctx.output.stdout.write(
           `Accepted: ${escapeValue(options.email)} signed in and holds the invite's role; the next plan finds the member present.\n`,
         );
@@ -91,8 +93,23 @@ export function registerAcceptInviteCommand(program: Command, ctx: CliContext): 
     });
 }
 
-/** The code of the invite for `email` in an --invite-codes file (one JSON object a line). */
-async function codeFromFile(path: string, email: string, cwd: string): Promise<string> {
+/** Why the emulator did not accept a code, as the error the command ends with. */
+function notAccepted(status: number, text: string): UserError {
+  const message = (() => {
+    try {
+      return (JSON.parse(text) as { message?: string }).message;
+    } catch {
+      return undefined;
+    }
+  })();
+  return new UserError(
+    'ACCEPT_INVITE',
+    `the invite was not accepted (HTTP ${status}${typeof message === 'string' ? `: ${escapeValue(message.slice(0, 500))}` : ''})`,
+  );
+}
+
+/** The codes of the invites for `email` in an --invite-codes file (one JSON object a line), in the file's order. */
+async function codesFromFile(path: string, email: string, cwd: string): Promise<string[]> {
   const text = readTextSyncBounded(resolve(cwd, path), { maxBytes: 16 * 1024 * 1024, label: path });
   let encrypted = false;
   const codes = text.split('\n').flatMap((line) => {
@@ -120,5 +137,5 @@ async function codeFromFile(path: string, email: string, cwd: string): Promise<s
   }
   if (codes.length === 0)
     throw new UserError('ACCEPT_INVITE', `no invite code for ${escapeValue(email)} in ${escapeValue(path)}`);
-  return codes[codes.length - 1]!;
+  return codes;
 }
