@@ -7,7 +7,8 @@ import { compileAddressGlob } from '../model/address.js';
 import type { Diagnostic } from '../model/errors.js';
 import { renameLinesOf } from '../model/rename-lines.js';
 import type { DesiredResource, SourceLocation } from '../model/resources.js';
-import { formatLocation } from './diagnostics.js';
+import { formatLocation, formatPointer } from './diagnostics.js';
+import type { ManifestDocument } from './parse-documents.js';
 
 /** The globs of the settings, each with where it was written. */
 export interface Globs {
@@ -19,21 +20,44 @@ export interface Globs {
 export function ignoredDeclarations(
   ignore: ReadonlyMap<string, SourceLocation>,
   resources: readonly DesiredResource[],
+  /** The documents read, to give the JSON path of a declaration reported (pathsOfDeclarations). */
+  documents: readonly ManifestDocument[],
 ): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   if (ignore.size === 0) return diagnostics;
   const globs = [...ignore].map(([glob, location]) => ({ glob, location, re: compileAddressGlob(glob) }));
+  let pathOf: ((location: SourceLocation) => string) | undefined;
   for (const resource of resources) {
     const hit = globs.find((g) => g.re.test(resource.address));
     if (hit) {
       diagnostics.push({
         location: resource.source,
-        path: '',
+        path: (pathOf ??= pathsOfDeclarations(documents))(resource.source),
         message: `${resource.address} is declared here but matches ignore glob ${JSON.stringify(hit.glob)} at ${formatLocation(hit.location)}, which leaves it alone entirely; remove the declaration or narrow the glob`,
       });
     }
   }
   return diagnostics;
+}
+
+/**
+ * The JSON path of the node of `documents` at a location (a resource's source), or ''. A resource
+ * keeps only its location (a pointer each would cost megabytes at 100,000 resources): for the few
+ * a message names, the path is found again among the nodes of the documents, located the same way.
+ */
+function pathsOfDeclarations(documents: readonly ManifestDocument[]): (location: SourceLocation) => string {
+  const paths = new Map<string, string>();
+  // Mappings and list items (a resource is one of them: `acceptedTerms` items are strings).
+  const visit = (doc: ManifestDocument, value: unknown, pointer: (string | number)[], item: boolean): void => {
+    const container = typeof value === 'object' && value !== null;
+    if (!container && !item) return;
+    const at = formatLocation(doc.locate(pointer));
+    if (!paths.has(at)) paths.set(at, formatPointer(pointer));
+    if (Array.isArray(value)) value.forEach((v, i) => visit(doc, v, [...pointer, i], true));
+    else if (container) for (const [key, v] of Object.entries(value)) visit(doc, v, [...pointer, key], false);
+  };
+  for (const doc of documents) visit(doc, doc.value, [], false);
+  return (location) => paths.get(formatLocation(location)) ?? '';
 }
 
 /**

@@ -3,9 +3,11 @@
  * `{fromFile: path}` — taken out of the item they are written in and checked for their shape.
  * Pure (the resolver's, resolve.ts).
  */
+import type { Diagnostic } from '../model/errors.js';
 import type { KindDescriptor } from '../model/kind-descriptor.js';
 import type { SecretRef } from '../model/resources.js';
 import { checkSecretRefShape } from '../model/secret-ref.js';
+import { formatPointer } from './diagnostics.js';
 import { asObject, asString, siteAt, type Obj, type Site } from './resolve-tables.js';
 
 /**
@@ -19,9 +21,16 @@ export function takeSecrets(
   site: Site,
   item: Obj,
   key: string,
-  report: (site: Site, message: string) => void,
+  push: (diagnostic: Diagnostic) => void,
 ): { item: Obj; refs: Record<string, SecretRef> } {
   const refs: Record<string, SecretRef> = {};
+  // `key`: a key of the object at `at` to point at, never quoted in the path (it may be the secret).
+  const report = (at: Site, message: string, key?: string) =>
+    push({
+      location: key === undefined ? at.doc.locate(at.pointer) : at.doc.locate(at.pointer.concat(key), 'key'),
+      path: formatPointer(at.pointer),
+      message,
+    });
   const holderOf = (root: Obj, parts: string[]) =>
     parts.slice(0, -1).reduce<Obj | undefined>((o, p) => asObject(o?.[p]), root);
   const present = secretPaths
@@ -48,7 +57,16 @@ export function takeSecrets(
           ? { fromFile }
           : undefined;
     const problem = written ? checkSecretRefShape(written) : undefined;
-    if (written && problem) {
+    // The schema's errors inside clientSecret (an anyOf) are not shown: a key beside a valid
+    // reference (`fromFlie`) would be dropped without a word.
+    const other = written ? Object.keys(ref!).find((k) => k !== 'fromEnv' && k !== 'fromFile') : undefined;
+    if (other !== undefined) {
+      report(
+        siteAt(site, ...parts),
+        `${path} of ${descriptor.describe(key)} holds a field other than fromEnv or fromFile (not quoted: it may be the secret); expected exactly one of {fromEnv: VARIABLE} or {fromFile: path}`,
+        other,
+      );
+    } else if (written && problem) {
       report(
         siteAt(site, ...parts, 'fromEnv' in written ? 'fromEnv' : 'fromFile'),
         `${problem} (${path} of ${descriptor.describe(key)})`,

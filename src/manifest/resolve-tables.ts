@@ -81,3 +81,12 @@ export function asString(v: unknown): string | undefined {
 export function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
+
+/**
+ * True when `name` can be one segment of a group path. Any other name is the schema's to report,
+ * and is not read as a path: a group "x/y" would sit beneath an undeclared "x", and an identity
+ * "eng/ci" of the org would take the address of identity "ci" of group "eng".
+ */
+export function isSegment(name: string): boolean {
+  return name !== '' && !name.includes('/');
+}

@@ -30,6 +30,7 @@ import {
   asObject,
   asString,
   fieldKey,
+  isSegment,
   itemSiteAt,
   siteAt,
   type GroupRecord,
@@ -70,7 +71,7 @@ const ROLE_BINDING = descriptorOf('roleBinding');
 export function resolveDesiredState(documents: readonly ManifestDocument[], options: ResolveOptions): ResolveResult {
   const resolver = new Resolver(options);
   for (const doc of documents) resolver.addDocument(doc);
-  return resolver.finish();
+  return resolver.finish(documents);
 }
 
 class Resolver {
@@ -148,7 +149,7 @@ class Resolver {
     this.settings.add(doc, asObject(root.settings));
   }
 
-  finish(): ResolveResult {
+  finish(documents: readonly ManifestDocument[]): ResolveResult {
     for (const binding of this.bindings) this.resolveBinding(binding);
     for (const r of this.roleRefs) {
       const key = this.references.resolveRoleName(r.site, r.field, r.groupPath, r.ref, r.what);
@@ -173,7 +174,7 @@ class Resolver {
       resolveRole: (site, groupPath, ref, what) => this.references.resolveRoleName(site, 'role', groupPath, ref, what),
       report: (site, message, target) => this.report(site, message, target),
     });
-    this.diagnostics.push(...ignoredDeclarations(this.settings.globs.ignore, this.resources));
+    this.diagnostics.push(...ignoredDeclarations(this.settings.globs.ignore, this.resources, documents));
     if (this.diagnostics.length > 0 || !this.org) return { diagnostics: this.diagnostics };
     const orgRecord = this.groups.get('')!;
     const uid = orgRecord.scalars.get('uid')?.value as string | undefined;
@@ -321,7 +322,7 @@ class Resolver {
         else if (form.form === 'binding') this.bindings.push({ site: itemSite, groupPath: path, value: item });
         else {
           const name = asString(item[fieldKey(item, 'name', form.definition)]);
-          if (name !== undefined) this.addGroup(itemSite, joinPath(path, name), item);
+          if (name !== undefined && isSegment(name)) this.addGroup(itemSite, joinPath(path, name), item);
         }
       });
     }
@@ -390,7 +391,7 @@ class Resolver {
   private addItem(descriptor: KindDescriptor, site: Site, groupPath: string, item: Obj): void {
     const keyField = descriptor.keyField ?? 'name';
     const key = asString(item[fieldKey(item, keyField, descriptor.manifest!.definition)]);
-    if (key === undefined) return;
+    if (key === undefined || (keyField === 'name' && !isSegment(key))) return;
     const where = this.groupLabel(groupPath);
     let fatal = false;
     const problems = descriptor.checkItem?.(item, key, where);
@@ -408,7 +409,7 @@ class Resolver {
     const secrets =
       descriptor.secretPaths === undefined
         ? undefined
-        : takeSecrets(descriptor, descriptor.secretPaths, site, item, key, (at, message) => this.report(at, message));
+        : takeSecrets(descriptor, descriptor.secretPaths, site, item, key, (d) => this.diagnostics.push(d));
     const written = secrets?.item ?? item;
     let roleRefs: { field: string; ref: string }[] | undefined;
     // Indexed: per resource, mostly before V8 optimises it (a for…of allocates then).

@@ -161,6 +161,16 @@ const CASES: [string, string, string[]][] = [
     ],
   ],
   [
+    // Found by the review: a misspelt key beside a valid reference was dropped without a word
+    // (the schema's anyOf errors are the resolver's to report). The key is not quoted: in a
+    // secret's place it may be the secret itself.
+    'secret-unknown-key',
+    '  identityProviders:\n    - name: okta\n      defaultRole: viewer\n      oidc: {issuer: https://acme.okta.com, clientId: c, clientSecret: {fromEnv: PLATFORM_SYNC_SECRET_OKTA, fromFlie: b}}\n',
+    [
+      'FILE:7:109: oidc.clientSecret of identity provider "okta" holds a field other than fromEnv or fromFile (not quoted: it may be the secret); expected exactly one of {fromEnv: VARIABLE} or {fromFile: path} (at /org/identityProviders/0/oidc/clientSecret)',
+    ],
+  ],
+  [
     'secret-bad-variable',
     '  identityProviders:\n    - name: okta\n      defaultRole: viewer\n      oidc: {issuer: https://acme.okta.com, clientId: c, clientSecret: {fromEnv: 1BAD}}\n',
     [

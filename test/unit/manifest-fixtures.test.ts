@@ -230,7 +230,7 @@ const BAD_FIXTURES: { name: string; files: string[]; expected: string[] }[] = [
     name: 'declared and ignored',
     files: ['bad-declared-and-ignored.yaml'],
     expected: [
-      `${F}/bad-declared-and-ignored.yaml:5:7: identity:human-alice is declared here but matches ignore glob "identity:human-*" at ${F}/bad-declared-and-ignored.yaml:7:12, which leaves it alone entirely; remove the declaration or narrow the glob`,
+      `${F}/bad-declared-and-ignored.yaml:5:7: identity:human-alice is declared here but matches ignore glob "identity:human-*" at ${F}/bad-declared-and-ignored.yaml:7:12, which leaves it alone entirely; remove the declaration or narrow the glob (at /org/identities/0)`,
     ],
   },
   {

@@ -343,3 +343,42 @@ describe('settings across documents', () => {
     ]);
   });
 });
+
+describe('names that are not names', () => {
+  // Found by the review: a group named "x/y" crashed validate (its path's parent "x" was never
+  // declared) instead of being reported; an identity named "eng/ci" was also reported as
+  // declared twice by the identity ci of group eng, which it is not.
+  it('reports a group name holding "/" as the schema does, without an internal error', () => {
+    const result = validateOne('org:\n  name: acme\n  groups:\n    - name: "x/y"\n      groups:\n        - name: z\n');
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([
+      expect.stringMatching(/^m\.yaml:5:13: invalid group name "x\/y"; expected lowercase/),
+    ]);
+  });
+
+  it('does not take an item name holding "/" for a path into another group', () => {
+    const result = validateOne(
+      'org:\n  name: acme\n  identities:\n    - name: "eng/ci"\n      claimMatch: {issuer: "https://x.dev", subject: s}\n' +
+        '  groups:\n    - name: eng\n      identities:\n        - name: ci\n          claimMatch: {issuer: "https://x.dev", subject: s}\n',
+    );
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([
+      expect.stringMatching(/^m\.yaml:5:13: invalid identity name "eng\/ci"; expected lowercase/),
+    ]);
+  });
+});
+
+describe('a declared resource an ignore glob matches', () => {
+  // Found by the review: the error named file:line:col but no JSON path.
+  it('is reported with the JSON path of its declaration, in whichever document declares it', () => {
+    const { diagnostics } = validateManifestTexts([
+      { file: 'a.yaml', text: `${HEAD}org:\n  name: acme\nsettings:\n  ignore: ["identity:eng/human-*", "terms:*"]\n` },
+      {
+        file: 'b.yaml',
+        text: `${HEAD}org:\n  name: acme\n  acceptedTerms: [tos]\n  groups:\n    - name: eng\n      identities:\n        - {name: ok}\n        - {name: human-x}\n`,
+      },
+    ]);
+    expect(diagnostics.map((d) => `${d.location.file}:${d.location.line}:${d.location.column} ${d.path}`)).toEqual([
+      'b.yaml:4:19 /org/acceptedTerms/0',
+      'b.yaml:9:11 /org/groups/0/identities/1',
+    ]);
+  });
+});
