@@ -136,7 +136,7 @@ async function createResource(
       await deleteUnopenable(step, client, resource.uid, 'APPLY_INVITE_CODE_NOT_KEPT', why);
       throw new UserError(
         'APPLY_INVITE_CODE_NOT_KEPT',
-        `${step.address}: its code could not be kept (${(err as Error).message}); the invite was deleted again, so the next apply invites them anew`,
+        `${step.address}: ${why}; the invite was deleted again, so the next apply invites them anew`,
         { cause: err },
       );
     }

@@ -311,8 +311,7 @@ export function appendToExistingFile(path: string, text: string, what: string, r
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | (constants.O_NOFOLLOW ?? 0));
-    const bytes = Buffer.from(redact(text), 'utf8');
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    writeWhole(fd, Buffer.from(redact(text), 'utf8'));
   } catch (err) {
     const why =
       (err as NodeJS.ErrnoException).code === 'ELOOP' ? `${path} is a symbolic link` : describeWriteError(err, path);
